@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/web"
+)
+
+type serveFlags struct {
+	addr, dataDir, baseURL, apiAudience string
+	oidcIssuer, oidcClientID, oidcSecret string
+	emailClaim, bootstrap, smtpURL       string
+	devIdPAllowRemote                   bool
+	rateLimit                           int
+	logFormat                           string
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	fs.StringVar(&f.dataDir, "data-dir", "./trustframe-data", "directory of the database and key files (created when missing)")
+	fs.StringVar(&f.baseURL, "base-url", "", "public URL of the service (default http://<addr>)")
+	fs.StringVar(&f.apiAudience, "api-audience", "", "audience of API access tokens (default <base-url>/api)")
+	fs.StringVar(&f.oidcIssuer, "oidc-issuer", "", "OpenID Provider for sign-in and API tokens; empty: the development identity provider at /dev/idp")
+	fs.StringVar(&f.oidcClientID, "oidc-client-id", "", "client ID of the web app at --oidc-issuer")
+	fs.StringVar(&f.oidcSecret, "oidc-client-secret", "", "client secret of the web app at --oidc-issuer")
+	fs.StringVar(&f.emailClaim, "email-claim", "email", "claim of ID and access tokens that carries the administrator's e-mail")
+	fs.StringVar(&f.bootstrap, "bootstrap-super-user", "admin@example.com", "e-mail created as an Active Super User at start when missing")
+	fs.StringVar(&f.smtpURL, "smtp-url", "", "SMTP server for invitations, smtp://user:pass@host:port?from=addr; empty: log and development outbox")
+	fs.BoolVar(&f.devIdPAllowRemote, "dev-idp-allow-remote", false, "let non-loopback clients use the development identity provider")
+	fs.IntVar(&f.rateLimit, "rate-limit", 120, "sign-in and token requests per minute per client address (0: no limit)")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+}
+
+func (f *serveFlags) logger(stderr io.Writer) *slog.Logger {
+	if f.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(stderr, nil))
+	}
+	return slog.New(slog.NewTextHandler(stderr, nil))
+}
+
+func openStore(ctx context.Context, dataDir string) (*store.DB, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	return store.Open(ctx, filepath.Join(dataDir, "trustframe.db"), time.Now)
+}
+
+func cmdMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	dataDir := fs.String("data-dir", "./trustframe-data", "directory of the database")
+	if err := parseFlags(fs, args, getenv, stderr); err != nil {
+		return err
+	}
+	db, err := openStore(ctx, *dataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	names, err := db.Migrations(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "database at %s is at migration %s (%d applied)\n", *dataDir, names[len(names)-1], len(names))
+	return nil
+}
+
+func cmdServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var f serveFlags
+	f.register(fs)
+	if err := parseFlags(fs, args, getenv, stderr); err != nil {
+		return err
+	}
+	log := f.logger(stderr)
+	if f.bootstrap != "" && !strings.Contains(f.bootstrap, "@") {
+		return fmt.Errorf("%w: --bootstrap-super-user %q is not an e-mail address", errUsage, f.bootstrap)
+	}
+	if f.oidcIssuer != "" && f.oidcClientID == "" {
+		return fmt.Errorf("%w: --oidc-issuer needs --oidc-client-id", errUsage)
+	}
+
+	db, err := openStore(ctx, f.dataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if f.bootstrap != "" {
+		created, err := db.EnsureSuperUser(ctx, f.bootstrap)
+		if err != nil {
+			return err
+		}
+		if created {
+			log.Info("bootstrap Super User created", "email", f.bootstrap)
+		}
+	}
+
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	defer ln.Close()
+	baseURL := f.baseURL
+	if baseURL == "" {
+		baseURL = "http://" + ln.Addr().String()
+	}
+	srv, err := web.NewServer(ctx, web.Config{
+		BaseURL: baseURL, APIAudience: f.apiAudience,
+		OIDCIssuer: f.oidcIssuer, OIDCClientID: f.oidcClientID, OIDCClientSecret: f.oidcSecret,
+		EmailClaim: f.emailClaim, DevIdPAllowRemote: f.devIdPAllowRemote,
+		DataDir: f.dataDir, SMTPURL: f.smtpURL, RateLimit: f.rateLimit, Logger: log,
+	}, db)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	go purgeSessions(ctx, db, log)
+
+	fmt.Fprintf(stdout, "trustframe %s is listening on %s\n", version, baseURL)
+	if srv.DevIdP() {
+		fmt.Fprintf(stdout, "Open %s/ and sign in as %s with the development identity provider.\n", baseURL, f.bootstrap)
+	} else {
+		fmt.Fprintf(stdout, "Open %s/ and sign in with %s.\n", baseURL, f.oidcIssuer)
+	}
+
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	fmt.Fprintln(stdout, "trustframe stopped")
+	return nil
+}
+
+func purgeSessions(ctx context.Context, db *store.DB, log *slog.Logger) {
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := db.Sessions().PurgeExpiredSessions(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("session purge", "err", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,53 @@
+package handlers
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/mail"
+	"strings"
+
+	"github.com/trustframe/trustframe/views"
+)
+
+// Flasher keeps one-shot messages shown after a redirect.
+type Flasher interface {
+	Put(ctx context.Context, msg string)
+	Pop(ctx context.Context) string
+}
+
+// Mailer sends a message; the development default writes it to the log.
+type Mailer interface {
+	Send(ctx context.Context, to, subject, body string) error
+}
+
+// Base is what every handler group shares.
+type Base struct {
+	Flash   Flasher
+	BaseURL string
+	DevIdP  bool
+	Log     *slog.Logger
+}
+
+// Shell builds the layout view model for a page.
+func (b *Base) Shell(r *http.Request, title, active string, crumbs ...views.Crumb) views.Shell {
+	p := PrincipalFrom(r.Context())
+	s := views.Shell{Title: title, UserEmail: p.Email, SuperUser: p.IsSuperUser(), Active: active, Breadcrumbs: crumbs, DevIdP: b.DevIdP}
+	if b.Flash != nil && p.Via == "session" {
+		s.Flash = b.Flash.Pop(r.Context())
+	}
+	return s
+}
+
+// ValidEmail reports whether s is a plain e-mail address (no display name).
+func ValidEmail(s string) bool {
+	if len(s) > 254 || strings.TrimSpace(s) != s || s == "" {
+		return false
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || a.Name != "" {
+		return false
+	}
+	at := strings.LastIndexByte(s, '@')
+	return at > 0 && at < len(s)-1 && !strings.ContainsAny(s, " <>")
+}

@@ -1,0 +1,163 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
+)
+
+type dataAdminStore interface {
+	ListDataAdministrators(ctx context.Context) ([]store.DataAdministrator, error)
+	GetDataAdministrator(ctx context.Context, email string) (store.DataAdministrator, error)
+	InviteDataAdministrator(ctx context.Context, a store.Audit, email string, msg store.Invitation) (store.DataAdministrator, int64, error)
+	SetDataAdministratorStatus(ctx context.Context, a store.Audit, email, status string) (store.DataAdministrator, error)
+	MarkDelivered(ctx context.Context, id int64) error
+}
+
+// DataAdmins serves /api/users/data-administrators and Reference Data > Data Administrators.
+type DataAdmins struct {
+	*Base
+	Store  dataAdminStore
+	Mailer Mailer // nil: the outbox and the log only
+}
+
+func (h *DataAdmins) crumbs(last string) []views.Crumb {
+	c := []views.Crumb{{Label: "Reference Data", Href: "/references"}}
+	if last == "" {
+		return append(c, views.Crumb{Label: "Data Administrators"})
+	}
+	return append(c, views.Crumb{Label: "Data Administrators", Href: "/references/data-administrators"}, views.Crumb{Label: last})
+}
+
+// List answers every Data Administrator.
+func (h *DataAdmins) List(w http.ResponseWriter, r *http.Request) {
+	admins, err := h.Store.ListDataAdministrators(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	Respond(w, r, http.StatusOK, admins, views.DataAdmins(h.Shell(r, "Data Administrators", "reference", h.crumbs("")...), views.DataAdminsPage{Admins: admins}))
+}
+
+// New shows the invitation form.
+func (h *DataAdmins) New(w http.ResponseWriter, r *http.Request) {
+	Render(w, r, http.StatusOK, views.NewDataAdmin(h.Shell(r, "New Data Administrator", "reference", h.crumbs("New Data Administrator")...), "", nil))
+}
+
+// Get answers one Data Administrator.
+func (h *DataAdmins) Get(w http.ResponseWriter, r *http.Request) {
+	a, err := h.Store.GetDataAdministrator(r.Context(), chi.URLParam(r, "email"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Data Administrator"))
+		return
+	}
+	SetETag(w, a)
+	Respond(w, r, http.StatusOK, a, nil)
+}
+
+// Invite records an invitation and sends it.
+func (h *DataAdmins) Invite(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Email string `json:"Email"`
+	}
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var err error
+	var a store.DataAdministrator
+	var outboxID int64
+	actor := PrincipalFrom(r.Context()).Email
+	if !ValidEmail(in.Email) {
+		err = Validation(map[string]string{"Email": "Enter a valid e-mail address, like name@example.com."})
+	} else {
+		msg := store.Invitation{
+			To:      store.NormalizeEmail(in.Email),
+			Subject: "You are invited to administer the trust framework",
+			Body: fmt.Sprintf("Hello,\n\n%s invited you to be a Data Administrator of the trust framework.\n\nSign in at %s/login with this e-mail address (%s). You become Active at your first sign-in.\n",
+				actor, h.BaseURL, store.NormalizeEmail(in.Email)),
+		}
+		a, outboxID, err = h.Store.InviteDataAdministrator(r.Context(), store.Audit{Actor: actor}, in.Email, msg)
+		err = storeError(err, "Data Administrator")
+		if err == nil {
+			h.deliver(r.Context(), outboxID, msg)
+		}
+	}
+	if err != nil {
+		if !WantsJSON(r) && AsError(err).Status < 500 {
+			errs := FieldMap(err)
+			if len(errs) == 0 {
+				errs = map[string]string{"Email": AsError(err).Message}
+			}
+			Render(w, r, AsError(err).Status, views.NewDataAdmin(h.Shell(r, "New Data Administrator", "reference", h.crumbs("New Data Administrator")...), in.Email, errs))
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "Invitation sent to "+a.Email+".")
+		Redirect(w, r, "/references/data-administrators")
+		return
+	}
+	w.Header().Set("Location", "/api/users/data-administrators/"+url.PathEscape(a.Email))
+	SetETag(w, a)
+	WriteJSON(w, http.StatusCreated, a)
+}
+
+// deliver sends the invitation; a failure leaves it in the outbox and logs why.
+func (h *DataAdmins) deliver(ctx context.Context, id int64, msg store.Invitation) {
+	h.Log.Info("invitation", "to", msg.To, "subject", msg.Subject, "body", msg.Body)
+	if h.Mailer == nil {
+		return
+	}
+	if err := h.Mailer.Send(ctx, msg.To, msg.Subject, msg.Body); err != nil {
+		h.Log.Warn("invitation not sent; it stays in the outbox", "to", msg.To, "err", err)
+		return
+	}
+	if err := h.Store.MarkDelivered(ctx, id); err != nil {
+		h.Log.Warn("outbox", "err", err)
+	}
+}
+
+// Update deactivates or reactivates a Data Administrator.
+func (h *DataAdmins) Update(w http.ResponseWriter, r *http.Request) {
+	email := chi.URLParam(r, "email")
+	var in struct {
+		Status string `json:"Status"`
+	}
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if !validAdminStatus(in.Status) {
+		WriteError(w, r, Validation(map[string]string{"Status": "Status must be Active or Inactive."}))
+		return
+	}
+	cur, err := h.Store.GetDataAdministrator(r.Context(), email)
+	if err != nil {
+		WriteError(w, r, storeError(err, "Data Administrator"))
+		return
+	}
+	if err := CheckIfMatch(r, cur); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	a, err := h.Store.SetDataAdministratorStatus(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, email, in.Status)
+	if err != nil {
+		WriteError(w, r, storeError(err, "Data Administrator"))
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), a.Email+" is now "+a.Status+".")
+		Redirect(w, r, "/references/data-administrators")
+		return
+	}
+	SetETag(w, a)
+	WriteJSON(w, http.StatusOK, a)
+}

@@ -1,0 +1,122 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
+)
+
+// Pages serves the simple pages of the console.
+type Pages struct {
+	*Base
+	Store interface {
+		ListOutbox(ctx context.Context, limit int) ([]store.OutboxMessage, error)
+		ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, int, error)
+	}
+}
+
+// Home is the start page: the console when signed in, a sign-in button otherwise.
+func (h *Pages) Home(w http.ResponseWriter, r *http.Request) {
+	if PrincipalFrom(r.Context()).Email == "" {
+		Render(w, r, http.StatusOK, views.SignedOut(h.Shell(r, "Sign in", "")))
+		return
+	}
+	Render(w, r, http.StatusOK, views.Home(h.Shell(r, "Home", "")))
+}
+
+// References is the Reference Data index (Super Users only).
+func (h *Pages) References(w http.ResponseWriter, r *http.Request) {
+	Render(w, r, http.StatusOK, views.References(h.Shell(r, "Reference Data", "reference", views.Crumb{Label: "Reference Data"})))
+}
+
+// Organisations is the organisations page.
+func (h *Pages) Organisations(w http.ResponseWriter, r *http.Request) {
+	Render(w, r, http.StatusOK, views.Organisations(h.Shell(r, "Organisations", "organisations", views.Crumb{Label: "Organisations"})))
+}
+
+// Outbox lists messages the service wrote (development outbox).
+func (h *Pages) Outbox(w http.ResponseWriter, r *http.Request) {
+	msgs, err := h.Store.ListOutbox(r.Context(), 100)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	Respond(w, r, http.StatusOK, msgs, views.Outbox(h.Shell(r, "Outbox", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Outbox"}), msgs))
+}
+
+// PageParams reads page and size; bad values are a 400.
+func PageParams(q url.Values) (page, size int, err error) {
+	page, size = 0, 20
+	if v := q.Get("page"); v != "" {
+		page, err = strconv.Atoi(v)
+		if err != nil || page < 0 {
+			return 0, 0, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "page must be a whole number from 0", Fields: []FieldError{{Field: "page", Code: "invalid", Message: "must be a whole number from 0"}}}
+		}
+	}
+	if v := q.Get("size"); v != "" {
+		size, err = strconv.Atoi(v)
+		if err != nil || size < 1 || size > 200 {
+			return 0, 0, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "size must be from 1 to 200", Fields: []FieldError{{Field: "size", Code: "invalid", Message: "must be from 1 to 200"}}}
+		}
+	}
+	return page, size, nil
+}
+
+// Paged is the envelope of large lists (DESIGN §4).
+type Paged[T any] struct {
+	Content          []T  `json:"content"`
+	PageNumber       int  `json:"pageNumber"`
+	Size             int  `json:"size"`
+	TotalSize        int  `json:"totalSize"`
+	TotalPages       int  `json:"totalPages"`
+	NumberOfElements int  `json:"numberOfElements"`
+	Empty            bool `json:"empty"`
+}
+
+// NewPaged builds the envelope.
+func NewPaged[T any](items []T, page, size, total int) Paged[T] {
+	if items == nil {
+		items = []T{}
+	}
+	return Paged[T]{Content: items, PageNumber: page, Size: size, TotalSize: total,
+		TotalPages: (total + size - 1) / size, NumberOfElements: len(items), Empty: len(items) == 0}
+}
+
+// Audit lists audit records with filters and pages.
+func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	page, size, err := PageParams(q)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	f := store.AuditFilter{SubjectType: q.Get("Subject"), SubjectID: q.Get("SubjectId"), OrganisationID: q.Get("OrganisationId"),
+		KeyID: q.Get("KeyId"), CertificateType: q.Get("CertificateType"), Action: q.Get("Action"), Actor: q.Get("Actor"), Page: page, Size: size}
+	recs, total, err := h.Store.ListAudit(r.Context(), f)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	env := NewPaged(recs, page, size, total)
+	link := func(mod func(url.Values)) string {
+		v := url.Values{}
+		for k, vs := range q {
+			v[k] = vs
+		}
+		mod(v)
+		return "/audit?" + v.Encode()
+	}
+	p := views.AuditPage{Records: recs, Total: total, Page: page, TotalPages: env.TotalPages, Action: f.Action, Subject: f.SubjectType,
+		ClearURL: link(func(v url.Values) { v.Del("Action"); v.Del("page") })}
+	if page > 0 {
+		p.PrevURL = link(func(v url.Values) { v.Set("page", strconv.Itoa(page-1)) })
+	}
+	if page+1 < env.TotalPages {
+		p.NextURL = link(func(v url.Values) { v.Set("page", strconv.Itoa(page+1)) })
+	}
+	Respond(w, r, http.StatusOK, env, views.Audit(h.Shell(r, "Audit", "audit", views.Crumb{Label: "Audit"}), p))
+}

@@ -1,0 +1,351 @@
+// Package handlers serves every resource once for both representations: the
+// same handler answers the HTML page and the JSON API (DESIGN §1, STYLE 3).
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+)
+
+// MaxBody is the largest request body accepted outside attachments.
+const MaxBody = 1 << 20
+
+// Principal is the administrator a request acts for.
+type Principal struct {
+	Email string
+	Role  string // "SuperUser" or "DataAdministrator"
+	Via   string // "session" or "token"
+}
+
+// IsSuperUser reports whether the principal has Super User rights.
+func (p Principal) IsSuperUser() bool { return p.Role == "SuperUser" }
+
+type ctxKey int
+
+const (
+	principalKey ctxKey = iota
+	flashKey
+)
+
+// WithPrincipal stores the principal in the context.
+func WithPrincipal(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, principalKey, p)
+}
+
+// PrincipalFrom returns the request's principal (zero when anonymous).
+func PrincipalFrom(ctx context.Context) Principal {
+	p, _ := ctx.Value(principalKey).(Principal)
+	return p
+}
+
+// IsAPI reports whether the request is for the JSON API.
+func IsAPI(r *http.Request) bool {
+	return r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/")
+}
+
+// WantsJSON reports whether the response should be JSON: under /api always,
+// elsewhere when the best Accept match is application/json.
+func WantsJSON(r *http.Request) bool {
+	if IsAPI(r) {
+		return true
+	}
+	return bestAccept(r.Header.Get("Accept"), "text/html", "application/json") == "application/json"
+}
+
+// bestAccept picks the offer with the highest q in an Accept header; ties go
+// to the first offer. An empty header prefers the first offer.
+func bestAccept(header string, offers ...string) string {
+	if strings.TrimSpace(header) == "" {
+		return offers[0]
+	}
+	best, bestQ, bestSpec := offers[0], -1.0, -1
+	for _, part := range strings.Split(header, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		q := 1.0
+		if qs, ok := params["q"]; ok {
+			if f, err := strconv.ParseFloat(qs, 64); err == nil {
+				q = f
+			}
+		}
+		for _, o := range offers {
+			spec := -1
+			switch {
+			case mt == o:
+				spec = 2
+			case strings.HasSuffix(mt, "/*") && strings.HasPrefix(o, strings.TrimSuffix(mt, "*")):
+				spec = 1
+			case mt == "*/*":
+				spec = 0
+			}
+			if spec < 0 {
+				continue
+			}
+			if q > bestQ || (q == bestQ && spec > bestSpec) {
+				best, bestQ, bestSpec = o, q, spec
+			}
+		}
+	}
+	if bestQ <= 0 {
+		return offers[0]
+	}
+	return best
+}
+
+// Respond writes data as JSON or renders view as HTML. A nil view on an
+// HTML request falls back to JSON.
+func Respond(w http.ResponseWriter, r *http.Request, status int, data any, view templ.Component) {
+	w.Header().Add("Vary", "Accept, HX-Request")
+	if WantsJSON(r) || view == nil {
+		WriteJSON(w, status, data)
+		return
+	}
+	Render(w, r, status, view)
+}
+
+// Render renders a templ component to a buffer, then writes it.
+func Render(w http.ResponseWriter, r *http.Request, status int, view templ.Component) {
+	var buf bytes.Buffer
+	if err := view.Render(r.Context(), &buf); err != nil {
+		slog.ErrorContext(r.Context(), "render", "err", err, "path", r.URL.Path)
+		http.Error(w, "Internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// WriteJSON writes v as JSON.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "Internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// Redirect answers a browser form post: HX-Redirect for htmx, 303 otherwise.
+func Redirect(w http.ResponseWriter, r *http.Request, to string) {
+	if r.Header.Get("HX-Request") == "true" {
+		w.Header().Set("HX-Redirect", to)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// Decode reads a JSON body (unknown fields refused) or a form into dst.
+// Forms are mapped by the `json` tag name of each string field.
+func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
+	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil && r.Header.Get("Content-Type") != "" {
+		return &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Message: "Content-Type is not a media type"}
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+	switch ct {
+	case "application/json", "":
+		if ct == "" && IsAPI(r) {
+			return &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Message: "send Content-Type: application/json"}
+		}
+		dec := json.NewDecoder(r.Body)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(dst); err != nil {
+			return jsonError(err)
+		}
+		if dec.More() {
+			return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the body holds more than one JSON value"}
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the body holds more than one JSON value"}
+		}
+		return nil
+	case "application/x-www-form-urlencoded", "multipart/form-data":
+		if IsAPI(r) {
+			return &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Message: "the API takes application/json"}
+		}
+		if err := r.ParseForm(); err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: fmt.Sprintf("the body is larger than %d bytes", MaxBody)}
+			}
+			return &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the form could not be read"}
+		}
+		return formInto(r.PostForm, dst)
+	default:
+		return &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Message: "unsupported Content-Type " + ct}
+	}
+}
+
+func jsonError(err error) error {
+	var mbe *http.MaxBytesError
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &mbe):
+		return &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: fmt.Sprintf("the body is larger than %d bytes", MaxBody)}
+	case errors.As(err, &se):
+		return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: fmt.Sprintf("malformed JSON at byte %d", se.Offset)}
+	case errors.As(err, &te):
+		return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: fmt.Sprintf("field %s must be %s", te.Field, te.Type), Fields: []FieldError{{Field: te.Field, Code: "type", Message: "must be " + te.Type.String()}}}
+	case errors.Is(err, io.EOF):
+		return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the body is empty"}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the body ends too early"}
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return &Error{Status: http.StatusBadRequest, Code: "unknown_field", Message: "unknown field " + f, Fields: []FieldError{{Field: f, Code: "unknown_field", Message: "not a field of this resource"}}}
+	default:
+		return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the body is not valid JSON"}
+	}
+}
+
+// formInto copies form values into the string fields of a struct pointer,
+// matching the json tag names.
+func formInto(form url.Values, dst any) error {
+	b, _ := json.Marshal(dst)
+	var fields map[string]any
+	_ = json.Unmarshal(b, &fields)
+	m := map[string]any{}
+	for k := range fields {
+		if vs, ok := form[k]; ok {
+			if _, isList := fields[k].([]any); isList {
+				m[k] = vs
+			} else {
+				m[k] = vs[0]
+			}
+		}
+	}
+	nb, _ := json.Marshal(m)
+	if err := json.Unmarshal(nb, dst); err != nil {
+		return &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the form has a field of the wrong kind"}
+	}
+	return nil
+}
+
+// FieldError is one problem with one field.
+type FieldError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+// Error is the one error type handlers return (RFC 9457 problem details).
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+	Fields  []FieldError
+	Extra   map[string]any // extra members of the problem body
+	Header  http.Header    // extra response headers (WWW-Authenticate)
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Validation builds a 422 from a field -> message map.
+func Validation(fields map[string]string) *Error {
+	e := &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: "Some fields need attention."}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		e.Fields = append(e.Fields, FieldError{Code: "invalid", Field: k, Message: fields[k]})
+	}
+	return e
+}
+
+// FieldMap turns an error's fields back into a map for a form view.
+func FieldMap(err error) map[string]string {
+	var e *Error
+	out := map[string]string{}
+	if errors.As(err, &e) {
+		for _, f := range e.Fields {
+			if f.Field != "" {
+				out[f.Field] = f.Message
+			}
+		}
+	}
+	return out
+}
+
+// Problem is the JSON body of an error.
+type Problem struct {
+	Type   string       `json:"type"`
+	Title  string       `json:"title"`
+	Status int          `json:"status"`
+	Detail string       `json:"detail"`
+	Errors []FieldError `json:"errors"`
+}
+
+// ProblemBody builds the problem body of e.
+func ProblemBody(e *Error) map[string]any {
+	errs := e.Fields
+	if len(errs) == 0 {
+		errs = []FieldError{{Code: e.Code, Message: e.Message}}
+	}
+	body := map[string]any{
+		"type":   "https://trustframe.dev/problems/" + strings.ReplaceAll(e.Code, "_", "-"),
+		"title":  http.StatusText(e.Status),
+		"status": e.Status,
+		"detail": e.Message,
+		"errors": errs,
+	}
+	for k, v := range e.Extra {
+		body[k] = v
+	}
+	return body
+}
+
+// ErrorPage renders a browser error page; set by the web package.
+var ErrorPage func(status int, title, detail string, fields []FieldError) templ.Component
+
+// AsError turns any error into an *Error; unknown errors become a 500.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Status: http.StatusInternalServerError, Code: "internal", Message: "Internal error"}
+}
+
+// WriteError writes err as a problem body or an error page.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	e := AsError(err)
+	if e.Status >= 500 {
+		slog.ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path)
+	}
+	for k, vs := range e.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	w.Header().Add("Vary", "Accept, HX-Request")
+	if WantsJSON(r) || ErrorPage == nil {
+		b, _ := json.Marshal(ProblemBody(e))
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(e.Status)
+		_, _ = w.Write(append(b, '\n'))
+		return
+	}
+	Render(w, r, e.Status, ErrorPage(e.Status, http.StatusText(e.Status), e.Message, e.Fields))
+}

@@ -1,0 +1,167 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
+)
+
+type superUserStore interface {
+	ListSuperUsers(ctx context.Context) ([]store.SuperUser, error)
+	GetSuperUser(ctx context.Context, email string) (store.SuperUser, error)
+	CreateSuperUser(ctx context.Context, a store.Audit, email, status string) (store.SuperUser, error)
+	SetSuperUserStatus(ctx context.Context, a store.Audit, email, status string) (store.SuperUser, error)
+}
+
+// SuperUsers serves /api/users/super and Reference Data > Super Users.
+type SuperUsers struct {
+	*Base
+	Store superUserStore
+}
+
+type superUserIn struct {
+	Email  string `json:"Email"`
+	Status string `json:"Status"`
+}
+
+func validAdminStatus(s string) bool { return s == "Active" || s == "Inactive" }
+
+func (h *SuperUsers) page(r *http.Request, p views.SuperUsersPage) (views.SuperUsersPage, error) {
+	users, err := h.Store.ListSuperUsers(r.Context())
+	p.Users, p.Me = users, PrincipalFrom(r.Context()).Email
+	return p, err
+}
+
+func (h *SuperUsers) shell(r *http.Request) views.Shell {
+	return h.Shell(r, "Super Users", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Super Users"})
+}
+
+// List answers every Super User.
+func (h *SuperUsers) List(w http.ResponseWriter, r *http.Request) {
+	p, err := h.page(r, views.SuperUsersPage{})
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	Respond(w, r, http.StatusOK, p.Users, views.SuperUsers(h.shell(r), p))
+}
+
+// Get answers one Super User.
+func (h *SuperUsers) Get(w http.ResponseWriter, r *http.Request) {
+	u, err := h.Store.GetSuperUser(r.Context(), chi.URLParam(r, "email"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Super User"))
+		return
+	}
+	SetETag(w, u)
+	Respond(w, r, http.StatusOK, u, nil)
+}
+
+// Create adds a Super User: 201, 409 when the e-mail exists, 422 on bad input.
+func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
+	var in superUserIn
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	fields := map[string]string{}
+	if !ValidEmail(in.Email) {
+		fields["Email"] = "Enter a valid e-mail address, like name@example.com."
+	}
+	if !validAdminStatus(in.Status) {
+		fields["Status"] = "Status must be Active or Inactive."
+	}
+	var err error
+	var u store.SuperUser
+	if len(fields) > 0 {
+		err = Validation(fields)
+	} else {
+		u, err = h.Store.CreateSuperUser(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in.Email, in.Status)
+		err = storeError(err, "Super User")
+	}
+	if err != nil {
+		if !WantsJSON(r) && AsError(err).Status < 500 {
+			p, perr := h.page(r, views.SuperUsersPage{Email: in.Email, Status: in.Status, Errors: FieldMap(err)})
+			if perr == nil {
+				if len(p.Errors) == 0 {
+					p.Errors = map[string]string{"Email": AsError(err).Message}
+				}
+				Render(w, r, AsError(err).Status, views.SuperUsers(h.shell(r), p))
+				return
+			}
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), u.Email+" is now a Super User ("+u.Status+").")
+		Redirect(w, r, "/references/super-users")
+		return
+	}
+	w.Header().Set("Location", "/api/users/super/"+url.PathEscape(u.Email))
+	SetETag(w, u)
+	WriteJSON(w, http.StatusCreated, u)
+}
+
+// Update sets a Super User's Status (the only removal is Inactive).
+func (h *SuperUsers) Update(w http.ResponseWriter, r *http.Request) {
+	email := chi.URLParam(r, "email")
+	var in struct {
+		Status string `json:"Status"`
+	}
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if !validAdminStatus(in.Status) {
+		WriteError(w, r, Validation(map[string]string{"Status": "Status must be Active or Inactive."}))
+		return
+	}
+	cur, err := h.Store.GetSuperUser(r.Context(), email)
+	if err != nil {
+		WriteError(w, r, storeError(err, "Super User"))
+		return
+	}
+	if err := CheckIfMatch(r, cur); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	u, err := h.Store.SetSuperUserStatus(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, email, in.Status)
+	if err != nil {
+		err = storeError(err, "Super User")
+		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
+			h.Flash.Put(r.Context(), "Not changed: "+AsError(err).Message+".")
+			Redirect(w, r, "/references/super-users")
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), u.Email+" is now "+u.Status+".")
+		Redirect(w, r, "/references/super-users")
+		return
+	}
+	SetETag(w, u)
+	WriteJSON(w, http.StatusOK, u)
+}
+
+// storeError maps store sentinels to HTTP errors.
+func storeError(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	var ce *store.ConflictError
+	switch {
+	case errors.As(err, &ce):
+		return &Error{Status: http.StatusConflict, Code: "conflict", Message: ce.Message}
+	case errors.Is(err, store.ErrNotFound):
+		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: what + " not found"}
+	}
+	return err
+}

@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// AuditRecord is one append-only entry of the audit log (DESIGN §9).
+type AuditRecord struct {
+	ID              int64     `json:"AuditId"`
+	At              time.Time `json:"Timestamp"`
+	Actor           string    `json:"Actor"`
+	Action          string    `json:"Action"`
+	SubjectType     string    `json:"SubjectType"`
+	SubjectID       string    `json:"SubjectId"`
+	OrganisationID  string    `json:"OrganisationId,omitempty"`
+	KeyID           string    `json:"KeyId,omitempty"`
+	CertificateType string    `json:"CertificateType,omitempty"`
+	Summary         string    `json:"Summary"`
+}
+
+// Audit names who does a change; every write method takes one.
+type Audit struct {
+	Actor string
+}
+
+func (d *DB) writeAudit(ctx context.Context, tx *sql.Tx, r AuditRecord) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO audit_log
+		(at, actor, action, subject_type, subject_id, organisation_id, key_id, certificate_type, summary)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		d.stamp(), r.Actor, r.Action, r.SubjectType, r.SubjectID, r.OrganisationID, r.KeyID, r.CertificateType, r.Summary)
+	if err != nil {
+		return fmt.Errorf("store: audit: %w", err)
+	}
+	return nil
+}
+
+// RecordEvent writes an audit record that goes with no other change (a sign-in).
+func (d *DB) RecordEvent(ctx context.Context, r AuditRecord) error {
+	return d.tx(ctx, func(tx *sql.Tx) error { return d.writeAudit(ctx, tx, r) })
+}
+
+// AuditFilter selects audit records; empty fields match everything.
+type AuditFilter struct {
+	SubjectType     string
+	SubjectID       string
+	OrganisationID  string
+	KeyID           string
+	CertificateType string
+	Action          string
+	Actor           string
+	Page, Size      int
+}
+
+// ListAudit returns one page of audit records, newest first, and the total.
+func (d *DB) ListAudit(ctx context.Context, f AuditFilter) ([]AuditRecord, int, error) {
+	where := "WHERE 1=1"
+	var args []any
+	add := func(col, v string) {
+		if v != "" {
+			where += " AND " + col + " = ?"
+			args = append(args, v)
+		}
+	}
+	add("subject_type", f.SubjectType)
+	add("subject_id", f.SubjectID)
+	add("organisation_id", f.OrganisationID)
+	add("key_id", f.KeyID)
+	add("certificate_type", f.CertificateType)
+	add("action", f.Action)
+	add("actor", f.Actor)
+	var total int
+	if err := d.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM audit_log "+where, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: count audit: %w", err)
+	}
+	if f.Size <= 0 {
+		f.Size = 20
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT id, at, actor, action, subject_type, subject_id, organisation_id,
+		key_id, certificate_type, summary FROM audit_log `+where+` ORDER BY id DESC LIMIT ? OFFSET ?`,
+		append(args, f.Size, f.Page*f.Size)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: list audit: %w", err)
+	}
+	defer rows.Close()
+	var out []AuditRecord
+	for rows.Next() {
+		var r AuditRecord
+		var at string
+		if err := rows.Scan(&r.ID, &at, &r.Actor, &r.Action, &r.SubjectType, &r.SubjectID, &r.OrganisationID,
+			&r.KeyID, &r.CertificateType, &r.Summary); err != nil {
+			return nil, 0, err
+		}
+		r.At = parseStamp(at)
+		out = append(out, r)
+	}
+	return out, total, rows.Err()
+}

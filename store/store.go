@@ -1,0 +1,171 @@
+// Package store keeps trustframe's data in SQLite (modernc.org/sqlite, no cgo).
+//
+// One exported method is one transaction; the audit record of a change is
+// written in the same transaction as the change.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Sentinel errors. Handlers map them to HTTP statuses.
+var (
+	ErrNotFound = errors.New("store: not found")
+	ErrConflict = errors.New("store: conflict")
+)
+
+// ConflictError is a conflict with a human message (and an optional payload
+// naming what is in the way, DESIGN §4).
+type ConflictError struct {
+	Message string
+}
+
+func (e *ConflictError) Error() string { return "store: conflict: " + e.Message }
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+// DB is the trustframe database.
+type DB struct {
+	db  *sql.DB
+	now func() time.Time
+}
+
+// Open opens (creating when needed) the SQLite database at path and applies
+// every pending migration.
+func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
+	if now == nil {
+		now = time.Now
+	}
+	q := url.Values{}
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	dsn := "file:" + path + "?" + q.Encode()
+	sqldb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	// SQLite has one writer; a small pool keeps readers concurrent while
+	// writers queue on busy_timeout instead of failing.
+	sqldb.SetMaxOpenConns(8)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	if err := sqldb.PingContext(ctx); err != nil {
+		sqldb.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	d := &DB{db: sqldb, now: now}
+	if err := d.migrate(ctx); err != nil {
+		sqldb.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// Close closes the database.
+func (d *DB) Close() error { return d.db.Close() }
+
+// SQL exposes the handle for the session store and tests.
+func (d *DB) SQL() *sql.DB { return d.db }
+
+func (d *DB) migrate(ctx context.Context) error {
+	if _, err := d.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("store: migrations table: %w", err)
+	}
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		num, _, ok := strings.Cut(base, "_")
+		version, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return fmt.Errorf("store: migration %s: name must start with a number and _", base)
+		}
+		body, err := migrationFS.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		err = d.tx(ctx, func(tx *sql.Tx) error {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return fmt.Errorf("store: migration %s: %w", base, err)
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)`,
+				version, base, d.stamp())
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Migrations lists the applied migrations in order.
+func (d *DB) Migrations(ctx context.Context) ([]string, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT name FROM schema_migrations ORDER BY version`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// tx runs fn in one immediate (write) transaction.
+func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	return nil
+}
+
+func (d *DB) stamp() string { return d.now().UTC().Format(time.RFC3339Nano) }
+
+func parseStamp(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+// Ping checks the database answers (readiness).
+func (d *DB) Ping(ctx context.Context) error { return d.db.PingContext(ctx) }

@@ -1,0 +1,387 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// SuperUser is a platform Super User; Inactive is the only removal.
+type SuperUser struct {
+	Email     string    `json:"Email"`
+	Status    string    `json:"Status"`
+	CreatedAt time.Time `json:"CreatedAt"`
+	CreatedBy string    `json:"CreatedBy"`
+	UpdatedAt time.Time `json:"UpdatedAt"`
+}
+
+// DataAdministrator is an invited administrator of the directory's data.
+type DataAdministrator struct {
+	Email       string     `json:"Email"`
+	Status      string     `json:"Status"`
+	InvitedBy   string     `json:"InvitedBy"`
+	InvitedAt   time.Time  `json:"InvitedAt"`
+	ActivatedAt *time.Time `json:"ActivatedAt,omitempty"`
+	UpdatedAt   time.Time  `json:"UpdatedAt"`
+}
+
+// Role is what a signed-in e-mail may do.
+type Role string
+
+// Roles. RoleNone is anyone who is not an administrator.
+const (
+	RoleNone      Role = ""
+	RoleSuperUser Role = "SuperUser"
+	RoleDataAdmin Role = "DataAdministrator"
+)
+
+// NormalizeEmail lower-cases an address; e-mails are identifiers here.
+func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// RoleOf answers the role an e-mail has now. An Invited Data Administrator
+// counts as one: the first sign-in activates them (SignIn).
+func (d *DB) RoleOf(ctx context.Context, email string) (Role, error) {
+	email = NormalizeEmail(email)
+	var status string
+	err := d.db.QueryRowContext(ctx, `SELECT status FROM super_users WHERE email = ?`, email).Scan(&status)
+	if err == nil && status == "Active" {
+		return RoleSuperUser, nil
+	}
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return RoleNone, fmt.Errorf("store: role: %w", err)
+	}
+	err = d.db.QueryRowContext(ctx, `SELECT status FROM data_administrators WHERE email = ?`, email).Scan(&status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return RoleNone, nil
+	}
+	if err != nil {
+		return RoleNone, fmt.Errorf("store: role: %w", err)
+	}
+	if status == "Active" || status == "Invited" {
+		return RoleDataAdmin, nil
+	}
+	return RoleNone, nil
+}
+
+// SignIn records a sign-in and activates an Invited Data Administrator. It
+// returns the role in force after it; RoleNone is recorded as a refused sign-in.
+func (d *DB) SignIn(ctx context.Context, email, via string) (Role, error) {
+	email = NormalizeEmail(email)
+	var role Role
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var status string
+		err := tx.QueryRowContext(ctx, `SELECT status FROM data_administrators WHERE email = ?`, email).Scan(&status)
+		if err == nil && status == "Invited" {
+			now := d.stamp()
+			if _, err := tx.ExecContext(ctx, `UPDATE data_administrators SET status = 'Active', activated_at = ?, updated_at = ? WHERE email = ?`,
+				now, now, email); err != nil {
+				return err
+			}
+			if err := d.writeAudit(ctx, tx, AuditRecord{Actor: email, Action: "activate", SubjectType: "DataAdministrator",
+				SubjectID: email, Summary: "Status: Invited -> Active (first sign-in)"}); err != nil {
+				return err
+			}
+		} else if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return RoleNone, fmt.Errorf("store: sign in: %w", err)
+	}
+	role, err = d.RoleOf(ctx, email)
+	if err != nil {
+		return RoleNone, err
+	}
+	action, summary := "login", "signed in with "+via
+	if role == RoleNone {
+		action, summary = "login_refused", "not an active administrator ("+via+")"
+	}
+	if err := d.RecordEvent(ctx, AuditRecord{Actor: email, Action: action, SubjectType: "Session", SubjectID: email, Summary: summary}); err != nil {
+		return RoleNone, err
+	}
+	return role, nil
+}
+
+// EnsureSuperUser creates email as an Active Super User unless it exists
+// (the bootstrap Super User). It reports whether it created one.
+func (d *DB) EnsureSuperUser(ctx context.Context, email string) (bool, error) {
+	email = NormalizeEmail(email)
+	created := false
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM super_users WHERE email = ?`, email).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return nil
+		}
+		now := d.stamp()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO super_users(email, status, created_at, created_by, updated_at) VALUES (?, 'Active', ?, 'bootstrap', ?)`,
+			email, now, now); err != nil {
+			return err
+		}
+		created = true
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: "bootstrap", Action: "create", SubjectType: "SuperUser", SubjectID: email, Summary: "Status: Active (bootstrap)"})
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: bootstrap super user: %w", err)
+	}
+	return created, nil
+}
+
+const superUserCols = `email, status, created_at, created_by, updated_at`
+
+func scanSuperUser(row interface{ Scan(...any) error }) (SuperUser, error) {
+	var u SuperUser
+	var created, updated string
+	if err := row.Scan(&u.Email, &u.Status, &created, &u.CreatedBy, &updated); err != nil {
+		return u, err
+	}
+	u.CreatedAt, u.UpdatedAt = parseStamp(created), parseStamp(updated)
+	return u, nil
+}
+
+// ListSuperUsers returns every Super User, by e-mail.
+func (d *DB) ListSuperUsers(ctx context.Context) ([]SuperUser, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT `+superUserCols+` FROM super_users ORDER BY email`)
+	if err != nil {
+		return nil, fmt.Errorf("store: list super users: %w", err)
+	}
+	defer rows.Close()
+	out := []SuperUser{}
+	for rows.Next() {
+		u, err := scanSuperUser(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// GetSuperUser returns one Super User or ErrNotFound.
+func (d *DB) GetSuperUser(ctx context.Context, email string) (SuperUser, error) {
+	u, err := scanSuperUser(d.db.QueryRowContext(ctx, `SELECT `+superUserCols+` FROM super_users WHERE email = ?`, NormalizeEmail(email)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return u, ErrNotFound
+	}
+	if err != nil {
+		return u, fmt.Errorf("store: get super user: %w", err)
+	}
+	return u, nil
+}
+
+// CreateSuperUser adds a Super User; an existing e-mail is a ConflictError.
+func (d *DB) CreateSuperUser(ctx context.Context, a Audit, email, status string) (SuperUser, error) {
+	email = NormalizeEmail(email)
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM super_users WHERE email = ?`, email).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return &ConflictError{Message: fmt.Sprintf("Super User %s already exists", email)}
+		}
+		now := d.stamp()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO super_users(email, status, created_at, created_by, updated_at) VALUES (?, ?, ?, ?, ?)`,
+			email, status, now, a.Actor, now); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "SuperUser", SubjectID: email, Summary: "Status: " + status})
+	})
+	if err != nil {
+		return SuperUser{}, err
+	}
+	return d.GetSuperUser(ctx, email)
+}
+
+// SetSuperUserStatus changes a Super User's status. Deactivating the last
+// Active Super User is a ConflictError: the platform would lose its last one.
+func (d *DB) SetSuperUserStatus(ctx context.Context, a Audit, email, status string) (SuperUser, error) {
+	email = NormalizeEmail(email)
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var old string
+		err := tx.QueryRowContext(ctx, `SELECT status FROM super_users WHERE email = ?`, email).Scan(&old)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if old == status {
+			return nil
+		}
+		if status == "Inactive" {
+			var active int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM super_users WHERE status = 'Active' AND email <> ?`, email).Scan(&active); err != nil {
+				return err
+			}
+			if active == 0 {
+				return &ConflictError{Message: "the platform would lose its last Active Super User"}
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE super_users SET status = ?, updated_at = ? WHERE email = ?`, status, d.stamp(), email); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "status", SubjectType: "SuperUser", SubjectID: email,
+			Summary: "Status: " + old + " -> " + status})
+	})
+	if err != nil {
+		return SuperUser{}, err
+	}
+	return d.GetSuperUser(ctx, email)
+}
+
+const dataAdminCols = `email, status, invited_by, invited_at, activated_at, updated_at`
+
+func scanDataAdmin(row interface{ Scan(...any) error }) (DataAdministrator, error) {
+	var u DataAdministrator
+	var invited, updated string
+	var activated sql.NullString
+	if err := row.Scan(&u.Email, &u.Status, &u.InvitedBy, &invited, &activated, &updated); err != nil {
+		return u, err
+	}
+	u.InvitedAt, u.UpdatedAt = parseStamp(invited), parseStamp(updated)
+	if activated.Valid {
+		t := parseStamp(activated.String)
+		u.ActivatedAt = &t
+	}
+	return u, nil
+}
+
+// ListDataAdministrators returns every Data Administrator, by e-mail.
+func (d *DB) ListDataAdministrators(ctx context.Context) ([]DataAdministrator, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT `+dataAdminCols+` FROM data_administrators ORDER BY email`)
+	if err != nil {
+		return nil, fmt.Errorf("store: list data administrators: %w", err)
+	}
+	defer rows.Close()
+	out := []DataAdministrator{}
+	for rows.Next() {
+		u, err := scanDataAdmin(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// GetDataAdministrator returns one Data Administrator or ErrNotFound.
+func (d *DB) GetDataAdministrator(ctx context.Context, email string) (DataAdministrator, error) {
+	u, err := scanDataAdmin(d.db.QueryRowContext(ctx, `SELECT `+dataAdminCols+` FROM data_administrators WHERE email = ?`, NormalizeEmail(email)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return u, ErrNotFound
+	}
+	if err != nil {
+		return u, fmt.Errorf("store: get data administrator: %w", err)
+	}
+	return u, nil
+}
+
+// Invitation is the message that tells an invitee how to sign in.
+type Invitation struct {
+	To, Subject, Body string
+}
+
+// InviteDataAdministrator records an invitation and queues its message in
+// the outbox, in one transaction. An existing e-mail is a ConflictError.
+func (d *DB) InviteDataAdministrator(ctx context.Context, a Audit, email string, msg Invitation) (DataAdministrator, int64, error) {
+	email = NormalizeEmail(email)
+	var outboxID int64
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM data_administrators WHERE email = ?`, email).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return &ConflictError{Message: fmt.Sprintf("%s is already a Data Administrator", email)}
+		}
+		now := d.stamp()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO data_administrators(email, status, invited_by, invited_at, updated_at) VALUES (?, 'Invited', ?, ?, ?)`,
+			email, a.Actor, now, now); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO outbox(at, recipient, subject, body) VALUES (?, ?, ?, ?)`, now, msg.To, msg.Subject, msg.Body)
+		if err != nil {
+			return err
+		}
+		outboxID, _ = res.LastInsertId()
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "invite", SubjectType: "DataAdministrator", SubjectID: email, Summary: "Status: Invited"})
+	})
+	if err != nil {
+		return DataAdministrator{}, 0, err
+	}
+	u, err := d.GetDataAdministrator(ctx, email)
+	return u, outboxID, err
+}
+
+// SetDataAdministratorStatus deactivates (Inactive) or reactivates (Active)
+// a Data Administrator.
+func (d *DB) SetDataAdministratorStatus(ctx context.Context, a Audit, email, status string) (DataAdministrator, error) {
+	email = NormalizeEmail(email)
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var old string
+		err := tx.QueryRowContext(ctx, `SELECT status FROM data_administrators WHERE email = ?`, email).Scan(&old)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if old == status {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE data_administrators SET status = ?, updated_at = ? WHERE email = ?`, status, d.stamp(), email); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "status", SubjectType: "DataAdministrator", SubjectID: email,
+			Summary: "Status: " + old + " -> " + status})
+	})
+	if err != nil {
+		return DataAdministrator{}, err
+	}
+	return d.GetDataAdministrator(ctx, email)
+}
+
+// OutboxMessage is a message the service wrote for someone.
+type OutboxMessage struct {
+	ID        int64     `json:"Id"`
+	At        time.Time `json:"At"`
+	To        string    `json:"To"`
+	Subject   string    `json:"Subject"`
+	Body      string    `json:"Body"`
+	Delivered bool      `json:"Delivered"`
+}
+
+// MarkDelivered records that the outbox message went out by SMTP.
+func (d *DB) MarkDelivered(ctx context.Context, id int64) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE outbox SET delivered = 1 WHERE id = ?`, id)
+		return err
+	})
+}
+
+// ListOutbox returns the newest messages first.
+func (d *DB) ListOutbox(ctx context.Context, limit int) ([]OutboxMessage, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT id, at, recipient, subject, body, delivered FROM outbox ORDER BY id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: outbox: %w", err)
+	}
+	defer rows.Close()
+	out := []OutboxMessage{}
+	for rows.Next() {
+		var m OutboxMessage
+		var at string
+		if err := rows.Scan(&m.ID, &at, &m.To, &m.Subject, &m.Body, &m.Delivered); err != nil {
+			return nil, err
+		}
+		m.At = parseStamp(at)
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,42 @@
+// Package views holds the templ components of the web interface. Every
+// component is a pure function of its view model.
+package views
+
+import (
+	"strconv"
+	"time"
+)
+
+// Shell is what the layout needs: the signed-in user, where we are and the flash.
+type Shell struct {
+	Title       string
+	UserEmail   string
+	SuperUser   bool
+	Active      string // nav item: "organisations", "reference", "audit"
+	Breadcrumbs []Crumb
+	Flash       string
+	DevIdP      bool
+}
+
+// Crumb is one breadcrumb; the last has no Href.
+type Crumb struct {
+	Label, Href string
+}
+
+// FormatTime formats a time for tables.
+func FormatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// FormatTimePtr formats an optional time.
+func FormatTimePtr(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return FormatTime(*t)
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,426 @@
+package web
+
+import (
+	"context"
+	"crypto"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/trustframe/trustframe/devidp"
+	"github.com/trustframe/trustframe/handlers"
+	"github.com/trustframe/trustframe/store"
+	"golang.org/x/oauth2"
+)
+
+// authenticator signs people in to the web console (OIDC code flow with
+// PKCE, state and nonce) and verifies API access tokens.
+type authenticator struct {
+	s          *Server
+	webSecret  string
+	httpClient *http.Client
+
+	mu       sync.Mutex
+	provider *oidcProvider // discovered lazily for external issuers
+}
+
+type oidcProvider struct {
+	oauth    oauth2.Config
+	idTokens *oidc.IDTokenVerifier
+	access   *oidc.IDTokenVerifier // same checks for access tokens, audience = API audience
+}
+
+var signingAlgs = []string{oidc.RS256, oidc.RS384, oidc.RS512, oidc.PS256, oidc.PS384, oidc.PS512, oidc.ES256, oidc.ES384, oidc.ES512, oidc.EdDSA}
+
+func newAuthenticator(ctx context.Context, s *Server, webSecret string) (*authenticator, error) {
+	a := &authenticator{s: s, webSecret: webSecret, httpClient: &http.Client{Timeout: 10 * time.Second}}
+	if s.idp != nil {
+		keys := make([]crypto.PublicKey, 0)
+		for _, k := range s.idp.PublicKeys() {
+			keys = append(keys, k)
+		}
+		ks := &oidc.StaticKeySet{PublicKeys: keys}
+		issuer := s.idp.Issuer()
+		a.provider = &oidcProvider{
+			oauth: oauth2.Config{
+				ClientID: devidp.WebClientID, ClientSecret: webSecret,
+				Endpoint:    oauth2.Endpoint{AuthURL: issuer + "/authorize", TokenURL: issuer + "/token", AuthStyle: oauth2.AuthStyleInHeader},
+				RedirectURL: s.cfg.BaseURL + "/auth/callback",
+				Scopes:      []string{oidc.ScopeOpenID, "email"},
+			},
+			idTokens: oidc.NewVerifier(issuer, ks, &oidc.Config{ClientID: devidp.WebClientID, SupportedSigningAlgs: signingAlgs, Now: s.cfg.Now}),
+			access:   oidc.NewVerifier(issuer, ks, &oidc.Config{ClientID: s.cfg.APIAudience, SupportedSigningAlgs: signingAlgs, Now: s.cfg.Now}),
+		}
+		a.httpClient = s.inProcessClient()
+		return a, nil
+	}
+	if _, err := a.get(ctx); err != nil {
+		// The issuer may come up after us; sign-in retries discovery.
+		s.log.Warn("OIDC discovery failed; will retry at first sign-in", "issuer", s.cfg.OIDCIssuer, "err", err)
+	}
+	return a, nil
+}
+
+
+// get returns the provider, discovering it on first use.
+func (a *authenticator) get(ctx context.Context) (*oidcProvider, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.provider != nil {
+		return a.provider, nil
+	}
+	cfg := a.s.cfg
+	dctx, cancel := context.WithTimeout(oidc.ClientContext(ctx, a.httpClient), 10*time.Second)
+	defer cancel()
+	p, err := oidc.NewProvider(dctx, cfg.OIDCIssuer)
+	if err != nil {
+		return nil, fmt.Errorf("web: OIDC discovery of %s: %w", cfg.OIDCIssuer, err)
+	}
+	// The key set outlives this request: give it a background context with our client.
+	bg := oidc.ClientContext(context.Background(), a.httpClient)
+	var claims struct {
+		JWKSURI string `json:"jwks_uri"`
+	}
+	_ = p.Claims(&claims)
+	ks := oidc.NewRemoteKeySet(bg, claims.JWKSURI)
+	a.provider = &oidcProvider{
+		oauth: oauth2.Config{
+			ClientID: cfg.OIDCClientID, ClientSecret: cfg.OIDCClientSecret,
+			Endpoint:    p.Endpoint(),
+			RedirectURL: cfg.BaseURL + "/auth/callback",
+			Scopes:      []string{oidc.ScopeOpenID, "email", "profile"},
+		},
+		idTokens: oidc.NewVerifier(cfg.OIDCIssuer, ks, &oidc.Config{ClientID: cfg.OIDCClientID, SupportedSigningAlgs: signingAlgs, Now: cfg.Now}),
+		access:   oidc.NewVerifier(cfg.OIDCIssuer, ks, &oidc.Config{ClientID: cfg.APIAudience, SupportedSigningAlgs: signingAlgs, Now: cfg.Now}),
+	}
+	return a.provider, nil
+}
+
+// login starts the code flow.
+func (a *authenticator) login(w http.ResponseWriter, r *http.Request) {
+	p, err := a.get(r.Context())
+	if err != nil {
+		a.s.log.Error("sign-in unavailable", "err", err)
+		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusServiceUnavailable, Code: "idp_unavailable", Message: "The identity provider cannot be reached. Try again in a moment."})
+		return
+	}
+	state, nonce, verifier := randomString(24), randomString(24), oauth2.GenerateVerifier()
+	sm := a.s.sessions
+	sm.Put(r.Context(), "oidc_state", state)
+	sm.Put(r.Context(), "oidc_nonce", nonce)
+	sm.Put(r.Context(), "oidc_verifier", verifier)
+	sm.Put(r.Context(), "return_to", localPath(r.URL.Query().Get("return_to")))
+	opts := []oauth2.AuthCodeOption{oidc.Nonce(nonce), oauth2.S256ChallengeOption(verifier)}
+	if hint := r.URL.Query().Get("login_hint"); hint != "" {
+		opts = append(opts, oauth2.SetAuthURLParam("login_hint", hint))
+	}
+	http.Redirect(w, r, p.oauth.AuthCodeURL(state, opts...), http.StatusFound)
+}
+
+// localPath keeps a return address on this site.
+func localPath(p string) string {
+	if p == "" || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") {
+		return "/"
+	}
+	u, err := url.Parse(p)
+	if err != nil || u.Host != "" || u.Scheme != "" {
+		return "/"
+	}
+	return p
+}
+
+// callback finishes the code flow and signs the administrator in.
+func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	sm := a.s.sessions
+	q := r.URL.Query()
+	bad := func(msg string) {
+		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusBadRequest, Code: "sign_in_failed", Message: msg})
+	}
+	state := sm.PopString(ctx, "oidc_state")
+	nonce := sm.PopString(ctx, "oidc_nonce")
+	verifier := sm.PopString(ctx, "oidc_verifier")
+	returnTo := sm.PopString(ctx, "return_to")
+	if e := q.Get("error"); e != "" {
+		bad("The identity provider refused the sign-in: " + e + " " + q.Get("error_description"))
+		return
+	}
+	if state == "" || q.Get("state") != state {
+		bad("This sign-in link is stale or was not started here. Sign in again.")
+		return
+	}
+	p, err := a.get(ctx)
+	if err != nil {
+		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusServiceUnavailable, Code: "idp_unavailable", Message: "The identity provider cannot be reached."})
+		return
+	}
+	tok, err := p.oauth.Exchange(oidc.ClientContext(ctx, a.httpClient), q.Get("code"), oauth2.VerifierOption(verifier))
+	if err != nil {
+		a.s.log.Info("code exchange failed", "err", err)
+		bad("The sign-in code could not be exchanged. Sign in again.")
+		return
+	}
+	raw, _ := tok.Extra("id_token").(string)
+	idt, err := p.idTokens.Verify(ctx, raw)
+	if err != nil {
+		a.s.log.Info("ID token refused", "err", err)
+		bad("The identity provider's ID token did not verify.")
+		return
+	}
+	if idt.Nonce != nonce {
+		bad("The ID token's nonce does not match this sign-in.")
+		return
+	}
+	var claims map[string]any
+	_ = idt.Claims(&claims)
+	email, _ := claims[a.s.cfg.EmailClaim].(string)
+	if v, ok := claims["email_verified"].(bool); ok && !v && a.s.cfg.EmailClaim == "email" {
+		email = ""
+	}
+	if email == "" {
+		bad("The identity provider gave no verified e-mail (claim " + a.s.cfg.EmailClaim + ").")
+		return
+	}
+	role, err := a.s.db.SignIn(ctx, email, "web")
+	if err != nil {
+		handlers.WriteError(w, r, err)
+		return
+	}
+	if err := sm.RenewToken(ctx); err != nil {
+		handlers.WriteError(w, r, err)
+		return
+	}
+	if role == store.RoleNone {
+		handlers.WriteError(w, r, forbiddenNotAdmin(email))
+		return
+	}
+	sm.Put(ctx, "email", store.NormalizeEmail(email))
+	http.Redirect(w, r, localPath(returnTo), http.StatusSeeOther)
+}
+
+func forbiddenNotAdmin(email string) *handlers.Error {
+	return &handlers.Error{Status: http.StatusForbidden, Code: "not_an_administrator",
+		Message: email + " is not an active administrator of this trust framework."}
+}
+
+// logout ends the session.
+func (a *authenticator) logout(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	email := a.s.sessions.GetString(ctx, "email")
+	if err := a.s.sessions.Destroy(ctx); err != nil {
+		handlers.WriteError(w, r, err)
+		return
+	}
+	if err := a.s.sessions.RenewToken(ctx); err != nil {
+		handlers.WriteError(w, r, err)
+		return
+	}
+	if email != "" {
+		_ = a.s.db.RecordEvent(ctx, store.AuditRecord{Actor: email, Action: "logout", SubjectType: "Session", SubjectID: email, Summary: "signed out"})
+	}
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// sessionAuth loads the signed-in administrator; pages need one, the home
+// page does not. The role is read on every request, so an Inactive Super
+// User loses access at once.
+func (a *authenticator) sessionAuth(required bool) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx := r.Context()
+			email := a.s.sessions.GetString(ctx, "email")
+			if email == "" {
+				if !required {
+					next.ServeHTTP(w, r)
+					return
+				}
+				if r.Method == http.MethodGet && !handlers.WantsJSON(r) {
+					http.Redirect(w, r, "/login?return_to="+url.QueryEscape(r.URL.RequestURI()), http.StatusFound)
+					return
+				}
+				handlers.WriteError(w, r, &handlers.Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: "Sign in first."})
+				return
+			}
+			role, err := a.s.db.RoleOf(ctx, email)
+			if err != nil {
+				handlers.WriteError(w, r, err)
+				return
+			}
+			if role == store.RoleNone {
+				handlers.WriteError(w, r, forbiddenNotAdmin(email))
+				return
+			}
+			ctx = handlers.WithPrincipal(ctx, handlers.Principal{Email: email, Role: string(role), Via: "session"})
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
+}
+
+// requireSuperUser refuses anyone but a Super User with 403.
+func requireSuperUser(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !handlers.PrincipalFrom(r.Context()).IsSuperUser() {
+			handlers.WriteError(w, r, &handlers.Error{Status: http.StatusForbidden, Code: "forbidden", Message: "Only Super Users may use Reference Data."})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// AccessToken is a verified API access token.
+type AccessToken struct {
+	Raw     string
+	Email   string
+	Subject string
+	JKT     string // cnf.jkt when the token is DPoP-bound
+	Expiry  time.Time
+}
+
+// tokenError is a 401 with the WWW-Authenticate challenge of RFC 6750.
+func tokenError(scheme, code, msg string) *handlers.Error {
+	h := http.Header{}
+	ch := scheme + ` realm="trustframe"`
+	if code != "" {
+		ch += `, error="` + code + `", error_description="` + strings.ReplaceAll(msg, `"`, "'") + `"`
+	}
+	h.Set("WWW-Authenticate", ch)
+	status := http.StatusUnauthorized
+	if code == "invalid_request" {
+		status = http.StatusBadRequest
+	}
+	return &handlers.Error{Status: status, Code: orDefault(code, "unauthenticated"), Message: msg, Header: h}
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// verifyAccessToken checks a JWT access token: signature against the
+// issuer's keys, iss, aud = API audience, exp, and typ (RFC 9068).
+func (a *authenticator) verifyAccessToken(ctx context.Context, raw string) (AccessToken, error) {
+	p, err := a.get(ctx)
+	if err != nil {
+		return AccessToken{}, &handlers.Error{Status: http.StatusServiceUnavailable, Code: "idp_unavailable", Message: "the token issuer cannot be reached"}
+	}
+	typ, err := jwtHeaderTyp(raw)
+	if err != nil {
+		return AccessToken{}, err
+	}
+	okTyp := false
+	for _, t := range a.s.cfg.TokenTypes {
+		if strings.EqualFold(typ, t) {
+			okTyp = true
+		}
+	}
+	if !okTyp {
+		return AccessToken{}, fmt.Errorf("token typ %q is not an access token type (%s)", typ, strings.Join(a.s.cfg.TokenTypes, ", "))
+	}
+	t, err := p.access.Verify(ctx, raw)
+	if err != nil {
+		return AccessToken{}, err
+	}
+	var claims map[string]any
+	if err := t.Claims(&claims); err != nil {
+		return AccessToken{}, err
+	}
+	email, _ := claims[a.s.cfg.EmailClaim].(string)
+	if email == "" {
+		return AccessToken{}, fmt.Errorf("the token has no %s claim", a.s.cfg.EmailClaim)
+	}
+	at := AccessToken{Raw: raw, Email: email, Subject: t.Subject, Expiry: t.Expiry}
+	if cnf, ok := claims["cnf"].(map[string]any); ok {
+		at.JKT, _ = cnf["jkt"].(string)
+		if at.JKT == "" {
+			return AccessToken{}, errors.New("the token's cnf claim has no jkt")
+		}
+	}
+	return at, nil
+}
+
+func jwtHeaderTyp(raw string) (string, error) {
+	h, _, ok := strings.Cut(raw, ".")
+	if !ok {
+		return "", errors.New("the token is not a JWT")
+	}
+	b, err := base64.RawURLEncoding.DecodeString(h)
+	if err != nil {
+		return "", errors.New("the token header is not base64url")
+	}
+	var hdr struct {
+		Typ string `json:"typ"`
+	}
+	if err := json.Unmarshal(b, &hdr); err != nil {
+		return "", errors.New("the token header is not JSON")
+	}
+	return hdr.Typ, nil
+}
+
+// apiAuth authenticates /api requests by access token only. Schemes are
+// pluggable: Bearer here, DPoP added by the DPoP checker when enabled.
+func (a *authenticator) apiAuth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok, err := a.authenticateRequest(r)
+		if err != nil {
+			handlers.WriteError(w, r, err)
+			return
+		}
+		role, err := a.s.db.RoleOf(r.Context(), tok.Email)
+		if err != nil {
+			handlers.WriteError(w, r, err)
+			return
+		}
+		if role == store.RoleNone {
+			handlers.WriteError(w, r, forbiddenNotAdmin(tok.Email))
+			return
+		}
+		ctx := handlers.WithPrincipal(r.Context(), handlers.Principal{Email: store.NormalizeEmail(tok.Email), Role: string(role), Via: "token"})
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+func (a *authenticator) authenticateRequest(r *http.Request) (AccessToken, error) {
+	authz := r.Header.Values("Authorization")
+	if len(authz) == 0 {
+		return AccessToken{}, tokenError("Bearer", "", "an access token is required (Authorization: Bearer <token>)")
+	}
+	if len(authz) > 1 {
+		return AccessToken{}, tokenError("Bearer", "invalid_request", "more than one Authorization header")
+	}
+	scheme, raw, _ := strings.Cut(authz[0], " ")
+	raw = strings.TrimSpace(raw)
+	switch {
+	case strings.EqualFold(scheme, "Bearer"):
+		if raw == "" {
+			return AccessToken{}, tokenError("Bearer", "invalid_request", "the Bearer token is empty")
+		}
+		tok, err := a.verifyAccessToken(r.Context(), raw)
+		if err != nil {
+			return AccessToken{}, asTokenError("Bearer", err)
+		}
+		if tok.JKT != "" {
+			return AccessToken{}, tokenError("Bearer", "invalid_token", "this token is DPoP-bound; present it with Authorization: DPoP and a DPoP proof")
+		}
+		return tok, nil
+	default:
+		return AccessToken{}, tokenError("Bearer", "invalid_request", "unsupported authorization scheme "+scheme)
+	}
+}
+
+func asTokenError(scheme string, err error) error {
+	var he *handlers.Error
+	if errors.As(err, &he) {
+		return he
+	}
+	return tokenError(scheme, "invalid_token", "the access token is not valid: "+err.Error())
+}
+

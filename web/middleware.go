@@ -1,0 +1,199 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/trustframe/trustframe/handlers"
+)
+
+type requestIDKey struct{}
+
+// requestID gives every request an id, echoed in X-Request-Id.
+func requestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b := make([]byte, 8)
+		_, _ = rand.Read(b)
+		id := hex.EncodeToString(b)
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+	})
+}
+
+// recoverer turns a panic into a logged 500 and keeps serving.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("panic", "value", fmt.Sprint(v), "stack", string(debug.Stack()), "path", r.URL.Path)
+				handlers.WriteError(w, r, fmt.Errorf("panic: %v", v))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// logRequests writes one line per request.
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r)
+		lvl := slog.LevelInfo
+		if sw.status >= 500 {
+			lvl = slog.LevelError
+		}
+		s.log.Log(r.Context(), lvl, "http", "method", r.Method, "path", r.URL.Path, "status", sw.status,
+			"bytes", sw.bytes, "dur", time.Since(start).Round(time.Microsecond), "id", r.Context().Value(requestIDKey{}))
+	})
+}
+
+// securityHeaders sets the headers of DESIGN §11 on every response.
+func (s *Server) securityHeaders(next http.Handler) http.Handler {
+	https := strings.HasPrefix(s.cfg.BaseURL, "https://")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		csp := "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
+		// The development sign-in form redirects to the client's (loopback)
+		// redirect URI, which form-action 'self' would block in browsers.
+		if !strings.HasPrefix(r.URL.Path, "/dev/idp/") {
+			csp += "; form-action 'self'"
+		}
+		h.Set("Content-Security-Policy", csp)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+		if https {
+			h.Set("Strict-Transport-Security", "max-age=63072000; includeSubDomains")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// noStore keeps authenticated answers out of shared caches.
+func noStore(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// loopbackOnly refuses non-loopback clients (the development identity
+// provider) unless allowed.
+func (s *Server) loopbackOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.cfg.DevIdPAllowRemote {
+			host, _, err := net.SplitHostPort(r.RemoteAddr)
+			ip := net.ParseIP(host)
+			if err != nil || ip == nil || !ip.IsLoopback() {
+				handlers.WriteError(w, r, &handlers.Error{Status: http.StatusForbidden, Code: "dev_idp_loopback_only",
+					Message: "The development identity provider answers loopback clients only (--dev-idp-allow-remote to change)."})
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// rateLimiter is a token bucket per client address.
+type rateLimiter struct {
+	perMinute int
+	now       func() time.Time
+	mu        sync.Mutex
+	buckets   map[string]*bucket
+	lastSweep time.Time
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+func newRateLimiter(perMinute int, now func() time.Time) *rateLimiter {
+	return &rateLimiter{perMinute: perMinute, now: now, buckets: map[string]*bucket{}}
+}
+
+func (l *rateLimiter) allow(key string) (bool, time.Duration) {
+	if l.perMinute <= 0 {
+		return true, 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	rate := float64(l.perMinute) / 60
+	burst := float64(l.perMinute)
+	if now.Sub(l.lastSweep) > time.Minute {
+		for k, b := range l.buckets {
+			if now.Sub(b.last) > 2*time.Minute {
+				delete(l.buckets, k)
+			}
+		}
+		l.lastSweep = now
+	}
+	b, ok := l.buckets[key]
+	if !ok {
+		b = &bucket{tokens: burst, last: now}
+		l.buckets[key] = b
+	}
+	b.tokens = min(burst, b.tokens+now.Sub(b.last).Seconds()*rate)
+	b.last = now
+	if b.tokens < 1 {
+		return false, time.Duration((1 - b.tokens) / rate * float64(time.Second))
+	}
+	b.tokens--
+	return true, 0
+}
+
+// rateLimit applies the limiter to sign-in and token endpoints.
+func (s *Server) rateLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			host = r.RemoteAddr
+		}
+		if ok, wait := s.limiter.allow(host); !ok {
+			w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
+			handlers.WriteError(w, r, &handlers.Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Message: "Too many sign-in or token requests; try again shortly."})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,123 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/trustframe/trustframe/handlers"
+	"github.com/trustframe/trustframe/static"
+)
+
+// routes is the whole HTTP surface of trustframe, in one place.
+func (s *Server) routes() http.Handler {
+	base := &handlers.Base{Flash: flasher{s.sessions}, BaseURL: s.cfg.BaseURL, DevIdP: s.idp != nil, Log: s.log}
+	var mailer handlers.Mailer
+	if s.cfg.SMTPURL != "" {
+		m, err := newSMTPMailer(s.cfg.SMTPURL)
+		if err == nil {
+			mailer = m
+		} else {
+			s.log.Error("SMTP disabled", "err", err)
+		}
+	}
+	superUsers := &handlers.SuperUsers{Base: base, Store: s.db}
+	dataAdmins := &handlers.DataAdmins{Base: base, Store: s.db, Mailer: mailer}
+	pages := &handlers.Pages{Base: base, Store: s.db}
+
+	r := chi.NewRouter()
+	r.Use(requestID, s.logRequests, s.recoverer, s.securityHeaders)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusNotFound, Code: "not_found", Message: "There is nothing at " + r.URL.Path + "."})
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Message: r.Method + " is not allowed on " + r.URL.Path + "."})
+	})
+
+	// Operations.
+	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) { handlers.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"}) })
+	r.Get("/readyz", s.ready)
+	r.Handle("/static/*", static.Handler())
+
+	// Development identity provider (only without --oidc-issuer).
+	if s.idp != nil {
+		r.Route("/dev/idp", func(r chi.Router) {
+			r.Use(s.loopbackOnly, noStore)
+			routes := s.idp.Routes()
+			r.Get("/.well-known/openid-configuration", routes["GET /.well-known/openid-configuration"])
+			r.Get("/jwks", routes["GET /jwks"])
+			r.With(http.NewCrossOriginProtection().Handler).Get("/authorize", routes["GET /authorize"])
+			r.With(s.rateLimit, http.NewCrossOriginProtection().Handler).Post("/authorize", routes["POST /authorize"])
+			r.With(s.rateLimit).Post("/token", routes["POST /token"])
+			r.Post("/revoke", routes["POST /revoke"])
+		})
+	}
+
+	// JSON API: access tokens only, no cookies.
+	r.Route("/api", func(r chi.Router) {
+		r.Use(noStore, s.auth.apiAuth)
+		r.Route("/users/super", func(r chi.Router) {
+			r.Use(requireSuperUser)
+			r.Get("/", superUsers.List)
+			r.Post("/", superUsers.Create)
+			r.Get("/{email}", superUsers.Get)
+			r.Put("/{email}", superUsers.Update)
+			r.Delete("/{email}", noHardDelete)
+		})
+		r.Route("/users/data-administrators", func(r chi.Router) {
+			r.Use(requireSuperUser)
+			r.Get("/", dataAdmins.List)
+			r.Post("/", dataAdmins.Invite)
+			r.Get("/{email}", dataAdmins.Get)
+			r.Put("/{email}", dataAdmins.Update)
+			r.Delete("/{email}", noHardDelete)
+		})
+		r.Get("/audit", pages.Audit)
+	})
+
+	// Browser: session cookie, cross-origin protection on every unsafe method.
+	r.Group(func(r chi.Router) {
+		r.Use(s.sessions.LoadAndSave, http.NewCrossOriginProtection().Handler, noStore)
+		r.With(s.rateLimit).Get("/login", s.auth.login)
+		r.With(s.rateLimit).Get("/auth/callback", s.auth.callback)
+		r.Post("/logout", s.auth.logout)
+		r.With(s.auth.sessionAuth(false)).Get("/", pages.Home)
+
+		r.Group(func(r chi.Router) {
+			r.Use(s.auth.sessionAuth(true))
+			r.Get("/organisations", pages.Organisations)
+			r.Get("/audit", pages.Audit)
+
+			// Reference Data: Super Users only.
+			r.Route("/references", func(r chi.Router) {
+				r.Use(requireSuperUser)
+				r.Get("/", pages.References)
+				r.Get("/super-users", superUsers.List)
+				r.Post("/super-users", superUsers.Create)
+				r.Post("/super-users/{email}", superUsers.Update)
+				r.Get("/data-administrators", dataAdmins.List)
+				r.Get("/data-administrators/new", dataAdmins.New)
+				r.Post("/data-administrators", dataAdmins.Invite)
+				r.Post("/data-administrators/{email}", dataAdmins.Update)
+			})
+			r.With(requireSuperUser).Get("/dev/outbox", pages.Outbox)
+		})
+	})
+	return r
+}
+
+// noHardDelete answers DELETE on administrators: removal is Status Inactive.
+func noHardDelete(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", "GET, PUT")
+	handlers.WriteError(w, r, &handlers.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
+		Message: "administrators are never deleted; set Status to Inactive instead"})
+}
+
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	if err := s.db.Ping(ctx); err != nil {
+		handlers.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "database unavailable"})
+		return
+	}
+	handlers.WriteJSON(w, http.StatusOK, map[string]any{"status": "ready", "time": s.cfg.Now().UTC().Format(time.RFC3339)})
+}

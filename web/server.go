@@ -1,0 +1,185 @@
+// Package web is trustframe's HTTP surface: the router, middleware,
+// authentication (OIDC web sign-in, API access tokens) and the development
+// identity provider's mounting. Handlers live in package handlers.
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/alexedwards/scs/v2"
+	"github.com/trustframe/trustframe/devidp"
+	"github.com/trustframe/trustframe/handlers"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
+)
+
+// Config is what the server needs to know; cmd/trustframe fills it from
+// flags and environment.
+type Config struct {
+	BaseURL           string // public URL, no trailing slash
+	APIAudience       string // aud of API access tokens; default BaseURL+"/api"
+	OIDCIssuer        string // empty: the development identity provider
+	OIDCClientID      string
+	OIDCClientSecret  string
+	EmailClaim        string // default "email"
+	TokenTypes        []string
+	DevIdPAllowRemote bool
+	DataDir           string
+	SMTPURL           string
+	RateLimit         int // sign-in and token requests per minute per client address; 0: off
+	Now               func() time.Time
+	Logger            *slog.Logger
+}
+
+// Server is the assembled HTTP handler and what it holds.
+type Server struct {
+	cfg      Config
+	db       *store.DB
+	sessions *scs.SessionManager
+	idp      *devidp.Provider
+	auth     *authenticator
+	log      *slog.Logger
+	handler  http.Handler
+	limiter  *rateLimiter
+}
+
+// NewServer builds the handler of the whole service.
+func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.APIAudience == "" {
+		cfg.APIAudience = cfg.BaseURL + "/api"
+	}
+	if cfg.EmailClaim == "" {
+		cfg.EmailClaim = "email"
+	}
+	if len(cfg.TokenTypes) == 0 {
+		cfg.TokenTypes = []string{"at+jwt", "application/at+jwt"}
+	}
+	bu, err := url.Parse(cfg.BaseURL)
+	if err != nil || (bu.Scheme != "http" && bu.Scheme != "https") || bu.Host == "" {
+		return nil, fmt.Errorf("web: --base-url %q is not an http(s) URL", cfg.BaseURL)
+	}
+	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now)}
+
+	sm := scs.New()
+	sm.Store = db.Sessions()
+	sm.Lifetime = 12 * time.Hour
+	sm.IdleTimeout = 2 * time.Hour
+	sm.Cookie.Name = "trustframe_session"
+	sm.Cookie.HttpOnly = true
+	sm.Cookie.SameSite = http.SameSiteLaxMode
+	sm.Cookie.Secure = !(bu.Scheme == "http" && isLoopbackHost(bu.Hostname()))
+	sm.Cookie.Path = "/"
+	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
+		handlers.WriteError(w, r, err)
+	}
+	s.sessions = sm
+
+	webSecret := randomString(32)
+	if cfg.OIDCIssuer == "" {
+		s.idp, err = devidp.New(devidp.Config{
+			Issuer:          cfg.BaseURL + "/dev/idp",
+			APIAudience:     cfg.APIAudience,
+			WebRedirectURL:  cfg.BaseURL + "/auth/callback",
+			WebClientSecret: webSecret,
+			KeyFile:         keyFile(cfg.DataDir),
+			Logger:          cfg.Logger,
+			RenderSignIn: func(w http.ResponseWriter, r *http.Request, p devidp.SignInPage) {
+				var buf bytes.Buffer
+				_ = views.DevSignIn(p.Action, p.Hidden, p.Email, p.Error, p.ClientID).Render(r.Context(), &buf)
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				_, _ = w.Write(buf.Bytes())
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	handlers.ErrorPage = func(status int, title, detail string, fields []handlers.FieldError) templ.Component {
+		items := make([]string, 0, len(fields))
+		for _, f := range fields {
+			if f.Field != "" {
+				items = append(items, f.Field+": "+f.Message)
+			} else if f.Message != detail {
+				items = append(items, f.Message)
+			}
+		}
+		return views.ErrorPage(views.Shell{Title: title}, status, title, detail, items)
+	}
+	s.auth, err = newAuthenticator(ctx, s, webSecret)
+	if err != nil {
+		return nil, err
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+func keyFile(dataDir string) string {
+	if dataDir == "" {
+		return ""
+	}
+	return dataDir + "/dev-idp-key.pem"
+}
+
+// ServeHTTP serves a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// DevIdP reports whether the development identity provider is on.
+func (s *Server) DevIdP() bool { return s.idp != nil }
+
+// inProcessClient reaches the development identity provider without the
+// network, so the web app's token exchange works whatever --base-url says.
+func (s *Server) inProcessClient() *http.Client {
+	return &http.Client{Timeout: 10 * time.Second, Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		r2 := r.Clone(r.Context())
+		r2.RemoteAddr = "127.0.0.1:0"
+		r2.RequestURI = r.URL.RequestURI()
+		if r.Body != nil {
+			b, err := io.ReadAll(r.Body)
+			if err != nil {
+				return nil, err
+			}
+			r2.Body = io.NopCloser(bytes.NewReader(b))
+		}
+		rec := httptest.NewRecorder()
+		s.handler.ServeHTTP(rec, r2)
+		return rec.Result(), nil
+	})}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func randomString(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func isLoopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
