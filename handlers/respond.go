@@ -205,7 +205,7 @@ func jsonError(err error) error {
 	case errors.As(err, &se):
 		return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: fmt.Sprintf("malformed JSON at byte %d", se.Offset)}
 	case errors.As(err, &te):
-		return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: fmt.Sprintf("field %s must be %s", te.Field, te.Type), Fields: []FieldError{{Field: te.Field, Code: "type", Message: "must be " + te.Type.String()}}}
+		return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: fmt.Sprintf("field %s must be %s", te.Field, te.Type), Fields: []FieldError{{Field: te.Field, Code: "invalid_type", Message: "must be " + te.Type.String()}}}
 	case errors.Is(err, io.EOF):
 		return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the body is empty"}
 	case errors.Is(err, io.ErrUnexpectedEOF):

@@ -20,6 +20,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/alexedwards/scs/v2"
+	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/devidp"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/store"
@@ -150,7 +151,9 @@ func (s *Server) DevIdP() bool { return s.idp != nil }
 // network, so the web app's token exchange works whatever --base-url says.
 func (s *Server) inProcessClient() *http.Client {
 	return &http.Client{Timeout: 10 * time.Second, Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		r2 := r.Clone(r.Context())
+		// A fresh route context: the caller's request context may carry the
+		// chi routing state of the request that made this call.
+		r2 := r.Clone(context.WithValue(r.Context(), chi.RouteCtxKey, (*chi.Context)(nil)))
 		r2.RemoteAddr = "127.0.0.1:0"
 		r2.RequestURI = r.URL.RequestURI()
 		if r.Body != nil {

@@ -1,0 +1,362 @@
+package web_test
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// TestAPITokenFromCodeFlowCreatesAndDeactivatesSuperUser obtains a token as
+// an external client would (authorization code + PKCE over HTTP) and uses it.
+func TestAPITokenFromCodeFlowCreatesAndDeactivatesSuperUser(t *testing.T) {
+	env := webtest.Start(t, nil)
+	tok := webtest.Token(t, env.URL, "admin@example.com", nil)
+	if tok.TokenType != "bearer" && tok.TokenType != "Bearer" {
+		t.Fatalf("token_type %q", tok.TokenType)
+	}
+	if tok.RefreshToken == "" {
+		t.Fatal("offline_access must give a refresh token")
+	}
+	resp, body := do(t, "POST", env.URL+"/api/users/super", tok.AccessToken, `{"Email":"ops@example.com","Status":"Active"}`)
+	if resp.StatusCode != http.StatusCreated || resp.Header.Get("Location") != "/api/users/super/ops@example.com" {
+		t.Fatalf("create: %d %s %s", resp.StatusCode, resp.Header.Get("Location"), body)
+	}
+	resp, body = do(t, "PUT", env.URL+"/api/users/super/ops@example.com", tok.AccessToken, `{"Status":"Inactive"}`)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"Status":"Inactive"`) {
+		t.Fatalf("deactivate: %d %s", resp.StatusCode, body)
+	}
+	resp, body = do(t, "GET", env.URL+"/api/users/super", tok.AccessToken, "")
+	var list []store.SuperUser
+	_ = json.Unmarshal([]byte(body), &list)
+	if resp.StatusCode != 200 || len(list) != 2 || list[1].Email != "ops@example.com" || list[1].Status != "Inactive" {
+		t.Fatalf("list: %d %s", resp.StatusCode, body)
+	}
+	recs, _, _ := env.DB.ListAudit(context.Background(), store.AuditFilter{SubjectType: "SuperUser", SubjectID: "ops@example.com"})
+	if len(recs) != 2 || recs[0].Action != "status" || recs[1].Action != "create" || recs[0].Actor != "admin@example.com" {
+		t.Fatalf("audit: %+v", recs)
+	}
+}
+
+func TestSuperUserBadInput(t *testing.T) {
+	env := webtest.Start(t, nil)
+	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	big := `{"Email":"` + strings.Repeat("a", 2<<20) + `@example.com","Status":"Active"}`
+	cases := []struct {
+		name, method, path, body, ctype string
+		status                         int
+		code                           string
+	}{
+		{"malformed JSON", "POST", "/api/users/super", `{"Email":`, "application/json", 400, "malformed_json"},
+		{"unknown field", "POST", "/api/users/super", `{"Email":"a@example.com","Status":"Active","Role":"x"}`, "application/json", 400, "unknown_field"},
+		{"wrong type", "POST", "/api/users/super", `{"Email":5,"Status":"Active"}`, "application/json", 400, "invalid_type"},
+		{"two values", "POST", "/api/users/super", `{"Email":"a@example.com","Status":"Active"}{}`, "application/json", 400, "malformed_json"},
+		{"wrong media type", "POST", "/api/users/super", `Email=a@example.com`, "application/x-www-form-urlencoded", 415, "unsupported_media_type"},
+		{"text body", "POST", "/api/users/super", `hello`, "text/plain", 415, "unsupported_media_type"},
+		{"oversized", "POST", "/api/users/super", big, "application/json", 413, "too_large"},
+		{"invalid e-mail", "POST", "/api/users/super", `{"Email":"not-an-email","Status":"Active"}`, "application/json", 422, "validation_failed"},
+		{"display-name e-mail", "POST", "/api/users/super", `{"Email":"Bob <bob@example.com>","Status":"Active"}`, "application/json", 422, "validation_failed"},
+		{"unknown status", "POST", "/api/users/super", `{"Email":"a@example.com","Status":"Deleted"}`, "application/json", 422, "validation_failed"},
+		{"lowercase status", "POST", "/api/users/super", `{"Email":"a@example.com","Status":"active"}`, "application/json", 422, "validation_failed"},
+		{"missing status", "POST", "/api/users/super", `{"Email":"a@example.com"}`, "application/json", 422, "validation_failed"},
+		{"existing e-mail", "POST", "/api/users/super", `{"Email":"admin@example.com","Status":"Active"}`, "application/json", 409, "conflict"},
+		{"update unknown status", "PUT", "/api/users/super/admin@example.com", `{"Status":"Withdrawn"}`, "application/json", 422, "validation_failed"},
+		{"update unknown user", "PUT", "/api/users/super/nobody@example.com", `{"Status":"Active"}`, "application/json", 404, "not_found"},
+		{"get unknown user", "GET", "/api/users/super/nobody@example.com", ``, "", 404, "not_found"},
+		{"hard delete", "DELETE", "/api/users/super/admin@example.com", ``, "", 405, "method_not_allowed"},
+		{"last super user", "PUT", "/api/users/super/admin@example.com", `{"Status":"Inactive"}`, "application/json", 409, "conflict"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before, _ := env.DB.ListSuperUsers(context.Background())
+			req, _ := http.NewRequest(c.method, env.URL+c.path, strings.NewReader(c.body))
+			if c.ctype != "" {
+				req.Header.Set("Content-Type", c.ctype)
+			}
+			req.Header.Set("Authorization", "Bearer "+tok)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var prob struct {
+				Status int `json:"status"`
+				Errors []struct {
+					Code, Field string
+				} `json:"errors"`
+			}
+			_ = json.NewDecoder(resp.Body).Decode(&prob)
+			if resp.StatusCode != c.status || prob.Status != c.status || resp.Header.Get("Content-Type") != "application/problem+json" {
+				t.Fatalf("status %d (body %d, %s), want %d", resp.StatusCode, prob.Status, resp.Header.Get("Content-Type"), c.status)
+			}
+			if c.code != "validation_failed" && (len(prob.Errors) == 0 || prob.Errors[0].Code != c.code) {
+				t.Fatalf("errors %+v, want code %s", prob.Errors, c.code)
+			}
+			if c.code == "validation_failed" && (len(prob.Errors) == 0 || prob.Errors[0].Field == "") {
+				t.Fatalf("validation errors must name their field: %+v", prob.Errors)
+			}
+			after, _ := env.DB.ListSuperUsers(context.Background())
+			if len(after) != len(before) || after[0].Status != before[0].Status {
+				t.Fatal("a refused request changed the Super Users")
+			}
+		})
+	}
+}
+
+func TestStaleIfMatchIsRefused(t *testing.T) {
+	env := webtest.Start(t, nil)
+	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	resp, _ := do(t, "POST", env.URL+"/api/users/super", tok, `{"Email":"b@example.com","Status":"Active"}`)
+	etag := resp.Header.Get("ETag")
+	if etag == "" {
+		t.Fatal("no ETag on create")
+	}
+	do(t, "PUT", env.URL+"/api/users/super/b@example.com", tok, `{"Status":"Inactive"}`)
+	req, _ := http.NewRequest("PUT", env.URL+"/api/users/super/b@example.com", strings.NewReader(`{"Status":"Active"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("If-Match", etag)
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.StatusCode != http.StatusPreconditionFailed {
+		t.Fatalf("stale If-Match: %d", r.StatusCode)
+	}
+	u, _ := env.DB.GetSuperUser(context.Background(), "b@example.com")
+	if u.Status != "Inactive" {
+		t.Fatal("a 412 changed the resource")
+	}
+}
+
+// TestAccessMatrix runs every administrator endpoint for anonymous callers,
+// a Data Administrator, a Super User and an Inactive Super User.
+func TestAccessMatrix(t *testing.T) {
+	env := webtest.Start(t, nil)
+	ctx := context.Background()
+	admin := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	do(t, "POST", env.URL+"/api/users/data-administrators", admin, `{"Email":"dana@example.com"}`)
+	do(t, "POST", env.URL+"/api/users/super", admin, `{"Email":"gone@example.com","Status":"Active"}`)
+	dana := webtest.Token(t, env.URL, "dana@example.com", nil).AccessToken
+	gone := webtest.Token(t, env.URL, "gone@example.com", nil).AccessToken
+	if _, err := env.DB.SetSuperUserStatus(ctx, store.Audit{Actor: "test"}, "gone@example.com", "Inactive"); err != nil {
+		t.Fatal(err)
+	}
+	endpoints := []struct{ method, path, body string }{
+		{"GET", "/api/users/super", ""},
+		{"POST", "/api/users/super", `{"Email":"new-%s@example.com","Status":"Active"}`},
+		{"GET", "/api/users/super/admin@example.com", ""},
+		{"PUT", "/api/users/super/admin@example.com", `{"Status":"Active"}`},
+		{"GET", "/api/users/data-administrators", ""},
+		{"POST", "/api/users/data-administrators", `{"Email":"inv-%s@example.com"}`},
+		{"GET", "/api/users/data-administrators/dana@example.com", ""},
+		{"PUT", "/api/users/data-administrators/dana@example.com", `{"Status":"Active"}`},
+	}
+	callers := []struct {
+		name, token string
+		want        func(superOnly bool) int
+	}{
+		{"anonymous", "", func(bool) int { return 401 }},
+		{"data administrator", dana, func(superOnly bool) int {
+			if superOnly {
+				return 403
+			}
+			return 200
+		}},
+		{"super user", admin, func(bool) int { return 200 }},
+		{"inactive super user", gone, func(bool) int { return 403 }},
+	}
+	for _, c := range callers {
+		for _, e := range endpoints {
+			t.Run(c.name+" "+e.method+" "+e.path, func(t *testing.T) {
+				body := e.body
+				if strings.Contains(body, "%s") {
+					body = strings.ReplaceAll(body, "%s", strings.ReplaceAll(c.name, " ", "-"))
+				}
+				resp, b := do(t, e.method, env.URL+e.path, c.token, body)
+				want := c.want(true)
+				if want == 200 && e.method == "POST" {
+					want = 201
+				}
+				if resp.StatusCode != want {
+					t.Fatalf("got %d, want %d: %s", resp.StatusCode, want, b)
+				}
+				if want == 401 && !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+					t.Fatalf("401 without a Bearer challenge")
+				}
+			})
+		}
+	}
+	// The audit log is for every administrator.
+	for _, c := range callers {
+		resp, _ := do(t, "GET", env.URL+"/api/audit", c.token, "")
+		want := map[string]int{"anonymous": 401, "data administrator": 200, "super user": 200, "inactive super user": 403}[c.name]
+		if resp.StatusCode != want {
+			t.Errorf("%s GET /api/audit: %d, want %d", c.name, resp.StatusCode, want)
+		}
+	}
+}
+
+func TestInactiveSuperUserLosesAccessAtNextRequest(t *testing.T) {
+	env := webtest.Start(t, nil)
+	ctx := context.Background()
+	admin := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	do(t, "POST", env.URL+"/api/users/super", admin, `{"Email":"sam@example.com","Status":"Active"}`)
+	samTok := webtest.Token(t, env.URL, "sam@example.com", nil).AccessToken
+	samWeb := webtest.Browser()
+	webtest.SignIn(t, samWeb, env.URL, "sam@example.com").Body.Close()
+	if r, _ := do(t, "GET", env.URL+"/api/users/super", samTok, ""); r.StatusCode != 200 {
+		t.Fatalf("active: %d", r.StatusCode)
+	}
+	resp, _ := samWeb.Get(env.URL + "/references/super-users")
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("active web: %d", resp.StatusCode)
+	}
+	do(t, "PUT", env.URL+"/api/users/super/sam@example.com", admin, `{"Status":"Inactive"}`)
+	if r, _ := do(t, "GET", env.URL+"/api/users/super", samTok, ""); r.StatusCode != 403 {
+		t.Fatalf("inactive token: %d", r.StatusCode)
+	}
+	resp, _ = samWeb.Get(env.URL + "/references/super-users")
+	resp.Body.Close()
+	if resp.StatusCode != 403 {
+		t.Fatalf("inactive session: %d", resp.StatusCode)
+	}
+	// Set Active again by a Super User, access comes back.
+	do(t, "PUT", env.URL+"/api/users/super/sam@example.com", admin, `{"Status":"Active"}`)
+	if r, _ := do(t, "GET", env.URL+"/api/users/super", samTok, ""); r.StatusCode != 200 {
+		t.Fatalf("reactivated: %d", r.StatusCode)
+	}
+	_ = ctx
+}
+
+// signToken signs claims with the development identity provider's key (or
+// another key) to build tokens the provider would never issue.
+func signToken(t *testing.T, env *webtest.Env, own bool, typ string, claims map[string]any) string {
+	t.Helper()
+	var key *rsa.PrivateKey
+	if own {
+		b, err := os.ReadFile(filepath.Join(env.DataDir, "dev-idp-key.pem"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		blk, _ := pem.Decode(b)
+		key, err = x509.ParsePKCS1PrivateKey(blk.Bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		key, _ = rsa.GenerateKey(rand.Reader, 2048)
+	}
+	jwk := jose.JSONWebKey{Key: &key.PublicKey}
+	tp, _ := jwk.Thumbprint(0x5) // crypto.SHA256
+	_ = tp
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key},
+		(&jose.SignerOptions{}).WithType(jose.ContentType(typ)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := jwt.Signed(sig).Claims(claims).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestRefusedTokens(t *testing.T) {
+	env := webtest.Start(t, nil)
+	now := time.Now()
+	good := func() map[string]any {
+		return map[string]any{"iss": env.URL + "/dev/idp", "aud": []string{env.URL + "/api"}, "sub": "admin@example.com",
+			"email": "admin@example.com", "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(), "jti": "x"}
+	}
+	// A token we sign like the provider is accepted: the cases below differ from it in one thing.
+	if r, b := do(t, "GET", env.URL+"/api/users/super", signToken(t, env, true, "at+jwt", good()), ""); r.StatusCode != 200 {
+		t.Fatalf("control token refused: %d %s", r.StatusCode, b)
+	}
+	mod := func(f func(m map[string]any)) map[string]any { m := good(); f(m); return m }
+	cases := []struct {
+		name  string
+		token string
+	}{
+		{"forged signature", signToken(t, env, false, "at+jwt", good())},
+		{"expired", signToken(t, env, true, "at+jwt", mod(func(m map[string]any) { m["exp"] = now.Add(-time.Minute).Unix() }))},
+		{"other audience", signToken(t, env, true, "at+jwt", mod(func(m map[string]any) { m["aud"] = []string{"https://other.example/api"} }))},
+		{"other issuer", signToken(t, env, true, "at+jwt", mod(func(m map[string]any) { m["iss"] = "https://evil.example" }))},
+		{"ID token typ", signToken(t, env, true, "JWT", good())},
+		{"no email", signToken(t, env, true, "at+jwt", mod(func(m map[string]any) { delete(m, "email") }))},
+		{"not a JWT", "abc.def"},
+		{"garbage", "%%%"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, b := do(t, "GET", env.URL+"/api/users/super", c.token, "")
+			if r.StatusCode != 401 || !strings.Contains(r.Header.Get("WWW-Authenticate"), `error="invalid_token"`) {
+				t.Fatalf("%d %q %s", r.StatusCode, r.Header.Get("WWW-Authenticate"), b)
+			}
+		})
+	}
+	// A session cookie is no credential for /api.
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, _ := c.Get(env.URL + "/api/users/super")
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Fatalf("cookie on /api: %d", resp.StatusCode)
+	}
+}
+
+func TestDataAdministratorInvitationAndFirstSignIn(t *testing.T) {
+	env := webtest.Start(t, nil)
+	ctx := context.Background()
+	admin := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	resp, body := do(t, "POST", env.URL+"/api/users/data-administrators", admin, `{"Email":"Dana@Example.com"}`)
+	if resp.StatusCode != 201 || !strings.Contains(body, `"Status":"Invited"`) || !strings.Contains(body, `"Email":"dana@example.com"`) {
+		t.Fatalf("invite: %d %s", resp.StatusCode, body)
+	}
+	if r, _ := do(t, "POST", env.URL+"/api/users/data-administrators", admin, `{"Email":"dana@example.com"}`); r.StatusCode != 409 {
+		t.Fatalf("second invite: %d", r.StatusCode)
+	}
+	if r, _ := do(t, "POST", env.URL+"/api/users/data-administrators", admin, `{"Email":"dana"}`); r.StatusCode != 422 {
+		t.Fatalf("bad e-mail: %d", r.StatusCode)
+	}
+	msgs, _ := env.DB.ListOutbox(ctx, 10)
+	if len(msgs) != 1 || msgs[0].To != "dana@example.com" || !strings.Contains(msgs[0].Body, env.URL+"/login") {
+		t.Fatalf("outbox: %+v", msgs)
+	}
+	webtest.SignIn(t, webtest.Browser(), env.URL, "dana@example.com").Body.Close()
+	a, _ := env.DB.GetDataAdministrator(ctx, "dana@example.com")
+	if a.Status != "Active" || a.ActivatedAt == nil {
+		t.Fatalf("after first sign-in: %+v", a)
+	}
+	if r, b := do(t, "PUT", env.URL+"/api/users/data-administrators/dana@example.com", admin, `{"Status":"Inactive"}`); r.StatusCode != 200 || !strings.Contains(b, "Inactive") {
+		t.Fatalf("deactivate: %d %s", r.StatusCode, b)
+	}
+	resp = webtest.SignIn(t, webtest.Browser(), env.URL, "dana@example.com")
+	resp.Body.Close()
+	if resp.StatusCode != 403 {
+		t.Fatalf("inactive data administrator signed in: %d", resp.StatusCode)
+	}
+	recs, _, _ := env.DB.ListAudit(ctx, store.AuditFilter{SubjectType: "DataAdministrator"})
+	actions := []string{}
+	for _, r := range recs {
+		actions = append(actions, r.Action)
+	}
+	if strings.Join(actions, ",") != "status,activate,invite" {
+		t.Fatalf("audit actions %v", actions)
+	}
+}

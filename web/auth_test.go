@@ -1,0 +1,230 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// do sends a request with an optional bearer token and JSON body.
+func do(t *testing.T, method, url, token, body string) (*http.Response, string) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, _ := http.NewRequest(method, url, rd)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestWebSignInAsSuperUser(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	resp := webtest.SignIn(t, c, env.URL, "admin@example.com")
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Request.URL.Path != "/" {
+		t.Fatalf("after sign-in: %d %s", resp.StatusCode, resp.Request.URL)
+	}
+	doc, _ := goquery.NewDocumentFromReader(resp.Body)
+	if got := doc.Find(`[data-testid=current-user]`).Text(); got != "admin@example.com" {
+		t.Fatalf("current user %q", got)
+	}
+	if doc.Find(`[data-testid=nav-reference-data]`).Length() != 1 {
+		t.Fatal("a Super User must see Reference Data")
+	}
+	// The session cookie: HttpOnly, SameSite=Lax, not Secure on loopback http.
+	var found bool
+	for _, ck := range resp.Request.Response.Cookies() {
+		if ck.Name == "trustframe_session" {
+			found = true
+			if !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode || ck.Secure {
+				t.Fatalf("cookie flags: %+v", ck)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no session cookie set at sign-in")
+	}
+	recs, _, _ := env.DB.ListAudit(context.Background(), store.AuditFilter{Action: "login"})
+	if len(recs) != 1 || recs[0].Actor != "admin@example.com" {
+		t.Fatalf("login audit: %+v", recs)
+	}
+}
+
+func TestSessionTokenRenewedAtSignInAndOut(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	cookie := func() string {
+		req, _ := http.NewRequest("GET", env.URL+"/", nil)
+		for _, ck := range c.Jar.Cookies(req.URL) {
+			if ck.Name == "trustframe_session" {
+				return ck.Value
+			}
+		}
+		return ""
+	}
+	resp, err := c.Get(env.URL + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	before := cookie()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	during := cookie()
+	if before == "" || during == "" || before == during {
+		t.Fatalf("token not renewed at sign-in: %q -> %q", before, during)
+	}
+	resp, err = c.PostForm(env.URL+"/logout", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if after := cookie(); after == during {
+		t.Fatal("token not renewed at sign-out")
+	}
+	// Signed out: a page asks to sign in again.
+	noFollow := *c
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err = noFollow.Get(env.URL + "/organisations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusFound || !strings.HasPrefix(resp.Header.Get("Location"), "/login") {
+		t.Fatalf("after sign-out: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+func TestSignInRefusedForNonAdministrator(t *testing.T) {
+	env := webtest.Start(t, nil)
+	resp := webtest.SignIn(t, webtest.Browser(), env.URL, "stranger@example.com")
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(b), "not an active administrator") {
+		t.Fatalf("status %d: %s", resp.StatusCode, b)
+	}
+	tok := webtest.Token(t, env.URL, "stranger@example.com", nil)
+	r, body := do(t, "GET", env.URL+"/api/audit", tok.AccessToken, "")
+	if r.StatusCode != http.StatusForbidden || r.Header.Get("Content-Type") != "application/problem+json" {
+		t.Fatalf("API: %d %s", r.StatusCode, body)
+	}
+}
+
+func TestCallbackWithoutStateIsRefused(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	resp, err := c.Get(env.URL + "/auth/callback?code=abc&state=forged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+}
+
+func TestLoginReturnToStaysOnSite(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	resp, err := c.Get(env.URL + "/login?return_to=//evil.example/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := url_values_from(t, resp)
+	resp, err = c.PostForm(env.URL+"/dev/idp/authorize", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Request.URL.Host != strings.TrimPrefix(env.URL, "http://") || resp.Request.URL.Path != "/" {
+		t.Fatalf("landed on %s", resp.Request.URL)
+	}
+}
+
+func url_values_from(t *testing.T, resp *http.Response) map[string][]string {
+	t.Helper()
+	defer resp.Body.Close()
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := map[string][]string{}
+	doc.Find("form input").Each(func(_ int, s *goquery.Selection) {
+		n, _ := s.Attr("name")
+		val, _ := s.Attr("value")
+		v[n] = []string{val}
+	})
+	v["email"] = []string{"admin@example.com"}
+	return v
+}
+
+func TestDevIdPSignInFormValidatesEmail(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	resp, err := c.Get(env.URL + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := goquery.NewDocumentFromReader(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(doc.Find(`[data-testid=dev-idp-banner]`).Text(), "development") {
+		t.Fatal("the development sign-in page must say it is for development")
+	}
+	form := map[string][]string{}
+	doc.Find("form input").Each(func(_ int, s *goquery.Selection) {
+		n, _ := s.Attr("name")
+		val, _ := s.Attr("value")
+		form[n] = []string{val}
+	})
+	form["email"] = []string{"not-an-email"}
+	resp, err = c.PostForm(env.URL+"/dev/idp/authorize", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(b), "Enter an e-mail address") {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+}
+
+func TestDevIdPIsLoopbackOnly(t *testing.T) {
+	env := webtest.Start(t, nil)
+	req, _ := http.NewRequest("GET", "/dev/idp/.well-known/openid-configuration", nil)
+	req.RemoteAddr = "203.0.113.9:4000"
+	rec := newRecorder()
+	env.Server.ServeHTTP(rec, req)
+	if rec.Code != http.StatusForbidden {
+		t.Fatalf("remote client: %d", rec.Code)
+	}
+	req.RemoteAddr = "127.0.0.1:4000"
+	rec = newRecorder()
+	env.Server.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("loopback client: %d", rec.Code)
+	}
+	var doc map[string]any
+	_ = json.Unmarshal(rec.Body.Bytes(), &doc)
+	if doc["issuer"] != env.URL+"/dev/idp" {
+		t.Fatalf("issuer %v", doc["issuer"])
+	}
+}

@@ -1,0 +1,242 @@
+package web_test
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/trustframe/trustframe/static"
+	"github.com/trustframe/trustframe/web"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+func page(t *testing.T, c *http.Client, u string) (*http.Response, *goquery.Document) {
+	t.Helper()
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, doc
+}
+
+func TestDataAdministratorHasNoReferenceData(t *testing.T) {
+	env := webtest.Start(t, nil)
+	admin := webtest.Browser()
+	webtest.SignIn(t, admin, env.URL, "admin@example.com").Body.Close()
+	resp, err := admin.PostForm(env.URL+"/references/data-administrators", url.Values{"Email": {"dana@example.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := goquery.NewDocumentFromReader(resp.Body)
+	resp.Body.Close()
+	if resp.Request.URL.Path != "/references/data-administrators" || !strings.Contains(doc.Find("[data-testid=flash]").Text(), "dana@example.com") {
+		t.Fatalf("after invite: %s flash %q", resp.Request.URL, doc.Find("[data-testid=flash]").Text())
+	}
+	if got := doc.Find("[data-testid=data-administrator-row]").First().Text(); !strings.Contains(got, "dana@example.com") || !strings.Contains(got, "Invited") || !strings.Contains(got, "admin@example.com") {
+		t.Fatalf("row %q", got)
+	}
+
+	dana := webtest.Browser()
+	webtest.SignIn(t, dana, env.URL, "dana@example.com").Body.Close()
+	_, doc = page(t, dana, env.URL+"/")
+	if doc.Find("[data-testid=nav-organisations]").Length() != 1 || doc.Find("[data-testid=nav-reference-data]").Length() != 0 {
+		t.Fatal("a Data Administrator sees Organisations and no Reference Data")
+	}
+	for _, u := range []string{"/references", "/references/super-users", "/references/data-administrators", "/references/data-administrators/new", "/dev/outbox"} {
+		resp, _ := page(t, dana, env.URL+u)
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: %d", u, resp.StatusCode)
+		}
+	}
+	resp, err = dana.PostForm(env.URL+"/references/super-users", url.Values{"Email": {"x@example.com"}, "Status": {"Active"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("data administrator created a Super User: %d", resp.StatusCode)
+	}
+}
+
+func TestFormsShowMessagesBesideFields(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.PostForm(env.URL+"/references/data-administrators", url.Values{"Email": {"nope"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := goquery.NewDocumentFromReader(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	in := doc.Find("#da-email")
+	if v, _ := in.Attr("value"); v != "nope" {
+		t.Fatalf("input not kept: %q", v)
+	}
+	if msg := in.NextFiltered(".tf-field-error").Text(); !strings.Contains(msg, "valid e-mail") {
+		t.Fatalf("no message beside the field: %q", msg)
+	}
+	if doc.Find(`label[for=da-email]`).Length() != 1 {
+		t.Fatal("input without a label")
+	}
+	resp, err = c.PostForm(env.URL+"/references/super-users", url.Values{"Email": {"admin@example.com"}, "Status": {"Active"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ = goquery.NewDocumentFromReader(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(doc.Find("#su-email").NextFiltered(".tf-field-error").Text(), "already exists") {
+		t.Fatalf("duplicate: %d", resp.StatusCode)
+	}
+	// Deactivating the last Active Super User from the page says why it did not happen.
+	resp, err = c.PostForm(env.URL+"/references/super-users/admin@example.com", url.Values{"Status": {"Inactive"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ = goquery.NewDocumentFromReader(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(doc.Find("[data-testid=flash]").Text(), "last Active Super User") {
+		t.Fatalf("flash %q", doc.Find("[data-testid=flash]").Text())
+	}
+}
+
+func TestSuperUsersPageListsStatus(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	c.PostForm(env.URL+"/references/super-users", url.Values{"Email": {"ops@example.com"}, "Status": {"Inactive"}})
+	_, doc := page(t, c, env.URL+"/references/super-users")
+	rows := doc.Find("[data-testid=super-user-row]")
+	if rows.Length() != 2 || !strings.Contains(rows.Eq(1).Text(), "ops@example.com") || rows.Eq(1).Find("[data-testid=status]").Text() != "Inactive" {
+		t.Fatalf("rows: %q", rows.Text())
+	}
+}
+
+func TestSecurityHeadersAndCrossOriginProtection(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, _ := page(t, c, env.URL+"/references/super-users")
+	csp := resp.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"frame-ancestors 'none'", "script-src 'self'", "default-src 'self'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+	if strings.Contains(csp, "unsafe-inline") {
+		t.Error("CSP allows inline script")
+	}
+	if resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Error("no nosniff")
+	}
+	if resp.Header.Get("Strict-Transport-Security") != "" {
+		t.Error("HSTS on http")
+	}
+	// A cross-site form post is refused and changes nothing.
+	req, _ := http.NewRequest("POST", env.URL+"/references/super-users", strings.NewReader("Email=x%40example.com&Status=Active"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	req.Header.Set("Origin", "https://evil.example")
+	r, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-site post: %d", r.StatusCode)
+	}
+	if _, err := env.DB.GetSuperUser(req.Context(), "x@example.com"); err == nil {
+		t.Fatal("cross-site post created a Super User")
+	}
+	// Behind an HTTPS base URL: HSTS.
+	envs := webtest.Start(t, func(c *web.Config) { c.BaseURL = "https://console.example" })
+	r, err = http.Get(envs.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.Header.Get("Strict-Transport-Security") == "" {
+		t.Fatal("no HSTS behind an https base URL")
+	}
+}
+
+func TestStaticAssetsAreFingerprinted(t *testing.T) {
+	env := webtest.Start(t, nil)
+	resp, err := http.Get(env.URL + static.Path("vendor/htmx-2.0.11.min.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") || !strings.Contains(string(b), "htmx") {
+		t.Fatalf("%d %q", resp.StatusCode, resp.Header.Get("Cache-Control"))
+	}
+	resp, _ = http.Get(env.URL + "/static/000000000000/app.css")
+	resp.Body.Close()
+	if resp.Header.Get("Cache-Control") == "public, max-age=31536000, immutable" {
+		t.Fatal("a stale fingerprint must not be cached forever")
+	}
+	resp, _ = http.Get(env.URL + "/static/x/../../go.mod")
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Fatalf("path escape: %d", resp.StatusCode)
+	}
+}
+
+func TestHealthAndReadiness(t *testing.T) {
+	env := webtest.Start(t, nil)
+	for _, p := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get(env.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d", p, resp.StatusCode)
+		}
+	}
+}
+
+func TestErrorsNegotiateHTMLAndJSON(t *testing.T) {
+	env := webtest.Start(t, nil)
+	req, _ := http.NewRequest("GET", env.URL+"/no/such/page", nil)
+	req.Header.Set("Accept", "text/html")
+	r, _ := http.DefaultClient.Do(req)
+	r.Body.Close()
+	if r.StatusCode != 404 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("html 404: %d %s", r.StatusCode, r.Header.Get("Content-Type"))
+	}
+	req.Header.Set("Accept", "application/json")
+	r, _ = http.DefaultClient.Do(req)
+	r.Body.Close()
+	if r.StatusCode != 404 || r.Header.Get("Content-Type") != "application/problem+json" {
+		t.Fatalf("json 404: %d %s", r.StatusCode, r.Header.Get("Content-Type"))
+	}
+}
+
+func TestRateLimitOnTokenEndpoint(t *testing.T) {
+	env := webtest.Start(t, func(c *webConfig) { c.RateLimit = 3 })
+	codes := []int{}
+	for i := 0; i < 5; i++ {
+		r, err := http.PostForm(env.URL+"/dev/idp/token", url.Values{"grant_type": {"authorization_code"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		codes = append(codes, r.StatusCode)
+	}
+	if codes[2] == 429 || codes[3] != 429 || codes[4] != 429 {
+		t.Fatalf("codes %v", codes)
+	}
+}
+type webConfig = web.Config
