@@ -7,9 +7,9 @@ package devidp
 
 import (
 	"context"
+	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
@@ -65,12 +65,12 @@ type SignInPage struct {
 
 // Provider is the development OpenID Provider.
 type Provider struct {
-	cfg      Config
-	key      *rsa.PrivateKey
-	kid      string
-	oauth    fosite.OAuth2Provider
-	store    *storage.MemoryStore
-	log      *slog.Logger
+	cfg   Config
+	key   *rsa.PrivateKey
+	kid   string
+	oauth fosite.OAuth2Provider
+	store *storage.MemoryStore
+	log   *slog.Logger
 }
 
 // New builds the provider.
@@ -91,21 +91,21 @@ func New(cfg Config) (*Provider, error) {
 		return nil, err
 	}
 	fcfg := &fosite.Config{
-		AccessTokenLifespan:         cfg.AccessTokenTTL,
-		RefreshTokenLifespan:        24 * time.Hour,
-		AuthorizeCodeLifespan:       5 * time.Minute,
-		IDTokenLifespan:             time.Hour,
-		AccessTokenIssuer:           cfg.Issuer,
-		IDTokenIssuer:               cfg.Issuer,
-		TokenURL:                    cfg.Issuer + "/token",
-		GlobalSecret:                secret,
-		EnforcePKCE:                 true,
+		AccessTokenLifespan:            cfg.AccessTokenTTL,
+		RefreshTokenLifespan:           24 * time.Hour,
+		AuthorizeCodeLifespan:          5 * time.Minute,
+		IDTokenLifespan:                time.Hour,
+		AccessTokenIssuer:              cfg.Issuer,
+		IDTokenIssuer:                  cfg.Issuer,
+		TokenURL:                       cfg.Issuer + "/token",
+		GlobalSecret:                   secret,
+		EnforcePKCE:                    true,
 		EnablePKCEPlainChallengeMethod: false,
-		RefreshTokenScopes:          []string{"offline_access", "offline"},
-		JWTScopeClaimKey:            fjwt.JWTScopeFieldString,
-		ScopeStrategy:               fosite.ExactScopeStrategy,
-		AudienceMatchingStrategy:    fosite.DefaultAudienceMatchingStrategy,
-		MinParameterEntropy:         8,
+		RefreshTokenScopes:             []string{"offline_access", "offline"},
+		JWTScopeClaimKey:               fjwt.JWTScopeFieldString,
+		ScopeStrategy:                  fosite.ExactScopeStrategy,
+		AudienceMatchingStrategy:       fosite.DefaultAudienceMatchingStrategy,
+		MinParameterEntropy:            8,
 	}
 	store := storage.NewMemoryStore()
 	store.Clients[WebClientID] = &fosite.DefaultClient{
@@ -291,9 +291,9 @@ type session struct {
 func newSession(email, audience string) *session {
 	return &session{
 		DefaultSession: &openid.DefaultSession{
-			Claims: &fjwt.IDTokenClaims{Subject: email, Extra: map[string]any{"email": email, "email_verified": true}},
-			Headers: &fjwt.Headers{Extra: map[string]any{}},
-			Subject: email,
+			Claims:   &fjwt.IDTokenClaims{Subject: email, Extra: map[string]any{"email": email, "email_verified": true}},
+			Headers:  &fjwt.Headers{Extra: map[string]any{}},
+			Subject:  email,
 			Username: email,
 		},
 		AccessClaims: &fjwt.JWTClaims{Subject: email, Extra: map[string]any{"email": email}},
@@ -303,7 +303,7 @@ func newSession(email, audience string) *session {
 }
 
 func (s *session) GetJWTClaims() fjwt.JWTClaimsContainer { return s.AccessClaims }
-func (s *session) GetJWTHeader() *fjwt.Headers         { return s.AccessHeader }
+func (s *session) GetJWTHeader() *fjwt.Headers           { return s.AccessHeader }
 func (s *session) Clone() fosite.Session {
 	c := *s
 	c.DefaultSession = s.DefaultSession.Clone().(*openid.DefaultSession)
@@ -425,7 +425,3 @@ func (p *Provider) revoke(w http.ResponseWriter, r *http.Request) {
 	err := p.oauth.NewRevocationRequest(ctx, r)
 	p.oauth.WriteRevocationResponse(ctx, w, err)
 }
-
-
-
-

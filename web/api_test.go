@@ -57,8 +57,8 @@ func TestSuperUserBadInput(t *testing.T) {
 	big := `{"Email":"` + strings.Repeat("a", 2<<20) + `@example.com","Status":"Active"}`
 	cases := []struct {
 		name, method, path, body, ctype string
-		status                         int
-		code                           string
+		status                          int
+		code                            string
 	}{
 		{"malformed JSON", "POST", "/api/users/super", `{"Email":`, "application/json", 400, "malformed_json"},
 		{"unknown field", "POST", "/api/users/super", `{"Email":"a@example.com","Status":"Active","Role":"x"}`, "application/json", 400, "unknown_field"},

@@ -68,7 +68,6 @@ func newAuthenticator(ctx context.Context, s *Server, webSecret string) (*authen
 	return a, nil
 }
 
-
 // get returns the provider, discovering it on first use.
 func (a *authenticator) get(ctx context.Context) (*oidcProvider, error) {
 	a.mu.Lock()
@@ -423,4 +422,3 @@ func asTokenError(scheme string, err error) error {
 	}
 	return tokenError(scheme, "invalid_token", "the access token is not valid: "+err.Error())
 }
-

@@ -10,4 +10,4 @@ import (
 type flasher struct{ sm *scs.SessionManager }
 
 func (f flasher) Put(ctx context.Context, msg string) { f.sm.Put(ctx, "flash", msg) }
-func (f flasher) Pop(ctx context.Context) string     { return f.sm.PopString(ctx, "flash") }
+func (f flasher) Pop(ctx context.Context) string      { return f.sm.PopString(ctx, "flash") }

@@ -239,4 +239,5 @@ func TestRateLimitOnTokenEndpoint(t *testing.T) {
 		t.Fatalf("codes %v", codes)
 	}
 }
+
 type webConfig = web.Config

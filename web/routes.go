@@ -35,7 +35,9 @@ func (s *Server) routes() http.Handler {
 	})
 
 	// Operations.
-	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) { handlers.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"}) })
+	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		handlers.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
 	r.Get("/readyz", s.ready)
 	r.Handle("/static/*", static.Handler())
 

@@ -19,12 +19,12 @@ import (
 )
 
 type serveFlags struct {
-	addr, dataDir, baseURL, apiAudience string
+	addr, dataDir, baseURL, apiAudience  string
 	oidcIssuer, oidcClientID, oidcSecret string
 	emailClaim, bootstrap, smtpURL       string
-	devIdPAllowRemote                   bool
-	rateLimit                           int
-	logFormat                           string
+	devIdPAllowRemote                    bool
+	rateLimit                            int
+	logFormat                            string
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
