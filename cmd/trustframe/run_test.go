@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestHelpListsEveryFlagWithItsEnvTwin(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"serve", "--help"}, func(string) string { return "" }, nil, &out, &errb)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("err %v", err)
+	}
+	for _, want := range []string{"--addr", "TRUSTFRAME_ADDR", "127.0.0.1:8080", "TRUSTFRAME_DATA_DIR", "TRUSTFRAME_BASE_URL",
+		"TRUSTFRAME_OIDC_ISSUER", "TRUSTFRAME_BOOTSTRAP_SUPER_USER", "admin@example.com", "TRUSTFRAME_DEV_IDP_ALLOW_REMOTE", "TRUSTFRAME_SMTP_URL"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}
+
+func TestEnvTwinsAndFlagsPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"TRUSTFRAME_ADDR": "not-an-address", "TRUSTFRAME_DATA_DIR": dir}
+	err := run(context.Background(), []string{"serve"}, func(k string) string { return env[k] }, nil, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "not-an-address") {
+		t.Fatalf("env twin not used: %v", err)
+	}
+	env["TRUSTFRAME_RATE_LIMIT"] = "many"
+	err = run(context.Background(), []string{"serve"}, func(k string) string { return env[k] }, nil, &bytes.Buffer{}, &bytes.Buffer{})
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), "TRUSTFRAME_RATE_LIMIT") {
+		t.Fatalf("bad env value: %v", err)
+	}
+}
+
+func TestUnknownCommand(t *testing.T) {
+	err := run(context.Background(), []string{"frobnicate"}, func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
+	if exitCode(err) != 2 {
+		t.Fatalf("%v", err)
+	}
+}
+
+func TestServeEmbeddedDefaultAndMigrate(t *testing.T) {
+	base, dataDir := startProgram(t)
+	for _, p := range []string{"/healthz", "/readyz", "/dev/idp/.well-known/openid-configuration"} {
+		resp, err := http.Get(base + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d", p, resp.StatusCode)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, "trustframe.db")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(filepath.Join(dataDir, "dev-idp-key.pem")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("dev idp key: %v %v", st, err)
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"migrate", "--data-dir", dataDir}, func(string) string { return "" }, nil, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "0001_init.sql") {
+		t.Fatalf("migrate: %s", out.String())
+	}
+}
