@@ -30,6 +30,7 @@ import (
 	"github.com/ory/fosite/handler/openid"
 	"github.com/ory/fosite/storage"
 	fjwt "github.com/ory/fosite/token/jwt"
+	"github.com/trustframe/trustframe/dpop"
 )
 
 // Client IDs the provider knows.
@@ -50,6 +51,8 @@ type Config struct {
 	// ProofBinder, when set, checks a DPoP proof on token requests and returns
 	// the JWK thumbprint the token is bound to ("" for none).
 	ProofBinder func(r *http.Request) (jkt string, err error)
+	// Nonce, when set and returning non-empty, is sent as DPoP-Nonce.
+	Nonce func() string
 	// RenderSignIn writes the sign-in page; nil uses a minimal built-in page.
 	RenderSignIn func(w http.ResponseWriter, r *http.Request, p SignInPage)
 }
@@ -126,7 +129,7 @@ func New(cfg Config) (*Provider, error) {
 		Signer:                     &fjwt.DefaultSigner{GetPrivateKey: getKey},
 	}
 	p := &Provider{cfg: cfg, key: key, kid: kid, store: store, log: cfg.Logger}
-	st := &clientStore{MemoryStore: store}
+	st := &clientStore{MemoryStore: store, audience: cfg.APIAudience}
 	p.oauth = compose.Compose(fcfg, st, strategy,
 		compose.OAuth2AuthorizeExplicitFactory,
 		compose.OAuth2RefreshTokenGrantFactory,
@@ -151,6 +154,7 @@ func hashSecret(s string) []byte {
 // 127.0.0.1, [::1] or localhost, which fosite's matcher does not cover.
 type clientStore struct {
 	*storage.MemoryStore
+	audience string
 }
 
 type redirectKey struct{}
@@ -170,6 +174,7 @@ func (s *clientStore) GetClient(ctx context.Context, id string) (fosite.Client, 
 		ResponseTypes: []string{"code"},
 		GrantTypes:    []string{"authorization_code", "refresh_token"},
 		Scopes:        []string{"openid", "email", "profile", "offline_access"},
+		Audience:      []string{s.audience},
 	}, nil
 }
 
@@ -286,6 +291,7 @@ type session struct {
 	AccessClaims *fjwt.JWTClaims
 	AccessHeader *fjwt.Headers
 	Email        string
+	DPoPJKT      string // dpop_jkt of the authorization request (RFC 9449 §10)
 }
 
 func newSession(email, audience string) *session {
@@ -331,7 +337,7 @@ func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := SignInPage{Action: p.cfg.Issuer + "/authorize", Hidden: map[string]string{}, ClientID: ar.GetClient().GetID()}
-	for _, k := range []string{"response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge", "code_challenge_method", "audience"} {
+	for _, k := range []string{"response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge", "code_challenge_method", "audience", "dpop_jkt"} {
 		if v := r.Form.Get(k); v != "" {
 			page.Hidden[k] = v
 		}
@@ -355,6 +361,7 @@ func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
 	ar.GrantAudience(p.cfg.APIAudience)
 	sess := newSession(email, p.cfg.APIAudience)
 	sess.AccessClaims.Extra["client_id"] = ar.GetClient().GetID()
+	sess.DPoPJKT = r.Form.Get("dpop_jkt")
 	resp, err := p.oauth.NewAuthorizeResponse(ctx, ar, sess)
 	if err != nil {
 		p.oauth.WriteAuthorizeError(ctx, w, ar, err)
@@ -380,6 +387,23 @@ func (p *Provider) render(w http.ResponseWriter, r *http.Request, status int, pa
 
 func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	ctx := context.WithValue(r.Context(), redirectKey{}, r.PostFormValue("redirect_uri"))
+	// The proof is checked before fosite looks at the grant: a refused proof
+	// must not use up the authorization code or its PKCE state.
+	tokenType, jkt := "Bearer", ""
+	if p.cfg.ProofBinder != nil {
+		var err error
+		jkt, err = p.cfg.ProofBinder(r)
+		if err != nil {
+			code := "invalid_dpop_proof"
+			var de *dpop.Error
+			if errors.As(err, &de) && de.UseNonce {
+				code = "use_dpop_nonce"
+			}
+			p.setNonce(w)
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": code, "error_description": err.Error()})
+			return
+		}
+	}
 	sess := newSession("", p.cfg.APIAudience)
 	ar, err := p.oauth.NewAccessRequest(ctx, r, sess)
 	if err != nil {
@@ -387,28 +411,28 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 		p.oauth.WriteAccessError(ctx, w, ar, err)
 		return
 	}
-	tokenType := "Bearer"
-	if p.cfg.ProofBinder != nil {
-		jkt, err := p.cfg.ProofBinder(r)
-		if err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_dpop_proof", "error_description": err.Error()})
-			return
+	// A refresh token stays bound to the key the first token was bound to.
+	s := ar.GetSession().(*session)
+	bound, _ := s.AccessClaims.Extra["cnf"].(map[string]any)
+	if bound != nil && bound["jkt"] != jkt {
+		msg := "the refresh token is bound to another key"
+		if jkt == "" {
+			msg = "the refresh token is DPoP-bound: send a DPoP proof made with its key"
 		}
-		// A refresh token stays bound to the key the first token was bound to.
-		s := ar.GetSession().(*session)
-		bound, _ := s.AccessClaims.Extra["cnf"].(map[string]any)
-		if bound != nil && bound["jkt"] != jkt {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_dpop_proof", "error_description": "the refresh token is bound to another key"})
-			return
-		}
-		if jkt != "" {
-			s.AccessClaims.Extra["cnf"] = map[string]any{"jkt": jkt}
-			tokenType = "DPoP"
-		}
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_dpop_proof", "error_description": msg})
+		return
 	}
-	for _, s := range ar.GetRequestedScopes() {
-		if ar.GetClient().GetScopes().Has(s) {
-			ar.GrantScope(s)
+	if s.DPoPJKT != "" && s.DPoPJKT != jkt {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_dpop_proof", "error_description": "the proof's key is not the dpop_jkt of the authorization request"})
+		return
+	}
+	if jkt != "" {
+		s.AccessClaims.Extra["cnf"] = map[string]any{"jkt": jkt}
+		tokenType = "DPoP"
+	}
+	for _, sc := range ar.GetRequestedScopes() {
+		if ar.GetClient().GetScopes().Has(sc) {
+			ar.GrantScope(sc)
 		}
 	}
 	resp, err := p.oauth.NewAccessResponse(ctx, ar)
@@ -417,7 +441,16 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp.SetTokenType(tokenType)
+	p.setNonce(w)
 	p.oauth.WriteAccessResponse(ctx, w, ar, resp)
+}
+
+func (p *Provider) setNonce(w http.ResponseWriter) {
+	if p.cfg.Nonce != nil {
+		if n := p.cfg.Nonce(); n != "" {
+			w.Header().Set("DPoP-Nonce", n)
+		}
+	}
 }
 
 func (p *Provider) revoke(w http.ResponseWriter, r *http.Request) {

@@ -7,15 +7,21 @@
 package dpop
 
 import (
+	"bytes"
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/hmac"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
+	_ "crypto/sha512" // SHA-384 and SHA-512 for ES384, PS512, …
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"net/url"
 	"strings"
 	"sync"
@@ -74,37 +80,42 @@ type Proof struct {
 
 var privateMembers = []string{"d", "p", "q", "dp", "dq", "qi", "k", "oth", "priv"}
 
-// Parse parses a proof and checks everything that does not depend on the
-// request: form, typ, alg, public jwk, signature and required claims.
-func Parse(raw string, algs []string) (*Proof, error) {
-	if len(raw) > 8192 {
-		return nil, fail(RuleMalformed, "the proof is longer than 8192 bytes")
+// parsedKey is a proof key with its thumbprint, cached by its JSON text:
+// a client signs every proof with the same key.
+type parsedKey struct {
+	jwk        jose.JSONWebKey
+	thumbprint string
+}
+
+type keyCacheT struct {
+	mu  sync.Mutex
+	max int
+	m   map[string]*parsedKey
+}
+
+func newKeyCache(max int) *keyCacheT { return &keyCacheT{max: max, m: map[string]*parsedKey{}} }
+
+func (c *keyCacheT) get(raw string) *parsedKey {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[raw]
+}
+
+func (c *keyCacheT) put(raw string, k *parsedKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= c.max {
+		clear(c.m) // simple and bounded; the next proofs refill it
 	}
-	parts := strings.Split(raw, ".")
-	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
-		return nil, fail(RuleMalformed, "not a compact JWS of three parts")
-	}
-	hb, err := base64.RawURLEncoding.DecodeString(parts[0])
-	if err != nil {
-		return nil, fail(RuleMalformed, "the header is not base64url")
-	}
-	var hdr map[string]json.RawMessage
-	if err := json.Unmarshal(hb, &hdr); err != nil {
-		return nil, fail(RuleMalformed, "the header is not a JSON object")
-	}
-	var typ, alg string
-	if err := json.Unmarshal(hdr["typ"], &typ); err != nil || typ != "dpop+jwt" {
-		return nil, fail(RuleTyp, "typ must be dpop+jwt")
-	}
-	if err := json.Unmarshal(hdr["alg"], &alg); err != nil || alg == "" {
-		return nil, fail(RuleAlg, "alg is missing")
-	}
-	if !contains(algs, alg) {
-		return nil, fail(RuleAlg, "alg %q is not an accepted asymmetric algorithm (%s)", alg, strings.Join(algs, " "))
-	}
-	rawJWK, ok := hdr["jwk"]
-	if !ok {
-		return nil, fail(RuleJWK, "the header has no jwk")
+	c.m[raw] = k
+}
+
+// parseKey checks a header jwk and returns it with its thumbprint.
+func parseKey(rawJWK json.RawMessage, cache *keyCacheT) (*parsedKey, error) {
+	if cache != nil {
+		if k := cache.get(string(rawJWK)); k != nil {
+			return k, nil
+		}
 	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(rawJWK, &members); err != nil {
@@ -115,9 +126,6 @@ func Parse(raw string, algs []string) (*Proof, error) {
 			return nil, fail(RulePrivateKey, "jwk holds the private member %q", m)
 		}
 	}
-	if _, ok := hdr["x5c"]; ok {
-		return nil, fail(RuleJWK, "x5c is not accepted in a proof; send the key as jwk")
-	}
 	var jwk jose.JSONWebKey
 	if err := jwk.UnmarshalJSON(rawJWK); err != nil {
 		return nil, fail(RuleJWK, "jwk is not a usable key: %v", err)
@@ -125,23 +133,91 @@ func Parse(raw string, algs []string) (*Proof, error) {
 	if !jwk.IsPublic() || !jwk.Valid() {
 		return nil, fail(RulePrivateKey, "jwk must be a public key")
 	}
-	jws, err := jose.ParseSignedCompact(raw, []jose.SignatureAlgorithm{jose.SignatureAlgorithm(alg)})
+	tp, err := jwk.Thumbprint(crypto.SHA256)
 	if err != nil {
-		return nil, fail(RuleMalformed, "not a valid JWS: %v", err)
+		return nil, fail(RuleJWK, "no thumbprint for this key: %v", err)
 	}
-	payload, err := jws.Verify(jwk.Key)
+	k := &parsedKey{jwk: jwk, thumbprint: base64.RawURLEncoding.EncodeToString(tp)}
+	if cache != nil {
+		cache.put(string(rawJWK), k)
+	}
+	return k, nil
+}
+
+type proofHeader struct {
+	Typ  *string         `json:"typ"`
+	Alg  *string         `json:"alg"`
+	JWK  json.RawMessage `json:"jwk"`
+	X5C  json.RawMessage `json:"x5c"`
+	Crit json.RawMessage `json:"crit"`
+}
+
+type proofClaims struct {
+	JTI   *string      `json:"jti"`
+	HTM   *string      `json:"htm"`
+	HTU   *string      `json:"htu"`
+	IAT   *json.Number `json:"iat"`
+	ATH   *string      `json:"ath"`
+	Nonce *string      `json:"nonce"`
+}
+
+// Parse parses a proof and checks everything that does not depend on the
+// request: form, typ, alg, public jwk, signature and required claims.
+func Parse(raw string, algs []string) (*Proof, error) { return parse(raw, algs, nil) }
+
+func parse(raw string, algs []string, cache *keyCacheT) (*Proof, error) {
+	if len(raw) > 8192 {
+		return nil, fail(RuleMalformed, "the proof is longer than 8192 bytes")
+	}
+	h64, rest, ok1 := strings.Cut(raw, ".")
+	c64, s64, ok2 := strings.Cut(rest, ".")
+	if !ok1 || !ok2 || h64 == "" || c64 == "" || s64 == "" || strings.Contains(s64, ".") {
+		return nil, fail(RuleMalformed, "not a compact JWS of three parts")
+	}
+	hb, err := base64.RawURLEncoding.DecodeString(h64)
 	if err != nil {
-		return nil, fail(RuleSignature, "the signature does not verify with the header's jwk")
+		return nil, fail(RuleMalformed, "the header is not base64url")
 	}
-	var c struct {
-		JTI   *string      `json:"jti"`
-		HTM   *string      `json:"htm"`
-		HTU   *string      `json:"htu"`
-		IAT   *json.Number `json:"iat"`
-		ATH   *string      `json:"ath"`
-		Nonce *string      `json:"nonce"`
+	var hdr proofHeader
+	if err := json.Unmarshal(hb, &hdr); err != nil {
+		return nil, fail(RuleMalformed, "the header is not a JSON object")
 	}
-	dec := json.NewDecoder(strings.NewReader(string(payload)))
+	if hdr.Typ == nil || *hdr.Typ != "dpop+jwt" {
+		return nil, fail(RuleTyp, "typ must be dpop+jwt")
+	}
+	if hdr.Alg == nil || *hdr.Alg == "" {
+		return nil, fail(RuleAlg, "alg is missing")
+	}
+	alg := *hdr.Alg
+	if !contains(algs, alg) || !contains(DefaultAlgs, alg) {
+		return nil, fail(RuleAlg, "alg %q is not an accepted asymmetric algorithm (%s)", alg, strings.Join(algs, " "))
+	}
+	if len(hdr.Crit) > 0 {
+		return nil, fail(RuleMalformed, "crit header parameters are not understood here")
+	}
+	if len(hdr.X5C) > 0 {
+		return nil, fail(RuleJWK, "x5c is not accepted in a proof; send the key as jwk")
+	}
+	if len(hdr.JWK) == 0 || string(hdr.JWK) == "null" {
+		return nil, fail(RuleJWK, "the header has no jwk")
+	}
+	key, err := parseKey(hdr.JWK, cache)
+	if err != nil {
+		return nil, err
+	}
+	sig, err := base64.RawURLEncoding.DecodeString(s64)
+	if err != nil {
+		return nil, fail(RuleMalformed, "the signature is not base64url")
+	}
+	if err := verify(alg, key.jwk.Key, []byte(h64+"."+c64), sig); err != nil {
+		return nil, err
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(c64)
+	if err != nil {
+		return nil, fail(RuleMalformed, "the claims are not base64url")
+	}
+	var c proofClaims
+	dec := json.NewDecoder(bytes.NewReader(payload))
 	dec.UseNumber()
 	if err := dec.Decode(&c); err != nil {
 		return nil, fail(RuleMalformed, "the claims are not a JSON object")
@@ -156,11 +232,7 @@ func Parse(raw string, algs []string) (*Proof, error) {
 	if err != nil || iat <= 0 || iat > 1e11 {
 		return nil, fail(RuleClaims, "iat must be a NumericDate")
 	}
-	tp, err := jwk.Thumbprint(crypto.SHA256)
-	if err != nil {
-		return nil, fail(RuleJWK, "no thumbprint for this key: %v", err)
-	}
-	p := &Proof{Alg: alg, JWK: jwk, Thumbprint: base64.RawURLEncoding.EncodeToString(tp),
+	p := &Proof{Alg: alg, JWK: key.jwk, Thumbprint: key.thumbprint,
 		JTI: *c.JTI, HTM: *c.HTM, HTU: *c.HTU, IAT: time.Unix(int64(iat), 0)}
 	if c.ATH != nil {
 		p.ATH = *c.ATH
@@ -169,6 +241,79 @@ func Parse(raw string, algs []string) (*Proof, error) {
 		p.Nonce = *c.Nonce
 	}
 	return p, nil
+}
+
+// verify checks a JWS signature with the key the alg calls for.
+func verify(alg string, key any, input, sig []byte) error {
+	bad := fail(RuleSignature, "the signature does not verify with the header's jwk")
+	wrongKey := fail(RuleSignature, "alg %s does not fit a %T key", alg, key)
+	var h crypto.Hash
+	switch alg[len(alg)-3:] {
+	case "256":
+		h = crypto.SHA256
+	case "384":
+		h = crypto.SHA384
+	case "512":
+		h = crypto.SHA512
+	}
+	digest := func() []byte {
+		hh := h.New()
+		hh.Write(input)
+		return hh.Sum(nil)
+	}
+	switch {
+	case alg == "EdDSA":
+		k, ok := key.(ed25519.PublicKey)
+		if !ok {
+			return wrongKey
+		}
+		if !ed25519.Verify(k, input, sig) {
+			return bad
+		}
+	case strings.HasPrefix(alg, "ES"):
+		k, ok := key.(*ecdsa.PublicKey)
+		if !ok {
+			return wrongKey
+		}
+		size := (k.Curve.Params().BitSize + 7) / 8
+		want := map[string]int{"ES256": 32, "ES384": 48, "ES512": 66}[alg]
+		if size != want {
+			return wrongKey
+		}
+		if len(sig) != 2*size {
+			return bad
+		}
+		r := new(big.Int).SetBytes(sig[:size])
+		s := new(big.Int).SetBytes(sig[size:])
+		if !ecdsa.Verify(k, digest(), r, s) {
+			return bad
+		}
+	case strings.HasPrefix(alg, "RS"):
+		k, ok := key.(*rsa.PublicKey)
+		if !ok {
+			return wrongKey
+		}
+		if k.N.BitLen() < 2048 {
+			return fail(RuleJWK, "RSA keys must have at least 2048 bits")
+		}
+		if rsa.VerifyPKCS1v15(k, h, digest(), sig) != nil {
+			return bad
+		}
+	case strings.HasPrefix(alg, "PS"):
+		k, ok := key.(*rsa.PublicKey)
+		if !ok {
+			return wrongKey
+		}
+		if k.N.BitLen() < 2048 {
+			return fail(RuleJWK, "RSA keys must have at least 2048 bits")
+		}
+		if rsa.VerifyPSS(k, h, digest(), sig, &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthEqualsHash}) != nil {
+			return bad
+		}
+	default:
+		return fail(RuleAlg, "alg %q is not supported", alg)
+	}
+	return nil
 }
 
 func contains(list []string, s string) bool {
@@ -188,6 +333,7 @@ type Checker struct {
 	Now    func() time.Time // default time.Now
 	Nonces *Nonces          // nil: no server nonces
 	replay *ReplayCache
+	keys   *keyCacheT
 	once   sync.Once
 }
 
@@ -206,6 +352,7 @@ func (c *Checker) init() {
 			c.Now = time.Now
 		}
 		c.replay = NewReplayCache(1_000_000, c.Now)
+		c.keys = newKeyCache(4096)
 	})
 }
 
@@ -233,7 +380,7 @@ func (c *Checker) Check(headers []string, req Request) (*Proof, error) {
 	if strings.Contains(headers[0], ",") {
 		return nil, fail(RuleHeaderCount, "exactly one proof is required")
 	}
-	p, err := Parse(strings.TrimSpace(headers[0]), c.Algs)
+	p, err := parse(strings.TrimSpace(headers[0]), c.Algs, c.keys)
 	if err != nil {
 		return nil, err
 	}

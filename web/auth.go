@@ -15,6 +15,7 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/trustframe/trustframe/devidp"
+	"github.com/trustframe/trustframe/dpop"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/store"
 	"golang.org/x/oauth2"
@@ -282,21 +283,6 @@ type AccessToken struct {
 	Expiry  time.Time
 }
 
-// tokenError is a 401 with the WWW-Authenticate challenge of RFC 6750.
-func tokenError(scheme, code, msg string) *handlers.Error {
-	h := http.Header{}
-	ch := scheme + ` realm="trustframe"`
-	if code != "" {
-		ch += `, error="` + code + `", error_description="` + strings.ReplaceAll(msg, `"`, "'") + `"`
-	}
-	h.Set("WWW-Authenticate", ch)
-	status := http.StatusUnauthorized
-	if code == "invalid_request" {
-		status = http.StatusBadRequest
-	}
-	return &handlers.Error{Status: status, Code: orDefault(code, "unauthenticated"), Message: msg, Header: h}
-}
-
 func orDefault(s, d string) string {
 	if s == "" {
 		return d
@@ -390,35 +376,100 @@ func (a *authenticator) apiAuth(next http.Handler) http.Handler {
 func (a *authenticator) authenticateRequest(r *http.Request) (AccessToken, error) {
 	authz := r.Header.Values("Authorization")
 	if len(authz) == 0 {
-		return AccessToken{}, tokenError("Bearer", "", "an access token is required (Authorization: Bearer <token>)")
+		return AccessToken{}, a.challenge("", "", "an access token is required (Authorization: Bearer <token> or DPoP <token> with a DPoP proof)")
 	}
-	if len(authz) > 1 {
-		return AccessToken{}, tokenError("Bearer", "invalid_request", "more than one Authorization header")
+	if len(authz) > 1 || strings.Contains(authz[0], ",") {
+		return AccessToken{}, a.challenge("", "invalid_request", "send exactly one Authorization header with one scheme")
 	}
 	scheme, raw, _ := strings.Cut(authz[0], " ")
 	raw = strings.TrimSpace(raw)
 	switch {
 	case strings.EqualFold(scheme, "Bearer"):
 		if raw == "" {
-			return AccessToken{}, tokenError("Bearer", "invalid_request", "the Bearer token is empty")
+			return AccessToken{}, a.challenge("Bearer", "invalid_request", "the Bearer token is empty")
 		}
 		tok, err := a.verifyAccessToken(r.Context(), raw)
 		if err != nil {
-			return AccessToken{}, asTokenError("Bearer", err)
+			return AccessToken{}, a.asTokenError("Bearer", err)
 		}
 		if tok.JKT != "" {
-			return AccessToken{}, tokenError("Bearer", "invalid_token", "this token is DPoP-bound; present it with Authorization: DPoP and a DPoP proof")
+			return AccessToken{}, a.challenge("Bearer", "invalid_token", "this token is DPoP-bound; present it with Authorization: DPoP and a DPoP proof")
+		}
+		return tok, nil
+	case strings.EqualFold(scheme, "DPoP"):
+		if raw == "" {
+			return AccessToken{}, a.challenge("DPoP", "invalid_request", "the DPoP token is empty")
+		}
+		tok, err := a.verifyAccessToken(r.Context(), raw)
+		if err != nil {
+			return AccessToken{}, a.asTokenError("DPoP", err)
+		}
+		if tok.JKT == "" {
+			return AccessToken{}, a.challenge("DPoP", "invalid_token", "this token is not DPoP-bound (no cnf.jkt); present it as Bearer")
+		}
+		_, err = a.s.dpop.Check(r.Header.Values("DPoP"), dpop.Request{
+			Method: r.Method, URL: a.s.requestURI(r), AccessToken: raw, JKT: tok.JKT,
+		})
+		if err != nil {
+			return AccessToken{}, a.proofError(err)
 		}
 		return tok, nil
 	default:
-		return AccessToken{}, tokenError("Bearer", "invalid_request", "unsupported authorization scheme "+scheme)
+		return AccessToken{}, a.challenge("", "invalid_request", "unsupported authorization scheme "+scheme)
 	}
 }
 
-func asTokenError(scheme string, err error) error {
+// challenge is a 401 (400 for invalid_request) with the WWW-Authenticate
+// challenges of RFC 6750 and RFC 9449 §7.1: the scheme in error gets the
+// error; with no scheme both are offered.
+func (a *authenticator) challenge(scheme, code, msg string) *handlers.Error {
+	desc := strings.ReplaceAll(msg, `"`, "'")
+	bearer := `Bearer realm="trustframe"`
+	dp := `DPoP realm="trustframe", algs="` + a.s.dpop.AlgList() + `"`
+	if code != "" {
+		params := `, error="` + code + `", error_description="` + desc + `"`
+		switch scheme {
+		case "Bearer":
+			bearer += params
+		case "DPoP":
+			dp += params
+		default:
+			bearer += params
+		}
+	}
+	h := http.Header{}
+	h.Add("WWW-Authenticate", bearer)
+	h.Add("WWW-Authenticate", dp)
+	status := http.StatusUnauthorized
+	if code == "invalid_request" {
+		status = http.StatusBadRequest
+	}
+	return &handlers.Error{Status: status, Code: orDefault(code, "unauthenticated"), Message: msg, Header: h}
+}
+
+// proofError reports a refused DPoP proof and the rule it broke.
+func (a *authenticator) proofError(err error) error {
+	var de *dpop.Error
+	if !errors.As(err, &de) {
+		return err
+	}
+	code := "invalid_dpop_proof"
+	if de.UseNonce {
+		code = "use_dpop_nonce"
+	}
+	e := a.challenge("DPoP", code, "DPoP proof refused ("+de.Rule+"): "+de.Message)
+	e.Extra = map[string]any{"dpopRule": de.Rule}
+	e.Fields = []handlers.FieldError{{Code: code, Message: de.Message, Field: "DPoP." + de.Rule}}
+	if de.UseNonce && a.s.nonces != nil {
+		e.Header.Set("DPoP-Nonce", a.s.nonces.New())
+	}
+	return e
+}
+
+func (a *authenticator) asTokenError(scheme string, err error) error {
 	var he *handlers.Error
 	if errors.As(err, &he) {
 		return he
 	}
-	return tokenError(scheme, "invalid_token", "the access token is not valid: "+err.Error())
+	return a.challenge(scheme, "invalid_token", "the access token is not valid: "+err.Error())
 }

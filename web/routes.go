@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -40,6 +41,8 @@ func (s *Server) routes() http.Handler {
 	})
 	r.Get("/readyz", s.ready)
 	r.Handle("/static/*", static.Handler())
+	r.Get("/.well-known/oauth-protected-resource", s.protectedResourceMetadata)
+	r.Get("/.well-known/oauth-protected-resource/api", s.protectedResourceMetadata)
 
 	// Development identity provider (only without --oidc-issuer).
 	if s.idp != nil {
@@ -57,7 +60,7 @@ func (s *Server) routes() http.Handler {
 
 	// JSON API: access tokens only, no cookies.
 	r.Route("/api", func(r chi.Router) {
-		r.Use(noStore, s.auth.apiAuth)
+		r.Use(noStore, s.dpopNonceHeader, s.auth.apiAuth)
 		r.Route("/users/super", func(r chi.Router) {
 			r.Use(requireSuperUser)
 			r.Get("/", superUsers.List)
@@ -113,6 +116,35 @@ func noHardDelete(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Allow", "GET, PUT")
 	handlers.WriteError(w, r, &handlers.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
 		Message: "administrators are never deleted; set Status to Inactive instead"})
+}
+
+// protectedResourceMetadata describes the API for OAuth clients (RFC 9728):
+// where to get tokens and which DPoP algorithms it takes.
+func (s *Server) protectedResourceMetadata(w http.ResponseWriter, r *http.Request) {
+	issuer := s.cfg.OIDCIssuer
+	if s.idp != nil {
+		issuer = s.idp.Issuer()
+	}
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	handlers.WriteJSON(w, http.StatusOK, map[string]any{
+		"resource":                          s.cfg.APIAudience,
+		"authorization_servers":             []string{issuer},
+		"bearer_methods_supported":          []string{"header"},
+		"dpop_signing_alg_values_supported": strings.Fields(s.dpop.AlgList()),
+		"resource_name":                     "trustframe API",
+		"trustframe_cli_client_id":          "trustframe-cli",
+	})
+}
+
+// dpopNonceHeader gives every API answer a fresh DPoP-Nonce when server
+// nonces are on (RFC 9449 §9).
+func (s *Server) dpopNonceHeader(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.nonces != nil {
+			w.Header().Set("DPoP-Nonce", s.nonces.New())
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {

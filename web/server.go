@@ -22,6 +22,7 @@ import (
 	"github.com/alexedwards/scs/v2"
 	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/devidp"
+	"github.com/trustframe/trustframe/dpop"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -40,7 +41,10 @@ type Config struct {
 	DevIdPAllowRemote bool
 	DataDir           string
 	SMTPURL           string
-	RateLimit         int // sign-in and token requests per minute per client address; 0: off
+	RateLimit         int           // sign-in and token requests per minute per client address; 0: off
+	DPoPNonce         bool          // require server nonces in DPoP proofs (RFC 9449 §8, §9)
+	DPoPWindow        time.Duration // how old a DPoP proof may be; default 60 s
+	DPoPSkew          time.Duration // how far in the future a proof's iat may be; default 5 s
 	Now               func() time.Time
 	Logger            *slog.Logger
 }
@@ -55,6 +59,10 @@ type Server struct {
 	log      *slog.Logger
 	handler  http.Handler
 	limiter  *rateLimiter
+	dpop     *dpop.Checker // resource server proofs
+	tokDPoP  *dpop.Checker // token endpoint proofs
+	nonces   *dpop.Nonces  // nil unless --dpop-nonce
+	origin   string        // scheme://host of the base URL, for htu
 }
 
 // NewServer builds the handler of the whole service.
@@ -80,6 +88,12 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 		return nil, fmt.Errorf("web: --base-url %q is not an http(s) URL", cfg.BaseURL)
 	}
 	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now)}
+	s.origin = bu.Scheme + "://" + bu.Host + strings.TrimRight(bu.Path, "/")
+	if cfg.DPoPNonce {
+		s.nonces = dpop.NewNonces(5*time.Minute, cfg.Now)
+	}
+	s.dpop = &dpop.Checker{Window: cfg.DPoPWindow, Skew: cfg.DPoPSkew, Now: cfg.Now, Nonces: s.nonces}
+	s.tokDPoP = &dpop.Checker{Window: cfg.DPoPWindow, Skew: cfg.DPoPSkew, Now: cfg.Now, Nonces: s.nonces}
 
 	sm := scs.New()
 	sm.Store = db.Sessions()
@@ -104,6 +118,8 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 			WebClientSecret: webSecret,
 			KeyFile:         keyFile(cfg.DataDir),
 			Logger:          cfg.Logger,
+			ProofBinder:     s.bindTokenProof,
+			Nonce:           s.newNonce,
 			RenderSignIn: func(w http.ResponseWriter, r *http.Request, p devidp.SignInPage) {
 				var buf bytes.Buffer
 				_ = views.DevSignIn(p.Action, p.Hidden, p.Email, p.Error, p.ClientID).Render(r.Context(), &buf)
@@ -139,6 +155,33 @@ func keyFile(dataDir string) string {
 		return ""
 	}
 	return dataDir + "/dev-idp-key.pem"
+}
+
+// requestURI is the URI a client addressed, computed from --base-url so that
+// it holds behind a proxy: the DPoP htu to compare with.
+func (s *Server) requestURI(r *http.Request) string {
+	return s.origin + r.URL.EscapedPath()
+}
+
+// bindTokenProof checks the DPoP proof of a token request at the development
+// identity provider; it returns the key thumbprint to bind ("" without a proof).
+func (s *Server) bindTokenProof(r *http.Request) (string, error) {
+	proofs := r.Header.Values("DPoP")
+	if len(proofs) == 0 {
+		return "", nil
+	}
+	p, err := s.tokDPoP.Check(proofs, dpop.Request{Method: r.Method, URL: s.requestURI(r)})
+	if err != nil {
+		return "", err
+	}
+	return p.Thumbprint, nil
+}
+
+func (s *Server) newNonce() string {
+	if s.nonces == nil {
+		return ""
+	}
+	return s.nonces.New()
 }
 
 // ServeHTTP serves a request.

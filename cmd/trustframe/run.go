@@ -16,6 +16,10 @@ const usage = `trustframe — the administration service of a trust framework.
 Usage:
   trustframe serve [flags]      run the service (the embedded default needs no flags)
   trustframe migrate [flags]    apply database migrations and exit
+  trustframe login --server URL sign in (browser, PKCE) and keep a DPoP-bound token
+  trustframe api METHOD PATH [--data JSON|@file]
+                                call the API, e.g. trustframe api GET /users/super
+  trustframe logout             revoke and forget the tokens
   trustframe version            print the version
 
 Run "trustframe COMMAND --help" for the flags of a command; every flag
@@ -55,6 +59,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdServe(ctx, args[1:], getenv, stdout, stderr)
 	case "migrate":
 		return cmdMigrate(ctx, args[1:], getenv, stdout, stderr)
+	case "login":
+		return cmdLogin(ctx, args[1:], getenv, stdout, stderr)
+	case "api":
+		return cmdAPI(ctx, args[1:], getenv, stdin, stdout, stderr)
+	case "logout":
+		return cmdLogout(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "trustframe", version)
 		return nil

@@ -25,6 +25,9 @@ type serveFlags struct {
 	devIdPAllowRemote                    bool
 	rateLimit                            int
 	logFormat                            string
+	dpopNonce                            bool
+	dpopWindow, dpopSkew                 time.Duration
+	tokenTypes                           string
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -41,6 +44,10 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.devIdPAllowRemote, "dev-idp-allow-remote", false, "let non-loopback clients use the development identity provider")
 	fs.IntVar(&f.rateLimit, "rate-limit", 120, "sign-in and token requests per minute per client address (0: no limit)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+	fs.BoolVar(&f.dpopNonce, "dpop-nonce", false, "require server-provided nonces in DPoP proofs (RFC 9449 §8, §9)")
+	fs.DurationVar(&f.dpopWindow, "dpop-window", 60*time.Second, "how old a DPoP proof may be")
+	fs.DurationVar(&f.dpopSkew, "dpop-skew", 5*time.Second, "how far in the future a DPoP proof's iat may be")
+	fs.StringVar(&f.tokenTypes, "api-token-types", "at+jwt,application/at+jwt", "JWT typ values accepted for API access tokens, comma-separated (add JWT for issuers such as Keycloak)")
 }
 
 func (f *serveFlags) logger(stderr io.Writer) *slog.Logger {
@@ -120,6 +127,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		OIDCIssuer: f.oidcIssuer, OIDCClientID: f.oidcClientID, OIDCClientSecret: f.oidcSecret,
 		EmailClaim: f.emailClaim, DevIdPAllowRemote: f.devIdPAllowRemote,
 		DataDir: f.dataDir, SMTPURL: f.smtpURL, RateLimit: f.rateLimit, Logger: log,
+		DPoPNonce: f.dpopNonce, DPoPWindow: f.dpopWindow, DPoPSkew: f.dpopSkew,
+		TokenTypes: splitList(f.tokenTypes),
 	}, db)
 	if err != nil {
 		return err
@@ -174,4 +183,14 @@ func purgeSessions(ctx context.Context, db *store.DB, log *slog.Logger) {
 			}
 		}
 	}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -180,9 +180,10 @@ func SignIn(t testing.TB, c *http.Client, base, email string) *http.Response {
 	if err != nil {
 		t.Fatal(err)
 	}
+	action := resp.Request.URL.String()
 	form := readForm(t, resp)
 	form.Set("email", email)
-	resp, err = c.PostForm(base+"/dev/idp/authorize", form)
+	resp, err = c.PostForm(action, form)
 	if err != nil {
 		t.Fatal(err)
 	}

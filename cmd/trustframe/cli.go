@@ -1,0 +1,527 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/trustframe/trustframe/dpop"
+)
+
+// credentials is what `trustframe login` keeps (mode 0600).
+type credentials struct {
+	Server             string    `json:"server"`
+	Issuer             string    `json:"issuer"`
+	TokenEndpoint      string    `json:"token_endpoint"`
+	RevocationEndpoint string    `json:"revocation_endpoint,omitempty"`
+	ClientID           string    `json:"client_id"`
+	AccessToken        string    `json:"access_token"`
+	RefreshToken       string    `json:"refresh_token,omitempty"`
+	TokenType          string    `json:"token_type"`
+	Expiry             time.Time `json:"expiry"`
+	Nonce              string    `json:"dpop_nonce,omitempty"`
+	Email              string    `json:"email,omitempty"`
+}
+
+type cliEnv struct {
+	dir    string
+	http   *http.Client
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func configDir(getenv func(string) string, flagValue string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	if d := getenv("TRUSTFRAME_CONFIG_DIR"); d != "" {
+		return d, nil
+	}
+	if d := getenv("XDG_CONFIG_HOME"); d != "" {
+		return filepath.Join(d, "trustframe"), nil
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config", "trustframe"), nil
+	}
+	return "", errors.New("no config directory: set --config-dir or TRUSTFRAME_CONFIG_DIR")
+}
+
+func (e *cliEnv) credPath() string { return filepath.Join(e.dir, "credentials.json") }
+func (e *cliEnv) keyPath() string  { return filepath.Join(e.dir, "dpop-key.pem") }
+
+// dpopKey loads the DPoP key pair, making it (0600) on first use.
+func (e *cliEnv) dpopKey() (*dpop.Signer, error) {
+	if err := os.MkdirAll(e.dir, 0o700); err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(e.keyPath())
+	var key *ecdsa.PrivateKey
+	switch {
+	case err == nil:
+		blk, _ := pem.Decode(b)
+		if blk == nil {
+			return nil, fmt.Errorf("%s is not PEM", e.keyPath())
+		}
+		key, err = x509.ParseECPrivateKey(blk.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.keyPath(), err)
+		}
+	case errors.Is(err, os.ErrNotExist):
+		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			return nil, err
+		}
+		der, err := x509.MarshalECPrivateKey(key)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(e.keyPath(), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, err
+	}
+	return dpop.NewSigner(key)
+}
+
+func (e *cliEnv) load() (*credentials, error) {
+	b, err := os.ReadFile(e.credPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, errors.New("not signed in: run trustframe login --server URL")
+	}
+	if err != nil {
+		return nil, err
+	}
+	var c credentials
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("%s: %w", e.credPath(), err)
+	}
+	return &c, nil
+}
+
+func (e *cliEnv) save(c *credentials) error {
+	if err := os.MkdirAll(e.dir, 0o700); err != nil {
+		return err
+	}
+	b, _ := json.MarshalIndent(c, "", "  ")
+	tmp := e.credPath() + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, e.credPath())
+}
+
+func (e *cliEnv) getJSON(ctx context.Context, u string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := e.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", u, resp.Status)
+	}
+	return json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(v)
+}
+
+type tokenResponse struct {
+	AccessToken      string `json:"access_token"`
+	RefreshToken     string `json:"refresh_token"`
+	TokenType        string `json:"token_type"`
+	ExpiresIn        int    `json:"expires_in"`
+	Error            string `json:"error"`
+	ErrorDescription string `json:"error_description"`
+}
+
+// tokenRequest posts to the token endpoint with a DPoP proof, retrying once
+// with the server's nonce when it asks for one.
+func (e *cliEnv) tokenRequest(ctx context.Context, c *credentials, key *dpop.Signer, form url.Values) (*tokenResponse, error) {
+	for attempt := 0; attempt < 2; attempt++ {
+		proof, err := key.Proof(http.MethodPost, c.TokenEndpoint, "", c.Nonce)
+		if err != nil {
+			return nil, err
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.TokenEndpoint, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("DPoP", proof)
+		resp, err := e.http.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		var tr tokenResponse
+		_ = json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&tr)
+		resp.Body.Close()
+		if n := resp.Header.Get("DPoP-Nonce"); n != "" {
+			c.Nonce = n
+		}
+		if tr.Error == "use_dpop_nonce" && attempt == 0 {
+			continue
+		}
+		if resp.StatusCode != http.StatusOK || tr.AccessToken == "" {
+			return nil, fmt.Errorf("token endpoint: %s %s %s", resp.Status, tr.Error, tr.ErrorDescription)
+		}
+		return &tr, nil
+	}
+	return nil, errors.New("token endpoint kept asking for a new DPoP nonce")
+}
+
+func (c *credentials) take(tr *tokenResponse, now time.Time) {
+	c.AccessToken, c.TokenType = tr.AccessToken, tr.TokenType
+	if tr.RefreshToken != "" {
+		c.RefreshToken = tr.RefreshToken
+	}
+	c.Expiry = now.Add(time.Duration(tr.ExpiresIn) * time.Second)
+	if parts := strings.Split(tr.AccessToken, "."); len(parts) == 3 {
+		if b, err := base64.RawURLEncoding.DecodeString(parts[1]); err == nil {
+			var claims struct {
+				Email string `json:"email"`
+			}
+			_ = json.Unmarshal(b, &claims)
+			c.Email = claims.Email
+		}
+	}
+}
+
+func newCLIEnv(getenv func(string) string, dirFlag string, stdout, stderr io.Writer) (*cliEnv, error) {
+	dir, err := configDir(getenv, dirFlag)
+	if err != nil {
+		return nil, err
+	}
+	return &cliEnv{dir: dir, http: &http.Client{Timeout: 30 * time.Second}, stdout: stdout, stderr: stderr}, nil
+}
+
+// cmdLogin runs the authorization code flow with PKCE through a loopback
+// redirect and keeps a DPoP-bound token.
+func cmdLogin(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("login", flag.ContinueOnError)
+	server := fs.String("server", "", "URL of the trustframe service, e.g. http://127.0.0.1:8080")
+	clientID := fs.String("client-id", "", "OAuth client ID (default: what the server advertises, trustframe-cli)")
+	dir := fs.String("config-dir", "", "where the DPoP key and tokens are kept (default $XDG_CONFIG_HOME/trustframe)")
+	timeout := fs.Duration("timeout", 5*time.Minute, "how long to wait for the browser sign-in")
+	if err := parseFlags(fs, args, getenv, stderr); err != nil {
+		return err
+	}
+	if *server == "" {
+		return fmt.Errorf("%w: --server is required", errUsage)
+	}
+	e, err := newCLIEnv(getenv, *dir, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	srv := strings.TrimRight(*server, "/")
+	var prm struct {
+		AuthorizationServers []string `json:"authorization_servers"`
+		ClientID             string   `json:"trustframe_cli_client_id"`
+	}
+	if err := e.getJSON(ctx, srv+"/.well-known/oauth-protected-resource", &prm); err != nil {
+		return fmt.Errorf("is %s a trustframe server? %w", srv, err)
+	}
+	if len(prm.AuthorizationServers) == 0 {
+		return errors.New("the server names no authorization server")
+	}
+	issuer := prm.AuthorizationServers[0]
+	var disc struct {
+		Issuer                string `json:"issuer"`
+		AuthorizationEndpoint string `json:"authorization_endpoint"`
+		TokenEndpoint         string `json:"token_endpoint"`
+		RevocationEndpoint    string `json:"revocation_endpoint"`
+	}
+	if err := e.getJSON(ctx, strings.TrimRight(issuer, "/")+"/.well-known/openid-configuration", &disc); err != nil {
+		return fmt.Errorf("discovery of %s: %w", issuer, err)
+	}
+	if disc.Issuer != issuer {
+		return fmt.Errorf("discovery of %s names issuer %s", issuer, disc.Issuer)
+	}
+	cid := *clientID
+	if cid == "" {
+		cid = prm.ClientID
+	}
+	if cid == "" {
+		cid = "trustframe-cli"
+	}
+	key, err := e.dpopKey()
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
+	state := randomToken()
+	verifier := randomToken() + randomToken()
+	sum := sha256.Sum256([]byte(verifier))
+	q := url.Values{"response_type": {"code"}, "client_id": {cid}, "redirect_uri": {redirect},
+		"scope": {"openid email offline_access"}, "state": {state},
+		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"},
+		"dpop_jkt": {key.Thumbprint()}}
+	authURL := disc.AuthorizationEndpoint + "?" + q.Encode()
+	fmt.Fprintf(stdout, "Open this URL in a browser to sign in:\n\n  %s\n\nWaiting for the sign-in…\n", authURL)
+
+	type result struct {
+		code string
+		err  error
+	}
+	got := make(chan result, 1)
+	hs := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/callback" {
+			http.NotFound(w, r)
+			return
+		}
+		rq := r.URL.Query()
+		var res result
+		switch {
+		case rq.Get("error") != "":
+			res.err = fmt.Errorf("sign-in refused: %s %s", rq.Get("error"), rq.Get("error_description"))
+		case rq.Get("state") != state:
+			res.err = errors.New("sign-in answered with another state; try again")
+		default:
+			res.code = rq.Get("code")
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if res.err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintln(w, "trustframe: ", res.err)
+		} else {
+			fmt.Fprintln(w, "trustframe: signed in. You can close this tab.")
+		}
+		select {
+		case got <- res:
+		default:
+		}
+	})}
+	go hs.Serve(ln)
+	defer hs.Close()
+
+	wctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	var res result
+	select {
+	case res = <-got:
+	case <-wctx.Done():
+		return errors.New("no sign-in arrived before the timeout")
+	}
+	if res.err != nil {
+		return res.err
+	}
+	c := &credentials{Server: srv, Issuer: issuer, TokenEndpoint: disc.TokenEndpoint, RevocationEndpoint: disc.RevocationEndpoint, ClientID: cid}
+	tr, err := e.tokenRequest(ctx, c, key, url.Values{"grant_type": {"authorization_code"}, "code": {res.code},
+		"redirect_uri": {redirect}, "client_id": {cid}, "code_verifier": {verifier}})
+	if err != nil {
+		return err
+	}
+	c.take(tr, time.Now())
+	if err := e.save(c); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Signed in to %s as %s (%s token).\n", srv, c.Email, c.TokenType)
+	return nil
+}
+
+func randomToken() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// cmdAPI calls the API with a fresh DPoP proof, like `gh api`.
+func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("api", flag.ContinueOnError)
+	data := fs.String("data", "", "request body: JSON text, @file, or @- for standard input")
+	dir := fs.String("config-dir", "", "where the DPoP key and tokens are kept")
+	// Flags may come after METHOD PATH, as in gh api.
+	var pos []string
+	rest := args
+	for len(rest) > 0 {
+		if !strings.HasPrefix(rest[0], "-") {
+			pos = append(pos, rest[0])
+			rest = rest[1:]
+			continue
+		}
+		fs.SetOutput(stderr)
+		if err := fs.Parse(rest); err != nil {
+			return err
+		}
+		rest = fs.Args()
+	}
+	if err := parseFlags(fs, nil, getenv, stderr); err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return fmt.Errorf("%w: trustframe api METHOD PATH [--data JSON|@file]", errUsage)
+	}
+	method, path := strings.ToUpper(pos[0]), pos[1]
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	var body []byte
+	switch {
+	case *data == "@-":
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return err
+		}
+		body = b
+	case strings.HasPrefix(*data, "@"):
+		b, err := os.ReadFile((*data)[1:])
+		if err != nil {
+			return err
+		}
+		body = b
+	case *data != "":
+		body = []byte(*data)
+	}
+	e, err := newCLIEnv(getenv, *dir, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	c, err := e.load()
+	if err != nil {
+		return err
+	}
+	key, err := e.dpopKey()
+	if err != nil {
+		return err
+	}
+	if time.Now().Add(30*time.Second).After(c.Expiry) && c.RefreshToken != "" {
+		if err := e.refresh(ctx, c, key); err != nil {
+			return err
+		}
+	}
+	target := c.Server + "/api" + path
+	status, respBody, err := e.send(ctx, c, key, method, target, body)
+	if err != nil {
+		return err
+	}
+	if status == http.StatusUnauthorized && c.RefreshToken != "" && bytes.Contains(respBody, []byte("invalid_token")) {
+		if err := e.refresh(ctx, c, key); err != nil {
+			return err
+		}
+		status, respBody, err = e.send(ctx, c, key, method, target, body)
+		if err != nil {
+			return err
+		}
+	}
+	_ = e.save(c)
+	var pretty bytes.Buffer
+	if json.Indent(&pretty, respBody, "", "  ") == nil {
+		respBody = append(pretty.Bytes(), '\n')
+	}
+	if status >= 400 {
+		stderr.Write(respBody)
+		return &exitError{code: 1, err: fmt.Errorf("%s %s: HTTP %d", method, path, status)}
+	}
+	stdout.Write(respBody)
+	return nil
+}
+
+func (e *cliEnv) refresh(ctx context.Context, c *credentials, key *dpop.Signer) error {
+	tr, err := e.tokenRequest(ctx, c, key, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {c.RefreshToken}, "client_id": {c.ClientID}})
+	if err != nil {
+		return fmt.Errorf("refreshing the token (sign in again with trustframe login): %w", err)
+	}
+	c.take(tr, time.Now())
+	return e.save(c)
+}
+
+// send makes one API request, retrying once when the server asks for a nonce.
+func (e *cliEnv) send(ctx context.Context, c *credentials, key *dpop.Signer, method, target string, body []byte) (int, []byte, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return 0, nil, err
+	}
+	htu := u.Scheme + "://" + u.Host + u.EscapedPath()
+	for attempt := 0; attempt < 2; attempt++ {
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, target, rd)
+		if err != nil {
+			return 0, nil, err
+		}
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		req.Header.Set("Accept", "application/json")
+		if strings.EqualFold(c.TokenType, "DPoP") {
+			proof, err := key.Proof(method, htu, c.AccessToken, c.Nonce)
+			if err != nil {
+				return 0, nil, err
+			}
+			req.Header.Set("Authorization", "DPoP "+c.AccessToken)
+			req.Header.Set("DPoP", proof)
+		} else {
+			req.Header.Set("Authorization", "Bearer "+c.AccessToken)
+		}
+		resp, err := e.http.Do(req)
+		if err != nil {
+			return 0, nil, err
+		}
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		resp.Body.Close()
+		if n := resp.Header.Get("DPoP-Nonce"); n != "" {
+			c.Nonce = n
+		}
+		if resp.StatusCode == http.StatusUnauthorized && strings.Contains(strings.Join(resp.Header.Values("WWW-Authenticate"), " "), "use_dpop_nonce") && attempt == 0 {
+			continue
+		}
+		return resp.StatusCode, b, nil
+	}
+	return 0, nil, errors.New("the server kept asking for a new DPoP nonce")
+}
+
+// cmdLogout revokes the refresh token and forgets the tokens.
+func cmdLogout(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("logout", flag.ContinueOnError)
+	dir := fs.String("config-dir", "", "where the DPoP key and tokens are kept")
+	if err := parseFlags(fs, args, getenv, stderr); err != nil {
+		return err
+	}
+	e, err := newCLIEnv(getenv, *dir, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	c, err := e.load()
+	if err != nil {
+		return err
+	}
+	if c.RevocationEndpoint != "" && c.RefreshToken != "" {
+		form := url.Values{"token": {c.RefreshToken}, "token_type_hint": {"refresh_token"}, "client_id": {c.ClientID}}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.RevocationEndpoint, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if resp, err := e.http.Do(req); err == nil {
+			resp.Body.Close()
+		} else {
+			fmt.Fprintln(stderr, "trustframe: could not revoke the refresh token:", err)
+		}
+	}
+	if err := os.Remove(e.credPath()); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Signed out of %s.\n", c.Server)
+	return nil
+}

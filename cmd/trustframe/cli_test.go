@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+// cliLogin runs `trustframe login` and does the browser's part by posting
+// the development sign-in form.
+func cliLogin(t *testing.T, base, cfgDir, email string) string {
+	t.Helper()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(context.Background(), []string{"login", "--server", base, "--config-dir", cfgDir, "--timeout", "30s"},
+			func(string) string { return "" }, nil, pw, io.Discard)
+		pw.Close()
+	}()
+	var out strings.Builder
+	sc := bufio.NewScanner(pr)
+	var authURL string
+	for sc.Scan() {
+		out.WriteString(sc.Text() + "\n")
+		if m := regexp.MustCompile(`^\s+(http://\S+/dev/idp/authorize\?\S+)$`).FindStringSubmatch(sc.Text()); m != nil {
+			authURL = m[1]
+			break
+		}
+	}
+	if authURL == "" {
+		t.Fatalf("login printed no URL: %s", out.String())
+	}
+	go func() {
+		for sc.Scan() {
+			out.WriteString(sc.Text() + "\n")
+		}
+	}()
+	// The browser: open the URL, submit the form, follow the redirect to the CLI.
+	resp, err := http.Get(authURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := goquery.NewDocumentFromReader(resp.Body)
+	resp.Body.Close()
+	form := url.Values{}
+	doc.Find("form input").Each(func(_ int, s *goquery.Selection) {
+		n, _ := s.Attr("name")
+		v, _ := s.Attr("value")
+		form.Set(n, v)
+	})
+	form.Set("email", email)
+	resp, err = http.PostForm(base+"/dev/idp/authorize", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), "signed in") {
+		t.Fatalf("callback page: %d %s", resp.StatusCode, b)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("login: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("login did not finish")
+	}
+	return out.String()
+}
+
+func cliAPI(t *testing.T, cfgDir string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), append([]string{"api", "--config-dir", cfgDir}, args...), func(string) string { return "" }, strings.NewReader(`{"Email":"stdin@example.com","Status":"Active"}`), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func TestCLILoginAPILogout(t *testing.T) {
+	base, _ := startProgram(t)
+	cfg := filepath.Join(t.TempDir(), "cfg")
+	out := cliLogin(t, base, cfg, "admin@example.com")
+	if !strings.Contains(out, "as admin@example.com (DPoP token)") {
+		t.Fatalf("login output: %s", out)
+	}
+	st, err := os.Stat(filepath.Join(cfg, "dpop-key.pem"))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("key file: %v %v", st, err)
+	}
+	st, err = os.Stat(filepath.Join(cfg, "credentials.json"))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("credentials file: %v %v", st, err)
+	}
+
+	stdout, _, err := cliAPI(t, cfg, "GET", "/users/super")
+	if err != nil || !strings.Contains(stdout, `"Email": "admin@example.com"`) {
+		t.Fatalf("GET: %v %s", err, stdout)
+	}
+	stdout, _, err = cliAPI(t, cfg, "POST", "/users/super", "--data", `{"Email":"ops@example.com","Status":"Active"}`)
+	if err != nil || !strings.Contains(stdout, "ops@example.com") {
+		t.Fatalf("POST: %v %s", err, stdout)
+	}
+	if _, _, err := cliAPI(t, cfg, "POST", "/users/super", "--data", "@-"); err != nil {
+		t.Fatalf("POST from stdin: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "body.json")
+	os.WriteFile(file, []byte(`{"Status":"Inactive"}`), 0o644)
+	if stdout, _, err := cliAPI(t, cfg, "PUT", "/users/super/ops@example.com", "--data", "@"+file); err != nil || !strings.Contains(stdout, "Inactive") {
+		t.Fatalf("PUT from file: %v %s", err, stdout)
+	}
+	_, stderr, err := cliAPI(t, cfg, "POST", "/users/super", "--data", `{"Email":"bad","Status":"Active"}`)
+	if exitCode(err) != 1 || !strings.Contains(stderr, `"status": 422`) {
+		t.Fatalf("bad input: %v %s", err, stderr)
+	}
+
+	// An expired token is refreshed with the same DPoP key.
+	var c credentials
+	b, _ := os.ReadFile(filepath.Join(cfg, "credentials.json"))
+	json.Unmarshal(b, &c)
+	old := c.AccessToken
+	c.Expiry = time.Now().Add(-time.Minute)
+	nb, _ := json.Marshal(c)
+	os.WriteFile(filepath.Join(cfg, "credentials.json"), nb, 0o600)
+	if _, _, err := cliAPI(t, cfg, "GET", "/users/super"); err != nil {
+		t.Fatalf("after expiry: %v", err)
+	}
+	b, _ = os.ReadFile(filepath.Join(cfg, "credentials.json"))
+	json.Unmarshal(b, &c)
+	if c.AccessToken == old || c.TokenType != "DPoP" {
+		t.Fatal("the token was not refreshed")
+	}
+
+	var lo bytes.Buffer
+	if err := run(context.Background(), []string{"logout", "--config-dir", cfg}, func(string) string { return "" }, nil, &lo, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(cfg, "credentials.json")); !os.IsNotExist(err) {
+		t.Fatal("credentials kept after logout")
+	}
+	if _, _, err := cliAPI(t, cfg, "GET", "/users/super"); err == nil || !strings.Contains(err.Error(), "not signed in") {
+		t.Fatalf("after logout: %v", err)
+	}
+}

@@ -1,0 +1,144 @@
+package web_test
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/trustframe/trustframe/web"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// fakeOP is an external OpenID Provider whose signing key can rotate.
+type fakeOP struct {
+	srv      *httptest.Server
+	mu       sync.Mutex
+	keys     map[string]*rsa.PrivateKey
+	kid      string
+	jwksHits int
+}
+
+func newFakeOP(t *testing.T) *fakeOP {
+	op := &fakeOP{keys: map[string]*rsa.PrivateKey{}}
+	op.rotate("k1")
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"issuer": op.srv.URL, "authorization_endpoint": op.srv.URL + "/auth",
+			"token_endpoint": op.srv.URL + "/token", "jwks_uri": op.srv.URL + "/jwks", "id_token_signing_alg_values_supported": []string{"RS256"}})
+	})
+	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
+		op.mu.Lock()
+		defer op.mu.Unlock()
+		op.jwksHits++
+		set := jose.JSONWebKeySet{}
+		for kid, k := range op.keys {
+			set.Keys = append(set.Keys, jose.JSONWebKey{Key: &k.PublicKey, KeyID: kid, Algorithm: "RS256", Use: "sig"})
+		}
+		json.NewEncoder(w).Encode(set)
+	})
+	op.srv = httptest.NewServer(mux)
+	t.Cleanup(op.srv.Close)
+	return op
+}
+
+func (op *fakeOP) rotate(kid string) {
+	k, _ := rsa.GenerateKey(rand.Reader, 2048)
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	op.keys = map[string]*rsa.PrivateKey{kid: k} // the old key is gone
+	op.kid = kid
+}
+
+func (op *fakeOP) hits() int {
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	return op.jwksHits
+}
+
+func (op *fakeOP) token(t *testing.T, typ string, claims map[string]any) string {
+	op.mu.Lock()
+	k, kid := op.keys[op.kid], op.kid
+	op.mu.Unlock()
+	sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: k, KeyID: kid}}, (&jose.SignerOptions{}).WithType(jose.ContentType(typ)))
+	s, err := jwt.Signed(sig).Claims(claims).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestExternalIssuerAPITokensWithKeyRotationAndEmailClaim(t *testing.T) {
+	op := newFakeOP(t)
+	env := webtest.Start(t, func(c *web.Config) {
+		c.OIDCIssuer, c.OIDCClientID = op.srv.URL, "trustframe"
+		c.APIAudience = "trustframe-api"
+		c.EmailClaim = "upn"
+		c.TokenTypes = []string{"at+jwt", "JWT"}
+	})
+	claims := func() map[string]any {
+		return map[string]any{"iss": op.srv.URL, "aud": "trustframe-api", "sub": "1", "upn": "admin@example.com",
+			"exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Unix()}
+	}
+	api := env.URL + "/api/users/super"
+	if r, b := do(t, "GET", api, op.token(t, "JWT", claims()), ""); r.StatusCode != 200 {
+		t.Fatalf("token of the external issuer: %d %s", r.StatusCode, b)
+	}
+	hits := op.hits()
+	if r, _ := do(t, "GET", api, op.token(t, "JWT", claims()), ""); r.StatusCode != 200 || op.hits() != hits {
+		t.Fatalf("the JWKS is not cached: %d hits", op.hits()-hits)
+	}
+	op.rotate("k2")
+	if r, b := do(t, "GET", api, op.token(t, "at+jwt", claims()), ""); r.StatusCode != 200 {
+		t.Fatalf("after key rotation: %d %s", r.StatusCode, b)
+	}
+	c := claims()
+	delete(c, "upn")
+	c["email"] = "admin@example.com"
+	if r, b := do(t, "GET", api, op.token(t, "JWT", c), ""); r.StatusCode != 401 || !strings.Contains(b, "upn") {
+		t.Fatalf("token without the configured e-mail claim: %d %s", r.StatusCode, b)
+	}
+	c = claims()
+	c["aud"] = "someone-else"
+	if r, _ := do(t, "GET", api, op.token(t, "JWT", c), ""); r.StatusCode != 401 {
+		t.Fatalf("other audience: %d", r.StatusCode)
+	}
+}
+
+// TestExternalIssuerWebSignIn signs in to one trustframe through another
+// trustframe's identity provider, an OpenID Provider reached over HTTP.
+func TestExternalIssuerWebSignIn(t *testing.T) {
+	idp := webtest.Start(t, nil)
+	env := webtest.Start(t, func(c *web.Config) {
+		c.OIDCIssuer, c.OIDCClientID = idp.URL+"/dev/idp", "trustframe-cli"
+		c.APIAudience = idp.URL + "/api"
+	})
+	c := webtest.Browser()
+	resp := webtest.SignIn(t, c, env.URL, "admin@example.com")
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Request.URL.Host != strings.TrimPrefix(env.URL, "http://") {
+		t.Fatalf("%d %s", resp.StatusCode, resp.Request.URL)
+	}
+	r, err := c.Get(env.URL + "/references/super-users")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.StatusCode != 200 {
+		t.Fatalf("signed in through the external issuer, then %d", r.StatusCode)
+	}
+	tok := webtest.Token(t, idp.URL, "admin@example.com", nil)
+	if r, b := do(t, "GET", env.URL+"/api/users/super", tok.AccessToken, ""); r.StatusCode != 200 {
+		t.Fatalf("API: %d %s", r.StatusCode, b)
+	}
+	if r, _ := http.Get(env.URL + "/dev/idp/.well-known/openid-configuration"); r.StatusCode != 404 {
+		t.Fatalf("the development identity provider must be off with an external issuer: %d", r.StatusCode)
+	}
+}
