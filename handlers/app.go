@@ -7,6 +7,7 @@ import (
 	"net/mail"
 	"strings"
 
+	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -27,12 +28,13 @@ type Base struct {
 	BaseURL string
 	DevIdP  bool
 	Log     *slog.Logger
+	Vocab   trust.Vocabulary
 }
 
 // Shell builds the layout view model for a page.
 func (b *Base) Shell(r *http.Request, title, active string, crumbs ...views.Crumb) views.Shell {
 	p := PrincipalFrom(r.Context())
-	s := views.Shell{Title: title, UserEmail: p.Email, SuperUser: p.IsSuperUser(), Active: active, Breadcrumbs: crumbs, DevIdP: b.DevIdP}
+	s := views.Shell{EndWord: b.Vocab.EndWord(), OtherWord: b.Vocab.OtherWord(), Title: title, UserEmail: p.Email, SuperUser: p.IsSuperUser(), Active: active, Breadcrumbs: crumbs, DevIdP: b.DevIdP}
 	if b.Flash != nil && p.Via == "session" {
 		s.Flash = b.Flash.Pop(r.Context())
 	}

@@ -33,11 +33,6 @@ func (h *Pages) References(w http.ResponseWriter, r *http.Request) {
 	Render(w, r, http.StatusOK, views.References(h.Shell(r, "Reference Data", "reference", views.Crumb{Label: "Reference Data"})))
 }
 
-// Organisations is the organisations page.
-func (h *Pages) Organisations(w http.ResponseWriter, r *http.Request) {
-	Render(w, r, http.StatusOK, views.Organisations(h.Shell(r, "Organisations", "organisations", views.Crumb{Label: "Organisations"})))
-}
-
 // Outbox lists messages the service wrote (development outbox).
 func (h *Pages) Outbox(w http.ResponseWriter, r *http.Request) {
 	msgs, err := h.Store.ListOutbox(r.Context(), 100)

@@ -13,6 +13,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -218,25 +219,42 @@ func jsonError(err error) error {
 	}
 }
 
-// formInto copies form values into the string fields of a struct pointer,
-// matching the json tag names.
+// formInto copies form values into the fields of a struct pointer, by
+// their json tag names: strings take the first value, string slices take
+// every value (a textarea's lines count as values), bools take on/true.
 func formInto(form url.Values, dst any) error {
-	b, _ := json.Marshal(dst)
-	var fields map[string]any
-	_ = json.Unmarshal(b, &fields)
-	m := map[string]any{}
-	for k := range fields {
-		if vs, ok := form[k]; ok {
-			if _, isList := fields[k].([]any); isList {
-				m[k] = vs
-			} else {
-				m[k] = vs[0]
-			}
-		}
+	v := reflect.ValueOf(dst)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return &Error{Status: http.StatusInternalServerError, Code: "internal", Message: "Internal error"}
 	}
-	nb, _ := json.Marshal(m)
-	if err := json.Unmarshal(nb, dst); err != nil {
-		return &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the form has a field of the wrong kind"}
+	v = v.Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		vals, ok := form[name]
+		if !ok {
+			continue
+		}
+		f := v.Field(i)
+		switch {
+		case f.Kind() == reflect.String:
+			f.SetString(strings.TrimSpace(vals[0]))
+		case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.String:
+			var out []string
+			for _, val := range vals {
+				for _, line := range strings.Split(val, "\n") {
+					if line = strings.TrimSpace(line); line != "" {
+						out = append(out, line)
+					}
+				}
+			}
+			f.Set(reflect.ValueOf(out).Convert(f.Type()))
+		case f.Kind() == reflect.Bool:
+			f.SetBool(vals[0] == "on" || vals[0] == "true")
+		}
 	}
 	return nil
 }

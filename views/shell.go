@@ -16,6 +16,8 @@ type Shell struct {
 	Breadcrumbs []Crumb
 	Flash       string
 	DevIdP      bool
+	EndWord     string // the end-state word in force (Withdrawn or Inactive)
+	OtherWord   string // its accepted synonym
 }
 
 // Crumb is one breadcrumb; the last has no Href.

@@ -7,12 +7,19 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/handlers"
+	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/static"
 )
 
 // routes is the whole HTTP surface of trustframe, in one place.
 func (s *Server) routes() http.Handler {
-	base := &handlers.Base{Flash: flasher{s.sessions}, BaseURL: s.cfg.BaseURL, DevIdP: s.idp != nil, Log: s.log}
+	base := &handlers.Base{Flash: flasher{s.sessions}, BaseURL: s.cfg.BaseURL, DevIdP: s.idp != nil, Log: s.log, Vocab: s.vocab}
+	allowPrivate := s.idp != nil
+	if s.cfg.AllowPrivateIssuerURLs != nil {
+		allowPrivate = *s.cfg.AllowPrivateIssuerURLs
+	}
+	dir := &handlers.Directory{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}}
+	refs := &handlers.References{Base: base, Store: s.db}
 	var mailer handlers.Mailer
 	if s.cfg.SMTPURL != "" {
 		m, err := newSMTPMailer(s.cfg.SMTPURL)
@@ -58,9 +65,45 @@ func (s *Server) routes() http.Handler {
 		})
 	}
 
+	// Public API: no credentials.
+	r.Get("/api/participants", dir.Participants)
+
 	// JSON API: access tokens only, no cookies.
 	r.Route("/api", func(r chi.Router) {
 		r.Use(noStore, s.dpopNonceHeader, s.auth.apiAuth)
+		r.Route("/organisations", func(r chi.Router) {
+			r.Get("/", dir.ListOrganisations)
+			r.Post("/", dir.CreateOrganisation)
+			r.Route("/{orgID}", func(r chi.Router) {
+				r.Get("/", dir.GetOrganisation)
+				r.Put("/", dir.UpdateOrganisation)
+				r.Get("/contacts", dir.ListContacts)
+				r.Post("/contacts", dir.CreateContact)
+				r.Get("/contacts/{contactID}", dir.GetContact)
+				r.Put("/contacts/{contactID}", dir.UpdateContact)
+				r.Delete("/contacts/{contactID}", dir.DeleteContact)
+				r.Get("/authorisationservers", dir.ListServers)
+				r.Post("/authorisationservers", dir.CreateServer)
+				r.Get("/authorisationservers/{serverID}", dir.GetServer)
+				r.Put("/authorisationservers/{serverID}", dir.UpdateServer)
+				r.Get("/softwarestatements", dir.ListApps)
+				r.Post("/softwarestatements", dir.CreateApp)
+				r.Get("/softwarestatements/{appID}", dir.GetApp)
+				r.Put("/softwarestatements/{appID}", dir.UpdateApp)
+			})
+		})
+		r.Route("/references", func(r chi.Router) {
+			r.Use(requireSuperUser)
+			r.Get("/contact-types", refs.ListContactTypes)
+			r.Post("/contact-types", refs.CreateContactType)
+			r.Get("/contact-types/{name}", refs.GetContactType)
+			r.Put("/contact-types/{name}", refs.UpdateContactType)
+			r.Delete("/contact-types/{name}", refs.DeleteContactType)
+			r.Get("/flags", refs.ListFlags)
+			r.Post("/flags", refs.CreateFlag)
+			r.Get("/flags/{flagID}", refs.GetFlag)
+			r.Put("/flags/{flagID}", refs.UpdateFlag)
+		})
 		r.Route("/users/super", func(r chi.Router) {
 			r.Use(requireSuperUser)
 			r.Get("/", superUsers.List)
@@ -90,7 +133,34 @@ func (s *Server) routes() http.Handler {
 
 		r.Group(func(r chi.Router) {
 			r.Use(s.auth.sessionAuth(true))
-			r.Get("/organisations", pages.Organisations)
+			// Organisations and everything under them.
+			r.Get("/organisations", dir.ListOrganisations)
+			r.Post("/organisations", dir.CreateOrganisation)
+			r.Get("/organisations/new", dir.NewOrganisation)
+			r.Route("/organisations/{orgID}", func(r chi.Router) {
+				r.Get("/", dir.GetOrganisation)
+				r.Post("/", dir.UpdateOrganisation)
+				r.Get("/edit", dir.EditOrganisation)
+				r.Post("/status", dir.SetOrganisationStatus)
+				r.Get("/contacts", dir.ListContacts)
+				r.Post("/contacts", dir.CreateContact)
+				r.Get("/contacts/new", dir.NewContact)
+				r.Get("/contacts/{contactID}/edit", dir.EditContact)
+				r.Post("/contacts/{contactID}", dir.UpdateContact)
+				r.Post("/contacts/{contactID}/delete", dir.DeleteContact)
+				r.Get("/authorisationservers", dir.ListServers)
+				r.Post("/authorisationservers", dir.CreateServer)
+				r.Get("/authorisationservers/new", dir.NewServer)
+				r.Get("/authorisationservers/{serverID}/edit", dir.EditServer)
+				r.Post("/authorisationservers/{serverID}", dir.UpdateServer)
+				r.Get("/softwarestatements", dir.ListApps)
+				r.Post("/softwarestatements", dir.CreateApp)
+				r.Get("/softwarestatements/new", dir.NewApp)
+				r.Get("/softwarestatements/{appID}", dir.GetApp)
+				r.Post("/softwarestatements/{appID}", dir.UpdateApp)
+				r.Get("/softwarestatements/{appID}/edit", dir.EditApp)
+				r.Post("/softwarestatements/{appID}/status", dir.SetAppStatus)
+			})
 			r.Get("/audit", pages.Audit)
 
 			// Reference Data: Super Users only.
@@ -104,6 +174,13 @@ func (s *Server) routes() http.Handler {
 				r.Get("/data-administrators/new", dataAdmins.New)
 				r.Post("/data-administrators", dataAdmins.Invite)
 				r.Post("/data-administrators/{email}", dataAdmins.Update)
+				r.Get("/contact-types", refs.ListContactTypes)
+				r.Post("/contact-types", refs.CreateContactType)
+				r.Post("/contact-types/{name}", refs.UpdateContactType)
+				r.Post("/contact-types/{name}/delete", refs.DeleteContactType)
+				r.Get("/flags", refs.ListFlags)
+				r.Post("/flags", refs.CreateFlag)
+				r.Post("/flags/{flagID}", refs.UpdateFlag)
 			})
 			r.With(requireSuperUser).Get("/dev/outbox", pages.Outbox)
 		})

@@ -25,6 +25,7 @@ import (
 	"github.com/trustframe/trustframe/dpop"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -45,8 +46,12 @@ type Config struct {
 	DPoPNonce         bool          // require server nonces in DPoP proofs (RFC 9449 §8, §9)
 	DPoPWindow        time.Duration // how old a DPoP proof may be; default 60 s
 	DPoPSkew          time.Duration // how far in the future a proof's iat may be; default 5 s
-	Now               func() time.Time
-	Logger            *slog.Logger
+	StatusVocabulary  string        // withdrawn (default) or inactive
+	// AllowPrivateIssuerURLs lets issuer validation reach loopback and
+	// private addresses; nil means on only with the development identity provider.
+	AllowPrivateIssuerURLs *bool
+	Now                    func() time.Time
+	Logger                 *slog.Logger
 }
 
 // Server is the assembled HTTP handler and what it holds.
@@ -63,6 +68,7 @@ type Server struct {
 	tokDPoP  *dpop.Checker // token endpoint proofs
 	nonces   *dpop.Nonces  // nil unless --dpop-nonce
 	origin   string        // scheme://host of the base URL, for htu
+	vocab    trust.Vocabulary
 }
 
 // NewServer builds the handler of the whole service.
@@ -83,11 +89,15 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	if len(cfg.TokenTypes) == 0 {
 		cfg.TokenTypes = []string{"at+jwt", "application/at+jwt"}
 	}
+	vocab, err := trust.ParseVocabulary(cfg.StatusVocabulary)
+	if err != nil {
+		return nil, fmt.Errorf("web: --status-vocabulary: %w", err)
+	}
 	bu, err := url.Parse(cfg.BaseURL)
 	if err != nil || (bu.Scheme != "http" && bu.Scheme != "https") || bu.Host == "" {
 		return nil, fmt.Errorf("web: --base-url %q is not an http(s) URL", cfg.BaseURL)
 	}
-	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now)}
+	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now), vocab: vocab}
 	s.origin = bu.Scheme + "://" + bu.Host + strings.TrimRight(bu.Path, "/")
 	if cfg.DPoPNonce {
 		s.nonces = dpop.NewNonces(5*time.Minute, cfg.Now)

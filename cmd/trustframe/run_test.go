@@ -69,7 +69,7 @@ func TestServeEmbeddedDefaultAndMigrate(t *testing.T) {
 	if err := run(context.Background(), []string{"migrate", "--data-dir", dataDir}, func(string) string { return "" }, nil, &out, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "0001_init.sql") {
+	if !strings.Contains(out.String(), "_directory.sql") || !strings.Contains(out.String(), "applied") {
 		t.Fatalf("migrate: %s", out.String())
 	}
 }

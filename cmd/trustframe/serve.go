@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/web"
 )
 
@@ -28,6 +29,8 @@ type serveFlags struct {
 	dpopNonce                            bool
 	dpopWindow, dpopSkew                 time.Duration
 	tokenTypes                           string
+	statusVocabulary                     string
+	allowPrivateIssuers                  string
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -47,6 +50,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.dpopNonce, "dpop-nonce", false, "require server-provided nonces in DPoP proofs (RFC 9449 §8, §9)")
 	fs.DurationVar(&f.dpopWindow, "dpop-window", 60*time.Second, "how old a DPoP proof may be")
 	fs.DurationVar(&f.dpopSkew, "dpop-skew", 5*time.Second, "how far in the future a DPoP proof's iat may be")
+	fs.StringVar(&f.statusVocabulary, "status-vocabulary", "withdrawn", "word for the end state in output: withdrawn (the 2.6.0 contract) or inactive (the announced rename); input accepts both")
+	fs.StringVar(&f.allowPrivateIssuers, "allow-private-issuer-urls", "", "let issuer validation reach loopback and private addresses: true or false (default: true only with the development identity provider)")
 	fs.StringVar(&f.tokenTypes, "api-token-types", "at+jwt,application/at+jwt", "JWT typ values accepted for API access tokens, comma-separated (add JWT for issuers such as Keycloak)")
 }
 
@@ -98,6 +103,18 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("%w: --oidc-issuer needs --oidc-client-id", errUsage)
 	}
 
+	var allowPrivate *bool
+	switch f.allowPrivateIssuers {
+	case "":
+	case "true", "false":
+		v := f.allowPrivateIssuers == "true"
+		allowPrivate = &v
+	default:
+		return fmt.Errorf("%w: --allow-private-issuer-urls must be true or false", errUsage)
+	}
+	if _, err := trust.ParseVocabulary(f.statusVocabulary); err != nil {
+		return fmt.Errorf("%w: --status-vocabulary: %v", errUsage, err)
+	}
 	db, err := openStore(ctx, f.dataDir)
 	if err != nil {
 		return err
@@ -128,7 +145,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		EmailClaim: f.emailClaim, DevIdPAllowRemote: f.devIdPAllowRemote,
 		DataDir: f.dataDir, SMTPURL: f.smtpURL, RateLimit: f.rateLimit, Logger: log,
 		DPoPNonce: f.dpopNonce, DPoPWindow: f.dpopWindow, DPoPSkew: f.dpopSkew,
-		TokenTypes: splitList(f.tokenTypes),
+		TokenTypes: splitList(f.tokenTypes), StatusVocabulary: f.statusVocabulary, AllowPrivateIssuerURLs: allowPrivate,
 	}, db)
 	if err != nil {
 		return err

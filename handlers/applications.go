@@ -1,0 +1,283 @@
+package handlers
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/trust"
+	"github.com/trustframe/trustframe/views"
+)
+
+func (h *Directory) showApp(s store.SoftwareStatement) store.SoftwareStatement {
+	s.Status = h.Vocab.Display(s.Status)
+	return s
+}
+
+// ListApps is the applications tab (a bare array on the API).
+func (h *Directory) ListApps(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	items, err := h.Store.ListSoftwareStatements(r.Context(), o.OrganisationID)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	for i := range items {
+		items[i] = h.showApp(items[i])
+	}
+	if WantsJSON(r) {
+		WriteJSON(w, http.StatusOK, items)
+		return
+	}
+	_, names, err := h.flagOpts(r.Context(), "Software_Statement", nil, false)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	p := views.AppsPage{OrgPage: h.orgPage(o, views.TabApplications), Apps: items, FlagNames: names}
+	Render(w, r, http.StatusOK, views.AppsTab(h.Shell(r, "Applications", "organisations", h.orgCrumbs(&o, "Applications")...), p))
+}
+
+// AppDetailPage builds the view model of an application's page; the SSA
+// handler adds to it.
+func (h *Directory) AppDetailPage(r *http.Request, o store.Organisation, a store.SoftwareStatement) (views.AppDetailPage, error) {
+	_, names, err := h.flagOpts(r.Context(), "Software_Statement", nil, false)
+	return views.AppDetailPage{OrgPage: h.orgPage(o, views.TabApplications), App: h.showApp(a), FlagNames: names,
+		AppStatus: h.nextStatuses(trust.Application, a.Status)}, err
+}
+
+// GetApp is one application.
+func (h *Directory) GetApp(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, chi.URLParam(r, "appID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Application"))
+		return
+	}
+	SetETag(w, a)
+	if WantsJSON(r) {
+		WriteJSON(w, http.StatusOK, h.showApp(a))
+		return
+	}
+	p, err := h.AppDetailPage(r, o, a)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	Render(w, r, http.StatusOK, views.AppDetail(h.Shell(r, a.ClientName, "organisations", h.orgCrumbs(&o, a.ClientName)...), p))
+}
+
+// validateApp checks an application, the CIBA rule and WebAuthn origins.
+func (h *Directory) validateApp(s *store.SoftwareStatement, isNew bool) map[string]string {
+	f := map[string]string{}
+	required(f, "ClientName", s.ClientName, "Client name")
+	checkLen(f, "ClientName", s.ClientName, 200)
+	checkLen(f, "Description", s.Description, 2000)
+	if s.Version == "" {
+		s.Version = "1"
+	}
+	for _, u := range s.RedirectURI {
+		if !trust.ValidRedirectURI(u) {
+			f["RedirectUri"] = "Redirect URIs must be https URLs (http only on loopback), without fragment: " + u
+			break
+		}
+	}
+	if s.JwksURI != "" && !trust.ValidHTTPSURL(s.JwksURI) {
+		f["JwksUri"] = "The JWKS URI must be an https URL."
+	}
+	if s.Status == "" && isNew {
+		s.Status = trust.Active
+	} else if canon, ok := trust.ParseStatus(trust.Application, s.Status); ok {
+		s.Status = canon
+	} else {
+		f["Status"] = trust.StatusHelp(trust.Application, h.Vocab)
+	}
+	mode := s.BackchannelTokenDeliveryMode
+	switch mode {
+	case "", "poll", "ping", "push":
+	default:
+		f["backchannel_token_delivery_mode"] = "The delivery mode must be poll, ping or push."
+	}
+	ep := s.BackchannelClientNotificationEndpoint
+	if ep != "" && !trust.ValidHTTPSURL(ep) {
+		f["backchannel_client_notification_endpoint"] = "The notification endpoint must be an https URL."
+	} else if ep == "" && (mode == "ping" || mode == "push") {
+		f["backchannel_client_notification_endpoint"] = "A notification endpoint is required for the " + mode + " delivery mode (CIBA)."
+	}
+	seen := map[string]bool{}
+	for _, o := range s.SoftwareOriginsURI {
+		if !trust.ValidWebAuthnOrigin(o) {
+			f["software_origins_uri"] = "Each origin must be https://host[:port] with no path: " + o
+			break
+		}
+		if seen[o] {
+			f["software_origins_uri"] = "The origin " + o + " is listed twice."
+			break
+		}
+		seen[o] = true
+	}
+	if s.Flags == nil {
+		s.Flags = []string{}
+	}
+	return f
+}
+
+func (h *Directory) renderAppForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, a store.SoftwareStatement, isNew bool, errs map[string]string) {
+	if canon, ok := trust.ParseStatus(trust.Application, a.Status); ok {
+		a.Status = canon
+	}
+	flagOpts, _, err := h.flagOpts(r.Context(), "Software_Statement", a.Flags, false)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	modes := []views.Option{{Value: "", Label: "None (no CIBA)", Selected: a.BackchannelTokenDeliveryMode == ""}}
+	for _, m := range trust.DeliveryModes {
+		modes = append(modes, views.Option{Value: m, Label: m, Selected: a.BackchannelTokenDeliveryMode == m})
+	}
+	action := "/organisations/" + o.OrganisationID + "/softwarestatements"
+	if !isNew {
+		action += "/" + a.SoftwareStatementID
+	}
+	f := views.AppForm{OrgID: o.OrganisationID, App: a, IsNew: isNew, Action: action, Errors: errs,
+		StatusOpts: h.statusOpts(trust.Application, a.Status, false), FlagOpts: flagOpts, ModeOpts: modes}
+	Render(w, r, status, views.AppFormPage(h.Shell(r, "Application", "organisations", h.orgCrumbs(&o, "Application")...), f))
+}
+
+// NewApp shows the empty form.
+func (h *Directory) NewApp(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	h.renderAppForm(w, r, http.StatusOK, o, store.SoftwareStatement{Status: trust.Active}, true, nil)
+}
+
+// EditApp shows an application's form.
+func (h *Directory) EditApp(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, chi.URLParam(r, "appID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Application"))
+		return
+	}
+	h.renderAppForm(w, r, http.StatusOK, o, a, false, nil)
+}
+
+// CreateApp adds an application.
+func (h *Directory) CreateApp(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	var in store.SoftwareStatement
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	in.OrganisationID, in.SoftwareStatementID = o.OrganisationID, ""
+	var err error
+	var a store.SoftwareStatement
+	if errs := h.validateApp(&in, true); len(errs) > 0 {
+		err = Validation(errs)
+	} else {
+		a, err = h.Store.CreateSoftwareStatement(r.Context(), h.actor(r), in)
+		err = directoryError(err, "Application")
+	}
+	h.appSaved(w, r, o, in, a, err, true, false)
+}
+
+// UpdateApp replaces an application.
+func (h *Directory) UpdateApp(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	var in store.SoftwareStatement
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	in.OrganisationID, in.SoftwareStatementID = o.OrganisationID, chi.URLParam(r, "appID")
+	h.saveApp(w, r, o, in, false)
+}
+
+func (h *Directory) saveApp(w http.ResponseWriter, r *http.Request, o store.Organisation, in store.SoftwareStatement, statusOnly bool) {
+	var err error
+	var a store.SoftwareStatement
+	if errs := h.validateApp(&in, false); len(errs) > 0 {
+		err = Validation(errs)
+	} else {
+		a, err = h.Store.UpdateSoftwareStatement(r.Context(), h.actor(r), in, func(cur store.SoftwareStatement) error {
+			if err := CheckIfMatch(r, cur); err != nil {
+				return err
+			}
+			if err := trust.CheckTransition(cur.Status, in.Status, h.Vocab); err != nil {
+				return &Error{Status: http.StatusConflict, Code: "invalid_transition", Message: err.Error(), Fields: []FieldError{{Field: "Status", Code: "invalid_transition", Message: err.Error()}}}
+			}
+			return nil
+		})
+		err = directoryError(err, "Application")
+	}
+	h.appSaved(w, r, o, in, a, err, false, statusOnly)
+}
+
+func (h *Directory) appSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, a store.SoftwareStatement, err error, isNew, statusOnly bool) {
+	if err != nil {
+		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
+			if statusOnly {
+				h.Flash.Put(r.Context(), "Not changed: "+AsError(err).Message)
+				Redirect(w, r, "/organisations/"+o.OrganisationID+"/softwarestatements/"+in.SoftwareStatementID)
+				return
+			}
+			h.renderAppForm(w, r, AsError(err).Status, o, in, isNew, orMessage(err, "ClientName"))
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "Application "+a.ClientName+" was saved.")
+		Redirect(w, r, "/organisations/"+o.OrganisationID+"/softwarestatements/"+a.SoftwareStatementID)
+		return
+	}
+	SetETag(w, a)
+	if isNew {
+		w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/softwarestatements/"+a.SoftwareStatementID)
+		WriteJSON(w, http.StatusCreated, h.showApp(a))
+		return
+	}
+	WriteJSON(w, http.StatusOK, h.showApp(a))
+}
+
+// SetAppStatus is the status buttons of the application page.
+func (h *Directory) SetAppStatus(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, chi.URLParam(r, "appID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Application"))
+		return
+	}
+	var in struct {
+		Status string `json:"Status"`
+	}
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	a.Status = strings.TrimSpace(in.Status)
+	h.saveApp(w, r, o, a, true)
+}

@@ -1,0 +1,201 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
+)
+
+// ListContacts is the contacts tab, sortable by every column.
+func (h *Directory) ListContacts(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	page, size, err := PageParams(q)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	sortField, desc, err := ParseSort(q, store.ContactSortColumns, "LastName")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		size = 200
+	}
+	items, total, err := h.Store.ListContacts(r.Context(), o.OrganisationID, sortField, desc, page, size)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if WantsJSON(r) {
+		WriteJSON(w, http.StatusOK, NewPaged(items, page, size, total))
+		return
+	}
+	path := "/organisations/" + o.OrganisationID + "/contacts"
+	p := views.ContactsPage{OrgPage: h.orgPage(o, views.TabContacts), Contacts: items, SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, Total: total}
+	for f := range store.ContactSortColumns {
+		p.SortLinks[f] = SortLink(path, q, f, sortField, desc)
+	}
+	w.Header().Add("Vary", "HX-Request")
+	if r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true" {
+		Render(w, r, http.StatusOK, views.ContactsTable(p))
+		return
+	}
+	Render(w, r, http.StatusOK, views.ContactsTab(h.Shell(r, "Contacts", "organisations", h.orgCrumbs(&o, "Contacts")...), p))
+}
+
+// GetContact is one contact.
+func (h *Directory) GetContact(w http.ResponseWriter, r *http.Request) {
+	c, err := h.Store.GetContact(r.Context(), chi.URLParam(r, "orgID"), chi.URLParam(r, "contactID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Contact"))
+		return
+	}
+	SetETag(w, c)
+	WriteJSON(w, http.StatusOK, c)
+}
+
+func validateContact(c *store.Contact) map[string]string {
+	f := map[string]string{}
+	required(f, "ContactType", c.ContactType, "Contact type")
+	required(f, "LastName", c.LastName, "Last name")
+	if !ValidEmail(c.EmailAddress) {
+		f["EmailAddress"] = "Enter a valid e-mail address."
+	}
+	for k, v := range map[string]string{"FirstName": c.FirstName, "LastName": c.LastName, "Department": c.Department, "PhoneNumber": c.PhoneNumber} {
+		checkLen(f, k, v, 200)
+	}
+	return f
+}
+
+func (h *Directory) renderContactForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, c store.Contact, isNew bool, errs map[string]string) {
+	types, err := h.Store.ListContactTypes(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var opts []views.Option
+	for _, t := range types {
+		if t.Status == "Active" || t.Name == c.ContactType {
+			opts = append(opts, views.Option{Value: t.Name, Label: t.Name, Selected: t.Name == c.ContactType})
+		}
+	}
+	action := "/organisations/" + o.OrganisationID + "/contacts"
+	if !isNew {
+		action += "/" + c.ContactID
+	}
+	f := views.ContactForm{OrgID: o.OrganisationID, Contact: c, IsNew: isNew, Action: action, Errors: errs, TypeOpts: opts}
+	Render(w, r, status, views.ContactFormPage(h.Shell(r, "Contact", "organisations", h.orgCrumbs(&o, "Contact")...), f))
+}
+
+// NewContact shows the empty contact form.
+func (h *Directory) NewContact(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	h.renderContactForm(w, r, http.StatusOK, o, store.Contact{}, true, nil)
+}
+
+// EditContact shows a contact's form.
+func (h *Directory) EditContact(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	c, err := h.Store.GetContact(r.Context(), o.OrganisationID, chi.URLParam(r, "contactID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Contact"))
+		return
+	}
+	h.renderContactForm(w, r, http.StatusOK, o, c, false, nil)
+}
+
+// CreateContact adds a contact.
+func (h *Directory) CreateContact(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	var in store.Contact
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	in.OrganisationID = o.OrganisationID
+	var c store.Contact
+	var err error
+	if errs := validateContact(&in); len(errs) > 0 {
+		err = Validation(errs)
+	} else {
+		c, err = h.Store.CreateContact(r.Context(), h.actor(r), in)
+		err = directoryError(err, "Contact")
+	}
+	h.contactSaved(w, r, o, in, c, err, true, http.StatusCreated)
+}
+
+func (h *Directory) contactSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, c store.Contact, err error, isNew bool, status int) {
+	if err != nil {
+		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
+			h.renderContactForm(w, r, AsError(err).Status, o, in, isNew, orMessage(err, "LastName"))
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "Contact "+c.FirstName+" "+c.LastName+" was saved.")
+		Redirect(w, r, "/organisations/"+o.OrganisationID+"/contacts")
+		return
+	}
+	if isNew {
+		w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/contacts/"+c.ContactID)
+	}
+	SetETag(w, c)
+	WriteJSON(w, status, c)
+}
+
+// UpdateContact replaces a contact.
+func (h *Directory) UpdateContact(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	var in store.Contact
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	in.OrganisationID, in.ContactID = o.OrganisationID, chi.URLParam(r, "contactID")
+	var c store.Contact
+	var err error
+	if errs := validateContact(&in); len(errs) > 0 {
+		err = Validation(errs)
+	} else {
+		c, err = h.Store.UpdateContact(r.Context(), h.actor(r), in, func(cur store.Contact) error { return CheckIfMatch(r, cur) })
+		err = directoryError(err, "Contact")
+	}
+	h.contactSaved(w, r, o, in, c, err, false, http.StatusOK)
+}
+
+// DeleteContact removes a contact: 204 on the API.
+func (h *Directory) DeleteContact(w http.ResponseWriter, r *http.Request) {
+	orgID, id := chi.URLParam(r, "orgID"), chi.URLParam(r, "contactID")
+	err := h.Store.DeleteContact(r.Context(), h.actor(r), orgID, id, func(cur store.Contact) error { return CheckIfMatch(r, cur) })
+	if err != nil {
+		WriteError(w, r, storeError(err, "Contact"))
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "The contact was deleted.")
+		Redirect(w, r, "/organisations/"+orgID+"/contacts")
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,427 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/trust"
+	"github.com/trustframe/trustframe/views"
+)
+
+type directoryStore interface {
+	ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
+	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
+	CreateOrganisation(ctx context.Context, a store.Audit, o store.Organisation) (store.Organisation, error)
+	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, check func(store.Organisation) error) (store.Organisation, error)
+	ListFlags(ctx context.Context, typ string) ([]store.Flag, error)
+	Participants(ctx context.Context) ([]store.Participant, error)
+
+	ListContacts(ctx context.Context, orgID, sortBy string, desc bool, page, size int) ([]store.Contact, int, error)
+	GetContact(ctx context.Context, orgID, id string) (store.Contact, error)
+	CreateContact(ctx context.Context, a store.Audit, c store.Contact) (store.Contact, error)
+	UpdateContact(ctx context.Context, a store.Audit, c store.Contact, check func(store.Contact) error) (store.Contact, error)
+	DeleteContact(ctx context.Context, a store.Audit, orgID, id string, check func(store.Contact) error) error
+	ListContactTypes(ctx context.Context) ([]store.ReferenceItem, error)
+
+	ListAuthorisationServers(ctx context.Context, orgID string) ([]store.AuthorisationServer, error)
+	GetAuthorisationServer(ctx context.Context, orgID, id string) (store.AuthorisationServer, error)
+	CreateAuthorisationServer(ctx context.Context, a store.Audit, s store.AuthorisationServer) (store.AuthorisationServer, error)
+	UpdateAuthorisationServer(ctx context.Context, a store.Audit, s store.AuthorisationServer, check func(store.AuthorisationServer) error) (store.AuthorisationServer, error)
+	IssuerTaken(ctx context.Context, issuer, exceptID string) (string, error)
+
+	ListSoftwareStatements(ctx context.Context, orgID string) ([]store.SoftwareStatement, error)
+	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
+	CreateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement) (store.SoftwareStatement, error)
+	UpdateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement, check func(store.SoftwareStatement) error) (store.SoftwareStatement, error)
+}
+
+// IssuerChecker validates an authorisation server's issuer.
+type IssuerChecker interface {
+	Check(ctx context.Context, issuer, discovery string) []string
+}
+
+// Directory serves organisations and everything under them.
+type Directory struct {
+	*Base
+	Store   directoryStore
+	Issuers IssuerChecker
+}
+
+func (h *Directory) actor(r *http.Request) store.Audit {
+	return store.Audit{Actor: PrincipalFrom(r.Context()).Email}
+}
+
+func (h *Directory) showOrg(o store.Organisation) store.Organisation {
+	o.Status = h.Vocab.Display(o.Status)
+	return o
+}
+
+// statusOpts lists the statuses of a kind for a select, cur selected.
+func (h *Directory) statusOpts(k trust.Kind, cur string, withAny bool) []views.Option {
+	var out []views.Option
+	if withAny {
+		out = append(out, views.Option{Value: "", Label: "Any status", Selected: cur == ""})
+	}
+	for _, s := range trust.Allowed(k) {
+		w := h.Vocab.Display(s)
+		out = append(out, views.Option{Value: w, Label: w, Selected: cur == s})
+	}
+	return out
+}
+
+// nextStatuses are the statuses an item may move to from cur.
+func (h *Directory) nextStatuses(k trust.Kind, cur string) []views.Option {
+	var out []views.Option
+	for _, s := range trust.Allowed(k) {
+		if s == cur || trust.CheckTransition(cur, s, h.Vocab) != nil {
+			continue
+		}
+		w := h.Vocab.Display(s)
+		out = append(out, views.Option{Value: w, Label: w})
+	}
+	return out
+}
+
+func (h *Directory) flagOpts(ctx context.Context, typ string, selected []string, withAny bool) ([]views.Option, map[string]string, error) {
+	flags, err := h.Store.ListFlags(ctx, typ)
+	if err != nil {
+		return nil, nil, err
+	}
+	sel := map[string]bool{}
+	for _, f := range selected {
+		sel[f] = true
+	}
+	names := map[string]string{}
+	var out []views.Option
+	if withAny {
+		out = append(out, views.Option{Value: "", Label: "Any flag", Selected: len(selected) == 0 || selected[0] == ""})
+	}
+	for _, f := range flags {
+		names[f.FlagID] = f.Name
+		if f.Status != "Active" && !sel[f.FlagID] {
+			continue
+		}
+		out = append(out, views.Option{Value: f.FlagID, Label: f.Name, Selected: sel[f.FlagID]})
+	}
+	return out, names, nil
+}
+
+// directoryError maps store errors, with field errors as 422.
+func directoryError(err error, what string) error {
+	var fe *store.FieldError
+	if errors.As(err, &fe) {
+		return Validation(map[string]string{fe.Field: fe.Message})
+	}
+	return storeError(err, what)
+}
+
+func (h *Directory) orgCrumbs(o *store.Organisation, last string) []views.Crumb {
+	c := []views.Crumb{{Label: "Organisations", Href: "/organisations"}}
+	if o != nil {
+		if last == "" {
+			return append(c, views.Crumb{Label: o.OrganisationName})
+		}
+		c = append(c, views.Crumb{Label: o.OrganisationName, Href: "/organisations/" + o.OrganisationID})
+	}
+	if last != "" {
+		c = append(c, views.Crumb{Label: last})
+	}
+	return c
+}
+
+// ListOrganisations is the organisation list: search, filters, sort, pages.
+func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	page, size, err := PageParams(q)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	sortField, desc, err := ParseSort(q, store.OrgSortColumns, "OrganisationName")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	f := store.OrgFilter{Q: strings.TrimSpace(q.Get("q")), Flag: q.Get("Flag"), Sort: sortField, Desc: desc, Page: page, Size: size}
+	if st := q.Get("Status"); st != "" {
+		canon, ok := trust.ParseStatus(trust.Organisation, st)
+		if !ok {
+			WriteError(w, r, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: trust.StatusHelp(trust.Organisation, h.Vocab),
+				Fields: []FieldError{{Field: "Status", Code: "invalid", Message: trust.StatusHelp(trust.Organisation, h.Vocab)}}})
+			return
+		}
+		f.Status = canon
+	}
+	items, total, err := h.Store.ListOrganisations(r.Context(), f)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	for i := range items {
+		items[i] = h.showOrg(items[i])
+	}
+	env := NewPaged(items, page, size, total)
+	if WantsJSON(r) {
+		WriteJSON(w, http.StatusOK, env)
+		return
+	}
+	flagOpts, _, err := h.flagOpts(r.Context(), "Organisation", []string{f.Flag}, true)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	p := views.OrganisationsPage{Items: items, Q: f.Q, StatusOpts: h.statusOpts(trust.Organisation, f.Status, true), FlagOpts: flagOpts,
+		SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, Total: total, Page: page, TotalPages: env.TotalPages,
+		Filtered: f.Q != "" || f.Status != "" || f.Flag != ""}
+	for field := range store.OrgSortColumns {
+		p.SortLinks[field] = SortLink("/organisations", q, field, sortField, desc)
+	}
+	if page > 0 {
+		p.PrevURL = PageLink("/organisations", q, page-1)
+	}
+	if page+1 < env.TotalPages {
+		p.NextURL = PageLink("/organisations", q, page+1)
+	}
+	Render(w, r, http.StatusOK, views.OrganisationList(h.Shell(r, "Organisations", "organisations", views.Crumb{Label: "Organisations"}), p))
+}
+
+// loadOrg reads the organisation of the URL.
+func (h *Directory) loadOrg(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
+	o, err := h.Store.GetOrganisation(r.Context(), chi.URLParam(r, "orgID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Organisation"))
+		return o, false
+	}
+	return o, true
+}
+
+func (h *Directory) orgPage(o store.Organisation, tab string) views.OrgPage {
+	return views.OrgPage{Org: h.showOrg(o), Tab: tab, StatusOpts: h.nextStatuses(trust.Organisation, o.Status)}
+}
+
+// GetOrganisation is one organisation (its details tab).
+func (h *Directory) GetOrganisation(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	SetETag(w, o)
+	if WantsJSON(r) {
+		WriteJSON(w, http.StatusOK, h.showOrg(o))
+		return
+	}
+	_, names, err := h.flagOpts(r.Context(), "Organisation", nil, false)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	Render(w, r, http.StatusOK, views.OrganisationDetail(h.Shell(r, o.OrganisationName, "organisations", h.orgCrumbs(&o, "")...), h.orgPage(o, views.TabDetails), names))
+}
+
+func (h *Directory) validateOrg(in *store.Organisation, isNew bool) map[string]string {
+	f := map[string]string{}
+	required(f, "OrganisationName", in.OrganisationName, "Organisation name")
+	checkLen(f, "OrganisationName", in.OrganisationName, 200)
+	checkLen(f, "LegalEntityName", in.LegalEntityName, 200)
+	required(f, "RegistrationNumber", in.RegistrationNumber, "Registration number")
+	checkLen(f, "RegistrationNumber", in.RegistrationNumber, 100)
+	if !trust.ValidCountry(in.CountryOfRegistration) {
+		f["CountryOfRegistration"] = "Use the two-letter ISO 3166 code in capitals, like GB or BR."
+	}
+	for _, k := range []string{"AddressLine1", "AddressLine2", "City", "Postcode"} {
+		v := map[string]string{"AddressLine1": in.AddressLine1, "AddressLine2": in.AddressLine2, "City": in.City, "Postcode": in.Postcode}[k]
+		checkLen(f, k, v, 200)
+	}
+	if isNew && in.OrganisationID != "" && !ValidUUID(in.OrganisationID) {
+		f["OrganisationId"] = "OrganisationId must be a UUID."
+	}
+	if in.Status == "" && isNew {
+		in.Status = trust.Pending
+	} else if canon, ok := trust.ParseStatus(trust.Organisation, in.Status); ok {
+		in.Status = canon
+	} else {
+		f["Status"] = trust.StatusHelp(trust.Organisation, h.Vocab)
+	}
+	if in.Flags == nil {
+		in.Flags = []string{}
+	}
+	return f
+}
+
+func (h *Directory) orgForm(r *http.Request, o store.Organisation, isNew bool, errs map[string]string) (views.OrgForm, error) {
+	flagOpts, _, err := h.flagOpts(r.Context(), "Organisation", o.Flags, false)
+	action := "/organisations"
+	if !isNew {
+		action = "/organisations/" + o.OrganisationID
+	}
+	return views.OrgForm{Org: o, IsNew: isNew, Action: action, Errors: errs, StatusOpts: h.statusOpts(trust.Organisation, o.Status, false), FlagOpts: flagOpts}, err
+}
+
+func (h *Directory) renderOrgForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, isNew bool, errs map[string]string) {
+	if canon, ok := trust.ParseStatus(trust.Organisation, o.Status); ok {
+		o.Status = canon
+	}
+	f, err := h.orgForm(r, o, isNew, errs)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	title, crumbs := "New organisation", h.orgCrumbs(nil, "New organisation")
+	if !isNew {
+		title, crumbs = "Edit organisation", h.orgCrumbs(&o, "Edit")
+	}
+	Render(w, r, status, views.OrganisationFormPage(h.Shell(r, title, "organisations", crumbs...), f))
+}
+
+// NewOrganisation shows the empty form.
+func (h *Directory) NewOrganisation(w http.ResponseWriter, r *http.Request) {
+	h.renderOrgForm(w, r, http.StatusOK, store.Organisation{Status: trust.Pending, Flags: []string{}}, true, nil)
+}
+
+// EditOrganisation shows the form filled in.
+func (h *Directory) EditOrganisation(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	h.renderOrgForm(w, r, http.StatusOK, o, false, nil)
+}
+
+// CreateOrganisation adds an organisation.
+func (h *Directory) CreateOrganisation(w http.ResponseWriter, r *http.Request) {
+	var in store.Organisation
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var err error
+	var o store.Organisation
+	if errs := h.validateOrg(&in, true); len(errs) > 0 {
+		err = Validation(errs)
+	} else {
+		o, err = h.Store.CreateOrganisation(r.Context(), h.actor(r), in)
+		err = directoryError(err, "Organisation")
+	}
+	if err != nil {
+		if !WantsJSON(r) && AsError(err).Status < 500 {
+			h.renderOrgForm(w, r, AsError(err).Status, in, true, orMessage(err, "OrganisationName"))
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), o.OrganisationName+" was created.")
+		Redirect(w, r, "/organisations/"+o.OrganisationID)
+		return
+	}
+	w.Header().Set("Location", "/api/organisations/"+o.OrganisationID)
+	SetETag(w, o)
+	WriteJSON(w, http.StatusCreated, h.showOrg(o))
+}
+
+// orMessage is the field map of err, or its message on a default field.
+func orMessage(err error, field string) map[string]string {
+	m := FieldMap(err)
+	if len(m) == 0 {
+		m[field] = AsError(err).Message
+	}
+	return m
+}
+
+// UpdateOrganisation replaces an organisation (PUT, or the edit form).
+func (h *Directory) UpdateOrganisation(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "orgID")
+	var in store.Organisation
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if in.OrganisationID != "" && in.OrganisationID != id {
+		WriteError(w, r, Validation(map[string]string{"OrganisationId": "OrganisationId cannot change."}))
+		return
+	}
+	in.OrganisationID = id
+	h.saveOrg(w, r, in, false)
+}
+
+func (h *Directory) saveOrg(w http.ResponseWriter, r *http.Request, in store.Organisation, statusOnly bool) {
+	var err error
+	var o store.Organisation
+	if errs := h.validateOrg(&in, false); len(errs) > 0 {
+		err = Validation(errs)
+	} else {
+		o, err = h.Store.UpdateOrganisation(r.Context(), h.actor(r), in, func(cur store.Organisation) error {
+			if err := CheckIfMatch(r, cur); err != nil {
+				return err
+			}
+			if err := trust.CheckTransition(cur.Status, in.Status, h.Vocab); err != nil {
+				return &Error{Status: http.StatusConflict, Code: "invalid_transition", Message: err.Error(), Fields: []FieldError{{Field: "Status", Code: "invalid_transition", Message: err.Error()}}}
+			}
+			return nil
+		})
+		err = directoryError(err, "Organisation")
+	}
+	if err != nil {
+		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
+			if statusOnly {
+				h.Flash.Put(r.Context(), "Not changed: "+AsError(err).Message)
+				Redirect(w, r, "/organisations/"+in.OrganisationID)
+				return
+			}
+			h.renderOrgForm(w, r, AsError(err).Status, in, false, orMessage(err, "OrganisationName"))
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), o.OrganisationName+" was saved.")
+		Redirect(w, r, "/organisations/"+o.OrganisationID)
+		return
+	}
+	SetETag(w, o)
+	WriteJSON(w, http.StatusOK, h.showOrg(o))
+}
+
+// SetOrganisationStatus is the status buttons of the organisation page.
+func (h *Directory) SetOrganisationStatus(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	var in struct {
+		Status string `json:"Status"`
+	}
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	o.Status = in.Status
+	h.saveOrg(w, r, o, true)
+}
+
+// Participants is the public list of active organisations and their
+// active authorisation servers.
+func (h *Directory) Participants(w http.ResponseWriter, r *http.Request) {
+	ps, err := h.Store.Participants(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	for i := range ps {
+		ps[i].Status = h.Vocab.Display(ps[i].Status)
+		for j := range ps[i].AuthorisationServers {
+			ps[i].AuthorisationServers[j].Status = h.Vocab.Display(ps[i].AuthorisationServers[j].Status)
+		}
+	}
+	w.Header().Set("Cache-Control", "public, max-age=60")
+	WriteJSON(w, http.StatusOK, ps)
+}
+
+var _ = url.Values{}

@@ -1,0 +1,92 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// ParseSort reads sort=Field,asc|desc against the allowed fields.
+func ParseSort(q url.Values, allowed map[string]string, def string) (string, bool, error) {
+	raw := q.Get("sort")
+	if raw == "" {
+		return def, false, nil
+	}
+	field, dir, _ := strings.Cut(raw, ",")
+	if _, ok := allowed[field]; !ok {
+		names := make([]string, 0, len(allowed))
+		for k := range allowed {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		return "", false, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "sort by one of " + strings.Join(names, ", "),
+			Fields: []FieldError{{Field: "sort", Code: "invalid", Message: "unknown sort field " + field}}}
+	}
+	switch strings.ToLower(dir) {
+	case "", "asc":
+		return field, false, nil
+	case "desc":
+		return field, true, nil
+	}
+	return "", false, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "sort direction must be asc or desc",
+		Fields: []FieldError{{Field: "sort", Code: "invalid", Message: "direction must be asc or desc"}}}
+}
+
+var uuidRe = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// ValidUUID reports whether s is a UUID.
+func ValidUUID(s string) bool { return uuidRe.MatchString(s) }
+
+// checkLen adds a message when s is longer than max runes.
+func checkLen(fields map[string]string, name, s string, max int) {
+	if len([]rune(s)) > max {
+		fields[name] = "At most " + itoa(max) + " characters."
+	}
+}
+
+func required(fields map[string]string, name, s, label string) {
+	if strings.TrimSpace(s) == "" {
+		fields[name] = label + " is required."
+	}
+}
+
+func itoa(i int) string {
+	const digits = "0123456789"
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for i > 0 {
+		b = append([]byte{digits[i%10]}, b...)
+		i /= 10
+	}
+	return string(b)
+}
+
+// SortLink builds the URL that sorts a list by field, flipping the direction
+// when it is already the sort, and going back to page 0.
+func SortLink(path string, q url.Values, field, curField string, curDesc bool) string {
+	v := url.Values{}
+	for k, vs := range q {
+		v[k] = vs
+	}
+	dir := "asc"
+	if field == curField && !curDesc {
+		dir = "desc"
+	}
+	v.Set("sort", field+","+dir)
+	v.Del("page")
+	return path + "?" + v.Encode()
+}
+
+// PageLink is the URL of another page of the same list.
+func PageLink(path string, q url.Values, page int) string {
+	v := url.Values{}
+	for k, vs := range q {
+		v[k] = vs
+	}
+	v.Set("page", itoa(page))
+	return path + "?" + v.Encode()
+}

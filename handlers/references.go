@@ -1,0 +1,365 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
+)
+
+type referenceStore interface {
+	ListContactTypes(ctx context.Context) ([]store.ReferenceItem, error)
+	GetContactType(ctx context.Context, name string) (store.ReferenceItem, error)
+	CreateContactType(ctx context.Context, a store.Audit, r store.ReferenceItem) (store.ReferenceItem, error)
+	UpdateContactType(ctx context.Context, a store.Audit, r store.ReferenceItem, check func(store.ReferenceItem) error) (store.ReferenceItem, error)
+	DeleteContactType(ctx context.Context, a store.Audit, name string) error
+	ListFlags(ctx context.Context, typ string) ([]store.Flag, error)
+	GetFlag(ctx context.Context, id string) (store.Flag, error)
+	CreateFlag(ctx context.Context, a store.Audit, f store.Flag) (store.Flag, error)
+	UpdateFlag(ctx context.Context, a store.Audit, f store.Flag, check func(store.Flag) error) (store.Flag, error)
+}
+
+// References serves Reference Data: contact types and flags.
+type References struct {
+	*Base
+	Store referenceStore
+}
+
+func (h *References) crumbs(last string) []views.Crumb {
+	return []views.Crumb{{Label: "Reference Data", Href: "/references"}, {Label: last}}
+}
+
+// ParseConflict splits a conflict message "summary|payload" (DESIGN §4).
+// It returns the summary and the items of the payload; ok is false when the
+// separator or a valid JSON object payload is missing, and the caller
+// shows a generic "in use" message.
+func ParseConflict(msg string) (summary string, items []string, ok bool) {
+	summary, payload, found := strings.Cut(msg, "|")
+	if !found {
+		return "", nil, false
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(payload), &m); err != nil || len(m) == 0 {
+		return "", nil, false
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		var list []map[string]any
+		if err := json.Unmarshal(m[k], &list); err != nil {
+			return "", nil, false
+		}
+		for _, it := range list {
+			parts := []string{}
+			ik := make([]string, 0, len(it))
+			for f := range it {
+				ik = append(ik, f)
+			}
+			sort.Strings(ik)
+			for _, f := range ik {
+				parts = append(parts, fmt.Sprintf("%s %v", f, it[f]))
+			}
+			items = append(items, strings.TrimSuffix(k, "s")+": "+strings.Join(parts, ", "))
+		}
+	}
+	return summary, items, true
+}
+
+func validRefStatus(s string) bool { return s == "Active" || s == "Inactive" }
+
+func (h *References) contactTypesPage(r *http.Request, status int, w http.ResponseWriter, p views.RefPage) {
+	items, err := h.Store.ListContactTypes(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	p.Title, p.Path, p.Items = "Contact types", "/references/contact-types", items
+	Render(w, r, status, views.RefList(h.Shell(r, "Contact types", "reference", h.crumbs("Contact types")...), p))
+}
+
+// ListContactTypes lists contact types.
+func (h *References) ListContactTypes(w http.ResponseWriter, r *http.Request) {
+	if WantsJSON(r) {
+		items, err := h.Store.ListContactTypes(r.Context())
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		WriteJSON(w, http.StatusOK, items)
+		return
+	}
+	h.contactTypesPage(r, http.StatusOK, w, views.RefPage{})
+}
+
+// GetContactType is one contact type.
+func (h *References) GetContactType(w http.ResponseWriter, r *http.Request) {
+	it, err := h.Store.GetContactType(r.Context(), chi.URLParam(r, "name"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Contact type"))
+		return
+	}
+	SetETag(w, it)
+	WriteJSON(w, http.StatusOK, it)
+}
+
+func validateRef(it *store.ReferenceItem, isNew bool) map[string]string {
+	f := map[string]string{}
+	if isNew {
+		required(f, "Name", it.Name, "Name")
+		checkLen(f, "Name", it.Name, 100)
+		if strings.ContainsAny(it.Name, "/|?#") {
+			f["Name"] = "The name cannot contain / | ? or #."
+		}
+	}
+	checkLen(f, "Description", it.Description, 500)
+	if it.Status == "" {
+		it.Status = "Active"
+	}
+	if !validRefStatus(it.Status) {
+		f["Status"] = "Status must be Active or Inactive."
+	}
+	return f
+}
+
+// CreateContactType adds a contact type.
+func (h *References) CreateContactType(w http.ResponseWriter, r *http.Request) {
+	var in store.ReferenceItem
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var it store.ReferenceItem
+	var err error
+	if errs := validateRef(&in, true); len(errs) > 0 {
+		err = Validation(errs)
+	} else {
+		it, err = h.Store.CreateContactType(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)
+		err = storeError(err, "Contact type")
+	}
+	if err != nil {
+		if !WantsJSON(r) && AsError(err).Status < 500 {
+			h.contactTypesPage(r, AsError(err).Status, w, views.RefPage{Form: in, Errors: orMessage(err, "Name")})
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "Contact type "+it.Name+" was added.")
+		Redirect(w, r, "/references/contact-types")
+		return
+	}
+	w.Header().Set("Location", "/api/references/contact-types/"+url.PathEscape(it.Name))
+	SetETag(w, it)
+	WriteJSON(w, http.StatusCreated, it)
+}
+
+// UpdateContactType changes a contact type's description or status.
+func (h *References) UpdateContactType(w http.ResponseWriter, r *http.Request) {
+	var in store.ReferenceItem
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	name := chi.URLParam(r, "name")
+	if in.Name != "" && in.Name != name {
+		WriteError(w, r, Validation(map[string]string{"Name": "The name cannot change."}))
+		return
+	}
+	in.Name = name
+	if errs := validateRef(&in, false); len(errs) > 0 {
+		WriteError(w, r, Validation(errs))
+		return
+	}
+	it, err := h.Store.UpdateContactType(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
+	if err != nil {
+		WriteError(w, r, storeError(err, "Contact type"))
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "Contact type "+it.Name+" is "+it.Status+".")
+		Redirect(w, r, "/references/contact-types")
+		return
+	}
+	SetETag(w, it)
+	WriteJSON(w, http.StatusOK, it)
+}
+
+// DeleteContactType removes an unused contact type; in use is a 409 whose
+// message carries the contacts in the way.
+func (h *References) DeleteContactType(w http.ResponseWriter, r *http.Request) {
+	name := chi.URLParam(r, "name")
+	err := h.Store.DeleteContactType(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, name)
+	if err != nil {
+		err = storeError(err, "Contact type")
+		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
+			h.renderConflict(w, r, AsError(err).Message)
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "Contact type "+name+" was deleted.")
+		Redirect(w, r, "/references/contact-types")
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (h *References) renderConflict(w http.ResponseWriter, r *http.Request, msg string) {
+	p := views.RefPage{}
+	if summary, items, ok := ParseConflict(msg); ok {
+		p.Conflict, p.InTheWay = summary, items
+	} else {
+		p.Conflict = "This item is in use and cannot be deleted."
+	}
+	h.contactTypesPage(r, http.StatusConflict, w, p)
+}
+
+var flagTypes = []string{"Organisation", "Software_Statement", "Authorisation_Server"}
+
+func (h *References) flagsPage(w http.ResponseWriter, r *http.Request, status int, form store.Flag, errs map[string]string) {
+	flags, err := h.Store.ListFlags(r.Context(), "")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var opts []views.Option
+	for _, t := range flagTypes {
+		opts = append(opts, views.Option{Value: t, Label: strings.ReplaceAll(t, "_", " "), Selected: form.Type == t})
+	}
+	Render(w, r, status, views.Flags(h.Shell(r, "Flags", "reference", h.crumbs("Flags")...), views.FlagsPage{Flags: flags, Form: form, Errors: errs, TypeOpts: opts}))
+}
+
+// ListFlags lists flag definitions (Type= filters).
+func (h *References) ListFlags(w http.ResponseWriter, r *http.Request) {
+	if !WantsJSON(r) {
+		h.flagsPage(w, r, http.StatusOK, store.Flag{}, nil)
+		return
+	}
+	typ := r.URL.Query().Get("Type")
+	if typ != "" && !contains(flagTypes, typ) {
+		WriteError(w, r, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "Type must be one of " + strings.Join(flagTypes, ", ")})
+		return
+	}
+	flags, err := h.Store.ListFlags(r.Context(), typ)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, flags)
+}
+
+func contains(l []string, s string) bool {
+	for _, v := range l {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// GetFlag is one flag.
+func (h *References) GetFlag(w http.ResponseWriter, r *http.Request) {
+	f, err := h.Store.GetFlag(r.Context(), chi.URLParam(r, "flagID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Flag"))
+		return
+	}
+	SetETag(w, f)
+	WriteJSON(w, http.StatusOK, f)
+}
+
+func validateFlag(f *store.Flag) map[string]string {
+	errs := map[string]string{}
+	required(errs, "Name", f.Name, "Name")
+	checkLen(errs, "Name", f.Name, 100)
+	checkLen(errs, "Description", f.Description, 500)
+	if !contains(flagTypes, f.Type) {
+		errs["Type"] = "Type must be one of " + strings.Join(flagTypes, ", ") + "."
+	}
+	if f.Status == "" {
+		f.Status = "Active"
+	}
+	if !validRefStatus(f.Status) {
+		errs["Status"] = "Status must be Active or Inactive."
+	}
+	return errs
+}
+
+// CreateFlag adds a flag definition.
+func (h *References) CreateFlag(w http.ResponseWriter, r *http.Request) {
+	var in store.Flag
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var f store.Flag
+	var err error
+	if in.FlagID != "" && !ValidUUID(in.FlagID) {
+		err = Validation(map[string]string{"FlagId": "FlagId must be a UUID."})
+	} else if errs := validateFlag(&in); len(errs) > 0 {
+		err = Validation(errs)
+	} else {
+		f, err = h.Store.CreateFlag(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)
+		err = directoryError(err, "Flag")
+	}
+	if err != nil {
+		if !WantsJSON(r) && AsError(err).Status < 500 {
+			h.flagsPage(w, r, AsError(err).Status, in, orMessage(err, "Name"))
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "Flag "+f.Name+" was added.")
+		Redirect(w, r, "/references/flags")
+		return
+	}
+	w.Header().Set("Location", "/api/references/flags/"+f.FlagID)
+	SetETag(w, f)
+	WriteJSON(w, http.StatusCreated, f)
+}
+
+// UpdateFlag changes a flag's name, description or status.
+func (h *References) UpdateFlag(w http.ResponseWriter, r *http.Request) {
+	var in store.Flag
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	id := chi.URLParam(r, "flagID")
+	if in.FlagID != "" && in.FlagID != id {
+		WriteError(w, r, Validation(map[string]string{"FlagId": "FlagId cannot change."}))
+		return
+	}
+	in.FlagID = id
+	if errs := validateFlag(&in); len(errs) > 0 {
+		WriteError(w, r, Validation(errs))
+		return
+	}
+	f, err := h.Store.UpdateFlag(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Flag) error { return CheckIfMatch(r, cur) })
+	if err != nil {
+		WriteError(w, r, directoryError(err, "Flag"))
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "Flag "+f.Name+" is "+f.Status+".")
+		Redirect(w, r, "/references/flags")
+		return
+	}
+	SetETag(w, f)
+	WriteJSON(w, http.StatusOK, f)
+}

@@ -1,0 +1,223 @@
+package handlers
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/trustframe/trustframe/issuer"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/trust"
+	"github.com/trustframe/trustframe/views"
+)
+
+func (h *Directory) showAS(s store.AuthorisationServer) store.AuthorisationServer {
+	s.Status = h.Vocab.Display(s.Status)
+	return s
+}
+
+// ListServers is the authorisation servers tab (a bare array on the API).
+func (h *Directory) ListServers(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	items, err := h.Store.ListAuthorisationServers(r.Context(), o.OrganisationID)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	for i := range items {
+		items[i] = h.showAS(items[i])
+	}
+	if WantsJSON(r) {
+		WriteJSON(w, http.StatusOK, items)
+		return
+	}
+	_, names, err := h.flagOpts(r.Context(), "Authorisation_Server", nil, false)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	p := views.ServersPage{OrgPage: h.orgPage(o, views.TabServers), Servers: items, FlagNames: names}
+	Render(w, r, http.StatusOK, views.ServersTab(h.Shell(r, "Authorisation servers", "organisations", h.orgCrumbs(&o, "Authorisation servers")...), p))
+}
+
+// GetServer is one authorisation server.
+func (h *Directory) GetServer(w http.ResponseWriter, r *http.Request) {
+	s, err := h.Store.GetAuthorisationServer(r.Context(), chi.URLParam(r, "orgID"), chi.URLParam(r, "serverID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Authorisation server"))
+		return
+	}
+	SetETag(w, s)
+	WriteJSON(w, http.StatusOK, h.showAS(s))
+}
+
+// validateServer checks the fields, then the issuer against its discovery
+// document and the other servers: each issuer problem is its own entry.
+func (h *Directory) validateServer(r *http.Request, s *store.AuthorisationServer, isNew bool) error {
+	f := map[string]string{}
+	required(f, "CustomerFriendlyName", s.CustomerFriendlyName, "Name")
+	checkLen(f, "CustomerFriendlyName", s.CustomerFriendlyName, 200)
+	checkLen(f, "Description", s.Description, 2000)
+	if s.Status == "" && isNew {
+		s.Status = trust.Active
+	} else if canon, ok := trust.ParseStatus(trust.AuthorisationServer, s.Status); ok {
+		s.Status = canon
+	} else {
+		f["Status"] = trust.StatusHelp(trust.AuthorisationServer, h.Vocab)
+	}
+	if s.Flags == nil {
+		s.Flags = []string{}
+	}
+	var issuerProblems []string
+	if strings.TrimSpace(s.Issuer) == "" {
+		issuerProblems = append(issuerProblems, "Issuer is required.")
+	} else {
+		if s.OpenIDDiscoveryDocument == "" {
+			s.OpenIDDiscoveryDocument = issuer.WellKnown(s.Issuer)
+		}
+		if other, err := h.Store.IssuerTaken(r.Context(), s.Issuer, s.AuthorisationServerID); err != nil {
+			return err
+		} else if other != "" {
+			issuerProblems = append(issuerProblems, "Another authorisation server already has this issuer.")
+		}
+		issuerProblems = append(issuerProblems, h.Issuers.Check(r.Context(), s.Issuer, s.OpenIDDiscoveryDocument)...)
+	}
+	if len(f) == 0 && len(issuerProblems) == 0 {
+		return nil
+	}
+	e := Validation(f)
+	for _, p := range issuerProblems {
+		e.Fields = append(e.Fields, FieldError{Code: "invalid_issuer", Field: "Issuer", Message: p})
+	}
+	return e
+}
+
+func (h *Directory) renderServerForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, s store.AuthorisationServer, isNew bool, err error) {
+	flagOpts, _, ferr := h.flagOpts(r.Context(), "Authorisation_Server", s.Flags, false)
+	if ferr != nil {
+		WriteError(w, r, ferr)
+		return
+	}
+	action := "/organisations/" + o.OrganisationID + "/authorisationservers"
+	if !isNew {
+		action += "/" + s.AuthorisationServerID
+	}
+	f := views.ServerForm{OrgID: o.OrganisationID, Server: s, IsNew: isNew, Action: action, Errors: map[string]string{},
+		StatusOpts: h.statusOpts(trust.AuthorisationServer, s.Status, false), FlagOpts: flagOpts}
+	if err != nil {
+		for _, fe := range AsError(err).Fields {
+			if fe.Field == "Issuer" {
+				f.IssuerErrors = append(f.IssuerErrors, fe.Message)
+			} else if fe.Field != "" {
+				f.Errors[fe.Field] = fe.Message
+			}
+		}
+		if len(AsError(err).Fields) == 0 {
+			f.Errors["CustomerFriendlyName"] = AsError(err).Message
+		}
+	}
+	Render(w, r, status, views.ServerFormPage(h.Shell(r, "Authorisation server", "organisations", h.orgCrumbs(&o, "Authorisation server")...), f))
+}
+
+// NewServer shows the empty form.
+func (h *Directory) NewServer(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	h.renderServerForm(w, r, http.StatusOK, o, store.AuthorisationServer{Status: trust.Active}, true, nil)
+}
+
+// EditServer shows a server's form.
+func (h *Directory) EditServer(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	s, err := h.Store.GetAuthorisationServer(r.Context(), o.OrganisationID, chi.URLParam(r, "serverID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Authorisation server"))
+		return
+	}
+	h.renderServerForm(w, r, http.StatusOK, o, s, false, nil)
+}
+
+// CreateServer adds an authorisation server after validating its issuer.
+func (h *Directory) CreateServer(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	var in store.AuthorisationServer
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	in.OrganisationID, in.AuthorisationServerID = o.OrganisationID, ""
+	err := h.validateServer(r, &in, true)
+	var s store.AuthorisationServer
+	if err == nil {
+		s, err = h.Store.CreateAuthorisationServer(r.Context(), h.actor(r), in)
+		err = directoryError(err, "Authorisation server")
+	}
+	h.serverSaved(w, r, o, in, s, err, true)
+}
+
+// UpdateServer replaces an authorisation server (its issuer re-validated).
+func (h *Directory) UpdateServer(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	var in store.AuthorisationServer
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	in.OrganisationID, in.AuthorisationServerID = o.OrganisationID, chi.URLParam(r, "serverID")
+	if _, err := h.Store.GetAuthorisationServer(r.Context(), o.OrganisationID, in.AuthorisationServerID); err != nil {
+		WriteError(w, r, storeError(err, "Authorisation server"))
+		return
+	}
+	err := h.validateServer(r, &in, false)
+	var s store.AuthorisationServer
+	if err == nil {
+		s, err = h.Store.UpdateAuthorisationServer(r.Context(), h.actor(r), in, func(cur store.AuthorisationServer) error {
+			if err := CheckIfMatch(r, cur); err != nil {
+				return err
+			}
+			if err := trust.CheckTransition(cur.Status, in.Status, h.Vocab); err != nil {
+				return &Error{Status: http.StatusConflict, Code: "invalid_transition", Message: err.Error(), Fields: []FieldError{{Field: "Status", Code: "invalid_transition", Message: err.Error()}}}
+			}
+			return nil
+		})
+		err = directoryError(err, "Authorisation server")
+	}
+	h.serverSaved(w, r, o, in, s, err, false)
+}
+
+func (h *Directory) serverSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, s store.AuthorisationServer, err error, isNew bool) {
+	if err != nil {
+		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
+			h.renderServerForm(w, r, AsError(err).Status, o, in, isNew, err)
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "Authorisation server "+s.CustomerFriendlyName+" was saved.")
+		Redirect(w, r, "/organisations/"+o.OrganisationID+"/authorisationservers")
+		return
+	}
+	SetETag(w, s)
+	if isNew {
+		w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/authorisationservers/"+s.AuthorisationServerID)
+		WriteJSON(w, http.StatusCreated, h.showAS(s))
+		return
+	}
+	WriteJSON(w, http.StatusOK, h.showAS(s))
+}

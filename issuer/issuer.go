@@ -1,0 +1,149 @@
+// Package issuer validates the issuer of an authorisation server against
+// its OpenID discovery document (DESIGN §5): the fetch is bounded in time,
+// size and redirects, and private or loopback addresses are refused unless
+// allowed.
+package issuer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Validator fetches and checks discovery documents.
+type Validator struct {
+	AllowPrivate bool          // allow loopback, private and link-local addresses (and http)
+	Timeout      time.Duration // whole fetch; default 5 s
+	MaxBytes     int64         // default 512 KiB
+	MaxRedirects int           // default 3
+}
+
+// WellKnown is the discovery URL of an issuer.
+func WellKnown(issuer string) string {
+	return strings.TrimRight(issuer, "/") + "/.well-known/openid-configuration"
+}
+
+// Check returns one message per problem with the issuer (empty when fine).
+// discovery may be empty: the issuer's well-known URL is used.
+func (v *Validator) Check(ctx context.Context, issuerURL, discovery string) []string {
+	var problems []string
+	u, err := url.Parse(issuerURL)
+	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || (u.Scheme != "https" && !(v.AllowPrivate && u.Scheme == "http")) {
+		return []string{"Issuer must be an https URL without query or fragment."}
+	}
+	if discovery == "" {
+		discovery = WellKnown(issuerURL)
+	}
+	if !strings.HasPrefix(discovery, strings.TrimRight(issuerURL, "/")+"/") {
+		problems = append(problems, "The OpenIDDiscoveryDocument URL does not start with the issuer.")
+	}
+	doc, err := v.fetch(ctx, discovery)
+	if err != nil {
+		return append(problems, "The well-known endpoint "+discovery+" is unreachable or not JSON: "+err.Error())
+	}
+	if doc.Issuer != issuerURL {
+		problems = append(problems, fmt.Sprintf("The discovery document names issuer %q, not %q.", doc.Issuer, issuerURL))
+	}
+	return problems
+}
+
+type document struct {
+	Issuer string `json:"issuer"`
+}
+
+func (v *Validator) client() *http.Client {
+	timeout := v.Timeout
+	if timeout == 0 {
+		timeout = 5 * time.Second
+	}
+	maxRedirects := v.MaxRedirects
+	if maxRedirects == 0 {
+		maxRedirects = 3
+	}
+	dialer := &net.Dialer{Timeout: timeout, Control: func(network, address string, _ syscall.RawConn) error {
+		if v.AllowPrivate {
+			return nil
+		}
+		host, _, err := net.SplitHostPort(address)
+		if err != nil {
+			return err
+		}
+		ip := net.ParseIP(host)
+		if ip == nil || !Public(ip) {
+			return fmt.Errorf("address %s is not public", host)
+		}
+		return nil
+	}}
+	tr := &http.Transport{DialContext: dialer.DialContext, TLSHandshakeTimeout: timeout, ResponseHeaderTimeout: timeout, Proxy: nil}
+	return &http.Client{Timeout: timeout, Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) > maxRedirects {
+			return fmt.Errorf("more than %d redirects", maxRedirects)
+		}
+		if req.URL.Scheme != "https" && !v.AllowPrivate {
+			return errors.New("redirect away from https")
+		}
+		return nil
+	}}
+}
+
+func (v *Validator) fetch(ctx context.Context, u string) (*document, error) {
+	max := v.MaxBytes
+	if max == 0 {
+		max = 512 << 10
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := v.client().Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("the document is larger than %d bytes", max)
+	}
+	var doc document
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, errors.New("the body is not a JSON object")
+	}
+	return &doc, nil
+}
+
+// Public reports whether ip is a public unicast address.
+func Public(ip net.IP) bool {
+	if v4 := ip.To4(); v4 != nil {
+		ip = v4 // IPv4 and IPv4-mapped IPv6 are judged as IPv4
+	}
+	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() {
+		return false
+	}
+	for _, cidr := range []string{"100.64.0.0/10", "192.0.0.0/24", "198.18.0.0/15", "64:ff9b::/96"} {
+		_, n, _ := net.ParseCIDR(cidr)
+		if n.Contains(ip) {
+			return false
+		}
+	}
+	return true
+}

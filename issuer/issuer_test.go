@@ -1,0 +1,99 @@
+package issuer
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func server(t *testing.T, handler func(base string) http.HandlerFunc) string {
+	var base string
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler(base)(w, r) }))
+	t.Cleanup(s.Close)
+	base = s.URL
+	return base
+}
+
+func TestGoodIssuer(t *testing.T) {
+	base := server(t, func(base string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/.well-known/openid-configuration" {
+				w.Write([]byte(`{"issuer":"` + base + `"}`))
+				return
+			}
+			http.NotFound(w, r)
+		}
+	})
+	v := &Validator{AllowPrivate: true}
+	if p := v.Check(context.Background(), base, ""); len(p) != 0 {
+		t.Fatal(p)
+	}
+}
+
+func TestIssuerProblems(t *testing.T) {
+	other := server(t, func(string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte(`{"issuer":"https://someone-else.example"}`))
+		}
+	})
+	notJSON := server(t, func(string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`<html>`)) }
+	})
+	huge := server(t, func(string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte(`{"issuer":"` + strings.Repeat("x", 600<<10) + `"}`))
+		}
+	})
+	var loop string
+	loop = server(t, func(string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, loop+r.URL.Path+"x", http.StatusFound)
+		}
+	})
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	v := &Validator{AllowPrivate: true}
+	cases := map[string]struct {
+		issuer, discovery, want string
+	}{
+		"mismatch":        {other, "", "names issuer"},
+		"not JSON":        {notJSON, "", "not JSON"},
+		"too large":       {huge, "", "larger than"},
+		"redirect loop":   {loop, "", "redirects"},
+		"unreachable":     {dead, "", "unreachable"},
+		"prefix":          {other, "https://elsewhere.example/.well-known/openid-configuration", "does not start with the issuer"},
+		"not a URL":       {"ftp://x", "", "https URL"},
+		"query in issuer": {"https://a.example/?x=1", "", "https URL"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := v.Check(context.Background(), c.issuer, c.discovery)
+			if !strings.Contains(strings.Join(p, " "), c.want) {
+				t.Fatalf("problems %q, want %q", p, c.want)
+			}
+		})
+	}
+}
+
+func TestPrivateAddressesRefused(t *testing.T) {
+	base := server(t, func(base string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"issuer":"` + base + `"}`)) }
+	})
+	v := &Validator{}
+	// http is refused outright without AllowPrivate; try the https form of a loopback host too.
+	if p := v.Check(context.Background(), base, ""); len(p) == 0 {
+		t.Fatal("loopback http issuer accepted")
+	}
+	if p := v.Check(context.Background(), "https://127.0.0.1:1", ""); !strings.Contains(strings.Join(p, " "), "not public") {
+		t.Fatalf("loopback https issuer: %q", p)
+	}
+	for ip, want := range map[string]bool{"8.8.8.8": true, "10.1.2.3": false, "192.168.1.1": false, "169.254.169.254": false, "100.64.1.1": false, "::1": false, "fd00::1": false, "2001:4860:4860::8888": true} {
+		if Public(net.ParseIP(ip)) != want {
+			t.Errorf("%s public=%v", ip, !want)
+		}
+	}
+}

@@ -1,0 +1,160 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// SoftwareStatement is an application registered by an organisation.
+type SoftwareStatement struct {
+	SoftwareStatementID                   string    `json:"SoftwareStatementId"`
+	OrganisationID                        string    `json:"OrganisationId"`
+	ClientID                              string    `json:"ClientId"`
+	ClientName                            string    `json:"ClientName"`
+	Description                           string    `json:"Description"`
+	Version                               string    `json:"Version"`
+	RedirectURI                           []string  `json:"RedirectUri"`
+	Roles                                 []string  `json:"Roles"`
+	JwksURI                               string    `json:"JwksUri"`
+	Status                                string    `json:"Status"`
+	BackchannelTokenDeliveryMode          string    `json:"backchannel_token_delivery_mode"`
+	BackchannelClientNotificationEndpoint string    `json:"backchannel_client_notification_endpoint"`
+	SoftwareOriginsURI                    []string  `json:"software_origins_uri"`
+	Flags                                 []string  `json:"Flags"`
+	CreatedOn                             time.Time `json:"CreatedOn"`
+	UpdatedOn                             time.Time `json:"UpdatedOn"`
+}
+
+const ssCols = `software_statement_id, organisation_id, client_id, client_name, description, version, redirect_uris, roles, jwks_uri, status, ciba_delivery_mode, ciba_notification_endpoint, origins, created_on, updated_on`
+
+func scanSS(row interface{ Scan(...any) error }) (SoftwareStatement, error) {
+	var s SoftwareStatement
+	var redirects, roles, origins, c, u string
+	err := row.Scan(&s.SoftwareStatementID, &s.OrganisationID, &s.ClientID, &s.ClientName, &s.Description, &s.Version,
+		&redirects, &roles, &s.JwksURI, &s.Status, &s.BackchannelTokenDeliveryMode, &s.BackchannelClientNotificationEndpoint, &origins, &c, &u)
+	s.RedirectURI, s.Roles, s.SoftwareOriginsURI = parseList(redirects), parseList(roles), parseList(origins)
+	s.CreatedOn, s.UpdatedOn = parseStamp(c), parseStamp(u)
+	s.Flags = []string{}
+	return s, err
+}
+
+// ListSoftwareStatements returns an organisation's applications.
+func (d *DB) ListSoftwareStatements(ctx context.Context, orgID string) ([]SoftwareStatement, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT `+ssCols+` FROM software_statements WHERE organisation_id = ? ORDER BY client_name, software_statement_id`, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("store: list applications: %w", err)
+	}
+	defer rows.Close()
+	out := []SoftwareStatement{}
+	var ids []string
+	for rows.Next() {
+		s, err := scanSS(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+		ids = append(ids, s.SoftwareStatementID)
+	}
+	flags, err := flagsOf(ctx, d.db, "software_statement_flags", "software_statement_id", ids)
+	for i := range out {
+		out[i].Flags = nonNil(flags[out[i].SoftwareStatementID])
+	}
+	return out, err
+}
+
+// GetSoftwareStatement returns one application of an organisation or ErrNotFound.
+func (d *DB) GetSoftwareStatement(ctx context.Context, orgID, id string) (SoftwareStatement, error) {
+	s, err := scanSS(d.db.QueryRowContext(ctx, `SELECT `+ssCols+` FROM software_statements WHERE organisation_id = ? AND software_statement_id = ?`, orgID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, ErrNotFound
+	}
+	if err != nil {
+		return s, err
+	}
+	flags, err := flagsOf(ctx, d.db, "software_statement_flags", "software_statement_id", []string{id})
+	s.Flags = nonNil(flags[id])
+	return s, err
+}
+
+// CreateSoftwareStatement adds an application; ClientId is generated when empty.
+func (d *DB) CreateSoftwareStatement(ctx context.Context, a Audit, s SoftwareStatement) (SoftwareStatement, error) {
+	s.SoftwareStatementID = NewID()
+	if s.ClientID == "" {
+		s.ClientID = s.SoftwareStatementID
+	}
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		if err := orgExists(ctx, tx, s.OrganisationID); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM software_statements WHERE client_id = ?`, s.ClientID).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return &FieldError{Field: "ClientId", Message: "another application has this ClientId"}
+		}
+		now := d.stamp()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO software_statements(`+ssCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			s.SoftwareStatementID, s.OrganisationID, s.ClientID, s.ClientName, s.Description, s.Version, jsonList(s.RedirectURI), jsonList(s.Roles),
+			s.JwksURI, s.Status, s.BackchannelTokenDeliveryMode, s.BackchannelClientNotificationEndpoint, jsonList(s.SoftwareOriginsURI), now, now); err != nil {
+			return err
+		}
+		if err := setFlags(ctx, tx, "software_statement_flags", "software_statement_id", s.SoftwareStatementID, "Software_Statement", s.Flags); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "Application",
+			SubjectID: s.SoftwareStatementID, OrganisationID: s.OrganisationID, Summary: created(s)})
+	})
+	if err != nil {
+		return SoftwareStatement{}, err
+	}
+	return d.GetSoftwareStatement(ctx, s.OrganisationID, s.SoftwareStatementID)
+}
+
+// UpdateSoftwareStatement replaces an application's writable fields.
+func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareStatement, check func(cur SoftwareStatement) error) (SoftwareStatement, error) {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := scanSS(tx.QueryRowContext(ctx, `SELECT `+ssCols+` FROM software_statements WHERE organisation_id = ? AND software_statement_id = ?`, s.OrganisationID, s.SoftwareStatementID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		fl, err := flagsOf(ctx, tx, "software_statement_flags", "software_statement_id", []string{s.SoftwareStatementID})
+		if err != nil {
+			return err
+		}
+		cur.Flags = nonNil(fl[s.SoftwareStatementID])
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		s.ClientID = cur.ClientID // not writable
+		if _, err := tx.ExecContext(ctx, `UPDATE software_statements SET client_name=?, description=?, version=?, redirect_uris=?, roles=?,
+			jwks_uri=?, status=?, ciba_delivery_mode=?, ciba_notification_endpoint=?, origins=?, updated_on=? WHERE software_statement_id=?`,
+			s.ClientName, s.Description, s.Version, jsonList(s.RedirectURI), jsonList(s.Roles), s.JwksURI, s.Status,
+			s.BackchannelTokenDeliveryMode, s.BackchannelClientNotificationEndpoint, jsonList(s.SoftwareOriginsURI), d.stamp(), s.SoftwareStatementID); err != nil {
+			return err
+		}
+		if err := setFlags(ctx, tx, "software_statement_flags", "software_statement_id", s.SoftwareStatementID, "Software_Statement", s.Flags); err != nil {
+			return err
+		}
+		next := s
+		next.Flags, next.RedirectURI, next.Roles, next.SoftwareOriginsURI = nonNil(s.Flags), nonNil(s.RedirectURI), nonNil(s.Roles), nonNil(s.SoftwareOriginsURI)
+		action := "update"
+		if cur.Status != s.Status {
+			action = "status"
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "Application",
+			SubjectID: s.SoftwareStatementID, OrganisationID: s.OrganisationID, Summary: diff(cur, next)})
+	})
+	if err != nil {
+		return SoftwareStatement{}, err
+	}
+	return d.GetSoftwareStatement(ctx, s.OrganisationID, s.SoftwareStatementID)
+}

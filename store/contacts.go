@@ -1,0 +1,180 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Contact is a person to reach at an organisation.
+type Contact struct {
+	ContactID      string    `json:"ContactId"`
+	OrganisationID string    `json:"OrganisationId"`
+	ContactType    string    `json:"ContactType"`
+	FirstName      string    `json:"FirstName"`
+	LastName       string    `json:"LastName"`
+	Department     string    `json:"Department"`
+	EmailAddress   string    `json:"EmailAddress"`
+	PhoneNumber    string    `json:"PhoneNumber"`
+	CreatedOn      time.Time `json:"CreatedOn"`
+	UpdatedOn      time.Time `json:"UpdatedOn"`
+}
+
+const contactCols = `contact_id, organisation_id, contact_type, first_name, last_name, department, email_address, phone_number, created_on, updated_on`
+
+// ContactSortColumns are the sortable columns of the contacts table.
+var ContactSortColumns = map[string]string{
+	"ContactType":  "contact_type COLLATE NOCASE",
+	"FirstName":    "first_name COLLATE NOCASE",
+	"LastName":     "last_name COLLATE NOCASE",
+	"Department":   "department COLLATE NOCASE",
+	"EmailAddress": "email_address COLLATE NOCASE",
+	"PhoneNumber":  "phone_number",
+	"CreatedOn":    "created_on",
+}
+
+func scanContact(row interface{ Scan(...any) error }) (Contact, error) {
+	var c Contact
+	var cr, up string
+	err := row.Scan(&c.ContactID, &c.OrganisationID, &c.ContactType, &c.FirstName, &c.LastName, &c.Department, &c.EmailAddress, &c.PhoneNumber, &cr, &up)
+	c.CreatedOn, c.UpdatedOn = parseStamp(cr), parseStamp(up)
+	return c, err
+}
+
+// ListContacts returns one page of an organisation's contacts, sorted.
+func (d *DB) ListContacts(ctx context.Context, orgID, sortBy string, desc bool, page, size int) ([]Contact, int, error) {
+	col, ok := ContactSortColumns[sortBy]
+	if !ok {
+		col = "last_name COLLATE NOCASE"
+	}
+	dir := "ASC"
+	if desc {
+		dir = "DESC"
+	}
+	if size <= 0 {
+		size = 20
+	}
+	var total int
+	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM contacts WHERE organisation_id = ?`, orgID).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT `+contactCols+` FROM contacts WHERE organisation_id = ? ORDER BY `+col+` `+dir+`, contact_id `+dir+` LIMIT ? OFFSET ?`,
+		orgID, size, page*size)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: list contacts: %w", err)
+	}
+	defer rows.Close()
+	out := []Contact{}
+	for rows.Next() {
+		c, err := scanContact(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, c)
+	}
+	return out, total, rows.Err()
+}
+
+// GetContact returns one contact of an organisation or ErrNotFound.
+func (d *DB) GetContact(ctx context.Context, orgID, id string) (Contact, error) {
+	c, err := scanContact(d.db.QueryRowContext(ctx, `SELECT `+contactCols+` FROM contacts WHERE organisation_id = ? AND contact_id = ?`, orgID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, ErrNotFound
+	}
+	return c, err
+}
+
+func checkContactType(ctx context.Context, tx *sql.Tx, name, old string) error {
+	var status string
+	err := tx.QueryRowContext(ctx, `SELECT status FROM contact_types WHERE name = ?`, name).Scan(&status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return &FieldError{Field: "ContactType", Message: fmt.Sprintf("there is no contact type %q", name)}
+	}
+	if err != nil {
+		return err
+	}
+	if status != "Active" && name != old {
+		return &FieldError{Field: "ContactType", Message: fmt.Sprintf("contact type %q is Inactive", name)}
+	}
+	return nil
+}
+
+// CreateContact adds a contact to an organisation.
+func (d *DB) CreateContact(ctx context.Context, a Audit, c Contact) (Contact, error) {
+	c.ContactID = NewID()
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		if err := orgExists(ctx, tx, c.OrganisationID); err != nil {
+			return err
+		}
+		if err := checkContactType(ctx, tx, c.ContactType, ""); err != nil {
+			return err
+		}
+		now := d.stamp()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO contacts(`+contactCols+`) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+			c.ContactID, c.OrganisationID, c.ContactType, c.FirstName, c.LastName, c.Department, c.EmailAddress, c.PhoneNumber, now, now); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "Contact", SubjectID: c.ContactID,
+			OrganisationID: c.OrganisationID, Summary: created(c)})
+	})
+	if err != nil {
+		return Contact{}, err
+	}
+	return d.GetContact(ctx, c.OrganisationID, c.ContactID)
+}
+
+// UpdateContact replaces a contact's fields.
+func (d *DB) UpdateContact(ctx context.Context, a Audit, c Contact, check func(cur Contact) error) (Contact, error) {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := scanContact(tx.QueryRowContext(ctx, `SELECT `+contactCols+` FROM contacts WHERE organisation_id = ? AND contact_id = ?`, c.OrganisationID, c.ContactID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		if err := checkContactType(ctx, tx, c.ContactType, cur.ContactType); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE contacts SET contact_type=?, first_name=?, last_name=?, department=?, email_address=?, phone_number=?, updated_on=? WHERE contact_id=?`,
+			c.ContactType, c.FirstName, c.LastName, c.Department, c.EmailAddress, c.PhoneNumber, d.stamp(), c.ContactID); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Contact", SubjectID: c.ContactID,
+			OrganisationID: c.OrganisationID, Summary: diff(cur, c)})
+	})
+	if err != nil {
+		return Contact{}, err
+	}
+	return d.GetContact(ctx, c.OrganisationID, c.ContactID)
+}
+
+// DeleteContact removes a contact.
+func (d *DB) DeleteContact(ctx context.Context, a Audit, orgID, id string, check func(cur Contact) error) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := scanContact(tx.QueryRowContext(ctx, `SELECT `+contactCols+` FROM contacts WHERE organisation_id = ? AND contact_id = ?`, orgID, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM contacts WHERE contact_id = ?`, id); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "delete", SubjectType: "Contact", SubjectID: id,
+			OrganisationID: orgID, Summary: "deleted " + created(cur)})
+	})
+}

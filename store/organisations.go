@@ -1,0 +1,297 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Organisation is a participant of the trust framework.
+type Organisation struct {
+	OrganisationID        string    `json:"OrganisationId"`
+	OrganisationName      string    `json:"OrganisationName"`
+	LegalEntityName       string    `json:"LegalEntityName"`
+	RegistrationNumber    string    `json:"RegistrationNumber"`
+	CountryOfRegistration string    `json:"CountryOfRegistration"`
+	AddressLine1          string    `json:"AddressLine1"`
+	AddressLine2          string    `json:"AddressLine2"`
+	City                  string    `json:"City"`
+	Postcode              string    `json:"Postcode"`
+	Status                string    `json:"Status"`
+	Flags                 []string  `json:"Flags"`
+	CreatedOn             time.Time `json:"CreatedOn"`
+	UpdatedOn             time.Time `json:"UpdatedOn"`
+}
+
+const orgCols = `organisation_id, name, legal_entity_name, registration_number, country, address_line1, address_line2, city, postcode, status, created_on, updated_on`
+
+func scanOrg(row interface{ Scan(...any) error }) (Organisation, error) {
+	var o Organisation
+	var c, u string
+	err := row.Scan(&o.OrganisationID, &o.OrganisationName, &o.LegalEntityName, &o.RegistrationNumber, &o.CountryOfRegistration,
+		&o.AddressLine1, &o.AddressLine2, &o.City, &o.Postcode, &o.Status, &c, &u)
+	o.CreatedOn, o.UpdatedOn = parseStamp(c), parseStamp(u)
+	o.Flags = []string{}
+	return o, err
+}
+
+// OrgFilter selects and orders organisations.
+type OrgFilter struct {
+	Q      string // searches name and registration number
+	Status string // canonical
+	Flag   string
+	Sort   string // OrganisationName, RegistrationNumber, CountryOfRegistration, Status, CreatedOn
+	Desc   bool
+	Page   int
+	Size   int
+}
+
+// OrgSortColumns are the sortable fields of the organisation list.
+var OrgSortColumns = map[string]string{
+	"OrganisationName":      "name COLLATE NOCASE",
+	"RegistrationNumber":    "registration_number",
+	"CountryOfRegistration": "country",
+	"Status":                "status",
+	"CreatedOn":             "created_on",
+}
+
+func likeEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return r.Replace(s)
+}
+
+func (f OrgFilter) where() (string, []any) {
+	where := []string{"1=1"}
+	var args []any
+	if f.Q != "" {
+		where = append(where, `(name LIKE ? ESCAPE '\' OR registration_number LIKE ? ESCAPE '\')`)
+		p := "%" + likeEscape(f.Q) + "%"
+		args = append(args, p, p)
+	}
+	if f.Status != "" {
+		where = append(where, "status = ?")
+		args = append(args, f.Status)
+	}
+	if f.Flag != "" {
+		where = append(where, "organisation_id IN (SELECT organisation_id FROM organisation_flags WHERE flag_id = ?)")
+		args = append(args, f.Flag)
+	}
+	return "WHERE " + strings.Join(where, " AND "), args
+}
+
+// ListOrganisations returns one page of organisations and the total that
+// match the filter.
+func (d *DB) ListOrganisations(ctx context.Context, f OrgFilter) ([]Organisation, int, error) {
+	col, ok := OrgSortColumns[f.Sort]
+	if !ok {
+		col = OrgSortColumns["OrganisationName"]
+	}
+	dir := "ASC"
+	if f.Desc {
+		dir = "DESC"
+	}
+	if f.Size <= 0 {
+		f.Size = 20
+	}
+	where, args := f.where()
+	var total int
+	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisations `+where, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: count organisations: %w", err)
+	}
+	// Page through the ids on the covering index first, then read the rows:
+	// the OFFSET walks index entries only.
+	q := `SELECT ` + orgCols + ` FROM organisations WHERE organisation_id IN (SELECT organisation_id FROM organisations ` + where +
+		` ORDER BY ` + col + ` ` + dir + `, organisation_id ` + dir + ` LIMIT ? OFFSET ?) ORDER BY ` + col + ` ` + dir + `, organisation_id ` + dir
+	rows, err := d.db.QueryContext(ctx, q, append(args, f.Size, f.Page*f.Size)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: list organisations: %w", err)
+	}
+	defer rows.Close()
+	var out []Organisation
+	var ids []string
+	for rows.Next() {
+		o, err := scanOrg(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, o)
+		ids = append(ids, o.OrganisationID)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	flags, err := flagsOf(ctx, d.db, "organisation_flags", "organisation_id", ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	for i := range out {
+		out[i].Flags = nonNil(flags[out[i].OrganisationID])
+	}
+	return out, total, nil
+}
+
+// GetOrganisation returns one organisation or ErrNotFound.
+func (d *DB) GetOrganisation(ctx context.Context, id string) (Organisation, error) {
+	o, err := scanOrg(d.db.QueryRowContext(ctx, `SELECT `+orgCols+` FROM organisations WHERE organisation_id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return o, ErrNotFound
+	}
+	if err != nil {
+		return o, fmt.Errorf("store: get organisation: %w", err)
+	}
+	flags, err := flagsOf(ctx, d.db, "organisation_flags", "organisation_id", []string{id})
+	o.Flags = nonNil(flags[id])
+	return o, err
+}
+
+func getOrgTx(ctx context.Context, tx *sql.Tx, id string) (Organisation, error) {
+	o, err := scanOrg(tx.QueryRowContext(ctx, `SELECT `+orgCols+` FROM organisations WHERE organisation_id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return o, ErrNotFound
+	}
+	if err != nil {
+		return o, err
+	}
+	flags, err := flagsOf(ctx, tx, "organisation_flags", "organisation_id", []string{id})
+	o.Flags = nonNil(flags[id])
+	return o, err
+}
+
+// CreateOrganisation adds an organisation (its id given or generated).
+func (d *DB) CreateOrganisation(ctx context.Context, a Audit, o Organisation) (Organisation, error) {
+	if o.OrganisationID == "" {
+		o.OrganisationID = NewID()
+	}
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisations WHERE organisation_id = ?`, o.OrganisationID).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return &ConflictError{Message: "an organisation with OrganisationId " + o.OrganisationID + " exists"}
+		}
+		now := d.stamp()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO organisations(`+orgCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+			o.OrganisationID, o.OrganisationName, o.LegalEntityName, o.RegistrationNumber, o.CountryOfRegistration,
+			o.AddressLine1, o.AddressLine2, o.City, o.Postcode, o.Status, now, now); err != nil {
+			return err
+		}
+		if err := setFlags(ctx, tx, "organisation_flags", "organisation_id", o.OrganisationID, "Organisation", o.Flags); err != nil {
+			return err
+		}
+		o.Flags = nonNil(o.Flags)
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "Organisation",
+			SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: created(o)})
+	})
+	if err != nil {
+		return Organisation{}, err
+	}
+	return d.GetOrganisation(ctx, o.OrganisationID)
+}
+
+// UpdateOrganisation replaces the writable fields of an organisation.
+// check runs inside the transaction with the current version (If-Match,
+// status transitions); its error aborts the update.
+func (d *DB) UpdateOrganisation(ctx context.Context, a Audit, o Organisation, check func(cur Organisation) error) (Organisation, error) {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := getOrgTx(ctx, tx, o.OrganisationID)
+		if err != nil {
+			return err
+		}
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE organisations SET name=?, legal_entity_name=?, registration_number=?, country=?,
+			address_line1=?, address_line2=?, city=?, postcode=?, status=?, updated_on=? WHERE organisation_id=?`,
+			o.OrganisationName, o.LegalEntityName, o.RegistrationNumber, o.CountryOfRegistration, o.AddressLine1, o.AddressLine2,
+			o.City, o.Postcode, o.Status, d.stamp(), o.OrganisationID); err != nil {
+			return err
+		}
+		if err := setFlags(ctx, tx, "organisation_flags", "organisation_id", o.OrganisationID, "Organisation", o.Flags); err != nil {
+			return err
+		}
+		next, err := getOrgTx(ctx, tx, o.OrganisationID)
+		if err != nil {
+			return err
+		}
+		action := "update"
+		if cur.Status != next.Status {
+			action = "status"
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "Organisation",
+			SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: diff(cur, next)})
+	})
+	if err != nil {
+		return Organisation{}, err
+	}
+	return d.GetOrganisation(ctx, o.OrganisationID)
+}
+
+// Participant is an active organisation with its active authorisation servers.
+type Participant struct {
+	Organisation
+	AuthorisationServers []AuthorisationServer `json:"AuthorisationServers"`
+}
+
+// Participants lists every Active organisation with its Active servers.
+func (d *DB) Participants(ctx context.Context) ([]Participant, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT `+orgCols+` FROM organisations WHERE status = 'Active' ORDER BY name COLLATE NOCASE, organisation_id`)
+	if err != nil {
+		return nil, err
+	}
+	var out []Participant
+	index := map[string]int{}
+	var ids []string
+	for rows.Next() {
+		o, err := scanOrg(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		index[o.OrganisationID] = len(out)
+		ids = append(ids, o.OrganisationID)
+		out = append(out, Participant{Organisation: o, AuthorisationServers: []AuthorisationServer{}})
+	}
+	rows.Close()
+	flags, err := flagsOf(ctx, d.db, "organisation_flags", "organisation_id", ids)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].Flags = nonNil(flags[out[i].OrganisationID])
+	}
+	srows, err := d.db.QueryContext(ctx, `SELECT `+asCols+` FROM authorisation_servers s WHERE status = 'Active'
+		AND organisation_id IN (SELECT organisation_id FROM organisations WHERE status = 'Active') ORDER BY customer_friendly_name`)
+	if err != nil {
+		return nil, err
+	}
+	defer srows.Close()
+	var sids []string
+	var servers []AuthorisationServer
+	for srows.Next() {
+		s, err := scanAS(srows)
+		if err != nil {
+			return nil, err
+		}
+		servers = append(servers, s)
+		sids = append(sids, s.AuthorisationServerID)
+	}
+	sflags, err := flagsOf(ctx, d.db, "authorisation_server_flags", "authorisation_server_id", sids)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range servers {
+		s.Flags = nonNil(sflags[s.AuthorisationServerID])
+		i := index[s.OrganisationID]
+		out[i].AuthorisationServers = append(out[i].AuthorisationServers, s)
+	}
+	if out == nil {
+		out = []Participant{}
+	}
+	return out, nil
+}

@@ -1,0 +1,179 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// AuthorisationServer is an organisation's OpenID Provider.
+type AuthorisationServer struct {
+	AuthorisationServerID   string    `json:"AuthorisationServerId"`
+	OrganisationID          string    `json:"OrganisationId"`
+	CustomerFriendlyName    string    `json:"CustomerFriendlyName"`
+	Description             string    `json:"Description"`
+	Issuer                  string    `json:"Issuer"`
+	OpenIDDiscoveryDocument string    `json:"OpenIDDiscoveryDocument"`
+	Status                  string    `json:"Status"`
+	Flags                   []string  `json:"Flags"`
+	CreatedOn               time.Time `json:"CreatedOn"`
+	UpdatedOn               time.Time `json:"UpdatedOn"`
+}
+
+const asCols = `authorisation_server_id, organisation_id, customer_friendly_name, description, issuer, openid_discovery_document, status, created_on, updated_on`
+
+func scanAS(row interface{ Scan(...any) error }) (AuthorisationServer, error) {
+	var s AuthorisationServer
+	var c, u string
+	err := row.Scan(&s.AuthorisationServerID, &s.OrganisationID, &s.CustomerFriendlyName, &s.Description, &s.Issuer,
+		&s.OpenIDDiscoveryDocument, &s.Status, &c, &u)
+	s.CreatedOn, s.UpdatedOn = parseStamp(c), parseStamp(u)
+	s.Flags = []string{}
+	return s, err
+}
+
+// ListAuthorisationServers returns an organisation's servers.
+func (d *DB) ListAuthorisationServers(ctx context.Context, orgID string) ([]AuthorisationServer, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT `+asCols+` FROM authorisation_servers WHERE organisation_id = ? ORDER BY customer_friendly_name, authorisation_server_id`, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("store: list servers: %w", err)
+	}
+	defer rows.Close()
+	out := []AuthorisationServer{}
+	var ids []string
+	for rows.Next() {
+		s, err := scanAS(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+		ids = append(ids, s.AuthorisationServerID)
+	}
+	flags, err := flagsOf(ctx, d.db, "authorisation_server_flags", "authorisation_server_id", ids)
+	for i := range out {
+		out[i].Flags = nonNil(flags[out[i].AuthorisationServerID])
+	}
+	return out, err
+}
+
+// GetAuthorisationServer returns one server of an organisation or ErrNotFound.
+func (d *DB) GetAuthorisationServer(ctx context.Context, orgID, id string) (AuthorisationServer, error) {
+	s, err := scanAS(d.db.QueryRowContext(ctx, `SELECT `+asCols+` FROM authorisation_servers WHERE organisation_id = ? AND authorisation_server_id = ?`, orgID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, ErrNotFound
+	}
+	if err != nil {
+		return s, err
+	}
+	flags, err := flagsOf(ctx, d.db, "authorisation_server_flags", "authorisation_server_id", []string{id})
+	s.Flags = nonNil(flags[id])
+	return s, err
+}
+
+// IssuerTaken reports which other server (if any) has this issuer.
+func (d *DB) IssuerTaken(ctx context.Context, issuer, exceptID string) (string, error) {
+	var id string
+	err := d.db.QueryRowContext(ctx, `SELECT authorisation_server_id FROM authorisation_servers WHERE issuer = ? AND authorisation_server_id <> ?`, issuer, exceptID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return id, err
+}
+
+func orgExists(ctx context.Context, tx *sql.Tx, orgID string) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisations WHERE organisation_id = ?`, orgID).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+func duplicateIssuer(ctx context.Context, tx *sql.Tx, issuer, id string) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM authorisation_servers WHERE issuer = ? AND authorisation_server_id <> ?`, issuer, id).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return &FieldError{Field: "Issuer", Message: "another authorisation server already has this issuer"}
+	}
+	return nil
+}
+
+// CreateAuthorisationServer adds a server to an organisation.
+func (d *DB) CreateAuthorisationServer(ctx context.Context, a Audit, s AuthorisationServer) (AuthorisationServer, error) {
+	s.AuthorisationServerID = NewID()
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		if err := orgExists(ctx, tx, s.OrganisationID); err != nil {
+			return err
+		}
+		if err := duplicateIssuer(ctx, tx, s.Issuer, s.AuthorisationServerID); err != nil {
+			return err
+		}
+		now := d.stamp()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO authorisation_servers(`+asCols+`) VALUES (?,?,?,?,?,?,?,?,?)`,
+			s.AuthorisationServerID, s.OrganisationID, s.CustomerFriendlyName, s.Description, s.Issuer, s.OpenIDDiscoveryDocument, s.Status, now, now); err != nil {
+			return err
+		}
+		if err := setFlags(ctx, tx, "authorisation_server_flags", "authorisation_server_id", s.AuthorisationServerID, "Authorisation_Server", s.Flags); err != nil {
+			return err
+		}
+		s.Flags = nonNil(s.Flags)
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "AuthorisationServer",
+			SubjectID: s.AuthorisationServerID, OrganisationID: s.OrganisationID, Summary: created(s)})
+	})
+	if err != nil {
+		return AuthorisationServer{}, err
+	}
+	return d.GetAuthorisationServer(ctx, s.OrganisationID, s.AuthorisationServerID)
+}
+
+// UpdateAuthorisationServer replaces a server's writable fields.
+func (d *DB) UpdateAuthorisationServer(ctx context.Context, a Audit, s AuthorisationServer, check func(cur AuthorisationServer) error) (AuthorisationServer, error) {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := scanAS(tx.QueryRowContext(ctx, `SELECT `+asCols+` FROM authorisation_servers WHERE organisation_id = ? AND authorisation_server_id = ?`, s.OrganisationID, s.AuthorisationServerID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		fl, err := flagsOf(ctx, tx, "authorisation_server_flags", "authorisation_server_id", []string{s.AuthorisationServerID})
+		if err != nil {
+			return err
+		}
+		cur.Flags = nonNil(fl[s.AuthorisationServerID])
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		if err := duplicateIssuer(ctx, tx, s.Issuer, s.AuthorisationServerID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE authorisation_servers SET customer_friendly_name=?, description=?, issuer=?,
+			openid_discovery_document=?, status=?, updated_on=? WHERE authorisation_server_id=?`,
+			s.CustomerFriendlyName, s.Description, s.Issuer, s.OpenIDDiscoveryDocument, s.Status, d.stamp(), s.AuthorisationServerID); err != nil {
+			return err
+		}
+		if err := setFlags(ctx, tx, "authorisation_server_flags", "authorisation_server_id", s.AuthorisationServerID, "Authorisation_Server", s.Flags); err != nil {
+			return err
+		}
+		next := s
+		next.Flags = nonNil(s.Flags)
+		action := "update"
+		if cur.Status != s.Status {
+			action = "status"
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "AuthorisationServer",
+			SubjectID: s.AuthorisationServerID, OrganisationID: s.OrganisationID, Summary: diff(cur, next)})
+	})
+	if err != nil {
+		return AuthorisationServer{}, err
+	}
+	return d.GetAuthorisationServer(ctx, s.OrganisationID, s.AuthorisationServerID)
+}

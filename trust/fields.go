@@ -1,0 +1,59 @@
+package trust
+
+import (
+	"net"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+var countryRe = regexp.MustCompile(`^[A-Z]{2}$`)
+
+// ValidCountry reports whether s is an ISO 3166-1 alpha-2 code (shape only).
+func ValidCountry(s string) bool { return countryRe.MatchString(s) }
+
+// ValidHTTPSURL reports whether s is an absolute https URL with a host.
+func ValidHTTPSURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme == "https" && u.Host != "" && u.User == nil && u.Fragment == ""
+}
+
+// ValidRedirectURI accepts https URLs, and http only on loopback (RFC 8252).
+func ValidRedirectURI(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.Fragment != "" || u.User != nil {
+		return false
+	}
+	switch u.Scheme {
+	case "https":
+		return true
+	case "http":
+		h := u.Hostname()
+		ip := net.ParseIP(h)
+		return h == "localhost" || (ip != nil && ip.IsLoopback())
+	}
+	return false
+}
+
+// ValidWebAuthnOrigin reports whether s is a WebAuthn origin:
+// https://host[:port], no path (or "/"), query, fragment or credentials.
+func ValidWebAuthnOrigin(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "https" || u.Hostname() == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return false
+	}
+	if u.Path != "" || strings.HasSuffix(s, "/") {
+		return false
+	}
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return false
+		}
+	}
+	return !strings.ContainsAny(u.Hostname(), " *")
+}
+
+// CIBA token delivery modes.
+var DeliveryModes = []string{"poll", "ping", "push"}

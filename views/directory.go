@@ -1,0 +1,152 @@
+package views
+
+import "github.com/trustframe/trustframe/store"
+
+// Option is one choice of a select or a set of checkboxes.
+type Option struct {
+	Value, Label string
+	Selected     bool
+}
+
+// Tab names of the organisation page.
+const (
+	TabDetails       = "details"
+	TabContacts      = "contacts"
+	TabServers       = "servers"
+	TabApplications  = "applications"
+)
+
+// OrganisationsPage is the view model of the organisation list.
+type OrganisationsPage struct {
+	Items        []store.Organisation
+	Q            string
+	StatusOpts   []Option
+	FlagOpts     []Option
+	SortLinks    map[string]string
+	SortField    string
+	SortDesc     bool
+	Total        int
+	Page         int
+	TotalPages   int
+	PrevURL      string
+	NextURL      string
+	Filtered     bool
+}
+
+// SortState is the aria-sort value of a column.
+func SortState(field, cur string, desc bool) string {
+	if field != cur {
+		return "none"
+	}
+	if desc {
+		return "descending"
+	}
+	return "ascending"
+}
+
+// SortArrow is the visible sort mark of a column.
+func SortArrow(field, cur string, desc bool) string {
+	if field != cur {
+		return ""
+	}
+	if desc {
+		return " ▼"
+	}
+	return " ▲"
+}
+
+// OrgForm is the view model of the organisation form.
+type OrgForm struct {
+	Org        store.Organisation
+	IsNew      bool
+	Action     string
+	Errors     map[string]string
+	StatusOpts []Option
+	FlagOpts   []Option
+}
+
+// OrgPage is the common part of every tab of an organisation.
+type OrgPage struct {
+	Org       store.Organisation
+	Tab       string
+	StatusOpts []Option // statuses it can move to
+}
+
+// ContactsPage is the contacts tab.
+type ContactsPage struct {
+	OrgPage
+	Contacts  []store.Contact
+	SortLinks map[string]string
+	SortField string
+	SortDesc  bool
+	Total     int
+}
+
+// ContactForm is the contact form.
+type ContactForm struct {
+	OrgID    string
+	Contact  store.Contact
+	IsNew    bool
+	Action   string
+	Errors   map[string]string
+	TypeOpts []Option
+}
+
+// ServersPage is the authorisation servers tab.
+type ServersPage struct {
+	OrgPage
+	Servers []store.AuthorisationServer
+	FlagNames map[string]string
+}
+
+// ServerForm is the authorisation server form.
+type ServerForm struct {
+	OrgID      string
+	Server     store.AuthorisationServer
+	IsNew      bool
+	Action     string
+	Errors     map[string]string
+	IssuerErrors []string
+	StatusOpts []Option
+	FlagOpts   []Option
+}
+
+// AppsPage is the applications tab.
+type AppsPage struct {
+	OrgPage
+	Apps      []store.SoftwareStatement
+	FlagNames map[string]string
+}
+
+// AppForm is the application form.
+type AppForm struct {
+	OrgID      string
+	App        store.SoftwareStatement
+	IsNew      bool
+	Action     string
+	Errors     map[string]string
+	StatusOpts []Option
+	FlagOpts   []Option
+	ModeOpts   []Option
+}
+
+// RefPage is a reference data list of name/description/status items.
+type RefPage struct {
+	Title      string
+	Path       string
+	Items      []store.ReferenceItem
+	Form       store.ReferenceItem
+	Errors     map[string]string
+	Conflict   string   // summary of a refused delete
+	InTheWay   []string // what stands in the way, from the payload
+}
+
+// FlagsPage is Reference Data > Flags.
+type FlagsPage struct {
+	Flags    []store.Flag
+	Form     store.Flag
+	Errors   map[string]string
+	TypeOpts []Option
+}
+
+type appView = store.SoftwareStatement
