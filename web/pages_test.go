@@ -241,3 +241,13 @@ func TestRateLimitOnTokenEndpoint(t *testing.T) {
 }
 
 type webConfig = web.Config
+
+func docOf(t *testing.T, resp *http.Response) *goquery.Document {
+	t.Helper()
+	defer resp.Body.Close()
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
