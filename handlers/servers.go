@@ -75,15 +75,23 @@ func (h *Directory) validateServer(r *http.Request, s *store.AuthorisationServer
 	if strings.TrimSpace(s.Issuer) == "" {
 		issuerProblems = append(issuerProblems, "Issuer is required.")
 	} else {
-		if s.OpenIDDiscoveryDocument == "" {
-			s.OpenIDDiscoveryDocument = issuer.WellKnown(s.Issuer)
+		disc := s.OpenIDDiscoveryDocument
+		if disc == "" {
+			disc = issuer.WellKnown(s.Issuer)
 		}
+		// The defaulted URL is kept only when the server is saved, so a form
+		// shown again with errors follows a corrected issuer.
+		defer func() {
+			if len(f) == 0 && len(issuerProblems) == 0 {
+				s.OpenIDDiscoveryDocument = disc
+			}
+		}()
 		if other, err := h.Store.IssuerTaken(r.Context(), s.Issuer, s.AuthorisationServerID); err != nil {
 			return err
 		} else if other != "" {
 			issuerProblems = append(issuerProblems, "Another authorisation server already has this issuer.")
 		}
-		issuerProblems = append(issuerProblems, h.Issuers.Check(r.Context(), s.Issuer, s.OpenIDDiscoveryDocument)...)
+		issuerProblems = append(issuerProblems, h.Issuers.Check(r.Context(), s.Issuer, disc)...)
 	}
 	if len(f) == 0 && len(issuerProblems) == 0 {
 		return nil

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestEndToEndDirectory: a Data Administrator onboards an organisation in
+// the browser: contacts sorted by type with htmx, an authorisation server
+// whose issuer first fails validation, and an application with CIBA push.
+func TestEndToEndDirectory(t *testing.T) {
+	ctx := newBrowser(t)
+	base, _ := startProgram(t)
+
+	var self string
+	disc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"issuer":%q}`, self)
+	}))
+	defer disc.Close()
+	self = disc.URL
+	wrong := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"issuer":"https://somebody-else.example"}`)
+	}))
+	defer wrong.Close()
+
+	// The Super User invites dana; dana does the work.
+	signIn(t, ctx, base, "admin@example.com")
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/references/data-administrators/new"),
+		chromedp.SendKeys(chromedp.ID("da-email"), "dana@example.com"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=data-administrator-row]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=sign-out]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in]`)),
+	))
+	signIn(t, ctx, base, "dana@example.com")
+
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=nav-organisations]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=new-organisation]`)),
+		chromedp.WaitVisible(chromedp.ID("f-OrganisationName")),
+		chromedp.SendKeys(chromedp.ID("f-OrganisationName"), "Acme Bank"),
+		chromedp.SendKeys(chromedp.ID("f-RegistrationNumber"), "12345678"),
+		chromedp.SendKeys(chromedp.ID("f-CountryOfRegistration"), "GB"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
+	))
+	checkAccessibility(t, ctx, "organisation page")
+
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=tab-contacts]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=contacts-table]`)),
+	))
+	addContact := func(typ, last, email string) {
+		must(t, chromedp.Do(ctx,
+			chromedp.Click(chromedp.CSS(`[data-testid=new-contact]`)),
+			chromedp.WaitVisible(chromedp.ID("f-LastName")),
+			chromedp.SetValue(chromedp.ID("f-ContactType"), typ),
+			chromedp.SendKeys(chromedp.ID("f-LastName"), last),
+			chromedp.SendKeys(chromedp.ID("f-EmailAddress"), email),
+			chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid=contact-row]`)),
+		))
+	}
+	addContact("Technical", "Adams", "adams@acme.example")
+	addContact("Billing", "Zane", "zane@acme.example")
+	firstType := func() string {
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=contact-type]`)))
+		must(t, err)
+		return s
+	}
+	if got := firstType(); got != "Technical" { // sorted by last name: Adams first
+		t.Fatalf("first contact type %q", got)
+	}
+	// Sort by Contact Type with htmx: no page load, the table changes.
+	_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__marker = 1; true`))
+	must(t, err)
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=sort-ContactType]`)),
+		chromedp.WaitVisible(chromedp.CSS(`th[aria-sort=ascending] [data-testid=sort-ContactType]`)),
+	))
+	if got := firstType(); got != "Billing" {
+		t.Fatalf("after sort by type: %q", got)
+	}
+	marker, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.__marker || 0`))
+	if err != nil || marker != 1 {
+		t.Fatalf("sorting reloaded the page (marker %d, %v)", marker, err)
+	}
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	if !strings.Contains(loc, "sort=ContactType") {
+		t.Fatalf("the sort is not in the URL: %s", loc)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=sort-ContactType]`)),
+		chromedp.WaitVisible(chromedp.CSS(`th[aria-sort=descending] [data-testid=sort-ContactType]`)),
+	))
+	if got := firstType(); got != "Technical" {
+		t.Fatalf("after sort by type desc: %q", got)
+	}
+
+	// An authorisation server whose issuer fails validation, then fixed.
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=tab-servers]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=new-server]`)),
+		chromedp.WaitVisible(chromedp.ID("f-Issuer")),
+		chromedp.SendKeys(chromedp.ID("f-CustomerFriendlyName"), "Main"),
+		chromedp.SendKeys(chromedp.ID("f-Issuer"), wrong.URL),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-Issuer]`)),
+	))
+	msg, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=error-Issuer]`)))
+	if !strings.Contains(msg, "names issuer") {
+		t.Fatalf("issuer message %q", msg)
+	}
+	// The message sits right after the Issuer input.
+	beside, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("f-Issuer").nextElementSibling.dataset.testid === "error-Issuer"`))
+	if err != nil || !beside {
+		t.Fatal("the issuer message is not beside the field")
+	}
+	checkAccessibility(t, ctx, "server form with errors")
+	must(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.ID("f-Issuer"), disc.URL),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+	))
+	wctx, cancelW := context.WithTimeout(ctx, 5*time.Second)
+	defer cancelW()
+	if err := chromedp.Do(wctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid=server-row]`))); err != nil {
+		html, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS(`main`)))
+		t.Fatalf("%v: %s", err, html)
+	}
+
+	// An application with a CIBA push endpoint.
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=tab-applications]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=new-application]`)),
+		chromedp.WaitVisible(chromedp.ID("f-ClientName")),
+		chromedp.SendKeys(chromedp.ID("f-ClientName"), "Payments app"),
+		chromedp.SetValue(chromedp.ID("f-backchannel_token_delivery_mode"), "push"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-backchannel_client_notification_endpoint]`)),
+		chromedp.SendKeys(chromedp.ID("f-backchannel_client_notification_endpoint"), "https://tpp.example/ciba"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=application-name]`)),
+	))
+	mode, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=ciba-mode]`)))
+	ep, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=ciba-endpoint]`)))
+	if mode != "push" || ep != "https://tpp.example/ciba" {
+		t.Fatalf("application CIBA %q %q", mode, ep)
+	}
+	if shot := os.Getenv("TRUSTFRAME_SCREENSHOT_DIR"); shot != "" {
+		b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err == nil {
+			_ = os.WriteFile(shot+"/application.png", b, 0o644)
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
