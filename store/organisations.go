@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Organisation is a participant of the trust framework.
@@ -66,10 +67,12 @@ func likeEscape(s string) string {
 func (f OrgFilter) where() (string, []any) {
 	where := []string{"1=1"}
 	var args []any
-	if f.Q != "" {
-		where = append(where, `(name LIKE ? ESCAPE '\' OR registration_number LIKE ? ESCAPE '\')`)
-		p := "%" + likeEscape(f.Q) + "%"
-		args = append(args, p, p)
+	if m := ftsQuery(f.Q); m != "" {
+		where = append(where, `rowid IN (SELECT rowid FROM organisations_fts WHERE organisations_fts MATCH ?)`)
+		args = append(args, m)
+	} else if strings.TrimSpace(f.Q) != "" {
+		// Only punctuation: nothing can match a word.
+		where = append(where, "0")
 	}
 	if f.Status != "" {
 		where = append(where, "status = ?")
@@ -79,33 +82,75 @@ func (f OrgFilter) where() (string, []any) {
 		where = append(where, "organisation_id IN (SELECT organisation_id FROM organisation_flags WHERE flag_id = ?)")
 		args = append(args, f.Flag)
 	}
-	return "WHERE " + strings.Join(where, " AND "), args
+	return strings.Join(where, " AND "), args
+}
+
+// ftsQuery turns what a person typed into an FTS5 query: every word must
+// start a word of the name or registration number ("acme ban" finds
+// "Acme Bank plc"). Words are quoted, so FTS syntax in the input is inert.
+func ftsQuery(q string) string {
+	words := strings.FieldsFunc(q, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	})
+	parts := make([]string, 0, len(words))
+	for _, w := range words {
+		parts = append(parts, `"`+w+`"*`)
+	}
+	return strings.Join(parts, " ")
+}
+
+func (f OrgFilter) key() string {
+	return f.Q + "\x00" + f.Status + "\x00" + f.Flag
 }
 
 // ListOrganisations returns one page of organisations and the total that
-// match the filter.
+// match the filter. Totals and page anchors are cached until the next
+// write to organisations, so deep pages cost what the first page costs.
 func (d *DB) ListOrganisations(ctx context.Context, f OrgFilter) ([]Organisation, int, error) {
 	col, ok := OrgSortColumns[f.Sort]
 	if !ok {
-		col = OrgSortColumns["OrganisationName"]
+		f.Sort = "OrganisationName"
+		col = OrgSortColumns[f.Sort]
 	}
-	dir := "ASC"
+	dir, cmp, strict := "ASC", ">=", ">"
 	if f.Desc {
-		dir = "DESC"
+		dir, cmp, strict = "DESC", "<=", "<"
 	}
 	if f.Size <= 0 {
 		f.Size = 20
 	}
 	where, args := f.where()
-	var total int
-	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisations `+where, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("store: count organisations: %w", err)
+	total, ok, gen := d.lists.count(f.key())
+	if !ok {
+		if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisations WHERE `+where, args...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("store: count organisations: %w", err)
+		}
+		d.lists.putCount(f.key(), gen, total)
 	}
-	// Page through the ids on the covering index first, then read the rows:
-	// the OFFSET walks index entries only.
-	q := `SELECT ` + orgCols + ` FROM organisations WHERE organisation_id IN (SELECT organisation_id FROM organisations ` + where +
-		` ORDER BY ` + col + ` ` + dir + `, organisation_id ` + dir + ` LIMIT ? OFFSET ?) ORDER BY ` + col + ` ` + dir + `, organisation_id ` + dir
-	rows, err := d.db.QueryContext(ctx, q, append(args, f.Size, f.Page*f.Size)...)
+	offset := f.Page * f.Size
+	if offset >= total {
+		return []Organisation{}, total, nil
+	}
+	order := col + ` ` + dir + `, organisation_id ` + dir
+	inner := `SELECT organisation_id FROM organisations WHERE ` + where
+	innerArgs := append([]any{}, args...)
+	skip := offset
+	if offset >= anchorStep {
+		anchors, err := d.orgAnchors(ctx, f, col, order, where, args)
+		if err != nil {
+			return nil, 0, err
+		}
+		if i := offset / anchorStep; i < len(anchors) {
+			a := anchors[i]
+			// (sort value, id) from the anchor on, written so that SQLite
+			// seeks the index (a row value with COLLATE would scan it).
+			inner += ` AND ` + col + ` ` + cmp + ` ? AND (` + col + ` ` + strict + ` ? OR organisation_id ` + cmp + ` ?)`
+			innerArgs = append(innerArgs, a.val, a.val, a.id)
+			skip = offset - i*anchorStep
+		}
+	}
+	q := `SELECT ` + orgCols + ` FROM organisations WHERE organisation_id IN (` + inner + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?) ORDER BY ` + order
+	rows, err := d.db.QueryContext(ctx, q, append(innerArgs, f.Size, skip)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list organisations: %w", err)
 	}
@@ -130,7 +175,41 @@ func (d *DB) ListOrganisations(ctx context.Context, f OrgFilter) ([]Organisation
 	for i := range out {
 		out[i].Flags = nonNil(flags[out[i].OrganisationID])
 	}
+	if out == nil {
+		out = []Organisation{}
+	}
 	return out, total, nil
+}
+
+// orgAnchors returns the (sort value, id) of every anchorStep-th row of a
+// filtered, sorted list, from the cache or by one pass over the index.
+func (d *DB) orgAnchors(ctx context.Context, f OrgFilter, col, order, where string, args []any) ([]anchor, error) {
+	key := f.key() + "\x00" + f.Sort + "\x00" + order
+	a, ok, gen := d.lists.anchorsFor(key)
+	if ok {
+		return a, nil
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT `+col+`, organisation_id FROM organisations WHERE `+where+` ORDER BY `+order, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: page anchors: %w", err)
+	}
+	defer rows.Close()
+	i := 0
+	for rows.Next() {
+		if i%anchorStep == 0 {
+			var an anchor
+			if err := rows.Scan(&an.val, &an.id); err != nil {
+				return nil, err
+			}
+			a = append(a, an)
+		}
+		i++
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	d.lists.putAnchors(key, gen, a)
+	return a, nil
 }
 
 // GetOrganisation returns one organisation or ErrNotFound.
@@ -186,6 +265,7 @@ func (d *DB) CreateOrganisation(ctx context.Context, a Audit, o Organisation) (O
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "Organisation",
 			SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: created(o)})
 	})
+	d.lists.invalidate()
 	if err != nil {
 		return Organisation{}, err
 	}
@@ -226,6 +306,7 @@ func (d *DB) UpdateOrganisation(ctx context.Context, a Audit, o Organisation, ch
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "Organisation",
 			SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: diff(cur, next)})
 	})
+	d.lists.invalidate()
 	if err != nil {
 		return Organisation{}, err
 	}

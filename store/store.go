@@ -40,8 +40,9 @@ func (e *ConflictError) Unwrap() error { return ErrConflict }
 
 // DB is the trustframe database.
 type DB struct {
-	db  *sql.DB
-	now func() time.Time
+	db    *sql.DB
+	now   func() time.Time
+	lists listCache
 }
 
 // Open opens (creating when needed) the SQLite database at path and applies

@@ -38,7 +38,12 @@ type Env struct {
 // bootstrap Super User. mod may adjust the configuration.
 func Start(t testing.TB, mod func(*web.Config)) *Env {
 	t.Helper()
-	dir := t.TempDir()
+	return StartIn(t, t.TempDir(), mod)
+}
+
+// StartIn runs a server on the database in dir (created when missing).
+func StartIn(t testing.TB, dir string, mod func(*web.Config)) *Env {
+	t.Helper()
 	db, err := store.Open(context.Background(), filepath.Join(dir, "trustframe.db"), nil)
 	if err != nil {
 		t.Fatal(err)
