@@ -506,3 +506,30 @@ func TestDirectoryAuditHasBeforeAndAfter(t *testing.T) {
 		t.Fatalf("%v", recs)
 	}
 }
+
+func TestFlagsReferenceData(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	f := a.must(201, "POST", "/references/flags", `{"Name":"Sandbox","Description":"Test participant","Type":"Software_Statement"}`)
+	id := f["FlagId"].(string)
+	a.must(422, "POST", "/references/flags", `{"Name":"Sandbox","Type":"Software_Statement"}`)
+	a.must(201, "POST", "/references/flags", `{"Name":"Sandbox","Type":"Organisation"}`)
+	a.must(422, "POST", "/references/flags", `{"Name":"X","Type":"Contact"}`)
+	a.must(422, "POST", "/references/flags", `{"Type":"Organisation"}`)
+	a.must(422, "POST", "/references/flags", `{"Name":"Y","Type":"Organisation","Status":"Retired"}`)
+	if l := a.must(200, "GET", "/references/flags?Type=Software_Statement", ""); len(l["list"].([]any)) != 1 {
+		t.Fatalf("type filter: %v", l)
+	}
+	a.must(400, "GET", "/references/flags?Type=Nope", "")
+	a.must(422, "PUT", "/references/flags/"+id, `{"Name":"Sandbox","Type":"Organisation"}`)
+	upd := a.must(200, "PUT", "/references/flags/"+id, `{"Name":"Sandbox app","Type":"Software_Statement","Status":"Inactive"}`)
+	if upd["Status"] != "Inactive" || upd["Name"] != "Sandbox app" {
+		t.Fatal(upd)
+	}
+	a.must(404, "GET", "/references/flags/00000000-0000-4000-8000-000000000000", "")
+	// An Inactive flag cannot be newly attached.
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	if r, m := a.do("POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"App","Flags":["`+id+`"]}`); r.StatusCode != 422 || !strings.Contains(fieldsOf(m)["Flags"], "Inactive") {
+		t.Fatalf("%d %v", r.StatusCode, m)
+	}
+}
