@@ -71,7 +71,13 @@ func (h *Directory) GetApp(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	Render(w, r, http.StatusOK, views.AppDetail(h.Shell(r, a.ClientName, "organisations", h.orgCrumbs(&o, a.ClientName)...), p))
+	if h.Algs != nil {
+		p.Algs = h.Algs()
+	}
+	if len(p.Algs) > 0 {
+		p.SSAAlg = p.Algs[0]
+	}
+	Render(w, r, http.StatusOK, views.AppDetailWithSSA(h.Shell(r, a.ClientName, "organisations", h.orgCrumbs(&o, a.ClientName)...), p))
 }
 
 // validateApp checks an application, the CIBA rule and WebAuthn origins.

@@ -50,6 +50,7 @@ type Directory struct {
 	*Base
 	Store   directoryStore
 	Issuers IssuerChecker
+	Algs    func() []string // SSA algorithms offered on the application page
 }
 
 func (h *Directory) actor(r *http.Request) store.Audit {

@@ -367,3 +367,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	Render(w, r, e.Status, ErrorPage(e.Status, http.StatusText(e.Status), e.Message, e.Fields))
 }
+
+type templComponent = templ.Component
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

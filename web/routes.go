@@ -18,7 +18,8 @@ func (s *Server) routes() http.Handler {
 	if s.cfg.AllowPrivateIssuerURLs != nil {
 		allowPrivate = *s.cfg.AllowPrivateIssuerURLs
 	}
-	dir := &handlers.Directory{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}}
+	dir := &handlers.Directory{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Algs: s.keys.Enabled}
+	ssaH := &handlers.SSA{Base: base, Dir: dir, Store: s.db, Keys: s.keys, Issuer: s.cfg.SSAIssuer, Now: s.cfg.Now}
 	refs := &handlers.References{Base: base, Store: s.db}
 	var mailer handlers.Mailer
 	if s.cfg.SMTPURL != "" {
@@ -65,8 +66,10 @@ func (s *Server) routes() http.Handler {
 		})
 	}
 
-	// Public API: no credentials.
+	// Public: no credentials.
 	r.Get("/api/participants", dir.Participants)
+	r.Get("/keystore/ssa.jwks", ssaH.Keyset)
+	r.Get("/api/keystore/ssa.jwks", ssaH.Keyset)
 
 	// JSON API: access tokens only, no cookies.
 	r.Route("/api", func(r chi.Router) {
@@ -90,6 +93,7 @@ func (s *Server) routes() http.Handler {
 				r.Post("/softwarestatements", dir.CreateApp)
 				r.Get("/softwarestatements/{appID}", dir.GetApp)
 				r.Put("/softwarestatements/{appID}", dir.UpdateApp)
+				r.Get("/softwarestatements/{appID}/assertion", ssaH.Issue)
 			})
 		})
 		r.Route("/references", func(r chi.Router) {
@@ -103,6 +107,9 @@ func (s *Server) routes() http.Handler {
 			r.Post("/flags", refs.CreateFlag)
 			r.Get("/flags/{flagID}", refs.GetFlag)
 			r.Put("/flags/{flagID}", refs.UpdateFlag)
+			r.Get("/signing-keys", ssaH.ListKeys)
+			r.Post("/signing-keys", ssaH.RotateKey)
+			r.Post("/signing-keys/{kid}/retire", ssaH.RetireKey)
 		})
 		r.Route("/users/super", func(r chi.Router) {
 			r.Use(requireSuperUser)
@@ -160,6 +167,7 @@ func (s *Server) routes() http.Handler {
 				r.Post("/softwarestatements/{appID}", dir.UpdateApp)
 				r.Get("/softwarestatements/{appID}/edit", dir.EditApp)
 				r.Post("/softwarestatements/{appID}/status", dir.SetAppStatus)
+				r.Get("/softwarestatements/{appID}/assertion", ssaH.Issue)
 			})
 			r.Get("/audit", pages.Audit)
 
@@ -181,6 +189,9 @@ func (s *Server) routes() http.Handler {
 				r.Get("/flags", refs.ListFlags)
 				r.Post("/flags", refs.CreateFlag)
 				r.Post("/flags/{flagID}", refs.UpdateFlag)
+				r.Get("/signing-keys", ssaH.ListKeys)
+				r.Post("/signing-keys", ssaH.RotateKey)
+				r.Post("/signing-keys/{kid}/retire", ssaH.RetireKey)
 			})
 			r.With(requireSuperUser).Get("/dev/outbox", pages.Outbox)
 		})

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/trustframe/trustframe/devidp"
 	"github.com/trustframe/trustframe/dpop"
 	"github.com/trustframe/trustframe/handlers"
+	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/views"
@@ -50,6 +52,10 @@ type Config struct {
 	// AllowPrivateIssuerURLs lets issuer validation reach loopback and
 	// private addresses; nil means on only with the development identity provider.
 	AllowPrivateIssuerURLs *bool
+	KEKFile                string   // default <data-dir>/kek.key
+	SSASigningAlgs         []string // default all four
+	SSARSABits             int      // default 2048
+	SSAIssuer              string   // iss of SSAs; default the base URL
 	Now                    func() time.Time
 	Logger                 *slog.Logger
 }
@@ -69,6 +75,7 @@ type Server struct {
 	nonces   *dpop.Nonces  // nil unless --dpop-nonce
 	origin   string        // scheme://host of the base URL, for htu
 	vocab    trust.Vocabulary
+	keys     *ssa.Keyring
 }
 
 // NewServer builds the handler of the whole service.
@@ -152,6 +159,9 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 		}
 		return views.ErrorPage(views.Shell{Title: title}, status, title, detail, items)
 	}
+	if err := s.openKeyring(ctx); err != nil {
+		return nil, err
+	}
 	s.auth, err = newAuthenticator(ctx, s, webSecret)
 	if err != nil {
 		return nil, err
@@ -165,6 +175,36 @@ func keyFile(dataDir string) string {
 		return ""
 	}
 	return dataDir + "/dev-idp-key.pem"
+}
+
+func (s *Server) openKeyring(ctx context.Context) error {
+	cfg := &s.cfg
+	if len(cfg.SSASigningAlgs) == 0 {
+		cfg.SSASigningAlgs = ssa.AllAlgs
+	}
+	for _, a := range cfg.SSASigningAlgs {
+		if !slices.Contains(ssa.AllAlgs, a) {
+			return fmt.Errorf("web: --ssa-signing-algs: unknown algorithm %q (known: %s)", a, strings.Join(ssa.AllAlgs, ", "))
+		}
+	}
+	if cfg.SSARSABits == 0 {
+		cfg.SSARSABits = 2048
+	}
+	if cfg.SSAIssuer == "" {
+		cfg.SSAIssuer = cfg.BaseURL
+	}
+	if cfg.KEKFile == "" {
+		if cfg.DataDir == "" {
+			return fmt.Errorf("web: --kek-file or a data directory is needed for the SSA signing keys")
+		}
+		cfg.KEKFile = cfg.DataDir + "/kek.key"
+	}
+	kek, err := ssa.LoadOrCreateKEK(cfg.KEKFile)
+	if err != nil {
+		return err
+	}
+	s.keys, err = ssa.OpenKeyring(ctx, s.db, kek, cfg.SSASigningAlgs, cfg.SSARSABits)
+	return err
 }
 
 // requestURI is the URI a client addressed, computed from --base-url so that

@@ -16,6 +16,8 @@ const usage = `trustframe — the administration service of a trust framework.
 Usage:
   trustframe serve [flags]      run the service (the embedded default needs no flags)
   trustframe migrate [flags]    apply database migrations and exit
+  trustframe keys list|rotate [--alg ALG]|retire --kid KID
+                                the SSA signing keys
   trustframe seed --organisations N
                                 load synthetic organisations (demos, benchmarks)
   trustframe login --server URL sign in (browser, PKCE) and keep a DPoP-bound token
@@ -59,6 +61,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	switch args[0] {
 	case "serve":
 		return cmdServe(ctx, args[1:], getenv, stdout, stderr)
+	case "keys":
+		return cmdKeys(ctx, args[1:], getenv, stdout, stderr)
 	case "seed":
 		return cmdSeed(ctx, args[1:], getenv, stdout, stderr)
 	case "migrate":

@@ -31,6 +31,8 @@ type serveFlags struct {
 	tokenTypes                           string
 	statusVocabulary                     string
 	allowPrivateIssuers                  string
+	kekFile, ssaAlgs, ssaIssuer          string
+	ssaRSABits                           int
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -52,6 +54,10 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.dpopSkew, "dpop-skew", 5*time.Second, "how far in the future a DPoP proof's iat may be")
 	fs.StringVar(&f.statusVocabulary, "status-vocabulary", "withdrawn", "word for the end state in output: withdrawn (the 2.6.0 contract) or inactive (the announced rename); input accepts both")
 	fs.StringVar(&f.allowPrivateIssuers, "allow-private-issuer-urls", "", "let issuer validation reach loopback and private addresses: true or false (default: true only with the development identity provider)")
+	fs.StringVar(&f.kekFile, "kek-file", "", "key-encryption key of the SSA signing keys (default <data-dir>/kek.key, made with mode 0600 when missing)")
+	fs.StringVar(&f.ssaAlgs, "ssa-signing-algs", "PS256,ML-DSA-44,ML-DSA-65,ML-DSA-87", "SSA signing algorithms this deployment enables, comma-separated")
+	fs.IntVar(&f.ssaRSABits, "ssa-rsa-bits", 2048, "size of new PS256 signing keys")
+	fs.StringVar(&f.ssaIssuer, "ssa-issuer", "", "iss of the SSAs (default the base URL)")
 	fs.StringVar(&f.tokenTypes, "api-token-types", "at+jwt,application/at+jwt", "JWT typ values accepted for API access tokens, comma-separated (add JWT for issuers such as Keycloak)")
 }
 
@@ -146,6 +152,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		DataDir: f.dataDir, SMTPURL: f.smtpURL, RateLimit: f.rateLimit, Logger: log,
 		DPoPNonce: f.dpopNonce, DPoPWindow: f.dpopWindow, DPoPSkew: f.dpopSkew,
 		TokenTypes: splitList(f.tokenTypes), StatusVocabulary: f.statusVocabulary, AllowPrivateIssuerURLs: allowPrivate,
+		KEKFile: f.kekFile, SSASigningAlgs: splitList(f.ssaAlgs), SSARSABits: f.ssaRSABits, SSAIssuer: f.ssaIssuer,
 	}, db)
 	if err != nil {
 		return err

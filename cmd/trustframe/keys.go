@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/trustframe/trustframe/ssa"
+	"github.com/trustframe/trustframe/store"
+)
+
+// cmdKeys manages the SSA signing keys offline: list, rotate, retire.
+func cmdKeys(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || (args[0] != "list" && args[0] != "rotate" && args[0] != "retire") {
+		return fmt.Errorf("%w: trustframe keys list|rotate [--alg ALG]|retire --kid KID", errUsage)
+	}
+	sub := args[0]
+	fs := flag.NewFlagSet("keys "+sub, flag.ContinueOnError)
+	dataDir := fs.String("data-dir", "./trustframe-data", "directory of the database")
+	kekFile := fs.String("kek-file", "", "key-encryption key (default <data-dir>/kek.key)")
+	alg := fs.String("alg", "", "rotate: the algorithm (default: every enabled one)")
+	kid := fs.String("kid", "", "retire: the key to retire")
+	algs := fs.String("ssa-signing-algs", "PS256,ML-DSA-44,ML-DSA-65,ML-DSA-87", "enabled algorithms")
+	bits := fs.Int("ssa-rsa-bits", 2048, "size of new PS256 keys")
+	if err := parseFlags(fs, args[1:], getenv, stderr); err != nil {
+		return err
+	}
+	enabled := splitList(*algs)
+	for _, a := range enabled {
+		if !slices.Contains(ssa.AllAlgs, a) {
+			return fmt.Errorf("%w: unknown algorithm %q", errUsage, a)
+		}
+	}
+	db, err := openStore(ctx, *dataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if *kekFile == "" {
+		*kekFile = filepath.Join(*dataDir, "kek.key")
+	}
+	kek, err := ssa.LoadOrCreateKEK(*kekFile)
+	if err != nil {
+		return err
+	}
+	kr, err := ssa.OpenKeyring(ctx, db, kek, enabled, *bits)
+	if err != nil {
+		return err
+	}
+	actor := store.Audit{Actor: "cli"}
+	switch sub {
+	case "rotate":
+		targets := enabled
+		if *alg != "" {
+			if !slices.Contains(ssa.AllAlgs, *alg) {
+				return fmt.Errorf("%w: --alg must be one of %s", errUsage, strings.Join(ssa.AllAlgs, ", "))
+			}
+			targets = []string{*alg}
+		}
+		for _, a := range targets {
+			jwk, err := kr.Rotate(ctx, actor, a)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%s: new key %s signs from now on\n", a, jwk.Kid)
+		}
+	case "retire":
+		if *kid == "" {
+			return fmt.Errorf("%w: --kid is required", errUsage)
+		}
+		if err := kr.Retire(ctx, actor, *kid); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "key %s retired\n", *kid)
+	}
+	keys, err := kr.Keys(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%-10s %-44s %-8s %s\n", "ALG", "KID", "STATUS", "CREATED")
+	for _, k := range keys {
+		fmt.Fprintf(stdout, "%-10s %-44s %-8s %s\n", k.Alg, k.Kid, k.Status, k.CreatedAt.UTC().Format("2006-01-02 15:04:05"))
+	}
+	return nil
+}

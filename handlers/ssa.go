@@ -1,0 +1,236 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/trustframe/trustframe/ssa"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/trust"
+	"github.com/trustframe/trustframe/views"
+)
+
+type ssaStore interface {
+	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
+	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
+	RecordSSA(ctx context.Context, a store.Audit, orgID, appID, alg, kid, jti string) error
+}
+
+// SSA issues software statement assertions and publishes the keyset.
+type SSA struct {
+	*Base
+	Dir    *Directory
+	Store  ssaStore
+	Keys   *ssa.Keyring
+	Issuer string
+	Now    func() time.Time
+}
+
+// unsupportedAlg is the 400 of an unknown or disabled signingAlg.
+func (h *SSA) unsupportedAlg(alg string) *Error {
+	msg := "signingAlg " + alg + " is not enabled here; use one of " + strings.Join(h.Keys.Enabled(), ", ")
+	return &Error{Status: http.StatusBadRequest, Code: "unsupported_signing_alg", Message: msg,
+		Fields: []FieldError{{Code: "unsupported_signing_alg", Field: "signingAlg", Message: msg}},
+		Extra:  map[string]any{"enabledAlgorithms": h.Keys.Enabled()}}
+}
+
+// pickAlg reads signingAlg: omitted means PS256; the match is exact.
+func (h *SSA) pickAlg(r *http.Request) (string, error) {
+	q := r.URL.Query()
+	if len(q["signingAlg"]) > 1 {
+		return "", &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "give signingAlg once",
+			Fields: []FieldError{{Code: "invalid_parameter", Field: "signingAlg", Message: "give signingAlg once"}}, Extra: map[string]any{"enabledAlgorithms": h.Keys.Enabled()}}
+	}
+	alg, given := q.Get("signingAlg"), q.Has("signingAlg")
+	if !given {
+		alg = ssa.PS256
+	}
+	if !h.Keys.IsEnabled(alg) {
+		return "", h.unsupportedAlg(alg)
+	}
+	return alg, nil
+}
+
+// Issue answers GET …/softwarestatements/{id}/assertion: an SSA signed
+// with signingAlg (application/jwt), or the application page showing it.
+func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
+	orgID, appID := chi.URLParam(r, "orgID"), chi.URLParam(r, "appID")
+	o, err := h.Store.GetOrganisation(r.Context(), orgID)
+	if err != nil {
+		WriteError(w, r, storeError(err, "Organisation"))
+		return
+	}
+	app, err := h.Store.GetSoftwareStatement(r.Context(), orgID, appID)
+	if err != nil {
+		WriteError(w, r, storeError(err, "Application"))
+		return
+	}
+	alg, algErr := h.pickAlg(r)
+	var token string
+	var claims ssa.Claims
+	err = algErr
+	if err == nil {
+		token, claims, err = h.sign(r, o, app, alg)
+	}
+	if IsAPI(r) || r.Header.Get("Accept") == "application/jwt" {
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/jwt")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write([]byte(token))
+		return
+	}
+	p, perr := h.Dir.AppDetailPage(r, o, app)
+	if perr != nil {
+		WriteError(w, r, perr)
+		return
+	}
+	p.Algs, p.SSA, p.SSAAlg = h.Keys.Enabled(), token, alg
+	status := http.StatusOK
+	if err != nil {
+		p.SSAError, status = AsError(err).Message, AsError(err).Status
+		if status >= 500 {
+			WriteError(w, r, err)
+			return
+		}
+	}
+	_ = claims
+	Render(w, r, status, h.appPage(r, o, app, p))
+}
+
+func (h *SSA) appPage(r *http.Request, o store.Organisation, app store.SoftwareStatement, p views.AppDetailPage) templComponent {
+	return views.AppDetailWithSSA(h.Shell(r, app.ClientName, "organisations", h.Dir.orgCrumbs(&o, app.ClientName)...), p)
+}
+
+func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStatement, alg string) (string, ssa.Claims, error) {
+	if app.Status != trust.Active {
+		msg := "the application is " + h.Vocab.Display(app.Status) + ": only an Active application gets an SSA"
+		return "", ssa.Claims{}, &Error{Status: http.StatusConflict, Code: "application_not_active", Message: msg,
+			Fields: []FieldError{{Code: "application_not_active", Field: "Status", Message: msg}}}
+	}
+	key, jwk, err := h.Keys.Signer(r.Context(), alg)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return "", ssa.Claims{}, h.unsupportedAlg(alg)
+		}
+		return "", ssa.Claims{}, err
+	}
+	jwks := app.JwksURI
+	if jwks == "" {
+		jwks = h.BaseURL + "/keystore/" + o.OrganisationID + "/application.jwks"
+	}
+	c := ssa.Claims{
+		Iss: h.Issuer, SoftwareID: app.SoftwareStatementID, SoftwareClientID: app.ClientID, SoftwareClientName: app.ClientName,
+		SoftwareClientDescription: app.Description, SoftwareVersion: app.Version,
+		SoftwareRedirectURIs: app.RedirectURI, SoftwareRoles: app.Roles, SoftwareJwksURI: jwks, SoftwareOriginURIs: app.SoftwareOriginsURI,
+		SoftwareStatus: h.Vocab.Display(app.Status), OrgID: o.OrganisationID, OrgName: o.OrganisationName, OrgStatus: h.Vocab.Display(o.Status),
+		BackchannelTokenDeliveryMode: app.BackchannelTokenDeliveryMode, BackchannelClientNotificationEndpoint: app.BackchannelClientNotificationEndpoint,
+	}
+	token, c, err := ssa.Issue(key, c, h.Now())
+	if err != nil {
+		return "", c, err
+	}
+	if err := h.Store.RecordSSA(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, o.OrganisationID, app.SoftwareStatementID, alg, jwk.Kid, c.Jti); err != nil {
+		return "", c, err
+	}
+	return token, c, nil
+}
+
+// Keyset is GET /keystore/ssa.jwks: every published signing key.
+func (h *SSA) Keyset(w http.ResponseWriter, r *http.Request) {
+	keys, err := h.Keys.PublishedKeys(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	w.Header().Set("Content-Type", "application/jwk-set+json")
+	b, _ := jsonMarshal(map[string]any{"keys": keys})
+	_, _ = w.Write(b)
+}
+
+// ListKeys is Reference Data > Signing keys (and its API).
+func (h *SSA) ListKeys(w http.ResponseWriter, r *http.Request) {
+	keys, err := h.Keys.Keys(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if WantsJSON(r) {
+		WriteJSON(w, http.StatusOK, keys)
+		return
+	}
+	h.keysPage(w, r, http.StatusOK, keys, "")
+}
+
+func (h *SSA) keysPage(w http.ResponseWriter, r *http.Request, status int, keys []store.SigningKey, errMsg string) {
+	current := map[string]string{}
+	for _, k := range keys {
+		if k.Status == "Active" && current[k.Alg] == "" {
+			current[k.Alg] = k.Kid // newest first
+		}
+	}
+	Render(w, r, status, views.SigningKeys(h.Shell(r, "Signing keys", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Signing keys"}),
+		views.KeysPage{Keys: keys, Current: current, Algs: ssa.AllAlgs, Enabled: h.Keys.Enabled(), Error: errMsg}))
+}
+
+// RotateKey makes a new signing key for an algorithm.
+func (h *SSA) RotateKey(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Alg string `json:"alg"`
+	}
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	valid := false
+	for _, a := range ssa.AllAlgs {
+		valid = valid || a == in.Alg
+	}
+	if !valid {
+		WriteError(w, r, Validation(map[string]string{"alg": "alg must be one of " + strings.Join(ssa.AllAlgs, ", ")}))
+		return
+	}
+	jwk, err := h.Keys.Rotate(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in.Alg)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "New "+in.Alg+" key "+jwk.Kid+" signs from now on.")
+		Redirect(w, r, "/references/signing-keys")
+		return
+	}
+	WriteJSON(w, http.StatusCreated, jwk)
+}
+
+// RetireKey stops publishing a key.
+func (h *SSA) RetireKey(w http.ResponseWriter, r *http.Request) {
+	kid := chi.URLParam(r, "kid")
+	err := h.Keys.Retire(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, kid)
+	if err != nil {
+		err = storeError(err, "Signing key")
+		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
+			keys, lerr := h.Keys.Keys(r.Context())
+			if lerr == nil {
+				h.keysPage(w, r, http.StatusConflict, keys, AsError(err).Message)
+				return
+			}
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "Key "+kid+" is retired and no longer published.")
+		Redirect(w, r, "/references/signing-keys")
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

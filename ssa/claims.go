@@ -1,0 +1,58 @@
+package ssa
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+)
+
+// Claims are the claims of a software statement assertion (DESIGN §6).
+type Claims struct {
+	Iss                                   string   `json:"iss"`
+	Iat                                   int64    `json:"iat"`
+	Jti                                   string   `json:"jti"`
+	SoftwareID                            string   `json:"software_id"`
+	SoftwareClientID                      string   `json:"software_client_id"`
+	SoftwareClientName                    string   `json:"software_client_name"`
+	SoftwareClientDescription             string   `json:"software_client_description,omitempty"`
+	SoftwareVersion                       string   `json:"software_version,omitempty"`
+	SoftwareRedirectURIs                  []string `json:"software_redirect_uris"`
+	SoftwareRoles                         []string `json:"software_roles"`
+	SoftwareJwksURI                       string   `json:"software_jwks_uri"`
+	SoftwareOriginURIs                    []string `json:"software_origin_uris,omitempty"`
+	SoftwareStatus                        string   `json:"software_status"`
+	OrgID                                 string   `json:"org_id"`
+	OrgName                               string   `json:"org_name"`
+	OrgStatus                             string   `json:"org_status"`
+	BackchannelTokenDeliveryMode          string   `json:"backchannel_token_delivery_mode,omitempty"`
+	BackchannelClientNotificationEndpoint string   `json:"backchannel_client_notification_endpoint,omitempty"`
+}
+
+// NewJTI is a random token identifier.
+func NewJTI() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Issue signs the claims as an SSA (typ JWT) with the key; iat is now in
+// seconds and jti fresh unless set.
+func Issue(k *PrivateKey, c Claims, now time.Time) (string, Claims, error) {
+	c.Iat = now.Unix()
+	if c.Jti == "" {
+		c.Jti = NewJTI()
+	}
+	if c.SoftwareRedirectURIs == nil {
+		c.SoftwareRedirectURIs = []string{}
+	}
+	if c.SoftwareRoles == nil {
+		c.SoftwareRoles = []string{}
+	}
+	payload, err := json.Marshal(c)
+	if err != nil {
+		return "", c, err
+	}
+	tok, err := k.SignJWS(map[string]any{"typ": "JWT"}, payload, false)
+	return tok, c, err
+}

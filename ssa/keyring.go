@@ -1,0 +1,241 @@
+package ssa
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/trustframe/trustframe/store"
+)
+
+// KEK is the key-encryption key: AES-256-GCM over every private key.
+type KEK struct {
+	aead cipher.AEAD
+	path string
+}
+
+// LoadOrCreateKEK reads the KEK file (64 hex characters), creating it with
+// mode 0600 when it does not exist.
+func LoadOrCreateKEK(path string) (*KEK, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		key := make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return nil, err
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("ssa: create KEK %s: %w", path, err)
+		}
+		if _, err := f.WriteString(hex.EncodeToString(key) + "\n"); err != nil {
+			f.Close()
+			return nil, err
+		}
+		if err := f.Close(); err != nil {
+			return nil, err
+		}
+		return newKEK(key, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ssa: read KEK %s: %w", path, err)
+	}
+	key, err := hex.DecodeString(strings.TrimSpace(string(b)))
+	if err != nil || len(key) != 32 {
+		return nil, fmt.Errorf("ssa: KEK %s must hold 64 hexadecimal characters (32 bytes)", path)
+	}
+	return newKEK(key, path)
+}
+
+func newKEK(key []byte, path string) (*KEK, error) {
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	return &KEK{aead: aead, path: path}, nil
+}
+
+// Seal encrypts with a fresh nonce; aad binds the ciphertext to its key id.
+func (k *KEK) Seal(plain, aad []byte) []byte {
+	nonce := make([]byte, k.aead.NonceSize())
+	_, _ = rand.Read(nonce)
+	return k.aead.Seal(nonce, nonce, plain, aad)
+}
+
+// Open decrypts what Seal made.
+func (k *KEK) Open(sealed, aad []byte) ([]byte, error) {
+	n := k.aead.NonceSize()
+	if len(sealed) < n {
+		return nil, errors.New("ssa: sealed value too short")
+	}
+	return k.aead.Open(nil, sealed[:n], sealed[n:], aad)
+}
+
+const kekCheckValue = "trustframe key-encryption key check v1"
+
+// ErrWrongKEK means the KEK does not open this database's keys.
+var ErrWrongKEK = errors.New("ssa: the key-encryption key does not open this database's signing keys")
+
+type keyStore interface {
+	ListSigningKeys(ctx context.Context) ([]store.SigningKey, error)
+	CurrentSigningKey(ctx context.Context, alg string) (store.SigningKey, error)
+	AddSigningKey(ctx context.Context, a store.Audit, k store.SigningKey) error
+	RetireSigningKey(ctx context.Context, a store.Audit, kid string, keep func(alg string) bool) error
+	KEKCheck(ctx context.Context) ([]byte, error)
+	SetKEKCheck(ctx context.Context, b []byte) error
+}
+
+// Keyring holds the SSA signing keys: it makes them, keeps them encrypted
+// in the store and signs with the current one of each algorithm.
+type Keyring struct {
+	store   keyStore
+	kek     *KEK
+	enabled []string
+	rsaBits int
+
+	mu    sync.Mutex
+	cache map[string]*PrivateKey // by kid, decrypted
+}
+
+// OpenKeyring checks the KEK against the database and makes a key for
+// every enabled algorithm that has none. A wrong KEK is an error that
+// changes nothing.
+func OpenKeyring(ctx context.Context, st keyStore, kek *KEK, enabled []string, rsaBits int) (*Keyring, error) {
+	kr := &Keyring{store: st, kek: kek, enabled: enabled, rsaBits: rsaBits, cache: map[string]*PrivateKey{}}
+	check, err := st.KEKCheck(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if check != nil {
+		if v, err := kek.Open(check, []byte("kek-check")); err != nil || string(v) != kekCheckValue {
+			return nil, fmt.Errorf("%w (KEK file %s): start with the KEK this database was created with", ErrWrongKEK, kek.path)
+		}
+	} else {
+		keys, err := st.ListSigningKeys(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(keys) > 0 {
+			return nil, fmt.Errorf("%w: the database has signing keys but no KEK check", ErrWrongKEK)
+		}
+		if err := st.SetKEKCheck(ctx, kek.Seal([]byte(kekCheckValue), []byte("kek-check"))); err != nil {
+			return nil, err
+		}
+	}
+	for _, alg := range enabled {
+		if _, err := st.CurrentSigningKey(ctx, alg); errors.Is(err, store.ErrNotFound) {
+			if _, err := kr.Rotate(ctx, store.Audit{Actor: "system"}, alg); err != nil {
+				return nil, err
+			}
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	return kr, nil
+}
+
+// Enabled is the algorithms this deployment signs with.
+func (kr *Keyring) Enabled() []string { return append([]string(nil), kr.enabled...) }
+
+// IsEnabled reports whether alg may sign.
+func (kr *Keyring) IsEnabled(alg string) bool {
+	for _, a := range kr.enabled {
+		if a == alg {
+			return true
+		}
+	}
+	return false
+}
+
+// Rotate makes a new key for alg; it signs from now on and the older keys
+// stay published until retired.
+func (kr *Keyring) Rotate(ctx context.Context, a store.Audit, alg string) (JWK, error) {
+	k, err := GenerateKey(alg, kr.rsaBits)
+	if err != nil {
+		return JWK{}, err
+	}
+	priv, err := k.Marshal()
+	if err != nil {
+		return JWK{}, err
+	}
+	jwk := k.PublicJWK()
+	pub, _ := json.Marshal(jwk)
+	if err := kr.store.AddSigningKey(ctx, a, store.SigningKey{Kid: jwk.Kid, Alg: alg, PublicJWK: string(pub),
+		PrivateEnc: kr.kek.Seal(priv, []byte(jwk.Kid))}); err != nil {
+		return JWK{}, err
+	}
+	kr.mu.Lock()
+	kr.cache[jwk.Kid] = k
+	kr.mu.Unlock()
+	return jwk, nil
+}
+
+// Retire stops publishing a key; the last key of an enabled algorithm stays.
+func (kr *Keyring) Retire(ctx context.Context, a store.Audit, kid string) error {
+	return kr.store.RetireSigningKey(ctx, a, kid, kr.IsEnabled)
+}
+
+// Signer returns the current key of alg, decrypted.
+func (kr *Keyring) Signer(ctx context.Context, alg string) (*PrivateKey, JWK, error) {
+	sk, err := kr.store.CurrentSigningKey(ctx, alg)
+	if err != nil {
+		return nil, JWK{}, err
+	}
+	var jwk JWK
+	if err := json.Unmarshal([]byte(sk.PublicJWK), &jwk); err != nil {
+		return nil, JWK{}, err
+	}
+	kr.mu.Lock()
+	k, ok := kr.cache[sk.Kid]
+	kr.mu.Unlock()
+	if ok {
+		return k, jwk, nil
+	}
+	plain, err := kr.kek.Open(sk.PrivateEnc, []byte(sk.Kid))
+	if err != nil {
+		return nil, JWK{}, fmt.Errorf("%w: key %s", ErrWrongKEK, sk.Kid)
+	}
+	k, err = ParsePrivateKey(alg, plain)
+	if err != nil {
+		return nil, JWK{}, err
+	}
+	kr.mu.Lock()
+	kr.cache[sk.Kid] = k
+	kr.mu.Unlock()
+	return k, jwk, nil
+}
+
+// PublishedKeys is the keyset: every Active key, public members only.
+func (kr *Keyring) PublishedKeys(ctx context.Context) ([]JWK, error) {
+	keys, err := kr.store.ListSigningKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []JWK{}
+	for _, k := range keys {
+		if k.Status != "Active" {
+			continue
+		}
+		var j JWK
+		if err := json.Unmarshal([]byte(k.PublicJWK), &j); err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+// Keys lists every stored key (for the Reference Data page).
+func (kr *Keyring) Keys(ctx context.Context) ([]store.SigningKey, error) { return kr.store.ListSigningKeys(ctx) }

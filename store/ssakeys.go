@@ -1,0 +1,128 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// SigningKey is a stored SSA signing key; PrivateEnc is encrypted.
+type SigningKey struct {
+	Kid        string     `json:"kid"`
+	Alg        string     `json:"alg"`
+	Status     string     `json:"Status"`
+	CreatedAt  time.Time  `json:"CreatedAt"`
+	RetiredAt  *time.Time `json:"RetiredAt,omitempty"`
+	PublicJWK  string     `json:"-"`
+	PrivateEnc []byte     `json:"-"`
+}
+
+const sigKeyCols = `kid, alg, status, created_at, retired_at, public_jwk, private_enc`
+
+func scanSigKey(row interface{ Scan(...any) error }) (SigningKey, error) {
+	var k SigningKey
+	var c string
+	var r sql.NullString
+	err := row.Scan(&k.Kid, &k.Alg, &k.Status, &c, &r, &k.PublicJWK, &k.PrivateEnc)
+	k.CreatedAt = parseStamp(c)
+	if r.Valid {
+		t := parseStamp(r.String)
+		k.RetiredAt = &t
+	}
+	return k, err
+}
+
+// ListSigningKeys returns every key, newest first.
+func (d *DB) ListSigningKeys(ctx context.Context) ([]SigningKey, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT `+sigKeyCols+` FROM ssa_keys ORDER BY created_at DESC, kid`)
+	if err != nil {
+		return nil, fmt.Errorf("store: signing keys: %w", err)
+	}
+	defer rows.Close()
+	out := []SigningKey{}
+	for rows.Next() {
+		k, err := scanSigKey(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// CurrentSigningKey is the newest Active key of an algorithm: the one that signs.
+func (d *DB) CurrentSigningKey(ctx context.Context, alg string) (SigningKey, error) {
+	k, err := scanSigKey(d.db.QueryRowContext(ctx, `SELECT `+sigKeyCols+` FROM ssa_keys WHERE alg = ? AND status = 'Active' ORDER BY created_at DESC, kid LIMIT 1`, alg))
+	if errors.Is(err, sql.ErrNoRows) {
+		return k, ErrNotFound
+	}
+	return k, err
+}
+
+// AddSigningKey stores a new Active key; it signs from now on.
+func (d *DB) AddSigningKey(ctx context.Context, a Audit, k SigningKey) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO ssa_keys(`+sigKeyCols+`) VALUES (?, ?, 'Active', ?, NULL, ?, ?)`,
+			k.Kid, k.Alg, d.stamp(), k.PublicJWK, k.PrivateEnc); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "key_create", SubjectType: "SigningKey", SubjectID: k.Kid,
+			KeyID: k.Kid, Summary: "alg " + k.Alg + "; signs from now on"})
+	})
+}
+
+// RetireSigningKey stops publishing a key. The last Active key of an
+// algorithm that must stay enabled cannot be retired (ConflictError).
+func (d *DB) RetireSigningKey(ctx context.Context, a Audit, kid string, keep func(alg string) bool) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		var alg, status string
+		err := tx.QueryRowContext(ctx, `SELECT alg, status FROM ssa_keys WHERE kid = ?`, kid).Scan(&alg, &status)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if status == "Retired" {
+			return &ConflictError{Message: "key " + kid + " is already retired"}
+		}
+		var others int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM ssa_keys WHERE alg = ? AND status = 'Active' AND kid <> ?`, alg, kid).Scan(&others); err != nil {
+			return err
+		}
+		if others == 0 && keep(alg) {
+			return &ConflictError{Message: "key " + kid + " is the only active " + alg + " key and " + alg + " is enabled: rotate first"}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE ssa_keys SET status = 'Retired', retired_at = ? WHERE kid = ?`, d.stamp(), kid); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "key_retire", SubjectType: "SigningKey", SubjectID: kid,
+			KeyID: kid, Summary: "alg " + alg + "; no longer published"})
+	})
+}
+
+// KEKCheck returns the stored check value (nil when none yet).
+func (d *DB) KEKCheck(ctx context.Context) ([]byte, error) {
+	var b []byte
+	err := d.db.QueryRowContext(ctx, `SELECT check_enc FROM kek_check WHERE id = 1`).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return b, err
+}
+
+// SetKEKCheck stores the check value once; it never overwrites.
+func (d *DB) SetKEKCheck(ctx context.Context, b []byte) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO kek_check(id, check_enc) VALUES (1, ?) ON CONFLICT(id) DO NOTHING`, b)
+		return err
+	})
+}
+
+// RecordSSA writes the audit record of an issued SSA.
+func (d *DB) RecordSSA(ctx context.Context, a Audit, orgID, appID, alg, kid, jti string) error {
+	return d.RecordEvent(ctx, AuditRecord{Actor: a.Actor, Action: "ssa_issued", SubjectType: "Application", SubjectID: appID,
+		OrganisationID: orgID, KeyID: kid, Summary: "alg " + alg + "; kid " + kid + "; jti " + jti})
+}
