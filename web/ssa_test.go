@@ -1,0 +1,321 @@
+package web_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"filippo.io/mldsa"
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/trustframe/trustframe/ssa"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/web"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+func getRaw(t *testing.T, a *api, path string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", a.base+"/api"+path, nil)
+	req.Header.Set("Authorization", "Bearer "+a.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func jwtParts(t *testing.T, tok string) (map[string]any, map[string]any) {
+	t.Helper()
+	p := strings.Split(tok, ".")
+	if len(p) != 3 {
+		t.Fatalf("not a JWS: %q", tok)
+	}
+	var h, c map[string]any
+	hb, _ := base64.RawURLEncoding.DecodeString(p[0])
+	cb, _ := base64.RawURLEncoding.DecodeString(p[1])
+	json.Unmarshal(hb, &h)
+	json.Unmarshal(cb, &c)
+	return h, c
+}
+
+func fetchKeyset(t *testing.T, base string) (string, []ssa.JWK) {
+	t.Helper()
+	resp, err := http.Get(base + "/keystore/ssa.jwks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/jwk-set+json" || !strings.Contains(resp.Header.Get("Cache-Control"), "max-age") {
+		t.Fatalf("keyset: %d %v", resp.StatusCode, resp.Header)
+	}
+	var set struct{ Keys []ssa.JWK }
+	json.Unmarshal(b, &set)
+	return string(b), set.Keys
+}
+
+func setupApp(t *testing.T, a *api) (string, string) {
+	oid := a.must(201, "POST", "/organisations", strings.TrimSuffix(org("Acme"), "}")+`,"Status":"Active"}`)["OrganisationId"].(string)
+	app := a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Payments","RedirectUri":["https://tpp.example/cb"],"Roles":["PISP"],
+		"backchannel_token_delivery_mode":"ping","backchannel_client_notification_endpoint":"https://tpp.example/ciba","software_origins_uri":["https://tpp.example"]}`)
+	return oid, app["SoftwareStatementId"].(string)
+}
+
+func TestSSASigningAlgs(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid, aid := setupApp(t, a)
+	path := "/organisations/" + oid + "/softwarestatements/" + aid + "/assertion"
+	raw, keys := fetchKeyset(t, env.URL)
+	for _, m := range []string{`"priv"`, `"d"`, `"p"`, `"q"`, `"dp"`, `"dq"`, `"qi"`} {
+		if strings.Contains(raw, m) {
+			t.Fatalf("the keyset holds %s", m)
+		}
+	}
+	byKid := map[string]ssa.JWK{}
+	for _, k := range keys {
+		byKid[k.Kid] = k
+	}
+	if len(keys) != 4 {
+		t.Fatalf("%d keys published", len(keys))
+	}
+	jtis := map[string]bool{}
+	for _, tc := range []struct{ query, alg string }{{"", "PS256"}, {"?signingAlg=PS256", "PS256"}, {"?signingAlg=ML-DSA-44", "ML-DSA-44"}, {"?signingAlg=ML-DSA-65", "ML-DSA-65"}, {"?signingAlg=ML-DSA-87", "ML-DSA-87"}} {
+		t.Run("alg "+tc.alg+" "+tc.query, func(t *testing.T) {
+			resp, tok := getRaw(t, a, path+tc.query)
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/jwt" {
+				t.Fatalf("%d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), tok)
+			}
+			h, c := jwtParts(t, tok)
+			if h["alg"] != tc.alg || h["typ"] != "JWT" || h["kid"] == nil {
+				t.Fatalf("header %v", h)
+			}
+			key, ok := byKid[h["kid"].(string)]
+			if !ok || key.Alg != tc.alg {
+				t.Fatalf("kid %v not in the keyset for %s", h["kid"], tc.alg)
+			}
+			if _, err := ssa.Verify(tok, key); err != nil {
+				t.Fatal(err)
+			}
+			iat := c["iat"].(float64)
+			if iat < float64(time.Now().Add(-time.Minute).Unix()) || iat > float64(time.Now().Add(time.Minute).Unix()) {
+				t.Fatalf("iat %v is not now in seconds", iat)
+			}
+			want := map[string]any{"iss": env.URL, "software_id": aid, "software_client_name": "Payments", "software_status": "Active",
+				"org_id": oid, "org_name": "Acme", "org_status": "Active", "backchannel_client_notification_endpoint": "https://tpp.example/ciba",
+				"backchannel_token_delivery_mode": "ping", "software_jwks_uri": env.URL + "/keystore/" + oid + "/application.jwks"}
+			for k, v := range want {
+				if c[k] != v {
+					t.Errorf("claim %s = %v, want %v", k, c[k], v)
+				}
+			}
+			if c["software_redirect_uris"].([]any)[0] != "https://tpp.example/cb" || c["software_roles"].([]any)[0] != "PISP" || c["software_origin_uris"].([]any)[0] != "https://tpp.example" {
+				t.Errorf("lists %v %v %v", c["software_redirect_uris"], c["software_roles"], c["software_origin_uris"])
+			}
+			jti := c["jti"].(string)
+			if jti == "" || jtis[jti] {
+				t.Fatalf("jti %q not unique", jti)
+			}
+			jtis[jti] = true
+			// Cross-implementation checks.
+			if tc.alg == "PS256" {
+				verifyWithGoJose(t, env.URL, tok)
+			} else {
+				verifyWithFilippo(t, tok, key)
+			}
+			recs, _, _ := env.DB.ListAudit(context.Background(), store.AuditFilter{Action: "ssa_issued", SubjectID: aid, KeyID: key.Kid})
+			found := false
+			for _, r := range recs {
+				found = found || strings.Contains(r.Summary, jti) && strings.Contains(r.Summary, tc.alg)
+			}
+			if !found {
+				t.Fatal("the SSA is not in the audit log")
+			}
+		})
+	}
+	for _, bad := range []string{"?signingAlg=ps256", "?signingAlg=ml-dsa-65", "?signingAlg=ES256", "?signingAlg=", "?signingAlg=none", "?signingAlg=PS256&signingAlg=ML-DSA-44"} {
+		resp, body := getRaw(t, a, path+bad)
+		var prob struct {
+			Errors []struct{ Code, Field string } `json:"errors"`
+			Enabled []string                      `json:"enabledAlgorithms"`
+		}
+		json.Unmarshal([]byte(body), &prob)
+		if resp.StatusCode != 400 || len(prob.Errors) == 0 || prob.Errors[0].Field != "signingAlg" ||
+			strings.Join(prob.Enabled, ",") != "PS256,ML-DSA-44,ML-DSA-65,ML-DSA-87" {
+			t.Errorf("%s: %d %s", bad, resp.StatusCode, body)
+		}
+		if bad != "?signingAlg=PS256&signingAlg=ML-DSA-44" && prob.Errors[0].Code != "unsupported_signing_alg" {
+			t.Errorf("%s: code %s", bad, prob.Errors[0].Code)
+		}
+	}
+}
+
+func verifyWithGoJose(t *testing.T, base, tok string) {
+	t.Helper()
+	resp, err := http.Get(base + "/keystore/ssa.jwks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	// go-jose does not know AKP keys: keep the RSA ones for it.
+	var raw struct{ Keys []json.RawMessage }
+	json.NewDecoder(resp.Body).Decode(&raw)
+	var set jose.JSONWebKeySet
+	for _, k := range raw.Keys {
+		if strings.Contains(string(k), `"kty":"RSA"`) {
+			var j jose.JSONWebKey
+			if err := j.UnmarshalJSON(k); err != nil {
+				t.Fatal(err)
+			}
+			set.Keys = append(set.Keys, j)
+		}
+	}
+	jws, err := jose.ParseSigned(tok, []jose.SignatureAlgorithm{jose.PS256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := set.Key(jws.Signatures[0].Header.KeyID)
+	if len(keys) != 1 {
+		t.Fatalf("go-jose finds %d keys for kid %s", len(keys), jws.Signatures[0].Header.KeyID)
+	}
+	if _, err := jws.Verify(keys[0]); err != nil {
+		t.Fatalf("go-jose: %v", err)
+	}
+}
+
+func verifyWithFilippo(t *testing.T, tok string, key ssa.JWK) {
+	t.Helper()
+	params := map[string]mldsa.Parameters{"ML-DSA-44": mldsa.MLDSA44(), "ML-DSA-65": mldsa.MLDSA65(), "ML-DSA-87": mldsa.MLDSA87()}[key.Alg]
+	pb, _ := base64.RawURLEncoding.DecodeString(key.Pub)
+	pub, err := mldsa.NewPublicKey(params, pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := strings.Split(tok, ".")
+	sig, _ := base64.RawURLEncoding.DecodeString(p[2])
+	if err := mldsa.Verify(pub, []byte(p[0]+"."+p[1]), sig, &mldsa.Options{}); err != nil {
+		t.Fatalf("filippo.io/mldsa: %v", err)
+	}
+}
+
+func TestSSADisabledAlgAndInactiveApplication(t *testing.T) {
+	env := webtest.Start(t, func(c *web.Config) { c.SSASigningAlgs = []string{"PS256", "ML-DSA-65"} })
+	a := newAPI(t, env, "admin@example.com")
+	oid, aid := setupApp(t, a)
+	path := "/organisations/" + oid + "/softwarestatements/" + aid + "/assertion"
+	resp, body := getRaw(t, a, path+"?signingAlg=ML-DSA-44")
+	if resp.StatusCode != 400 || !strings.Contains(body, `"enabledAlgorithms":["PS256","ML-DSA-65"]`) || !strings.Contains(body, "unsupported_signing_alg") {
+		t.Fatalf("disabled alg: %d %s", resp.StatusCode, body)
+	}
+	if _, keys := fetchKeyset(t, env.URL); len(keys) != 2 {
+		t.Fatalf("keys of disabled algorithms published: %d", len(keys))
+	}
+	a.must(200, "PUT", "/organisations/"+oid+"/softwarestatements/"+aid, `{"ClientName":"Payments","Status":"Suspended"}`)
+	resp, body = getRaw(t, a, path)
+	if resp.StatusCode != 409 || !strings.Contains(body, "Suspended") {
+		t.Fatalf("suspended application: %d %s", resp.StatusCode, body)
+	}
+	a.must(404, "GET", "/organisations/"+oid+"/softwarestatements/00000000-0000-4000-8000-000000000000/assertion", "")
+	// A Data Administrator may issue SSAs but not rotate keys.
+	dana := newAPIWithInvite(t, env, a, "dana@example.com")
+	a.must(200, "PUT", "/organisations/"+oid+"/softwarestatements/"+aid, `{"ClientName":"Payments","Status":"Active"}`)
+	if r, _ := getRaw(t, dana, path); r.StatusCode != 200 {
+		t.Fatalf("data administrator SSA: %d", r.StatusCode)
+	}
+	dana.must(403, "POST", "/references/signing-keys", `{"alg":"PS256"}`)
+}
+
+func TestSigningKeyRotationAndRetirement(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid, aid := setupApp(t, a)
+	path := "/organisations/" + oid + "/softwarestatements/" + aid + "/assertion?signingAlg=ML-DSA-44"
+	_, old := getRaw(t, a, path)
+	oh, _ := jwtParts(t, old)
+	nk := a.must(201, "POST", "/references/signing-keys", `{"alg":"ML-DSA-44"}`)
+	if nk["kty"] != "AKP" || nk["kid"] == oh["kid"] || nk["priv"] != nil {
+		t.Fatalf("rotate: %v", nk)
+	}
+	_, fresh := getRaw(t, a, path)
+	fh, _ := jwtParts(t, fresh)
+	if fh["kid"] != nk["kid"] {
+		t.Fatalf("the new key does not sign: %v", fh["kid"])
+	}
+	_, keys := fetchKeyset(t, env.URL)
+	kids := map[string]bool{}
+	for _, k := range keys {
+		kids[k.Kid] = true
+	}
+	if !kids[oh["kid"].(string)] || !kids[nk["kid"].(string)] {
+		t.Fatal("the older key must stay published until retired")
+	}
+	if r, _ := a.do("POST", "/references/signing-keys/"+oh["kid"].(string)+"/retire", ""); r.StatusCode != 204 {
+		t.Fatalf("retire: %d", r.StatusCode)
+	}
+	_, keys = fetchKeyset(t, env.URL)
+	for _, k := range keys {
+		if k.Kid == oh["kid"] {
+			t.Fatal("a retired key is published")
+		}
+	}
+	a.must(409, "POST", "/references/signing-keys/"+oh["kid"].(string)+"/retire", "")
+	a.must(409, "POST", "/references/signing-keys/"+nk["kid"].(string)+"/retire", "")
+	a.must(404, "POST", "/references/signing-keys/nope/retire", "")
+	a.must(422, "POST", "/references/signing-keys", `{"alg":"ES256"}`)
+}
+
+// TestWrongKEKIsRefused: a database started with one KEK refuses another,
+// and nothing is lost or overwritten.
+func TestWrongKEKIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	kekA := filepath.Join(dir, "a.key")
+	env := webtest.StartIn(t, dir, func(c *web.Config) { c.KEKFile = kekA })
+	st, err := os.Stat(kekA)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("KEK file: %v %v", st, err)
+	}
+	before, _ := env.DB.ListSigningKeys(context.Background())
+	env.HTTP.Close()
+
+	db, err := store.Open(context.Background(), filepath.Join(dir, "trustframe.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, err = web.NewServer(context.Background(), web.Config{BaseURL: "http://127.0.0.1:1", DataDir: dir, KEKFile: filepath.Join(dir, "b.key")}, db)
+	if err == nil || !strings.Contains(err.Error(), "key-encryption key") || !strings.Contains(err.Error(), "b.key") {
+		t.Fatalf("another KEK: %v", err)
+	}
+	after, _ := db.ListSigningKeys(context.Background())
+	if len(after) != len(before) {
+		t.Fatalf("keys changed: %d -> %d", len(before), len(after))
+	}
+	for i := range after {
+		if string(after[i].PrivateEnc) != string(before[i].PrivateEnc) {
+			t.Fatal("a key was overwritten")
+		}
+	}
+	// The right KEK still opens them, and the keys are no plaintext.
+	kek, _ := ssa.LoadOrCreateKEK(kekA)
+	for _, k := range after {
+		plain, err := kek.Open(k.PrivateEnc, []byte(k.Kid))
+		if err != nil {
+			t.Fatalf("key %s no longer opens: %v", k.Kid, err)
+		}
+		if strings.Contains(string(k.PrivateEnc), string(plain)) {
+			t.Fatal("private key stored in the clear")
+		}
+	}
+	if _, err := web.NewServer(context.Background(), web.Config{BaseURL: "http://127.0.0.1:1", DataDir: dir, KEKFile: kekA}, db); err != nil {
+		t.Fatalf("the right KEK: %v", err)
+	}
+}
