@@ -17,6 +17,7 @@ import (
 type ssaStore interface {
 	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
 	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
+	SSASubject(ctx context.Context, orgID, appID string) (store.Organisation, store.SoftwareStatement, error)
 	RecordSSA(ctx context.Context, a store.Audit, orgID, appID, alg, kid, jti string) error
 }
 
@@ -59,15 +60,24 @@ func (h *SSA) pickAlg(r *http.Request) (string, error) {
 // with signingAlg (application/jwt), or the application page showing it.
 func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
 	orgID, appID := chi.URLParam(r, "orgID"), chi.URLParam(r, "appID")
-	o, err := h.Store.GetOrganisation(r.Context(), orgID)
+	o, app, err := h.Store.SSASubject(r.Context(), orgID, appID)
 	if err != nil {
-		WriteError(w, r, storeError(err, "Organisation"))
-		return
-	}
-	app, err := h.Store.GetSoftwareStatement(r.Context(), orgID, appID)
-	if err != nil {
+		if _, oerr := h.Store.GetOrganisation(r.Context(), orgID); oerr != nil {
+			WriteError(w, r, storeError(oerr, "Organisation"))
+			return
+		}
 		WriteError(w, r, storeError(err, "Application"))
 		return
+	}
+	if !IsAPI(r) {
+		// The page shows the whole organisation and application.
+		if o, err = h.Store.GetOrganisation(r.Context(), orgID); err == nil {
+			app, err = h.Store.GetSoftwareStatement(r.Context(), orgID, appID)
+		}
+		if err != nil {
+			WriteError(w, r, storeError(err, "Application"))
+			return
+		}
 	}
 	alg, algErr := h.pickAlg(r)
 	var token string

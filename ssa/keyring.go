@@ -91,6 +91,8 @@ var ErrWrongKEK = errors.New("ssa: the key-encryption key does not open this dat
 type keyStore interface {
 	ListSigningKeys(ctx context.Context) ([]store.SigningKey, error)
 	CurrentSigningKey(ctx context.Context, alg string) (store.SigningKey, error)
+	CurrentSigningKid(ctx context.Context, alg string) (string, error)
+	GetSigningKey(ctx context.Context, kid string) (store.SigningKey, error)
 	AddSigningKey(ctx context.Context, a store.Audit, k store.SigningKey) error
 	RetireSigningKey(ctx context.Context, a store.Audit, kid string, keep func(alg string) bool) error
 	KEKCheck(ctx context.Context) ([]byte, error)
@@ -106,14 +108,19 @@ type Keyring struct {
 	rsaBits int
 
 	mu    sync.Mutex
-	cache map[string]*PrivateKey // by kid, decrypted
+	cache map[string]cachedKey // by kid, decrypted
+}
+
+type cachedKey struct {
+	key *PrivateKey
+	jwk JWK
 }
 
 // OpenKeyring checks the KEK against the database and makes a key for
 // every enabled algorithm that has none. A wrong KEK is an error that
 // changes nothing.
 func OpenKeyring(ctx context.Context, st keyStore, kek *KEK, enabled []string, rsaBits int) (*Keyring, error) {
-	kr := &Keyring{store: st, kek: kek, enabled: enabled, rsaBits: rsaBits, cache: map[string]*PrivateKey{}}
+	kr := &Keyring{store: st, kek: kek, enabled: enabled, rsaBits: rsaBits, cache: map[string]cachedKey{}}
 	check, err := st.KEKCheck(ctx)
 	if err != nil {
 		return nil, err
@@ -177,7 +184,7 @@ func (kr *Keyring) Rotate(ctx context.Context, a store.Audit, alg string) (JWK, 
 		return JWK{}, err
 	}
 	kr.mu.Lock()
-	kr.cache[jwk.Kid] = k
+	kr.cache[jwk.Kid] = cachedKey{key: k, jwk: jwk}
 	kr.mu.Unlock()
 	return jwk, nil
 }
@@ -187,9 +194,21 @@ func (kr *Keyring) Retire(ctx context.Context, a store.Audit, kid string) error 
 	return kr.store.RetireSigningKey(ctx, a, kid, kr.IsEnabled)
 }
 
-// Signer returns the current key of alg, decrypted.
+// Signer returns the current key of alg, decrypted. The current kid is
+// read from the store every time (a rotation by another process is seen at
+// once); keys are decrypted once and kept in memory.
 func (kr *Keyring) Signer(ctx context.Context, alg string) (*PrivateKey, JWK, error) {
-	sk, err := kr.store.CurrentSigningKey(ctx, alg)
+	kid, err := kr.store.CurrentSigningKid(ctx, alg)
+	if err != nil {
+		return nil, JWK{}, err
+	}
+	kr.mu.Lock()
+	c, ok := kr.cache[kid]
+	kr.mu.Unlock()
+	if ok {
+		return c.key, c.jwk, nil
+	}
+	sk, err := kr.store.GetSigningKey(ctx, kid)
 	if err != nil {
 		return nil, JWK{}, err
 	}
@@ -197,22 +216,16 @@ func (kr *Keyring) Signer(ctx context.Context, alg string) (*PrivateKey, JWK, er
 	if err := json.Unmarshal([]byte(sk.PublicJWK), &jwk); err != nil {
 		return nil, JWK{}, err
 	}
-	kr.mu.Lock()
-	k, ok := kr.cache[sk.Kid]
-	kr.mu.Unlock()
-	if ok {
-		return k, jwk, nil
-	}
 	plain, err := kr.kek.Open(sk.PrivateEnc, []byte(sk.Kid))
 	if err != nil {
 		return nil, JWK{}, fmt.Errorf("%w: key %s", ErrWrongKEK, sk.Kid)
 	}
-	k, err = ParsePrivateKey(alg, plain)
+	k, err := ParsePrivateKey(alg, plain)
 	if err != nil {
 		return nil, JWK{}, err
 	}
 	kr.mu.Lock()
-	kr.cache[sk.Kid] = k
+	kr.cache[sk.Kid] = cachedKey{key: k, jwk: jwk}
 	kr.mu.Unlock()
 	return k, jwk, nil
 }
@@ -238,4 +251,6 @@ func (kr *Keyring) PublishedKeys(ctx context.Context) ([]JWK, error) {
 }
 
 // Keys lists every stored key (for the Reference Data page).
-func (kr *Keyring) Keys(ctx context.Context) ([]store.SigningKey, error) { return kr.store.ListSigningKeys(ctx) }
+func (kr *Keyring) Keys(ctx context.Context) ([]store.SigningKey, error) {
+	return kr.store.ListSigningKeys(ctx)
+}

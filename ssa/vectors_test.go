@@ -9,12 +9,12 @@ import (
 )
 
 type vector struct {
-	Priv           string `json:"priv"`
-	JWK            JWK    `json:"jwk"`
-	JWS            string `json:"jws"`
-	RawToBeSigned  string `json:"raw_to_be_signed"`
-	RawSignature   string `json:"raw_signature"`
-	RawPublicKey   string `json:"raw_public_key"`
+	Priv          string `json:"priv"`
+	JWK           JWK    `json:"jwk"`
+	JWS           string `json:"jws"`
+	RawToBeSigned string `json:"raw_to_be_signed"`
+	RawSignature  string `json:"raw_signature"`
+	RawPublicKey  string `json:"raw_public_key"`
 }
 
 func loadVector(t *testing.T, name string) vector {

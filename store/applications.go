@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -157,4 +158,32 @@ func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 		return SoftwareStatement{}, err
 	}
 	return d.GetSoftwareStatement(ctx, s.OrganisationID, s.SoftwareStatementID)
+}
+
+// SSASubject reads an application and its organisation in one query,
+// without flags: what an SSA needs.
+func (d *DB) SSASubject(ctx context.Context, orgID, appID string) (Organisation, SoftwareStatement, error) {
+	row := d.queryRow(ctx, `SELECT o.organisation_id, o.name, o.status, `+prefixed("s.", ssCols)+`
+		FROM software_statements s JOIN organisations o ON o.organisation_id = s.organisation_id
+		WHERE s.organisation_id = ? AND s.software_statement_id = ?`, orgID, appID)
+	var o Organisation
+	var s SoftwareStatement
+	var redirects, roles, origins, c, u string
+	err := row.Scan(&o.OrganisationID, &o.OrganisationName, &o.Status,
+		&s.SoftwareStatementID, &s.OrganisationID, &s.ClientID, &s.ClientName, &s.Description, &s.Version,
+		&redirects, &roles, &s.JwksURI, &s.Status, &s.BackchannelTokenDeliveryMode, &s.BackchannelClientNotificationEndpoint, &origins, &c, &u)
+	if errors.Is(err, sql.ErrNoRows) {
+		return o, s, ErrNotFound
+	}
+	s.RedirectURI, s.Roles, s.SoftwareOriginsURI = parseList(redirects), parseList(roles), parseList(origins)
+	s.CreatedOn, s.UpdatedOn = parseStamp(c), parseStamp(u)
+	return o, s, err
+}
+
+func prefixed(p, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, c := range parts {
+		parts[i] = p + strings.TrimSpace(c)
+	}
+	return strings.Join(parts, ", ")
 }

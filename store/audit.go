@@ -26,11 +26,18 @@ type Audit struct {
 	Actor string
 }
 
-func (d *DB) writeAudit(ctx context.Context, tx *sql.Tx, r AuditRecord) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO audit_log
+const auditInsert = `INSERT INTO audit_log
 		(at, actor, action, subject_type, subject_id, organisation_id, key_id, certificate_type, summary)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		d.stamp(), r.Actor, r.Action, r.SubjectType, r.SubjectID, r.OrganisationID, r.KeyID, r.CertificateType, r.Summary)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+func (d *DB) writeAudit(ctx context.Context, tx *sql.Tx, r AuditRecord) error {
+	args := []any{d.stamp(), r.Actor, r.Action, r.SubjectType, r.SubjectID, r.OrganisationID, r.KeyID, r.CertificateType, r.Summary}
+	var err error
+	if st, perr := d.prepared(ctx, auditInsert); perr == nil {
+		_, err = tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	} else {
+		_, err = tx.ExecContext(ctx, auditInsert, args...)
+	}
 	if err != nil {
 		return fmt.Errorf("store: audit: %w", err)
 	}

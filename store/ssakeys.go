@@ -61,6 +61,25 @@ func (d *DB) CurrentSigningKey(ctx context.Context, alg string) (SigningKey, err
 	return k, err
 }
 
+// CurrentSigningKid is the kid of the key that signs for alg (no blobs read).
+func (d *DB) CurrentSigningKid(ctx context.Context, alg string) (string, error) {
+	var kid string
+	err := d.queryRow(ctx, `SELECT kid FROM ssa_keys WHERE alg = ? AND status = 'Active' ORDER BY created_at DESC, kid LIMIT 1`, alg).Scan(&kid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	return kid, err
+}
+
+// GetSigningKey returns one key by kid.
+func (d *DB) GetSigningKey(ctx context.Context, kid string) (SigningKey, error) {
+	k, err := scanSigKey(d.db.QueryRowContext(ctx, `SELECT `+sigKeyCols+` FROM ssa_keys WHERE kid = ?`, kid))
+	if errors.Is(err, sql.ErrNoRows) {
+		return k, ErrNotFound
+	}
+	return k, err
+}
+
 // AddSigningKey stores a new Active key; it signs from now on.
 func (d *DB) AddSigningKey(ctx context.Context, a Audit, k SigningKey) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -43,6 +44,33 @@ type DB struct {
 	db    *sql.DB
 	now   func() time.Time
 	lists listCache
+	stmts sync.Map // query text -> *sql.Stmt, for the hot paths
+}
+
+// prepared returns a prepared statement for a hot query: SQLite spends a
+// good part of a small query parsing it, so the hot ones are parsed once.
+func (d *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := d.stmts.Load(query); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := d.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := d.stmts.LoadOrStore(query, st); loaded {
+		st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
+}
+
+// queryRow runs a hot single-row query through a prepared statement.
+func (d *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := d.prepared(ctx, query)
+	if err != nil {
+		return d.db.QueryRowContext(ctx, query, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
 }
 
 // Open opens (creating when needed) the SQLite database at path and applies
@@ -79,7 +107,10 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 }
 
 // Close closes the database.
-func (d *DB) Close() error { return d.db.Close() }
+func (d *DB) Close() error {
+	d.stmts.Range(func(_, v any) bool { v.(*sql.Stmt).Close(); return true })
+	return d.db.Close()
+}
 
 // SQL exposes the handle for the session store and tests.
 func (d *DB) SQL() *sql.DB { return d.db }

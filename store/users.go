@@ -45,22 +45,15 @@ func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(
 // counts as one: the first sign-in activates them (SignIn).
 func (d *DB) RoleOf(ctx context.Context, email string) (Role, error) {
 	email = NormalizeEmail(email)
-	var status string
-	err := d.db.QueryRowContext(ctx, `SELECT status FROM super_users WHERE email = ?`, email).Scan(&status)
-	if err == nil && status == "Active" {
-		return RoleSuperUser, nil
-	}
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return RoleNone, fmt.Errorf("store: role: %w", err)
-	}
-	err = d.db.QueryRowContext(ctx, `SELECT status FROM data_administrators WHERE email = ?`, email).Scan(&status)
-	if errors.Is(err, sql.ErrNoRows) {
-		return RoleNone, nil
-	}
+	var su, da sql.NullString
+	err := d.queryRow(ctx, `SELECT (SELECT status FROM super_users WHERE email = ?1), (SELECT status FROM data_administrators WHERE email = ?1)`, email).Scan(&su, &da)
 	if err != nil {
 		return RoleNone, fmt.Errorf("store: role: %w", err)
 	}
-	if status == "Active" || status == "Invited" {
+	if su.String == "Active" {
+		return RoleSuperUser, nil
+	}
+	if da.String == "Active" || da.String == "Invited" {
 		return RoleDataAdmin, nil
 	}
 	return RoleNone, nil

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto"
 	"encoding/base64"
 	"encoding/json"
@@ -30,7 +31,16 @@ type authenticator struct {
 
 	mu       sync.Mutex
 	provider *oidcProvider // discovered lazily for external issuers
+
+	// verified remembers tokens whose signature and claims checked out, by
+	// SHA-256, until they expire: a client presents the same token many
+	// times, and the signature check is the costly part. Roles are still
+	// read on every request.
+	vmu      sync.Mutex
+	verified map[[32]byte]AccessToken
 }
+
+const maxVerifiedTokens = 10_000
 
 type oidcProvider struct {
 	oauth    oauth2.Config
@@ -293,6 +303,33 @@ func orDefault(s, d string) string {
 // verifyAccessToken checks a JWT access token: signature against the
 // issuer's keys, iss, aud = API audience, exp, and typ (RFC 9068).
 func (a *authenticator) verifyAccessToken(ctx context.Context, raw string) (AccessToken, error) {
+	key := sha256.Sum256([]byte(raw))
+	a.vmu.Lock()
+	at, ok := a.verified[key]
+	a.vmu.Unlock()
+	if ok {
+		if a.s.cfg.Now().Before(at.Expiry) {
+			return at, nil
+		}
+		a.vmu.Lock()
+		delete(a.verified, key)
+		a.vmu.Unlock()
+		return AccessToken{}, errors.New("oidc: token is expired")
+	}
+	at, err := a.verifyAccessTokenUncached(ctx, raw)
+	if err != nil {
+		return at, err
+	}
+	a.vmu.Lock()
+	if a.verified == nil || len(a.verified) >= maxVerifiedTokens {
+		a.verified = map[[32]byte]AccessToken{}
+	}
+	a.verified[key] = at
+	a.vmu.Unlock()
+	return at, nil
+}
+
+func (a *authenticator) verifyAccessTokenUncached(ctx context.Context, raw string) (AccessToken, error) {
 	p, err := a.get(ctx)
 	if err != nil {
 		return AccessToken{}, &handlers.Error{Status: http.StatusServiceUnavailable, Code: "idp_unavailable", Message: "the token issuer cannot be reached"}

@@ -155,6 +155,18 @@ func TestEndToEndDirectory(t *testing.T) {
 	if mode != "push" || ep != "https://tpp.example/ciba" {
 		t.Fatalf("application CIBA %q %q", mode, ep)
 	}
+	// Generate an SSA from the application page.
+	must(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.ID("signingAlg"), "ML-DSA-65"),
+		chromedp.Click(chromedp.CSS(`[data-testid=generate-ssa]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=ssa-token]`)),
+	))
+	tok, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=ssa-token]`)))
+	alg, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=ssa-alg]`)))
+	if !strings.HasPrefix(tok, "eyJ") || strings.Count(tok, ".") != 2 || alg != "ML-DSA-65" {
+		t.Fatalf("SSA on the page: %q (%s)", tok[:min(len(tok), 40)], alg)
+	}
+	checkAccessibility(t, ctx, "application page with SSA")
 	if shot := os.Getenv("TRUSTFRAME_SCREENSHOT_DIR"); shot != "" {
 		b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		if err == nil {
