@@ -319,3 +319,29 @@ func TestWrongKEKIsRefused(t *testing.T) {
 		t.Fatalf("the right KEK: %v", err)
 	}
 }
+
+func TestSigningKeysPage(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	_, doc := page(t, c, env.URL+"/references/signing-keys")
+	if doc.Find("[data-testid=key-row]").Length() != 4 || doc.Find("[data-testid=signing]").Length() != 4 {
+		t.Fatalf("rows %d", doc.Find("[data-testid=key-row]").Length())
+	}
+	resp, err := c.PostForm(env.URL+"/references/signing-keys", map[string][]string{"alg": {"PS256"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc = docOf(t, resp)
+	if doc.Find("[data-testid=key-row]").Length() != 5 || doc.Find("[data-testid=signing]").Length() != 4 || !strings.Contains(doc.Find("[data-testid=flash]").Text(), "signs from now on") {
+		t.Fatalf("after rotate: %d rows, flash %q", doc.Find("[data-testid=key-row]").Length(), doc.Find("[data-testid=flash]").Text())
+	}
+	resp, err = http.Get(env.URL + "/api/keystore/ssa.jwks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/jwk-set+json" {
+		t.Fatalf("keyset under /api: %d", resp.StatusCode)
+	}
+}

@@ -73,3 +73,33 @@ func TestServeEmbeddedDefaultAndMigrate(t *testing.T) {
 		t.Fatalf("migrate: %s", out.String())
 	}
 }
+
+func TestKeysCommand(t *testing.T) {
+	dir := t.TempDir()
+	run1 := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		err := run(context.Background(), append([]string{"keys"}, append(args, "--data-dir", dir)...), func(string) string { return "" }, nil, &out, &bytes.Buffer{})
+		return out.String(), err
+	}
+	out, err := run1("list")
+	if err != nil || strings.Count(out, "Active") != 4 {
+		t.Fatalf("first list makes one key per algorithm: %v\n%s", err, out)
+	}
+	out, err = run1("rotate", "--alg", "ML-DSA-87")
+	if err != nil || !strings.Contains(out, "ML-DSA-87: new key") || strings.Count(out, "ML-DSA-87") != 3 {
+		t.Fatalf("rotate: %v\n%s", err, out)
+	}
+	if _, err := run1("rotate", "--alg", "HS256"); exitCode(err) != 2 {
+		t.Fatalf("unknown alg: %v", err)
+	}
+	// Another KEK: refused, nothing changed.
+	var errb bytes.Buffer
+	err = run(context.Background(), []string{"keys", "list", "--data-dir", dir, "--kek-file", filepath.Join(dir, "other.key")}, func(string) string { return "" }, nil, &bytes.Buffer{}, &errb)
+	if err == nil || !strings.Contains(err.Error(), "key-encryption key") {
+		t.Fatalf("other KEK: %v", err)
+	}
+	out, _ = run1("list")
+	if strings.Count(out, "Active") != 5 {
+		t.Fatalf("keys changed after a refused start:\n%s", out)
+	}
+}
