@@ -10,27 +10,27 @@ type Option struct {
 
 // Tab names of the organisation page.
 const (
-	TabDetails       = "details"
-	TabContacts      = "contacts"
-	TabServers       = "servers"
-	TabApplications  = "applications"
+	TabDetails      = "details"
+	TabContacts     = "contacts"
+	TabServers      = "servers"
+	TabApplications = "applications"
 )
 
 // OrganisationsPage is the view model of the organisation list.
 type OrganisationsPage struct {
-	Items        []store.Organisation
-	Q            string
-	StatusOpts   []Option
-	FlagOpts     []Option
-	SortLinks    map[string]string
-	SortField    string
-	SortDesc     bool
-	Total        int
-	Page         int
-	TotalPages   int
-	PrevURL      string
-	NextURL      string
-	Filtered     bool
+	Items      []store.Organisation
+	Q          string
+	StatusOpts []Option
+	FlagOpts   []Option
+	SortLinks  map[string]string
+	SortField  string
+	SortDesc   bool
+	Total      int
+	Page       int
+	TotalPages int
+	PrevURL    string
+	NextURL    string
+	Filtered   bool
 }
 
 // SortState is the aria-sort value of a column.
@@ -67,8 +67,8 @@ type OrgForm struct {
 
 // OrgPage is the common part of every tab of an organisation.
 type OrgPage struct {
-	Org       store.Organisation
-	Tab       string
+	Org        store.Organisation
+	Tab        string
 	StatusOpts []Option // statuses it can move to
 }
 
@@ -95,20 +95,20 @@ type ContactForm struct {
 // ServersPage is the authorisation servers tab.
 type ServersPage struct {
 	OrgPage
-	Servers []store.AuthorisationServer
+	Servers   []store.AuthorisationServer
 	FlagNames map[string]string
 }
 
 // ServerForm is the authorisation server form.
 type ServerForm struct {
-	OrgID      string
-	Server     store.AuthorisationServer
-	IsNew      bool
-	Action     string
-	Errors     map[string]string
+	OrgID        string
+	Server       store.AuthorisationServer
+	IsNew        bool
+	Action       string
+	Errors       map[string]string
 	IssuerErrors []string
-	StatusOpts []Option
-	FlagOpts   []Option
+	StatusOpts   []Option
+	FlagOpts     []Option
 }
 
 // AppsPage is the applications tab.
@@ -132,13 +132,13 @@ type AppForm struct {
 
 // RefPage is a reference data list of name/description/status items.
 type RefPage struct {
-	Title      string
-	Path       string
-	Items      []store.ReferenceItem
-	Form       store.ReferenceItem
-	Errors     map[string]string
-	Conflict   string   // summary of a refused delete
-	InTheWay   []string // what stands in the way, from the payload
+	Title    string
+	Path     string
+	Items    []store.ReferenceItem
+	Form     store.ReferenceItem
+	Errors   map[string]string
+	Conflict string   // summary of a refused delete
+	InTheWay []string // what stands in the way, from the payload
 }
 
 // FlagsPage is Reference Data > Flags.

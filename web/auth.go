@@ -2,8 +2,8 @@ package web
 
 import (
 	"context"
-	"crypto/sha256"
 	"crypto"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"

@@ -145,8 +145,8 @@ func TestSSASigningAlgs(t *testing.T) {
 	for _, bad := range []string{"?signingAlg=ps256", "?signingAlg=ml-dsa-65", "?signingAlg=ES256", "?signingAlg=", "?signingAlg=none", "?signingAlg=PS256&signingAlg=ML-DSA-44"} {
 		resp, body := getRaw(t, a, path+bad)
 		var prob struct {
-			Errors []struct{ Code, Field string } `json:"errors"`
-			Enabled []string                      `json:"enabledAlgorithms"`
+			Errors  []struct{ Code, Field string } `json:"errors"`
+			Enabled []string                       `json:"enabledAlgorithms"`
 		}
 		json.Unmarshal([]byte(body), &prob)
 		if resp.StatusCode != 400 || len(prob.Errors) == 0 || prob.Errors[0].Field != "signingAlg" ||

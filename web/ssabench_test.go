@@ -62,7 +62,7 @@ func BenchmarkSSA(b *testing.B) {
 			rawMedian = median(lat)
 			b.ReportMetric(float64(rawMedian.Microseconds()), "p50-µs")
 			if handlerMedian > 0 {
-				b.ReportMetric(float64((handlerMedian-rawMedian).Microseconds()), "overhead-µs")
+				b.ReportMetric(float64((handlerMedian - rawMedian).Microseconds()), "overhead-µs")
 				b.ReportMetric(float64(handlerMedian)/float64(rawMedian), "handler/raw")
 			}
 		})
