@@ -174,14 +174,14 @@ func SSAPanel(p AppDetailPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</strong>. <button type=\"button\" class=\"outline\" data-copy-target=\"ssa-token\" data-testid=\"copy-ssa\">Copy</button></p><pre id=\"ssa-token\" class=\"tf-token\" data-testid=\"ssa-token\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</strong>. <button type=\"button\" class=\"outline\" data-copy-target=\"ssa-token\" data-testid=\"copy-ssa\">Copy</button></p><pre id=\"ssa-token\" class=\"tf-token\" data-testid=\"ssa-token\" tabindex=\"0\" aria-label=\"The SSA\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var9 string
 			templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(p.SSA)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/ssa.templ`, Line: 29, Col: 71}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/ssa.templ`, Line: 29, Col: 105}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 			if templ_7745c5c3_Err != nil {
