@@ -42,7 +42,9 @@ func cliLogin(t *testing.T, base, cfgDir, email string) string {
 	if authURL == "" {
 		t.Fatalf("login printed no URL: %s", out.String())
 	}
+	restDone := make(chan struct{})
 	go func() {
+		defer close(restDone)
 		for sc.Scan() {
 			out.WriteString(sc.Text() + "\n")
 		}
@@ -78,6 +80,7 @@ func cliLogin(t *testing.T, base, cfgDir, email string) string {
 	case <-time.After(30 * time.Second):
 		t.Fatal("login did not finish")
 	}
+	<-restDone // the pipe closed when run returned
 	return out.String()
 }
 
