@@ -371,3 +371,5 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 type templComponent = templ.Component
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+type jsonRaw = json.RawMessage

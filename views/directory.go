@@ -1,6 +1,10 @@
 package views
 
-import "github.com/trustframe/trustframe/store"
+import (
+	"time"
+
+	"github.com/trustframe/trustframe/store"
+)
 
 // Option is one choice of a select or a set of checkboxes.
 type Option struct {
@@ -14,6 +18,8 @@ const (
 	TabContacts     = "contacts"
 	TabServers      = "servers"
 	TabApplications = "applications"
+	TabCertificates = "certificates"
+	TabKeyMaterial  = "keymaterial"
 )
 
 // OrganisationsPage is the view model of the organisation list.
@@ -150,3 +156,85 @@ type FlagsPage struct {
 }
 
 type appView = store.SoftwareStatement
+
+// CertsPage is the Certificates tab.
+type CertsPage struct {
+	OrgPage
+	Certs []store.Certificate
+	Now   time.Time
+}
+
+// CertWizard is the state of the certificate upload wizard.
+type CertWizard struct {
+	OrgID  string
+	Step   string // type, upload, review
+	Types  []store.CertificateType
+	Type   string
+	PEM    string
+	Error  string
+	Review *CertReview
+}
+
+// CertReview is what the review step shows.
+type CertReview struct {
+	Kid, Subject, Issuer, Serial string
+	NotBefore, NotAfter          time.Time
+}
+
+// CertAuditPage is the certificates' Audit sub-tab.
+type CertAuditPage struct {
+	OrgPage
+	Records         []store.AuditRecord
+	Total           int
+	KeyID           string
+	CertificateType string
+	Action          string
+	Types           []store.CertificateType
+	Path            string
+	ClearActionURL  string
+	PrevURL         string
+	NextURL         string
+}
+
+// KeyMaterialPage is the Key material tab.
+type KeyMaterialPage struct {
+	OrgPage
+	Items  []store.KeyMaterial
+	Errors map[string]string
+	Form   KeyMaterialForm
+}
+
+// KeyMaterialForm is what the create form keeps.
+type KeyMaterialForm struct {
+	Key         string `json:"Key"`
+	Use         string `json:"Use"`
+	Description string `json:"Description"`
+}
+
+// KeyMaterialDetail is one item of key material.
+type KeyMaterialDetail struct {
+	OrgPage
+	Item        store.KeyMaterial
+	Attachments []store.Attachment
+	Reasons     []string
+	Error       string
+}
+
+// AppAuditPage is an application's Audit tab.
+type AppAuditPage struct {
+	OrgPage
+	App            store.SoftwareStatement
+	Records        []store.AuditRecord
+	Action         string
+	ClearActionURL string
+}
+
+// CertStatus is what a certificate's status looks like now (expiry included).
+func CertStatus(c store.Certificate, now time.Time) string {
+	if c.Status == "Active" && !now.Before(c.NotAfter) {
+		return "Expired"
+	}
+	return c.Status
+}
+
+type certView = store.Certificate

@@ -19,6 +19,8 @@ func (s *Server) routes() http.Handler {
 		allowPrivate = *s.cfg.AllowPrivateIssuerURLs
 	}
 	dir := &handlers.Directory{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Algs: s.keys.Enabled}
+	certs := &handlers.Certificates{Base: base, Dir: dir, Store: s.db, Now: s.cfg.Now}
+	keyMat := &handlers.KeyMaterial{Base: base, Dir: dir, Store: s.db}
 	ssaH := &handlers.SSA{Base: base, Dir: dir, Store: s.db, Keys: s.keys, Issuer: s.cfg.SSAIssuer, Now: s.cfg.Now}
 	refs := &handlers.References{Base: base, Store: s.db}
 	var mailer handlers.Mailer
@@ -70,6 +72,8 @@ func (s *Server) routes() http.Handler {
 	r.Get("/api/participants", dir.Participants)
 	r.Get("/keystore/ssa.jwks", ssaH.Keyset)
 	r.Get("/api/keystore/ssa.jwks", ssaH.Keyset)
+	r.Get("/keystore/{orgID}/application.jwks", certs.Keystore(true))
+	r.Get("/keystore/{orgID}/inactive/application.jwks", certs.Keystore(false))
 
 	// JSON API: access tokens only, no cookies.
 	r.Route("/api", func(r chi.Router) {
@@ -94,6 +98,24 @@ func (s *Server) routes() http.Handler {
 				r.Get("/softwarestatements/{appID}", dir.GetApp)
 				r.Put("/softwarestatements/{appID}", dir.UpdateApp)
 				r.Get("/softwarestatements/{appID}/assertion", ssaH.Issue)
+
+				// Certificates: revocation by key id; the description update is gone (2.6.0).
+				r.Get("/certificates", certs.List)
+				r.Get("/certificates/kid/{kid}", certs.Get)
+				r.Put("/certificates/kid/{kid}", certs.Revoke)
+				r.Get("/certificates/{certType}", certs.List)
+				r.Post("/certificates/{certType}", certs.Upload)
+				r.Put("/certificates/{certType}", certs.DescriptionRemoved)
+
+				// Key material (2.6.0).
+				r.Get("/key-material", keyMat.List)
+				r.Post("/key-material", keyMat.Create)
+				r.Get("/key-material/{kmID}", keyMat.Get)
+				r.Put("/key-material/{kmID}", keyMat.Update)
+				r.Get("/key-material/{kmID}/attachments", keyMat.ListAttachments)
+				r.Post("/key-material/{kmID}/attachments", keyMat.AddAttachment)
+				r.Put("/key-material/{kmID}/attachments/{attID}", keyMat.UpdateAttachment)
+				r.Get("/key-material/{kmID}/attachments/{attID}/content", keyMat.Download)
 			})
 		})
 		r.Route("/references", func(r chi.Router) {
@@ -168,6 +190,20 @@ func (s *Server) routes() http.Handler {
 				r.Get("/softwarestatements/{appID}/edit", dir.EditApp)
 				r.Post("/softwarestatements/{appID}/status", dir.SetAppStatus)
 				r.Get("/softwarestatements/{appID}/assertion", ssaH.Issue)
+				r.Get("/softwarestatements/{appID}/audit", certs.AppAudit)
+				r.Get("/certificates", certs.List)
+				r.Get("/certificates/new", certs.Wizard)
+				r.Post("/certificates/new/review", certs.Review)
+				r.Get("/certificates/audit", certs.Audit)
+				r.Get("/certificates/kid/{kid}/revoke", certs.RevokeConfirm)
+				r.Post("/certificates/kid/{kid}/revoke", certs.Revoke)
+				r.Post("/certificates/{certType}", certs.Upload)
+				r.Get("/key-material", keyMat.List)
+				r.Post("/key-material", keyMat.Create)
+				r.Get("/key-material/{kmID}", keyMat.Get)
+				r.Post("/key-material/{kmID}", keyMat.Update)
+				r.Post("/key-material/{kmID}/attachments", keyMat.AddAttachment)
+				r.Get("/key-material/{kmID}/attachments/{attID}/content", keyMat.Download)
 			})
 			r.Get("/audit", pages.Audit)
 

@@ -1,0 +1,390 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/trustframe/trustframe/orgkeys"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
+)
+
+type certStore interface {
+	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
+	ListCertificateTypes(ctx context.Context) ([]store.CertificateType, error)
+	GetCertificateType(ctx context.Context, name string) (store.CertificateType, error)
+	ListCertificates(ctx context.Context, orgID, typ string) ([]store.Certificate, error)
+	GetCertificate(ctx context.Context, orgID, kid string) (store.Certificate, error)
+	AddCertificate(ctx context.Context, a store.Audit, c store.Certificate) (store.Certificate, error)
+	RevokeCertificate(ctx context.Context, a store.Audit, orgID, kid, reason string) error
+	RecordEvent(ctx context.Context, r store.AuditRecord) error
+	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, int, error)
+	OrganisationKeys(ctx context.Context, orgID string, active bool) ([]jsonRaw, error)
+}
+
+// Certificates serves organisation certificates, the keystore and the
+// certificate audit views.
+type Certificates struct {
+	*Base
+	Dir   *Directory
+	Store certStore
+	Now   func() time.Time
+}
+
+func (h *Certificates) actor(r *http.Request) store.Audit {
+	return store.Audit{Actor: PrincipalFrom(r.Context()).Email}
+}
+
+func (h *Certificates) org(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
+	o, err := h.Store.GetOrganisation(r.Context(), chi.URLParam(r, "orgID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Organisation"))
+		return o, false
+	}
+	return o, true
+}
+
+// List is GET …/certificates and …/certificates/{type}.
+func (h *Certificates) List(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	typ := chi.URLParam(r, "certType")
+	if typ != "" {
+		if _, err := h.Store.GetCertificateType(r.Context(), typ); err != nil {
+			WriteError(w, r, storeError(err, "Certificate type"))
+			return
+		}
+	}
+	certs, err := h.Store.ListCertificates(r.Context(), o.OrganisationID, typ)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if WantsJSON(r) {
+		WriteJSON(w, http.StatusOK, certs)
+		return
+	}
+	p := views.CertsPage{OrgPage: h.Dir.orgPage(o, views.TabCertificates), Certs: certs, Now: h.Now()}
+	Render(w, r, http.StatusOK, views.CertificatesTab(h.Shell(r, "Certificates", "organisations", h.Dir.orgCrumbs(&o, "Certificates")...), p))
+}
+
+// Get is one certificate by kid.
+func (h *Certificates) Get(w http.ResponseWriter, r *http.Request) {
+	c, err := h.Store.GetCertificate(r.Context(), chi.URLParam(r, "orgID"), chi.URLParam(r, "kid"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Certificate"))
+		return
+	}
+	SetETag(w, c)
+	WriteJSON(w, http.StatusOK, c)
+}
+
+// readPEM takes the PEM from a raw PEM body, JSON {"PEM"} or a form (field
+// PEM, or a file part named file).
+func readPEM(w http.ResponseWriter, r *http.Request) (string, error) {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch ct {
+	case "application/x-pem-file", "application/pkix-cert", "text/plain":
+		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+		if err != nil {
+			return "", &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "the PEM is larger than 1 MiB"}
+		}
+		return string(b), nil
+	case "multipart/form-data":
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+		if err := r.ParseMultipartForm(MaxBody); err != nil {
+			return "", &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the upload could not be read (at most 1 MiB)"}
+		}
+		if f, _, err := r.FormFile("file"); err == nil {
+			defer f.Close()
+			b, _ := io.ReadAll(io.LimitReader(f, MaxBody))
+			if len(strings.TrimSpace(string(b))) > 0 {
+				return string(b), nil
+			}
+		}
+		return r.FormValue("PEM"), nil
+	default:
+		var in struct {
+			PEM string `json:"PEM"`
+		}
+		if err := Decode(w, r, &in); err != nil {
+			return "", err
+		}
+		return in.PEM, nil
+	}
+}
+
+// Upload is POST …/certificates/{type}: check and store a certificate.
+func (h *Certificates) Upload(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	typ := chi.URLParam(r, "certType")
+	pemText, err := readPEM(w, r)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var c store.Certificate
+	ct, terr := h.Store.GetCertificateType(r.Context(), typ)
+	switch {
+	case errors.Is(terr, store.ErrNotFound) || (terr == nil && ct.Status != "Active"):
+		err = Validation(map[string]string{"OrganisationCertificateType": "There is no active certificate type " + typ + "."})
+	case terr != nil:
+		err = terr
+	default:
+		parsed, perr := orgkeys.ParseCertificate(pemText, h.Now(), ct.Use)
+		var ref *orgkeys.Refusal
+		if errors.As(perr, &ref) {
+			err = Validation(map[string]string{"PEM": ref.Message})
+		} else if perr != nil {
+			err = perr
+		} else {
+			c, err = h.Store.AddCertificate(r.Context(), h.actor(r), store.Certificate{Kid: parsed.Kid, OrganisationID: o.OrganisationID,
+				OrganisationCertificateType: typ, SubjectDN: parsed.SubjectDN, IssuerDN: parsed.IssuerDN, SerialNumber: parsed.Serial,
+				NotBefore: parsed.Cert.NotBefore, NotAfter: parsed.Cert.NotAfter, PEM: strings.TrimSpace(pemText) + "\n", PublicJwk: parsed.JWK})
+			err = storeError(err, "Organisation")
+		}
+	}
+	if err != nil {
+		if e := AsError(err); e.Status < 500 {
+			_ = h.Store.RecordEvent(r.Context(), store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "upload_refused",
+				SubjectType: "OrganisationCertificate", SubjectID: "-", OrganisationID: o.OrganisationID, CertificateType: typ,
+				Summary: refusalText(e)})
+			if !WantsJSON(r) {
+				h.renderWizard(w, r, e.Status, o, views.CertWizard{Step: "upload", Type: typ, PEM: pemText, Error: refusalText(e)})
+				return
+			}
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "The "+typ+" certificate "+c.Kid+" was uploaded.")
+		Redirect(w, r, "/organisations/"+o.OrganisationID+"/certificates")
+		return
+	}
+	w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/certificates/kid/"+url.PathEscape(c.Kid))
+	SetETag(w, c)
+	WriteJSON(w, http.StatusCreated, c)
+}
+
+func refusalText(e *Error) string {
+	var parts []string
+	for _, f := range e.Fields {
+		parts = append(parts, f.Message)
+	}
+	if len(parts) == 0 {
+		return e.Message
+	}
+	return strings.Join(parts, " ")
+}
+
+// Revoke is PUT …/certificates/kid/{kid} {"RevokeReason"}: 204.
+func (h *Certificates) Revoke(w http.ResponseWriter, r *http.Request) {
+	orgID, kid := chi.URLParam(r, "orgID"), chi.URLParam(r, "kid")
+	var in struct {
+		RevokeReason string `json:"RevokeReason"`
+	}
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var err error
+	if !orgkeys.ValidRevokeReason(in.RevokeReason) {
+		err = Validation(map[string]string{"RevokeReason": "RevokeReason must be one of " + strings.Join(orgkeys.RevokeReasons, ", ") + "."})
+	} else {
+		err = storeError(h.Store.RevokeCertificate(r.Context(), h.actor(r), orgID, kid, in.RevokeReason), "Certificate")
+	}
+	if err != nil {
+		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
+			h.Flash.Put(r.Context(), "Not revoked: "+refusalText(AsError(err)))
+			Redirect(w, r, "/organisations/"+orgID+"/certificates")
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "Certificate "+kid+" was revoked ("+in.RevokeReason+").")
+		Redirect(w, r, "/organisations/"+orgID+"/certificates")
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// RevokeConfirm is the confirmation step of a revocation in the browser.
+func (h *Certificates) RevokeConfirm(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	c, err := h.Store.GetCertificate(r.Context(), o.OrganisationID, chi.URLParam(r, "kid"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Certificate"))
+		return
+	}
+	Render(w, r, http.StatusOK, views.RevokeCertificate(h.Shell(r, "Revoke certificate", "organisations", h.Dir.orgCrumbs(&o, "Revoke certificate")...),
+		views.OrgPage{Org: h.Dir.showOrg(o), Tab: views.TabCertificates}, c, orgkeys.RevokeReasons))
+}
+
+// DescriptionRemoved answers the update of a certificate description,
+// removed in release 2.6.0.
+func (h *Certificates) DescriptionRemoved(w http.ResponseWriter, r *http.Request) {
+	WriteError(w, r, &Error{Status: http.StatusGone, Code: "removed_in_2_6_0",
+		Message: "Updating an organisation certificate's description was removed in release 2.6.0. Certificates are immutable: " +
+			"revoke with PUT /organisations/{OrganisationId}/certificates/kid/{CertificateOrKeyId} and upload a new one, " +
+			"or describe keys with the key material API (/organisations/{OrganisationId}/key-material)."})
+}
+
+func (h *Certificates) renderWizard(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, wz views.CertWizard) {
+	types, err := h.Store.ListCertificateTypes(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	wz.Types = types
+	wz.OrgID = o.OrganisationID
+	Render(w, r, status, views.CertificateWizard(h.Shell(r, "Upload a certificate", "organisations", h.Dir.orgCrumbs(&o, "Upload a certificate")...),
+		views.OrgPage{Org: h.Dir.showOrg(o), Tab: views.TabCertificates}, wz))
+}
+
+// Wizard shows the steps of an upload: type, key and CSR, certificate.
+func (h *Certificates) Wizard(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	typ := r.URL.Query().Get("type")
+	wz := views.CertWizard{Step: "type"}
+	if typ != "" {
+		if ct, err := h.Store.GetCertificateType(r.Context(), typ); err != nil || ct.Status != "Active" {
+			wz.Error = "Choose one of the certificate types."
+		} else {
+			wz.Step, wz.Type = "upload", typ
+		}
+	}
+	h.renderWizard(w, r, http.StatusOK, o, wz)
+}
+
+// Review parses the pasted or uploaded certificate and shows it before
+// the upload is confirmed; errors show beside the PEM field.
+func (h *Certificates) Review(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	pemText, err := readPEM(w, r)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	typ := r.FormValue("type")
+	ct, err := h.Store.GetCertificateType(r.Context(), typ)
+	if err != nil || ct.Status != "Active" {
+		h.renderWizard(w, r, http.StatusUnprocessableEntity, o, views.CertWizard{Step: "type", Error: "Choose one of the certificate types."})
+		return
+	}
+	parsed, perr := orgkeys.ParseCertificate(pemText, h.Now(), ct.Use)
+	if perr != nil {
+		h.renderWizard(w, r, http.StatusUnprocessableEntity, o, views.CertWizard{Step: "upload", Type: typ, PEM: pemText, Error: perr.Error()})
+		return
+	}
+	h.renderWizard(w, r, http.StatusOK, o, views.CertWizard{Step: "review", Type: typ, PEM: pemText,
+		Review: &views.CertReview{Kid: parsed.Kid, Subject: parsed.SubjectDN, Issuer: parsed.IssuerDN, Serial: parsed.Serial,
+			NotBefore: parsed.Cert.NotBefore, NotAfter: parsed.Cert.NotAfter}})
+}
+
+// Audit is the certificates' Audit sub-tab: filters kept in the URL.
+func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	page, size, err := PageParams(q)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	f := store.AuditFilter{SubjectType: "OrganisationCertificate", OrganisationID: o.OrganisationID, KeyID: q.Get("KeyId"),
+		CertificateType: q.Get("CertificateType"), Action: q.Get("Action"), Page: page, Size: size}
+	recs, total, err := h.Store.ListAudit(r.Context(), f)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	types, _ := h.Store.ListCertificateTypes(r.Context())
+	path := "/organisations/" + o.OrganisationID + "/certificates/audit"
+	clear := url.Values{}
+	for k, vs := range q {
+		if k != "Action" && k != "page" {
+			clear[k] = vs
+		}
+	}
+	p := views.CertAuditPage{OrgPage: h.Dir.orgPage(o, views.TabCertificates), Records: recs, Total: total, KeyID: f.KeyID,
+		CertificateType: f.CertificateType, Action: f.Action, Types: types, Path: path, ClearActionURL: path + "?" + clear.Encode()}
+	env := NewPaged(recs, page, size, total)
+	if page > 0 {
+		p.PrevURL = PageLink(path, q, page-1)
+	}
+	if page+1 < env.TotalPages {
+		p.NextURL = PageLink(path, q, page+1)
+	}
+	Respond(w, r, http.StatusOK, env, views.CertificateAudit(h.Shell(r, "Certificate audit", "organisations", h.Dir.orgCrumbs(&o, "Certificate audit")...), p))
+}
+
+// Keystore is GET /keystore/{orgID}/application.jwks (active keys) and
+// …/inactive/application.jwks (revoked and expired).
+func (h *Certificates) Keystore(active bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		keys, err := h.Store.OrganisationKeys(r.Context(), chi.URLParam(r, "orgID"), active)
+		if err != nil {
+			WriteError(w, r, storeError(err, "Organisation"))
+			return
+		}
+		b, _ := jsonMarshal(map[string]any{"keys": keys})
+		w.Header().Set("Content-Type", "application/jwk-set+json")
+		w.Header().Set("Cache-Control", "public, max-age=60")
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		_, _ = w.Write(b)
+	}
+}
+
+// AppAudit is an application's Audit tab: its changes and the SSAs issued.
+func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	app, err := h.Dir.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, chi.URLParam(r, "appID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Application"))
+		return
+	}
+	q := r.URL.Query()
+	page, size, err := PageParams(q)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	f := store.AuditFilter{SubjectType: "Application", SubjectID: app.SoftwareStatementID, Action: q.Get("Action"), KeyID: q.Get("KeyId"), Page: page, Size: size}
+	recs, total, err := h.Store.ListAudit(r.Context(), f)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	path := "/organisations/" + o.OrganisationID + "/softwarestatements/" + app.SoftwareStatementID + "/audit"
+	p := views.AppAuditPage{OrgPage: h.Dir.orgPage(o, views.TabApplications), App: app, Records: recs, Action: f.Action, ClearActionURL: path}
+	Respond(w, r, http.StatusOK, NewPaged(recs, page, size, total), views.AppAudit(h.Shell(r, "Application audit", "organisations", h.Dir.orgCrumbs(&o, app.ClientName)...), p))
+}

@@ -1,0 +1,460 @@
+package handlers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/trustframe/trustframe/orgkeys"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
+)
+
+// MaxAttachment is the largest attachment accepted (10 MiB).
+const MaxAttachment = 10 << 20
+
+type keyMaterialStore interface {
+	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
+	ListKeyMaterial(ctx context.Context, orgID string) ([]store.KeyMaterial, error)
+	GetKeyMaterial(ctx context.Context, orgID, id string) (store.KeyMaterial, error)
+	CreateKeyMaterial(ctx context.Context, a store.Audit, k store.KeyMaterial) (store.KeyMaterial, error)
+	UpdateKeyMaterial(ctx context.Context, a store.Audit, k store.KeyMaterial, check func(store.KeyMaterial) error) (store.KeyMaterial, error)
+	ListAttachments(ctx context.Context, kmID string) ([]store.Attachment, error)
+	GetAttachment(ctx context.Context, kmID, id string, withContent bool) (store.Attachment, []byte, error)
+	AddAttachment(ctx context.Context, a store.Audit, orgID string, t store.Attachment, content []byte) (store.Attachment, error)
+	UpdateAttachment(ctx context.Context, a store.Audit, orgID string, t store.Attachment, content []byte) (store.Attachment, error)
+}
+
+// KeyMaterial serves the key material API of release 2.6.0 and its tab.
+type KeyMaterial struct {
+	*Base
+	Dir   *Directory
+	Store keyMaterialStore
+}
+
+var keyUses = []string{"sig", "enc", "tls"}
+
+func (h *KeyMaterial) actor(r *http.Request) store.Audit {
+	return store.Audit{Actor: PrincipalFrom(r.Context()).Email}
+}
+
+func (h *KeyMaterial) org(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
+	o, err := h.Store.GetOrganisation(r.Context(), chi.URLParam(r, "orgID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Organisation"))
+		return o, false
+	}
+	return o, true
+}
+
+func (h *KeyMaterial) page(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, form views.KeyMaterialForm, errs map[string]string) {
+	items, err := h.Store.ListKeyMaterial(r.Context(), o.OrganisationID)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if form.Use == "" {
+		form.Use = "sig"
+	}
+	p := views.KeyMaterialPage{OrgPage: h.Dir.orgPage(o, views.TabKeyMaterial), Items: items, Errors: errs, Form: form}
+	Render(w, r, status, views.KeyMaterialTab(h.Shell(r, "Key material", "organisations", h.Dir.orgCrumbs(&o, "Key material")...), p))
+}
+
+// List is GET …/key-material.
+func (h *KeyMaterial) List(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	if !WantsJSON(r) {
+		h.page(w, r, http.StatusOK, o, views.KeyMaterialForm{}, nil)
+		return
+	}
+	items, err := h.Store.ListKeyMaterial(r.Context(), o.OrganisationID)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, items)
+}
+
+type keyMaterialIn struct {
+	PublicJwk    json.RawMessage `json:"PublicJwk"`
+	PEM          string          `json:"PEM"`
+	Use          string          `json:"Use"`
+	Description  string          `json:"Description"`
+	Status       string          `json:"Status"`
+	RevokeReason string          `json:"RevokeReason"`
+	// Read-only members a client may send back unchanged.
+	KeyMaterialID  string `json:"KeyMaterialID"`
+	OrganisationID string `json:"OrganisationId"`
+	Kid            string `json:"Kid"`
+	CreatedOn      any    `json:"CreatedOn"`
+	UpdatedOn      any    `json:"UpdatedOn"`
+	RevokedOn      any    `json:"RevokedOn"`
+}
+
+// Create is POST …/key-material: a public JWK, or a PEM public key or
+// certificate; Kid is the RFC 7638 thumbprint.
+func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	var in keyMaterialIn
+	var form views.KeyMaterialForm
+	if WantsJSON(r) {
+		if err := Decode(w, r, &in); err != nil {
+			WriteError(w, r, err)
+			return
+		}
+	} else {
+		if err := Decode(w, r, &form); err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		in.Use, in.Description = form.Use, form.Description
+		if strings.HasPrefix(strings.TrimSpace(form.Key), "{") {
+			in.PublicJwk = json.RawMessage(form.Key)
+		} else {
+			in.PEM = form.Key
+		}
+	}
+	if in.Use == "" {
+		in.Use = "sig"
+	}
+	var err error
+	var k store.KeyMaterial
+	errs := map[string]string{}
+	if !contains(keyUses, in.Use) {
+		errs["Use"] = "Use must be sig, enc or tls."
+	}
+	checkLen(errs, "Description", in.Description, 500)
+	parsed, perr := orgkeys.ParseKeyMaterial(in.PublicJwk, strings.TrimSpace(in.PEM), in.Use)
+	var ref *orgkeys.Refusal
+	if errors.As(perr, &ref) {
+		errs["PublicJwk"] = ref.Message
+	} else if perr != nil {
+		err = perr
+	}
+	if err == nil && len(errs) > 0 {
+		err = Validation(errs)
+	}
+	if err == nil {
+		k, err = h.Store.CreateKeyMaterial(r.Context(), h.actor(r), store.KeyMaterial{OrganisationID: o.OrganisationID, Kid: parsed.Kid,
+			Use: in.Use, PublicJwk: parsed.JWK, Description: in.Description})
+		err = storeError(err, "Organisation")
+	}
+	if err != nil {
+		if !WantsJSON(r) && AsError(err).Status < 500 {
+			m := FieldMap(err)
+			if len(m) == 0 {
+				m["PublicJwk"] = AsError(err).Message
+			}
+			if m["PublicJwk"] != "" {
+				m["Key"] = m["PublicJwk"]
+			}
+			h.page(w, r, AsError(err).Status, o, form, m)
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "Key material "+k.Kid+" was added.")
+		Redirect(w, r, "/organisations/"+o.OrganisationID+"/key-material/"+k.KeyMaterialID)
+		return
+	}
+	w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/key-material/"+k.KeyMaterialID)
+	SetETag(w, k)
+	WriteJSON(w, http.StatusCreated, k)
+}
+
+// Get is one item of key material (its page in the browser).
+func (h *KeyMaterial) Get(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	k, err := h.Store.GetKeyMaterial(r.Context(), o.OrganisationID, chi.URLParam(r, "kmID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Key material"))
+		return
+	}
+	SetETag(w, k)
+	if WantsJSON(r) {
+		WriteJSON(w, http.StatusOK, k)
+		return
+	}
+	h.detail(w, r, http.StatusOK, o, k, "")
+}
+
+func (h *KeyMaterial) detail(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, k store.KeyMaterial, errMsg string) {
+	atts, err := h.Store.ListAttachments(r.Context(), k.KeyMaterialID)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	p := views.KeyMaterialDetail{OrgPage: h.Dir.orgPage(o, views.TabKeyMaterial), Item: k, Attachments: atts, Reasons: orgkeys.RevokeReasons, Error: errMsg}
+	Render(w, r, status, views.KeyMaterialItem(h.Shell(r, "Key material", "organisations", h.Dir.orgCrumbs(&o, "Key "+k.Kid)...), p))
+}
+
+// Update is PUT …/key-material/{id}: description and use, or revoke with
+// Status "Revoked" and a RevokeReason (irreversible).
+func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	id := chi.URLParam(r, "kmID")
+	cur, err := h.Store.GetKeyMaterial(r.Context(), o.OrganisationID, id)
+	if err != nil {
+		WriteError(w, r, storeError(err, "Key material"))
+		return
+	}
+	in := keyMaterialIn{Use: cur.Use, Description: cur.Description, Status: cur.Status}
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	errs := map[string]string{}
+	if !contains(keyUses, in.Use) {
+		errs["Use"] = "Use must be sig, enc or tls."
+	}
+	checkLen(errs, "Description", in.Description, 500)
+	switch in.Status {
+	case "Active":
+		if in.RevokeReason != "" {
+			errs["RevokeReason"] = "A RevokeReason goes with Status Revoked."
+		}
+	case "Revoked":
+		if !orgkeys.ValidRevokeReason(in.RevokeReason) {
+			errs["RevokeReason"] = "RevokeReason must be one of " + strings.Join(orgkeys.RevokeReasons, ", ") + "."
+		}
+	default:
+		errs["Status"] = "Status must be Active or Revoked."
+	}
+	if (len(in.PublicJwk) > 0 && string(in.PublicJwk) != "null" && string(in.PublicJwk) != string(cur.PublicJwk)) || in.PEM != "" || (in.Kid != "" && in.Kid != cur.Kid) {
+		errs["PublicJwk"] = "The key of key material cannot change; create new key material instead."
+	}
+	if len(errs) > 0 {
+		h.updateFailed(w, r, o, cur, Validation(errs))
+		return
+	}
+	k, err := h.Store.UpdateKeyMaterial(r.Context(), h.actor(r), store.KeyMaterial{KeyMaterialID: id, OrganisationID: o.OrganisationID,
+		Use: in.Use, Description: in.Description, Status: in.Status, RevokeReason: in.RevokeReason}, func(c store.KeyMaterial) error { return CheckIfMatch(r, c) })
+	if err != nil {
+		h.updateFailed(w, r, o, cur, storeError(err, "Key material"))
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "Key material "+k.Kid+" was saved ("+k.Status+").")
+		Redirect(w, r, "/organisations/"+o.OrganisationID+"/key-material/"+k.KeyMaterialID)
+		return
+	}
+	SetETag(w, k)
+	WriteJSON(w, http.StatusOK, k)
+}
+
+func (h *KeyMaterial) updateFailed(w http.ResponseWriter, r *http.Request, o store.Organisation, cur store.KeyMaterial, err error) {
+	if !WantsJSON(r) && AsError(err).Status < 500 {
+		h.detail(w, r, AsError(err).Status, o, cur, refusalText(AsError(err)))
+		return
+	}
+	WriteError(w, r, err)
+}
+
+// ListAttachments is GET …/key-material/{id}/attachments.
+func (h *KeyMaterial) ListAttachments(w http.ResponseWriter, r *http.Request) {
+	orgID, id := chi.URLParam(r, "orgID"), chi.URLParam(r, "kmID")
+	if _, err := h.Store.GetKeyMaterial(r.Context(), orgID, id); err != nil {
+		WriteError(w, r, storeError(err, "Key material"))
+		return
+	}
+	atts, err := h.Store.ListAttachments(r.Context(), id)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, atts)
+}
+
+// readAttachment streams a multipart body: part file (at most 10 MiB) and
+// field Description. A larger file is a 413.
+func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (store.Attachment, []byte, error) {
+	var t store.Attachment
+	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || ct != "multipart/form-data" {
+		return t, nil, &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Message: "send multipart/form-data with a part named file"}
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, MaxAttachment+1<<20)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return t, nil, &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the multipart body cannot be read"}
+	}
+	var content []byte
+	gotFile := false
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return t, nil, tooLarge()
+			}
+			return t, nil, &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the multipart body cannot be read"}
+		}
+		switch part.FormName() {
+		case "file":
+			b, err := io.ReadAll(io.LimitReader(part, MaxAttachment+1))
+			if err != nil {
+				var mbe *http.MaxBytesError
+				if errors.As(err, &mbe) {
+					return t, nil, tooLarge()
+				}
+				return t, nil, &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the file cannot be read"}
+			}
+			if len(b) > MaxAttachment {
+				return t, nil, tooLarge()
+			}
+			content, gotFile = b, true
+			t.FileName = filepath.Base(part.FileName())
+			t.ContentType = part.Header.Get("Content-Type")
+		case "Description":
+			b, _ := io.ReadAll(io.LimitReader(part, 1000))
+			t.Description = strings.TrimSpace(string(b))
+		}
+		part.Close()
+	}
+	if !gotFile {
+		if fileRequired {
+			return t, nil, Validation(map[string]string{"file": "Attach a file (a part named file)."})
+		}
+		return t, nil, nil
+	}
+	if t.FileName == "" || t.FileName == "." || t.FileName == "/" {
+		t.FileName = "attachment"
+	}
+	if t.ContentType == "" {
+		t.ContentType = "application/octet-stream"
+	}
+	if _, _, err := mime.ParseMediaType(t.ContentType); err != nil {
+		t.ContentType = "application/octet-stream"
+	}
+	sum := sha256.Sum256(content)
+	t.Size, t.SHA256 = int64(len(content)), hex.EncodeToString(sum[:])
+	return t, content, nil
+}
+
+func tooLarge() *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "attachments are at most 10 MiB (" + strconv.Itoa(MaxAttachment) + " bytes)"}
+}
+
+// AddAttachment is POST …/key-material/{id}/attachments (multipart).
+func (h *KeyMaterial) AddAttachment(w http.ResponseWriter, r *http.Request) {
+	orgID, id := chi.URLParam(r, "orgID"), chi.URLParam(r, "kmID")
+	if _, err := h.Store.GetKeyMaterial(r.Context(), orgID, id); err != nil {
+		WriteError(w, r, storeError(err, "Key material"))
+		return
+	}
+	t, content, err := readAttachment(w, r, true)
+	if err == nil {
+		t.KeyMaterialID = id
+		t, err = h.Store.AddAttachment(r.Context(), h.actor(r), orgID, t, content)
+		err = storeError(err, "Key material")
+	}
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "Attached "+t.FileName+".")
+		Redirect(w, r, "/organisations/"+orgID+"/key-material/"+id)
+		return
+	}
+	w.Header().Set("Location", "/api/organisations/"+orgID+"/key-material/"+id+"/attachments/"+t.KeyMaterialAttachmentID)
+	WriteJSON(w, http.StatusCreated, t)
+}
+
+// UpdateAttachment is PUT …/attachments/{aid}: a new Description (JSON or
+// multipart), and a new file when the multipart body has one.
+func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
+	orgID, id, aid := chi.URLParam(r, "orgID"), chi.URLParam(r, "kmID"), chi.URLParam(r, "attID")
+	cur, _, err := h.Store.GetAttachment(r.Context(), id, aid, false)
+	if err != nil {
+		WriteError(w, r, storeError(err, "Attachment"))
+		return
+	}
+	if _, err := h.Store.GetKeyMaterial(r.Context(), orgID, id); err != nil {
+		WriteError(w, r, storeError(err, "Key material"))
+		return
+	}
+	next := cur
+	var content []byte
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if ct == "multipart/form-data" {
+		t, c, err := readAttachment(w, r, false)
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		next.Description = t.Description
+		if c != nil {
+			next.FileName, next.ContentType, next.Size, next.SHA256, content = t.FileName, t.ContentType, t.Size, t.SHA256, c
+		}
+	} else {
+		var in struct {
+			Description string `json:"Description"`
+		}
+		if err := Decode(w, r, &in); err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		next.Description = in.Description
+	}
+	if len([]rune(next.Description)) > 500 {
+		WriteError(w, r, Validation(map[string]string{"Description": "At most 500 characters."}))
+		return
+	}
+	t, err := h.Store.UpdateAttachment(r.Context(), h.actor(r), orgID, next, content)
+	if err != nil {
+		WriteError(w, r, storeError(err, "Attachment"))
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "Attachment "+t.FileName+" was saved.")
+		Redirect(w, r, "/organisations/"+orgID+"/key-material/"+id)
+		return
+	}
+	WriteJSON(w, http.StatusOK, t)
+}
+
+// Download is GET …/attachments/{aid}/content.
+func (h *KeyMaterial) Download(w http.ResponseWriter, r *http.Request) {
+	orgID, id, aid := chi.URLParam(r, "orgID"), chi.URLParam(r, "kmID"), chi.URLParam(r, "attID")
+	if _, err := h.Store.GetKeyMaterial(r.Context(), orgID, id); err != nil {
+		WriteError(w, r, storeError(err, "Key material"))
+		return
+	}
+	t, content, err := h.Store.GetAttachment(r.Context(), id, aid, true)
+	if err != nil {
+		WriteError(w, r, storeError(err, "Attachment"))
+		return
+	}
+	w.Header().Set("Content-Type", t.ContentType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(content)))
+	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": t.FileName}))
+	w.Header().Set("Digest", "sha-256="+t.SHA256)
+	_, _ = w.Write(content)
+}

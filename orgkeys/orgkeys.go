@@ -1,0 +1,249 @@
+// Package orgkeys checks what organisations upload as keys: X.509
+// certificates (one leaf, in date, RSA ≥ 2048 or EC P-256/P-384) and public
+// key material (a JWK, a PEM public key or a certificate), and turns them
+// into public JWKs for the organisation keystore.
+package orgkeys
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+)
+
+var b64 = base64.RawURLEncoding
+
+// Certificate is a checked certificate.
+type Certificate struct {
+	Cert      *x509.Certificate
+	Kid       string // base64url SHA-256 of the DER, the same value as x5t#S256
+	SubjectDN string
+	IssuerDN  string
+	Serial    string
+	JWK       json.RawMessage
+}
+
+// Refusal is a clear reason to refuse an upload.
+type Refusal struct{ Message string }
+
+func (r *Refusal) Error() string { return r.Message }
+
+func refuse(format string, args ...any) error { return &Refusal{Message: fmt.Sprintf(format, args...)} }
+
+// ParseCertificate checks a PEM certificate for an organisation: exactly
+// one CERTIFICATE block and nothing else, valid now, with an accepted key.
+// use is the JWK use of the certificate type (sig or tls).
+func ParseCertificate(pemText string, now time.Time, use string) (*Certificate, error) {
+	rest := []byte(strings.TrimSpace(pemText))
+	if len(rest) == 0 {
+		return nil, refuse("The certificate is empty: paste or upload a PEM certificate.")
+	}
+	var certs []*pem.Block
+	for len(rest) > 0 {
+		blk, r := pem.Decode(rest)
+		if blk == nil {
+			if len(certs) == 0 {
+				return nil, refuse("This is not a PEM certificate: expected -----BEGIN CERTIFICATE-----.")
+			}
+			if strings.TrimSpace(string(rest)) != "" {
+				return nil, refuse("There is text after the certificate that is not PEM.")
+			}
+			break
+		}
+		if blk.Type != "CERTIFICATE" {
+			if strings.Contains(blk.Type, "PRIVATE KEY") {
+				return nil, refuse("The PEM holds a private key (%s). Upload the certificate only; never send a private key.", blk.Type)
+			}
+			return nil, refuse("The PEM holds a %s block; only one CERTIFICATE is accepted.", blk.Type)
+		}
+		certs = append(certs, blk)
+		rest = []byte(strings.TrimSpace(string(r)))
+	}
+	if len(certs) != 1 {
+		return nil, refuse("The PEM holds %d certificates; upload the leaf certificate only.", len(certs))
+	}
+	c, err := x509.ParseCertificate(certs[0].Bytes)
+	if err != nil {
+		return nil, refuse("The certificate cannot be parsed: %v.", err)
+	}
+	if now.After(c.NotAfter) {
+		return nil, refuse("The certificate expired on %s.", c.NotAfter.UTC().Format("2006-01-02"))
+	}
+	if now.Before(c.NotBefore) {
+		return nil, refuse("The certificate is not valid before %s.", c.NotBefore.UTC().Format("2006-01-02 15:04 UTC"))
+	}
+	if err := CheckKey(c.PublicKey, false); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(c.Raw)
+	kid := b64.EncodeToString(sum[:])
+	jwk, err := publicJWK(c.PublicKey, kid, use, map[string]any{
+		"x5c":      []string{base64.StdEncoding.EncodeToString(c.Raw)},
+		"x5t#S256": kid,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Certificate{Cert: c, Kid: kid, SubjectDN: c.Subject.String(), IssuerDN: c.Issuer.String(),
+		Serial: strings.ToUpper(hex.EncodeToString(c.SerialNumber.Bytes())), JWK: jwk}, nil
+}
+
+// CheckKey accepts RSA of 2048 bits or more and EC P-256 or P-384 (and,
+// for key material, P-521 and Ed25519).
+func CheckKey(pub crypto.PublicKey, keyMaterial bool) error {
+	switch k := pub.(type) {
+	case *rsa.PublicKey:
+		if k.N.BitLen() < 2048 {
+			return refuse("The RSA key has %d bits; at least 2048 are required.", k.N.BitLen())
+		}
+	case *ecdsa.PublicKey:
+		switch k.Curve {
+		case elliptic.P256(), elliptic.P384():
+		case elliptic.P521():
+			if !keyMaterial {
+				return refuse("EC keys must use P-256 or P-384, not P-521.")
+			}
+		default:
+			return refuse("EC keys must use P-256 or P-384.")
+		}
+	case ed25519.PublicKey:
+		if !keyMaterial {
+			return refuse("Ed25519 certificates are not accepted; use RSA (2048 bits or more) or EC P-256/P-384.")
+		}
+	default:
+		return refuse("The key type %T is not accepted; use RSA (2048 bits or more) or EC P-256/P-384.", pub)
+	}
+	return nil
+}
+
+// publicJWK is the JWK of a public key with kid, use and extra members.
+func publicJWK(pub crypto.PublicKey, kid, use string, extra map[string]any) (json.RawMessage, error) {
+	m := map[string]any{"kid": kid}
+	if use != "" {
+		m["use"] = use
+	}
+	switch k := pub.(type) {
+	case *rsa.PublicKey:
+		m["kty"], m["n"], m["e"] = "RSA", b64.EncodeToString(k.N.Bytes()), b64.EncodeToString(big.NewInt(int64(k.E)).Bytes())
+	case *ecdsa.PublicKey:
+		size := (k.Curve.Params().BitSize + 7) / 8
+		ecdh, err := k.ECDH()
+		if err != nil {
+			return nil, refuse("The EC key is not valid.")
+		}
+		raw := ecdh.Bytes() // 0x04 || X || Y
+		m["kty"], m["crv"], m["x"], m["y"] = "EC", k.Curve.Params().Name, b64.EncodeToString(raw[1:1+size]), b64.EncodeToString(raw[1+size:])
+	case ed25519.PublicKey:
+		m["kty"], m["crv"], m["x"] = "OKP", "Ed25519", b64.EncodeToString(k)
+	default:
+		return nil, refuse("The key type %T is not accepted.", pub)
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return json.Marshal(m)
+}
+
+var privateMembers = []string{"d", "p", "q", "dp", "dq", "qi", "k", "oth", "priv"}
+
+// KeyMaterial is checked public key material.
+type KeyMaterial struct {
+	Kid string // RFC 7638 thumbprint
+	JWK json.RawMessage
+}
+
+// ParseKeyMaterial reads a public JWK, or a PEM public key or certificate,
+// refusing private members; Kid is its RFC 7638 thumbprint.
+func ParseKeyMaterial(jwkJSON json.RawMessage, pemText, use string) (*KeyMaterial, error) {
+	var pub crypto.PublicKey
+	switch {
+	case len(jwkJSON) > 0 && string(jwkJSON) != "null" && pemText != "":
+		return nil, refuse("Send either PublicJwk or PEM, not both.")
+	case len(jwkJSON) > 0 && string(jwkJSON) != "null":
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal(jwkJSON, &members); err != nil {
+			return nil, refuse("PublicJwk is not a JSON object.")
+		}
+		for _, m := range privateMembers {
+			if _, ok := members[m]; ok {
+				return nil, refuse("PublicJwk holds the private member %q: send the public key only.", m)
+			}
+		}
+		var k jose.JSONWebKey
+		if err := k.UnmarshalJSON(jwkJSON); err != nil {
+			return nil, refuse("PublicJwk is not a usable key: %v.", err)
+		}
+		if !k.IsPublic() {
+			return nil, refuse("PublicJwk must be a public key.")
+		}
+		pub = k.Key
+	case pemText != "":
+		blk, rest := pem.Decode([]byte(strings.TrimSpace(pemText)))
+		if blk == nil {
+			return nil, refuse("PEM is not PEM.")
+		}
+		if strings.TrimSpace(string(rest)) != "" {
+			return nil, refuse("PEM must hold one public key or one certificate.")
+		}
+		switch blk.Type {
+		case "PUBLIC KEY":
+			k, err := x509.ParsePKIXPublicKey(blk.Bytes)
+			if err != nil {
+				return nil, refuse("The public key cannot be parsed: %v.", err)
+			}
+			pub = k
+		case "CERTIFICATE":
+			c, err := x509.ParseCertificate(blk.Bytes)
+			if err != nil {
+				return nil, refuse("The certificate cannot be parsed: %v.", err)
+			}
+			pub = c.PublicKey
+		default:
+			if strings.Contains(blk.Type, "PRIVATE KEY") {
+				return nil, refuse("The PEM holds a private key: send the public key only.")
+			}
+			return nil, refuse("PEM must be a PUBLIC KEY or a CERTIFICATE, not %s.", blk.Type)
+		}
+	default:
+		return nil, refuse("Send the public key as PublicJwk (a JWK) or PEM.")
+	}
+	if err := CheckKey(pub, true); err != nil {
+		return nil, err
+	}
+	tp, err := (&jose.JSONWebKey{Key: pub}).Thumbprint(crypto.SHA256)
+	if err != nil {
+		return nil, refuse("No thumbprint for this key.")
+	}
+	kid := b64.EncodeToString(tp)
+	jwk, err := publicJWK(pub, kid, use, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &KeyMaterial{Kid: kid, JWK: jwk}, nil
+}
+
+// RevokeReasons are the accepted reasons to revoke.
+var RevokeReasons = []string{"unspecified", "keycompromise", "superseded", "cessationofoperation", "privilegewithdrawn"}
+
+// ValidRevokeReason reports whether r is one of RevokeReasons.
+func ValidRevokeReason(r string) bool {
+	for _, v := range RevokeReasons {
+		if v == r {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,167 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Certificate is an organisation certificate.
+type Certificate struct {
+	Kid                         string          `json:"kid"`
+	OrganisationID              string          `json:"OrganisationId"`
+	OrganisationCertificateType string          `json:"OrganisationCertificateType"`
+	SubjectDN                   string          `json:"SubjectDN"`
+	IssuerDN                    string          `json:"IssuerDN"`
+	SerialNumber                string          `json:"SerialNumber"`
+	NotBefore                   time.Time       `json:"NotBefore"`
+	NotAfter                    time.Time       `json:"NotAfter"`
+	Status                      string          `json:"Status"`
+	RevokeReason                string          `json:"RevokeReason,omitempty"`
+	RevokedOn                   *time.Time      `json:"RevokedOn,omitempty"`
+	PublicJwk                   json.RawMessage `json:"PublicJwk"`
+	PEM                         string          `json:"PEM"`
+	CreatedOn                   time.Time       `json:"CreatedOn"`
+	CreatedBy                   string          `json:"CreatedBy"`
+}
+
+// fixedStamp has a fixed width, so that stored times compare as strings.
+const fixedStamp = "2006-01-02T15:04:05.000000000Z"
+
+// CertificateType is reference data: a kind of organisation certificate.
+type CertificateType struct {
+	Name        string `json:"Name"`
+	Description string `json:"Description"`
+	Use         string `json:"Use"`
+	Status      string `json:"Status"`
+}
+
+// ListCertificateTypes returns the certificate types.
+func (d *DB) ListCertificateTypes(ctx context.Context) ([]CertificateType, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT name, description, use, status FROM certificate_types ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []CertificateType{}
+	for rows.Next() {
+		var t CertificateType
+		if err := rows.Scan(&t.Name, &t.Description, &t.Use, &t.Status); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// GetCertificateType returns one type or ErrNotFound.
+func (d *DB) GetCertificateType(ctx context.Context, name string) (CertificateType, error) {
+	var t CertificateType
+	err := d.db.QueryRowContext(ctx, `SELECT name, description, use, status FROM certificate_types WHERE name = ?`, name).Scan(&t.Name, &t.Description, &t.Use, &t.Status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, ErrNotFound
+	}
+	return t, err
+}
+
+const certCols = `kid, organisation_id, certificate_type, subject_dn, issuer_dn, serial, not_before, not_after, pem, public_jwk, status, revoke_reason, revoked_on, created_on, created_by`
+
+func scanCert(row interface{ Scan(...any) error }) (Certificate, error) {
+	var c Certificate
+	var nb, na, co, jwk string
+	var ro sql.NullString
+	err := row.Scan(&c.Kid, &c.OrganisationID, &c.OrganisationCertificateType, &c.SubjectDN, &c.IssuerDN, &c.SerialNumber, &nb, &na,
+		&c.PEM, &jwk, &c.Status, &c.RevokeReason, &ro, &co, &c.CreatedBy)
+	c.NotBefore, c.NotAfter, c.CreatedOn = parseStamp(nb), parseStamp(na), parseStamp(co)
+	c.PublicJwk = json.RawMessage(jwk)
+	if ro.Valid {
+		t := parseStamp(ro.String)
+		c.RevokedOn = &t
+	}
+	return c, err
+}
+
+// ListCertificates returns an organisation's certificates, of one type when typ is set.
+func (d *DB) ListCertificates(ctx context.Context, orgID, typ string) ([]Certificate, error) {
+	q, args := `SELECT `+certCols+` FROM organisation_certificates WHERE organisation_id = ?`, []any{orgID}
+	if typ != "" {
+		q += ` AND certificate_type = ?`
+		args = append(args, typ)
+	}
+	rows, err := d.db.QueryContext(ctx, q+` ORDER BY created_on DESC, kid`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list certificates: %w", err)
+	}
+	defer rows.Close()
+	out := []Certificate{}
+	for rows.Next() {
+		c, err := scanCert(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// GetCertificate returns one certificate of an organisation by kid.
+func (d *DB) GetCertificate(ctx context.Context, orgID, kid string) (Certificate, error) {
+	c, err := scanCert(d.db.QueryRowContext(ctx, `SELECT `+certCols+` FROM organisation_certificates WHERE organisation_id = ? AND kid = ?`, orgID, kid))
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, ErrNotFound
+	}
+	return c, err
+}
+
+// AddCertificate stores a checked certificate; a kid already known is a conflict.
+func (d *DB) AddCertificate(ctx context.Context, a Audit, c Certificate) (Certificate, error) {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		if err := orgExists(ctx, tx, c.OrganisationID); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisation_certificates WHERE kid = ?`, c.Kid).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return &ConflictError{Message: "this certificate (kid " + c.Kid + ") was already uploaded"}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO organisation_certificates(`+certCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,'Active','',NULL,?,?)`,
+			c.Kid, c.OrganisationID, c.OrganisationCertificateType, c.SubjectDN, c.IssuerDN, c.SerialNumber,
+			c.NotBefore.UTC().Format(fixedStamp), c.NotAfter.UTC().Format(fixedStamp), c.PEM, string(c.PublicJwk), d.stamp(), a.Actor); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "upload", SubjectType: "OrganisationCertificate", SubjectID: c.Kid,
+			OrganisationID: c.OrganisationID, KeyID: c.Kid, CertificateType: c.OrganisationCertificateType,
+			Summary: "subject " + c.SubjectDN + "; serial " + c.SerialNumber + "; valid to " + c.NotAfter.UTC().Format("2006-01-02")})
+	})
+	if err != nil {
+		return Certificate{}, err
+	}
+	return d.GetCertificate(ctx, c.OrganisationID, c.Kid)
+}
+
+// RevokeCertificate revokes a certificate; revoking twice is a conflict.
+func (d *DB) RevokeCertificate(ctx context.Context, a Audit, orgID, kid, reason string) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		var status, typ string
+		err := tx.QueryRowContext(ctx, `SELECT status, certificate_type FROM organisation_certificates WHERE organisation_id = ? AND kid = ?`, orgID, kid).Scan(&status, &typ)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if status == "Revoked" {
+			return &ConflictError{Message: "certificate " + kid + " is already revoked"}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE organisation_certificates SET status = 'Revoked', revoke_reason = ?, revoked_on = ? WHERE kid = ?`, reason, d.stamp(), kid); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "revoke", SubjectType: "OrganisationCertificate", SubjectID: kid,
+			OrganisationID: orgID, KeyID: kid, CertificateType: typ, Summary: "Status: Active -> Revoked; reason " + reason})
+	})
+}
