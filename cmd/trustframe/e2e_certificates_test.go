@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// TestEndToEndCertificates: upload a certificate through the wizard,
+// revoke it, and read the Audit sub-tab with its filters.
+func TestEndToEndCertificates(t *testing.T) {
+	ctx := newBrowser(t)
+	base, _ := startProgram(t)
+	certPEM := webtest.ValidCert(t, "p256", "seal.acme.example")
+
+	signIn(t, ctx, base, "admin@example.com")
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/organisations/new"),
+		chromedp.SendKeys(chromedp.ID("f-OrganisationName"), "Acme Bank"),
+		chromedp.SendKeys(chromedp.ID("f-RegistrationNumber"), "12345678"),
+		chromedp.SendKeys(chromedp.ID("f-CountryOfRegistration"), "GB"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=tab-certificates]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=upload-certificate]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=upload-certificate]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=wizard-type]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=type-qseal]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=next]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=openssl]`)),
+	))
+	cmds, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=openssl]`)))
+	if !strings.Contains(cmds, "openssl req -new -key qseal.key") {
+		t.Fatalf("openssl commands: %q", cmds)
+	}
+	checkAccessibility(t, ctx, "certificate wizard")
+	// A bad paste first: the message sits beside the field.
+	must(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.ID("f-PEM"), "not a certificate"),
+		chromedp.Click(chromedp.CSS(`[data-testid=review]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-PEM]`)),
+		chromedp.SetValue(chromedp.ID("f-PEM"), certPEM),
+		chromedp.Click(chromedp.CSS(`[data-testid=review]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=review-details]`)),
+	))
+	review, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=review-details]`)))
+	if !strings.Contains(review, "seal.acme.example") {
+		t.Fatalf("review: %q", review)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=confirm-upload]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certificate-row]`)),
+	))
+	kid, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=certificate-kid]`)))
+	if len(kid) != 43 {
+		t.Fatalf("kid %q", kid)
+	}
+	// Revoke with a confirmation step.
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=revoke]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=revoke-form]`)),
+		chromedp.SetValue(chromedp.ID("reason"), "superseded"),
+		chromedp.Click(chromedp.CSS(`[data-testid=confirm-revoke]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certificate-row] [data-testid=status]`)),
+	))
+	status, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=certificate-row] [data-testid=status]`)))
+	if status != "Revoked" {
+		t.Fatalf("status %q", status)
+	}
+	// The Audit sub-tab: filter by action revoke, clear the Action filter, filter by key ID.
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=subtab-audit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=audit-filter]`)),
+	))
+	rows := func() int {
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("[data-testid=audit-row]").length`))
+		must(t, err)
+		return n
+	}
+	if rows() != 2 { // upload, revoke
+		t.Fatalf("all events: %d", rows())
+	}
+	checkAccessibility(t, ctx, "certificate audit")
+	must(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.ID("f-Action"), "revoke"),
+		chromedp.Click(chromedp.CSS(`[data-testid=apply-filter]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=clear-action]`)),
+	))
+	if rows() != 1 {
+		t.Fatalf("revoke filter: %d rows", rows())
+	}
+	act, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=audit-action]`)))
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	if act != "revoke" || !strings.Contains(loc, "Action=revoke") {
+		t.Fatalf("filtered: %q at %s", act, loc)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=clear-action]`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`[data-testid=clear-action]`)),
+	))
+	if rows() != 2 {
+		t.Fatalf("after clearing the Action filter: %d", rows())
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.ID("f-KeyId"), kid),
+		chromedp.Click(chromedp.CSS(`[data-testid=apply-filter]`)),
+	))
+	waitURL(t, ctx, "KeyId=")
+	loc, _ = chromedp.Run(ctx, chromedp.Location())
+	if !strings.Contains(loc, "KeyId=") || rows() != 2 {
+		t.Fatalf("key id filter: %d rows at %s", rows(), loc)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.ID("f-KeyId"), "another-key-id"),
+		chromedp.Click(chromedp.CSS(`[data-testid=apply-filter]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=empty]`)),
+	))
+}
+
+// waitURL waits until the page's URL holds part: a boosted navigation has
+// swapped the page.
+func waitURL(t *testing.T, ctx context.Context, part string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		loc, err := chromedp.Run(ctx, chromedp.Location())
+		if err == nil && strings.Contains(loc, part) {
+			// and the document is the new one
+			time.Sleep(100 * time.Millisecond) // let htmx finish the swap it just started
+			if ready, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === "complete" && !document.querySelector(".htmx-request, .htmx-settling, .htmx-swapping, .htmx-added")`)); err == nil && ready {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the URL never held %q", part)
+}
