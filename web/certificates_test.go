@@ -332,3 +332,34 @@ func TestKeyMaterialAPI(t *testing.T) {
 	}
 	a.must(404, "GET", base+"/00000000-0000-4000-8000-000000000000", "")
 }
+
+func TestKeyMaterialTab(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	priv, _ := json.Marshal(jose.JSONWebKey{Key: k})
+	resp, err := c.PostForm(env.URL+"/organisations/"+oid+"/key-material", map[string][]string{"Key": {string(priv)}, "Use": {"sig"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	if resp.StatusCode != 422 || !strings.Contains(doc.Find("[data-testid=error-Key]").Text(), "private member") {
+		t.Fatalf("private key in the form: %d %q", resp.StatusCode, doc.Find("[data-testid=error-Key]").Text())
+	}
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+	resp, err = c.PostForm(env.URL+"/organisations/"+oid+"/key-material", map[string][]string{"Key": {string(pub)}, "Use": {"enc"}, "Description": {"encryption key"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc = docOf(t, resp)
+	if resp.StatusCode != 200 || !strings.Contains(resp.Request.URL.Path, "/key-material/") || !strings.Contains(doc.Find("[data-testid=public-jwk]").Text(), `"use":"enc"`) {
+		t.Fatalf("created: %d %s", resp.StatusCode, resp.Request.URL)
+	}
+	_, doc = page(t, c, env.URL+"/organisations/"+oid+"/key-material")
+	if doc.Find("[data-testid=key-material-row]").Length() != 1 {
+		t.Fatal("the tab does not list the key")
+	}
+}
