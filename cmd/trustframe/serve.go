@@ -72,7 +72,13 @@ func openStore(ctx context.Context, dataDir string) (*store.DB, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
-	return store.Open(ctx, filepath.Join(dataDir, "trustframe.db"), time.Now)
+	path := filepath.Join(dataDir, "trustframe.db")
+	// The database holds sessions and sealed keys: readable by its owner only.
+	// SQLite gives its -wal and -shm files the same mode.
+	if f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o600); err == nil {
+		f.Close()
+	}
+	return store.Open(ctx, path, time.Now)
 }
 
 func cmdMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
