@@ -177,7 +177,7 @@ func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := views.OrganisationsPage{Items: items, Q: f.Q, StatusOpts: h.statusOpts(trust.Organisation, f.Status, true), FlagOpts: flagOpts,
-		SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, Total: total, Page: page, TotalPages: env.TotalPages,
+		SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, SortParam: q.Get("sort"), Total: total, Page: page, TotalPages: env.TotalPages,
 		Filtered: f.Q != "" || f.Status != "" || f.Flag != ""}
 	for field := range store.OrgSortColumns {
 		p.SortLinks[field] = SortLink("/organisations", q, field, sortField, desc)

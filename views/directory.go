@@ -31,6 +31,7 @@ type OrganisationsPage struct {
 	SortLinks  map[string]string
 	SortField  string
 	SortDesc   bool
+	SortParam  string // the sort of the URL, kept when the filters change
 	Total      int
 	Page       int
 	TotalPages int

@@ -533,3 +533,17 @@ func TestFlagsReferenceData(t *testing.T) {
 		t.Fatalf("%d %v", r.StatusCode, m)
 	}
 }
+
+func TestFilterFormKeepsTheSort(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	_, doc := page(t, c, env.URL+"/organisations?sort=CreatedOn,desc&page=3")
+	v, ok := doc.Find(`[data-testid=org-filter] input[name=sort]`).Attr("value")
+	if !ok || v != "CreatedOn,desc" {
+		t.Fatalf("sort in the filter form: %q", v)
+	}
+	if doc.Find(`[data-testid=org-filter] input[name=page]`).Length() != 0 {
+		t.Fatal("a filter change must go back to the first page")
+	}
+}

@@ -203,6 +203,7 @@ func (s *Server) routes() http.Handler {
 				r.Get("/key-material/{kmID}", keyMat.Get)
 				r.Post("/key-material/{kmID}", keyMat.Update)
 				r.Post("/key-material/{kmID}/attachments", keyMat.AddAttachment)
+				r.Post("/key-material/{kmID}/attachments/{attID}", keyMat.UpdateAttachment)
 				r.Get("/key-material/{kmID}/attachments/{attID}/content", keyMat.Download)
 			})
 			r.Get("/audit", pages.Audit)
