@@ -201,3 +201,12 @@ func parseStamp(s string) time.Time {
 
 // Ping checks the database answers (readiness).
 func (d *DB) Ping(ctx context.Context) error { return d.db.PingContext(ctx) }
+
+// Backup writes a consistent copy of the database to path (VACUUM INTO),
+// while the service keeps running. path must not exist.
+func (d *DB) Backup(ctx context.Context, path string) error {
+	if _, err := d.db.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
+		return fmt.Errorf("store: backup to %s: %w", path, err)
+	}
+	return nil
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"github.com/trustframe/trustframe/store"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -101,5 +102,38 @@ func TestKeysCommand(t *testing.T) {
 	out, _ = run1("list")
 	if strings.Count(out, "Active") != 5 {
 		t.Fatalf("keys changed after a refused start:\n%s", out)
+	}
+}
+
+func TestBackupWhileServing(t *testing.T) {
+	base, dataDir := startProgram(t)
+	resp, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	to := filepath.Join(t.TempDir(), "copy.db")
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"backup", "--data-dir", dataDir, "--to", to}, func(string) string { return "" }, nil, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(to)
+	if err != nil || st.Size() == 0 || st.Mode().Perm() != 0o600 {
+		t.Fatalf("copy: %v %v", st, err)
+	}
+	// The copy opens and holds the bootstrap Super User.
+	dir2 := t.TempDir()
+	os.Rename(to, filepath.Join(dir2, "trustframe.db"))
+	copyDB, err := store.Open(context.Background(), filepath.Join(dir2, "trustframe.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := copyDB.GetSuperUser(context.Background(), "admin@example.com")
+	copyDB.Close()
+	if err != nil || u.Status != "Active" {
+		t.Fatalf("the copy lacks the bootstrap Super User: %v", err)
+	}
+	if err := run(context.Background(), []string{"backup", "--data-dir", dataDir, "--to", filepath.Join(dir2, "trustframe.db")}, func(string) string { return "" }, nil, &out, &bytes.Buffer{}); exitCode(err) != 2 {
+		t.Fatalf("backup over an existing file: %v", err)
 	}
 }
