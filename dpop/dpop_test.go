@@ -38,7 +38,8 @@ func ecJWK(k *ecdsa.PrivateKey, private bool) map[string]any {
 	m := map[string]any{"kty": "EC", "crv": "P-256",
 		"x": b64(k.X.FillBytes(make([]byte, 32))), "y": b64(k.Y.FillBytes(make([]byte, 32)))}
 	if private {
-		m["d"] = b64(k.D.FillBytes(make([]byte, 32)))
+		d, _ := k.Bytes()
+		m["d"] = b64(d)
 	}
 	return m
 }

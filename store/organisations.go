@@ -59,11 +59,6 @@ var OrgSortColumns = map[string]string{
 	"CreatedOn":             "created_on",
 }
 
-func likeEscape(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return r.Replace(s)
-}
-
 func (f OrgFilter) where() (string, []any) {
 	where := []string{"1=1"}
 	var args []any

@@ -179,7 +179,7 @@ func verifyWithGoJose(t *testing.T, base, tok string) {
 			set.Keys = append(set.Keys, j)
 		}
 	}
-	jws, err := jose.ParseSigned(tok, []jose.SignatureAlgorithm{jose.PS256})
+	jws, err := jose.ParseSignedCompact(tok, []jose.SignatureAlgorithm{jose.PS256})
 	if err != nil {
 		t.Fatal(err)
 	}
