@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/views"
@@ -56,7 +55,7 @@ func (h *Directory) GetApp(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, chi.URLParam(r, "appID"))
+	a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Application"))
 		return
@@ -172,7 +171,7 @@ func (h *Directory) EditApp(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, chi.URLParam(r, "appID"))
+	a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Application"))
 		return
@@ -214,7 +213,7 @@ func (h *Directory) UpdateApp(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	in.OrganisationID, in.SoftwareStatementID = o.OrganisationID, chi.URLParam(r, "appID")
+	in.OrganisationID, in.SoftwareStatementID = o.OrganisationID, PathParam(r, "appID")
 	h.saveApp(w, r, o, in, false)
 }
 
@@ -272,7 +271,7 @@ func (h *Directory) SetAppStatus(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, chi.URLParam(r, "appID"))
+	a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Application"))
 		return

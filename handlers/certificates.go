@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/orgkeys"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -43,7 +42,7 @@ func (h *Certificates) actor(r *http.Request) store.Audit {
 }
 
 func (h *Certificates) org(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
-	o, err := h.Store.GetOrganisation(r.Context(), chi.URLParam(r, "orgID"))
+	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Organisation"))
 		return o, false
@@ -57,7 +56,7 @@ func (h *Certificates) List(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	typ := chi.URLParam(r, "certType")
+	typ := PathParam(r, "certType")
 	if typ != "" {
 		if _, err := h.Store.GetCertificateType(r.Context(), typ); err != nil {
 			WriteError(w, r, storeError(err, "Certificate type"))
@@ -79,7 +78,7 @@ func (h *Certificates) List(w http.ResponseWriter, r *http.Request) {
 
 // Get is one certificate by kid.
 func (h *Certificates) Get(w http.ResponseWriter, r *http.Request) {
-	c, err := h.Store.GetCertificate(r.Context(), chi.URLParam(r, "orgID"), chi.URLParam(r, "kid"))
+	c, err := h.Store.GetCertificate(r.Context(), PathParam(r, "orgID"), PathParam(r, "kid"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Certificate"))
 		return
@@ -129,7 +128,7 @@ func (h *Certificates) Upload(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	typ := chi.URLParam(r, "certType")
+	typ := PathParam(r, "certType")
 	pemText, err := readPEM(w, r)
 	if err != nil {
 		WriteError(w, r, err)
@@ -192,7 +191,7 @@ func refusalText(e *Error) string {
 
 // Revoke is PUT …/certificates/kid/{kid} {"RevokeReason"}: 204.
 func (h *Certificates) Revoke(w http.ResponseWriter, r *http.Request) {
-	orgID, kid := chi.URLParam(r, "orgID"), chi.URLParam(r, "kid")
+	orgID, kid := PathParam(r, "orgID"), PathParam(r, "kid")
 	var in struct {
 		RevokeReason string `json:"RevokeReason"`
 	}
@@ -229,7 +228,7 @@ func (h *Certificates) RevokeConfirm(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	c, err := h.Store.GetCertificate(r.Context(), o.OrganisationID, chi.URLParam(r, "kid"))
+	c, err := h.Store.GetCertificate(r.Context(), o.OrganisationID, PathParam(r, "kid"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Certificate"))
 		return
@@ -348,7 +347,7 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 // …/inactive/application.jwks (revoked and expired).
 func (h *Certificates) Keystore(active bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		keys, err := h.Store.OrganisationKeys(r.Context(), chi.URLParam(r, "orgID"), active)
+		keys, err := h.Store.OrganisationKeys(r.Context(), PathParam(r, "orgID"), active)
 		if err != nil {
 			WriteError(w, r, storeError(err, "Organisation"))
 			return
@@ -367,7 +366,7 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	app, err := h.Dir.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, chi.URLParam(r, "appID"))
+	app, err := h.Dir.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Application"))
 		return

@@ -3,7 +3,6 @@ package handlers
 import (
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -52,7 +51,7 @@ func (h *Directory) ListContacts(w http.ResponseWriter, r *http.Request) {
 
 // GetContact is one contact.
 func (h *Directory) GetContact(w http.ResponseWriter, r *http.Request) {
-	c, err := h.Store.GetContact(r.Context(), chi.URLParam(r, "orgID"), chi.URLParam(r, "contactID"))
+	c, err := h.Store.GetContact(r.Context(), PathParam(r, "orgID"), PathParam(r, "contactID"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Contact"))
 		return
@@ -109,7 +108,7 @@ func (h *Directory) EditContact(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	c, err := h.Store.GetContact(r.Context(), o.OrganisationID, chi.URLParam(r, "contactID"))
+	c, err := h.Store.GetContact(r.Context(), o.OrganisationID, PathParam(r, "contactID"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Contact"))
 		return
@@ -172,7 +171,7 @@ func (h *Directory) UpdateContact(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	in.OrganisationID, in.ContactID = o.OrganisationID, chi.URLParam(r, "contactID")
+	in.OrganisationID, in.ContactID = o.OrganisationID, PathParam(r, "contactID")
 	var c store.Contact
 	var err error
 	if errs := validateContact(&in); len(errs) > 0 {
@@ -186,7 +185,7 @@ func (h *Directory) UpdateContact(w http.ResponseWriter, r *http.Request) {
 
 // DeleteContact removes a contact: 204 on the API.
 func (h *Directory) DeleteContact(w http.ResponseWriter, r *http.Request) {
-	orgID, id := chi.URLParam(r, "orgID"), chi.URLParam(r, "contactID")
+	orgID, id := PathParam(r, "orgID"), PathParam(r, "contactID")
 	err := h.Store.DeleteContact(r.Context(), h.actor(r), orgID, id, func(cur store.Contact) error { return CheckIfMatch(r, cur) })
 	if err != nil {
 		WriteError(w, r, storeError(err, "Contact"))

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -51,7 +50,7 @@ func (h *DataAdmins) New(w http.ResponseWriter, r *http.Request) {
 
 // Get answers one Data Administrator.
 func (h *DataAdmins) Get(w http.ResponseWriter, r *http.Request) {
-	a, err := h.Store.GetDataAdministrator(r.Context(), chi.URLParam(r, "email"))
+	a, err := h.Store.GetDataAdministrator(r.Context(), PathParam(r, "email"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Data Administrator"))
 		return
@@ -127,7 +126,7 @@ func (h *DataAdmins) deliver(ctx context.Context, id int64, msg store.Invitation
 
 // Update deactivates or reactivates a Data Administrator.
 func (h *DataAdmins) Update(w http.ResponseWriter, r *http.Request) {
-	email := chi.URLParam(r, "email")
+	email := PathParam(r, "email")
 	var in struct {
 		Status string `json:"Status"`
 	}

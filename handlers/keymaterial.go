@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/orgkeys"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -48,7 +47,7 @@ func (h *KeyMaterial) actor(r *http.Request) store.Audit {
 }
 
 func (h *KeyMaterial) org(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
-	o, err := h.Store.GetOrganisation(r.Context(), chi.URLParam(r, "orgID"))
+	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Organisation"))
 		return o, false
@@ -185,7 +184,7 @@ func (h *KeyMaterial) Get(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	k, err := h.Store.GetKeyMaterial(r.Context(), o.OrganisationID, chi.URLParam(r, "kmID"))
+	k, err := h.Store.GetKeyMaterial(r.Context(), o.OrganisationID, PathParam(r, "kmID"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Key material"))
 		return
@@ -215,7 +214,7 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	id := chi.URLParam(r, "kmID")
+	id := PathParam(r, "kmID")
 	cur, err := h.Store.GetKeyMaterial(r.Context(), o.OrganisationID, id)
 	if err != nil {
 		WriteError(w, r, storeError(err, "Key material"))
@@ -275,7 +274,7 @@ func (h *KeyMaterial) updateFailed(w http.ResponseWriter, r *http.Request, o sto
 
 // ListAttachments is GET …/key-material/{id}/attachments.
 func (h *KeyMaterial) ListAttachments(w http.ResponseWriter, r *http.Request) {
-	orgID, id := chi.URLParam(r, "orgID"), chi.URLParam(r, "kmID")
+	orgID, id := PathParam(r, "orgID"), PathParam(r, "kmID")
 	if _, err := h.Store.GetKeyMaterial(r.Context(), orgID, id); err != nil {
 		WriteError(w, r, storeError(err, "Key material"))
 		return
@@ -363,7 +362,7 @@ func tooLarge() *Error {
 
 // AddAttachment is POST …/key-material/{id}/attachments (multipart).
 func (h *KeyMaterial) AddAttachment(w http.ResponseWriter, r *http.Request) {
-	orgID, id := chi.URLParam(r, "orgID"), chi.URLParam(r, "kmID")
+	orgID, id := PathParam(r, "orgID"), PathParam(r, "kmID")
 	if _, err := h.Store.GetKeyMaterial(r.Context(), orgID, id); err != nil {
 		WriteError(w, r, storeError(err, "Key material"))
 		return
@@ -390,7 +389,7 @@ func (h *KeyMaterial) AddAttachment(w http.ResponseWriter, r *http.Request) {
 // UpdateAttachment is PUT …/attachments/{aid}: a new Description (JSON or
 // multipart), and a new file when the multipart body has one.
 func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
-	orgID, id, aid := chi.URLParam(r, "orgID"), chi.URLParam(r, "kmID"), chi.URLParam(r, "attID")
+	orgID, id, aid := PathParam(r, "orgID"), PathParam(r, "kmID"), PathParam(r, "attID")
 	cur, _, err := h.Store.GetAttachment(r.Context(), id, aid, false)
 	if err != nil {
 		WriteError(w, r, storeError(err, "Attachment"))
@@ -442,7 +441,7 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 
 // Download is GET …/attachments/{aid}/content.
 func (h *KeyMaterial) Download(w http.ResponseWriter, r *http.Request) {
-	orgID, id, aid := chi.URLParam(r, "orgID"), chi.URLParam(r, "kmID"), chi.URLParam(r, "attID")
+	orgID, id, aid := PathParam(r, "orgID"), PathParam(r, "kmID"), PathParam(r, "attID")
 	if _, err := h.Store.GetKeyMaterial(r.Context(), orgID, id); err != nil {
 		WriteError(w, r, storeError(err, "Key material"))
 		return
@@ -452,7 +451,9 @@ func (h *KeyMaterial) Download(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, storeError(err, "Attachment"))
 		return
 	}
+	// The type is what the uploader said: never let a browser run it here.
 	w.Header().Set("Content-Type", t.ContentType)
+	w.Header().Set("Content-Security-Policy", "sandbox; default-src 'none'")
 	w.Header().Set("Content-Length", strconv.Itoa(len(content)))
 	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": t.FileName}))
 	w.Header().Set("Digest", "sha-256="+t.SHA256)

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/views"
@@ -193,7 +192,7 @@ func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 
 // loadOrg reads the organisation of the URL.
 func (h *Directory) loadOrg(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
-	o, err := h.Store.GetOrganisation(r.Context(), chi.URLParam(r, "orgID"))
+	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Organisation"))
 		return o, false
@@ -337,7 +336,7 @@ func orMessage(err error, field string) map[string]string {
 
 // UpdateOrganisation replaces an organisation (PUT, or the edit form).
 func (h *Directory) UpdateOrganisation(w http.ResponseWriter, r *http.Request) {
-	id := chi.URLParam(r, "orgID")
+	id := PathParam(r, "orgID")
 	var in store.Organisation
 	if err := Decode(w, r, &in); err != nil {
 		WriteError(w, r, err)

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"github.com/go-chi/chi/v5"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -89,4 +90,14 @@ func PageLink(path string, q url.Values, page int) string {
 	}
 	v.Set("page", itoa(page))
 	return path + "?" + v.Encode()
+}
+
+// PathParam is a URL parameter, unescaped (chi keeps escapes when the
+// path has them, as for an e-mail with # or a name with a space).
+func PathParam(r *http.Request, name string) string {
+	v := chi.URLParam(r, name)
+	if u, err := url.PathUnescape(v); err == nil {
+		return u
+	}
+	return v
 }

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -103,7 +102,7 @@ func (h *References) ListContactTypes(w http.ResponseWriter, r *http.Request) {
 
 // GetContactType is one contact type.
 func (h *References) GetContactType(w http.ResponseWriter, r *http.Request) {
-	it, err := h.Store.GetContactType(r.Context(), chi.URLParam(r, "name"))
+	it, err := h.Store.GetContactType(r.Context(), PathParam(r, "name"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Contact type"))
 		return
@@ -171,7 +170,7 @@ func (h *References) UpdateContactType(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	name := chi.URLParam(r, "name")
+	name := PathParam(r, "name")
 	if in.Name != "" && in.Name != name {
 		WriteError(w, r, Validation(map[string]string{"Name": "The name cannot change."}))
 		return
@@ -198,7 +197,7 @@ func (h *References) UpdateContactType(w http.ResponseWriter, r *http.Request) {
 // DeleteContactType removes an unused contact type; in use is a 409 whose
 // message carries the contacts in the way.
 func (h *References) DeleteContactType(w http.ResponseWriter, r *http.Request) {
-	name := chi.URLParam(r, "name")
+	name := PathParam(r, "name")
 	err := h.Store.DeleteContactType(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, name)
 	if err != nil {
 		err = storeError(err, "Contact type")
@@ -272,7 +271,7 @@ func contains(l []string, s string) bool {
 
 // GetFlag is one flag.
 func (h *References) GetFlag(w http.ResponseWriter, r *http.Request) {
-	f, err := h.Store.GetFlag(r.Context(), chi.URLParam(r, "flagID"))
+	f, err := h.Store.GetFlag(r.Context(), PathParam(r, "flagID"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Flag"))
 		return
@@ -340,7 +339,7 @@ func (h *References) UpdateFlag(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	id := chi.URLParam(r, "flagID")
+	id := PathParam(r, "flagID")
 	if in.FlagID != "" && in.FlagID != id {
 		WriteError(w, r, Validation(map[string]string{"FlagId": "FlagId cannot change."}))
 		return

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/trust"
@@ -45,7 +44,7 @@ func (h *Directory) ListServers(w http.ResponseWriter, r *http.Request) {
 
 // GetServer is one authorisation server.
 func (h *Directory) GetServer(w http.ResponseWriter, r *http.Request) {
-	s, err := h.Store.GetAuthorisationServer(r.Context(), chi.URLParam(r, "orgID"), chi.URLParam(r, "serverID"))
+	s, err := h.Store.GetAuthorisationServer(r.Context(), PathParam(r, "orgID"), PathParam(r, "serverID"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Authorisation server"))
 		return
@@ -145,7 +144,7 @@ func (h *Directory) EditServer(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s, err := h.Store.GetAuthorisationServer(r.Context(), o.OrganisationID, chi.URLParam(r, "serverID"))
+	s, err := h.Store.GetAuthorisationServer(r.Context(), o.OrganisationID, PathParam(r, "serverID"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Authorisation server"))
 		return
@@ -185,7 +184,7 @@ func (h *Directory) UpdateServer(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	in.OrganisationID, in.AuthorisationServerID = o.OrganisationID, chi.URLParam(r, "serverID")
+	in.OrganisationID, in.AuthorisationServerID = o.OrganisationID, PathParam(r, "serverID")
 	if _, err := h.Store.GetAuthorisationServer(r.Context(), o.OrganisationID, in.AuthorisationServerID); err != nil {
 		WriteError(w, r, storeError(err, "Authorisation server"))
 		return

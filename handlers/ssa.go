@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/trust"
@@ -59,7 +58,7 @@ func (h *SSA) pickAlg(r *http.Request) (string, error) {
 // Issue answers GET …/softwarestatements/{id}/assertion: an SSA signed
 // with signingAlg (application/jwt), or the application page showing it.
 func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
-	orgID, appID := chi.URLParam(r, "orgID"), chi.URLParam(r, "appID")
+	orgID, appID := PathParam(r, "orgID"), PathParam(r, "appID")
 	o, app, err := h.Store.SSASubject(r.Context(), orgID, appID)
 	if err != nil {
 		if _, oerr := h.Store.GetOrganisation(r.Context(), orgID); oerr != nil {
@@ -223,7 +222,7 @@ func (h *SSA) RotateKey(w http.ResponseWriter, r *http.Request) {
 
 // RetireKey stops publishing a key.
 func (h *SSA) RetireKey(w http.ResponseWriter, r *http.Request) {
-	kid := chi.URLParam(r, "kid")
+	kid := PathParam(r, "kid")
 	err := h.Keys.Retire(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, kid)
 	if err != nil {
 		err = storeError(err, "Signing key")

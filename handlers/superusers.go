@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -53,7 +52,7 @@ func (h *SuperUsers) List(w http.ResponseWriter, r *http.Request) {
 
 // Get answers one Super User.
 func (h *SuperUsers) Get(w http.ResponseWriter, r *http.Request) {
-	u, err := h.Store.GetSuperUser(r.Context(), chi.URLParam(r, "email"))
+	u, err := h.Store.GetSuperUser(r.Context(), PathParam(r, "email"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Super User"))
 		return
@@ -110,7 +109,7 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 
 // Update sets a Super User's Status (the only removal is Inactive).
 func (h *SuperUsers) Update(w http.ResponseWriter, r *http.Request) {
-	email := chi.URLParam(r, "email")
+	email := PathParam(r, "email")
 	var in struct {
 		Status string `json:"Status"`
 	}

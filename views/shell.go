@@ -3,6 +3,7 @@
 package views
 
 import (
+	"net/url"
 	"strconv"
 	"time"
 )
@@ -42,3 +43,6 @@ func FormatTimePtr(t *time.Time) string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// esc escapes one path segment (an e-mail, a reference data name).
+func esc(s string) string { return url.PathEscape(s) }

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -250,4 +251,33 @@ func docOf(t *testing.T, resp *http.Response) *goquery.Document {
 		t.Fatal(err)
 	}
 	return doc
+}
+
+func TestEmailsWithURLCharactersStayAddressable(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.PostForm(env.URL+"/references/super-users", url.Values{"Email": {"ops#1@example.com"}, "Status": {"Active"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	action := ""
+	doc.Find("[data-testid=super-user-row] form").Each(func(_ int, s *goquery.Selection) {
+		if a, _ := s.Attr("action"); strings.Contains(a, "ops") {
+			action = a
+		}
+	})
+	if action != "/references/super-users/ops%231@example.com" {
+		t.Fatalf("form action %q", action)
+	}
+	resp, err = c.PostForm(env.URL+action, url.Values{"Status": {"Inactive"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if u, err := env.DB.GetSuperUser(context.Background(), "ops#1@example.com"); u.Status != "Inactive" {
+		all, _ := env.DB.ListSuperUsers(context.Background())
+		t.Fatalf("status %q %v (%d after POST to %s; users %v)", u.Status, err, resp.StatusCode, action, all)
+	}
 }
