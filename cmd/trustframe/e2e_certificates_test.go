@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -113,6 +114,11 @@ func TestEndToEndCertificates(t *testing.T) {
 	loc, _ = chromedp.Run(ctx, chromedp.Location())
 	if !strings.Contains(loc, "KeyId=") || rows() != 2 {
 		t.Fatalf("key id filter: %d rows at %s", rows(), loc)
+	}
+	if dir := os.Getenv("TRUSTFRAME_SCREENSHOT_DIR"); dir != "" {
+		if b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+			_ = os.WriteFile(dir+"/certificate-audit.png", b, 0o644)
+		}
 	}
 	must(t, chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("f-KeyId"), "another-key-id"),
