@@ -48,8 +48,8 @@ func PageParams(q url.Values) (page, size int, err error) {
 	page, size = 0, 20
 	if v := q.Get("page"); v != "" {
 		page, err = strconv.Atoi(v)
-		if err != nil || page < 0 {
-			return 0, 0, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "page must be a whole number from 0", Fields: []FieldError{{Field: "page", Code: "invalid", Message: "must be a whole number from 0"}}}
+		if err != nil || page < 0 || page > 10_000_000 {
+			return 0, 0, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "page must be a whole number from 0 to 10000000", Fields: []FieldError{{Field: "page", Code: "invalid", Message: "must be a whole number from 0 to 10000000"}}}
 		}
 	}
 	if v := q.Get("size"); v != "" {

@@ -204,6 +204,9 @@ func TestOrganisationListPagingSortSearchAndFlags(t *testing.T) {
 	if p0["totalSize"].(float64) != 25 || p0["totalPages"].(float64) != 3 || p0["numberOfElements"].(float64) != 10 || p0["empty"] != false {
 		t.Fatalf("page 0: %v", p0)
 	}
+	if beyond := a.must(200, "GET", "/organisations?size=10&page=9999999", ""); beyond["empty"] != true || beyond["totalSize"].(float64) != 25 {
+		t.Fatalf("a page past the end: %v", beyond)
+	}
 	p2 := a.must(200, "GET", "/organisations?size=10&page=2", "")
 	if p2["numberOfElements"].(float64) != 5 || p2["content"].([]any)[0].(map[string]any)["OrganisationName"] != "Org 20" {
 		t.Fatalf("page 2: %v", p2)
@@ -223,7 +226,7 @@ func TestOrganisationListPagingSortSearchAndFlags(t *testing.T) {
 	if flagged["totalSize"].(float64) != 3 {
 		t.Fatalf("flag filter: %v", flagged["totalSize"])
 	}
-	for _, bad := range []string{"?sort=Nope,asc", "?sort=OrganisationName,sideways", "?page=-1", "?size=0", "?size=201", "?page=x"} {
+	for _, bad := range []string{"?sort=Nope,asc", "?sort=OrganisationName,sideways", "?page=-1", "?size=0", "?size=201", "?page=x", "?page=9223372036854775807"} {
 		if r, _ := a.do("GET", "/organisations"+bad, ""); r.StatusCode != 400 {
 			t.Errorf("%s: %d", bad, r.StatusCode)
 		}
