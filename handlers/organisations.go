@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/trustframe/trustframe/store"
@@ -424,4 +423,3 @@ func (h *Directory) Participants(w http.ResponseWriter, r *http.Request) {
 	WriteJSON(w, http.StatusOK, ps)
 }
 
-var _ = url.Values{}

@@ -80,10 +80,9 @@ func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
 	}
 	alg, algErr := h.pickAlg(r)
 	var token string
-	var claims ssa.Claims
 	err = algErr
 	if err == nil {
-		token, claims, err = h.sign(r, o, app, alg)
+		token, err = h.sign(r, o, app, alg)
 	}
 	if IsAPI(r) || r.Header.Get("Accept") == "application/jwt" {
 		if err != nil {
@@ -109,7 +108,6 @@ func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	_ = claims
 	Render(w, r, status, h.appPage(r, o, app, p))
 }
 
@@ -117,18 +115,18 @@ func (h *SSA) appPage(r *http.Request, o store.Organisation, app store.SoftwareS
 	return views.AppDetailWithSSA(h.Shell(r, app.ClientName, "organisations", h.Dir.orgCrumbs(&o, app.ClientName)...), p)
 }
 
-func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStatement, alg string) (string, ssa.Claims, error) {
+func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStatement, alg string) (string, error) {
 	if app.Status != trust.Active {
 		msg := "the application is " + h.Vocab.Display(app.Status) + ": only an Active application gets an SSA"
-		return "", ssa.Claims{}, &Error{Status: http.StatusConflict, Code: "application_not_active", Message: msg,
+		return "", &Error{Status: http.StatusConflict, Code: "application_not_active", Message: msg,
 			Fields: []FieldError{{Code: "application_not_active", Field: "Status", Message: msg}}}
 	}
 	key, jwk, err := h.Keys.Signer(r.Context(), alg)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return "", ssa.Claims{}, h.unsupportedAlg(alg)
+			return "", h.unsupportedAlg(alg)
 		}
-		return "", ssa.Claims{}, err
+		return "", err
 	}
 	jwks := app.JwksURI
 	if jwks == "" {
@@ -143,12 +141,13 @@ func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStat
 	}
 	token, c, err := ssa.Issue(key, c, h.Now())
 	if err != nil {
-		return "", c, err
+		return "", err
 	}
+	// The SSA is handed out only once its audit record is written.
 	if err := h.Store.RecordSSA(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, o.OrganisationID, app.SoftwareStatementID, alg, jwk.Kid, c.Jti); err != nil {
-		return "", c, err
+		return "", err
 	}
-	return token, c, nil
+	return token, nil
 }
 
 // Keyset is GET /keystore/ssa.jwks: every published signing key.

@@ -156,7 +156,6 @@ type FlagsPage struct {
 	TypeOpts []Option
 }
 
-type appView = store.SoftwareStatement
 
 // CertsPage is the Certificates tab.
 type CertsPage struct {
