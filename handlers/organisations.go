@@ -422,4 +422,3 @@ func (h *Directory) Participants(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "public, max-age=60")
 	WriteJSON(w, http.StatusOK, ps)
 }
-

@@ -156,7 +156,6 @@ type FlagsPage struct {
 	TypeOpts []Option
 }
 
-
 // CertsPage is the Certificates tab.
 type CertsPage struct {
 	OrgPage

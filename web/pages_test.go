@@ -51,7 +51,7 @@ func TestDataAdministratorHasNoReferenceData(t *testing.T) {
 	if doc.Find("[data-testid=nav-organisations]").Length() != 1 || doc.Find("[data-testid=nav-reference-data]").Length() != 0 {
 		t.Fatal("a Data Administrator sees Organisations and no Reference Data")
 	}
-	for _, u := range []string{"/references", "/references/super-users", "/references/data-administrators", "/references/data-administrators/new", "/dev/outbox"} {
+	for _, u := range []string{"/references", "/references/super-users", "/references/data-administrators", "/references/data-administrators/new", "/references/contact-types", "/references/flags", "/references/signing-keys", "/dev/outbox"} {
 		resp, _ := page(t, dana, env.URL+u)
 		if resp.StatusCode != http.StatusForbidden {
 			t.Errorf("%s: %d", u, resp.StatusCode)
