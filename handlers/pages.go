@@ -106,6 +106,7 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 		return "/audit?" + v.Encode()
 	}
 	p := views.AuditPage{Records: recs, Total: total, Page: page, TotalPages: env.TotalPages, Action: f.Action, Subject: f.SubjectType,
+		OrganisationID: f.OrganisationID, KeyID: f.KeyID,
 		ClearURL: link(func(v url.Values) { v.Del("Action"); v.Del("page") })}
 	if page > 0 {
 		p.PrevURL = link(func(v url.Values) { v.Set("page", strconv.Itoa(page-1)) })
