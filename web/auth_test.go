@@ -10,6 +10,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -226,5 +227,16 @@ func TestDevIdPIsLoopbackOnly(t *testing.T) {
 	_ = json.Unmarshal(rec.Body.Bytes(), &doc)
 	if doc["issuer"] != env.URL+"/dev/idp" {
 		t.Fatalf("issuer %v", doc["issuer"])
+	}
+}
+
+func TestDevIdPAllowRemote(t *testing.T) {
+	env := webtest.Start(t, func(c *web.Config) { c.DevIdPAllowRemote = true })
+	req, _ := http.NewRequest("GET", "/dev/idp/.well-known/openid-configuration", nil)
+	req.RemoteAddr = "203.0.113.9:4000"
+	rec := newRecorder()
+	env.Server.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("remote client with --dev-idp-allow-remote: %d", rec.Code)
 	}
 }
