@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -92,7 +93,41 @@ func newBrowser(t *testing.T) context.Context {
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("start browser: %v", err)
 	}
+	watchConsole(t, ctx)
 	return ctx
+}
+
+// watchConsole fails the test on what the browser console reports as
+// broken: uncaught exceptions and Content Security Policy violations (the
+// CSP allows no inline script or style).
+func watchConsole(t *testing.T, ctx context.Context) {
+	t.Helper()
+	var mu sync.Mutex
+	var bad []string
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for m, err := range chromedp.Console(wctx) {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleException || strings.Contains(m.Text, "Content Security Policy") {
+				mu.Lock()
+				bad = append(bad, string(m.Type)+": "+m.Text)
+				mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		stop()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		for _, b := range bad {
+			t.Errorf("browser console: %s", b)
+		}
+	})
 }
 
 // signIn goes through the real sign-in: start page, development identity
