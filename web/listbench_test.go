@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -94,6 +95,20 @@ func BenchmarkOrganisationList(b *testing.B) {
 			b.Fatalf("%s: %d %s", path, rec.Code, rec.Body.String())
 		}
 		return d
+	}
+	// The total stays right at this size, on the first page and the last.
+	for _, path := range []string{"/api/organisations", fmt.Sprintf("/api/organisations?page=%d", lastPage)} {
+		req := httptest.NewRequest("GET", env.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		rec := httptest.NewRecorder()
+		env.Server.ServeHTTP(rec, req)
+		var page struct {
+			TotalSize        int `json:"totalSize"`
+			NumberOfElements int `json:"numberOfElements"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil || page.TotalSize != n || page.NumberOfElements == 0 {
+			b.Fatalf("%s: total %d (want %d), %d items, %v", path, page.TotalSize, n, page.NumberOfElements, err)
+		}
 	}
 	for _, c := range cases {
 		for _, clients := range []int{1, 16} {
