@@ -411,7 +411,7 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 			return err
 		}
 	}
-	target := c.Server + "/api" + path
+	target := c.Server + "/api" + escapePath(path)
 	status, respBody, err := e.send(ctx, c, key, method, target, body)
 	if err != nil {
 		return err
@@ -524,4 +524,25 @@ func cmdLogout(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	fmt.Fprintf(stdout, "Signed out of %s.\n", c.Server)
 	return nil
+}
+
+// escapePath escapes each segment of a path typed on the command line (an
+// e-mail with # or +, a name with a space) and keeps its query.
+func escapePath(p string) string {
+	path, query, hasQuery := strings.Cut(p, "?")
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		if u, err := url.PathUnescape(s); err == nil {
+			s = u
+		}
+		segs[i] = url.PathEscape(s)
+	}
+	out := strings.Join(segs, "/")
+	if hasQuery {
+		if v, err := url.ParseQuery(query); err == nil {
+			query = v.Encode()
+		}
+		out += "?" + query
+	}
+	return out
 }

@@ -137,3 +137,17 @@ func TestBackupWhileServing(t *testing.T) {
 		t.Fatalf("backup over an existing file: %v", err)
 	}
 }
+
+func TestEscapePath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/users/super/ops#1@example.com":       "/users/super/ops%231@example.com",
+		"/users/super/a+b@example.com":         "/users/super/a+b@example.com",
+		"/organisations?q=acme bank&page=2":    "/organisations?q=acme bank&page=2",
+		"/references/contact-types/Legal Team": "/references/contact-types/Legal%20Team",
+		"/users/super/ops%231@example.com":     "/users/super/ops%231@example.com",
+	} {
+		if got := escapePath(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
