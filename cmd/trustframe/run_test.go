@@ -142,7 +142,7 @@ func TestEscapePath(t *testing.T) {
 	for in, want := range map[string]string{
 		"/users/super/ops#1@example.com":       "/users/super/ops%231@example.com",
 		"/users/super/a+b@example.com":         "/users/super/a+b@example.com",
-		"/organisations?q=acme bank&page=2":    "/organisations?q=acme bank&page=2",
+		"/organisations?q=acme bank&page=2":    "/organisations?page=2&q=acme+bank",
 		"/references/contact-types/Legal Team": "/references/contact-types/Legal%20Team",
 		"/users/super/ops%231@example.com":     "/users/super/ops%231@example.com",
 	} {
