@@ -119,7 +119,11 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	sm.Cookie.Name = "trustframe_session"
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode
-	sm.Cookie.Secure = !(bu.Scheme == "http" && isLoopbackHost(bu.Hostname()))
+	sm.Cookie.Secure = bu.Scheme != "http" || !isLoopbackHost(bu.Hostname())
+	if bu.Scheme == "http" && sm.Cookie.Secure {
+		cfg.Logger.Warn("the base URL is plain http on a non-loopback host: session cookies are Secure and browsers will not send them; serve over https (a proxy) and set --base-url to its https URL",
+			"base_url", cfg.BaseURL)
+	}
 	sm.Cookie.Path = "/"
 	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
 		handlers.WriteError(w, r, err)
