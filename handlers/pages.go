@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/trustframe/trustframe/handlers/openapi"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -115,4 +116,23 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 		p.NextURL = link(func(v url.Values) { v.Set("page", strconv.Itoa(page+1)) })
 	}
 	Respond(w, r, http.StatusOK, env, views.Audit(h.Shell(r, "Audit", "audit", views.Crumb{Label: "Audit"}), p))
+}
+
+// Releases is GET /api/releases (public).
+func (h *Pages) Releases(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	WriteJSON(w, http.StatusOK, openapi.Releases)
+}
+
+// ReleaseSpec is GET /api/releases/{version}/openapi.yaml (public).
+func (h *Pages) ReleaseSpec(w http.ResponseWriter, r *http.Request) {
+	spec := openapi.Spec(PathParam(r, "version"))
+	if spec == nil {
+		WriteError(w, r, &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no machine-readable description of release " + PathParam(r, "version") + " here"})
+		return
+	}
+	w.Header().Set("Content-Type", "application/yaml")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	w.Header().Set("Content-Disposition", `attachment; filename="trustframe-`+PathParam(r, "version")+`-openapi.yaml"`)
+	_, _ = w.Write(spec)
 }

@@ -70,6 +70,8 @@ func (s *Server) routes() http.Handler {
 
 	// Public: no credentials.
 	r.Get("/api/participants", dir.Participants)
+	r.Get("/api/releases", pages.Releases)
+	r.Get("/api/releases/{version}/openapi.yaml", pages.ReleaseSpec)
 	r.Get("/keystore/ssa.jwks", ssaH.Keyset)
 	r.Get("/api/keystore/ssa.jwks", ssaH.Keyset)
 	r.Get("/keystore/{orgID}/application.jwks", certs.Keystore(true))

@@ -241,6 +241,9 @@ func (s *Server) newNonce() string {
 // ServeHTTP serves a request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
+// Router exposes the routes (for tests that walk them).
+func (s *Server) Router() chi.Routes { return s.handler.(chi.Routes) }
+
 // DevIdP reports whether the development identity provider is on.
 func (s *Server) DevIdP() bool { return s.idp != nil }
 
