@@ -14,18 +14,13 @@ import (
 )
 
 type referenceStore interface {
-	ListContactTypes(ctx context.Context) ([]store.ReferenceItem, error)
-	GetContactType(ctx context.Context, name string) (store.ReferenceItem, error)
-	CreateContactType(ctx context.Context, a store.Audit, r store.ReferenceItem) (store.ReferenceItem, error)
-	UpdateContactType(ctx context.Context, a store.Audit, r store.ReferenceItem, check func(store.ReferenceItem) error) (store.ReferenceItem, error)
-	DeleteContactType(ctx context.Context, a store.Audit, name string) error
 	ListFlags(ctx context.Context, typ string) ([]store.Flag, error)
 	GetFlag(ctx context.Context, id string) (store.Flag, error)
 	CreateFlag(ctx context.Context, a store.Audit, f store.Flag) (store.Flag, error)
 	UpdateFlag(ctx context.Context, a store.Audit, f store.Flag, check func(store.Flag) error) (store.Flag, error)
 }
 
-// References serves Reference Data: contact types and flags.
+// References serves Reference Data flags.
 type References struct {
 	*Base
 	Store referenceStore
@@ -76,20 +71,38 @@ func ParseConflict(msg string) (summary string, items []string, ok bool) {
 
 func validRefStatus(s string) bool { return s == "Active" || s == "Inactive" }
 
-func (h *References) contactTypesPage(r *http.Request, status int, w http.ResponseWriter, p views.RefPage) {
-	items, err := h.Store.ListContactTypes(r.Context())
+type refTypeStore interface {
+	ListRefs(ctx context.Context, k store.RefKind) ([]store.ReferenceItem, error)
+	GetRef(ctx context.Context, k store.RefKind, name string) (store.ReferenceItem, error)
+	CreateRef(ctx context.Context, k store.RefKind, a store.Audit, r store.ReferenceItem) (store.ReferenceItem, error)
+	UpdateRef(ctx context.Context, k store.RefKind, a store.Audit, r store.ReferenceItem, check func(store.ReferenceItem) error) (store.ReferenceItem, error)
+	DeleteRef(ctx context.Context, k store.RefKind, a store.Audit, name string) error
+}
+
+// RefTypes serves one kind of name/description/status reference data:
+// contact types, document types, certification types.
+type RefTypes struct {
+	*Base
+	Store refTypeStore
+	Kind  store.RefKind
+	Title string // "Contact types"
+	Path  string // "/references/contact-types"
+}
+
+func (h *RefTypes) page(w http.ResponseWriter, r *http.Request, status int, p views.RefPage) {
+	items, err := h.Store.ListRefs(r.Context(), h.Kind)
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	p.Title, p.Path, p.Items = "Contact types", "/references/contact-types", items
-	Render(w, r, status, views.RefList(h.Shell(r, "Contact types", "reference", h.crumbs("Contact types")...), p))
+	p.Title, p.Path, p.Items = h.Title, h.Path, items
+	Render(w, r, status, views.RefList(h.Shell(r, h.Title, "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: h.Title}), p))
 }
 
-// ListContactTypes lists contact types.
-func (h *References) ListContactTypes(w http.ResponseWriter, r *http.Request) {
+// List lists the items.
+func (h *RefTypes) List(w http.ResponseWriter, r *http.Request) {
 	if WantsJSON(r) {
-		items, err := h.Store.ListContactTypes(r.Context())
+		items, err := h.Store.ListRefs(r.Context(), h.Kind)
 		if err != nil {
 			WriteError(w, r, err)
 			return
@@ -97,14 +110,14 @@ func (h *References) ListContactTypes(w http.ResponseWriter, r *http.Request) {
 		WriteJSON(w, http.StatusOK, items)
 		return
 	}
-	h.contactTypesPage(r, http.StatusOK, w, views.RefPage{})
+	h.page(w, r, http.StatusOK, views.RefPage{})
 }
 
-// GetContactType is one contact type.
-func (h *References) GetContactType(w http.ResponseWriter, r *http.Request) {
-	it, err := h.Store.GetContactType(r.Context(), PathParam(r, "name"))
+// Get is one item.
+func (h *RefTypes) Get(w http.ResponseWriter, r *http.Request) {
+	it, err := h.Store.GetRef(r.Context(), h.Kind, PathParam(r, "name"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Contact type"))
+		WriteError(w, r, storeError(err, h.Kind.Label))
 		return
 	}
 	SetETag(w, it)
@@ -116,8 +129,8 @@ func validateRef(it *store.ReferenceItem, isNew bool) map[string]string {
 	if isNew {
 		required(f, "Name", it.Name, "Name")
 		checkLen(f, "Name", it.Name, 100)
-		if strings.ContainsAny(it.Name, "/|?#") {
-			f["Name"] = "The name cannot contain / | ? or #."
+		if strings.ContainsAny(it.Name, "/|?#%") {
+			f["Name"] = "The name cannot contain / | ? # or %."
 		}
 	}
 	checkLen(f, "Description", it.Description, 500)
@@ -130,8 +143,8 @@ func validateRef(it *store.ReferenceItem, isNew bool) map[string]string {
 	return f
 }
 
-// CreateContactType adds a contact type.
-func (h *References) CreateContactType(w http.ResponseWriter, r *http.Request) {
+// Create adds an item.
+func (h *RefTypes) Create(w http.ResponseWriter, r *http.Request) {
 	var in store.ReferenceItem
 	if err := Decode(w, r, &in); err != nil {
 		WriteError(w, r, err)
@@ -142,29 +155,30 @@ func (h *References) CreateContactType(w http.ResponseWriter, r *http.Request) {
 	if errs := validateRef(&in, true); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
-		it, err = h.Store.CreateContactType(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)
-		err = storeError(err, "Contact type")
+		it, err = h.Store.CreateRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)
+		err = storeError(err, h.Kind.Label)
 	}
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 {
-			h.contactTypesPage(r, AsError(err).Status, w, views.RefPage{Form: in, Errors: orMessage(err, "Name")})
+			h.page(w, r, AsError(err).Status, views.RefPage{Form: in, Errors: orMessage(err, "Name")})
 			return
 		}
 		WriteError(w, r, err)
 		return
 	}
 	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Contact type "+it.Name+" was added.")
-		Redirect(w, r, "/references/contact-types")
+		h.Flash.Put(r.Context(), h.Kind.Label+" "+it.Name+" was added.")
+		Redirect(w, r, h.Path)
 		return
 	}
-	w.Header().Set("Location", "/api/references/contact-types/"+url.PathEscape(it.Name))
+	w.Header().Set("Location", "/api"+h.Path+"/"+url.PathEscape(it.Name))
 	SetETag(w, it)
 	WriteJSON(w, http.StatusCreated, it)
 }
 
-// UpdateContactType changes a contact type's description or status.
-func (h *References) UpdateContactType(w http.ResponseWriter, r *http.Request) {
+// Update changes an item's description or status; disabling a
+// certification type held by active subjects is a 409 naming them.
+func (h *RefTypes) Update(w http.ResponseWriter, r *http.Request) {
 	var in store.ReferenceItem
 	if err := Decode(w, r, &in); err != nil {
 		WriteError(w, r, err)
@@ -180,27 +194,9 @@ func (h *References) UpdateContactType(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, Validation(errs))
 		return
 	}
-	it, err := h.Store.UpdateContactType(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
+	it, err := h.Store.UpdateRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
 	if err != nil {
-		WriteError(w, r, storeError(err, "Contact type"))
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Contact type "+it.Name+" is "+it.Status+".")
-		Redirect(w, r, "/references/contact-types")
-		return
-	}
-	SetETag(w, it)
-	WriteJSON(w, http.StatusOK, it)
-}
-
-// DeleteContactType removes an unused contact type; in use is a 409 whose
-// message carries the contacts in the way.
-func (h *References) DeleteContactType(w http.ResponseWriter, r *http.Request) {
-	name := PathParam(r, "name")
-	err := h.Store.DeleteContactType(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, name)
-	if err != nil {
-		err = storeError(err, "Contact type")
+		err = storeError(err, h.Kind.Label)
 		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
 			h.renderConflict(w, r, AsError(err).Message)
 			return
@@ -209,21 +205,44 @@ func (h *References) DeleteContactType(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Contact type "+name+" was deleted.")
-		Redirect(w, r, "/references/contact-types")
+		h.Flash.Put(r.Context(), h.Kind.Label+" "+it.Name+" is "+it.Status+".")
+		Redirect(w, r, h.Path)
+		return
+	}
+	SetETag(w, it)
+	WriteJSON(w, http.StatusOK, it)
+}
+
+// Delete removes an unused item; in use is a 409 whose message carries
+// what is in the way.
+func (h *RefTypes) Delete(w http.ResponseWriter, r *http.Request) {
+	name := PathParam(r, "name")
+	err := h.Store.DeleteRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, name)
+	if err != nil {
+		err = storeError(err, h.Kind.Label)
+		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
+			h.renderConflict(w, r, AsError(err).Message)
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), h.Kind.Label+" "+name+" was deleted.")
+		Redirect(w, r, h.Path)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (h *References) renderConflict(w http.ResponseWriter, r *http.Request, msg string) {
+func (h *RefTypes) renderConflict(w http.ResponseWriter, r *http.Request, msg string) {
 	p := views.RefPage{}
 	if summary, items, ok := ParseConflict(msg); ok {
 		p.Conflict, p.InTheWay = summary, items
 	} else {
-		p.Conflict = "This item is in use and cannot be deleted."
+		p.Conflict = "This item is in use and cannot be changed or deleted."
 	}
-	h.contactTypesPage(r, http.StatusConflict, w, p)
+	h.page(w, r, http.StatusConflict, p)
 }
 
 var flagTypes = []string{"Organisation", "Software_Statement", "Authorisation_Server"}

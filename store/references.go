@@ -15,9 +15,34 @@ type ReferenceItem struct {
 	Status      string `json:"Status"`
 }
 
-// ListContactTypes returns every contact type.
-func (d *DB) ListContactTypes(ctx context.Context) ([]ReferenceItem, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT name, description, status FROM contact_types ORDER BY name`)
+// RefKind is one kind of name/description/status reference data.
+type RefKind struct {
+	Table   string // contact_types, document_types, certification_types
+	Subject string // audit subject type
+	Label   string // "Contact type"
+}
+
+// The kinds of name/description/status reference data.
+var (
+	ContactTypes       = RefKind{Table: "contact_types", Subject: "ContactType", Label: "Contact type"}
+	DocumentTypes      = RefKind{Table: "document_types", Subject: "DocumentType", Label: "Document type"}
+	CertificationTypes = RefKind{Table: "certification_types", Subject: "CertificationType", Label: "Certification type"}
+)
+
+func (k RefKind) valid() error {
+	switch k.Table {
+	case ContactTypes.Table, DocumentTypes.Table, CertificationTypes.Table:
+		return nil
+	}
+	return fmt.Errorf("store: unknown reference kind %q", k.Table)
+}
+
+// ListRefs returns every item of a kind.
+func (d *DB) ListRefs(ctx context.Context, k RefKind) ([]ReferenceItem, error) {
+	if err := k.valid(); err != nil {
+		return nil, err
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT name, description, status FROM `+k.Table+` ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}
@@ -33,42 +58,54 @@ func (d *DB) ListContactTypes(ctx context.Context) ([]ReferenceItem, error) {
 	return out, rows.Err()
 }
 
-// GetContactType returns one contact type or ErrNotFound.
-func (d *DB) GetContactType(ctx context.Context, name string) (ReferenceItem, error) {
+// GetRef returns one item or ErrNotFound.
+func (d *DB) GetRef(ctx context.Context, k RefKind, name string) (ReferenceItem, error) {
 	var r ReferenceItem
-	err := d.db.QueryRowContext(ctx, `SELECT name, description, status FROM contact_types WHERE name = ?`, name).Scan(&r.Name, &r.Description, &r.Status)
+	if err := k.valid(); err != nil {
+		return r, err
+	}
+	err := d.db.QueryRowContext(ctx, `SELECT name, description, status FROM `+k.Table+` WHERE name = ?`, name).Scan(&r.Name, &r.Description, &r.Status)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, ErrNotFound
 	}
 	return r, err
 }
 
-// CreateContactType adds a contact type; an existing name is a conflict.
-func (d *DB) CreateContactType(ctx context.Context, a Audit, r ReferenceItem) (ReferenceItem, error) {
+// CreateRef adds an item; an existing name is a conflict.
+func (d *DB) CreateRef(ctx context.Context, k RefKind, a Audit, r ReferenceItem) (ReferenceItem, error) {
+	if err := k.valid(); err != nil {
+		return r, err
+	}
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM contact_types WHERE name = ?`, r.Name).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+k.Table+` WHERE name = ?`, r.Name).Scan(&n); err != nil {
 			return err
 		}
 		if n > 0 {
-			return &ConflictError{Message: fmt.Sprintf("Contact type %q exists", r.Name)}
+			return &ConflictError{Message: fmt.Sprintf("%s %q exists", k.Label, r.Name)}
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO contact_types(name, description, status) VALUES (?, ?, ?)`, r.Name, r.Description, r.Status); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO `+k.Table+`(name, description, status) VALUES (?, ?, ?)`, r.Name, r.Description, r.Status); err != nil {
 			return err
 		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "ContactType", SubjectID: r.Name, Summary: created(r)})
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: k.Subject, SubjectID: r.Name, Summary: created(r)})
 	})
 	if err != nil {
 		return ReferenceItem{}, err
 	}
-	return d.GetContactType(ctx, r.Name)
+	return d.GetRef(ctx, k, r.Name)
 }
 
-// UpdateContactType changes a contact type's description and status.
-func (d *DB) UpdateContactType(ctx context.Context, a Audit, r ReferenceItem, check func(cur ReferenceItem) error) (ReferenceItem, error) {
+// UpdateRef changes an item's description and status. A certification
+// type cannot be disabled while a certification of it is held by an
+// active application or authorisation server (seed §3); certifications on
+// inactive ones do not count.
+func (d *DB) UpdateRef(ctx context.Context, k RefKind, a Audit, r ReferenceItem, check func(cur ReferenceItem) error) (ReferenceItem, error) {
+	if err := k.valid(); err != nil {
+		return r, err
+	}
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		var cur ReferenceItem
-		err := tx.QueryRowContext(ctx, `SELECT name, description, status FROM contact_types WHERE name = ?`, r.Name).Scan(&cur.Name, &cur.Description, &cur.Status)
+		err := tx.QueryRowContext(ctx, `SELECT name, description, status FROM `+k.Table+` WHERE name = ?`, r.Name).Scan(&cur.Name, &cur.Description, &cur.Status)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
@@ -80,15 +117,57 @@ func (d *DB) UpdateContactType(ctx context.Context, a Audit, r ReferenceItem, ch
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE contact_types SET description = ?, status = ? WHERE name = ?`, r.Description, r.Status, r.Name); err != nil {
+		if k == CertificationTypes && cur.Status == "Active" && r.Status == "Inactive" {
+			held, err := certificationsHeld(ctx, tx, r.Name, true)
+			if err != nil {
+				return err
+			}
+			if len(held) > 0 {
+				payload, _ := json.Marshal(map[string]any{"Certifications": held})
+				return &ConflictError{Message: fmt.Sprintf("Certification type %q is held by %d active application(s) or authorisation server(s)|%s", r.Name, len(held), payload)}
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE `+k.Table+` SET description = ?, status = ? WHERE name = ?`, r.Description, r.Status, r.Name); err != nil {
 			return err
 		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "ContactType", SubjectID: r.Name, Summary: diff(cur, r)})
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: k.Subject, SubjectID: r.Name, Summary: diff(cur, r)})
 	})
 	if err != nil {
 		return ReferenceItem{}, err
 	}
-	return d.GetContactType(ctx, r.Name)
+	return d.GetRef(ctx, k, r.Name)
+}
+
+// HeldCertification names a certification in the way of a change.
+type HeldCertification struct {
+	CertificationID string `json:"CertificationId"`
+	OrganisationID  string `json:"OrganisationId"`
+	SubjectType     string `json:"SubjectType"`
+	SubjectID       string `json:"SubjectId"`
+}
+
+// certificationsHeld lists certifications of a type; with activeOnly, only
+// those whose application or authorisation server is Active.
+func certificationsHeld(ctx context.Context, tx *sql.Tx, typ string, activeOnly bool) ([]HeldCertification, error) {
+	q := `SELECT c.certification_id, c.organisation_id, c.subject_type, c.subject_id FROM certifications c WHERE c.certification_type = ?`
+	if activeOnly {
+		q += ` AND ((c.subject_type = 'SoftwareStatement' AND EXISTS (SELECT 1 FROM software_statements s WHERE s.software_statement_id = c.subject_id AND s.status = 'Active'))
+			OR (c.subject_type = 'AuthorisationServer' AND EXISTS (SELECT 1 FROM authorisation_servers a WHERE a.authorisation_server_id = c.subject_id AND a.status = 'Active')))`
+	}
+	rows, err := tx.QueryContext(ctx, q+` ORDER BY c.organisation_id, c.certification_id LIMIT 100`, typ)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []HeldCertification
+	for rows.Next() {
+		var h HeldCertification
+		if err := rows.Scan(&h.CertificationID, &h.OrganisationID, &h.SubjectType, &h.SubjectID); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
 }
 
 // InUse is what stands in the way of deleting a reference item.
@@ -98,41 +177,86 @@ type InUse struct {
 	Name           string `json:"Name"`
 }
 
-// DeleteContactType removes a contact type that no contact uses. When
-// contacts use it, the ConflictError message is "summary|payload" with the
-// contacts in the way (DESIGN §4).
-func (d *DB) DeleteContactType(ctx context.Context, a Audit, name string) error {
+// DeleteRef removes an item nothing uses. When something uses it, the
+// ConflictError message is "summary|payload" naming what is in the way.
+func (d *DB) DeleteRef(ctx context.Context, k RefKind, a Audit, name string) error {
+	if err := k.valid(); err != nil {
+		return err
+	}
 	return d.tx(ctx, func(tx *sql.Tx) error {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM contact_types WHERE name = ?`, name).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+k.Table+` WHERE name = ?`, name).Scan(&n); err != nil {
 			return err
 		}
 		if n == 0 {
 			return ErrNotFound
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT contact_id, organisation_id, trim(first_name || ' ' || last_name) FROM contacts WHERE contact_type = ? ORDER BY organisation_id, contact_id LIMIT 100`, name)
-		if err != nil {
-			return err
-		}
-		var used []InUse
-		for rows.Next() {
-			var u InUse
-			if err := rows.Scan(&u.ContactID, &u.OrganisationID, &u.Name); err != nil {
-				rows.Close()
+		var payload []byte
+		count := 0
+		switch k {
+		case ContactTypes:
+			rows, err := tx.QueryContext(ctx, `SELECT contact_id, organisation_id, trim(first_name || ' ' || last_name) FROM contacts WHERE contact_type = ? ORDER BY organisation_id, contact_id LIMIT 100`, name)
+			if err != nil {
 				return err
 			}
-			used = append(used, u)
+			var used []InUse
+			for rows.Next() {
+				var u InUse
+				if err := rows.Scan(&u.ContactID, &u.OrganisationID, &u.Name); err != nil {
+					rows.Close()
+					return err
+				}
+				used = append(used, u)
+			}
+			rows.Close()
+			if count = len(used); count > 0 {
+				payload, _ = json.Marshal(map[string]any{"Contacts": used})
+			}
+		case DocumentTypes:
+			rows, err := tx.QueryContext(ctx, `SELECT document_id, organisation_id FROM documents WHERE document_type = ? ORDER BY organisation_id, document_id LIMIT 100`, name)
+			if err != nil {
+				return err
+			}
+			var used []map[string]string
+			for rows.Next() {
+				var id, org string
+				if err := rows.Scan(&id, &org); err != nil {
+					rows.Close()
+					return err
+				}
+				used = append(used, map[string]string{"DocumentId": id, "OrganisationId": org})
+			}
+			rows.Close()
+			if count = len(used); count > 0 {
+				payload, _ = json.Marshal(map[string]any{"Documents": used})
+			}
+		case CertificationTypes:
+			held, err := certificationsHeld(ctx, tx, name, false)
+			if err != nil {
+				return err
+			}
+			if count = len(held); count > 0 {
+				payload, _ = json.Marshal(map[string]any{"Certifications": held})
+			}
 		}
-		rows.Close()
-		if len(used) > 0 {
-			payload, _ := json.Marshal(map[string]any{"Contacts": used})
-			return &ConflictError{Message: fmt.Sprintf("Contact type %q is in use by %d contact(s)|%s", name, len(used), payload)}
+		if count > 0 {
+			return &ConflictError{Message: fmt.Sprintf("%s %q is in use by %d item(s)|%s", k.Label, name, count, payload)}
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM contact_types WHERE name = ?`, name); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+k.Table+` WHERE name = ?`, name); err != nil {
 			return err
 		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "delete", SubjectType: "ContactType", SubjectID: name, Summary: "deleted"})
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "delete", SubjectType: k.Subject, SubjectID: name, Summary: "deleted"})
 	})
+}
+
+// ListContactTypes returns every contact type.
+func (d *DB) ListContactTypes(ctx context.Context) ([]ReferenceItem, error) {
+	return d.ListRefs(ctx, ContactTypes)
+}
+
+// GetContactType returns one contact type or ErrNotFound.
+func (d *DB) GetContactType(ctx context.Context, name string) (ReferenceItem, error) {
+	return d.GetRef(ctx, ContactTypes, name)
 }
 
 // Flag is a reference data flag that resources of one type carry.

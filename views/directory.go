@@ -20,6 +20,7 @@ const (
 	TabApplications = "applications"
 	TabCertificates = "certificates"
 	TabKeyMaterial  = "keymaterial"
+	TabDocuments    = "documents"
 )
 
 // OrganisationsPage is the view model of the organisation list.
@@ -237,3 +238,35 @@ func CertStatus(c store.Certificate, now time.Time) string {
 }
 
 type certView = store.Certificate
+
+// DocumentsPage is the Documents tab.
+type DocumentsPage struct {
+	OrgPage
+	Docs []store.Document
+}
+
+// DocumentForm is the Add/Edit Document wizard.
+type DocumentForm struct {
+	OrgPage
+	Doc      store.Document
+	TypeOpts []Option
+	Errors   map[string]string
+}
+
+// CertificationsView lists the certifications of an application or server.
+type CertificationsView struct {
+	OrgPage
+	SubjectName string
+	Path        string
+	Certs       []store.Certification
+}
+
+// CertificationForm is the Add/Edit Certification modal.
+type CertificationForm struct {
+	OrgPage
+	SubjectName string
+	Path        string
+	Cert        store.Certification
+	TypeOpts    []Option
+	Errors      map[string]string
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/static"
+	"github.com/trustframe/trustframe/store"
 )
 
 // routes is the whole HTTP surface of trustframe, in one place.
@@ -21,8 +22,12 @@ func (s *Server) routes() http.Handler {
 	dir := &handlers.Directory{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Algs: s.keys.Enabled}
 	certs := &handlers.Certificates{Base: base, Dir: dir, Store: s.db, Now: s.cfg.Now}
 	keyMat := &handlers.KeyMaterial{Base: base, Dir: dir, Store: s.db}
+	docs := &handlers.Documents{Base: base, Dir: dir, Store: s.db}
 	ssaH := &handlers.SSA{Base: base, Dir: dir, Store: s.db, Keys: s.keys, Issuer: s.cfg.SSAIssuer, Now: s.cfg.Now}
 	refs := &handlers.References{Base: base, Store: s.db}
+	contactTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.ContactTypes, Title: "Contact types", Path: "/references/contact-types"}
+	documentTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.DocumentTypes, Title: "Document types", Path: "/references/document-types"}
+	certificationTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.CertificationTypes, Title: "Certification types", Path: "/references/certification-types"}
 	var mailer handlers.Mailer
 	if s.cfg.SMTPURL != "" {
 		m, err := newSMTPMailer(s.cfg.SMTPURL)
@@ -118,15 +123,29 @@ func (s *Server) routes() http.Handler {
 				r.Post("/key-material/{kmID}/attachments", keyMat.AddAttachment)
 				r.Put("/key-material/{kmID}/attachments/{attID}", keyMat.UpdateAttachment)
 				r.Get("/key-material/{kmID}/attachments/{attID}/content", keyMat.Download)
+
+				// Regulatory documents; certifications of applications and servers.
+				r.Get("/documents", docs.List)
+				r.Post("/documents", docs.Save)
+				r.Get("/documents/{docID}", docs.Get)
+				r.Put("/documents/{docID}", docs.Save)
+				for _, subject := range []string{"/softwarestatements/{appID}", "/authorisationservers/{serverID}"} {
+					r.Get(subject+"/certifications", docs.ListCertifications)
+					r.Post(subject+"/certifications", docs.SaveCertification)
+					r.Get(subject+"/certifications/{certID}", docs.GetCertification)
+					r.Put(subject+"/certifications/{certID}", docs.SaveCertification)
+				}
 			})
 		})
 		r.Route("/references", func(r chi.Router) {
 			r.Use(requireSuperUser)
-			r.Get("/contact-types", refs.ListContactTypes)
-			r.Post("/contact-types", refs.CreateContactType)
-			r.Get("/contact-types/{name}", refs.GetContactType)
-			r.Put("/contact-types/{name}", refs.UpdateContactType)
-			r.Delete("/contact-types/{name}", refs.DeleteContactType)
+			for path, h := range map[string]*handlers.RefTypes{"/contact-types": contactTypes, "/document-types": documentTypes, "/certification-types": certificationTypes} {
+				r.Get(path, h.List)
+				r.Post(path, h.Create)
+				r.Get(path+"/{name}", h.Get)
+				r.Put(path+"/{name}", h.Update)
+				r.Delete(path+"/{name}", h.Delete)
+			}
 			r.Get("/flags", refs.ListFlags)
 			r.Post("/flags", refs.CreateFlag)
 			r.Get("/flags/{flagID}", refs.GetFlag)
@@ -207,6 +226,18 @@ func (s *Server) routes() http.Handler {
 				r.Post("/key-material/{kmID}/attachments", keyMat.AddAttachment)
 				r.Post("/key-material/{kmID}/attachments/{attID}", keyMat.UpdateAttachment)
 				r.Get("/key-material/{kmID}/attachments/{attID}/content", keyMat.Download)
+				r.Get("/documents", docs.List)
+				r.Post("/documents", docs.Save)
+				r.Get("/documents/new", docs.Wizard)
+				r.Get("/documents/{docID}/edit", docs.Wizard)
+				r.Post("/documents/{docID}", docs.Save)
+				for _, subject := range []string{"/softwarestatements/{appID}", "/authorisationservers/{serverID}"} {
+					r.Get(subject+"/certifications", docs.ListCertifications)
+					r.Post(subject+"/certifications", docs.SaveCertification)
+					r.Get(subject+"/certifications/new", docs.CertificationForm)
+					r.Get(subject+"/certifications/{certID}/edit", docs.CertificationForm)
+					r.Post(subject+"/certifications/{certID}", docs.SaveCertification)
+				}
 			})
 			r.Get("/audit", pages.Audit)
 
@@ -221,10 +252,12 @@ func (s *Server) routes() http.Handler {
 				r.Get("/data-administrators/new", dataAdmins.New)
 				r.Post("/data-administrators", dataAdmins.Invite)
 				r.Post("/data-administrators/{email}", dataAdmins.Update)
-				r.Get("/contact-types", refs.ListContactTypes)
-				r.Post("/contact-types", refs.CreateContactType)
-				r.Post("/contact-types/{name}", refs.UpdateContactType)
-				r.Post("/contact-types/{name}/delete", refs.DeleteContactType)
+				for path, h := range map[string]*handlers.RefTypes{"/contact-types": contactTypes, "/document-types": documentTypes, "/certification-types": certificationTypes} {
+					r.Get(path, h.List)
+					r.Post(path, h.Create)
+					r.Post(path+"/{name}", h.Update)
+					r.Post(path+"/{name}/delete", h.Delete)
+				}
 				r.Get("/flags", refs.ListFlags)
 				r.Post("/flags", refs.CreateFlag)
 				r.Post("/flags/{flagID}", refs.UpdateFlag)

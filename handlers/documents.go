@@ -1,0 +1,335 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/trust"
+	"github.com/trustframe/trustframe/views"
+)
+
+type documentStore interface {
+	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
+	ListDocuments(ctx context.Context, orgID string, page, size int) ([]store.Document, int, error)
+	GetDocument(ctx context.Context, orgID, id string) (store.Document, error)
+	SaveDocument(ctx context.Context, a store.Audit, d store.Document, check func(store.Document) error) (store.Document, error)
+	ListRefs(ctx context.Context, k store.RefKind) ([]store.ReferenceItem, error)
+	GetAuthorisationServer(ctx context.Context, orgID, id string) (store.AuthorisationServer, error)
+	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
+	ListCertifications(ctx context.Context, subjectType, subjectID string) ([]store.Certification, error)
+	GetCertification(ctx context.Context, subjectType, subjectID, id string) (store.Certification, error)
+	SaveCertification(ctx context.Context, a store.Audit, c store.Certification, check func(store.Certification) error) (store.Certification, error)
+}
+
+// Documents serves regulatory documents and certifications.
+type Documents struct {
+	*Base
+	Dir   *Directory
+	Store documentStore
+}
+
+func validDate(s string) bool {
+	_, err := time.Parse("2006-01-02", s)
+	return err == nil
+}
+
+// checkDates validates optional YYYY-MM-DD dates and start ≤ end.
+func checkDates(f map[string]string, startField, start, endField, end string, startRequired bool) {
+	if start == "" && startRequired {
+		f[startField] = "The start date is required (YYYY-MM-DD)."
+	}
+	if start != "" && !validDate(start) {
+		f[startField] = "Use a date like 2026-11-22."
+	}
+	if end != "" && !validDate(end) {
+		f[endField] = "Use a date like 2027-11-22."
+	}
+	if start != "" && end != "" && validDate(start) && validDate(end) && end < start {
+		f[endField] = "The end date is before the start date."
+	}
+}
+
+func validateDocument(d *store.Document) map[string]string {
+	f := map[string]string{}
+	required(f, "DocumentType", d.DocumentType, "Document type")
+	checkLen(f, "DocumentDescription", d.DocumentDescription, 500)
+	checkLen(f, "DocumentReferenceNumber", d.DocumentReferenceNumber, 100)
+	checkDates(f, "DocumentStartDate", d.DocumentStartDate, "DocumentExpiryDate", d.DocumentExpiryDate, false)
+	return f
+}
+
+func (h *Documents) org(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
+	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Organisation"))
+		return o, false
+	}
+	return o, true
+}
+
+// List is the Documents tab (paged on the API).
+func (h *Documents) List(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	page, size, err := PageParams(r.URL.Query())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		page, size = 0, 200
+	}
+	docs, total, err := h.Store.ListDocuments(r.Context(), o.OrganisationID, page, size)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	Respond(w, r, http.StatusOK, NewPaged(docs, page, size, total),
+		views.DocumentsTab(h.Shell(r, "Documents", "organisations", h.Dir.orgCrumbs(&o, "Documents")...), views.DocumentsPage{OrgPage: h.Dir.orgPage(o, views.TabDocuments), Docs: docs}))
+}
+
+// Get is one document.
+func (h *Documents) Get(w http.ResponseWriter, r *http.Request) {
+	d, err := h.Store.GetDocument(r.Context(), PathParam(r, "orgID"), PathParam(r, "docID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Document"))
+		return
+	}
+	SetETag(w, d)
+	WriteJSON(w, http.StatusOK, d)
+}
+
+// Wizard is the Add/Edit Document wizard: type first, then the details.
+func (h *Documents) Wizard(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	d := store.Document{DocumentType: r.URL.Query().Get("DocumentType")}
+	if id := PathParam(r, "docID"); id != "" {
+		var err error
+		if d, err = h.Store.GetDocument(r.Context(), o.OrganisationID, id); err != nil {
+			WriteError(w, r, storeError(err, "Document"))
+			return
+		}
+	}
+	h.renderWizard(w, r, http.StatusOK, o, d, nil)
+}
+
+func (h *Documents) renderWizard(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, d store.Document, errs map[string]string) {
+	types, err := h.Store.ListRefs(r.Context(), store.DocumentTypes)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var opts []views.Option
+	for _, t := range types {
+		if t.Status == "Active" || t.Name == d.DocumentType {
+			opts = append(opts, views.Option{Value: t.Name, Label: t.Name, Selected: t.Name == d.DocumentType})
+		}
+	}
+	Render(w, r, status, views.DocumentWizard(h.Shell(r, "Document", "organisations", h.Dir.orgCrumbs(&o, "Document")...),
+		views.DocumentForm{OrgPage: h.Dir.orgPage(o, views.TabDocuments), Doc: d, TypeOpts: opts, Errors: errs}))
+}
+
+// Save creates (POST …/documents) or replaces (PUT …/documents/{id}) a document.
+func (h *Documents) Save(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	var in store.Document
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	in.OrganisationID, in.DocumentID = o.OrganisationID, PathParam(r, "docID")
+	isNew := in.DocumentID == ""
+	var d store.Document
+	var err error
+	if errs := validateDocument(&in); len(errs) > 0 {
+		err = Validation(errs)
+	} else {
+		d, err = h.Store.SaveDocument(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Document) error { return CheckIfMatch(r, cur) })
+		err = directoryError(err, "Document")
+	}
+	if err != nil {
+		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
+			h.renderWizard(w, r, AsError(err).Status, o, in, orMessage(err, "DocumentType"))
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "The "+d.DocumentType+" document was saved.")
+		Redirect(w, r, "/organisations/"+o.OrganisationID+"/documents")
+		return
+	}
+	SetETag(w, d)
+	if isNew {
+		w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/documents/"+d.DocumentID)
+		WriteJSON(w, http.StatusCreated, d)
+		return
+	}
+	WriteJSON(w, http.StatusOK, d)
+}
+
+// subject resolves the application or authorisation server of the URL.
+func (h *Documents) subject(w http.ResponseWriter, r *http.Request) (store.Organisation, string, string, string, bool) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return o, "", "", "", false
+	}
+	if id := PathParam(r, "appID"); id != "" {
+		a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, id)
+		if err != nil {
+			WriteError(w, r, storeError(err, "Application"))
+			return o, "", "", "", false
+		}
+		return o, "SoftwareStatement", id, a.ClientName, true
+	}
+	id := PathParam(r, "serverID")
+	s, err := h.Store.GetAuthorisationServer(r.Context(), o.OrganisationID, id)
+	if err != nil {
+		WriteError(w, r, storeError(err, "Authorisation server"))
+		return o, "", "", "", false
+	}
+	return o, "AuthorisationServer", id, s.CustomerFriendlyName, true
+}
+
+func subjectPath(o store.Organisation, typ, id string) string {
+	if typ == "SoftwareStatement" {
+		return "/organisations/" + o.OrganisationID + "/softwarestatements/" + id + "/certifications"
+	}
+	return "/organisations/" + o.OrganisationID + "/authorisationservers/" + id + "/certifications"
+}
+
+// ListCertifications is the certifications of an application or server.
+func (h *Documents) ListCertifications(w http.ResponseWriter, r *http.Request) {
+	o, typ, id, name, ok := h.subject(w, r)
+	if !ok {
+		return
+	}
+	cs, err := h.Store.ListCertifications(r.Context(), typ, id)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	Respond(w, r, http.StatusOK, cs, views.CertificationsPage(h.Shell(r, "Certifications", "organisations", h.Dir.orgCrumbs(&o, name)...),
+		views.CertificationsView{OrgPage: h.Dir.orgPage(o, tabOf(typ)), SubjectName: name, Path: subjectPath(o, typ, id), Certs: cs}))
+}
+
+func tabOf(typ string) string {
+	if typ == "SoftwareStatement" {
+		return views.TabApplications
+	}
+	return views.TabServers
+}
+
+// GetCertification is one certification.
+func (h *Documents) GetCertification(w http.ResponseWriter, r *http.Request) {
+	_, typ, id, _, ok := h.subject(w, r)
+	if !ok {
+		return
+	}
+	c, err := h.Store.GetCertification(r.Context(), typ, id, PathParam(r, "certID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Certification"))
+		return
+	}
+	SetETag(w, c)
+	WriteJSON(w, http.StatusOK, c)
+}
+
+// CertificationForm is the Add/Edit Certification modal.
+func (h *Documents) CertificationForm(w http.ResponseWriter, r *http.Request) {
+	o, typ, id, name, ok := h.subject(w, r)
+	if !ok {
+		return
+	}
+	c := store.Certification{Status: "Active"}
+	if cid := PathParam(r, "certID"); cid != "" {
+		var err error
+		if c, err = h.Store.GetCertification(r.Context(), typ, id, cid); err != nil {
+			WriteError(w, r, storeError(err, "Certification"))
+			return
+		}
+	}
+	h.renderCertForm(w, r, http.StatusOK, o, typ, id, name, c, nil)
+}
+
+func (h *Documents) renderCertForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, typ, id, name string, c store.Certification, errs map[string]string) {
+	types, err := h.Store.ListRefs(r.Context(), store.CertificationTypes)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var opts []views.Option
+	for _, t := range types {
+		if t.Status == "Active" || t.Name == c.CertificationType {
+			opts = append(opts, views.Option{Value: t.Name, Label: t.Name, Selected: t.Name == c.CertificationType})
+		}
+	}
+	Render(w, r, status, views.CertificationModal(h.Shell(r, "Certification", "organisations", h.Dir.orgCrumbs(&o, name)...),
+		views.CertificationForm{OrgPage: h.Dir.orgPage(o, tabOf(typ)), SubjectName: name, Path: subjectPath(o, typ, id), Cert: c, TypeOpts: opts, Errors: errs}))
+}
+
+// SaveCertification creates or replaces a certification.
+func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
+	o, typ, id, name, ok := h.subject(w, r)
+	if !ok {
+		return
+	}
+	var in store.Certification
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	in.OrganisationID, in.SubjectType, in.SubjectID, in.CertificationID = o.OrganisationID, typ, id, PathParam(r, "certID")
+	isNew := in.CertificationID == ""
+	f := map[string]string{}
+	required(f, "CertificationType", in.CertificationType, "Certification type")
+	checkDates(f, "CertificationStartDate", in.CertificationStartDate, "CertificationExpirationDate", in.CertificationExpirationDate, true)
+	if in.CertificationURI != "" && !trust.ValidHTTPSURL(in.CertificationURI) {
+		f["CertificationURI"] = "The certification URI must be an https URL."
+	}
+	if in.Status == "" {
+		in.Status = "Active"
+	}
+	if in.Status != "Active" && in.Status != "Inactive" {
+		f["Status"] = "Status must be Active or Inactive."
+	}
+	var c store.Certification
+	var err error
+	if len(f) > 0 {
+		err = Validation(f)
+	} else {
+		c, err = h.Store.SaveCertification(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Certification) error { return CheckIfMatch(r, cur) })
+		err = directoryError(err, "Certification")
+	}
+	if err != nil {
+		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
+			h.renderCertForm(w, r, AsError(err).Status, o, typ, id, name, in, orMessage(err, "CertificationType"))
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "The "+c.CertificationType+" certification was saved.")
+		Redirect(w, r, subjectPath(o, typ, id))
+		return
+	}
+	SetETag(w, c)
+	if isNew {
+		w.Header().Set("Location", "/api"+subjectPath(o, typ, id)+"/"+c.CertificationID)
+		WriteJSON(w, http.StatusCreated, c)
+		return
+	}
+	WriteJSON(w, http.StatusOK, c)
+}

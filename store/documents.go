@@ -1,0 +1,230 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Document is a regulatory document of an organisation. Dates are
+// YYYY-MM-DD; the three 2.6.0 fields are optional.
+type Document struct {
+	DocumentID              string    `json:"DocumentId"`
+	OrganisationID          string    `json:"OrganisationId"`
+	DocumentType            string    `json:"DocumentType"`
+	DocumentDescription     string    `json:"DocumentDescription"`
+	DocumentReferenceNumber string    `json:"DocumentReferenceNumber"`
+	DocumentStartDate       string    `json:"DocumentStartDate"`
+	DocumentExpiryDate      string    `json:"DocumentExpiryDate"`
+	CreatedOn               time.Time `json:"CreatedOn"`
+	UpdatedOn               time.Time `json:"UpdatedOn"`
+}
+
+const docCols = `document_id, organisation_id, document_type, description, reference_number, start_date, expiry_date, created_on, updated_on`
+
+func scanDoc(row interface{ Scan(...any) error }) (Document, error) {
+	var d Document
+	var c, u string
+	err := row.Scan(&d.DocumentID, &d.OrganisationID, &d.DocumentType, &d.DocumentDescription, &d.DocumentReferenceNumber,
+		&d.DocumentStartDate, &d.DocumentExpiryDate, &c, &u)
+	d.CreatedOn, d.UpdatedOn = parseStamp(c), parseStamp(u)
+	return d, err
+}
+
+// ListDocuments returns a page of an organisation's documents, newest first.
+func (d *DB) ListDocuments(ctx context.Context, orgID string, page, size int) ([]Document, int, error) {
+	var total int
+	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM documents WHERE organisation_id = ?`, orgID).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT `+docCols+` FROM documents WHERE organisation_id = ? ORDER BY created_on DESC, document_id LIMIT ? OFFSET ?`, orgID, size, page*size)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: list documents: %w", err)
+	}
+	defer rows.Close()
+	out := []Document{}
+	for rows.Next() {
+		doc, err := scanDoc(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, doc)
+	}
+	return out, total, rows.Err()
+}
+
+// GetDocument returns one document or ErrNotFound.
+func (d *DB) GetDocument(ctx context.Context, orgID, id string) (Document, error) {
+	doc, err := scanDoc(d.db.QueryRowContext(ctx, `SELECT `+docCols+` FROM documents WHERE organisation_id = ? AND document_id = ?`, orgID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return doc, ErrNotFound
+	}
+	return doc, err
+}
+
+func checkRefActive(ctx context.Context, tx *sql.Tx, k RefKind, field, name, old string) error {
+	var status string
+	err := tx.QueryRowContext(ctx, `SELECT status FROM `+k.Table+` WHERE name = ?`, name).Scan(&status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return &FieldError{Field: field, Message: fmt.Sprintf("there is no %s %q", k.Label, name)}
+	}
+	if err != nil {
+		return err
+	}
+	if status != "Active" && name != old {
+		return &FieldError{Field: field, Message: fmt.Sprintf("%s %q is Inactive", k.Label, name)}
+	}
+	return nil
+}
+
+// SaveDocument creates (empty DocumentID) or replaces a document.
+func (d *DB) SaveDocument(ctx context.Context, a Audit, doc Document, check func(cur Document) error) (Document, error) {
+	isNew := doc.DocumentID == ""
+	if isNew {
+		doc.DocumentID = NewID()
+	}
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		if err := orgExists(ctx, tx, doc.OrganisationID); err != nil {
+			return err
+		}
+		now := d.stamp()
+		if isNew {
+			if err := checkRefActive(ctx, tx, DocumentTypes, "DocumentType", doc.DocumentType, ""); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO documents(`+docCols+`) VALUES (?,?,?,?,?,?,?,?,?)`, doc.DocumentID, doc.OrganisationID, doc.DocumentType,
+				doc.DocumentDescription, doc.DocumentReferenceNumber, doc.DocumentStartDate, doc.DocumentExpiryDate, now, now); err != nil {
+				return err
+			}
+			return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "Document", SubjectID: doc.DocumentID,
+				OrganisationID: doc.OrganisationID, Summary: created(doc)})
+		}
+		cur, err := scanDoc(tx.QueryRowContext(ctx, `SELECT `+docCols+` FROM documents WHERE organisation_id = ? AND document_id = ?`, doc.OrganisationID, doc.DocumentID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		if err := checkRefActive(ctx, tx, DocumentTypes, "DocumentType", doc.DocumentType, cur.DocumentType); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE documents SET document_type=?, description=?, reference_number=?, start_date=?, expiry_date=?, updated_on=? WHERE document_id=?`,
+			doc.DocumentType, doc.DocumentDescription, doc.DocumentReferenceNumber, doc.DocumentStartDate, doc.DocumentExpiryDate, now, doc.DocumentID); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Document", SubjectID: doc.DocumentID,
+			OrganisationID: doc.OrganisationID, Summary: diff(cur, doc)})
+	})
+	if err != nil {
+		return Document{}, err
+	}
+	return d.GetDocument(ctx, doc.OrganisationID, doc.DocumentID)
+}
+
+// Certification is held by an application or an authorisation server.
+type Certification struct {
+	CertificationID             string    `json:"CertificationId"`
+	OrganisationID              string    `json:"OrganisationId"`
+	SubjectType                 string    `json:"SubjectType"`
+	SubjectID                   string    `json:"SubjectId"`
+	CertificationType           string    `json:"CertificationType"`
+	CertificationStartDate      string    `json:"CertificationStartDate"`
+	CertificationExpirationDate string    `json:"CertificationExpirationDate"`
+	CertificationURI            string    `json:"CertificationURI"`
+	Status                      string    `json:"Status"`
+	CreatedOn                   time.Time `json:"CreatedOn"`
+	UpdatedOn                   time.Time `json:"UpdatedOn"`
+}
+
+const certfCols = `certification_id, organisation_id, subject_type, subject_id, certification_type, start_date, expiration_date, uri, status, created_on, updated_on`
+
+func scanCertf(row interface{ Scan(...any) error }) (Certification, error) {
+	var c Certification
+	var cr, up string
+	err := row.Scan(&c.CertificationID, &c.OrganisationID, &c.SubjectType, &c.SubjectID, &c.CertificationType, &c.CertificationStartDate,
+		&c.CertificationExpirationDate, &c.CertificationURI, &c.Status, &cr, &up)
+	c.CreatedOn, c.UpdatedOn = parseStamp(cr), parseStamp(up)
+	return c, err
+}
+
+// ListCertifications returns the certifications of a subject.
+func (d *DB) ListCertifications(ctx context.Context, subjectType, subjectID string) ([]Certification, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT `+certfCols+` FROM certifications WHERE subject_type = ? AND subject_id = ? ORDER BY start_date DESC, certification_id`, subjectType, subjectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Certification{}
+	for rows.Next() {
+		c, err := scanCertf(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// GetCertification returns one certification of a subject or ErrNotFound.
+func (d *DB) GetCertification(ctx context.Context, subjectType, subjectID, id string) (Certification, error) {
+	c, err := scanCertf(d.db.QueryRowContext(ctx, `SELECT `+certfCols+` FROM certifications WHERE subject_type = ? AND subject_id = ? AND certification_id = ?`, subjectType, subjectID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, ErrNotFound
+	}
+	return c, err
+}
+
+// SaveCertification creates (empty CertificationID) or replaces a certification.
+func (d *DB) SaveCertification(ctx context.Context, a Audit, c Certification, check func(cur Certification) error) (Certification, error) {
+	isNew := c.CertificationID == ""
+	if isNew {
+		c.CertificationID = NewID()
+	}
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		now := d.stamp()
+		if isNew {
+			if err := checkRefActive(ctx, tx, CertificationTypes, "CertificationType", c.CertificationType, ""); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO certifications(`+certfCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?)`, c.CertificationID, c.OrganisationID, c.SubjectType, c.SubjectID,
+				c.CertificationType, c.CertificationStartDate, c.CertificationExpirationDate, c.CertificationURI, c.Status, now, now); err != nil {
+				return err
+			}
+			return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "Certification", SubjectID: c.CertificationID,
+				OrganisationID: c.OrganisationID, Summary: created(c)})
+		}
+		cur, err := scanCertf(tx.QueryRowContext(ctx, `SELECT `+certfCols+` FROM certifications WHERE subject_type = ? AND subject_id = ? AND certification_id = ?`, c.SubjectType, c.SubjectID, c.CertificationID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		if err := checkRefActive(ctx, tx, CertificationTypes, "CertificationType", c.CertificationType, cur.CertificationType); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE certifications SET certification_type=?, start_date=?, expiration_date=?, uri=?, status=?, updated_on=? WHERE certification_id=?`,
+			c.CertificationType, c.CertificationStartDate, c.CertificationExpirationDate, c.CertificationURI, c.Status, now, c.CertificationID); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Certification", SubjectID: c.CertificationID,
+			OrganisationID: c.OrganisationID, Summary: diff(cur, c)})
+	})
+	if err != nil {
+		return Certification{}, err
+	}
+	return d.GetCertification(ctx, c.SubjectType, c.SubjectID, c.CertificationID)
+}
