@@ -1,0 +1,67 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestEndToEndDocumentsAndCertifications: the Add Document wizard and the
+// Add Certification modal with its Start Date, in the browser.
+func TestEndToEndDocumentsAndCertifications(t *testing.T) {
+	ctx := newBrowser(t)
+	base, _ := startProgram(t)
+	signIn(t, ctx, base, "admin@example.com")
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/organisations/new"),
+		chromedp.SendKeys(chromedp.ID("f-OrganisationName"), "Acme Bank"),
+		chromedp.SendKeys(chromedp.ID("f-RegistrationNumber"), "12345678"),
+		chromedp.SendKeys(chromedp.ID("f-CountryOfRegistration"), "GB"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=tab-documents]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-document]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=add-document]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=document-type-step]`)),
+		chromedp.SetValue(chromedp.ID("f-DocumentType"), "Licence"),
+		chromedp.Click(chromedp.CSS(`[data-testid=next]`)),
+		chromedp.WaitVisible(chromedp.ID("f-DocumentReferenceNumber")),
+	))
+	checkAccessibility(t, ctx, "document wizard")
+	must(t, chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.ID("f-DocumentReferenceNumber"), "FCA-123456"),
+		chromedp.SetValue(chromedp.ID("f-DocumentStartDate"), "2026-01-01"),
+		chromedp.SetValue(chromedp.ID("f-DocumentExpiryDate"), "2028-12-31"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=document-row]`)),
+	))
+	row, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=document-row]`)))
+	if !strings.Contains(row, "FCA-123456") || !strings.Contains(row, "2028-12-31") {
+		t.Fatalf("document row %q", row)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=tab-applications]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=new-application]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=new-application]`)),
+		chromedp.WaitVisible(chromedp.ID("f-ClientName")),
+		chromedp.SendKeys(chromedp.ID("f-ClientName"), "Payments app"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=application-certifications]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=application-certifications]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-certification]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=add-certification]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certification-modal]`)),
+	))
+	checkAccessibility(t, ctx, "certification modal")
+	must(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.ID("f-CertificationType"), "FAPI"),
+		chromedp.SetValue(chromedp.ID("f-CertificationStartDate"), "2026-05-01"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certification-row]`)),
+	))
+	cert, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=certification-row]`)))
+	if !strings.Contains(cert, "FAPI") || !strings.Contains(cert, "2026-05-01") {
+		t.Fatalf("certification row %q", cert)
+	}
+}
