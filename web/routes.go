@@ -23,6 +23,7 @@ func (s *Server) routes() http.Handler {
 	certs := &handlers.Certificates{Base: base, Dir: dir, Store: s.db, Now: s.cfg.Now}
 	keyMat := &handlers.KeyMaterial{Base: base, Dir: dir, Store: s.db}
 	docs := &handlers.Documents{Base: base, Dir: dir, Store: s.db}
+	policies := &handlers.Policies{Base: base, Store: s.db}
 	ssaH := &handlers.SSA{Base: base, Dir: dir, Store: s.db, Keys: s.keys, Issuer: s.cfg.SSAIssuer, Now: s.cfg.Now}
 	refs := &handlers.References{Base: base, Store: s.db}
 	contactTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.ContactTypes, Title: "Contact types", Path: "/references/contact-types"}
@@ -153,6 +154,10 @@ func (s *Server) routes() http.Handler {
 			r.Get("/signing-keys", ssaH.ListKeys)
 			r.Post("/signing-keys", ssaH.RotateKey)
 			r.Post("/signing-keys/{kid}/retire", ssaH.RetireKey)
+			r.Get("/role-metadata-policies", policies.List)
+			r.Post("/role-metadata-policies", policies.Save)
+			r.Get("/role-metadata-policies/{policyID}", policies.Get)
+			r.Put("/role-metadata-policies/{policyID}", policies.Save)
 		})
 		r.Route("/users/super", func(r chi.Router) {
 			r.Use(requireSuperUser)
@@ -264,6 +269,8 @@ func (s *Server) routes() http.Handler {
 				r.Get("/signing-keys", ssaH.ListKeys)
 				r.Post("/signing-keys", ssaH.RotateKey)
 				r.Post("/signing-keys/{kid}/retire", ssaH.RetireKey)
+				r.Get("/role-metadata-policies", policies.List)
+				r.Post("/role-metadata-policies", policies.Save)
 			})
 			r.With(requireSuperUser).Get("/dev/outbox", pages.Outbox)
 		})

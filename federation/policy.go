@@ -1,0 +1,174 @@
+// Package federation holds OpenID Federation 1.0 rules: the entity types
+// trustframe accepts and the validation of metadata policies (§6.1).
+package federation
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// EntityTypes are the entity types a role metadata policy may target: the
+// four OpenID Federation protocol types and the wallet ecosystem types.
+var EntityTypes = []string{
+	"openid_relying_party", "openid_provider", "oauth_authorization_server", "oauth_client",
+	"openid_credential_issuer", "openid_credential_verifier", "openid_wallet_provider", "openid_credential_verifier_provider",
+}
+
+// ValidEntityType reports whether t is one of EntityTypes.
+func ValidEntityType(t string) bool {
+	for _, e := range EntityTypes {
+		if e == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Operators are the policy operators of OpenID Federation 1.0 §6.1.3.1.
+var Operators = []string{"value", "add", "default", "one_of", "subset_of", "superset_of", "essential"}
+
+// PolicyError is one problem in a metadata policy, located by parameter.
+type PolicyError struct {
+	Parameter string
+	Message   string
+}
+
+func (e PolicyError) Error() string { return e.Parameter + ": " + e.Message }
+
+// ValidatePolicy checks the metadata policy of one entity type: a JSON
+// object of metadata parameters, each an object of operators with values of
+// the right type, combined only as §6.1.3.1 allows. It returns every problem.
+func ValidatePolicy(raw json.RawMessage) []PolicyError {
+	var params map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &params); err != nil || params == nil {
+		return []PolicyError{{Parameter: "", Message: "the policy must be a JSON object of metadata parameters"}}
+	}
+	names := make([]string, 0, len(params))
+	for n := range params {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []PolicyError
+	for _, name := range names {
+		for _, msg := range validateParameter(params[name]) {
+			out = append(out, PolicyError{Parameter: name, Message: msg})
+		}
+	}
+	return out
+}
+
+func validateParameter(raw json.RawMessage) []string {
+	var ops map[string]any
+	if err := json.Unmarshal(raw, &ops); err != nil || ops == nil {
+		return []string{"a parameter policy must be a JSON object of operators"}
+	}
+	if len(ops) == 0 {
+		return []string{"a parameter policy needs at least one operator"}
+	}
+	var errs []string
+	for op := range ops {
+		known := false
+		for _, k := range Operators {
+			known = known || k == op
+		}
+		if !known {
+			errs = append(errs, fmt.Sprintf("unknown operator %q (known: %s)", op, strings.Join(Operators, ", ")))
+		}
+	}
+	// Operand types.
+	arrayOp := func(op string, nonEmpty bool) ([]any, bool) {
+		v, ok := ops[op]
+		if !ok {
+			return nil, false
+		}
+		l, isList := v.([]any)
+		if !isList {
+			errs = append(errs, op+" takes a JSON array")
+			return nil, false
+		}
+		if nonEmpty && len(l) == 0 {
+			errs = append(errs, op+" takes a non-empty JSON array")
+			return nil, false
+		}
+		return l, true
+	}
+	oneOf, hasOneOf := arrayOp("one_of", true)
+	subsetOf, hasSubset := arrayOp("subset_of", false)
+	supersetOf, hasSuperset := arrayOp("superset_of", false)
+	add, hasAdd := ops["add"]
+	addList, _ := add.([]any)
+	if hasAdd && addList == nil {
+		addList = []any{add} // a single value adds one element
+	}
+	value, hasValue := ops["value"]
+	_, hasDefault := ops["default"]
+	essential, hasEssential := ops["essential"]
+	if hasEssential {
+		if _, ok := essential.(bool); !ok {
+			errs = append(errs, "essential takes true or false")
+		}
+	}
+	if hasDefault && ops["default"] == nil {
+		errs = append(errs, "default must not be null")
+	}
+	// Combinations.
+	if hasOneOf && hasAdd {
+		errs = append(errs, "one_of cannot be combined with add")
+	}
+	if hasOneOf && hasSubset {
+		errs = append(errs, "one_of cannot be combined with subset_of")
+	}
+	if hasOneOf && hasSuperset {
+		errs = append(errs, "one_of cannot be combined with superset_of")
+	}
+	if hasValue {
+		vl, valueIsList := value.([]any)
+		if value == nil && hasDefault {
+			errs = append(errs, "value null cannot be combined with default")
+		}
+		if value == nil && essential == true {
+			errs = append(errs, "value null cannot be combined with essential true")
+		}
+		if hasAdd && (!valueIsList || !subset(addList, vl)) {
+			errs = append(errs, "the values of add must be a subset of value")
+		}
+		if hasOneOf && !contains(oneOf, value) {
+			errs = append(errs, "value must be one of one_of")
+		}
+		if hasSubset && value != nil && (!valueIsList || !subset(vl, subsetOf)) {
+			errs = append(errs, "value must be a subset of subset_of")
+		}
+		if hasSuperset && value != nil && (!valueIsList || !subset(supersetOf, vl)) {
+			errs = append(errs, "value must be a superset of superset_of")
+		}
+	}
+	if hasAdd && hasSubset && !subset(addList, subsetOf) {
+		errs = append(errs, "the values of add must be a subset of subset_of")
+	}
+	if hasSubset && hasSuperset && !subset(supersetOf, subsetOf) {
+		errs = append(errs, "superset_of must be a subset of subset_of")
+	}
+	sort.Strings(errs)
+	return errs
+}
+
+func contains(list []any, v any) bool {
+	for _, x := range list {
+		if reflect.DeepEqual(x, v) {
+			return true
+		}
+	}
+	return false
+}
+
+func subset(a, b []any) bool {
+	for _, x := range a {
+		if !contains(b, x) {
+			return false
+		}
+	}
+	return true
+}

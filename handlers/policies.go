@@ -1,0 +1,171 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/trustframe/trustframe/federation"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
+)
+
+type policyStore interface {
+	ListRoleMetadataPolicies(ctx context.Context) ([]store.RoleMetadataPolicy, error)
+	GetRoleMetadataPolicy(ctx context.Context, id string) (store.RoleMetadataPolicy, error)
+	SaveRoleMetadataPolicy(ctx context.Context, a store.Audit, p store.RoleMetadataPolicy, check func(store.RoleMetadataPolicy) error) (store.RoleMetadataPolicy, error)
+}
+
+// Policies serves Reference Data > Role metadata policies.
+type Policies struct {
+	*Base
+	Store policyStore
+}
+
+type policyIn struct {
+	PolicyID    string          `json:"PolicyId"`
+	Role        string          `json:"Role"`
+	EntityType  string          `json:"EntityType"`
+	Policy      json.RawMessage `json:"Policy"`
+	Description string          `json:"Description"`
+	Status      string          `json:"Status"`
+	CreatedOn   any             `json:"CreatedOn"`
+	UpdatedOn   any             `json:"UpdatedOn"`
+}
+
+// policyForm is the browser form (the policy as text).
+type policyForm struct {
+	Role        string `json:"Role"`
+	EntityType  string `json:"EntityType"`
+	Policy      string `json:"Policy"`
+	Description string `json:"Description"`
+	Status      string `json:"Status"`
+}
+
+func (h *Policies) page(w http.ResponseWriter, r *http.Request, status int, form views.PolicyForm) {
+	ps, err := h.Store.ListRoleMetadataPolicies(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	form.EntityTypes = federation.EntityTypes
+	Render(w, r, status, views.Policies(h.Shell(r, "Role metadata policies", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Role metadata policies"}),
+		views.PoliciesPage{Policies: ps, Form: form}))
+}
+
+// List lists the policies.
+func (h *Policies) List(w http.ResponseWriter, r *http.Request) {
+	if !WantsJSON(r) {
+		h.page(w, r, http.StatusOK, views.PolicyForm{Policy: "{\n  \"grant_types\": {\"subset_of\": [\"authorization_code\"]}\n}"})
+		return
+	}
+	ps, err := h.Store.ListRoleMetadataPolicies(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, ps)
+}
+
+// Get is one policy.
+func (h *Policies) Get(w http.ResponseWriter, r *http.Request) {
+	p, err := h.Store.GetRoleMetadataPolicy(r.Context(), PathParam(r, "policyID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Role metadata policy"))
+		return
+	}
+	SetETag(w, p)
+	WriteJSON(w, http.StatusOK, p)
+}
+
+// validate checks a policy: an unsupported entity type is a 400 (seed §7);
+// field and operator problems are a 422, one entry per problem.
+func validatePolicy(in *store.RoleMetadataPolicy) error {
+	if !federation.ValidEntityType(in.EntityType) {
+		msg := "EntityType " + in.EntityType + " is not supported; use one of " + strings.Join(federation.EntityTypes, ", ")
+		return &Error{Status: http.StatusBadRequest, Code: "unsupported_entity_type", Message: msg,
+			Fields: []FieldError{{Code: "unsupported_entity_type", Field: "EntityType", Message: msg}}}
+	}
+	f := map[string]string{}
+	required(f, "Role", in.Role, "Role")
+	checkLen(f, "Role", in.Role, 100)
+	checkLen(f, "Description", in.Description, 500)
+	if in.Status == "" {
+		in.Status = "Active"
+	}
+	if in.Status != "Active" && in.Status != "Inactive" {
+		f["Status"] = "Status must be Active or Inactive."
+	}
+	e := Validation(f)
+	for _, pe := range federation.ValidatePolicy(in.Policy) {
+		msg := pe.Message
+		if pe.Parameter != "" {
+			msg = pe.Parameter + ": " + msg
+		}
+		e.Fields = append(e.Fields, FieldError{Code: "invalid_policy", Field: "Policy", Message: msg})
+	}
+	if len(e.Fields) == 0 {
+		var compact bytes.Buffer
+		_ = json.Compact(&compact, in.Policy)
+		in.Policy = compact.Bytes()
+		return nil
+	}
+	return e
+}
+
+// Save creates (POST) or replaces (PUT …/{id}) a policy.
+func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
+	var p store.RoleMetadataPolicy
+	if WantsJSON(r) {
+		var in policyIn
+		if err := Decode(w, r, &in); err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		p = store.RoleMetadataPolicy{Role: in.Role, EntityType: in.EntityType, Policy: in.Policy, Description: in.Description, Status: in.Status}
+	} else {
+		var in policyForm
+		if err := Decode(w, r, &in); err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		p = store.RoleMetadataPolicy{Role: in.Role, EntityType: in.EntityType, Policy: json.RawMessage(in.Policy), Description: in.Description, Status: in.Status}
+	}
+	p.PolicyID = PathParam(r, "policyID")
+	isNew := p.PolicyID == ""
+	err := validatePolicy(&p)
+	var saved store.RoleMetadataPolicy
+	if err == nil {
+		saved, err = h.Store.SaveRoleMetadataPolicy(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p, func(cur store.RoleMetadataPolicy) error { return CheckIfMatch(r, cur) })
+		err = storeError(err, "Role metadata policy")
+	}
+	if err != nil {
+		if !WantsJSON(r) && AsError(err).Status < 500 {
+			form := views.PolicyForm{Role: p.Role, EntityType: p.EntityType, Policy: string(p.Policy), Description: p.Description, Errors: map[string]string{}}
+			for _, fe := range AsError(err).Fields {
+				form.Errors[fe.Field] = strings.TrimSpace(form.Errors[fe.Field] + " " + fe.Message)
+			}
+			if len(form.Errors) == 0 {
+				form.Errors["Role"] = AsError(err).Message
+			}
+			h.page(w, r, AsError(err).Status, form)
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "The policy for "+saved.Role+" / "+saved.EntityType+" was saved.")
+		Redirect(w, r, "/references/role-metadata-policies")
+		return
+	}
+	SetETag(w, saved)
+	if isNew {
+		w.Header().Set("Location", "/api/references/role-metadata-policies/"+saved.PolicyID)
+		WriteJSON(w, http.StatusCreated, saved)
+		return
+	}
+	WriteJSON(w, http.StatusOK, saved)
+}

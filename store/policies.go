@@ -1,0 +1,107 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// RoleMetadataPolicy is a metadata policy for one role and entity type.
+type RoleMetadataPolicy struct {
+	PolicyID    string          `json:"PolicyId"`
+	Role        string          `json:"Role"`
+	EntityType  string          `json:"EntityType"`
+	Policy      json.RawMessage `json:"Policy"`
+	Description string          `json:"Description"`
+	Status      string          `json:"Status"`
+	CreatedOn   time.Time       `json:"CreatedOn"`
+	UpdatedOn   time.Time       `json:"UpdatedOn"`
+}
+
+const rmpCols = `policy_id, role, entity_type, policy, description, status, created_on, updated_on`
+
+func scanRMP(row interface{ Scan(...any) error }) (RoleMetadataPolicy, error) {
+	var p RoleMetadataPolicy
+	var pol, c, u string
+	err := row.Scan(&p.PolicyID, &p.Role, &p.EntityType, &pol, &p.Description, &p.Status, &c, &u)
+	p.Policy, p.CreatedOn, p.UpdatedOn = json.RawMessage(pol), parseStamp(c), parseStamp(u)
+	return p, err
+}
+
+// ListRoleMetadataPolicies returns every policy.
+func (d *DB) ListRoleMetadataPolicies(ctx context.Context) ([]RoleMetadataPolicy, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT `+rmpCols+` FROM role_metadata_policies ORDER BY role, entity_type`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []RoleMetadataPolicy{}
+	for rows.Next() {
+		p, err := scanRMP(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// GetRoleMetadataPolicy returns one policy or ErrNotFound.
+func (d *DB) GetRoleMetadataPolicy(ctx context.Context, id string) (RoleMetadataPolicy, error) {
+	p, err := scanRMP(d.db.QueryRowContext(ctx, `SELECT `+rmpCols+` FROM role_metadata_policies WHERE policy_id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, ErrNotFound
+	}
+	return p, err
+}
+
+// SaveRoleMetadataPolicy creates (empty PolicyID) or replaces a policy; one
+// policy per role and entity type.
+func (d *DB) SaveRoleMetadataPolicy(ctx context.Context, a Audit, p RoleMetadataPolicy, check func(cur RoleMetadataPolicy) error) (RoleMetadataPolicy, error) {
+	isNew := p.PolicyID == ""
+	if isNew {
+		p.PolicyID = NewID()
+	}
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM role_metadata_policies WHERE role = ? AND entity_type = ? AND policy_id <> ?`, p.Role, p.EntityType, p.PolicyID).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return &ConflictError{Message: fmt.Sprintf("role %s already has a policy for %s", p.Role, p.EntityType)}
+		}
+		now := d.stamp()
+		if isNew {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO role_metadata_policies(`+rmpCols+`) VALUES (?,?,?,?,?,?,?,?)`,
+				p.PolicyID, p.Role, p.EntityType, string(p.Policy), p.Description, p.Status, now, now); err != nil {
+				return err
+			}
+			return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "RoleMetadataPolicy", SubjectID: p.PolicyID,
+				Summary: "Role: " + p.Role + "; EntityType: " + p.EntityType})
+		}
+		cur, err := scanRMP(tx.QueryRowContext(ctx, `SELECT `+rmpCols+` FROM role_metadata_policies WHERE policy_id = ?`, p.PolicyID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE role_metadata_policies SET role=?, entity_type=?, policy=?, description=?, status=?, updated_on=? WHERE policy_id=?`,
+			p.Role, p.EntityType, string(p.Policy), p.Description, p.Status, now, p.PolicyID); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "RoleMetadataPolicy", SubjectID: p.PolicyID, Summary: diff(cur, p)})
+	})
+	if err != nil {
+		return RoleMetadataPolicy{}, err
+	}
+	return d.GetRoleMetadataPolicy(ctx, p.PolicyID)
+}

@@ -1,0 +1,62 @@
+package web_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+func TestRoleMetadataPolicies(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	p := a.must(201, "POST", "/references/role-metadata-policies", `{"Role":"PISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code","refresh_token"]},"token_endpoint_auth_method":{"one_of":["private_key_jwt","tls_client_auth"],"essential":true}}}`)
+	id := p["PolicyId"].(string)
+	if p["Status"] != "Active" {
+		t.Fatal(p)
+	}
+	// Wallet entity types are accepted.
+	for _, typ := range []string{"openid_credential_issuer", "openid_credential_verifier", "openid_wallet_provider", "openid_credential_verifier_provider"} {
+		a.must(201, "POST", "/references/role-metadata-policies", `{"Role":"WALLET","EntityType":"`+typ+`","Policy":{"client_name":{"essential":true}}}`)
+	}
+	// Outside the supported set: 400.
+	for _, typ := range []string{"federation_entity", "trust_mark_issuer", "openid_relying_party_v2"} {
+		r, m := a.do("POST", "/references/role-metadata-policies", `{"Role":"X","EntityType":"`+typ+`","Policy":{}}`)
+		if r.StatusCode != 400 || fieldsOf(m)["EntityType"] == "" {
+			t.Errorf("%s: %d %v", typ, r.StatusCode, m)
+		}
+	}
+	// Illegal operators and combinations: 422, one entry each, naming the parameter.
+	r, m := a.do("POST", "/references/role-metadata-policies", `{"Role":"AISP","EntityType":"openid_provider","Policy":{"alg":{"one_of":["PS256"],"subset_of":["PS256"]},"scope":{"value":null,"essential":true}}}`)
+	if r.StatusCode != 422 {
+		t.Fatalf("%d %v", r.StatusCode, m)
+	}
+	msgs := []string{}
+	for _, e := range m["errors"].([]any) {
+		msgs = append(msgs, e.(map[string]any)["message"].(string))
+	}
+	joined := strings.Join(msgs, " | ")
+	if len(msgs) != 2 || !strings.Contains(joined, "alg: one_of cannot be combined with subset_of") || !strings.Contains(joined, "scope: value null cannot be combined with essential true") {
+		t.Fatalf("%v", msgs)
+	}
+	a.must(409, "POST", "/references/role-metadata-policies", `{"Role":"PISP","EntityType":"openid_relying_party","Policy":{"scope":{"essential":true}}}`)
+	u := a.must(200, "PUT", "/references/role-metadata-policies/"+id, `{"Role":"PISP","EntityType":"openid_relying_party","Policy":{"scope":{"superset_of":["openid"]}},"Status":"Inactive"}`)
+	if u["Status"] != "Inactive" || !strings.Contains(mustMarshal(u["Policy"]), "superset_of") {
+		t.Fatal(u)
+	}
+	a.must(404, "GET", "/references/role-metadata-policies/nope", "")
+	dana := newAPIWithInvite(t, env, a, "dana@example.com")
+	dana.must(403, "GET", "/references/role-metadata-policies", "")
+
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.PostForm(env.URL+"/references/role-metadata-policies", url.Values{"Role": {"CBPII"}, "EntityType": {"oauth_client"}, "Policy": {`{"grant_types":{"value":["implicit"],"add":["refresh_token"]}}`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	if resp.StatusCode != 422 || !strings.Contains(doc.Find("[data-testid=error-Policy]").Text(), "subset of value") {
+		t.Fatalf("form: %d %q", resp.StatusCode, doc.Find("[data-testid=error-Policy]").Text())
+	}
+}
