@@ -16,6 +16,8 @@ const usage = `trustframe — the administration service of a trust framework.
 Usage:
   trustframe serve [flags]      run the service (the embedded default needs no flags)
   trustframe migrate [flags]    apply database migrations and exit
+  trustframe anchor --config FILE [--addr HOST:PORT]
+                                a standalone OpenID Federation trust anchor
   trustframe backup --to FILE   copy the database consistently (also while serve runs)
   trustframe keys list|rotate [--alg ALG]|retire --kid KID
                                 the SSA signing keys
@@ -64,6 +66,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdServe(ctx, args[1:], getenv, stdout, stderr)
 	case "keys":
 		return cmdKeys(ctx, args[1:], getenv, stdout, stderr)
+	case "anchor":
+		return cmdAnchor(ctx, args[1:], getenv, stdout, stderr)
 	case "backup":
 		return cmdBackup(ctx, args[1:], getenv, stdout, stderr)
 	case "seed":

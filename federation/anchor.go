@@ -1,0 +1,465 @@
+package federation
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"gopkg.in/yaml.v3"
+)
+
+// AnchorConfig is the file of a standalone trust anchor (DESIGN §8).
+type AnchorConfig struct {
+	EntityID          string        `yaml:"entity_id"`
+	OrganizationName  string        `yaml:"organization_name"`
+	StatementLifetime string        `yaml:"statement_lifetime"`
+	Keys              []KeyConfig   `yaml:"keys"`
+	Subordinates      []Subordinate `yaml:"subordinates"`
+}
+
+// KeyConfig names a PEM private key and its JWS algorithm.
+type KeyConfig struct {
+	File string `yaml:"file"`
+	Alg  string `yaml:"alg"`
+}
+
+// Subordinate is an entity the anchor makes statements about.
+type Subordinate struct {
+	EntityID       string         `yaml:"entity_id"`
+	JWKSFile       string         `yaml:"jwks_file"`
+	JWKS           map[string]any `yaml:"jwks"`
+	JWKSURI        string         `yaml:"jwks_uri"`
+	EntityTypes    []string       `yaml:"entity_types"`
+	MetadataPolicy map[string]any `yaml:"metadata_policy"`
+	Constraints    map[string]any `yaml:"constraints"`
+	Metadata       map[string]any `yaml:"metadata"`
+
+	jwks json.RawMessage // loaded from jwks or jwks_file
+}
+
+// Anchor is a loaded, checked configuration with its signing keys.
+type Anchor struct {
+	cfg      AnchorConfig
+	lifetime time.Duration
+	signer   jose.Signer
+	resolver jose.Signer
+	jwks     jose.JSONWebKeySet
+	subs     map[string]*Subordinate
+}
+
+// LoadAnchor reads and checks the configuration file; every error names
+// the file, and the key path or subordinate, and the reason.
+func LoadAnchor(path string) (*Anchor, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var cfg AnchorConfig
+	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
+	}
+	u, err := url.Parse(cfg.EntityID)
+	if err != nil || u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname())) || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fail("entity_id %q must be an https URL without query or fragment", cfg.EntityID)
+	}
+	a := &Anchor{cfg: cfg, lifetime: 24 * time.Hour, subs: map[string]*Subordinate{}}
+	if cfg.StatementLifetime != "" {
+		if a.lifetime, err = time.ParseDuration(cfg.StatementLifetime); err != nil || a.lifetime <= 0 {
+			return nil, fail("statement_lifetime %q is not a positive duration like 24h", cfg.StatementLifetime)
+		}
+	}
+	if len(cfg.Keys) == 0 {
+		return nil, fail("keys: the anchor needs at least one signing key")
+	}
+	var signingKey jose.JSONWebKey
+	for i, k := range cfg.Keys {
+		kp := k.File
+		if !filepath.IsAbs(kp) {
+			kp = filepath.Join(filepath.Dir(path), kp)
+		}
+		priv, err := loadPrivateKey(kp)
+		if err != nil {
+			return nil, fail("keys[%d] %s: %v", i, kp, err)
+		}
+		if err := algFits(k.Alg, priv); err != nil {
+			return nil, fail("keys[%d] %s: %v", i, kp, err)
+		}
+		pub := jose.JSONWebKey{Key: priv.Public(), Algorithm: k.Alg, Use: "sig"}
+		tp, err := pub.Thumbprint(crypto.SHA256)
+		if err != nil {
+			return nil, fail("keys[%d] %s: %v", i, kp, err)
+		}
+		pub.KeyID = b64(tp)
+		a.jwks.Keys = append(a.jwks.Keys, pub)
+		if i == 0 {
+			signingKey = jose.JSONWebKey{Key: priv, KeyID: pub.KeyID, Algorithm: k.Alg}
+		}
+	}
+	if a.signer, err = jose.NewSigner(jose.SigningKey{Algorithm: jose.SignatureAlgorithm(signingKey.Algorithm), Key: signingKey},
+		(&jose.SignerOptions{}).WithType("entity-statement+jwt")); err != nil {
+		return nil, fail("keys[0]: %v", err)
+	}
+	if a.resolver, err = jose.NewSigner(jose.SigningKey{Algorithm: jose.SignatureAlgorithm(signingKey.Algorithm), Key: signingKey},
+		(&jose.SignerOptions{}).WithType("resolve-response+jwt")); err != nil {
+		return nil, fail("keys[0]: %v", err)
+	}
+	for i := range cfg.Subordinates {
+		s := &cfg.Subordinates[i]
+		where := fmt.Sprintf("subordinates[%d] (%s)", i, s.EntityID)
+		su, err := url.Parse(s.EntityID)
+		if err != nil || su.Host == "" || (su.Scheme != "https" && su.Scheme != "http") {
+			return nil, fail("%s: entity_id must be an https URL", where)
+		}
+		if _, dup := a.subs[s.EntityID]; dup {
+			return nil, fail("%s: duplicate subordinate", where)
+		}
+		sources := 0
+		for _, set := range []bool{s.JWKSFile != "", s.JWKS != nil, s.JWKSURI != ""} {
+			if set {
+				sources++
+			}
+		}
+		if sources != 1 {
+			return nil, fail("%s: give exactly one of jwks_file, jwks, jwks_uri", where)
+		}
+		switch {
+		case s.JWKSFile != "":
+			jp := s.JWKSFile
+			if !filepath.IsAbs(jp) {
+				jp = filepath.Join(filepath.Dir(path), jp)
+			}
+			jb, err := os.ReadFile(jp)
+			if err != nil {
+				return nil, fail("%s: jwks_file %s: %v", where, jp, err)
+			}
+			if err := checkPublicJWKS(jb); err != nil {
+				return nil, fail("%s: jwks_file %s: %v", where, jp, err)
+			}
+			s.jwks = jb
+		case s.JWKS != nil:
+			jb, _ := json.Marshal(s.JWKS)
+			if err := checkPublicJWKS(jb); err != nil {
+				return nil, fail("%s: jwks: %v", where, err)
+			}
+			s.jwks = jb
+		}
+		for etype, pol := range s.MetadataPolicy {
+			pb, _ := json.Marshal(pol)
+			for _, pe := range ValidatePolicy(pb) {
+				return nil, fail("%s: metadata_policy.%s.%s: %s", where, etype, pe.Parameter, pe.Message)
+			}
+		}
+		a.subs[s.EntityID] = s
+	}
+	return a, nil
+}
+
+func isLoopback(h string) bool { return h == "localhost" || h == "127.0.0.1" || h == "::1" }
+
+func loadPrivateKey(path string) (crypto.Signer, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	blk, _ := pem.Decode(b)
+	if blk == nil {
+		return nil, errors.New("not a PEM file")
+	}
+	var key any
+	switch blk.Type {
+	case "PRIVATE KEY":
+		key, err = x509.ParsePKCS8PrivateKey(blk.Bytes)
+	case "RSA PRIVATE KEY":
+		key, err = x509.ParsePKCS1PrivateKey(blk.Bytes)
+	case "EC PRIVATE KEY":
+		key, err = x509.ParseECPrivateKey(blk.Bytes)
+	default:
+		return nil, fmt.Errorf("PEM block %q is not a private key", blk.Type)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s, ok := key.(crypto.Signer)
+	if !ok {
+		return nil, fmt.Errorf("unsupported key type %T", key)
+	}
+	return s, nil
+}
+
+// algFits checks the JWS algorithm of a key.
+func algFits(alg string, k crypto.Signer) error {
+	switch key := k.(type) {
+	case *rsa.PrivateKey:
+		switch alg {
+		case "PS256", "PS384", "PS512", "RS256", "RS384", "RS512":
+			if key.N.BitLen() < 2048 {
+				return errors.New("RSA keys need at least 2048 bits")
+			}
+			return nil
+		}
+	case *ecdsa.PrivateKey:
+		if (alg == "ES256" && key.Curve == elliptic.P256()) || (alg == "ES384" && key.Curve == elliptic.P384()) {
+			return nil
+		}
+	case ed25519.PrivateKey:
+		if alg == "EdDSA" {
+			return nil
+		}
+	}
+	return fmt.Errorf("alg %q does not fit a %T (RSA: PS256/RS256…, EC P-256: ES256, P-384: ES384, Ed25519: EdDSA)", alg, k)
+}
+
+func checkPublicJWKS(b []byte) error {
+	var set jose.JSONWebKeySet
+	if err := json.Unmarshal(b, &set); err != nil {
+		return fmt.Errorf("not a JWK set: %v", err)
+	}
+	if len(set.Keys) == 0 {
+		return errors.New("the JWK set is empty")
+	}
+	for _, k := range set.Keys {
+		if !k.IsPublic() {
+			return errors.New("the JWK set holds a private key")
+		}
+	}
+	return nil
+}
+
+func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
+
+// sign makes a statement JWT with the anchor's first key.
+func (a *Anchor) sign(s jose.Signer, claims map[string]any) (string, error) {
+	payload, err := json.Marshal(claims)
+	if err != nil {
+		return "", err
+	}
+	jws, err := s.Sign(payload)
+	if err != nil {
+		return "", err
+	}
+	return jws.CompactSerialize()
+}
+
+// EntityConfiguration is the anchor's own statement.
+func (a *Anchor) EntityConfiguration(now time.Time) (string, error) {
+	id := strings.TrimRight(a.cfg.EntityID, "/")
+	fe := map[string]any{
+		"federation_fetch_endpoint":   id + "/fetch",
+		"federation_list_endpoint":    id + "/list",
+		"federation_resolve_endpoint": id + "/resolve",
+	}
+	if a.cfg.OrganizationName != "" {
+		fe["organization_name"] = a.cfg.OrganizationName
+	}
+	return a.sign(a.signer, map[string]any{
+		"iss": a.cfg.EntityID, "sub": a.cfg.EntityID, "iat": now.Unix(), "exp": now.Add(a.lifetime).Unix(),
+		"jwks": a.jwks, "metadata": map[string]any{"federation_entity": fe},
+	})
+}
+
+// fedError is an OpenID Federation error response.
+type fedError struct {
+	Status      int
+	Code        string
+	Description string
+}
+
+func (e *fedError) Error() string { return e.Code + ": " + e.Description }
+
+func (a *Anchor) subordinateJWKS(ctx context.Context, s *Subordinate, client *http.Client) (json.RawMessage, error) {
+	if s.jwks != nil {
+		return s.jwks, nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.JWKSURI, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 256<<10))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("jwks_uri %s: HTTP %d", s.JWKSURI, resp.StatusCode)
+	}
+	if err := checkPublicJWKS(b); err != nil {
+		return nil, fmt.Errorf("jwks_uri %s: %v", s.JWKSURI, err)
+	}
+	return b, nil
+}
+
+// SubordinateStatement is the statement about sub.
+func (a *Anchor) SubordinateStatement(ctx context.Context, sub string, now time.Time, client *http.Client) (string, *Subordinate, error) {
+	s, ok := a.subs[sub]
+	if !ok {
+		return "", nil, &fedError{http.StatusNotFound, "not_found", "no subordinate " + sub}
+	}
+	jwks, err := a.subordinateJWKS(ctx, s, client)
+	if err != nil {
+		return "", nil, &fedError{http.StatusInternalServerError, "server_error", err.Error()}
+	}
+	claims := map[string]any{"iss": a.cfg.EntityID, "sub": sub, "iat": now.Unix(), "exp": now.Add(a.lifetime).Unix(), "jwks": json.RawMessage(jwks)}
+	if len(s.MetadataPolicy) > 0 {
+		claims["metadata_policy"] = s.MetadataPolicy
+	}
+	if len(s.Constraints) > 0 {
+		claims["constraints"] = s.Constraints
+	}
+	if len(s.Metadata) > 0 {
+		claims["metadata"] = s.Metadata
+	}
+	tok, err := a.sign(a.signer, claims)
+	return tok, s, err
+}
+
+// List is the entity ids of the subordinates of any of the given types.
+func (a *Anchor) List(types []string) []string {
+	out := []string{}
+	for id, s := range a.subs {
+		if len(types) == 0 {
+			out = append(out, id)
+			continue
+		}
+		for _, want := range types {
+			if contains(anyList(s.EntityTypes), want) {
+				out = append(out, id)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func anyList(l []string) []any {
+	out := make([]any, len(l))
+	for i, s := range l {
+		out[i] = s
+	}
+	return out
+}
+
+// Server serves a trust anchor whose configuration can be replaced (SIGHUP).
+type Server struct {
+	mu     sync.RWMutex
+	anchor *Anchor
+	Now    func() time.Time
+	Client *http.Client
+}
+
+// NewServer serves an anchor.
+func NewServer(a *Anchor) *Server {
+	return &Server{anchor: a, Now: time.Now, Client: &http.Client{Timeout: 10 * time.Second}}
+}
+
+// Replace swaps in a newly loaded anchor.
+func (s *Server) Replace(a *Anchor) {
+	s.mu.Lock()
+	s.anchor = a
+	s.mu.Unlock()
+}
+
+func (s *Server) current() *Anchor {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.anchor
+}
+
+func writeFedError(w http.ResponseWriter, e *fedError) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(e.Status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": e.Code, "error_description": e.Description})
+}
+
+func writeJWT(w http.ResponseWriter, typ, tok string, lifetime time.Duration) {
+	w.Header().Set("Content-Type", "application/"+typ)
+	w.Header().Set("Cache-Control", fmt.Sprintf("public, max-age=%d", int(min(lifetime, time.Hour).Seconds())))
+	_, _ = w.Write([]byte(tok))
+}
+
+// ServeHTTP answers the federation endpoints.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", "GET")
+		writeFedError(w, &fedError{http.StatusMethodNotAllowed, "invalid_request", "only GET is served"})
+		return
+	}
+	a := s.current()
+	now := s.Now()
+	q := r.URL.Query()
+	switch r.URL.Path {
+	case "/.well-known/openid-federation":
+		tok, err := a.EntityConfiguration(now)
+		if err != nil {
+			writeFedError(w, &fedError{http.StatusInternalServerError, "server_error", err.Error()})
+			return
+		}
+		writeJWT(w, "entity-statement+jwt", tok, a.lifetime)
+	case "/fetch":
+		for k := range q {
+			if k != "sub" {
+				writeFedError(w, &fedError{http.StatusBadRequest, "unsupported_parameter", "fetch takes only sub, not " + k})
+				return
+			}
+		}
+		sub := q.Get("sub")
+		if sub == "" || len(q["sub"]) > 1 {
+			writeFedError(w, &fedError{http.StatusBadRequest, "invalid_request", "give sub once"})
+			return
+		}
+		if sub == a.cfg.EntityID {
+			writeFedError(w, &fedError{http.StatusBadRequest, "invalid_request", "the anchor's own statement is at /.well-known/openid-federation"})
+			return
+		}
+		tok, _, err := a.SubordinateStatement(r.Context(), sub, now, s.Client)
+		if err != nil {
+			var fe *fedError
+			if errors.As(err, &fe) {
+				writeFedError(w, fe)
+				return
+			}
+			writeFedError(w, &fedError{http.StatusInternalServerError, "server_error", err.Error()})
+			return
+		}
+		writeJWT(w, "entity-statement+jwt", tok, a.lifetime)
+	case "/list":
+		for k := range q {
+			if k != "entity_type" {
+				writeFedError(w, &fedError{http.StatusBadRequest, "unsupported_parameter", "list does not support " + k})
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(a.List(q["entity_type"]))
+	case "/resolve":
+		s.resolve(w, r, a, now)
+	default:
+		writeFedError(w, &fedError{http.StatusNotFound, "not_found", "no endpoint " + r.URL.Path})
+	}
+}
