@@ -245,4 +245,3 @@ func TestApplyPolicy(t *testing.T) {
 		}
 	}
 }
-
