@@ -206,6 +206,7 @@ func TestAnchorConfigErrors(t *testing.T) {
 			"metadata_policy.openid_provider.alg: one_of cannot be combined with add"},
 		"unknown field":    {"entity_id: https://a.example\nkees: []\n", "kees"},
 		"bad entity id":    {"entity_id: ftp://a.example\nkeys: [{file: k.pem, alg: ES256}]\n", "entity_id"},
+		"http subordinate": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: http://s.example, jwks_uri: https://s.example/jwks}\n", "http only on loopback"},
 		"two jwks sources": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks_uri: https://s.example/jwks, jwks_file: x.json}\n", "exactly one of"},
 	}
 	for name, c := range cases {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -54,6 +55,11 @@ func TestEndToEndDocumentsAndCertifications(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certification-modal]`)),
 	))
 	checkAccessibility(t, ctx, "certification modal")
+	if dir := os.Getenv("TRUSTFRAME_SCREENSHOT_DIR"); dir != "" {
+		if b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+			_ = os.WriteFile(dir+"/certification-modal.png", b, 0o644)
+		}
+	}
 	must(t, chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("f-CertificationType"), "FAPI"),
 		chromedp.SetValue(chromedp.ID("f-CertificationStartDate"), "2026-05-01"),
