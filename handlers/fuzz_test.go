@@ -46,3 +46,15 @@ func FuzzParseConflict(f *testing.F) {
 		}
 	})
 }
+
+func TestDecodeMultipartForm(t *testing.T) {
+	body := "--b\r\nContent-Disposition: form-data; name=\"Email\"\r\n\r\na@example.com\r\n--b--\r\n"
+	r := httptest.NewRequest(http.MethodPost, "/x", strings.NewReader(body))
+	r.Header.Set("Content-Type", "multipart/form-data; boundary=b")
+	var in struct {
+		Email string `json:"Email"`
+	}
+	if err := Decode(httptest.NewRecorder(), r, &in); err != nil || in.Email != "a@example.com" {
+		t.Fatalf("%v %q", err, in.Email)
+	}
+}

@@ -183,7 +183,13 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 		if IsAPI(r) {
 			return &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Message: "the API takes application/json"}
 		}
-		if err := r.ParseForm(); err != nil {
+		var err error
+		if ct == "multipart/form-data" {
+			err = r.ParseMultipartForm(MaxBody)
+		} else {
+			err = r.ParseForm()
+		}
+		if err != nil {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
 				return &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: fmt.Sprintf("the body is larger than %d bytes", MaxBody)}
