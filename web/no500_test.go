@@ -1,0 +1,97 @@
+package web_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// TestNoBadInputReachesA500 sends every /api route malformed, mistyped and
+// odd input, with real and unknown ids in the path: none may answer 5xx.
+func TestNoBadInputReachesA500(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	aid := a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"App"}`)["SoftwareStatementId"].(string)
+	ids := map[string][]string{
+		"orgID":     {oid, "00000000-0000-4000-8000-000000000000", "not-a-uuid", "%00"},
+		"appID":     {aid, "nope"},
+		"email":     {"admin@example.com", "a%23b@x", "nobody"},
+		"name":      {"Business", "Nope", "a%20b"},
+		"flagID":    {"nope"},
+		"kid":       {"nope", "a.b"},
+		"certType":  {"qseal", "nope"},
+		"kmID":      {"nope"},
+		"attID":     {"nope"},
+		"serverID":  {"nope"},
+		"contactID": {"nope"},
+		"docID":     {"nope"},
+		"certID":    {"nope"},
+		"policyID":  {"nope"},
+		"version":   {"2.6.0", "9.9.9"},
+	}
+	bodies := []struct{ ctype, body string }{
+		{"application/json", `{`},
+		{"application/json", `[]`},
+		{"application/json", `null`},
+		{"application/json", `{"Status":5,"Email":[],"Flags":"x","PublicJwk":"x","Policy":7}`},
+		{"application/json", `{"unknown":true}`},
+		{"application/json", `{"Status":"Active","Email":"a@example.com","OrganisationName":"` + strings.Repeat("x", 5000) + `"}`},
+		{"application/x-pem-file", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"},
+		{"multipart/form-data; boundary=x", "--x\r\nbroken"},
+		{"text/plain", "hello"},
+		{"", ""},
+	}
+	param := regexp.MustCompile(`\{([^}]+)\}`)
+	var routes [][2]string
+	chi.Walk(env.Server.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		if strings.HasPrefix(route, "/api/") {
+			routes = append(routes, [2]string{method, route})
+		}
+		return nil
+	})
+	sent := 0
+	for _, rt := range routes {
+		paths := []string{rt[1]}
+		for {
+			m := param.FindStringSubmatch(paths[0])
+			if m == nil {
+				break
+			}
+			var next []string
+			for _, p := range paths {
+				for _, v := range ids[m[1]] {
+					next = append(next, strings.Replace(p, m[0], v, 1))
+				}
+			}
+			if len(next) == 0 {
+				t.Fatalf("no ids for {%s}", m[1])
+			}
+			paths = next
+		}
+		for _, p := range paths {
+			for _, b := range bodies {
+				req := httptest.NewRequest(rt[0], p+"?page=-1&size=abc&sort=%00&signingAlg=%20&q=%22", strings.NewReader(b.body))
+				if b.ctype != "" {
+					req.Header.Set("Content-Type", b.ctype)
+				}
+				req.Header.Set("Authorization", "Bearer "+a.token)
+				req.Header.Set("If-Match", `"stale"`)
+				rec := httptest.NewRecorder()
+				env.Server.ServeHTTP(rec, req)
+				sent++
+				if rec.Code >= 500 {
+					t.Errorf("%s %s (%s %.30q): %d %s", rt[0], p, b.ctype, b.body, rec.Code, rec.Body.String())
+				}
+			}
+		}
+	}
+	if len(routes) < 50 || sent < 1000 {
+		t.Fatalf("only %d routes and %d requests: the walk missed the API", len(routes), sent)
+	}
+}
