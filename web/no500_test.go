@@ -95,3 +95,43 @@ func TestNoBadInputReachesA500(t *testing.T) {
 		t.Fatalf("only %d routes and %d requests: the walk missed the API", len(routes), sent)
 	}
 }
+
+// TestNoBadFormReachesA500 does the same for the browser routes, signed in.
+func TestNoBadFormReachesA500(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	aid := a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"App"}`)["SoftwareStatementId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	var cookie string
+	for _, ck := range c.Jar.Cookies(mustURL(env.URL)) {
+		cookie = ck.Name + "=" + ck.Value
+	}
+	ids := map[string]string{"orgID": oid, "appID": aid, "email": "admin@example.com", "name": "Business", "flagID": "nope", "kid": "nope",
+		"certType": "qseal", "kmID": "nope", "attID": "nope", "serverID": "nope", "contactID": "nope", "docID": "nope", "certID": "nope", "policyID": "nope"}
+	forms := []string{"", "Status=Deleted&Email=%00&Flags=x&Flags=y", "OrganisationName=" + strings.Repeat("y", 3000), "%zz", "PEM=hello&type=nope&DocumentStartDate=2026-99-01&Policy=%7B"}
+	param := regexp.MustCompile(`\{([^}]+)\}`)
+	sent := 0
+	chi.Walk(env.Server.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		if strings.HasPrefix(route, "/api/") || strings.HasPrefix(route, "/dev/idp") || route == "/logout" || strings.HasPrefix(route, "/auth/") {
+			return nil
+		}
+		p := param.ReplaceAllStringFunc(route, func(m string) string { return ids[strings.Trim(m, "{}")] })
+		for _, f := range forms {
+			req := httptest.NewRequest(method, p+"?page=x&sort=Nope&Status=Gone", strings.NewReader(f))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("Cookie", cookie)
+			rec := httptest.NewRecorder()
+			env.Server.ServeHTTP(rec, req)
+			sent++
+			if rec.Code >= 500 {
+				t.Errorf("%s %s (%.30q): %d", method, p, f, rec.Code)
+			}
+		}
+		return nil
+	})
+	if sent < 200 {
+		t.Fatalf("only %d requests", sent)
+	}
+}
