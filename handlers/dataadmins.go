@@ -126,37 +126,6 @@ func (h *DataAdmins) deliver(ctx context.Context, id int64, msg store.Invitation
 
 // Update deactivates or reactivates a Data Administrator.
 func (h *DataAdmins) Update(w http.ResponseWriter, r *http.Request) {
-	email := PathParam(r, "email")
-	var in struct {
-		Status string `json:"Status"`
-	}
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	if !validAdminStatus(in.Status) {
-		WriteError(w, r, Validation(map[string]string{"Status": "Status must be Active or Inactive."}))
-		return
-	}
-	cur, err := h.Store.GetDataAdministrator(r.Context(), email)
-	if err != nil {
-		WriteError(w, r, storeError(err, "Data Administrator"))
-		return
-	}
-	if err := CheckIfMatch(r, cur); err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	a, err := h.Store.SetDataAdministratorStatus(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, email, in.Status)
-	if err != nil {
-		WriteError(w, r, storeError(err, "Data Administrator"))
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), a.Email+" is now "+a.Status+".")
-		Redirect(w, r, "/references/data-administrators")
-		return
-	}
-	SetETag(w, a)
-	WriteJSON(w, http.StatusOK, a)
+	updateAdminStatus(h.Base, w, r, "Data Administrator", "/references/data-administrators", h.Store.GetDataAdministrator, h.Store.SetDataAdministratorStatus,
+		func(a store.DataAdministrator) (string, string) { return a.Email, a.Status })
 }

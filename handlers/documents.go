@@ -298,12 +298,7 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 	if in.CertificationURI != "" && !trust.ValidHTTPSURL(in.CertificationURI) {
 		f["CertificationURI"] = "The certification URI must be an https URL."
 	}
-	if in.Status == "" {
-		in.Status = "Active"
-	}
-	if in.Status != "Active" && in.Status != "Inactive" {
-		f["Status"] = "Status must be Active or Inactive."
-	}
+	activeOrInactive(f, &in.Status)
 	var c store.Certification
 	var err error
 	if len(f) > 0 {

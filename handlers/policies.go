@@ -92,12 +92,7 @@ func validatePolicy(in *store.RoleMetadataPolicy) error {
 	required(f, "Role", in.Role, "Role")
 	checkLen(f, "Role", in.Role, 100)
 	checkLen(f, "Description", in.Description, 500)
-	if in.Status == "" {
-		in.Status = "Active"
-	}
-	if in.Status != "Active" && in.Status != "Inactive" {
-		f["Status"] = "Status must be Active or Inactive."
-	}
+	activeOrInactive(f, &in.Status)
 	e := Validation(f)
 	for _, pe := range federation.ValidatePolicy(in.Policy) {
 		msg := pe.Message

@@ -71,6 +71,18 @@ func ParseConflict(msg string) (summary string, items []string, ok bool) {
 
 func validRefStatus(s string) bool { return s == "Active" || s == "Inactive" }
 
+// activeOrInactive defaults an empty Status to Active and refuses any
+// other word than Active or Inactive (reference data, policies,
+// certifications).
+func activeOrInactive(f map[string]string, status *string) {
+	if *status == "" {
+		*status = "Active"
+	}
+	if !validRefStatus(*status) {
+		f["Status"] = "Status must be Active or Inactive."
+	}
+}
+
 type refTypeStore interface {
 	ListRefs(ctx context.Context, k store.RefKind) ([]store.ReferenceItem, error)
 	GetRef(ctx context.Context, k store.RefKind, name string) (store.ReferenceItem, error)
@@ -134,12 +146,7 @@ func validateRef(it *store.ReferenceItem, isNew bool) map[string]string {
 		}
 	}
 	checkLen(f, "Description", it.Description, 500)
-	if it.Status == "" {
-		it.Status = "Active"
-	}
-	if !validRefStatus(it.Status) {
-		f["Status"] = "Status must be Active or Inactive."
-	}
+	activeOrInactive(f, &it.Status)
 	return f
 }
 
@@ -307,12 +314,7 @@ func validateFlag(f *store.Flag) map[string]string {
 	if !contains(flagTypes, f.Type) {
 		errs["Type"] = "Type must be one of " + strings.Join(flagTypes, ", ") + "."
 	}
-	if f.Status == "" {
-		f.Status = "Active"
-	}
-	if !validRefStatus(f.Status) {
-		errs["Status"] = "Status must be Active or Inactive."
-	}
+	activeOrInactive(errs, &f.Status)
 	return errs
 }
 

@@ -109,45 +109,8 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 
 // Update sets a Super User's Status (the only removal is Inactive).
 func (h *SuperUsers) Update(w http.ResponseWriter, r *http.Request) {
-	email := PathParam(r, "email")
-	var in struct {
-		Status string `json:"Status"`
-	}
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	if !validAdminStatus(in.Status) {
-		WriteError(w, r, Validation(map[string]string{"Status": "Status must be Active or Inactive."}))
-		return
-	}
-	cur, err := h.Store.GetSuperUser(r.Context(), email)
-	if err != nil {
-		WriteError(w, r, storeError(err, "Super User"))
-		return
-	}
-	if err := CheckIfMatch(r, cur); err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	u, err := h.Store.SetSuperUserStatus(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, email, in.Status)
-	if err != nil {
-		err = storeError(err, "Super User")
-		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
-			h.Flash.Put(r.Context(), "Not changed: "+AsError(err).Message+".")
-			Redirect(w, r, "/references/super-users")
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), u.Email+" is now "+u.Status+".")
-		Redirect(w, r, "/references/super-users")
-		return
-	}
-	SetETag(w, u)
-	WriteJSON(w, http.StatusOK, u)
+	updateAdminStatus(h.Base, w, r, "Super User", "/references/super-users", h.Store.GetSuperUser, h.Store.SetSuperUserStatus,
+		func(u store.SuperUser) (string, string) { return u.Email, u.Status })
 }
 
 // storeError maps store sentinels to HTTP errors.
