@@ -39,6 +39,8 @@ type credentials struct {
 	Expiry             time.Time `json:"expiry"`
 	Nonce              string    `json:"dpop_nonce,omitempty"`
 	Email              string    `json:"email,omitempty"`
+	// NoDPoP: signed in with --no-dpop; the tokens are plain Bearer tokens.
+	NoDPoP bool `json:"no_dpop,omitempty"`
 }
 
 type cliEnv struct {
@@ -154,17 +156,19 @@ type tokenResponse struct {
 	ErrorDescription string `json:"error_description"`
 }
 
-// tokenRequest posts to the token endpoint with a DPoP proof, retrying once
-// with the server's nonce when it asks for one.
+// tokenRequest posts to the token endpoint with a DPoP proof (none after
+// login --no-dpop), retrying once with the server's nonce when it asks for one.
 func (e *cliEnv) tokenRequest(ctx context.Context, c *credentials, key *dpop.Signer, form url.Values) (*tokenResponse, error) {
 	for attempt := 0; attempt < 2; attempt++ {
-		proof, err := key.Proof(http.MethodPost, c.TokenEndpoint, "", c.Nonce)
-		if err != nil {
-			return nil, err
-		}
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.TokenEndpoint, strings.NewReader(form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("DPoP", proof)
+		if !c.NoDPoP {
+			proof, err := key.Proof(http.MethodPost, c.TokenEndpoint, "", c.Nonce)
+			if err != nil {
+				return nil, err
+			}
+			req.Header.Set("DPoP", proof)
+		}
 		resp, err := e.http.Do(req)
 		if err != nil {
 			return nil, err
@@ -219,6 +223,7 @@ func cmdLogin(ctx context.Context, args []string, getenv func(string) string, st
 	clientID := fs.String("client-id", "", "OAuth client ID (default: what the server advertises, trustframe-cli)")
 	dir := fs.String("config-dir", "", "where the DPoP key and tokens are kept (default $XDG_CONFIG_HOME/trustframe)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "how long to wait for the browser sign-in")
+	noDPoP := fs.Bool("no-dpop", false, "ask for a plain Bearer token instead of a DPoP-bound one (for tools that cannot make proofs)")
 	if err := parseFlags(fs, args, getenv, stderr); err != nil {
 		return err
 	}
@@ -276,8 +281,10 @@ func cmdLogin(ctx context.Context, args []string, getenv func(string) string, st
 	sum := sha256.Sum256([]byte(verifier))
 	q := url.Values{"response_type": {"code"}, "client_id": {cid}, "redirect_uri": {redirect},
 		"scope": {"openid email offline_access"}, "state": {state},
-		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"},
-		"dpop_jkt": {key.Thumbprint()}}
+		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"}}
+	if !*noDPoP {
+		q.Set("dpop_jkt", key.Thumbprint())
+	}
 	authURL := disc.AuthorizationEndpoint + "?" + q.Encode()
 	fmt.Fprintf(stdout, "Open this URL in a browser to sign in:\n\n  %s\n\nWaiting for the sign-in…\n", authURL)
 
@@ -327,7 +334,7 @@ func cmdLogin(ctx context.Context, args []string, getenv func(string) string, st
 	if res.err != nil {
 		return res.err
 	}
-	c := &credentials{Server: srv, Issuer: issuer, TokenEndpoint: disc.TokenEndpoint, RevocationEndpoint: disc.RevocationEndpoint, ClientID: cid}
+	c := &credentials{Server: srv, Issuer: issuer, TokenEndpoint: disc.TokenEndpoint, RevocationEndpoint: disc.RevocationEndpoint, ClientID: cid, NoDPoP: *noDPoP}
 	tr, err := e.tokenRequest(ctx, c, key, url.Values{"grant_type": {"authorization_code"}, "code": {res.code},
 		"redirect_uri": {redirect}, "client_id": {cid}, "code_verifier": {verifier}})
 	if err != nil {
@@ -347,12 +354,9 @@ func randomToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// cmdAPI calls the API with a fresh DPoP proof, like `gh api`.
-func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("api", flag.ContinueOnError)
-	data := fs.String("data", "", "request body: JSON text, @file, or @- for standard input")
-	dir := fs.String("config-dir", "", "where the DPoP key and tokens are kept")
-	// Flags may come after METHOD PATH, as in gh api.
+// parseMixed parses flags that may come before, between or after the
+// positional arguments (as in gh api) and returns the positional ones.
+func parseMixed(fs *flag.FlagSet, args []string, getenv func(string) string, stderr io.Writer) ([]string, error) {
 	var pos []string
 	rest := args
 	for len(rest) > 0 {
@@ -363,11 +367,20 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 		}
 		fs.SetOutput(stderr)
 		if err := fs.Parse(rest); err != nil {
-			return err
+			return nil, err
 		}
 		rest = fs.Args()
 	}
-	if err := parseFlags(fs, nil, getenv, stderr); err != nil {
+	return pos, parseFlags(fs, nil, getenv, stderr)
+}
+
+// cmdAPI calls the API with a fresh DPoP proof, like `gh api`.
+func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("api", flag.ContinueOnError)
+	data := fs.String("data", "", "request body: JSON text, @file, or @- for standard input")
+	dir := fs.String("config-dir", "", "where the DPoP key and tokens are kept")
+	pos, err := parseMixed(fs, args, getenv, stderr)
+	if err != nil {
 		return err
 	}
 	if len(pos) != 2 {

@@ -20,12 +20,12 @@ import (
 
 // cliLogin runs `trustframe login` and does the browser's part by posting
 // the development sign-in form.
-func cliLogin(t *testing.T, base, cfgDir, email string) string {
+func cliLogin(t *testing.T, base, cfgDir, email string, extra ...string) string {
 	t.Helper()
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(context.Background(), []string{"login", "--server", base, "--config-dir", cfgDir, "--timeout", "30s"},
+		done <- run(context.Background(), append([]string{"login", "--server", base, "--config-dir", cfgDir, "--timeout", "30s"}, extra...),
 			func(string) string { return "" }, nil, pw, io.Discard)
 		pw.Close()
 	}()

@@ -24,9 +24,13 @@ Usage:
   trustframe seed --organisations N
                                 load synthetic organisations (demos, benchmarks)
   trustframe login --server URL sign in (browser, PKCE) and keep a DPoP-bound token
+                                (--no-dpop: a plain Bearer token)
   trustframe api METHOD PATH [--data JSON|@file]
                                 call the API, e.g. trustframe api GET /users/super
   trustframe logout             revoke and forget the tokens
+  trustframe load [--requests N] [--concurrency C] PATH...
+                                load generator: GET the paths as the signed-in
+                                user and report throughput and latency
   trustframe version            print the version
 
 Run "trustframe COMMAND --help" for the flags of a command; every flag
@@ -78,6 +82,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdLogin(ctx, args[1:], getenv, stdout, stderr)
 	case "api":
 		return cmdAPI(ctx, args[1:], getenv, stdin, stdout, stderr)
+	case "load":
+		return cmdLoad(ctx, args[1:], getenv, stdout, stderr)
 	case "logout":
 		return cmdLogout(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version":
