@@ -34,10 +34,34 @@ func WellKnown(issuer string) string {
 // Check returns one message per problem with the issuer (empty when fine).
 // discovery may be empty: the issuer's well-known URL is used.
 func (v *Validator) Check(ctx context.Context, issuerURL, discovery string) []string {
+	_, problems := v.check(ctx, issuerURL, discovery)
+	return problems
+}
+
+// CheckProvider checks the issuer of an OpenID Provider whose tokens will be
+// verified (an identity provider): everything Check does, and the discovery
+// document must name a jwks_uri, which it returns.
+func (v *Validator) CheckProvider(ctx context.Context, issuerURL string) (jwksURI string, problems []string) {
+	doc, problems := v.check(ctx, issuerURL, "")
+	if doc == nil {
+		return "", problems
+	}
+	u, err := url.Parse(doc.JwksURI)
+	if doc.JwksURI == "" || err != nil || u.Host == "" || (u.Scheme != "https" && !(v.AllowPrivate && u.Scheme == "http")) {
+		return "", append(problems, "The discovery document names no https jwks_uri.")
+	}
+	return doc.JwksURI, problems
+}
+
+// HTTPClient is a client with the same limits (time, redirects, no private
+// addresses unless allowed), for fetching an identity provider's keys.
+func (v *Validator) HTTPClient() *http.Client { return v.client() }
+
+func (v *Validator) check(ctx context.Context, issuerURL, discovery string) (*document, []string) {
 	var problems []string
 	u, err := url.Parse(issuerURL)
 	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || (u.Scheme != "https" && !(v.AllowPrivate && u.Scheme == "http")) {
-		return []string{"Issuer must be an https URL without query or fragment."}
+		return nil, []string{"Issuer must be an https URL without query or fragment."}
 	}
 	if discovery == "" {
 		discovery = WellKnown(issuerURL)
@@ -47,16 +71,17 @@ func (v *Validator) Check(ctx context.Context, issuerURL, discovery string) []st
 	}
 	doc, err := v.fetch(ctx, discovery)
 	if err != nil {
-		return append(problems, "The well-known endpoint "+discovery+" is unreachable or not JSON: "+err.Error())
+		return nil, append(problems, "The well-known endpoint "+discovery+" is unreachable or not JSON: "+err.Error())
 	}
 	if doc.Issuer != issuerURL {
 		problems = append(problems, fmt.Sprintf("The discovery document names issuer %q, not %q.", doc.Issuer, issuerURL))
 	}
-	return problems
+	return doc, problems
 }
 
 type document struct {
-	Issuer string `json:"issuer"`
+	Issuer  string `json:"issuer"`
+	JwksURI string `json:"jwks_uri"`
 }
 
 func (v *Validator) client() *http.Client {

@@ -97,3 +97,37 @@ func TestPrivateAddressesRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckProviderNeedsJWKSURI(t *testing.T) {
+	for name, c := range map[string]struct {
+		jwks string // %s is the server's base URL
+		ok   bool
+	}{
+		"names its keys":     {jwks: "%s/jwks", ok: true},
+		"no jwks_uri":        {jwks: ""},
+		"jwks_uri not a URL": {jwks: "keys"},
+		"jwks_uri over ftp":  {jwks: "ftp://example.com/jwks"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			base := server(t, func(base string) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					j := strings.ReplaceAll(c.jwks, "%s", base)
+					w.Write([]byte(`{"issuer":"` + base + `","jwks_uri":"` + j + `"}`))
+				}
+			})
+			v := &Validator{AllowPrivate: true}
+			got, problems := v.CheckProvider(context.Background(), base)
+			if c.ok && (len(problems) != 0 || got != base+"/jwks") {
+				t.Fatalf("%q %v", got, problems)
+			}
+			if !c.ok && (len(problems) != 1 || !strings.Contains(problems[0], "jwks_uri") || got != "") {
+				t.Fatalf("%q %v", got, problems)
+			}
+		})
+	}
+	// Problems of the issuer itself come first and stop the check.
+	v := &Validator{AllowPrivate: true}
+	if _, p := v.CheckProvider(context.Background(), "ftp://x"); len(p) != 1 || !strings.Contains(p[0], "https URL") {
+		t.Fatal(p)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -41,10 +42,11 @@ func (e *ConflictError) Unwrap() error { return ErrConflict }
 
 // DB is the trustframe database.
 type DB struct {
-	db    *sql.DB
-	now   func() time.Time
-	lists listCache
-	stmts sync.Map // query text -> *sql.Stmt, for the hot paths
+	db         *sql.DB
+	now        func() time.Time
+	lists      listCache
+	stmts      sync.Map     // query text -> *sql.Stmt, for the hot paths
+	idpVersion atomic.Int64 // see IdentityProvidersVersion
 }
 
 // prepared returns a prepared statement for a hot query: SQLite spends a

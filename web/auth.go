@@ -18,6 +18,7 @@ import (
 	"github.com/trustframe/trustframe/devidp"
 	"github.com/trustframe/trustframe/dpop"
 	"github.com/trustframe/trustframe/handlers"
+	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/store"
 	"golang.org/x/oauth2"
 )
@@ -38,6 +39,29 @@ type authenticator struct {
 	// read on every request.
 	vmu      sync.Mutex
 	verified map[[32]byte]AccessToken
+
+	// bound are the Active identity providers of Reference Data, by issuer.
+	bmu   sync.Mutex
+	bound boundIssuers
+}
+
+// boundIssuers is the verifiers of the identity providers bound in
+// Reference Data, reloaded when they change here (store version) and at
+// least every boundIssuersTTL (changes made by another process).
+type boundIssuers struct {
+	version  int64
+	loaded   time.Time
+	byIssuer map[string]*boundIssuer
+}
+
+const boundIssuersTTL = 10 * time.Second
+
+// boundIssuer verifies the access tokens of one identity provider. An entry
+// is kept across reloads while its settings stay the same, so tokens
+// verified with it stay remembered; a changed or removed entry drops them.
+type boundIssuer struct {
+	name, jwksURI, audience, emailClaim string
+	verifier                            *oidc.IDTokenVerifier
 }
 
 const maxVerifiedTokens = 10_000
@@ -291,6 +315,69 @@ type AccessToken struct {
 	Subject string
 	JKT     string // cnf.jkt when the token is DPoP-bound
 	Expiry  time.Time
+	// Bound is the identity provider that issued it, nil for the sign-in
+	// issuer.
+	Bound *boundIssuer
+}
+
+// boundIssuerFor returns the verifier of the Active identity provider with
+// this issuer, or nil.
+func (a *authenticator) boundIssuerFor(ctx context.Context, iss string) (*boundIssuer, error) {
+	a.bmu.Lock()
+	defer a.bmu.Unlock()
+	now := time.Now()
+	v := a.s.db.IdentityProvidersVersion()
+	b := &a.bound
+	if b.byIssuer == nil || b.version != v || now.Sub(b.loaded) > boundIssuersTTL {
+		ps, err := a.s.db.ListIdentityProviders(ctx)
+		if err != nil {
+			return nil, err
+		}
+		next := map[string]*boundIssuer{}
+		for _, p := range ps {
+			if p.Status != "Active" {
+				continue
+			}
+			aud := orDefault(p.Audience, a.s.cfg.APIAudience)
+			if old := b.byIssuer[p.Issuer]; old != nil && old.name == p.Name && old.jwksURI == p.JwksURI && old.audience == aud && old.emailClaim == p.EmailClaim {
+				next[p.Issuer] = old
+				continue
+			}
+			ks := oidc.NewRemoteKeySet(oidc.ClientContext(context.Background(), a.boundClient()), p.JwksURI)
+			next[p.Issuer] = &boundIssuer{name: p.Name, jwksURI: p.JwksURI, audience: aud, emailClaim: p.EmailClaim,
+				verifier: oidc.NewVerifier(p.Issuer, ks, &oidc.Config{ClientID: aud, SupportedSigningAlgs: signingAlgs, Now: a.s.cfg.Now})}
+		}
+		*b = boundIssuers{version: v, loaded: now, byIssuer: next}
+	}
+	return b.byIssuer[iss], nil
+}
+
+// boundClient fetches identity providers' keys with the limits of issuer
+// validation (time, redirects, no private addresses unless allowed).
+func (a *authenticator) boundClient() *http.Client {
+	allow := a.s.idp != nil
+	if a.s.cfg.AllowPrivateIssuerURLs != nil {
+		allow = *a.s.cfg.AllowPrivateIssuerURLs
+	}
+	return (&issuer.Validator{AllowPrivate: allow, Timeout: 10 * time.Second}).HTTPClient()
+}
+
+// unverifiedIssuer reads iss from a JWT's payload, to choose the keys that
+// will verify it; nothing else is trusted before the signature is checked.
+func unverifiedIssuer(raw string) string {
+	parts := strings.Split(raw, ".")
+	if len(parts) != 3 {
+		return ""
+	}
+	b, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return ""
+	}
+	var c struct {
+		Iss string `json:"iss"`
+	}
+	_ = json.Unmarshal(b, &c)
+	return c.Iss
 }
 
 func orDefault(s, d string) string {
@@ -307,6 +394,20 @@ func (a *authenticator) verifyAccessToken(ctx context.Context, raw string) (Acce
 	a.vmu.Lock()
 	at, ok := a.verified[key]
 	a.vmu.Unlock()
+	if ok && at.Bound != nil {
+		// A token of an identity provider holds while the provider stays
+		// Active with the same settings.
+		cur, err := a.boundIssuerFor(ctx, unverifiedIssuer(raw))
+		if err != nil {
+			return AccessToken{}, err
+		}
+		if cur != at.Bound {
+			a.vmu.Lock()
+			delete(a.verified, key)
+			a.vmu.Unlock()
+			ok = false
+		}
+	}
 	if ok {
 		if a.s.cfg.Now().Before(at.Expiry) {
 			return at, nil
@@ -330,10 +431,6 @@ func (a *authenticator) verifyAccessToken(ctx context.Context, raw string) (Acce
 }
 
 func (a *authenticator) verifyAccessTokenUncached(ctx context.Context, raw string) (AccessToken, error) {
-	p, err := a.get(ctx)
-	if err != nil {
-		return AccessToken{}, &handlers.Error{Status: http.StatusServiceUnavailable, Code: "idp_unavailable", Message: "the token issuer cannot be reached"}
-	}
 	typ, err := jwtHeaderTyp(raw)
 	if err != nil {
 		return AccessToken{}, err
@@ -347,7 +444,26 @@ func (a *authenticator) verifyAccessTokenUncached(ctx context.Context, raw strin
 	if !okTyp {
 		return AccessToken{}, fmt.Errorf("token typ %q is not an access token type (%s)", typ, strings.Join(a.s.cfg.TokenTypes, ", "))
 	}
-	t, err := p.access.Verify(ctx, raw)
+	var verifier *oidc.IDTokenVerifier
+	emailClaim := a.s.cfg.EmailClaim
+	var bound *boundIssuer
+	if iss := unverifiedIssuer(raw); iss == "" || iss == a.s.signInIssuer() {
+		p, err := a.get(ctx)
+		if err != nil {
+			return AccessToken{}, &handlers.Error{Status: http.StatusServiceUnavailable, Code: "idp_unavailable", Message: "the token issuer cannot be reached"}
+		}
+		verifier = p.access
+	} else {
+		bound, err = a.boundIssuerFor(ctx, iss)
+		if err != nil {
+			return AccessToken{}, err
+		}
+		if bound == nil {
+			return AccessToken{}, fmt.Errorf("tokens of issuer %q are not accepted: it is neither the sign-in issuer nor an Active identity provider", iss)
+		}
+		verifier, emailClaim = bound.verifier, bound.emailClaim
+	}
+	t, err := verifier.Verify(ctx, raw)
 	if err != nil {
 		return AccessToken{}, err
 	}
@@ -355,11 +471,11 @@ func (a *authenticator) verifyAccessTokenUncached(ctx context.Context, raw strin
 	if err := t.Claims(&claims); err != nil {
 		return AccessToken{}, err
 	}
-	email, _ := claims[a.s.cfg.EmailClaim].(string)
+	email, _ := claims[emailClaim].(string)
 	if email == "" {
-		return AccessToken{}, fmt.Errorf("the token has no %s claim", a.s.cfg.EmailClaim)
+		return AccessToken{}, fmt.Errorf("the token has no %s claim", emailClaim)
 	}
-	at := AccessToken{Raw: raw, Email: email, Subject: t.Subject, Expiry: t.Expiry}
+	at := AccessToken{Raw: raw, Email: email, Subject: t.Subject, Expiry: t.Expiry, Bound: bound}
 	if cnf, ok := claims["cnf"].(map[string]any); ok {
 		at.JKT, _ = cnf["jkt"].(string)
 		if at.JKT == "" {

@@ -24,6 +24,7 @@ func (s *Server) routes() http.Handler {
 	keyMat := &handlers.KeyMaterial{Base: base, Dir: dir, Store: s.db}
 	docs := &handlers.Documents{Base: base, Dir: dir, Store: s.db}
 	policies := &handlers.Policies{Base: base, Store: s.db}
+	idps := &handlers.IdentityProviders{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, OwnIssuer: s.signInIssuer()}
 	ssaH := &handlers.SSA{Base: base, Dir: dir, Store: s.db, Keys: s.keys, Issuer: s.cfg.SSAIssuer, Now: s.cfg.Now}
 	refs := &handlers.References{Base: base, Store: s.db}
 	contactTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.ContactTypes, Title: "Contact types", Path: "/references/contact-types"}
@@ -158,6 +159,10 @@ func (s *Server) routes() http.Handler {
 			r.Post("/role-metadata-policies", policies.Save)
 			r.Get("/role-metadata-policies/{policyID}", policies.Get)
 			r.Put("/role-metadata-policies/{policyID}", policies.Save)
+			r.Get("/identity-providers", idps.List)
+			r.Post("/identity-providers", idps.Create)
+			r.Get("/identity-providers/{name}", idps.Get)
+			r.Put("/identity-providers/{name}", idps.Update)
 		})
 		r.Route("/users/super", func(r chi.Router) {
 			r.Use(requireSuperUser)
@@ -271,6 +276,10 @@ func (s *Server) routes() http.Handler {
 				r.Post("/signing-keys/{kid}/retire", ssaH.RetireKey)
 				r.Get("/role-metadata-policies", policies.List)
 				r.Post("/role-metadata-policies", policies.Save)
+				r.Get("/identity-providers", idps.List)
+				r.Post("/identity-providers", idps.Create)
+				r.Get("/identity-providers/{name}", idps.Get)
+				r.Post("/identity-providers/{name}", idps.Update)
 			})
 			r.With(requireSuperUser).Get("/dev/outbox", pages.Outbox)
 		})

@@ -286,3 +286,12 @@ func isLoopbackHost(h string) bool {
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
 }
+
+// signInIssuer is the issuer of web sign-in and of the API's own tokens:
+// the development identity provider or --oidc-issuer.
+func (s *Server) signInIssuer() string {
+	if s.idp != nil {
+		return s.idp.Issuer()
+	}
+	return s.cfg.OIDCIssuer
+}

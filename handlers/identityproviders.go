@@ -1,0 +1,260 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
+)
+
+type identityProviderStore interface {
+	ListIdentityProviders(ctx context.Context) ([]store.IdentityProvider, error)
+	GetIdentityProvider(ctx context.Context, name string) (store.IdentityProvider, error)
+	CreateIdentityProvider(ctx context.Context, a store.Audit, p store.IdentityProvider) (store.IdentityProvider, error)
+	UpdateIdentityProvider(ctx context.Context, a store.Audit, p store.IdentityProvider, check func(store.IdentityProvider) error) (store.IdentityProvider, error)
+}
+
+// ProviderChecker checks an OpenID Provider's issuer and finds its keys
+// (issuer.Validator).
+type ProviderChecker interface {
+	CheckProvider(ctx context.Context, issuerURL string) (jwksURI string, problems []string)
+}
+
+// IdentityProviders serves Reference Data > Identity providers: the OpenID
+// Providers bound to the directory whose access tokens the API accepts.
+type IdentityProviders struct {
+	*Base
+	Store   identityProviderStore
+	Issuers ProviderChecker
+	// OwnIssuer is the sign-in issuer; its tokens are always accepted, so
+	// binding it again is refused.
+	OwnIssuer string
+}
+
+// idpIn is the writable part of an identity provider; the read-only
+// members are accepted so that what GET returns can be sent back.
+type idpIn struct {
+	Name        string `json:"Name"`
+	Issuer      string `json:"Issuer"`
+	Audience    string `json:"Audience"`
+	EmailClaim  string `json:"EmailClaim"`
+	Description string `json:"Description"`
+	Status      string `json:"Status"`
+	JwksURI     any    `json:"JwksUri"`
+	CreatedOn   any    `json:"CreatedOn"`
+	UpdatedOn   any    `json:"UpdatedOn"`
+}
+
+var claimName = regexp.MustCompile(`^[A-Za-z0-9_.:/-]{1,100}$`)
+
+const idpPath = "/references/identity-providers"
+
+func (h *IdentityProviders) crumbs(last ...views.Crumb) []views.Crumb {
+	c := []views.Crumb{{Label: "Reference Data", Href: "/references"}}
+	if len(last) == 0 {
+		return append(c, views.Crumb{Label: "Identity providers"})
+	}
+	return append(append(c, views.Crumb{Label: "Identity providers", Href: idpPath}), last...)
+}
+
+func (h *IdentityProviders) listPage(w http.ResponseWriter, r *http.Request, status int, form views.IdPForm) {
+	ps, err := h.Store.ListIdentityProviders(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	Render(w, r, status, views.IdentityProviders(h.Shell(r, "Identity providers", "reference", h.crumbs()...), views.IdPPage{Providers: ps, Form: form}))
+}
+
+func (h *IdentityProviders) editPage(w http.ResponseWriter, r *http.Request, status int, form views.IdPForm) {
+	Render(w, r, status, views.IdentityProviderEdit(h.Shell(r, form.Name, "reference", h.crumbs(views.Crumb{Label: form.Name})...), form))
+}
+
+// List lists the identity providers (the page: with the New form).
+func (h *IdentityProviders) List(w http.ResponseWriter, r *http.Request) {
+	if !WantsJSON(r) {
+		h.listPage(w, r, http.StatusOK, views.IdPForm{EmailClaim: "email"})
+		return
+	}
+	ps, err := h.Store.ListIdentityProviders(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, ps)
+}
+
+// Get is one identity provider (the page: its edit form).
+func (h *IdentityProviders) Get(w http.ResponseWriter, r *http.Request) {
+	p, err := h.Store.GetIdentityProvider(r.Context(), PathParam(r, "name"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Identity provider"))
+		return
+	}
+	if !WantsJSON(r) {
+		h.editPage(w, r, http.StatusOK, idpForm(p, nil))
+		return
+	}
+	SetETag(w, p)
+	WriteJSON(w, http.StatusOK, p)
+}
+
+func idpForm(p store.IdentityProvider, errs map[string]string) views.IdPForm {
+	return views.IdPForm{Name: p.Name, Issuer: p.Issuer, JwksURI: p.JwksURI, Audience: p.Audience, EmailClaim: p.EmailClaim,
+		Description: p.Description, Status: p.Status, Errors: errs}
+}
+
+// validate checks the fields that need no network; the issuer is checked
+// against its discovery document afterwards.
+func (h *IdentityProviders) validate(p *store.IdentityProvider) map[string]string {
+	f := map[string]string{}
+	p.Name, p.Issuer = strings.TrimSpace(p.Name), strings.TrimSpace(p.Issuer)
+	required(f, "Name", p.Name, "Name")
+	checkLen(f, "Name", p.Name, 100)
+	if strings.ContainsAny(p.Name, "/?#") {
+		f["Name"] = "Name cannot contain /, ? or #."
+	}
+	required(f, "Issuer", p.Issuer, "Issuer")
+	checkLen(f, "Issuer", p.Issuer, 500)
+	if p.Issuer != "" && h.OwnIssuer != "" && strings.TrimRight(p.Issuer, "/") == strings.TrimRight(h.OwnIssuer, "/") {
+		f["Issuer"] = "This is the sign-in issuer of this service; its tokens are accepted already."
+	}
+	checkLen(f, "Audience", p.Audience, 200)
+	if p.EmailClaim == "" {
+		p.EmailClaim = "email"
+	}
+	if !claimName.MatchString(p.EmailClaim) {
+		f["EmailClaim"] = "EmailClaim must be a claim name: letters, digits and _ . : / - (at most 100)."
+	}
+	checkLen(f, "Description", p.Description, 500)
+	activeOrInactive(f, &p.Status)
+	return f
+}
+
+// checkIssuer fetches the issuer's discovery document and fills JwksURI.
+func (h *IdentityProviders) checkIssuer(ctx context.Context, p *store.IdentityProvider) error {
+	jwks, problems := h.Issuers.CheckProvider(ctx, p.Issuer)
+	if len(problems) > 0 {
+		e := &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: "Some fields need attention."}
+		for _, m := range problems {
+			e.Fields = append(e.Fields, FieldError{Code: "invalid_issuer", Field: "Issuer", Message: m})
+		}
+		return e
+	}
+	p.JwksURI = jwks
+	return nil
+}
+
+func (in idpIn) provider() store.IdentityProvider {
+	return store.IdentityProvider{Name: in.Name, Issuer: in.Issuer, Audience: in.Audience, EmailClaim: in.EmailClaim,
+		Description: in.Description, Status: in.Status}
+}
+
+// Create binds a new identity provider.
+func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
+	var in idpIn
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	p := in.provider()
+	var err error
+	if errs := h.validate(&p); len(errs) > 0 {
+		err = Validation(errs)
+	} else if err = h.checkIssuer(r.Context(), &p); err == nil {
+		var saved store.IdentityProvider
+		saved, err = h.Store.CreateIdentityProvider(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p)
+		err = directoryError(err, "Identity provider")
+		p = saved
+	}
+	if err != nil {
+		if !WantsJSON(r) && AsError(err).Status < 500 {
+			h.listPage(w, r, AsError(err).Status, idpForm(in.provider(), fieldMessages(err, "Name")))
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "Identity provider "+p.Name+" was added; the API now accepts its tokens.")
+		Redirect(w, r, idpPath)
+		return
+	}
+	w.Header().Set("Location", "/api"+idpPath+"/"+url.PathEscape(p.Name))
+	SetETag(w, p)
+	WriteJSON(w, http.StatusCreated, p)
+}
+
+// Update replaces an identity provider's writable fields; the issuer is
+// checked again when it changes.
+func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
+	var in idpIn
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	name := PathParam(r, "name")
+	cur, err := h.Store.GetIdentityProvider(r.Context(), name)
+	if err != nil {
+		WriteError(w, r, storeError(err, "Identity provider"))
+		return
+	}
+	if in.Name != "" && in.Name != name {
+		WriteError(w, r, Validation(map[string]string{"Name": "Name cannot change; add a new identity provider instead."}))
+		return
+	}
+	in.Name = name
+	p := in.provider()
+	if errs := h.validate(&p); len(errs) > 0 {
+		err = Validation(errs)
+	} else if p.Issuer != cur.Issuer {
+		err = h.checkIssuer(r.Context(), &p)
+	} else {
+		p.JwksURI = cur.JwksURI
+	}
+	if err == nil {
+		var saved store.IdentityProvider
+		saved, err = h.Store.UpdateIdentityProvider(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p,
+			func(c store.IdentityProvider) error { return CheckIfMatch(r, c) })
+		err = directoryError(err, "Identity provider")
+		p = saved
+	}
+	if err != nil {
+		if !WantsJSON(r) && AsError(err).Status < 500 {
+			f := idpForm(in.provider(), fieldMessages(err, "Issuer"))
+			f.JwksURI = cur.JwksURI
+			h.editPage(w, r, AsError(err).Status, f)
+			return
+		}
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		msg := "Identity provider " + p.Name + " was saved."
+		if p.Status == "Inactive" {
+			msg = "Identity provider " + p.Name + " is Inactive; the API no longer accepts its tokens."
+		}
+		h.Flash.Put(r.Context(), msg)
+		Redirect(w, r, idpPath)
+		return
+	}
+	SetETag(w, p)
+	WriteJSON(w, http.StatusOK, p)
+}
+
+// fieldMessages joins the messages of each field of a validation error;
+// any other error lands on field.
+func fieldMessages(err error, field string) map[string]string {
+	m := map[string]string{}
+	for _, fe := range AsError(err).Fields {
+		m[fe.Field] = strings.TrimSpace(m[fe.Field] + " " + fe.Message)
+	}
+	if len(m) == 0 {
+		m[field] = AsError(err).Message
+	}
+	return m
+}

@@ -1,0 +1,140 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// IdentityProvider is an OpenID Provider bound to the directory: the API
+// accepts its access tokens (signature checked against JwksUri, audience
+// Audience or the service's API audience, the person's e-mail in
+// EmailClaim) while it is Active.
+type IdentityProvider struct {
+	Name        string    `json:"Name"`
+	Issuer      string    `json:"Issuer"`
+	JwksURI     string    `json:"JwksUri"`
+	Audience    string    `json:"Audience"`
+	EmailClaim  string    `json:"EmailClaim"`
+	Description string    `json:"Description"`
+	Status      string    `json:"Status"`
+	CreatedOn   time.Time `json:"CreatedOn"`
+	UpdatedOn   time.Time `json:"UpdatedOn"`
+}
+
+const idpCols = `name, issuer, jwks_uri, audience, email_claim, description, status, created_on, updated_on`
+
+func scanIdP(row interface{ Scan(...any) error }) (IdentityProvider, error) {
+	var p IdentityProvider
+	var c, u string
+	err := row.Scan(&p.Name, &p.Issuer, &p.JwksURI, &p.Audience, &p.EmailClaim, &p.Description, &p.Status, &c, &u)
+	p.CreatedOn, p.UpdatedOn = parseStamp(c), parseStamp(u)
+	return p, err
+}
+
+// IdentityProvidersVersion changes whenever an identity provider is
+// created or updated through this process, so that token verifiers built
+// from the list can be dropped at once.
+func (d *DB) IdentityProvidersVersion() int64 { return d.idpVersion.Load() }
+
+// ListIdentityProviders returns every identity provider by name.
+func (d *DB) ListIdentityProviders(ctx context.Context) ([]IdentityProvider, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT `+idpCols+` FROM identity_providers ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []IdentityProvider{}
+	for rows.Next() {
+		p, err := scanIdP(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// GetIdentityProvider returns one identity provider or ErrNotFound.
+func (d *DB) GetIdentityProvider(ctx context.Context, name string) (IdentityProvider, error) {
+	p, err := scanIdP(d.db.QueryRowContext(ctx, `SELECT `+idpCols+` FROM identity_providers WHERE name = ?`, name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, ErrNotFound
+	}
+	return p, err
+}
+
+// issuerTaken refuses a second identity provider with the same issuer.
+func issuerTaken(ctx context.Context, tx *sql.Tx, p IdentityProvider) error {
+	var other string
+	err := tx.QueryRowContext(ctx, `SELECT name FROM identity_providers WHERE issuer = ? AND name <> ?`, p.Issuer, p.Name).Scan(&other)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return &FieldError{Field: "Issuer", Message: "Identity provider " + other + " already has this issuer."}
+}
+
+// CreateIdentityProvider adds an identity provider; a taken name is a conflict.
+func (d *DB) CreateIdentityProvider(ctx context.Context, a Audit, p IdentityProvider) (IdentityProvider, error) {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM identity_providers WHERE name = ?`, p.Name).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return &ConflictError{Message: "an identity provider named " + p.Name + " already exists"}
+		}
+		if err := issuerTaken(ctx, tx, p); err != nil {
+			return err
+		}
+		now := d.stamp()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO identity_providers(`+idpCols+`) VALUES (?,?,?,?,?,?,?,?,?)`,
+			p.Name, p.Issuer, p.JwksURI, p.Audience, p.EmailClaim, p.Description, p.Status, now, now); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "IdentityProvider", SubjectID: p.Name,
+			Summary: created(p)})
+	})
+	if err != nil {
+		return IdentityProvider{}, err
+	}
+	d.idpVersion.Add(1)
+	return d.GetIdentityProvider(ctx, p.Name)
+}
+
+// UpdateIdentityProvider replaces the writable fields of an identity
+// provider; check sees the current one first (If-Match).
+func (d *DB) UpdateIdentityProvider(ctx context.Context, a Audit, p IdentityProvider, check func(cur IdentityProvider) error) (IdentityProvider, error) {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := scanIdP(tx.QueryRowContext(ctx, `SELECT `+idpCols+` FROM identity_providers WHERE name = ?`, p.Name))
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		if err := issuerTaken(ctx, tx, p); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE identity_providers SET issuer=?, jwks_uri=?, audience=?, email_claim=?, description=?, status=?, updated_on=? WHERE name=?`,
+			p.Issuer, p.JwksURI, p.Audience, p.EmailClaim, p.Description, p.Status, d.stamp(), p.Name); err != nil {
+			return err
+		}
+		p.CreatedOn, p.UpdatedOn = cur.CreatedOn, cur.UpdatedOn
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "IdentityProvider", SubjectID: p.Name, Summary: diff(cur, p)})
+	})
+	if err != nil {
+		return IdentityProvider{}, err
+	}
+	d.idpVersion.Add(1)
+	return d.GetIdentityProvider(ctx, p.Name)
+}

@@ -1,0 +1,172 @@
+package web_test
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// An identity provider bound in Reference Data makes the API accept its
+// tokens; Inactive, or a changed e-mail claim, takes that back at once,
+// even for a token the service has already verified.
+func TestIdentityProviderTokens(t *testing.T) {
+	op := newFakeOP(t)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	api := env.URL + "/api/users/super"
+	claims := func() map[string]any {
+		return map[string]any{"iss": op.srv.URL, "aud": "automation", "sub": "robot", "upn": "admin@example.com",
+			"exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Unix()}
+	}
+	tok := op.token(t, "at+jwt", claims())
+
+	// Not bound yet: refused, and the answer says why.
+	if r, b := do(t, "GET", api, tok, ""); r.StatusCode != 401 || !strings.Contains(b, "not accepted") {
+		t.Fatalf("token of an unbound issuer: %d %s", r.StatusCode, b)
+	}
+
+	resp, created := admin.do("POST", "/references/identity-providers",
+		`{"Name":"Ops Keycloak","Issuer":"`+op.srv.URL+`","Audience":"automation","EmailClaim":"upn","Description":"automation"}`)
+	if resp.StatusCode != 201 || created["JwksUri"] != op.srv.URL+"/jwks" || created["Status"] != "Active" ||
+		resp.Header.Get("Location") != "/api/references/identity-providers/Ops%20Keycloak" {
+		t.Fatalf("create: %d %v %s", resp.StatusCode, created, resp.Header.Get("Location"))
+	}
+	if r, b := do(t, "GET", api, tok, ""); r.StatusCode != 200 || !strings.Contains(b, "admin@example.com") {
+		t.Fatalf("token of a bound issuer: %d %s", r.StatusCode, b)
+	}
+	// The audience and the e-mail claim are the provider's.
+	c := claims()
+	c["aud"] = env.URL + "/api"
+	if r, _ := do(t, "GET", api, op.token(t, "at+jwt", c), ""); r.StatusCode != 401 {
+		t.Fatalf("other audience: %d", r.StatusCode)
+	}
+	// A token of someone who is no administrator: 403 as for any token.
+	c = claims()
+	c["upn"] = "stranger@example.com"
+	if r, _ := do(t, "GET", api, op.token(t, "at+jwt", c), ""); r.StatusCode != 403 {
+		t.Fatalf("non-administrator: %d", r.StatusCode)
+	}
+
+	// Inactive: the same token, already verified once, is refused.
+	path := "/references/identity-providers/" + url.PathEscape("Ops Keycloak")
+	r, cur := admin.do("GET", path, "")
+	etag := r.Header.Get("ETag")
+	cur["Status"] = "Inactive"
+	if r, m := admin.do("PUT", path, toJSON(t, cur), "If-Match", etag); r.StatusCode != 200 || m["Status"] != "Inactive" {
+		t.Fatalf("deactivate: %d %v", r.StatusCode, m)
+	}
+	if r, b := do(t, "GET", api, tok, ""); r.StatusCode != 401 || !strings.Contains(b, "not accepted") {
+		t.Fatalf("token after Inactive: %d %s", r.StatusCode, b)
+	}
+	// A stale If-Match changes nothing.
+	cur["Status"] = "Active"
+	if r, _ := admin.do("PUT", path, toJSON(t, cur), "If-Match", etag); r.StatusCode != 412 {
+		t.Fatalf("stale If-Match: %d", r.StatusCode)
+	}
+	if r, m := admin.do("PUT", path, toJSON(t, cur)); r.StatusCode != 200 || m["Status"] != "Active" {
+		t.Fatalf("reactivate: %d %v", r.StatusCode, m)
+	}
+	if r, _ := do(t, "GET", api, tok, ""); r.StatusCode != 200 {
+		t.Fatalf("token after reactivation: %d", r.StatusCode)
+	}
+	// Another e-mail claim: the remembered token no longer carries it.
+	cur["EmailClaim"] = "email"
+	if r, m := admin.do("PUT", path, toJSON(t, cur)); r.StatusCode != 200 {
+		t.Fatalf("change claim: %d %v", r.StatusCode, m)
+	}
+	if r, b := do(t, "GET", api, tok, ""); r.StatusCode != 401 || !strings.Contains(b, "no email claim") {
+		t.Fatalf("token after the claim changed: %d %s", r.StatusCode, b)
+	}
+
+	// Every change is in the audit log.
+	if r, m := admin.do("GET", "/audit?Subject=IdentityProvider", ""); r.StatusCode != 200 || m["totalSize"].(float64) != 4 {
+		t.Fatalf("audit: %d %v", r.StatusCode, m)
+	}
+}
+
+// A DPoP-bound token of an identity provider needs its proof like any other.
+func TestIdentityProviderDPoPToken(t *testing.T) {
+	op := newFakeOP(t)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	admin.must(201, "POST", "/references/identity-providers", `{"Name":"kc","Issuer":"`+op.srv.URL+`","Audience":"automation"}`)
+	key := newDPoPSigner(t)
+	tok := op.token(t, "at+jwt", map[string]any{"iss": op.srv.URL, "aud": "automation", "sub": "robot", "email": "admin@example.com",
+		"exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Unix(), "cnf": map[string]any{"jkt": key.Thumbprint()}})
+	api := env.URL + "/api/users/super"
+	proof, _ := key.Proof("GET", api, tok, "")
+	req, _ := http.NewRequest("GET", api, nil)
+	req.Header.Set("Authorization", "DPoP "+tok)
+	req.Header.Set("DPoP", proof)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("DPoP with proof: %v %v", err, resp.Status)
+	}
+	resp.Body.Close()
+	if r, _ := do(t, "GET", api, tok, ""); r.StatusCode != 401 {
+		t.Fatalf("bound token as Bearer: %d", r.StatusCode)
+	}
+}
+
+// Every bad input is a 4xx that names the field, and nothing is saved.
+func TestIdentityProviderBadInput(t *testing.T) {
+	op := newFakeOP(t)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	admin.must(201, "POST", "/references/identity-providers", `{"Name":"first","Issuer":"`+op.srv.URL+`"}`)
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	for name, c := range map[string]struct {
+		body   string
+		status int
+		field  string
+	}{
+		"no name":            {`{"Issuer":"` + op.srv.URL + `"}`, 422, "Name"},
+		"slash in name":      {`{"Name":"a/b","Issuer":"` + op.srv.URL + `"}`, 422, "Name"},
+		"no issuer":          {`{"Name":"x"}`, 422, "Issuer"},
+		"issuer not a URL":   {`{"Name":"x","Issuer":"keycloak"}`, 422, "Issuer"},
+		"issuer unreachable": {`{"Name":"x","Issuer":"` + dead + `"}`, 422, "Issuer"},
+		"own issuer":         {`{"Name":"x","Issuer":"` + env.URL + `/dev/idp"}`, 422, "Issuer"},
+		"issuer taken":       {`{"Name":"second","Issuer":"` + op.srv.URL + `"}`, 422, "Issuer"},
+		"name taken":         {`{"Name":"first","Issuer":"` + op.srv.URL + `"}`, 409, ""},
+		"bad claim name":     {`{"Name":"x","Issuer":"` + op.srv.URL + `","EmailClaim":"e mail"}`, 422, "EmailClaim"},
+		"bad status":         {`{"Name":"x","Issuer":"` + op.srv.URL + `","Status":"Withdrawn"}`, 422, "Status"},
+		"unknown field":      {`{"Name":"x","Issuer":"` + op.srv.URL + `","Secret":"s"}`, 400, ""},
+		"not JSON":           {`{"Name":`, 400, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r, m := admin.do("POST", "/references/identity-providers", c.body)
+			if r.StatusCode != c.status {
+				t.Fatalf("%d %v", r.StatusCode, m)
+			}
+			if c.field != "" && fieldsOf(m)[c.field] == "" {
+				t.Fatalf("no error on %s: %v", c.field, m)
+			}
+		})
+	}
+	if _, m := admin.do("GET", "/references/identity-providers", ""); len(m["list"].([]any)) != 1 {
+		t.Fatalf("something was saved: %v", m)
+	}
+	admin.must(404, "GET", "/references/identity-providers/nobody", "")
+	admin.must(404, "PUT", "/references/identity-providers/nobody", `{"Issuer":"`+op.srv.URL+`"}`)
+	admin.must(422, "PUT", "/references/identity-providers/first", `{"Name":"renamed","Issuer":"`+op.srv.URL+`"}`)
+	dana := newAPIWithInvite(t, env, admin, "dana@example.com")
+	dana.must(403, "GET", "/references/identity-providers", "")
+	dana.must(403, "POST", "/references/identity-providers", `{"Name":"x","Issuer":"`+op.srv.URL+`"}`)
+}
+
+func toJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
