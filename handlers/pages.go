@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/trustframe/trustframe/handlers/openapi"
 	"github.com/trustframe/trustframe/store"
@@ -17,7 +18,53 @@ type Pages struct {
 	Store interface {
 		ListOutbox(ctx context.Context, limit int) ([]store.OutboxMessage, error)
 		ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, int, error)
+		Expiring(ctx context.Context, before time.Time, limit int) (store.Expiring, error)
+		ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
 	}
+	Now func() time.Time
+}
+
+// expiringLimit caps each list of GET /api/expiring and the home page.
+const expiringLimit = 200
+
+// expiringDays reads days= (default 30, 0 to 365): the horizon of
+// "expires soon".
+func expiringDays(q url.Values) (int, error) {
+	v := q.Get("days")
+	if v == "" {
+		return 30, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 365 {
+		return 0, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "days must be a whole number from 0 to 365",
+			Fields: []FieldError{{Field: "days", Code: "invalid", Message: "must be a whole number from 0 to 365"}}}
+	}
+	return n, nil
+}
+
+func (h *Pages) expiring(r *http.Request, days int) (store.Expiring, error) {
+	now := time.Now
+	if h.Now != nil {
+		now = h.Now
+	}
+	return h.Store.Expiring(r.Context(), now().Add(time.Duration(days)*24*time.Hour), expiringLimit)
+}
+
+// Expiring is GET /api/expiring?days=N: active certificates, regulatory
+// documents and active certifications that have expired or expire within N
+// days, soonest first (organisations that are Withdrawn left out).
+func (h *Pages) Expiring(w http.ResponseWriter, r *http.Request) {
+	days, err := expiringDays(r.URL.Query())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	e, err := h.expiring(r, days)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, e)
 }
 
 // Home is the start page: the console when signed in, a sign-in button otherwise.
@@ -26,7 +73,26 @@ func (h *Pages) Home(w http.ResponseWriter, r *http.Request) {
 		Render(w, r, http.StatusOK, views.SignedOut(h.Shell(r, "Sign in", "")))
 		return
 	}
-	Render(w, r, http.StatusOK, views.Home(h.Shell(r, "Home", "")))
+	days, err := expiringDays(r.URL.Query())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	e, err := h.expiring(r, days)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	_, pending, err := h.Store.ListOrganisations(r.Context(), store.OrgFilter{Status: "Pending", Size: 1})
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	now := time.Now
+	if h.Now != nil {
+		now = h.Now
+	}
+	Render(w, r, http.StatusOK, views.Home(h.Shell(r, "Home", ""), views.HomePage{Expiring: e, Days: days, Pending: pending, Today: now().UTC()}))
 }
 
 // References is the Reference Data index (Super Users only).

@@ -41,7 +41,7 @@ func (s *Server) routes() http.Handler {
 	}
 	superUsers := &handlers.SuperUsers{Base: base, Store: s.db}
 	dataAdmins := &handlers.DataAdmins{Base: base, Store: s.db, Mailer: mailer}
-	pages := &handlers.Pages{Base: base, Store: s.db}
+	pages := &handlers.Pages{Base: base, Store: s.db, Now: s.cfg.Now}
 
 	r := chi.NewRouter()
 	r.Use(requestID, s.logRequests, s.recoverer, s.securityHeaders)
@@ -181,6 +181,7 @@ func (s *Server) routes() http.Handler {
 			r.Delete("/{email}", noHardDelete)
 		})
 		r.Get("/audit", pages.Audit)
+		r.Get("/expiring", pages.Expiring)
 	})
 
 	// Browser: session cookie, cross-origin protection on every unsafe method.

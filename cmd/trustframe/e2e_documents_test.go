@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -70,4 +71,51 @@ func TestEndToEndDocumentsAndCertifications(t *testing.T) {
 	if !strings.Contains(cert, "FAPI") || !strings.Contains(cert, "2026-05-01") {
 		t.Fatalf("certification row %q", cert)
 	}
+}
+
+// TestEndToEndHomeNeedsAttention: a document that expires soon shows on the
+// home page, with its organisation one click away; the page passes axe.
+func TestEndToEndHomeNeedsAttention(t *testing.T) {
+	ctx := newBrowser(t)
+	base, _ := startProgram(t)
+	signIn(t, ctx, base, "admin@example.com")
+	expiry := time.Now().UTC().AddDate(0, 0, 12).Format("2006-01-02")
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=nothing-expiring]`)),
+		chromedp.Navigate(base+"/organisations/new"),
+		chromedp.SendKeys(chromedp.ID("f-OrganisationName"), "Acme Bank"),
+		chromedp.SendKeys(chromedp.ID("f-RegistrationNumber"), "12345678"),
+		chromedp.SendKeys(chromedp.ID("f-CountryOfRegistration"), "GB"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=tab-documents]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-document]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=add-document]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=document-type-step]`)),
+		chromedp.SetValue(chromedp.ID("f-DocumentType"), "Licence"),
+		chromedp.Click(chromedp.CSS(`[data-testid=next]`)),
+		chromedp.WaitVisible(chromedp.ID("f-DocumentReferenceNumber")),
+		chromedp.SendKeys(chromedp.ID("f-DocumentReferenceNumber"), "FCA-777"),
+		chromedp.SetValue(chromedp.ID("f-DocumentExpiryDate"), expiry),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=document-row]`)),
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=expiring-document]`)),
+	))
+	checkAccessibility(t, ctx, "home with items needing attention")
+	row, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=expiring-document]`)))
+	pending, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=pending]`)))
+	if !strings.Contains(row, "FCA-777") || !strings.Contains(row, "expires in 12 days") || !strings.Contains(pending, "1 organisation is Pending") {
+		t.Fatalf("row %q pending %q", row, pending)
+	}
+	if dir := os.Getenv("TRUSTFRAME_SCREENSHOT_DIR"); dir != "" {
+		if b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+			_ = os.WriteFile(dir+"/home.png", b, 0o644)
+		}
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=expiring-document] a`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=document-row]`)),
+	))
 }

@@ -1,0 +1,139 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+// ExpiringCertificate is an active (not revoked) organisation certificate
+// that has expired or expires before the horizon.
+type ExpiringCertificate struct {
+	Kid              string    `json:"kid"`
+	OrganisationID   string    `json:"OrganisationId"`
+	OrganisationName string    `json:"OrganisationName"`
+	CertificateType  string    `json:"CertificateType"`
+	SubjectDN        string    `json:"SubjectDN"`
+	NotAfter         time.Time `json:"NotAfter"`
+}
+
+// ExpiringDocument is a regulatory document whose expiry date has passed or
+// comes before the horizon.
+type ExpiringDocument struct {
+	DocumentID              string `json:"DocumentId"`
+	OrganisationID          string `json:"OrganisationId"`
+	OrganisationName        string `json:"OrganisationName"`
+	DocumentType            string `json:"DocumentType"`
+	DocumentReferenceNumber string `json:"DocumentReferenceNumber"`
+	DocumentExpiryDate      string `json:"DocumentExpiryDate"`
+}
+
+// ExpiringCertification is an Active certification of an application or
+// authorisation server whose expiration date has passed or comes before the
+// horizon.
+type ExpiringCertification struct {
+	CertificationID             string `json:"CertificationId"`
+	OrganisationID              string `json:"OrganisationId"`
+	OrganisationName            string `json:"OrganisationName"`
+	SubjectType                 string `json:"SubjectType"`
+	SubjectID                   string `json:"SubjectId"`
+	SubjectName                 string `json:"SubjectName"`
+	CertificationType           string `json:"CertificationType"`
+	CertificationExpirationDate string `json:"CertificationExpirationDate"`
+}
+
+// Expiring is everything that needs renewing before a date, soonest first.
+type Expiring struct {
+	Before         time.Time               `json:"Before"`
+	Certificates   []ExpiringCertificate   `json:"Certificates"`
+	Documents      []ExpiringDocument      `json:"Documents"`
+	Certifications []ExpiringCertification `json:"Certifications"`
+	// Truncated: a list was cut at the limit.
+	Truncated bool `json:"Truncated"`
+}
+
+// Expiring lists what has expired or expires before `before`, at most limit
+// items of each kind, soonest first. Items of Withdrawn (Inactive)
+// organisations are left out: nobody relies on them any more.
+func (d *DB) Expiring(ctx context.Context, before time.Time, limit int) (Expiring, error) {
+	out := Expiring{Before: before.UTC(), Certificates: []ExpiringCertificate{}, Documents: []ExpiringDocument{}, Certifications: []ExpiringCertification{}}
+	day := before.UTC().Format("2006-01-02")
+	// Three reads, not one transaction: each list is consistent in itself.
+	err := func(tx *sql.DB) error {
+		rows, err := tx.QueryContext(ctx, `SELECT c.kid, c.organisation_id, o.name, c.certificate_type, c.subject_dn, c.not_after
+			FROM organisation_certificates c JOIN organisations o ON o.organisation_id = c.organisation_id
+			WHERE c.status = 'Active' AND c.not_after < ? AND o.status <> 'Withdrawn'
+			ORDER BY c.not_after, c.kid LIMIT ?`, before.UTC().Format(fixedStamp), limit+1)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var c ExpiringCertificate
+			var na string
+			if err := rows.Scan(&c.Kid, &c.OrganisationID, &c.OrganisationName, &c.CertificateType, &c.SubjectDN, &na); err != nil {
+				rows.Close()
+				return err
+			}
+			c.NotAfter = parseStamp(na)
+			out.Certificates = append(out.Certificates, c)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+
+		rows, err = tx.QueryContext(ctx, `SELECT d.document_id, d.organisation_id, o.name, d.document_type, d.reference_number, d.expiry_date
+			FROM documents d JOIN organisations o ON o.organisation_id = d.organisation_id
+			WHERE d.expiry_date <> '' AND d.expiry_date < ? AND o.status <> 'Withdrawn'
+			ORDER BY d.expiry_date, d.document_id LIMIT ?`, day, limit+1)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var x ExpiringDocument
+			if err := rows.Scan(&x.DocumentID, &x.OrganisationID, &x.OrganisationName, &x.DocumentType, &x.DocumentReferenceNumber, &x.DocumentExpiryDate); err != nil {
+				rows.Close()
+				return err
+			}
+			out.Documents = append(out.Documents, x)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+
+		rows, err = tx.QueryContext(ctx, `SELECT c.certification_id, c.organisation_id, o.name, c.subject_type, c.subject_id,
+				COALESCE(s.client_name, a.customer_friendly_name, ''), c.certification_type, c.expiration_date
+			FROM certifications c JOIN organisations o ON o.organisation_id = c.organisation_id
+			LEFT JOIN software_statements s ON c.subject_type = 'SoftwareStatement' AND s.software_statement_id = c.subject_id
+			LEFT JOIN authorisation_servers a ON c.subject_type = 'AuthorisationServer' AND a.authorisation_server_id = c.subject_id
+			WHERE c.status = 'Active' AND c.expiration_date <> '' AND c.expiration_date < ? AND o.status <> 'Withdrawn'
+			ORDER BY c.expiration_date, c.certification_id LIMIT ?`, day, limit+1)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var x ExpiringCertification
+			if err := rows.Scan(&x.CertificationID, &x.OrganisationID, &x.OrganisationName, &x.SubjectType, &x.SubjectID, &x.SubjectName,
+				&x.CertificationType, &x.CertificationExpirationDate); err != nil {
+				return err
+			}
+			out.Certifications = append(out.Certifications, x)
+		}
+		return rows.Err()
+	}(d.db)
+	if err != nil {
+		return Expiring{}, err
+	}
+	if len(out.Certificates) > limit {
+		out.Certificates, out.Truncated = out.Certificates[:limit], true
+	}
+	if len(out.Documents) > limit {
+		out.Documents, out.Truncated = out.Documents[:limit], true
+	}
+	if len(out.Certifications) > limit {
+		out.Certifications, out.Truncated = out.Certifications[:limit], true
+	}
+	return out, nil
+}
