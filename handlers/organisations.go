@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/trustframe/trustframe/store"
@@ -13,6 +14,7 @@ import (
 
 type directoryStore interface {
 	ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
+	EachOrganisation(ctx context.Context, f store.OrgFilter, fn func(o store.Organisation, flagNames []string) error) error
 	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
 	CreateOrganisation(ctx context.Context, a store.Audit, o store.Organisation) (store.Organisation, error)
 	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, check func(store.Organisation) error) (store.Organisation, error)
@@ -133,6 +135,24 @@ func (h *Directory) orgCrumbs(o *store.Organisation, last string) []views.Crumb 
 	return c
 }
 
+// orgFilter reads the search, filters and sort of the organisation list.
+func (h *Directory) orgFilter(q url.Values) (store.OrgFilter, error) {
+	sortField, desc, err := ParseSort(q, store.OrgSortColumns, "OrganisationName")
+	if err != nil {
+		return store.OrgFilter{}, err
+	}
+	f := store.OrgFilter{Q: strings.TrimSpace(q.Get("q")), Flag: q.Get("Flag"), Sort: sortField, Desc: desc}
+	if st := q.Get("Status"); st != "" {
+		canon, ok := trust.ParseStatus(trust.Organisation, st)
+		if !ok {
+			return f, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: trust.StatusHelp(trust.Organisation, h.Vocab),
+				Fields: []FieldError{{Field: "Status", Code: "invalid", Message: trust.StatusHelp(trust.Organisation, h.Vocab)}}}
+		}
+		f.Status = canon
+	}
+	return f, nil
+}
+
 // ListOrganisations is the organisation list: search, filters, sort, pages.
 func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
@@ -141,21 +161,13 @@ func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	sortField, desc, err := ParseSort(q, store.OrgSortColumns, "OrganisationName")
+	f, err := h.orgFilter(q)
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	f := store.OrgFilter{Q: strings.TrimSpace(q.Get("q")), Flag: q.Get("Flag"), Sort: sortField, Desc: desc, Page: page, Size: size}
-	if st := q.Get("Status"); st != "" {
-		canon, ok := trust.ParseStatus(trust.Organisation, st)
-		if !ok {
-			WriteError(w, r, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: trust.StatusHelp(trust.Organisation, h.Vocab),
-				Fields: []FieldError{{Field: "Status", Code: "invalid", Message: trust.StatusHelp(trust.Organisation, h.Vocab)}}})
-			return
-		}
-		f.Status = canon
-	}
+	f.Page, f.Size = page, size
+	sortField, desc := f.Sort, f.Desc
 	items, total, err := h.Store.ListOrganisations(r.Context(), f)
 	if err != nil {
 		WriteError(w, r, err)
@@ -177,6 +189,16 @@ func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 	p := views.OrganisationsPage{Items: items, Q: f.Q, StatusOpts: h.statusOpts(trust.Organisation, f.Status, true), FlagOpts: flagOpts,
 		SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, SortParam: q.Get("sort"), Total: total, Page: page, TotalPages: env.TotalPages,
 		Filtered: f.Q != "" || f.Status != "" || f.Flag != ""}
+	eq := url.Values{}
+	for _, k := range []string{"q", "Status", "Flag", "sort"} {
+		if v := q.Get(k); v != "" {
+			eq.Set(k, v)
+		}
+	}
+	p.ExportURL = "/organisations/export.csv"
+	if len(eq) > 0 {
+		p.ExportURL += "?" + eq.Encode()
+	}
 	for field := range store.OrgSortColumns {
 		p.SortLinks[field] = SortLink("/organisations", q, field, sortField, desc)
 	}

@@ -371,3 +371,52 @@ func (d *DB) Participants(ctx context.Context) ([]Participant, error) {
 	}
 	return out, nil
 }
+
+// EachOrganisation calls fn for every organisation that matches the filter,
+// in the filter's order, from one query (one consistent read), with the
+// names of its flags. Page and Size are ignored. It stops at fn's first
+// error.
+func (d *DB) EachOrganisation(ctx context.Context, f OrgFilter, fn func(o Organisation, flagNames []string) error) error {
+	col, ok := OrgSortColumns[f.Sort]
+	if !ok {
+		col = OrgSortColumns["OrganisationName"]
+	}
+	dir := "ASC"
+	if f.Desc {
+		dir = "DESC"
+	}
+	where, args := f.where()
+	// Flag names of every organisation that has any, in one pass.
+	names := map[string][]string{}
+	frows, err := d.db.QueryContext(ctx, `SELECT of.organisation_id, fl.name FROM organisation_flags of JOIN flags fl ON fl.flag_id = of.flag_id ORDER BY fl.name`)
+	if err != nil {
+		return fmt.Errorf("store: export flags: %w", err)
+	}
+	for frows.Next() {
+		var id, name string
+		if err := frows.Scan(&id, &name); err != nil {
+			frows.Close()
+			return err
+		}
+		names[id] = append(names[id], name)
+	}
+	frows.Close()
+	if err := frows.Err(); err != nil {
+		return err
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT `+orgCols+` FROM organisations WHERE `+where+` ORDER BY `+col+` `+dir+`, organisation_id `+dir, args...)
+	if err != nil {
+		return fmt.Errorf("store: export organisations: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		o, err := scanOrg(rows)
+		if err != nil {
+			return err
+		}
+		if err := fn(o, names[o.OrganisationID]); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

@@ -39,6 +39,7 @@ type OrganisationsPage struct {
 	PrevURL    string
 	NextURL    string
 	Filtered   bool
+	ExportURL  string // the CSV of this search, filters and sort
 }
 
 // SortState is the aria-sort value of a column.

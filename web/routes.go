@@ -90,6 +90,7 @@ func (s *Server) routes() http.Handler {
 		r.Route("/organisations", func(r chi.Router) {
 			r.Get("/", dir.ListOrganisations)
 			r.Post("/", dir.CreateOrganisation)
+			r.Get("/export.csv", dir.ExportOrganisations)
 			r.Route("/{orgID}", func(r chi.Router) {
 				r.Get("/", dir.GetOrganisation)
 				r.Put("/", dir.UpdateOrganisation)
@@ -198,6 +199,7 @@ func (s *Server) routes() http.Handler {
 			r.Get("/organisations", dir.ListOrganisations)
 			r.Post("/organisations", dir.CreateOrganisation)
 			r.Get("/organisations/new", dir.NewOrganisation)
+			r.Get("/organisations/export.csv", dir.ExportOrganisations)
 			r.Route("/organisations/{orgID}", func(r chi.Router) {
 				r.Get("/", dir.GetOrganisation)
 				r.Post("/", dir.UpdateOrganisation)

@@ -73,7 +73,7 @@ func TestEndToEndEveryPageIsAccessible(t *testing.T) {
 	}
 
 	// Every browser GET route that shows a page.
-	skip := regexp.MustCompile(`^/(api|dev/idp|auth|static|keystore|\.well-known)(/|$)|^/(logout|healthz|readyz|login)$|/content$|/assertion$|\{attID\}`)
+	skip := regexp.MustCompile(`^/(api|dev/idp|auth|static|keystore|\.well-known)(/|$)|^/(logout|healthz|readyz|login)$|/content$|/assertion$|\.csv$|\{attID\}`)
 	param := regexp.MustCompile(`\{([^}]+)\}`)
 	var pages []string
 	_ = chi.Walk(env.Server.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {

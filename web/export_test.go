@@ -1,0 +1,95 @@
+package web_test
+
+import (
+	"encoding/csv"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+func getCSV(t *testing.T, c *http.Client, url, token string) (*http.Response, [][]string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return resp, nil
+	}
+	rows, err := csv.NewReader(resp.Body).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, rows
+}
+
+// The organisation list downloads as CSV with its search, filters and sort,
+// and no cell can turn into a spreadsheet formula.
+func TestExportOrganisationsCSV(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	flag := a.must(201, "POST", "/references/flags", `{"Name":"Pilot","Type":"Organisation"}`)["FlagId"].(string)
+	a.must(201, "POST", "/organisations", `{"OrganisationName":"Acme Bank","RegistrationNumber":"A-1","CountryOfRegistration":"GB","Status":"Active","Flags":["`+flag+`"]}`)
+	a.must(201, "POST", "/organisations", `{"OrganisationName":"=HYPERLINK(\"http://x\")","RegistrationNumber":"B-2","CountryOfRegistration":"GB"}`)
+	gone := a.must(201, "POST", "/organisations", `{"OrganisationName":"Zed Payments","RegistrationNumber":"Z-3","CountryOfRegistration":"FR"}`)["OrganisationId"].(string)
+	a.must(200, "PUT", "/organisations/"+gone, `{"OrganisationName":"Zed Payments","RegistrationNumber":"Z-3","CountryOfRegistration":"FR","Status":"Withdrawn"}`)
+
+	resp, rows := getCSV(t, http.DefaultClient, env.URL+"/api/organisations/export.csv?sort=OrganisationName,desc", a.token)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/csv") ||
+		!strings.Contains(resp.Header.Get("Content-Disposition"), `attachment; filename="organisations-`) {
+		t.Fatalf("%d %v", resp.StatusCode, resp.Header)
+	}
+	if len(rows) != 4 || rows[0][1] != "OrganisationName" || rows[0][10] != "Flags" {
+		t.Fatalf("rows %v", rows)
+	}
+	var names []string
+	for _, r := range rows[1:] {
+		names = append(names, r[1])
+	}
+	if got := strings.Join(names, "|"); got != `Zed Payments|Acme Bank|'=HYPERLINK("http://x")` {
+		t.Errorf("order or formula guard: %s", got)
+	}
+	if rows[2][10] != "Pilot" || rows[2][9] != "Active" || rows[1][9] != "Withdrawn" {
+		t.Errorf("flags and status: %v / %v", rows[2], rows[1])
+	}
+	// Filters as in the list.
+	if _, rows := getCSV(t, http.DefaultClient, env.URL+"/api/organisations/export.csv?Status=Inactive", a.token); len(rows) != 2 || rows[1][1] != "Zed Payments" {
+		t.Errorf("Status=Inactive: %v", rows)
+	}
+	if _, rows := getCSV(t, http.DefaultClient, env.URL+"/api/organisations/export.csv?Flag="+flag, a.token); len(rows) != 2 || rows[1][1] != "Acme Bank" {
+		t.Errorf("Flag: %v", rows)
+	}
+	if _, rows := getCSV(t, http.DefaultClient, env.URL+"/api/organisations/export.csv?q=acme", a.token); len(rows) != 2 {
+		t.Errorf("q: %v", rows)
+	}
+	for _, bad := range []string{"Status=Gone", "sort=Nope,asc", "sort=OrganisationName,up"} {
+		if r, _ := getCSV(t, http.DefaultClient, env.URL+"/api/organisations/export.csv?"+bad, a.token); r.StatusCode != 400 {
+			t.Errorf("%s: %d", bad, r.StatusCode)
+		}
+	}
+	if r, _ := getCSV(t, http.DefaultClient, env.URL+"/api/organisations/export.csv", ""); r.StatusCode != 401 {
+		t.Errorf("anonymous: %d", r.StatusCode)
+	}
+
+	// In the browser: the list's link carries the filters.
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	page, err := c.Get(env.URL + "/organisations?Status=Active&sort=OrganisationName,desc&page=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	href, _ := docOf(t, page).Find(`[data-testid=export-csv]`).Attr("href")
+	if href != "/organisations/export.csv?Status=Active&sort=OrganisationName%2Cdesc" {
+		t.Fatalf("link %q", href)
+	}
+	if _, rows := getCSV(t, c, env.URL+href, ""); len(rows) != 2 || rows[1][1] != "Acme Bank" {
+		t.Fatalf("browser download: %v", rows)
+	}
+}
