@@ -42,24 +42,28 @@ func expiringDays(q url.Values) (int, error) {
 	return n, nil
 }
 
-func (h *Pages) expiring(r *http.Request, days int) (store.Expiring, error) {
-	now := time.Now
+func (h *Pages) now() time.Time {
 	if h.Now != nil {
-		now = h.Now
+		return h.Now()
 	}
-	return h.Store.Expiring(r.Context(), now().Add(time.Duration(days)*24*time.Hour), expiringLimit)
+	return time.Now()
+}
+
+// expiring reads days= and lists what expires within them.
+func (h *Pages) expiring(r *http.Request) (store.Expiring, int, error) {
+	days, err := expiringDays(r.URL.Query())
+	if err != nil {
+		return store.Expiring{}, 0, err
+	}
+	e, err := h.Store.Expiring(r.Context(), h.now().Add(time.Duration(days)*24*time.Hour), expiringLimit)
+	return e, days, err
 }
 
 // Expiring is GET /api/expiring?days=N: active certificates, regulatory
 // documents and active certifications that have expired or expire within N
 // days, soonest first (organisations that are Withdrawn left out).
 func (h *Pages) Expiring(w http.ResponseWriter, r *http.Request) {
-	days, err := expiringDays(r.URL.Query())
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	e, err := h.expiring(r, days)
+	e, _, err := h.expiring(r)
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -73,12 +77,7 @@ func (h *Pages) Home(w http.ResponseWriter, r *http.Request) {
 		Render(w, r, http.StatusOK, views.SignedOut(h.Shell(r, "Sign in", "")))
 		return
 	}
-	days, err := expiringDays(r.URL.Query())
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	e, err := h.expiring(r, days)
+	e, days, err := h.expiring(r)
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -88,11 +87,7 @@ func (h *Pages) Home(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	now := time.Now
-	if h.Now != nil {
-		now = h.Now
-	}
-	Render(w, r, http.StatusOK, views.Home(h.Shell(r, "Home", ""), views.HomePage{Expiring: e, Days: days, Pending: pending, Today: now().UTC()}))
+	Render(w, r, http.StatusOK, views.Home(h.Shell(r, "Home", ""), views.HomePage{Expiring: e, Days: days, Pending: pending, Today: h.now().UTC()}))
 }
 
 // References is the Reference Data index (Super Users only).

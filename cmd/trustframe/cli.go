@@ -407,22 +407,9 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 	case *data != "":
 		body = []byte(*data)
 	}
-	e, err := newCLIEnv(getenv, *dir, stdout, stderr)
+	e, c, key, err := signedIn(ctx, getenv, *dir, stdout, stderr, 30*time.Second)
 	if err != nil {
 		return err
-	}
-	c, err := e.load()
-	if err != nil {
-		return err
-	}
-	key, err := e.dpopKey()
-	if err != nil {
-		return err
-	}
-	if time.Now().Add(30*time.Second).After(c.Expiry) && c.RefreshToken != "" {
-		if err := e.refresh(ctx, c, key); err != nil {
-			return err
-		}
 	}
 	target := c.Server + "/api" + escapePath(path)
 	status, respBody, err := e.send(ctx, c, key, method, target, body)
@@ -449,6 +436,29 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	stdout.Write(respBody)
 	return nil
+}
+
+// signedIn loads the CLI's credentials and DPoP key and refreshes the
+// token when less than `fresh` of its life is left.
+func signedIn(ctx context.Context, getenv func(string) string, dir string, stdout, stderr io.Writer, fresh time.Duration) (*cliEnv, *credentials, *dpop.Signer, error) {
+	e, err := newCLIEnv(getenv, dir, stdout, stderr)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	c, err := e.load()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	key, err := e.dpopKey()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if time.Now().Add(fresh).After(c.Expiry) && c.RefreshToken != "" {
+		if err := e.refresh(ctx, c, key); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return e, c, key, nil
 }
 
 func (e *cliEnv) refresh(ctx context.Context, c *credentials, key *dpop.Signer) error {

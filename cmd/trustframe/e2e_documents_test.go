@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -15,21 +16,7 @@ func TestEndToEndDocumentsAndCertifications(t *testing.T) {
 	ctx := newBrowser(t)
 	base, _ := startProgram(t)
 	signIn(t, ctx, base, "admin@example.com")
-	must(t, chromedp.Do(ctx,
-		chromedp.Navigate(base+"/organisations/new"),
-		chromedp.SendKeys(chromedp.ID("f-OrganisationName"), "Acme Bank"),
-		chromedp.SendKeys(chromedp.ID("f-RegistrationNumber"), "12345678"),
-		chromedp.SendKeys(chromedp.ID("f-CountryOfRegistration"), "GB"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=tab-documents]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-document]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=add-document]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=document-type-step]`)),
-		chromedp.SetValue(chromedp.ID("f-DocumentType"), "Licence"),
-		chromedp.Click(chromedp.CSS(`[data-testid=next]`)),
-		chromedp.WaitVisible(chromedp.ID("f-DocumentReferenceNumber")),
-	))
+	startDocumentWizard(t, ctx, base)
 	checkAccessibility(t, ctx, "document wizard")
 	must(t, chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.ID("f-DocumentReferenceNumber"), "FCA-123456"),
@@ -83,19 +70,9 @@ func TestEndToEndHomeNeedsAttention(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=nothing-expiring]`)),
-		chromedp.Navigate(base+"/organisations/new"),
-		chromedp.SendKeys(chromedp.ID("f-OrganisationName"), "Acme Bank"),
-		chromedp.SendKeys(chromedp.ID("f-RegistrationNumber"), "12345678"),
-		chromedp.SendKeys(chromedp.ID("f-CountryOfRegistration"), "GB"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=tab-documents]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-document]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=add-document]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=document-type-step]`)),
-		chromedp.SetValue(chromedp.ID("f-DocumentType"), "Licence"),
-		chromedp.Click(chromedp.CSS(`[data-testid=next]`)),
-		chromedp.WaitVisible(chromedp.ID("f-DocumentReferenceNumber")),
+	))
+	startDocumentWizard(t, ctx, base)
+	must(t, chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.ID("f-DocumentReferenceNumber"), "FCA-777"),
 		chromedp.SetValue(chromedp.ID("f-DocumentExpiryDate"), expiry),
 		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
@@ -117,5 +94,26 @@ func TestEndToEndHomeNeedsAttention(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`[data-testid=expiring-document] a`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=document-row]`)),
+	))
+}
+
+// startDocumentWizard creates the organisation Acme Bank in the browser and
+// opens its Add Document wizard at the step after the document type.
+func startDocumentWizard(t *testing.T, ctx context.Context, base string) {
+	t.Helper()
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/organisations/new"),
+		chromedp.SendKeys(chromedp.ID("f-OrganisationName"), "Acme Bank"),
+		chromedp.SendKeys(chromedp.ID("f-RegistrationNumber"), "12345678"),
+		chromedp.SendKeys(chromedp.ID("f-CountryOfRegistration"), "GB"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=tab-documents]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-document]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=add-document]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=document-type-step]`)),
+		chromedp.SetValue(chromedp.ID("f-DocumentType"), "Licence"),
+		chromedp.Click(chromedp.CSS(`[data-testid=next]`)),
+		chromedp.WaitVisible(chromedp.ID("f-DocumentReferenceNumber")),
 	))
 }

@@ -63,23 +63,10 @@ func cmdLoad(ctx context.Context, args []string, getenv func(string) string, std
 			}
 		}
 	}
-	e, err := newCLIEnv(getenv, *dir, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	c, err := e.load()
-	if err != nil {
-		return err
-	}
-	key, err := e.dpopKey()
-	if err != nil {
-		return err
-	}
 	// A run must not outlive its token: refresh when less than 5 minutes are left.
-	if time.Now().Add(5*time.Minute).After(c.Expiry) && c.RefreshToken != "" {
-		if err := e.refresh(ctx, c, key); err != nil {
-			return err
-		}
+	_, c, key, err := signedIn(ctx, getenv, *dir, stdout, stderr, 5*time.Minute)
+	if err != nil {
+		return err
 	}
 	dpopBound := strings.EqualFold(c.TokenType, "DPoP")
 
