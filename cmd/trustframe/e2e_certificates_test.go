@@ -19,13 +19,8 @@ func TestEndToEndCertificates(t *testing.T) {
 	certPEM := webtest.ValidCert(t, "p256", "seal.acme.example")
 
 	signIn(t, ctx, base, "admin@example.com")
+	createAcmeBank(t, ctx, base)
 	must(t, chromedp.Do(ctx,
-		chromedp.Navigate(base+"/organisations/new"),
-		chromedp.SendKeys(chromedp.ID("f-OrganisationName"), "Acme Bank"),
-		chromedp.SendKeys(chromedp.ID("f-RegistrationNumber"), "12345678"),
-		chromedp.SendKeys(chromedp.ID("f-CountryOfRegistration"), "GB"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid=tab-certificates]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=upload-certificate]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid=upload-certificate]`)),

@@ -101,13 +101,8 @@ func TestEndToEndHomeNeedsAttention(t *testing.T) {
 // opens its Add Document wizard at the step after the document type.
 func startDocumentWizard(t *testing.T, ctx context.Context, base string) {
 	t.Helper()
+	createAcmeBank(t, ctx, base)
 	must(t, chromedp.Do(ctx,
-		chromedp.Navigate(base+"/organisations/new"),
-		chromedp.SendKeys(chromedp.ID("f-OrganisationName"), "Acme Bank"),
-		chromedp.SendKeys(chromedp.ID("f-RegistrationNumber"), "12345678"),
-		chromedp.SendKeys(chromedp.ID("f-CountryOfRegistration"), "GB"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid=tab-documents]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-document]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid=add-document]`)),
@@ -115,5 +110,19 @@ func startDocumentWizard(t *testing.T, ctx context.Context, base string) {
 		chromedp.SetValue(chromedp.ID("f-DocumentType"), "Licence"),
 		chromedp.Click(chromedp.CSS(`[data-testid=next]`)),
 		chromedp.WaitVisible(chromedp.ID("f-DocumentReferenceNumber")),
+	))
+}
+
+// createAcmeBank creates the organisation Acme Bank through the New
+// organisation form and waits for its page.
+func createAcmeBank(t *testing.T, ctx context.Context, base string) {
+	t.Helper()
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/organisations/new"),
+		chromedp.SendKeys(chromedp.ID("f-OrganisationName"), "Acme Bank"),
+		chromedp.SendKeys(chromedp.ID("f-RegistrationNumber"), "12345678"),
+		chromedp.SendKeys(chromedp.ID("f-CountryOfRegistration"), "GB"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
 	))
 }
