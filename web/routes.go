@@ -30,17 +30,8 @@ func (s *Server) routes() http.Handler {
 	contactTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.ContactTypes, Title: "Contact types", Path: "/references/contact-types"}
 	documentTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.DocumentTypes, Title: "Document types", Path: "/references/document-types"}
 	certificationTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.CertificationTypes, Title: "Certification types", Path: "/references/certification-types"}
-	var mailer handlers.Mailer
-	if s.cfg.SMTPURL != "" {
-		m, err := newSMTPMailer(s.cfg.SMTPURL)
-		if err == nil {
-			mailer = m
-		} else {
-			s.log.Error("SMTP disabled", "err", err)
-		}
-	}
 	superUsers := &handlers.SuperUsers{Base: base, Store: s.db}
-	dataAdmins := &handlers.DataAdmins{Base: base, Store: s.db, Mailer: mailer}
+	dataAdmins := &handlers.DataAdmins{Base: base, Store: s.db, Mailer: s.mailer}
 	pages := &handlers.Pages{Base: base, Store: s.db, Now: s.cfg.Now}
 
 	r := chi.NewRouter()

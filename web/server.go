@@ -56,6 +56,9 @@ type Config struct {
 	SSASigningAlgs         []string // default all four
 	SSARSABits             int      // default 2048
 	SSAIssuer              string   // iss of SSAs; default the base URL
+	// ExpiryNoticeDays: SendExpiryNotices announces what expires within
+	// this many days; 0 turns notices off.
+	ExpiryNoticeDays int
 	Now                    func() time.Time
 	Logger                 *slog.Logger
 }
@@ -76,6 +79,7 @@ type Server struct {
 	origin   string        // scheme://host of the base URL, for htu
 	vocab    trust.Vocabulary
 	keys     *ssa.Keyring
+	mailer   handlers.Mailer // nil: messages stay in the outbox
 }
 
 // NewServer builds the handler of the whole service.
@@ -165,6 +169,14 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	}
 	if err := s.openKeyring(ctx); err != nil {
 		return nil, err
+	}
+	if cfg.SMTPURL != "" {
+		m, err := newSMTPMailer(cfg.SMTPURL)
+		if err == nil {
+			s.mailer = m
+		} else {
+			s.log.Error("SMTP disabled", "err", err)
+		}
 	}
 	s.auth, err = newAuthenticator(ctx, s, webSecret)
 	if err != nil {

@@ -41,6 +41,15 @@ func TestEnvTwinsAndFlagsPrecedence(t *testing.T) {
 	}
 }
 
+func TestServeRefusesBadExpiryNoticeDays(t *testing.T) {
+	for _, v := range []string{"-1", "366"} {
+		err := run(context.Background(), []string{"serve", "--data-dir", t.TempDir(), "--expiry-notice-days", v}, func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
+		if exitCode(err) != 2 || !strings.Contains(err.Error(), "--expiry-notice-days") {
+			t.Errorf("%s: %v", v, err)
+		}
+	}
+}
+
 func TestUnknownCommand(t *testing.T) {
 	err := run(context.Background(), []string{"frobnicate"}, func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
 	if exitCode(err) != 2 {

@@ -33,6 +33,7 @@ type serveFlags struct {
 	allowPrivateIssuers                  string
 	kekFile, ssaAlgs, ssaIssuer          string
 	ssaRSABits                           int
+	expiryNoticeDays                     int
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -58,6 +59,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.ssaAlgs, "ssa-signing-algs", "PS256,ML-DSA-44,ML-DSA-65,ML-DSA-87", "SSA signing algorithms this deployment enables, comma-separated")
 	fs.IntVar(&f.ssaRSABits, "ssa-rsa-bits", 2048, "size of new PS256 signing keys")
 	fs.StringVar(&f.ssaIssuer, "ssa-issuer", "", "iss of the SSAs (default the base URL)")
+	fs.IntVar(&f.expiryNoticeDays, "expiry-notice-days", 30, "e-mail Active administrators (SMTP or outbox) about certificates, documents and certifications expiring within this many days, each once; 0: off")
 	fs.StringVar(&f.tokenTypes, "api-token-types", "at+jwt,application/at+jwt", "JWT typ values accepted for API access tokens, comma-separated (add JWT for issuers such as Keycloak)")
 }
 
@@ -114,6 +116,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if f.oidcIssuer != "" && f.oidcClientID == "" {
 		return fmt.Errorf("%w: --oidc-issuer needs --oidc-client-id", errUsage)
 	}
+	if f.expiryNoticeDays < 0 || f.expiryNoticeDays > 365 {
+		return fmt.Errorf("%w: --expiry-notice-days must be 0 (off) to 365", errUsage)
+	}
 
 	var allowPrivate *bool
 	switch f.allowPrivateIssuers {
@@ -159,6 +164,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		DPoPNonce: f.dpopNonce, DPoPWindow: f.dpopWindow, DPoPSkew: f.dpopSkew,
 		TokenTypes: splitList(f.tokenTypes), StatusVocabulary: f.statusVocabulary, AllowPrivateIssuerURLs: allowPrivate,
 		KEKFile: f.kekFile, SSASigningAlgs: splitList(f.ssaAlgs), SSARSABits: f.ssaRSABits, SSAIssuer: f.ssaIssuer,
+		ExpiryNoticeDays: f.expiryNoticeDays,
 	}, db)
 	if err != nil {
 		return err
@@ -172,6 +178,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	go purgeSessions(ctx, db, log)
+	go sendExpiryNotices(ctx, srv, log)
 
 	fmt.Fprintf(stdout, "trustframe %s is listening on %s\n", version, baseURL)
 	if srv.DevIdP() {
@@ -212,6 +219,24 @@ func purgeSessions(ctx context.Context, db *store.DB, log *slog.Logger) {
 				log.Warn("session purge", "err", err)
 			}
 		}
+	}
+}
+
+// sendExpiryNotices runs the expiry notices shortly after start and then
+// every hour; each item is announced once, so runs are cheap and a restart
+// repeats nothing.
+func sendExpiryNotices(ctx context.Context, srv *web.Server, log *slog.Logger) {
+	wait := 30 * time.Second
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		if _, err := srv.SendExpiryNotices(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("expiry notices", "err", err)
+		}
+		wait = time.Hour
 	}
 }
 

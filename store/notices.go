@@ -1,0 +1,99 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// NoticeItem is one thing an expiry notice announces.
+type NoticeItem struct {
+	Kind   string // Certificate, Document, Certification
+	ID     string
+	Expiry string // YYYY-MM-DD
+}
+
+// Items are the notice items of an Expiring report.
+func (e Expiring) Items() []NoticeItem {
+	var out []NoticeItem
+	for _, c := range e.Certificates {
+		out = append(out, NoticeItem{"Certificate", c.Kid, c.NotAfter.UTC().Format("2006-01-02")})
+	}
+	for _, d := range e.Documents {
+		out = append(out, NoticeItem{"Document", d.DocumentID, d.DocumentExpiryDate})
+	}
+	for _, c := range e.Certifications {
+		out = append(out, NoticeItem{"Certification", c.CertificationID, c.CertificationExpirationDate})
+	}
+	return out
+}
+
+// UnnoticedItems keeps the items no notice has announced yet.
+func (d *DB) UnnoticedItems(ctx context.Context, items []NoticeItem) ([]NoticeItem, error) {
+	var out []NoticeItem
+	for _, it := range items {
+		var n int
+		if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM expiry_notices WHERE kind = ? AND item_id = ? AND expiry = ?`,
+			it.Kind, it.ID, it.Expiry).Scan(&n); err != nil {
+			return nil, fmt.Errorf("store: expiry notices: %w", err)
+		}
+		if n == 0 {
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// ActiveAdministrators are the e-mails of every Active Super User and Data
+// Administrator: who hears about what expires.
+func (d *DB) ActiveAdministrators(ctx context.Context) ([]string, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT email FROM super_users WHERE status = 'Active'
+		UNION SELECT email FROM data_administrators WHERE status = 'Active' ORDER BY 1`)
+	if err != nil {
+		return nil, fmt.Errorf("store: administrators: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var e string
+		if err := rows.Scan(&e); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// RecordExpiryNotice marks the items as announced and queues one message per
+// recipient in the outbox, in one transaction, and returns the outbox ids.
+// Items announced meanwhile (another run) are skipped; when none is left,
+// nothing is queued.
+func (d *DB) RecordExpiryNotice(ctx context.Context, items []NoticeItem, msgs []Invitation) ([]int64, error) {
+	var ids []int64
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		now := d.stamp()
+		fresh := 0
+		for _, it := range items {
+			res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO expiry_notices(kind, item_id, expiry, sent_on) VALUES (?,?,?,?)`, it.Kind, it.ID, it.Expiry, now)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n > 0 {
+				fresh++
+			}
+		}
+		if fresh == 0 {
+			return nil
+		}
+		for _, m := range msgs {
+			res, err := tx.ExecContext(ctx, `INSERT INTO outbox(at, recipient, subject, body) VALUES (?, ?, ?, ?)`, now, m.To, m.Subject, m.Body)
+			if err != nil {
+				return err
+			}
+			id, _ := res.LastInsertId()
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	return ids, err
+}
