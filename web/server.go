@@ -59,8 +59,8 @@ type Config struct {
 	// ExpiryNoticeDays: SendExpiryNotices announces what expires within
 	// this many days; 0 turns notices off.
 	ExpiryNoticeDays int
-	Now                    func() time.Time
-	Logger                 *slog.Logger
+	Now              func() time.Time
+	Logger           *slog.Logger
 }
 
 // Server is the assembled HTTP handler and what it holds.
