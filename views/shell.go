@@ -5,6 +5,7 @@ package views
 import (
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -46,3 +47,14 @@ func itoa(i int) string { return strconv.Itoa(i) }
 
 // esc escapes one path segment (an e-mail, a reference data name).
 func esc(s string) string { return url.PathEscape(s) }
+
+// joinNonEmpty joins the parts that are not blank.
+func joinNonEmpty(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
+}

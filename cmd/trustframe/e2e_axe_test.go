@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -123,6 +125,12 @@ func TestEndToEndEveryPageIsAccessible(t *testing.T) {
 			continue
 		}
 		checkAccessibility(t, ctx, p)
+		if dir := os.Getenv("TRUSTFRAME_SCREENSHOT_DIR"); dir != "" {
+			if b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+				name := strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(p), "-"), "-")
+				_ = os.WriteFile(filepath.Join(dir, "page-"+name+".png"), b, 0o644)
+			}
+		}
 	}
 	t.Logf("%d pages checked", len(pages))
 }
