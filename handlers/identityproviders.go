@@ -33,6 +33,8 @@ type IdentityProviders struct {
 	// OwnIssuer is the sign-in issuer; its tokens are always accepted, so
 	// binding it again is refused.
 	OwnIssuer string
+	// SealSecret encrypts a client secret at rest (the KEK).
+	SealSecret func(name string, secret []byte) []byte
 }
 
 // idpIn is the writable part of an identity provider; the read-only
@@ -44,9 +46,14 @@ type idpIn struct {
 	EmailClaim  string `json:"EmailClaim"`
 	Description string `json:"Description"`
 	Status      string `json:"Status"`
-	JwksURI     any    `json:"JwksUri"`
-	CreatedOn   any    `json:"CreatedOn"`
-	UpdatedOn   any    `json:"UpdatedOn"`
+	ClientID    string `json:"ClientId"`
+	// ClientSecret is write-only: empty keeps the current one; an empty
+	// ClientId removes both.
+	ClientSecret    string `json:"ClientSecret"`
+	JwksURI         any    `json:"JwksUri"`
+	HasClientSecret any    `json:"HasClientSecret"`
+	CreatedOn       any    `json:"CreatedOn"`
+	UpdatedOn       any    `json:"UpdatedOn"`
 }
 
 var claimName = regexp.MustCompile(`^[A-Za-z0-9_.:/-]{1,100}$`)
@@ -105,7 +112,7 @@ func (h *IdentityProviders) Get(w http.ResponseWriter, r *http.Request) {
 
 func idpForm(p store.IdentityProvider, errs map[string]string) views.IdPForm {
 	return views.IdPForm{Name: p.Name, Issuer: p.Issuer, JwksURI: p.JwksURI, Audience: p.Audience, EmailClaim: p.EmailClaim,
-		Description: p.Description, Status: p.Status, Errors: errs}
+		Description: p.Description, Status: p.Status, ClientID: p.ClientID, HasClientSecret: p.HasClientSecret, Errors: errs}
 }
 
 // validate checks the fields that need no network; the issuer is checked
@@ -132,7 +139,22 @@ func (h *IdentityProviders) validate(p *store.IdentityProvider) map[string]strin
 	}
 	checkLen(f, "Description", p.Description, 500)
 	activeOrInactive(f, &p.Status)
+	p.ClientID = strings.TrimSpace(p.ClientID)
+	checkLen(f, "ClientId", p.ClientID, 200)
 	return f
+}
+
+// secret checks and seals the write-only client secret into p.
+func (h *IdentityProviders) secret(f map[string]string, p *store.IdentityProvider, secret string) {
+	checkLen(f, "ClientSecret", secret, 500)
+	switch {
+	case p.ClientID == "" && secret != "":
+		f["ClientSecret"] = "A client secret needs a ClientId."
+	case p.ClientID == "":
+		p.SealedSecret = []byte{} // no web sign-in: forget the secret
+	case secret != "" && h.SealSecret != nil:
+		p.SealedSecret = h.SealSecret(p.Name, []byte(secret))
+	}
 }
 
 // checkIssuer fetches the issuer's discovery document and fills JwksURI.
@@ -151,7 +173,7 @@ func (h *IdentityProviders) checkIssuer(ctx context.Context, p *store.IdentityPr
 
 func (in idpIn) provider() store.IdentityProvider {
 	return store.IdentityProvider{Name: in.Name, Issuer: in.Issuer, Audience: in.Audience, EmailClaim: in.EmailClaim,
-		Description: in.Description, Status: in.Status}
+		Description: in.Description, Status: in.Status, ClientID: in.ClientID}
 }
 
 // Create binds a new identity provider.
@@ -163,7 +185,9 @@ func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	p := in.provider()
 	var err error
-	if errs := h.validate(&p); len(errs) > 0 {
+	errs := h.validate(&p)
+	h.secret(errs, &p, in.ClientSecret)
+	if len(errs) > 0 {
 		err = Validation(errs)
 	} else if err = h.checkIssuer(r.Context(), &p); err == nil {
 		var saved store.IdentityProvider
@@ -209,7 +233,9 @@ func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 	}
 	in.Name = name
 	p := in.provider()
-	if errs := h.validate(&p); len(errs) > 0 {
+	errs := h.validate(&p)
+	h.secret(errs, &p, in.ClientSecret)
+	if len(errs) > 0 {
 		err = Validation(errs)
 	} else if p.Issuer != cur.Issuer {
 		err = h.checkIssuer(r.Context(), &p)
@@ -226,7 +252,7 @@ func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 {
 			f := idpForm(in.provider(), fieldMessages(err, "Issuer"))
-			f.JwksURI = cur.JwksURI
+			f.JwksURI, f.HasClientSecret = cur.JwksURI, cur.HasClientSecret
 			h.editPage(w, r, AsError(err).Status, f)
 			return
 		}

@@ -12,24 +12,32 @@ import (
 // Audience or the service's API audience, the person's e-mail in
 // EmailClaim) while it is Active.
 type IdentityProvider struct {
-	Name        string    `json:"Name"`
-	Issuer      string    `json:"Issuer"`
-	JwksURI     string    `json:"JwksUri"`
-	Audience    string    `json:"Audience"`
-	EmailClaim  string    `json:"EmailClaim"`
-	Description string    `json:"Description"`
-	Status      string    `json:"Status"`
-	CreatedOn   time.Time `json:"CreatedOn"`
-	UpdatedOn   time.Time `json:"UpdatedOn"`
+	Name        string `json:"Name"`
+	Issuer      string `json:"Issuer"`
+	JwksURI     string `json:"JwksUri"`
+	Audience    string `json:"Audience"`
+	EmailClaim  string `json:"EmailClaim"`
+	Description string `json:"Description"`
+	Status      string `json:"Status"`
+	// ClientID is this service's OAuth client at the provider: set, the
+	// provider is offered for web sign-in too.
+	ClientID        string `json:"ClientId"`
+	HasClientSecret bool   `json:"HasClientSecret"`
+	// SealedSecret is the client secret sealed with the KEK; never shown.
+	// On update nil keeps the current one.
+	SealedSecret []byte    `json:"-"`
+	CreatedOn    time.Time `json:"CreatedOn"`
+	UpdatedOn    time.Time `json:"UpdatedOn"`
 }
 
-const idpCols = `name, issuer, jwks_uri, audience, email_claim, description, status, created_on, updated_on`
+const idpCols = `name, issuer, jwks_uri, audience, email_claim, description, status, client_id, client_secret, created_on, updated_on`
 
 func scanIdP(row interface{ Scan(...any) error }) (IdentityProvider, error) {
 	var p IdentityProvider
 	var c, u string
-	err := row.Scan(&p.Name, &p.Issuer, &p.JwksURI, &p.Audience, &p.EmailClaim, &p.Description, &p.Status, &c, &u)
+	err := row.Scan(&p.Name, &p.Issuer, &p.JwksURI, &p.Audience, &p.EmailClaim, &p.Description, &p.Status, &p.ClientID, &p.SealedSecret, &c, &u)
 	p.CreatedOn, p.UpdatedOn = parseStamp(c), parseStamp(u)
+	p.HasClientSecret = len(p.SealedSecret) > 0
 	return p, err
 }
 
@@ -92,8 +100,9 @@ func (d *DB) CreateIdentityProvider(ctx context.Context, a Audit, p IdentityProv
 			return err
 		}
 		now := d.stamp()
-		if _, err := tx.ExecContext(ctx, `INSERT INTO identity_providers(`+idpCols+`) VALUES (?,?,?,?,?,?,?,?,?)`,
-			p.Name, p.Issuer, p.JwksURI, p.Audience, p.EmailClaim, p.Description, p.Status, now, now); err != nil {
+		p.HasClientSecret = len(p.SealedSecret) > 0
+		if _, err := tx.ExecContext(ctx, `INSERT INTO identity_providers(`+idpCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
+			p.Name, p.Issuer, p.JwksURI, p.Audience, p.EmailClaim, p.Description, p.Status, p.ClientID, nilIfEmpty(p.SealedSecret), now, now); err != nil {
 			return err
 		}
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "IdentityProvider", SubjectID: p.Name,
@@ -125,8 +134,12 @@ func (d *DB) UpdateIdentityProvider(ctx context.Context, a Audit, p IdentityProv
 		if err := issuerTaken(ctx, tx, p); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE identity_providers SET issuer=?, jwks_uri=?, audience=?, email_claim=?, description=?, status=?, updated_on=? WHERE name=?`,
-			p.Issuer, p.JwksURI, p.Audience, p.EmailClaim, p.Description, p.Status, d.stamp(), p.Name); err != nil {
+		if p.SealedSecret == nil {
+			p.SealedSecret = cur.SealedSecret
+		}
+		p.HasClientSecret = len(p.SealedSecret) > 0
+		if _, err := tx.ExecContext(ctx, `UPDATE identity_providers SET issuer=?, jwks_uri=?, audience=?, email_claim=?, description=?, status=?, client_id=?, client_secret=?, updated_on=? WHERE name=?`,
+			p.Issuer, p.JwksURI, p.Audience, p.EmailClaim, p.Description, p.Status, p.ClientID, nilIfEmpty(p.SealedSecret), d.stamp(), p.Name); err != nil {
 			return err
 		}
 		p.CreatedOn, p.UpdatedOn = cur.CreatedOn, cur.UpdatedOn
@@ -137,4 +150,11 @@ func (d *DB) UpdateIdentityProvider(ctx context.Context, a Audit, p IdentityProv
 	}
 	d.idpVersion.Add(1)
 	return d.GetIdentityProvider(ctx, p.Name)
+}
+
+func nilIfEmpty(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
 }

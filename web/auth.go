@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
 	"golang.org/x/oauth2"
 )
 
@@ -60,13 +62,45 @@ const boundIssuersTTL = 10 * time.Second
 // is kept across reloads while its settings stay the same, so tokens
 // verified with it stay remembered; a changed or removed entry drops them.
 type boundIssuer struct {
-	name, jwksURI, audience, emailClaim string
-	verifier                            *oidc.IDTokenVerifier
+	name, issuer, jwksURI, audience, emailClaim string
+	verifier                                    *oidc.IDTokenVerifier
+	// Web sign-in, when the provider has a client ID.
+	clientID, clientSecret string
+	ks                     oidc.KeySet
+	wmu                    sync.Mutex
+	web                    *oidcProvider // discovered at the first sign-in
+}
+
+// webProvider is the provider's code flow (discovery on first use).
+func (b *boundIssuer) webProvider(ctx context.Context, a *authenticator) (*oidcProvider, error) {
+	b.wmu.Lock()
+	defer b.wmu.Unlock()
+	if b.web != nil {
+		return b.web, nil
+	}
+	dctx, cancel := context.WithTimeout(oidc.ClientContext(ctx, a.boundClient()), 10*time.Second)
+	defer cancel()
+	p, err := oidc.NewProvider(dctx, b.issuer)
+	if err != nil {
+		return nil, fmt.Errorf("web: OIDC discovery of %s: %w", b.issuer, err)
+	}
+	b.web = &oidcProvider{
+		client: a.boundClient(),
+		oauth: oauth2.Config{
+			ClientID: b.clientID, ClientSecret: b.clientSecret,
+			Endpoint:    p.Endpoint(),
+			RedirectURL: a.s.cfg.BaseURL + "/auth/callback",
+			Scopes:      []string{oidc.ScopeOpenID, "email", "profile"},
+		},
+		idTokens: oidc.NewVerifier(b.issuer, b.ks, &oidc.Config{ClientID: b.clientID, SupportedSigningAlgs: signingAlgs, Now: a.s.cfg.Now}),
+	}
+	return b.web, nil
 }
 
 const maxVerifiedTokens = 10_000
 
 type oidcProvider struct {
+	client   *http.Client // reaches the provider (in process for the development one)
 	oauth    oauth2.Config
 	idTokens *oidc.IDTokenVerifier
 	access   *oidc.IDTokenVerifier // same checks for access tokens, audience = API audience
@@ -83,7 +117,9 @@ func newAuthenticator(ctx context.Context, s *Server, webSecret string) (*authen
 		}
 		ks := &oidc.StaticKeySet{PublicKeys: keys}
 		issuer := s.idp.Issuer()
+		a.httpClient = s.inProcessClient()
 		a.provider = &oidcProvider{
+			client: a.httpClient,
 			oauth: oauth2.Config{
 				ClientID: devidp.WebClientID, ClientSecret: webSecret,
 				Endpoint:    oauth2.Endpoint{AuthURL: issuer + "/authorize", TokenURL: issuer + "/token", AuthStyle: oauth2.AuthStyleInHeader},
@@ -93,7 +129,6 @@ func newAuthenticator(ctx context.Context, s *Server, webSecret string) (*authen
 			idTokens: oidc.NewVerifier(issuer, ks, &oidc.Config{ClientID: devidp.WebClientID, SupportedSigningAlgs: signingAlgs, Now: s.cfg.Now}),
 			access:   oidc.NewVerifier(issuer, ks, &oidc.Config{ClientID: s.cfg.APIAudience, SupportedSigningAlgs: signingAlgs, Now: s.cfg.Now}),
 		}
-		a.httpClient = s.inProcessClient()
 		return a, nil
 	}
 	if _, err := a.get(ctx); err != nil {
@@ -125,6 +160,7 @@ func (a *authenticator) get(ctx context.Context) (*oidcProvider, error) {
 	_ = p.Claims(&claims)
 	ks := oidc.NewRemoteKeySet(bg, claims.JWKSURI)
 	a.provider = &oidcProvider{
+		client: a.httpClient,
 		oauth: oauth2.Config{
 			ClientID: cfg.OIDCClientID, ClientSecret: cfg.OIDCClientSecret,
 			Endpoint:    p.Endpoint(),
@@ -137,9 +173,29 @@ func (a *authenticator) get(ctx context.Context) (*oidcProvider, error) {
 	return a.provider, nil
 }
 
-// login starts the code flow.
+// login starts the code flow: with the sign-in issuer, or with the identity
+// provider named by via=. When identity providers offer web sign-in and
+// via= is absent, it shows the choice.
 func (a *authenticator) login(w http.ResponseWriter, r *http.Request) {
-	p, err := a.get(r.Context())
+	via := r.URL.Query().Get("via")
+	var p *oidcProvider
+	var err error
+	if via != "" && via != "default" {
+		b, ok := a.webSignInNamed(r.Context(), via)
+		if !ok {
+			handlers.WriteError(w, r, &handlers.Error{Status: http.StatusNotFound, Code: "not_found", Message: "No Active identity provider named " + via + " offers web sign-in."})
+			return
+		}
+		p, err = b.webProvider(r.Context(), a)
+	} else {
+		if via == "" {
+			if choices, err := a.webSignIn(r.Context()); err == nil && len(choices) > 0 {
+				a.chooser(w, r, choices)
+				return
+			}
+		}
+		p, err = a.get(r.Context())
+	}
 	if err != nil {
 		a.s.log.Error("sign-in unavailable", "err", err)
 		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusServiceUnavailable, Code: "idp_unavailable", Message: "The identity provider cannot be reached. Try again in a moment."})
@@ -151,11 +207,52 @@ func (a *authenticator) login(w http.ResponseWriter, r *http.Request) {
 	sm.Put(r.Context(), "oidc_nonce", nonce)
 	sm.Put(r.Context(), "oidc_verifier", verifier)
 	sm.Put(r.Context(), "return_to", localPath(r.URL.Query().Get("return_to")))
+	if via == "default" {
+		via = ""
+	}
+	sm.Put(r.Context(), "oidc_via", via) // "" is the sign-in issuer
 	opts := []oauth2.AuthCodeOption{oidc.Nonce(nonce), oauth2.S256ChallengeOption(verifier)}
 	if hint := r.URL.Query().Get("login_hint"); hint != "" {
 		opts = append(opts, oauth2.SetAuthURLParam("login_hint", hint))
 	}
 	http.Redirect(w, r, p.oauth.AuthCodeURL(state, opts...), http.StatusFound)
+}
+
+// webSignInNamed finds the Active identity provider offered for web
+// sign-in under this name.
+func (a *authenticator) webSignInNamed(ctx context.Context, name string) (*boundIssuer, bool) {
+	choices, err := a.webSignIn(ctx)
+	if err != nil {
+		return nil, false
+	}
+	for _, b := range choices {
+		if b.name == name {
+			return b, true
+		}
+	}
+	return nil, false
+}
+
+// chooser is the sign-in page when identity providers offer web sign-in.
+func (a *authenticator) chooser(w http.ResponseWriter, r *http.Request, choices []*boundIssuer) {
+	keep := url.Values{}
+	for _, k := range []string{"return_to", "login_hint"} {
+		if v := r.URL.Query().Get(k); v != "" {
+			keep.Set(k, v)
+		}
+	}
+	link := func(via string) string {
+		q := url.Values{"via": {via}}
+		for k, v := range keep {
+			q[k] = v
+		}
+		return "/login?" + q.Encode()
+	}
+	opts := []views.Option{{Value: link("default"), Label: "the service's identity provider"}}
+	for _, b := range choices {
+		opts = append(opts, views.Option{Value: link(b.name), Label: b.name})
+	}
+	handlers.Render(w, r, http.StatusOK, views.SignInChooser(views.Shell{Title: "Sign in"}, opts))
 }
 
 // localPath keeps a return address on this site.
@@ -182,6 +279,7 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 	nonce := sm.PopString(ctx, "oidc_nonce")
 	verifier := sm.PopString(ctx, "oidc_verifier")
 	returnTo := sm.PopString(ctx, "return_to")
+	via := sm.PopString(ctx, "oidc_via")
 	if e := q.Get("error"); e != "" {
 		bad("The identity provider refused the sign-in: " + e + " " + q.Get("error_description"))
 		return
@@ -190,12 +288,25 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 		bad("This sign-in link is stale or was not started here. Sign in again.")
 		return
 	}
-	p, err := a.get(ctx)
+	emailClaim := a.s.cfg.EmailClaim
+	var p *oidcProvider
+	var err error
+	if via != "" {
+		b, ok := a.webSignInNamed(ctx, via)
+		if !ok {
+			bad("The identity provider " + via + " no longer offers web sign-in.")
+			return
+		}
+		emailClaim = b.emailClaim
+		p, err = b.webProvider(ctx, a)
+	} else {
+		p, err = a.get(ctx)
+	}
 	if err != nil {
 		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusServiceUnavailable, Code: "idp_unavailable", Message: "The identity provider cannot be reached."})
 		return
 	}
-	tok, err := p.oauth.Exchange(oidc.ClientContext(ctx, a.httpClient), q.Get("code"), oauth2.VerifierOption(verifier))
+	tok, err := p.oauth.Exchange(oidc.ClientContext(ctx, p.client), q.Get("code"), oauth2.VerifierOption(verifier))
 	if err != nil {
 		a.s.log.Info("code exchange failed", "err", err)
 		bad("The sign-in code could not be exchanged. Sign in again.")
@@ -214,12 +325,12 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 	}
 	var claims map[string]any
 	_ = idt.Claims(&claims)
-	email, _ := claims[a.s.cfg.EmailClaim].(string)
-	if v, ok := claims["email_verified"].(bool); ok && !v && a.s.cfg.EmailClaim == "email" {
+	email, _ := claims[emailClaim].(string)
+	if v, ok := claims["email_verified"].(bool); ok && !v && emailClaim == "email" {
 		email = ""
 	}
 	if email == "" {
-		bad("The identity provider gave no verified e-mail (claim " + a.s.cfg.EmailClaim + ").")
+		bad("The identity provider gave no verified e-mail (claim " + emailClaim + ").")
 		return
 	}
 	role, err := a.s.db.SignIn(ctx, email, "web")
@@ -275,8 +386,19 @@ func (a *authenticator) sessionAuth(required bool) func(http.Handler) http.Handl
 					next.ServeHTTP(w, r)
 					return
 				}
+				login := "/login?return_to=" + url.QueryEscape(r.URL.RequestURI())
+				if r.Header.Get("HX-Request") == "true" {
+					// A boosted request must not follow the sign-in to another
+					// origin (CSP connect-src 'self'): the page navigates instead.
+					if r.Method != http.MethodGet {
+						login = "/login"
+					}
+					w.Header().Set("HX-Redirect", login)
+					w.WriteHeader(http.StatusUnauthorized)
+					return
+				}
 				if r.Method == http.MethodGet && !handlers.WantsJSON(r) {
-					http.Redirect(w, r, "/login?return_to="+url.QueryEscape(r.URL.RequestURI()), http.StatusFound)
+					http.Redirect(w, r, login, http.StatusFound)
 					return
 				}
 				handlers.WriteError(w, r, &handlers.Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: "Sign in first."})
@@ -323,6 +445,30 @@ type AccessToken struct {
 // boundIssuerFor returns the verifier of the Active identity provider with
 // this issuer, or nil.
 func (a *authenticator) boundIssuerFor(ctx context.Context, iss string) (*boundIssuer, error) {
+	m, err := a.boundIssuers(ctx)
+	return m[iss], err
+}
+
+// webSignIn returns the Active identity providers offered for web sign-in,
+// by name.
+func (a *authenticator) webSignIn(ctx context.Context) ([]*boundIssuer, error) {
+	m, err := a.boundIssuers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*boundIssuer
+	for _, b := range m {
+		if b.clientID != "" {
+			out = append(out, b)
+		}
+	}
+	slices.SortFunc(out, func(x, y *boundIssuer) int { return strings.Compare(x.name, y.name) })
+	return out, nil
+}
+
+// boundIssuers are the Active identity providers by issuer, reloaded when
+// they changed.
+func (a *authenticator) boundIssuers(ctx context.Context) (map[string]*boundIssuer, error) {
 	a.bmu.Lock()
 	defer a.bmu.Unlock()
 	now := time.Now()
@@ -339,17 +485,28 @@ func (a *authenticator) boundIssuerFor(ctx context.Context, iss string) (*boundI
 				continue
 			}
 			aud := orDefault(p.Audience, a.s.cfg.APIAudience)
-			if old := b.byIssuer[p.Issuer]; old != nil && old.name == p.Name && old.jwksURI == p.JwksURI && old.audience == aud && old.emailClaim == p.EmailClaim {
+			var secret string
+			if len(p.SealedSecret) > 0 {
+				plain, err := a.s.kek.Open(p.SealedSecret, idpSecretAAD(p.Name))
+				if err != nil {
+					a.s.log.Error("identity provider client secret does not open with this KEK; web sign-in through it is off", "name", p.Name, "err", err)
+					p.ClientID = ""
+				}
+				secret = string(plain)
+			}
+			if old := b.byIssuer[p.Issuer]; old != nil && old.name == p.Name && old.jwksURI == p.JwksURI && old.audience == aud &&
+				old.emailClaim == p.EmailClaim && old.clientID == p.ClientID && old.clientSecret == secret {
 				next[p.Issuer] = old
 				continue
 			}
 			ks := oidc.NewRemoteKeySet(oidc.ClientContext(context.Background(), a.boundClient()), p.JwksURI)
-			next[p.Issuer] = &boundIssuer{name: p.Name, jwksURI: p.JwksURI, audience: aud, emailClaim: p.EmailClaim,
+			next[p.Issuer] = &boundIssuer{name: p.Name, issuer: p.Issuer, jwksURI: p.JwksURI, audience: aud, emailClaim: p.EmailClaim,
+				clientID: p.ClientID, clientSecret: secret, ks: ks,
 				verifier: oidc.NewVerifier(p.Issuer, ks, &oidc.Config{ClientID: aud, SupportedSigningAlgs: signingAlgs, Now: a.s.cfg.Now})}
 		}
 		*b = boundIssuers{version: v, loaded: now, byIssuer: next}
 	}
-	return b.byIssuer[iss], nil
+	return b.byIssuer, nil
 }
 
 // boundClient fetches identity providers' keys with the limits of issuer

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -169,4 +171,82 @@ func toJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// An identity provider with a client ID is offered for web sign-in: the
+// sign-in page lets the person choose, and a Data Administrator signs in
+// through another trustframe's identity provider. Inactive, it is gone.
+func TestIdentityProviderWebSignIn(t *testing.T) {
+	partner := webtest.Start(t, nil)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	admin.must(201, "POST", "/users/data-administrators", `{"Email":"dana@example.com"}`)
+	admin.must(201, "POST", "/references/identity-providers", `{"Name":"Partner","Issuer":"`+partner.URL+`/dev/idp","ClientId":"trustframe-cli"}`)
+
+	c := webtest.Browser()
+	resp, err := c.Get(env.URL + "/login?return_to=/organisations")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("sign-in page: %v %v", err, resp)
+	}
+	var choices []string
+	docOf(t, resp).Find(`[data-testid=sign-in-choice]`).Each(func(_ int, s *goquery.Selection) {
+		href, _ := s.Attr("href")
+		choices = append(choices, s.Text()+" "+href)
+	})
+	if len(choices) != 2 || !strings.Contains(choices[0], "via=default") || !strings.Contains(choices[1], "Sign in with Partner") ||
+		!strings.Contains(choices[1], "via=Partner") || !strings.Contains(choices[1], "return_to=%2Forganisations") {
+		t.Fatalf("choices %q", choices)
+	}
+	resp = webtest.SignInAt(t, c, env.URL+"/login?via=Partner&return_to=/organisations", "dana@example.com")
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Request.URL.String() != env.URL+"/organisations" {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("after sign-in through Partner: %d %s\n%s", resp.StatusCode, resp.Request.URL, b)
+	}
+	if who := docOf(t, resp).Find(`[data-testid=current-user]`).Text(); who != "dana@example.com" {
+		t.Fatalf("signed in as %q", who)
+	}
+	// The default choice still goes to the sign-in issuer.
+	other := webtest.Browser()
+	if resp := webtest.SignInAt(t, other, env.URL+"/login?via=default", "admin@example.com"); resp.StatusCode != 200 {
+		t.Fatalf("default sign-in: %d", resp.StatusCode)
+	}
+
+	// Inactive: no choice any more, and via=Partner is a 404.
+	admin.must(200, "PUT", "/references/identity-providers/Partner", `{"Issuer":"`+partner.URL+`/dev/idp","ClientId":"trustframe-cli","Status":"Inactive"}`)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if r, err := noRedirect.Get(env.URL + "/login"); err != nil || r.StatusCode != http.StatusFound || !strings.HasPrefix(r.Header.Get("Location"), env.URL+"/dev/idp/authorize") {
+		t.Fatalf("login with no provider offered: %v %v", err, r)
+	}
+	if r, _ := noRedirect.Get(env.URL + "/login?via=Partner"); r.StatusCode != 404 {
+		t.Fatalf("via an Inactive provider: %d", r.StatusCode)
+	}
+}
+
+// The client secret is write-only: sealed at rest, never answered, never in
+// the audit log; an empty one on update keeps it, no ClientId drops it.
+func TestIdentityProviderClientSecret(t *testing.T) {
+	op := newFakeOP(t)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	_, created := admin.do("POST", "/references/identity-providers", `{"Name":"kc","Issuer":"`+op.srv.URL+`","ClientId":"console","ClientSecret":"s3cret-value"}`)
+	if created["HasClientSecret"] != true || created["ClientId"] != "console" || strings.Contains(toJSON(t, created), "s3cret") {
+		t.Fatalf("created %v", created)
+	}
+	var raw []byte
+	if err := env.DB.SQL().QueryRow(`SELECT client_secret FROM identity_providers WHERE name = 'kc'`).Scan(&raw); err != nil || len(raw) == 0 || strings.Contains(string(raw), "s3cret") {
+		t.Fatalf("stored secret %q %v", raw, err)
+	}
+	// Update without a secret keeps it.
+	if _, m := admin.do("PUT", "/references/identity-providers/kc", `{"Issuer":"`+op.srv.URL+`","ClientId":"console","Description":"x"}`); m["HasClientSecret"] != true {
+		t.Fatalf("secret lost on update: %v", m)
+	}
+	admin.must(422, "PUT", "/references/identity-providers/kc", `{"Issuer":"`+op.srv.URL+`","ClientSecret":"only-a-secret"}`)
+	if _, m := admin.do("PUT", "/references/identity-providers/kc", `{"Issuer":"`+op.srv.URL+`"}`); m["HasClientSecret"] != false || m["ClientId"] != "" {
+		t.Fatalf("no ClientId keeps a secret: %v", m)
+	}
+	_, audit := admin.do("GET", "/audit?Subject=IdentityProvider", "")
+	if s := toJSON(t, audit); strings.Contains(s, "s3cret") || !strings.Contains(s, "HasClientSecret") {
+		t.Fatalf("audit %s", s)
+	}
 }

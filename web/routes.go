@@ -24,7 +24,8 @@ func (s *Server) routes() http.Handler {
 	keyMat := &handlers.KeyMaterial{Base: base, Dir: dir, Store: s.db}
 	docs := &handlers.Documents{Base: base, Dir: dir, Store: s.db}
 	policies := &handlers.Policies{Base: base, Store: s.db}
-	idps := &handlers.IdentityProviders{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, OwnIssuer: s.signInIssuer()}
+	idps := &handlers.IdentityProviders{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, OwnIssuer: s.signInIssuer(),
+		SealSecret: func(name string, secret []byte) []byte { return s.kek.Seal(secret, idpSecretAAD(name)) }}
 	ssaH := &handlers.SSA{Base: base, Dir: dir, Store: s.db, Keys: s.keys, Issuer: s.cfg.SSAIssuer, Now: s.cfg.Now}
 	refs := &handlers.References{Base: base, Store: s.db}
 	contactTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.ContactTypes, Title: "Contact types", Path: "/references/contact-types"}

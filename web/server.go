@@ -80,6 +80,7 @@ type Server struct {
 	vocab    trust.Vocabulary
 	keys     *ssa.Keyring
 	mailer   handlers.Mailer // nil: messages stay in the outbox
+	kek      *ssa.KEK        // seals secrets at rest (SSA keys, identity provider client secrets)
 }
 
 // NewServer builds the handler of the whole service.
@@ -219,8 +220,14 @@ func (s *Server) openKeyring(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.kek = kek
 	s.keys, err = ssa.OpenKeyring(ctx, s.db, kek, cfg.SSASigningAlgs, cfg.SSARSABits)
 	return err
+}
+
+// idpSecretAAD binds a sealed identity provider client secret to its provider.
+func idpSecretAAD(name string) []byte {
+	return []byte("trustframe identity provider client secret\x00" + name)
 }
 
 // requestURI is the URI a client addressed, computed from --base-url so that

@@ -102,3 +102,78 @@ func TestEndToEndIdentityProviders(t *testing.T) {
 		t.Fatalf("token after Inactive: %d", got)
 	}
 }
+
+// TestEndToEndSignInThroughIdentityProvider: a Super User binds another
+// trustframe's identity provider with a client ID; the sign-in page then
+// offers it, and a Data Administrator signs in through it in the browser.
+func TestEndToEndSignInThroughIdentityProvider(t *testing.T) {
+	partner, _ := startProgram(t)
+	base, _ := startProgram(t)
+	ctx := newBrowser(t)
+	signIn(t, ctx, base, "admin@example.com")
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/references/data-administrators/new"),
+		chromedp.SendKeys(chromedp.ID("da-email"), "dana@example.com"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=data-administrator-row]`)),
+		chromedp.Navigate(base+"/references/identity-providers"),
+		chromedp.SendKeys(chromedp.ID("f-Name"), "Partner"),
+		chromedp.SendKeys(chromedp.ID("f-Issuer"), partner+"/dev/idp"),
+		chromedp.SendKeys(chromedp.ID("f-ClientId"), "trustframe-cli"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=idp-row]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=sign-out]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=sign-in]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in-choices]`)),
+	))
+	checkAccessibility(t, ctx, "sign-in choice")
+	choices, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=sign-in-choices]`)))
+	if !strings.Contains(choices, "Sign in with the service's identity provider") || !strings.Contains(choices, "Sign in with Partner") {
+		t.Fatalf("choices %q", choices)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=sign-in-choice][href*="via=Partner"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=dev-idp-banner]`)),
+	))
+	if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.HasPrefix(loc, partner+"/dev/idp/") {
+		t.Fatalf("the partner's sign-in page is at %s", loc)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.ID("email"), "dana@example.com"),
+		chromedp.Click(chromedp.CSS(`[data-testid=dev-sign-in]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=current-user]`)),
+	))
+	who, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=current-user]`)))
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	if who != "dana@example.com" || !strings.HasPrefix(loc, base+"/") {
+		t.Fatalf("signed in as %q at %s", who, loc)
+	}
+}
+
+// TestEndToEndSignInWithExternalIssuer: with --oidc-issuer on another
+// origin, the Sign in button and an expired session inside a boosted page
+// both reach the issuer's page (htmx must not fetch a cross-origin
+// redirect, which the CSP forbids).
+func TestEndToEndSignInWithExternalIssuer(t *testing.T) {
+	partner, _ := startProgram(t)
+	base, _ := startProgram(t, "--oidc-issuer", partner+"/dev/idp", "--oidc-client-id", "trustframe-cli")
+	ctx := newBrowser(t)
+	signIn(t, ctx, base, "admin@example.com")
+	if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.HasPrefix(loc, base+"/") {
+		t.Fatalf("after sign-in at %s", loc)
+	}
+	// The session ends on the server (signed out elsewhere); a click on a
+	// boosted link must lead to the issuer's sign-in page, not fail in the
+	// background.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int](`fetch("/logout", {method: "POST"}).then(r => r.status)`, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatal(err)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=nav-organisations]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=dev-idp-banner]`)),
+	))
+	if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.HasPrefix(loc, partner+"/dev/idp/") {
+		t.Fatalf("expired session led to %s", loc)
+	}
+}

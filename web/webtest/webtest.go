@@ -181,7 +181,14 @@ func Browser() *http.Client {
 // sign-in, or the 403 page).
 func SignIn(t testing.TB, c *http.Client, base, email string) *http.Response {
 	t.Helper()
-	resp, err := c.Get(base + "/login?login_hint=" + url.QueryEscape(email))
+	return SignInAt(t, c, base+"/login?login_hint="+url.QueryEscape(email), email)
+}
+
+// SignInAt starts a sign-in at start (a /login URL) that leads to a
+// development sign-in form, possibly of another trustframe, and submits it.
+func SignInAt(t testing.TB, c *http.Client, start, email string) *http.Response {
+	t.Helper()
+	resp, err := c.Get(start)
 	if err != nil {
 		t.Fatal(err)
 	}
