@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/csv"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -18,6 +19,7 @@ type Pages struct {
 	Store interface {
 		ListOutbox(ctx context.Context, limit int) ([]store.OutboxMessage, error)
 		ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, int, error)
+		EachAudit(ctx context.Context, f store.AuditFilter, fn func(store.AuditRecord) error) error
 		Expiring(ctx context.Context, before time.Time, limit int) (store.Expiring, error)
 		ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
 	}
@@ -151,8 +153,12 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	f := store.AuditFilter{SubjectType: q.Get("Subject"), SubjectID: q.Get("SubjectId"), OrganisationID: q.Get("OrganisationId"),
-		KeyID: q.Get("KeyId"), CertificateType: q.Get("CertificateType"), Action: q.Get("Action"), Actor: q.Get("Actor"), Page: page, Size: size}
+	f, err := auditFilter(q)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	f.Page, f.Size = page, size
 	recs, total, err := h.Store.ListAudit(r.Context(), f)
 	if err != nil {
 		WriteError(w, r, err)
@@ -168,8 +174,18 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 		return "/audit?" + v.Encode()
 	}
 	p := views.AuditPage{Records: recs, Total: total, Page: page, TotalPages: env.TotalPages, Action: f.Action, Subject: f.SubjectType,
-		OrganisationID: f.OrganisationID, KeyID: f.KeyID,
+		OrganisationID: f.OrganisationID, KeyID: f.KeyID, From: q.Get("From"), To: q.Get("To"),
 		ClearURL: link(func(v url.Values) { v.Del("Action"); v.Del("page") })}
+	ex := url.Values{}
+	for k, vs := range q {
+		if k != "page" && k != "size" {
+			ex[k] = vs
+		}
+	}
+	p.ExportURL = "/audit/export.csv"
+	if len(ex) > 0 {
+		p.ExportURL += "?" + ex.Encode()
+	}
 	if page > 0 {
 		p.PrevURL = link(func(v url.Values) { v.Set("page", strconv.Itoa(page-1)) })
 	}
@@ -177,6 +193,77 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 		p.NextURL = link(func(v url.Values) { v.Set("page", strconv.Itoa(page+1)) })
 	}
 	Respond(w, r, http.StatusOK, env, views.Audit(h.Shell(r, "Audit", "audit", views.Crumb{Label: "Audit"}), p))
+}
+
+// auditFilter reads the audit log's filters; From and To are dates
+// (YYYY-MM-DD, UTC), To included.
+func auditFilter(q url.Values) (store.AuditFilter, error) {
+	f := store.AuditFilter{SubjectType: q.Get("Subject"), SubjectID: q.Get("SubjectId"), OrganisationID: q.Get("OrganisationId"),
+		KeyID: q.Get("KeyId"), CertificateType: q.Get("CertificateType"), Action: q.Get("Action"), Actor: q.Get("Actor")}
+	bad := map[string]string{}
+	for _, k := range []string{"From", "To"} {
+		v := q.Get(k)
+		if v == "" {
+			continue
+		}
+		d, err := time.Parse("2006-01-02", v)
+		if err != nil {
+			bad[k] = k + " must be a date, YYYY-MM-DD."
+			continue
+		}
+		if k == "From" {
+			f.From = d
+		} else {
+			f.To = d.AddDate(0, 0, 1)
+		}
+	}
+	if len(bad) == 0 && !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
+		bad["To"] = "To must not be before From."
+	}
+	if len(bad) > 0 {
+		e := &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "The period of the audit log is not valid."}
+		for k, m := range bad {
+			e.Fields = append(e.Fields, FieldError{Field: k, Code: "invalid", Message: m})
+		}
+		return f, e
+	}
+	return f, nil
+}
+
+// ExportAudit streams the audit records that match the filters as CSV,
+// oldest first (GET /audit/export.csv, and the same under /api).
+func (h *Pages) ExportAudit(w http.ResponseWriter, r *http.Request) {
+	f, err := auditFilter(r.URL.Query())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="audit-`+h.now().UTC().Format("2006-01-02")+`.csv"`)
+	w.Header().Set("Cache-Control", "no-store")
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"AuditId", "Timestamp", "Actor", "Action", "SubjectType", "SubjectId", "OrganisationId", "KeyId", "CertificateType", "Summary"})
+	n := 0
+	err = h.Store.EachAudit(r.Context(), f, func(a store.AuditRecord) error {
+		n++
+		if err := cw.Write([]string{strconv.FormatInt(a.ID, 10), a.At.UTC().Format(time.RFC3339Nano), csvCell(a.Actor), csvCell(a.Action),
+			csvCell(a.SubjectType), csvCell(a.SubjectID), csvCell(a.OrganisationID), csvCell(a.KeyID), csvCell(a.CertificateType), csvCell(a.Summary)}); err != nil {
+			return err
+		}
+		if n%1000 == 0 {
+			cw.Flush()
+			return cw.Error()
+		}
+		return nil
+	})
+	cw.Flush()
+	if err == nil {
+		err = cw.Error()
+	}
+	if err != nil {
+		h.Log.Error("audit export broke off", "err", err, "rows", n)
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // Releases is GET /api/releases (public).

@@ -58,11 +58,11 @@ type AuditFilter struct {
 	CertificateType string
 	Action          string
 	Actor           string
+	From, To        time.Time // records at or after From and before To; zero: open
 	Page, Size      int
 }
 
-// ListAudit returns one page of audit records, newest first, and the total.
-func (d *DB) ListAudit(ctx context.Context, f AuditFilter) ([]AuditRecord, int, error) {
+func (f AuditFilter) where() (string, []any) {
 	where := "WHERE 1=1"
 	var args []any
 	add := func(col, v string) {
@@ -78,6 +78,53 @@ func (d *DB) ListAudit(ctx context.Context, f AuditFilter) ([]AuditRecord, int, 
 	add("certificate_type", f.CertificateType)
 	add("action", f.Action)
 	add("actor", f.Actor)
+	// Stamps are RFC 3339 in UTC with a fixed "T" and "Z": they sort as text
+	// within a second; compare at second precision and round the bounds.
+	if !f.From.IsZero() {
+		where += " AND at >= ?"
+		args = append(args, f.From.UTC().Format("2006-01-02T15:04:05"))
+	}
+	if !f.To.IsZero() {
+		where += " AND at < ?"
+		args = append(args, f.To.UTC().Format("2006-01-02T15:04:05"))
+	}
+	return where, args
+}
+
+const auditCols = `id, at, actor, action, subject_type, subject_id, organisation_id, key_id, certificate_type, summary`
+
+func scanAudit(row interface{ Scan(...any) error }) (AuditRecord, error) {
+	var r AuditRecord
+	var at string
+	err := row.Scan(&r.ID, &at, &r.Actor, &r.Action, &r.SubjectType, &r.SubjectID, &r.OrganisationID, &r.KeyID, &r.CertificateType, &r.Summary)
+	r.At = parseStamp(at)
+	return r, err
+}
+
+// EachAudit calls fn for every record that matches the filter, oldest
+// first, from one query (a consistent read); it stops at fn's first error.
+func (d *DB) EachAudit(ctx context.Context, f AuditFilter, fn func(AuditRecord) error) error {
+	where, args := f.where()
+	rows, err := d.db.QueryContext(ctx, `SELECT `+auditCols+` FROM audit_log `+where+` ORDER BY id`, args...)
+	if err != nil {
+		return fmt.Errorf("store: export audit: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanAudit(rows)
+		if err != nil {
+			return err
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// ListAudit returns one page of audit records, newest first, and the total.
+func (d *DB) ListAudit(ctx context.Context, f AuditFilter) ([]AuditRecord, int, error) {
+	where, args := f.where()
 	var total int
 	if err := d.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM audit_log "+where, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("store: count audit: %w", err)
@@ -85,8 +132,7 @@ func (d *DB) ListAudit(ctx context.Context, f AuditFilter) ([]AuditRecord, int, 
 	if f.Size <= 0 {
 		f.Size = 20
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT id, at, actor, action, subject_type, subject_id, organisation_id,
-		key_id, certificate_type, summary FROM audit_log `+where+` ORDER BY id DESC LIMIT ? OFFSET ?`,
+	rows, err := d.db.QueryContext(ctx, `SELECT `+auditCols+` FROM audit_log `+where+` ORDER BY id DESC LIMIT ? OFFSET ?`,
 		append(args, f.Size, f.Page*f.Size)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list audit: %w", err)
@@ -94,13 +140,10 @@ func (d *DB) ListAudit(ctx context.Context, f AuditFilter) ([]AuditRecord, int, 
 	defer rows.Close()
 	var out []AuditRecord
 	for rows.Next() {
-		var r AuditRecord
-		var at string
-		if err := rows.Scan(&r.ID, &at, &r.Actor, &r.Action, &r.SubjectType, &r.SubjectID, &r.OrganisationID,
-			&r.KeyID, &r.CertificateType, &r.Summary); err != nil {
+		r, err := scanAudit(rows)
+		if err != nil {
 			return nil, 0, err
 		}
-		r.At = parseStamp(at)
 		out = append(out, r)
 	}
 	return out, total, rows.Err()

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/trustframe/trustframe/web/webtest"
 )
@@ -90,6 +91,50 @@ func TestExportOrganisationsCSV(t *testing.T) {
 		t.Fatalf("link %q", href)
 	}
 	if _, rows := getCSV(t, c, env.URL+href, ""); len(rows) != 2 || rows[1][1] != "Acme Bank" {
+		t.Fatalf("browser download: %v", rows)
+	}
+}
+
+// The audit log downloads as CSV, oldest first, with the page's filters and
+// a period (From and To dates, To included).
+func TestExportAuditCSV(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	a.must(200, "PUT", "/organisations/"+oid, `{"OrganisationName":"Acme 2","RegistrationNumber":"REG-Acme","CountryOfRegistration":"GB","Status":"Active"}`)
+	today := time.Now().UTC().Format("2006-01-02")
+	yesterday := time.Now().UTC().AddDate(0, 0, -1).Format("2006-01-02")
+
+	_, rows := getCSV(t, http.DefaultClient, env.URL+"/api/audit/export.csv?OrganisationId="+oid, a.token)
+	if len(rows) != 3 || rows[0][3] != "Action" || rows[1][3] != "create" || rows[2][3] != "status" || rows[1][2] != "admin@example.com" {
+		t.Fatalf("rows %v", rows)
+	}
+	if _, rows := getCSV(t, http.DefaultClient, env.URL+"/api/audit/export.csv?Action=status&From="+today+"&To="+today, a.token); len(rows) != 2 {
+		t.Errorf("today's status changes: %v", rows)
+	}
+	if _, rows := getCSV(t, http.DefaultClient, env.URL+"/api/audit/export.csv?To="+yesterday, a.token); len(rows) != 1 {
+		t.Errorf("nothing before today: %v", rows)
+	}
+	for _, bad := range []string{"From=2026-13-01", "To=yesterday", "From=" + today + "&To=" + yesterday} {
+		if r, _ := getCSV(t, http.DefaultClient, env.URL+"/api/audit/export.csv?"+bad, a.token); r.StatusCode != 400 {
+			t.Errorf("%s: %d", bad, r.StatusCode)
+		}
+		if r, _ := a.do("GET", "/audit?"+bad, ""); r.StatusCode != 400 {
+			t.Errorf("list %s: %d", bad, r.StatusCode)
+		}
+	}
+	// The page's link keeps the filters, not the page number.
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	page, err := c.Get(env.URL + "/audit?Action=status&From=" + today + "&page=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	href, _ := docOf(t, page).Find(`[data-testid=export-audit]`).Attr("href")
+	if href != "/audit/export.csv?Action=status&From="+today {
+		t.Fatalf("link %q", href)
+	}
+	if _, rows := getCSV(t, c, env.URL+href, ""); len(rows) != 2 || rows[1][3] != "status" {
 		t.Fatalf("browser download: %v", rows)
 	}
 }

@@ -174,6 +174,7 @@ func (s *Server) routes() http.Handler {
 			r.Delete("/{email}", noHardDelete)
 		})
 		r.Get("/audit", pages.Audit)
+		r.Get("/audit/export.csv", pages.ExportAudit)
 		r.Get("/expiring", pages.Expiring)
 	})
 
@@ -245,6 +246,7 @@ func (s *Server) routes() http.Handler {
 				}
 			})
 			r.Get("/audit", pages.Audit)
+			r.Get("/audit/export.csv", pages.ExportAudit)
 
 			// Reference Data: Super Users only.
 			r.Route("/references", func(r chi.Router) {
