@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/trustframe/trustframe/store"
@@ -46,7 +47,8 @@ type idpIn struct {
 	EmailClaim  string `json:"EmailClaim"`
 	Description string `json:"Description"`
 	Status      string `json:"Status"`
-	ClientID    string `json:"ClientId"`
+	EmailDomains []string `json:"EmailDomains"`
+	ClientID     string   `json:"ClientId"`
 	// ClientSecret is write-only: empty keeps the current one; an empty
 	// ClientId removes both.
 	ClientSecret    string `json:"ClientSecret"`
@@ -57,6 +59,23 @@ type idpIn struct {
 }
 
 var claimName = regexp.MustCompile(`^[A-Za-z0-9_.:/-]{1,100}$`)
+
+var domainName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$`)
+
+// normalDomains splits, trims and lower-cases the domains as typed (a form
+// sends "a.example, b.example" in one field).
+func normalDomains(in []string) []string {
+	var out []string
+	for _, v := range in {
+		for _, d := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' }) {
+			d = strings.ToLower(strings.TrimPrefix(d, "@"))
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
 
 const idpPath = "/references/identity-providers"
 
@@ -112,7 +131,8 @@ func (h *IdentityProviders) Get(w http.ResponseWriter, r *http.Request) {
 
 func idpForm(p store.IdentityProvider, errs map[string]string) views.IdPForm {
 	return views.IdPForm{Name: p.Name, Issuer: p.Issuer, JwksURI: p.JwksURI, Audience: p.Audience, EmailClaim: p.EmailClaim,
-		Description: p.Description, Status: p.Status, ClientID: p.ClientID, HasClientSecret: p.HasClientSecret, Errors: errs}
+		Description: p.Description, Status: p.Status, ClientID: p.ClientID, HasClientSecret: p.HasClientSecret,
+		EmailDomains: strings.Join(p.EmailDomains, ", "), Errors: errs}
 }
 
 // validate checks the fields that need no network; the issuer is checked
@@ -141,6 +161,22 @@ func (h *IdentityProviders) validate(p *store.IdentityProvider) map[string]strin
 	activeOrInactive(f, &p.Status)
 	p.ClientID = strings.TrimSpace(p.ClientID)
 	checkLen(f, "ClientId", p.ClientID, 200)
+	p.EmailDomains = normalDomains(p.EmailDomains)
+	switch {
+	case len(p.EmailDomains) == 0:
+		f["EmailDomains"] = "EmailDomains is required: the domains whose e-mails this provider may vouch for, or * for any."
+	case len(p.EmailDomains) > 50:
+		f["EmailDomains"] = "At most 50 domains."
+	case slices.Contains(p.EmailDomains, "*") && len(p.EmailDomains) > 1:
+		f["EmailDomains"] = "* (any domain) stands alone."
+	default:
+		for _, d := range p.EmailDomains {
+			if d != "*" && !domainName.MatchString(d) {
+				f["EmailDomains"] = d + " is not a domain name."
+				break
+			}
+		}
+	}
 	return f
 }
 
@@ -173,7 +209,7 @@ func (h *IdentityProviders) checkIssuer(ctx context.Context, p *store.IdentityPr
 
 func (in idpIn) provider() store.IdentityProvider {
 	return store.IdentityProvider{Name: in.Name, Issuer: in.Issuer, Audience: in.Audience, EmailClaim: in.EmailClaim,
-		Description: in.Description, Status: in.Status, ClientID: in.ClientID}
+		Description: in.Description, Status: in.Status, ClientID: in.ClientID, EmailDomains: in.EmailDomains}
 }
 
 // Create binds a new identity provider.

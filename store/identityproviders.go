@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -21,7 +22,10 @@ type IdentityProvider struct {
 	Status      string `json:"Status"`
 	// ClientID is this service's OAuth client at the provider: set, the
 	// provider is offered for web sign-in too.
-	ClientID        string `json:"ClientId"`
+	// EmailDomains are the domains whose e-mails the provider may vouch
+	// for; ["*"] is any.
+	EmailDomains    []string `json:"EmailDomains"`
+	ClientID        string   `json:"ClientId"`
 	HasClientSecret bool   `json:"HasClientSecret"`
 	// SealedSecret is the client secret sealed with the KEK; never shown.
 	// On update nil keeps the current one.
@@ -30,12 +34,13 @@ type IdentityProvider struct {
 	UpdatedOn    time.Time `json:"UpdatedOn"`
 }
 
-const idpCols = `name, issuer, jwks_uri, audience, email_claim, description, status, client_id, client_secret, created_on, updated_on`
+const idpCols = `name, issuer, jwks_uri, audience, email_claim, description, status, client_id, client_secret, email_domains, created_on, updated_on`
 
 func scanIdP(row interface{ Scan(...any) error }) (IdentityProvider, error) {
 	var p IdentityProvider
-	var c, u string
-	err := row.Scan(&p.Name, &p.Issuer, &p.JwksURI, &p.Audience, &p.EmailClaim, &p.Description, &p.Status, &p.ClientID, &p.SealedSecret, &c, &u)
+	var c, u, domains string
+	err := row.Scan(&p.Name, &p.Issuer, &p.JwksURI, &p.Audience, &p.EmailClaim, &p.Description, &p.Status, &p.ClientID, &p.SealedSecret, &domains, &c, &u)
+	p.EmailDomains = strings.Split(domains, ",")
 	p.CreatedOn, p.UpdatedOn = parseStamp(c), parseStamp(u)
 	p.HasClientSecret = len(p.SealedSecret) > 0
 	return p, err
@@ -101,8 +106,8 @@ func (d *DB) CreateIdentityProvider(ctx context.Context, a Audit, p IdentityProv
 		}
 		now := d.stamp()
 		p.HasClientSecret = len(p.SealedSecret) > 0
-		if _, err := tx.ExecContext(ctx, `INSERT INTO identity_providers(`+idpCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
-			p.Name, p.Issuer, p.JwksURI, p.Audience, p.EmailClaim, p.Description, p.Status, p.ClientID, nilIfEmpty(p.SealedSecret), now, now); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO identity_providers(`+idpCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+			p.Name, p.Issuer, p.JwksURI, p.Audience, p.EmailClaim, p.Description, p.Status, p.ClientID, nilIfEmpty(p.SealedSecret), strings.Join(p.EmailDomains, ","), now, now); err != nil {
 			return err
 		}
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "IdentityProvider", SubjectID: p.Name,
@@ -138,8 +143,8 @@ func (d *DB) UpdateIdentityProvider(ctx context.Context, a Audit, p IdentityProv
 			p.SealedSecret = cur.SealedSecret
 		}
 		p.HasClientSecret = len(p.SealedSecret) > 0
-		if _, err := tx.ExecContext(ctx, `UPDATE identity_providers SET issuer=?, jwks_uri=?, audience=?, email_claim=?, description=?, status=?, client_id=?, client_secret=?, updated_on=? WHERE name=?`,
-			p.Issuer, p.JwksURI, p.Audience, p.EmailClaim, p.Description, p.Status, p.ClientID, nilIfEmpty(p.SealedSecret), d.stamp(), p.Name); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE identity_providers SET issuer=?, jwks_uri=?, audience=?, email_claim=?, description=?, status=?, client_id=?, client_secret=?, email_domains=?, updated_on=? WHERE name=?`,
+			p.Issuer, p.JwksURI, p.Audience, p.EmailClaim, p.Description, p.Status, p.ClientID, nilIfEmpty(p.SealedSecret), strings.Join(p.EmailDomains, ","), d.stamp(), p.Name); err != nil {
 			return err
 		}
 		p.CreatedOn, p.UpdatedOn = cur.CreatedOn, cur.UpdatedOn
@@ -157,4 +162,25 @@ func nilIfEmpty(b []byte) any {
 		return nil
 	}
 	return b
+}
+
+// Vouches reports whether the provider may assert this e-mail: its domain
+// is one of EmailDomains (or they are "*").
+func (p IdentityProvider) Vouches(email string) bool {
+	return DomainAllowed(p.EmailDomains, email)
+}
+
+// DomainAllowed reports whether email's domain is in domains ("*": any).
+func DomainAllowed(domains []string, email string) bool {
+	at := strings.LastIndexByte(email, '@')
+	if at < 0 {
+		return false
+	}
+	dom := strings.ToLower(email[at+1:])
+	for _, d := range domains {
+		if d == "*" || strings.EqualFold(d, dom) {
+			return true
+		}
+	}
+	return false
 }

@@ -64,6 +64,7 @@ const boundIssuersTTL = 10 * time.Second
 type boundIssuer struct {
 	name, issuer, jwksURI, audience, emailClaim string
 	verifier                                    *oidc.IDTokenVerifier
+	domains []string // e-mail domains it may vouch for ("*": any)
 	// Web sign-in, when the provider has a client ID.
 	clientID, clientSecret string
 	ks                     oidc.KeySet
@@ -289,6 +290,7 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	emailClaim := a.s.cfg.EmailClaim
+	var viaDomains []string
 	var p *oidcProvider
 	var err error
 	if via != "" {
@@ -297,7 +299,7 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 			bad("The identity provider " + via + " no longer offers web sign-in.")
 			return
 		}
-		emailClaim = b.emailClaim
+		emailClaim, viaDomains = b.emailClaim, b.domains
 		p, err = b.webProvider(ctx, a)
 	} else {
 		p, err = a.get(ctx)
@@ -331,6 +333,10 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 	}
 	if email == "" {
 		bad("The identity provider gave no verified e-mail (claim " + emailClaim + ").")
+		return
+	}
+	if viaDomains != nil && !store.DomainAllowed(viaDomains, email) {
+		bad("The identity provider " + via + " may not sign in " + email + ": its domain is not one it vouches for.")
 		return
 	}
 	role, err := a.s.db.SignIn(ctx, email, "web")
@@ -495,12 +501,12 @@ func (a *authenticator) boundIssuers(ctx context.Context) (map[string]*boundIssu
 				secret = string(plain)
 			}
 			if old := b.byIssuer[p.Issuer]; old != nil && old.name == p.Name && old.jwksURI == p.JwksURI && old.audience == aud &&
-				old.emailClaim == p.EmailClaim && old.clientID == p.ClientID && old.clientSecret == secret {
+				old.emailClaim == p.EmailClaim && old.clientID == p.ClientID && old.clientSecret == secret && slices.Equal(old.domains, p.EmailDomains) {
 				next[p.Issuer] = old
 				continue
 			}
 			ks := oidc.NewRemoteKeySet(oidc.ClientContext(context.Background(), a.boundClient()), p.JwksURI)
-			next[p.Issuer] = &boundIssuer{name: p.Name, issuer: p.Issuer, jwksURI: p.JwksURI, audience: aud, emailClaim: p.EmailClaim,
+			next[p.Issuer] = &boundIssuer{name: p.Name, issuer: p.Issuer, jwksURI: p.JwksURI, audience: aud, emailClaim: p.EmailClaim, domains: p.EmailDomains,
 				clientID: p.ClientID, clientSecret: secret, ks: ks,
 				verifier: oidc.NewVerifier(p.Issuer, ks, &oidc.Config{ClientID: aud, SupportedSigningAlgs: signingAlgs, Now: a.s.cfg.Now})}
 		}
@@ -631,6 +637,9 @@ func (a *authenticator) verifyAccessTokenUncached(ctx context.Context, raw strin
 	email, _ := claims[emailClaim].(string)
 	if email == "" {
 		return AccessToken{}, fmt.Errorf("the token has no %s claim", emailClaim)
+	}
+	if bound != nil && !store.DomainAllowed(bound.domains, email) {
+		return AccessToken{}, fmt.Errorf("identity provider %s may not vouch for %s: its domain is not one of %s", bound.name, email, strings.Join(bound.domains, ", "))
 	}
 	at := AccessToken{Raw: raw, Email: email, Subject: t.Subject, Expiry: t.Expiry, Bound: bound}
 	if cnf, ok := claims["cnf"].(map[string]any); ok {

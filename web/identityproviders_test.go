@@ -34,7 +34,7 @@ func TestIdentityProviderTokens(t *testing.T) {
 	}
 
 	resp, created := admin.do("POST", "/references/identity-providers",
-		`{"Name":"Ops Keycloak","Issuer":"`+op.srv.URL+`","Audience":"automation","EmailClaim":"upn","Description":"automation"}`)
+		`{"Name":"Ops Keycloak","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`","Audience":"automation","EmailClaim":"upn","Description":"automation"}`)
 	if resp.StatusCode != 201 || created["JwksUri"] != op.srv.URL+"/jwks" || created["Status"] != "Active" ||
 		resp.Header.Get("Location") != "/api/references/identity-providers/Ops%20Keycloak" {
 		t.Fatalf("create: %d %v %s", resp.StatusCode, created, resp.Header.Get("Location"))
@@ -97,7 +97,7 @@ func TestIdentityProviderDPoPToken(t *testing.T) {
 	op := newFakeOP(t)
 	env := webtest.Start(t, nil)
 	admin := newAPI(t, env, "admin@example.com")
-	admin.must(201, "POST", "/references/identity-providers", `{"Name":"kc","Issuer":"`+op.srv.URL+`","Audience":"automation"}`)
+	admin.must(201, "POST", "/references/identity-providers", `{"Name":"kc","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`","Audience":"automation"}`)
 	key := newDPoPSigner(t)
 	tok := op.token(t, "at+jwt", map[string]any{"iss": op.srv.URL, "aud": "automation", "sub": "robot", "email": "admin@example.com",
 		"exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Unix(), "cnf": map[string]any{"jkt": key.Thumbprint()}})
@@ -121,7 +121,7 @@ func TestIdentityProviderBadInput(t *testing.T) {
 	op := newFakeOP(t)
 	env := webtest.Start(t, nil)
 	admin := newAPI(t, env, "admin@example.com")
-	admin.must(201, "POST", "/references/identity-providers", `{"Name":"first","Issuer":"`+op.srv.URL+`"}`)
+	admin.must(201, "POST", "/references/identity-providers", `{"Name":"first","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`"}`)
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	dead := "http://" + ln.Addr().String()
 	ln.Close()
@@ -131,16 +131,19 @@ func TestIdentityProviderBadInput(t *testing.T) {
 		field  string
 	}{
 		"no name":            {`{"Issuer":"` + op.srv.URL + `"}`, 422, "Name"},
-		"slash in name":      {`{"Name":"a/b","Issuer":"` + op.srv.URL + `"}`, 422, "Name"},
+		"slash in name":      {`{"Name":"a/b","EmailDomains":["example.com"],"Issuer":"` + op.srv.URL + `"}`, 422, "Name"},
 		"no issuer":          {`{"Name":"x"}`, 422, "Issuer"},
-		"issuer not a URL":   {`{"Name":"x","Issuer":"keycloak"}`, 422, "Issuer"},
-		"issuer unreachable": {`{"Name":"x","Issuer":"` + dead + `"}`, 422, "Issuer"},
-		"own issuer":         {`{"Name":"x","Issuer":"` + env.URL + `/dev/idp"}`, 422, "Issuer"},
-		"issuer taken":       {`{"Name":"second","Issuer":"` + op.srv.URL + `"}`, 422, "Issuer"},
-		"name taken":         {`{"Name":"first","Issuer":"` + op.srv.URL + `"}`, 409, ""},
-		"bad claim name":     {`{"Name":"x","Issuer":"` + op.srv.URL + `","EmailClaim":"e mail"}`, 422, "EmailClaim"},
-		"bad status":         {`{"Name":"x","Issuer":"` + op.srv.URL + `","Status":"Withdrawn"}`, 422, "Status"},
-		"unknown field":      {`{"Name":"x","Issuer":"` + op.srv.URL + `","Secret":"s"}`, 400, ""},
+		"issuer not a URL":   {`{"Name":"x","EmailDomains":["example.com"],"Issuer":"keycloak"}`, 422, "Issuer"},
+		"issuer unreachable": {`{"Name":"x","EmailDomains":["example.com"],"Issuer":"` + dead + `"}`, 422, "Issuer"},
+		"own issuer":         {`{"Name":"x","EmailDomains":["example.com"],"Issuer":"` + env.URL + `/dev/idp"}`, 422, "Issuer"},
+		"issuer taken":       {`{"Name":"second","EmailDomains":["example.com"],"Issuer":"` + op.srv.URL + `"}`, 422, "Issuer"},
+		"name taken":         {`{"Name":"first","EmailDomains":["example.com"],"Issuer":"` + op.srv.URL + `"}`, 409, ""},
+		"bad claim name":     {`{"Name":"x","EmailDomains":["example.com"],"Issuer":"` + op.srv.URL + `","EmailClaim":"e mail"}`, 422, "EmailClaim"},
+		"bad status":         {`{"Name":"x","EmailDomains":["example.com"],"Issuer":"` + op.srv.URL + `","Status":"Withdrawn"}`, 422, "Status"},
+		"no domains":         {`{"Name":"x","Issuer":"` + op.srv.URL + `"}`, 422, "EmailDomains"},
+		"bad domain":         {`{"Name":"x","EmailDomains":["exa mple"],"Issuer":"` + op.srv.URL + `"}`, 422, "EmailDomains"},
+		"star and more":      {`{"Name":"x","EmailDomains":["*","example.com"],"Issuer":"` + op.srv.URL + `"}`, 422, "EmailDomains"},
+		"unknown field":      {`{"Name":"x","EmailDomains":["example.com"],"Issuer":"` + op.srv.URL + `","Secret":"s"}`, 400, ""},
 		"not JSON":           {`{"Name":`, 400, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -157,11 +160,11 @@ func TestIdentityProviderBadInput(t *testing.T) {
 		t.Fatalf("something was saved: %v", m)
 	}
 	admin.must(404, "GET", "/references/identity-providers/nobody", "")
-	admin.must(404, "PUT", "/references/identity-providers/nobody", `{"Issuer":"`+op.srv.URL+`"}`)
-	admin.must(422, "PUT", "/references/identity-providers/first", `{"Name":"renamed","Issuer":"`+op.srv.URL+`"}`)
+	admin.must(404, "PUT", "/references/identity-providers/nobody", `{"EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`"}`)
+	admin.must(422, "PUT", "/references/identity-providers/first", `{"Name":"renamed","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`"}`)
 	dana := newAPIWithInvite(t, env, admin, "dana@example.com")
 	dana.must(403, "GET", "/references/identity-providers", "")
-	dana.must(403, "POST", "/references/identity-providers", `{"Name":"x","Issuer":"`+op.srv.URL+`"}`)
+	dana.must(403, "POST", "/references/identity-providers", `{"Name":"x","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`"}`)
 }
 
 func toJSON(t *testing.T, v any) string {
@@ -181,7 +184,7 @@ func TestIdentityProviderWebSignIn(t *testing.T) {
 	env := webtest.Start(t, nil)
 	admin := newAPI(t, env, "admin@example.com")
 	admin.must(201, "POST", "/users/data-administrators", `{"Email":"dana@example.com"}`)
-	admin.must(201, "POST", "/references/identity-providers", `{"Name":"Partner","Issuer":"`+partner.URL+`/dev/idp","ClientId":"trustframe-cli"}`)
+	admin.must(201, "POST", "/references/identity-providers", `{"Name":"Partner","EmailDomains":["example.com"],"Issuer":"`+partner.URL+`/dev/idp","ClientId":"trustframe-cli"}`)
 
 	c := webtest.Browser()
 	resp, err := c.Get(env.URL + "/login?return_to=/organisations")
@@ -213,7 +216,7 @@ func TestIdentityProviderWebSignIn(t *testing.T) {
 	}
 
 	// Inactive: no choice any more, and via=Partner is a 404.
-	admin.must(200, "PUT", "/references/identity-providers/Partner", `{"Issuer":"`+partner.URL+`/dev/idp","ClientId":"trustframe-cli","Status":"Inactive"}`)
+	admin.must(200, "PUT", "/references/identity-providers/Partner", `{"EmailDomains":["example.com"],"Issuer":"`+partner.URL+`/dev/idp","ClientId":"trustframe-cli","Status":"Inactive"}`)
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	if r, err := noRedirect.Get(env.URL + "/login"); err != nil || r.StatusCode != http.StatusFound || !strings.HasPrefix(r.Header.Get("Location"), env.URL+"/dev/idp/authorize") {
 		t.Fatalf("login with no provider offered: %v %v", err, r)
@@ -229,7 +232,7 @@ func TestIdentityProviderClientSecret(t *testing.T) {
 	op := newFakeOP(t)
 	env := webtest.Start(t, nil)
 	admin := newAPI(t, env, "admin@example.com")
-	_, created := admin.do("POST", "/references/identity-providers", `{"Name":"kc","Issuer":"`+op.srv.URL+`","ClientId":"console","ClientSecret":"s3cret-value"}`)
+	_, created := admin.do("POST", "/references/identity-providers", `{"Name":"kc","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`","ClientId":"console","ClientSecret":"s3cret-value"}`)
 	if created["HasClientSecret"] != true || created["ClientId"] != "console" || strings.Contains(toJSON(t, created), "s3cret") {
 		t.Fatalf("created %v", created)
 	}
@@ -238,15 +241,43 @@ func TestIdentityProviderClientSecret(t *testing.T) {
 		t.Fatalf("stored secret %q %v", raw, err)
 	}
 	// Update without a secret keeps it.
-	if _, m := admin.do("PUT", "/references/identity-providers/kc", `{"Issuer":"`+op.srv.URL+`","ClientId":"console","Description":"x"}`); m["HasClientSecret"] != true {
+	if _, m := admin.do("PUT", "/references/identity-providers/kc", `{"EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`","ClientId":"console","Description":"x"}`); m["HasClientSecret"] != true {
 		t.Fatalf("secret lost on update: %v", m)
 	}
-	admin.must(422, "PUT", "/references/identity-providers/kc", `{"Issuer":"`+op.srv.URL+`","ClientSecret":"only-a-secret"}`)
-	if _, m := admin.do("PUT", "/references/identity-providers/kc", `{"Issuer":"`+op.srv.URL+`"}`); m["HasClientSecret"] != false || m["ClientId"] != "" {
+	admin.must(422, "PUT", "/references/identity-providers/kc", `{"EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`","ClientSecret":"only-a-secret"}`)
+	if _, m := admin.do("PUT", "/references/identity-providers/kc", `{"EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`"}`); m["HasClientSecret"] != false || m["ClientId"] != "" {
 		t.Fatalf("no ClientId keeps a secret: %v", m)
 	}
 	_, audit := admin.do("GET", "/audit?Subject=IdentityProvider", "")
 	if s := toJSON(t, audit); strings.Contains(s, "s3cret") || !strings.Contains(s, "HasClientSecret") {
 		t.Fatalf("audit %s", s)
+	}
+}
+
+// A provider vouches only for its domains: a token or a sign-in for an
+// e-mail of another domain is refused, whatever the role of that e-mail.
+func TestIdentityProviderVouchesOnlyForItsDomains(t *testing.T) {
+	op := newFakeOP(t)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	admin.must(201, "POST", "/users/super", `{"Email":"root@partner.example","Status":"Active"}`)
+	_, p := admin.do("POST", "/references/identity-providers", `{"Name":"partner","EmailDomains":["Partner.Example, @partner.example","partner.example"],"Issuer":"`+op.srv.URL+`","Audience":"automation"}`)
+	if toJSON(t, p["EmailDomains"]) != `["partner.example"]` {
+		t.Fatalf("domains normalised: %v", p["EmailDomains"])
+	}
+	tok := func(email string) string {
+		return op.token(t, "at+jwt", map[string]any{"iss": op.srv.URL, "aud": "automation", "sub": "x", "email": email,
+			"exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Unix()})
+	}
+	if r, b := do(t, "GET", env.URL+"/api/users/super", tok("root@partner.example"), ""); r.StatusCode != 200 {
+		t.Fatalf("own domain: %d %s", r.StatusCode, b)
+	}
+	if r, b := do(t, "GET", env.URL+"/api/users/super", tok("admin@example.com"), ""); r.StatusCode != 401 || !strings.Contains(b, "may not vouch for admin@example.com") {
+		t.Fatalf("another domain (the bootstrap Super User's): %d %s", r.StatusCode, b)
+	}
+	// "*" trusts the provider for any e-mail.
+	admin.must(200, "PUT", "/references/identity-providers/partner", `{"EmailDomains":["*"],"Issuer":"`+op.srv.URL+`","Audience":"automation"}`)
+	if r, _ := do(t, "GET", env.URL+"/api/users/super", tok("admin@example.com"), ""); r.StatusCode != 200 {
+		t.Fatalf("with *: %d", r.StatusCode)
 	}
 }

@@ -66,7 +66,7 @@ func TestEndToEndEveryPageIsAccessible(t *testing.T) {
 	km := call("POST", base+"/key-material", "application/json", `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)
 	flag := call("POST", "/references/flags", "application/json", `{"Name":"Pilot","Type":"Organisation"}`)
 	pol := call("POST", "/references/role-metadata-policies", "application/json", `{"Role":"PISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code"]}}}`)
-	call("POST", "/references/identity-providers", "application/json", `{"Name":"Ops IdP","Issuer":"`+disc.URL+`"}`)
+	call("POST", "/references/identity-providers", "application/json", `{"Name":"Ops IdP","EmailDomains":["example.com"],"Issuer":"`+disc.URL+`"}`)
 	ids := map[string]string{
 		"orgID": oid, "appID": aid, "serverID": srv["AuthorisationServerId"].(string), "contactID": contact["ContactId"].(string),
 		"docID": doc["DocumentId"].(string), "certID": cert["CertificationId"].(string), "kid": orgCert["kid"].(string),

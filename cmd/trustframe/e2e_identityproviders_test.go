@@ -51,6 +51,7 @@ func TestEndToEndIdentityProviders(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("f-Name"), "Ops Keycloak"),
 		chromedp.SendKeys(chromedp.ID("f-Issuer"), dead),
 		chromedp.SendKeys(chromedp.ID("f-Audience"), "automation"),
+		chromedp.SendKeys(chromedp.ID("f-EmailDomains"), "example.com"),
 		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-Issuer]`)),
 	))
@@ -119,6 +120,7 @@ func TestEndToEndSignInThroughIdentityProvider(t *testing.T) {
 		chromedp.Navigate(base+"/references/identity-providers"),
 		chromedp.SendKeys(chromedp.ID("f-Name"), "Partner"),
 		chromedp.SendKeys(chromedp.ID("f-Issuer"), partner+"/dev/idp"),
+		chromedp.SendKeys(chromedp.ID("f-EmailDomains"), "example.com"),
 		chromedp.SendKeys(chromedp.ID("f-ClientId"), "trustframe-cli"),
 		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=idp-row]`)),
