@@ -41,12 +41,12 @@ type IdentityProviders struct {
 // idpIn is the writable part of an identity provider; the read-only
 // members are accepted so that what GET returns can be sent back.
 type idpIn struct {
-	Name        string `json:"Name"`
-	Issuer      string `json:"Issuer"`
-	Audience    string `json:"Audience"`
-	EmailClaim  string `json:"EmailClaim"`
-	Description string `json:"Description"`
-	Status      string `json:"Status"`
+	Name         string   `json:"Name"`
+	Issuer       string   `json:"Issuer"`
+	Audience     string   `json:"Audience"`
+	EmailClaim   string   `json:"EmailClaim"`
+	Description  string   `json:"Description"`
+	Status       string   `json:"Status"`
 	EmailDomains []string `json:"EmailDomains"`
 	ClientID     string   `json:"ClientId"`
 	// ClientSecret is write-only: empty keeps the current one; an empty

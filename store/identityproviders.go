@@ -26,7 +26,7 @@ type IdentityProvider struct {
 	// for; ["*"] is any.
 	EmailDomains    []string `json:"EmailDomains"`
 	ClientID        string   `json:"ClientId"`
-	HasClientSecret bool   `json:"HasClientSecret"`
+	HasClientSecret bool     `json:"HasClientSecret"`
 	// SealedSecret is the client secret sealed with the KEK; never shown.
 	// On update nil keeps the current one.
 	SealedSecret []byte    `json:"-"`

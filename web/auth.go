@@ -64,7 +64,7 @@ const boundIssuersTTL = 10 * time.Second
 type boundIssuer struct {
 	name, issuer, jwksURI, audience, emailClaim string
 	verifier                                    *oidc.IDTokenVerifier
-	domains []string // e-mail domains it may vouch for ("*": any)
+	domains                                     []string // e-mail domains it may vouch for ("*": any)
 	// Web sign-in, when the provider has a client ID.
 	clientID, clientSecret string
 	ks                     oidc.KeySet
