@@ -15,6 +15,7 @@ import (
 type directoryStore interface {
 	ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
 	EachOrganisation(ctx context.Context, f store.OrgFilter, fn func(o store.Organisation, flagNames []string) error) error
+	CreateOrganisations(ctx context.Context, a store.Audit, orgs []store.Organisation) ([]string, error)
 	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
 	CreateOrganisation(ctx context.Context, a store.Audit, o store.Organisation) (store.Organisation, error)
 	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, check func(store.Organisation) error) (store.Organisation, error)

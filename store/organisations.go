@@ -420,3 +420,55 @@ func (d *DB) EachOrganisation(ctx context.Context, f OrgFilter, fn func(o Organi
 	}
 	return rows.Err()
 }
+
+// RowError is the error of one organisation of a batch (1-based row of the
+// file it came from, header excluded).
+type RowError struct {
+	Row int
+	Err error
+}
+
+func (e *RowError) Error() string { return fmt.Sprintf("row %d: %v", e.Row, e.Err) }
+func (e *RowError) Unwrap() error { return e.Err }
+
+// CreateOrganisations creates a batch of organisations in one transaction:
+// all of them or, at the first problem, none (a *RowError says which).
+// Each gets its audit record.
+func (d *DB) CreateOrganisations(ctx context.Context, a Audit, orgs []Organisation) ([]string, error) {
+	ids := make([]string, len(orgs))
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		now := d.stamp()
+		for i, o := range orgs {
+			if o.OrganisationID == "" {
+				o.OrganisationID = NewID()
+			}
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisations WHERE organisation_id = ?`, o.OrganisationID).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return &RowError{Row: i + 1, Err: &FieldError{Field: "OrganisationId", Message: "an organisation with OrganisationId " + o.OrganisationID + " exists"}}
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO organisations(`+orgCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+				o.OrganisationID, o.OrganisationName, o.LegalEntityName, o.RegistrationNumber, o.CountryOfRegistration,
+				o.AddressLine1, o.AddressLine2, o.City, o.Postcode, o.Status, now, now); err != nil {
+				return err
+			}
+			if err := setFlags(ctx, tx, "organisation_flags", "organisation_id", o.OrganisationID, "Organisation", o.Flags); err != nil {
+				return &RowError{Row: i + 1, Err: err}
+			}
+			o.Flags = nonNil(o.Flags)
+			if err := d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "Organisation",
+				SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: "imported; " + created(o)}); err != nil {
+				return err
+			}
+			ids[i] = o.OrganisationID
+		}
+		return nil
+	})
+	d.lists.invalidate()
+	if err != nil {
+		return nil, err
+	}
+	return ids, nil
+}

@@ -83,6 +83,7 @@ func (s *Server) routes() http.Handler {
 			r.Get("/", dir.ListOrganisations)
 			r.Post("/", dir.CreateOrganisation)
 			r.Get("/export.csv", dir.ExportOrganisations)
+			r.Post("/import", dir.ImportOrganisations)
 			r.Route("/{orgID}", func(r chi.Router) {
 				r.Get("/", dir.GetOrganisation)
 				r.Put("/", dir.UpdateOrganisation)
@@ -193,6 +194,8 @@ func (s *Server) routes() http.Handler {
 			r.Post("/organisations", dir.CreateOrganisation)
 			r.Get("/organisations/new", dir.NewOrganisation)
 			r.Get("/organisations/export.csv", dir.ExportOrganisations)
+			r.Get("/organisations/import", dir.ImportForm)
+			r.Post("/organisations/import", dir.ImportOrganisations)
 			r.Route("/organisations/{orgID}", func(r chi.Router) {
 				r.Get("/", dir.GetOrganisation)
 				r.Post("/", dir.UpdateOrganisation)

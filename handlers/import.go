@@ -1,0 +1,244 @@
+package handlers
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
+)
+
+const (
+	// MaxImport is the largest organisation import file.
+	MaxImport = 10 << 20
+	// MaxImportRows is the most organisations one import creates.
+	MaxImportRows = 10_000
+	// maxImportErrors is how many problems an answer lists at most.
+	maxImportErrors = 100
+)
+
+// importColumns are the columns an import reads: those of the export.
+// CreatedOn and UpdatedOn are accepted and ignored, so an export of one
+// directory imports into another.
+var importColumns = []string{"OrganisationId", "OrganisationName", "LegalEntityName", "RegistrationNumber", "CountryOfRegistration",
+	"AddressLine1", "AddressLine2", "City", "Postcode", "Status", "Flags", "CreatedOn", "UpdatedOn"}
+
+// unguard undoes the export's formula guard: "'=x" was "=x".
+func unguard(s string) string {
+	if len(s) > 1 && s[0] == '\'' && strings.ContainsRune("=+-@\t\r", rune(s[1])) {
+		return s[1:]
+	}
+	return s
+}
+
+// readImport takes the CSV from a text/csv body or the part "file" of a
+// form upload.
+func readImport(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	tooBig := &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "an import file is at most 10 MiB"}
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	r.Body = http.MaxBytesReader(w, r.Body, MaxImport+1<<20)
+	switch ct {
+	case "text/csv", "text/plain":
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, tooBig
+		}
+		return b, nil
+	case "multipart/form-data":
+		mr, err := r.MultipartReader()
+		if err != nil {
+			return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the upload cannot be read"}
+		}
+		for {
+			part, err := mr.NextPart()
+			if err == io.EOF {
+				return nil, Validation(map[string]string{"file": "Choose a CSV file to import."})
+			}
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return nil, tooBig
+			}
+			if err != nil {
+				return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the upload cannot be read"}
+			}
+			if part.FormName() != "file" {
+				part.Close()
+				continue
+			}
+			b, err := io.ReadAll(io.LimitReader(part, MaxImport+1))
+			if err != nil || len(b) > MaxImport {
+				return nil, tooBig
+			}
+			if len(strings.TrimSpace(string(b))) == 0 {
+				return nil, Validation(map[string]string{"file": "Choose a CSV file to import."})
+			}
+			return b, nil
+		}
+	}
+	return nil, &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Message: "send text/csv, or multipart/form-data with a part named file"}
+}
+
+// parseImport turns the CSV into organisations, checking every row as the
+// New organisation form would; it returns every problem it finds (up to
+// maxImportErrors), each naming its row and column.
+func (h *Directory) parseImport(r *http.Request, data []byte) ([]store.Organisation, error) {
+	cr := csv.NewReader(strings.NewReader(strings.TrimPrefix(string(data), "\ufeff")))
+	header, err := cr.Read()
+	if err != nil {
+		return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_csv", Message: "the file has no CSV header row"}
+	}
+	col := map[string]int{}
+	for i, name := range header {
+		name = strings.TrimSpace(name)
+		if !slices.Contains(importColumns, name) {
+			return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_csv",
+				Message: fmt.Sprintf("unknown column %q; the columns are those of the export: %s", name, strings.Join(importColumns, ", "))}
+		}
+		if _, dup := col[name]; dup {
+			return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_csv", Message: fmt.Sprintf("column %q appears twice", name)}
+		}
+		col[name] = i
+	}
+	for _, need := range []string{"OrganisationName", "RegistrationNumber", "CountryOfRegistration"} {
+		if _, ok := col[need]; !ok {
+			return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_csv", Message: "the header has no " + need + " column"}
+		}
+	}
+	flags, err := h.Store.ListFlags(r.Context(), "Organisation")
+	if err != nil {
+		return nil, err
+	}
+	flagByName := map[string]string{}
+	for _, f := range flags {
+		flagByName[f.Name] = f.FlagID
+	}
+
+	problems := &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: "Nothing was imported: some rows need attention."}
+	add := func(row int, field, msg string) {
+		if len(problems.Fields) < maxImportErrors {
+			problems.Fields = append(problems.Fields, FieldError{Code: "invalid", Field: "rows[" + strconv.Itoa(row) + "]." + field, Message: "Row " + strconv.Itoa(row) + ": " + msg})
+		}
+	}
+	var orgs []store.Organisation
+	seenID := map[string]int{}
+	for row := 1; ; row++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_csv", Message: "the file is not valid CSV: " + err.Error()}
+		}
+		if row > MaxImportRows {
+			return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: fmt.Sprintf("one import creates at most %d organisations", MaxImportRows)}
+		}
+		get := func(name string) string {
+			if i, ok := col[name]; ok && i < len(rec) {
+				return unguard(strings.TrimSpace(rec[i]))
+			}
+			return ""
+		}
+		o := store.Organisation{OrganisationID: get("OrganisationId"), OrganisationName: get("OrganisationName"), LegalEntityName: get("LegalEntityName"),
+			RegistrationNumber: get("RegistrationNumber"), CountryOfRegistration: get("CountryOfRegistration"), AddressLine1: get("AddressLine1"),
+			AddressLine2: get("AddressLine2"), City: get("City"), Postcode: get("Postcode"), Status: get("Status")}
+		for _, name := range strings.Split(get("Flags"), ";") {
+			name = unguard(strings.TrimSpace(name))
+			if name == "" {
+				continue
+			}
+			id, ok := flagByName[name]
+			if !ok {
+				add(row, "Flags", "there is no organisation flag named "+strconv.Quote(name)+".")
+				continue
+			}
+			o.Flags = append(o.Flags, id)
+		}
+		errs := h.validateOrg(&o, true)
+		keys := make([]string, 0, len(errs))
+		for k := range errs {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			add(row, k, errs[k])
+		}
+		if o.OrganisationID != "" {
+			if first, dup := seenID[o.OrganisationID]; dup {
+				add(row, "OrganisationId", "the same OrganisationId as row "+strconv.Itoa(first)+".")
+			}
+			seenID[o.OrganisationID] = row
+		}
+		orgs = append(orgs, o)
+	}
+	if len(problems.Fields) > 0 {
+		return nil, problems
+	}
+	if len(orgs) == 0 {
+		return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_csv", Message: "the file has a header but no organisations"}
+	}
+	return orgs, nil
+}
+
+// ImportForm is the page to upload an organisation CSV.
+func (h *Directory) ImportForm(w http.ResponseWriter, r *http.Request) {
+	h.importPage(w, r, http.StatusOK, nil)
+}
+
+func (h *Directory) importPage(w http.ResponseWriter, r *http.Request, status int, e *Error) {
+	p := views.ImportPage{Columns: importColumns, MaxRows: MaxImportRows}
+	if e != nil {
+		p.Message = e.Message
+		for _, f := range e.Fields {
+			p.Problems = append(p.Problems, f.Message)
+		}
+	}
+	Render(w, r, status, views.ImportOrganisations(h.Shell(r, "Import organisations", "organisations", h.orgCrumbs(nil, "Import")...), p))
+}
+
+// ImportOrganisations creates organisations from a CSV file with the
+// columns of the export (POST /organisations/import, text/csv or a form
+// upload): every row is checked first, and either all are created, in one
+// transaction, or none.
+func (h *Directory) ImportOrganisations(w http.ResponseWriter, r *http.Request) {
+	fail := func(err error) {
+		if !WantsJSON(r) && AsError(err).Status < 500 {
+			h.importPage(w, r, AsError(err).Status, AsError(err))
+			return
+		}
+		WriteError(w, r, err)
+	}
+	data, err := readImport(w, r)
+	if err != nil {
+		fail(err)
+		return
+	}
+	orgs, err := h.parseImport(r, data)
+	if err != nil {
+		fail(err)
+		return
+	}
+	ids, err := h.Store.CreateOrganisations(r.Context(), h.actor(r), orgs)
+	if err != nil {
+		var re *store.RowError
+		var fe *store.FieldError
+		if errors.As(err, &re) && errors.As(err, &fe) {
+			err = &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: "Nothing was imported: some rows need attention.",
+				Fields: []FieldError{{Code: "invalid", Field: "rows[" + strconv.Itoa(re.Row) + "]." + fe.Field, Message: "Row " + strconv.Itoa(re.Row) + ": " + fe.Message + "."}}}
+		}
+		fail(err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), strconv.Itoa(len(ids))+" organisations were imported.")
+		Redirect(w, r, "/organisations?sort=CreatedOn,desc")
+		return
+	}
+	WriteJSON(w, http.StatusCreated, map[string]any{"Created": len(ids), "OrganisationIds": ids})
+}

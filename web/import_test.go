@@ -1,0 +1,167 @@
+package web_test
+
+import (
+	"bytes"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+func postCSV(t *testing.T, a *api, body string) (*http.Response, map[string]any) {
+	t.Helper()
+	return a.do("POST", "/organisations/import", body, "Content-Type", "text/csv")
+}
+
+// An export of one directory imports into another, the same organisations
+// with the same ids, flags (by name), statuses and formula-looking names.
+func TestImportOrganisationsRoundTrip(t *testing.T) {
+	src := webtest.Start(t, nil)
+	a := newAPI(t, src, "admin@example.com")
+	flag := a.must(201, "POST", "/references/flags", `{"Name":"Pilot","Type":"Organisation"}`)["FlagId"].(string)
+	a.must(201, "POST", "/organisations", `{"OrganisationName":"Acme Bank","LegalEntityName":"Acme Bank plc","RegistrationNumber":"A-1","CountryOfRegistration":"GB","AddressLine1":"1 High St","City":"London","Status":"Active","Flags":["`+flag+`"]}`)
+	a.must(201, "POST", "/organisations", `{"OrganisationName":"=cmd|' /C calc'!A0","RegistrationNumber":"B-2","CountryOfRegistration":"BR"}`)
+	gone := a.must(201, "POST", "/organisations", `{"OrganisationName":"Zed","RegistrationNumber":"Z-3","CountryOfRegistration":"FR"}`)["OrganisationId"].(string)
+	a.must(200, "PUT", "/organisations/"+gone, `{"OrganisationName":"Zed","RegistrationNumber":"Z-3","CountryOfRegistration":"FR","Status":"Withdrawn"}`)
+	_, exported := getCSV(t, http.DefaultClient, src.URL+"/api/organisations/export.csv", a.token)
+	var file strings.Builder
+	for _, row := range exported {
+		file.WriteString(csvLine(row))
+	}
+
+	dst := webtest.Start(t, nil)
+	b := newAPI(t, dst, "admin@example.com")
+	b.must(201, "POST", "/references/flags", `{"Name":"Pilot","Type":"Organisation"}`)
+	resp, m := postCSV(t, b, file.String())
+	if resp.StatusCode != 201 || m["Created"] != float64(3) {
+		t.Fatalf("import: %d %v", resp.StatusCode, m)
+	}
+	_, again := getCSV(t, http.DefaultClient, dst.URL+"/api/organisations/export.csv", b.token)
+	for i := range exported {
+		// Everything but the timestamps (the last two columns) is the same.
+		if strings.Join(exported[i][:11], "|") != strings.Join(again[i][:11], "|") {
+			t.Errorf("row %d:\n%v\n%v", i, exported[i], again[i])
+		}
+	}
+	if got := b.must(200, "GET", "/organisations/"+gone, "")["Status"]; got != "Withdrawn" {
+		t.Errorf("status %v", got)
+	}
+	// The same file again: the ids exist; nothing more is created.
+	resp, m = postCSV(t, b, file.String())
+	if resp.StatusCode != 422 || !strings.Contains(toJSON(t, m), "exists") {
+		t.Fatalf("second import: %d %v", resp.StatusCode, m)
+	}
+	if n := b.must(200, "GET", "/organisations", "")["totalSize"]; n != float64(3) {
+		t.Fatalf("%v organisations after a refused import", n)
+	}
+}
+
+// csvLine writes one CSV record.
+func csvLine(rec []string) string {
+	for i, f := range rec {
+		if strings.ContainsAny(f, "\",\n") {
+			rec[i] = `"` + strings.ReplaceAll(f, `"`, `""`) + `"`
+		}
+	}
+	return strings.Join(rec, ",") + "\n"
+}
+
+// A file with problems is refused whole, with every problem by row and
+// column; malformed files are 4xx; nothing is written.
+func TestImportOrganisationsRefusals(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	id := "11111111-2222-4333-8444-555555555555"
+	bad := "OrganisationId,OrganisationName,RegistrationNumber,CountryOfRegistration,Status,Flags\n" +
+		id + ",Good Bank,G-1,GB,,\n" +
+		",,N-2,GB,,\n" + // no name
+		",Far Bank,F-3,Narnia,,\n" + // country
+		",Flag Bank,F-4,GB,,Nope\n" + // unknown flag
+		id + ",Twin Bank,T-5,GB,,\n" + // same id as row 1
+		",Odd Bank,O-6,GB,Deleted,\n" // status
+	resp, m := postCSV(t, a, bad)
+	got := fieldsOf(m)
+	for _, f := range []string{"rows[2].OrganisationName", "rows[3].CountryOfRegistration", "rows[4].Flags", "rows[5].OrganisationId", "rows[6].Status"} {
+		if got[f] == "" {
+			t.Errorf("no problem on %s: %v", f, got)
+		}
+	}
+	if resp.StatusCode != 422 || len(got) != 5 || !strings.HasPrefix(got["rows[3].CountryOfRegistration"], "Row 3: ") {
+		t.Fatalf("%d %v", resp.StatusCode, got)
+	}
+	for name, c := range map[string]struct {
+		body, ctype string
+		status      int
+	}{
+		"unknown column":   {"OrganisationName,Colour\nA,red\n", "text/csv", 400},
+		"missing column":   {"OrganisationName\nA\n", "text/csv", 400},
+		"header only":      {"OrganisationName,RegistrationNumber,CountryOfRegistration\n", "text/csv", 400},
+		"empty":            {"", "text/csv", 400},
+		"ragged row":       {"OrganisationName,RegistrationNumber,CountryOfRegistration\nA,1\n", "text/csv", 400},
+		"bad quote":        {"OrganisationName,RegistrationNumber,CountryOfRegistration\n\"A,1,GB\n", "text/csv", 400},
+		"JSON":             {`{"OrganisationName":"A"}`, "application/json", 415},
+		"too large":        {"OrganisationName,RegistrationNumber,CountryOfRegistration\n" + strings.Repeat("A,1,GB\n", (11<<20)/7), "text/csv", 413},
+		"too many rows":    {"OrganisationName,RegistrationNumber,CountryOfRegistration\n" + strings.Repeat("A,1,GB\n", 10_001), "text/csv", 413},
+		"duplicate header": {"OrganisationName,OrganisationName,RegistrationNumber,CountryOfRegistration\nA,B,1,GB\n", "text/csv", 400},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if r, m := a.do("POST", "/organisations/import", c.body, "Content-Type", c.ctype); r.StatusCode != c.status {
+				t.Fatalf("%d %v", r.StatusCode, m)
+			}
+		})
+	}
+	if n := a.must(200, "GET", "/organisations", "")["totalSize"]; n != float64(0) {
+		t.Fatalf("%v organisations written by refused imports", n)
+	}
+}
+
+// In the browser: the list links to the import page; an upload with
+// problems shows them; a good one lands on the list with a message.
+func TestImportOrganisationsPage(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	a.must(201, "POST", "/users/data-administrators", `{"Email":"dana@example.com"}`)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "dana@example.com").Body.Close()
+	list, _ := c.Get(env.URL + "/organisations")
+	if href, _ := docOf(t, list).Find(`[data-testid=import-organisations]`).Attr("href"); href != "/organisations/import" {
+		t.Fatalf("import link %q", href)
+	}
+	upload := func(content string) *http.Response {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		fw, _ := mw.CreateFormFile("file", "orgs.csv")
+		io.WriteString(fw, content)
+		mw.Close()
+		req, _ := http.NewRequest("POST", env.URL+"/organisations/import", &buf)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := upload("OrganisationName,RegistrationNumber,CountryOfRegistration\nGood,1,GB\nBad,2,Narnia\n")
+	if resp.StatusCode != 422 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("bad upload: %d %s\n%.600s", resp.StatusCode, resp.Request.URL, b)
+	}
+	if txt := docOf(t, resp).Find(`[data-testid=import-problems]`).Text(); !strings.Contains(txt, "Row 2: ") || !strings.Contains(txt, "Nothing was imported") {
+		t.Fatalf("problems %q", txt)
+	}
+	resp = upload("OrganisationName,RegistrationNumber,CountryOfRegistration\nGood,1,GB\nAlso good,2,BR\n")
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Request.URL.Path, "/organisations") {
+		t.Fatalf("good upload: %d %s", resp.StatusCode, resp.Request.URL)
+	}
+	doc := docOf(t, resp)
+	if flash := doc.Find(`[data-testid=flash]`).Text(); !strings.Contains(flash, "2 organisations were imported") {
+		t.Fatalf("flash %q", flash)
+	}
+	// Imported by dana: the audit log says so.
+	if _, m := a.do("GET", "/audit?Actor=dana@example.com&Action=create", ""); m["totalSize"] != float64(2) {
+		t.Fatalf("audit %v", m)
+	}
+}
