@@ -20,6 +20,7 @@ type Pages struct {
 		ListOutbox(ctx context.Context, limit int) ([]store.OutboxMessage, error)
 		ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, int, error)
 		EachAudit(ctx context.Context, f store.AuditFilter, fn func(store.AuditRecord) error) error
+		LatestAudit(ctx context.Context, n int) ([]store.AuditRecord, error)
 		Expiring(ctx context.Context, before time.Time, limit int) (store.Expiring, error)
 		ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
 	}
@@ -89,7 +90,12 @@ func (h *Pages) Home(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	Render(w, r, http.StatusOK, views.Home(h.Shell(r, "Home", ""), views.HomePage{Expiring: e, Days: days, Pending: pending, Today: h.now().UTC()}))
+	recent, err := h.Store.LatestAudit(r.Context(), 8)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	Render(w, r, http.StatusOK, views.Home(h.Shell(r, "Home", ""), views.HomePage{Expiring: e, Days: days, Pending: pending, Today: h.now().UTC(), Recent: recent}))
 }
 
 // References is the Reference Data index (Super Users only).

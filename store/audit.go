@@ -148,3 +148,22 @@ func (d *DB) ListAudit(ctx context.Context, f AuditFilter) ([]AuditRecord, int, 
 	}
 	return out, total, rows.Err()
 }
+
+// LatestAudit returns the n newest audit records (no total: the home page
+// needs no count of a log that only grows).
+func (d *DB) LatestAudit(ctx context.Context, n int) ([]AuditRecord, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT `+auditCols+` FROM audit_log ORDER BY id DESC LIMIT ?`, n)
+	if err != nil {
+		return nil, fmt.Errorf("store: latest audit: %w", err)
+	}
+	defer rows.Close()
+	var out []AuditRecord
+	for rows.Next() {
+		r, err := scanAudit(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -107,6 +107,18 @@ func TestExpiring(t *testing.T) {
 	if txt := doc.Find(`[data-testid=pending]`).Text(); !strings.Contains(txt, "2 organisations are Pending") {
 		t.Errorf("pending %q", txt)
 	}
+	// Every page has the quick search for organisations.
+	if action, _ := doc.Find(`[data-testid=quick-search]`).Attr("action"); action != "/organisations" || doc.Find(`[data-testid=quick-search] input[name=q]`).Length() != 1 {
+		t.Errorf("quick search form: %q", action)
+	}
+	// The latest activity, newest first: the sign-in, then Newco's creation.
+	if n := doc.Find(`[data-testid=recent-change]`).Length(); n != 8 {
+		t.Errorf("%d latest changes, want 8", n)
+	}
+	first, second := doc.Find(`[data-testid=recent-change]`).Eq(0).Text(), doc.Find(`[data-testid=recent-change]`).Eq(1).Text()
+	if !strings.Contains(first, "login") || !strings.Contains(second, "create Organisation") || !strings.Contains(second, "admin@example.com") {
+		t.Errorf("latest changes %q, %q", first, second)
+	}
 	resp, _ = c.Get(env.URL + "/?days=0")
 	doc = docOf(t, resp)
 	if doc.Find(`[data-testid=expiring-document]`).Length() != 1 || doc.Find(`[data-testid=expiring-certificate]`).Length() != 0 {
