@@ -68,12 +68,13 @@ type SignInPage struct {
 
 // Provider is the development OpenID Provider.
 type Provider struct {
-	cfg   Config
-	key   *rsa.PrivateKey
-	kid   string
-	oauth fosite.OAuth2Provider
-	store *storage.MemoryStore
-	log   *slog.Logger
+	cfg      Config
+	key      *rsa.PrivateKey
+	kid      string
+	oauth    fosite.OAuth2Provider
+	store    *storage.MemoryStore
+	sessions *sessions
+	log      *slog.Logger
 }
 
 // New builds the provider.
@@ -129,7 +130,9 @@ func New(cfg Config) (*Provider, error) {
 		Signer:                     &fjwt.DefaultSigner{GetPrivateKey: getKey},
 	}
 	p := &Provider{cfg: cfg, key: key, kid: kid, store: store, log: cfg.Logger}
-	st := &clientStore{MemoryStore: store, audience: cfg.APIAudience}
+	st := &clientStore{clients: store, audience: cfg.APIAudience,
+		sessions: newSessions(time.Now, fcfg.AuthorizeCodeLifespan, fcfg.AccessTokenLifespan, fcfg.RefreshTokenLifespan)}
+	p.sessions = st.sessions
 	p.oauth = compose.Compose(fcfg, st, strategy,
 		compose.OAuth2AuthorizeExplicitFactory,
 		compose.OAuth2RefreshTokenGrantFactory,
@@ -153,15 +156,24 @@ func hashSecret(s string) []byte {
 // request in hand: RFC 8252 lets a native app pick any port and path on
 // 127.0.0.1, [::1] or localhost, which fosite's matcher does not cover.
 type clientStore struct {
-	*storage.MemoryStore
+	clients *storage.MemoryStore // the clients (and client assertion JTIs)
+	*sessions
 	audience string
+}
+
+func (s *clientStore) ClientAssertionJWTValid(ctx context.Context, jti string) error {
+	return s.clients.ClientAssertionJWTValid(ctx, jti)
+}
+
+func (s *clientStore) SetClientAssertionJWT(ctx context.Context, jti string, exp time.Time) error {
+	return s.clients.SetClientAssertionJWT(ctx, jti, exp)
 }
 
 type redirectKey struct{}
 
 func (s *clientStore) GetClient(ctx context.Context, id string) (fosite.Client, error) {
 	if id != CLIClientID {
-		return s.MemoryStore.GetClient(ctx, id)
+		return s.clients.GetClient(ctx, id)
 	}
 	var uris []string
 	if u, ok := ctx.Value(redirectKey{}).(string); ok && IsLoopbackRedirect(u) {

@@ -1,0 +1,294 @@
+package devidp
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/ory/fosite"
+)
+
+// sessions keeps what the code flow and the tokens leave behind (codes,
+// PKCE and OpenID Connect requests, access and refresh token sessions) and
+// forgets each when it can no longer be used. fosite's MemoryStore keeps
+// them for ever, which a development provider left running for weeks
+// should not.
+//
+// The semantics are those of fosite's MemoryStore: a used code is
+// invalidated (kept for reuse detection), a revoked refresh token is
+// inactive, revoking by request ID reaches the request's tokens.
+type sessions struct {
+	now        func() time.Time
+	codeTTL    time.Duration // codes, PKCE and OpenID Connect requests
+	accessTTL  time.Duration
+	refreshTTL time.Duration
+
+	mu        sync.Mutex
+	codes     map[string]*entry // authorize code -> request
+	pkce      map[string]*entry
+	oidc      map[string]*entry
+	access    map[string]*entry // token signature -> request
+	refresh   map[string]*entry
+	accessBy  map[string]map[string]bool // request ID -> signatures
+	refreshBy map[string]map[string]bool
+	lastPrune time.Time
+}
+
+type entry struct {
+	req     fosite.Requester
+	active  bool
+	expires time.Time
+}
+
+// grace keeps an entry a while after its lifetime: a late reuse of a code
+// or a refresh token is still recognised as a reuse, not as unknown.
+const grace = 10 * time.Minute
+
+func newSessions(now func() time.Time, codeTTL, accessTTL, refreshTTL time.Duration) *sessions {
+	return &sessions{now: now, codeTTL: codeTTL, accessTTL: accessTTL, refreshTTL: refreshTTL,
+		codes: map[string]*entry{}, pkce: map[string]*entry{}, oidc: map[string]*entry{},
+		access: map[string]*entry{}, refresh: map[string]*entry{},
+		accessBy: map[string]map[string]bool{}, refreshBy: map[string]map[string]bool{}}
+}
+
+// put stores an entry and prunes now and then; the caller holds mu.
+func (s *sessions) put(m map[string]*entry, key string, req fosite.Requester, ttl time.Duration) {
+	now := s.now()
+	m[key] = &entry{req: req, active: true, expires: now.Add(ttl + grace)}
+	if now.Sub(s.lastPrune) > time.Minute {
+		s.prune(now)
+	}
+}
+
+// prune forgets what has expired; the caller holds mu.
+func (s *sessions) prune(now time.Time) {
+	s.lastPrune = now
+	for _, m := range []map[string]*entry{s.codes, s.pkce, s.oidc} {
+		for k, e := range m {
+			if now.After(e.expires) {
+				delete(m, k)
+			}
+		}
+	}
+	for _, kind := range []struct {
+		m  map[string]*entry
+		by map[string]map[string]bool
+	}{{s.access, s.accessBy}, {s.refresh, s.refreshBy}} {
+		for sig, e := range kind.m {
+			if now.After(e.expires) {
+				delete(kind.m, sig)
+				id := e.req.GetID()
+				delete(kind.by[id], sig)
+				if len(kind.by[id]) == 0 {
+					delete(kind.by, id)
+				}
+			}
+		}
+	}
+}
+
+// size is how many entries are kept, for tests.
+func (s *sessions) size() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.codes) + len(s.pkce) + len(s.oidc) + len(s.access) + len(s.refresh) + len(s.accessBy) + len(s.refreshBy)
+}
+
+func (s *sessions) get(m map[string]*entry, key string) (*entry, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := m[key]
+	if !ok {
+		return nil, fosite.ErrNotFound
+	}
+	return e, nil
+}
+
+func (s *sessions) del(m map[string]*entry, key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(m, key)
+}
+
+// Authorize codes (oauth2.AuthorizeCodeStorage).
+
+func (s *sessions) CreateAuthorizeCodeSession(_ context.Context, code string, req fosite.Requester) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.put(s.codes, code, req, s.codeTTL)
+	return nil
+}
+
+func (s *sessions) GetAuthorizeCodeSession(_ context.Context, code string, _ fosite.Session) (fosite.Requester, error) {
+	e, err := s.get(s.codes, code)
+	if err != nil {
+		return nil, err
+	}
+	if !e.active {
+		return e.req, fosite.ErrInvalidatedAuthorizeCode
+	}
+	return e.req, nil
+}
+
+func (s *sessions) InvalidateAuthorizeCodeSession(_ context.Context, code string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.codes[code]
+	if !ok {
+		return fosite.ErrNotFound
+	}
+	e.active = false
+	return nil
+}
+
+// PKCE requests (pkce.PKCERequestStorage).
+
+func (s *sessions) CreatePKCERequestSession(_ context.Context, code string, req fosite.Requester) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.put(s.pkce, code, req, s.codeTTL)
+	return nil
+}
+
+func (s *sessions) GetPKCERequestSession(_ context.Context, code string, _ fosite.Session) (fosite.Requester, error) {
+	e, err := s.get(s.pkce, code)
+	if err != nil {
+		return nil, err
+	}
+	return e.req, nil
+}
+
+func (s *sessions) DeletePKCERequestSession(_ context.Context, code string) error {
+	s.del(s.pkce, code)
+	return nil
+}
+
+// OpenID Connect requests (openid.OpenIDConnectRequestStorage).
+
+func (s *sessions) CreateOpenIDConnectSession(_ context.Context, code string, req fosite.Requester) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.put(s.oidc, code, req, s.codeTTL)
+	return nil
+}
+
+func (s *sessions) GetOpenIDConnectSession(_ context.Context, code string, _ fosite.Requester) (fosite.Requester, error) {
+	e, err := s.get(s.oidc, code)
+	if err != nil {
+		return nil, err
+	}
+	return e.req, nil
+}
+
+func (s *sessions) DeleteOpenIDConnectSession(_ context.Context, code string) error {
+	s.del(s.oidc, code)
+	return nil
+}
+
+// Access tokens (oauth2.AccessTokenStorage).
+
+func (s *sessions) CreateAccessTokenSession(_ context.Context, sig string, req fosite.Requester) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.put(s.access, sig, req, s.accessTTL)
+	index(s.accessBy, req.GetID(), sig)
+	return nil
+}
+
+func (s *sessions) GetAccessTokenSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
+	e, err := s.get(s.access, sig)
+	if err != nil {
+		return nil, err
+	}
+	return e.req, nil
+}
+
+func (s *sessions) DeleteAccessTokenSession(_ context.Context, sig string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.access[sig]; ok {
+		unindex(s.accessBy, e.req.GetID(), sig)
+		delete(s.access, sig)
+	}
+	return nil
+}
+
+// Refresh tokens (oauth2.RefreshTokenStorage).
+
+func (s *sessions) CreateRefreshTokenSession(_ context.Context, sig, _ string, req fosite.Requester) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.put(s.refresh, sig, req, s.refreshTTL)
+	index(s.refreshBy, req.GetID(), sig)
+	return nil
+}
+
+func (s *sessions) GetRefreshTokenSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
+	e, err := s.get(s.refresh, sig)
+	if err != nil {
+		return nil, err
+	}
+	if !e.active {
+		return e.req, fosite.ErrInactiveToken
+	}
+	return e.req, nil
+}
+
+func (s *sessions) DeleteRefreshTokenSession(_ context.Context, sig string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.refresh[sig]; ok {
+		unindex(s.refreshBy, e.req.GetID(), sig)
+		delete(s.refresh, sig)
+	}
+	return nil
+}
+
+// Revocation and rotation (oauth2.TokenRevocationStorage).
+
+// RevokeRefreshToken makes the request's refresh tokens inactive: kept
+// until they expire, so that a reuse is recognised.
+func (s *sessions) RevokeRefreshToken(_ context.Context, requestID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for sig := range s.refreshBy[requestID] {
+		if e, ok := s.refresh[sig]; ok {
+			e.active = false
+		}
+	}
+	return nil
+}
+
+// RevokeAccessToken forgets the request's access token sessions.
+func (s *sessions) RevokeAccessToken(_ context.Context, requestID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for sig := range s.accessBy[requestID] {
+		delete(s.access, sig)
+	}
+	delete(s.accessBy, requestID)
+	return nil
+}
+
+// RotateRefreshToken retires the request's tokens when a refresh token is
+// used, as fosite's MemoryStore does.
+func (s *sessions) RotateRefreshToken(ctx context.Context, requestID, _ string) error {
+	if err := s.RevokeRefreshToken(ctx, requestID); err != nil {
+		return err
+	}
+	return s.RevokeAccessToken(ctx, requestID)
+}
+
+func index(by map[string]map[string]bool, id, sig string) {
+	if by[id] == nil {
+		by[id] = map[string]bool{}
+	}
+	by[id][sig] = true
+}
+
+func unindex(by map[string]map[string]bool, id, sig string) {
+	delete(by[id], sig)
+	if len(by[id]) == 0 {
+		delete(by, id)
+	}
+}
