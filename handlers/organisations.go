@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"time"
 	"context"
 	"errors"
 	"net/http"
@@ -16,6 +17,7 @@ type directoryStore interface {
 	ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
 	EachOrganisation(ctx context.Context, f store.OrgFilter, fn func(o store.Organisation, flagNames []string) error) error
 	CreateOrganisations(ctx context.Context, a store.Audit, orgs []store.Organisation) ([]string, error)
+	OrganisationReadiness(ctx context.Context, orgID string, now time.Time) (store.Readiness, error)
 	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
 	CreateOrganisation(ctx context.Context, a store.Audit, o store.Organisation) (store.Organisation, error)
 	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, check func(store.Organisation) error) (store.Organisation, error)
@@ -242,7 +244,16 @@ func (h *Directory) GetOrganisation(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	Render(w, r, http.StatusOK, views.OrganisationDetail(h.Shell(r, o.OrganisationName, "organisations", h.orgCrumbs(&o, "")...), h.orgPage(o, views.TabDetails), names))
+	var ready *store.Readiness
+	if o.Status == trust.Pending {
+		rd, err := h.Store.OrganisationReadiness(r.Context(), o.OrganisationID, time.Now())
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		ready = &rd
+	}
+	Render(w, r, http.StatusOK, views.OrganisationDetail(h.Shell(r, o.OrganisationName, "organisations", h.orgCrumbs(&o, "")...), h.orgPage(o, views.TabDetails), names, ready))
 }
 
 func (h *Directory) validateOrg(in *store.Organisation, isNew bool) map[string]string {

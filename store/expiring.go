@@ -137,3 +137,28 @@ func (d *DB) Expiring(ctx context.Context, before time.Time, limit int) (Expirin
 	}
 	return out, nil
 }
+
+// Readiness counts what an organisation has in place, for the onboarding
+// checklist of a Pending organisation.
+type Readiness struct {
+	Contacts           int
+	DocumentsInDate    int // regulatory documents without an expiry date or not expired
+	CertificatesInDate int // active certificates not expired
+	Servers            int // authorisation servers that are not Withdrawn
+	Applications       int // applications that are not Withdrawn
+}
+
+// OrganisationReadiness counts, for one organisation, what the onboarding
+// checklist looks at.
+func (d *DB) OrganisationReadiness(ctx context.Context, orgID string, now time.Time) (Readiness, error) {
+	var r Readiness
+	day := now.UTC().Format("2006-01-02")
+	err := d.db.QueryRowContext(ctx, `SELECT
+		(SELECT COUNT(*) FROM contacts WHERE organisation_id = ?1),
+		(SELECT COUNT(*) FROM documents WHERE organisation_id = ?1 AND (expiry_date = '' OR expiry_date >= ?2)),
+		(SELECT COUNT(*) FROM organisation_certificates WHERE organisation_id = ?1 AND status = 'Active' AND not_after > ?3),
+		(SELECT COUNT(*) FROM authorisation_servers WHERE organisation_id = ?1 AND status <> 'Withdrawn'),
+		(SELECT COUNT(*) FROM software_statements WHERE organisation_id = ?1 AND status <> 'Withdrawn')`,
+		orgID, day, now.UTC().Format(fixedStamp)).Scan(&r.Contacts, &r.DocumentsInDate, &r.CertificatesInDate, &r.Servers, &r.Applications)
+	return r, err
+}

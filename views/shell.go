@@ -58,3 +58,14 @@ func joinNonEmpty(sep string, parts ...string) string {
 	}
 	return strings.Join(out, sep)
 }
+
+// plural is "1 contact" or "3 contacts" ("no contacts" for none).
+func plural(n int, one, many string) string {
+	switch n {
+	case 0:
+		return "no " + many
+	case 1:
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -126,5 +127,42 @@ func TestExpiring(t *testing.T) {
 	}
 	if resp, _ := c.Get(env.URL + "/?days=999"); resp.StatusCode != 400 {
 		t.Errorf("home with days=999: %d", resp.StatusCode)
+	}
+}
+
+// A Pending organisation's page shows what it has in place; an Active one
+// does not; every organisation links to its history.
+func TestOnboardingChecklist(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	a.must(201, "POST", "/organisations/"+oid+"/contacts", `{"ContactType":"Business","LastName":"Doe","EmailAddress":"doe@acme.example"}`)
+	a.must(201, "POST", "/organisations/"+oid+"/documents", `{"DocumentType":"Licence","DocumentExpiryDate":"2001-01-01"}`) // expired: does not count
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	page := func() *goquery.Document {
+		resp, err := c.Get(env.URL + "/organisations/" + oid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return docOf(t, resp)
+	}
+	doc := page()
+	var items []string
+	doc.Find(`[data-testid=check-item]`).Each(func(_ int, s *goquery.Selection) {
+		ok, _ := s.Attr("data-ok")
+		items = append(items, ok+" "+strings.Join(strings.Fields(strings.NewReplacer("✓", "", "✗", "").Replace(s.Text())), " "))
+	})
+	want := []string{"true Done: 1 contact Contacts", "false Missing: no regulatory documents in date Documents",
+		"false Missing: no active certificates in date Certificates", "false Missing: no authorisation servers, no applications Applications"}
+	if strings.Join(items, "|") != strings.Join(want, "|") {
+		t.Fatalf("checklist:\n%s\nwant\n%s", strings.Join(items, "\n"), strings.Join(want, "\n"))
+	}
+	if href, _ := doc.Find(`[data-testid=history]`).Attr("href"); href != "/audit?OrganisationId="+oid {
+		t.Fatalf("history link %q", href)
+	}
+	a.must(200, "PUT", "/organisations/"+oid, `{"OrganisationName":"Acme","RegistrationNumber":"REG-Acme","CountryOfRegistration":"GB","Status":"Active"}`)
+	if page().Find(`[data-testid=onboarding]`).Length() != 0 {
+		t.Fatal("an Active organisation shows the onboarding checklist")
 	}
 }
