@@ -1,12 +1,12 @@
 package handlers
 
 import (
-	"time"
 	"context"
 	"errors"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/trust"
