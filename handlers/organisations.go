@@ -18,6 +18,7 @@ type directoryStore interface {
 	EachOrganisation(ctx context.Context, f store.OrgFilter, fn func(o store.Organisation, flagNames []string) error) error
 	CreateOrganisations(ctx context.Context, a store.Audit, orgs []store.Organisation) ([]string, error)
 	OrganisationReadiness(ctx context.Context, orgID string, now time.Time) (store.Readiness, error)
+	WriteVersion() int64
 	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
 	CreateOrganisation(ctx context.Context, a store.Audit, o store.Organisation) (store.Organisation, error)
 	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, check func(store.Organisation) error) (store.Organisation, error)
@@ -54,6 +55,8 @@ type Directory struct {
 	Store   directoryStore
 	Issuers IssuerChecker
 	Algs    func() []string // SSA algorithms offered on the application page
+
+	participants publicCache // GET /participants, public and large
 }
 
 func (h *Directory) actor(r *http.Request) store.Audit {
@@ -437,22 +440,4 @@ func (h *Directory) SetOrganisationStatus(w http.ResponseWriter, r *http.Request
 	}
 	o.Status = in.Status
 	h.saveOrg(w, r, o, true)
-}
-
-// Participants is the public list of active organisations and their
-// active authorisation servers.
-func (h *Directory) Participants(w http.ResponseWriter, r *http.Request) {
-	ps, err := h.Store.Participants(r.Context())
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	for i := range ps {
-		ps[i].Status = h.Vocab.Display(ps[i].Status)
-		for j := range ps[i].AuthorisationServers {
-			ps[i].AuthorisationServers[j].Status = h.Vocab.Display(ps[i].AuthorisationServers[j].Status)
-		}
-	}
-	w.Header().Set("Cache-Control", "public, max-age=60")
-	WriteJSON(w, http.StatusOK, ps)
 }

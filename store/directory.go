@@ -168,26 +168,33 @@ func flagsOf(ctx context.Context, q interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }, table, idCol string, ids []string) (map[string][]string, error) {
 	out := map[string][]string{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	rows, err := q.QueryContext(ctx, `SELECT `+idCol+`, flag_id FROM `+table+` WHERE `+idCol+` IN (?`+strings.Repeat(",?", len(ids)-1)+`) ORDER BY flag_id`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, f string
-		if err := rows.Scan(&id, &f); err != nil {
+	// SQLite caps the variables of one statement: ask in chunks.
+	const chunk = 500
+	for len(ids) > 0 {
+		n := min(len(ids), chunk)
+		args := make([]any, n)
+		for i, id := range ids[:n] {
+			args[i] = id
+		}
+		ids = ids[n:]
+		rows, err := q.QueryContext(ctx, `SELECT `+idCol+`, flag_id FROM `+table+` WHERE `+idCol+` IN (?`+strings.Repeat(",?", n-1)+`) ORDER BY flag_id`, args...)
+		if err != nil {
 			return nil, err
 		}
-		out[id] = append(out[id], f)
+		for rows.Next() {
+			var id, f string
+			if err := rows.Scan(&id, &f); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[id] = append(out[id], f)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func nonNil(l []string) []string {

@@ -47,6 +47,7 @@ type DB struct {
 	lists      listCache
 	stmts      sync.Map     // query text -> *sql.Stmt, for the hot paths
 	idpVersion atomic.Int64 // see IdentityProvidersVersion
+	writes     atomic.Int64 // see WriteVersion
 }
 
 // prepared returns a prepared statement for a hot query: SQLite spends a
@@ -191,8 +192,13 @@ func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
+	d.writes.Add(1)
 	return nil
 }
+
+// WriteVersion changes with every write this process commits: a cache of
+// something read from the store holds while it stays the same.
+func (d *DB) WriteVersion() int64 { return d.writes.Load() }
 
 func (d *DB) stamp() string { return d.now().UTC().Format(time.RFC3339Nano) }
 

@@ -1,8 +1,11 @@
 package web_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -548,5 +551,50 @@ func TestFilterFormKeepsTheSort(t *testing.T) {
 	}
 	if doc.Find(`[data-testid=org-filter] input[name=page]`).Length() != 0 {
 		t.Fatal("a filter change must go back to the first page")
+	}
+}
+
+// The participants list is built once per change of the directory: the
+// same ETag until something changes, 304 for If-None-Match, gzip on request.
+func TestParticipantsCachedWithETagAndGzip(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	a.must(201, "POST", "/organisations", strings.TrimSuffix(org("Live"), "}")+`,"Status":"Active"}`)
+	get := func(hdr ...string) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", env.URL+"/api/participants", nil)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := http.DefaultTransport.RoundTrip(req) // no transparent gzip
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, b
+	}
+	r1, plain := get()
+	etag := r1.Header.Get("ETag")
+	if r1.StatusCode != 200 || etag == "" || r1.Header.Get("Content-Encoding") != "" || !strings.Contains(string(plain), `"Live"`) {
+		t.Fatalf("plain: %d %v %s", r1.StatusCode, r1.Header, plain)
+	}
+	r2, zipped := get("Accept-Encoding", "gzip")
+	zr, err := gzip.NewReader(bytes.NewReader(zipped))
+	if err != nil || r2.Header.Get("Content-Encoding") != "gzip" || r2.Header.Get("ETag") != etag {
+		t.Fatalf("gzip: %v %v", err, r2.Header)
+	}
+	unzipped, _ := io.ReadAll(zr)
+	if !bytes.Equal(unzipped, plain) {
+		t.Fatal("the gzipped answer differs from the plain one")
+	}
+	if r3, body := get("If-None-Match", etag); r3.StatusCode != 304 || len(body) != 0 {
+		t.Fatalf("If-None-Match: %d %q", r3.StatusCode, body)
+	}
+	// A change to the directory is seen at once, under a new ETag.
+	a.must(201, "POST", "/organisations", strings.TrimSuffix(org("Newco"), "}")+`,"Status":"Active"}`)
+	r4, body := get("If-None-Match", etag)
+	if r4.StatusCode != 200 || r4.Header.Get("ETag") == etag || !strings.Contains(string(body), `"Newco"`) {
+		t.Fatalf("after a change: %d %s", r4.StatusCode, r4.Header.Get("ETag"))
 	}
 }
