@@ -693,7 +693,7 @@ func Audit(s Shell, p AuditPage) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 52, "<h1>Audit</h1><form method=\"get\" action=\"/audit\" class=\"grid\" role=\"search\" data-testid=\"audit-filter\"><label>Subject type <input name=\"Subject\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 52, "<h1>Audit</h1><form method=\"get\" action=\"/audit\" class=\"tf-filters\" role=\"search\" data-testid=\"audit-filter\"><label>Subject type <input name=\"Subject\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
