@@ -125,6 +125,10 @@ func TestEndToEndEveryPageIsAccessible(t *testing.T) {
 			continue
 		}
 		checkAccessibility(t, ctx, p)
+		// Nothing is wider than the window (a long id, a table that does not wrap).
+		if over, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`)); over {
+			t.Errorf("%s is wider than the window", p)
+		}
 		if dir := os.Getenv("TRUSTFRAME_SCREENSHOT_DIR"); dir != "" {
 			if b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
 				name := strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(p), "-"), "-")
