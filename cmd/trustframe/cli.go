@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -378,15 +379,20 @@ func parseMixed(fs *flag.FlagSet, args []string, getenv func(string) string, std
 func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("api", flag.ContinueOnError)
 	data := fs.String("data", "", "request body: JSON text, @file, or @- for standard input")
+	contentType := fs.String("content-type", "application/json", "media type of the body (text/csv for POST /organisations/import)")
+	paginate := fs.Bool("paginate", false, "GET every page of a paged list and print their content as one JSON array")
 	dir := fs.String("config-dir", "", "where the DPoP key and tokens are kept")
 	pos, err := parseMixed(fs, args, getenv, stderr)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 2 {
-		return fmt.Errorf("%w: trustframe api METHOD PATH [--data JSON|@file]", errUsage)
+		return fmt.Errorf("%w: trustframe api METHOD PATH [--data JSON|@file] [--content-type TYPE] [--paginate]", errUsage)
 	}
 	method, path := strings.ToUpper(pos[0]), pos[1]
+	if *paginate && method != http.MethodGet {
+		return fmt.Errorf("%w: --paginate is for GET", errUsage)
+	}
 	if !strings.HasPrefix(path, "/") {
 		path = "/" + path
 	}
@@ -411,19 +417,29 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 	if err != nil {
 		return err
 	}
+	call := func(target string) (int, []byte, error) {
+		status, respBody, err := e.send(ctx, c, key, method, target, *contentType, body)
+		if err != nil {
+			return 0, nil, err
+		}
+		if status == http.StatusUnauthorized && c.RefreshToken != "" && bytes.Contains(respBody, []byte("invalid_token")) {
+			if err := e.refresh(ctx, c, key); err != nil {
+				return 0, nil, err
+			}
+			return e.send(ctx, c, key, method, target, *contentType, body)
+		}
+		return status, respBody, nil
+	}
 	target := c.Server + "/api" + escapePath(path)
-	status, respBody, err := e.send(ctx, c, key, method, target, body)
+	var status int
+	var respBody []byte
+	if *paginate {
+		status, respBody, err = allPages(target, call)
+	} else {
+		status, respBody, err = call(target)
+	}
 	if err != nil {
 		return err
-	}
-	if status == http.StatusUnauthorized && c.RefreshToken != "" && bytes.Contains(respBody, []byte("invalid_token")) {
-		if err := e.refresh(ctx, c, key); err != nil {
-			return err
-		}
-		status, respBody, err = e.send(ctx, c, key, method, target, body)
-		if err != nil {
-			return err
-		}
 	}
 	_ = e.save(c)
 	var pretty bytes.Buffer
@@ -436,6 +452,51 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	stdout.Write(respBody)
 	return nil
+}
+
+// allPages follows a paged list (DESIGN §4: content, pageNumber,
+// totalPages) from page 0 to its last page and answers their content as
+// one JSON array; an answer that is not a page is returned as it is.
+func allPages(target string, call func(string) (int, []byte, error)) (int, []byte, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return 0, nil, err
+	}
+	var all []json.RawMessage
+	for page := 0; ; page++ {
+		q := u.Query()
+		q.Set("page", strconv.Itoa(page))
+		if q.Get("size") == "" {
+			q.Set("size", "200")
+		}
+		u.RawQuery = q.Encode()
+		status, body, err := call(u.String())
+		if err != nil || status >= 400 {
+			return status, body, err
+		}
+		var env struct {
+			Content    []json.RawMessage `json:"content"`
+			TotalPages *int              `json:"totalPages"`
+		}
+		if json.Unmarshal(body, &env) != nil || env.TotalPages == nil || env.Content == nil {
+			if page == 0 {
+				return status, body, nil // not a paged list
+			}
+			return 0, nil, fmt.Errorf("page %d is not a page of the list", page)
+		}
+		all = append(all, env.Content...)
+		if page+1 >= *env.TotalPages || len(env.Content) == 0 {
+			break
+		}
+		if page >= 100_000 {
+			return 0, nil, errors.New("more than 100,000 pages: stopped")
+		}
+	}
+	if all == nil {
+		all = []json.RawMessage{}
+	}
+	b, err := json.Marshal(all)
+	return http.StatusOK, b, err
 }
 
 // signedIn loads the CLI's credentials and DPoP key and refreshes the
@@ -471,7 +532,7 @@ func (e *cliEnv) refresh(ctx context.Context, c *credentials, key *dpop.Signer) 
 }
 
 // send makes one API request, retrying once when the server asks for a nonce.
-func (e *cliEnv) send(ctx context.Context, c *credentials, key *dpop.Signer, method, target string, body []byte) (int, []byte, error) {
+func (e *cliEnv) send(ctx context.Context, c *credentials, key *dpop.Signer, method, target, contentType string, body []byte) (int, []byte, error) {
 	u, err := url.Parse(target)
 	if err != nil {
 		return 0, nil, err
@@ -487,7 +548,7 @@ func (e *cliEnv) send(ctx context.Context, c *credentials, key *dpop.Signer, met
 			return 0, nil, err
 		}
 		if body != nil {
-			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Content-Type", contentType)
 		}
 		req.Header.Set("Accept", "application/json")
 		if strings.EqualFold(c.TokenType, "DPoP") {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -154,5 +155,41 @@ func TestCLILoginAPILogout(t *testing.T) {
 	}
 	if _, _, err := cliAPI(t, cfg, "GET", "/users/super"); err == nil || !strings.Contains(err.Error(), "not signed in") {
 		t.Fatalf("after logout: %v", err)
+	}
+}
+
+// The CLI sends other media types (an organisation import as CSV), prints
+// what is not JSON as it is (the CSV export), and follows every page of a
+// paged list with --paginate.
+func TestCLIImportExportAndPaginate(t *testing.T) {
+	base, _ := startProgram(t)
+	cfg := filepath.Join(t.TempDir(), "cfg")
+	cliLogin(t, base, cfg, "admin@example.com")
+	file := filepath.Join(t.TempDir(), "orgs.csv")
+	var csv strings.Builder
+	csv.WriteString("OrganisationName,RegistrationNumber,CountryOfRegistration\n")
+	for i := 0; i < 5; i++ {
+		fmt.Fprintf(&csv, "Bank %d,R-%d,GB\n", i, i)
+	}
+	os.WriteFile(file, []byte(csv.String()), 0o644)
+	stdout, stderr, err := cliAPI(t, cfg, "POST", "/organisations/import", "--data", "@"+file, "--content-type", "text/csv")
+	if err != nil || !strings.Contains(stdout, `"Created": 5`) {
+		t.Fatalf("import: %v %s %s", err, stdout, stderr)
+	}
+	stdout, _, err = cliAPI(t, cfg, "GET", "/organisations/export.csv?sort=OrganisationName,asc")
+	if err != nil || !strings.HasPrefix(stdout, "OrganisationId,OrganisationName,") || strings.Count(stdout, "\n") != 6 || !strings.Contains(stdout, ",Bank 4,") {
+		t.Fatalf("export: %v %q", err, stdout)
+	}
+	stdout, _, err = cliAPI(t, cfg, "GET", "/organisations?size=2&sort=OrganisationName,desc", "--paginate")
+	var all []map[string]any
+	if err != nil || json.Unmarshal([]byte(stdout), &all) != nil || len(all) != 5 || all[0]["OrganisationName"] != "Bank 4" || all[4]["OrganisationName"] != "Bank 0" {
+		t.Fatalf("paginate: %v %s", err, stdout)
+	}
+	// A list that is not paged comes back as it is; --paginate is for GET.
+	if stdout, _, err := cliAPI(t, cfg, "GET", "/users/super", "--paginate"); err != nil || !strings.Contains(stdout, "admin@example.com") {
+		t.Fatalf("not paged: %v %s", err, stdout)
+	}
+	if _, _, err := cliAPI(t, cfg, "POST", "/organisations", "--paginate"); exitCode(err) != 2 {
+		t.Fatalf("--paginate with POST: %v", err)
 	}
 }
