@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -358,5 +359,48 @@ func TestDataAdministratorInvitationAndFirstSignIn(t *testing.T) {
 	}
 	if strings.Join(actions, ",") != "status,activate,invite" {
 		t.Fatalf("audit actions %v", actions)
+	}
+}
+
+// A GET with If-None-Match naming the resource's ETag is a 304 with no
+// body; after a change the new version comes back; the token is still
+// checked first.
+func TestConditionalGET(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	id := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	r, _ := a.do("GET", "/organisations/"+id, "")
+	etag := r.Header.Get("ETag")
+	if etag == "" {
+		t.Fatal("no ETag")
+	}
+	get := func(inm, token string) (*http.Response, string) {
+		req, _ := http.NewRequest("GET", env.URL+"/api/organisations/"+id, nil)
+		req.Header.Set("If-None-Match", inm)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	for _, inm := range []string{etag, "W/" + etag, `"other", ` + etag, "*"} {
+		if r, b := get(inm, a.token); r.StatusCode != 304 || b != "" || r.Header.Get("ETag") != etag {
+			t.Errorf("If-None-Match %s: %d %q", inm, r.StatusCode, b)
+		}
+	}
+	if r, _ := get(`"other"`, a.token); r.StatusCode != 200 {
+		t.Errorf("another tag: %d", r.StatusCode)
+	}
+	if r, _ := get(etag, ""); r.StatusCode != 401 {
+		t.Errorf("no token: %d", r.StatusCode)
+	}
+	a.must(200, "PUT", "/organisations/"+id, `{"OrganisationName":"Acme 2","RegistrationNumber":"REG-Acme","CountryOfRegistration":"GB","Status":"Pending"}`)
+	if r, b := get(etag, a.token); r.StatusCode != 200 || !strings.Contains(b, "Acme 2") || r.Header.Get("ETag") == etag {
+		t.Errorf("after a change: %d %s", r.StatusCode, b)
 	}
 }

@@ -197,3 +197,63 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// conditionalGET answers 304 Not Modified to a GET whose If-None-Match
+// names the ETag the handler set on its 200 answer (RFC 9110 §13.1.2), so
+// automation that polls a resource moves no body when nothing changed.
+func conditionalGET(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inm := r.Header.Get("If-None-Match")
+		if inm == "" || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(&condWriter{ResponseWriter: w, ifNoneMatch: inm}, r)
+	})
+}
+
+type condWriter struct {
+	http.ResponseWriter
+	ifNoneMatch string
+	wrote       bool
+	suppressed  bool
+}
+
+func (w *condWriter) WriteHeader(code int) {
+	if w.wrote {
+		return
+	}
+	w.wrote = true
+	if et := w.Header().Get("ETag"); code == http.StatusOK && et != "" && etagMatches(w.ifNoneMatch, et) {
+		w.suppressed = true
+		w.Header().Del("Content-Type")
+		w.Header().Del("Content-Length")
+		w.ResponseWriter.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *condWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.suppressed {
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *condWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// etagMatches is the weak comparison of If-None-Match: any listed tag, W/
+// or not, equal to etag, or "*".
+func etagMatches(header, etag string) bool {
+	strip := func(s string) string { return strings.TrimPrefix(strings.TrimSpace(s), "W/") }
+	for _, t := range strings.Split(header, ",") {
+		if strings.TrimSpace(t) == "*" || strip(t) == strip(etag) {
+			return true
+		}
+	}
+	return false
+}
