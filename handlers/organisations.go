@@ -19,6 +19,7 @@ type directoryStore interface {
 	CreateOrganisations(ctx context.Context, a store.Audit, orgs []store.Organisation) ([]string, error)
 	OrganisationReadiness(ctx context.Context, orgID string, now time.Time) (store.Readiness, error)
 	WriteVersion() int64
+	FindIdentifier(ctx context.Context, q string) (store.Found, bool, error)
 	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
 	CreateOrganisation(ctx context.Context, a store.Audit, o store.Organisation) (store.Organisation, error)
 	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, check func(store.Organisation) error) (store.Organisation, error)
@@ -174,6 +175,20 @@ func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 	}
 	f.Page, f.Size = page, size
 	sortField, desc := f.Sort, f.Desc
+	// In the console, an exact identifier typed in the search (a client
+	// ID, an issuer, a kid, an id) goes straight to what it names.
+	if !WantsJSON(r) && f.Q != "" && page == 0 {
+		found, ok, err := h.Store.FindIdentifier(r.Context(), f.Q)
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		if ok {
+			h.Flash.Put(r.Context(), "“"+f.Q+"” is the "+found.What+" "+found.Name+".")
+			http.Redirect(w, r, found.Path, http.StatusSeeOther)
+			return
+		}
+	}
 	items, total, err := h.Store.ListOrganisations(r.Context(), f)
 	if err != nil {
 		WriteError(w, r, err)

@@ -3,6 +3,7 @@ package web_test
 import (
 	"encoding/csv"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -136,5 +137,37 @@ func TestExportAuditCSV(t *testing.T) {
 	}
 	if _, rows := getCSV(t, c, env.URL+href, ""); len(rows) != 2 || rows[1][3] != "status" {
 		t.Fatalf("browser download: %v", rows)
+	}
+}
+
+// In the console, an exact identifier typed in the search leads to what it
+// names; the API list is unchanged.
+func TestSearchFindsIdentifiers(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	good := discoveryServer(t, func(self string) string { return self })
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	app := a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Payments app"}`)
+	a.must(201, "POST", "/organisations/"+oid+"/authorisationservers", `{"CustomerFriendlyName":"Acme AS","Issuer":"`+good+`"}`)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for q, want := range map[string]string{
+		oid:                       "/organisations/" + oid,
+		app["ClientId"].(string):  "/organisations/" + oid + "/softwarestatements/" + app["SoftwareStatementId"].(string),
+		good + "/":                "/organisations/" + oid + "/authorisationservers",
+		"  " + oid + "  ":         "/organisations/" + oid,
+		"no such id 8c1e0f4a-xyz": "/organisations",
+	} {
+		resp, err := c.Get(env.URL + "/organisations?q=" + url.QueryEscape(q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Request.URL.Path != want {
+			t.Errorf("q=%q led to %d %s, want %s", q, resp.StatusCode, resp.Request.URL.Path, want)
+		}
+	}
+	if l := a.must(200, "GET", "/organisations?q="+url.QueryEscape(oid), ""); l["totalSize"] != float64(0) {
+		t.Errorf("the API list searches names: %v", l["totalSize"])
 	}
 }
