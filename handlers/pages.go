@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"encoding/csv"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -244,32 +243,13 @@ func (h *Pages) ExportAudit(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="audit-`+h.now().UTC().Format("2006-01-02")+`.csv"`)
-	w.Header().Set("Cache-Control", "no-store")
-	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"AuditId", "Timestamp", "Actor", "Action", "SubjectType", "SubjectId", "OrganisationId", "KeyId", "CertificateType", "Summary"})
-	n := 0
-	err = h.Store.EachAudit(r.Context(), f, func(a store.AuditRecord) error {
-		n++
-		if err := cw.Write([]string{strconv.FormatInt(a.ID, 10), a.At.UTC().Format(time.RFC3339Nano), csvCell(a.Actor), csvCell(a.Action),
-			csvCell(a.SubjectType), csvCell(a.SubjectID), csvCell(a.OrganisationID), csvCell(a.KeyID), csvCell(a.CertificateType), csvCell(a.Summary)}); err != nil {
-			return err
-		}
-		if n%1000 == 0 {
-			cw.Flush()
-			return cw.Error()
-		}
-		return nil
+	header := []string{"AuditId", "Timestamp", "Actor", "Action", "SubjectType", "SubjectId", "OrganisationId", "KeyId", "CertificateType", "Summary"}
+	csvStream(w, h.Log, "audit", header, func(row func([]string) error) error {
+		return h.Store.EachAudit(r.Context(), f, func(a store.AuditRecord) error {
+			return row([]string{strconv.FormatInt(a.ID, 10), a.At.UTC().Format(time.RFC3339Nano), csvCell(a.Actor), csvCell(a.Action),
+				csvCell(a.SubjectType), csvCell(a.SubjectID), csvCell(a.OrganisationID), csvCell(a.KeyID), csvCell(a.CertificateType), csvCell(a.Summary)})
+		})
 	})
-	cw.Flush()
-	if err == nil {
-		err = cw.Error()
-	}
-	if err != nil {
-		h.Log.Error("audit export broke off", "err", err, "rows", n)
-		panic(http.ErrAbortHandler)
-	}
 }
 
 // Releases is GET /api/releases (public).
