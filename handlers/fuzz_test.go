@@ -1,10 +1,13 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/trustframe/trustframe/store"
 )
 
 // FuzzDecode: the request decoder answers any body with a value or a 4xx
@@ -57,4 +60,41 @@ func TestDecodeMultipartForm(t *testing.T) {
 	if err := Decode(httptest.NewRecorder(), r, &in); err != nil || in.Email != "a@example.com" {
 		t.Fatalf("%v %q", err, in.Email)
 	}
+}
+
+// importStore answers the one question an import asks before writing.
+type importStore struct{ directoryStore }
+
+func (importStore) ListFlags(context.Context, string) ([]store.Flag, error) {
+	return []store.Flag{{FlagID: "f1", Name: "Pilot", Type: "Organisation", Status: "Active"}}, nil
+}
+
+// FuzzParseImport: any file is organisations that pass validation, or a
+// 4xx that says why; never a panic.
+func FuzzParseImport(f *testing.F) {
+	f.Add("OrganisationName,RegistrationNumber,CountryOfRegistration\nAcme,1,GB\n")
+	f.Add("OrganisationId,OrganisationName,RegistrationNumber,CountryOfRegistration,Status,Flags\n,A,1,GB,Withdrawn,Pilot; Nope\n")
+	f.Add("\ufeffOrganisationName,RegistrationNumber,CountryOfRegistration\n\"A,\"\"b\"\"\",1,GB\n")
+	f.Add("OrganisationName\n")
+	f.Add("a,b\n\"unterminated")
+	f.Add("")
+	h := &Directory{Base: &Base{}, Store: importStore{}}
+	f.Fuzz(func(t *testing.T, file string) {
+		r := httptest.NewRequest(http.MethodPost, "/api/organisations/import", nil)
+		orgs, err := h.parseImport(r, []byte(file))
+		if err != nil {
+			if e := AsError(err); e.Status < 400 || e.Status >= 500 {
+				t.Fatalf("status %d for %q", e.Status, file)
+			}
+			return
+		}
+		if len(orgs) == 0 {
+			t.Fatalf("no organisations and no error for %q", file)
+		}
+		for _, o := range orgs {
+			if o.OrganisationName == "" || o.Status == "" {
+				t.Fatalf("an invalid organisation passed: %+v", o)
+			}
+		}
+	})
 }
