@@ -101,13 +101,11 @@ func (a *authenticator) get(ctx context.Context) (*oidcProvider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: OIDC discovery of %s: %w", cfg.OIDCIssuer, err)
 	}
-	// The key set outlives this request: give it a background context with our client.
-	bg := oidc.ClientContext(context.Background(), a.httpClient)
 	var claims struct {
 		JWKSURI string `json:"jwks_uri"`
 	}
 	_ = p.Claims(&claims)
-	ks := oidc.NewRemoteKeySet(bg, claims.JWKSURI)
+	ks := newRemoteKeys(claims.JWKSURI, a.httpClient, cfg.JWKSRefreshInterval)
 	a.provider = &oidcProvider{
 		client: a.httpClient,
 		oauth: oauth2.Config{

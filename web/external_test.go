@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -82,6 +83,7 @@ func TestExternalIssuerAPITokensWithKeyRotationAndEmailClaim(t *testing.T) {
 		c.APIAudience = "trustframe-api"
 		c.EmailClaim = "upn"
 		c.TokenTypes = []string{"at+jwt", "JWT"}
+		c.JWKSRefreshInterval = time.Nanosecond // the rotation below comes at once
 	})
 	claims := func() map[string]any {
 		return map[string]any{"iss": op.srv.URL, "aud": "trustframe-api", "sub": "1", "upn": "admin@example.com",
@@ -140,5 +142,40 @@ func TestExternalIssuerWebSignIn(t *testing.T) {
 	}
 	if r, _ := http.Get(env.URL + "/dev/idp/.well-known/openid-configuration"); r.StatusCode != 404 {
 		t.Fatalf("the development identity provider must be off with an external issuer: %d", r.StatusCode)
+	}
+}
+
+// Tokens naming keys the issuer does not have cannot make this service
+// fetch the issuer's keys at will: at most once per refresh interval.
+func TestUnknownKeyIDsDoNotHammerTheIssuer(t *testing.T) {
+	op := newFakeOP(t)
+	env := webtest.Start(t, func(c *web.Config) {
+		c.OIDCIssuer, c.OIDCClientID = op.srv.URL, "trustframe"
+		c.APIAudience = "trustframe-api"
+		c.TokenTypes = []string{"at+jwt", "JWT"}
+		c.JWKSRefreshInterval = time.Hour
+	})
+	claims := map[string]any{"iss": op.srv.URL, "aud": "trustframe-api", "sub": "1", "email": "admin@example.com",
+		"exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Unix()}
+	api := env.URL + "/api/users/super"
+	if r, b := do(t, "GET", api, op.token(t, "JWT", claims), ""); r.StatusCode != 200 {
+		t.Fatalf("a good token: %d %s", r.StatusCode, b)
+	}
+	hits := op.hits()
+	// Forged tokens: signed by a key the issuer never published, each with
+	// another key ID.
+	forger := newFakeOP(t)
+	for i := 0; i < 30; i++ {
+		forger.rotate(fmt.Sprintf("made-up-%d", i))
+		if r, _ := do(t, "GET", api, forger.token(t, "JWT", claims), ""); r.StatusCode != 401 {
+			t.Fatalf("forged token %d: %d", i, r.StatusCode)
+		}
+	}
+	if n := op.hits() - hits; n > 1 {
+		t.Fatalf("30 forged tokens made %d fetches of the issuer's keys", n)
+	}
+	// The good token still works from the keys in hand.
+	if r, _ := do(t, "GET", api, op.token(t, "JWT", claims), ""); r.StatusCode != 200 {
+		t.Fatalf("a good token after the forgeries: %d", r.StatusCode)
 	}
 }

@@ -166,7 +166,7 @@ func (a *authenticator) boundIssuers(ctx context.Context) (map[string]*boundIssu
 				next[p.Issuer] = old
 				continue
 			}
-			ks := oidc.NewRemoteKeySet(oidc.ClientContext(context.Background(), a.boundClient()), p.JwksURI)
+			ks := newRemoteKeys(p.JwksURI, a.boundClient(), a.s.cfg.JWKSRefreshInterval)
 			next[p.Issuer] = &boundIssuer{name: p.Name, issuer: p.Issuer, jwksURI: p.JwksURI, audience: aud, emailClaim: p.EmailClaim, domains: p.EmailDomains,
 				clientID: p.ClientID, clientSecret: secret, ks: ks,
 				verifier: oidc.NewVerifier(p.Issuer, ks, &oidc.Config{ClientID: aud, SupportedSigningAlgs: signingAlgs, Now: a.s.cfg.Now})}

@@ -56,6 +56,9 @@ type Config struct {
 	SSASigningAlgs         []string // default all four
 	SSARSABits             int      // default 2048
 	SSAIssuer              string   // iss of SSAs; default the base URL
+	// JWKSRefreshInterval is the least time between two fetches of an
+	// issuer's keys for tokens naming an unknown key (default 10 s).
+	JWKSRefreshInterval time.Duration
 	// ExpiryNoticeDays: SendExpiryNotices announces what expires within
 	// this many days; 0 turns notices off.
 	ExpiryNoticeDays int
@@ -97,6 +100,9 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	}
 	if cfg.EmailClaim == "" {
 		cfg.EmailClaim = "email"
+	}
+	if cfg.JWKSRefreshInterval == 0 {
+		cfg.JWKSRefreshInterval = 10 * time.Second
 	}
 	if len(cfg.TokenTypes) == 0 {
 		cfg.TokenTypes = []string{"at+jwt", "application/at+jwt"}
