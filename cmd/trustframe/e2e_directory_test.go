@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,5 +181,49 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestEndToEndImportAndExport: a Data Administrator's day with a
+// spreadsheet, in the browser: an import with a bad row is refused whole
+// with the row named, the fixed file imports, and Download CSV gives it back.
+func TestEndToEndImportAndExport(t *testing.T) {
+	ctx := newBrowser(t)
+	base, _ := startProgram(t)
+	signIn(t, ctx, base, "admin@example.com")
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.csv")
+	good := filepath.Join(dir, "good.csv")
+	os.WriteFile(bad, []byte("OrganisationName,RegistrationNumber,CountryOfRegistration\nNorth Bank,N-1,GB\nSouth Bank,S-2,Narnia\n"), 0o644)
+	os.WriteFile(good, []byte("OrganisationName,RegistrationNumber,CountryOfRegistration\nNorth Bank,N-1,GB\nSouth Bank,S-2,BR\n"), 0o644)
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/organisations"),
+		chromedp.Click(chromedp.CSS(`[data-testid=import-organisations]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=import-form]`)),
+		chromedp.SetUploadFiles(chromedp.ID("f-file"), []string{bad}),
+		chromedp.Click(chromedp.CSS(`[data-testid=import]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=import-problems]`)),
+	))
+	checkAccessibility(t, ctx, "import with problems")
+	problems, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=import-problems]`)))
+	if !strings.Contains(problems, "Nothing was imported") || !strings.Contains(problems, "Row 2:") {
+		t.Fatalf("problems %q", problems)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.SetUploadFiles(chromedp.ID("f-file"), []string{good}),
+		chromedp.Click(chromedp.CSS(`[data-testid=import]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=export-csv]`)),
+	))
+	flash, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=flash]`)))
+	count, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=org-count]`)))
+	if !strings.Contains(flash, "2 organisations were imported") || !strings.Contains(count, "2 organisations") {
+		t.Fatalf("flash %q, count %q", flash, count)
+	}
+	// The download link carries the list's filters; fetch it with the
+	// browser's own session.
+	href, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("[data-testid=export-csv]").href`))
+	csv, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch(`+strconv.Quote(href)+`).then(r => r.text())`, chromedp.EvalAwaitPromise))
+	if err != nil || !strings.Contains(csv, ",North Bank,") || !strings.Contains(csv, ",South Bank,") {
+		t.Fatalf("export: %v %q", err, csv)
 	}
 }
