@@ -97,3 +97,78 @@ func (d *DB) RecordExpiryNotice(ctx context.Context, items []NoticeItem, msgs []
 	})
 	return ids, err
 }
+
+// ContactEmails are the e-mail addresses of the organisation's contacts of
+// these types, each once.
+func (d *DB) ContactEmails(ctx context.Context, orgID string, types []string) ([]string, error) {
+	if len(types) == 0 {
+		return nil, nil
+	}
+	args := []any{orgID}
+	ph := ""
+	for i, t := range types {
+		if i > 0 {
+			ph += ","
+		}
+		ph += "?"
+		args = append(args, t)
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT DISTINCT lower(email_address) FROM contacts WHERE organisation_id = ? AND contact_type IN (`+ph+`) AND email_address <> '' ORDER BY 1`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: contact e-mails: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var e string
+		if err := rows.Scan(&e); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// ForOrganisation keeps the items of one organisation.
+func (e Expiring) ForOrganisation(orgID string) Expiring {
+	out := Expiring{Before: e.Before}
+	for _, c := range e.Certificates {
+		if c.OrganisationID == orgID {
+			out.Certificates = append(out.Certificates, c)
+		}
+	}
+	for _, d := range e.Documents {
+		if d.OrganisationID == orgID {
+			out.Documents = append(out.Documents, d)
+		}
+	}
+	for _, c := range e.Certifications {
+		if c.OrganisationID == orgID {
+			out.Certifications = append(out.Certifications, c)
+		}
+	}
+	return out
+}
+
+// Organisations are the ids of the organisations with items, in the order
+// they first appear.
+func (e Expiring) Organisations() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	for _, c := range e.Certificates {
+		add(c.OrganisationID)
+	}
+	for _, d := range e.Documents {
+		add(d.OrganisationID)
+	}
+	for _, c := range e.Certifications {
+		add(c.OrganisationID)
+	}
+	return out
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,10 +40,34 @@ func (s *Server) SendExpiryNotices(ctx context.Context) (int, error) {
 	if err != nil || len(admins) == 0 {
 		return 0, err // nobody to tell: the next run tries again
 	}
-	subject, body := s.noticeText(e, fresh, days, now)
+	subject, body := s.noticeText(e, fresh, days, now, false)
 	msgs := make([]store.Invitation, len(admins))
 	for i, a := range admins {
 		msgs[i] = store.Invitation{To: a, Subject: subject, Body: body}
+	}
+	// Each organisation's contacts of the configured types hear about their
+	// own organisation's items, without links into the console.
+	if len(s.cfg.ExpiryNoticeContacts) > 0 {
+		for _, org := range e.Organisations() {
+			mine := e.ForOrganisation(org)
+			var own []store.NoticeItem
+			for _, it := range mine.Items() {
+				if slices.Contains(fresh, it) {
+					own = append(own, it)
+				}
+			}
+			if len(own) == 0 {
+				continue
+			}
+			to, err := s.db.ContactEmails(ctx, org, s.cfg.ExpiryNoticeContacts)
+			if err != nil {
+				return 0, err
+			}
+			sub, b := s.noticeText(mine, own, days, now, true)
+			for _, addr := range to {
+				msgs = append(msgs, store.Invitation{To: addr, Subject: sub, Body: b})
+			}
+		}
 	}
 	ids, err := s.db.RecordExpiryNotice(ctx, fresh, msgs)
 	if err != nil {
@@ -51,7 +76,7 @@ func (s *Server) SendExpiryNotices(ctx context.Context) (int, error) {
 	s.log.Info("expiry notice", "items", len(fresh), "recipients", len(ids))
 	if s.mailer != nil {
 		for i, id := range ids {
-			if err := s.mailer.Send(ctx, msgs[i].To, subject, body); err != nil {
+			if err := s.mailer.Send(ctx, msgs[i].To, msgs[i].Subject, msgs[i].Body); err != nil {
 				s.log.Warn("expiry notice not sent; it stays in the outbox", "to", msgs[i].To, "err", err)
 				continue
 			}
@@ -81,18 +106,38 @@ func dayLabel(today time.Time, date string) string {
 
 // noticeText writes the message: the fresh items only, soonest first, each
 // with the page where it is renewed.
-func (s *Server) noticeText(e store.Expiring, fresh []store.NoticeItem, days int, now time.Time) (string, string) {
+func (s *Server) noticeText(e store.Expiring, fresh []store.NoticeItem, days int, now time.Time, forContacts bool) (string, string) {
 	isFresh := map[store.NoticeItem]bool{}
 	for _, it := range fresh {
 		isFresh[it] = true
 	}
 	org := func(id string) string { return s.cfg.BaseURL + "/organisations/" + url.PathEscape(id) }
+	// Console links help administrators; contacts cannot sign in there.
+	link := func(u string) string {
+		if forContacts {
+			return ""
+		}
+		return "  " + u + "\n"
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "These have expired or expire within %d days and were not announced before.\n", days)
+	if forContacts {
+		name := ""
+		if len(e.Certificates) > 0 {
+			name = e.Certificates[0].OrganisationName
+		} else if len(e.Documents) > 0 {
+			name = e.Documents[0].OrganisationName
+		} else if len(e.Certifications) > 0 {
+			name = e.Certifications[0].OrganisationName
+		}
+		fmt.Fprintf(&b, "The trust framework directory holds these items of %s that have expired or expire within %d days.\n"+
+			"Please renew them and send the new ones to the directory's operator.\n", name, days)
+	} else {
+		fmt.Fprintf(&b, "These have expired or expire within %d days and were not announced before.\n", days)
+	}
 	for _, c := range e.Certificates {
 		day := c.NotAfter.UTC().Format("2006-01-02")
 		if isFresh[store.NoticeItem{Kind: "Certificate", ID: c.Kid, Expiry: day}] {
-			fmt.Fprintf(&b, "\nCertificate %s of %s: %s\n  not after %s\n  %s/certificates\n", c.CertificateType, c.OrganisationName, c.SubjectDN, dayLabel(now, day), org(c.OrganisationID))
+			fmt.Fprintf(&b, "\nCertificate %s of %s: %s\n  not after %s\n%s", c.CertificateType, c.OrganisationName, c.SubjectDN, dayLabel(now, day), link(org(c.OrganisationID)+"/certificates"))
 		}
 	}
 	for _, d := range e.Documents {
@@ -101,7 +146,7 @@ func (s *Server) noticeText(e store.Expiring, fresh []store.NoticeItem, days int
 			if ref == "" {
 				ref = "(no reference number)"
 			}
-			fmt.Fprintf(&b, "\nRegulatory document %s %s of %s\n  expiry date %s\n  %s/documents\n", d.DocumentType, ref, d.OrganisationName, dayLabel(now, d.DocumentExpiryDate), org(d.OrganisationID))
+			fmt.Fprintf(&b, "\nRegulatory document %s %s of %s\n  expiry date %s\n%s", d.DocumentType, ref, d.OrganisationName, dayLabel(now, d.DocumentExpiryDate), link(org(d.OrganisationID)+"/documents"))
 		}
 	}
 	for _, c := range e.Certifications {
@@ -110,11 +155,13 @@ func (s *Server) noticeText(e store.Expiring, fresh []store.NoticeItem, days int
 			if c.SubjectType == "AuthorisationServer" {
 				path = "/authorisationservers/"
 			}
-			fmt.Fprintf(&b, "\nCertification %s of %s (%s)\n  expiration date %s\n  %s%s%s/certifications\n", c.CertificationType, c.SubjectName, c.OrganisationName,
-				dayLabel(now, c.CertificationExpirationDate), org(c.OrganisationID), path, url.PathEscape(c.SubjectID))
+			fmt.Fprintf(&b, "\nCertification %s of %s (%s)\n  expiration date %s\n%s", c.CertificationType, c.SubjectName, c.OrganisationName,
+				dayLabel(now, c.CertificationExpirationDate), link(org(c.OrganisationID)+path+url.PathEscape(c.SubjectID)+"/certifications"))
 		}
 	}
-	fmt.Fprintf(&b, "\nEverything that needs attention: %s/?days=%d\n", s.cfg.BaseURL, days)
+	if !forContacts {
+		fmt.Fprintf(&b, "\nEverything that needs attention: %s/?days=%d\n", s.cfg.BaseURL, days)
+	}
 	n := len(fresh)
 	subject := "trustframe: 1 item expires soon"
 	if n != 1 {

@@ -115,3 +115,53 @@ func TestExpiryNoticesOffAndOutbox(t *testing.T) {
 		}
 	}
 }
+
+// With --expiry-notice-contacts, each organisation's contacts of those
+// types hear about their own organisation's items only, without console
+// links; other contacts hear nothing.
+func TestExpiryNoticesToOrganisationContacts(t *testing.T) {
+	env := webtest.Start(t, func(c *web.Config) {
+		c.ExpiryNoticeDays = 30
+		c.ExpiryNoticeContacts = []string{"Technical"}
+	})
+	ctx := context.Background()
+	a := newAPI(t, env, "admin@example.com")
+	soon := time.Now().UTC().AddDate(0, 0, 7).Format("2006-01-02")
+	orgs := map[string]string{}
+	for _, name := range []string{"Acme", "Zed"} {
+		id := a.must(201, "POST", "/organisations", org(name))["OrganisationId"].(string)
+		orgs[name] = id
+		a.must(201, "POST", "/organisations/"+id+"/contacts", `{"ContactType":"Technical","LastName":"T","EmailAddress":"tech@`+strings.ToLower(name)+`.example"}`)
+		a.must(201, "POST", "/organisations/"+id+"/documents", `{"DocumentType":"Licence","DocumentReferenceNumber":"`+name+`-LIC","DocumentExpiryDate":"`+soon+`"}`)
+	}
+	a.must(201, "POST", "/organisations/"+orgs["Acme"]+"/contacts", `{"ContactType":"Business","LastName":"B","EmailAddress":"business@acme.example"}`)
+	if n, err := env.Server.SendExpiryNotices(ctx); err != nil || n != 2 {
+		t.Fatalf("%d %v", n, err)
+	}
+	out, _ := env.DB.ListOutbox(ctx, 20)
+	byTo := map[string]string{}
+	for _, m := range out {
+		byTo[m.To] = m.Body
+	}
+	if len(byTo) != 3 || byTo["business@acme.example"] != "" {
+		t.Fatalf("recipients: %v", keys(byTo))
+	}
+	acme := byTo["tech@acme.example"]
+	if !strings.Contains(acme, "items of Acme") || !strings.Contains(acme, "Acme-LIC") || strings.Contains(acme, "Zed-LIC") || strings.Contains(acme, env.URL) {
+		t.Errorf("Acme's technical contact got:\n%s", acme)
+	}
+	if zed := byTo["tech@zed.example"]; !strings.Contains(zed, "Zed-LIC") || strings.Contains(zed, "Acme-LIC") {
+		t.Errorf("Zed's technical contact got:\n%s", zed)
+	}
+	if admin := byTo["admin@example.com"]; !strings.Contains(admin, "Acme-LIC") || !strings.Contains(admin, "Zed-LIC") || !strings.Contains(admin, env.URL) {
+		t.Errorf("the administrator got:\n%s", admin)
+	}
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

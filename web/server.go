@@ -62,8 +62,11 @@ type Config struct {
 	// ExpiryNoticeDays: SendExpiryNotices announces what expires within
 	// this many days; 0 turns notices off.
 	ExpiryNoticeDays int
-	Now              func() time.Time
-	Logger           *slog.Logger
+	// ExpiryNoticeContacts are the contact types of an organisation that
+	// are told about its own expiring items too (none by default).
+	ExpiryNoticeContacts []string
+	Now                  func() time.Time
+	Logger               *slog.Logger
 }
 
 // Server is the assembled HTTP handler and what it holds.

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,7 @@ type serveFlags struct {
 	kekFile, ssaAlgs, ssaIssuer          string
 	ssaRSABits                           int
 	expiryNoticeDays                     int
+	expiryNoticeContacts                 string
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -60,6 +62,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.ssaRSABits, "ssa-rsa-bits", 2048, "size of new PS256 signing keys")
 	fs.StringVar(&f.ssaIssuer, "ssa-issuer", "", "iss of the SSAs (default the base URL)")
 	fs.IntVar(&f.expiryNoticeDays, "expiry-notice-days", 30, "e-mail Active administrators (SMTP or outbox) about certificates, documents and certifications expiring within this many days, each once; 0: off")
+	fs.StringVar(&f.expiryNoticeContacts, "expiry-notice-contacts", "", "contact types (comma-separated, e.g. Technical) of an organisation that are e-mailed about its own expiring items too; empty: administrators only")
 	fs.StringVar(&f.tokenTypes, "api-token-types", "at+jwt,application/at+jwt", "JWT typ values accepted for API access tokens, comma-separated (add JWT for issuers such as Keycloak)")
 }
 
@@ -146,6 +149,17 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 			log.Info("bootstrap Super User created", "email", f.bootstrap)
 		}
 	}
+	if types := splitList(f.expiryNoticeContacts); len(types) > 0 {
+		known, err := db.ListContactTypes(ctx)
+		if err != nil {
+			return err
+		}
+		for _, t := range types {
+			if !slices.ContainsFunc(known, func(k store.ReferenceItem) bool { return k.Name == t }) {
+				log.Warn("--expiry-notice-contacts names a contact type that does not exist; nobody of it will be told", "type", t)
+			}
+		}
+	}
 
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
@@ -164,7 +178,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		DPoPNonce: f.dpopNonce, DPoPWindow: f.dpopWindow, DPoPSkew: f.dpopSkew,
 		TokenTypes: splitList(f.tokenTypes), StatusVocabulary: f.statusVocabulary, AllowPrivateIssuerURLs: allowPrivate,
 		KEKFile: f.kekFile, SSASigningAlgs: splitList(f.ssaAlgs), SSARSABits: f.ssaRSABits, SSAIssuer: f.ssaIssuer,
-		ExpiryNoticeDays: f.expiryNoticeDays,
+		ExpiryNoticeDays: f.expiryNoticeDays, ExpiryNoticeContacts: splitList(f.expiryNoticeContacts),
 	}, db)
 	if err != nil {
 		return err
