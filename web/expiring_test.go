@@ -158,6 +158,9 @@ func TestOnboardingChecklist(t *testing.T) {
 	if strings.Join(items, "|") != strings.Join(want, "|") {
 		t.Fatalf("checklist:\n%s\nwant\n%s", strings.Join(items, "\n"), strings.Join(want, "\n"))
 	}
+	if warn, _ := doc.Find(`[data-testid=set-status-Active]`).Attr("data-confirm"); warn != "This organisation has no regulatory document in date, no active certificate in date, no authorisation server or application. Set it Active anyway?" {
+		t.Fatalf("Set Active asks %q", warn)
+	}
 	if href, _ := doc.Find(`[data-testid=history]`).Attr("href"); href != "/audit?OrganisationId="+oid {
 		t.Fatalf("history link %q", href)
 	}
