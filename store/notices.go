@@ -47,19 +47,24 @@ func (d *DB) UnnoticedItems(ctx context.Context, items []NoticeItem) ([]NoticeIt
 // ActiveAdministrators are the e-mails of every Active Super User and Data
 // Administrator: who hears about what expires.
 func (d *DB) ActiveAdministrators(ctx context.Context) ([]string, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT email FROM super_users WHERE status = 'Active'
+	return d.strings(ctx, `SELECT email FROM super_users WHERE status = 'Active'
 		UNION SELECT email FROM data_administrators WHERE status = 'Active' ORDER BY 1`)
+}
+
+// strings runs a query of one text column.
+func (d *DB) strings(ctx context.Context, q string, args ...any) ([]string, error) {
+	rows, err := d.db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: administrators: %w", err)
+		return nil, fmt.Errorf("store: %w", err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var e string
-		if err := rows.Scan(&e); err != nil {
+		var v string
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		out = append(out, e)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
@@ -113,20 +118,7 @@ func (d *DB) ContactEmails(ctx context.Context, orgID string, types []string) ([
 		ph += "?"
 		args = append(args, t)
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT DISTINCT lower(email_address) FROM contacts WHERE organisation_id = ? AND contact_type IN (`+ph+`) AND email_address <> '' ORDER BY 1`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: contact e-mails: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var e string
-		if err := rows.Scan(&e); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return d.strings(ctx, `SELECT DISTINCT lower(email_address) FROM contacts WHERE organisation_id = ? AND contact_type IN (`+ph+`) AND email_address <> '' ORDER BY 1`, args...)
 }
 
 // ForOrganisation keeps the items of one organisation.
