@@ -1,16 +1,22 @@
 package web_test
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -279,5 +285,82 @@ func TestIdentityProviderVouchesOnlyForItsDomains(t *testing.T) {
 	admin.must(200, "PUT", "/references/identity-providers/partner", `{"EmailDomains":["*"],"Issuer":"`+op.srv.URL+`","Audience":"automation"}`)
 	if r, _ := do(t, "GET", env.URL+"/api/users/super", tok("admin@example.com"), ""); r.StatusCode != 200 {
 		t.Fatalf("with *: %d", r.StatusCode)
+	}
+}
+
+// A confidential client: the sealed client secret is opened and sent to
+// the provider's token endpoint, which refuses the exchange without it.
+func TestIdentityProviderConfidentialClientSignIn(t *testing.T) {
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	var mu sync.Mutex
+	nonces := map[string]string{} // code -> nonce
+	var gotSecret string
+	var op *httptest.Server
+	op = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/.well-known/openid-configuration":
+			json.NewEncoder(w).Encode(map[string]any{"issuer": op.URL, "authorization_endpoint": op.URL + "/auth",
+				"token_endpoint": op.URL + "/token", "jwks_uri": op.URL + "/jwks", "id_token_signing_alg_values_supported": []string{"RS256"}})
+		case "/jwks":
+			json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &key.PublicKey, KeyID: "k", Algorithm: "RS256", Use: "sig"}}})
+		case "/auth": // signs the person in at once and sends them back
+			q := r.URL.Query()
+			mu.Lock()
+			nonces["code-1"] = q.Get("nonce")
+			mu.Unlock()
+			http.Redirect(w, r, q.Get("redirect_uri")+"?code=code-1&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
+		case "/token":
+			id, secret, ok := r.BasicAuth()
+			if !ok {
+				r.ParseForm()
+				id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+			}
+			mu.Lock()
+			gotSecret = secret
+			nonce := nonces[r.PostFormValue("code")]
+			mu.Unlock()
+			if id != "console" || secret != "s3cret-value" {
+				w.WriteHeader(http.StatusUnauthorized)
+				json.NewEncoder(w).Encode(map[string]string{"error": "invalid_client"})
+				return
+			}
+			sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: key, KeyID: "k"}}, nil)
+			idt, _ := jwt.Signed(sig).Claims(map[string]any{"iss": op.URL, "aud": "console", "sub": "u1", "email": "root@partner.example",
+				"email_verified": true, "nonce": nonce, "iat": time.Now().Unix(), "exp": time.Now().Add(time.Hour).Unix()}).Serialize()
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(map[string]any{"access_token": "opaque", "token_type": "Bearer", "id_token": idt, "expires_in": 300})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(op.Close)
+
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	admin.must(201, "POST", "/users/super", `{"Email":"root@partner.example","Status":"Active"}`)
+	admin.must(201, "POST", "/references/identity-providers", `{"Name":"partner","EmailDomains":["partner.example"],"Issuer":"`+op.URL+`","ClientId":"console","ClientSecret":"s3cret-value"}`)
+	c := webtest.Browser()
+	resp, err := c.Get(env.URL + "/login?via=partner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Request.URL.String() != env.URL+"/" {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("sign-in through a confidential client: %d %s %s", resp.StatusCode, resp.Request.URL, b)
+	}
+	if who := docOf(t, resp).Find(`[data-testid=current-user]`).Text(); who != "root@partner.example" || gotSecret != "s3cret-value" {
+		t.Fatalf("signed in as %q, secret sent %q", who, gotSecret)
+	}
+	// Another secret: the provider refuses the exchange, and so does the sign-in.
+	admin.must(200, "PUT", "/references/identity-providers/partner", `{"EmailDomains":["partner.example"],"Issuer":"`+op.URL+`","ClientId":"console","ClientSecret":"rotated"}`)
+	other := webtest.Browser()
+	resp2, err := other.Get(env.URL + "/login?via=partner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp2.Body.Close()
+	if resp2.StatusCode != 400 || gotSecret != "rotated" {
+		t.Fatalf("with a secret the provider refuses: %d, sent %q", resp2.StatusCode, gotSecret)
 	}
 }
