@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"github.com/trustframe/trustframe/store"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -158,5 +159,41 @@ func TestEscapePath(t *testing.T) {
 		if got := escapePath(in); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Restore as the README says: the copy in place of trustframe.db and the
+// same KEK give back the same service (its SSA signing keys included);
+// another KEK is refused at start.
+func TestRestoreFromBackup(t *testing.T) {
+	base, dataDir := startProgram(t)
+	keyset := func(base string) string {
+		resp, err := http.Get(base + "/keystore/ssa.jwks")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	before := keyset(base)
+	restored := t.TempDir()
+	if err := run(context.Background(), []string{"backup", "--data-dir", dataDir, "--to", filepath.Join(restored, "trustframe.db")},
+		func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	kek, _ := os.ReadFile(filepath.Join(dataDir, "kek.key"))
+	os.WriteFile(filepath.Join(restored, "kek.key"), kek, 0o600)
+	base2, _ := startProgram(t, "--data-dir", restored)
+	if after := keyset(base2); after != before {
+		t.Fatalf("the restored service publishes other keys:\n%s\n%s", before, after)
+	}
+	// Without the KEK (a new one is made), the sealed keys cannot open: refused.
+	other := t.TempDir()
+	run(context.Background(), []string{"backup", "--data-dir", dataDir, "--to", filepath.Join(other, "trustframe.db")}, func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
+	var stderr bytes.Buffer
+	err := run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", other}, func(string) string { return "" }, nil, &bytes.Buffer{}, &stderr)
+	if err == nil || !strings.Contains(err.Error()+stderr.String(), "KEK") {
+		t.Fatalf("a start with another KEK: %v %s", err, stderr.String())
 	}
 }
