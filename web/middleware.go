@@ -75,6 +75,11 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
+		code := sw.status
+		if code == 0 {
+			code = http.StatusOK
+		}
+		s.metrics.observe(routeOf(r), r.Method, code, time.Since(start))
 		lvl := slog.LevelInfo
 		if sw.status >= 500 {
 			lvl = slog.LevelError

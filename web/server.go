@@ -65,6 +65,7 @@ type Config struct {
 	// ExpiryNoticeContacts are the contact types of an organisation that
 	// are told about its own expiring items too (none by default).
 	ExpiryNoticeContacts []string
+	Version              string // for the metrics' build info
 	Now                  func() time.Time
 	Logger               *slog.Logger
 }
@@ -87,6 +88,8 @@ type Server struct {
 	keys     *ssa.Keyring
 	mailer   handlers.Mailer // nil: messages stay in the outbox
 	kek      *ssa.KEK        // seals secrets at rest (SSA keys, identity provider client secrets)
+	metrics  *metrics
+	started  time.Time
 }
 
 // NewServer builds the handler of the whole service.
@@ -118,7 +121,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	if err != nil || (bu.Scheme != "http" && bu.Scheme != "https") || bu.Host == "" {
 		return nil, fmt.Errorf("web: --base-url %q is not an http(s) URL", cfg.BaseURL)
 	}
-	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now), vocab: vocab}
+	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now), vocab: vocab, metrics: newMetrics(), started: time.Now()}
 	s.origin = bu.Scheme + "://" + bu.Host + strings.TrimRight(bu.Path, "/")
 	if cfg.DPoPNonce {
 		s.nonces = dpop.NewNonces(5*time.Minute, cfg.Now)

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"github.com/trustframe/trustframe/store"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -195,5 +196,29 @@ func TestRestoreFromBackup(t *testing.T) {
 	err := run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", other}, func(string) string { return "" }, nil, &bytes.Buffer{}, &stderr)
 	if err == nil || !strings.Contains(err.Error()+stderr.String(), "KEK") {
 		t.Fatalf("a start with another KEK: %v %s", err, stderr.String())
+	}
+}
+
+// --metrics-addr serves the metrics on its own listener; the public one has
+// no /metrics.
+func TestMetricsOnAPrivateListener(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	base, _ := startProgram(t, "--metrics-addr", addr)
+	if resp, err := http.Get(base + "/healthz"); err == nil {
+		resp.Body.Close()
+	}
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `trustframe_build_info{version="`+version+`"`) || !strings.Contains(string(b), `route="/healthz"`) {
+		t.Fatalf("metrics: %d %s", resp.StatusCode, b)
+	}
+	if resp, _ := http.Get(base + "/metrics"); resp.StatusCode != 404 {
+		t.Fatalf("/metrics on the public listener: %d", resp.StatusCode)
 	}
 }

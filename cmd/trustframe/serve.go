@@ -36,6 +36,7 @@ type serveFlags struct {
 	ssaRSABits                           int
 	expiryNoticeDays                     int
 	expiryNoticeContacts                 string
+	metricsAddr                          string
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -63,6 +64,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.ssaIssuer, "ssa-issuer", "", "iss of the SSAs (default the base URL)")
 	fs.IntVar(&f.expiryNoticeDays, "expiry-notice-days", 30, "e-mail Active administrators (SMTP or outbox) about certificates, documents and certifications expiring within this many days, each once; 0: off")
 	fs.StringVar(&f.expiryNoticeContacts, "expiry-notice-contacts", "", "contact types (comma-separated, e.g. Technical) of an organisation that are e-mailed about its own expiring items too; empty: administrators only")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "address of a private listener serving Prometheus metrics at /metrics (e.g. 127.0.0.1:9090); empty: off")
 	fs.StringVar(&f.tokenTypes, "api-token-types", "at+jwt,application/at+jwt", "JWT typ values accepted for API access tokens, comma-separated (add JWT for issuers such as Keycloak)")
 }
 
@@ -178,7 +180,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		DPoPNonce: f.dpopNonce, DPoPWindow: f.dpopWindow, DPoPSkew: f.dpopSkew,
 		TokenTypes: splitList(f.tokenTypes), StatusVocabulary: f.statusVocabulary, AllowPrivateIssuerURLs: allowPrivate,
 		KEKFile: f.kekFile, SSASigningAlgs: splitList(f.ssaAlgs), SSARSABits: f.ssaRSABits, SSAIssuer: f.ssaIssuer,
-		ExpiryNoticeDays: f.expiryNoticeDays, ExpiryNoticeContacts: splitList(f.expiryNoticeContacts),
+		ExpiryNoticeDays: f.expiryNoticeDays, ExpiryNoticeContacts: splitList(f.expiryNoticeContacts), Version: version,
 	}, db)
 	if err != nil {
 		return err
@@ -193,6 +195,18 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	go purgeSessions(ctx, db, log)
 	go sendExpiryNotices(ctx, srv, log)
+	var ms *http.Server
+	if f.metricsAddr != "" {
+		mln, err := net.Listen("tcp", f.metricsAddr)
+		if err != nil {
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", srv.MetricsHandler())
+		ms = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
+		go ms.Serve(mln)
+		fmt.Fprintf(stdout, "metrics on http://%s/metrics\n", mln.Addr())
+	}
 
 	fmt.Fprintf(stdout, "trustframe %s is listening on %s\n", version, baseURL)
 	if srv.DevIdP() {
@@ -214,6 +228,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
+	if ms != nil {
+		_ = ms.Shutdown(sctx)
+	}
 	if err := hs.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
