@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/csv"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -24,7 +25,7 @@ func csvCell(s string) string {
 // hands it, flushed every 1,000 rows. If each fails once the download has
 // begun, the connection is broken off rather than handing over a file that
 // looks whole.
-func csvStream(w http.ResponseWriter, log *slog.Logger, name string, header []string, each func(row func([]string) error) error) {
+func csvStream(w http.ResponseWriter, log *slog.Logger, name string, header []string, each func(row func([]string) error) error) int {
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`-`+time.Now().UTC().Format("2006-01-02")+`.csv"`)
 	w.Header().Set("Cache-Control", "no-store")
@@ -49,6 +50,15 @@ func csvStream(w http.ResponseWriter, log *slog.Logger, name string, header []st
 		log.Error("CSV download broke off", "file", name, "err", err, "rows", n)
 		panic(http.ErrAbortHandler)
 	}
+	return n
+}
+
+// exportFilters is how an export's filters read in the audit log.
+func exportFilters(r *http.Request) string {
+	if r.URL.RawQuery == "" {
+		return "no filter"
+	}
+	return r.URL.RawQuery
 }
 
 // ExportOrganisations streams every organisation that matches the list's
@@ -62,7 +72,7 @@ func (h *Directory) ExportOrganisations(w http.ResponseWriter, r *http.Request) 
 	}
 	header := []string{"OrganisationId", "OrganisationName", "LegalEntityName", "RegistrationNumber", "CountryOfRegistration",
 		"AddressLine1", "AddressLine2", "City", "Postcode", "Status", "Flags", "CreatedOn", "UpdatedOn"}
-	csvStream(w, h.Log, "organisations", header, func(row func([]string) error) error {
+	n := csvStream(w, h.Log, "organisations", header, func(row func([]string) error) error {
 		return h.Store.EachOrganisation(r.Context(), f, func(o store.Organisation, flags []string) error {
 			o = h.showOrg(o)
 			for i := range flags {
@@ -73,4 +83,7 @@ func (h *Directory) ExportOrganisations(w http.ResponseWriter, r *http.Request) 
 				strings.Join(flags, "; "), o.CreatedOn.UTC().Format(time.RFC3339), o.UpdatedOn.UTC().Format(time.RFC3339)})
 		})
 	})
+	// Who took the directory away, and which part of it.
+	_ = h.Store.RecordEvent(r.Context(), store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "export",
+		SubjectType: "OrganisationList", SubjectID: "*", Summary: fmt.Sprintf("%d organisations as CSV; %s", n, exportFilters(r))})
 }

@@ -20,6 +20,7 @@ type directoryStore interface {
 	OrganisationReadiness(ctx context.Context, orgID string, now time.Time) (store.Readiness, error)
 	WriteVersion() int64
 	FindIdentifier(ctx context.Context, q string) (store.Found, bool, error)
+	RecordEvent(ctx context.Context, r store.AuditRecord) error
 	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
 	CreateOrganisation(ctx context.Context, a store.Audit, o store.Organisation) (store.Organisation, error)
 	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, check func(store.Organisation) error) (store.Organisation, error)

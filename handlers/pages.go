@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -20,6 +21,7 @@ type Pages struct {
 		ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, int, error)
 		EachAudit(ctx context.Context, f store.AuditFilter, fn func(store.AuditRecord) error) error
 		LatestAudit(ctx context.Context, n int) ([]store.AuditRecord, error)
+		RecordEvent(ctx context.Context, r store.AuditRecord) error
 		Expiring(ctx context.Context, before time.Time, limit int) (store.Expiring, error)
 		ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
 	}
@@ -244,12 +246,14 @@ func (h *Pages) ExportAudit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	header := []string{"AuditId", "Timestamp", "Actor", "Action", "SubjectType", "SubjectId", "OrganisationId", "KeyId", "CertificateType", "Summary"}
-	csvStream(w, h.Log, "audit", header, func(row func([]string) error) error {
+	n := csvStream(w, h.Log, "audit", header, func(row func([]string) error) error {
 		return h.Store.EachAudit(r.Context(), f, func(a store.AuditRecord) error {
 			return row([]string{strconv.FormatInt(a.ID, 10), a.At.UTC().Format(time.RFC3339Nano), csvCell(a.Actor), csvCell(a.Action),
 				csvCell(a.SubjectType), csvCell(a.SubjectID), csvCell(a.OrganisationID), csvCell(a.KeyID), csvCell(a.CertificateType), csvCell(a.Summary)})
 		})
 	})
+	_ = h.Store.RecordEvent(r.Context(), store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "export",
+		SubjectType: "AuditLog", SubjectID: "*", Summary: fmt.Sprintf("%d audit records as CSV; %s", n, exportFilters(r))})
 }
 
 // Releases is GET /api/releases (public).

@@ -79,6 +79,11 @@ func TestExportOrganisationsCSV(t *testing.T) {
 	if r, _ := getCSV(t, http.DefaultClient, env.URL+"/api/organisations/export.csv", ""); r.StatusCode != 401 {
 		t.Errorf("anonymous: %d", r.StatusCode)
 	}
+	// Every download is in the audit log: who, how many, which filter.
+	l := a.must(200, "GET", "/audit?Action=export", "")
+	if l["totalSize"] != float64(4) || !strings.Contains(toJSON(t, l), "1 organisations as CSV; q=acme") {
+		t.Errorf("exports in the audit log: %v", l)
+	}
 
 	// In the browser: the list's link carries the filters.
 	c := webtest.Browser()
