@@ -18,6 +18,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -403,4 +404,21 @@ func TestConditionalGET(t *testing.T) {
 	if r, b := get(etag, a.token); r.StatusCode != 200 || !strings.Contains(b, "Acme 2") || r.Header.Get("ETag") == etag {
 		t.Errorf("after a change: %d %s", r.StatusCode, b)
 	}
+}
+
+// Each administrator has their own API rate: over it, 429 with Retry-After;
+// another administrator is not slowed down.
+func TestAPIRateLimitPerAdministrator(t *testing.T) {
+	env := webtest.Start(t, func(c *web.Config) { c.APIRateLimit = 5 })
+	a := newAPI(t, env, "admin@example.com")
+	a.must(201, "POST", "/users/super", `{"Email":"ops@example.com","Status":"Active"}`)
+	for i := 0; i < 4; i++ {
+		a.must(200, "GET", "/users/super", "")
+	}
+	r, m := a.do("GET", "/users/super", "")
+	if r.StatusCode != 429 || r.Header.Get("Retry-After") == "" || !strings.Contains(toJSON(t, m), "rate_limited") {
+		t.Fatalf("the 6th request: %d %v %v", r.StatusCode, r.Header, m)
+	}
+	ops := newAPI(t, env, "ops@example.com")
+	ops.must(200, "GET", "/users/super", "")
 }

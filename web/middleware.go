@@ -262,3 +262,18 @@ func etagMatches(header, etag string) bool {
 	}
 	return false
 }
+
+// apiRateLimit limits each administrator's API requests (--api-rate-limit
+// per minute, with a minute's worth as burst): a runaway script slows
+// down, the others do not notice.
+func (s *Server) apiRateLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ok, wait := s.apiLimiter.allow(handlers.PrincipalFrom(r.Context()).Email); !ok {
+			w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
+			handlers.WriteError(w, r, &handlers.Error{Status: http.StatusTooManyRequests, Code: "rate_limited",
+				Message: fmt.Sprintf("More than %d API requests a minute from this administrator; slow down.", s.cfg.APIRateLimit)})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

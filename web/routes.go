@@ -78,7 +78,7 @@ func (s *Server) routes() http.Handler {
 
 	// JSON API: access tokens only, no cookies.
 	r.Route("/api", func(r chi.Router) {
-		r.Use(noStore, s.dpopNonceHeader, s.auth.apiAuth, conditionalGET)
+		r.Use(noStore, s.dpopNonceHeader, s.auth.apiAuth, s.apiRateLimit, conditionalGET)
 		r.Route("/organisations", func(r chi.Router) {
 			r.Get("/", dir.ListOrganisations)
 			r.Post("/", dir.CreateOrganisation)

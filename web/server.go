@@ -45,6 +45,7 @@ type Config struct {
 	DataDir           string
 	SMTPURL           string
 	RateLimit         int           // sign-in and token requests per minute per client address; 0: off
+	APIRateLimit      int           // API requests per minute per administrator; 0: off
 	DPoPNonce         bool          // require server nonces in DPoP proofs (RFC 9449 §8, §9)
 	DPoPWindow        time.Duration // how old a DPoP proof may be; default 60 s
 	DPoPSkew          time.Duration // how far in the future a proof's iat may be; default 5 s
@@ -72,24 +73,25 @@ type Config struct {
 
 // Server is the assembled HTTP handler and what it holds.
 type Server struct {
-	cfg      Config
-	db       *store.DB
-	sessions *scs.SessionManager
-	idp      *devidp.Provider
-	auth     *authenticator
-	log      *slog.Logger
-	handler  http.Handler
-	limiter  *rateLimiter
-	dpop     *dpop.Checker // resource server proofs
-	tokDPoP  *dpop.Checker // token endpoint proofs
-	nonces   *dpop.Nonces  // nil unless --dpop-nonce
-	origin   string        // scheme://host of the base URL, for htu
-	vocab    trust.Vocabulary
-	keys     *ssa.Keyring
-	mailer   handlers.Mailer // nil: messages stay in the outbox
-	kek      *ssa.KEK        // seals secrets at rest (SSA keys, identity provider client secrets)
-	metrics  *metrics
-	started  time.Time
+	cfg        Config
+	db         *store.DB
+	sessions   *scs.SessionManager
+	idp        *devidp.Provider
+	auth       *authenticator
+	log        *slog.Logger
+	handler    http.Handler
+	limiter    *rateLimiter
+	dpop       *dpop.Checker // resource server proofs
+	tokDPoP    *dpop.Checker // token endpoint proofs
+	nonces     *dpop.Nonces  // nil unless --dpop-nonce
+	origin     string        // scheme://host of the base URL, for htu
+	vocab      trust.Vocabulary
+	keys       *ssa.Keyring
+	mailer     handlers.Mailer // nil: messages stay in the outbox
+	kek        *ssa.KEK        // seals secrets at rest (SSA keys, identity provider client secrets)
+	metrics    *metrics
+	started    time.Time
+	apiLimiter *rateLimiter
 }
 
 // NewServer builds the handler of the whole service.
@@ -121,7 +123,8 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	if err != nil || (bu.Scheme != "http" && bu.Scheme != "https") || bu.Host == "" {
 		return nil, fmt.Errorf("web: --base-url %q is not an http(s) URL", cfg.BaseURL)
 	}
-	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now), vocab: vocab, metrics: newMetrics(), started: time.Now()}
+	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now), vocab: vocab, metrics: newMetrics(), started: time.Now(),
+		apiLimiter: newRateLimiter(cfg.APIRateLimit, cfg.Now)}
 	s.origin = bu.Scheme + "://" + bu.Host + strings.TrimRight(bu.Path, "/")
 	if cfg.DPoPNonce {
 		s.nonces = dpop.NewNonces(5*time.Minute, cfg.Now)
