@@ -53,7 +53,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.smtpURL, "smtp-url", "", "SMTP server for invitations, smtp://user:pass@host:port?from=addr; empty: log and development outbox")
 	fs.BoolVar(&f.devIdPAllowRemote, "dev-idp-allow-remote", false, "let non-loopback clients use the development identity provider")
 	fs.IntVar(&f.rateLimit, "rate-limit", 120, "sign-in and token requests per minute per client address (0: no limit)")
-	fs.IntVar(&f.apiRateLimit, "api-rate-limit", 6000, "API requests per minute per administrator, a minute's worth as burst (0: no limit)")
+	fs.IntVar(&f.apiRateLimit, "api-rate-limit", 0, "API requests per minute per administrator, a minute's worth as burst, e.g. 6000 (0: no limit)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	fs.BoolVar(&f.dpopNonce, "dpop-nonce", false, "require server-provided nonces in DPoP proofs (RFC 9449 §8, §9)")
 	fs.DurationVar(&f.dpopWindow, "dpop-window", 60*time.Second, "how old a DPoP proof may be")
