@@ -14,3 +14,19 @@ document.addEventListener("click", function (ev) {
     }
   }
 }, true);
+
+// "/" puts the cursor in the header's search, unless one is typing already.
+document.addEventListener("keydown", function (ev) {
+  if (ev.key !== "/" || ev.ctrlKey || ev.metaKey || ev.altKey) {
+    return;
+  }
+  var t = ev.target;
+  if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) {
+    return;
+  }
+  var q = document.querySelector("[data-testid=quick-search] input[name=q]");
+  if (q) {
+    ev.preventDefault();
+    q.focus();
+  }
+});

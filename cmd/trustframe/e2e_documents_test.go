@@ -95,6 +95,16 @@ func TestEndToEndHomeNeedsAttention(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid=expiring-document] a`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=document-row]`)),
 	))
+	// "/" goes to the search; typing a registration number and Enter finds it.
+	must(t, chromedp.Do(ctx,
+		chromedp.KeyEvent("/"),
+		chromedp.KeyEvent("12345678\r"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=org-count]`)),
+	))
+	count, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=org-count]`)))
+	if !strings.Contains(count, "1 organisation matches") {
+		t.Fatalf("search from the keyboard: %q", count)
+	}
 }
 
 // startDocumentWizard creates the organisation Acme Bank in the browser and
