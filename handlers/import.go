@@ -236,7 +236,11 @@ func (h *Directory) ImportOrganisations(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), strconv.Itoa(len(ids))+" organisations were imported.")
+		msg := strconv.Itoa(len(ids)) + " organisations were imported."
+		if len(ids) == 1 {
+			msg = "1 organisation was imported."
+		}
+		h.Flash.Put(r.Context(), msg)
 		Redirect(w, r, "/organisations?sort=CreatedOn,desc")
 		return
 	}
