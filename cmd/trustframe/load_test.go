@@ -39,7 +39,7 @@ func TestLoadGenerator(t *testing.T) {
 		if p == `\(all\)` {
 			want = 60
 		}
-		re := regexp.MustCompile(`(?m)^\s*(\d+)\s+0\s+\d+ µs.*` + p)
+		re := regexp.MustCompile(`(?m)^\s*(\d+)\s+0\s+(\d+ µs|[\d.]+ ms) .*` + p)
 		m := re.FindStringSubmatch(out)
 		if m == nil || m[1] != strconv.Itoa(want) {
 			t.Errorf("line for %s (want %d requests, 0 failed) in:\n%s", p, want, out)
