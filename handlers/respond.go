@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
+	"github.com/trustframe/trustframe/store"
 )
 
 // MaxBody is the largest request body accepted outside attachments.
@@ -348,6 +349,10 @@ func AsError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
+	}
+	if errors.Is(err, store.ErrBusy) {
+		return &Error{Status: http.StatusServiceUnavailable, Code: "busy", Message: "The directory is busy with another change; nothing was changed. Try again in a moment.",
+			Header: http.Header{"Retry-After": {"1"}}}
 	}
 	return &Error{Status: http.StatusInternalServerError, Code: "internal", Message: "Internal error"}
 }

@@ -19,7 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 //go:embed migrations/*.sql
@@ -85,7 +85,7 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 	q := url.Values{}
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Set("_txlock", "immediate")
 	dsn := "file:" + path + "?" + q.Encode()
@@ -179,18 +179,37 @@ func (d *DB) Migrations(ctx context.Context) ([]string, error) {
 	return out, rows.Err()
 }
 
+// busyTimeout is how long a write waits for SQLite's one writer.
+var busyTimeout = 10 * time.Second
+
+// ErrBusy is a write that waited for SQLite's one writer longer than the
+// busy timeout: nothing changed, and the same request may simply be sent
+// again.
+var ErrBusy = errors.New("store: the database is busy")
+
+// busy marks SQLite's SQLITE_BUSY and SQLITE_LOCKED as ErrBusy.
+func busy(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		if c := se.Code() & 0xff; c == 5 || c == 6 {
+			return fmt.Errorf("%w: %v", ErrBusy, err)
+		}
+	}
+	return err
+}
+
 // tx runs fn in one immediate (write) transaction.
 func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("store: begin: %w", err)
+		return busy(fmt.Errorf("store: begin: %w", err))
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return err
+		return busy(err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
+		return busy(fmt.Errorf("store: commit: %w", err))
 	}
 	d.writes.Add(1)
 	return nil

@@ -2,12 +2,14 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/trustframe/trustframe/store"
 )
@@ -179,5 +181,40 @@ func TestSessionsStore(t *testing.T) {
 	s.DeleteCtx(ctx, "tok")
 	if _, ok, _ := s.FindCtx(ctx, "tok"); ok {
 		t.Fatal("deleted session found")
+	}
+}
+
+// A write that waits for SQLite's one writer longer than the busy timeout
+// fails as ErrBusy (the handlers answer 503 with Retry-After), never as an
+// unexplained error, and changes nothing.
+func TestBusyWriteIsErrBusy(t *testing.T) {
+	store.SetBusyTimeoutForTest(t, 100*time.Millisecond)
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := store.Open(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	// Another connection holds the write lock.
+	other, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.CreateSuperUser(context.Background(), store.Audit{Actor: "t"}, "busy@example.com", "Active")
+	if !errors.Is(err, store.ErrBusy) {
+		t.Fatalf("a write behind a held lock: %v", err)
+	}
+	conn.ExecContext(context.Background(), "ROLLBACK")
+	if _, err := db.GetSuperUser(context.Background(), "busy@example.com"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the refused write left something: %v", err)
 	}
 }
