@@ -531,7 +531,8 @@ func (e *cliEnv) refresh(ctx context.Context, c *credentials, key *dpop.Signer) 
 	return e.save(c)
 }
 
-// send makes one API request, retrying once when the server asks for a nonce.
+// send makes one API request, retrying once when the server asks for a
+// nonce, or says it is busy or rate limited with a short Retry-After.
 func (e *cliEnv) send(ctx context.Context, c *credentials, key *dpop.Signer, method, target, contentType string, body []byte) (int, []byte, error) {
 	u, err := url.Parse(target)
 	if err != nil {
@@ -572,6 +573,17 @@ func (e *cliEnv) send(ctx context.Context, c *credentials, key *dpop.Signer, met
 		}
 		if resp.StatusCode == http.StatusUnauthorized && strings.Contains(strings.Join(resp.Header.Values("WWW-Authenticate"), " "), "use_dpop_nonce") && attempt == 0 {
 			continue
+		}
+		// Busy (503) or rate limited (429): wait as told, up to 10 s, once.
+		if (resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusTooManyRequests) && attempt == 0 {
+			if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs >= 0 && secs <= 10 {
+				select {
+				case <-ctx.Done():
+					return 0, nil, ctx.Err()
+				case <-time.After(time.Duration(secs) * time.Second):
+				}
+				continue
+			}
 		}
 		return resp.StatusCode, b, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -191,5 +192,32 @@ func TestCLIImportExportAndPaginate(t *testing.T) {
 	}
 	if _, _, err := cliAPI(t, cfg, "POST", "/organisations", "--paginate"); exitCode(err) != 2 {
 		t.Fatalf("--paginate with POST: %v", err)
+	}
+}
+
+// A busy server (503 with a short Retry-After) is asked once more after
+// the wait it names.
+func TestCLIRetriesABusyServer(t *testing.T) {
+	var calls int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		if calls == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte(`{"status":503,"errors":[{"code":"busy"}]}`))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`[{"Email":"admin@example.com"}]`))
+	}))
+	defer srv.Close()
+	cfg := t.TempDir()
+	b, _ := json.Marshal(credentials{Server: srv.URL, AccessToken: "t", TokenType: "Bearer", Expiry: time.Now().Add(time.Hour), NoDPoP: true})
+	os.WriteFile(filepath.Join(cfg, "credentials.json"), b, 0o600)
+	start := time.Now()
+	stdout, stderr, err := cliAPI(t, cfg, "GET", "/users/super")
+	if err != nil || calls != 2 || !strings.Contains(stdout, "admin@example.com") || time.Since(start) < time.Second {
+		t.Fatalf("%v calls=%d %s %s", err, calls, stdout, stderr)
 	}
 }
