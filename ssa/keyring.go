@@ -23,6 +23,27 @@ type KEK struct {
 	path string
 }
 
+// LoadKEK reads the KEK file (64 hex characters); a missing file is an
+// error that wraps fs.ErrNotExist.
+func LoadKEK(path string) (*KEK, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("ssa: read KEK %s: %w", path, err)
+	}
+	key, err := hex.DecodeString(strings.TrimSpace(string(b)))
+	if err != nil || len(key) != 32 {
+		return nil, fmt.Errorf("ssa: KEK %s must hold 64 hexadecimal characters (32 bytes)", path)
+	}
+	return newKEK(key, path)
+}
+
+// Matches reports whether the database's KEK check value opens with this
+// KEK: the keys sealed in that database were sealed with it.
+func (k *KEK) Matches(check []byte) bool {
+	v, err := k.Open(check, []byte("kek-check"))
+	return err == nil && string(v) == kekCheckValue
+}
+
 // LoadOrCreateKEK reads the KEK file (64 hex characters), creating it with
 // mode 0600 when it does not exist.
 func LoadOrCreateKEK(path string) (*KEK, error) {
@@ -126,7 +147,7 @@ func OpenKeyring(ctx context.Context, st keyStore, kek *KEK, enabled []string, r
 		return nil, err
 	}
 	if check != nil {
-		if v, err := kek.Open(check, []byte("kek-check")); err != nil || string(v) != kekCheckValue {
+		if !kek.Matches(check) {
 			return nil, fmt.Errorf("%w (KEK file %s): start with the KEK this database was created with", ErrWrongKEK, kek.path)
 		}
 	} else {

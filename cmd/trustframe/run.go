@@ -16,6 +16,9 @@ const usage = `trustframe — the administration service of a trust framework.
 Usage:
   trustframe serve [flags]      run the service (the embedded default needs no flags)
   trustframe migrate [flags]    apply database migrations and exit
+  trustframe doctor [serve flags]
+                                check a deployment: database, KEK, keys, URL,
+                                sign-in issuer, SMTP, identity providers
   trustframe anchor --config FILE [--addr HOST:PORT]
                                 a standalone OpenID Federation trust anchor
   trustframe backup --to FILE   copy the database consistently (also while serve runs)
@@ -76,6 +79,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdBackup(ctx, args[1:], getenv, stdout, stderr)
 	case "seed":
 		return cmdSeed(ctx, args[1:], getenv, stdout, stderr)
+	case "doctor":
+		return cmdDoctor(ctx, args[1:], getenv, stdout, stderr)
 	case "migrate":
 		return cmdMigrate(ctx, args[1:], getenv, stdout, stderr)
 	case "login":

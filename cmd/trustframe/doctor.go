@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/trustframe/trustframe/issuer"
+	"github.com/trustframe/trustframe/ssa"
+	"github.com/trustframe/trustframe/store"
+)
+
+// doctorReport prints one line per check: ok, warn or fail.
+type doctorReport struct {
+	w     io.Writer
+	fails int
+	warns int
+}
+
+func (r *doctorReport) ok(what, msg string, args ...any) {
+	fmt.Fprintf(r.w, "ok    %-26s %s\n", what, fmt.Sprintf(msg, args...))
+}
+
+func (r *doctorReport) warn(what, msg string, args ...any) {
+	r.warns++
+	fmt.Fprintf(r.w, "warn  %-26s %s\n", what, fmt.Sprintf(msg, args...))
+}
+
+func (r *doctorReport) fail(what, msg string, args ...any) {
+	r.fails++
+	fmt.Fprintf(r.w, "FAIL  %-26s %s\n", what, fmt.Sprintf(msg, args...))
+}
+
+// cmdDoctor checks a deployment with the flags serve would get: the
+// database, the key-encryption key, the signing keys, the administrators,
+// the public URL, the sign-in issuer, SMTP and the bound identity
+// providers. It opens the database as serve does (pending migrations are
+// applied) and writes nothing else; it makes no database or KEK that is not
+// there. It exits 1 when a check fails.
+func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	flags := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	var f serveFlags
+	f.register(flags)
+	if err := parseFlags(flags, args, getenv, stderr); err != nil {
+		return err
+	}
+	r := &doctorReport{w: stdout}
+	defer func() {
+		fmt.Fprintf(stdout, "\n%d failed, %d warnings.\n", r.fails, r.warns)
+	}()
+
+	// The database.
+	path := filepath.Join(f.dataDir, "trustframe.db")
+	st, err := os.Stat(path)
+	if err != nil {
+		r.fail("database", "no database at %s: start trustframe serve (or migrate) with this --data-dir first", path)
+		return &exitError{code: 1, err: errors.New("the deployment has problems")}
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		r.warn("database file", "%s is readable by others (mode %o); it holds sessions and sealed keys: chmod 600", path, st.Mode().Perm())
+	}
+	db, err := store.Open(ctx, path, time.Now)
+	if err != nil {
+		r.fail("database", "%s does not open: %v", path, err)
+		return &exitError{code: 1, err: errors.New("the deployment has problems")}
+	}
+	defer db.Close()
+	var check string
+	if err := db.SQL().QueryRowContext(ctx, "PRAGMA quick_check").Scan(&check); err != nil || check != "ok" {
+		r.fail("database", "integrity check: %v %s", err, check)
+	} else if names, err := db.Migrations(ctx); err == nil && len(names) > 0 {
+		r.ok("database", "%s, integrity ok, at migration %s", path, names[len(names)-1])
+	}
+
+	// The key-encryption key and the signing keys it seals.
+	kekPath := f.kekFile
+	if kekPath == "" {
+		kekPath = filepath.Join(f.dataDir, "kek.key")
+	}
+	sealed, _ := db.KEKCheck(ctx)
+	kek, err := ssa.LoadKEK(kekPath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && sealed != nil:
+		r.fail("key-encryption key", "%s is missing, and the database's keys are sealed with a KEK: put the right file back", kekPath)
+	case errors.Is(err, fs.ErrNotExist):
+		r.warn("key-encryption key", "%s does not exist yet; serve makes it at first start", kekPath)
+	case err != nil:
+		r.fail("key-encryption key", "%v", err)
+	case sealed != nil && !kek.Matches(sealed):
+		r.fail("key-encryption key", "%s is not the KEK this database's keys were sealed with", kekPath)
+	default:
+		r.ok("key-encryption key", "%s opens this database's keys", kekPath)
+		if st, err := os.Stat(kekPath); err == nil && st.Mode().Perm()&0o077 != 0 {
+			r.warn("key-encryption key file", "%s is readable by others (mode %o): chmod 600", kekPath, st.Mode().Perm())
+		}
+	}
+	for _, alg := range splitList(f.ssaAlgs) {
+		if k, err := db.CurrentSigningKey(ctx, alg); err == nil {
+			r.ok("SSA signing key "+alg, "kid %s", k.Kid)
+		} else if errors.Is(err, store.ErrNotFound) {
+			r.warn("SSA signing key "+alg, "none yet; serve makes one at start")
+		} else {
+			r.fail("SSA signing key "+alg, "%v", err)
+		}
+	}
+
+	// Somebody can sign in and administer.
+	users, err := db.ListSuperUsers(ctx)
+	active := 0
+	for _, u := range users {
+		if u.Status == "Active" {
+			active++
+		}
+	}
+	switch {
+	case err != nil:
+		r.fail("Super Users", "%v", err)
+	case active == 0 && f.bootstrap == "":
+		r.fail("Super Users", "no Active Super User and no --bootstrap-super-user: nobody can administer the service")
+	case active == 0:
+		r.warn("Super Users", "none Active yet; serve creates %s at start", f.bootstrap)
+	default:
+		r.ok("Super Users", "%d Active", active)
+	}
+
+	// The public URL.
+	base := f.baseURL
+	if base == "" {
+		base = "http://" + f.addr
+	}
+	if u, err := url.Parse(base); err != nil || u.Host == "" {
+		r.fail("base URL", "%q is not a URL", base)
+	} else if h := u.Hostname(); u.Scheme == "http" && h != "localhost" && !isLoopbackIP(h) {
+		r.fail("base URL", "%s is plain http on a non-loopback host: browsers will not send the Secure session cookie; serve behind https and set --base-url", base)
+	} else if u.Scheme == "http" {
+		r.warn("base URL", "%s: fine on this machine; others reach it only over https (--base-url)", base)
+	} else {
+		r.ok("base URL", "%s", base)
+	}
+
+	// The sign-in issuer.
+	allowPrivate := f.oidcIssuer == ""
+	if f.allowPrivateIssuers != "" {
+		allowPrivate = f.allowPrivateIssuers == "true"
+	}
+	v := &issuer.Validator{AllowPrivate: allowPrivate}
+	if f.oidcIssuer == "" {
+		r.warn("sign-in issuer", "the development identity provider: anyone who reaches it signs in as any e-mail; set --oidc-issuer in production")
+	} else if problems := v.Check(ctx, f.oidcIssuer, ""); len(problems) > 0 {
+		r.fail("sign-in issuer", "%s: %s", f.oidcIssuer, problems[0])
+	} else {
+		r.ok("sign-in issuer", "%s answers its discovery document", f.oidcIssuer)
+	}
+
+	// SMTP.
+	if f.smtpURL == "" {
+		r.warn("SMTP", "none: invitations and expiry notices stay in the outbox (Reference Data > Outbox)")
+	} else if u, err := url.Parse(f.smtpURL); err != nil || u.Scheme != "smtp" || u.Host == "" {
+		r.fail("SMTP", "--smtp-url is not smtp://host:port")
+	} else {
+		addr := u.Host
+		if u.Port() == "" {
+			addr = net.JoinHostPort(u.Hostname(), "25")
+		}
+		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			r.fail("SMTP", "%s does not answer: %v", addr, err)
+		} else {
+			conn.Close()
+			r.ok("SMTP", "%s answers", addr)
+		}
+	}
+
+	// Bound identity providers.
+	idps, err := db.ListIdentityProviders(ctx)
+	if err != nil {
+		r.fail("identity providers", "%v", err)
+	}
+	pv := &issuer.Validator{AllowPrivate: allowPrivate}
+	for _, p := range idps {
+		if p.Status != "Active" {
+			continue
+		}
+		if _, problems := pv.CheckProvider(ctx, p.Issuer); len(problems) > 0 {
+			r.warn("identity provider", "%s (%s): %s", p.Name, p.Issuer, problems[0])
+		} else {
+			r.ok("identity provider", "%s (%s) answers its discovery document", p.Name, p.Issuer)
+		}
+	}
+	if r.fails > 0 {
+		return &exitError{code: 1, err: errors.New("the deployment has problems")}
+	}
+	return nil
+}
+
+func isLoopbackIP(h string) bool {
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}

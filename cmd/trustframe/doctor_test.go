@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runDoctor(args ...string) (string, error) {
+	var out bytes.Buffer
+	err := run(context.Background(), append([]string{"doctor"}, args...), func(string) string { return "" }, nil, &out, &bytes.Buffer{})
+	return out.String(), err
+}
+
+// doctor passes a fresh embedded default with its warnings, and fails, by
+// name, what would break a deployment.
+func TestDoctor(t *testing.T) {
+	_, dataDir := startProgram(t)
+	out, err := runDoctor("--data-dir", dataDir)
+	if err != nil {
+		t.Fatalf("a fresh start: %v\n%s", err, out)
+	}
+	for _, want := range []string{"ok    database", "integrity ok", "ok    key-encryption key", "ok    SSA signing key ML-DSA-65",
+		"ok    Super Users                1 Active", "warn  sign-in issuer", "development identity provider", "warn  SMTP", "0 failed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	dead := ln.Addr().String()
+	ln.Close()
+	other := filepath.Join(t.TempDir(), "other.key")
+	os.WriteFile(other, []byte(strings.Repeat("ab", 32)+"\n"), 0o600)
+	for name, c := range map[string]struct {
+		args []string
+		want string
+	}{
+		"no database":         {[]string{"--data-dir", t.TempDir()}, "FAIL  database"},
+		"another KEK":         {[]string{"--data-dir", dataDir, "--kek-file", other}, "FAIL  key-encryption key"},
+		"issuer unreachable":  {[]string{"--data-dir", dataDir, "--oidc-issuer", "http://" + dead, "--allow-private-issuer-urls", "true"}, "FAIL  sign-in issuer"},
+		"SMTP unreachable":    {[]string{"--data-dir", dataDir, "--smtp-url", "smtp://" + dead}, "FAIL  SMTP"},
+		"public http address": {[]string{"--data-dir", dataDir, "--base-url", "http://directory.example"}, "FAIL  base URL"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, err := runDoctor(c.args...)
+			if exitCode(err) != 1 || !strings.Contains(out, c.want) {
+				t.Fatalf("%v\n%s", err, out)
+			}
+		})
+	}
+}
