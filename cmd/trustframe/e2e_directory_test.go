@@ -9,9 +9,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -225,5 +228,62 @@ func TestEndToEndImportAndExport(t *testing.T) {
 	csv, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch(`+strconv.Quote(href)+`).then(r => r.text())`, chromedp.EvalAwaitPromise))
 	if err != nil || !strings.Contains(csv, ",North Bank,") || !strings.Contains(csv, ",South Bank,") {
 		t.Fatalf("export: %v %q", err, csv)
+	}
+}
+
+// answerDialogs answers every JavaScript dialog of the page with the next
+// of answers (true: OK), and records their messages.
+func answerDialogs(t *testing.T, ctx context.Context, answers ...bool) *[]string {
+	t.Helper()
+	var mu sync.Mutex
+	var msgs []string
+	lctx, stop := context.WithCancel(ctx)
+	t.Cleanup(stop)
+	opening := chromedp.Events(lctx, page.JavascriptDialogOpening)
+	go func() {
+		i := 0
+		for e, err := range opening {
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			msgs = append(msgs, e.Message)
+			accept := i < len(answers) && answers[i]
+			i++
+			mu.Unlock()
+			go chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+				_, err := cdp.Call(ctx, tg, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
+				return err
+			}))
+		}
+	}()
+	return &msgs
+}
+
+// TestEndToEndSetActiveAsksFirst: on a Pending organisation that lacks
+// what the checklist looks at, Set Active asks first; Cancel changes
+// nothing, OK sets it Active.
+func TestEndToEndSetActiveAsksFirst(t *testing.T) {
+	ctx := newBrowser(t)
+	base, _ := startProgram(t)
+	signIn(t, ctx, base, "admin@example.com")
+	createAcmeBank(t, ctx, base)
+	msgs := answerDialogs(t, ctx, false, true)
+	must(t, chromedp.Do(ctx,
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=onboarding]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=set-status-Active]`)),
+	))
+	time.Sleep(500 * time.Millisecond) // the dialog is answered No; nothing is sent
+	status, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`.tf-dl`)))
+	if !strings.Contains(status, "Pending") {
+		t.Fatalf("after Cancel: %q", status)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=set-status-Active]`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`[data-testid=onboarding]`)),
+	))
+	status, _ = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`.tf-dl`)))
+	if !strings.Contains(status, "Active") || len(*msgs) != 2 || !strings.Contains((*msgs)[0], "no regulatory document in date") {
+		t.Fatalf("after OK: %q, dialogs %q", status, *msgs)
 	}
 }
