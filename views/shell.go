@@ -61,13 +61,10 @@ func joinNonEmpty(sep string, parts ...string) string {
 
 // plural is "1 contact" or "3 contacts" ("no contacts" for none).
 func plural(n int, one, many string) string {
-	switch n {
-	case 0:
+	if n == 0 {
 		return "no " + many
-	case 1:
-		return "1 " + one
 	}
-	return strconv.Itoa(n) + " " + many
+	return countOf(n, one, many)
 }
 
 // countOf is "1 organisation" or "25 organisations" (a digit even for 0).

@@ -139,7 +139,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	sm.Cookie.Name = "trustframe_session"
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode
-	sm.Cookie.Secure = bu.Scheme != "http" || !isLoopbackHost(bu.Hostname())
+	sm.Cookie.Secure = bu.Scheme != "http" || !IsLoopbackHost(bu.Hostname())
 	if bu.Scheme == "http" && sm.Cookie.Secure {
 		cfg.Logger.Warn("the base URL is plain http on a non-loopback host: session cookies are Secure and browsers will not send them; serve over https (a proxy) and set --base-url to its https URL",
 			"base_url", cfg.BaseURL)
@@ -313,7 +313,9 @@ func randomString(n int) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func isLoopbackHost(h string) bool {
+// IsLoopbackHost reports whether h names this machine (localhost or a
+// loopback address).
+func IsLoopbackHost(h string) bool {
 	if h == "localhost" {
 		return true
 	}

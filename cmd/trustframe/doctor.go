@@ -16,6 +16,7 @@ import (
 	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/web"
 )
 
 // doctorReport prints one line per check: ok, warn or fail.
@@ -138,7 +139,7 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	if u, err := url.Parse(base); err != nil || u.Host == "" {
 		r.fail("base URL", "%q is not a URL", base)
-	} else if h := u.Hostname(); u.Scheme == "http" && h != "localhost" && !isLoopbackIP(h) {
+	} else if u.Scheme == "http" && !web.IsLoopbackHost(u.Hostname()) {
 		r.fail("base URL", "%s is plain http on a non-loopback host: browsers will not send the Secure session cookie; serve behind https and set --base-url", base)
 	} else if u.Scheme == "http" {
 		r.warn("base URL", "%s: fine on this machine; others reach it only over https (--base-url)", base)
@@ -199,9 +200,4 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		return &exitError{code: 1, err: errors.New("the deployment has problems")}
 	}
 	return nil
-}
-
-func isLoopbackIP(h string) bool {
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }
