@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"log/slog"
@@ -53,6 +54,14 @@ func csvStream(w http.ResponseWriter, log *slog.Logger, name string, header []st
 	return n
 }
 
+// auditExport records a finished download; the file has gone out, so a
+// failure to record it is logged loudly rather than answered.
+func auditExport(r *http.Request, log *slog.Logger, record func(context.Context, store.AuditRecord) error, rec store.AuditRecord) {
+	if err := record(context.WithoutCancel(r.Context()), rec); err != nil {
+		log.Error("a CSV download is not in the audit log", "err", err, "actor", rec.Actor, "summary", rec.Summary)
+	}
+}
+
 // exportFilters is how an export's filters read in the audit log.
 func exportFilters(r *http.Request) string {
 	if r.URL.RawQuery == "" {
@@ -84,6 +93,6 @@ func (h *Directory) ExportOrganisations(w http.ResponseWriter, r *http.Request) 
 		})
 	})
 	// Who took the directory away, and which part of it.
-	_ = h.Store.RecordEvent(r.Context(), store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "export",
+	auditExport(r, h.Log, h.Store.RecordEvent, store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "export",
 		SubjectType: "OrganisationList", SubjectID: "*", Summary: fmt.Sprintf("%d organisations as CSV; %s", n, exportFilters(r))})
 }

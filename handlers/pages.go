@@ -252,7 +252,7 @@ func (h *Pages) ExportAudit(w http.ResponseWriter, r *http.Request) {
 				csvCell(a.SubjectType), csvCell(a.SubjectID), csvCell(a.OrganisationID), csvCell(a.KeyID), csvCell(a.CertificateType), csvCell(a.Summary)})
 		})
 	})
-	_ = h.Store.RecordEvent(r.Context(), store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "export",
+	auditExport(r, h.Log, h.Store.RecordEvent, store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "export",
 		SubjectType: "AuditLog", SubjectID: "*", Summary: fmt.Sprintf("%d audit records as CSV; %s", n, exportFilters(r))})
 }
 

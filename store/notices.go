@@ -98,7 +98,8 @@ func (d *DB) RecordExpiryNotice(ctx context.Context, items []NoticeItem, msgs []
 			id, _ := res.LastInsertId()
 			ids = append(ids, id)
 		}
-		return nil
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: "system", Action: "expiry_notice", SubjectType: "ExpiryNotice", SubjectID: "*",
+			Summary: fmt.Sprintf("%d items announced to %d recipients", fresh, len(msgs))})
 	})
 	return ids, err
 }

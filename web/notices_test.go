@@ -79,6 +79,10 @@ func TestExpiryNotices(t *testing.T) {
 		t.Fatalf("outbox %+v", out)
 	}
 
+	// The run is in the audit log.
+	if l := a.must(200, "GET", "/audit?Action=expiry_notice", ""); l["totalSize"] != float64(1) || !strings.Contains(toJSON(t, l), "3 items announced to 2 recipients") {
+		t.Fatalf("audit of the notice: %v", l)
+	}
 	// A second run has nothing new.
 	if n := send(); n != 0 {
 		t.Fatalf("second run announced %d", n)
