@@ -30,7 +30,7 @@ func (h *References) crumbs(last string) []views.Crumb {
 	return []views.Crumb{{Label: "Reference Data", Href: "/references"}, {Label: last}}
 }
 
-// ParseConflict splits a conflict message "summary|payload" (DESIGN §4).
+// ParseConflict splits a conflict message "summary|payload" (docs/design.md §4).
 // It returns the summary and the items of the payload; ok is false when the
 // separator or a valid JSON object payload is missing, and the caller
 // shows a generic "in use" message.

@@ -1,5 +1,5 @@
 // Package handlers serves every resource once for both representations: the
-// same handler answers the HTML page and the JSON API (DESIGN §1, STYLE 3).
+// same handler answers the HTML page and the JSON API (docs/design.md §1).
 package handlers
 
 import (

@@ -1,5 +1,5 @@
 // Package issuer validates the issuer of an authorisation server against
-// its OpenID discovery document (DESIGN §5): the fetch is bounded in time,
+// its OpenID discovery document (docs/design.md §5): the fetch is bounded in time,
 // size and redirects, and private or loopback addresses are refused unless
 // allowed.
 package issuer

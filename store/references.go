@@ -97,7 +97,7 @@ func (d *DB) CreateRef(ctx context.Context, k RefKind, a Audit, r ReferenceItem)
 
 // UpdateRef changes an item's description and status. A certification
 // type cannot be disabled while a certification of it is held by an
-// active application or authorisation server (seed §3); certifications on
+// active application or authorisation server (docs/design.md §5); certifications on
 // inactive ones do not count.
 func (d *DB) UpdateRef(ctx context.Context, k RefKind, a Audit, r ReferenceItem, check func(cur ReferenceItem) error) (ReferenceItem, error) {
 	if err := k.valid(); err != nil {

@@ -32,7 +32,7 @@ var (
 )
 
 // ConflictError is a conflict with a human message (and an optional payload
-// naming what is in the way, DESIGN §4).
+// naming what is in the way, docs/design.md §4).
 type ConflictError struct {
 	Message string
 }

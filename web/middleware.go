@@ -89,7 +89,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 	})
 }
 
-// securityHeaders sets the headers of DESIGN §11 on every response.
+// securityHeaders sets the headers of docs/design.md §11 on every response.
 func (s *Server) securityHeaders(next http.Handler) http.Handler {
 	https := strings.HasPrefix(s.cfg.BaseURL, "https://")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

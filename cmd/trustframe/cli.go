@@ -454,7 +454,7 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 	return nil
 }
 
-// allPages follows a paged list (DESIGN §4: content, pageNumber,
+// allPages follows a paged list (docs/design.md §4: content, pageNumber,
 // totalPages) from page 0 to its last page and answers their content as
 // one JSON array; an answer that is not a page is returned as it is.
 func allPages(target string, call func(string) (int, []byte, error)) (int, []byte, error) {
