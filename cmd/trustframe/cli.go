@@ -358,6 +358,9 @@ func randomToken() string {
 // parseMixed parses flags that may come before, between or after the
 // positional arguments (as in gh api) and returns the positional ones.
 func parseMixed(fs *flag.FlagSet, args []string, getenv func(string) string, stderr io.Writer) ([]string, error) {
+	if asksForHelp(args) {
+		return nil, &helpRequested{commandUsage(fs)}
+	}
 	var pos []string
 	rest := args
 	for len(rest) > 0 {
@@ -367,8 +370,9 @@ func parseMixed(fs *flag.FlagSet, args []string, getenv func(string) string, std
 			continue
 		}
 		fs.SetOutput(stderr)
+		fs.Usage = func() { fmt.Fprint(stderr, commandUsage(fs)) }
 		if err := fs.Parse(rest); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
 		}
 		rest = fs.Args()
 	}
