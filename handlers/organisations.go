@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"net/url"
 	"strings"
@@ -186,7 +187,7 @@ func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 		}
 		if ok {
 			h.Flash.Put(r.Context(), "“"+f.Q+"” is the "+found.What+" "+found.Name+".")
-			http.Redirect(w, r, found.Path, http.StatusSeeOther)
+			http.Redirect(w, r, foundPath(found), http.StatusSeeOther)
 			return
 		}
 	}
@@ -456,4 +457,20 @@ func (h *Directory) SetOrganisationStatus(w http.ResponseWriter, r *http.Request
 	}
 	o.Status = in.Status
 	h.saveOrg(w, r, o, true)
+}
+
+// foundPath is the console page of what an exact identifier names.
+func foundPath(f store.Found) string {
+	switch f.What {
+	case store.FoundApplication:
+		return paths.Application(f.OrganisationID, f.ID)
+	case store.FoundServer:
+		return paths.OrganisationTab(f.OrganisationID, "authorisationservers")
+	case store.FoundCertificate:
+		return paths.OrganisationTab(f.OrganisationID, "certificates")
+	case store.FoundKeyMaterial:
+		return paths.KeyMaterial(f.OrganisationID, f.ID)
+	default:
+		return paths.Organisation(f.OrganisationID)
+	}
 }
