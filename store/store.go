@@ -237,3 +237,25 @@ func (d *DB) Backup(ctx context.Context, path string) error {
 	}
 	return nil
 }
+
+// IntegrityCheck runs SQLite's quick check of the whole database file and
+// returns an error naming what it found when the file is damaged.
+func (d *DB) IntegrityCheck(ctx context.Context) error {
+	var check string
+	if err := d.db.QueryRowContext(ctx, "PRAGMA quick_check").Scan(&check); err != nil {
+		return fmt.Errorf("store: integrity check: %w", err)
+	}
+	if check != "ok" {
+		return fmt.Errorf("store: integrity check: %s", check)
+	}
+	return nil
+}
+
+// UndeliveredMessages counts the outbox messages SMTP has not taken.
+func (d *DB) UndeliveredMessages(ctx context.Context) (int, error) {
+	var n int
+	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE delivered = 0`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: outbox: %w", err)
+	}
+	return n, nil
+}

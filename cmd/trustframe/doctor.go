@@ -74,9 +74,8 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		return &exitError{code: 1, err: errors.New("the deployment has problems")}
 	}
 	defer db.Close()
-	var check string
-	if err := db.SQL().QueryRowContext(ctx, "PRAGMA quick_check").Scan(&check); err != nil || check != "ok" {
-		r.fail("database", "integrity check: %v %s", err, check)
+	if err := db.IntegrityCheck(ctx); err != nil {
+		r.fail("database", "%v", err)
 	} else if names, err := db.Migrations(ctx); err == nil && len(names) > 0 {
 		r.ok("database", "%s, integrity ok, at migration %s", path, names[len(names)-1])
 	}
