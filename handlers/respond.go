@@ -20,6 +20,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
 )
 
 // MaxBody is the largest request body accepted outside attachments.
@@ -341,8 +342,20 @@ func ProblemBody(e *Error) map[string]any {
 	return body
 }
 
-// ErrorPage renders a browser error page; set by the web package.
-var ErrorPage func(status int, title, detail string, fields []FieldError) templ.Component
+// errorPage renders a browser error page: the message, and each field
+// error as an item (named by its field) unless it only repeats the message.
+func errorPage(status int, detail string, fields []FieldError) templ.Component {
+	title := http.StatusText(status)
+	items := make([]string, 0, len(fields))
+	for _, f := range fields {
+		if f.Field != "" {
+			items = append(items, f.Field+": "+f.Message)
+		} else if f.Message != detail {
+			items = append(items, f.Message)
+		}
+	}
+	return views.ErrorPage(views.Shell{Title: title}, status, title, detail, items)
+}
 
 // AsError turns any error into an *Error; unknown errors become a 500.
 func AsError(err error) *Error {
@@ -369,14 +382,14 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 	}
 	w.Header().Add("Vary", "Accept, HX-Request")
-	if WantsJSON(r) || ErrorPage == nil {
+	if WantsJSON(r) {
 		b, _ := json.Marshal(ProblemBody(e))
 		w.Header().Set("Content-Type", "application/problem+json")
 		w.WriteHeader(e.Status)
 		_, _ = w.Write(append(b, '\n'))
 		return
 	}
-	Render(w, r, e.Status, ErrorPage(e.Status, http.StatusText(e.Status), e.Message, e.Fields))
+	Render(w, r, e.Status, errorPage(e.Status, e.Message, e.Fields))
 }
 
 type templComponent = templ.Component

@@ -76,16 +76,33 @@ func (d *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	return st.QueryRowContext(ctx, args...)
 }
 
+// Option changes how Open opens the database.
+type Option func(*options)
+
+type options struct {
+	busyTimeout time.Duration
+}
+
+// WithBusyTimeout sets how long a write waits for SQLite's one writer
+// before it fails as ErrBusy (default 10 s).
+func WithBusyTimeout(d time.Duration) Option {
+	return func(o *options) { o.busyTimeout = d }
+}
+
 // Open opens (creating when needed) the SQLite database at path and applies
 // every pending migration.
-func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
+func Open(ctx context.Context, path string, now func() time.Time, opts ...Option) (*DB, error) {
 	if now == nil {
 		now = time.Now
+	}
+	o := options{busyTimeout: 10 * time.Second}
+	for _, opt := range opts {
+		opt(&o)
 	}
 	q := url.Values{}
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.busyTimeout.Milliseconds()))
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Set("_txlock", "immediate")
 	dsn := "file:" + path + "?" + q.Encode()
@@ -179,8 +196,6 @@ func (d *DB) Migrations(ctx context.Context) ([]string, error) {
 	return out, rows.Err()
 }
 
-// busyTimeout is how long a write waits for SQLite's one writer.
-var busyTimeout = 10 * time.Second
 
 // ErrBusy is a write that waited for SQLite's one writer longer than the
 // busy timeout: nothing changed, and the same request may simply be sent

@@ -188,9 +188,8 @@ func TestSessionsStore(t *testing.T) {
 // fails as ErrBusy (the handlers answer 503 with Retry-After), never as an
 // unexplained error, and changes nothing.
 func TestBusyWriteIsErrBusy(t *testing.T) {
-	store.SetBusyTimeoutForTest(t, 100*time.Millisecond)
 	path := filepath.Join(t.TempDir(), "t.db")
-	db, err := store.Open(context.Background(), path, nil)
+	db, err := store.Open(context.Background(), path, nil, store.WithBusyTimeout(100*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

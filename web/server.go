@@ -19,7 +19,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a-h/templ"
 	"github.com/alexedwards/scs/v2"
 	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/devidp"
@@ -171,17 +170,6 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-	}
-	handlers.ErrorPage = func(status int, title, detail string, fields []handlers.FieldError) templ.Component {
-		items := make([]string, 0, len(fields))
-		for _, f := range fields {
-			if f.Field != "" {
-				items = append(items, f.Field+": "+f.Message)
-			} else if f.Message != detail {
-				items = append(items, f.Message)
-			}
-		}
-		return views.ErrorPage(views.Shell{Title: title}, status, title, detail, items)
 	}
 	if err := s.openKeyring(ctx); err != nil {
 		return nil, err
