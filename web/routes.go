@@ -117,6 +117,7 @@ func (s *Server) routes() http.Handler {
 				r.Put("/key-material/{kmID}", keyMat.Update)
 				r.Get("/key-material/{kmID}/attachments", keyMat.ListAttachments)
 				r.Post("/key-material/{kmID}/attachments", keyMat.AddAttachment)
+				r.Get("/key-material/{kmID}/attachments/{attID}", keyMat.GetAttachment)
 				r.Put("/key-material/{kmID}/attachments/{attID}", keyMat.UpdateAttachment)
 				r.Get("/key-material/{kmID}/attachments/{attID}/content", keyMat.Download)
 
