@@ -231,7 +231,7 @@ func (s *Server) openKeyring(ctx context.Context) error {
 		}
 		cfg.KEKFile = cfg.DataDir + "/kek.key"
 	}
-	kek, err := ssa.LoadOrCreateKEK(cfg.KEKFile)
+	kek, err := ssa.OpenKEK(ctx, s.db, cfg.KEKFile)
 	if err != nil {
 		return err
 	}
