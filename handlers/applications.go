@@ -190,7 +190,8 @@ func (h *Directory) CreateApp(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	in.OrganisationID, in.SoftwareStatementID = o.OrganisationID, ""
+	// Server-set fields sent by the client are ignored (docs/decisions.md).
+	in.OrganisationID, in.SoftwareStatementID, in.ClientID = o.OrganisationID, "", ""
 	var err error
 	var a store.SoftwareStatement
 	if errs := h.validateApp(&in, true); len(errs) > 0 {
