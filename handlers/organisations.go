@@ -289,6 +289,7 @@ func (h *Directory) validateOrg(in *store.Organisation, isNew bool) map[string]s
 		v := map[string]string{"AddressLine1": in.AddressLine1, "AddressLine2": in.AddressLine2, "City": in.City, "Postcode": in.Postcode}[k]
 		checkLen(f, k, v, 200)
 	}
+	checkList(f, "Flags", in.Flags, maxFlags, 0)
 	if isNew && in.OrganisationID != "" && !ValidUUID(in.OrganisationID) {
 		f["OrganisationId"] = "OrganisationId must be a UUID."
 	}
