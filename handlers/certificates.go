@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strings"
@@ -101,6 +102,10 @@ func readPEM(w http.ResponseWriter, r *http.Request) (string, error) {
 	case "multipart/form-data":
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		if err := r.ParseMultipartForm(MaxBody); err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) || errors.Is(err, multipart.ErrMessageTooLarge) {
+				return "", &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "the upload is larger than 1 MiB"}
+			}
 			return "", &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the upload could not be read (at most 1 MiB)"}
 		}
 		if f, _, err := r.FormFile("file"); err == nil {

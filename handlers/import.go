@@ -46,8 +46,8 @@ func readImport(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	r.Body = http.MaxBytesReader(w, r.Body, MaxImport+1<<20)
 	switch ct {
 	case "text/csv", "text/plain":
-		b, err := io.ReadAll(r.Body)
-		if err != nil {
+		b, err := io.ReadAll(io.LimitReader(r.Body, MaxImport+1))
+		if err != nil || len(b) > MaxImport {
 			return nil, tooBig
 		}
 		return b, nil
