@@ -145,9 +145,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 			"base_url", cfg.BaseURL)
 	}
 	sm.Cookie.Path = "/"
-	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
-		handlers.WriteError(w, r, err)
-	}
+	sm.ErrorFunc = sessionFailed
 	s.sessions = sm
 
 	webSecret := randomString(32)
