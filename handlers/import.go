@@ -30,9 +30,10 @@ const (
 var importColumns = []string{"OrganisationId", "OrganisationName", "LegalEntityName", "RegistrationNumber", "CountryOfRegistration",
 	"AddressLine1", "AddressLine2", "City", "Postcode", "Status", "Flags", "CreatedOn", "UpdatedOn"}
 
-// unguard undoes the export's formula guard: "'=x" was "=x".
+// unguard undoes the export's formula guard (csvCell): "'=x" was "=x",
+// "' =x" was " =x".
 func unguard(s string) string {
-	if len(s) > 1 && s[0] == '\'' && strings.ContainsRune("=+-@\t\r", rune(s[1])) {
+	if len(s) > 1 && s[0] == '\'' && needsGuard(s[1:]) {
 		return s[1:]
 	}
 	return s
