@@ -23,7 +23,7 @@ type certStore interface {
 	ListCertificates(ctx context.Context, orgID, typ string) ([]store.Certificate, error)
 	GetCertificate(ctx context.Context, orgID, kid string) (store.Certificate, error)
 	AddCertificate(ctx context.Context, a store.Audit, c store.Certificate) (store.Certificate, error)
-	RevokeCertificate(ctx context.Context, a store.Audit, orgID, kid, reason string) error
+	RevokeCertificate(ctx context.Context, a store.Audit, orgID, kid, reason string, check func(store.Certificate) error) error
 	RecordEvent(ctx context.Context, r store.AuditRecord) error
 	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, int, error)
 	OrganisationKeys(ctx context.Context, orgID string, active bool) ([]jsonRaw, error)
@@ -208,7 +208,8 @@ func (h *Certificates) Revoke(w http.ResponseWriter, r *http.Request) {
 	if !orgkeys.ValidRevokeReason(in.RevokeReason) {
 		err = Validation(map[string]string{"RevokeReason": "RevokeReason must be one of " + strings.Join(orgkeys.RevokeReasons, ", ") + "."})
 	} else {
-		err = storeError(h.Store.RevokeCertificate(r.Context(), h.actor(r), orgID, kid, in.RevokeReason), "Certificate")
+		err = storeError(h.Store.RevokeCertificate(r.Context(), h.actor(r), orgID, kid, in.RevokeReason,
+			func(cur store.Certificate) error { return CheckIfMatch(r, cur) }), "Certificate")
 	}
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {

@@ -77,3 +77,43 @@ func TestIfMatchRaceHasOneWinner(t *testing.T) {
 		})
 	}
 }
+
+// TestIfMatchGuardsDeleteAndRevoke: the other writes a client can make
+// conditional — deleting a reference item, revoking a certificate — honour
+// a stale If-Match with 412 and change nothing, and go ahead on the
+// current ETag.
+func TestIfMatchGuardsDeleteAndRevoke(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	r, _ := a.do("POST", "/references/contact-types", `{"Name":"Legal","Description":"Legal contact"}`)
+	old := r.Header.Get("ETag")
+	a.must(200, "PUT", "/references/contact-types/Legal", `{"Name":"Legal","Description":"Legal team","Status":"Active"}`)
+	if r, _ := a.do("DELETE", "/references/contact-types/Legal", "", "If-Match", old); r.StatusCode != 412 {
+		t.Errorf("delete with a stale If-Match: %d", r.StatusCode)
+	}
+	r, _ = a.do("GET", "/references/contact-types/Legal", "")
+	if r.StatusCode != 200 {
+		t.Fatalf("a refused delete removed the item: %d", r.StatusCode)
+	}
+	if r, _ := a.do("DELETE", "/references/contact-types/Legal", "", "If-Match", r.Header.Get("ETag")); r.StatusCode != 204 {
+		t.Errorf("delete with the current ETag: %d", r.StatusCode)
+	}
+
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	base := "/organisations/" + oid + "/certificates/"
+	r, c := postPEM(t, a, base+"qseal", webtest.ValidCert(t, "rsa2048", "rsa.acme.example"))
+	if r.StatusCode != 201 {
+		t.Fatalf("upload: %d %v", r.StatusCode, c)
+	}
+	kid := c["kid"].(string)
+	if r, _ := a.do("PUT", base+"kid/"+kid, `{"RevokeReason":"keycompromise"}`, "If-Match", `"not-its-etag"`); r.StatusCode != 412 {
+		t.Errorf("revoke with a stale If-Match: %d", r.StatusCode)
+	}
+	r, got := a.do("GET", base+"kid/"+kid, "")
+	if got["Status"] != "Active" {
+		t.Fatalf("a refused revocation revoked: %v", got["Status"])
+	}
+	if r, _ := a.do("PUT", base+"kid/"+kid, `{"RevokeReason":"keycompromise"}`, "If-Match", r.Header.Get("ETag")); r.StatusCode != 204 {
+		t.Errorf("revoke with the current ETag: %d", r.StatusCode)
+	}
+}
