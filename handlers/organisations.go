@@ -284,12 +284,16 @@ func (h *Directory) validateOrg(in *store.Organisation, isNew bool) map[string]s
 	required(f, "RegistrationNumber", in.RegistrationNumber, "Registration number")
 	checkLen(f, "RegistrationNumber", in.RegistrationNumber, 100)
 	if !trust.ValidCountry(in.CountryOfRegistration) {
-		f["CountryOfRegistration"] = "Use the two-letter ISO 3166 code in capitals, like GB or BR."
+		f["CountryOfRegistration"] = "Use an assigned two-letter ISO 3166-1 code in capitals, like GB or BR."
+		if strings.EqualFold(in.CountryOfRegistration, "UK") {
+			f["CountryOfRegistration"] += " The United Kingdom is GB."
+		}
 	}
 	for _, k := range []string{"AddressLine1", "AddressLine2", "City", "Postcode"} {
 		v := map[string]string{"AddressLine1": in.AddressLine1, "AddressLine2": in.AddressLine2, "City": in.City, "Postcode": in.Postcode}[k]
 		checkLen(f, k, v, 200)
 	}
+	checkList(f, "Flags", in.Flags, maxFlags, 0)
 	if isNew && in.OrganisationID != "" && !ValidUUID(in.OrganisationID) {
 		f["OrganisationId"] = "OrganisationId must be a UUID."
 	}

@@ -357,6 +357,21 @@ func errorPage(status int, detail string, fields []FieldError) templ.Component {
 	return views.ErrorPage(views.Shell{Title: title}, status, title, detail, items)
 }
 
+type loggerKey struct{}
+
+// WithLogger gives the handlers of a request the service's logger.
+func WithLogger(ctx context.Context, log *slog.Logger) context.Context {
+	return context.WithValue(ctx, loggerKey{}, log)
+}
+
+// LoggerFrom is the logger WithLogger set, or slog's default.
+func LoggerFrom(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok && l != nil {
+		return l
+	}
+	return slog.Default()
+}
+
 // AsError turns any error into an *Error; unknown errors become a 500.
 func AsError(err error) *Error {
 	var e *Error
@@ -367,14 +382,22 @@ func AsError(err error) *Error {
 		return &Error{Status: http.StatusServiceUnavailable, Code: "busy", Message: "The directory is busy with another change; nothing was changed. Try again in a moment.",
 			Header: http.Header{"Retry-After": {"1"}}}
 	}
+	if errors.Is(err, store.ErrFull) {
+		return &Error{Status: http.StatusServiceUnavailable, Code: "storage_full", Message: "The server's disk is full; nothing was changed. Try again once an operator has made room.",
+			Header: http.Header{"Retry-After": {"60"}}}
+	}
 	return &Error{Status: http.StatusInternalServerError, Code: "internal", Message: "Internal error"}
 }
 
 // WriteError writes err as a problem body or an error page.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	e := AsError(err)
-	if e.Status >= 500 {
-		slog.ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path)
+	switch {
+	case e.Code == "storage_full":
+		LoggerFrom(r.Context()).ErrorContext(r.Context(), "the disk is full: a write was refused; make room on the database's disk",
+			"err", err, "method", r.Method, "path", r.URL.Path)
+	case e.Status >= 500:
+		LoggerFrom(r.Context()).ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path)
 	}
 	for k, vs := range e.Header {
 		for _, v := range vs {

@@ -117,6 +117,7 @@ func (s *Server) routes() http.Handler {
 				r.Put("/key-material/{kmID}", keyMat.Update)
 				r.Get("/key-material/{kmID}/attachments", keyMat.ListAttachments)
 				r.Post("/key-material/{kmID}/attachments", keyMat.AddAttachment)
+				r.Get("/key-material/{kmID}/attachments/{attID}", keyMat.GetAttachment)
 				r.Put("/key-material/{kmID}/attachments/{attID}", keyMat.UpdateAttachment)
 				r.Get("/key-material/{kmID}/attachments/{attID}/content", keyMat.Download)
 
@@ -181,7 +182,7 @@ func (s *Server) routes() http.Handler {
 
 	// Browser: session cookie, cross-origin protection on every unsafe method.
 	r.Group(func(r chi.Router) {
-		r.Use(s.sessions.LoadAndSave, http.NewCrossOriginProtection().Handler, noStore)
+		r.Use(guardSessions, s.sessions.LoadAndSave, http.NewCrossOriginProtection().Handler, noStore)
 		r.With(s.rateLimit).Get("/login", s.auth.login)
 		r.With(s.rateLimit).Get("/auth/callback", s.auth.callback)
 		r.Post("/logout", s.auth.logout)

@@ -144,9 +144,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 			"base_url", cfg.BaseURL)
 	}
 	sm.Cookie.Path = "/"
-	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
-		handlers.WriteError(w, r, err)
-	}
+	sm.ErrorFunc = sessionFailed
 	s.sessions = sm
 
 	webSecret := randomString(32)
@@ -219,7 +217,7 @@ func (s *Server) openKeyring(ctx context.Context) error {
 		}
 		cfg.KEKFile = cfg.DataDir + "/kek.key"
 	}
-	kek, err := ssa.LoadOrCreateKEK(cfg.KEKFile)
+	kek, err := ssa.OpenKEK(ctx, s.db, cfg.KEKFile)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/web"
@@ -60,7 +61,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.dpopSkew, "dpop-skew", 5*time.Second, "how far in the future a DPoP proof's iat may be")
 	fs.StringVar(&f.statusVocabulary, "status-vocabulary", "withdrawn", "word for the end state in output: withdrawn (the 2.6.0 contract) or inactive (the announced rename); input accepts both")
 	fs.StringVar(&f.allowPrivateIssuers, "allow-private-issuer-urls", "", "let issuer validation reach loopback and private addresses: true or false (default: true only with the development identity provider)")
-	fs.StringVar(&f.kekFile, "kek-file", "", "key-encryption key of the SSA signing keys (default <data-dir>/kek.key, made with mode 0600 when missing)")
+	fs.StringVar(&f.kekFile, "kek-file", "", "key-encryption key of the SSA signing keys (default <data-dir>/kek.key, made with mode 0600 on a first start only)")
 	fs.StringVar(&f.ssaAlgs, "ssa-signing-algs", "PS256,ML-DSA-44,ML-DSA-65,ML-DSA-87", "SSA signing algorithms this deployment enables, comma-separated")
 	fs.IntVar(&f.ssaRSABits, "ssa-rsa-bits", 2048, "size of new PS256 signing keys")
 	fs.StringVar(&f.ssaIssuer, "ssa-issuer", "", "iss of the SSAs (default the base URL)")
@@ -144,14 +145,15 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer db.Close()
-	if f.bootstrap != "" {
-		created, err := db.EnsureSuperUser(ctx, f.bootstrap)
-		if err != nil {
-			return err
-		}
-		if created {
-			log.Info("bootstrap Super User created", "email", f.bootstrap)
-		}
+	// Check everything before changing anything: the KEK must open this
+	// database's keys (a missing one is created only on a first start), and
+	// the bootstrap Super User is made only once the server is built.
+	kekPath := f.kekFile
+	if kekPath == "" {
+		kekPath = filepath.Join(f.dataDir, "kek.key")
+	}
+	if err := ssa.CheckKEK(ctx, db, kekPath); err != nil {
+		return err
 	}
 	if types := splitList(f.expiryNoticeContacts); len(types) > 0 {
 		known, err := db.ListContactTypes(ctx)
@@ -181,11 +183,20 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		DataDir: f.dataDir, SMTPURL: f.smtpURL, RateLimit: f.rateLimit, APIRateLimit: f.apiRateLimit, Logger: log,
 		DPoPNonce: f.dpopNonce, DPoPWindow: f.dpopWindow, DPoPSkew: f.dpopSkew,
 		TokenTypes: splitList(f.tokenTypes), StatusVocabulary: f.statusVocabulary, AllowPrivateIssuerURLs: allowPrivate,
-		KEKFile: f.kekFile, SSASigningAlgs: splitList(f.ssaAlgs), SSARSABits: f.ssaRSABits, SSAIssuer: f.ssaIssuer,
+		KEKFile: kekPath, SSASigningAlgs: splitList(f.ssaAlgs), SSARSABits: f.ssaRSABits, SSAIssuer: f.ssaIssuer,
 		ExpiryNoticeDays: f.expiryNoticeDays, ExpiryNoticeContacts: splitList(f.expiryNoticeContacts), Version: version,
 	}, db)
 	if err != nil {
 		return err
+	}
+	if f.bootstrap != "" {
+		created, err := db.EnsureSuperUser(ctx, f.bootstrap)
+		if err != nil {
+			return err
+		}
+		if created {
+			log.Info("bootstrap Super User created", "email", f.bootstrap)
+		}
 	}
 	hs := &http.Server{
 		Handler:           srv,
