@@ -190,12 +190,15 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 	verifier := sm.PopString(ctx, "oidc_verifier")
 	returnTo := sm.PopString(ctx, "return_to")
 	via := sm.PopString(ctx, "oidc_via")
-	if e := q.Get("error"); e != "" {
-		bad("The identity provider refused the sign-in: " + e + " " + q.Get("error_description"))
-		return
-	}
+	// The state is checked first: the provider's words (error and
+	// error_description) are shown only for a sign-in started here, never
+	// for a link someone else composed.
 	if state == "" || q.Get("state") != state {
 		bad("This sign-in link is stale or was not started here. Sign in again.")
+		return
+	}
+	if e := q.Get("error"); e != "" {
+		bad(strings.TrimSpace("The identity provider refused the sign-in: " + e + " " + q.Get("error_description")))
 		return
 	}
 	emailClaim := a.s.cfg.EmailClaim
