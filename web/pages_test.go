@@ -281,3 +281,36 @@ func TestEmailsWithURLCharactersStayAddressable(t *testing.T) {
 		t.Fatalf("status %q %v (%d after POST to %s; users %v)", u.Status, err, resp.StatusCode, action, all)
 	}
 }
+
+// Issue 14 point 13: every endpoint of the development identity provider
+// that does work per request is rate-limited, revocation and the sign-in
+// page included.
+func TestRateLimitOnDevIdPRevokeAndAuthorizePage(t *testing.T) {
+	for _, ep := range []struct {
+		name string
+		send func(base string) (*http.Response, error)
+	}{
+		{"POST /dev/idp/revoke", func(base string) (*http.Response, error) {
+			return http.PostForm(base+"/dev/idp/revoke", url.Values{"token": {"x"}, "client_id": {"trustframe-cli"}})
+		}},
+		{"GET /dev/idp/authorize", func(base string) (*http.Response, error) {
+			return http.Get(base + "/dev/idp/authorize?client_id=trustframe-cli&response_type=code")
+		}},
+	} {
+		t.Run(ep.name, func(t *testing.T) {
+			env := webtest.Start(t, func(c *webConfig) { c.RateLimit = 3 })
+			codes := []int{}
+			for i := 0; i < 5; i++ {
+				r, err := ep.send(env.URL)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Body.Close()
+				codes = append(codes, r.StatusCode)
+			}
+			if codes[2] == 429 || codes[3] != 429 || codes[4] != 429 {
+				t.Fatalf("codes %v", codes)
+			}
+		})
+	}
+}

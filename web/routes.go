@@ -60,10 +60,10 @@ func (s *Server) routes() http.Handler {
 			routes := s.idp.Routes()
 			r.Get("/.well-known/openid-configuration", routes["GET /.well-known/openid-configuration"])
 			r.Get("/jwks", routes["GET /jwks"])
-			r.With(http.NewCrossOriginProtection().Handler).Get("/authorize", routes["GET /authorize"])
+			r.With(s.rateLimit, http.NewCrossOriginProtection().Handler).Get("/authorize", routes["GET /authorize"])
 			r.With(s.rateLimit, http.NewCrossOriginProtection().Handler).Post("/authorize", routes["POST /authorize"])
 			r.With(s.rateLimit).Post("/token", routes["POST /token"])
-			r.Post("/revoke", routes["POST /revoke"])
+			r.With(s.rateLimit).Post("/revoke", routes["POST /revoke"])
 		})
 	}
 
