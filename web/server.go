@@ -187,11 +187,11 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 		return nil, err
 	}
 	if cfg.SMTPURL != "" {
-		m, err := newSMTPMailer(cfg.SMTPURL)
-		if err == nil {
-			s.mailer = m
-		} else {
-			s.log.Error("SMTP disabled", "err", err)
+		// A URL that cannot be used stops the start: running without the
+		// mail the operator asked for is no quiet fallback.
+		s.mailer, err = newSMTPMailer(cfg.SMTPURL)
+		if err != nil {
+			return nil, fmt.Errorf("web: %w", err)
 		}
 	}
 	s.auth, err = newAuthenticator(ctx, s, webSecret)
