@@ -179,11 +179,7 @@ func (a *authenticator) boundIssuers(ctx context.Context) (map[string]*boundIssu
 // boundClient fetches identity providers' keys with the limits of issuer
 // validation (time, redirects, no private addresses unless allowed).
 func (a *authenticator) boundClient() *http.Client {
-	allow := a.s.idp != nil
-	if a.s.cfg.AllowPrivateIssuerURLs != nil {
-		allow = *a.s.cfg.AllowPrivateIssuerURLs
-	}
-	return (&issuer.Validator{AllowPrivate: allow, Timeout: 10 * time.Second}).HTTPClient()
+	return (&issuer.Validator{AllowPrivate: a.s.allowPrivateIssuers(), Timeout: 10 * time.Second}).HTTPClient()
 }
 
 // unverifiedIssuer reads iss from a JWT's payload, to choose the keys that

@@ -160,7 +160,7 @@ func TestSecurityHeadersAndCrossOriginProtection(t *testing.T) {
 		t.Fatal("cross-site post created a Super User")
 	}
 	// Behind an HTTPS base URL: HSTS.
-	envs := webtest.Start(t, func(c *web.Config) { c.BaseURL = "https://console.example" })
+	envs := webtest.Start(t, func(c *web.Config) { c.BaseURL, c.DevIdPAllowRemote = "https://console.example", true })
 	r, err = http.Get(envs.URL + "/healthz")
 	if err != nil {
 		t.Fatal(err)

@@ -15,10 +15,7 @@ import (
 // routes is the whole HTTP surface of trustframe, in one place.
 func (s *Server) routes() http.Handler {
 	base := &handlers.Base{Flash: flasher{s.sessions}, BaseURL: s.cfg.BaseURL, DevIdP: s.idp != nil, Log: s.log, Vocab: s.vocab}
-	allowPrivate := s.idp != nil
-	if s.cfg.AllowPrivateIssuerURLs != nil {
-		allowPrivate = *s.cfg.AllowPrivateIssuerURLs
-	}
+	allowPrivate := s.allowPrivateIssuers()
 	dir := &handlers.Directory{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Algs: s.keys.Enabled}
 	certs := &handlers.Certificates{Base: base, Dir: dir, Store: s.db, Now: s.cfg.Now}
 	keyMat := &handlers.KeyMaterial{Base: base, Dir: dir, Store: s.db}
@@ -37,6 +34,9 @@ func (s *Server) routes() http.Handler {
 
 	r := chi.NewRouter()
 	r.Use(requestID, s.logRequests, s.recoverer, s.securityHeaders)
+	if s.idp != nil && s.cfg.DevIdPAllowRemote {
+		r.Use(remoteDevIdPBanner) // every page says it
+	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusNotFound, Code: "not_found", Message: "There is nothing at " + r.URL.Path + "."})
 	})

@@ -148,12 +148,16 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 	}
 
 	// The sign-in issuer.
-	allowPrivate := f.oidcIssuer == ""
+	allowPrivate := f.oidcIssuer == "" && !f.devIdPAllowRemote
 	if f.allowPrivateIssuers != "" {
 		allowPrivate = f.allowPrivateIssuers == "true"
 	}
 	v := &issuer.Validator{AllowPrivate: allowPrivate}
-	if f.oidcIssuer == "" {
+	if f.oidcIssuer == "" && web.CheckDevIdPBaseURL(base, f.devIdPAllowRemote) != nil {
+		r.fail("sign-in issuer", "the development identity provider behind the non-loopback base URL %s: serve refuses to start; set --oidc-issuer (or --dev-idp-allow-remote)", base)
+	} else if f.oidcIssuer == "" && f.devIdPAllowRemote {
+		r.warn("sign-in issuer", "the development identity provider, open to remote clients (--dev-idp-allow-remote): anyone who reaches it signs in as anyone; set --oidc-issuer")
+	} else if f.oidcIssuer == "" {
 		r.warn("sign-in issuer", "the development identity provider: anyone who reaches it signs in as any e-mail; set --oidc-issuer in production")
 	} else if problems := v.Check(ctx, f.oidcIssuer, ""); len(problems) > 0 {
 		r.fail("sign-in issuer", "%s: %s", f.oidcIssuer, problems[0])

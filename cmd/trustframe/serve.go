@@ -129,6 +129,15 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
+	if f.oidcIssuer == "" {
+		base := f.baseURL
+		if base == "" {
+			base = "http://" + f.addr
+		}
+		if err := web.CheckDevIdPBaseURL(base, f.devIdPAllowRemote); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
 	if f.expiryNoticeDays < 0 || f.expiryNoticeDays > 365 {
 		return fmt.Errorf("%w: --expiry-notice-days must be 0 (off) to 365", errUsage)
 	}
@@ -216,6 +225,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintf(stdout, "metrics on http://%s/metrics\n", mln.Addr())
 	}
 
+	log.Info("listening", "listen", ln.Addr().String(), "base_url", baseURL)
 	fmt.Fprintf(stdout, "trustframe %s is listening on %s\n", version, baseURL)
 	if srv.DevIdP() {
 		fmt.Fprintf(stdout, "Open %s/ and sign in as %s with the development identity provider.\n", baseURL, f.bootstrap)
