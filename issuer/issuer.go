@@ -80,8 +80,25 @@ func (v *Validator) check(ctx context.Context, issuerURL, discovery string) (*do
 }
 
 type document struct {
-	Issuer  string `json:"issuer"`
-	JwksURI string `json:"jwks_uri"`
+	Issuer           string `json:"issuer"`
+	JwksURI          string `json:"jwks_uri"`
+	UserinfoEndpoint string `json:"userinfo_endpoint"`
+}
+
+// Metadata is what a provider's discovery document says that this service
+// uses beyond the issuer.
+type Metadata struct {
+	JwksURI          string
+	UserinfoEndpoint string // empty: the provider names none
+}
+
+// Discover checks the issuer as Check does and returns its metadata.
+func (v *Validator) Discover(ctx context.Context, issuerURL string) (Metadata, []string) {
+	doc, problems := v.check(ctx, issuerURL, "")
+	if doc == nil {
+		return Metadata{}, problems
+	}
+	return Metadata{JwksURI: doc.JwksURI, UserinfoEndpoint: doc.UserinfoEndpoint}, problems
 }
 
 func (v *Validator) client() *http.Client {
