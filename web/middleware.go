@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/trustframe/trustframe/handlers"
+	"github.com/trustframe/trustframe/views"
 )
 
 type requestIDKey struct{}
@@ -123,6 +124,14 @@ func noStore(next http.Handler) http.Handler {
 
 // loopbackOnly refuses non-loopback clients (the development identity
 // provider) unless allowed.
+// remoteDevIdPBanner marks every request so that every page warns that the
+// development identity provider is open to remote clients.
+func remoteDevIdPBanner(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(views.WithRemoteDevIdP(r.Context())))
+	})
+}
+
 func (s *Server) loopbackOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.cfg.DevIdPAllowRemote {

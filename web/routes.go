@@ -15,10 +15,7 @@ import (
 // routes is the whole HTTP surface of trustframe, in one place.
 func (s *Server) routes() http.Handler {
 	base := &handlers.Base{Flash: flasher{s.sessions}, BaseURL: s.cfg.BaseURL, DevIdP: s.idp != nil, Log: s.log, Vocab: s.vocab}
-	allowPrivate := s.idp != nil
-	if s.cfg.AllowPrivateIssuerURLs != nil {
-		allowPrivate = *s.cfg.AllowPrivateIssuerURLs
-	}
+	allowPrivate := s.allowPrivateIssuers()
 	dir := &handlers.Directory{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Algs: s.keys.Enabled}
 	certs := &handlers.Certificates{Base: base, Dir: dir, Store: s.db, Now: s.cfg.Now}
 	keyMat := &handlers.KeyMaterial{Base: base, Dir: dir, Store: s.db}
@@ -37,6 +34,9 @@ func (s *Server) routes() http.Handler {
 
 	r := chi.NewRouter()
 	r.Use(requestID, s.logRequests, s.recoverer, s.securityHeaders)
+	if s.idp != nil && s.cfg.DevIdPAllowRemote {
+		r.Use(remoteDevIdPBanner) // every page says it
+	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusNotFound, Code: "not_found", Message: "There is nothing at " + r.URL.Path + "."})
 	})
@@ -60,10 +60,10 @@ func (s *Server) routes() http.Handler {
 			routes := s.idp.Routes()
 			r.Get("/.well-known/openid-configuration", routes["GET /.well-known/openid-configuration"])
 			r.Get("/jwks", routes["GET /jwks"])
-			r.With(http.NewCrossOriginProtection().Handler).Get("/authorize", routes["GET /authorize"])
+			r.With(s.rateLimit, http.NewCrossOriginProtection().Handler).Get("/authorize", routes["GET /authorize"])
 			r.With(s.rateLimit, http.NewCrossOriginProtection().Handler).Post("/authorize", routes["POST /authorize"])
 			r.With(s.rateLimit).Post("/token", routes["POST /token"])
-			r.Post("/revoke", routes["POST /revoke"])
+			r.With(s.rateLimit).Post("/revoke", routes["POST /revoke"])
 		})
 	}
 

@@ -71,11 +71,12 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tokenTypes, "api-token-types", "at+jwt,application/at+jwt", "JWT typ values accepted for API access tokens, comma-separated (add JWT for issuers such as Keycloak)")
 }
 
+// logger writes the log; no line carries a URL's credentials.
 func (f *serveFlags) logger(stderr io.Writer) *slog.Logger {
 	if f.logFormat == "json" {
-		return slog.New(slog.NewJSONHandler(stderr, nil))
+		return slog.New(web.RedactingHandler(slog.NewJSONHandler(stderr, nil)))
 	}
-	return slog.New(slog.NewTextHandler(stderr, nil))
+	return slog.New(web.RedactingHandler(slog.NewTextHandler(stderr, nil)))
 }
 
 func openStore(ctx context.Context, dataDir string) (*store.DB, error) {
@@ -123,6 +124,20 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	if f.oidcIssuer != "" && f.oidcClientID == "" {
 		return fmt.Errorf("%w: --oidc-issuer needs --oidc-client-id", errUsage)
+	}
+	if f.smtpURL != "" {
+		if err := web.CheckSMTPURL(f.smtpURL); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
+	if f.oidcIssuer == "" {
+		base := f.baseURL
+		if base == "" {
+			base = "http://" + f.addr
+		}
+		if err := web.CheckDevIdPBaseURL(base, f.devIdPAllowRemote); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
 	}
 	if f.expiryNoticeDays < 0 || f.expiryNoticeDays > 365 {
 		return fmt.Errorf("%w: --expiry-notice-days must be 0 (off) to 365", errUsage)
@@ -221,6 +236,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintf(stdout, "metrics on http://%s/metrics\n", mln.Addr())
 	}
 
+	log.Info("listening", "listen", ln.Addr().String(), "base_url", baseURL)
 	fmt.Fprintf(stdout, "trustframe %s is listening on %s\n", version, baseURL)
 	if srv.DevIdP() {
 		fmt.Fprintf(stdout, "Open %s/ and sign in as %s with the development identity provider.\n", baseURL, f.bootstrap)
