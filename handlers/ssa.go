@@ -18,6 +18,7 @@ type ssaStore interface {
 	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
 	SSASubject(ctx context.Context, orgID, appID string) (store.Organisation, store.SoftwareStatement, error)
 	RecordSSA(ctx context.Context, a store.Audit, orgID, appID, alg, kid, jti string) error
+	ActiveClaimRoles(ctx context.Context, orgID string) ([]string, error)
 }
 
 // SSA issues software statement assertions and publishes the keyset.
@@ -128,6 +129,20 @@ func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStat
 		}
 		return "", err
 	}
+	// software_roles: only the roles the organisation still holds by an
+	// Active claim when the SSA is signed (docs/design.md).
+	roles := []string{}
+	if len(app.Roles) > 0 {
+		held, err := h.Store.ActiveClaimRoles(r.Context(), o.OrganisationID)
+		if err != nil {
+			return "", err
+		}
+		for _, ro := range app.Roles {
+			if contains(held, ro) {
+				roles = append(roles, ro)
+			}
+		}
+	}
 	jwks := app.JwksURI
 	if jwks == "" {
 		jwks = h.BaseURL + "/keystore/" + o.OrganisationID + "/application.jwks"
@@ -135,7 +150,7 @@ func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStat
 	c := ssa.Claims{
 		Iss: h.Issuer, SoftwareID: app.SoftwareStatementID, SoftwareClientID: app.ClientID, SoftwareClientName: app.ClientName,
 		SoftwareClientDescription: app.Description, SoftwareVersion: app.Version,
-		SoftwareRedirectURIs: app.RedirectURI, SoftwareRoles: app.Roles, SoftwareJwksURI: jwks, SoftwareOriginURIs: app.SoftwareOriginsURI,
+		SoftwareRedirectURIs: app.RedirectURI, SoftwareRoles: roles, SoftwareJwksURI: jwks, SoftwareOriginURIs: app.SoftwareOriginsURI,
 		SoftwareStatus: h.Vocab.Display(app.Status), OrgID: o.OrganisationID, OrgName: o.OrganisationName, OrgStatus: h.Vocab.Display(o.Status),
 		BackchannelTokenDeliveryMode: app.BackchannelTokenDeliveryMode, BackchannelClientNotificationEndpoint: app.BackchannelClientNotificationEndpoint,
 	}

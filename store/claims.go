@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -308,4 +309,90 @@ func joinQuoted(l []string) string {
 		s += fmt.Sprintf("%q", v)
 	}
 	return s
+}
+
+// OrgDomainRoleClaim is an Active claim as the participants list shows it
+// (OrganisationAuthorityClaim of the open-finance participants schema).
+type OrgDomainRoleClaim struct {
+	OrganisationID               string          `json:"OrganisationId"`
+	OrganisationAuthorityClaimID string          `json:"OrganisationAuthorityClaimId"`
+	AuthorityID                  string          `json:"AuthorityId"`
+	Status                       string          `json:"Status"`
+	AuthorisationDomain          string          `json:"AuthorisationDomain"`
+	Role                         string          `json:"Role"`
+	Authorisations               []Authorisation `json:"Authorisations"`
+	RegistrationID               string          `json:"RegistrationId"`
+}
+
+// Authorisation is a member-state authorisation of a role claim; none are
+// recorded yet, so the list is always empty.
+type Authorisation struct {
+	Status      string `json:"Status"`
+	MemberState string `json:"MemberState"`
+}
+
+// OrgDomainClaim is one authority and domain in which an organisation
+// holds at least one Active role claim (OrganisationAuthorityDomainClaim
+// of the participants schema).
+type OrgDomainClaim struct {
+	OrganisationAuthorityDomainClaimID string `json:"OrganisationAuthorityDomainClaimId"`
+	AuthorisationDomainName            string `json:"AuthorisationDomainName"`
+	AuthorityID                        string `json:"AuthorityId"`
+	AuthorityName                      string `json:"AuthorityName"`
+	RegistrationID                     string `json:"RegistrationId"`
+	Status                             string `json:"Status"`
+}
+
+// domainClaimID is a stable identifier for an (organisation, authority,
+// domain) triple: the directory keeps no record of its own for it, and a
+// client that keys on it must see the same value in every answer.
+func domainClaimID(org, authority, domain string) string {
+	sum := sha256.Sum256([]byte(org + "\x00" + authority + "\x00" + domain))
+	b := sum[:16]
+	b[6] = b[6]&0x0f | 0x50 // version 5 layout, name-based
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// participantClaims adds every Active claim of the listed organisations
+// (index: organisation id -> position in out) in one pass.
+func participantClaims(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, out []Participant, index map[string]int) error {
+	rows, err := q.QueryContext(ctx, `SELECT c.claim_id, c.organisation_id, c.authority_id, a.name, c.domain, c.role, c.registration_id
+		FROM organisation_authority_claims c JOIN authorities a ON a.authority_id = c.authority_id
+		WHERE c.status = 'Active' ORDER BY c.organisation_id, c.domain, c.role`)
+	if err != nil {
+		return fmt.Errorf("store: participants' claims: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c OrgDomainRoleClaim
+		var authName string
+		if err := rows.Scan(&c.OrganisationAuthorityClaimID, &c.OrganisationID, &c.AuthorityID, &authName, &c.AuthorisationDomain, &c.Role, &c.RegistrationID); err != nil {
+			return err
+		}
+		i, ok := index[c.OrganisationID]
+		if !ok {
+			continue // not an Active organisation
+		}
+		c.Status, c.Authorisations = "Active", []Authorisation{}
+		p := &out[i]
+		p.OrgDomainRoleClaims = append(p.OrgDomainRoleClaims, c)
+		seen := false
+		for _, dc := range p.OrgDomainClaims {
+			if dc.AuthorityID == c.AuthorityID && dc.AuthorisationDomainName == c.AuthorisationDomain {
+				seen = true
+				break
+			}
+		}
+		if !seen {
+			p.OrgDomainClaims = append(p.OrgDomainClaims, OrgDomainClaim{
+				OrganisationAuthorityDomainClaimID: domainClaimID(c.OrganisationID, c.AuthorityID, c.AuthorisationDomain),
+				AuthorisationDomainName:            c.AuthorisationDomain, AuthorityID: c.AuthorityID, AuthorityName: authName,
+				RegistrationID: c.RegistrationID, Status: "Active",
+			})
+		}
+	}
+	return rows.Err()
 }

@@ -121,10 +121,14 @@ func checkPolicyRole(ctx context.Context, tx *sql.Tx, domain, role string) error
 	} else if err != nil {
 		return err
 	}
-	if _, err := getRole(ctx, tx, domain, role); errors.Is(err, ErrNotFound) {
+	r, err := getRole(ctx, tx, domain, role)
+	if errors.Is(err, ErrNotFound) {
 		return &FieldError{Field: "Role", Message: fmt.Sprintf("%q is not a role of the domain %q", role, domain)}
 	} else if err != nil {
 		return err
+	}
+	if r.Type != "Federation" {
+		return &FieldError{Field: "Role", Message: fmt.Sprintf("%q is a %s role: metadata policies apply to Federation roles", role, r.Type)}
 	}
 	return nil
 }
