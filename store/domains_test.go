@@ -320,3 +320,61 @@ func TestApplicationRolesMustBeHeld(t *testing.T) {
 		t.Fatalf("adding a role not held: %v", err)
 	}
 }
+
+// TestSeedCreatesDomainRolesAndClaims: the seeded directory has a realistic
+// domain, roles and authorities; every organisation holds claims that obey
+// the rules (the Exclusive role alone, authority covering the domain), and
+// its application carries only a role it holds.
+func TestSeedCreatesDomainRolesAndClaims(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	if err := db.SeedDirectory(ctx, who, 400, 3); err != nil {
+		t.Fatal(err)
+	}
+	roles, err := db.ListDomainRoles(ctx, "Open Finance")
+	if err != nil || len(roles) != 5 {
+		t.Fatalf("roles %v %v", roles, err)
+	}
+	auths, _ := db.ListAuthorities(ctx)
+	if len(auths) != 3 {
+		t.Fatalf("authorities %v", auths)
+	}
+	var orgs []string
+	if err := db.EachOrganisation(ctx, store.OrgFilter{}, func(o store.Organisation, _, _ []string) error {
+		orgs = append(orgs, o.OrganisationID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sandbox := 0
+	for _, id := range orgs {
+		held, err := db.ActiveClaimRoles(ctx, id)
+		if err != nil || len(held) == 0 {
+			t.Fatalf("%s holds %v %v", id, held, err)
+		}
+		for _, r := range held {
+			if r == "SANDBOX" {
+				sandbox++
+				if len(held) != 1 {
+					t.Fatalf("an Exclusive holder holds %v", held)
+				}
+			}
+		}
+		apps, err := db.ListSoftwareStatements(ctx, id)
+		if err != nil || len(apps) != 1 {
+			t.Fatal(err)
+		}
+		for _, r := range apps[0].Roles {
+			if !strings.Contains(strings.Join(held, ","), r) {
+				t.Fatalf("the application carries %s, the organisation holds %v", r, held)
+			}
+		}
+	}
+	if sandbox == 0 || sandbox > 40 {
+		t.Fatalf("%d sandbox-only organisations of 400", sandbox)
+	}
+	ps, err := db.Participants(ctx)
+	if err != nil || len(ps) == 0 || len(ps[0].OrgDomainRoleClaims) == 0 || len(ps[0].OrgDomainClaims) != 1 {
+		t.Fatalf("participants: %v", err)
+	}
+}
