@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -101,6 +103,7 @@ func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Algs, p.SSA, p.SSAAlg = h.Keys.Enabled(), token, alg
+	p.SSARoles = rolesInToken(token)
 	status := http.StatusOK
 	if err != nil {
 		p.SSAError, status = AsError(err).Message, AsError(err).Status
@@ -256,4 +259,24 @@ func (h *SSA) RetireKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// rolesInToken reads software_roles from a signed SSA, so the page says
+// what the token itself carries.
+func rolesInToken(token string) []string {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return nil
+	}
+	var c struct {
+		Roles []string `json:"software_roles"`
+	}
+	if json.Unmarshal(raw, &c) != nil {
+		return nil
+	}
+	return c.Roles
 }
