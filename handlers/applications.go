@@ -45,8 +45,23 @@ func (h *Directory) ListApps(w http.ResponseWriter, r *http.Request) {
 // handler adds to it.
 func (h *Directory) AppDetailPage(r *http.Request, o store.Organisation, a store.SoftwareStatement) (views.AppDetailPage, error) {
 	_, names, err := h.flagOpts(r.Context(), "Software_Statement", nil, false)
+	if err != nil {
+		return views.AppDetailPage{}, err
+	}
+	held, err := h.Store.ActiveClaimRoles(r.Context(), o.OrganisationID)
 	return views.AppDetailPage{OrgPage: h.orgPage(o, views.TabApplications), App: h.showApp(a), FlagNames: names,
-		AppStatus: h.nextStatuses(trust.Application, a.Status)}, err
+		AppStatus: h.nextStatuses(trust.Application, a.Status), StaleRoles: notIn(a.Roles, held)}, err
+}
+
+// notIn lists the entries of l that are not in of.
+func notIn(l, of []string) []string {
+	var out []string
+	for _, v := range l {
+		if !contains(of, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // GetApp is one application.
@@ -159,8 +174,22 @@ func (h *Directory) renderAppForm(w http.ResponseWriter, r *http.Request, status
 	if !isNew {
 		action += "/" + a.SoftwareStatementID
 	}
+	// Roles are chosen among the organisation's Active claims; a role the
+	// application carries without a claim any more is shown, marked.
+	held, err := h.Store.ActiveClaimRoles(r.Context(), o.OrganisationID)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var roleOpts []views.Option
+	for _, ro := range held {
+		roleOpts = append(roleOpts, views.Option{Value: ro, Label: ro, Selected: contains(a.Roles, ro)})
+	}
+	for _, ro := range notIn(a.Roles, held) {
+		roleOpts = append(roleOpts, views.Option{Value: ro, Label: ro + " (no Active claim)", Selected: true})
+	}
 	f := views.AppForm{OrgID: o.OrganisationID, App: a, IsNew: isNew, Action: action, Errors: errs,
-		StatusOpts: h.statusOpts(trust.Application, a.Status, false), FlagOpts: flagOpts, ModeOpts: modes}
+		StatusOpts: h.statusOpts(trust.Application, a.Status, false), FlagOpts: flagOpts, ModeOpts: modes, RoleOpts: roleOpts}
 	Render(w, r, status, views.AppFormPage(h.Shell(r, "Application", "organisations", h.orgCrumbs(&o, "Application")...), f))
 }
 

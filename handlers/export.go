@@ -91,22 +91,25 @@ func exportFilters(r *http.Request) string {
 // search, filters and sort as CSV (GET /organisations/export.csv, and the
 // same under /api): the "Download CSV" of the organisation list.
 func (h *Directory) ExportOrganisations(w http.ResponseWriter, r *http.Request) {
-	f, err := h.orgFilter(r.URL.Query())
+	f, err := h.orgFilter(r.Context(), r.URL.Query())
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
 	header := []string{"OrganisationId", "OrganisationName", "LegalEntityName", "RegistrationNumber", "CountryOfRegistration",
-		"AddressLine1", "AddressLine2", "City", "Postcode", "Status", "Flags", "CreatedOn", "UpdatedOn"}
+		"AddressLine1", "AddressLine2", "City", "Postcode", "Status", "Flags", "Roles", "CreatedOn", "UpdatedOn"}
 	n := csvStream(w, h.Log, "organisations", header, func(row func([]string) error) error {
-		return h.Store.EachOrganisation(r.Context(), f, func(o store.Organisation, flags []string) error {
+		return h.Store.EachOrganisation(r.Context(), f, func(o store.Organisation, flags, roles []string) error {
 			o = h.showOrg(o)
 			for i := range flags {
 				flags[i] = csvCell(flags[i])
 			}
+			for i := range roles {
+				roles[i] = csvCell(roles[i])
+			}
 			return row([]string{o.OrganisationID, csvCell(o.OrganisationName), csvCell(o.LegalEntityName), csvCell(o.RegistrationNumber),
 				csvCell(o.CountryOfRegistration), csvCell(o.AddressLine1), csvCell(o.AddressLine2), csvCell(o.City), csvCell(o.Postcode), o.Status,
-				strings.Join(flags, "; "), o.CreatedOn.UTC().Format(time.RFC3339), o.UpdatedOn.UTC().Format(time.RFC3339)})
+				strings.Join(flags, "; "), strings.Join(roles, "; "), o.CreatedOn.UTC().Format(time.RFC3339), o.UpdatedOn.UTC().Format(time.RFC3339)})
 		})
 	})
 	// Who took the directory away, and which part of it.

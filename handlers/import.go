@@ -25,10 +25,11 @@ const (
 )
 
 // importColumns are the columns an import reads: those of the export.
-// CreatedOn and UpdatedOn are accepted and ignored, so an export of one
-// directory imports into another.
+// Roles, CreatedOn and UpdatedOn are accepted and ignored, so an export of
+// one directory imports into another (roles are authority claims, each
+// recorded on its own with its authority).
 var importColumns = []string{"OrganisationId", "OrganisationName", "LegalEntityName", "RegistrationNumber", "CountryOfRegistration",
-	"AddressLine1", "AddressLine2", "City", "Postcode", "Status", "Flags", "CreatedOn", "UpdatedOn"}
+	"AddressLine1", "AddressLine2", "City", "Postcode", "Status", "Flags", "Roles", "CreatedOn", "UpdatedOn"}
 
 // unguard undoes the export's formula guard (csvCell): "'=x" was "=x",
 // "' =x" was " =x".

@@ -16,7 +16,8 @@ import (
 
 type directoryStore interface {
 	ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
-	EachOrganisation(ctx context.Context, f store.OrgFilter, fn func(o store.Organisation, flagNames []string) error) error
+	EachOrganisation(ctx context.Context, f store.OrgFilter, fn func(o store.Organisation, flagNames, roles []string) error) error
+	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
 	CreateOrganisations(ctx context.Context, a store.Audit, orgs []store.Organisation) ([]string, error)
 	OrganisationReadiness(ctx context.Context, orgID string, now time.Time) (store.Readiness, error)
 	WriteVersion() int64
@@ -45,6 +46,7 @@ type directoryStore interface {
 	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
 	CreateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement) (store.SoftwareStatement, error)
 	UpdateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement, check func(store.SoftwareStatement) error) (store.SoftwareStatement, error)
+	ActiveClaimRoles(ctx context.Context, orgID string) ([]string, error)
 }
 
 // IssuerChecker validates an authorisation server's issuer.
@@ -59,7 +61,8 @@ type Directory struct {
 	Issuers IssuerChecker
 	Algs    func() []string // SSA algorithms offered on the application page
 
-	participants publicCache // GET /participants, public and large
+	participants   publicCache    // GET /participants, public and large
+	participantsBy filteredCaches // … with AuthorisationDomain= or Role=
 }
 
 func (h *Directory) actor(r *http.Request) store.Audit {
@@ -145,12 +148,15 @@ func (h *Directory) orgCrumbs(o *store.Organisation, last string) []views.Crumb 
 }
 
 // orgFilter reads the search, filters and sort of the organisation list.
-func (h *Directory) orgFilter(q url.Values) (store.OrgFilter, error) {
+func (h *Directory) orgFilter(ctx context.Context, q url.Values) (store.OrgFilter, error) {
 	sortField, desc, err := ParseSort(q, store.OrgSortColumns, "OrganisationName")
 	if err != nil {
 		return store.OrgFilter{}, err
 	}
 	f := store.OrgFilter{Q: strings.TrimSpace(q.Get("q")), Flag: q.Get("Flag"), Sort: sortField, Desc: desc}
+	if f.Domain, f.Role, err = h.roleFilter(ctx, q); err != nil {
+		return f, err
+	}
 	if st := q.Get("Status"); st != "" {
 		canon, ok := trust.ParseStatus(trust.Organisation, st)
 		if !ok {
@@ -170,7 +176,7 @@ func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	f, err := h.orgFilter(q)
+	f, err := h.orgFilter(r.Context(), q)
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -209,11 +215,16 @@ func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	p := views.OrganisationsPage{Items: items, Q: f.Q, StatusOpts: h.statusOpts(trust.Organisation, f.Status, true), FlagOpts: flagOpts,
+	roleOpts, err := h.roleOpts(r.Context(), f.Role)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	p := views.OrganisationsPage{Items: items, Q: f.Q, StatusOpts: h.statusOpts(trust.Organisation, f.Status, true), FlagOpts: flagOpts, RoleOpts: roleOpts,
 		SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, SortParam: q.Get("sort"), Total: total, Page: page, TotalPages: env.TotalPages,
-		Filtered: f.Q != "" || f.Status != "" || f.Flag != ""}
+		Filtered: f.Q != "" || f.Status != "" || f.Flag != "" || f.Role != "" || f.Domain != ""}
 	eq := url.Values{}
-	for _, k := range []string{"q", "Status", "Flag", "sort"} {
+	for _, k := range []string{"q", "Status", "Flag", "AuthorisationDomain", "Role", "sort"} {
 		if v := q.Get(k); v != "" {
 			eq.Set(k, v)
 		}

@@ -96,6 +96,9 @@ func (d *DB) CreateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 		if n > 0 {
 			return &FieldError{Field: "ClientId", Message: "another application has this ClientId"}
 		}
+		if err := checkAppRoles(ctx, tx, s.OrganisationID, s.Roles, nil); err != nil {
+			return err
+		}
 		now := d.stamp()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO software_statements(`+ssCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 			s.SoftwareStatementID, s.OrganisationID, s.ClientID, s.ClientName, s.Description, s.Version, jsonList(s.RedirectURI), jsonList(s.Roles),
@@ -135,6 +138,9 @@ func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 			}
 		}
 		s.ClientID = cur.ClientID // not writable
+		if err := checkAppRoles(ctx, tx, s.OrganisationID, s.Roles, cur.Roles); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE software_statements SET client_name=?, description=?, version=?, redirect_uris=?, roles=?,
 			jwks_uri=?, status=?, ciba_delivery_mode=?, ciba_notification_endpoint=?, origins=?, updated_on=? WHERE software_statement_id=?`,
 			s.ClientName, s.Description, s.Version, jsonList(s.RedirectURI), jsonList(s.Roles), s.JwksURI, s.Status,

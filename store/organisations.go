@@ -44,6 +44,8 @@ type OrgFilter struct {
 	Q      string // searches name and registration number
 	Status string // canonical
 	Flag   string
+	Role   string // organisations with an Active claim on a role of this name
+	Domain string // … in this authorisation domain
 	Sort   string // OrganisationName, RegistrationNumber, CountryOfRegistration, Status, CreatedOn
 	Desc   bool
 	Page   int
@@ -77,6 +79,17 @@ func (f OrgFilter) where() (string, []any) {
 		where = append(where, "organisation_id IN (SELECT organisation_id FROM organisation_flags WHERE flag_id = ?)")
 		args = append(args, f.Flag)
 	}
+	switch {
+	case f.Role != "" && f.Domain != "":
+		where = append(where, "organisation_id IN (SELECT organisation_id FROM organisation_authority_claims WHERE domain = ? AND role = ? AND status = 'Active')")
+		args = append(args, f.Domain, f.Role)
+	case f.Role != "":
+		where = append(where, "organisation_id IN (SELECT organisation_id FROM organisation_authority_claims WHERE role = ? AND status = 'Active')")
+		args = append(args, f.Role)
+	case f.Domain != "":
+		where = append(where, "organisation_id IN (SELECT organisation_id FROM organisation_authority_claims WHERE domain = ? AND status = 'Active')")
+		args = append(args, f.Domain)
+	}
 	return strings.Join(where, " AND "), args
 }
 
@@ -95,7 +108,7 @@ func ftsQuery(q string) string {
 }
 
 func (f OrgFilter) key() string {
-	return f.Q + "\x00" + f.Status + "\x00" + f.Flag
+	return f.Q + "\x00" + f.Status + "\x00" + f.Flag + "\x00" + f.Domain + "\x00" + f.Role
 }
 
 // ListOrganisations returns one page of organisations and the total that
@@ -308,10 +321,14 @@ func (d *DB) UpdateOrganisation(ctx context.Context, a Audit, o Organisation, ch
 	return d.GetOrganisation(ctx, o.OrganisationID)
 }
 
-// Participant is an active organisation with its active authorisation servers.
+// Participant is an active organisation with its active authorisation
+// servers and its Active authority claims, in the shape participant
+// consumers of the open-finance directories read.
 type Participant struct {
 	Organisation
 	AuthorisationServers []AuthorisationServer `json:"AuthorisationServers"`
+	OrgDomainClaims      []OrgDomainClaim      `json:"OrgDomainClaims"`
+	OrgDomainRoleClaims  []OrgDomainRoleClaim  `json:"OrgDomainRoleClaims"`
 }
 
 // Participants lists every Active organisation with its Active servers.
@@ -331,9 +348,12 @@ func (d *DB) Participants(ctx context.Context) ([]Participant, error) {
 		}
 		index[o.OrganisationID] = len(out)
 		ids = append(ids, o.OrganisationID)
-		out = append(out, Participant{Organisation: o, AuthorisationServers: []AuthorisationServer{}})
+		out = append(out, Participant{Organisation: o, AuthorisationServers: []AuthorisationServer{}, OrgDomainClaims: []OrgDomainClaim{}, OrgDomainRoleClaims: []OrgDomainRoleClaim{}})
 	}
 	rows.Close()
+	if err := participantClaims(ctx, d.db, out, index); err != nil {
+		return nil, err
+	}
 	flags, err := flagsOf(ctx, d.db, "organisation_flags", "organisation_id", ids)
 	if err != nil {
 		return nil, err
@@ -376,7 +396,7 @@ func (d *DB) Participants(ctx context.Context) ([]Participant, error) {
 // in the filter's order, from one query (one consistent read), with the
 // names of its flags. Page and Size are ignored. It stops at fn's first
 // error.
-func (d *DB) EachOrganisation(ctx context.Context, f OrgFilter, fn func(o Organisation, flagNames []string) error) error {
+func (d *DB) EachOrganisation(ctx context.Context, f OrgFilter, fn func(o Organisation, flagNames, roles []string) error) error {
 	col, ok := OrgSortColumns[f.Sort]
 	if !ok {
 		col = OrgSortColumns["OrganisationName"]
@@ -404,6 +424,24 @@ func (d *DB) EachOrganisation(ctx context.Context, f OrgFilter, fn func(o Organi
 	if err := frows.Err(); err != nil {
 		return err
 	}
+	// "Domain: Role" of every Active claim, in one pass.
+	roles := map[string][]string{}
+	crows, err := d.db.QueryContext(ctx, `SELECT organisation_id, domain || ': ' || role FROM organisation_authority_claims WHERE status = 'Active' ORDER BY domain, role`)
+	if err != nil {
+		return fmt.Errorf("store: export roles: %w", err)
+	}
+	for crows.Next() {
+		var id, role string
+		if err := crows.Scan(&id, &role); err != nil {
+			crows.Close()
+			return err
+		}
+		roles[id] = append(roles[id], role)
+	}
+	crows.Close()
+	if err := crows.Err(); err != nil {
+		return err
+	}
 	rows, err := d.db.QueryContext(ctx, `SELECT `+orgCols+` FROM organisations WHERE `+where+` ORDER BY `+col+` `+dir+`, organisation_id `+dir, args...)
 	if err != nil {
 		return fmt.Errorf("store: export organisations: %w", err)
@@ -414,7 +452,7 @@ func (d *DB) EachOrganisation(ctx context.Context, f OrgFilter, fn func(o Organi
 		if err != nil {
 			return err
 		}
-		if err := fn(o, names[o.OrganisationID]); err != nil {
+		if err := fn(o, names[o.OrganisationID], roles[o.OrganisationID]); err != nil {
 			return err
 		}
 	}

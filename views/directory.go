@@ -21,6 +21,7 @@ const (
 	TabCertificates = "certificates"
 	TabKeyMaterial  = "keymaterial"
 	TabDocuments    = "documents"
+	TabRoles        = "roles"
 )
 
 // OrganisationsPage is the view model of the organisation list.
@@ -29,6 +30,7 @@ type OrganisationsPage struct {
 	Q          string
 	StatusOpts []Option
 	FlagOpts   []Option
+	RoleOpts   []Option // Role= filter: role names of every domain
 	SortLinks  map[string]string
 	SortField  string
 	SortDesc   bool
@@ -137,6 +139,7 @@ type AppForm struct {
 	StatusOpts []Option
 	FlagOpts   []Option
 	ModeOpts   []Option
+	RoleOpts   []Option // roles of the organisation's Active claims, and any the application still carries
 }
 
 // RefPage is a reference data list of name/description/status items.

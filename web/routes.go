@@ -31,6 +31,8 @@ func (s *Server) routes() http.Handler {
 	superUsers := &handlers.SuperUsers{Base: base, Store: s.db}
 	dataAdmins := &handlers.DataAdmins{Base: base, Store: s.db, Mailer: s.mailer}
 	pages := &handlers.Pages{Base: base, Store: s.db, Now: s.cfg.Now}
+	domains := &handlers.Domains{Base: base, Store: s.db}
+	claims := &handlers.Claims{Base: base, Dir: dir, Store: s.db}
 
 	r := chi.NewRouter()
 	r.Use(requestID, s.logRequests, s.recoverer, s.securityHeaders)
@@ -121,6 +123,13 @@ func (s *Server) routes() http.Handler {
 				r.Put("/key-material/{kmID}/attachments/{attID}", keyMat.UpdateAttachment)
 				r.Get("/key-material/{kmID}/attachments/{attID}/content", keyMat.Download)
 
+				// Authority claims: never deleted (Status Inactive instead).
+				r.Get("/authority-claims", claims.List)
+				r.Post("/authority-claims", claims.Create)
+				r.Get("/authority-claims/{claimID}", claims.Get)
+				r.Put("/authority-claims/{claimID}", claims.Update)
+				r.Delete("/authority-claims/{claimID}", claims.NoDelete)
+
 				// Regulatory documents; certifications of applications and servers.
 				r.Get("/documents", docs.List)
 				r.Post("/documents", docs.Save)
@@ -158,6 +167,28 @@ func (s *Server) routes() http.Handler {
 			r.Post("/identity-providers", idps.Create)
 			r.Get("/identity-providers/{name}", idps.Get)
 			r.Put("/identity-providers/{name}", idps.Update)
+		})
+		// Authorisation domains, roles and authorities (docs/design.md):
+		// every administrator reads them (claims are chosen from them); only
+		// Super Users write them.
+		r.Route("/references/authorisation-domains", func(r chi.Router) {
+			r.Get("/", domains.ListDomains)
+			r.With(requireSuperUser).Post("/", domains.CreateDomain)
+			r.Get("/{domain}", domains.GetDomain)
+			r.With(requireSuperUser).Put("/{domain}", domains.UpdateDomain)
+			r.With(requireSuperUser).Delete("/{domain}", domains.DeleteDomain)
+			r.Get("/{domain}/roles", domains.ListRoles)
+			r.With(requireSuperUser).Post("/{domain}/roles", domains.CreateRole)
+			r.Get("/{domain}/roles/{role}", domains.GetRole)
+			r.With(requireSuperUser).Put("/{domain}/roles/{role}", domains.UpdateRole)
+			r.With(requireSuperUser).Delete("/{domain}/roles/{role}", domains.DeleteRole)
+		})
+		r.Route("/references/authorities", func(r chi.Router) {
+			r.Get("/", domains.ListAuthorities)
+			r.With(requireSuperUser).Post("/", domains.CreateAuthority)
+			r.Get("/{authorityID}", domains.GetAuthority)
+			r.With(requireSuperUser).Put("/{authorityID}", domains.UpdateAuthority)
+			r.With(requireSuperUser).Delete("/{authorityID}", domains.DeleteAuthority)
 		})
 		r.Route("/users/super", func(r chi.Router) {
 			r.Use(requireSuperUser)
@@ -236,6 +267,9 @@ func (s *Server) routes() http.Handler {
 				r.Post("/key-material/{kmID}/attachments", keyMat.AddAttachment)
 				r.Post("/key-material/{kmID}/attachments/{attID}", keyMat.UpdateAttachment)
 				r.Get("/key-material/{kmID}/attachments/{attID}/content", keyMat.Download)
+				r.Get("/authority-claims", claims.List)
+				r.Post("/authority-claims", claims.Create)
+				r.Post("/authority-claims/{claimID}", claims.Update)
 				r.Get("/documents", docs.List)
 				r.Post("/documents", docs.Save)
 				r.Get("/documents/new", docs.Wizard)
@@ -277,10 +311,24 @@ func (s *Server) routes() http.Handler {
 				r.Post("/signing-keys/{kid}/retire", ssaH.RetireKey)
 				r.Get("/role-metadata-policies", policies.List)
 				r.Post("/role-metadata-policies", policies.Save)
+				r.Post("/role-metadata-policies/{policyID}", policies.Save)
 				r.Get("/identity-providers", idps.List)
 				r.Post("/identity-providers", idps.Create)
 				r.Get("/identity-providers/{name}", idps.Get)
 				r.Post("/identity-providers/{name}", idps.Update)
+
+				// Domains and Roles: domains, their roles, authorities.
+				r.Get("/authorisation-domains", domains.ListDomains)
+				r.Post("/authorisation-domains", domains.CreateDomain)
+				r.Post("/authorisation-domains/{domain}", domains.UpdateDomain)
+				r.Post("/authorisation-domains/{domain}/delete", domains.DeleteDomain)
+				r.Post("/authorisation-domains/{domain}/roles", domains.CreateRole)
+				r.Post("/authorisation-domains/{domain}/roles/{role}", domains.UpdateRole)
+				r.Post("/authorisation-domains/{domain}/roles/{role}/delete", domains.DeleteRole)
+				r.Get("/authorities", domains.ListAuthorities)
+				r.Post("/authorities", domains.CreateAuthority)
+				r.Post("/authorities/{authorityID}", domains.UpdateAuthority)
+				r.Post("/authorities/{authorityID}/delete", domains.DeleteAuthority)
 			})
 			r.With(requireSuperUser).Get("/dev/outbox", pages.Outbox)
 		})

@@ -65,7 +65,11 @@ func TestEndToEndEveryPageIsAccessible(t *testing.T) {
 	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
 	km := call("POST", base+"/key-material", "application/json", `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)
 	flag := call("POST", "/references/flags", "application/json", `{"Name":"Pilot","Type":"Organisation"}`)
-	pol := call("POST", "/references/role-metadata-policies", "application/json", `{"Role":"PISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code"]}}}`)
+	call("POST", "/references/authorisation-domains", "application/json", `{"Name":"Payments"}`)
+	call("POST", "/references/authorisation-domains/Payments/roles", "application/json", `{"Name":"PISP","Type":"Federation"}`)
+	authority := call("POST", "/references/authorities", "application/json", `{"AuthorityName":"Central Bank","AuthorityCode":"CB","Country":"GB","AuthorisationDomains":["Payments"]}`)
+	call("POST", base+"/authority-claims", "application/json", `{"AuthorityId":"`+authority["AuthorityId"].(string)+`","AuthorisationDomain":"Payments","Role":"PISP","RegistrationId":"R-1"}`)
+	pol := call("POST", "/references/role-metadata-policies", "application/json", `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code"]}}}`)
 	call("POST", "/references/identity-providers", "application/json", `{"Name":"Ops IdP","EmailDomains":["example.com"],"Issuer":"`+disc.URL+`"}`)
 	ids := map[string]string{
 		"orgID": oid, "appID": aid, "serverID": srv["AuthorisationServerId"].(string), "contactID": contact["ContactId"].(string),
