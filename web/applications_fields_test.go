@@ -91,7 +91,15 @@ func TestFieldLimits(t *testing.T) {
 	if l := a.must(200, "GET", apps, ""); len(l["list"].([]any)) != 1 {
 		t.Fatalf("refused requests created applications: %d", len(l["list"].([]any)))
 	}
-	// At the limits: accepted.
+	// At the limits: accepted. Application roles must be held by the
+	// organisation (docs/design.md §12), so it is given twenty.
+	a.must(201, "POST", "/references/authorisation-domains", `{"Name":"Limits"}`)
+	au := a.must(201, "POST", "/references/authorities", `{"AuthorityName":"Regulator","AuthorityCode":"RG","Country":"GB","AuthorisationDomains":["Limits"]}`)["AuthorityId"].(string)
+	for i := range 20 {
+		role := fmt.Sprintf("role-%d", i)
+		a.must(201, "POST", "/references/authorisation-domains/Limits/roles", `{"Name":"`+role+`","Type":"Directory"}`)
+		grant(t, a, oid, au, "Limits", role)
+	}
 	ok := `{"ClientName":"` + long(200) + `","Version":"` + long(50) + `","Roles":` + list(20, "role-%d") + `,"RedirectUri":` + list(20, "https://app.example.com/cb%d") + `}`
 	a.must(201, "POST", apps, ok)
 }
