@@ -168,7 +168,7 @@ func (s *Server) routes() http.Handler {
 			r.Get("/identity-providers/{name}", idps.Get)
 			r.Put("/identity-providers/{name}", idps.Update)
 		})
-		// Authorisation domains, roles and authorities (docs/design.md):
+		// Authorisation domains, roles and authorities (docs/design.md §12):
 		// every administrator reads them (claims are chosen from them); only
 		// Super Users write them.
 		r.Route("/references/authorisation-domains", func(r chi.Router) {
