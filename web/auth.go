@@ -728,5 +728,5 @@ func (a *authenticator) asTokenError(scheme string, err error) error {
 	if errors.As(err, &he) {
 		return he
 	}
-	return a.challenge(scheme, "invalid_token", "the access token is not valid: "+err.Error())
+	return a.challenge(scheme, "invalid_token", "the access token is not valid: "+RedactURLs(err.Error()))
 }

@@ -316,7 +316,7 @@ func CheckDevIdPBaseURL(baseURL string, allowRemote bool) error {
 	}
 	u, err := url.Parse(baseURL)
 	if err != nil || !IsLoopbackHost(u.Hostname()) {
-		return fmt.Errorf("the development identity provider (no --oidc-issuer) signs in anyone as any e-mail without a password, and the base URL %s is not loopback: set --oidc-issuer to a real OpenID Provider, or --dev-idp-allow-remote to run it there anyway", RedactURLs(baseURL))
+		return fmt.Errorf("the development identity provider (no --oidc-issuer) signs in anyone as any e-mail without a password, and the base URL %s is not loopback (--base-url, else http://<--addr>): set --oidc-issuer to a real OpenID Provider, a loopback --base-url for this machine only, or --dev-idp-allow-remote to run it there anyway", RedactURLs(baseURL))
 	}
 	return nil
 }

@@ -49,7 +49,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.oidcIssuer, "oidc-issuer", "", "OpenID Provider for sign-in and API tokens; empty: the development identity provider at /dev/idp")
 	fs.StringVar(&f.oidcClientID, "oidc-client-id", "", "client ID of the web app at --oidc-issuer")
 	fs.StringVar(&f.oidcSecret, "oidc-client-secret", "", "client secret of the web app at --oidc-issuer")
-	fs.StringVar(&f.emailClaim, "email-claim", "email", "claim of ID and access tokens that carries the administrator's e-mail")
+	fs.StringVar(&f.emailClaim, "email-claim", "email", "claim of ID and access tokens that carries the administrator's e-mail (read from UserInfo when a token lacks it)")
 	fs.StringVar(&f.bootstrap, "bootstrap-super-user", "admin@example.com", "e-mail created as an Active Super User at start when missing")
 	fs.StringVar(&f.smtpURL, "smtp-url", "", "SMTP server for invitations, smtp://user:pass@host:port?from=addr; empty: log and development outbox")
 	fs.BoolVar(&f.devIdPAllowRemote, "dev-idp-allow-remote", false, "let non-loopback clients use the development identity provider")
