@@ -125,7 +125,7 @@ func Respond(w http.ResponseWriter, r *http.Request, status int, data any, view 
 func Render(w http.ResponseWriter, r *http.Request, status int, view templ.Component) {
 	var buf bytes.Buffer
 	if err := view.Render(r.Context(), &buf); err != nil {
-		slog.ErrorContext(r.Context(), "render", "err", err, "path", r.URL.Path)
+		LoggerFrom(r.Context()).ErrorContext(r.Context(), "render", "err", err, "path", r.URL.Path)
 		http.Error(w, "Internal error", http.StatusInternalServerError)
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -102,4 +103,49 @@ func TestFieldLimits(t *testing.T) {
 	}
 	ok := `{"ClientName":"` + long(200) + `","Version":"` + long(50) + `","Roles":` + list(20, "role-%d") + `,"RedirectUri":` + list(20, "https://app.example.com/cb%d") + `}`
 	a.must(201, "POST", apps, ok)
+}
+
+// TestApplicationFormKeepsVersion: the application form has a Version
+// field, so editing in the browser keeps the Version the API set, and one
+// over its limit is shown beside the field.
+func TestApplicationFormKeepsVersion(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	aid := a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"App","Version":"2.1"}`)["SoftwareStatementId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	_, doc := page(t, c, env.URL+"/organisations/"+oid+"/softwarestatements/"+aid+"/edit")
+	form := url.Values{}
+	doc.Find("[data-testid=application-form] input, [data-testid=application-form] textarea").Each(func(_ int, s *goquery.Selection) {
+		name, _ := s.Attr("name")
+		if s.Is("textarea") {
+			form.Set(name, s.Text())
+		} else if typ, _ := s.Attr("type"); typ != "checkbox" {
+			val, _ := s.Attr("value")
+			form.Set(name, val)
+		}
+	})
+	if form.Get("Version") != "2.1" {
+		t.Fatalf("the form's Version: %q", form.Get("Version"))
+	}
+	form.Set("Status", "Active")
+	form.Set("ClientName", "App renamed")
+	resp, err := c.PostForm(env.URL+"/organisations/"+oid+"/softwarestatements/"+aid, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	got := a.must(200, "GET", "/organisations/"+oid+"/softwarestatements/"+aid, "")
+	if got["ClientName"] != "App renamed" || got["Version"] != "2.1" {
+		t.Fatalf("after a form edit: %v %v", got["ClientName"], got["Version"])
+	}
+	form.Set("Version", strings.Repeat("9", 51))
+	resp, err = c.PostForm(env.URL+"/organisations/"+oid+"/softwarestatements/"+aid, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := docOf(t, resp).Find("[data-testid=error-Version]").Text(); resp.StatusCode != 422 || !strings.Contains(msg, "At most 50") {
+		t.Fatalf("an oversized Version in the form: %d %q", resp.StatusCode, msg)
+	}
 }
