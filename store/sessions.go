@@ -57,7 +57,8 @@ func (s *SessionStore) DeleteCtx(ctx context.Context, token string) error {
 	})
 }
 
-// Find, Commit and Delete satisfy scs.Store for callers without a context.
+// Find satisfies scs.Store for callers without a context, as Commit and
+// Delete do.
 func (s *SessionStore) Find(token string) ([]byte, bool, error) {
 	return s.FindCtx(context.Background(), token)
 }

@@ -56,5 +56,5 @@ func ValidWebAuthnOrigin(s string) bool {
 	return !strings.ContainsAny(u.Hostname(), " *")
 }
 
-// CIBA token delivery modes.
+// DeliveryModes are the CIBA token delivery modes.
 var DeliveryModes = []string{"poll", "ping", "push"}
