@@ -30,3 +30,39 @@ document.addEventListener("keydown", function (ev) {
     q.focus();
   }
 });
+
+// Refusals the page cannot show (issue 13): a server error (5xx, not
+// swapped) or a request that never reached the server. The form stays as
+// typed; the flash says what happened.
+function tfFlash(kind, msg) {
+  var f = document.getElementById("flash");
+  if (!f) {
+    return;
+  }
+  f.className = "tf-flash tf-flash-" + kind;
+  f.textContent = msg;
+}
+document.addEventListener("htmx:responseError", function (ev) {
+  var st = ev.detail.xhr ? ev.detail.xhr.status : 0;
+  if (st >= 500) {
+    tfFlash("error", "The server failed (" + st + "); your change may not have been saved. Reload the page to check, then try again.");
+  }
+});
+document.addEventListener("htmx:sendError", function () {
+  tfFlash("error", "The request could not reach the server (network problem); nothing was saved. Check your connection and try again.");
+});
+
+// A field error is about what was sent: once the field changes, it goes.
+function tfClearFieldError(ev) {
+  var el = ev.target;
+  if (!el || !el.getAttribute || el.getAttribute("aria-invalid") !== "true") {
+    return;
+  }
+  el.removeAttribute("aria-invalid");
+  var msg = document.getElementById("e-" + el.name) || el.nextElementSibling;
+  if (msg && msg.classList.contains("tf-field-error")) {
+    msg.remove();
+  }
+}
+document.addEventListener("input", tfClearFieldError);
+document.addEventListener("change", tfClearFieldError);

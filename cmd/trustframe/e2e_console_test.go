@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// text is the text of the first element matching sel ("" when none).
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector(`+jsString(sel)+`)||{}).textContent||""`))
+	return strings.TrimSpace(s)
+}
+
+func jsString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// clickRowButton clicks the button labelled label in the row of
+// rowSel whose text contains name.
+func clickRowButton(t *testing.T, ctx context.Context, rowSel, name, label string) {
+	t.Helper()
+	ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+		const row = [...document.querySelectorAll(`+jsString(rowSel)+`)].find(r => r.textContent.includes(`+jsString(name)+`));
+		const b = row && [...row.querySelectorAll("button")].find(b => b.textContent.trim() === `+jsString(label)+`);
+		if (!b) return false;
+		b.click();
+		return true;
+	})()`))
+	if err != nil || !ok {
+		t.Fatalf("no %q button in the row of %s (%v)", label, name, err)
+	}
+}
+
+// orgPath is the path of the page shown (an organisation's after createAcmeBank).
+func orgPath(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	p, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
+	must(t, err)
+	return p
+}
+
+// TestEndToEndRefusalsAreShown: every refusal the server renders reaches
+// the page (issue 13, point 1): a duplicate contact type name, deleting a
+// contact type in use (with what is in the way as a list), a duplicate
+// Data Administrator invite, disabling and deleting a certification type
+// an active application holds; a stale field error goes once the field
+// changes; a request that never reaches the server says so.
+func TestEndToEndRefusalsAreShown(t *testing.T) {
+	ctx := newBrowser(t)
+	base, _ := startProgram(t)
+	signIn(t, ctx, base, "admin@example.com")
+	answerDialogs(t, ctx, true, true, true, true, true, true)
+
+	// A duplicate name: 409, shown beside the field.
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/references/contact-types"),
+		chromedp.WaitVisible(chromedp.ID("f-Name")),
+		chromedp.SendKeys(chromedp.ID("f-Name"), "Business"),
+	))
+	_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__marker = 1; true`))
+	must(t, err)
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`form[aria-labelledby=new-item] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-Name]`)),
+	))
+	// htmx swapped the refusal in (no page load).
+	if m, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`window.__marker || 0`)); m != 1 {
+		t.Fatal("the refusal was not shown by htmx")
+	}
+	if msg := text(t, ctx, `[data-testid=error-Name]`); !strings.Contains(msg, "Business") {
+		t.Fatalf("duplicate contact type: %q", msg)
+	}
+	// The stale message goes when the field changes.
+	must(t, chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.ID("f-Name"), " partner"),
+		chromedp.WaitNotPresent(chromedp.CSS(`[data-testid=error-Name]`)),
+	))
+	invalid, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("f-Name").hasAttribute("aria-invalid")`))
+	if invalid {
+		t.Fatal("the changed field is still marked invalid")
+	}
+
+	// A contact type in use: 409 with the contact in the way.
+	createAcmeBank(t, ctx, base)
+	org := orgPath(t, ctx)
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+org+"/contacts/new"),
+		chromedp.WaitVisible(chromedp.ID("f-LastName")),
+		chromedp.SetValue(chromedp.ID("f-ContactType"), "Business"),
+		chromedp.SendKeys(chromedp.ID("f-LastName"), "Adams"),
+		chromedp.SendKeys(chromedp.ID("f-EmailAddress"), "adams@acme.example"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=contact-row]`)),
+		chromedp.Navigate(base+"/references/contact-types"),
+		chromedp.Click(chromedp.CSS(`[data-testid=delete-Business]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=in-the-way]`)),
+	))
+	if got := text(t, ctx, `[data-testid=in-the-way]`); !strings.Contains(got, "Adams") {
+		t.Fatalf("in the way: %q", got)
+	}
+	checkAccessibility(t, ctx, "contact type in use")
+
+	// A certification type an active application holds: disabling and
+	// deleting it are refused with the application named.
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+org+"/softwarestatements/new"),
+		chromedp.WaitVisible(chromedp.ID("f-ClientName")),
+		chromedp.SendKeys(chromedp.ID("f-ClientName"), "Payments app"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=application-certifications]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=application-certifications]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-certification]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=add-certification]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certification-modal]`)),
+		chromedp.SetValue(chromedp.ID("f-CertificationType"), "FAPI"),
+		chromedp.SetValue(chromedp.ID("f-CertificationStartDate"), "2026-05-01"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certification-row]`)),
+		chromedp.Navigate(base+"/references/certification-types"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=reference-items]`)),
+	))
+	clickRowButton(t, ctx, `[data-testid=reference-row]`, "FAPI", "Disable")
+	must(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid=in-the-way]`))))
+	if got := text(t, ctx, `[data-testid=in-the-way]`); !strings.Contains(got, "SoftwareStatement") {
+		t.Fatalf("disable FAPI, in the way: %q", got)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/references/certification-types"),
+		chromedp.Click(chromedp.CSS(`[data-testid=delete-FAPI]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=in-the-way]`)),
+	))
+	if got := text(t, ctx, `[data-testid=in-the-way]`); !strings.Contains(got, "SoftwareStatement") {
+		t.Fatalf("delete FAPI, in the way: %q", got)
+	}
+
+	// Inviting the same Data Administrator twice.
+	invite := func() {
+		must(t, chromedp.Do(ctx,
+			chromedp.Navigate(base+"/references/data-administrators/new"),
+			chromedp.WaitVisible(chromedp.ID("da-email")),
+			chromedp.SendKeys(chromedp.ID("da-email"), "dana@example.com"),
+			chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		))
+	}
+	invite()
+	must(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid=data-administrator-row]`))))
+	invite()
+	must(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tf-field-error`))))
+	if got := text(t, ctx, `.tf-field-error`); !strings.Contains(got, "dana@example.com") {
+		t.Fatalf("second invitation: %q", got)
+	}
+
+	// A request that cannot reach the server says so, and the form stays.
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/references/contact-types"),
+		chromedp.WaitVisible(chromedp.ID("f-Name")),
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: []*network.BlockPattern{{URLPattern: base + "/references/contact-types", Block: true}}})
+			return err
+		}),
+		chromedp.SendKeys(chromedp.ID("f-Name"), "Escalation"),
+		chromedp.Click(chromedp.CSS(`form[aria-labelledby=new-item] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash].tf-flash-error`)),
+	))
+	if got := text(t, ctx, `[data-testid=flash]`); !strings.Contains(got, "could not reach") {
+		t.Fatalf("network failure: %q", got)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if v, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("f-Name").value`)); v != "Escalation" {
+		t.Fatalf("the typed name is gone: %q", v)
+	}
+}
