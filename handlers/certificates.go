@@ -207,7 +207,7 @@ func (h *Certificates) Revoke(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
-			h.Flash.Put(r.Context(), "Not revoked: "+refusalText(AsError(err)))
+			h.Flash.Refuse(r.Context(), "Not revoked: "+refusalText(AsError(err)))
 			Redirect(w, r, "/organisations/"+orgID+"/certificates")
 			return
 		}

@@ -405,24 +405,19 @@ func (h *Directory) UpdateOrganisation(w http.ResponseWriter, r *http.Request) {
 func (h *Directory) saveOrg(w http.ResponseWriter, r *http.Request, in store.Organisation, statusOnly bool) {
 	var err error
 	var o store.Organisation
+	var from string
 	if errs := h.validateOrg(&in, false); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
 		o, err = h.Store.UpdateOrganisation(r.Context(), h.actor(r), in, func(cur store.Organisation) error {
-			if err := CheckIfMatch(r, cur); err != nil {
-				return err
-			}
-			if err := trust.CheckTransition(cur.Status, in.Status, h.Vocab); err != nil {
-				return &Error{Status: http.StatusConflict, Code: "invalid_transition", Message: err.Error(), Fields: []FieldError{{Field: "Status", Code: "invalid_transition", Message: err.Error()}}}
-			}
-			return nil
+			return h.checkStatus(r, cur, &from, cur.Status, in.Status)
 		})
 		err = directoryError(err, "Organisation")
 	}
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
 			if statusOnly {
-				h.Flash.Put(r.Context(), "Not changed: "+AsError(err).Message)
+				h.Flash.Refuse(r.Context(), "Not changed: "+AsError(err).Message)
 				Redirect(w, r, "/organisations/"+in.OrganisationID)
 				return
 			}
@@ -433,7 +428,7 @@ func (h *Directory) saveOrg(w http.ResponseWriter, r *http.Request, in store.Org
 		return
 	}
 	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), o.OrganisationName+" was saved.")
+		h.Flash.Put(r.Context(), h.savedMessage("", o.OrganisationName, from, o.Status))
 		Redirect(w, r, "/organisations/"+o.OrganisationID)
 		return
 	}

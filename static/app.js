@@ -66,3 +66,19 @@ function tfClearFieldError(ev) {
 }
 document.addEventListener("input", tfClearFieldError);
 document.addEventListener("change", tfClearFieldError);
+
+// A flash is said once: a part of the page replaced afterwards (a table
+// sorted) or the page kept in htmx's history does not repeat it.
+function tfClearFlash() {
+  var f = document.getElementById("flash");
+  if (f) {
+    f.textContent = "";
+    f.className = "tf-flash";
+  }
+}
+document.addEventListener("htmx:beforeHistorySave", tfClearFlash);
+document.addEventListener("htmx:afterSwap", function (ev) {
+  if (ev.detail.target && ev.detail.target !== document.body) {
+    tfClearFlash();
+  }
+});

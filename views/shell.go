@@ -17,6 +17,7 @@ type Shell struct {
 	Active      string // nav item: "organisations", "reference", "audit"
 	Breadcrumbs []Crumb
 	Flash       string
+	FlashKind   string // success, warning or error
 	DevIdP      bool
 	EndWord     string // the end-state word in force (Withdrawn or Inactive)
 	OtherWord   string // its accepted synonym

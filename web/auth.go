@@ -284,6 +284,7 @@ func (a *authenticator) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	if email != "" {
 		_ = a.s.db.RecordEvent(ctx, store.AuditRecord{Actor: email, Action: "logout", SubjectType: "Session", SubjectID: email, Summary: "signed out"})
+		flasher{a.s.sessions}.Put(ctx, "You signed out ("+email+"). Sign in again to use the console.")
 	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }

@@ -177,3 +177,84 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 		t.Fatalf("the typed name is gone: %q", v)
 	}
 }
+
+// flashOf is the flash's text and its kind (success, warning, error).
+func flashOf(t *testing.T, ctx context.Context) (string, string) {
+	t.Helper()
+	cls, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("flash").className`))
+	kind := ""
+	for _, c := range strings.Fields(cls) {
+		if k, ok := strings.CutPrefix(c, "tf-flash-"); ok {
+			kind = k
+		}
+	}
+	return text(t, ctx, `[data-testid=flash]`), kind
+}
+
+// TestEndToEndFeedbackSaysWhatHappened (issue 13, point 7): a refusal is
+// an error, not a green success; a status change says what it did; a
+// flash is said once (not again after sorting the table under it); signing
+// out says so.
+func TestEndToEndFeedbackSaysWhatHappened(t *testing.T) {
+	ctx := newBrowser(t)
+	base, _ := startProgram(t)
+	signIn(t, ctx, base, "admin@example.com")
+	answerDialogs(t, ctx, true, true, true, true)
+
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/references/super-users"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=super-user-row]`)),
+	))
+	clickRowButton(t, ctx, `[data-testid=super-user-row]`, "admin@example.com", "Deactivate")
+	must(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash].tf-flash-error`))))
+	if msg, kind := flashOf(t, ctx); kind != "error" || !strings.Contains(msg, "Not changed") || !strings.Contains(msg, "last Active Super User") {
+		t.Fatalf("refusal shown as %s: %q", kind, msg)
+	}
+	checkAccessibility(t, ctx, "refusal flash")
+
+	createAcmeBank(t, ctx, base)
+	if msg, kind := flashOf(t, ctx); kind != "success" || msg != "Acme Bank was created." {
+		t.Fatalf("after create: %s %q", kind, msg)
+	}
+	org := orgPath(t, ctx)
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+org+"/contacts/new"),
+		chromedp.WaitVisible(chromedp.ID("f-LastName")),
+		chromedp.SendKeys(chromedp.ID("f-LastName"), "Adams"),
+		chromedp.SendKeys(chromedp.ID("f-EmailAddress"), "adams@acme.example"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=contact-row]`)),
+	))
+	if msg, _ := flashOf(t, ctx); !strings.Contains(msg, "Adams was saved") {
+		t.Fatalf("after the contact: %q", msg)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=sort-ContactType]`)),
+		chromedp.WaitVisible(chromedp.CSS(`th[aria-sort=ascending] [data-testid=sort-ContactType]`)),
+	))
+	if msg, _ := flashOf(t, ctx); msg != "" {
+		t.Fatalf("the flash is said again after sorting: %q", msg)
+	}
+
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+org),
+		chromedp.Click(chromedp.CSS(`[data-testid=set-status-Withdrawn]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash]:not(:empty)`)),
+	))
+	if msg, kind := flashOf(t, ctx); kind != "success" || msg != "Acme Bank was withdrawn." {
+		t.Fatalf("after Withdrawn: %s %q", kind, msg)
+	}
+
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=sign-out]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in]`)),
+	))
+	if msg, _ := flashOf(t, ctx); !strings.Contains(msg, "You signed out") {
+		t.Fatalf("after sign-out: %q", msg)
+	}
+	checkAccessibility(t, ctx, "signed out")
+	must(t, chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in]`))))
+	if msg, _ := flashOf(t, ctx); msg != "" {
+		t.Fatalf("the sign-out message is said twice: %q", msg)
+	}
+}
