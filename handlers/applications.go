@@ -224,8 +224,8 @@ func (h *Directory) saveApp(w http.ResponseWriter, r *http.Request, o store.Orga
 	if errs := h.validateApp(&in, false); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
-		a, err = h.Store.UpdateSoftwareStatement(r.Context(), h.actor(r), in, func(cur store.SoftwareStatement) error {
-			return h.checkStatus(r, cur, &from, cur.Status, in.Status)
+		a, err = h.Store.UpdateSoftwareStatement(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.SoftwareStatement) error {
+			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
 		})
 		err = directoryError(err, "Application")
 	}

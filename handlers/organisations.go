@@ -409,8 +409,8 @@ func (h *Directory) saveOrg(w http.ResponseWriter, r *http.Request, in store.Org
 	if errs := h.validateOrg(&in, false); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
-		o, err = h.Store.UpdateOrganisation(r.Context(), h.actor(r), in, func(cur store.Organisation) error {
-			return h.checkStatus(r, cur, &from, cur.Status, in.Status)
+		o, err = h.Store.UpdateOrganisation(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.Organisation) error {
+			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
 		})
 		err = directoryError(err, "Organisation")
 	}

@@ -193,8 +193,8 @@ func (h *Directory) UpdateServer(w http.ResponseWriter, r *http.Request) {
 	var s store.AuthorisationServer
 	var from string
 	if err == nil {
-		s, err = h.Store.UpdateAuthorisationServer(r.Context(), h.actor(r), in, func(cur store.AuthorisationServer) error {
-			return h.checkStatus(r, cur, &from, cur.Status, in.Status)
+		s, err = h.Store.UpdateAuthorisationServer(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.AuthorisationServer) error {
+			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
 		})
 		err = directoryError(err, "Authorisation server")
 	}

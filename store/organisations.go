@@ -23,6 +23,7 @@ type Organisation struct {
 	City                  string    `json:"City"`
 	Postcode              string    `json:"Postcode"`
 	Status                string    `json:"Status"`
+	StatusReason          string    `json:"StatusReason,omitempty"` // write-only: why the status changes, kept in the audit record
 	Flags                 []string  `json:"Flags"`
 	CreatedOn             time.Time `json:"CreatedOn"`
 	UpdatedOn             time.Time `json:"UpdatedOn"`
@@ -295,12 +296,8 @@ func (d *DB) UpdateOrganisation(ctx context.Context, a Audit, o Organisation, ch
 		if err != nil {
 			return err
 		}
-		action := "update"
-		if cur.Status != next.Status {
-			action = "status"
-		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "Organisation",
-			SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: diff(cur, next)})
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, next.Status), SubjectType: "Organisation",
+			SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)})
 	})
 	d.lists.invalidate()
 	if err != nil {

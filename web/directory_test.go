@@ -146,8 +146,8 @@ func TestStatusVocabularyMatrix(t *testing.T) {
 				if o["Status"] != end {
 					t.Fatalf("input %s shown as %v", in, o["Status"])
 				}
-				// The end state is final.
-				if r, m := a.do("PUT", "/organisations/"+o["OrganisationId"].(string), strings.TrimSuffix(org("Org "+in), "}")+`,"Status":"Active"}`); r.StatusCode != 409 {
+				// Leaving the end state needs a reason (TestReactivation).
+				if r, m := a.do("PUT", "/organisations/"+o["OrganisationId"].(string), strings.TrimSuffix(org("Org "+in), "}")+`,"Status":"Active"}`); r.StatusCode != 422 {
 					t.Fatalf("left the end state: %d %v", r.StatusCode, m)
 				}
 				id := o["OrganisationId"].(string)

@@ -258,3 +258,74 @@ func TestEndToEndFeedbackSaysWhatHappened(t *testing.T) {
 		t.Fatalf("the sign-out message is said twice: %q", msg)
 	}
 }
+
+// TestEndToEndReactivation (issue 13, point 11): a Super User sets a
+// withdrawn organisation back to Active from its page, after a
+// confirmation naming what it affects and with a reason that the audit log
+// keeps; a Data Administrator is not offered it and is refused the page.
+func TestEndToEndReactivation(t *testing.T) {
+	ctx := newBrowser(t)
+	base, _ := startProgram(t)
+	signIn(t, ctx, base, "admin@example.com")
+	msgs := answerDialogs(t, ctx, true, true, true, true, true)
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/references/data-administrators/new"),
+		chromedp.SendKeys(chromedp.ID("da-email"), "dana@example.com"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=data-administrator-row]`)),
+	))
+	createAcmeBank(t, ctx, base)
+	org := orgPath(t, ctx)
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=set-status-Withdrawn]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=reactivate-link]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=reactivate-link]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=reactivate-form]`)),
+	))
+	checkAccessibility(t, ctx, "reactivation")
+	if got := text(t, ctx, `[data-testid=reactivation-affects]`); !strings.Contains(got, "participants list") {
+		t.Fatalf("affects %q", got)
+	}
+	// No reason: refused beside the field, still Withdrawn.
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=reactivate]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-StatusReason]`)),
+		chromedp.SendKeys(chromedp.ID("f-StatusReason"), "Withdrawn by mistake, ticket 42"),
+		chromedp.Click(chromedp.CSS(`[data-testid=reactivate]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
+	))
+	if msg, kind := flashOf(t, ctx); kind != "success" || !strings.Contains(msg, "Acme Bank was reactivated") {
+		t.Fatalf("after reactivation: %s %q", kind, msg)
+	}
+	if status := text(t, ctx, `.tf-dl [data-testid=status]`); status != "Active" {
+		t.Fatalf("status %q", status)
+	}
+	if len(*msgs) < 3 || !strings.Contains((*msgs)[2], "Set Acme Bank back to Active?") || !strings.Contains((*msgs)[2], "participants list") {
+		t.Fatalf("confirmations %q", *msgs)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/audit?Action=reactivate"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=audit]`)),
+	))
+	if got := text(t, ctx, `[data-testid=audit] tbody`); !strings.Contains(got, "reason: Withdrawn by mistake, ticket 42") {
+		t.Fatalf("audit %q", got)
+	}
+
+	// A Data Administrator: withdrawn again, no way back.
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+org),
+		chromedp.Click(chromedp.CSS(`[data-testid=set-status-Withdrawn]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=reactivate-link]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=sign-out]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in]`)),
+	))
+	signIn(t, ctx, base, "dana@example.com")
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+org),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=reactivate-note]`)),
+	))
+	resp, err := chromedp.Run(ctx, chromedp.NavigateResponse(base+org+"/reactivate"))
+	if err != nil || resp.Status != 403 {
+		t.Fatalf("a Data Administrator opens the reactivation: %v %v", resp, err)
+	}
+}
