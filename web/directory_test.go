@@ -469,7 +469,7 @@ func TestApplicationsCIBAAndOrigins(t *testing.T) {
 	a.must(200, "PUT", path+"/"+aid, `{"ClientName":"Legacy 2","Status":"Suspended"}`)
 	a.must(200, "PUT", path+"/"+aid, `{"ClientName":"Legacy 2","Status":"Active"}`)
 	a.must(200, "PUT", path+"/"+aid, `{"ClientName":"Legacy 2","Status":"Withdrawn"}`)
-	a.must(409, "PUT", path+"/"+aid, `{"ClientName":"Legacy 2","Status":"Active"}`)
+	a.must(422, "PUT", path+"/"+aid, `{"ClientName":"Legacy 2","Status":"Active"}`) // leaving the end state needs a StatusReason
 	if l := a.must(200, "GET", path, ""); len(l["list"].([]any)) != 5 {
 		t.Fatalf("list: %v", l)
 	}
