@@ -24,6 +24,7 @@ type directoryStore interface {
 	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
 	CreateOrganisation(ctx context.Context, a store.Audit, o store.Organisation) (store.Organisation, error)
 	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, check func(store.Organisation) error) (store.Organisation, error)
+	SameRegistration(ctx context.Context, number, country, exceptID string) ([]store.Organisation, error)
 	ListFlags(ctx context.Context, typ string) ([]store.Flag, error)
 	Participants(ctx context.Context) ([]store.Participant, error)
 
@@ -368,6 +369,16 @@ func (h *Directory) CreateOrganisation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !WantsJSON(r) {
+		if same, err := h.Store.SameRegistration(r.Context(), o.RegistrationNumber, o.CountryOfRegistration, o.OrganisationID); err == nil && len(same) > 0 {
+			names := make([]string, len(same))
+			for i, s := range same {
+				names[i] = s.OrganisationName + " (" + h.Vocab.Display(s.Status) + ")"
+			}
+			h.Flash.Warn(r.Context(), o.OrganisationName+" was created, but "+strings.Join(names, ", ")+" already has registration number "+
+				o.RegistrationNumber+" in "+o.CountryOfRegistration+". If it is the same organisation, set this one "+h.Vocab.EndWord()+" and keep the other.")
+			Redirect(w, r, "/organisations/"+o.OrganisationID)
+			return
+		}
 		h.Flash.Put(r.Context(), o.OrganisationName+" was created.")
 		Redirect(w, r, "/organisations/"+o.OrganisationID)
 		return

@@ -82,3 +82,85 @@ document.addEventListener("htmx:afterSwap", function (ev) {
     tfClearFlash();
   }
 });
+
+// No double submits (issue 13). Every form that posts carries a key made
+// when it is shown; the server answers a second post with the same key
+// with the first answer and changes nothing. The button that sent a form
+// is disabled until the answer comes.
+function tfKey() {
+  var b = new Uint8Array(16);
+  window.crypto.getRandomValues(b);
+  return Array.prototype.map.call(b, function (x) { return ("0" + x.toString(16)).slice(-2); }).join("");
+}
+function tfKeyForms(root) {
+  var forms = (root || document).querySelectorAll("form[method=post]");
+  Array.prototype.forEach.call(forms, function (f) {
+    if (!f.querySelector("input[name=IdempotencyKey]")) {
+      var k = document.createElement("input");
+      k.type = "hidden";
+      k.name = "IdempotencyKey";
+      k.value = tfKey();
+      f.appendChild(k);
+    }
+  });
+}
+// A page shown again (Back) is a new form: what is sent from it is a new request.
+function tfRekey() {
+  Array.prototype.forEach.call(document.querySelectorAll("input[name=IdempotencyKey]"), function (k) { k.value = tfKey(); });
+}
+document.addEventListener("htmx:historyRestore", tfRekey);
+document.addEventListener("DOMContentLoaded", function () { tfKeyForms(document); });
+document.addEventListener("htmx:load", function (ev) { tfKeyForms(ev.detail.elt.parentNode || document); });
+document.addEventListener("htmx:configRequest", function (ev) {
+  var f = ev.detail.elt && ev.detail.elt.closest && ev.detail.elt.closest("form");
+  var k = f && f.querySelector("input[name=IdempotencyKey]");
+  if (k && ev.detail.verb === "post") {
+    ev.detail.headers["Idempotency-Key"] = k.value;
+  }
+});
+function tfSubmitters(form) {
+  return Array.prototype.slice.call(form.querySelectorAll("button:not([type=button]), input[type=submit]"));
+}
+document.addEventListener("htmx:beforeRequest", function (ev) {
+  var f = ev.detail.elt;
+  if (f && f.tagName === "FORM") {
+    tfSubmitters(f).forEach(function (b) {
+      if (!b.disabled) {
+        b.disabled = true;
+        b.setAttribute("data-tf-busy", "");
+      }
+    });
+  }
+});
+document.addEventListener("htmx:afterRequest", function (ev) {
+  var f = ev.detail.elt;
+  if (f && f.tagName === "FORM") {
+    Array.prototype.forEach.call(f.querySelectorAll("[data-tf-busy]"), function (b) {
+      b.disabled = false;
+      b.removeAttribute("data-tf-busy");
+    });
+  }
+});
+// A form htmx does not send (hx-boost="false") is sent by the browser:
+// disable its button once the submission has started.
+document.addEventListener("submit", function (ev) {
+  var f = ev.target;
+  if (ev.defaultPrevented || !f || f.getAttribute("method") !== "post") {
+    return;
+  }
+  setTimeout(function () {
+    tfSubmitters(f).forEach(function (b) {
+      b.disabled = true;
+      b.setAttribute("data-tf-busy", "");
+    });
+  }, 0);
+});
+window.addEventListener("pageshow", function (ev) {
+  if (ev.persisted) {
+    tfRekey();
+    Array.prototype.forEach.call(document.querySelectorAll("[data-tf-busy]"), function (b) {
+      b.disabled = false;
+      b.removeAttribute("data-tf-busy");
+    });
+  }
+});

@@ -518,3 +518,29 @@ func (d *DB) FindIdentifier(ctx context.Context, q string) (Found, bool, error) 
 	}
 	return Found{}, false, nil
 }
+
+// SameRegistration lists the other organisations registered under the
+// same number in the same country (case and surrounding space ignored):
+// a likely duplicate, worth a warning, not a refusal.
+func (d *DB) SameRegistration(ctx context.Context, number, country, exceptID string) ([]Organisation, error) {
+	number, country = strings.TrimSpace(number), strings.TrimSpace(country)
+	if number == "" {
+		return nil, nil
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT `+orgCols+` FROM organisations
+		WHERE lower(trim(registration_number)) = lower(?) AND lower(trim(country)) = lower(?) AND organisation_id <> ?
+		ORDER BY created_on LIMIT 5`, number, country, exceptID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Organisation
+	for rows.Next() {
+		o, err := scanOrg(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}

@@ -79,7 +79,7 @@ func (s *Server) routes() http.Handler {
 
 	// JSON API: access tokens only, no cookies.
 	r.Route("/api", func(r chi.Router) {
-		r.Use(noStore, s.dpopNonceHeader, s.auth.apiAuth, s.apiRateLimit, conditionalGET)
+		r.Use(noStore, s.dpopNonceHeader, s.auth.apiAuth, s.apiRateLimit, conditionalGET, s.idempotent)
 		r.Route("/organisations", func(r chi.Router) {
 			r.Get("/", dir.ListOrganisations)
 			r.Post("/", dir.CreateOrganisation)
@@ -189,7 +189,7 @@ func (s *Server) routes() http.Handler {
 		r.With(s.auth.sessionAuth(false)).Get("/", pages.Home)
 
 		r.Group(func(r chi.Router) {
-			r.Use(s.auth.sessionAuth(true))
+			r.Use(s.auth.sessionAuth(true), s.idempotent)
 			// Organisations and everything under them.
 			r.Get("/organisations", dir.ListOrganisations)
 			r.Post("/organisations", dir.CreateOrganisation)

@@ -329,3 +329,75 @@ func TestEndToEndReactivation(t *testing.T) {
 		t.Fatalf("a Data Administrator opens the reactivation: %v %v", resp, err)
 	}
 }
+
+// TestEndToEndNoDoubleSubmit (issue 13, point 2): a double-click on Save
+// makes one organisation (the button is disabled while the request runs);
+// a form sent twice anyway carries the same key, and the server answers
+// the second with the first result; a second organisation with the same
+// registration number and country is created with a warning.
+func TestEndToEndNoDoubleSubmit(t *testing.T) {
+	ctx := newBrowser(t)
+	base, _ := startProgram(t)
+	signIn(t, ctx, base, "admin@example.com")
+	count := func(q string) string {
+		t.Helper()
+		must(t, chromedp.Do(ctx,
+			chromedp.Navigate(base+"/organisations?q="+q),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid=org-count]`)),
+		))
+		return text(t, ctx, `[data-testid=org-count]`)
+	}
+	fill := func(name, number string) {
+		must(t, chromedp.Do(ctx,
+			chromedp.Navigate(base+"/organisations/new"),
+			chromedp.WaitVisible(chromedp.ID("f-OrganisationName")),
+			chromedp.SendKeys(chromedp.ID("f-OrganisationName"), name),
+			chromedp.SendKeys(chromedp.ID("f-RegistrationNumber"), number),
+			chromedp.SendKeys(chromedp.ID("f-CountryOfRegistration"), "GB"),
+		))
+	}
+
+	fill("Acme Bank", "12345678")
+	disabled, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+		const b = document.querySelector("[data-testid=save]");
+		b.click();
+		const busy = b.disabled;
+		b.click();
+		return busy;
+	})()`))
+	must(t, err)
+	if !disabled {
+		t.Error("Save is not disabled while the request runs")
+	}
+	must(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`))))
+	time.Sleep(500 * time.Millisecond)
+	if got := count("Acme"); !strings.Contains(got, "1 organisation") {
+		t.Fatalf("double-click: %q", got)
+	}
+
+	// Sent twice all the same (the button bypassed): one organisation.
+	fill("Beta Bank", "87654321")
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+		const f = document.querySelector("form[data-testid=organisation-form]") || document.getElementById("f-OrganisationName").form;
+		f.requestSubmit();
+		f.requestSubmit();
+		return true;
+	})()`))
+	must(t, err)
+	must(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`))))
+	time.Sleep(500 * time.Millisecond)
+	if got := count("Beta"); !strings.Contains(got, "1 organisation") {
+		t.Fatalf("sent twice: %q", got)
+	}
+
+	// Same registration number and country: created, with a warning.
+	fill("Acme Bank plc", "12345678")
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash].tf-flash-warning`)),
+	))
+	if msg, _ := flashOf(t, ctx); !strings.Contains(msg, "already has registration number 12345678") {
+		t.Fatalf("warning %q", msg)
+	}
+	checkAccessibility(t, ctx, "warning flash")
+}
