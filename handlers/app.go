@@ -19,6 +19,9 @@ type Flasher interface {
 	Warn(ctx context.Context, msg string)
 	Refuse(ctx context.Context, msg string)
 	Pop(ctx context.Context) (msg, kind string)
+	// KeptForm returns, once, what was typed into a form sent after the
+	// session expired, as JSON {"action", "values"} for the page to put back.
+	KeptForm(ctx context.Context) string
 }
 
 // Mailer sends a message; the development default writes it to the log.
@@ -41,6 +44,9 @@ func (b *Base) Shell(r *http.Request, title, active string, crumbs ...views.Crum
 	s := views.Shell{EndWord: b.Vocab.EndWord(), OtherWord: b.Vocab.OtherWord(), Title: title, UserEmail: p.Email, SuperUser: p.IsSuperUser(), Active: active, Breadcrumbs: crumbs, DevIdP: b.DevIdP}
 	if b.Flash != nil && p.Via != "token" {
 		s.Flash, s.FlashKind = b.Flash.Pop(r.Context())
+		if p.Via == "session" {
+			s.KeptForm = b.Flash.KeptForm(r.Context())
+		}
 	}
 	return s
 }

@@ -164,3 +164,44 @@ window.addEventListener("pageshow", function (ev) {
     });
   }
 });
+
+// A form sent after the session expired comes back after sign-in with what
+// was typed (issue 13): the page carries the kept values; put them back.
+document.addEventListener("DOMContentLoaded", function () {
+  var kept = document.getElementById("tf-kept-form");
+  if (!kept) {
+    return;
+  }
+  var data;
+  try {
+    data = JSON.parse(kept.getAttribute("data-form"));
+  } catch (e) {
+    return;
+  }
+  kept.remove();
+  var form = Array.prototype.find.call(document.querySelectorAll("form[method=post]"), function (f) {
+    return new URL(f.action, location.href).pathname === data.action;
+  });
+  if (!form) {
+    return;
+  }
+  Object.keys(data.values || {}).forEach(function (name) {
+    var vals = data.values[name];
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (el.name !== name || el.type === "hidden" || el.type === "file") {
+        return;
+      }
+      if (el.type === "checkbox" || el.type === "radio") {
+        el.checked = vals.indexOf(el.value) >= 0;
+      } else if (el.tagName === "SELECT" && el.multiple) {
+        Array.prototype.forEach.call(el.options, function (o) { o.selected = vals.indexOf(o.value) >= 0; });
+      } else {
+        el.value = vals[0];
+      }
+    });
+  });
+  var first = form.querySelector("input:not([type=hidden]), select, textarea");
+  if (first) {
+    first.focus();
+  }
+});

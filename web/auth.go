@@ -262,6 +262,9 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sm.Put(ctx, "email", store.NormalizeEmail(email))
+	if sm.Exists(ctx, keptFormKey) {
+		flasher{sm}.Warn(ctx, "Your session had expired, so you were asked to sign in again and nothing was saved. What you typed is back in the form (files must be chosen again): check it and save again.")
+	}
 	http.Redirect(w, r, localPath(returnTo), http.StatusSeeOther)
 }
 
@@ -303,6 +306,19 @@ func (a *authenticator) sessionAuth(required bool) func(http.Handler) http.Handl
 					return
 				}
 				login := "/login?return_to=" + url.QueryEscape(r.URL.RequestURI())
+				if r.Method == http.MethodPost && !handlers.WantsJSON(r) {
+					// A form sent after the session expired: keep what was
+					// typed, sign in, and come back to the form with it.
+					back := a.keepForm(w, r)
+					login = "/login?return_to=" + url.QueryEscape(back)
+					if r.Header.Get("HX-Request") == "true" {
+						w.Header().Set("HX-Redirect", login)
+						w.WriteHeader(http.StatusUnauthorized)
+						return
+					}
+					http.Redirect(w, r, login, http.StatusSeeOther)
+					return
+				}
 				if r.Header.Get("HX-Request") == "true" {
 					// A boosted request must not follow the sign-in to another
 					// origin (CSP connect-src 'self'): the page navigates instead.

@@ -401,3 +401,51 @@ func TestEndToEndNoDoubleSubmit(t *testing.T) {
 	}
 	checkAccessibility(t, ctx, "warning flash")
 }
+
+// TestEndToEndExpiredSessionKeepsTheForm (issue 13, point 3): a contact
+// typed in while the session expired is not lost: Save leads to sign-in,
+// then back to the form with what was typed and a message saying why.
+func TestEndToEndExpiredSessionKeepsTheForm(t *testing.T) {
+	ctx := newBrowser(t)
+	base, _ := startProgram(t)
+	signIn(t, ctx, base, "admin@example.com")
+	createAcmeBank(t, ctx, base)
+	org := orgPath(t, ctx)
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+org+"/contacts/new"),
+		chromedp.WaitVisible(chromedp.ID("f-LastName")),
+		chromedp.SetValue(chromedp.ID("f-ContactType"), "Technical"),
+		chromedp.SendKeys(chromedp.ID("f-FirstName"), "Ada"),
+		chromedp.SendKeys(chromedp.ID("f-LastName"), "Lovelace"),
+		chromedp.SendKeys(chromedp.ID("f-EmailAddress"), "ada@acme.example"),
+		// The session expires.
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, network.DeleteCookies, network.DeleteCookiesParams{Name: "trustframe_session", URL: base + "/"})
+			return err
+		}),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=dev-idp-banner]`)),
+		chromedp.SetValue(chromedp.ID("email"), "admin@example.com"),
+		chromedp.Click(chromedp.CSS(`[data-testid=dev-sign-in]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash].tf-flash-warning`)),
+	))
+	if p := orgPath(t, ctx); p != org+"/contacts/new" {
+		t.Fatalf("after sign-in at %s", p)
+	}
+	if msg, _ := flashOf(t, ctx); !strings.Contains(msg, "session had expired") {
+		t.Fatalf("flash %q", msg)
+	}
+	for id, want := range map[string]string{"f-ContactType": "Technical", "f-FirstName": "Ada", "f-LastName": "Lovelace", "f-EmailAddress": "ada@acme.example"} {
+		if got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("`+id+`").value`)); got != want {
+			t.Errorf("%s: %q, want %q", id, got, want)
+		}
+	}
+	checkAccessibility(t, ctx, "form back after sign-in")
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=contact-row]`)),
+	))
+	if row := text(t, ctx, `[data-testid=contact-row]`); !strings.Contains(row, "Lovelace") {
+		t.Fatalf("contact row %q", row)
+	}
+}
