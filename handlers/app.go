@@ -22,6 +22,10 @@ type Flasher interface {
 	// KeptForm returns, once, what was typed into a form sent after the
 	// session expired, as JSON {"action", "values"} for the page to put back.
 	KeptForm(ctx context.Context) string
+	// Stash keeps a value in the browser session for the next step of a
+	// wizard (post/redirect/get); Stashed reads it and leaves it.
+	Stash(ctx context.Context, key, value string)
+	Stashed(ctx context.Context, key string) string
 }
 
 // Mailer sends a message; the development default writes it to the log.

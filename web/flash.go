@@ -43,3 +43,15 @@ func sessionLoaded(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionLoadedKey{}, true)))
 	})
 }
+
+// Stash keeps a wizard's value in the session ("stash:"+key).
+func (f flasher) Stash(ctx context.Context, key, value string) { f.sm.Put(ctx, "stash:"+key, value) }
+
+// Stashed reads a stashed value and leaves it, so Back and Forward show
+// the step again.
+func (f flasher) Stashed(ctx context.Context, key string) string {
+	if ctx.Value(sessionLoadedKey{}) == nil {
+		return ""
+	}
+	return f.sm.GetString(ctx, "stash:"+key)
+}

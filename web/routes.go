@@ -231,6 +231,7 @@ func (s *Server) routes() http.Handler {
 				r.Get("/certificates", certs.List)
 				r.Get("/certificates/new", certs.Wizard)
 				r.Post("/certificates/new/review", certs.Review)
+				r.Get("/certificates/new/review", certs.ReviewPage)
 				r.Get("/certificates/audit", certs.Audit)
 				r.Get("/certificates/kid/{kid}/revoke", certs.RevokeConfirm)
 				r.Post("/certificates/kid/{kid}/revoke", certs.Revoke)

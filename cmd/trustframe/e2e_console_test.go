@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/trustframe/trustframe/web/webtest"
 )
 
 // text is the text of the first element matching sel ("" when none).
@@ -448,4 +449,74 @@ func TestEndToEndExpiredSessionKeepsTheForm(t *testing.T) {
 	if row := text(t, ctx, `[data-testid=contact-row]`); !strings.Contains(row, "Lovelace") {
 		t.Fatalf("contact row %q", row)
 	}
+}
+
+// TestEndToEndWizards (issue 13, point 9): the Add Document wizard asks for
+// the type once and its messages use the labels' words; the certificate
+// wizard says so when Next is pressed without a type; after Review, Back
+// and Forward show pages again without "Confirm Form Resubmission" (the
+// review is a GET after a redirect).
+func TestEndToEndWizards(t *testing.T) {
+	ctx := newBrowser(t)
+	base, _ := startProgram(t)
+	signIn(t, ctx, base, "admin@example.com")
+	startDocumentWizard(t, ctx, base)
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("select[name=DocumentType]").length`)); n != 0 {
+		t.Fatal("the details step asks for the document type again")
+	}
+	if got := text(t, ctx, `[data-testid=document-type]`); !strings.Contains(got, "Licence") {
+		t.Fatalf("the chosen type is not shown: %q", got)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.ID("f-DocumentStartDate"), "2027-01-01"),
+		chromedp.SetValue(chromedp.ID("f-DocumentExpiryDate"), "2026-01-01"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-DocumentExpiryDate]`)),
+	))
+	if msg := text(t, ctx, `[data-testid=error-DocumentExpiryDate]`); !strings.Contains(msg, "expiry date") || strings.Contains(msg, "end date") {
+		t.Fatalf("expiry message %q", msg)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.ID("f-DocumentExpiryDate"), "2028-01-01"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=document-row]`)),
+	))
+	if row := text(t, ctx, `[data-testid=document-row]`); !strings.Contains(row, "Licence") {
+		t.Fatalf("document row %q", row)
+	}
+
+	org := orgPath(t, ctx)
+	org = strings.TrimSuffix(org, "/documents")
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+org+"/certificates/new"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=wizard-type]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=next]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=wizard-type] .tf-field-error`)),
+	))
+	if msg := text(t, ctx, `[data-testid=wizard-type] .tf-field-error`); !strings.Contains(msg, "Choose") {
+		t.Fatalf("Next without a type: %q", msg)
+	}
+	checkAccessibility(t, ctx, "certificate wizard without a type")
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=type-qseal]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=next]`)),
+		chromedp.WaitVisible(chromedp.ID("f-PEM")),
+		chromedp.SetValue(chromedp.ID("f-PEM"), webtest.ValidCert(t, "p256", "seal.acme.example")),
+		chromedp.Click(chromedp.CSS(`[data-testid=review]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=review-details]`)),
+	))
+	// Back to the upload step, Forward to the review: no form is sent again.
+	must(t, chromedp.Do(ctx, chromedp.NavigateBack(), chromedp.WaitVisible(chromedp.ID("f-PEM"))))
+	must(t, chromedp.Do(ctx, chromedp.NavigateForward(), chromedp.WaitVisible(chromedp.CSS(`[data-testid=review-details]`))))
+	method, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
+	if !strings.HasSuffix(method, "/certificates/new/review") {
+		t.Fatalf("review at %s", method)
+	}
+	if review := text(t, ctx, `[data-testid=review-details]`); !strings.Contains(review, "seal.acme.example") {
+		t.Fatalf("review after Forward: %q", review)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=confirm-upload]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certificate-row]`)),
+	))
 }
