@@ -312,7 +312,15 @@ func (h *Directory) orgForm(r *http.Request, o store.Organisation, isNew bool, e
 	if !isNew {
 		action = "/organisations/" + o.OrganisationID
 	}
-	return views.OrgForm{Org: o, IsNew: isNew, Action: action, Errors: errs, StatusOpts: h.statusOpts(trust.Organisation, o.Status, false), FlagOpts: flagOpts}, err
+	f := views.OrgForm{Org: o, IsNew: isNew, Action: action, Errors: errs, StatusOpts: h.statusOpts(trust.Organisation, o.Status, false), FlagOpts: flagOpts}
+	if !isNew {
+		// The version being edited: the one first shown, kept across a
+		// form shown again with errors.
+		if f.IfMatch = r.PostFormValue("IfMatch"); f.IfMatch == "" && r.Method == http.MethodGet {
+			f.IfMatch = ETagOf(o)
+		}
+	}
+	return f, err
 }
 
 func (h *Directory) renderOrgForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, isNew bool, errs map[string]string) {
@@ -410,6 +418,10 @@ func (h *Directory) UpdateOrganisation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.OrganisationID = id
+	if im := r.PostFormValue("IfMatch"); im != "" && r.Header.Get("If-Match") == "" {
+		// The edit form carries the version it shows (no header from a form).
+		r.Header.Set("If-Match", im)
+	}
 	h.saveOrg(w, r, in, false)
 }
 
@@ -426,6 +438,10 @@ func (h *Directory) saveOrg(w http.ResponseWriter, r *http.Request, in store.Org
 		err = directoryError(err, "Organisation")
 	}
 	if err != nil {
+		if e := AsError(err); e.Status == http.StatusPreconditionFailed && !WantsJSON(r) {
+			WriteError(w, r, &Error{Status: e.Status, Code: e.Code, Message: "Someone else changed " + in.OrganisationName + " while you were editing it; nothing was saved."})
+			return
+		}
 		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
 			if statusOnly {
 				h.Flash.Refuse(r.Context(), "Not changed: "+AsError(err).Message)

@@ -158,6 +158,27 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 		t.Fatalf("second invitation: %q", got)
 	}
 
+	// Someone else saves the organisation while it is being edited: 412,
+	// shown, at the form's address.
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+org+"/edit"),
+		chromedp.WaitVisible(chromedp.ID("f-OrganisationName")),
+	))
+	st, err := chromedp.Run(ctx, chromedp.Evaluate[int](`fetch(`+jsString(org)+`, {method: "POST", headers: {"Content-Type": "application/x-www-form-urlencoded"},
+		body: new URLSearchParams({OrganisationName: "Acme Bank Ltd", RegistrationNumber: "12345678", CountryOfRegistration: "GB", Status: "Pending"})}).then(r => r.status)`, chromedp.EvalAwaitPromise))
+	if err != nil || st != 200 {
+		t.Fatalf("the other save: %d %v", st, err)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.ID("f-OrganisationName"), " plc"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=stale]`)),
+	))
+	if p := orgPath(t, ctx); p != org+"/edit" {
+		t.Fatalf("the stale page moved the address to %s", p)
+	}
+	checkAccessibility(t, ctx, "changed by someone else")
+
 	// A request that cannot reach the server says so, and the form stays.
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+"/references/contact-types"),
