@@ -21,11 +21,15 @@ func TestReactivation(t *testing.T) {
 	opath := "/organisations/" + id
 	app := su.must(201, "POST", opath+"/softwarestatements", `{"ClientName":"Payments","Status":"Withdrawn"}`)
 	apath := opath + "/softwarestatements/" + app["SoftwareStatementId"].(string)
+	disc := discoveryServer(t, func(self string) string { return self })
+	srv := su.must(201, "POST", opath+"/authorisationservers", `{"CustomerFriendlyName":"AS","Issuer":"`+disc+`","Status":"Withdrawn"}`)
+	spath := opath + "/authorisationservers/" + srv["AuthorisationServerId"].(string)
 	su.must(200, "PUT", opath, strings.TrimSuffix(org("Acme"), "}")+`,"Status":"Withdrawn"}`)
 
 	cases := []struct{ name, path, body string }{
 		{"organisation", opath, strings.TrimSuffix(org("Acme"), "}")},
 		{"application", apath, `{"ClientName":"Payments"`},
+		{"authorisation server", spath, `{"CustomerFriendlyName":"AS","Issuer":"` + disc + `"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -53,7 +57,7 @@ func TestReactivation(t *testing.T) {
 	}
 	l := su.must(200, "GET", "/audit?OrganisationId="+id+"&Action=reactivate", "")
 	recs, _ := l["content"].([]any)
-	if len(recs) != 2 {
+	if len(recs) != 3 {
 		t.Fatalf("reactivation records: %v", l)
 	}
 	for _, rec := range recs {
