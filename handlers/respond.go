@@ -20,6 +20,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
 )
 
 // MaxBody is the largest request body accepted outside attachments.
@@ -346,8 +347,10 @@ func ProblemBody(e *Error) map[string]any {
 	return body
 }
 
-// ErrorPage renders a browser error page; set by the web package.
-var ErrorPage func(status int, title, detail string, fields []FieldError) templ.Component
+// ErrorPage renders a browser error page; set by the web package. The
+// shell names the signed-in administrator: a refusal swapped into a page
+// keeps its header.
+var ErrorPage func(s views.Shell, status int, detail string, fields []FieldError) templ.Component
 
 // AsError turns any error into an *Error; unknown errors become a 500.
 func AsError(err error) *Error {
@@ -381,7 +384,12 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		_, _ = w.Write(append(b, '\n'))
 		return
 	}
-	Render(w, r, e.Status, ErrorPage(e.Status, http.StatusText(e.Status), e.Message, e.Fields))
+	p := PrincipalFrom(r.Context())
+	s := views.Shell{Title: http.StatusText(e.Status)}
+	if p.Via == "session" {
+		s.UserEmail, s.SuperUser = p.Email, p.IsSuperUser()
+	}
+	Render(w, r, e.Status, ErrorPage(s, e.Status, e.Message, e.Fields))
 }
 
 type templComponent = templ.Component

@@ -172,7 +172,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 			return nil, err
 		}
 	}
-	handlers.ErrorPage = func(status int, title, detail string, fields []handlers.FieldError) templ.Component {
+	handlers.ErrorPage = func(shell views.Shell, status int, detail string, fields []handlers.FieldError) templ.Component {
 		items := make([]string, 0, len(fields))
 		for _, f := range fields {
 			if f.Field != "" {
@@ -181,7 +181,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 				items = append(items, f.Message)
 			}
 		}
-		return views.ErrorPage(views.Shell{Title: title}, status, title, detail, items)
+		return views.ErrorPage(shell, status, shell.Title, detail, items)
 	}
 	if err := s.openKeyring(ctx); err != nil {
 		return nil, err

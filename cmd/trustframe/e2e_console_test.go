@@ -177,6 +177,9 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 	if p := orgPath(t, ctx); p != org+"/edit" {
 		t.Fatalf("the stale page moved the address to %s", p)
 	}
+	if who := text(t, ctx, `[data-testid=current-user]`); who != "admin@example.com" {
+		t.Fatalf("the refusal page lost the signed-in header: %q", who)
+	}
 	checkAccessibility(t, ctx, "changed by someone else")
 
 	// A request that cannot reach the server says so, and the form stays.
