@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/trustframe/trustframe/web/webtest"
@@ -181,6 +182,26 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 		t.Fatalf("the refusal page lost the signed-in header: %q", who)
 	}
 	checkAccessibility(t, ctx, "changed by someone else")
+
+	// A server error (5xx) is not swapped in: the flash says the server
+	// failed, and the form stays as typed.
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/references/contact-types"),
+		chromedp.WaitVisible(chromedp.ID("f-Name")),
+	))
+	failServer(t, ctx, base+"/references/contact-types")
+	must(t, chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.ID("f-Name"), "Escalation"),
+		chromedp.Click(chromedp.CSS(`form[aria-labelledby=new-item] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash].tf-flash-error`)),
+	))
+	if got := text(t, ctx, `[data-testid=flash]`); !strings.Contains(got, "The server failed (500)") {
+		t.Fatalf("server error: %q", got)
+	}
+	must(t, chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, fetch.Disable, cdp.Empty{})
+		return err
+	})))
 
 	// A request that cannot reach the server says so, and the form stays.
 	must(t, chromedp.Do(ctx,
@@ -543,4 +564,28 @@ func TestEndToEndWizards(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid=confirm-upload]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certificate-row]`)),
 	))
+}
+
+// failServer answers every request to url with a 500, as a broken server
+// would, until the Fetch domain is disabled.
+func failServer(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	lctx, stop := context.WithCancel(ctx)
+	t.Cleanup(stop)
+	paused := chromedp.Events(lctx, fetch.RequestPaused)
+	go func() {
+		for e, err := range paused {
+			if err != nil {
+				return
+			}
+			go chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+				_, err := cdp.Call(ctx, tg, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: e.RequestID, ResponseCode: 500, Body: []byte("Internal error")})
+				return err
+			}))
+		}
+	}()
+	must(t, chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: url}}})
+		return err
+	})))
 }
