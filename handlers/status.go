@@ -34,7 +34,8 @@ func (h *Directory) checkStatus(r *http.Request, cur any, from *string, curStatu
 	case strings.TrimSpace(reason) == "":
 		msg := "Say why it becomes Active again: StatusReason is required to leave " + end + " and is kept in the audit log."
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: msg,
-			Fields: []FieldError{{Field: "StatusReason", Code: "required", Message: msg}, {Field: "Status", Code: "reason_required", Message: msg}}}
+			Fields: []FieldError{{Field: "StatusReason", Code: "required", Message: msg},
+				{Field: "Status", Code: "reason_required", Message: "Leaving " + end + " needs a reason: use Reactivate on its page."}}}
 	}
 	return nil
 }
