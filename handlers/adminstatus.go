@@ -32,7 +32,7 @@ func updateAdminStatus[T any](b *Base, w http.ResponseWriter, r *http.Request, w
 	if err != nil {
 		err = storeError(err, what)
 		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
-			b.Flash.Put(r.Context(), "Not changed: "+AsError(err).Message+".")
+			b.Flash.Refuse(r.Context(), "Not changed: "+AsError(err).Message+".")
 			Redirect(w, r, listPath)
 			return
 		}

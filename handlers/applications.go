@@ -237,7 +237,7 @@ func (h *Directory) CreateApp(w http.ResponseWriter, r *http.Request) {
 		a, err = h.Store.CreateSoftwareStatement(r.Context(), h.actor(r), in)
 		err = directoryError(err, "Application")
 	}
-	h.appSaved(w, r, o, in, a, err, true, false)
+	h.appSaved(w, r, o, in, a, err, true, false, "")
 }
 
 // UpdateApp replaces an application.
@@ -258,28 +258,24 @@ func (h *Directory) UpdateApp(w http.ResponseWriter, r *http.Request) {
 func (h *Directory) saveApp(w http.ResponseWriter, r *http.Request, o store.Organisation, in store.SoftwareStatement, statusOnly bool) {
 	var err error
 	var a store.SoftwareStatement
+	var from string
 	if errs := h.validateApp(&in, false); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
-		a, err = h.Store.UpdateSoftwareStatement(r.Context(), h.actor(r), in, func(cur store.SoftwareStatement) error {
-			if err := CheckIfMatch(r, cur); err != nil {
-				return err
-			}
-			if err := trust.CheckTransition(cur.Status, in.Status, h.Vocab); err != nil {
-				return &Error{Status: http.StatusConflict, Code: "invalid_transition", Message: err.Error(), Fields: []FieldError{{Field: "Status", Code: "invalid_transition", Message: err.Error()}}}
-			}
-			return nil
+		a, err = h.Store.UpdateSoftwareStatement(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.SoftwareStatement) error {
+			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
 		})
 		err = directoryError(err, "Application")
 	}
-	h.appSaved(w, r, o, in, a, err, false, statusOnly)
+	h.appSaved(w, r, o, in, a, err, false, statusOnly, from)
 }
 
-func (h *Directory) appSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, a store.SoftwareStatement, err error, isNew, statusOnly bool) {
+// appSaved answers a create or an update; from is the status before an update.
+func (h *Directory) appSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, a store.SoftwareStatement, err error, isNew, statusOnly bool, from string) {
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
 			if statusOnly {
-				h.Flash.Put(r.Context(), "Not changed: "+AsError(err).Message)
+				h.Flash.Refuse(r.Context(), "Not changed: "+AsError(err).Message)
 				Redirect(w, r, "/organisations/"+o.OrganisationID+"/softwarestatements/"+in.SoftwareStatementID)
 				return
 			}
@@ -290,7 +286,7 @@ func (h *Directory) appSaved(w http.ResponseWriter, r *http.Request, o store.Org
 		return
 	}
 	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Application "+a.ClientName+" was saved.")
+		h.Flash.Put(r.Context(), h.savedMessage("Application ", a.ClientName, from, a.Status))
 		Redirect(w, r, "/organisations/"+o.OrganisationID+"/softwarestatements/"+a.SoftwareStatementID)
 		return
 	}

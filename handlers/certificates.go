@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -213,7 +214,7 @@ func (h *Certificates) Revoke(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
-			h.Flash.Put(r.Context(), "Not revoked: "+refusalText(AsError(err)))
+			h.Flash.Refuse(r.Context(), "Not revoked: "+refusalText(AsError(err)))
 			Redirect(w, r, "/organisations/"+orgID+"/certificates")
 			return
 		}
@@ -272,6 +273,9 @@ func (h *Certificates) Wizard(w http.ResponseWriter, r *http.Request) {
 	}
 	typ := r.URL.Query().Get("type")
 	wz := views.CertWizard{Step: "type"}
+	if typ == "" && r.URL.Query().Get("step") == "type" {
+		wz.Error = "Choose a certificate type, then Next."
+	}
 	if typ != "" {
 		if ct, err := h.Store.GetCertificateType(r.Context(), typ); err != nil || ct.Status != "Active" {
 			wz.Error = "Choose one of the certificate types."
@@ -282,8 +286,17 @@ func (h *Certificates) Wizard(w http.ResponseWriter, r *http.Request) {
 	h.renderWizard(w, r, http.StatusOK, o, wz)
 }
 
-// Review parses the pasted or uploaded certificate and shows it before
-// the upload is confirmed; errors show beside the PEM field.
+// certReview is the certificate wizard's state between its review POST
+// and the review page (post/redirect/get): the type and the PEM (a
+// certificate, public), kept in the session.
+type certReview struct {
+	Type string `json:"type"`
+	PEM  string `json:"pem"`
+}
+
+// Review takes the pasted or uploaded certificate and redirects to the
+// review page (post/redirect/get), so Back and Forward never send the
+// form again.
 func (h *Certificates) Review(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.org(w, r)
 	if !ok {
@@ -294,7 +307,26 @@ func (h *Certificates) Review(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	typ := r.FormValue("type")
+	b, _ := jsonMarshal(certReview{Type: r.FormValue("type"), PEM: pemText})
+	h.Flash.Stash(r.Context(), "cert-review:"+o.OrganisationID, string(b))
+	Redirect(w, r, "/organisations/"+o.OrganisationID+"/certificates/new/review")
+}
+
+// ReviewPage shows the certificate before the upload is confirmed; a
+// certificate that does not parse goes back to the upload step with the
+// message beside the PEM field.
+func (h *Certificates) ReviewPage(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	var in certReview
+	raw := h.Flash.Stashed(r.Context(), "cert-review:"+o.OrganisationID)
+	if raw == "" || json.Unmarshal([]byte(raw), &in) != nil {
+		Redirect(w, r, "/organisations/"+o.OrganisationID+"/certificates/new")
+		return
+	}
+	typ, pemText := in.Type, in.PEM
 	ct, err := h.Store.GetCertificateType(r.Context(), typ)
 	if err != nil || ct.Status != "Active" {
 		h.renderWizard(w, r, http.StatusUnprocessableEntity, o, views.CertWizard{Step: "type", Error: "Choose one of the certificate types."})

@@ -35,8 +35,9 @@ func validDate(s string) bool {
 	return err == nil
 }
 
-// checkDates validates optional YYYY-MM-DD dates and start ≤ end.
-func checkDates(f map[string]string, startField, start, endField, end string, startRequired bool) {
+// checkDates validates optional YYYY-MM-DD dates and start ≤ end; endLabel
+// is the end field's label ("expiry date"), so the message uses its words.
+func checkDates(f map[string]string, startField, start, endField, end, endLabel string, startRequired bool) {
 	if start == "" && startRequired {
 		f[startField] = "The start date is required (YYYY-MM-DD)."
 	}
@@ -47,7 +48,7 @@ func checkDates(f map[string]string, startField, start, endField, end string, st
 		f[endField] = "Use a date like 2027-11-22."
 	}
 	if start != "" && end != "" && validDate(start) && validDate(end) && end < start {
-		f[endField] = "The end date is before the start date."
+		f[endField] = "The " + endLabel + " is before the start date."
 	}
 }
 
@@ -56,7 +57,7 @@ func validateDocument(d *store.Document) map[string]string {
 	required(f, "DocumentType", d.DocumentType, "Document type")
 	checkLen(f, "DocumentDescription", d.DocumentDescription, 500)
 	checkLen(f, "DocumentReferenceNumber", d.DocumentReferenceNumber, 100)
-	checkDates(f, "DocumentStartDate", d.DocumentStartDate, "DocumentExpiryDate", d.DocumentExpiryDate, false)
+	checkDates(f, "DocumentStartDate", d.DocumentStartDate, "DocumentExpiryDate", d.DocumentExpiryDate, "expiry date", false)
 	return f
 }
 
@@ -116,8 +117,31 @@ func (h *Documents) Wizard(w http.ResponseWriter, r *http.Request) {
 			WriteError(w, r, storeError(err, "Document"))
 			return
 		}
+	} else if r.URL.Query().Has("DocumentType") {
+		// The type step validates what it shows: an Active document type.
+		if ok, err := h.activeDocumentType(r, d.DocumentType); err != nil {
+			WriteError(w, r, err)
+			return
+		} else if !ok {
+			h.renderWizard(w, r, http.StatusUnprocessableEntity, o, store.Document{}, map[string]string{"DocumentType": "Choose one of the document types, then Next."})
+			return
+		}
 	}
 	h.renderWizard(w, r, http.StatusOK, o, d, nil)
+}
+
+// activeDocumentType reports whether name is an Active document type.
+func (h *Documents) activeDocumentType(r *http.Request, name string) (bool, error) {
+	types, err := h.Store.ListRefs(r.Context(), store.DocumentTypes)
+	if err != nil {
+		return false, err
+	}
+	for _, t := range types {
+		if t.Name == name && t.Status == "Active" {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func (h *Documents) renderWizard(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, d store.Document, errs map[string]string) {
@@ -294,7 +318,7 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 	isNew := in.CertificationID == ""
 	f := map[string]string{}
 	required(f, "CertificationType", in.CertificationType, "Certification type")
-	checkDates(f, "CertificationStartDate", in.CertificationStartDate, "CertificationExpirationDate", in.CertificationExpirationDate, true)
+	checkDates(f, "CertificationStartDate", in.CertificationStartDate, "CertificationExpirationDate", in.CertificationExpirationDate, "expiration date", true)
 	if in.CertificationURI != "" && !trust.ValidHTTPSURL(in.CertificationURI) {
 		f["CertificationURI"] = "The certification URI must be an https URL."
 	}

@@ -26,6 +26,7 @@ type directoryStore interface {
 	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
 	CreateOrganisation(ctx context.Context, a store.Audit, o store.Organisation) (store.Organisation, error)
 	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, check func(store.Organisation) error) (store.Organisation, error)
+	SameRegistration(ctx context.Context, number, country, exceptID string) ([]store.Organisation, error)
 	ListFlags(ctx context.Context, typ string) ([]store.Flag, error)
 	Participants(ctx context.Context) ([]store.Participant, error)
 
@@ -327,7 +328,15 @@ func (h *Directory) orgForm(r *http.Request, o store.Organisation, isNew bool, e
 	if !isNew {
 		action = "/organisations/" + o.OrganisationID
 	}
-	return views.OrgForm{Org: o, IsNew: isNew, Action: action, Errors: errs, StatusOpts: h.statusOpts(trust.Organisation, o.Status, false), FlagOpts: flagOpts}, err
+	f := views.OrgForm{Org: o, IsNew: isNew, Action: action, Errors: errs, StatusOpts: h.statusOpts(trust.Organisation, o.Status, false), FlagOpts: flagOpts}
+	if !isNew {
+		// The version being edited: the one first shown, kept across a
+		// form shown again with errors.
+		if f.IfMatch = r.PostFormValue("IfMatch"); f.IfMatch == "" && r.Method == http.MethodGet {
+			f.IfMatch = ETagOf(o)
+		}
+	}
+	return f, err
 }
 
 func (h *Directory) renderOrgForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, isNew bool, errs map[string]string) {
@@ -384,6 +393,16 @@ func (h *Directory) CreateOrganisation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !WantsJSON(r) {
+		if same, err := h.Store.SameRegistration(r.Context(), o.RegistrationNumber, o.CountryOfRegistration, o.OrganisationID); err == nil && len(same) > 0 {
+			names := make([]string, len(same))
+			for i, s := range same {
+				names[i] = s.OrganisationName + " (" + h.Vocab.Display(s.Status) + ")"
+			}
+			h.Flash.Warn(r.Context(), o.OrganisationName+" was created, but "+strings.Join(names, ", ")+" already has registration number "+
+				o.RegistrationNumber+" in "+o.CountryOfRegistration+". If it is the same organisation, set this one "+h.Vocab.EndWord()+" and keep the other.")
+			Redirect(w, r, "/organisations/"+o.OrganisationID)
+			return
+		}
 		h.Flash.Put(r.Context(), o.OrganisationName+" was created.")
 		Redirect(w, r, "/organisations/"+o.OrganisationID)
 		return
@@ -415,30 +434,33 @@ func (h *Directory) UpdateOrganisation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.OrganisationID = id
+	if im := r.PostFormValue("IfMatch"); im != "" && r.Header.Get("If-Match") == "" {
+		// The edit form carries the version it shows (no header from a form).
+		r.Header.Set("If-Match", im)
+	}
 	h.saveOrg(w, r, in, false)
 }
 
 func (h *Directory) saveOrg(w http.ResponseWriter, r *http.Request, in store.Organisation, statusOnly bool) {
 	var err error
 	var o store.Organisation
+	var from string
 	if errs := h.validateOrg(&in, false); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
-		o, err = h.Store.UpdateOrganisation(r.Context(), h.actor(r), in, func(cur store.Organisation) error {
-			if err := CheckIfMatch(r, cur); err != nil {
-				return err
-			}
-			if err := trust.CheckTransition(cur.Status, in.Status, h.Vocab); err != nil {
-				return &Error{Status: http.StatusConflict, Code: "invalid_transition", Message: err.Error(), Fields: []FieldError{{Field: "Status", Code: "invalid_transition", Message: err.Error()}}}
-			}
-			return nil
+		o, err = h.Store.UpdateOrganisation(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.Organisation) error {
+			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
 		})
 		err = directoryError(err, "Organisation")
 	}
 	if err != nil {
+		if e := AsError(err); e.Status == http.StatusPreconditionFailed && !WantsJSON(r) {
+			WriteError(w, r, &Error{Status: e.Status, Code: e.Code, Message: "Someone else changed " + in.OrganisationName + " while you were editing it; nothing was saved."})
+			return
+		}
 		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
 			if statusOnly {
-				h.Flash.Put(r.Context(), "Not changed: "+AsError(err).Message)
+				h.Flash.Refuse(r.Context(), "Not changed: "+AsError(err).Message)
 				Redirect(w, r, "/organisations/"+in.OrganisationID)
 				return
 			}
@@ -449,7 +471,7 @@ func (h *Directory) saveOrg(w http.ResponseWriter, r *http.Request, in store.Org
 		return
 	}
 	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), o.OrganisationName+" was saved.")
+		h.Flash.Put(r.Context(), h.savedMessage("", o.OrganisationName, from, o.Status))
 		Redirect(w, r, "/organisations/"+o.OrganisationID)
 		return
 	}

@@ -130,6 +130,11 @@ func Render(w http.ResponseWriter, r *http.Request, status int, view templ.Compo
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if status >= 400 && r.Method != http.MethodGet && r.Header.Get("HX-Request") == "true" {
+		// A refusal shown in place keeps the address of the page the form
+		// was on: reloading it must not GET the URL the form posted to.
+		w.Header().Set("HX-Push-Url", "false")
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
@@ -344,8 +349,9 @@ func ProblemBody(e *Error) map[string]any {
 
 // errorPage renders a browser error page: the message, and each field
 // error as an item (named by its field) unless it only repeats the message.
-func errorPage(status int, detail string, fields []FieldError) templ.Component {
-	title := http.StatusText(status)
+// The shell names the signed-in administrator: a refusal swapped into a
+// page keeps its header.
+func errorPage(shell views.Shell, status int, detail string, fields []FieldError) templ.Component {
 	items := make([]string, 0, len(fields))
 	for _, f := range fields {
 		if f.Field != "" {
@@ -354,7 +360,7 @@ func errorPage(status int, detail string, fields []FieldError) templ.Component {
 			items = append(items, f.Message)
 		}
 	}
-	return views.ErrorPage(views.Shell{Title: title}, status, title, detail, items)
+	return views.ErrorPage(shell, status, shell.Title, detail, items)
 }
 
 type loggerKey struct{}
@@ -412,7 +418,12 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		_, _ = w.Write(append(b, '\n'))
 		return
 	}
-	Render(w, r, e.Status, errorPage(e.Status, e.Message, e.Fields))
+	p := PrincipalFrom(r.Context())
+	s := views.Shell{Title: http.StatusText(e.Status)}
+	if p.Via == "session" {
+		s.UserEmail, s.SuperUser = p.Email, p.IsSuperUser()
+	}
+	Render(w, r, e.Status, errorPage(s, e.Status, e.Message, e.Fields))
 }
 
 type templComponent = templ.Component

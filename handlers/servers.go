@@ -173,7 +173,7 @@ func (h *Directory) CreateServer(w http.ResponseWriter, r *http.Request) {
 		s, err = h.Store.CreateAuthorisationServer(r.Context(), h.actor(r), in)
 		err = directoryError(err, "Authorisation server")
 	}
-	h.serverSaved(w, r, o, in, s, err, true)
+	h.serverSaved(w, r, o, in, s, err, true, "")
 }
 
 // UpdateServer replaces an authorisation server (its issuer re-validated).
@@ -194,22 +194,18 @@ func (h *Directory) UpdateServer(w http.ResponseWriter, r *http.Request) {
 	}
 	err := h.validateServer(r, &in, false)
 	var s store.AuthorisationServer
+	var from string
 	if err == nil {
-		s, err = h.Store.UpdateAuthorisationServer(r.Context(), h.actor(r), in, func(cur store.AuthorisationServer) error {
-			if err := CheckIfMatch(r, cur); err != nil {
-				return err
-			}
-			if err := trust.CheckTransition(cur.Status, in.Status, h.Vocab); err != nil {
-				return &Error{Status: http.StatusConflict, Code: "invalid_transition", Message: err.Error(), Fields: []FieldError{{Field: "Status", Code: "invalid_transition", Message: err.Error()}}}
-			}
-			return nil
+		s, err = h.Store.UpdateAuthorisationServer(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.AuthorisationServer) error {
+			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
 		})
 		err = directoryError(err, "Authorisation server")
 	}
-	h.serverSaved(w, r, o, in, s, err, false)
+	h.serverSaved(w, r, o, in, s, err, false, from)
 }
 
-func (h *Directory) serverSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, s store.AuthorisationServer, err error, isNew bool) {
+// serverSaved answers a create or an update; from is the status before an update.
+func (h *Directory) serverSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, s store.AuthorisationServer, err error, isNew bool, from string) {
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
 			h.renderServerForm(w, r, AsError(err).Status, o, in, isNew, err)
@@ -219,7 +215,7 @@ func (h *Directory) serverSaved(w http.ResponseWriter, r *http.Request, o store.
 		return
 	}
 	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Authorisation server "+s.CustomerFriendlyName+" was saved.")
+		h.Flash.Put(r.Context(), h.savedMessage("Authorisation server ", s.CustomerFriendlyName, from, s.Status))
 		Redirect(w, r, "/organisations/"+o.OrganisationID+"/authorisationservers")
 		return
 	}

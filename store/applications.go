@@ -21,6 +21,7 @@ type SoftwareStatement struct {
 	Roles                                 []string  `json:"Roles"`
 	JwksURI                               string    `json:"JwksUri"`
 	Status                                string    `json:"Status"`
+	StatusReason                          string    `json:"StatusReason,omitempty"` // write-only: why the status changes, kept in the audit record
 	BackchannelTokenDeliveryMode          string    `json:"backchannel_token_delivery_mode"`
 	BackchannelClientNotificationEndpoint string    `json:"backchannel_client_notification_endpoint"`
 	SoftwareOriginsURI                    []string  `json:"software_origins_uri"`
@@ -152,12 +153,9 @@ func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 		}
 		next := s
 		next.Flags, next.RedirectURI, next.Roles, next.SoftwareOriginsURI = nonNil(s.Flags), nonNil(s.RedirectURI), nonNil(s.Roles), nonNil(s.SoftwareOriginsURI)
-		action := "update"
-		if cur.Status != s.Status {
-			action = "status"
-		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "Application",
-			SubjectID: s.SoftwareStatementID, OrganisationID: s.OrganisationID, Summary: diff(cur, next)})
+		next.StatusReason = ""
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, s.Status), SubjectType: "Application",
+			SubjectID: s.SoftwareStatementID, OrganisationID: s.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)})
 	})
 	if err != nil {
 		return SoftwareStatement{}, err

@@ -23,7 +23,29 @@ type AuditRecord struct {
 
 // Audit names who does a change; every write method takes one.
 type Audit struct {
-	Actor string
+	Actor  string
+	Reason string // why, when the change needs one (reactivation); kept in the summary
+}
+
+// withReason adds the reason an administrator gave to an audit summary.
+func withReason(summary, reason string) string {
+	if reason == "" {
+		return summary
+	}
+	return summary + "; reason: " + reason
+}
+
+// updateAction names an update of something with a status for the audit
+// log: a reactivation (leaving the end state), a status change, or an update.
+func updateAction(from, to string) string {
+	switch {
+	case from == to:
+		return "update"
+	case from == "Withdrawn":
+		return "reactivate"
+	default:
+		return "status"
+	}
 }
 
 const auditInsert = `INSERT INTO audit_log

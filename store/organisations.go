@@ -22,6 +22,7 @@ type Organisation struct {
 	City                  string    `json:"City"`
 	Postcode              string    `json:"Postcode"`
 	Status                string    `json:"Status"`
+	StatusReason          string    `json:"StatusReason,omitempty"` // write-only: why the status changes, kept in the audit record
 	Flags                 []string  `json:"Flags"`
 	CreatedOn             time.Time `json:"CreatedOn"`
 	UpdatedOn             time.Time `json:"UpdatedOn"`
@@ -307,12 +308,8 @@ func (d *DB) UpdateOrganisation(ctx context.Context, a Audit, o Organisation, ch
 		if err != nil {
 			return err
 		}
-		action := "update"
-		if cur.Status != next.Status {
-			action = "status"
-		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "Organisation",
-			SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: diff(cur, next)})
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, next.Status), SubjectType: "Organisation",
+			SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)})
 	})
 	d.lists.invalidate()
 	if err != nil {
@@ -561,4 +558,30 @@ func (d *DB) FindIdentifier(ctx context.Context, q string) (Found, bool, error) 
 		return Found{What: k.what, Name: name, OrganisationID: org, ID: id}, true, nil
 	}
 	return Found{}, false, nil
+}
+
+// SameRegistration lists the other organisations registered under the
+// same number in the same country (case and surrounding space ignored):
+// a likely duplicate, worth a warning, not a refusal.
+func (d *DB) SameRegistration(ctx context.Context, number, country, exceptID string) ([]Organisation, error) {
+	number, country = strings.TrimSpace(number), strings.TrimSpace(country)
+	if number == "" {
+		return nil, nil
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT `+orgCols+` FROM organisations
+		WHERE lower(trim(registration_number)) = lower(?) AND lower(trim(country)) = lower(?) AND organisation_id <> ?
+		ORDER BY created_on LIMIT 5`, number, country, exceptID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Organisation
+	for rows.Next() {
+		o, err := scanOrg(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
 }

@@ -74,6 +74,7 @@ type OrgForm struct {
 	Errors     map[string]string
 	StatusOpts []Option
 	FlagOpts   []Option
+	IfMatch    string // the ETag of the version being edited: a save over another's change is 412
 }
 
 // OrgPage is the common part of every tab of an organisation.

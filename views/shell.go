@@ -18,6 +18,8 @@ type Shell struct {
 	Active      string // nav item: "organisations", "reference", "audit"
 	Breadcrumbs []Crumb
 	Flash       string
+	FlashKind   string // success, warning or error
+	KeptForm    string // JSON of a form sent after the session expired, put back by app.js
 	DevIdP      bool
 	EndWord     string // the end-state word in force (Withdrawn or Inactive)
 	OtherWord   string // its accepted synonym

@@ -302,6 +302,9 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 	}
 	sm.Put(ctx, "email", store.NormalizeEmail(email))
 	a.learned.learn(idt.Issuer, idt.Subject, email, a.s.cfg.Now())
+	if sm.Exists(ctx, keptFormKey) {
+		flasher{sm}.Warn(ctx, "Your session had expired, so you were asked to sign in again and nothing was saved. What you typed is back in the form (files must be chosen again): check it and save again.")
+	}
 	http.Redirect(w, r, localPath(returnTo), http.StatusSeeOther)
 }
 
@@ -324,6 +327,7 @@ func (a *authenticator) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	if email != "" {
 		_ = a.s.db.RecordEvent(ctx, store.AuditRecord{Actor: email, Action: "logout", SubjectType: "Session", SubjectID: email, Summary: "signed out"})
+		flasher{a.s.sessions}.Put(ctx, "You signed out ("+email+"). Sign in again to use the console.")
 	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
@@ -342,6 +346,19 @@ func (a *authenticator) sessionAuth(required bool) func(http.Handler) http.Handl
 					return
 				}
 				login := "/login?return_to=" + url.QueryEscape(r.URL.RequestURI())
+				if r.Method == http.MethodPost && !handlers.WantsJSON(r) {
+					// A form sent after the session expired: keep what was
+					// typed, sign in, and come back to the form with it.
+					back := a.keepForm(w, r)
+					login = "/login?return_to=" + url.QueryEscape(back)
+					if r.Header.Get("HX-Request") == "true" {
+						w.Header().Set("HX-Redirect", login)
+						w.WriteHeader(http.StatusUnauthorized)
+						return
+					}
+					http.Redirect(w, r, login, http.StatusSeeOther)
+					return
+				}
 				if r.Header.Get("HX-Request") == "true" {
 					// A boosted request must not follow the sign-in to another
 					// origin (CSP connect-src 'self'): the page navigates instead.

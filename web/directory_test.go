@@ -148,8 +148,8 @@ func TestStatusVocabularyMatrix(t *testing.T) {
 				if o["Status"] != end {
 					t.Fatalf("input %s shown as %v", in, o["Status"])
 				}
-				// The end state is final.
-				if r, m := a.do("PUT", "/organisations/"+o["OrganisationId"].(string), strings.TrimSuffix(org("Org "+in), "}")+`,"Status":"Active"}`); r.StatusCode != 409 {
+				// Leaving the end state needs a reason (TestReactivation).
+				if r, m := a.do("PUT", "/organisations/"+o["OrganisationId"].(string), strings.TrimSuffix(org("Org "+in), "}")+`,"Status":"Active"}`); r.StatusCode != 422 {
 					t.Fatalf("left the end state: %d %v", r.StatusCode, m)
 				}
 				id := o["OrganisationId"].(string)
@@ -471,7 +471,7 @@ func TestApplicationsCIBAAndOrigins(t *testing.T) {
 	a.must(200, "PUT", path+"/"+aid, `{"ClientName":"Legacy 2","Status":"Suspended"}`)
 	a.must(200, "PUT", path+"/"+aid, `{"ClientName":"Legacy 2","Status":"Active"}`)
 	a.must(200, "PUT", path+"/"+aid, `{"ClientName":"Legacy 2","Status":"Withdrawn"}`)
-	a.must(409, "PUT", path+"/"+aid, `{"ClientName":"Legacy 2","Status":"Active"}`)
+	a.must(422, "PUT", path+"/"+aid, `{"ClientName":"Legacy 2","Status":"Active"}`) // leaving the end state needs a StatusReason
 	if l := a.must(200, "GET", path, ""); len(l["list"].([]any)) != 5 {
 		t.Fatalf("list: %v", l)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/static"
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/trust"
 )
 
 // routes is the whole HTTP surface of trustframe, in one place.
@@ -80,7 +81,7 @@ func (s *Server) routes() http.Handler {
 
 	// JSON API: access tokens only, no cookies.
 	r.Route("/api", func(r chi.Router) {
-		r.Use(noStore, s.dpopNonceHeader, s.auth.apiAuth, s.apiRateLimit, conditionalGET)
+		r.Use(noStore, s.dpopNonceHeader, s.auth.apiAuth, s.apiRateLimit, conditionalGET, s.idempotent)
 		r.Route("/organisations", func(r chi.Router) {
 			r.Get("/", dir.ListOrganisations)
 			r.Post("/", dir.CreateOrganisation)
@@ -213,14 +214,14 @@ func (s *Server) routes() http.Handler {
 
 	// Browser: session cookie, cross-origin protection on every unsafe method.
 	r.Group(func(r chi.Router) {
-		r.Use(guardSessions, s.sessions.LoadAndSave, http.NewCrossOriginProtection().Handler, noStore)
+		r.Use(guardSessions, s.sessions.LoadAndSave, sessionLoaded, http.NewCrossOriginProtection().Handler, noStore)
 		r.With(s.rateLimit).Get("/login", s.auth.login)
 		r.With(s.rateLimit).Get("/auth/callback", s.auth.callback)
 		r.Post("/logout", s.auth.logout)
 		r.With(s.auth.sessionAuth(false)).Get("/", pages.Home)
 
 		r.Group(func(r chi.Router) {
-			r.Use(s.auth.sessionAuth(true))
+			r.Use(s.auth.sessionAuth(true), s.idempotent)
 			// Organisations and everything under them.
 			r.Get("/organisations", dir.ListOrganisations)
 			r.Post("/organisations", dir.CreateOrganisation)
@@ -233,6 +234,12 @@ func (s *Server) routes() http.Handler {
 				r.Post("/", dir.UpdateOrganisation)
 				r.Get("/edit", dir.EditOrganisation)
 				r.Post("/status", dir.SetOrganisationStatus)
+				r.Get("/reactivate", dir.ReactivateForm(trust.Organisation))
+				r.Post("/reactivate", dir.Reactivate(trust.Organisation))
+				r.Get("/softwarestatements/{appID}/reactivate", dir.ReactivateForm(trust.Application))
+				r.Post("/softwarestatements/{appID}/reactivate", dir.Reactivate(trust.Application))
+				r.Get("/authorisationservers/{serverID}/reactivate", dir.ReactivateForm(trust.AuthorisationServer))
+				r.Post("/authorisationservers/{serverID}/reactivate", dir.Reactivate(trust.AuthorisationServer))
 				r.Get("/contacts", dir.ListContacts)
 				r.Post("/contacts", dir.CreateContact)
 				r.Get("/contacts/new", dir.NewContact)
@@ -256,6 +263,7 @@ func (s *Server) routes() http.Handler {
 				r.Get("/certificates", certs.List)
 				r.Get("/certificates/new", certs.Wizard)
 				r.Post("/certificates/new/review", certs.Review)
+				r.Get("/certificates/new/review", certs.ReviewPage)
 				r.Get("/certificates/audit", certs.Audit)
 				r.Get("/certificates/kid/{kid}/revoke", certs.RevokeConfirm)
 				r.Post("/certificates/kid/{kid}/revoke", certs.Revoke)
