@@ -214,6 +214,13 @@ func TestDomainsRolesAuthoritiesRulesAndBadInput(t *testing.T) {
 	su.must(204, "DELETE", "/references/authorisation-domains/Data/roles/DATA", "")
 	su.must(204, "DELETE", "/references/authorisation-domains/Data", "")
 	su.must(404, "GET", "/references/authorisation-domains/Data", "")
+	// Every change to reference data is in the audit log; refusals are not.
+	for subject, want := range map[string]int{"AuthorisationDomain": 3, "Role": 6, "Authority": 1} {
+		recs := su.must(200, "GET", "/audit?Subject="+subject+"&size=50", "")["content"].([]any)
+		if len(recs) != want {
+			t.Errorf("audit of %s: %d records, want %d", subject, len(recs), want)
+		}
+	}
 
 	// The page shows a refused change as a list.
 	s := webtest.Browser()
