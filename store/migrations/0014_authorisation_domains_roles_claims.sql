@@ -56,9 +56,6 @@ CREATE INDEX claims_organisation ON organisation_authority_claims(organisation_i
 CREATE INDEX claims_role ON organisation_authority_claims(domain, role, status, organisation_id);
 CREATE INDEX claims_role_name ON organisation_authority_claims(role, status, organisation_id);
 CREATE INDEX claims_authority ON organisation_authority_claims(authority_id, status);
--- Covers the participants list's pass over every Active claim: one
--- sequential read of the index, in organisation, domain and role order.
-CREATE INDEX claims_participants ON organisation_authority_claims(status, organisation_id, domain, role, authority_id, registration_id, claim_id);
 -- One Active claim per organisation, domain and role.
 CREATE UNIQUE INDEX claims_active_once ON organisation_authority_claims(organisation_id, domain, role) WHERE status = 'Active';
 
