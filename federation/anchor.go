@@ -27,7 +27,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// AnchorConfig is the file of a standalone trust anchor (DESIGN §8).
+// AnchorConfig is the file of a standalone trust anchor (docs/design.md §8).
 type AnchorConfig struct {
 	EntityID          string        `yaml:"entity_id"`
 	OrganizationName  string        `yaml:"organization_name"`

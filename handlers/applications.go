@@ -98,8 +98,8 @@ func (h *Directory) GetApp(w http.ResponseWriter, r *http.Request) {
 func (h *Directory) validateApp(s *store.SoftwareStatement, isNew bool) map[string]string {
 	f := map[string]string{}
 	required(f, "ClientName", s.ClientName, "Client name")
-	checkLen(f, "ClientName", s.ClientName, 200)
-	checkLen(f, "Description", s.Description, 2000)
+	checkLen(f, "ClientName", s.ClientName, maxName)
+	checkLen(f, "Description", s.Description, maxDescription)
 	if s.Version == "" {
 		s.Version = "1"
 	}
@@ -146,6 +146,14 @@ func (h *Directory) validateApp(s *store.SoftwareStatement, isNew bool) map[stri
 	if s.Flags == nil {
 		s.Flags = []string{}
 	}
+	// Limits last: "too long" is the message that says what to fix.
+	checkLen(f, "Version", s.Version, maxVersion)
+	checkLen(f, "JwksUri", s.JwksURI, maxURL)
+	checkLen(f, "backchannel_client_notification_endpoint", ep, maxURL)
+	checkList(f, "RedirectUri", s.RedirectURI, maxRedirects, maxURL)
+	checkList(f, "Roles", s.Roles, maxRoles, maxRole)
+	checkList(f, "software_origins_uri", s.SoftwareOriginsURI, maxOrigins, maxOrigin)
+	checkList(f, "Flags", s.Flags, maxFlags, 0)
 	return f
 }
 
@@ -219,7 +227,8 @@ func (h *Directory) CreateApp(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	in.OrganisationID, in.SoftwareStatementID = o.OrganisationID, ""
+	// Server-set fields sent by the client are ignored (docs/decisions.md).
+	in.OrganisationID, in.SoftwareStatementID, in.ClientID = o.OrganisationID, "", ""
 	var err error
 	var a store.SoftwareStatement
 	if errs := h.validateApp(&in, true); len(errs) > 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strings"
@@ -22,7 +23,7 @@ type certStore interface {
 	ListCertificates(ctx context.Context, orgID, typ string) ([]store.Certificate, error)
 	GetCertificate(ctx context.Context, orgID, kid string) (store.Certificate, error)
 	AddCertificate(ctx context.Context, a store.Audit, c store.Certificate) (store.Certificate, error)
-	RevokeCertificate(ctx context.Context, a store.Audit, orgID, kid, reason string) error
+	RevokeCertificate(ctx context.Context, a store.Audit, orgID, kid, reason string, check func(store.Certificate) error) error
 	RecordEvent(ctx context.Context, r store.AuditRecord) error
 	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, int, error)
 	OrganisationKeys(ctx context.Context, orgID string, active bool) ([]jsonRaw, error)
@@ -101,6 +102,10 @@ func readPEM(w http.ResponseWriter, r *http.Request) (string, error) {
 	case "multipart/form-data":
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		if err := r.ParseMultipartForm(MaxBody); err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) || errors.Is(err, multipart.ErrMessageTooLarge) {
+				return "", &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "the upload is larger than 1 MiB"}
+			}
 			return "", &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the upload could not be read (at most 1 MiB)"}
 		}
 		if f, _, err := r.FormFile("file"); err == nil {
@@ -203,7 +208,8 @@ func (h *Certificates) Revoke(w http.ResponseWriter, r *http.Request) {
 	if !orgkeys.ValidRevokeReason(in.RevokeReason) {
 		err = Validation(map[string]string{"RevokeReason": "RevokeReason must be one of " + strings.Join(orgkeys.RevokeReasons, ", ") + "."})
 	} else {
-		err = storeError(h.Store.RevokeCertificate(r.Context(), h.actor(r), orgID, kid, in.RevokeReason), "Certificate")
+		err = storeError(h.Store.RevokeCertificate(r.Context(), h.actor(r), orgID, kid, in.RevokeReason,
+			func(cur store.Certificate) error { return CheckIfMatch(r, cur) }), "Certificate")
 	}
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {

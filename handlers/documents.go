@@ -298,6 +298,7 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 	if in.CertificationURI != "" && !trust.ValidHTTPSURL(in.CertificationURI) {
 		f["CertificationURI"] = "The certification URI must be an https URL."
 	}
+	checkLen(f, "CertificationURI", in.CertificationURI, maxURL)
 	activeOrInactive(f, &in.Status)
 	var c store.Certification
 	var err error

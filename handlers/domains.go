@@ -30,7 +30,7 @@ type domainStore interface {
 }
 
 // Domains serves Reference Data > Domains and Roles: authorisation
-// domains, their roles and the authorities (docs/design.md,
+// domains, their roles and the authorities (docs/design.md §12,
 // "Authorisation domains, roles and authority claims"). Super Users write
 // them; every administrator may read them through the API.
 type Domains struct {

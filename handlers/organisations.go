@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"net/url"
 	"strings"
@@ -192,7 +193,7 @@ func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 		}
 		if ok {
 			h.Flash.Put(r.Context(), "“"+f.Q+"” is the "+found.What+" "+found.Name+".")
-			http.Redirect(w, r, found.Path, http.StatusSeeOther)
+			http.Redirect(w, r, foundPath(found), http.StatusSeeOther)
 			return
 		}
 	}
@@ -294,12 +295,16 @@ func (h *Directory) validateOrg(in *store.Organisation, isNew bool) map[string]s
 	required(f, "RegistrationNumber", in.RegistrationNumber, "Registration number")
 	checkLen(f, "RegistrationNumber", in.RegistrationNumber, 100)
 	if !trust.ValidCountry(in.CountryOfRegistration) {
-		f["CountryOfRegistration"] = "Use the two-letter ISO 3166 code in capitals, like GB or BR."
+		f["CountryOfRegistration"] = "Use an assigned two-letter ISO 3166-1 code in capitals, like GB or BR."
+		if strings.EqualFold(in.CountryOfRegistration, "UK") {
+			f["CountryOfRegistration"] += " The United Kingdom is GB."
+		}
 	}
 	for _, k := range []string{"AddressLine1", "AddressLine2", "City", "Postcode"} {
 		v := map[string]string{"AddressLine1": in.AddressLine1, "AddressLine2": in.AddressLine2, "City": in.City, "Postcode": in.Postcode}[k]
 		checkLen(f, k, v, 200)
 	}
+	checkList(f, "Flags", in.Flags, maxFlags, 0)
 	if isNew && in.OrganisationID != "" && !ValidUUID(in.OrganisationID) {
 		f["OrganisationId"] = "OrganisationId must be a UUID."
 	}
@@ -467,4 +472,20 @@ func (h *Directory) SetOrganisationStatus(w http.ResponseWriter, r *http.Request
 	}
 	o.Status = in.Status
 	h.saveOrg(w, r, o, true)
+}
+
+// foundPath is the console page of what an exact identifier names.
+func foundPath(f store.Found) string {
+	switch f.What {
+	case store.FoundApplication:
+		return paths.Application(f.OrganisationID, f.ID)
+	case store.FoundServer:
+		return paths.OrganisationTab(f.OrganisationID, "authorisationservers")
+	case store.FoundCertificate:
+		return paths.OrganisationTab(f.OrganisationID, "certificates")
+	case store.FoundKeyMaterial:
+		return paths.KeyMaterial(f.OrganisationID, f.ID)
+	default:
+		return paths.Organisation(f.OrganisationID)
+	}
 }

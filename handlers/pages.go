@@ -132,7 +132,7 @@ func PageParams(q url.Values) (page, size int, err error) {
 	return page, size, nil
 }
 
-// Paged is the envelope of large lists (DESIGN §4).
+// Paged is the envelope of large lists (docs/design.md §4).
 type Paged[T any] struct {
 	Content          []T  `json:"content"`
 	PageNumber       int  `json:"pageNumber"`

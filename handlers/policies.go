@@ -103,7 +103,7 @@ func (h *Policies) Get(w http.ResponseWriter, r *http.Request) {
 	WriteJSON(w, http.StatusOK, p)
 }
 
-// validate checks a policy: an unsupported entity type is a 400 (seed §7);
+// validate checks a policy: an unsupported entity type is a 400 (docs/design.md §7);
 // field and operator problems are a 422, one entry per problem.
 func validatePolicy(in *store.RoleMetadataPolicy) error {
 	if !federation.ValidEntityType(in.EntityType) {

@@ -30,7 +30,7 @@ func (h *References) crumbs(last string) []views.Crumb {
 	return []views.Crumb{{Label: "Reference Data", Href: "/references"}, {Label: last}}
 }
 
-// ParseConflict splits a conflict message "summary|payload" (DESIGN §4).
+// ParseConflict splits a conflict message "summary|payload" (docs/design.md §4).
 // It returns the summary and the items of the payload; ok is false when the
 // separator or a valid JSON object payload is missing, and the caller
 // shows a generic "in use" message.
@@ -88,7 +88,7 @@ type refTypeStore interface {
 	GetRef(ctx context.Context, k store.RefKind, name string) (store.ReferenceItem, error)
 	CreateRef(ctx context.Context, k store.RefKind, a store.Audit, r store.ReferenceItem) (store.ReferenceItem, error)
 	UpdateRef(ctx context.Context, k store.RefKind, a store.Audit, r store.ReferenceItem, check func(store.ReferenceItem) error) (store.ReferenceItem, error)
-	DeleteRef(ctx context.Context, k store.RefKind, a store.Audit, name string) error
+	DeleteRef(ctx context.Context, k store.RefKind, a store.Audit, name string, check func(store.ReferenceItem) error) error
 }
 
 // RefTypes serves one kind of name/description/status reference data:
@@ -224,7 +224,8 @@ func (h *RefTypes) Update(w http.ResponseWriter, r *http.Request) {
 // what is in the way.
 func (h *RefTypes) Delete(w http.ResponseWriter, r *http.Request) {
 	name := PathParam(r, "name")
-	err := h.Store.DeleteRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, name)
+	err := h.Store.DeleteRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, name,
+		func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
 	if err != nil {
 		err = storeError(err, h.Kind.Label)
 		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {

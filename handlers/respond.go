@@ -1,5 +1,5 @@
 // Package handlers serves every resource once for both representations: the
-// same handler answers the HTML page and the JSON API (DESIGN §1, STYLE 3).
+// same handler answers the HTML page and the JSON API (docs/design.md §1).
 package handlers
 
 import (
@@ -20,6 +20,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
 )
 
 // MaxBody is the largest request body accepted outside attachments.
@@ -124,7 +125,7 @@ func Respond(w http.ResponseWriter, r *http.Request, status int, data any, view 
 func Render(w http.ResponseWriter, r *http.Request, status int, view templ.Component) {
 	var buf bytes.Buffer
 	if err := view.Render(r.Context(), &buf); err != nil {
-		slog.ErrorContext(r.Context(), "render", "err", err, "path", r.URL.Path)
+		LoggerFrom(r.Context()).ErrorContext(r.Context(), "render", "err", err, "path", r.URL.Path)
 		http.Error(w, "Internal error", http.StatusInternalServerError)
 		return
 	}
@@ -341,8 +342,35 @@ func ProblemBody(e *Error) map[string]any {
 	return body
 }
 
-// ErrorPage renders a browser error page; set by the web package.
-var ErrorPage func(status int, title, detail string, fields []FieldError) templ.Component
+// errorPage renders a browser error page: the message, and each field
+// error as an item (named by its field) unless it only repeats the message.
+func errorPage(status int, detail string, fields []FieldError) templ.Component {
+	title := http.StatusText(status)
+	items := make([]string, 0, len(fields))
+	for _, f := range fields {
+		if f.Field != "" {
+			items = append(items, f.Field+": "+f.Message)
+		} else if f.Message != detail {
+			items = append(items, f.Message)
+		}
+	}
+	return views.ErrorPage(views.Shell{Title: title}, status, title, detail, items)
+}
+
+type loggerKey struct{}
+
+// WithLogger gives the handlers of a request the service's logger.
+func WithLogger(ctx context.Context, log *slog.Logger) context.Context {
+	return context.WithValue(ctx, loggerKey{}, log)
+}
+
+// LoggerFrom is the logger WithLogger set, or slog's default.
+func LoggerFrom(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok && l != nil {
+		return l
+	}
+	return slog.Default()
+}
 
 // AsError turns any error into an *Error; unknown errors become a 500.
 func AsError(err error) *Error {
@@ -354,14 +382,22 @@ func AsError(err error) *Error {
 		return &Error{Status: http.StatusServiceUnavailable, Code: "busy", Message: "The directory is busy with another change; nothing was changed. Try again in a moment.",
 			Header: http.Header{"Retry-After": {"1"}}}
 	}
+	if errors.Is(err, store.ErrFull) {
+		return &Error{Status: http.StatusServiceUnavailable, Code: "storage_full", Message: "The server's disk is full; nothing was changed. Try again once an operator has made room.",
+			Header: http.Header{"Retry-After": {"60"}}}
+	}
 	return &Error{Status: http.StatusInternalServerError, Code: "internal", Message: "Internal error"}
 }
 
 // WriteError writes err as a problem body or an error page.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	e := AsError(err)
-	if e.Status >= 500 {
-		slog.ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path)
+	switch {
+	case e.Code == "storage_full":
+		LoggerFrom(r.Context()).ErrorContext(r.Context(), "the disk is full: a write was refused; make room on the database's disk",
+			"err", err, "method", r.Method, "path", r.URL.Path)
+	case e.Status >= 500:
+		LoggerFrom(r.Context()).ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path)
 	}
 	for k, vs := range e.Header {
 		for _, v := range vs {
@@ -369,14 +405,14 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 	}
 	w.Header().Add("Vary", "Accept, HX-Request")
-	if WantsJSON(r) || ErrorPage == nil {
+	if WantsJSON(r) {
 		b, _ := json.Marshal(ProblemBody(e))
 		w.Header().Set("Content-Type", "application/problem+json")
 		w.WriteHeader(e.Status)
 		_, _ = w.Write(append(b, '\n'))
 		return
 	}
-	Render(w, r, e.Status, ErrorPage(e.Status, http.StatusText(e.Status), e.Message, e.Fields))
+	Render(w, r, e.Status, errorPage(e.Status, e.Message, e.Fields))
 }
 
 type templComponent = templ.Component

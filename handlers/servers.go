@@ -58,8 +58,11 @@ func (h *Directory) GetServer(w http.ResponseWriter, r *http.Request) {
 func (h *Directory) validateServer(r *http.Request, s *store.AuthorisationServer, isNew bool) error {
 	f := map[string]string{}
 	required(f, "CustomerFriendlyName", s.CustomerFriendlyName, "Name")
-	checkLen(f, "CustomerFriendlyName", s.CustomerFriendlyName, 200)
-	checkLen(f, "Description", s.Description, 2000)
+	checkLen(f, "CustomerFriendlyName", s.CustomerFriendlyName, maxName)
+	checkLen(f, "Description", s.Description, maxDescription)
+	checkLen(f, "Issuer", s.Issuer, maxURL)
+	checkLen(f, "OpenIDDiscoveryDocument", s.OpenIDDiscoveryDocument, maxURL)
+	checkList(f, "Flags", s.Flags, maxFlags, 0)
 	if s.Status == "" && isNew {
 		s.Status = trust.Active
 	} else if canon, ok := trust.ParseStatus(trust.AuthorisationServer, s.Status); ok {
@@ -73,7 +76,7 @@ func (h *Directory) validateServer(r *http.Request, s *store.AuthorisationServer
 	var issuerProblems []string
 	if strings.TrimSpace(s.Issuer) == "" {
 		issuerProblems = append(issuerProblems, "Issuer is required.")
-	} else {
+	} else if f["Issuer"] == "" && f["OpenIDDiscoveryDocument"] == "" { // one over its limit is not fetched
 		disc := s.OpenIDDiscoveryDocument
 		if disc == "" {
 			disc = issuer.WellKnown(s.Issuer)

@@ -133,7 +133,7 @@ func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStat
 		return "", err
 	}
 	// software_roles: only the roles the organisation still holds by an
-	// Active claim when the SSA is signed (docs/design.md).
+	// Active claim when the SSA is signed (docs/design.md §12).
 	roles := []string{}
 	if len(app.Roles) > 0 {
 		held, err := h.Store.ActiveClaimRoles(r.Context(), o.OrganisationID)

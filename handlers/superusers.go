@@ -14,7 +14,7 @@ type superUserStore interface {
 	ListSuperUsers(ctx context.Context) ([]store.SuperUser, error)
 	GetSuperUser(ctx context.Context, email string) (store.SuperUser, error)
 	CreateSuperUser(ctx context.Context, a store.Audit, email, status string) (store.SuperUser, error)
-	SetSuperUserStatus(ctx context.Context, a store.Audit, email, status string) (store.SuperUser, error)
+	SetSuperUserStatus(ctx context.Context, a store.Audit, email, status string, check func(store.SuperUser) error) (store.SuperUser, error)
 }
 
 // SuperUsers serves /api/users/super and Reference Data > Super Users.
@@ -109,7 +109,7 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 
 // Update sets a Super User's Status (the only removal is Inactive).
 func (h *SuperUsers) Update(w http.ResponseWriter, r *http.Request) {
-	updateAdminStatus(h.Base, w, r, "Super User", "/references/super-users", h.Store.GetSuperUser, h.Store.SetSuperUserStatus,
+	updateAdminStatus(h.Base, w, r, "Super User", "/references/super-users", h.Store.SetSuperUserStatus,
 		func(u store.SuperUser) (string, string) { return u.Email, u.Status })
 }
 

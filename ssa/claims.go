@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Claims are the claims of a software statement assertion (DESIGN §6).
+// Claims are the claims of a software statement assertion (docs/design.md §6).
 type Claims struct {
 	Iss                                   string   `json:"iss"`
 	Iat                                   int64    `json:"iat"`

@@ -80,12 +80,11 @@ func (d *DB) GetSoftwareStatement(ctx context.Context, orgID, id string) (Softwa
 	return s, err
 }
 
-// CreateSoftwareStatement adds an application; ClientId is generated when empty.
+// CreateSoftwareStatement adds an application; its ClientId is its new id,
+// whatever s says (ClientId is not writable).
 func (d *DB) CreateSoftwareStatement(ctx context.Context, a Audit, s SoftwareStatement) (SoftwareStatement, error) {
 	s.SoftwareStatementID = NewID()
-	if s.ClientID == "" {
-		s.ClientID = s.SoftwareStatementID
-	}
+	s.ClientID = s.SoftwareStatementID // server-set, like the id (docs/decisions.md)
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		if err := orgExists(ctx, tx, s.OrganisationID); err != nil {
 			return err

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// AuditRecord is one append-only entry of the audit log (DESIGN §9).
+// AuditRecord is one append-only entry of the audit log (docs/design.md §9).
 type AuditRecord struct {
 	ID              int64     `json:"AuditId"`
 	At              time.Time `json:"Timestamp"`

@@ -11,7 +11,7 @@ import (
 )
 
 // AuthorityClaim says that an authority authorised an organisation for a
-// role of a domain (docs/design.md, "Organisation authority claims").
+// role of a domain (docs/design.md §12).
 // Claims are never deleted: Status Inactive ends one.
 type AuthorityClaim struct {
 	ClaimID             string    `json:"ClaimId"`

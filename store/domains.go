@@ -11,7 +11,7 @@ import (
 )
 
 // AuthorisationDomain is an area of the ecosystem in which organisations
-// are authorised for roles (docs/design.md, "Authorisation domains").
+// are authorised for roles (docs/design.md §12).
 type AuthorisationDomain struct {
 	Name        string `json:"Name"`
 	Description string `json:"Description"`

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 	"unicode"
@@ -512,12 +511,22 @@ func (d *DB) CreateOrganisations(ctx context.Context, a Audit, orgs []Organisati
 	return ids, nil
 }
 
-// Found is where an identifier leads: the page of what it names.
+// Found is what an identifier names.
 type Found struct {
-	What string // "organisation", "application", "authorisation server", "certificate", "key material"
-	Name string // what to call it
-	Path string // its page in the console
+	What           string // one of the Found* kinds
+	Name           string // what to call it
+	OrganisationID string // the organisation it belongs to
+	ID             string // its own id (the kid for a certificate)
 }
+
+// The kinds of thing FindIdentifier finds.
+const (
+	FoundOrganisation = "organisation"
+	FoundApplication  = "application"
+	FoundServer       = "authorisation server"
+	FoundCertificate  = "certificate"
+	FoundKeyMaterial  = "key material"
+)
 
 // FindIdentifier looks an exact identifier up across the directory: an
 // OrganisationId, a SoftwareStatementId or client ID, an
@@ -533,18 +542,12 @@ func (d *DB) FindIdentifier(ctx context.Context, q string) (Found, bool, error) 
 	queries := []struct {
 		what, sql string
 		args      []any
-		path      func(org, id string) string
 	}{
-		{"organisation", `SELECT organisation_id, organisation_id, name FROM organisations WHERE organisation_id = ?1`, one,
-			func(org, _ string) string { return "/organisations/" + org }},
-		{"application", `SELECT organisation_id, software_statement_id, client_name FROM software_statements WHERE software_statement_id = ?1 OR client_id = ?1`, one,
-			func(org, id string) string { return "/organisations/" + org + "/softwarestatements/" + id }},
-		{"authorisation server", `SELECT organisation_id, authorisation_server_id, customer_friendly_name FROM authorisation_servers WHERE authorisation_server_id = ?1 OR issuer IN (?1, ?2, ?3)`, issuers,
-			func(org, _ string) string { return "/organisations/" + org + "/authorisationservers" }},
-		{"certificate", `SELECT organisation_id, kid, subject_dn FROM organisation_certificates WHERE kid = ?1`, one,
-			func(org, _ string) string { return "/organisations/" + org + "/certificates" }},
-		{"key material", `SELECT organisation_id, key_material_id, kid FROM key_material WHERE kid = ?1 OR key_material_id = ?1`, one,
-			func(org, id string) string { return "/organisations/" + org + "/key-material/" + id }},
+		{FoundOrganisation, `SELECT organisation_id, organisation_id, name FROM organisations WHERE organisation_id = ?1`, one},
+		{FoundApplication, `SELECT organisation_id, software_statement_id, client_name FROM software_statements WHERE software_statement_id = ?1 OR client_id = ?1`, one},
+		{FoundServer, `SELECT organisation_id, authorisation_server_id, customer_friendly_name FROM authorisation_servers WHERE authorisation_server_id = ?1 OR issuer IN (?1, ?2, ?3)`, issuers},
+		{FoundCertificate, `SELECT organisation_id, kid, subject_dn FROM organisation_certificates WHERE kid = ?1`, one},
+		{FoundKeyMaterial, `SELECT organisation_id, key_material_id, kid FROM key_material WHERE kid = ?1 OR key_material_id = ?1`, one},
 	}
 	for _, k := range queries {
 		var org, id, name string
@@ -555,7 +558,7 @@ func (d *DB) FindIdentifier(ctx context.Context, q string) (Found, bool, error) 
 		if err != nil {
 			return Found{}, false, fmt.Errorf("store: find %s: %w", k.what, err)
 		}
-		return Found{What: k.what, Name: name, Path: k.path(url.PathEscape(org), url.PathEscape(id))}, true, nil
+		return Found{What: k.what, Name: name, OrganisationID: org, ID: id}, true, nil
 	}
 	return Found{}, false, nil
 }

@@ -97,7 +97,7 @@ func (d *DB) CreateRef(ctx context.Context, k RefKind, a Audit, r ReferenceItem)
 
 // UpdateRef changes an item's description and status. A certification
 // type cannot be disabled while a certification of it is held by an
-// active application or authorisation server (seed §3); certifications on
+// active application or authorisation server (docs/design.md §5); certifications on
 // inactive ones do not count.
 func (d *DB) UpdateRef(ctx context.Context, k RefKind, a Audit, r ReferenceItem, check func(cur ReferenceItem) error) (ReferenceItem, error) {
 	if err := k.valid(); err != nil {
@@ -179,17 +179,25 @@ type InUse struct {
 
 // DeleteRef removes an item nothing uses. When something uses it, the
 // ConflictError message is "summary|payload" naming what is in the way.
-func (d *DB) DeleteRef(ctx context.Context, k RefKind, a Audit, name string) error {
+// check (nil: none) sees the current item first, inside the transaction
+// (If-Match).
+func (d *DB) DeleteRef(ctx context.Context, k RefKind, a Audit, name string, check func(cur ReferenceItem) error) error {
 	if err := k.valid(); err != nil {
 		return err
 	}
 	return d.tx(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+k.Table+` WHERE name = ?`, name).Scan(&n); err != nil {
+		var cur ReferenceItem
+		err := tx.QueryRowContext(ctx, `SELECT name, description, status FROM `+k.Table+` WHERE name = ?`, name).Scan(&cur.Name, &cur.Description, &cur.Status)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
 			return err
 		}
-		if n == 0 {
-			return ErrNotFound
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
 		}
 		var payload []byte
 		count := 0

@@ -32,7 +32,7 @@ var (
 )
 
 // ConflictError is a conflict with a human message (and an optional payload
-// naming what is in the way, DESIGN §4).
+// naming what is in the way, docs/design.md §4).
 type ConflictError struct {
 	Message string
 }
@@ -76,16 +76,33 @@ func (d *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	return st.QueryRowContext(ctx, args...)
 }
 
+// Option changes how Open opens the database.
+type Option func(*options)
+
+type options struct {
+	busyTimeout time.Duration
+}
+
+// WithBusyTimeout sets how long a write waits for SQLite's one writer
+// before it fails as ErrBusy (default 10 s).
+func WithBusyTimeout(d time.Duration) Option {
+	return func(o *options) { o.busyTimeout = d }
+}
+
 // Open opens (creating when needed) the SQLite database at path and applies
 // every pending migration.
-func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
+func Open(ctx context.Context, path string, now func() time.Time, opts ...Option) (*DB, error) {
 	if now == nil {
 		now = time.Now
+	}
+	o := options{busyTimeout: 10 * time.Second}
+	for _, opt := range opts {
+		opt(&o)
 	}
 	q := url.Values{}
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.busyTimeout.Milliseconds()))
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Set("_txlock", "immediate")
 	dsn := "file:" + path + "?" + q.Encode()
@@ -179,20 +196,26 @@ func (d *DB) Migrations(ctx context.Context) ([]string, error) {
 	return out, rows.Err()
 }
 
-// busyTimeout is how long a write waits for SQLite's one writer.
-var busyTimeout = 10 * time.Second
-
 // ErrBusy is a write that waited for SQLite's one writer longer than the
 // busy timeout: nothing changed, and the same request may simply be sent
 // again.
 var ErrBusy = errors.New("store: the database is busy")
 
-// busy marks SQLite's SQLITE_BUSY and SQLITE_LOCKED as ErrBusy.
+// ErrFull is a write refused because the disk (or the database's size
+// limit) is full: nothing changed, and the same request succeeds once an
+// operator has made room.
+var ErrFull = errors.New("store: the disk is full")
+
+// busy marks SQLite's SQLITE_BUSY and SQLITE_LOCKED as ErrBusy, and
+// SQLITE_FULL as ErrFull.
 func busy(err error) error {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
-		if c := se.Code() & 0xff; c == 5 || c == 6 {
+		switch se.Code() & 0xff {
+		case 5, 6: // SQLITE_BUSY, SQLITE_LOCKED
 			return fmt.Errorf("%w: %v", ErrBusy, err)
+		case 13: // SQLITE_FULL
+			return fmt.Errorf("%w: %v", ErrFull, err)
 		}
 	}
 	return err
@@ -236,4 +259,26 @@ func (d *DB) Backup(ctx context.Context, path string) error {
 		return fmt.Errorf("store: backup to %s: %w", path, err)
 	}
 	return nil
+}
+
+// IntegrityCheck runs SQLite's quick check of the whole database file and
+// returns an error naming what it found when the file is damaged.
+func (d *DB) IntegrityCheck(ctx context.Context) error {
+	var check string
+	if err := d.db.QueryRowContext(ctx, "PRAGMA quick_check").Scan(&check); err != nil {
+		return fmt.Errorf("store: integrity check: %w", err)
+	}
+	if check != "ok" {
+		return fmt.Errorf("store: integrity check: %s", check)
+	}
+	return nil
+}
+
+// UndeliveredMessages counts the outbox messages SMTP has not taken.
+func (d *DB) UndeliveredMessages(ctx context.Context) (int, error) {
+	var n int
+	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE delivered = 0`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: outbox: %w", err)
+	}
+	return n, nil
 }

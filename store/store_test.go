@@ -89,11 +89,11 @@ func TestLastActiveSuperUserStays(t *testing.T) {
 	db := open(t)
 	ctx := context.Background()
 	db.EnsureSuperUser(ctx, "a@example.com")
-	if _, err := db.SetSuperUserStatus(ctx, store.Audit{Actor: "a@example.com"}, "a@example.com", "Inactive"); !errors.Is(err, store.ErrConflict) {
+	if _, err := db.SetSuperUserStatus(ctx, store.Audit{Actor: "a@example.com"}, "a@example.com", "Inactive", nil); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("got %v", err)
 	}
 	db.CreateSuperUser(ctx, store.Audit{Actor: "a@example.com"}, "b@example.com", "Active")
-	if _, err := db.SetSuperUserStatus(ctx, store.Audit{Actor: "a@example.com"}, "a@example.com", "Inactive"); err != nil {
+	if _, err := db.SetSuperUserStatus(ctx, store.Audit{Actor: "a@example.com"}, "a@example.com", "Inactive", nil); err != nil {
 		t.Fatal(err)
 	}
 	if role, _ := db.RoleOf(ctx, "a@example.com"); role != store.RoleNone {
@@ -188,9 +188,8 @@ func TestSessionsStore(t *testing.T) {
 // fails as ErrBusy (the handlers answer 503 with Retry-After), never as an
 // unexplained error, and changes nothing.
 func TestBusyWriteIsErrBusy(t *testing.T) {
-	store.SetBusyTimeoutForTest(t, 100*time.Millisecond)
 	path := filepath.Join(t.TempDir(), "t.db")
-	db, err := store.Open(context.Background(), path, nil)
+	db, err := store.Open(context.Background(), path, nil, store.WithBusyTimeout(100*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@
 package views
 
 import (
+	"context"
 	"net/url"
 	"strconv"
 	"strings"
@@ -20,6 +21,19 @@ type Shell struct {
 	DevIdP      bool
 	EndWord     string // the end-state word in force (Withdrawn or Inactive)
 	OtherWord   string // its accepted synonym
+}
+
+type remoteDevIdPKey struct{}
+
+// WithRemoteDevIdP marks a request of a service whose development identity
+// provider is open to remote clients: every page then says so.
+func WithRemoteDevIdP(ctx context.Context) context.Context {
+	return context.WithValue(ctx, remoteDevIdPKey{}, true)
+}
+
+func remoteDevIdP(ctx context.Context) bool {
+	v, _ := ctx.Value(remoteDevIdPKey{}).(bool)
+	return v
 }
 
 // Crumb is one breadcrumb; the last has no Href.

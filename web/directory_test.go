@@ -113,6 +113,8 @@ func TestOrganisationsAPI(t *testing.T) {
 		{`{"OrganisationName":"x","CountryOfRegistration":"GB"}`, "RegistrationNumber"},
 		{`{"OrganisationName":"x","RegistrationNumber":"1","CountryOfRegistration":"gb"}`, "CountryOfRegistration"},
 		{`{"OrganisationName":"x","RegistrationNumber":"1","CountryOfRegistration":"GBR"}`, "CountryOfRegistration"},
+		{`{"OrganisationName":"x","RegistrationNumber":"1","CountryOfRegistration":"ZZ"}`, "CountryOfRegistration"},
+		{`{"OrganisationName":"x","RegistrationNumber":"1","CountryOfRegistration":"UK"}`, "CountryOfRegistration"},
 		{`{"OrganisationName":"x","RegistrationNumber":"1","CountryOfRegistration":"GB","Status":"Suspended"}`, "Status"},
 		{`{"OrganisationName":"x","RegistrationNumber":"1","CountryOfRegistration":"GB","OrganisationId":"abc"}`, "OrganisationId"},
 		{`{"OrganisationName":"x","RegistrationNumber":"1","CountryOfRegistration":"GB","Flags":["00000000-0000-4000-8000-000000000000"]}`, "Flags"},

@@ -143,8 +143,7 @@ func (s *Server) writeMetrics(ctx context.Context, w io.Writer) {
 		fmt.Fprintln(w, "# TYPE trustframe_database_bytes gauge")
 		fmt.Fprintf(w, "trustframe_database_bytes %d\n", size)
 	}
-	var undelivered int
-	if err := s.db.SQL().QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE delivered = 0`).Scan(&undelivered); err == nil {
+	if undelivered, err := s.db.UndeliveredMessages(ctx); err == nil {
 		fmt.Fprintln(w, "# HELP trustframe_outbox_undelivered Messages in the outbox that SMTP has not taken (or no SMTP is configured).")
 		fmt.Fprintln(w, "# TYPE trustframe_outbox_undelivered gauge")
 		fmt.Fprintf(w, "trustframe_outbox_undelivered %d\n", undelivered)

@@ -15,10 +15,7 @@ import (
 // routes is the whole HTTP surface of trustframe, in one place.
 func (s *Server) routes() http.Handler {
 	base := &handlers.Base{Flash: flasher{s.sessions}, BaseURL: s.cfg.BaseURL, DevIdP: s.idp != nil, Log: s.log, Vocab: s.vocab}
-	allowPrivate := s.idp != nil
-	if s.cfg.AllowPrivateIssuerURLs != nil {
-		allowPrivate = *s.cfg.AllowPrivateIssuerURLs
-	}
+	allowPrivate := s.allowPrivateIssuers()
 	dir := &handlers.Directory{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Algs: s.keys.Enabled}
 	certs := &handlers.Certificates{Base: base, Dir: dir, Store: s.db, Now: s.cfg.Now}
 	keyMat := &handlers.KeyMaterial{Base: base, Dir: dir, Store: s.db}
@@ -39,6 +36,9 @@ func (s *Server) routes() http.Handler {
 
 	r := chi.NewRouter()
 	r.Use(requestID, s.logRequests, s.recoverer, s.securityHeaders)
+	if s.idp != nil && s.cfg.DevIdPAllowRemote {
+		r.Use(remoteDevIdPBanner) // every page says it
+	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusNotFound, Code: "not_found", Message: "There is nothing at " + r.URL.Path + "."})
 	})
@@ -62,10 +62,10 @@ func (s *Server) routes() http.Handler {
 			routes := s.idp.Routes()
 			r.Get("/.well-known/openid-configuration", routes["GET /.well-known/openid-configuration"])
 			r.Get("/jwks", routes["GET /jwks"])
-			r.With(http.NewCrossOriginProtection().Handler).Get("/authorize", routes["GET /authorize"])
+			r.With(s.rateLimit, http.NewCrossOriginProtection().Handler).Get("/authorize", routes["GET /authorize"])
 			r.With(s.rateLimit, http.NewCrossOriginProtection().Handler).Post("/authorize", routes["POST /authorize"])
 			r.With(s.rateLimit).Post("/token", routes["POST /token"])
-			r.Post("/revoke", routes["POST /revoke"])
+			r.With(s.rateLimit).Post("/revoke", routes["POST /revoke"])
 		})
 	}
 
@@ -119,6 +119,7 @@ func (s *Server) routes() http.Handler {
 				r.Put("/key-material/{kmID}", keyMat.Update)
 				r.Get("/key-material/{kmID}/attachments", keyMat.ListAttachments)
 				r.Post("/key-material/{kmID}/attachments", keyMat.AddAttachment)
+				r.Get("/key-material/{kmID}/attachments/{attID}", keyMat.GetAttachment)
 				r.Put("/key-material/{kmID}/attachments/{attID}", keyMat.UpdateAttachment)
 				r.Get("/key-material/{kmID}/attachments/{attID}/content", keyMat.Download)
 
@@ -167,7 +168,7 @@ func (s *Server) routes() http.Handler {
 			r.Get("/identity-providers/{name}", idps.Get)
 			r.Put("/identity-providers/{name}", idps.Update)
 		})
-		// Authorisation domains, roles and authorities (docs/design.md):
+		// Authorisation domains, roles and authorities (docs/design.md §12):
 		// every administrator reads them (claims are chosen from them); only
 		// Super Users write them.
 		r.Route("/references/authorisation-domains", func(r chi.Router) {
@@ -212,7 +213,7 @@ func (s *Server) routes() http.Handler {
 
 	// Browser: session cookie, cross-origin protection on every unsafe method.
 	r.Group(func(r chi.Router) {
-		r.Use(s.sessions.LoadAndSave, http.NewCrossOriginProtection().Handler, noStore)
+		r.Use(guardSessions, s.sessions.LoadAndSave, http.NewCrossOriginProtection().Handler, noStore)
 		r.With(s.rateLimit).Get("/login", s.auth.login)
 		r.With(s.rateLimit).Get("/auth/callback", s.auth.callback)
 		r.Post("/logout", s.auth.logout)

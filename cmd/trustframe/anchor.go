@@ -18,7 +18,7 @@ import (
 )
 
 // cmdAnchor runs a standalone OpenID Federation trust anchor from a file,
-// with no directory and no database (DESIGN §8). SIGHUP re-reads the file;
+// with no directory and no database (docs/design.md §8). SIGHUP re-reads the file;
 // a bad new file keeps the old one serving.
 func cmdAnchor(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("anchor", flag.ContinueOnError)

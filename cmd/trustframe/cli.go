@@ -358,6 +358,9 @@ func randomToken() string {
 // parseMixed parses flags that may come before, between or after the
 // positional arguments (as in gh api) and returns the positional ones.
 func parseMixed(fs *flag.FlagSet, args []string, getenv func(string) string, stderr io.Writer) ([]string, error) {
+	if asksForHelp(args) {
+		return nil, &helpRequested{commandUsage(fs)}
+	}
 	var pos []string
 	rest := args
 	for len(rest) > 0 {
@@ -367,8 +370,9 @@ func parseMixed(fs *flag.FlagSet, args []string, getenv func(string) string, std
 			continue
 		}
 		fs.SetOutput(stderr)
+		fs.Usage = func() { fmt.Fprint(stderr, commandUsage(fs)) }
 		if err := fs.Parse(rest); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
 		}
 		rest = fs.Args()
 	}
@@ -454,7 +458,7 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 	return nil
 }
 
-// allPages follows a paged list (DESIGN §4: content, pageNumber,
+// allPages follows a paged list (docs/design.md §4: content, pageNumber,
 // totalPages) from page 0 to its last page and answers their content as
 // one JSON array; an answer that is not a page is returned as it is.
 func allPages(target string, call func(string) (int, []byte, error)) (int, []byte, error) {

@@ -15,6 +15,9 @@ import (
 
 // cmdKeys manages the SSA signing keys offline: list, rotate, retire.
 func cmdKeys(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && asksForHelp(args[:1]) {
+		return &helpRequested{commandUsage(flag.NewFlagSet("keys", flag.ContinueOnError))}
+	}
 	if len(args) == 0 || (args[0] != "list" && args[0] != "rotate" && args[0] != "retire") {
 		return fmt.Errorf("%w: trustframe keys list|rotate [--alg ALG]|retire --kid KID", errUsage)
 	}
@@ -43,7 +46,7 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	if *kekFile == "" {
 		*kekFile = filepath.Join(*dataDir, "kek.key")
 	}
-	kek, err := ssa.LoadOrCreateKEK(*kekFile)
+	kek, err := ssa.OpenKEK(ctx, db, *kekFile)
 	if err != nil {
 		return err
 	}

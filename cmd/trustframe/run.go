@@ -6,39 +6,102 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
+	"runtime/debug"
 	"strings"
 )
 
 var version = "0.1.0-dev"
 
-const usage = `trustframe — the administration service of a trust framework.
+// command is one subcommand as its help shows it.
+type command struct {
+	name    string
+	args    string // what follows the name on the usage line
+	summary string
+}
 
-Usage:
-  trustframe serve [flags]      run the service (the embedded default needs no flags)
-  trustframe migrate [flags]    apply database migrations and exit
-  trustframe doctor [serve flags]
-                                check a deployment: database, KEK, keys, URL,
-                                sign-in issuer, SMTP, identity providers
-  trustframe anchor --config FILE [--addr HOST:PORT]
-                                a standalone OpenID Federation trust anchor
-  trustframe backup --to FILE   copy the database consistently (also while serve runs)
-  trustframe keys list|rotate [--alg ALG]|retire --kid KID
-                                the SSA signing keys
-  trustframe seed --organisations N
-                                load synthetic organisations (demos, benchmarks)
-  trustframe login --server URL sign in (browser, PKCE) and keep a DPoP-bound token
-                                (--no-dpop: a plain Bearer token)
-  trustframe api METHOD PATH [--data JSON|@file]
-                                call the API, e.g. trustframe api GET /users/super
-  trustframe logout             revoke and forget the tokens
-  trustframe load [--requests N] [--concurrency C] PATH...
-                                load generator: GET the paths as the signed-in
-                                user and report throughput and latency
-  trustframe version            print the version
+// commands lists every subcommand, in the order the help shows them.
+var commands = []command{
+	{"serve", "[flags]", "run the service (the embedded default needs no flags)"},
+	{"migrate", "[flags]", "apply database migrations and exit"},
+	{"doctor", "[serve flags]", "check a deployment: database, KEK, keys, URL, sign-in issuer, SMTP, identity providers"},
+	{"anchor", "--config FILE [--addr HOST:PORT]", "a standalone OpenID Federation trust anchor (docs/anchor.example.yaml)"},
+	{"backup", "--to FILE", "copy the database consistently (also while serve runs)"},
+	{"keys", "list|rotate|retire [flags]", "the SSA signing keys, offline: list; rotate [--alg ALG]; retire --kid KID"},
+	{"seed", "--organisations N", "load synthetic organisations (demos, benchmarks)"},
+	{"login", "--server URL [--no-dpop]", "sign in (browser, PKCE) and keep a DPoP-bound token (--no-dpop: a plain Bearer token)"},
+	{"api", "METHOD PATH [flags]", "call the API, e.g. trustframe api GET /users/super"},
+	{"logout", "[flags]", "revoke and forget the tokens"},
+	{"load", "[flags] PATH...", "load generator: GET the paths as the signed-in user and report throughput and latency"},
+	{"version", "", "print the version, the commit and the Go version"},
+}
 
-Run "trustframe COMMAND --help" for the flags of a command; every flag
---name has an environment twin TRUSTFRAME_NAME (dashes become underscores).
-`
+// usage is the help of the program as a whole.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("trustframe — the administration service of a trust framework.\n\nUsage:\n")
+	for _, c := range commands {
+		line := strings.TrimSpace("trustframe " + c.name + " " + c.args)
+		fmt.Fprintf(&b, "  %s\n      %s\n", line, c.summary)
+	}
+	b.WriteString("\nRun \"trustframe COMMAND --help\" for the flags of a command; every flag\n" +
+		"--name has an environment twin TRUSTFRAME_NAME (dashes become underscores).\n")
+	return b.String()
+}
+
+// commandUsage is the help of one subcommand: its usage line, what it does,
+// and every flag with its environment twin and default.
+func commandUsage(fs *flag.FlagSet) string {
+	name := fs.Name()
+	c := command{name: name}
+	for _, known := range commands {
+		if known.name == name || strings.HasPrefix(name, known.name+" ") {
+			c = known
+		}
+	}
+	var b strings.Builder
+	args := c.args
+	if name != c.name { // "keys rotate": the subcommand is already in the name
+		args = "[flags]"
+	}
+	fmt.Fprintf(&b, "Usage: %s\n", strings.TrimSpace("trustframe "+name+" "+args))
+	if c.summary != "" {
+		fmt.Fprintf(&b, "\n%s\n", c.summary)
+	}
+	first := true
+	fs.VisitAll(func(f *flag.Flag) {
+		if first {
+			b.WriteString("\nFlags:\n")
+			first = false
+		}
+		def := f.DefValue
+		if def == "" {
+			def = `""`
+		}
+		fmt.Fprintf(&b, "  --%s  (env %s, default %s)\n      %s\n", f.Name, envName(f.Name), def, f.Usage)
+	})
+	return b.String()
+}
+
+// helpRequested carries the help text asked for with -h or --help; run
+// prints it on standard output and exits 0.
+type helpRequested struct{ text string }
+
+func (h *helpRequested) Error() string { return "help requested" }
+func (h *helpRequested) Unwrap() error { return flag.ErrHelp }
+
+// asksForHelp reports whether args ask for help before any "--".
+func asksForHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
 
 // errUsage marks a command-line mistake (exit status 2).
 var errUsage = errors.New("usage")
@@ -64,8 +127,19 @@ func exitCode(err error) int {
 
 // run is the whole program; main only wires the process to it.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	err := dispatch(ctx, args, getenv, stdin, stdout, stderr)
+	var help *helpRequested
+	if errors.As(err, &help) {
+		fmt.Fprint(stdout, help.text)
+		return nil
+	}
+	return err
+}
+
+// dispatch runs the subcommand args[0] names.
+func dispatch(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return fmt.Errorf("%w: no command", errUsage)
 	}
 	switch args[0] {
@@ -92,13 +166,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "logout":
 		return cmdLogout(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version":
-		fmt.Fprintln(stdout, "trustframe", version)
+		if asksForHelp(args[1:]) {
+			return &helpRequested{commandUsage(flag.NewFlagSet("version", flag.ContinueOnError))}
+		}
+		fmt.Fprintln(stdout, versionLine())
 		return nil
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage())
 		return nil
 	default:
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
 	}
 }
@@ -111,19 +188,13 @@ func envName(flagName string) string {
 // parseFlags parses args, then fills every flag not given on the command
 // line from its TRUSTFRAME_* environment twin.
 func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string, stderr io.Writer) error {
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage of trustframe %s:\n", fs.Name())
-		fs.VisitAll(func(f *flag.Flag) {
-			def := f.DefValue
-			if def == "" {
-				def = `""`
-			}
-			fmt.Fprintf(stderr, "  --%s  (env %s, default %s)\n      %s\n", f.Name, envName(f.Name), def, f.Usage)
-		})
+	if asksForHelp(args) {
+		return &helpRequested{commandUsage(fs)}
 	}
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, commandUsage(fs)) }
 	if err := fs.Parse(args); err != nil {
-		return err
+		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
@@ -142,4 +213,28 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string, std
 		}
 	})
 	return err
+}
+
+// versionLine is what `trustframe version` prints: the release, the module
+// version and the commit the binary was built from (with "+dirty" when the
+// work tree had changes), and the Go version.
+func versionLine() string {
+	module, commit := "(unknown)", "(unknown)"
+	goVersion := runtime.Version()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		module = bi.Main.Version
+		dirty := false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if dirty && commit != "(unknown)" {
+			commit += "+dirty"
+		}
+	}
+	return fmt.Sprintf("trustframe %s (module %s, commit %s, %s)", version, module, commit, goVersion)
 }

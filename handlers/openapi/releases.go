@@ -15,7 +15,7 @@ type Release struct {
 	OpenAPI     string `json:"OpenAPI,omitempty"`
 }
 
-// Releases lists the releases, newest first (seed §9).
+// Releases lists the releases, newest first (docs/design.md §5).
 var Releases = []Release{
 	{Version: "2.6.0", Latest: true, Description: "DPoP token binding; signingAlg (PS256, ML-DSA-44/65/87) on SSA generation; key material API; certificate audit sub-tab; CIBA notification endpoint; document reference numbers and dates; wallet entity types; standalone trust anchor; Contact Type sortable. Removed: certificate description update.", OpenAPI: "/api/releases/2.6.0/openapi.yaml"},
 	{Version: "2.4.0", Description: "Earlier release; no machine-readable description is served here."},

@@ -1,0 +1,44 @@
+// Package paths builds the console's URLs in one place, for views and
+// handlers alike (docs/design.md §1.1): the store returns ids, never URLs.
+// Every id is path-escaped. The API path of a resource is its console path
+// under /api (API).
+package paths
+
+import "net/url"
+
+func esc(s string) string { return url.PathEscape(s) }
+
+// Organisations is the organisation list.
+func Organisations() string { return "/organisations" }
+
+// Organisation is an organisation's page.
+func Organisation(org string) string { return "/organisations/" + esc(org) }
+
+// OrganisationTab is one tab of an organisation's page ("contacts",
+// "authorisationservers", "softwarestatements", "certificates",
+// "key-material", "documents", "audit", …).
+func OrganisationTab(org, tab string) string { return Organisation(org) + "/" + tab }
+
+// Contact is one contact of an organisation.
+func Contact(org, contact string) string {
+	return OrganisationTab(org, "contacts") + "/" + esc(contact)
+}
+
+// Server is one authorisation server of an organisation.
+func Server(org, server string) string {
+	return OrganisationTab(org, "authorisationservers") + "/" + esc(server)
+}
+
+// Application is one application (software statement) of an organisation.
+func Application(org, app string) string {
+	return OrganisationTab(org, "softwarestatements") + "/" + esc(app)
+}
+
+// KeyMaterial is one item of an organisation's key material.
+func KeyMaterial(org, id string) string { return OrganisationTab(org, "key-material") + "/" + esc(id) }
+
+// Document is one regulatory document of an organisation.
+func Document(org, doc string) string { return OrganisationTab(org, "documents") + "/" + esc(doc) }
+
+// API is the API path of a console path.
+func API(consolePath string) string { return "/api" + consolePath }
