@@ -39,8 +39,10 @@ func (c *publicCache) get(ctx context.Context, version int64, build func(context
 	if err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(v)
-	if err != nil {
+	var body []byte
+	if l, ok := v.(participantList); ok {
+		body = l.appendJSON(make([]byte, 0, 1024*len(l)+2))
+	} else if body, err = json.Marshal(v); err != nil {
 		return nil, err
 	}
 	var gz bytes.Buffer
@@ -135,7 +137,7 @@ func (h *Directory) Participants(w http.ResponseWriter, r *http.Request) {
 				ps[i].AuthorisationServers[j].Status = h.Vocab.Display(ps[i].AuthorisationServers[j].Status)
 			}
 		}
-		return ps, nil
+		return participantList(ps), nil
 	})
 	if err != nil {
 		WriteError(w, r, err)

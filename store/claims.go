@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 )
 
@@ -354,45 +355,81 @@ func domainClaimID(org, authority, domain string) string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// participantClaims adds every Active claim of the listed organisations
-// (index: organisation id -> position in out) in one pass.
+// participantClaims adds the Active claims of the listed organisations
+// (index: organisation id -> position in out) in one pass over the Active
+// claims; authorities' names come from a map (there are few).
 func participantClaims(ctx context.Context, q interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }, out []Participant, index map[string]int) error {
-	rows, err := q.QueryContext(ctx, `SELECT c.claim_id, c.organisation_id, c.authority_id, a.name, c.domain, c.role, c.registration_id
-		FROM organisation_authority_claims c JOIN authorities a ON a.authority_id = c.authority_id
-		WHERE c.status = 'Active' ORDER BY c.organisation_id, c.domain, c.role`)
+	names := map[string]string{}
+	arows, err := q.QueryContext(ctx, `SELECT authority_id, name FROM authorities`)
+	if err != nil {
+		return fmt.Errorf("store: participants' authorities: %w", err)
+	}
+	for arows.Next() {
+		var id, name string
+		if err := arows.Scan(&id, &name); err != nil {
+			arows.Close()
+			return err
+		}
+		names[id] = name
+	}
+	arows.Close()
+	if err := arows.Err(); err != nil {
+		return err
+	}
+	// One pass over the covering index claims_participants; claims of
+	// organisations that are not listed are skipped here.
+	rows, err := q.QueryContext(ctx, `SELECT claim_id, organisation_id, authority_id, domain, role, registration_id FROM organisation_authority_claims
+		INDEXED BY claims_participants WHERE status = 'Active'`)
 	if err != nil {
 		return fmt.Errorf("store: participants' claims: %w", err)
 	}
 	defer rows.Close()
+	var touched []int
 	for rows.Next() {
 		var c OrgDomainRoleClaim
-		var authName string
-		if err := rows.Scan(&c.OrganisationAuthorityClaimID, &c.OrganisationID, &c.AuthorityID, &authName, &c.AuthorisationDomain, &c.Role, &c.RegistrationID); err != nil {
+		if err := rows.Scan(&c.OrganisationAuthorityClaimID, &c.OrganisationID, &c.AuthorityID, &c.AuthorisationDomain, &c.Role, &c.RegistrationID); err != nil {
 			return err
 		}
 		i, ok := index[c.OrganisationID]
 		if !ok {
-			continue // not an Active organisation
+			continue
 		}
 		c.Status, c.Authorisations = "Active", []Authorisation{}
+		if len(out[i].OrgDomainRoleClaims) == 0 {
+			touched = append(touched, i)
+		}
+		out[i].OrgDomainRoleClaims = append(out[i].OrgDomainRoleClaims, c)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, i := range touched {
 		p := &out[i]
-		p.OrgDomainRoleClaims = append(p.OrgDomainRoleClaims, c)
-		seen := false
-		for _, dc := range p.OrgDomainClaims {
-			if dc.AuthorityID == c.AuthorityID && dc.AuthorisationDomainName == c.AuthorisationDomain {
-				seen = true
-				break
+		sort.Slice(p.OrgDomainRoleClaims, func(a, b int) bool {
+			x, y := p.OrgDomainRoleClaims[a], p.OrgDomainRoleClaims[b]
+			if x.AuthorisationDomain != y.AuthorisationDomain {
+				return x.AuthorisationDomain < y.AuthorisationDomain
+			}
+			return x.Role < y.Role
+		})
+		for _, c := range p.OrgDomainRoleClaims {
+			seen := false
+			for _, dc := range p.OrgDomainClaims {
+				if dc.AuthorityID == c.AuthorityID && dc.AuthorisationDomainName == c.AuthorisationDomain {
+					seen = true
+					break
+				}
+			}
+			if !seen {
+				p.OrgDomainClaims = append(p.OrgDomainClaims, OrgDomainClaim{
+					OrganisationAuthorityDomainClaimID: domainClaimID(c.OrganisationID, c.AuthorityID, c.AuthorisationDomain),
+					AuthorisationDomainName:            c.AuthorisationDomain, AuthorityID: c.AuthorityID, AuthorityName: names[c.AuthorityID],
+					RegistrationID: c.RegistrationID, Status: "Active",
+				})
 			}
 		}
-		if !seen {
-			p.OrgDomainClaims = append(p.OrgDomainClaims, OrgDomainClaim{
-				OrganisationAuthorityDomainClaimID: domainClaimID(c.OrganisationID, c.AuthorityID, c.AuthorisationDomain),
-				AuthorisationDomainName:            c.AuthorisationDomain, AuthorityID: c.AuthorityID, AuthorityName: authName,
-				RegistrationID: c.RegistrationID, Status: "Active",
-			})
-		}
 	}
-	return rows.Err()
+	return nil
 }

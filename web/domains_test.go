@@ -214,6 +214,13 @@ func TestDomainsRolesAuthoritiesRulesAndBadInput(t *testing.T) {
 	su.must(204, "DELETE", "/references/authorisation-domains/Data/roles/DATA", "")
 	su.must(204, "DELETE", "/references/authorisation-domains/Data", "")
 	su.must(404, "GET", "/references/authorisation-domains/Data", "")
+	// Every change to reference data is in the audit log; refusals are not.
+	for subject, want := range map[string]int{"AuthorisationDomain": 3, "Role": 6, "Authority": 1} {
+		recs := su.must(200, "GET", "/audit?Subject="+subject+"&size=50", "")["content"].([]any)
+		if len(recs) != want {
+			t.Errorf("audit of %s: %d records, want %d", subject, len(recs), want)
+		}
+	}
 
 	// The page shows a refused change as a list.
 	s := webtest.Browser()
@@ -225,6 +232,29 @@ func TestDomainsRolesAuthoritiesRulesAndBadInput(t *testing.T) {
 	doc := docOf(t, resp)
 	if resp.StatusCode != 409 || !strings.Contains(doc.Find("[data-testid=in-the-way] li").First().Text(), cid) {
 		t.Fatalf("page conflict: %d %q", resp.StatusCode, doc.Find("[data-testid=conflict]").Text())
+	}
+	// Edit from the page: a domain's description, a role's type.
+	for _, f := range []struct {
+		path string
+		form url.Values
+	}{
+		{"/references/authorisation-domains/Payments", url.Values{"Description": {"Payments, edited"}, "Status": {"Active"}}},
+		{"/references/authorisation-domains/Payments/roles/AISP", url.Values{"Type": {"Directory"}, "Description": {"edited"}, "Status": {"Active"}}},
+	} {
+		resp, err := s.PostForm(env.URL+f.path, f.form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("edit %s: %d", f.path, resp.StatusCode)
+		}
+	}
+	if d := su.must(200, "GET", "/references/authorisation-domains/Payments", ""); d["Description"] != "Payments, edited" {
+		t.Fatalf("%v", d)
+	}
+	if r := su.must(200, "GET", "/references/authorisation-domains/Payments/roles/AISP", ""); r["Type"] != "Directory" || r["Exclusive"] != false {
+		t.Fatalf("%v", r)
 	}
 	resp, err = s.PostForm(env.URL+"/references/authorisation-domains/Payments/roles", url.Values{"Name": {"BAD/NAME"}, "Type": {"Federation"}})
 	if err != nil {
