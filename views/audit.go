@@ -117,7 +117,29 @@ func auditEntry(r store.AuditRecord, names store.AuditNames) AuditEntry {
 			e.Href += "/softwarestatements/" + esc(r.SubjectID)
 		}
 	}
-	e.Changes, e.Note = parseSummary(r.Summary, names.Flags)
+	changes, note := parseSummary(r.Summary, names.Flags)
+	e.Note = note
+	// Ids in a summary: the thing's own is said already, its organisation's
+	// is named; another id shows its start.
+	idName := func(v string) (string, bool) {
+		switch {
+		case !uuidRe.MatchString(v):
+			return v, true
+		case v == r.SubjectID:
+			return "", false
+		case v == r.OrganisationID && names.Organisations[v] != "":
+			return names.Organisations[v], true
+		}
+		return shortID(v), true
+	}
+	for _, c := range changes {
+		var keepB, keepA bool
+		c.Before, keepB = idName(c.Before)
+		c.After, keepA = idName(c.After)
+		if keepB && keepA {
+			e.Changes = append(e.Changes, c)
+		}
+	}
 	return e
 }
 
