@@ -132,6 +132,11 @@
     if (openModals()) {
       return;
     }
+    // Focus someone (or autofocus) already put in the new page stays.
+    var a = document.activeElement;
+    if (a && a !== document.body && a.isConnected) {
+      return;
+    }
     var bad = document.querySelector('main [aria-invalid="true"]');
     if (bad) {
       bad.focus();

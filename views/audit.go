@@ -94,12 +94,15 @@ func auditEntry(r store.AuditRecord, names store.AuditNames) AuditEntry {
 	switch {
 	case r.SubjectType == "Session" || r.SubjectType == "ExpiryNotice" || r.SubjectType == "AuditLog" || r.SubjectID == "*":
 		e.FullID = ""
+	case name != "" && r.SubjectType == "KeyMaterial":
+		e.Name = shortID(name) // its kid
+		e.FullID = name
 	case name != "":
 		e.Name = name
-	case r.SubjectType == "KeyMaterial" || r.SubjectType == "OrganisationCertificate" || r.SubjectType == "SigningKey":
+	case r.SubjectType == "KeyMaterial" || r.SubjectType == "OrganisationCertificate" || r.SubjectType == "SigningKey" || uuidRe.MatchString(r.SubjectID):
 		e.Name = shortID(r.SubjectID)
-	default:
-		e.Name = shortID(r.SubjectID)
+	default: // an e-mail, a reference data name: the id is the name
+		e.Name = r.SubjectID
 	}
 	if e.Name == e.FullID {
 		e.FullID = ""
@@ -117,20 +120,20 @@ func auditEntry(r store.AuditRecord, names store.AuditNames) AuditEntry {
 			e.Href += "/softwarestatements/" + esc(r.SubjectID)
 		}
 	}
-	changes, note := parseSummary(r.Summary, names.Flags)
+	changes, note := parseSummary(r.Summary)
 	e.Note = note
 	// Ids in a summary: the thing's own is said already, its organisation's
-	// is named; another id shows its start.
+	// and flags are named; another id shows its start.
 	idName := func(v string) (string, bool) {
 		switch {
-		case !uuidRe.MatchString(v):
-			return v, true
-		case v == r.SubjectID:
+		case v == r.SubjectID && uuidRe.MatchString(v):
 			return "", false
 		case v == r.OrganisationID && names.Organisations[v] != "":
 			return names.Organisations[v], true
+		case uuidRe.MatchString(v) && names.Flags[v] == "":
+			return shortID(v), true
 		}
-		return shortID(v), true
+		return readable(v, names.Flags), true
 	}
 	for _, c := range changes {
 		var keepB, keepA bool
@@ -146,8 +149,8 @@ func auditEntry(r store.AuditRecord, names store.AuditNames) AuditEntry {
 var fieldRe = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_]*): (.*)$`)
 
 // parseSummary splits "Status: Pending -> Active; Flags: [] -> [\"…\"]" into
-// changes; what is not "Field: value" stays a note. Flag ids become names.
-func parseSummary(s string, flags map[string]string) ([]Change, string) {
+// changes; what is not "Field: value" stays a note.
+func parseSummary(s string) ([]Change, string) {
 	var changes []Change
 	var notes []string
 	for _, part := range strings.Split(s, "; ") {
@@ -158,9 +161,9 @@ func parseSummary(s string, flags map[string]string) ([]Change, string) {
 		}
 		c := Change{Field: splitWords(m[1])}
 		if before, after, ok := strings.Cut(m[2], " -> "); ok {
-			c.Before, c.After, c.IsDiff = readable(before, flags), readable(after, flags), true
+			c.Before, c.After, c.IsDiff = before, after, true
 		} else {
-			c.After = readable(m[2], flags)
+			c.After = m[2]
 		}
 		changes = append(changes, c)
 	}
