@@ -173,6 +173,9 @@ func parseSummary(s string) ([]Change, string) {
 // readable shows a summary value: a JSON list as "a, b" (flag ids as
 // names), "(none)" for nothing.
 func readable(v string, flags map[string]string) string {
+	if strings.TrimSpace(v) == "" {
+		return "(none)"
+	}
 	var list []string
 	if strings.HasPrefix(v, "[") && json.Unmarshal([]byte(v), &list) == nil {
 		for i, x := range list {
