@@ -27,6 +27,8 @@ type certStore interface {
 	RevokeCertificate(ctx context.Context, a store.Audit, orgID, kid, reason string, check func(store.Certificate) error) error
 	RecordEvent(ctx context.Context, r store.AuditRecord) error
 	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, int, error)
+	AuditActions(ctx context.Context, subjectType, subjectID string) ([]string, error)
+	NamesForAudit(ctx context.Context, recs []store.AuditRecord) (store.AuditNames, error)
 	OrganisationKeys(ctx context.Context, orgID string, active bool) ([]jsonRaw, error)
 }
 
@@ -362,6 +364,16 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	types, _ := h.Store.ListCertificateTypes(r.Context())
+	names, err := h.Store.NamesForAudit(r.Context(), recs)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	actions, err := h.Store.AuditActions(r.Context(), "OrganisationCertificate", "")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
 	path := "/organisations/" + o.OrganisationID + "/certificates/audit"
 	clear := url.Values{}
 	for k, vs := range q {
@@ -369,7 +381,7 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 			clear[k] = vs
 		}
 	}
-	p := views.CertAuditPage{OrgPage: h.Dir.orgPage(o, views.TabCertificates), Records: recs, Total: total, KeyID: f.KeyID,
+	p := views.CertAuditPage{OrgPage: h.Dir.orgPage(o, views.TabCertificates), Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, Total: total, KeyID: f.KeyID,
 		CertificateType: f.CertificateType, Action: f.Action, Types: types, Path: path, ClearActionURL: path + "?" + clear.Encode()}
 	env := NewPaged(recs, page, size, total)
 	if page > 0 {
@@ -421,7 +433,35 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
+	env := NewPaged(recs, page, size, total)
+	if WantsJSON(r) {
+		Respond(w, r, http.StatusOK, env, nil)
+		return
+	}
+	names, err := h.Store.NamesForAudit(r.Context(), recs)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	actions, err := h.Store.AuditActions(r.Context(), "Application", app.SoftwareStatementID)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
 	path := "/organisations/" + o.OrganisationID + "/softwarestatements/" + app.SoftwareStatementID + "/audit"
-	p := views.AppAuditPage{OrgPage: h.Dir.orgPage(o, views.TabApplications), App: app, Records: recs, Action: f.Action, ClearActionURL: path}
-	Respond(w, r, http.StatusOK, NewPaged(recs, page, size, total), views.AppAudit(h.Shell(r, "Application audit", "organisations", h.Dir.orgCrumbs(&o, app.ClientName)...), p))
+	clear := url.Values{}
+	for k, vs := range q {
+		if k != "Action" && k != "page" {
+			clear[k] = vs
+		}
+	}
+	p := views.AppAuditPage{OrgPage: h.Dir.orgPage(o, views.TabApplications), App: app, Records: recs, Entries: views.AuditEntries(recs, names),
+		Actions: actions, Total: total, KeyID: f.KeyID, Action: f.Action, Path: path, ClearActionURL: path + "?" + clear.Encode()}
+	if page > 0 {
+		p.PrevURL = PageLink(path, q, page-1)
+	}
+	if page+1 < env.TotalPages {
+		p.NextURL = PageLink(path, q, page+1)
+	}
+	Respond(w, r, http.StatusOK, env, views.AppAudit(h.Shell(r, "Application audit", "organisations", h.Dir.orgCrumbs(&o, app.ClientName)...), p))
 }

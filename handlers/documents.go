@@ -21,6 +21,7 @@ type documentStore interface {
 	ListCertifications(ctx context.Context, subjectType, subjectID string) ([]store.Certification, error)
 	GetCertification(ctx context.Context, subjectType, subjectID, id string) (store.Certification, error)
 	SaveCertification(ctx context.Context, a store.Audit, c store.Certification, check func(store.Certification) error) (store.Certification, error)
+	ListOrganisationCertifications(ctx context.Context, orgID string) ([]store.OrgCertification, error)
 }
 
 // Documents serves regulatory documents and certifications.
@@ -255,6 +256,22 @@ func tabOf(typ string) string {
 	return views.TabServers
 }
 
+// OrgCertifications is the Certifications tab of an organisation: the
+// certifications of all its applications and authorisation servers.
+func (h *Documents) OrgCertifications(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	cs, err := h.Store.ListOrganisationCertifications(r.Context(), o.OrganisationID)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	Respond(w, r, http.StatusOK, cs, views.OrgCertificationsTab(h.Shell(r, o.OrganisationName+": certifications", "organisations", h.Dir.orgCrumbs(&o, "Certifications")...),
+		views.OrgCertificationsPage{OrgPage: h.Dir.orgPage(o, views.TabCertifications), Certs: cs, Today: time.Now().UTC()}))
+}
+
 // GetCertification is one certification.
 func (h *Documents) GetCertification(w http.ResponseWriter, r *http.Request) {
 	_, typ, id, _, ok := h.subject(w, r)
@@ -299,8 +316,14 @@ func (h *Documents) renderCertForm(w http.ResponseWriter, r *http.Request, statu
 			opts = append(opts, views.Option{Value: t.Name, Label: t.Name, Selected: t.Name == c.CertificationType})
 		}
 	}
+	// The dialog sits over the list it belongs to.
+	list, err := h.Store.ListCertifications(r.Context(), typ, id)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
 	Render(w, r, status, views.CertificationModal(h.Shell(r, "Certification", "organisations", h.Dir.orgCrumbs(&o, name)...),
-		views.CertificationForm{OrgPage: h.Dir.orgPage(o, tabOf(typ)), SubjectName: name, Path: subjectPath(o, typ, id), Cert: c, TypeOpts: opts, Errors: errs}))
+		views.CertificationForm{OrgPage: h.Dir.orgPage(o, tabOf(typ)), SubjectName: name, Path: subjectPath(o, typ, id), Cert: c, Certs: list, TypeOpts: opts, Errors: errs}))
 }
 
 // SaveCertification creates or replaces a certification.

@@ -50,6 +50,16 @@ func (h *SuperUsers) List(w http.ResponseWriter, r *http.Request) {
 	Respond(w, r, http.StatusOK, p.Users, views.SuperUsers(h.shell(r), p))
 }
 
+// New is the form that adds a Super User.
+func (h *SuperUsers) New(w http.ResponseWriter, r *http.Request) {
+	h.newPage(w, r, http.StatusOK, views.SuperUsersPage{})
+}
+
+func (h *SuperUsers) newPage(w http.ResponseWriter, r *http.Request, status int, p views.SuperUsersPage) {
+	Render(w, r, status, views.NewSuperUser(h.Shell(r, "New Super User", "reference", views.Crumb{Label: "Reference Data", Href: "/references"},
+		views.Crumb{Label: "Super Users", Href: "/references/super-users"}, views.Crumb{Label: "New Super User"}), p))
+}
+
 // Get answers one Super User.
 func (h *SuperUsers) Get(w http.ResponseWriter, r *http.Request) {
 	u, err := h.Store.GetSuperUser(r.Context(), PathParam(r, "email"))
@@ -85,14 +95,12 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 {
-			p, perr := h.page(r, views.SuperUsersPage{Email: in.Email, Status: in.Status, Errors: FieldMap(err)})
-			if perr == nil {
-				if len(p.Errors) == 0 {
-					p.Errors = map[string]string{"Email": AsError(err).Message}
-				}
-				Render(w, r, AsError(err).Status, views.SuperUsers(h.shell(r), p))
-				return
+			p := views.SuperUsersPage{Email: in.Email, Status: in.Status, Errors: FieldMap(err)}
+			if len(p.Errors) == 0 {
+				p.Errors = map[string]string{"Email": AsError(err).Message}
 			}
+			h.newPage(w, r, AsError(err).Status, p)
+			return
 		}
 		WriteError(w, r, err)
 		return

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"strings"
 	"time"
 
 	"github.com/trustframe/trustframe/store"
@@ -14,14 +15,15 @@ type Option struct {
 
 // Tab names of the organisation page.
 const (
-	TabDetails      = "details"
-	TabContacts     = "contacts"
-	TabServers      = "servers"
-	TabApplications = "applications"
-	TabCertificates = "certificates"
-	TabKeyMaterial  = "keymaterial"
-	TabDocuments    = "documents"
-	TabRoles        = "roles"
+	TabDetails        = "details"
+	TabContacts       = "contacts"
+	TabServers        = "servers"
+	TabApplications   = "applications"
+	TabCertificates   = "certificates"
+	TabKeyMaterial    = "keymaterial"
+	TabDocuments      = "documents"
+	TabRoles          = "roles"
+	TabCertifications = "certifications"
 )
 
 // OrganisationsPage is the view model of the organisation list.
@@ -146,12 +148,25 @@ type AppForm struct {
 // RefPage is a reference data list of name/description/status items.
 type RefPage struct {
 	Title    string
+	Label    string // "contact type"
 	Path     string
 	Items    []store.ReferenceItem
 	Form     store.ReferenceItem
 	Errors   map[string]string
 	Conflict string   // summary of a refused delete
 	InTheWay []string // what stands in the way, from the payload
+}
+
+// FlagTypeLabel is the human label of a flag's Type (the API keeps the
+// enum value): "Authorisation server" for Authorisation_Server.
+func FlagTypeLabel(t string) string {
+	switch t {
+	case "Software_Statement":
+		return "Application"
+	case "Authorisation_Server":
+		return "Authorisation server"
+	}
+	return strings.ReplaceAll(t, "_", " ")
 }
 
 // FlagsPage is Reference Data > Flags.
@@ -190,6 +205,8 @@ type CertReview struct {
 type CertAuditPage struct {
 	OrgPage
 	Records         []store.AuditRecord
+	Entries         []AuditEntry
+	Actions         []string
 	Total           int
 	KeyID           string
 	CertificateType string
@@ -230,8 +247,15 @@ type AppAuditPage struct {
 	OrgPage
 	App            store.SoftwareStatement
 	Records        []store.AuditRecord
+	Entries        []AuditEntry
+	Actions        []string
+	Total          int
+	KeyID          string
 	Action         string
+	Path           string
 	ClearActionURL string
+	PrevURL        string
+	NextURL        string
 }
 
 // CertStatus is what a certificate's status looks like now (expiry included).
@@ -266,12 +290,20 @@ type CertificationsView struct {
 	Certs       []store.Certification
 }
 
+// OrgCertificationsPage is the Certifications tab of an organisation.
+type OrgCertificationsPage struct {
+	OrgPage
+	Certs []store.OrgCertification
+	Today time.Time
+}
+
 // CertificationForm is the Add/Edit Certification modal.
 type CertificationForm struct {
 	OrgPage
 	SubjectName string
 	Path        string
 	Cert        store.Certification
+	Certs       []store.Certification // the list behind the dialog
 	TypeOpts    []Option
 	Errors      map[string]string
 }

@@ -67,7 +67,7 @@ func Policies(s Shell, p PoliciesPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<table data-testid=\"policies\"><thead><tr><th scope=\"col\">Domain</th><th scope=\"col\">Role</th><th scope=\"col\">Entity type</th><th scope=\"col\">Policy</th><th scope=\"col\">Status</th><th scope=\"col\"><span class=\"visually-hidden\">Actions</span></th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<div class=\"tf-scroll\" tabindex=\"0\"><table data-testid=\"policies\"><thead><tr><th scope=\"col\">Domain</th><th scope=\"col\">Role</th><th scope=\"col\">Entity type</th><th scope=\"col\">Policy</th><th scope=\"col\">Status</th><th scope=\"col\"><span class=\"visually-hidden\">Actions</span></th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -389,7 +389,7 @@ func Policies(s Shell, p PoliciesPage) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "</tbody></table>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "</tbody></table></div>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

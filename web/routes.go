@@ -136,6 +136,7 @@ func (s *Server) routes() http.Handler {
 				r.Post("/documents", docs.Save)
 				r.Get("/documents/{docID}", docs.Get)
 				r.Put("/documents/{docID}", docs.Save)
+				r.Get("/certifications", docs.OrgCertifications)
 				for _, subject := range []string{"/softwarestatements/{appID}", "/authorisationservers/{serverID}"} {
 					r.Get(subject+"/certifications", docs.ListCertifications)
 					r.Post(subject+"/certifications", docs.SaveCertification)
@@ -283,6 +284,7 @@ func (s *Server) routes() http.Handler {
 				r.Get("/documents/new", docs.Wizard)
 				r.Get("/documents/{docID}/edit", docs.Wizard)
 				r.Post("/documents/{docID}", docs.Save)
+				r.Get("/certifications", docs.OrgCertifications)
 				for _, subject := range []string{"/softwarestatements/{appID}", "/authorisationservers/{serverID}"} {
 					r.Get(subject+"/certifications", docs.ListCertifications)
 					r.Post(subject+"/certifications", docs.SaveCertification)
@@ -299,6 +301,7 @@ func (s *Server) routes() http.Handler {
 				r.Use(requireSuperUser)
 				r.Get("/", pages.References)
 				r.Get("/super-users", superUsers.List)
+				r.Get("/super-users/new", superUsers.New)
 				r.Post("/super-users", superUsers.Create)
 				r.Post("/super-users/{email}", superUsers.Update)
 				r.Get("/data-administrators", dataAdmins.List)
@@ -307,11 +310,13 @@ func (s *Server) routes() http.Handler {
 				r.Post("/data-administrators/{email}", dataAdmins.Update)
 				for path, h := range map[string]*handlers.RefTypes{"/contact-types": contactTypes, "/document-types": documentTypes, "/certification-types": certificationTypes} {
 					r.Get(path, h.List)
+					r.Get(path+"/new", h.New)
 					r.Post(path, h.Create)
 					r.Post(path+"/{name}", h.Update)
 					r.Post(path+"/{name}/delete", h.Delete)
 				}
 				r.Get("/flags", refs.ListFlags)
+				r.Get("/flags/new", refs.NewFlag)
 				r.Post("/flags", refs.CreateFlag)
 				r.Post("/flags/{flagID}", refs.UpdateFlag)
 				r.Get("/signing-keys", ssaH.ListKeys)
