@@ -62,14 +62,14 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 
 	// A duplicate name: 409, shown beside the field.
 	must(t, chromedp.Do(ctx,
-		chromedp.Navigate(base+"/references/contact-types"),
+		chromedp.Navigate(base+"/references/contact-types/new"),
 		chromedp.WaitVisible(chromedp.ID("f-Name")),
 		chromedp.SendKeys(chromedp.ID("f-Name"), "Business"),
 	))
 	_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__marker = 1; true`))
 	must(t, err)
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`form[aria-labelledby=new-item] button[type=submit]`)),
+		chromedp.Click(chromedp.CSS(`form[data-testid=new-item-form] button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-Name]`)),
 	))
 	// htmx swapped the refusal in (no page load).
@@ -186,13 +186,13 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 	// A server error (5xx) is not swapped in: the flash says the server
 	// failed, and the form stays as typed.
 	must(t, chromedp.Do(ctx,
-		chromedp.Navigate(base+"/references/contact-types"),
+		chromedp.Navigate(base+"/references/contact-types/new"),
 		chromedp.WaitVisible(chromedp.ID("f-Name")),
 	))
 	failServer(t, ctx, base+"/references/contact-types")
 	must(t, chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.ID("f-Name"), "Escalation"),
-		chromedp.Click(chromedp.CSS(`form[aria-labelledby=new-item] button[type=submit]`)),
+		chromedp.Click(chromedp.CSS(`form[data-testid=new-item-form] button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash].tf-flash-error`)),
 	))
 	if got := text(t, ctx, `[data-testid=flash]`); !strings.Contains(got, "The server failed (500)") {
@@ -205,14 +205,14 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 
 	// A request that cannot reach the server says so, and the form stays.
 	must(t, chromedp.Do(ctx,
-		chromedp.Navigate(base+"/references/contact-types"),
+		chromedp.Navigate(base+"/references/contact-types/new"),
 		chromedp.WaitVisible(chromedp.ID("f-Name")),
 		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			_, err := cdp.Call(ctx, tg, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: []*network.BlockPattern{{URLPattern: base + "/references/contact-types", Block: true}}})
 			return err
 		}),
 		chromedp.SendKeys(chromedp.ID("f-Name"), "Escalation"),
-		chromedp.Click(chromedp.CSS(`form[aria-labelledby=new-item] button[type=submit]`)),
+		chromedp.Click(chromedp.CSS(`form[data-testid=new-item-form] button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash].tf-flash-error`)),
 	))
 	if got := text(t, ctx, `[data-testid=flash]`); !strings.Contains(got, "could not reach") {
