@@ -37,7 +37,7 @@ type IdentityProvider struct {
 	GroupsClaim string      `json:"GroupsClaim"`
 	GroupRoles  []GroupRole `json:"GroupRoles"`
 	CreatedOn   time.Time   `json:"CreatedOn"`
-	UpdatedOn    time.Time `json:"UpdatedOn"`
+	UpdatedOn   time.Time   `json:"UpdatedOn"`
 }
 
 // GroupRole maps a group of an identity provider to an administrator role
