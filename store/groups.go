@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // GroupOutcome is what ApplyGroups did to one administrator record.
@@ -32,6 +33,11 @@ type GroupOutcome struct {
 // It is an administrator change: callers read the role after it.
 func (d *DB) ApplyGroups(ctx context.Context, provider, email string, granted map[Role]string) ([]GroupOutcome, error) {
 	email = NormalizeEmail(email)
+	// Most requests change nothing: a read answers them without taking
+	// SQLite's one writer.
+	if idle, err := d.groupsIdle(ctx, provider, email, granted); err != nil || idle {
+		return nil, err
+	}
 	var out []GroupOutcome
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		out = out[:0]
@@ -54,6 +60,44 @@ func (d *DB) ApplyGroups(ctx context.Context, provider, email string, granted ma
 		return nil, fmt.Errorf("store: apply groups: %w", err)
 	}
 	return out, nil
+}
+
+// groupsIdle reports whether ApplyGroups would change nothing.
+func (d *DB) groupsIdle(ctx context.Context, provider, email string, granted map[Role]string) (bool, error) {
+	var su, da groupRow
+	err := d.db.QueryRowContext(ctx, `SELECT
+		(SELECT COUNT(*) FROM super_users WHERE email = ?1), COALESCE((SELECT status || char(31) || via_group || char(31) || via_provider || char(31) || group_revoked FROM super_users WHERE email = ?1), ''),
+		(SELECT COUNT(*) FROM data_administrators WHERE email = ?1), COALESCE((SELECT status || char(31) || via_group || char(31) || via_provider || char(31) || group_revoked FROM data_administrators WHERE email = ?1), '')`,
+		email).Scan(&su.n, &su.packed, &da.n, &da.packed)
+	if err != nil {
+		return false, err
+	}
+	return su.idle(provider, granted[RoleSuperUser]) && da.idle(provider, granted[RoleDataAdmin]), nil
+}
+
+type groupRow struct {
+	n      int
+	packed string
+}
+
+// idle: nothing to grant, nothing of this provider's to revoke or move.
+func (r groupRow) idle(provider, group string) bool {
+	if r.n == 0 {
+		return group == ""
+	}
+	f := strings.Split(r.packed, "\x1f")
+	if len(f) != 4 || f[2] != provider {
+		return true
+	}
+	status, viaGroup, revoked := f[0], f[1], f[3] == "1"
+	switch {
+	case group != "" && status == "Active":
+		return viaGroup == group
+	case group != "":
+		return !revoked // a Super User's Inactive stays
+	default:
+		return status != "Active"
+	}
 }
 
 func (d *DB) applyGroup(ctx context.Context, tx *sql.Tx, role Role, table, subject, provider, email, group string) (GroupOutcome, error) {
