@@ -329,3 +329,39 @@ func TestGroupGrantAndRevokeAtWebSignIn(t *testing.T) {
 		t.Fatalf("malformed groups: %d %s", st, b)
 	}
 }
+
+// Removing a mapping from the binding ends what it granted at the next
+// request; a role still given by another mapped group of the token moves
+// to that group (audited) instead of ending.
+func TestGroupMappingChangesTakeEffect(t *testing.T) {
+	op := newGroupsOP(t)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	bindGroups(t, admin, op, "Corp", `[{"Group":"a","Role":"DataAdministrator"},{"Group":"b","Role":"DataAdministrator"}]`)
+	orgs := env.URL + "/api/organisations"
+	tok := op.accessToken("nina@example.com", []any{"a", "b"})
+	if st, _ := status(t, tok, orgs); st != 200 {
+		t.Fatalf("grant: %d", st)
+	}
+	if m := admin.must(200, "GET", "/users/data-administrators/nina@example.com", ""); m["Group"] != "a" {
+		t.Fatalf("first mapping names the grant: %v", m)
+	}
+	idp := `{"Name":"Corp","EmailDomains":["example.com"],"Issuer":"` + op.srv.URL + `","Audience":"automation","ClientId":"console","GroupRoles":`
+	admin.must(200, "PUT", "/references/identity-providers/Corp", idp+`[{"Group":"b","Role":"DataAdministrator"}]}`)
+	if st, _ := status(t, tok, orgs); st != 200 {
+		t.Fatalf("still granted by b: %d", st)
+	}
+	if m := admin.must(200, "GET", "/users/data-administrators/nina@example.com", ""); m["Group"] != "b" || m["Status"] != "Active" {
+		t.Fatalf("moved to b: %v", m)
+	}
+	if a := auditOf(t, admin, "group_grant"); len(a) != 2 || !strings.Contains(a[0], "now via group b") {
+		t.Fatalf("audit: %q", a)
+	}
+	admin.must(200, "PUT", "/references/identity-providers/Corp", idp+`[]}`)
+	if st, _ := status(t, tok, orgs); st != 403 {
+		t.Fatalf("mapping removed: %d", st)
+	}
+	if a := auditOf(t, admin, "group_revoke"); len(a) != 1 {
+		t.Fatalf("revoke: %q", a)
+	}
+}
