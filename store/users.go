@@ -240,7 +240,9 @@ func (d *DB) SetSuperUserStatus(ctx context.Context, a Audit, email, status stri
 		}
 		old := cur.Status
 		if old == status {
-			return nil
+			// Set by a Super User now: groups no longer undo it (§16).
+			_, err := tx.ExecContext(ctx, `UPDATE super_users SET group_revoked = 0 WHERE email = ?`, email)
+			return err
 		}
 		if status == "Inactive" {
 			var active int
@@ -368,7 +370,9 @@ func (d *DB) SetDataAdministratorStatus(ctx context.Context, a Audit, email, sta
 		}
 		old := cur.Status
 		if old == status {
-			return nil
+			// Set by a Super User now: groups no longer undo it (§16).
+			_, err := tx.ExecContext(ctx, `UPDATE data_administrators SET group_revoked = 0 WHERE email = ?`, email)
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE data_administrators SET status = ?, updated_at = ?, group_revoked = 0 WHERE email = ?`, status, d.stamp(), email); err != nil {
 			return err

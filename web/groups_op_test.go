@@ -262,6 +262,18 @@ func TestGroupsLeaveOtherRecordsAndKeepTheLastSuperUser(t *testing.T) {
 	if m := admin.must(200, "GET", "/users/data-administrators/nina@example.com", ""); m["Status"] != "Inactive" {
 		t.Fatalf("record: %v", m)
 	}
+	// Revoked by its group, then set Inactive by a Super User as well: the
+	// group coming back no longer restores it.
+	if st, _ := status(t, op.accessToken("rob@example.com", []any{"tf-data"}), orgs); st != 200 {
+		t.Fatalf("rob: %d", st)
+	}
+	if st, _ := status(t, op.accessToken("rob@example.com", nil), orgs); st != 403 {
+		t.Fatalf("rob revoked: %d", st)
+	}
+	admin.must(200, "PUT", "/users/data-administrators/rob@example.com", `{"Status":"Inactive"}`)
+	if st, _ := status(t, op.accessToken("rob@example.com", []any{"tf-data"}), orgs); st != 403 {
+		t.Fatalf("rob set Inactive by a Super User after the revocation, group back: %d", st)
+	}
 
 	// Last Active Super User: sam by group, admin set Inactive.
 	sam := op.accessToken("sam@example.com", []any{"tf-ops"})
@@ -287,7 +299,7 @@ func TestGroupsLeaveOtherRecordsAndKeepTheLastSuperUser(t *testing.T) {
 	if st, _ := status(t, op.accessToken("sam@example.com", []any{}), env.URL+"/api/users/super"); st != 403 {
 		t.Fatalf("group gone with another Super User: %d", st)
 	}
-	if a := auditOf(t, admin, "group_revoke"); len(a) != 1 || !strings.Contains(a[0], "SuperUser|sam@example.com|") {
+	if a := auditOf(t, admin, "group_revoke"); len(a) != 2 || !strings.Contains(a[0], "SuperUser|sam@example.com|") {
 		t.Fatalf("group_revoke: %q", a)
 	}
 }
