@@ -51,11 +51,13 @@ type idpIn struct {
 	ClientID     string   `json:"ClientId"`
 	// ClientSecret is write-only: empty keeps the current one; an empty
 	// ClientId removes both.
-	ClientSecret    string `json:"ClientSecret"`
-	JwksURI         any    `json:"JwksUri"`
-	HasClientSecret any    `json:"HasClientSecret"`
-	CreatedOn       any    `json:"CreatedOn"`
-	UpdatedOn       any    `json:"UpdatedOn"`
+	ClientSecret    string            `json:"ClientSecret"`
+	GroupsClaim     string            `json:"GroupsClaim"`
+	GroupRoles      []store.GroupRole `json:"GroupRoles"`
+	JwksURI         any               `json:"JwksUri"`
+	HasClientSecret any               `json:"HasClientSecret"`
+	CreatedOn       any               `json:"CreatedOn"`
+	UpdatedOn       any               `json:"UpdatedOn"`
 }
 
 var claimName = regexp.MustCompile(`^[A-Za-z0-9_.:/-]{1,100}$`)
@@ -132,7 +134,7 @@ func (h *IdentityProviders) Get(w http.ResponseWriter, r *http.Request) {
 func idpForm(p store.IdentityProvider, errs map[string]string) views.IdPForm {
 	return views.IdPForm{Name: p.Name, Issuer: p.Issuer, JwksURI: p.JwksURI, Audience: p.Audience, EmailClaim: p.EmailClaim,
 		Description: p.Description, Status: p.Status, ClientID: p.ClientID, HasClientSecret: p.HasClientSecret,
-		EmailDomains: strings.Join(p.EmailDomains, ", "), Errors: errs}
+		EmailDomains: strings.Join(p.EmailDomains, ", "), GroupsClaim: p.GroupsClaim, GroupRoles: groupLines(p.GroupRoles), Errors: errs}
 }
 
 // validate checks the fields that need no network; the issuer is checked
@@ -161,6 +163,7 @@ func (h *IdentityProviders) validate(p *store.IdentityProvider) map[string]strin
 	activeOrInactive(f, &p.Status)
 	p.ClientID = strings.TrimSpace(p.ClientID)
 	checkLen(f, "ClientId", p.ClientID, 200)
+	validateGroups(f, p)
 	p.EmailDomains = normalDomains(p.EmailDomains)
 	switch {
 	case len(p.EmailDomains) == 0:
@@ -209,7 +212,8 @@ func (h *IdentityProviders) checkIssuer(ctx context.Context, p *store.IdentityPr
 
 func (in idpIn) provider() store.IdentityProvider {
 	return store.IdentityProvider{Name: in.Name, Issuer: in.Issuer, Audience: in.Audience, EmailClaim: in.EmailClaim,
-		Description: in.Description, Status: in.Status, ClientID: in.ClientID, EmailDomains: in.EmailDomains}
+		Description: in.Description, Status: in.Status, ClientID: in.ClientID, EmailDomains: in.EmailDomains,
+		GroupsClaim: in.GroupsClaim, GroupRoles: in.GroupRoles}
 }
 
 // Create binds a new identity provider.
@@ -219,10 +223,12 @@ func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
+	formGroups(r, &in)
 	p := in.provider()
 	var err error
 	errs := h.validate(&p)
 	h.secret(errs, &p, in.ClientSecret)
+	confirmSuperUser(r, errs, p, nil)
 	if len(errs) > 0 {
 		err = Validation(errs)
 	} else if err = h.checkIssuer(r.Context(), &p); err == nil {
@@ -268,9 +274,11 @@ func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.Name = name
+	formGroups(r, &in)
 	p := in.provider()
 	errs := h.validate(&p)
 	h.secret(errs, &p, in.ClientSecret)
+	confirmSuperUser(r, errs, p, cur.GroupRoles)
 	if len(errs) > 0 {
 		err = Validation(errs)
 	} else if p.Issuer != cur.Issuer {
@@ -319,4 +327,98 @@ func fieldMessages(err error, field string) map[string]string {
 		m[field] = AsError(err).Message
 	}
 	return m
+}
+
+// Limits of a binding's group mappings (docs/design.md §16).
+const (
+	maxGroupRoles = 100
+	maxGroupName  = 256
+)
+
+// validateGroups checks GroupsClaim and GroupRoles; each bad mapping is
+// named by its index (GroupRoles[2].Role).
+func validateGroups(f map[string]string, p *store.IdentityProvider) {
+	p.GroupsClaim = strings.TrimSpace(p.GroupsClaim)
+	if p.GroupsClaim == "" {
+		p.GroupsClaim = "groups"
+	}
+	if !claimName.MatchString(p.GroupsClaim) {
+		f["GroupsClaim"] = "GroupsClaim must be a claim name: letters, digits and _ . : / - (at most 100)."
+	}
+	if p.GroupRoles == nil {
+		p.GroupRoles = []store.GroupRole{}
+	}
+	if len(p.GroupRoles) > maxGroupRoles {
+		f["GroupRoles"] = "At most " + itoa(maxGroupRoles) + " group mappings."
+		return
+	}
+	seen := map[string]int{}
+	for i, g := range p.GroupRoles {
+		at := "GroupRoles[" + itoa(i) + "]"
+		g.Group = strings.TrimSpace(g.Group)
+		p.GroupRoles[i].Group = g.Group
+		switch {
+		case g.Group == "":
+			f[at+".Group"] = "Group is required."
+		case len([]rune(g.Group)) > maxGroupName:
+			f[at+".Group"] = "A group name has at most " + itoa(maxGroupName) + " characters."
+		case strings.ContainsFunc(g.Group, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+			f[at+".Group"] = "A group name cannot hold control characters."
+		default:
+			if j, dup := seen[g.Group]; dup {
+				f[at+".Group"] = "Group " + g.Group + " is mapped already (GroupRoles[" + itoa(j) + "]); a group maps to one role."
+			}
+			seen[g.Group] = i
+		}
+		if g.Role != store.RoleDataAdmin && g.Role != store.RoleSuperUser {
+			f[at+".Role"] = "Role must be DataAdministrator or SuperUser."
+		}
+	}
+}
+
+// formGroups reads the form's GroupRoles text area: one "group = Role" a
+// line. A line that does not read so keeps its text as the group and an
+// empty role, so that validation names it.
+func formGroups(r *http.Request, in *idpIn) {
+	if r.PostForm == nil {
+		return
+	}
+	in.GroupRoles = []store.GroupRole{}
+	for _, v := range r.PostForm["GroupRoles"] {
+		for _, line := range strings.Split(v, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			g, role, _ := strings.Cut(line, "=")
+			in.GroupRoles = append(in.GroupRoles, store.GroupRole{Group: strings.TrimSpace(g), Role: store.Role(strings.TrimSpace(role))})
+		}
+	}
+}
+
+func groupLines(gs []store.GroupRole) string {
+	var b strings.Builder
+	for _, g := range gs {
+		b.WriteString(g.Group + " = " + string(g.Role) + "\n")
+	}
+	return b.String()
+}
+
+// confirmSuperUser: in the browser, a group newly mapped to SuperUser is
+// saved only once the person ticks ConfirmSuperUser: every member of that
+// group becomes a Super User (docs/design.md §16).
+func confirmSuperUser(r *http.Request, f map[string]string, p store.IdentityProvider, before []store.GroupRole) {
+	if r.PostForm == nil || r.PostForm.Get("ConfirmSuperUser") == "on" {
+		return
+	}
+	var added []string
+	for _, g := range p.GroupRoles {
+		if g.Role == store.RoleSuperUser && !slices.Contains(before, g) {
+			added = append(added, g.Group)
+		}
+	}
+	if len(added) > 0 {
+		f["ConfirmSuperUser"] = "Every member of " + strings.Join(added, ", ") + " at " + p.Name +
+			" will be a Super User, with all rights over the directory and its administrators. Tick to confirm."
+	}
 }

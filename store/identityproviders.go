@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -29,18 +30,35 @@ type IdentityProvider struct {
 	HasClientSecret bool     `json:"HasClientSecret"`
 	// SealedSecret is the client secret sealed with the KEK; never shown.
 	// On update nil keeps the current one.
-	SealedSecret []byte    `json:"-"`
-	CreatedOn    time.Time `json:"CreatedOn"`
-	UpdatedOn    time.Time `json:"UpdatedOn"`
+	SealedSecret []byte `json:"-"`
+	// GroupsClaim names the claim of its tokens that lists the person's
+	// groups; GroupRoles makes members of a group administrators
+	// (docs/design.md §16).
+	GroupsClaim string      `json:"GroupsClaim"`
+	GroupRoles  []GroupRole `json:"GroupRoles"`
+	CreatedOn   time.Time   `json:"CreatedOn"`
+	UpdatedOn   time.Time   `json:"UpdatedOn"`
 }
 
-const idpCols = `name, issuer, jwks_uri, audience, email_claim, description, status, client_id, client_secret, email_domains, created_on, updated_on`
+// GroupRole maps a group of an identity provider to an administrator role
+// (Role is DataAdministrator or SuperUser).
+type GroupRole struct {
+	Group string `json:"Group"`
+	Role  Role   `json:"Role"`
+}
+
+const idpCols = `name, issuer, jwks_uri, audience, email_claim, description, status, client_id, client_secret, email_domains, groups_claim, group_roles, created_on, updated_on`
 
 func scanIdP(row interface{ Scan(...any) error }) (IdentityProvider, error) {
 	var p IdentityProvider
-	var c, u, domains string
-	err := row.Scan(&p.Name, &p.Issuer, &p.JwksURI, &p.Audience, &p.EmailClaim, &p.Description, &p.Status, &p.ClientID, &p.SealedSecret, &domains, &c, &u)
+	var c, u, domains, groupRoles string
+	err := row.Scan(&p.Name, &p.Issuer, &p.JwksURI, &p.Audience, &p.EmailClaim, &p.Description, &p.Status, &p.ClientID, &p.SealedSecret, &domains,
+		&p.GroupsClaim, &groupRoles, &c, &u)
 	p.EmailDomains = strings.Split(domains, ",")
+	p.GroupRoles = []GroupRole{}
+	if err == nil {
+		err = json.Unmarshal([]byte(groupRoles), &p.GroupRoles)
+	}
 	p.CreatedOn, p.UpdatedOn = parseStamp(c), parseStamp(u)
 	p.HasClientSecret = len(p.SealedSecret) > 0
 	return p, err
@@ -106,8 +124,9 @@ func (d *DB) CreateIdentityProvider(ctx context.Context, a Audit, p IdentityProv
 		}
 		now := d.stamp()
 		p.HasClientSecret = len(p.SealedSecret) > 0
-		if _, err := tx.ExecContext(ctx, `INSERT INTO identity_providers(`+idpCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
-			p.Name, p.Issuer, p.JwksURI, p.Audience, p.EmailClaim, p.Description, p.Status, p.ClientID, nilIfEmpty(p.SealedSecret), strings.Join(p.EmailDomains, ","), now, now); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO identity_providers(`+idpCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			p.Name, p.Issuer, p.JwksURI, p.Audience, p.EmailClaim, p.Description, p.Status, p.ClientID, nilIfEmpty(p.SealedSecret), strings.Join(p.EmailDomains, ","),
+			groupsClaim(p), groupRolesJSON(p), now, now); err != nil {
 			return err
 		}
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "IdentityProvider", SubjectID: p.Name,
@@ -143,8 +162,9 @@ func (d *DB) UpdateIdentityProvider(ctx context.Context, a Audit, p IdentityProv
 			p.SealedSecret = cur.SealedSecret
 		}
 		p.HasClientSecret = len(p.SealedSecret) > 0
-		if _, err := tx.ExecContext(ctx, `UPDATE identity_providers SET issuer=?, jwks_uri=?, audience=?, email_claim=?, description=?, status=?, client_id=?, client_secret=?, email_domains=?, updated_on=? WHERE name=?`,
-			p.Issuer, p.JwksURI, p.Audience, p.EmailClaim, p.Description, p.Status, p.ClientID, nilIfEmpty(p.SealedSecret), strings.Join(p.EmailDomains, ","), d.stamp(), p.Name); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE identity_providers SET issuer=?, jwks_uri=?, audience=?, email_claim=?, description=?, status=?, client_id=?, client_secret=?, email_domains=?, groups_claim=?, group_roles=?, updated_on=? WHERE name=?`,
+			p.Issuer, p.JwksURI, p.Audience, p.EmailClaim, p.Description, p.Status, p.ClientID, nilIfEmpty(p.SealedSecret), strings.Join(p.EmailDomains, ","),
+			groupsClaim(p), groupRolesJSON(p), d.stamp(), p.Name); err != nil {
 			return err
 		}
 		p.CreatedOn, p.UpdatedOn = cur.CreatedOn, cur.UpdatedOn
@@ -155,6 +175,21 @@ func (d *DB) UpdateIdentityProvider(ctx context.Context, a Audit, p IdentityProv
 	}
 	d.idpVersion.Add(1)
 	return d.GetIdentityProvider(ctx, p.Name)
+}
+
+func groupsClaim(p IdentityProvider) string {
+	if p.GroupsClaim == "" {
+		return "groups"
+	}
+	return p.GroupsClaim
+}
+
+func groupRolesJSON(p IdentityProvider) string {
+	if len(p.GroupRoles) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(p.GroupRoles)
+	return string(b)
 }
 
 func nilIfEmpty(b []byte) any {

@@ -16,6 +16,30 @@ type SuperUser struct {
 	CreatedAt time.Time `json:"CreatedAt"`
 	CreatedBy string    `json:"CreatedBy"`
 	UpdatedAt time.Time `json:"UpdatedAt"`
+	Grant
+}
+
+// Grant says how someone is an administrator (docs/design.md §16):
+// GrantedBy is invitation, super_user or group; a group grant names the
+// group and the identity provider whose tokens carry it.
+type Grant struct {
+	GrantedBy        string `json:"GrantedBy"`
+	Group            string `json:"Group,omitempty"`
+	IdentityProvider string `json:"IdentityProvider,omitempty"`
+}
+
+// Grants by which an administrator record was made.
+const (
+	GrantedByInvitation = "invitation"
+	GrantedBySuperUser  = "super_user"
+	GrantedByGroup      = "group"
+)
+
+func grantOf(viaGroup, viaProvider, otherwise string) Grant {
+	if viaProvider != "" {
+		return Grant{GrantedBy: GrantedByGroup, Group: viaGroup, IdentityProvider: viaProvider}
+	}
+	return Grant{GrantedBy: otherwise}
 }
 
 // DataAdministrator is an invited administrator of the directory's data.
@@ -26,6 +50,7 @@ type DataAdministrator struct {
 	InvitedAt   time.Time  `json:"InvitedAt"`
 	ActivatedAt *time.Time `json:"ActivatedAt,omitempty"`
 	UpdatedAt   time.Time  `json:"UpdatedAt"`
+	Grant
 }
 
 // Role is what a signed-in e-mail may do.
@@ -126,14 +151,15 @@ func (d *DB) EnsureSuperUser(ctx context.Context, email string) (bool, error) {
 	return created, nil
 }
 
-const superUserCols = `email, status, created_at, created_by, updated_at`
+const superUserCols = `email, status, created_at, created_by, updated_at, via_group, via_provider`
 
 func scanSuperUser(row interface{ Scan(...any) error }) (SuperUser, error) {
 	var u SuperUser
-	var created, updated string
-	if err := row.Scan(&u.Email, &u.Status, &created, &u.CreatedBy, &updated); err != nil {
+	var created, updated, group, provider string
+	if err := row.Scan(&u.Email, &u.Status, &created, &u.CreatedBy, &updated, &group, &provider); err != nil {
 		return u, err
 	}
+	u.Grant = grantOf(group, provider, GrantedBySuperUser)
 	u.CreatedAt, u.UpdatedAt = parseStamp(created), parseStamp(updated)
 	return u, nil
 }
@@ -214,7 +240,9 @@ func (d *DB) SetSuperUserStatus(ctx context.Context, a Audit, email, status stri
 		}
 		old := cur.Status
 		if old == status {
-			return nil
+			// Set by a Super User now: groups no longer undo it (§16).
+			_, err := tx.ExecContext(ctx, `UPDATE super_users SET group_revoked = 0 WHERE email = ?`, email)
+			return err
 		}
 		if status == "Inactive" {
 			var active int
@@ -225,7 +253,7 @@ func (d *DB) SetSuperUserStatus(ctx context.Context, a Audit, email, status stri
 				return &ConflictError{Message: "the platform would lose its last Active Super User"}
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE super_users SET status = ?, updated_at = ? WHERE email = ?`, status, d.stamp(), email); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE super_users SET status = ?, updated_at = ?, group_revoked = 0 WHERE email = ?`, status, d.stamp(), email); err != nil {
 			return err
 		}
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "status", SubjectType: "SuperUser", SubjectID: email,
@@ -237,15 +265,16 @@ func (d *DB) SetSuperUserStatus(ctx context.Context, a Audit, email, status stri
 	return d.GetSuperUser(ctx, email)
 }
 
-const dataAdminCols = `email, status, invited_by, invited_at, activated_at, updated_at`
+const dataAdminCols = `email, status, invited_by, invited_at, activated_at, updated_at, via_group, via_provider`
 
 func scanDataAdmin(row interface{ Scan(...any) error }) (DataAdministrator, error) {
 	var u DataAdministrator
-	var invited, updated string
+	var invited, updated, group, provider string
 	var activated sql.NullString
-	if err := row.Scan(&u.Email, &u.Status, &u.InvitedBy, &invited, &activated, &updated); err != nil {
+	if err := row.Scan(&u.Email, &u.Status, &u.InvitedBy, &invited, &activated, &updated, &group, &provider); err != nil {
 		return u, err
 	}
+	u.Grant = grantOf(group, provider, GrantedByInvitation)
 	u.InvitedAt, u.UpdatedAt = parseStamp(invited), parseStamp(updated)
 	if activated.Valid {
 		t := parseStamp(activated.String)
@@ -341,9 +370,11 @@ func (d *DB) SetDataAdministratorStatus(ctx context.Context, a Audit, email, sta
 		}
 		old := cur.Status
 		if old == status {
-			return nil
+			// Set by a Super User now: groups no longer undo it (§16).
+			_, err := tx.ExecContext(ctx, `UPDATE data_administrators SET group_revoked = 0 WHERE email = ?`, email)
+			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE data_administrators SET status = ?, updated_at = ? WHERE email = ?`, status, d.stamp(), email); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE data_administrators SET status = ?, updated_at = ?, group_revoked = 0 WHERE email = ?`, status, d.stamp(), email); err != nil {
 			return err
 		}
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "status", SubjectType: "DataAdministrator", SubjectID: email,

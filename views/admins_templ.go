@@ -99,7 +99,7 @@ func SuperUsers(s Shell, p SuperUsersPage) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<hgroup><h1>Super Users</h1><p>They manage Reference Data, administrators and signing keys.</p></hgroup><p class=\"tf-actions\"><a href=\"/references/super-users/new\" role=\"button\" data-testid=\"new-item\">New Super User</a></p><div class=\"tf-scroll\" tabindex=\"0\"><table data-testid=\"super-users\"><thead><tr><th scope=\"col\">E-mail</th><th scope=\"col\">Status</th><th scope=\"col\">Created</th><th scope=\"col\">Created by</th><th scope=\"col\"><span class=\"visually-hidden\">Actions</span></th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<hgroup><h1>Super Users</h1><p>They manage Reference Data, administrators and signing keys.</p></hgroup><p class=\"tf-actions\"><a href=\"/references/super-users/new\" role=\"button\" data-testid=\"new-item\">New Super User</a></p><div class=\"tf-scroll\" tabindex=\"0\"><table data-testid=\"super-users\"><thead><tr><th scope=\"col\">E-mail</th><th scope=\"col\">Status</th><th scope=\"col\">Created</th><th scope=\"col\">How</th><th scope=\"col\"><span class=\"visually-hidden\">Actions</span></th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -138,14 +138,14 @@ func SuperUsers(s Shell, p SuperUsersPage) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</td><td>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</td><td data-testid=\"granted-by\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var7 string
-				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(u.CreatedBy)
+				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(GrantedBy(u.Grant, u.CreatedBy))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admins.templ`, Line: 48, Col: 23}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admins.templ`, Line: 48, Col: 68}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 				if templ_7745c5c3_Err != nil {
@@ -381,7 +381,7 @@ func DataAdmins(s Shell, p DataAdminsPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<div class=\"tf-scroll\" tabindex=\"0\"><table data-testid=\"data-administrators\"><thead><tr><th scope=\"col\">E-mail</th><th scope=\"col\">Status</th><th scope=\"col\">Invited by</th><th scope=\"col\">Invited</th><th scope=\"col\">Activated</th><th scope=\"col\"><span class=\"visually-hidden\">Actions</span></th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<div class=\"tf-scroll\" tabindex=\"0\"><table data-testid=\"data-administrators\"><thead><tr><th scope=\"col\">E-mail</th><th scope=\"col\">Status</th><th scope=\"col\">How</th><th scope=\"col\">Since</th><th scope=\"col\">Activated</th><th scope=\"col\"><span class=\"visually-hidden\">Actions</span></th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -407,14 +407,14 @@ func DataAdmins(s Shell, p DataAdminsPage) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "</td><td>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "</td><td data-testid=\"granted-by\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var17 string
-					templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(a.InvitedBy)
+					templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(GrantedBy(a.Grant, a.InvitedBy))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admins.templ`, Line: 117, Col: 24}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admins.templ`, Line: 117, Col: 69}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 					if templ_7745c5c3_Err != nil {

@@ -228,6 +228,7 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 	emailClaim := a.s.cfg.EmailClaim
 	providerName := a.s.signInIssuer()
 	var viaDomains []string
+	var viaBound *boundIssuer
 	var p *oidcProvider
 	var err error
 	if via != "" {
@@ -236,7 +237,7 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 			bad("The identity provider " + via + " no longer offers web sign-in.")
 			return
 		}
-		emailClaim, viaDomains, providerName = b.emailClaim, b.domains, b.name
+		emailClaim, viaDomains, providerName, viaBound = b.emailClaim, b.domains, b.name, b
 		p, err = b.webProvider(ctx, a)
 	} else {
 		p, err = a.get(ctx)
@@ -286,6 +287,17 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 	if viaDomains != nil && !store.DomainAllowed(viaDomains, email) {
 		bad("The identity provider " + via + " may not sign in " + email + ": its domain is not one it vouches for.")
 		return
+	}
+	if viaBound != nil {
+		groups, err := viaBound.tokenGroups(claims)
+		if err != nil {
+			bad("Signing in through " + providerName + " failed: its ID token is refused: " + err.Error() + ".")
+			return
+		}
+		if err := a.applyGroups(ctx, viaBound, email, groups); err != nil {
+			handlers.WriteError(w, r, err)
+			return
+		}
 	}
 	role, err := a.s.db.SignIn(ctx, email, "web")
 	if err != nil {
@@ -412,6 +424,8 @@ type AccessToken struct {
 	// Bound is the identity provider that issued it, nil for the sign-in
 	// issuer.
 	Bound *boundIssuer
+	// Groups are the groups it lists, for Bound's group mappings.
+	Groups []string
 }
 
 func orDefault(s, d string) string {
@@ -569,6 +583,11 @@ func (a *authenticator) verifyAccessTokenUncached(ctx context.Context, raw strin
 		return AccessToken{}, fmt.Errorf("identity provider %s may not vouch for %s: its domain is not one of %s", bound.name, email, strings.Join(bound.domains, ", "))
 	}
 	at := AccessToken{Raw: raw, Email: email, Subject: t.Subject, Expiry: t.Expiry, Bound: bound}
+	if bound != nil {
+		if at.Groups, err = bound.tokenGroups(claims); err != nil {
+			return AccessToken{}, fmt.Errorf("identity provider %s: %w", bound.name, err)
+		}
+	}
 	if cnf, ok := claims["cnf"].(map[string]any); ok {
 		at.JKT, _ = cnf["jkt"].(string)
 		if at.JKT == "" {
@@ -632,6 +651,13 @@ func (a *authenticator) apiAuth(next http.Handler) http.Handler {
 		if err != nil {
 			handlers.WriteError(w, r, err)
 			return
+		}
+		if tok.Bound != nil {
+			// What its groups grant holds at this request only (docs/design.md §16).
+			if err := a.applyGroups(r.Context(), tok.Bound, tok.Email, tok.Groups); err != nil {
+				handlers.WriteError(w, r, err)
+				return
+			}
 		}
 		role, err := a.s.db.RoleOf(r.Context(), tok.Email)
 		if err != nil {

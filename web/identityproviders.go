@@ -16,6 +16,7 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/issuer"
+	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 	"golang.org/x/oauth2"
 )
@@ -40,6 +41,9 @@ type boundIssuer struct {
 	name, issuer, jwksURI, audience, emailClaim string
 	verifier                                    *oidc.IDTokenVerifier
 	domains                                     []string // e-mail domains it may vouch for ("*": any)
+	// Administrator groups (docs/design.md §16).
+	groupsClaim string
+	groupRoles  []store.GroupRole
 	// Web sign-in, when the provider has a client ID.
 	clientID, clientSecret string
 	ks                     oidc.KeySet
@@ -211,12 +215,14 @@ func (a *authenticator) boundIssuers(ctx context.Context) (map[string]*boundIssu
 				secret = string(plain)
 			}
 			if old := b.byIssuer[p.Issuer]; old != nil && old.name == p.Name && old.jwksURI == p.JwksURI && old.audience == aud &&
-				old.emailClaim == p.EmailClaim && old.clientID == p.ClientID && old.clientSecret == secret && slices.Equal(old.domains, p.EmailDomains) {
+				old.emailClaim == p.EmailClaim && old.clientID == p.ClientID && old.clientSecret == secret && slices.Equal(old.domains, p.EmailDomains) &&
+				old.groupsClaim == p.GroupsClaim && slices.Equal(old.groupRoles, p.GroupRoles) {
 				next[p.Issuer] = old
 				continue
 			}
 			ks := newRemoteKeys(p.JwksURI, a.boundClient(), a.s.cfg.JWKSRefreshInterval)
 			next[p.Issuer] = &boundIssuer{name: p.Name, issuer: p.Issuer, jwksURI: p.JwksURI, audience: aud, emailClaim: p.EmailClaim, domains: p.EmailDomains,
+				groupsClaim: p.GroupsClaim, groupRoles: p.GroupRoles,
 				clientID: p.ClientID, clientSecret: secret, ks: ks,
 				verifier: oidc.NewVerifier(p.Issuer, ks, &oidc.Config{ClientID: aud, SupportedSigningAlgs: signingAlgs, Now: a.s.cfg.Now})}
 		}

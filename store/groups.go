@@ -1,0 +1,178 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// GroupOutcome is what ApplyGroups did to one administrator record.
+type GroupOutcome struct {
+	Role   Role
+	Action string // group_grant, group_revoke or group_revoke_refused
+	Group  string
+}
+
+// ApplyGroups brings the administrator records of email that provider's
+// groups made in line with the groups of the person's token, as
+// docs/design.md §16 describes: granted maps each role to the group that
+// grants it now (absent: no mapped group of the token grants it).
+//
+//   - No record of that role: a group grant creates an Active one (audit
+//     group_grant naming provider and group).
+//   - A record made by invitation, by a Super User, or by another
+//     provider's group is never touched.
+//   - A record this provider's group made: a grant whose group left the
+//     token ends (Inactive, audit group_revoke) unless it is the last
+//     Active Super User (audit group_revoke_refused, nothing changed); a
+//     record a group revocation made Inactive comes back when a mapped
+//     group does; one a Super User set Inactive stays Inactive.
+//
+// It is an administrator change: callers read the role after it.
+func (d *DB) ApplyGroups(ctx context.Context, provider, email string, granted map[Role]string) ([]GroupOutcome, error) {
+	email = NormalizeEmail(email)
+	// Most requests change nothing: a read answers them without taking
+	// SQLite's one writer.
+	if idle, err := d.groupsIdle(ctx, provider, email, granted); err != nil || idle {
+		return nil, err
+	}
+	var out []GroupOutcome
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		out = out[:0]
+		for _, t := range []struct {
+			role    Role
+			table   string
+			subject string
+		}{{RoleSuperUser, "super_users", "SuperUser"}, {RoleDataAdmin, "data_administrators", "DataAdministrator"}} {
+			o, err := d.applyGroup(ctx, tx, t.role, t.table, t.subject, provider, email, granted[t.role])
+			if err != nil {
+				return err
+			}
+			if o.Action != "" {
+				out = append(out, o)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: apply groups: %w", err)
+	}
+	return out, nil
+}
+
+// groupsIdle reports whether ApplyGroups would change nothing.
+func (d *DB) groupsIdle(ctx context.Context, provider, email string, granted map[Role]string) (bool, error) {
+	var su, da groupRow
+	err := d.db.QueryRowContext(ctx, `SELECT
+		(SELECT COUNT(*) FROM super_users WHERE email = ?1), COALESCE((SELECT status || char(31) || via_group || char(31) || via_provider || char(31) || group_revoked FROM super_users WHERE email = ?1), ''),
+		(SELECT COUNT(*) FROM data_administrators WHERE email = ?1), COALESCE((SELECT status || char(31) || via_group || char(31) || via_provider || char(31) || group_revoked FROM data_administrators WHERE email = ?1), '')`,
+		email).Scan(&su.n, &su.packed, &da.n, &da.packed)
+	if err != nil {
+		return false, err
+	}
+	return su.idle(provider, granted[RoleSuperUser]) && da.idle(provider, granted[RoleDataAdmin]), nil
+}
+
+type groupRow struct {
+	n      int
+	packed string
+}
+
+// idle: nothing to grant, nothing of this provider's to revoke or move.
+func (r groupRow) idle(provider, group string) bool {
+	if r.n == 0 {
+		return group == ""
+	}
+	f := strings.Split(r.packed, "\x1f")
+	if len(f) != 4 || f[2] != provider {
+		return true
+	}
+	status, viaGroup, revoked := f[0], f[1], f[3] == "1"
+	switch {
+	case group != "" && status == "Active":
+		return viaGroup == group
+	case group != "":
+		return !revoked // a Super User's Inactive stays
+	default:
+		return status != "Active"
+	}
+}
+
+func (d *DB) applyGroup(ctx context.Context, tx *sql.Tx, role Role, table, subject, provider, email, group string) (GroupOutcome, error) {
+	var status, viaGroup, viaProvider string
+	var revoked bool
+	err := tx.QueryRowContext(ctx, `SELECT status, via_group, via_provider, group_revoked FROM `+table+` WHERE email = ?`, email).
+		Scan(&status, &viaGroup, &viaProvider, &revoked)
+	if errors.Is(err, sql.ErrNoRows) {
+		if group == "" {
+			return GroupOutcome{}, nil
+		}
+		now, by := d.stamp(), "group "+group+" of identity provider "+provider
+		if table == "super_users" {
+			_, err = tx.ExecContext(ctx, `INSERT INTO super_users(email, status, created_at, created_by, updated_at, via_group, via_provider) VALUES (?, 'Active', ?, ?, ?, ?, ?)`,
+				email, now, by, now, group, provider)
+		} else {
+			_, err = tx.ExecContext(ctx, `INSERT INTO data_administrators(email, status, invited_by, invited_at, activated_at, updated_at, via_group, via_provider) VALUES (?, 'Active', ?, ?, ?, ?, ?, ?)`,
+				email, by, now, now, now, group, provider)
+		}
+		if err != nil {
+			return GroupOutcome{}, err
+		}
+		return d.groupAudit(ctx, tx, role, subject, provider, email, "group_grant", group, "Status: Active (via "+by+")")
+	}
+	if err != nil {
+		return GroupOutcome{}, err
+	}
+	if viaProvider != provider {
+		return GroupOutcome{}, nil // invitation, Super User, or another provider's group
+	}
+	switch {
+	case group != "" && status == "Active" && viaGroup != group:
+		// Still granted, now by another mapped group of the token.
+		if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET via_group = ?, updated_at = ? WHERE email = ?`, group, d.stamp(), email); err != nil {
+			return GroupOutcome{}, err
+		}
+		return d.groupAudit(ctx, tx, role, subject, provider, email, "group_grant", group,
+			"now via group "+group+" of identity provider "+provider+" (was "+viaGroup+")")
+	case group != "" && status == "Inactive" && revoked:
+		if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET status = 'Active', group_revoked = 0, via_group = ?, updated_at = ? WHERE email = ?`,
+			group, d.stamp(), email); err != nil {
+			return GroupOutcome{}, err
+		}
+		return d.groupAudit(ctx, tx, role, subject, provider, email, "group_grant", group,
+			"Status: Inactive -> Active (via group "+group+" of identity provider "+provider+")")
+	case group == "" && status == "Active":
+		if table == "super_users" {
+			var active int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM super_users WHERE status = 'Active' AND email <> ?`, email).Scan(&active); err != nil {
+				return GroupOutcome{}, err
+			}
+			if active == 0 {
+				// Audited once, not on every request of the same token.
+				var last string
+				err := tx.QueryRowContext(ctx, `SELECT action FROM audit_log WHERE subject_type = 'SuperUser' AND subject_id = ? ORDER BY id DESC LIMIT 1`, email).Scan(&last)
+				if err != nil && !errors.Is(err, sql.ErrNoRows) {
+					return GroupOutcome{}, err
+				}
+				if last == "group_revoke_refused" {
+					return GroupOutcome{Role: role, Action: "group_revoke_refused", Group: viaGroup}, nil
+				}
+				return d.groupAudit(ctx, tx, role, subject, provider, email, "group_revoke_refused", viaGroup,
+					"group "+viaGroup+" of identity provider "+provider+" is gone from the token, but this is the last Active Super User: kept Active")
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET status = 'Inactive', group_revoked = 1, updated_at = ? WHERE email = ?`, d.stamp(), email); err != nil {
+			return GroupOutcome{}, err
+		}
+		return d.groupAudit(ctx, tx, role, subject, provider, email, "group_revoke", viaGroup,
+			"Status: Active -> Inactive (group "+viaGroup+" of identity provider "+provider+" is gone from the token)")
+	}
+	return GroupOutcome{}, nil
+}
+
+func (d *DB) groupAudit(ctx context.Context, tx *sql.Tx, role Role, subject, provider, email, action, group, summary string) (GroupOutcome, error) {
+	err := d.writeAudit(ctx, tx, AuditRecord{Actor: "identity provider " + provider, Action: action, SubjectType: subject, SubjectID: email, Summary: summary})
+	return GroupOutcome{Role: role, Action: action, Group: group}, err
+}

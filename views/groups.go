@@ -1,0 +1,54 @@
+package views
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/trustframe/trustframe/store"
+)
+
+// GrantedBy says how someone is an administrator (docs/design.md §16):
+// "via group G of provider P", or who invited or created them.
+func GrantedBy(g store.Grant, by string) string {
+	switch g.GrantedBy {
+	case store.GrantedByGroup:
+		return "via group " + g.Group + " of provider " + g.IdentityProvider
+	case store.GrantedByInvitation:
+		return "invited by " + by
+	default:
+		return "created by " + by
+	}
+}
+
+// groupErrors joins the messages about GroupRoles and its mappings
+// (GroupRoles[2].Role) for the one text area that edits them.
+func groupErrors(errs map[string]string) string {
+	var keys []string
+	for k := range errs {
+		if strings.HasPrefix(k, "GroupRoles") {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		msg := errs[k]
+		if i := strings.Index(k, "["); i >= 0 {
+			msg = "Line " + lineOf(k[i+1:]) + ": " + msg
+		}
+		out = append(out, msg)
+	}
+	return strings.Join(out, " ")
+}
+
+// lineOf turns the index of "2].Role" into the form's line number "3".
+func lineOf(s string) string {
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	return itoa(n + 1)
+}

@@ -1,0 +1,379 @@
+package web_test
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// groupsOP is an OpenID Provider whose ID tokens and access tokens carry
+// the person's e-mail and, when set, a groups claim (any JSON value, to
+// send malformed ones too). Its sign-in page signs the next person in at
+// once.
+type groupsOP struct {
+	srv *httptest.Server
+	key *rsa.PrivateKey
+
+	mu     sync.Mutex
+	email  string // the next sign-in's e-mail
+	groups any    // the next sign-in's groups claim (nil: absent)
+	codes  map[string]map[string]any
+}
+
+func newGroupsOP(t *testing.T) *groupsOP {
+	k, _ := rsa.GenerateKey(rand.Reader, 2048)
+	op := &groupsOP{key: k, codes: map[string]map[string]any{}}
+	op.srv = httptest.NewServer(http.HandlerFunc(op.serve))
+	t.Cleanup(op.srv.Close)
+	return op
+}
+
+// next sets who signs in next and their groups.
+func (op *groupsOP) next(email string, groups any) {
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	op.email, op.groups = email, groups
+}
+
+func (op *groupsOP) serve(w http.ResponseWriter, r *http.Request) {
+	base := op.srv.URL
+	switch r.URL.Path {
+	case "/.well-known/openid-configuration":
+		json.NewEncoder(w).Encode(map[string]any{"issuer": base, "authorization_endpoint": base + "/auth", "token_endpoint": base + "/token",
+			"jwks_uri": base + "/jwks", "id_token_signing_alg_values_supported": []string{"RS256"}})
+	case "/jwks":
+		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &op.key.PublicKey, KeyID: "k", Algorithm: "RS256", Use: "sig"}}})
+	case "/auth":
+		q := r.URL.Query()
+		code := "code-" + q.Get("state")
+		op.mu.Lock()
+		c := map[string]any{"nonce": q.Get("nonce"), "email": op.email, "sub": "sub-" + op.email}
+		if op.groups != nil {
+			c["groups"] = op.groups
+		}
+		op.codes[code] = c
+		op.mu.Unlock()
+		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+url.QueryEscape(code)+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
+	case "/token":
+		r.ParseForm()
+		clientID, _, ok := r.BasicAuth()
+		if !ok {
+			clientID = r.PostForm.Get("client_id")
+		}
+		op.mu.Lock()
+		c := op.codes[r.PostForm.Get("code")]
+		op.mu.Unlock()
+		if c == nil {
+			w.WriteHeader(400)
+			return
+		}
+		c["iss"], c["aud"], c["iat"], c["exp"] = base, clientID, time.Now().Unix(), time.Now().Add(time.Hour).Unix()
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"access_token": "opaque", "token_type": "Bearer", "id_token": op.sign("JWT", c), "expires_in": 3600})
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (op *groupsOP) sign(typ string, claims map[string]any) string {
+	sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: op.key, KeyID: "k"}}, (&jose.SignerOptions{}).WithType(jose.ContentType(typ)))
+	s, _ := jwt.Signed(sig).Claims(claims).Serialize()
+	return s
+}
+
+// accessToken is an access token for the API (audience "automation") of
+// email with groups (nil: no groups claim).
+func (op *groupsOP) accessToken(email string, groups any) string {
+	c := map[string]any{"iss": op.srv.URL, "aud": "automation", "sub": "sub-" + email, "email": email, "jti": randomID(),
+		"iat": time.Now().Unix(), "exp": time.Now().Add(time.Hour).Unix()}
+	if groups != nil {
+		c["groups"] = groups
+	}
+	return op.sign("at+jwt", c)
+}
+
+// bindGroups binds op as name for example.com with these group mappings.
+func bindGroups(t *testing.T, admin *api, op *groupsOP, name, mappings string) {
+	t.Helper()
+	admin.must(201, "POST", "/references/identity-providers", `{"Name":"`+name+`","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+
+		`","Audience":"automation","ClientId":"console","GroupRoles":`+mappings+`}`)
+}
+
+// auditOf lists "Action SubjectType SubjectId" of the audit records with
+// this action.
+func auditOf(t *testing.T, admin *api, action string) []string {
+	t.Helper()
+	_, m := admin.do("GET", "/audit?Action="+action+"&size=100", "")
+	var out []string
+	list, _ := m["content"].([]any)
+	for _, r := range list {
+		rec := r.(map[string]any)
+		out = append(out, rec["Actor"].(string)+"|"+rec["SubjectType"].(string)+"|"+rec["SubjectId"].(string)+"|"+rec["Summary"].(string))
+	}
+	return out
+}
+
+func status(t *testing.T, tok, u string) (int, string) {
+	t.Helper()
+	r, b := do(t, "GET", u, tok, "")
+	return r.StatusCode, b
+}
+
+// API tokens: the first call with a mapped group creates the administrator
+// (group_grant), a token without it ends the grant at that request
+// (group_revoke), the group coming back restores it; the API says how each
+// is an administrator; the e-mail domain rule holds, and another provider's
+// token with the same group name grants nothing.
+func TestGroupGrantAndRevokeThroughAPITokens(t *testing.T) {
+	op, other := newGroupsOP(t), newGroupsOP(t)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	bindGroups(t, admin, op, "Corp", `[{"Group":"tf-data","Role":"DataAdministrator"},{"Group":"tf-ops","Role":"SuperUser"}]`)
+	bindGroups(t, admin, other, "Other", `[]`)
+	orgs := env.URL + "/api/organisations"
+
+	if st, b := status(t, op.accessToken("nina@example.com", []any{"staff", "tf-data"}), orgs); st != 200 {
+		t.Fatalf("first call with a mapped group: %d %s", st, b)
+	}
+	got := admin.must(200, "GET", "/users/data-administrators/nina@example.com", "")
+	if got["Status"] != "Active" || got["GrantedBy"] != "group" || got["Group"] != "tf-data" || got["IdentityProvider"] != "Corp" {
+		t.Fatalf("granted record: %v", got)
+	}
+	if a := auditOf(t, admin, "group_grant"); len(a) != 1 || !strings.Contains(a[0], "identity provider Corp|DataAdministrator|nina@example.com|") || !strings.Contains(a[0], "tf-data") {
+		t.Fatalf("group_grant audit: %q", a)
+	}
+	// Same token again: nothing more is written.
+	if st, _ := status(t, op.accessToken("nina@example.com", []any{"tf-data"}), orgs); st != 200 || len(auditOf(t, admin, "group_grant")) != 1 {
+		t.Fatalf("second call: %d %q", st, auditOf(t, admin, "group_grant"))
+	}
+	// Other grants say so too.
+	admin.must(201, "POST", "/users/data-administrators", `{"Email":"ivy@example.com"}`)
+	if m := admin.must(200, "GET", "/users/data-administrators/ivy@example.com", ""); m["GrantedBy"] != "invitation" || m["Group"] != nil {
+		t.Fatalf("invited: %v", m)
+	}
+	if m := admin.must(200, "GET", "/users/super/admin@example.com", ""); m["GrantedBy"] != "super_user" {
+		t.Fatalf("super user: %v", m)
+	}
+
+	// The group is gone from the token: refused at that request.
+	if st, _ := status(t, op.accessToken("nina@example.com", []any{"staff"}), orgs); st != 403 {
+		t.Fatalf("without the group: %d", st)
+	}
+	if m := admin.must(200, "GET", "/users/data-administrators/nina@example.com", ""); m["Status"] != "Inactive" || m["GrantedBy"] != "group" {
+		t.Fatalf("revoked record: %v", m)
+	}
+	if a := auditOf(t, admin, "group_revoke"); len(a) != 1 || !strings.Contains(a[0], "DataAdministrator|nina@example.com|") {
+		t.Fatalf("group_revoke audit: %q", a)
+	}
+	// No groups claim at all is no group either; back with it, restored.
+	if st, _ := status(t, op.accessToken("nina@example.com", nil), orgs); st != 403 {
+		t.Fatalf("no groups claim: %d", st)
+	}
+	if st, _ := status(t, op.accessToken("nina@example.com", []any{"tf-data"}), orgs); st != 200 {
+		t.Fatalf("group back: %d", st)
+	}
+
+	// Domain rule: a mapped group does not help an e-mail outside EmailDomains.
+	if st, b := status(t, op.accessToken("eve@elsewhere.org", []any{"tf-ops"}), orgs); st != 401 || !strings.Contains(b, "may not vouch") {
+		t.Fatalf("other domain: %d %s", st, b)
+	}
+	// Another provider's token with the same group name grants nothing and
+	// leaves Corp's grant alone.
+	if st, _ := status(t, other.accessToken("olga@example.com", []any{"tf-ops", "tf-data"}), orgs); st != 403 {
+		t.Fatalf("same group name at another provider: %d", st)
+	}
+	admin.must(404, "GET", "/users/super/olga@example.com", "")
+	if st, _ := status(t, other.accessToken("nina@example.com", nil), orgs); st != 200 {
+		t.Fatalf("Corp's grant through Other's token: %d", st)
+	}
+	// A SuperUser mapping makes a Super User, shown so on the API.
+	if st, _ := status(t, op.accessToken("sam@example.com", []any{"tf-ops"}), env.URL+"/api/users/super"); st != 200 {
+		t.Fatalf("super user by group: %d", st)
+	}
+	if m := admin.must(200, "GET", "/users/super/sam@example.com", ""); m["GrantedBy"] != "group" || m["Group"] != "tf-ops" || m["IdentityProvider"] != "Corp" {
+		t.Fatalf("super user record: %v", m)
+	}
+	// Bad groups claims are refused with the reason, never a 5xx.
+	many := make([]any, 1001)
+	for i := range many {
+		many[i] = "g"
+	}
+	for name, g := range map[string]any{"a string": "tf-data", "numbers": []any{1, 2}, "an object": map[string]any{"tf-data": true}, "huge": many} {
+		if st, b := status(t, op.accessToken("nina@example.com", g), orgs); st != 401 || !strings.Contains(b, "groups claim") {
+			t.Fatalf("%s: %d %s", name, st, b)
+		}
+	}
+}
+
+// Records made by invitation or by a Super User are never touched by
+// groups; an Inactive record a Super User set stays Inactive whatever the
+// groups say; and the last Active Super User is kept when their group
+// disappears (audited as refused).
+func TestGroupsLeaveOtherRecordsAndKeepTheLastSuperUser(t *testing.T) {
+	op := newGroupsOP(t)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	bindGroups(t, admin, op, "Corp", `[{"Group":"tf-data","Role":"DataAdministrator"},{"Group":"tf-ops","Role":"SuperUser"}]`)
+	orgs := env.URL + "/api/organisations"
+
+	// Invited Data Administrator and the bootstrap Super User, without groups.
+	admin.must(201, "POST", "/users/data-administrators", `{"Email":"ivy@example.com"}`)
+	if st, _ := status(t, op.accessToken("ivy@example.com", nil), orgs); st != 200 {
+		t.Fatalf("invited without groups: %d", st)
+	}
+	if st, _ := status(t, op.accessToken("admin@example.com", []any{"tf-data"}), env.URL+"/api/users/super"); st != 200 {
+		t.Fatalf("super user without the SuperUser group: %d", st)
+	}
+	if m := admin.must(200, "GET", "/users/data-administrators/ivy@example.com", ""); m["Status"] != "Invited" || m["GrantedBy"] != "invitation" {
+		t.Fatalf("invited record: %v", m)
+	}
+	// admin@example.com is a Super User by creation; the group made them a
+	// Data Administrator besides, which is a record of its own.
+	if m := admin.must(200, "GET", "/users/super/admin@example.com", ""); m["Status"] != "Active" || m["GrantedBy"] != "super_user" {
+		t.Fatalf("super user record: %v", m)
+	}
+
+	// Inactive set by a Super User stays Inactive.
+	if st, _ := status(t, op.accessToken("nina@example.com", []any{"tf-data"}), orgs); st != 200 {
+		t.Fatalf("grant: %d", st)
+	}
+	admin.must(200, "PUT", "/users/data-administrators/nina@example.com", `{"Status":"Inactive"}`)
+	if st, _ := status(t, op.accessToken("nina@example.com", []any{"tf-data"}), orgs); st != 403 {
+		t.Fatalf("Inactive by a Super User, group present: %d", st)
+	}
+	if st, _ := status(t, op.accessToken("nina@example.com", nil), orgs); st != 403 {
+		t.Fatalf("Inactive, group gone: %d", st)
+	}
+	if st, _ := status(t, op.accessToken("nina@example.com", []any{"tf-data"}), orgs); st != 403 {
+		t.Fatalf("Inactive by a Super User, group back: %d", st)
+	}
+	if m := admin.must(200, "GET", "/users/data-administrators/nina@example.com", ""); m["Status"] != "Inactive" {
+		t.Fatalf("record: %v", m)
+	}
+	// Revoked by its group, then set Inactive by a Super User as well: the
+	// group coming back no longer restores it.
+	if st, _ := status(t, op.accessToken("rob@example.com", []any{"tf-data"}), orgs); st != 200 {
+		t.Fatalf("rob: %d", st)
+	}
+	if st, _ := status(t, op.accessToken("rob@example.com", nil), orgs); st != 403 {
+		t.Fatalf("rob revoked: %d", st)
+	}
+	admin.must(200, "PUT", "/users/data-administrators/rob@example.com", `{"Status":"Inactive"}`)
+	if st, _ := status(t, op.accessToken("rob@example.com", []any{"tf-data"}), orgs); st != 403 {
+		t.Fatalf("rob set Inactive by a Super User after the revocation, group back: %d", st)
+	}
+
+	// Last Active Super User: sam by group, admin set Inactive.
+	sam := op.accessToken("sam@example.com", []any{"tf-ops"})
+	if st, _ := status(t, sam, env.URL+"/api/users/super"); st != 200 {
+		t.Fatalf("sam: %d", st)
+	}
+	if r, b := do(t, "PUT", env.URL+"/api/users/super/admin@example.com", sam, `{"Status":"Inactive"}`); r.StatusCode != 200 {
+		t.Fatalf("deactivate admin: %d %s", r.StatusCode, b)
+	}
+	for range 2 {
+		if st, b := status(t, op.accessToken("sam@example.com", []any{}), env.URL+"/api/users/super"); st != 200 {
+			t.Fatalf("last Super User without the group: %d %s", st, b)
+		}
+	}
+	refused := auditOf(t, admin, "group_revoke_refused")
+	if len(refused) != 1 || !strings.Contains(refused[0], "SuperUser|sam@example.com|") || !strings.Contains(refused[0], "last Active Super User") {
+		t.Fatalf("refusal audit (once): %q", refused)
+	}
+	// With another Active Super User, the revocation is applied.
+	if r, _ := do(t, "PUT", env.URL+"/api/users/super/admin@example.com", sam, `{"Status":"Active"}`); r.StatusCode != 200 {
+		t.Fatalf("reactivate admin: %d", r.StatusCode)
+	}
+	if st, _ := status(t, op.accessToken("sam@example.com", []any{}), env.URL+"/api/users/super"); st != 403 {
+		t.Fatalf("group gone with another Super User: %d", st)
+	}
+	if a := auditOf(t, admin, "group_revoke"); len(a) != 2 || !strings.Contains(a[0], "SuperUser|sam@example.com|") {
+		t.Fatalf("group_revoke: %q", a)
+	}
+}
+
+// Web sign-in through the provider: a mapped group in the ID token signs a
+// new person in as a Data Administrator; without it, the next sign-in is
+// refused; a malformed groups claim is refused with the reason.
+func TestGroupGrantAndRevokeAtWebSignIn(t *testing.T) {
+	op := newGroupsOP(t)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	bindGroups(t, admin, op, "Corp", `[{"Group":"tf-data","Role":"DataAdministrator"}]`)
+	signIn := func() (int, string) {
+		c := webtest.Browser()
+		resp, err := c.Get(env.URL + "/login?via=Corp&return_to=/organisations")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	op.next("nina@example.com", []any{"tf-data"})
+	if st, b := signIn(); st != 200 || !strings.Contains(b, "nina@example.com") {
+		t.Fatalf("sign-in with the group: %d %s", st, b)
+	}
+	if a := auditOf(t, admin, "group_grant"); len(a) != 1 {
+		t.Fatalf("grant: %q", a)
+	}
+	op.next("nina@example.com", []any{"other"})
+	if st, b := signIn(); st != 403 || !strings.Contains(b, "not an active administrator") {
+		t.Fatalf("sign-in without the group: %d %s", st, b)
+	}
+	if a := auditOf(t, admin, "group_revoke"); len(a) != 1 {
+		t.Fatalf("revoke: %q", a)
+	}
+	op.next("nina@example.com", "tf-data")
+	if st, b := signIn(); st != 400 || !strings.Contains(b, "groups claim is not an array of strings") {
+		t.Fatalf("malformed groups: %d %s", st, b)
+	}
+}
+
+// Removing a mapping from the binding ends what it granted at the next
+// request; a role still given by another mapped group of the token moves
+// to that group (audited) instead of ending.
+func TestGroupMappingChangesTakeEffect(t *testing.T) {
+	op := newGroupsOP(t)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	bindGroups(t, admin, op, "Corp", `[{"Group":"a","Role":"DataAdministrator"},{"Group":"b","Role":"DataAdministrator"}]`)
+	orgs := env.URL + "/api/organisations"
+	tok := op.accessToken("nina@example.com", []any{"a", "b"})
+	if st, _ := status(t, tok, orgs); st != 200 {
+		t.Fatalf("grant: %d", st)
+	}
+	if m := admin.must(200, "GET", "/users/data-administrators/nina@example.com", ""); m["Group"] != "a" {
+		t.Fatalf("first mapping names the grant: %v", m)
+	}
+	idp := `{"Name":"Corp","EmailDomains":["example.com"],"Issuer":"` + op.srv.URL + `","Audience":"automation","ClientId":"console","GroupRoles":`
+	admin.must(200, "PUT", "/references/identity-providers/Corp", idp+`[{"Group":"b","Role":"DataAdministrator"}]}`)
+	if st, _ := status(t, tok, orgs); st != 200 {
+		t.Fatalf("still granted by b: %d", st)
+	}
+	if m := admin.must(200, "GET", "/users/data-administrators/nina@example.com", ""); m["Group"] != "b" || m["Status"] != "Active" {
+		t.Fatalf("moved to b: %v", m)
+	}
+	if a := auditOf(t, admin, "group_grant"); len(a) != 2 || !strings.Contains(a[0], "now via group b") {
+		t.Fatalf("audit: %q", a)
+	}
+	admin.must(200, "PUT", "/references/identity-providers/Corp", idp+`[]}`)
+	if st, _ := status(t, tok, orgs); st != 403 {
+		t.Fatalf("mapping removed: %d", st)
+	}
+	if a := auditOf(t, admin, "group_revoke"); len(a) != 1 {
+		t.Fatalf("revoke: %q", a)
+	}
+}
