@@ -463,3 +463,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeFedError(w, &fedError{http.StatusNotFound, "not_found", "no endpoint " + r.URL.Path})
 	}
 }
+
+// WriteError writes an OpenID Federation error response (§8.9).
+func WriteError(w http.ResponseWriter, status int, code, description string) {
+	writeFedError(w, &fedError{status, code, description})
+}
+
+// WriteJWT writes a signed statement with its media type.
+func WriteJWT(w http.ResponseWriter, typ, tok string, lifetime time.Duration) {
+	writeJWT(w, typ, tok, lifetime)
+}

@@ -75,6 +75,13 @@ func (s *Server) routes() http.Handler {
 	r.Get("/api/releases", pages.Releases)
 	r.Get("/api/releases/{version}/openapi.yaml", pages.ReleaseSpec)
 	r.Get("/keystore/ssa.jwks", ssaH.Keyset)
+	// The directory's own federation (docs/design.md §13).
+	fed := &handlers.Federation{Base: base, Store: s.db, Keys: s.fedKeys, EntityID: s.cfg.FederationEntityID,
+		OrgName: s.cfg.FederationOrganizationName, Client: (&issuer.Validator{AllowPrivate: allowPrivate}).Client(), Now: s.cfg.Now}
+	r.Get("/.well-known/openid-federation", fed.EntityConfiguration)
+	r.Get("/federation/fetch", fed.Fetch)
+	r.Get("/federation/list", fed.List)
+	r.Get("/federation/resolve", fed.Resolve)
 	r.Get("/api/keystore/ssa.jwks", ssaH.Keyset)
 	r.Get("/keystore/{orgID}/application.jwks", certs.Keystore(true))
 	r.Get("/keystore/{orgID}/inactive/application.jwks", certs.Keystore(false))
