@@ -273,3 +273,33 @@ func fedJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
 }
+
+// TestFederationKeyRotation: a rotation from Reference Data signs from now
+// on, and the replaced key stays published in the entity configuration.
+func TestFederationKeyRotation(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	_, _, ec := fedGet(t, env, "/.well-known/openid-federation")
+	before := fedClaims(t, ec, "entity-statement+jwt", nil)["jwks"].(map[string]any)["keys"].([]any)
+	if len(before) != 1 {
+		t.Fatalf("keys before: %v", before)
+	}
+	oldKid := before[0].(map[string]any)["kid"].(string)
+	nk := a.must(201, "POST", "/references/signing-keys/federation", "")
+	newKid := nk["kid"].(string)
+	_, _, ec = fedGet(t, env, "/.well-known/openid-federation")
+	jws, _ := jose.ParseSignedCompact(ec, []jose.SignatureAlgorithm{jose.ES256})
+	if jws.Signatures[0].Header.KeyID != newKid {
+		t.Fatalf("signed by %s, want the new key %s", jws.Signatures[0].Header.KeyID, newKid)
+	}
+	after := fedClaims(t, ec, "entity-statement+jwt", nil)["jwks"].(map[string]any)["keys"].([]any)
+	kids := []string{}
+	for _, k := range after {
+		kids = append(kids, k.(map[string]any)["kid"].(string))
+	}
+	if len(kids) != 2 || !strings.Contains(strings.Join(kids, " "), oldKid) {
+		t.Fatalf("published after rotation: %v (old %s)", kids, oldKid)
+	}
+	list := a.must(200, "GET", "/references/signing-keys/federation", "")
+	_ = list
+}

@@ -24,7 +24,7 @@ func (s *Server) routes() http.Handler {
 	policies := &handlers.Policies{Base: base, Store: s.db}
 	idps := &handlers.IdentityProviders{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, OwnIssuer: s.signInIssuer(),
 		SealSecret: func(name string, secret []byte) []byte { return s.kek.Seal(secret, idpSecretAAD(name)) }}
-	ssaH := &handlers.SSA{Base: base, Dir: dir, Store: s.db, Keys: s.keys, Issuer: s.cfg.SSAIssuer, Now: s.cfg.Now}
+	ssaH := &handlers.SSA{Base: base, Dir: dir, Store: s.db, Keys: s.keys, FedKeys: s.fedKeys, Issuer: s.cfg.SSAIssuer, Now: s.cfg.Now}
 	refs := &handlers.References{Base: base, Store: s.db}
 	contactTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.ContactTypes, Title: "Contact types", Path: "/references/contact-types"}
 	documentTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.DocumentTypes, Title: "Document types", Path: "/references/document-types"}
@@ -167,6 +167,8 @@ func (s *Server) routes() http.Handler {
 			r.Get("/signing-keys", ssaH.ListKeys)
 			r.Post("/signing-keys", ssaH.RotateKey)
 			r.Post("/signing-keys/{kid}/retire", ssaH.RetireKey)
+			r.Get("/signing-keys/federation", ssaH.ListFederationKeys)
+			r.Post("/signing-keys/federation", ssaH.RotateFederationKey)
 			r.Get("/role-metadata-policies", policies.List)
 			r.Post("/role-metadata-policies", policies.Save)
 			r.Get("/role-metadata-policies/{policyID}", policies.Get)
@@ -317,6 +319,7 @@ func (s *Server) routes() http.Handler {
 				r.Get("/signing-keys", ssaH.ListKeys)
 				r.Post("/signing-keys", ssaH.RotateKey)
 				r.Post("/signing-keys/{kid}/retire", ssaH.RetireKey)
+				r.Post("/signing-keys/federation", ssaH.RotateFederationKey)
 				r.Get("/role-metadata-policies", policies.List)
 				r.Post("/role-metadata-policies", policies.Save)
 				r.Post("/role-metadata-policies/{policyID}", policies.Save)
