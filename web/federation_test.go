@@ -303,3 +303,35 @@ func TestFederationKeyRotation(t *testing.T) {
 	list := a.must(200, "GET", "/references/signing-keys/federation", "")
 	_ = list
 }
+
+// TestPolicySimulator: the merged policy and the metadata it yields, or a
+// 422 naming role, parameter and operator (docs/design.md §13).
+func TestPolicySimulator(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	setupDomains(t, a)
+	a.must(201, "POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code","refresh_token"]},"contacts":{"add":["ops@pisp.example"]}}}`)
+	a.must(201, "POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Payments","Role":"AISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code"]},"token_endpoint_auth_method":{"value":"private_key_jwt"}}}`)
+	a.must(201, "POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Data","Role":"DATA","EntityType":"openid_relying_party","Policy":{"token_endpoint_auth_method":{"value":"tls_client_auth"}}}`)
+
+	got := a.must(200, "POST", "/references/role-metadata-policies/simulate", `{"Roles":[{"AuthorisationDomain":"Payments","Role":"PISP"},{"AuthorisationDomain":"Payments","Role":"AISP"}],"EntityType":"openid_relying_party","Metadata":{"grant_types":["authorization_code","implicit"],"token_endpoint_auth_method":"client_secret_basic"}}`)
+	jsonEq(t, got["Policy"], `{"grant_types":{"subset_of":["authorization_code"]},"contacts":{"add":["ops@pisp.example"]},"token_endpoint_auth_method":{"value":"private_key_jwt"}}`)
+	jsonEq(t, got["Metadata"], `{"grant_types":["authorization_code"],"contacts":["ops@pisp.example"],"token_endpoint_auth_method":"private_key_jwt"}`)
+
+	// Two values that clash: 422 naming the role, parameter and operator.
+	r, m := a.do("POST", "/references/role-metadata-policies/simulate", `{"Roles":[{"AuthorisationDomain":"Payments","Role":"AISP"},{"AuthorisationDomain":"Data","Role":"DATA"}],"EntityType":"openid_relying_party","Metadata":{}}`)
+	msg := fieldsOf(m)["Roles"]
+	if r.StatusCode != 422 || !strings.Contains(msg, "Data/DATA") || !strings.Contains(msg, "token_endpoint_auth_method") || !strings.Contains(msg, "value") {
+		t.Fatalf("clash: %d %v", r.StatusCode, m)
+	}
+	for name, body := range map[string]string{
+		"unknown role":        `{"Roles":[{"AuthorisationDomain":"Payments","Role":"NOPE"}],"EntityType":"openid_relying_party"}`,
+		"unknown entity type": `{"Roles":[{"AuthorisationDomain":"Payments","Role":"PISP"}],"EntityType":"federation_entity"}`,
+		"no roles":            `{"Roles":[],"EntityType":"openid_relying_party"}`,
+		"metadata not object": `{"Roles":[{"AuthorisationDomain":"Payments","Role":"PISP"}],"EntityType":"openid_relying_party","Metadata":[1]}`,
+	} {
+		if r, m := a.do("POST", "/references/role-metadata-policies/simulate", body); r.StatusCode != 422 {
+			t.Errorf("%s: %d %v", name, r.StatusCode, m)
+		}
+	}
+}
