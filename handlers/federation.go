@@ -14,6 +14,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
 )
 
 // Federation serves the directory as its participants' OpenID Federation
@@ -23,6 +24,7 @@ import (
 type Federation struct {
 	*Base
 	Store    *store.DB
+	Dir      *Directory // the Federation tab loads organisations as the directory does
 	Keys     *federation.Keyring
 	EntityID string
 	OrgName  string
@@ -441,4 +443,72 @@ func containsAny(l []any, s string) bool {
 		}
 	}
 	return false
+}
+
+// Tab is the Federation tab of an application (kind "Application") or
+// authorisation server; with check it also resolves the live entity.
+func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		o, ok := h.Dir.loadOrg(w, r)
+		if !ok {
+			return
+		}
+		ctx := r.Context()
+		base := "/organisations/" + o.OrganisationID
+		p := views.FederationPage{Checked: check}
+		var tab string
+		if kind == "Application" {
+			a, err := h.Store.GetSoftwareStatement(ctx, o.OrganisationID, PathParam(r, "appID"))
+			if err != nil {
+				WriteError(w, r, storeError(err, "Application"))
+				return
+			}
+			p.Name, p.EntityID, tab = a.ClientName, a.FederationEntityID, views.TabApplications
+			p.Action = base + "/softwarestatements/" + a.SoftwareStatementID + "/federation/check"
+		} else {
+			s, err := h.Store.GetAuthorisationServer(ctx, o.OrganisationID, PathParam(r, "serverID"))
+			if err != nil {
+				WriteError(w, r, storeError(err, "Authorisation server"))
+				return
+			}
+			p.Name, p.EntityID, tab = s.CustomerFriendlyName, s.FederationEntityID, views.TabServers
+			p.Action = base + "/authorisationservers/" + s.AuthorisationServerID + "/federation/check"
+		}
+		p.OrgPage = h.Dir.orgPage(o, tab)
+		now := h.Now()
+		var se *statementError
+		if p.EntityID == "" {
+			p.Reason = "This entity has no federation entity ID: set one on its edit page to list it in the directory's federation."
+		} else if st, err := h.StatementFor(ctx, p.EntityID, now); errors.Is(err, store.ErrNotFound) {
+			p.Reason = "The federation does not list this entity: it and its organisation must both be Active."
+		} else if errors.As(err, &se) {
+			p.Reason = "No statement can be made: " + se.reason
+		} else if err != nil {
+			WriteError(w, r, err)
+			return
+		} else {
+			sb, _ := json.MarshalIndent(st.Claims, "", "  ")
+			pb, _ := json.MarshalIndent(st.Policy, "", "  ")
+			p.Statement, p.Policy = string(sb), string(pb)
+		}
+		if check && p.EntityID != "" {
+			res, err := h.resolve(ctx, p.EntityID, now, nil)
+			var ce *chainError
+			switch {
+			case err == nil:
+				mb, _ := json.MarshalIndent(res.Metadata, "", "  ")
+				p.Resolved = string(mb)
+			case errors.As(err, &ce):
+				p.CheckError = "The entity does not resolve: " + ce.reason
+			case errors.As(err, &se):
+				p.CheckError = "No statement can be made: " + se.reason
+			case errors.Is(err, store.ErrNotFound):
+				p.CheckError = "The federation does not list this entity."
+			default:
+				WriteError(w, r, err)
+				return
+			}
+		}
+		Render(w, r, http.StatusOK, views.Federation(h.Shell(r, "Federation", "organisations", h.Dir.orgCrumbs(&o, "Federation")...), p))
+	}
 }

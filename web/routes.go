@@ -76,7 +76,7 @@ func (s *Server) routes() http.Handler {
 	r.Get("/api/releases/{version}/openapi.yaml", pages.ReleaseSpec)
 	r.Get("/keystore/ssa.jwks", ssaH.Keyset)
 	// The directory's own federation (docs/design.md §13).
-	fed := &handlers.Federation{Base: base, Store: s.db, Keys: s.fedKeys, EntityID: s.cfg.FederationEntityID,
+	fed := &handlers.Federation{Base: base, Store: s.db, Dir: dir, Keys: s.fedKeys, EntityID: s.cfg.FederationEntityID,
 		OrgName: s.cfg.FederationOrganizationName, Client: (&issuer.Validator{AllowPrivate: allowPrivate}).Client(), Now: s.cfg.Now}
 	r.Get("/.well-known/openid-federation", fed.EntityConfiguration)
 	r.Get("/federation/fetch", fed.Fetch)
@@ -264,6 +264,10 @@ func (s *Server) routes() http.Handler {
 				r.Post("/softwarestatements/{appID}/status", dir.SetAppStatus)
 				r.Get("/softwarestatements/{appID}/assertion", ssaH.Issue)
 				r.Get("/softwarestatements/{appID}/audit", certs.AppAudit)
+				r.Get("/softwarestatements/{appID}/federation", fed.Tab("Application", false))
+				r.Post("/softwarestatements/{appID}/federation/check", fed.Tab("Application", true))
+				r.Get("/authorisationservers/{serverID}/federation", fed.Tab("AuthorisationServer", false))
+				r.Post("/authorisationservers/{serverID}/federation/check", fed.Tab("AuthorisationServer", true))
 				r.Get("/certificates", certs.List)
 				r.Get("/certificates/new", certs.Wizard)
 				r.Post("/certificates/new/review", certs.Review)
