@@ -29,7 +29,9 @@ type entity struct {
 
 func (e *entity) id() string { return e.srv.URL }
 
-func (e *entity) jwks() json.RawMessage { return json.RawMessage(publicJWKS(e.key, "k-"+e.srv.URL[len(e.srv.URL)-5:])) }
+func (e *entity) jwks() json.RawMessage {
+	return json.RawMessage(publicJWKS(e.key, "k-"+e.srv.URL[len(e.srv.URL)-5:]))
+}
 
 func (e *entity) sign(claims map[string]any) string {
 	kid := "k-" + e.srv.URL[len(e.srv.URL)-5:]
