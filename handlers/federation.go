@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -30,6 +31,8 @@ type Federation struct {
 	OrgName  string
 	Client   *http.Client // the guarded client of issuer validation
 	Now      func() time.Time
+
+	list listCache
 }
 
 // subjectTypes are the entity types a subordinate is listed under.
@@ -208,54 +211,107 @@ func (h *Federation) Fetch(w http.ResponseWriter, r *http.Request) {
 }
 
 // List answers GET /federation/list[?entity_type=]: the subordinates whose
-// statement can be made, of any of the given entity types.
+// statement can be made, of any of the given entity types. The whole list
+// is built once per change of the store (at most a minute old, for changes
+// made by another process) and filtered per request.
 func (h *Federation) List(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
+	entries, err := h.listEntries(r.Context())
+	if err != nil {
+		h.fedFail(w, r, "", err)
+		return
+	}
 	types := r.URL.Query()["entity_type"]
-	subs, err := h.Store.FederationSubjects(ctx)
-	if err == nil {
-		var withKeys map[string]bool
-		var held []store.HeldPolicy
-		if withKeys, err = h.Store.OrganisationsWithSigningKeys(ctx); err == nil {
-			held, err = h.Store.FederationPolicies(ctx, "")
+	out := []string{}
+	for _, e := range entries {
+		match := len(types) == 0
+		for _, t := range types {
+			match = match || contains(e.types, t)
 		}
-		if err == nil {
-			byOrg := map[string][]store.HeldPolicy{}
-			for _, p := range held {
-				byOrg[p.OrganisationID] = append(byOrg[p.OrganisationID], p)
-			}
-			out := []string{}
-			for _, s := range subs {
-				if !withKeys[s.OrganisationID] {
-					continue
-				}
-				pols, merr := mergedPolicies(s, byOrg[s.OrganisationID])
-				if merr != nil {
-					continue
-				}
-				if len(types) > 0 {
-					have := subjectTypes(s.Kind)
-					for t := range pols {
-						have = append(have, t)
-					}
-					match := false
-					for _, t := range types {
-						match = match || contains(have, t)
-					}
-					if !match {
-						continue
-					}
-				}
-				out = append(out, s.EntityID)
-			}
-			sort.Strings(out)
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Cache-Control", "no-store")
-			_ = json.NewEncoder(w).Encode(out)
-			return
+		if match {
+			out = append(out, e.id)
 		}
 	}
-	h.fedFail(w, r, "", err)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+type listEntry struct {
+	id    string
+	types []string
+}
+
+// listCache is the built list of subordinates.
+type listCache struct {
+	mu      sync.Mutex
+	version int64
+	at      time.Time
+	entries []listEntry
+}
+
+func (h *Federation) listEntries(ctx context.Context) ([]listEntry, error) {
+	c := &h.list
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	version := h.Store.WriteVersion()
+	if c.entries != nil && c.version == version && time.Since(c.at) < time.Minute {
+		return c.entries, nil
+	}
+	ctx = context.WithoutCancel(ctx) // the others wait for this build
+	subs, err := h.Store.FederationSubjects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	withKeys, err := h.Store.OrganisationsWithSigningKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	held, err := h.Store.FederationPolicies(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	byOrg := map[string][]store.HeldPolicy{}
+	for _, p := range held {
+		byOrg[p.OrganisationID] = append(byOrg[p.OrganisationID], p)
+	}
+	// Organisations share few combinations of roles: merge each once.
+	type merged struct {
+		types []string
+		ok    bool
+	}
+	memo := map[string]merged{}
+	entries := []listEntry{}
+	for _, s := range subs {
+		if !withKeys[s.OrganisationID] {
+			continue
+		}
+		pols := byOrg[s.OrganisationID]
+		var key strings.Builder
+		key.WriteString(s.Kind)
+		for _, p := range pols {
+			if s.Roles == nil || contains(s.Roles, p.Role) {
+				key.WriteString("|" + p.AuthorisationDomain + "/" + p.Role + "/" + p.EntityType)
+			}
+		}
+		m, seen := memo[key.String()]
+		if !seen {
+			res, err := mergedPolicies(s, pols)
+			m.ok = err == nil
+			m.types = subjectTypes(s.Kind)
+			for t := range res {
+				if !contains(m.types, t) {
+					m.types = append(m.types, t)
+				}
+			}
+			memo[key.String()] = m
+		}
+		if m.ok {
+			entries = append(entries, listEntry{id: s.EntityID, types: m.types})
+		}
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].id < entries[j].id })
+	c.version, c.at, c.entries = version, time.Now(), entries
+	return entries, nil
 }
 
 // Resolve answers GET /federation/resolve?sub=&trust_anchor=: it fetches the
