@@ -44,9 +44,10 @@ func scanFedSubjects(rows *sql.Rows) ([]FederationSubject, error) {
 	return out, rows.Err()
 }
 
-// FederationSubjects lists every subordinate of the directory's federation.
+// FederationSubjects lists every subordinate of the directory's federation,
+// in no particular order.
 func (d *DB) FederationSubjects(ctx context.Context) ([]FederationSubject, error) {
-	rows, err := d.db.QueryContext(ctx, fmt.Sprintf(fedSubjectsSQL, "", "")+` ORDER BY 1`)
+	rows, err := d.db.QueryContext(ctx, fmt.Sprintf(fedSubjectsSQL, "", ""))
 	if err != nil {
 		return nil, err
 	}
