@@ -321,7 +321,7 @@ func (a *Anchor) SubordinateStatement(ctx context.Context, sub string, now time.
 	}
 	jwks, err := a.subordinateJWKS(ctx, s, client)
 	if err != nil {
-		return "", nil, &fedError{http.StatusInternalServerError, "server_error", err.Error()}
+		return "", nil, &fedError{http.StatusBadRequest, "invalid_subject", "no statement can be made about " + sub + ": its keys could not be read from its jwks_uri"}
 	}
 	claims := map[string]any{"iss": a.cfg.EntityID, "sub": sub, "iat": now.Unix(), "exp": now.Add(a.lifetime).Unix(), "jwks": json.RawMessage(jwks)}
 	if len(s.MetadataPolicy) > 0 {
@@ -417,17 +417,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/.well-known/openid-federation":
 		tok, err := a.EntityConfiguration(now)
 		if err != nil {
-			writeFedError(w, &fedError{http.StatusInternalServerError, "server_error", err.Error()})
+			writeFedError(w, &fedError{http.StatusInternalServerError, "server_error", "the entity configuration could not be signed"})
 			return
 		}
 		writeJWT(w, "entity-statement+jwt", tok, a.lifetime)
 	case "/fetch":
-		for k := range q {
-			if k != "sub" {
-				writeFedError(w, &fedError{http.StatusBadRequest, "unsupported_parameter", "fetch takes only sub, not " + k})
-				return
-			}
-		}
+		// Parameters fetch does not use (iss among them) are ignored (§8.1.1).
 		sub := q.Get("sub")
 		if sub == "" || len(q["sub"]) > 1 {
 			writeFedError(w, &fedError{http.StatusBadRequest, "invalid_request", "give sub once"})
@@ -440,21 +435,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		tok, _, err := a.SubordinateStatement(r.Context(), sub, now, s.Client)
 		if err != nil {
 			var fe *fedError
-			if errors.As(err, &fe) {
-				writeFedError(w, fe)
-				return
+			if !errors.As(err, &fe) {
+				fe = &fedError{http.StatusInternalServerError, "server_error", "the statement could not be signed"}
 			}
-			writeFedError(w, &fedError{http.StatusInternalServerError, "server_error", err.Error()})
+			writeFedError(w, fe)
 			return
 		}
 		writeJWT(w, "entity-statement+jwt", tok, a.lifetime)
 	case "/list":
-		for k := range q {
-			if k != "entity_type" {
-				writeFedError(w, &fedError{http.StatusBadRequest, "unsupported_parameter", "list does not support " + k})
-				return
-			}
-		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(a.List(q["entity_type"]))
 	case "/resolve":
@@ -462,4 +450,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeFedError(w, &fedError{http.StatusNotFound, "not_found", "no endpoint " + r.URL.Path})
 	}
+}
+
+// WriteError writes an OpenID Federation error response (§8.9).
+func WriteError(w http.ResponseWriter, status int, code, description string) {
+	writeFedError(w, &fedError{status, code, description})
+}
+
+// WriteJWT writes a signed statement with its media type.
+func WriteJWT(w http.ResponseWriter, typ, tok string, lifetime time.Duration) {
+	writeJWT(w, typ, tok, lifetime)
 }

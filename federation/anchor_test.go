@@ -35,13 +35,13 @@ func publicJWKS(k crypto.Signer, kid string) string {
 }
 
 // fakeFederation is a subordinate trust anchor serving its own entity configuration.
-func fakeFederation(t *testing.T, metadata map[string]any) (string, string) {
+func fakeFederation(t *testing.T, metadata map[string]any, hints ...string) (string, string) {
 	k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	var self string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: k, KeyID: "sub-1"}}, (&jose.SignerOptions{}).WithType("entity-statement+jwt"))
 		payload, _ := json.Marshal(map[string]any{"iss": self, "sub": self, "iat": time.Now().Unix(), "exp": time.Now().Add(time.Hour).Unix(),
-			"jwks": json.RawMessage(publicJWKS(k, "sub-1")), "metadata": metadata})
+			"jwks": json.RawMessage(publicJWKS(k, "sub-1")), "metadata": metadata, "authority_hints": hints})
 		jws, _ := sig.Sign(payload)
 		s, _ := jws.CompactSerialize()
 		w.Header().Set("Content-Type", "application/entity-statement+jwt")
@@ -96,7 +96,7 @@ func get(t *testing.T, base, path string) (*http.Response, string) {
 func TestAnchorEndpoints(t *testing.T) {
 	dir := t.TempDir()
 	writeKey(t, dir, "anchor-1.pem")
-	sub, subJWKS := fakeFederation(t, map[string]any{"openid_relying_party": map[string]any{"grant_types": []any{"authorization_code", "implicit"}, "client_name": "Fed A RP"}})
+	sub, subJWKS := fakeFederation(t, map[string]any{"openid_relying_party": map[string]any{"grant_types": []any{"authorization_code", "implicit"}, "client_name": "Fed A RP"}}, "http://127.0.0.1:8090")
 	os.WriteFile(filepath.Join(dir, "fed-a.jwks.json"), []byte(subJWKS), 0o600)
 	cfg := writeConfig(t, dir, `entity_id: http://127.0.0.1:8090
 organization_name: Example Federation Link
@@ -153,8 +153,7 @@ subordinates:
 	for path, want := range map[string]string{
 		"/fetch?sub=https://nobody.example": "not_found",
 		"/fetch":                            "invalid_request",
-		"/fetch?sub=x&iss=y":                "unsupported_parameter",
-		"/list?trust_marked=true":           "unsupported_parameter",
+		"/fetch?sub=x&iss=y":                "not_found", // iss is ignored, not refused
 		"/resolve?sub=" + sub:               "invalid_request",
 		"/resolve?sub=" + sub + "&trust_anchor=https://other.example": "invalid_trust_anchor",
 		"/nothing": "not_found",
@@ -165,6 +164,13 @@ subordinates:
 		if e["error"] != want || r.StatusCode < 400 {
 			t.Errorf("%s: %d %s, want %s", path, r.StatusCode, body, want)
 		}
+	}
+	// Parameters an endpoint does not use are ignored (§8.1.1, §8.2.1).
+	if r, body := get(t, srv.URL, "/list?trust_marked=true"); r.StatusCode != 200 || !strings.Contains(body, sub) {
+		t.Fatalf("list with an unused parameter: %d %s", r.StatusCode, body)
+	}
+	if r, body := get(t, srv.URL, "/fetch?sub="+sub+"&iss=http://127.0.0.1:8090"); r.StatusCode != 200 {
+		t.Fatalf("fetch with iss: %d %s", r.StatusCode, body)
 	}
 	_, list := get(t, srv.URL, "/list")
 	_, listOP := get(t, srv.URL, "/list?entity_type=openid_provider")

@@ -7,23 +7,32 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"sort"
 	"strings"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
 )
 
-// resolve answers /resolve?sub=&trust_anchor=: the subject's entity
-// configuration, verified with the keys this anchor holds for it, its
-// metadata with the statement's metadata and policy applied, and the chain.
+// chainError is a trust chain that does not hold: 400 invalid_trust_chain
+// (OpenID Federation 1.0 §8.3.4), never a 5xx.
+func chainError(format string, args ...any) *fedError {
+	return &fedError{http.StatusBadRequest, "invalid_trust_chain", fmt.Sprintf(format, args...)}
+}
+
+// link is one subordinate statement of a chain, top down, with what it says.
+type link struct {
+	token  string
+	claims map[string]any
+}
+
+// resolve answers /resolve?sub=&trust_anchor= (docs/design.md §8 and §13):
+// the subject is a direct subordinate, or a leaf below one of them that is
+// an intermediate (anchor → intermediate → leaf). Parameters it does not
+// use are ignored.
 func (s *Server) resolve(w http.ResponseWriter, r *http.Request, a *Anchor, now time.Time) {
 	q := r.URL.Query()
-	for k := range q {
-		if k != "sub" && k != "trust_anchor" && k != "entity_type" {
-			writeFedError(w, &fedError{http.StatusBadRequest, "unsupported_parameter", "resolve does not support " + k})
-			return
-		}
-	}
 	sub, ta := q.Get("sub"), q.Get("trust_anchor")
 	if sub == "" || ta == "" {
 		writeFedError(w, &fedError{http.StatusBadRequest, "invalid_request", "sub and trust_anchor are required"})
@@ -33,52 +42,95 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request, a *Anchor, now 
 		writeFedError(w, &fedError{http.StatusNotFound, "invalid_trust_anchor", "this anchor is " + a.cfg.EntityID})
 		return
 	}
-	statement, sb, err := a.SubordinateStatement(r.Context(), sub, now, s.Client)
+	tok, err := s.resolveToken(r.Context(), a, sub, now, q["entity_type"])
 	if err != nil {
 		var fe *fedError
-		if errors.As(err, &fe) {
-			writeFedError(w, fe)
-			return
+		if !errors.As(err, &fe) {
+			fe = &fedError{http.StatusInternalServerError, "server_error", "the resolution failed"}
 		}
-		writeFedError(w, &fedError{http.StatusInternalServerError, "server_error", err.Error()})
+		writeFedError(w, fe)
 		return
 	}
-	ec, claims, err := s.fetchEntityConfiguration(r.Context(), a, sb, now)
+	writeJWT(w, "resolve-response+jwt", tok, a.lifetime)
+}
+
+func (s *Server) resolveToken(ctx context.Context, a *Anchor, sub string, now time.Time, types []string) (string, error) {
+	ec, claims, links, err := s.chain(ctx, a, sub, now)
 	if err != nil {
-		writeFedError(w, &fedError{http.StatusBadGateway, "invalid_trust_chain", err.Error()})
-		return
+		return "", err
 	}
 	metadata, _ := claims["metadata"].(map[string]any)
 	if metadata == nil {
 		metadata = map[string]any{}
 	}
-	// The superior's metadata overrides the subject's, then the policy applies.
-	for etype, over := range sb.Metadata {
-		m, _ := metadata[etype].(map[string]any)
-		if m == nil {
-			m = map[string]any{}
+	// The immediate superior's metadata overrides the subject's.
+	last := links[len(links)-1].claims
+	if over, ok := last["metadata"].(map[string]any); ok {
+		for etype, ov := range over {
+			m, _ := metadata[etype].(map[string]any)
+			if m == nil {
+				m = map[string]any{}
+			}
+			if om, ok := ov.(map[string]any); ok {
+				for k, v := range om {
+					m[k] = v
+				}
+			}
+			metadata[etype] = m
 		}
-		if om, ok := over.(map[string]any); ok {
-			for k, v := range om {
-				m[k] = v
+	}
+	// Constraints of every statement (§6.2), then the merged policies (§6.1.4).
+	merged := map[string]Policy{}
+	for i, l := range links {
+		c, err := ParseConstraints(asMap(l.claims["constraints"]))
+		if err != nil {
+			return "", chainError("the constraints of the statement about %v: %v", l.claims["sub"], err)
+		}
+		if err := c.CheckPath(len(links) - 1 - i); err != nil {
+			return "", chainError("%v", err)
+		}
+		for _, below := range links[i+1:] {
+			if err := c.CheckName(fmt.Sprint(below.claims["sub"])); err != nil {
+				return "", chainError("%v", err)
 			}
 		}
-		metadata[etype] = m
+		metadata = c.FilterEntityTypes(metadata)
+		mp := asMap(l.claims["metadata_policy"])
+		etypes := make([]string, 0, len(mp))
+		for t := range mp {
+			etypes = append(etypes, t)
+		}
+		sort.Strings(etypes)
+		for _, etype := range etypes {
+			b, _ := json.Marshal(mp[etype])
+			p, err := ParsePolicy(b)
+			if err != nil {
+				return "", chainError("the %s policy of the statement about %v is not a policy", etype, l.claims["sub"])
+			}
+			if cur, ok := merged[etype]; ok {
+				if p, err = MergePolicies(cur, p); err != nil {
+					return "", chainError("the %s policies of the chain cannot be merged: %v", etype, err)
+				}
+			}
+			merged[etype] = p
+		}
 	}
-	for etype, pol := range sb.MetadataPolicy {
+	for etype, pol := range merged {
 		m, ok := metadata[etype].(map[string]any)
 		if !ok {
 			continue
 		}
-		pm, _ := pol.(map[string]any)
+		pm := map[string]any{}
+		for k, v := range pol {
+			pm[k] = v
+		}
 		resolved, err := ApplyPolicy(pm, m)
 		if err != nil {
-			writeFedError(w, &fedError{http.StatusBadRequest, "invalid_metadata", etype + ": " + err.Error()})
-			return
+			return "", chainError("%s: %v", etype, err)
 		}
 		metadata[etype] = resolved
 	}
-	if types := q["entity_type"]; len(types) > 0 {
+	if len(types) > 0 {
 		kept := map[string]any{}
 		for _, t := range types {
 			if v, ok := metadata[t]; ok {
@@ -89,71 +141,212 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request, a *Anchor, now 
 	}
 	own, err := a.EntityConfiguration(now)
 	if err != nil {
-		writeFedError(w, &fedError{http.StatusInternalServerError, "server_error", err.Error()})
-		return
+		return "", err
 	}
 	exp := now.Add(a.lifetime).Unix()
+	chain := []string{ec}
+	for i := len(links) - 1; i >= 0; i-- {
+		chain = append(chain, links[i].token)
+		if e, ok := links[i].claims["exp"].(float64); ok && int64(e) < exp {
+			exp = int64(e)
+		}
+	}
+	chain = append(chain, own)
 	if e, ok := claims["exp"].(float64); ok && int64(e) < exp {
 		exp = int64(e)
 	}
-	tok, err := a.sign(a.resolver, map[string]any{
+	return a.sign(a.resolver, map[string]any{
 		"iss": a.cfg.EntityID, "sub": sub, "iat": now.Unix(), "exp": exp,
-		"metadata": metadata, "trust_chain": []string{ec, statement, own},
+		"metadata": metadata, "trust_chain": chain,
 	})
-	if err != nil {
-		writeFedError(w, &fedError{http.StatusInternalServerError, "server_error", err.Error()})
-		return
-	}
-	writeJWT(w, "resolve-response+jwt", tok, a.lifetime)
 }
 
-// fetchEntityConfiguration gets and verifies the subject's own statement.
-func (s *Server) fetchEntityConfiguration(ctx context.Context, a *Anchor, sb *Subordinate, now time.Time) (string, map[string]any, error) {
-	u := strings.TrimRight(sb.EntityID, "/") + "/.well-known/openid-federation"
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// chain finds the statements from the anchor down to sub: the subject's
+// verified entity configuration and its claims, and the subordinate
+// statements top down. A direct subordinate is one statement; otherwise an
+// intermediate among the direct subordinates must vouch for sub through its
+// fetch endpoint, and sub's authority_hints must name that intermediate.
+func (s *Server) chain(ctx context.Context, a *Anchor, sub string, now time.Time) (string, map[string]any, []link, error) {
+	if sb, ok := a.subs[sub]; ok {
+		tok, _, err := a.SubordinateStatement(ctx, sub, now, s.Client)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		keys, err := a.subordinateJWKS(ctx, sb, s.Client)
+		if err != nil {
+			return "", nil, nil, chainError("the keys of %s cannot be read: %v", sub, err)
+		}
+		ec, claims, err := s.fetchEntityConfiguration(ctx, sub, keys, a.cfg.EntityID, now)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		return ec, claims, []link{{token: tok, claims: statementClaims(sb, a, sub, now, keys)}}, nil
+	}
+	ids := make([]string, 0, len(a.subs))
+	for id := range a.subs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		sb := a.subs[id]
+		keys, err := a.subordinateJWKS(ctx, sb, s.Client)
+		if err != nil {
+			continue
+		}
+		_, iclaims, err := s.fetchEntityConfiguration(ctx, id, keys, a.cfg.EntityID, now)
+		if err != nil {
+			continue
+		}
+		fetchEP, _ := asMap(asMap(iclaims["metadata"])["federation_entity"])["federation_fetch_endpoint"].(string)
+		if fetchEP == "" {
+			continue
+		}
+		ijwks, _ := json.Marshal(iclaims["jwks"])
+		stmt, sclaims, err := s.fetchStatement(ctx, fetchEP, id, sub, ijwks, now)
+		if err != nil {
+			if errors.Is(err, errNoStatement) {
+				continue
+			}
+			return "", nil, nil, err
+		}
+		ljwks, _ := json.Marshal(sclaims["jwks"])
+		ec, claims, err := s.fetchEntityConfiguration(ctx, sub, ljwks, id, now)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		tok, _, err := a.SubordinateStatement(ctx, id, now, s.Client)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		return ec, claims, []link{{token: tok, claims: statementClaims(sb, a, id, now, keys)}, {token: stmt, claims: sclaims}}, nil
+	}
+	return "", nil, nil, &fedError{http.StatusNotFound, "not_found", sub + " is neither a subordinate of this anchor nor one of its intermediates'"}
+}
+
+func statementClaims(sb *Subordinate, a *Anchor, sub string, now time.Time, keys json.RawMessage) map[string]any {
+	c := map[string]any{"iss": a.cfg.EntityID, "sub": sub, "iat": float64(now.Unix()), "exp": float64(now.Add(a.lifetime).Unix())}
+	// Round-trip through JSON so the claims look as a verifier reads them.
+	b, _ := json.Marshal(map[string]any{"metadata_policy": sb.MetadataPolicy, "constraints": sb.Constraints, "metadata": sb.Metadata})
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	for k, v := range m {
+		if v != nil {
+			c[k] = v
+		}
+	}
+	return c
+}
+
+var errNoStatement = errors.New("no statement")
+
+var jwsAlgs = []jose.SignatureAlgorithm{jose.RS256, jose.PS256, jose.ES256, jose.ES384, jose.EdDSA, jose.PS384, jose.PS512, jose.RS384, jose.RS512}
+
+// get fetches a statement body (at most 512 KiB).
+func (s *Server) get(ctx context.Context, u string) (int, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return "", nil, err
+		return 0, "", err
 	}
 	resp, err := s.Client.Do(req)
 	if err != nil {
-		return "", nil, fmt.Errorf("fetching %s: %v", u, err)
+		return 0, "", errors.New("could not be fetched")
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 512<<10))
-	if err != nil || resp.StatusCode != http.StatusOK {
-		return "", nil, fmt.Errorf("fetching %s: HTTP %d", u, resp.StatusCode)
-	}
-	raw := strings.TrimSpace(string(b))
-	jws, err := jose.ParseSignedCompact(raw, []jose.SignatureAlgorithm{jose.RS256, jose.PS256, jose.ES256, jose.ES384, jose.EdDSA, jose.PS384, jose.PS512, jose.RS384, jose.RS512})
 	if err != nil {
-		return "", nil, fmt.Errorf("%s is not a signed statement: %v", u, err)
+		return 0, "", errors.New("the answer could not be read")
+	}
+	return resp.StatusCode, strings.TrimSpace(string(b)), nil
+}
+
+// verify checks a statement's typ and signature with keys and returns its claims.
+func verify(raw string, keys json.RawMessage) (map[string]any, error) {
+	jws, err := jose.ParseSignedCompact(raw, jwsAlgs)
+	if err != nil || len(jws.Signatures) != 1 {
+		return nil, errors.New("not a signed statement")
 	}
 	if typ, _ := jws.Signatures[0].Header.ExtraHeaders[jose.HeaderType].(string); typ != "entity-statement+jwt" {
-		return "", nil, fmt.Errorf("%s: typ %q is not entity-statement+jwt", u, typ)
-	}
-	jwksRaw, err := a.subordinateJWKS(ctx, sb, s.Client)
-	if err != nil {
-		return "", nil, err
+		return nil, fmt.Errorf("typ %q is not entity-statement+jwt", typ)
 	}
 	var set jose.JSONWebKeySet
-	_ = json.Unmarshal(jwksRaw, &set)
-	keys := set.Key(jws.Signatures[0].Header.KeyID)
-	if len(keys) == 0 {
-		return "", nil, fmt.Errorf("%s is signed by kid %q, which the anchor does not hold for it", u, jws.Signatures[0].Header.KeyID)
+	if err := json.Unmarshal(keys, &set); err != nil {
+		return nil, errors.New("the keys to verify it with are not a JWK set")
 	}
-	payload, err := jws.Verify(keys[0])
+	kid := jws.Signatures[0].Header.KeyID
+	for _, k := range set.Keys {
+		if kid != "" && k.KeyID != kid {
+			continue
+		}
+		if payload, err := jws.Verify(k); err == nil {
+			var claims map[string]any
+			if err := json.Unmarshal(payload, &claims); err != nil {
+				return nil, errors.New("the claims are not JSON")
+			}
+			return claims, nil
+		}
+	}
+	return nil, fmt.Errorf("the signature (kid %q) is not made by a key the superior holds for it", kid)
+}
+
+// fetchEntityConfiguration gets id's entity configuration and checks it:
+// signed with keys (what its superior holds for it), iss = sub = id, not
+// expired, authority_hints naming superior.
+func (s *Server) fetchEntityConfiguration(ctx context.Context, id string, keys json.RawMessage, superior string, now time.Time) (string, map[string]any, error) {
+	u := strings.TrimRight(id, "/") + "/.well-known/openid-federation"
+	code, raw, err := s.get(ctx, u)
 	if err != nil {
-		return "", nil, fmt.Errorf("%s: the signature does not verify", u)
+		return "", nil, chainError("%s: %v", u, err)
 	}
-	var claims map[string]any
-	if err := json.Unmarshal(payload, &claims); err != nil {
-		return "", nil, fmt.Errorf("%s: claims are not JSON", u)
+	if code != http.StatusOK {
+		return "", nil, chainError("%s: HTTP %d", u, code)
 	}
-	if claims["iss"] != sb.EntityID || claims["sub"] != sb.EntityID {
-		return "", nil, fmt.Errorf("%s: iss and sub must be %s", u, sb.EntityID)
+	claims, err := verify(raw, keys)
+	if err != nil {
+		return "", nil, chainError("%s: %v", u, err)
+	}
+	if claims["iss"] != id || claims["sub"] != id {
+		return "", nil, chainError("%s: iss and sub must be %s", u, id)
 	}
 	if e, ok := claims["exp"].(float64); !ok || int64(e) <= now.Unix() {
-		return "", nil, fmt.Errorf("%s is expired or has no exp", u)
+		return "", nil, chainError("%s is expired or has no exp", u)
+	}
+	hints, _ := claims["authority_hints"].([]any)
+	if !contains(hints, superior) {
+		return "", nil, chainError("%s: authority_hints do not name %s", u, superior)
+	}
+	return raw, claims, nil
+}
+
+// fetchStatement asks an intermediate's fetch endpoint about sub. Not
+// found there is errNoStatement (try the next intermediate).
+func (s *Server) fetchStatement(ctx context.Context, endpoint, iss, sub string, keys json.RawMessage, now time.Time) (string, map[string]any, error) {
+	eu, err := url.Parse(endpoint)
+	if err != nil || eu.Host == "" {
+		return "", nil, errNoStatement
+	}
+	q := eu.Query()
+	q.Set("sub", sub)
+	eu.RawQuery = q.Encode()
+	code, raw, err := s.get(ctx, eu.String())
+	if err != nil || code != http.StatusOK {
+		return "", nil, errNoStatement
+	}
+	claims, err := verify(raw, keys)
+	if err != nil {
+		return "", nil, chainError("the statement of %s about %s: %v", iss, sub, err)
+	}
+	if claims["iss"] != iss || claims["sub"] != sub {
+		return "", nil, chainError("the statement of %s about %s names iss %v and sub %v", iss, sub, claims["iss"], claims["sub"])
+	}
+	if e, ok := claims["exp"].(float64); !ok || int64(e) <= now.Unix() {
+		return "", nil, chainError("the statement of %s about %s is expired", iss, sub)
 	}
 	return raw, claims, nil
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"github.com/trustframe/trustframe/federation"
 	"net/http"
 	"strings"
 
@@ -112,6 +113,7 @@ func (h *Directory) validateApp(s *store.SoftwareStatement, isNew bool) map[stri
 	if s.JwksURI != "" && !trust.ValidHTTPSURL(s.JwksURI) {
 		f["JwksUri"] = "The JWKS URI must be an https URL."
 	}
+	h.checkFederationEntityID(f, s.FederationEntityID)
 	if s.Status == "" && isNew {
 		s.Status = trust.Active
 	} else if canon, ok := trust.ParseStatus(trust.Application, s.Status); ok {
@@ -149,6 +151,7 @@ func (h *Directory) validateApp(s *store.SoftwareStatement, isNew bool) map[stri
 	// Limits last: "too long" is the message that says what to fix.
 	checkLen(f, "Version", s.Version, maxVersion)
 	checkLen(f, "JwksUri", s.JwksURI, maxURL)
+	checkLen(f, "FederationEntityId", s.FederationEntityID, maxURL)
 	checkLen(f, "backchannel_client_notification_endpoint", ep, maxURL)
 	checkList(f, "RedirectUri", s.RedirectURI, maxRedirects, maxURL)
 	checkList(f, "Roles", s.Roles, maxRoles, maxRole)
@@ -319,4 +322,14 @@ func (h *Directory) SetAppStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	a.Status = strings.TrimSpace(in.Status)
 	h.saveApp(w, r, o, a, true)
+}
+
+// checkFederationEntityID applies the entity ID rule of docs/design.md §13.
+func (h *Directory) checkFederationEntityID(f map[string]string, id string) {
+	if id == "" {
+		return
+	}
+	if msg := federation.CheckEntityID(id, h.AllowPrivateURLs); msg != "" {
+		f["FederationEntityId"] = msg
+	}
 }

@@ -61,6 +61,9 @@ type Directory struct {
 	Store   directoryStore
 	Issuers IssuerChecker
 	Algs    func() []string // SSA algorithms offered on the application page
+	// AllowPrivateURLs lets a federation entity ID be plain http on a
+	// loopback host, as issuer validation allows (docs/design.md §13).
+	AllowPrivateURLs bool
 
 	participants   publicCache    // GET /participants, public and large
 	participantsBy filteredCaches // … with AuthorisationDomain= or Role=

@@ -13,6 +13,7 @@ import (
 )
 
 type policyStore interface {
+	ActiveRolePolicies(ctx context.Context, domain, role string) ([]store.HeldPolicy, error)
 	ListRoleMetadataPolicies(ctx context.Context) ([]store.RoleMetadataPolicy, error)
 	GetRoleMetadataPolicy(ctx context.Context, id string) (store.RoleMetadataPolicy, error)
 	SaveRoleMetadataPolicy(ctx context.Context, a store.Audit, p store.RoleMetadataPolicy, check func(store.RoleMetadataPolicy) error) (store.RoleMetadataPolicy, error)

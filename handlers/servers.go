@@ -63,6 +63,8 @@ func (h *Directory) validateServer(r *http.Request, s *store.AuthorisationServer
 	checkLen(f, "Issuer", s.Issuer, maxURL)
 	checkLen(f, "OpenIDDiscoveryDocument", s.OpenIDDiscoveryDocument, maxURL)
 	checkList(f, "Flags", s.Flags, maxFlags, 0)
+	h.checkFederationEntityID(f, s.FederationEntityID)
+	checkLen(f, "FederationEntityId", s.FederationEntityID, maxURL)
 	if s.Status == "" && isNew {
 		s.Status = trust.Active
 	} else if canon, ok := trust.ParseStatus(trust.AuthorisationServer, s.Status); ok {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"github.com/trustframe/trustframe/federation"
 	"net/http"
 	"strings"
 	"time"
@@ -26,11 +27,13 @@ type ssaStore interface {
 // SSA issues software statement assertions and publishes the keyset.
 type SSA struct {
 	*Base
-	Dir    *Directory
-	Store  ssaStore
-	Keys   *ssa.Keyring
-	Issuer string
-	Now    func() time.Time
+	Dir   *Directory
+	Store ssaStore
+	Keys  *ssa.Keyring
+	// FedKeys are the directory's federation signing keys (docs/design.md §13).
+	FedKeys *federation.Keyring
+	Issuer  string
+	Now     func() time.Time
 }
 
 // unsupportedAlg is the 400 of an unknown or disabled signingAlg.
@@ -197,6 +200,11 @@ func (h *SSA) ListKeys(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *SSA) keysPage(w http.ResponseWriter, r *http.Request, status int, keys []store.SigningKey, errMsg string) {
+	fedKeys, err := h.FedKeys.Keys(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
 	current := map[string]string{}
 	for _, k := range keys {
 		if k.Status == "Active" && current[k.Alg] == "" {
@@ -204,7 +212,7 @@ func (h *SSA) keysPage(w http.ResponseWriter, r *http.Request, status int, keys 
 		}
 	}
 	Render(w, r, status, views.SigningKeys(h.Shell(r, "Signing keys", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Signing keys"}),
-		views.KeysPage{Keys: keys, Current: current, Algs: ssa.AllAlgs, Enabled: h.Keys.Enabled(), Error: errMsg}))
+		views.KeysPage{Keys: keys, Current: current, Algs: ssa.AllAlgs, Enabled: h.Keys.Enabled(), Error: errMsg, FedKeys: fedKeys, FedAlg: h.FedKeys.Alg()}))
 }
 
 // RotateKey makes a new signing key for an algorithm.
@@ -279,4 +287,31 @@ func rolesInToken(token string) []string {
 		return nil
 	}
 	return c.Roles
+}
+
+// ListFederationKeys is the API list of the federation signing keys
+// (docs/design.md §13), newest first.
+func (h *SSA) ListFederationKeys(w http.ResponseWriter, r *http.Request) {
+	keys, err := h.FedKeys.Keys(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, keys)
+}
+
+// RotateFederationKey makes a new federation signing key; the previous one
+// stops signing and stays published for a statement lifetime.
+func (h *SSA) RotateFederationKey(w http.ResponseWriter, r *http.Request) {
+	jwk, err := h.FedKeys.Rotate(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email})
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "New federation key "+jwk.KeyID+" signs from now on.")
+		Redirect(w, r, "/references/signing-keys")
+		return
+	}
+	WriteJSON(w, http.StatusCreated, jwk)
 }

@@ -208,3 +208,9 @@ func Public(ip net.IP) bool {
 	}
 	return true
 }
+
+// Client is the guarded HTTP client of issuer validation: public addresses
+// only (unless AllowPrivate), few redirects, short timeouts. The directory's
+// federation fetches its participants' entity configurations with it
+// (docs/design.md §13).
+func (v *Validator) Client() *http.Client { return v.client() }

@@ -11,15 +11,18 @@ import (
 
 // SoftwareStatement is an application registered by an organisation.
 type SoftwareStatement struct {
-	SoftwareStatementID                   string    `json:"SoftwareStatementId"`
-	OrganisationID                        string    `json:"OrganisationId"`
-	ClientID                              string    `json:"ClientId"`
-	ClientName                            string    `json:"ClientName"`
-	Description                           string    `json:"Description"`
-	Version                               string    `json:"Version"`
-	RedirectURI                           []string  `json:"RedirectUri"`
-	Roles                                 []string  `json:"Roles"`
-	JwksURI                               string    `json:"JwksUri"`
+	SoftwareStatementID string   `json:"SoftwareStatementId"`
+	OrganisationID      string   `json:"OrganisationId"`
+	ClientID            string   `json:"ClientId"`
+	ClientName          string   `json:"ClientName"`
+	Description         string   `json:"Description"`
+	Version             string   `json:"Version"`
+	RedirectURI         []string `json:"RedirectUri"`
+	Roles               []string `json:"Roles"`
+	JwksURI             string   `json:"JwksUri"`
+	// FederationEntityID is the application's OpenID Federation entity
+	// (docs/design.md §13): optional, an https URL unique in the directory.
+	FederationEntityID                    string    `json:"FederationEntityId,omitempty"`
 	Status                                string    `json:"Status"`
 	StatusReason                          string    `json:"StatusReason,omitempty"` // write-only: why the status changes, kept in the audit record
 	BackchannelTokenDeliveryMode          string    `json:"backchannel_token_delivery_mode"`
@@ -32,11 +35,14 @@ type SoftwareStatement struct {
 
 const ssCols = `software_statement_id, organisation_id, client_id, client_name, description, version, redirect_uris, roles, jwks_uri, status, ciba_delivery_mode, ciba_notification_endpoint, origins, created_on, updated_on`
 
+// ssSelect is what scanSS reads: ssCols and the federation entity ID.
+const ssSelect = ssCols + `, federation_entity_id`
+
 func scanSS(row interface{ Scan(...any) error }) (SoftwareStatement, error) {
 	var s SoftwareStatement
 	var redirects, roles, origins, c, u string
 	err := row.Scan(&s.SoftwareStatementID, &s.OrganisationID, &s.ClientID, &s.ClientName, &s.Description, &s.Version,
-		&redirects, &roles, &s.JwksURI, &s.Status, &s.BackchannelTokenDeliveryMode, &s.BackchannelClientNotificationEndpoint, &origins, &c, &u)
+		&redirects, &roles, &s.JwksURI, &s.Status, &s.BackchannelTokenDeliveryMode, &s.BackchannelClientNotificationEndpoint, &origins, &c, &u, &s.FederationEntityID)
 	s.RedirectURI, s.Roles, s.SoftwareOriginsURI = parseList(redirects), parseList(roles), parseList(origins)
 	s.CreatedOn, s.UpdatedOn = parseStamp(c), parseStamp(u)
 	s.Flags = []string{}
@@ -45,7 +51,7 @@ func scanSS(row interface{ Scan(...any) error }) (SoftwareStatement, error) {
 
 // ListSoftwareStatements returns an organisation's applications.
 func (d *DB) ListSoftwareStatements(ctx context.Context, orgID string) ([]SoftwareStatement, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+ssCols+` FROM software_statements WHERE organisation_id = ? ORDER BY client_name, software_statement_id`, orgID)
+	rows, err := d.db.QueryContext(ctx, `SELECT `+ssSelect+` FROM software_statements WHERE organisation_id = ? ORDER BY client_name, software_statement_id`, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("store: list applications: %w", err)
 	}
@@ -69,7 +75,7 @@ func (d *DB) ListSoftwareStatements(ctx context.Context, orgID string) ([]Softwa
 
 // GetSoftwareStatement returns one application of an organisation or ErrNotFound.
 func (d *DB) GetSoftwareStatement(ctx context.Context, orgID, id string) (SoftwareStatement, error) {
-	s, err := scanSS(d.db.QueryRowContext(ctx, `SELECT `+ssCols+` FROM software_statements WHERE organisation_id = ? AND software_statement_id = ?`, orgID, id))
+	s, err := scanSS(d.db.QueryRowContext(ctx, `SELECT `+ssSelect+` FROM software_statements WHERE organisation_id = ? AND software_statement_id = ?`, orgID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, ErrNotFound
 	}
@@ -100,10 +106,16 @@ func (d *DB) CreateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 		if err := checkAppRoles(ctx, tx, s.OrganisationID, s.Roles, nil); err != nil {
 			return err
 		}
+		if err := duplicateFederationEntity(ctx, tx, s.FederationEntityID, s.SoftwareStatementID); err != nil {
+			return err
+		}
 		now := d.stamp()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO software_statements(`+ssCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 			s.SoftwareStatementID, s.OrganisationID, s.ClientID, s.ClientName, s.Description, s.Version, jsonList(s.RedirectURI), jsonList(s.Roles),
 			s.JwksURI, s.Status, s.BackchannelTokenDeliveryMode, s.BackchannelClientNotificationEndpoint, jsonList(s.SoftwareOriginsURI), now, now); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE software_statements SET federation_entity_id = ? WHERE software_statement_id = ?`, s.FederationEntityID, s.SoftwareStatementID); err != nil {
 			return err
 		}
 		if err := setFlags(ctx, tx, "software_statement_flags", "software_statement_id", s.SoftwareStatementID, "Software_Statement", s.Flags); err != nil {
@@ -121,7 +133,7 @@ func (d *DB) CreateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 // UpdateSoftwareStatement replaces an application's writable fields.
 func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareStatement, check func(cur SoftwareStatement) error) (SoftwareStatement, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := scanSS(tx.QueryRowContext(ctx, `SELECT `+ssCols+` FROM software_statements WHERE organisation_id = ? AND software_statement_id = ?`, s.OrganisationID, s.SoftwareStatementID))
+		cur, err := scanSS(tx.QueryRowContext(ctx, `SELECT `+ssSelect+` FROM software_statements WHERE organisation_id = ? AND software_statement_id = ?`, s.OrganisationID, s.SoftwareStatementID))
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
@@ -142,10 +154,13 @@ func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 		if err := checkAppRoles(ctx, tx, s.OrganisationID, s.Roles, cur.Roles); err != nil {
 			return err
 		}
+		if err := duplicateFederationEntity(ctx, tx, s.FederationEntityID, s.SoftwareStatementID); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE software_statements SET client_name=?, description=?, version=?, redirect_uris=?, roles=?,
-			jwks_uri=?, status=?, ciba_delivery_mode=?, ciba_notification_endpoint=?, origins=?, updated_on=? WHERE software_statement_id=?`,
+			jwks_uri=?, status=?, ciba_delivery_mode=?, ciba_notification_endpoint=?, origins=?, federation_entity_id=?, updated_on=? WHERE software_statement_id=?`,
 			s.ClientName, s.Description, s.Version, jsonList(s.RedirectURI), jsonList(s.Roles), s.JwksURI, s.Status,
-			s.BackchannelTokenDeliveryMode, s.BackchannelClientNotificationEndpoint, jsonList(s.SoftwareOriginsURI), d.stamp(), s.SoftwareStatementID); err != nil {
+			s.BackchannelTokenDeliveryMode, s.BackchannelClientNotificationEndpoint, jsonList(s.SoftwareOriginsURI), s.FederationEntityID, d.stamp(), s.SoftwareStatementID); err != nil {
 			return err
 		}
 		if err := setFlags(ctx, tx, "software_statement_flags", "software_statement_id", s.SoftwareStatementID, "Software_Statement", s.Flags); err != nil {

@@ -358,7 +358,7 @@ func (d *DB) Participants(ctx context.Context) ([]Participant, error) {
 	for i := range out {
 		out[i].Flags = nonNil(flags[out[i].OrganisationID])
 	}
-	srows, err := d.db.QueryContext(ctx, `SELECT `+asCols+` FROM authorisation_servers s WHERE status = 'Active'
+	srows, err := d.db.QueryContext(ctx, `SELECT `+asSelect+` FROM authorisation_servers s WHERE status = 'Active'
 		AND organisation_id IN (SELECT organisation_id FROM organisations WHERE status = 'Active') ORDER BY customer_friendly_name`)
 	if err != nil {
 		return nil, err

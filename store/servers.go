@@ -10,26 +10,31 @@ import (
 
 // AuthorisationServer is an organisation's OpenID Provider.
 type AuthorisationServer struct {
-	AuthorisationServerID   string    `json:"AuthorisationServerId"`
-	OrganisationID          string    `json:"OrganisationId"`
-	CustomerFriendlyName    string    `json:"CustomerFriendlyName"`
-	Description             string    `json:"Description"`
-	Issuer                  string    `json:"Issuer"`
-	OpenIDDiscoveryDocument string    `json:"OpenIDDiscoveryDocument"`
-	Status                  string    `json:"Status"`
-	StatusReason            string    `json:"StatusReason,omitempty"` // write-only: why the status changes, kept in the audit record
-	Flags                   []string  `json:"Flags"`
-	CreatedOn               time.Time `json:"CreatedOn"`
-	UpdatedOn               time.Time `json:"UpdatedOn"`
+	AuthorisationServerID   string `json:"AuthorisationServerId"`
+	OrganisationID          string `json:"OrganisationId"`
+	CustomerFriendlyName    string `json:"CustomerFriendlyName"`
+	Description             string `json:"Description"`
+	Issuer                  string `json:"Issuer"`
+	OpenIDDiscoveryDocument string `json:"OpenIDDiscoveryDocument"`
+	// FederationEntityID: see SoftwareStatement.FederationEntityID.
+	FederationEntityID string    `json:"FederationEntityId,omitempty"`
+	Status             string    `json:"Status"`
+	StatusReason       string    `json:"StatusReason,omitempty"` // write-only: why the status changes, kept in the audit record
+	Flags              []string  `json:"Flags"`
+	CreatedOn          time.Time `json:"CreatedOn"`
+	UpdatedOn          time.Time `json:"UpdatedOn"`
 }
 
 const asCols = `authorisation_server_id, organisation_id, customer_friendly_name, description, issuer, openid_discovery_document, status, created_on, updated_on`
+
+// asSelect is what scanAS reads: asCols and the federation entity ID.
+const asSelect = asCols + `, federation_entity_id`
 
 func scanAS(row interface{ Scan(...any) error }) (AuthorisationServer, error) {
 	var s AuthorisationServer
 	var c, u string
 	err := row.Scan(&s.AuthorisationServerID, &s.OrganisationID, &s.CustomerFriendlyName, &s.Description, &s.Issuer,
-		&s.OpenIDDiscoveryDocument, &s.Status, &c, &u)
+		&s.OpenIDDiscoveryDocument, &s.Status, &c, &u, &s.FederationEntityID)
 	s.CreatedOn, s.UpdatedOn = parseStamp(c), parseStamp(u)
 	s.Flags = []string{}
 	return s, err
@@ -37,7 +42,7 @@ func scanAS(row interface{ Scan(...any) error }) (AuthorisationServer, error) {
 
 // ListAuthorisationServers returns an organisation's servers.
 func (d *DB) ListAuthorisationServers(ctx context.Context, orgID string) ([]AuthorisationServer, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+asCols+` FROM authorisation_servers WHERE organisation_id = ? ORDER BY customer_friendly_name, authorisation_server_id`, orgID)
+	rows, err := d.db.QueryContext(ctx, `SELECT `+asSelect+` FROM authorisation_servers WHERE organisation_id = ? ORDER BY customer_friendly_name, authorisation_server_id`, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("store: list servers: %w", err)
 	}
@@ -61,7 +66,7 @@ func (d *DB) ListAuthorisationServers(ctx context.Context, orgID string) ([]Auth
 
 // GetAuthorisationServer returns one server of an organisation or ErrNotFound.
 func (d *DB) GetAuthorisationServer(ctx context.Context, orgID, id string) (AuthorisationServer, error) {
-	s, err := scanAS(d.db.QueryRowContext(ctx, `SELECT `+asCols+` FROM authorisation_servers WHERE organisation_id = ? AND authorisation_server_id = ?`, orgID, id))
+	s, err := scanAS(d.db.QueryRowContext(ctx, `SELECT `+asSelect+` FROM authorisation_servers WHERE organisation_id = ? AND authorisation_server_id = ?`, orgID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, ErrNotFound
 	}
@@ -115,9 +120,15 @@ func (d *DB) CreateAuthorisationServer(ctx context.Context, a Audit, s Authorisa
 		if err := duplicateIssuer(ctx, tx, s.Issuer, s.AuthorisationServerID); err != nil {
 			return err
 		}
+		if err := duplicateFederationEntity(ctx, tx, s.FederationEntityID, s.AuthorisationServerID); err != nil {
+			return err
+		}
 		now := d.stamp()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO authorisation_servers(`+asCols+`) VALUES (?,?,?,?,?,?,?,?,?)`,
 			s.AuthorisationServerID, s.OrganisationID, s.CustomerFriendlyName, s.Description, s.Issuer, s.OpenIDDiscoveryDocument, s.Status, now, now); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE authorisation_servers SET federation_entity_id = ? WHERE authorisation_server_id = ?`, s.FederationEntityID, s.AuthorisationServerID); err != nil {
 			return err
 		}
 		if err := setFlags(ctx, tx, "authorisation_server_flags", "authorisation_server_id", s.AuthorisationServerID, "Authorisation_Server", s.Flags); err != nil {
@@ -136,7 +147,7 @@ func (d *DB) CreateAuthorisationServer(ctx context.Context, a Audit, s Authorisa
 // UpdateAuthorisationServer replaces a server's writable fields.
 func (d *DB) UpdateAuthorisationServer(ctx context.Context, a Audit, s AuthorisationServer, check func(cur AuthorisationServer) error) (AuthorisationServer, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := scanAS(tx.QueryRowContext(ctx, `SELECT `+asCols+` FROM authorisation_servers WHERE organisation_id = ? AND authorisation_server_id = ?`, s.OrganisationID, s.AuthorisationServerID))
+		cur, err := scanAS(tx.QueryRowContext(ctx, `SELECT `+asSelect+` FROM authorisation_servers WHERE organisation_id = ? AND authorisation_server_id = ?`, s.OrganisationID, s.AuthorisationServerID))
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
@@ -156,9 +167,12 @@ func (d *DB) UpdateAuthorisationServer(ctx context.Context, a Audit, s Authorisa
 		if err := duplicateIssuer(ctx, tx, s.Issuer, s.AuthorisationServerID); err != nil {
 			return err
 		}
+		if err := duplicateFederationEntity(ctx, tx, s.FederationEntityID, s.AuthorisationServerID); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE authorisation_servers SET customer_friendly_name=?, description=?, issuer=?,
-			openid_discovery_document=?, status=?, updated_on=? WHERE authorisation_server_id=?`,
-			s.CustomerFriendlyName, s.Description, s.Issuer, s.OpenIDDiscoveryDocument, s.Status, d.stamp(), s.AuthorisationServerID); err != nil {
+			openid_discovery_document=?, status=?, federation_entity_id=?, updated_on=? WHERE authorisation_server_id=?`,
+			s.CustomerFriendlyName, s.Description, s.Issuer, s.OpenIDDiscoveryDocument, s.Status, s.FederationEntityID, d.stamp(), s.AuthorisationServerID); err != nil {
 			return err
 		}
 		if err := setFlags(ctx, tx, "authorisation_server_flags", "authorisation_server_id", s.AuthorisationServerID, "Authorisation_Server", s.Flags); err != nil {
@@ -174,4 +188,22 @@ func (d *DB) UpdateAuthorisationServer(ctx context.Context, a Audit, s Authorisa
 		return AuthorisationServer{}, err
 	}
 	return d.GetAuthorisationServer(ctx, s.OrganisationID, s.AuthorisationServerID)
+}
+
+// duplicateFederationEntity: a federation entity ID names one application or
+// server in the whole directory (docs/design.md §13); self is the id of the
+// one being saved.
+func duplicateFederationEntity(ctx context.Context, tx *sql.Tx, entityID, self string) error {
+	if entityID == "" {
+		return nil
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM software_statements WHERE federation_entity_id = ? AND software_statement_id <> ?)
+		+ (SELECT COUNT(*) FROM authorisation_servers WHERE federation_entity_id = ? AND authorisation_server_id <> ?)`, entityID, self, entityID, self).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return &FieldError{Field: "FederationEntityId", Message: "another application or authorisation server already has this federation entity ID"}
+	}
+	return nil
 }

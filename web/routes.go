@@ -17,14 +17,15 @@ import (
 func (s *Server) routes() http.Handler {
 	base := &handlers.Base{Flash: flasher{s.sessions}, BaseURL: s.cfg.BaseURL, DevIdP: s.idp != nil, Log: s.log, Vocab: s.vocab}
 	allowPrivate := s.allowPrivateIssuers()
-	dir := &handlers.Directory{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Algs: s.keys.Enabled}
+	dir := &handlers.Directory{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Algs: s.keys.Enabled,
+		AllowPrivateURLs: allowPrivate}
 	certs := &handlers.Certificates{Base: base, Dir: dir, Store: s.db, Now: s.cfg.Now}
 	keyMat := &handlers.KeyMaterial{Base: base, Dir: dir, Store: s.db}
 	docs := &handlers.Documents{Base: base, Dir: dir, Store: s.db}
 	policies := &handlers.Policies{Base: base, Store: s.db}
 	idps := &handlers.IdentityProviders{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, OwnIssuer: s.signInIssuer(),
 		SealSecret: func(name string, secret []byte) []byte { return s.kek.Seal(secret, idpSecretAAD(name)) }}
-	ssaH := &handlers.SSA{Base: base, Dir: dir, Store: s.db, Keys: s.keys, Issuer: s.cfg.SSAIssuer, Now: s.cfg.Now}
+	ssaH := &handlers.SSA{Base: base, Dir: dir, Store: s.db, Keys: s.keys, FedKeys: s.fedKeys, Issuer: s.cfg.SSAIssuer, Now: s.cfg.Now}
 	refs := &handlers.References{Base: base, Store: s.db}
 	contactTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.ContactTypes, Title: "Contact types", Path: "/references/contact-types"}
 	documentTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.DocumentTypes, Title: "Document types", Path: "/references/document-types"}
@@ -75,6 +76,13 @@ func (s *Server) routes() http.Handler {
 	r.Get("/api/releases", pages.Releases)
 	r.Get("/api/releases/{version}/openapi.yaml", pages.ReleaseSpec)
 	r.Get("/keystore/ssa.jwks", ssaH.Keyset)
+	// The directory's own federation (docs/design.md §13).
+	fed := &handlers.Federation{Base: base, Store: s.db, Dir: dir, Keys: s.fedKeys, EntityID: s.cfg.FederationEntityID,
+		OrgName: s.cfg.FederationOrganizationName, Client: (&issuer.Validator{AllowPrivate: allowPrivate}).Client(), Now: s.cfg.Now}
+	r.Get("/.well-known/openid-federation", fed.EntityConfiguration)
+	r.Get("/federation/fetch", fed.Fetch)
+	r.Get("/federation/list", fed.List)
+	r.Get("/federation/resolve", fed.Resolve)
 	r.Get("/api/keystore/ssa.jwks", ssaH.Keyset)
 	r.Get("/keystore/{orgID}/application.jwks", certs.Keystore(true))
 	r.Get("/keystore/{orgID}/inactive/application.jwks", certs.Keystore(false))
@@ -161,8 +169,11 @@ func (s *Server) routes() http.Handler {
 			r.Get("/signing-keys", ssaH.ListKeys)
 			r.Post("/signing-keys", ssaH.RotateKey)
 			r.Post("/signing-keys/{kid}/retire", ssaH.RetireKey)
+			r.Get("/signing-keys/federation", ssaH.ListFederationKeys)
+			r.Post("/signing-keys/federation", ssaH.RotateFederationKey)
 			r.Get("/role-metadata-policies", policies.List)
 			r.Post("/role-metadata-policies", policies.Save)
+			r.Post("/role-metadata-policies/simulate", policies.Simulate)
 			r.Get("/role-metadata-policies/{policyID}", policies.Get)
 			r.Put("/role-metadata-policies/{policyID}", policies.Save)
 			r.Get("/identity-providers", idps.List)
@@ -261,6 +272,10 @@ func (s *Server) routes() http.Handler {
 				r.Post("/softwarestatements/{appID}/status", dir.SetAppStatus)
 				r.Get("/softwarestatements/{appID}/assertion", ssaH.Issue)
 				r.Get("/softwarestatements/{appID}/audit", certs.AppAudit)
+				r.Get("/softwarestatements/{appID}/federation", fed.Tab("Application", false))
+				r.Post("/softwarestatements/{appID}/federation/check", fed.Tab("Application", true))
+				r.Get("/authorisationservers/{serverID}/federation", fed.Tab("AuthorisationServer", false))
+				r.Post("/authorisationservers/{serverID}/federation/check", fed.Tab("AuthorisationServer", true))
 				r.Get("/certificates", certs.List)
 				r.Get("/certificates/new", certs.Wizard)
 				r.Post("/certificates/new/review", certs.Review)
@@ -322,8 +337,11 @@ func (s *Server) routes() http.Handler {
 				r.Get("/signing-keys", ssaH.ListKeys)
 				r.Post("/signing-keys", ssaH.RotateKey)
 				r.Post("/signing-keys/{kid}/retire", ssaH.RetireKey)
+				r.Post("/signing-keys/federation", ssaH.RotateFederationKey)
 				r.Get("/role-metadata-policies", policies.List)
 				r.Post("/role-metadata-policies", policies.Save)
+				r.Get("/role-metadata-policies/try", policies.TryIt)
+				r.Post("/role-metadata-policies/try", policies.TryIt)
 				r.Post("/role-metadata-policies/{policyID}", policies.Save)
 				r.Get("/identity-providers", idps.List)
 				r.Post("/identity-providers", idps.Create)

@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"github.com/trustframe/trustframe/federation"
 	"io"
 	"log/slog"
 	"net"
@@ -56,6 +57,11 @@ type Config struct {
 	SSASigningAlgs         []string // default all four
 	SSARSABits             int      // default 2048
 	SSAIssuer              string   // iss of SSAs; default the base URL
+	// The directory's own federation (docs/design.md §13).
+	FederationEntityID          string        // default the base URL
+	FederationOrganizationName  string        // organization_name of the entity configuration
+	FederationStatementLifetime time.Duration // default 24h
+	FederationSigningAlg        string        // default ES256
 	// JWKSRefreshInterval is the least time between two fetches of an
 	// issuer's keys for tokens naming an unknown key (default 10 s).
 	JWKSRefreshInterval time.Duration
@@ -86,6 +92,7 @@ type Server struct {
 	origin     string        // scheme://host of the base URL, for htu
 	vocab      trust.Vocabulary
 	keys       *ssa.Keyring
+	fedKeys    *federation.Keyring
 	mailer     handlers.Mailer // nil: messages stay in the outbox
 	kek        *ssa.KEK        // seals secrets at rest (SSA keys, identity provider client secrets)
 	metrics    *metrics
@@ -230,7 +237,20 @@ func (s *Server) openKeyring(ctx context.Context) error {
 	}
 	s.kek = kek
 	s.keys, err = ssa.OpenKeyring(ctx, s.db, kek, cfg.SSASigningAlgs, cfg.SSARSABits)
-	return err
+	if err != nil {
+		return err
+	}
+	if cfg.FederationStatementLifetime <= 0 {
+		cfg.FederationStatementLifetime = 24 * time.Hour
+	}
+	if cfg.FederationEntityID == "" {
+		cfg.FederationEntityID = cfg.BaseURL
+	}
+	s.fedKeys, err = federation.OpenKeyring(ctx, s.db, kek, cfg.FederationSigningAlg, cfg.FederationStatementLifetime)
+	if err != nil {
+		return fmt.Errorf("web: --federation-signing-alg: %w", err)
+	}
+	return nil
 }
 
 // idpSecretAAD binds a sealed identity provider client secret to its provider.

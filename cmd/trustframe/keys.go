@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/trustframe/trustframe/federation"
 
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/store"
@@ -29,6 +32,9 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	kid := fs.String("kid", "", "retire: the key to retire")
 	algs := fs.String("ssa-signing-algs", "PS256,ML-DSA-44,ML-DSA-65,ML-DSA-87", "enabled algorithms")
 	bits := fs.Int("ssa-rsa-bits", 2048, "size of new PS256 keys")
+	fed := fs.Bool("federation", false, "rotate or list the directory's federation signing keys instead (docs/design.md §13)")
+	fedAlg := fs.String("federation-signing-alg", "ES256", "algorithm of new federation keys")
+	fedLifetime := fs.Duration("federation-statement-lifetime", 24*time.Hour, "lifetime of federation statements")
 	if err := parseFlags(fs, args[1:], getenv, stderr); err != nil {
 		return err
 	}
@@ -55,6 +61,31 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	actor := store.Audit{Actor: "cli"}
+	if *fed {
+		if sub == "retire" {
+			return fmt.Errorf("%w: federation keys are not retired by hand: a replaced key stays published until what it signed has expired", errUsage)
+		}
+		fk, err := federation.OpenKeyring(ctx, db, kek, *fedAlg, *fedLifetime)
+		if err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if sub == "rotate" {
+			jwk, err := fk.Rotate(ctx, actor)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "federation: new key %s signs from now on\n", jwk.KeyID)
+		}
+		keys, err := fk.Keys(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%-10s %-44s %-8s %s\n", "ALG", "KID", "STATUS", "CREATED")
+		for _, k := range keys {
+			fmt.Fprintf(stdout, "%-10s %-44s %-8s %s\n", k.Alg, k.Kid, k.Status, k.CreatedAt.UTC().Format("2006-01-02 15:04:05"))
+		}
+		return nil
+	}
 	switch sub {
 	case "rotate":
 		targets := enabled

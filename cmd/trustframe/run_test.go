@@ -163,6 +163,15 @@ func TestKeysCommand(t *testing.T) {
 	if strings.Count(out, "Active") != 5 {
 		t.Fatalf("keys changed after a refused start:\n%s", out)
 	}
+	// Federation keys (docs/design.md §13): made at first use, ES256, rotated.
+	out, err = run1("list", "--federation")
+	if err != nil || strings.Count(out, "ES256") != 1 || strings.Count(out, "Active") != 1 {
+		t.Fatalf("federation list: %v\n%s", err, out)
+	}
+	out, err = run1("rotate", "--federation")
+	if err != nil || !strings.Contains(out, "federation: new key") || strings.Count(out, "Active") != 1 || strings.Count(out, "Retired") != 1 {
+		t.Fatalf("federation rotate: %v\n%s", err, out)
+	}
 }
 
 func TestBackupWhileServing(t *testing.T) {

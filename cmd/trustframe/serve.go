@@ -39,6 +39,8 @@ type serveFlags struct {
 	expiryNoticeContacts                 string
 	metricsAddr                          string
 	apiRateLimit                         int
+	fedEntityID, fedOrgName, fedAlg      string
+	fedLifetime                          time.Duration
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -68,6 +70,10 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.expiryNoticeDays, "expiry-notice-days", 30, "e-mail Active administrators (SMTP or outbox) about certificates, documents and certifications expiring within this many days, each once; 0: off")
 	fs.StringVar(&f.expiryNoticeContacts, "expiry-notice-contacts", "", "contact types (comma-separated, e.g. Technical) of an organisation that are e-mailed about its own expiring items too; empty: administrators only")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "address of a private listener serving Prometheus metrics at /metrics (e.g. 127.0.0.1:9090); empty: off")
+	fs.StringVar(&f.fedEntityID, "federation-entity-id", "", "entity ID of the directory as its participants' federation trust anchor (default the base URL)")
+	fs.StringVar(&f.fedOrgName, "federation-organization-name", "", "organization_name of the directory's federation entity configuration")
+	fs.DurationVar(&f.fedLifetime, "federation-statement-lifetime", 24*time.Hour, "lifetime of the federation's entity configuration and subordinate statements")
+	fs.StringVar(&f.fedAlg, "federation-signing-alg", "ES256", "algorithm of new federation signing keys: ES256, ES384, PS256 or EdDSA")
 	fs.StringVar(&f.tokenTypes, "api-token-types", "at+jwt,application/at+jwt", "JWT typ values accepted for API access tokens, comma-separated (add JWT for issuers such as Keycloak)")
 }
 
@@ -199,6 +205,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		DPoPNonce: f.dpopNonce, DPoPWindow: f.dpopWindow, DPoPSkew: f.dpopSkew,
 		TokenTypes: splitList(f.tokenTypes), StatusVocabulary: f.statusVocabulary, AllowPrivateIssuerURLs: allowPrivate,
 		KEKFile: kekPath, SSASigningAlgs: splitList(f.ssaAlgs), SSARSABits: f.ssaRSABits, SSAIssuer: f.ssaIssuer,
+		FederationEntityID: f.fedEntityID, FederationOrganizationName: f.fedOrgName, FederationStatementLifetime: f.fedLifetime, FederationSigningAlg: f.fedAlg,
 		ExpiryNoticeDays: f.expiryNoticeDays, ExpiryNoticeContacts: splitList(f.expiryNoticeContacts), Version: version,
 	}, db)
 	if err != nil {

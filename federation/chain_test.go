@@ -1,0 +1,181 @@
+package federation
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+)
+
+// entity is a federation entity served by a test: its entity configuration
+// and, for an intermediate, a fetch endpoint with statements about its
+// subordinates.
+type entity struct {
+	srv      *httptest.Server
+	key      *ecdsa.PrivateKey
+	hints    []string
+	metadata map[string]any
+	subs     map[string]map[string]any // sub → extra claims (metadata_policy, constraints, jwks)
+}
+
+func (e *entity) id() string { return e.srv.URL }
+
+func (e *entity) jwks() json.RawMessage {
+	return json.RawMessage(publicJWKS(e.key, "k-"+e.srv.URL[len(e.srv.URL)-5:]))
+}
+
+func (e *entity) sign(claims map[string]any) string {
+	kid := "k-" + e.srv.URL[len(e.srv.URL)-5:]
+	sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: e.key, KeyID: kid}}, (&jose.SignerOptions{}).WithType("entity-statement+jwt"))
+	b, _ := json.Marshal(claims)
+	jws, _ := sig.Sign(b)
+	s, _ := jws.CompactSerialize()
+	return s
+}
+
+func newEntity(t *testing.T, metadata map[string]any, hints ...string) *entity {
+	k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	e := &entity{key: k, hints: hints, metadata: metadata, subs: map[string]map[string]any{}}
+	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		now := time.Now()
+		switch r.URL.Path {
+		case "/.well-known/openid-federation":
+			md := map[string]any{}
+			for k, v := range e.metadata {
+				md[k] = v
+			}
+			if len(e.subs) > 0 {
+				md["federation_entity"] = map[string]any{"federation_fetch_endpoint": e.id() + "/fetch"}
+			}
+			w.Write([]byte(e.sign(map[string]any{"iss": e.id(), "sub": e.id(), "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(),
+				"jwks": e.jwks(), "metadata": md, "authority_hints": e.hints})))
+		case "/fetch":
+			extra, ok := e.subs[r.URL.Query().Get("sub")]
+			if !ok {
+				w.WriteHeader(404)
+				return
+			}
+			c := map[string]any{"iss": e.id(), "sub": r.URL.Query().Get("sub"), "iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}
+			for k, v := range extra {
+				c[k] = v
+			}
+			w.Write([]byte(e.sign(c)))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(e.srv.Close)
+	return e
+}
+
+const anchorID = "http://127.0.0.1:8090"
+
+func anchorWith(t *testing.T, subs string) (*httptest.Server, jose.JSONWebKeySet) {
+	dir := t.TempDir()
+	writeKey(t, dir, "anchor.pem")
+	a, err := LoadAnchor(writeConfig(t, dir, "entity_id: "+anchorID+"\nkeys: [{file: anchor.pem, alg: ES256}]\nsubordinates:\n"+subs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(NewServer(a))
+	t.Cleanup(srv.Close)
+	_, ec := get(t, srv.URL, "/.well-known/openid-federation")
+	jws, _ := jose.ParseSignedCompact(ec, []jose.SignatureAlgorithm{jose.ES256})
+	var c struct{ JWKS jose.JSONWebKeySet }
+	json.Unmarshal(jws.UnsafePayloadWithoutVerification(), &c)
+	return srv, c.JWKS
+}
+
+func jwksFile(t *testing.T, e *entity) string {
+	p := filepath.Join(t.TempDir(), "k.json")
+	os.WriteFile(p, e.jwks(), 0o600)
+	return p
+}
+
+// TestResolveThroughIntermediate: anchor → intermediate → leaf; the
+// policies of both statements are merged and applied.
+func TestResolveThroughIntermediate(t *testing.T) {
+	inter := newEntity(t, nil, anchorID)
+	leaf := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"grant_types": []any{"authorization_code", "implicit", "refresh_token"}, "client_name": "Leaf"}}, inter.id())
+	inter.subs[leaf.id()] = map[string]any{"jwks": leaf.jwks(),
+		"metadata_policy": map[string]any{"openid_relying_party": map[string]any{"grant_types": map[string]any{"subset_of": []any{"authorization_code", "refresh_token"}}}}}
+	srv, keys := anchorWith(t, "  - entity_id: "+inter.id()+"\n    jwks_file: "+jwksFile(t, inter)+"\n    entity_types: [federation_entity]\n"+
+		"    metadata_policy: {openid_relying_party: {grant_types: {subset_of: [authorization_code, implicit]}, contacts: {add: [ops@anchor.example]}}}\n")
+
+	resp, body := get(t, srv.URL, "/resolve?sub="+leaf.id()+"&trust_anchor="+anchorID)
+	if resp.StatusCode != 200 {
+		t.Fatalf("resolve through the intermediate: %d %s", resp.StatusCode, body)
+	}
+	rc := parseStatement(t, body, "resolve-response+jwt", keys)
+	rp := rc["metadata"].(map[string]any)["openid_relying_party"].(map[string]any)
+	if gt := rp["grant_types"].([]any); len(gt) != 1 || gt[0] != "authorization_code" {
+		t.Fatalf("merged subset_of not applied: %v", rp)
+	}
+	if c := rp["contacts"].([]any); len(c) != 1 || c[0] != "ops@anchor.example" {
+		t.Fatalf("the anchor's add not applied: %v", rp)
+	}
+	if chain := rc["trust_chain"].([]any); len(chain) != 4 {
+		t.Fatalf("a three-level chain has four statements, not %d", len(chain))
+	}
+	// A leaf the intermediate does not vouch for is not resolved.
+	stranger := newEntity(t, nil, inter.id())
+	if resp, body := get(t, srv.URL, "/resolve?sub="+stranger.id()+"&trust_anchor="+anchorID); resp.StatusCode != 404 {
+		t.Fatalf("a leaf nobody vouches for: %d %s", resp.StatusCode, body)
+	}
+	// max_path_length 0 on the intermediate refuses its leaves.
+	srv0, _ := anchorWith(t, "  - entity_id: "+inter.id()+"\n    jwks_file: "+jwksFile(t, inter)+"\n    constraints: {max_path_length: 0}\n")
+	if resp, body := get(t, srv0.URL, "/resolve?sub="+leaf.id()+"&trust_anchor="+anchorID); resp.StatusCode != 400 || !strings.Contains(body, "invalid_trust_chain") || !strings.Contains(body, "max_path_length") {
+		t.Fatalf("max_path_length 0: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestResolveAppliesAllowedEntityTypes: an RP-only subordinate's
+// openid_provider metadata is removed from the resolution.
+func TestResolveAppliesAllowedEntityTypes(t *testing.T) {
+	e := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "RP"}, "openid_provider": map[string]any{"issuer": "x"}}, anchorID)
+	srv, keys := anchorWith(t, "  - entity_id: "+e.id()+"\n    jwks_file: "+jwksFile(t, e)+"\n    constraints: {allowed_entity_types: [openid_relying_party]}\n")
+	resp, body := get(t, srv.URL, "/resolve?sub="+e.id()+"&trust_anchor="+anchorID)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	md := parseStatement(t, body, "resolve-response+jwt", keys)["metadata"].(map[string]any)
+	if _, ok := md["openid_provider"]; ok {
+		t.Fatalf("openid_provider metadata kept: %v", md)
+	}
+	if _, ok := md["openid_relying_party"]; !ok {
+		t.Fatalf("openid_relying_party metadata lost: %v", md)
+	}
+}
+
+// TestResolveInvalidChain: a chain that does not hold is 400
+// invalid_trust_chain: authority_hints not naming the anchor, a wrong key,
+// a leaf serving garbage.
+func TestResolveInvalidChain(t *testing.T) {
+	noHint := newEntity(t, map[string]any{}, "https://other.example")
+	wrongKey := newEntity(t, map[string]any{}, anchorID)
+	other := newEntity(t, nil)
+	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("not a jwt")) }))
+	defer garbage.Close()
+	srv, _ := anchorWith(t, "  - {entity_id: "+noHint.id()+", jwks_file: "+jwksFile(t, noHint)+"}\n"+
+		"  - {entity_id: "+wrongKey.id()+", jwks_file: "+jwksFile(t, other)+"}\n"+
+		"  - {entity_id: "+garbage.URL+", jwks_file: "+jwksFile(t, other)+"}\n")
+	for name, c := range map[string]struct{ sub, want string }{
+		"authority_hints": {noHint.id(), "authority_hints"},
+		"wrong key":       {wrongKey.id(), "signature"},
+		"garbage":         {garbage.URL, "not a signed statement"},
+	} {
+		resp, body := get(t, srv.URL, "/resolve?sub="+c.sub+"&trust_anchor="+anchorID+"&unused=1")
+		if resp.StatusCode != 400 || !strings.Contains(body, "invalid_trust_chain") || !strings.Contains(body, c.want) {
+			t.Errorf("%s: %d %s", name, resp.StatusCode, body)
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package federation
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/trustframe/trustframe/store"
+)
+
+// SigningAlgs are the algorithms a directory's federation keys may use,
+// default first (docs/design.md §13).
+var SigningAlgs = []string{"ES256", "ES384", "PS256", "EdDSA"}
+
+// Sealer seals private keys at rest: the key-encryption key (ssa.KEK).
+type Sealer interface {
+	Seal(plain, aad []byte) []byte
+	Open(sealed, aad []byte) ([]byte, error)
+}
+
+type keyStore interface {
+	ListFederationKeys(ctx context.Context) ([]store.SigningKey, error)
+	CurrentFederationKey(ctx context.Context) (store.SigningKey, error)
+	AddFederationKey(ctx context.Context, a store.Audit, k store.SigningKey) error
+}
+
+// Keyring holds the directory's federation signing keys, sealed in the
+// store (docs/design.md §13). The newest key signs; a key replaced by a
+// rotation stays published for one statement lifetime after it stopped
+// signing, so that everything it signed can still be verified.
+type Keyring struct {
+	store    keyStore
+	kek      Sealer
+	alg      string
+	lifetime time.Duration
+
+	mu    sync.Mutex
+	cache map[string]crypto.Signer
+}
+
+func keyAAD(kid string) []byte { return []byte("trustframe federation key\x00" + kid) }
+
+// OpenKeyring makes a key of alg when the store has none (first start).
+func OpenKeyring(ctx context.Context, st keyStore, kek Sealer, alg string, lifetime time.Duration) (*Keyring, error) {
+	if alg == "" {
+		alg = SigningAlgs[0]
+	}
+	if !contains(anyList(SigningAlgs), alg) {
+		return nil, fmt.Errorf("federation: signing algorithm %q is not one of %v", alg, SigningAlgs)
+	}
+	kr := &Keyring{store: st, kek: kek, alg: alg, lifetime: lifetime, cache: map[string]crypto.Signer{}}
+	if _, err := st.CurrentFederationKey(ctx); errors.Is(err, store.ErrNotFound) {
+		if _, err := kr.Rotate(ctx, store.Audit{Actor: "system"}); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, err
+	}
+	return kr, nil
+}
+
+// Alg is the algorithm new keys get.
+func (kr *Keyring) Alg() string { return kr.alg }
+
+// Lifetime is how long a statement signed now lives.
+func (kr *Keyring) Lifetime() time.Duration { return kr.lifetime }
+
+func generate(alg string) (crypto.Signer, error) {
+	switch alg {
+	case "ES256":
+		return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	case "ES384":
+		return ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	case "PS256":
+		return rsa.GenerateKey(rand.Reader, 2048)
+	case "EdDSA":
+		_, k, err := ed25519.GenerateKey(rand.Reader)
+		return k, err
+	}
+	return nil, fmt.Errorf("federation: unknown algorithm %q", alg)
+}
+
+// Rotate makes a new key that signs from now on; the previous one stops
+// signing and stays published for a statement lifetime.
+func (kr *Keyring) Rotate(ctx context.Context, a store.Audit) (jose.JSONWebKey, error) {
+	priv, err := generate(kr.alg)
+	if err != nil {
+		return jose.JSONWebKey{}, err
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		return jose.JSONWebKey{}, err
+	}
+	pub := jose.JSONWebKey{Key: priv.Public(), Algorithm: kr.alg, Use: "sig"}
+	tp, err := pub.Thumbprint(crypto.SHA256)
+	if err != nil {
+		return jose.JSONWebKey{}, err
+	}
+	pub.KeyID = b64(tp)
+	pj, err := pub.MarshalJSON()
+	if err != nil {
+		return jose.JSONWebKey{}, err
+	}
+	if err := kr.store.AddFederationKey(ctx, a, store.SigningKey{Kid: pub.KeyID, Alg: kr.alg, PublicJWK: string(pj),
+		PrivateEnc: kr.kek.Seal(der, keyAAD(pub.KeyID))}); err != nil {
+		return jose.JSONWebKey{}, err
+	}
+	kr.mu.Lock()
+	kr.cache[pub.KeyID] = priv
+	kr.mu.Unlock()
+	return pub, nil
+}
+
+// Keys lists every stored key, newest first (for the Reference Data page).
+func (kr *Keyring) Keys(ctx context.Context) ([]store.SigningKey, error) {
+	return kr.store.ListFederationKeys(ctx)
+}
+
+// Published is the key set of the entity configuration: the signing key
+// and every key that stopped signing less than a lifetime ago.
+func (kr *Keyring) Published(ctx context.Context, now time.Time) (jose.JSONWebKeySet, error) {
+	keys, err := kr.store.ListFederationKeys(ctx)
+	if err != nil {
+		return jose.JSONWebKeySet{}, err
+	}
+	var set jose.JSONWebKeySet
+	for _, k := range keys {
+		if k.Status != "Active" && (k.RetiredAt == nil || !k.RetiredAt.Add(kr.lifetime).After(now)) {
+			continue
+		}
+		var j jose.JSONWebKey
+		if err := j.UnmarshalJSON([]byte(k.PublicJWK)); err != nil {
+			return set, fmt.Errorf("federation: key %s: %w", k.Kid, err)
+		}
+		set.Keys = append(set.Keys, j)
+	}
+	return set, nil
+}
+
+// Sign signs claims as a JWT of type typ with the current key.
+func (kr *Keyring) Sign(ctx context.Context, typ string, claims map[string]any) (string, error) {
+	sk, err := kr.store.CurrentFederationKey(ctx)
+	if err != nil {
+		return "", fmt.Errorf("federation: no signing key: %w", err)
+	}
+	kr.mu.Lock()
+	priv, ok := kr.cache[sk.Kid]
+	kr.mu.Unlock()
+	if !ok {
+		der, err := kr.kek.Open(sk.PrivateEnc, keyAAD(sk.Kid))
+		if err != nil {
+			return "", fmt.Errorf("federation: key %s does not open with this KEK", sk.Kid)
+		}
+		k, err := x509.ParsePKCS8PrivateKey(der)
+		if err != nil {
+			return "", fmt.Errorf("federation: key %s: %w", sk.Kid, err)
+		}
+		if priv, ok = k.(crypto.Signer); !ok {
+			return "", fmt.Errorf("federation: key %s is not a signing key", sk.Kid)
+		}
+		kr.mu.Lock()
+		kr.cache[sk.Kid] = priv
+		kr.mu.Unlock()
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.SignatureAlgorithm(sk.Alg), Key: jose.JSONWebKey{Key: priv, KeyID: sk.Kid}},
+		(&jose.SignerOptions{}).WithType(jose.ContentType(typ)))
+	if err != nil {
+		return "", err
+	}
+	payload, err := json.Marshal(claims)
+	if err != nil {
+		return "", err
+	}
+	jws, err := signer.Sign(payload)
+	if err != nil {
+		return "", err
+	}
+	return jws.CompactSerialize()
+}

@@ -1,0 +1,570 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/trustframe/trustframe/federation"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
+)
+
+// Federation serves the directory as its participants' OpenID Federation
+// trust anchor (docs/design.md §13): its entity configuration and the
+// fetch, list and resolve endpoints. Every answer is a signed statement or
+// a federation JSON error; internal failures are logged, never shown.
+type Federation struct {
+	*Base
+	Store    *store.DB
+	Dir      *Directory // the Federation tab loads organisations as the directory does
+	Keys     *federation.Keyring
+	EntityID string
+	OrgName  string
+	Client   *http.Client // the guarded client of issuer validation
+	Now      func() time.Time
+
+	list listCache
+}
+
+// subjectTypes are the entity types a subordinate is listed under.
+func subjectTypes(kind string) []string {
+	if kind == "Application" {
+		return []string{"openid_relying_party", "oauth_client"}
+	}
+	return []string{"openid_provider", "oauth_authorization_server"}
+}
+
+var protocolTypes = []string{"openid_relying_party", "oauth_client", "openid_provider", "oauth_authorization_server"}
+
+// statementError is a statement that cannot be made: 400 invalid_subject.
+type statementError struct{ reason string }
+
+func (e *statementError) Error() string { return e.reason }
+
+// mergedPolicies merges the held policies that apply to a subject, per
+// entity type, in a fixed order (domain, role). An application's policies
+// are those of its own roles; a server's those of every Federation role its
+// organisation holds (docs/decisions.md).
+func mergedPolicies(sub store.FederationSubject, held []store.HeldPolicy) (map[string]federation.Policy, error) {
+	out := map[string]federation.Policy{}
+	from := map[string][]string{} // entity type → roles merged so far
+	for _, p := range held {
+		if sub.Roles != nil && !contains(sub.Roles, p.Role) {
+			continue
+		}
+		// The protocol types of the other kind do not apply (an RP policy
+		// does not shape a server); wallet types apply to both.
+		if contains(protocolTypes, p.EntityType) && !contains(subjectTypes(sub.Kind), p.EntityType) {
+			continue
+		}
+		pol, err := federation.ParsePolicy(p.Policy)
+		if err != nil {
+			return nil, &statementError{fmt.Sprintf("the policy of role %s/%s for %s is not a metadata policy", p.AuthorisationDomain, p.Role, p.EntityType)}
+		}
+		role := p.AuthorisationDomain + "/" + p.Role
+		cur, ok := out[p.EntityType]
+		if !ok {
+			out[p.EntityType], from[p.EntityType] = pol, []string{role}
+			continue
+		}
+		merged, err := federation.MergePolicies(cur, pol)
+		if err != nil {
+			return nil, &statementError{fmt.Sprintf("the %s policies of roles %s and %s cannot be merged: %v",
+				p.EntityType, strings.Join(from[p.EntityType], ", "), role, err)}
+		}
+		out[p.EntityType], from[p.EntityType] = merged, append(from[p.EntityType], role)
+	}
+	return out, nil
+}
+
+// Statement is what a subordinate statement says about a subject, before
+// signing; the Federation tab shows it too.
+type Statement struct {
+	Subject store.FederationSubject
+	Claims  map[string]any
+	Policy  map[string]federation.Policy
+}
+
+// StatementFor builds the subordinate statement about entityID. A subject
+// that is not a subordinate is store.ErrNotFound; one whose statement
+// cannot be made a *statementError naming the reason.
+func (h *Federation) StatementFor(ctx context.Context, entityID string, now time.Time) (*Statement, error) {
+	sub, err := h.Store.FederationSubjectByEntityID(ctx, entityID)
+	if err != nil {
+		return nil, err
+	}
+	return h.statement(ctx, sub, now)
+}
+
+func (h *Federation) statement(ctx context.Context, sub store.FederationSubject, now time.Time) (*Statement, error) {
+	keys, err := h.Store.FederationSigningKeys(ctx, sub.OrganisationID)
+	if err != nil {
+		return nil, err
+	}
+	if len(keys) == 0 {
+		return nil, &statementError{"the organisation has no Active key material with Use sig: there are no keys to put in the statement"}
+	}
+	held, err := h.Store.FederationPolicies(ctx, sub.OrganisationID)
+	if err != nil {
+		return nil, err
+	}
+	policies, err := mergedPolicies(sub, held)
+	if err != nil {
+		return nil, err
+	}
+	mp := map[string]any{}
+	for _, t := range subjectTypes(sub.Kind) {
+		mp[t] = federation.Policy{}
+	}
+	for t, p := range policies {
+		mp[t] = p
+	}
+	claims := map[string]any{
+		"iss": h.EntityID, "sub": sub.EntityID, "iat": now.Unix(), "exp": now.Add(h.Keys.Lifetime()).Unix(),
+		"jwks":            map[string]any{"keys": keys},
+		"metadata_policy": mp,
+		"metadata":        map[string]any{"federation_entity": map[string]any{"organization_name": sub.OrganisationName}},
+	}
+	return &Statement{Subject: sub, Claims: claims, Policy: policies}, nil
+}
+
+// fedFail answers a failure: store.ErrNotFound is 404 not_found, a
+// statementError 400 invalid_subject, anything else a logged 500 with a
+// fixed message.
+func (h *Federation) fedFail(w http.ResponseWriter, r *http.Request, sub string, err error) {
+	var se *statementError
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		federation.WriteError(w, http.StatusNotFound, "not_found", "no subordinate "+sub+" in this federation")
+	case errors.As(err, &se):
+		federation.WriteError(w, http.StatusBadRequest, "invalid_subject", "no statement can be made about "+sub+": "+se.reason)
+	default:
+		h.Log.Error("federation", "path", r.URL.Path, "sub", sub, "err", err)
+		federation.WriteError(w, http.StatusInternalServerError, "server_error", "the statement could not be made; the failure is logged")
+	}
+}
+
+// EntityConfiguration answers GET /.well-known/openid-federation.
+func (h *Federation) EntityConfiguration(w http.ResponseWriter, r *http.Request) {
+	tok, err := h.entityConfiguration(r.Context(), h.Now())
+	if err != nil {
+		h.fedFail(w, r, h.EntityID, err)
+		return
+	}
+	federation.WriteJWT(w, "entity-statement+jwt", tok, h.Keys.Lifetime())
+}
+
+func (h *Federation) entityConfiguration(ctx context.Context, now time.Time) (string, error) {
+	jwks, err := h.Keys.Published(ctx, now)
+	if err != nil {
+		return "", err
+	}
+	base := strings.TrimRight(h.EntityID, "/")
+	fe := map[string]any{
+		"federation_fetch_endpoint":   base + "/federation/fetch",
+		"federation_list_endpoint":    base + "/federation/list",
+		"federation_resolve_endpoint": base + "/federation/resolve",
+	}
+	if h.OrgName != "" {
+		fe["organization_name"] = h.OrgName
+	}
+	return h.Keys.Sign(ctx, "entity-statement+jwt", map[string]any{
+		"iss": h.EntityID, "sub": h.EntityID, "iat": now.Unix(), "exp": now.Add(h.Keys.Lifetime()).Unix(),
+		"jwks": jwks, "metadata": map[string]any{"federation_entity": fe},
+	})
+}
+
+// Fetch answers GET /federation/fetch?sub=: parameters it does not use are
+// ignored (OpenID Federation 1.0 §8.1.1), iss among them.
+func (h *Federation) Fetch(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	sub := q.Get("sub")
+	if sub == "" {
+		federation.WriteError(w, http.StatusBadRequest, "invalid_request", "sub is required")
+		return
+	}
+	if sub == h.EntityID {
+		federation.WriteError(w, http.StatusBadRequest, "invalid_request", "the anchor's own statement is at /.well-known/openid-federation")
+		return
+	}
+	now := h.Now()
+	st, err := h.StatementFor(r.Context(), sub, now)
+	if err != nil {
+		h.fedFail(w, r, sub, err)
+		return
+	}
+	tok, err := h.Keys.Sign(r.Context(), "entity-statement+jwt", st.Claims)
+	if err != nil {
+		h.fedFail(w, r, sub, err)
+		return
+	}
+	federation.WriteJWT(w, "entity-statement+jwt", tok, h.Keys.Lifetime())
+}
+
+// List answers GET /federation/list[?entity_type=]: the subordinates whose
+// statement can be made, of any of the given entity types. The whole list
+// is built once per change of the store (at most a minute old, for changes
+// made by another process) and filtered per request.
+func (h *Federation) List(w http.ResponseWriter, r *http.Request) {
+	entries, err := h.listEntries(r.Context())
+	if err != nil {
+		h.fedFail(w, r, "", err)
+		return
+	}
+	types := r.URL.Query()["entity_type"]
+	out := []string{}
+	for _, e := range entries {
+		match := len(types) == 0
+		for _, t := range types {
+			match = match || contains(e.types, t)
+		}
+		if match {
+			out = append(out, e.id)
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+type listEntry struct {
+	id    string
+	types []string
+}
+
+// listCache is the built list of subordinates.
+type listCache struct {
+	mu      sync.Mutex
+	version int64
+	at      time.Time
+	entries []listEntry
+}
+
+func (h *Federation) listEntries(ctx context.Context) ([]listEntry, error) {
+	c := &h.list
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	version := h.Store.WriteVersion()
+	if c.entries != nil && c.version == version && time.Since(c.at) < time.Minute {
+		return c.entries, nil
+	}
+	ctx = context.WithoutCancel(ctx) // the others wait for this build
+	subs, err := h.Store.FederationSubjects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	withKeys, err := h.Store.OrganisationsWithSigningKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	held, err := h.Store.FederationPolicies(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	byOrg := map[string][]store.HeldPolicy{}
+	for _, p := range held {
+		byOrg[p.OrganisationID] = append(byOrg[p.OrganisationID], p)
+	}
+	// Organisations share few combinations of roles: merge each once.
+	type merged struct {
+		types []string
+		ok    bool
+	}
+	memo := map[string]merged{}
+	entries := []listEntry{}
+	for _, s := range subs {
+		if !withKeys[s.OrganisationID] {
+			continue
+		}
+		pols := byOrg[s.OrganisationID]
+		var key strings.Builder
+		key.WriteString(s.Kind)
+		for _, p := range pols {
+			if s.Roles == nil || contains(s.Roles, p.Role) {
+				key.WriteString("|" + p.AuthorisationDomain + "/" + p.Role + "/" + p.EntityType)
+			}
+		}
+		m, seen := memo[key.String()]
+		if !seen {
+			res, err := mergedPolicies(s, pols)
+			m.ok = err == nil
+			m.types = subjectTypes(s.Kind)
+			for t := range res {
+				if !contains(m.types, t) {
+					m.types = append(m.types, t)
+				}
+			}
+			memo[key.String()] = m
+		}
+		if m.ok {
+			entries = append(entries, listEntry{id: s.EntityID, types: m.types})
+		}
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].id < entries[j].id })
+	c.version, c.at, c.entries = version, time.Now(), entries
+	return entries, nil
+}
+
+// Resolve answers GET /federation/resolve?sub=&trust_anchor=: it fetches the
+// subject's entity configuration through the guarded client, verifies it
+// with its organisation's keys, applies the merged policy and answers a
+// resolve-response+jwt. A chain that does not hold is 400 invalid_trust_chain.
+func (h *Federation) Resolve(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	sub, ta := q.Get("sub"), q.Get("trust_anchor")
+	if sub == "" || ta == "" {
+		federation.WriteError(w, http.StatusBadRequest, "invalid_request", "sub and trust_anchor are required")
+		return
+	}
+	if ta != h.EntityID {
+		federation.WriteError(w, http.StatusNotFound, "invalid_trust_anchor", "this trust anchor is "+h.EntityID)
+		return
+	}
+	now := h.Now()
+	res, err := h.resolve(r.Context(), sub, now, q["entity_type"])
+	if err != nil {
+		var ce *chainError
+		if errors.As(err, &ce) {
+			federation.WriteError(w, http.StatusBadRequest, "invalid_trust_chain", ce.reason)
+			return
+		}
+		h.fedFail(w, r, sub, err)
+		return
+	}
+	tok, err := h.Keys.Sign(r.Context(), "resolve-response+jwt", res.claims)
+	if err != nil {
+		h.fedFail(w, r, sub, err)
+		return
+	}
+	federation.WriteJWT(w, "resolve-response+jwt", tok, h.Keys.Lifetime())
+}
+
+type chainError struct{ reason string }
+
+func (e *chainError) Error() string { return e.reason }
+
+type resolved struct {
+	claims   map[string]any
+	Metadata map[string]any
+}
+
+// resolve builds the resolve response about sub (also for Check now).
+func (h *Federation) resolve(ctx context.Context, sub string, now time.Time, types []string) (*resolved, error) {
+	st, err := h.StatementFor(ctx, sub, now)
+	if err != nil {
+		return nil, err
+	}
+	statement, err := h.Keys.Sign(ctx, "entity-statement+jwt", st.Claims)
+	if err != nil {
+		return nil, err
+	}
+	ec, claims, err := h.fetchEntityConfiguration(ctx, st, now)
+	if err != nil {
+		return nil, err
+	}
+	metadata, _ := claims["metadata"].(map[string]any)
+	if metadata == nil {
+		metadata = map[string]any{}
+	}
+	for etype, pol := range st.Policy {
+		m, ok := metadata[etype].(map[string]any)
+		if !ok {
+			continue
+		}
+		pm := map[string]any{}
+		for k, v := range pol {
+			pm[k] = v
+		}
+		out, err := federation.ApplyPolicy(pm, m)
+		if err != nil {
+			return nil, &chainError{fmt.Sprintf("the %s metadata of %s does not satisfy the policy: %v", etype, sub, err)}
+		}
+		metadata[etype] = out
+	}
+	if len(types) > 0 {
+		kept := map[string]any{}
+		for _, t := range types {
+			if v, ok := metadata[t]; ok {
+				kept[t] = v
+			}
+		}
+		metadata = kept
+	}
+	own, err := h.entityConfiguration(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	exp := now.Add(h.Keys.Lifetime()).Unix()
+	if e, ok := claims["exp"].(float64); ok && int64(e) < exp {
+		exp = int64(e)
+	}
+	return &resolved{Metadata: metadata, claims: map[string]any{
+		"iss": h.EntityID, "sub": sub, "iat": now.Unix(), "exp": exp,
+		"metadata": metadata, "trust_chain": []string{ec, statement, own},
+	}}, nil
+}
+
+var fedAlgs = []jose.SignatureAlgorithm{jose.ES256, jose.ES384, jose.ES512, jose.PS256, jose.PS384, jose.PS512, jose.RS256, jose.RS384, jose.RS512, jose.EdDSA}
+
+// fetchEntityConfiguration gets the subject's own statement and checks it:
+// signed by a key of its organisation, iss = sub = the entity ID, not
+// expired, authority_hints naming this anchor.
+func (h *Federation) fetchEntityConfiguration(ctx context.Context, st *Statement, now time.Time) (string, map[string]any, error) {
+	id := st.Subject.EntityID
+	u := strings.TrimRight(id, "/") + "/.well-known/openid-federation"
+	fail := func(format string, args ...any) (string, map[string]any, error) {
+		return "", nil, &chainError{u + ": " + fmt.Sprintf(format, args...)}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return fail("not a URL that can be fetched")
+	}
+	resp, err := h.Client.Do(req)
+	if err != nil {
+		msg := "could not be fetched"
+		if strings.Contains(err.Error(), "not public") {
+			msg += " (the address is not public)"
+		} else if strings.Contains(err.Error(), "redirect") {
+			msg += " (a redirect was refused)"
+		}
+		return fail("%s", msg)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 512<<10))
+	if err != nil {
+		return fail("the answer could not be read")
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fail("HTTP %d", resp.StatusCode)
+	}
+	raw := strings.TrimSpace(string(b))
+	jws, err := jose.ParseSignedCompact(raw, fedAlgs)
+	if err != nil || len(jws.Signatures) != 1 {
+		return fail("the answer is not a signed entity statement")
+	}
+	if typ, _ := jws.Signatures[0].Header.ExtraHeaders[jose.HeaderType].(string); typ != "entity-statement+jwt" {
+		return fail("typ %q is not entity-statement+jwt", typ)
+	}
+	var set jose.JSONWebKeySet
+	kb, _ := json.Marshal(st.Claims["jwks"])
+	if err := json.Unmarshal(kb, &set); err != nil {
+		return fail("the organisation's keys cannot be read")
+	}
+	kid := jws.Signatures[0].Header.KeyID
+	var payload []byte
+	for _, k := range set.Keys {
+		if kid != "" && k.KeyID != kid {
+			continue
+		}
+		if p, err := jws.Verify(k); err == nil {
+			payload = p
+			break
+		}
+	}
+	if payload == nil {
+		return fail("the signature (kid %q) is not made by a key of the organisation's Active key material", kid)
+	}
+	var claims map[string]any
+	if err := json.Unmarshal(payload, &claims); err != nil {
+		return fail("the claims are not JSON")
+	}
+	if claims["iss"] != id || claims["sub"] != id {
+		return fail("iss and sub must both be %s", id)
+	}
+	if e, ok := claims["exp"].(float64); !ok || int64(e) <= now.Unix() {
+		return fail("the entity configuration has expired (or has no exp)")
+	}
+	hints, _ := claims["authority_hints"].([]any)
+	if !containsAny(hints, h.EntityID) {
+		return fail("authority_hints do not name this trust anchor (%s)", h.EntityID)
+	}
+	return raw, claims, nil
+}
+
+func containsAny(l []any, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Tab is the Federation tab of an application (kind "Application") or
+// authorisation server; with check it also resolves the live entity.
+func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		o, ok := h.Dir.loadOrg(w, r)
+		if !ok {
+			return
+		}
+		ctx := r.Context()
+		base := "/organisations/" + o.OrganisationID
+		p := views.FederationPage{Checked: check}
+		var tab string
+		if kind == "Application" {
+			a, err := h.Store.GetSoftwareStatement(ctx, o.OrganisationID, PathParam(r, "appID"))
+			if err != nil {
+				WriteError(w, r, storeError(err, "Application"))
+				return
+			}
+			p.Name, p.EntityID, tab = a.ClientName, a.FederationEntityID, views.TabApplications
+			p.Action = base + "/softwarestatements/" + a.SoftwareStatementID + "/federation/check"
+		} else {
+			s, err := h.Store.GetAuthorisationServer(ctx, o.OrganisationID, PathParam(r, "serverID"))
+			if err != nil {
+				WriteError(w, r, storeError(err, "Authorisation server"))
+				return
+			}
+			p.Name, p.EntityID, tab = s.CustomerFriendlyName, s.FederationEntityID, views.TabServers
+			p.Action = base + "/authorisationservers/" + s.AuthorisationServerID + "/federation/check"
+		}
+		p.OrgPage = h.Dir.orgPage(o, tab)
+		now := h.Now()
+		var se *statementError
+		if p.EntityID == "" {
+			p.Reason = "This entity has no federation entity ID: set one on its edit page to list it in the directory's federation."
+		} else if st, err := h.StatementFor(ctx, p.EntityID, now); errors.Is(err, store.ErrNotFound) {
+			p.Reason = "The federation does not list this entity: it and its organisation must both be Active."
+		} else if errors.As(err, &se) {
+			p.Reason = "No statement can be made: " + se.reason
+		} else if err != nil {
+			WriteError(w, r, err)
+			return
+		} else {
+			sb, _ := json.MarshalIndent(st.Claims, "", "  ")
+			pb, _ := json.MarshalIndent(st.Policy, "", "  ")
+			p.Statement, p.Policy = string(sb), string(pb)
+		}
+		if check && p.EntityID != "" {
+			res, err := h.resolve(ctx, p.EntityID, now, nil)
+			var ce *chainError
+			switch {
+			case err == nil:
+				mb, _ := json.MarshalIndent(res.Metadata, "", "  ")
+				p.Resolved = string(mb)
+			case errors.As(err, &ce):
+				p.CheckError = "The entity does not resolve: " + ce.reason
+			case errors.As(err, &se):
+				p.CheckError = "No statement can be made: " + se.reason
+			case errors.Is(err, store.ErrNotFound):
+				p.CheckError = "The federation does not list this entity."
+			default:
+				WriteError(w, r, err)
+				return
+			}
+		}
+		Render(w, r, http.StatusOK, views.Federation(h.Shell(r, "Federation", "organisations", h.Dir.orgCrumbs(&o, "Federation")...), p))
+	}
+}

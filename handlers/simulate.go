@@ -1,0 +1,170 @@
+package handlers
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/trustframe/trustframe/federation"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
+)
+
+// SimulateInput is the policy simulator's question (docs/design.md §13).
+type SimulateInput struct {
+	Roles      []SimulateRole  `json:"Roles"`
+	EntityType string          `json:"EntityType"`
+	Metadata   json.RawMessage `json:"Metadata"`
+}
+
+// SimulateRole names a role of a domain.
+type SimulateRole struct {
+	AuthorisationDomain string `json:"AuthorisationDomain"`
+	Role                string `json:"Role"`
+}
+
+// simulate merges the Active policies of the roles for one entity type and
+// applies the result to the metadata; a failure is a field error naming the
+// role, parameter and operator.
+func (h *Policies) simulate(r *http.Request, in SimulateInput) (federation.Policy, map[string]any, error) {
+	f := map[string]string{}
+	if !federation.ValidEntityType(in.EntityType) {
+		f["EntityType"] = "EntityType must be one of " + strings.Join(federation.EntityTypes, ", ")
+	}
+	if len(in.Roles) == 0 {
+		f["Roles"] = "Name at least one role."
+	}
+	metadata := map[string]any{}
+	if len(in.Metadata) > 0 && string(in.Metadata) != "null" {
+		if err := json.Unmarshal(in.Metadata, &metadata); err != nil || metadata == nil {
+			f["Metadata"] = "Metadata must be a JSON object of metadata parameters."
+		}
+	}
+	if len(f) > 0 {
+		return nil, nil, Validation(f)
+	}
+	merged := federation.Policy{}
+	var from []string
+	for _, role := range in.Roles {
+		name := role.AuthorisationDomain + "/" + role.Role
+		held, err := h.Store.ActiveRolePolicies(r.Context(), role.AuthorisationDomain, role.Role)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, nil, Validation(map[string]string{"Roles": "There is no role " + role.Role + " of domain " + role.AuthorisationDomain + "."})
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, p := range held {
+			if p.EntityType != in.EntityType {
+				continue
+			}
+			pol, err := federation.ParsePolicy(p.Policy)
+			if err != nil {
+				return nil, nil, Validation(map[string]string{"Roles": "The policy of role " + name + " is not a metadata policy."})
+			}
+			m, err := federation.MergePolicies(merged, pol)
+			if err != nil {
+				var me *federation.MergeError
+				msg := err.Error()
+				if errors.As(err, &me) {
+					msg = fmt.Sprintf("role %s: parameter %s, operator %s: %s (merged with %s)", name, me.Parameter, orAll(me.Operator), me.Message, strings.Join(from, ", "))
+				}
+				return nil, nil, Validation(map[string]string{"Roles": msg})
+			}
+			merged = m
+			from = append(from, name)
+		}
+	}
+	pm := map[string]any{}
+	for k, v := range merged {
+		pm[k] = v
+	}
+	out, err := federation.ApplyPolicy(pm, metadata)
+	if err != nil {
+		return nil, nil, Validation(map[string]string{"Metadata": "The metadata does not satisfy the merged policy: " + err.Error()})
+	}
+	return merged, out, nil
+}
+
+func orAll(op string) string {
+	if op == "" {
+		return "(their combination)"
+	}
+	return op
+}
+
+// Simulate answers POST /api/references/role-metadata-policies/simulate.
+func (h *Policies) Simulate(w http.ResponseWriter, r *http.Request) {
+	var in SimulateInput
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	pol, md, err := h.simulate(r, in)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"Policy": pol, "Metadata": md})
+}
+
+// TryIt is Reference Data > Role metadata policies > Try it: the same
+// simulation as a form.
+func (h *Policies) TryIt(w http.ResponseWriter, r *http.Request) {
+	p := views.TryItPage{EntityTypes: federation.EntityTypes, EntityType: "openid_relying_party", Metadata: "{}"}
+	status := http.StatusOK
+	if r.Method == http.MethodPost {
+		if err := r.ParseForm(); err != nil {
+			WriteError(w, r, &Error{Status: http.StatusBadRequest, Code: "bad_form", Message: "The form could not be read."})
+			return
+		}
+		p.EntityType, p.Metadata, p.Selected = r.PostForm.Get("EntityType"), r.PostForm.Get("Metadata"), r.PostForm["Role"]
+		in := SimulateInput{EntityType: p.EntityType, Metadata: json.RawMessage(p.Metadata)}
+		if strings.TrimSpace(p.Metadata) == "" {
+			in.Metadata = nil
+		} else if !json.Valid([]byte(p.Metadata)) {
+			in.Metadata = json.RawMessage(`"not json"`)
+		}
+		for _, s := range p.Selected {
+			d, role, _ := strings.Cut(s, "/")
+			in.Roles = append(in.Roles, SimulateRole{AuthorisationDomain: d, Role: role})
+		}
+		pol, md, err := h.simulate(r, in)
+		if err != nil {
+			e := AsError(err)
+			if e.Status >= 500 {
+				WriteError(w, r, err)
+				return
+			}
+			status = http.StatusUnprocessableEntity
+			for _, fe := range e.Fields {
+				p.Errors = append(p.Errors, fe.Field+": "+fe.Message)
+			}
+			if len(e.Fields) == 0 {
+				p.Errors = append(p.Errors, e.Message)
+			}
+		} else {
+			pb, _ := json.MarshalIndent(pol, "", "  ")
+			mb, _ := json.MarshalIndent(md, "", "  ")
+			p.Policy, p.Result = string(pb), string(mb)
+		}
+	}
+	{
+		roles, err := h.Store.ListDomainRoles(r.Context(), "")
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		for _, ro := range roles {
+			if ro.Type != "Federation" {
+				continue
+			}
+			v := ro.AuthorisationDomain + "/" + ro.Name
+			p.RoleOpts = append(p.RoleOpts, views.Option{Value: v, Label: v, Selected: contains(p.Selected, v)})
+		}
+	}
+	Render(w, r, status, views.TryIt(h.Shell(r, "Try role metadata policies", "reference", views.Crumb{Label: "Reference Data", Href: "/references"},
+		views.Crumb{Label: "Role metadata policies", Href: "/references/role-metadata-policies"}, views.Crumb{Label: "Try it"}), p))
+}
