@@ -181,7 +181,7 @@ func (s *Server) routes() http.Handler {
 
 	// Browser: session cookie, cross-origin protection on every unsafe method.
 	r.Group(func(r chi.Router) {
-		r.Use(s.sessions.LoadAndSave, http.NewCrossOriginProtection().Handler, noStore)
+		r.Use(s.sessions.LoadAndSave, s.sessionIdle, http.NewCrossOriginProtection().Handler, noStore)
 		r.With(s.rateLimit).Get("/login", s.auth.login)
 		r.With(s.rateLimit).Get("/auth/callback", s.auth.callback)
 		r.Post("/logout", s.auth.logout)

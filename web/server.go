@@ -134,7 +134,8 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	sm := scs.New()
 	sm.Store = db.Sessions()
 	sm.Lifetime = 12 * time.Hour
-	sm.IdleTimeout = 2 * time.Hour
+	// No sm.IdleTimeout: it saves the session on every request; sessionIdle
+	// keeps the idle expiry instead.
 	sm.Cookie.Name = "trustframe_session"
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode
