@@ -209,16 +209,38 @@ func (d *DB) orgAnchors(ctx context.Context, f OrgFilter, col, order, where stri
 
 // GetOrganisation returns one organisation or ErrNotFound.
 func (d *DB) GetOrganisation(ctx context.Context, id string) (Organisation, error) {
-	o, err := scanOrg(d.db.QueryRowContext(ctx, `SELECT `+orgCols+` FROM organisations WHERE organisation_id = ?`, id))
+	// Both statements are prepared: this is the API's hottest read.
+	o, err := scanOrg(d.queryRow(ctx, `SELECT `+orgCols+` FROM organisations WHERE organisation_id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, ErrNotFound
 	}
 	if err != nil {
 		return o, fmt.Errorf("store: get organisation: %w", err)
 	}
-	flags, err := flagsOf(ctx, d.db, "organisation_flags", "organisation_id", []string{id})
-	o.Flags = nonNil(flags[id])
+	o.Flags, err = d.orgFlags(ctx, id)
 	return o, err
+}
+
+// orgFlags returns the flags of one organisation through a prepared statement.
+func (d *DB) orgFlags(ctx context.Context, id string) ([]string, error) {
+	st, err := d.prepared(ctx, `SELECT flag_id FROM organisation_flags WHERE organisation_id = ? ORDER BY flag_id`)
+	if err != nil {
+		return nil, fmt.Errorf("store: organisation flags: %w", err)
+	}
+	rows, err := st.QueryContext(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: organisation flags: %w", err)
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var f string
+		if err := rows.Scan(&f); err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
 }
 
 func getOrgTx(ctx context.Context, tx *sql.Tx, id string) (Organisation, error) {

@@ -43,8 +43,23 @@ func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(
 
 // RoleOf answers the role an e-mail has now. An Invited Data Administrator
 // counts as one: the first sign-in activates them (SignIn).
+// The answer comes from a short-lived cache that every administrator change
+// empties (rolecache.go).
 func (d *DB) RoleOf(ctx context.Context, email string) (Role, error) {
 	email = NormalizeEmail(email)
+	now := d.now()
+	role, ok, gen := d.roles.get(email, now)
+	if ok {
+		return role, nil
+	}
+	role, err := d.roleOf(ctx, email)
+	if err == nil {
+		d.roles.put(email, gen, role, now)
+	}
+	return role, err
+}
+
+func (d *DB) roleOf(ctx context.Context, email string) (Role, error) {
 	var su, da sql.NullString
 	err := d.queryRow(ctx, `SELECT (SELECT status FROM super_users WHERE email = ?1), (SELECT status FROM data_administrators WHERE email = ?1)`, email).Scan(&su, &da)
 	if err != nil {
@@ -62,6 +77,7 @@ func (d *DB) RoleOf(ctx context.Context, email string) (Role, error) {
 // SignIn records a sign-in and activates an Invited Data Administrator. It
 // returns the role in force after it; RoleNone is recorded as a refused sign-in.
 func (d *DB) SignIn(ctx context.Context, email, via string) (Role, error) {
+	defer d.roles.invalidate() // after the commit: the role may have changed
 	email = NormalizeEmail(email)
 	var role Role
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -102,6 +118,7 @@ func (d *DB) SignIn(ctx context.Context, email, via string) (Role, error) {
 // EnsureSuperUser creates email as an Active Super User unless it exists
 // (the bootstrap Super User). It reports whether it created one.
 func (d *DB) EnsureSuperUser(ctx context.Context, email string) (bool, error) {
+	defer d.roles.invalidate() // after the commit: the role may have changed
 	email = NormalizeEmail(email)
 	created := false
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -170,6 +187,7 @@ func (d *DB) GetSuperUser(ctx context.Context, email string) (SuperUser, error) 
 
 // CreateSuperUser adds a Super User; an existing e-mail is a ConflictError.
 func (d *DB) CreateSuperUser(ctx context.Context, a Audit, email, status string) (SuperUser, error) {
+	defer d.roles.invalidate() // after the commit: the role may have changed
 	email = NormalizeEmail(email)
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		var n int
@@ -195,6 +213,7 @@ func (d *DB) CreateSuperUser(ctx context.Context, a Audit, email, status string)
 // SetSuperUserStatus changes a Super User's status. Deactivating the last
 // Active Super User is a ConflictError: the platform would lose its last one.
 func (d *DB) SetSuperUserStatus(ctx context.Context, a Audit, email, status string) (SuperUser, error) {
+	defer d.roles.invalidate() // after the commit: the role may have changed
 	email = NormalizeEmail(email)
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		var old string
@@ -284,6 +303,7 @@ type Invitation struct {
 // InviteDataAdministrator records an invitation and queues its message in
 // the outbox, in one transaction. An existing e-mail is a ConflictError.
 func (d *DB) InviteDataAdministrator(ctx context.Context, a Audit, email string, msg Invitation) (DataAdministrator, int64, error) {
+	defer d.roles.invalidate() // after the commit: the role may have changed
 	email = NormalizeEmail(email)
 	var outboxID int64
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -316,6 +336,7 @@ func (d *DB) InviteDataAdministrator(ctx context.Context, a Audit, email string,
 // SetDataAdministratorStatus deactivates (Inactive) or reactivates (Active)
 // a Data Administrator.
 func (d *DB) SetDataAdministratorStatus(ctx context.Context, a Audit, email, status string) (DataAdministrator, error) {
+	defer d.roles.invalidate() // after the commit: the role may have changed
 	email = NormalizeEmail(email)
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		var old string
