@@ -49,6 +49,7 @@ type DB struct {
 	idpVersion atomic.Int64 // see IdentityProvidersVersion
 	writes     atomic.Int64 // see WriteVersion
 	roles      roleCache
+	group      groupCommit // see recordGrouped
 }
 
 // prepared returns a prepared statement for a hot query: SQLite spends a
