@@ -138,6 +138,7 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...Option
 
 // Close closes the database.
 func (d *DB) Close() error {
+	d.WaitBackground()
 	d.stmts.Range(func(_, v any) bool { v.(*sql.Stmt).Close(); return true })
 	return d.db.Close()
 }
