@@ -42,9 +42,9 @@ func TestAnchorsFollowWritesWithoutRebuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	var filters []OrgFilter
-	for _, sort := range []string{"OrganisationName", "RegistrationNumber", "CreatedOn", "Status"} {
+	for _, sort := range []string{"OrganisationName", "RegistrationNumber", "Status"} {
 		for _, desc := range []bool{false, true} {
-			for _, status := range []string{"", "Active", "Pending"} {
+			for _, status := range []string{"", "Pending"} {
 				filters = append(filters, OrgFilter{Sort: sort, Desc: desc, Status: status, Size: 20})
 			}
 		}
@@ -57,7 +57,7 @@ func TestAnchorsFollowWritesWithoutRebuild(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, page := range []int{0, 24, 25, 26, 51, 70, total/20 - 1, total / 20} {
+			for _, page := range []int{25, 26, 51, total/20 - 1} {
 				if page < 0 {
 					continue
 				}
