@@ -58,7 +58,9 @@ func TestGroupCommitBatchesWaitingRecords(t *testing.T) {
 	errs := make([]chan error, 10)
 	record := func(i int) {
 		errs[i] = make(chan error, 1)
-		go func() { errs[i] <- d.RecordSSA(ctx, Audit{Actor: "a@example.com"}, "org", "app", "PS256", "kid", "jti") }()
+		go func() {
+			errs[i] <- d.RecordSSA(ctx, Audit{Actor: "a@example.com"}, "org", "app", "PS256", "kid", "jti")
+		}()
 	}
 	record(0)
 	waitFor(t, d, "the first batch to start", func(g *groupCommit) bool { return g.leading && len(g.pending) == 0 })

@@ -109,7 +109,10 @@ func TestRoleCachedAndInvalidated(t *testing.T) {
 			_, _, err := db.InviteDataAdministrator(ctx, a, "dana@example.com", store.Invitation{To: "dana@example.com", Subject: "s", Body: "b"})
 			return err
 		}, "dana@example.com", store.RoleDataAdmin},
-		{func() error { _, err := db.SetDataAdministratorStatus(ctx, a, "dana@example.com", "Inactive"); return err }, "dana@example.com", store.RoleNone},
+		{func() error {
+			_, err := db.SetDataAdministratorStatus(ctx, a, "dana@example.com", "Inactive")
+			return err
+		}, "dana@example.com", store.RoleNone},
 		{func() error { _, err := db.CreateSuperUser(ctx, a, "dana@example.com", "Active"); return err }, "dana@example.com", store.RoleSuperUser},
 	} {
 		db.RoleOf(ctx, step.email) // cache the old role

@@ -207,7 +207,6 @@ func (d *DB) Migrations(ctx context.Context) ([]string, error) {
 	return out, rows.Err()
 }
 
-
 // ErrBusy is a write that waited for SQLite's one writer longer than the
 // busy timeout: nothing changed, and the same request may simply be sent
 // again.
