@@ -80,11 +80,15 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			code = http.StatusOK
 		}
 		s.metrics.observe(routeOf(r), r.Method, code, time.Since(start))
-		lvl := slog.LevelInfo
+		lvl, msg := slog.LevelInfo, "http"
 		if sw.status >= 500 {
 			lvl = slog.LevelError
 		}
-		s.log.Log(r.Context(), lvl, "http", "method", r.Method, "path", r.URL.Path, "status", sw.status,
+		if r.Context().Err() != nil && (code == handlers.StatusClientClosedRequest || code >= 500) {
+			// Not the server's failure: the client went away first.
+			lvl, msg = slog.LevelInfo, "client disconnected"
+		}
+		s.log.Log(r.Context(), lvl, msg, "method", r.Method, "path", r.URL.Path, "status", sw.status,
 			"bytes", sw.bytes, "dur", time.Since(start).Round(time.Microsecond), "id", r.Context().Value(requestIDKey{}))
 	})
 }
