@@ -122,8 +122,9 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	if err != nil || (bu.Scheme != "http" && bu.Scheme != "https") || bu.Host == "" {
 		return nil, fmt.Errorf("web: --base-url %q is not an http(s) URL", cfg.BaseURL)
 	}
-	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now), vocab: vocab, metrics: newMetrics(), started: time.Now(),
+	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now), vocab: vocab, started: time.Now(),
 		apiLimiter: newRateLimiter(cfg.APIRateLimit, cfg.Now)}
+	s.metrics = s.newMetrics()
 	s.origin = bu.Scheme + "://" + bu.Host + strings.TrimRight(bu.Path, "/")
 	if cfg.DPoPNonce {
 		s.nonces = dpop.NewNonces(5*time.Minute, cfg.Now)
