@@ -159,6 +159,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 			WebRedirectURL:  cfg.BaseURL + "/auth/callback",
 			WebClientSecret: webSecret,
 			KeyFile:         keyFile(cfg.DataDir),
+			RefreshTokens:   db.DevIdPRefreshTokens(),
 			Logger:          cfg.Logger,
 			ProofBinder:     s.bindTokenProof,
 			Nonce:           s.newNonce,
