@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -264,7 +265,7 @@ func TestMetricsOnAPrivateListener(t *testing.T) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(b), `trustframe_build_info{version="`+version+`"`) || !strings.Contains(string(b), `route="/healthz"`) {
+	if resp.StatusCode != 200 || !regexp.MustCompile(`(?m)^trustframe_build_info\{.*version="`+regexp.QuoteMeta(version)+`".*\} 1$`).Match(b) || !strings.Contains(string(b), `route="/healthz"`) {
 		t.Fatalf("metrics: %d %s", resp.StatusCode, b)
 	}
 	if resp, _ := http.Get(base + "/metrics"); resp.StatusCode != 404 {
