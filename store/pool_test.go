@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -122,5 +123,38 @@ func TestRoleCachedAndInvalidated(t *testing.T) {
 		if r, _ := db.RoleOf(ctx, step.email); r != step.want {
 			t.Fatalf("%s after the change: %q, want %q", step.email, r, step.want)
 		}
+	}
+}
+
+// TestGetOrganisationFlags: the one-statement organisation read returns its
+// flags sorted by id, and an empty list (not nil) for none.
+func TestGetOrganisationFlags(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	a := store.Audit{Actor: "t"}
+	f1, err := db.CreateFlag(ctx, a, store.Flag{Name: "One", Type: "Organisation", Status: "Active"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2, _ := db.CreateFlag(ctx, a, store.Flag{Name: "Two", Type: "Organisation", Status: "Active"})
+	want := []string{f1.FlagID, f2.FlagID}
+	if want[0] > want[1] {
+		want[0], want[1] = want[1], want[0]
+	}
+	o, err := db.CreateOrganisation(ctx, a, store.Organisation{OrganisationName: "Flagged", RegistrationNumber: "F", CountryOfRegistration: "GB",
+		Status: "Active", Flags: []string{want[1], want[0]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.GetOrganisation(ctx, o.OrganisationID)
+	if err != nil || len(got.Flags) != 2 || got.Flags[0] != want[0] || got.Flags[1] != want[1] || got.OrganisationName != "Flagged" || got.CreatedOn.IsZero() {
+		t.Fatalf("%+v %v, want flags %v", got, err, want)
+	}
+	none, _ := db.CreateOrganisation(ctx, a, store.Organisation{OrganisationName: "Plain", RegistrationNumber: "P", CountryOfRegistration: "GB", Status: "Active"})
+	if got, _ := db.GetOrganisation(ctx, none.OrganisationID); got.Flags == nil || len(got.Flags) != 0 {
+		t.Fatalf("flags of none: %#v", got.Flags)
+	}
+	if _, err := db.GetOrganisation(ctx, "no-such-id"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("missing: %v", err)
 	}
 }
