@@ -41,13 +41,16 @@ const (
 
 // Config configures the provider.
 type Config struct {
-	Issuer          string        // e.g. http://127.0.0.1:8080/dev/idp
-	APIAudience     string        // aud of access tokens
-	WebRedirectURL  string        // the web app's callback
-	WebClientSecret string        // the web app's secret
-	KeyFile         string        // PEM RSA key, created (0600) when missing; empty: in memory
-	AccessTokenTTL  time.Duration // default 15 minutes
-	Logger          *slog.Logger
+	Issuer          string // e.g. http://127.0.0.1:8080/dev/idp
+	APIAudience     string // aud of access tokens
+	WebRedirectURL  string // the web app's callback
+	WebClientSecret string // the web app's secret
+	KeyFile         string // PEM RSA key, created (0600) when missing; empty: in memory
+	// RefreshTokens, when set, keeps refresh token sessions across
+	// restarts (with a KeyFile, whose key also derives the token secret).
+	RefreshTokens  RefreshTokenStore
+	AccessTokenTTL time.Duration // default 15 minutes
+	Logger         *slog.Logger
 	// ProofBinder, when set, checks a DPoP proof on token requests and returns
 	// the JWK thumbprint the token is bound to ("" for none).
 	ProofBinder func(r *http.Request) (jkt string, err error)
@@ -102,7 +105,7 @@ func New(cfg Config) (*Provider, error) {
 		AccessTokenIssuer:              cfg.Issuer,
 		IDTokenIssuer:                  cfg.Issuer,
 		TokenURL:                       cfg.Issuer + "/token",
-		GlobalSecret:                   secret,
+		GlobalSecret:                   hmacSecret(cfg.KeyFile, x509.MarshalPKCS1PrivateKey(key), secret),
 		EnforcePKCE:                    true,
 		EnablePKCEPlainChallengeMethod: false,
 		RefreshTokenScopes:             []string{"offline_access", "offline"},
@@ -132,6 +135,7 @@ func New(cfg Config) (*Provider, error) {
 	p := &Provider{cfg: cfg, key: key, kid: kid, store: store, log: cfg.Logger}
 	st := &clientStore{clients: store, audience: cfg.APIAudience,
 		sessions: newSessions(time.Now, fcfg.AuthorizeCodeLifespan, fcfg.AccessTokenLifespan, fcfg.RefreshTokenLifespan)}
+	st.sessions.persist, st.sessions.decode = cfg.RefreshTokens, st.decodeRequest
 	p.sessions = st.sessions
 	p.oauth = compose.Compose(fcfg, st, strategy,
 		compose.OAuth2AuthorizeExplicitFactory,
@@ -425,6 +429,12 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	}
 	// A refresh token stays bound to the key the first token was bound to.
 	s := ar.GetSession().(*session)
+	// Tokens name the provider as it is now, also when refreshing a grant
+	// kept from before a restart.
+	s.AccessClaims.Issuer = p.cfg.Issuer
+	if s.Claims != nil {
+		s.Claims.Issuer = p.cfg.Issuer
+	}
 	bound, _ := s.AccessClaims.Extra["cnf"].(map[string]any)
 	if bound != nil && bound["jkt"] != jkt {
 		msg := "the refresh token is bound to another key"

@@ -32,6 +32,11 @@ type sessions struct {
 	accessBy  map[string]map[string]bool // request ID -> signatures
 	refreshBy map[string]map[string]bool
 	lastPrune time.Time
+
+	// persist, when set, keeps refresh token sessions across restarts;
+	// decode turns a kept one back into a request.
+	persist RefreshTokenStore
+	decode  func(context.Context, []byte) (fosite.Requester, error)
 }
 
 type entry struct {
@@ -215,7 +220,16 @@ func (s *sessions) DeleteAccessTokenSession(_ context.Context, sig string) error
 
 // Refresh tokens (oauth2.RefreshTokenStorage).
 
-func (s *sessions) CreateRefreshTokenSession(_ context.Context, sig, _ string, req fosite.Requester) error {
+func (s *sessions) CreateRefreshTokenSession(ctx context.Context, sig, _ string, req fosite.Requester) error {
+	if s.persist != nil {
+		data, err := encodeRequest(req)
+		if err != nil {
+			return err
+		}
+		if err := s.persist.Save(ctx, sig, req.GetID(), data, s.now().Add(s.refreshTTL+grace)); err != nil {
+			return err
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.put(s.refresh, sig, req, s.refreshTTL)
@@ -223,8 +237,11 @@ func (s *sessions) CreateRefreshTokenSession(_ context.Context, sig, _ string, r
 	return nil
 }
 
-func (s *sessions) GetRefreshTokenSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
+func (s *sessions) GetRefreshTokenSession(ctx context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
 	e, err := s.get(s.refresh, sig)
+	if err != nil && s.persist != nil {
+		e, err = s.loadRefresh(ctx, sig)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +251,32 @@ func (s *sessions) GetRefreshTokenSession(_ context.Context, sig string, _ fosit
 	return e.req, nil
 }
 
-func (s *sessions) DeleteRefreshTokenSession(_ context.Context, sig string) error {
+// loadRefresh brings a refresh token session kept before a restart back
+// into memory.
+func (s *sessions) loadRefresh(ctx context.Context, sig string) (*entry, error) {
+	data, active, err := s.persist.Find(ctx, sig)
+	if err != nil {
+		return nil, fosite.ErrNotFound
+	}
+	req, err := s.decode(ctx, data)
+	if err != nil {
+		return nil, fosite.ErrNotFound.WithDebug(err.Error())
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.put(s.refresh, sig, req, s.refreshTTL)
+	index(s.refreshBy, req.GetID(), sig)
+	e := s.refresh[sig]
+	e.active = active
+	return e, nil
+}
+
+func (s *sessions) DeleteRefreshTokenSession(ctx context.Context, sig string) error {
+	if s.persist != nil {
+		if err := s.persist.Delete(ctx, sig); err != nil {
+			return err
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.refresh[sig]; ok {
@@ -248,7 +290,12 @@ func (s *sessions) DeleteRefreshTokenSession(_ context.Context, sig string) erro
 
 // RevokeRefreshToken makes the request's refresh tokens inactive: kept
 // until they expire, so that a reuse is recognised.
-func (s *sessions) RevokeRefreshToken(_ context.Context, requestID string) error {
+func (s *sessions) RevokeRefreshToken(ctx context.Context, requestID string) error {
+	if s.persist != nil {
+		if err := s.persist.Deactivate(ctx, requestID); err != nil {
+			return err
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for sig := range s.refreshBy[requestID] {

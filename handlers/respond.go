@@ -395,9 +395,22 @@ func AsError(err error) *Error {
 	return &Error{Status: http.StatusInternalServerError, Code: "internal", Message: "Internal error"}
 }
 
+// StatusClientClosedRequest is the status logged for a request whose client
+// went away before it was answered (the convention nginx set).
+const StatusClientClosedRequest = 499
+
 // WriteError writes err as a problem body or an error page.
+//
+// A failure while the client has already gone away (its request context is
+// cancelled, so the store's query was interrupted) is not the server's
+// error: it is answered StatusClientClosedRequest, which nobody reads but
+// the request log and the metrics do.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	e := AsError(err)
+	if e.Status >= 500 && r.Context().Err() != nil {
+		w.WriteHeader(StatusClientClosedRequest)
+		return
+	}
 	switch {
 	case e.Code == "storage_full":
 		LoggerFrom(r.Context()).ErrorContext(r.Context(), "the disk is full: a write was refused; make room on the database's disk",

@@ -174,6 +174,7 @@ func checkActiveClaim(ctx context.Context, tx *sql.Tx, c AuthorityClaim) error {
 // references.
 func (d *DB) CreateAuthorityClaim(ctx context.Context, a Audit, c AuthorityClaim) (AuthorityClaim, error) {
 	c.ClaimID = NewID()
+	d.lists.beginWrite()
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		if err := orgExists(ctx, tx, c.OrganisationID); err != nil {
 			return err
@@ -194,7 +195,7 @@ func (d *DB) CreateAuthorityClaim(ctx context.Context, a Audit, c AuthorityClaim
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "AuthorityClaim", SubjectID: c.ClaimID, OrganisationID: c.OrganisationID,
 			Summary: fmt.Sprintf("AuthorityId: %s; AuthorisationDomain: %s; Role: %s; RegistrationId: %s; Status: %s", c.AuthorityID, c.AuthorisationDomain, c.Role, c.RegistrationID, c.Status)})
 	})
-	d.lists.invalidate()
+	d.lists.endClaimsWrite()
 	if err != nil {
 		return AuthorityClaim{}, err
 	}
@@ -228,6 +229,7 @@ func checkClaimRefs(ctx context.Context, tx *sql.Tx, c AuthorityClaim) error {
 // it names (authority, domain, role) does not change (a new claim does
 // that). Making a claim Active again checks every rule of a new one.
 func (d *DB) UpdateAuthorityClaim(ctx context.Context, a Audit, c AuthorityClaim, check func(cur AuthorityClaim) error) (AuthorityClaim, error) {
+	d.lists.beginWrite()
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		cur, err := getClaim(ctx, tx, c.OrganisationID, c.ClaimID)
 		if err != nil {
@@ -263,7 +265,7 @@ func (d *DB) UpdateAuthorityClaim(ctx context.Context, a Audit, c AuthorityClaim
 		cur.UpdatedOn, next.UpdatedOn = time.Time{}, time.Time{}
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "AuthorityClaim", SubjectID: c.ClaimID, OrganisationID: c.OrganisationID, Summary: diff(cur, next)})
 	})
-	d.lists.invalidate()
+	d.lists.endClaimsWrite()
 	if err != nil {
 		return AuthorityClaim{}, err
 	}

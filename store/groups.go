@@ -38,6 +38,7 @@ func (d *DB) ApplyGroups(ctx context.Context, provider, email string, granted ma
 	if idle, err := d.groupsIdle(ctx, provider, email, granted); err != nil || idle {
 		return nil, err
 	}
+	defer d.roles.invalidate() // after the commit: a grant or revoke changes the role
 	var out []GroupOutcome
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		out = out[:0]

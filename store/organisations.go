@@ -129,12 +129,12 @@ func (d *DB) ListOrganisations(ctx context.Context, f OrgFilter) ([]Organisation
 		f.Size = 20
 	}
 	where, args := f.where()
-	total, ok, gen := d.lists.count(f.key())
+	total, ok, tok := d.lists.count(f)
 	if !ok {
 		if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisations WHERE `+where, args...).Scan(&total); err != nil {
 			return nil, 0, fmt.Errorf("store: count organisations: %w", err)
 		}
-		d.lists.putCount(f.key(), gen, total)
+		d.lists.putCount(f, tok, total)
 	}
 	offset := f.Page * f.Size
 	if offset >= total {
@@ -145,17 +145,17 @@ func (d *DB) ListOrganisations(ctx context.Context, f OrgFilter) ([]Organisation
 	innerArgs := append([]any{}, args...)
 	skip := offset
 	if offset >= anchorStep {
-		anchors, err := d.orgAnchors(ctx, f, col, order, where, args)
-		if err != nil {
-			return nil, 0, err
-		}
-		if i := offset / anchorStep; i < len(anchors) {
-			a := anchors[i]
+		if a, ok := d.lists.seek(f, offset); ok {
 			// (sort value, id) from the anchor on, written so that SQLite
 			// seeks the index (a row value with COLLATE would scan it).
 			inner += ` AND ` + col + ` ` + cmp + ` ? AND (` + col + ` ` + strict + ` ? OR organisation_id ` + cmp + ` ?)`
 			innerArgs = append(innerArgs, a.val, a.val, a.id)
-			skip = offset - i*anchorStep
+			skip = offset - a.pos
+		} else {
+			// No anchors yet: this page pays an OFFSET, the next ones not.
+			d.lists.buildAnchors(f, func(ctx context.Context) ([]anchor, error) {
+				return d.orgAnchors(ctx, col, order, where, args)
+			})
 		}
 	}
 	q := `SELECT ` + orgCols + ` FROM organisations WHERE organisation_id IN (` + inner + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?) ORDER BY ` + order
@@ -190,23 +190,19 @@ func (d *DB) ListOrganisations(ctx context.Context, f OrgFilter) ([]Organisation
 	return out, total, nil
 }
 
-// orgAnchors returns the (sort value, id) of every anchorStep-th row of a
-// filtered, sorted list, from the cache or by one pass over the index.
-func (d *DB) orgAnchors(ctx context.Context, f OrgFilter, col, order, where string, args []any) ([]anchor, error) {
-	key := f.key() + "\x00" + f.Sort + "\x00" + order
-	a, ok, gen := d.lists.anchorsFor(key)
-	if ok {
-		return a, nil
-	}
+// orgAnchors reads the (sort value, id) of every anchorStep-th row of a
+// filtered, sorted list by one pass over the index (in the background).
+func (d *DB) orgAnchors(ctx context.Context, col, order, where string, args []any) ([]anchor, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT `+col+`, organisation_id FROM organisations WHERE `+where+` ORDER BY `+order, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: page anchors: %w", err)
 	}
 	defer rows.Close()
+	var a []anchor
 	i := 0
 	for rows.Next() {
 		if i%anchorStep == 0 {
-			var an anchor
+			an := anchor{pos: i}
 			if err := rows.Scan(&an.val, &an.id); err != nil {
 				return nil, err
 			}
@@ -214,25 +210,60 @@ func (d *DB) orgAnchors(ctx context.Context, f OrgFilter, col, order, where stri
 		}
 		i++
 	}
-	if err := rows.Err(); err != nil {
+	return a, rows.Err()
+}
+
+// committed is the changes of a write that committed, none of one that failed.
+func committed(changes []rowChange, err error) []rowChange {
+	if err != nil {
+		return nil
+	}
+	return changes
+}
+
+// listRowTx reads what the list caches need of one organisation (nil when
+// there is none).
+func listRowTx(ctx context.Context, tx *sql.Tx, id string) (*listRow, error) {
+	r := &listRow{id: id, vals: map[string]string{}}
+	var name, reg, country, created string
+	err := tx.QueryRowContext(ctx, `SELECT name, registration_number, country, status, created_on FROM organisations WHERE organisation_id = ?`, id).
+		Scan(&name, &reg, &country, &r.status, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
 		return nil, err
 	}
-	d.lists.putAnchors(key, gen, a)
-	return a, nil
+	r.vals["OrganisationName"], r.vals["RegistrationNumber"], r.vals["CountryOfRegistration"] = name, reg, country
+	r.vals["Status"], r.vals["CreatedOn"] = r.status, created
+	fl, err := flagsOf(ctx, tx, "organisation_flags", "organisation_id", []string{id})
+	r.flags = fl[id]
+	return r, err
 }
 
 // GetOrganisation returns one organisation or ErrNotFound.
 func (d *DB) GetOrganisation(ctx context.Context, id string) (Organisation, error) {
-	o, err := scanOrg(d.db.QueryRowContext(ctx, `SELECT `+orgCols+` FROM organisations WHERE organisation_id = ?`, id))
+	// One prepared statement, flags included: this is the API's hottest
+	// read, and each statement is a read transaction of its own.
+	var o Organisation
+	var c, u string
+	var flags sql.NullString
+	err := d.queryRow(ctx, `SELECT `+orgCols+`,
+		(SELECT group_concat(flag_id, char(31) ORDER BY flag_id) FROM organisation_flags f WHERE f.organisation_id = organisations.organisation_id)
+		FROM organisations WHERE organisation_id = ?`, id).Scan(&o.OrganisationID, &o.OrganisationName, &o.LegalEntityName, &o.RegistrationNumber,
+		&o.CountryOfRegistration, &o.AddressLine1, &o.AddressLine2, &o.City, &o.Postcode, &o.Status, &c, &u, &flags)
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, ErrNotFound
 	}
 	if err != nil {
 		return o, fmt.Errorf("store: get organisation: %w", err)
 	}
-	flags, err := flagsOf(ctx, d.db, "organisation_flags", "organisation_id", []string{id})
-	o.Flags = nonNil(flags[id])
-	return o, err
+	o.CreatedOn, o.UpdatedOn = parseStamp(c), parseStamp(u)
+	o.Flags = []string{}
+	if flags.String != "" {
+		o.Flags = strings.Split(flags.String, "\x1f")
+	}
+	return o, nil
 }
 
 func getOrgTx(ctx context.Context, tx *sql.Tx, id string) (Organisation, error) {
@@ -253,6 +284,8 @@ func (d *DB) CreateOrganisation(ctx context.Context, a Audit, o Organisation) (O
 	if o.OrganisationID == "" {
 		o.OrganisationID = NewID()
 	}
+	var changes []rowChange
+	d.lists.beginWrite()
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisations WHERE organisation_id = ?`, o.OrganisationID).Scan(&n); err != nil {
@@ -271,10 +304,15 @@ func (d *DB) CreateOrganisation(ctx context.Context, a Audit, o Organisation) (O
 			return err
 		}
 		o.Flags = nonNil(o.Flags)
+		row, err := listRowTx(ctx, tx, o.OrganisationID)
+		if err != nil {
+			return err
+		}
+		changes = []rowChange{{new: row}}
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "Organisation",
 			SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: created(o)})
 	})
-	d.lists.invalidate()
+	d.lists.endWrite(committed(changes, err))
 	if err != nil {
 		return Organisation{}, err
 	}
@@ -285,8 +323,14 @@ func (d *DB) CreateOrganisation(ctx context.Context, a Audit, o Organisation) (O
 // check runs inside the transaction with the current version (If-Match,
 // status transitions); its error aborts the update.
 func (d *DB) UpdateOrganisation(ctx context.Context, a Audit, o Organisation, check func(cur Organisation) error) (Organisation, error) {
+	var changes []rowChange
+	d.lists.beginWrite()
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		cur, err := getOrgTx(ctx, tx, o.OrganisationID)
+		if err != nil {
+			return err
+		}
+		before, err := listRowTx(ctx, tx, o.OrganisationID)
 		if err != nil {
 			return err
 		}
@@ -308,10 +352,15 @@ func (d *DB) UpdateOrganisation(ctx context.Context, a Audit, o Organisation, ch
 		if err != nil {
 			return err
 		}
+		after, err := listRowTx(ctx, tx, o.OrganisationID)
+		if err != nil {
+			return err
+		}
+		changes = []rowChange{{old: before, new: after}}
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, next.Status), SubjectType: "Organisation",
 			SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)})
 	})
-	d.lists.invalidate()
+	d.lists.endWrite(committed(changes, err))
 	if err != nil {
 		return Organisation{}, err
 	}
@@ -471,7 +520,10 @@ func (e *RowError) Unwrap() error { return e.Err }
 // Each gets its audit record.
 func (d *DB) CreateOrganisations(ctx context.Context, a Audit, orgs []Organisation) ([]string, error) {
 	ids := make([]string, len(orgs))
+	var changes []rowChange
+	d.lists.beginWrite()
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		changes = nil
 		now := d.stamp()
 		for i, o := range orgs {
 			if o.OrganisationID == "" {
@@ -493,6 +545,11 @@ func (d *DB) CreateOrganisations(ctx context.Context, a Audit, orgs []Organisati
 				return &RowError{Row: i + 1, Err: err}
 			}
 			o.Flags = nonNil(o.Flags)
+			row, err := listRowTx(ctx, tx, o.OrganisationID)
+			if err != nil {
+				return err
+			}
+			changes = append(changes, rowChange{new: row})
 			if err := d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "Organisation",
 				SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: "imported; " + created(o)}); err != nil {
 				return err
@@ -501,7 +558,7 @@ func (d *DB) CreateOrganisations(ctx context.Context, a Audit, orgs []Organisati
 		}
 		return nil
 	})
-	d.lists.invalidate()
+	d.lists.endWrite(committed(changes, err))
 	if err != nil {
 		return nil, err
 	}

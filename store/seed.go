@@ -173,7 +173,7 @@ func (d *DB) SeedDirectory(ctx context.Context, a Audit, n int, seed uint64) err
 			}
 			return nil
 		})
-		d.lists.invalidate()
+		d.lists.reset()
 		if err != nil {
 			return fmt.Errorf("store: seed: %w", err)
 		}

@@ -140,8 +140,10 @@ func (d *DB) SetKEKCheck(ctx context.Context, b []byte) error {
 	})
 }
 
-// RecordSSA writes the audit record of an issued SSA.
+// RecordSSA writes the audit record of an issued SSA and returns once it
+// is durable; records of concurrent SSAs share one transaction (group
+// commit, groupcommit.go).
 func (d *DB) RecordSSA(ctx context.Context, a Audit, orgID, appID, alg, kid, jti string) error {
-	return d.RecordEvent(ctx, AuditRecord{Actor: a.Actor, Action: "ssa_issued", SubjectType: "Application", SubjectID: appID,
+	return d.recordGrouped(ctx, AuditRecord{Actor: a.Actor, Action: "ssa_issued", SubjectType: "Application", SubjectID: appID,
 		OrganisationID: orgID, KeyID: kid, Summary: "alg " + alg + "; kid " + kid + "; jti " + jti})
 }

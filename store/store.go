@@ -48,6 +48,8 @@ type DB struct {
 	stmts      sync.Map     // query text -> *sql.Stmt, for the hot paths
 	idpVersion atomic.Int64 // see IdentityProvidersVersion
 	writes     atomic.Int64 // see WriteVersion
+	roles      roleCache
+	group      groupCommit // see recordGrouped
 }
 
 // prepared returns a prepared statement for a hot query: SQLite spends a
@@ -75,6 +77,9 @@ func (d *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	}
 	return st.QueryRowContext(ctx, args...)
 }
+
+// maxConns is the width of the connection pool.
+const maxConns = 8
 
 // Option changes how Open opens the database.
 type Option func(*options)
@@ -111,9 +116,14 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...Option
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	// SQLite has one writer; a small pool keeps readers concurrent while
-	// writers queue on busy_timeout instead of failing.
-	sqldb.SetMaxOpenConns(8)
-	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	// writers queue on busy_timeout instead of failing. Every connection
+	// stays open: a new one re-reads the schema, runs the pragmas and
+	// re-prepares the hot statements, which under load cost more than the
+	// queries (issue 19).
+	sqldb.SetMaxOpenConns(maxConns)
+	sqldb.SetMaxIdleConns(maxConns)
+	sqldb.SetConnMaxIdleTime(0)
+	sqldb.SetConnMaxLifetime(0)
 	if err := sqldb.PingContext(ctx); err != nil {
 		sqldb.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -128,6 +138,7 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...Option
 
 // Close closes the database.
 func (d *DB) Close() error {
+	d.WaitBackground()
 	d.stmts.Range(func(_, v any) bool { v.(*sql.Stmt).Close(); return true })
 	return d.db.Close()
 }

@@ -68,8 +68,23 @@ func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(
 
 // RoleOf answers the role an e-mail has now. An Invited Data Administrator
 // counts as one: the first sign-in activates them (SignIn).
+// The answer comes from a short-lived cache that every administrator change
+// empties (rolecache.go).
 func (d *DB) RoleOf(ctx context.Context, email string) (Role, error) {
 	email = NormalizeEmail(email)
+	now := d.now()
+	role, ok, gen := d.roles.get(email, now)
+	if ok {
+		return role, nil
+	}
+	role, err := d.roleOf(ctx, email)
+	if err == nil {
+		d.roles.put(email, gen, role, now)
+	}
+	return role, err
+}
+
+func (d *DB) roleOf(ctx context.Context, email string) (Role, error) {
 	var su, da sql.NullString
 	err := d.queryRow(ctx, `SELECT (SELECT status FROM super_users WHERE email = ?1), (SELECT status FROM data_administrators WHERE email = ?1)`, email).Scan(&su, &da)
 	if err != nil {
@@ -87,6 +102,7 @@ func (d *DB) RoleOf(ctx context.Context, email string) (Role, error) {
 // SignIn records a sign-in and activates an Invited Data Administrator. It
 // returns the role in force after it; RoleNone is recorded as a refused sign-in.
 func (d *DB) SignIn(ctx context.Context, email, via string) (Role, error) {
+	defer d.roles.invalidate() // after the commit: the role may have changed
 	email = NormalizeEmail(email)
 	var role Role
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -127,6 +143,7 @@ func (d *DB) SignIn(ctx context.Context, email, via string) (Role, error) {
 // EnsureSuperUser creates email as an Active Super User unless it exists
 // (the bootstrap Super User). It reports whether it created one.
 func (d *DB) EnsureSuperUser(ctx context.Context, email string) (bool, error) {
+	defer d.roles.invalidate() // after the commit: the role may have changed
 	email = NormalizeEmail(email)
 	created := false
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -196,6 +213,7 @@ func (d *DB) GetSuperUser(ctx context.Context, email string) (SuperUser, error) 
 
 // CreateSuperUser adds a Super User; an existing e-mail is a ConflictError.
 func (d *DB) CreateSuperUser(ctx context.Context, a Audit, email, status string) (SuperUser, error) {
+	defer d.roles.invalidate() // after the commit: the role may have changed
 	email = NormalizeEmail(email)
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		var n int
@@ -224,6 +242,7 @@ func (d *DB) CreateSuperUser(ctx context.Context, a Audit, email, status string)
 // (If-Match); its error aborts the change, so two writers holding the same
 // version cannot both win.
 func (d *DB) SetSuperUserStatus(ctx context.Context, a Audit, email, status string, check func(cur SuperUser) error) (SuperUser, error) {
+	defer d.roles.invalidate() // after the commit: the role may have changed
 	email = NormalizeEmail(email)
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		cur, err := scanSuperUser(tx.QueryRowContext(ctx, `SELECT `+superUserCols+` FROM super_users WHERE email = ?`, email))
@@ -321,6 +340,7 @@ type Invitation struct {
 // InviteDataAdministrator records an invitation and queues its message in
 // the outbox, in one transaction. An existing e-mail is a ConflictError.
 func (d *DB) InviteDataAdministrator(ctx context.Context, a Audit, email string, msg Invitation) (DataAdministrator, int64, error) {
+	defer d.roles.invalidate() // after the commit: the role may have changed
 	email = NormalizeEmail(email)
 	var outboxID int64
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -354,6 +374,7 @@ func (d *DB) InviteDataAdministrator(ctx context.Context, a Audit, email string,
 // a Data Administrator; check (nil: none) runs inside the transaction with
 // the current version (If-Match), as in SetSuperUserStatus.
 func (d *DB) SetDataAdministratorStatus(ctx context.Context, a Audit, email, status string, check func(cur DataAdministrator) error) (DataAdministrator, error) {
+	defer d.roles.invalidate() // after the commit: the role may have changed
 	email = NormalizeEmail(email)
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		cur, err := scanDataAdmin(tx.QueryRowContext(ctx, `SELECT `+dataAdminCols+` FROM data_administrators WHERE email = ?`, email))

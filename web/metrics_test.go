@@ -30,14 +30,19 @@ func TestMetrics(t *testing.T) {
 		t.Fatalf("content type %q", rec.Header().Get("Content-Type"))
 	}
 	for _, want := range []string{
-		`trustframe_http_requests_total{route="/api/organisations/{orgID}",method="GET",code="200"} 3`,
-		`trustframe_http_requests_total{route="/api/organisations/{orgID}",method="GET",code="404"} 1`,
-		`trustframe_http_requests_total{route="/api/organisations",method="POST",code="201"} 1`,
+		`trustframe_http_requests_total{code="200",method="GET",route="/api/organisations/{orgID}"} 3`,
+		`trustframe_http_requests_total{code="404",method="GET",route="/api/organisations/{orgID}"} 1`,
+		`trustframe_http_requests_total{code="201",method="POST",route="/api/organisations"} 1`,
 		`trustframe_http_request_duration_seconds_count{route="/api/organisations/{orgID}"} 4`,
 		`trustframe_http_request_duration_seconds_bucket{route="/api/organisations/{orgID}",le="+Inf"} 4`,
 		`# TYPE trustframe_http_request_duration_seconds histogram`,
 		`trustframe_build_info{`,
 		`trustframe_outbox_undelivered 0`,
+		`trustframe_goroutines `,
+		`trustframe_heap_bytes `,
+		`trustframe_start_time_seconds `,
+		"\ngo_goroutines ",                 // the Go runtime collector
+		"\nprocess_resident_memory_bytes ", // the process collector
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %s", want)

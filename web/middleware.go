@@ -15,6 +15,7 @@ import (
 
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/views"
+	"golang.org/x/time/rate"
 )
 
 type requestIDKey struct{}
@@ -81,11 +82,15 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			code = http.StatusOK
 		}
 		s.metrics.observe(routeOf(r), r.Method, code, time.Since(start))
-		lvl := slog.LevelInfo
+		lvl, msg := slog.LevelInfo, "http"
 		if sw.status >= 500 {
 			lvl = slog.LevelError
 		}
-		s.log.Log(r.Context(), lvl, "http", "method", r.Method, "path", r.URL.Path, "status", sw.status,
+		if r.Context().Err() != nil && (code == handlers.StatusClientClosedRequest || code >= 500) {
+			// Not the server's failure: the client went away first.
+			lvl, msg = slog.LevelInfo, "client disconnected"
+		}
+		s.log.Log(r.Context(), lvl, msg, "method", r.Method, "path", r.URL.Path, "status", sw.status,
 			"bytes", sw.bytes, "dur", time.Since(start).Round(time.Microsecond), "id", r.Context().Value(requestIDKey{}))
 	})
 }
@@ -147,7 +152,10 @@ func (s *Server) loopbackOnly(next http.Handler) http.Handler {
 	})
 }
 
-// rateLimiter is a token bucket per client address.
+// rateLimiter is a token bucket per key (client address, administrator),
+// each bucket a golang.org/x/time/rate limiter: perMinute a minute, with a
+// minute's worth as burst. Buckets unused for two minutes (full again) are
+// dropped.
 type rateLimiter struct {
 	perMinute int
 	now       func() time.Time
@@ -157,23 +165,22 @@ type rateLimiter struct {
 }
 
 type bucket struct {
-	tokens float64
-	last   time.Time
+	lim  *rate.Limiter
+	last time.Time
 }
 
 func newRateLimiter(perMinute int, now func() time.Time) *rateLimiter {
 	return &rateLimiter{perMinute: perMinute, now: now, buckets: map[string]*bucket{}}
 }
 
+// allow takes a token for key; when there is none it says how long until
+// there is.
 func (l *rateLimiter) allow(key string) (bool, time.Duration) {
 	if l.perMinute <= 0 {
 		return true, 0
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	now := l.now()
-	rate := float64(l.perMinute) / 60
-	burst := float64(l.perMinute)
+	l.mu.Lock()
 	if now.Sub(l.lastSweep) > time.Minute {
 		for k, b := range l.buckets {
 			if now.Sub(b.last) > 2*time.Minute {
@@ -184,15 +191,16 @@ func (l *rateLimiter) allow(key string) (bool, time.Duration) {
 	}
 	b, ok := l.buckets[key]
 	if !ok {
-		b = &bucket{tokens: burst, last: now}
+		b = &bucket{lim: rate.NewLimiter(rate.Limit(float64(l.perMinute)/60), l.perMinute)}
 		l.buckets[key] = b
 	}
-	b.tokens = min(burst, b.tokens+now.Sub(b.last).Seconds()*rate)
 	b.last = now
-	if b.tokens < 1 {
-		return false, time.Duration((1 - b.tokens) / rate * float64(time.Second))
+	l.mu.Unlock()
+	r := b.lim.ReserveN(now, 1)
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return false, d
 	}
-	b.tokens--
 	return true, 0
 }
 

@@ -226,7 +226,7 @@ func (s *Server) routes() http.Handler {
 
 	// Browser: session cookie, cross-origin protection on every unsafe method.
 	r.Group(func(r chi.Router) {
-		r.Use(guardSessions, s.sessions.LoadAndSave, sessionLoaded, http.NewCrossOriginProtection().Handler, noStore)
+		r.Use(guardSessions, s.sessions.LoadAndSave, sessionLoaded, s.sessionIdle, http.NewCrossOriginProtection().Handler, noStore)
 		r.With(s.rateLimit).Get("/login", s.auth.login)
 		r.With(s.rateLimit).Get("/auth/callback", s.auth.callback)
 		r.Post("/logout", s.auth.logout)

@@ -129,8 +129,9 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	if err != nil || (bu.Scheme != "http" && bu.Scheme != "https") || bu.Host == "" {
 		return nil, fmt.Errorf("web: --base-url %q is not an http(s) URL", cfg.BaseURL)
 	}
-	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now), vocab: vocab, metrics: newMetrics(), started: time.Now(),
+	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now), vocab: vocab, started: time.Now(),
 		apiLimiter: newRateLimiter(cfg.APIRateLimit, cfg.Now)}
+	s.metrics = s.newMetrics()
 	s.origin = bu.Scheme + "://" + bu.Host + strings.TrimRight(bu.Path, "/")
 	if cfg.DPoPNonce {
 		s.nonces = dpop.NewNonces(5*time.Minute, cfg.Now)
@@ -141,7 +142,8 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	sm := scs.New()
 	sm.Store = db.Sessions()
 	sm.Lifetime = 12 * time.Hour
-	sm.IdleTimeout = 2 * time.Hour
+	// No sm.IdleTimeout: it saves the session on every request; sessionIdle
+	// keeps the idle expiry instead.
 	sm.Cookie.Name = "trustframe_session"
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode
@@ -169,6 +171,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 			WebRedirectURL:  cfg.BaseURL + "/auth/callback",
 			WebClientSecret: webSecret,
 			KeyFile:         keyFile(cfg.DataDir),
+			RefreshTokens:   db.DevIdPRefreshTokens(),
 			Logger:          cfg.Logger,
 			ProofBinder:     s.bindTokenProof,
 			Nonce:           s.newNonce,

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -273,10 +274,25 @@ func TestMetricsOnAPrivateListener(t *testing.T) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(b), `trustframe_build_info{version="`+version+`"`) || !strings.Contains(string(b), `route="/healthz"`) {
+	if resp.StatusCode != 200 || !regexp.MustCompile(`(?m)^trustframe_build_info\{.*version="`+regexp.QuoteMeta(version)+`".*\} 1$`).Match(b) || !strings.Contains(string(b), `route="/healthz"`) {
 		t.Fatalf("metrics: %d %s", resp.StatusCode, b)
 	}
 	if resp, _ := http.Get(base + "/metrics"); resp.StatusCode != 404 {
 		t.Fatalf("/metrics on the public listener: %d", resp.StatusCode)
+	}
+	// The profiler is on the private listener only.
+	for path, want := range map[string]string{"/debug/pprof/": "goroutine", "/debug/pprof/goroutine?debug=1": "goroutine profile:", "/debug/pprof/heap?debug=1": "heap profile:"} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(b), want) {
+			t.Fatalf("%s: %d %.300s", path, resp.StatusCode, b)
+		}
+	}
+	if resp, _ := http.Get(base + "/debug/pprof/"); resp.StatusCode != 404 {
+		t.Fatalf("/debug/pprof/ on the public listener: %d", resp.StatusCode)
 	}
 }

@@ -236,11 +236,10 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		if err != nil {
 			return fmt.Errorf("--metrics-addr: %w", err)
 		}
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", srv.MetricsHandler())
-		ms = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
+		// WriteTimeout leaves room for a 30 s CPU profile or trace.
+		ms = &http.Server{Handler: srv.PrivateHandler(), ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 2 * time.Minute}
 		go ms.Serve(mln)
-		fmt.Fprintf(stdout, "metrics on http://%s/metrics\n", mln.Addr())
+		fmt.Fprintf(stdout, "metrics on http://%s/metrics, profiles on http://%s/debug/pprof/\n", mln.Addr(), mln.Addr())
 	}
 
 	log.Info("listening", "listen", ln.Addr().String(), "base_url", baseURL)

@@ -1,0 +1,190 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeBuild is a build whose every call waits for the test to release it.
+type fakeBuild struct {
+	mu      sync.Mutex
+	calls   int
+	started chan int
+	release chan any // the value to build, or an error
+}
+
+func newFakeBuild() *fakeBuild {
+	return &fakeBuild{started: make(chan int, 10), release: make(chan any)}
+}
+
+func (f *fakeBuild) build(context.Context) (any, error) {
+	f.mu.Lock()
+	f.calls++
+	n := f.calls
+	f.mu.Unlock()
+	f.started <- n
+	v := <-f.release
+	if err, ok := v.(error); ok {
+		return nil, err
+	}
+	return v, nil
+}
+
+func (f *fakeBuild) count() int { f.mu.Lock(); defer f.mu.Unlock(); return f.calls }
+
+// waitBuilt waits for the running rebuild to end.
+func waitBuilt(c *publicCache) {
+	c.mu.Lock()
+	done := c.built
+	c.mu.Unlock()
+	<-done
+}
+
+func body(a *publicAnswer) string { return string(a.body) }
+
+// TestPublicCacheServesStaleWhileRebuilding: after a change the previous
+// answer is served at once while one rebuild runs; when it ends the new
+// answer is served under a new ETag and Last-Modified; a rebuild that finds
+// nothing new keeps both; a failed rebuild keeps the answer; rebuilds are
+// at most one per interval.
+func TestPublicCacheServesStaleWhileRebuilding(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	c := &publicCache{now: clock}
+	f := newFakeBuild()
+	ctx := context.Background()
+
+	// The first request has nothing to serve: it waits for the build.
+	first := make(chan *publicAnswer)
+	go func() {
+		a, err := c.get(ctx, 1, f.build)
+		if err != nil {
+			t.Error(err)
+		}
+		first <- a
+	}()
+	<-f.started
+	select {
+	case <-first:
+		t.Fatal("the first request was answered before anything was built")
+	default:
+	}
+	f.release <- []string{"A"}
+	a1 := <-first
+	if body(a1) != `["A"]` {
+		t.Fatalf("first answer %s", a1.body)
+	}
+
+	// The store changes: the old answer is served at once, one rebuild runs.
+	advance(2 * time.Second)
+	for range 3 {
+		a, err := c.get(ctx, 2, f.build)
+		if err != nil || a != a1 {
+			t.Fatalf("during the rebuild: %v %s, want the previous answer", err, a.body)
+		}
+	}
+	<-f.started
+	if f.count() != 2 {
+		t.Fatalf("%d builds, want 2 (one rebuild for three requests)", f.count())
+	}
+	advance(3 * time.Millisecond)
+	f.release <- []string{"A", "B"}
+	waitBuilt(c)
+	a2, _ := c.get(ctx, 2, f.build)
+	if body(a2) != `["A","B"]` || a2.etag == a1.etag || !a2.modified.After(a1.modified) {
+		t.Fatalf("after the rebuild: %s etag %s (was %s), modified %v (was %v)", a2.body, a2.etag, a1.etag, a2.modified, a1.modified)
+	}
+
+	// Another change within the interval: served as is, no rebuild yet.
+	a, _ := c.get(ctx, 3, f.build)
+	if a != a2 || f.count() != 2 {
+		t.Fatalf("within the interval: %d builds", f.count())
+	}
+	// After the interval: a rebuild that finds the same list keeps the
+	// ETag and Last-Modified (nothing a client has changed).
+	advance(time.Second)
+	c.get(ctx, 3, f.build)
+	<-f.started
+	f.release <- []string{"A", "B"}
+	waitBuilt(c)
+	a3, _ := c.get(ctx, 3, f.build)
+	if a3.version != 3 || a3.etag != a2.etag || !a3.modified.Equal(a2.modified) {
+		t.Fatalf("same list: etag %s (was %s), modified %v (was %v)", a3.etag, a2.etag, a3.modified, a2.modified)
+	}
+
+	// A failed rebuild keeps the answer.
+	advance(time.Minute)
+	c.get(ctx, 4, f.build)
+	<-f.started
+	f.release <- errors.New("database gone")
+	waitBuilt(c)
+	if a, err := c.get(ctx, 4, f.build); err != nil || a != a3 {
+		t.Fatalf("after a failed rebuild: %v", err)
+	}
+	if f.count() != 4 {
+		t.Fatalf("%d builds: a rebuild started within the interval of the failed one", f.count())
+	}
+	advance(time.Second)
+	if a, err := c.get(ctx, 4, f.build); err != nil || a != a3 {
+		t.Fatalf("after a failed rebuild: %v", err)
+	}
+	<-f.started // the next request past the interval tries again
+	f.release <- []string{"A", "B", "C"}
+	waitBuilt(c)
+
+	// The HTTP side: ETag, Last-Modified, 304 for either validator.
+	a4, _ := c.get(ctx, 4, f.build)
+	rec := httptest.NewRecorder()
+	a4.serve(rec, httptest.NewRequest("GET", "/api/participants", nil), "60")
+	if rec.Code != 200 || rec.Header().Get("ETag") != a4.etag || rec.Header().Get("Last-Modified") != a4.modified.Format(http.TimeFormat) || rec.Body.String() != `["A","B","C"]` {
+		t.Fatalf("serve: %d %v %s", rec.Code, rec.Header(), rec.Body)
+	}
+	for _, h := range [][2]string{{"If-None-Match", a4.etag}, {"If-Modified-Since", a4.modified.Format(http.TimeFormat)}} {
+		req := httptest.NewRequest("GET", "/api/participants", nil)
+		req.Header.Set(h[0], h[1])
+		rec := httptest.NewRecorder()
+		a4.serve(rec, req, "60")
+		if rec.Code != http.StatusNotModified {
+			t.Fatalf("%s: %d", h[0], rec.Code)
+		}
+	}
+	req := httptest.NewRequest("GET", "/api/participants", nil)
+	req.Header.Set("If-Modified-Since", a4.modified.Add(-time.Second).Format(http.TimeFormat))
+	rec = httptest.NewRecorder()
+	a4.serve(rec, req, "60")
+	if rec.Code != 200 {
+		t.Fatalf("If-Modified-Since before the change: %d", rec.Code)
+	}
+}
+
+// TestPublicCacheNeverGoesBack: a rebuild started from an older store
+// version than the answer in hand does not replace it.
+func TestPublicCacheNeverGoesBack(t *testing.T) {
+	c := &publicCache{}
+	f := newFakeBuild()
+	ctx := context.Background()
+	go func() { f.release <- []string{"new"} }()
+	if a, err := c.get(ctx, 5, f.build); err != nil || body(a) != `["new"]` {
+		t.Fatalf("%v %v", a, err)
+	}
+	<-f.started
+	// A request that read the store version before the last build (5)
+	// asks with 4: whatever it builds must not replace version 5.
+	c.mu.Lock()
+	c.lastBuild = time.Time{}
+	c.mu.Unlock()
+	c.get(ctx, 4, f.build)
+	<-f.started
+	f.release <- []string{"old"}
+	waitBuilt(c)
+	if a, _ := c.get(ctx, 5, f.build); body(a) != `["new"]` || a.version != 5 {
+		t.Fatalf("went back to %s (version %d)", a.body, a.version)
+	}
+}

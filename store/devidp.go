@@ -1,0 +1,65 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// DevIdPRefreshTokens keeps the development identity provider's refresh
+// token sessions (devidp.RefreshTokenStore).
+type DevIdPRefreshTokens struct{ d *DB }
+
+// DevIdPRefreshTokens returns the store of the development identity
+// provider's refresh tokens.
+func (d *DB) DevIdPRefreshTokens() *DevIdPRefreshTokens { return &DevIdPRefreshTokens{d: d} }
+
+// Save stores a refresh token session.
+func (s *DevIdPRefreshTokens) Save(ctx context.Context, signature, requestID string, data []byte, expires time.Time) error {
+	return s.d.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO dev_idp_refresh_tokens(signature, request_id, data, active, expires) VALUES (?, ?, ?, 1, ?)
+			ON CONFLICT(signature) DO UPDATE SET request_id = excluded.request_id, data = excluded.data, active = 1, expires = excluded.expires`,
+			signature, requestID, data, expires.UTC().Format(time.RFC3339Nano))
+		if err != nil {
+			return fmt.Errorf("store: save refresh token: %w", err)
+		}
+		// Forget what has expired on the way.
+		_, err = tx.ExecContext(ctx, `DELETE FROM dev_idp_refresh_tokens WHERE expires < ?`, s.d.stamp())
+		return err
+	})
+}
+
+// Find returns a refresh token session that has not expired, and whether
+// it is still active (ErrNotFound when there is none).
+func (s *DevIdPRefreshTokens) Find(ctx context.Context, signature string) ([]byte, bool, error) {
+	var data []byte
+	var active bool
+	err := s.d.db.QueryRowContext(ctx, `SELECT data, active FROM dev_idp_refresh_tokens WHERE signature = ? AND expires >= ?`,
+		signature, s.d.stamp()).Scan(&data, &active)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, ErrNotFound
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("store: find refresh token: %w", err)
+	}
+	return data, active, nil
+}
+
+// Deactivate makes every refresh token of an authorization request
+// inactive (kept until it expires, so a reuse is recognised).
+func (s *DevIdPRefreshTokens) Deactivate(ctx context.Context, requestID string) error {
+	return s.d.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE dev_idp_refresh_tokens SET active = 0 WHERE request_id = ?`, requestID)
+		return err
+	})
+}
+
+// Delete forgets a refresh token session.
+func (s *DevIdPRefreshTokens) Delete(ctx context.Context, signature string) error {
+	return s.d.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM dev_idp_refresh_tokens WHERE signature = ?`, signature)
+		return err
+	})
+}

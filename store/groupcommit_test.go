@@ -1,0 +1,138 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+func openInternal(t *testing.T, opts ...Option) *DB {
+	t.Helper()
+	d, err := Open(context.Background(), filepath.Join(t.TempDir(), "t.db"), nil, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// waitFor polls cond (under the group's lock) until it holds; it fails the
+// test after a generous bound instead of hanging.
+func waitFor(t *testing.T, d *DB, what string, cond func(g *groupCommit) bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		d.group.mu.Lock()
+		ok := cond(&d.group)
+		d.group.mu.Unlock()
+		if ok {
+			return
+		}
+	}
+	t.Fatal("timed out waiting for " + what)
+}
+
+func countSSARecords(t *testing.T, d *DB) int {
+	t.Helper()
+	var n int
+	if err := d.db.QueryRow(`SELECT COUNT(*) FROM audit_log WHERE action = 'ssa_issued'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestGroupCommitBatchesWaitingRecords: records that arrive while a batch
+// is committing are committed together in the next one — one transaction
+// for all of them — and no caller is answered before its batch commits.
+func TestGroupCommitBatchesWaitingRecords(t *testing.T) {
+	d := openInternal(t)
+	ctx := context.Background()
+	// Another writer holds SQLite's write lock: the first batch blocks.
+	hold, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := d.WriteVersion()
+	errs := make([]chan error, 10)
+	record := func(i int) {
+		errs[i] = make(chan error, 1)
+		go func() {
+			errs[i] <- d.RecordSSA(ctx, Audit{Actor: "a@example.com"}, "org", "app", "PS256", "kid", "jti")
+		}()
+	}
+	record(0)
+	waitFor(t, d, "the first batch to start", func(g *groupCommit) bool { return g.leading && len(g.pending) == 0 })
+	for i := 1; i < 10; i++ {
+		record(i)
+	}
+	waitFor(t, d, "nine records to queue", func(g *groupCommit) bool { return len(g.pending) == 9 })
+	for i, ch := range errs {
+		select {
+		case err := <-ch:
+			t.Fatalf("caller %d answered (%v) before its record could commit", i, err)
+		default:
+		}
+	}
+	if n := countSSARecords(t, d); n != 0 {
+		t.Fatalf("%d records visible before any commit", n)
+	}
+	if err := hold.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	for i, ch := range errs {
+		if err := <-ch; err != nil {
+			t.Fatalf("caller %d: %v", i, err)
+		}
+	}
+	if n := countSSARecords(t, d); n != 10 {
+		t.Fatalf("%d records after every caller was answered, want 10", n)
+	}
+	if got := d.WriteVersion() - before; got != 2 {
+		t.Fatalf("%d transactions for 10 records, want 2 (the first alone, then the nine that waited)", got)
+	}
+	d.group.mu.Lock()
+	defer d.group.mu.Unlock()
+	if d.group.leading || len(d.group.pending) != 0 {
+		t.Fatalf("group left leading=%v with %d pending", d.group.leading, len(d.group.pending))
+	}
+}
+
+// TestGroupCommitFailureAcknowledgesNothing: when the batch cannot commit
+// (the write lock is held past the busy timeout) every caller gets the
+// error and no record exists.
+func TestGroupCommitFailureAcknowledgesNothing(t *testing.T) {
+	d := openInternal(t, WithBusyTimeout(100*time.Millisecond))
+	ctx := context.Background()
+	hold, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	results := make([]error, 5)
+	for i := range results {
+		wg.Go(func() {
+			results[i] = d.RecordSSA(ctx, Audit{Actor: "a@example.com"}, "org", "app", "PS256", "kid", "jti")
+		})
+	}
+	wg.Wait()
+	if err := hold.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	for i, err := range results {
+		if !errors.Is(err, ErrBusy) {
+			t.Fatalf("caller %d: %v, want ErrBusy", i, err)
+		}
+	}
+	if n := countSSARecords(t, d); n != 0 {
+		t.Fatalf("%d records written by failed batches", n)
+	}
+	// The group recovers: the next record commits.
+	if err := d.RecordSSA(ctx, Audit{Actor: "a@example.com"}, "org", "app", "PS256", "kid", "jti"); err != nil {
+		t.Fatal(err)
+	}
+	if n := countSSARecords(t, d); n != 1 {
+		t.Fatalf("%d records, want 1", n)
+	}
+}
