@@ -436,7 +436,7 @@ func SigningKeys(s Shell, p KeysPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "</select></label> <button type=\"submit\" data-testid=\"rotate-key\">Make a new key</button></form><h2 id=\"federation-keys\">Federation signing keys</h2><p>They sign the directory's federation statements (<a href=\"/.well-known/openid-federation\">entity configuration</a>). The newest key signs; a key replaced by a rotation stays published until what it signed has expired.</p><table data-testid=\"federation-keys\"><thead><tr><th scope=\"col\">Algorithm</th><th scope=\"col\">Key ID (kid)</th><th scope=\"col\">Created</th><th scope=\"col\">Status</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "</select></label> <button type=\"submit\" data-testid=\"rotate-key\">Make a new key</button></form><h2 id=\"federation-keys\">Federation signing keys</h2><p>They sign the directory's federation statements (<a href=\"/.well-known/openid-federation\">entity configuration</a>). The newest key signs; a key replaced by a rotation stays published until what it signed has expired.</p><div class=\"tf-scroll\" tabindex=\"0\"><table data-testid=\"federation-keys\"><thead><tr><th scope=\"col\">Algorithm</th><th scope=\"col\">Key ID (kid)</th><th scope=\"col\">Created</th><th scope=\"col\">Status</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -504,7 +504,7 @@ func SigningKeys(s Shell, p KeysPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "</tbody></table><form method=\"post\" action=\"/references/signing-keys/federation\" class=\"tf-actions\"><button type=\"submit\" data-testid=\"rotate-federation-key\">Make a new ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "</tbody></table></div><form method=\"post\" action=\"/references/signing-keys/federation\" class=\"tf-actions\"><button type=\"submit\" data-testid=\"rotate-federation-key\">Make a new ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
