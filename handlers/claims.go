@@ -133,7 +133,7 @@ func (h *Claims) failed(w http.ResponseWriter, r *http.Request, o store.Organisa
 	}
 	p := views.ClaimsPage{Form: form}
 	if e.Status == http.StatusConflict {
-		p.Conflict, p.InTheWay = conflictList(e.Message)
+		p.Conflict, p.InTheWay = conflictList(e)
 	} else {
 		p.Errors = FieldMap(err)
 		if p.Errors["AuthorisationDomain"] != "" {

@@ -101,7 +101,7 @@ func (h *Domains) failed(w http.ResponseWriter, r *http.Request, err error, whic
 		return
 	}
 	if e.Status == http.StatusConflict {
-		p.Conflict, p.InTheWay = conflictList(e.Message)
+		p.Conflict, p.InTheWay = conflictList(e)
 	} else {
 		p.Errors = FieldMap(err)
 		if len(p.Errors) == 0 {
@@ -110,18 +110,6 @@ func (h *Domains) failed(w http.ResponseWriter, r *http.Request, err error, whic
 		p.FormFor = which
 	}
 	h.page(w, r, e.Status, p)
-}
-
-// conflictList splits a "summary|payload" conflict for a page; without a
-// valid payload it says plainly that the item is in use.
-func conflictList(msg string) (string, []string) {
-	if summary, items, ok := ParseConflict(msg); ok {
-		return summary, items
-	}
-	if msg != "" && !strings.Contains(msg, "|") {
-		return msg, nil
-	}
-	return "This item is in use and cannot be changed or deleted.", nil
 }
 
 func (h *Domains) done(w http.ResponseWriter, r *http.Request, status int, flash string, location string, v any) {

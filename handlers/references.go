@@ -2,11 +2,8 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 
 	"github.com/trustframe/trustframe/store"
@@ -28,45 +25,6 @@ type References struct {
 
 func (h *References) crumbs(last string) []views.Crumb {
 	return []views.Crumb{{Label: "Reference Data", Href: "/references"}, {Label: last}}
-}
-
-// ParseConflict splits a conflict message "summary|payload" (docs/design.md §4).
-// It returns the summary and the items of the payload; ok is false when the
-// separator or a valid JSON object payload is missing, and the caller
-// shows a generic "in use" message.
-func ParseConflict(msg string) (summary string, items []string, ok bool) {
-	summary, payload, found := strings.Cut(msg, "|")
-	if !found {
-		return "", nil, false
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(payload), &m); err != nil || len(m) == 0 {
-		return "", nil, false
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		var list []map[string]any
-		if err := json.Unmarshal(m[k], &list); err != nil {
-			return "", nil, false
-		}
-		for _, it := range list {
-			parts := []string{}
-			ik := make([]string, 0, len(it))
-			for f := range it {
-				ik = append(ik, f)
-			}
-			sort.Strings(ik)
-			for _, f := range ik {
-				parts = append(parts, fmt.Sprintf("%s %v", f, it[f]))
-			}
-			items = append(items, strings.TrimSuffix(k, "s")+": "+strings.Join(parts, ", "))
-		}
-	}
-	return summary, items, true
 }
 
 func validRefStatus(s string) bool { return s == "Active" || s == "Inactive" }
@@ -216,7 +174,7 @@ func (h *RefTypes) Update(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		err = storeError(err, h.Kind.Label)
 		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
-			h.renderConflict(w, r, AsError(err).Message)
+			h.renderConflict(w, r, AsError(err))
 			return
 		}
 		WriteError(w, r, err)
@@ -240,7 +198,7 @@ func (h *RefTypes) Delete(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		err = storeError(err, h.Kind.Label)
 		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
-			h.renderConflict(w, r, AsError(err).Message)
+			h.renderConflict(w, r, AsError(err))
 			return
 		}
 		WriteError(w, r, err)
@@ -254,13 +212,9 @@ func (h *RefTypes) Delete(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (h *RefTypes) renderConflict(w http.ResponseWriter, r *http.Request, msg string) {
+func (h *RefTypes) renderConflict(w http.ResponseWriter, r *http.Request, e *Error) {
 	p := views.RefPage{}
-	if summary, items, ok := ParseConflict(msg); ok {
-		p.Conflict, p.InTheWay = summary, items
-	} else {
-		p.Conflict = "This item is in use and cannot be changed or deleted."
-	}
+	p.Conflict, p.InTheWay = conflictList(e)
 	h.page(w, r, http.StatusConflict, p)
 }
 

@@ -284,9 +284,12 @@ type Error struct {
 	Status  int
 	Code    string
 	Message string
-	Fields  []FieldError
-	Extra   map[string]any // extra members of the problem body
-	Header  http.Header    // extra response headers (WWW-Authenticate)
+	// InTheWay names what blocks a conflict by kind (store.ConflictError);
+	// the problem body sends it as "Message|JSON" (docs/design.md §4).
+	InTheWay map[string]any
+	Fields   []FieldError
+	Extra    map[string]any // extra members of the problem body
+	Header   http.Header    // extra response headers (WWW-Authenticate)
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -332,7 +335,7 @@ type Problem struct {
 func ProblemBody(e *Error) map[string]any {
 	errs := e.Fields
 	if len(errs) == 0 {
-		errs = []FieldError{{Code: e.Code, Message: e.Message}}
+		errs = []FieldError{{Code: e.Code, Message: conflictWire(e)}}
 	}
 	body := map[string]any{
 		"type":   "https://trustframe.dev/problems/" + strings.ReplaceAll(e.Code, "_", "-"),
@@ -345,6 +348,21 @@ func ProblemBody(e *Error) map[string]any {
 		body[k] = v
 	}
 	return body
+}
+
+// conflictWire is the message of a conflict as the API sends it: the
+// summary, then "|" and the JSON naming what is in the way, when there is
+// something to name (docs/design.md §4). This is the only place the text
+// is made.
+func conflictWire(e *Error) string {
+	if len(e.InTheWay) == 0 {
+		return e.Message
+	}
+	payload, err := json.Marshal(e.InTheWay)
+	if err != nil {
+		return e.Message
+	}
+	return e.Message + "|" + string(payload)
 }
 
 // errorPage renders a browser error page: the message, and each field

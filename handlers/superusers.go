@@ -129,7 +129,7 @@ func storeError(err error, what string) error {
 	var ce *store.ConflictError
 	switch {
 	case errors.As(err, &ce):
-		return &Error{Status: http.StatusConflict, Code: "conflict", Message: ce.Message}
+		return &Error{Status: http.StatusConflict, Code: "conflict", Message: ce.Message, InTheWay: ce.InTheWay}
 	case errors.Is(err, store.ErrNotFound):
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: what + " not found"}
 	}

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -49,11 +48,10 @@ type ClaimRef struct {
 	Role                string `json:"Role"`
 }
 
-// inUse builds the 409 "summary|payload" of something the named records
-// still use (docs/design.md §4). Empty lists are left out.
+// inUse is the conflict of something the named records still use
+// (docs/design.md §4).
 func inUse(summary string, parts map[string]any) error {
-	payload, _ := json.Marshal(parts)
-	return &ConflictError{Message: summary + "|" + string(payload)}
+	return &ConflictError{Message: summary, InTheWay: parts}
 }
 
 // claimsWhere lists up to 100 claims matching cond (a condition on the

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -70,9 +71,10 @@ func conflictPayloadClaims(t *testing.T, err error) string {
 	if !errors.As(err, &ce) {
 		t.Fatalf("want a conflict, got %v", err)
 	}
-	summary, payload, ok := strings.Cut(ce.Message, "|")
-	if !ok || summary == "" || !strings.HasPrefix(payload, `{"Claims":[`) {
-		t.Fatalf("conflict is not summary|payload naming claims: %q", ce.Message)
+	b, _ := json.Marshal(ce.InTheWay)
+	payload := string(b)
+	if ce.Message == "" || !strings.HasPrefix(payload, `{"Claims":[`) {
+		t.Fatalf("conflict does not name the claims in the way: %q %s", ce.Message, payload)
 	}
 	return payload
 }
@@ -228,12 +230,13 @@ func TestDomainCascadesRefused(t *testing.T) {
 	conflict := func(what string, err error, names ...string) {
 		t.Helper()
 		var ce *store.ConflictError
-		if !errors.As(err, &ce) || !strings.Contains(ce.Message, "|{") {
-			t.Fatalf("%s: want a summary|payload conflict, got %v", what, err)
+		if !errors.As(err, &ce) || ce.Message == "" || len(ce.InTheWay) == 0 {
+			t.Fatalf("%s: want a conflict naming what is in the way, got %v", what, err)
 		}
+		b, _ := json.Marshal(ce.InTheWay)
 		for _, n := range names {
-			if !strings.Contains(ce.Message, n) {
-				t.Errorf("%s: %q does not name %s", what, ce.Message, n)
+			if !strings.Contains(string(b), n) {
+				t.Errorf("%s: %s does not name %s", what, b, n)
 			}
 		}
 	}

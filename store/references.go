@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -123,8 +122,8 @@ func (d *DB) UpdateRef(ctx context.Context, k RefKind, a Audit, r ReferenceItem,
 				return err
 			}
 			if len(held) > 0 {
-				payload, _ := json.Marshal(map[string]any{"Certifications": held})
-				return &ConflictError{Message: fmt.Sprintf("Certification type %q is held by %d active application(s) or authorisation server(s)|%s", r.Name, len(held), payload)}
+				return &ConflictError{Message: fmt.Sprintf("Certification type %q is held by %d active application(s) or authorisation server(s)", r.Name, len(held)),
+					InTheWay: map[string]any{"Certifications": held}}
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE `+k.Table+` SET description = ?, status = ? WHERE name = ?`, r.Description, r.Status, r.Name); err != nil {
@@ -178,7 +177,7 @@ type InUse struct {
 }
 
 // DeleteRef removes an item nothing uses. When something uses it, the
-// ConflictError message is "summary|payload" naming what is in the way.
+// ConflictError names what is in the way (InTheWay).
 // check (nil: none) sees the current item first, inside the transaction
 // (If-Match).
 func (d *DB) DeleteRef(ctx context.Context, k RefKind, a Audit, name string, check func(cur ReferenceItem) error) error {
@@ -199,7 +198,7 @@ func (d *DB) DeleteRef(ctx context.Context, k RefKind, a Audit, name string, che
 				return err
 			}
 		}
-		var payload []byte
+		var inTheWay map[string]any
 		count := 0
 		switch k {
 		case ContactTypes:
@@ -218,7 +217,7 @@ func (d *DB) DeleteRef(ctx context.Context, k RefKind, a Audit, name string, che
 			}
 			rows.Close()
 			if count = len(used); count > 0 {
-				payload, _ = json.Marshal(map[string]any{"Contacts": used})
+				inTheWay = map[string]any{"Contacts": used}
 			}
 		case DocumentTypes:
 			rows, err := tx.QueryContext(ctx, `SELECT document_id, organisation_id FROM documents WHERE document_type = ? ORDER BY organisation_id, document_id LIMIT 100`, name)
@@ -236,7 +235,7 @@ func (d *DB) DeleteRef(ctx context.Context, k RefKind, a Audit, name string, che
 			}
 			rows.Close()
 			if count = len(used); count > 0 {
-				payload, _ = json.Marshal(map[string]any{"Documents": used})
+				inTheWay = map[string]any{"Documents": used}
 			}
 		case CertificationTypes:
 			held, err := certificationsHeld(ctx, tx, name, false)
@@ -244,11 +243,11 @@ func (d *DB) DeleteRef(ctx context.Context, k RefKind, a Audit, name string, che
 				return err
 			}
 			if count = len(held); count > 0 {
-				payload, _ = json.Marshal(map[string]any{"Certifications": held})
+				inTheWay = map[string]any{"Certifications": held}
 			}
 		}
 		if count > 0 {
-			return &ConflictError{Message: fmt.Sprintf("%s %q is in use by %d item(s)|%s", k.Label, name, count, payload)}
+			return &ConflictError{Message: fmt.Sprintf("%s %q is in use by %d item(s)", k.Label, name, count), InTheWay: inTheWay}
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+k.Table+` WHERE name = ?`, name); err != nil {
 			return err

@@ -31,10 +31,15 @@ var (
 	ErrConflict = errors.New("store: conflict")
 )
 
-// ConflictError is a conflict with a human message (and an optional payload
-// naming what is in the way, docs/design.md §4).
+// ConflictError is a change refused because of the state of the data (a
+// duplicate, the last Active Super User, something in use). Message says
+// why, for people; InTheWay, when set, names what is in the way by kind
+// ({"Contacts": […]}, {"Claims": […]}): the API sends the two as the
+// "summary|payload" message of docs/design.md §4 and the console lists the
+// items. The store never writes that text itself.
 type ConflictError struct {
-	Message string
+	Message  string
+	InTheWay map[string]any
 }
 
 func (e *ConflictError) Error() string { return "store: conflict: " + e.Message }
