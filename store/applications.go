@@ -19,10 +19,10 @@ type SoftwareStatement struct {
 	Version                               string    `json:"Version"`
 	RedirectURI                           []string  `json:"RedirectUri"`
 	Roles                                 []string  `json:"Roles"`
-	JwksURI                               string    `json:"JwksUri"`
+	JwksURI                               string    `json:"JwksUri,omitempty"`
 	Status                                string    `json:"Status"`
-	BackchannelTokenDeliveryMode          string    `json:"backchannel_token_delivery_mode"`
-	BackchannelClientNotificationEndpoint string    `json:"backchannel_client_notification_endpoint"`
+	BackchannelTokenDeliveryMode          string    `json:"backchannel_token_delivery_mode,omitempty"`
+	BackchannelClientNotificationEndpoint string    `json:"backchannel_client_notification_endpoint,omitempty"`
 	SoftwareOriginsURI                    []string  `json:"software_origins_uri"`
 	Flags                                 []string  `json:"Flags"`
 	CreatedOn                             time.Time `json:"CreatedOn"`
