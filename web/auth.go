@@ -302,6 +302,7 @@ func (a *authenticator) sessionAuth(required bool) func(http.Handler) http.Handl
 					return
 				}
 				login := "/login?return_to=" + url.QueryEscape(r.URL.RequestURI())
+				handlers.Vary(w) // a redirect, an HX-Redirect or a problem, by Accept and HX-Request
 				if r.Header.Get("HX-Request") == "true" {
 					// A boosted request must not follow the sign-in to another
 					// origin (CSP connect-src 'self'): the page navigates instead.
