@@ -75,3 +75,107 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 		t.Fatalf("releases: %s", rb)
 	}
 }
+
+// TestOpenAPIDescriptionIsComplete: every operation has an operationId
+// (unique) and a tag, every response says what it carries (a JSON body
+// always with a schema), every described path is routed, and the
+// description's own examples are valid (kin-openapi checks them on load).
+func TestOpenAPIDescriptionIsComplete(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c, err := webtest.LoadContract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	norm := regexp.MustCompile(`\{[^}]+\}`)
+	routed := map[string]bool{}
+	_ = chi.Walk(env.Server.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		routed[method+" "+norm.ReplaceAllString(strings.TrimSuffix(route, "/"), "{}")] = true
+		return nil
+	})
+	ids := map[string]string{}
+	var problems []string
+	for path, item := range c.Doc.Paths.Map() {
+		prefix := "/api"
+		if len(item.Servers) > 0 && item.Servers[0].URL == "/" {
+			prefix = ""
+		}
+		for method, op := range item.Operations() {
+			where := method + " " + path
+			if !routed[method+" "+norm.ReplaceAllString(prefix+path, "{}")] {
+				problems = append(problems, where+": described but not routed")
+			}
+			if op.OperationID == "" || len(op.Tags) == 0 {
+				problems = append(problems, where+": no operationId or no tag")
+			}
+			if other, dup := ids[op.OperationID]; dup {
+				problems = append(problems, where+": operationId "+op.OperationID+" also on "+other)
+			}
+			ids[op.OperationID] = where
+			for status, resp := range op.Responses.Map() {
+				if resp.Value == nil {
+					continue
+				}
+				if len(resp.Value.Content) == 0 && status != "204" && status != "304" {
+					problems = append(problems, where+" "+status+": no content described")
+				}
+				for mt, media := range resp.Value.Content {
+					if media.Schema == nil {
+						problems = append(problems, where+" "+status+" "+mt+": no schema")
+					}
+				}
+			}
+			if rb := op.RequestBody; rb != nil && rb.Value != nil {
+				for mt, media := range rb.Value.Content {
+					if media.Schema == nil {
+						problems = append(problems, where+" request "+mt+": no schema")
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(problems)
+	if len(problems) > 0 {
+		t.Fatalf("the description is incomplete:\n%s", strings.Join(problems, "\n"))
+	}
+	if len(ids) < 90 {
+		t.Fatalf("only %d operations described", len(ids))
+	}
+}
+
+// TestVaryOnNegotiatedAnswers: the console URLs that answer HTML or JSON
+// by Accept say so, so that a shared cache keeps them apart.
+func TestVaryOnNegotiatedAnswers(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Vary Bank"))["OrganisationId"].(string)
+	b := webtest.Browser()
+	webtest.SignIn(t, b, env.URL, "admin@example.com").Body.Close()
+	for _, path := range []string{"/organisations", "/organisations/" + oid, "/organisations/" + oid + "/contacts"} {
+		for _, accept := range []string{"text/html", "application/json"} {
+			req, _ := http.NewRequest("GET", env.URL+path, nil)
+			req.Header.Set("Accept", accept)
+			resp, err := b.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			vary := strings.Join(resp.Header.Values("Vary"), ",")
+			if resp.StatusCode != 200 || !strings.Contains(vary, "Accept") || !strings.Contains(vary, "HX-Request") {
+				t.Errorf("GET %s (%s): %d, Vary %q", path, accept, resp.StatusCode, vary)
+			}
+		}
+	}
+	// Signed out, the same URL is a redirect to sign in or a 401 problem.
+	for _, accept := range []string{"text/html", "application/json"} {
+		req, _ := http.NewRequest("GET", env.URL+"/organisations", nil)
+		req.Header.Set("Accept", accept)
+		resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if vary := strings.Join(resp.Header.Values("Vary"), ","); !strings.Contains(vary, "Accept") {
+			t.Errorf("signed out (%s): %d, Vary %q", accept, resp.StatusCode, vary)
+		}
+	}
+}
