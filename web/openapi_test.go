@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/web/webtest"
 	"gopkg.in/yaml.v3"
@@ -177,5 +178,68 @@ func TestVaryOnNegotiatedAnswers(t *testing.T) {
 		if vary := strings.Join(resp.Header.Values("Vary"), ","); !strings.Contains(vary, "Accept") {
 			t.Errorf("signed out (%s): %d, Vary %q", accept, resp.StatusCode, vary)
 		}
+	}
+}
+
+// TestAPIPageRendersTheDescription: the console's API page shows every
+// operation of the description, with its responses, and every schema with
+// its required members; it links the YAML and is in the main navigation.
+func TestAPIPageRendersTheDescription(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c, err := webtest.LoadContract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := webtest.Browser()
+	webtest.SignIn(t, b, env.URL, "admin@example.com").Body.Close()
+	resp, err := b.Get(env.URL + "/api-reference")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%d %v", resp.StatusCode, err)
+	}
+	if doc.Find(`[data-testid="nav-api"][aria-current="page"]`).Length() != 1 {
+		t.Error("the API page is not in the main navigation")
+	}
+	if href, _ := doc.Find(`[data-testid="api-download"]`).Attr("href"); href != "/api/releases/2.6.0/openapi.yaml" {
+		t.Errorf("download link %q", href)
+	}
+	n := 0
+	for path, item := range c.Doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			n++
+			art := doc.Find("#op-" + op.OperationID)
+			if art.Length() != 1 || !strings.Contains(art.Find("header").Text(), method+" ") || !strings.Contains(art.Find("header").Text(), path) {
+				t.Errorf("%s %s (%s) is not on the page", method, path, op.OperationID)
+				continue
+			}
+			if art.Find(`[data-testid="api-response"]`).Length() != op.Responses.Len() {
+				t.Errorf("%s: %d responses shown, %d described", op.OperationID, art.Find(`[data-testid="api-response"]`).Length(), op.Responses.Len())
+			}
+		}
+	}
+	if got := doc.Find(`[data-testid="api-operation"]`).Length(); got != n {
+		t.Errorf("%d operations shown, %d described", got, n)
+	}
+	if got := doc.Find(`[data-testid="api-schema"]`).Length(); got != len(c.Doc.Components.Schemas) {
+		t.Errorf("%d schemas shown, %d described", got, len(c.Doc.Components.Schemas))
+	}
+	row := doc.Find("#schema-OrganisationInput tr").FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return strings.TrimSpace(s.Find("td").First().Text()) == "CountryOfRegistration"
+	})
+	if !strings.Contains(row.Text(), "required") || !strings.Contains(row.Text(), "GB") {
+		t.Errorf("CountryOfRegistration row: %q", row.Text())
+	}
+	// Signed out, the page asks for a sign-in like the rest of the console.
+	r2, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Get(env.URL + "/api-reference")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.Body.Close()
+	if r2.StatusCode != http.StatusFound {
+		t.Errorf("signed out: %d", r2.StatusCode)
 	}
 }
