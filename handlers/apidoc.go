@@ -16,20 +16,22 @@ import (
 // rendering (no third-party viewer, nothing from a CDN): operations by
 // tag, their parameters, bodies and responses, and every schema.
 
-var (
-	apiDocOnce sync.Once
-	apiDoc     views.APIDoc
-	apiDocErr  error
-)
+// apiDocCache holds the laid-out description, built on first use.
+type apiDocCache struct {
+	once sync.Once
+	doc  views.APIDoc
+	err  error
+}
 
 // APIReference is the API page.
 func (h *Pages) APIReference(w http.ResponseWriter, r *http.Request) {
-	apiDocOnce.Do(func() { apiDoc, apiDocErr = BuildAPIDoc(openapi.Spec("2.6.0"), "/api/releases/2.6.0/openapi.yaml") })
-	if apiDocErr != nil {
-		WriteError(w, r, apiDocErr)
+	c := &h.apiDoc
+	c.once.Do(func() { c.doc, c.err = BuildAPIDoc(openapi.Spec("2.6.0"), "/api/releases/2.6.0/openapi.yaml") })
+	if c.err != nil {
+		WriteError(w, r, c.err)
 		return
 	}
-	Render(w, r, http.StatusOK, views.APIPage(h.Shell(r, "API", "api", views.Crumb{Label: "API"}), apiDoc))
+	Render(w, r, http.StatusOK, views.APIPage(h.Shell(r, "API", "api", views.Crumb{Label: "API"}), c.doc))
 }
 
 // ynode helpers: the description is read as yaml.Node to keep its order.
