@@ -901,17 +901,22 @@ type Organisation struct {
 
 // OrganisationInput The writable members of an organisation (the read-only members of what GET returns may be sent back unchanged). On PUT the whole organisation is replaced: members left out become empty.
 type OrganisationInput struct {
-	AddressLine1          *string `json:"AddressLine1,omitempty"`
-	AddressLine2          *string `json:"AddressLine2,omitempty"`
-	City                  *string `json:"City,omitempty"`
-	CountryOfRegistration string  `json:"CountryOfRegistration"`
+	AddressLine1 *string `json:"AddressLine1,omitempty"`
+	AddressLine2 *string `json:"AddressLine2,omitempty"`
+	City         *string `json:"City,omitempty"`
+
+	// CountryOfRegistration ISO 3166 alpha-2
+	CountryOfRegistration string `json:"CountryOfRegistration"`
 
 	// Flags FlagIds of Active Organisation flags
-	Flags              *[]string `json:"Flags,omitempty"`
-	LegalEntityName    *string   `json:"LegalEntityName,omitempty"`
-	OrganisationName   string    `json:"OrganisationName"`
-	Postcode           *string   `json:"Postcode,omitempty"`
-	RegistrationNumber string    `json:"RegistrationNumber"`
+	Flags           *[]string `json:"Flags,omitempty"`
+	LegalEntityName *string   `json:"LegalEntityName,omitempty"`
+
+	// OrganisationId optional on create (an organisation moved from another directory keeps its id); cannot change on PUT
+	OrganisationId     *openapi_types.UUID `json:"OrganisationId,omitempty"`
+	OrganisationName   string              `json:"OrganisationName"`
+	Postcode           *string             `json:"Postcode,omitempty"`
+	RegistrationNumber string              `json:"RegistrationNumber"`
 
 	// Status new organisations start Pending unless Active is given
 	Status *OrganisationStatus `json:"Status,omitempty"`

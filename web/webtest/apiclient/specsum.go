@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "b02f0a74feaaf47d7e0a7b67aad668ffd482a46a45d155690d9ac1504e120cce"
+const SpecSHA256 = "a671a19347360ae076609e9d26557927b4b1daa4e66697cf3349abf4efeab38e"
