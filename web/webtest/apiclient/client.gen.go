@@ -627,12 +627,14 @@ type ContactPage struct {
 // DataAdministrator defines model for DataAdministrator.
 type DataAdministrator struct {
 	// ActivatedAt first sign-in; left out until then
-	ActivatedAt *Timestamp              `json:"ActivatedAt,omitempty"`
-	Email       openapi_types.Email     `json:"Email"`
-	InvitedAt   *Timestamp              `json:"InvitedAt,omitempty"`
-	InvitedBy   openapi_types.Email     `json:"InvitedBy"`
-	Status      DataAdministratorStatus `json:"Status"`
-	UpdatedAt   *Timestamp              `json:"UpdatedAt,omitempty"`
+	ActivatedAt *Timestamp          `json:"ActivatedAt,omitempty"`
+	Email       openapi_types.Email `json:"Email"`
+	InvitedAt   *Timestamp          `json:"InvitedAt,omitempty"`
+
+	// InvitedBy who invited (an administrator's e-mail)
+	InvitedBy string                  `json:"InvitedBy"`
+	Status    DataAdministratorStatus `json:"Status"`
+	UpdatedAt *Timestamp              `json:"UpdatedAt,omitempty"`
 }
 
 // DataAdministratorStatus defines model for DataAdministrator.Status.

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "a671a19347360ae076609e9d26557927b4b1daa4e66697cf3349abf4efeab38e"
+const SpecSHA256 = "18789e6e5b7bf37d80c57dc65923407a1eebf9a4d00f5b0d36f1edcd7dbadb34"
