@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "18789e6e5b7bf37d80c57dc65923407a1eebf9a4d00f5b0d36f1edcd7dbadb34"
+const SpecSHA256 = "c79348fdc4d12d7923cf84c6713aba13b6efac3020be71c624d1d697843f00bf"
