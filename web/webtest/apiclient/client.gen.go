@@ -10207,6 +10207,12 @@ type ClientWithResponsesInterface interface {
 	UpdateSuperUserStatusWithResponse(ctx context.Context, email Email, params *UpdateSuperUserStatusParams, body UpdateSuperUserStatusJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateSuperUserStatusResponse, error)
 }
 
+// ListAuditRecordsResponseDefaultHeaders the declared response headers of an HTTP default response for ListAuditRecords
+type ListAuditRecordsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListAuditRecordsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10214,6 +10220,8 @@ type ListAuditRecordsResponse struct {
 	JSON200 *AuditPage
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListAuditRecordsResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10255,11 +10263,19 @@ func (r ListAuditRecordsResponse) ContentType() string {
 	return ""
 }
 
+// ExportAuditRecordsResponseDefaultHeaders the declared response headers of an HTTP default response for ExportAuditRecords
+type ExportAuditRecordsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ExportAuditRecordsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ExportAuditRecordsResponseDefaultHeaders
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -10296,6 +10312,12 @@ func (r ExportAuditRecordsResponse) ContentType() string {
 	return ""
 }
 
+// ListExpiringResponseDefaultHeaders the declared response headers of an HTTP default response for ListExpiring
+type ListExpiringResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListExpiringResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10303,6 +10325,8 @@ type ListExpiringResponse struct {
 	JSON200 *Expiring
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListExpiringResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10344,6 +10368,12 @@ func (r ListExpiringResponse) ContentType() string {
 	return ""
 }
 
+// GetSSAKeysetResponseDefaultHeaders the declared response headers of an HTTP default response for GetSSAKeyset
+type GetSSAKeysetResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetSSAKeysetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10351,6 +10381,8 @@ type GetSSAKeysetResponse struct {
 	ApplicationjwkSetJSON200 *JWKSet
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetSSAKeysetResponseDefaultHeaders
 }
 
 // GetApplicationjwkSetJSON200 returns the response for an HTTP 200 `application/jwk-set+json` response
@@ -10392,6 +10424,12 @@ func (r GetSSAKeysetResponse) ContentType() string {
 	return ""
 }
 
+// ListOrganisationsResponseDefaultHeaders the declared response headers of an HTTP default response for ListOrganisations
+type ListOrganisationsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListOrganisationsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10399,6 +10437,8 @@ type ListOrganisationsResponse struct {
 	JSON200 *OrganisationPage
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListOrganisationsResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10446,6 +10486,12 @@ type CreateOrganisationResponse201Headers struct {
 	Location *string
 }
 
+// CreateOrganisationResponseDefaultHeaders the declared response headers of an HTTP default response for CreateOrganisation
+type CreateOrganisationResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type CreateOrganisationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10455,6 +10501,8 @@ type CreateOrganisationResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateOrganisationResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateOrganisationResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -10496,11 +10544,19 @@ func (r CreateOrganisationResponse) ContentType() string {
 	return ""
 }
 
+// ExportOrganisationsResponseDefaultHeaders the declared response headers of an HTTP default response for ExportOrganisations
+type ExportOrganisationsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ExportOrganisationsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ExportOrganisationsResponseDefaultHeaders
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -10537,6 +10593,12 @@ func (r ExportOrganisationsResponse) ContentType() string {
 	return ""
 }
 
+// ImportOrganisationsResponseDefaultHeaders the declared response headers of an HTTP default response for ImportOrganisations
+type ImportOrganisationsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ImportOrganisationsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10544,6 +10606,8 @@ type ImportOrganisationsResponse struct {
 	JSON201 *ImportResult
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ImportOrganisationsResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -10590,6 +10654,12 @@ type GetOrganisationResponse200Headers struct {
 	ETag *string
 }
 
+// GetOrganisationResponseDefaultHeaders the declared response headers of an HTTP default response for GetOrganisation
+type GetOrganisationResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetOrganisationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10599,6 +10669,8 @@ type GetOrganisationResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetOrganisationResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetOrganisationResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10645,6 +10717,12 @@ type UpdateOrganisationResponse200Headers struct {
 	ETag *string
 }
 
+// UpdateOrganisationResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateOrganisation
+type UpdateOrganisationResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateOrganisationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10654,6 +10732,8 @@ type UpdateOrganisationResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateOrganisationResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateOrganisationResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10695,6 +10775,12 @@ func (r UpdateOrganisationResponse) ContentType() string {
 	return ""
 }
 
+// ListAuthorisationServersResponseDefaultHeaders the declared response headers of an HTTP default response for ListAuthorisationServers
+type ListAuthorisationServersResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListAuthorisationServersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10702,6 +10788,8 @@ type ListAuthorisationServersResponse struct {
 	JSON200 *[]AuthorisationServer
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListAuthorisationServersResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10748,6 +10836,12 @@ type CreateAuthorisationServerResponse201Headers struct {
 	ETag *string
 }
 
+// CreateAuthorisationServerResponseDefaultHeaders the declared response headers of an HTTP default response for CreateAuthorisationServer
+type CreateAuthorisationServerResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type CreateAuthorisationServerResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10757,6 +10851,8 @@ type CreateAuthorisationServerResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateAuthorisationServerResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateAuthorisationServerResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -10803,6 +10899,12 @@ type GetAuthorisationServerResponse200Headers struct {
 	ETag *string
 }
 
+// GetAuthorisationServerResponseDefaultHeaders the declared response headers of an HTTP default response for GetAuthorisationServer
+type GetAuthorisationServerResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetAuthorisationServerResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10812,6 +10914,8 @@ type GetAuthorisationServerResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetAuthorisationServerResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetAuthorisationServerResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10858,6 +10962,12 @@ type UpdateAuthorisationServerResponse200Headers struct {
 	ETag *string
 }
 
+// UpdateAuthorisationServerResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateAuthorisationServer
+type UpdateAuthorisationServerResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateAuthorisationServerResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10867,6 +10977,8 @@ type UpdateAuthorisationServerResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateAuthorisationServerResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateAuthorisationServerResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10908,6 +11020,12 @@ func (r UpdateAuthorisationServerResponse) ContentType() string {
 	return ""
 }
 
+// ListServerCertificationsResponseDefaultHeaders the declared response headers of an HTTP default response for ListServerCertifications
+type ListServerCertificationsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListServerCertificationsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10915,6 +11033,8 @@ type ListServerCertificationsResponse struct {
 	JSON200 *Certifications
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListServerCertificationsResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10961,6 +11081,12 @@ type CreateServerCertificationResponse201Headers struct {
 	ETag *string
 }
 
+// CreateServerCertificationResponseDefaultHeaders the declared response headers of an HTTP default response for CreateServerCertification
+type CreateServerCertificationResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type CreateServerCertificationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10970,6 +11096,8 @@ type CreateServerCertificationResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateServerCertificationResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateServerCertificationResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -11016,6 +11144,12 @@ type GetServerCertificationResponse200Headers struct {
 	ETag *string
 }
 
+// GetServerCertificationResponseDefaultHeaders the declared response headers of an HTTP default response for GetServerCertification
+type GetServerCertificationResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetServerCertificationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11025,6 +11159,8 @@ type GetServerCertificationResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetServerCertificationResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetServerCertificationResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11071,6 +11207,12 @@ type UpdateServerCertificationResponse200Headers struct {
 	ETag *string
 }
 
+// UpdateServerCertificationResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateServerCertification
+type UpdateServerCertificationResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateServerCertificationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11080,6 +11222,8 @@ type UpdateServerCertificationResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateServerCertificationResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateServerCertificationResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11121,6 +11265,12 @@ func (r UpdateServerCertificationResponse) ContentType() string {
 	return ""
 }
 
+// ListCertificatesResponseDefaultHeaders the declared response headers of an HTTP default response for ListCertificates
+type ListCertificatesResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListCertificatesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11128,6 +11278,8 @@ type ListCertificatesResponse struct {
 	JSON200 *Certificates
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListCertificatesResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11174,6 +11326,12 @@ type GetCertificateResponse200Headers struct {
 	ETag *string
 }
 
+// GetCertificateResponseDefaultHeaders the declared response headers of an HTTP default response for GetCertificate
+type GetCertificateResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetCertificateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11183,6 +11341,8 @@ type GetCertificateResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCertificateResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetCertificateResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11224,11 +11384,19 @@ func (r GetCertificateResponse) ContentType() string {
 	return ""
 }
 
+// RevokeCertificateResponseDefaultHeaders the declared response headers of an HTTP default response for RevokeCertificate
+type RevokeCertificateResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type RevokeCertificateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *RevokeCertificateResponseDefaultHeaders
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -11265,6 +11433,12 @@ func (r RevokeCertificateResponse) ContentType() string {
 	return ""
 }
 
+// ListCertificatesOfTypeResponseDefaultHeaders the declared response headers of an HTTP default response for ListCertificatesOfType
+type ListCertificatesOfTypeResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListCertificatesOfTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11272,6 +11446,8 @@ type ListCertificatesOfTypeResponse struct {
 	JSON200 *Certificates
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListCertificatesOfTypeResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11319,6 +11495,12 @@ type UploadCertificateResponse201Headers struct {
 	Location *string
 }
 
+// UploadCertificateResponseDefaultHeaders the declared response headers of an HTTP default response for UploadCertificate
+type UploadCertificateResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UploadCertificateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11328,6 +11510,8 @@ type UploadCertificateResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *UploadCertificateResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UploadCertificateResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -11369,6 +11553,18 @@ func (r UploadCertificateResponse) ContentType() string {
 	return ""
 }
 
+// UpdateCertificateDescriptionResponse410Headers the declared response headers of an HTTP 410 response for UpdateCertificateDescription
+type UpdateCertificateDescriptionResponse410Headers struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+// UpdateCertificateDescriptionResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateCertificateDescription
+type UpdateCertificateDescriptionResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateCertificateDescriptionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11376,6 +11572,10 @@ type UpdateCertificateDescriptionResponse struct {
 	ApplicationproblemJSON410 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers410 the parsed response headers for an HTTP 410 response
+	Headers410 *UpdateCertificateDescriptionResponse410Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateCertificateDescriptionResponseDefaultHeaders
 }
 
 // GetApplicationproblemJSON410 returns the response for an HTTP 410 `application/problem+json` response
@@ -11417,6 +11617,12 @@ func (r UpdateCertificateDescriptionResponse) ContentType() string {
 	return ""
 }
 
+// ListContactsResponseDefaultHeaders the declared response headers of an HTTP default response for ListContacts
+type ListContactsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListContactsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11424,6 +11630,8 @@ type ListContactsResponse struct {
 	JSON200 *ContactPage
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListContactsResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11471,6 +11679,12 @@ type CreateContactResponse201Headers struct {
 	Location *string
 }
 
+// CreateContactResponseDefaultHeaders the declared response headers of an HTTP default response for CreateContact
+type CreateContactResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type CreateContactResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11480,6 +11694,8 @@ type CreateContactResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateContactResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateContactResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -11521,11 +11737,19 @@ func (r CreateContactResponse) ContentType() string {
 	return ""
 }
 
+// DeleteContactResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteContact
+type DeleteContactResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type DeleteContactResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteContactResponseDefaultHeaders
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -11567,6 +11791,12 @@ type GetContactResponse200Headers struct {
 	ETag *string
 }
 
+// GetContactResponseDefaultHeaders the declared response headers of an HTTP default response for GetContact
+type GetContactResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetContactResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11576,6 +11806,8 @@ type GetContactResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetContactResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetContactResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11622,6 +11854,12 @@ type UpdateContactResponse200Headers struct {
 	ETag *string
 }
 
+// UpdateContactResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateContact
+type UpdateContactResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateContactResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11631,6 +11869,8 @@ type UpdateContactResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateContactResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateContactResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11672,6 +11912,12 @@ func (r UpdateContactResponse) ContentType() string {
 	return ""
 }
 
+// ListDocumentsResponseDefaultHeaders the declared response headers of an HTTP default response for ListDocuments
+type ListDocumentsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListDocumentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11679,6 +11925,8 @@ type ListDocumentsResponse struct {
 	JSON200 *DocumentPage
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListDocumentsResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11726,6 +11974,12 @@ type CreateDocumentResponse201Headers struct {
 	Location *string
 }
 
+// CreateDocumentResponseDefaultHeaders the declared response headers of an HTTP default response for CreateDocument
+type CreateDocumentResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type CreateDocumentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11735,6 +11989,8 @@ type CreateDocumentResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateDocumentResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateDocumentResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -11781,6 +12037,12 @@ type GetDocumentResponse200Headers struct {
 	ETag *string
 }
 
+// GetDocumentResponseDefaultHeaders the declared response headers of an HTTP default response for GetDocument
+type GetDocumentResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetDocumentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11790,6 +12052,8 @@ type GetDocumentResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetDocumentResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetDocumentResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11836,6 +12100,12 @@ type UpdateDocumentResponse200Headers struct {
 	ETag *string
 }
 
+// UpdateDocumentResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateDocument
+type UpdateDocumentResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateDocumentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11845,6 +12115,8 @@ type UpdateDocumentResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateDocumentResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateDocumentResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11886,6 +12158,12 @@ func (r UpdateDocumentResponse) ContentType() string {
 	return ""
 }
 
+// ListKeyMaterialResponseDefaultHeaders the declared response headers of an HTTP default response for ListKeyMaterial
+type ListKeyMaterialResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListKeyMaterialResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11893,6 +12171,8 @@ type ListKeyMaterialResponse struct {
 	JSON200 *[]KeyMaterial
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListKeyMaterialResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11940,6 +12220,12 @@ type CreateKeyMaterialResponse201Headers struct {
 	Location *string
 }
 
+// CreateKeyMaterialResponseDefaultHeaders the declared response headers of an HTTP default response for CreateKeyMaterial
+type CreateKeyMaterialResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type CreateKeyMaterialResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11949,6 +12235,8 @@ type CreateKeyMaterialResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateKeyMaterialResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateKeyMaterialResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -11995,6 +12283,12 @@ type GetKeyMaterialResponse200Headers struct {
 	ETag *string
 }
 
+// GetKeyMaterialResponseDefaultHeaders the declared response headers of an HTTP default response for GetKeyMaterial
+type GetKeyMaterialResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetKeyMaterialResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12004,6 +12298,8 @@ type GetKeyMaterialResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetKeyMaterialResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetKeyMaterialResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12050,6 +12346,12 @@ type UpdateKeyMaterialResponse200Headers struct {
 	ETag *string
 }
 
+// UpdateKeyMaterialResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateKeyMaterial
+type UpdateKeyMaterialResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateKeyMaterialResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12059,6 +12361,8 @@ type UpdateKeyMaterialResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateKeyMaterialResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateKeyMaterialResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12100,6 +12404,12 @@ func (r UpdateKeyMaterialResponse) ContentType() string {
 	return ""
 }
 
+// ListAttachmentsResponseDefaultHeaders the declared response headers of an HTTP default response for ListAttachments
+type ListAttachmentsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListAttachmentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12107,6 +12417,8 @@ type ListAttachmentsResponse struct {
 	JSON200 *[]Attachment
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListAttachmentsResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12153,6 +12465,18 @@ type AddAttachmentResponse201Headers struct {
 	Location *string
 }
 
+// AddAttachmentResponse413Headers the declared response headers of an HTTP 413 response for AddAttachment
+type AddAttachmentResponse413Headers struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+// AddAttachmentResponseDefaultHeaders the declared response headers of an HTTP default response for AddAttachment
+type AddAttachmentResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type AddAttachmentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12164,6 +12488,10 @@ type AddAttachmentResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *AddAttachmentResponse201Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *AddAttachmentResponse413Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *AddAttachmentResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -12210,6 +12538,12 @@ func (r AddAttachmentResponse) ContentType() string {
 	return ""
 }
 
+// UpdateAttachmentResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateAttachment
+type UpdateAttachmentResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateAttachmentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12217,6 +12551,8 @@ type UpdateAttachmentResponse struct {
 	JSON200 *Attachment
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateAttachmentResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12258,11 +12594,19 @@ func (r UpdateAttachmentResponse) ContentType() string {
 	return ""
 }
 
+// DownloadAttachmentResponseDefaultHeaders the declared response headers of an HTTP default response for DownloadAttachment
+type DownloadAttachmentResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type DownloadAttachmentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DownloadAttachmentResponseDefaultHeaders
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -12299,6 +12643,12 @@ func (r DownloadAttachmentResponse) ContentType() string {
 	return ""
 }
 
+// ListSoftwareStatementsResponseDefaultHeaders the declared response headers of an HTTP default response for ListSoftwareStatements
+type ListSoftwareStatementsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListSoftwareStatementsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12306,6 +12656,8 @@ type ListSoftwareStatementsResponse struct {
 	JSON200 *[]SoftwareStatement
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListSoftwareStatementsResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12353,6 +12705,12 @@ type CreateSoftwareStatementResponse201Headers struct {
 	Location *string
 }
 
+// CreateSoftwareStatementResponseDefaultHeaders the declared response headers of an HTTP default response for CreateSoftwareStatement
+type CreateSoftwareStatementResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type CreateSoftwareStatementResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12362,6 +12720,8 @@ type CreateSoftwareStatementResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateSoftwareStatementResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateSoftwareStatementResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -12408,6 +12768,12 @@ type GetSoftwareStatementResponse200Headers struct {
 	ETag *string
 }
 
+// GetSoftwareStatementResponseDefaultHeaders the declared response headers of an HTTP default response for GetSoftwareStatement
+type GetSoftwareStatementResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetSoftwareStatementResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12417,6 +12783,8 @@ type GetSoftwareStatementResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSoftwareStatementResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetSoftwareStatementResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12463,6 +12831,12 @@ type UpdateSoftwareStatementResponse200Headers struct {
 	ETag *string
 }
 
+// UpdateSoftwareStatementResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateSoftwareStatement
+type UpdateSoftwareStatementResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateSoftwareStatementResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12472,6 +12846,8 @@ type UpdateSoftwareStatementResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateSoftwareStatementResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateSoftwareStatementResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12513,11 +12889,19 @@ func (r UpdateSoftwareStatementResponse) ContentType() string {
 	return ""
 }
 
+// IssueSoftwareStatementAssertionResponseDefaultHeaders the declared response headers of an HTTP default response for IssueSoftwareStatementAssertion
+type IssueSoftwareStatementAssertionResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type IssueSoftwareStatementAssertionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *IssueSoftwareStatementAssertionResponseDefaultHeaders
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -12554,6 +12938,12 @@ func (r IssueSoftwareStatementAssertionResponse) ContentType() string {
 	return ""
 }
 
+// ListApplicationCertificationsResponseDefaultHeaders the declared response headers of an HTTP default response for ListApplicationCertifications
+type ListApplicationCertificationsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListApplicationCertificationsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12561,6 +12951,8 @@ type ListApplicationCertificationsResponse struct {
 	JSON200 *Certifications
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListApplicationCertificationsResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12607,6 +12999,12 @@ type CreateApplicationCertificationResponse201Headers struct {
 	ETag *string
 }
 
+// CreateApplicationCertificationResponseDefaultHeaders the declared response headers of an HTTP default response for CreateApplicationCertification
+type CreateApplicationCertificationResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type CreateApplicationCertificationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12616,6 +13014,8 @@ type CreateApplicationCertificationResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateApplicationCertificationResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateApplicationCertificationResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -12662,6 +13062,12 @@ type GetApplicationCertificationResponse200Headers struct {
 	ETag *string
 }
 
+// GetApplicationCertificationResponseDefaultHeaders the declared response headers of an HTTP default response for GetApplicationCertification
+type GetApplicationCertificationResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetApplicationCertificationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12671,6 +13077,8 @@ type GetApplicationCertificationResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetApplicationCertificationResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetApplicationCertificationResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12717,6 +13125,12 @@ type UpdateApplicationCertificationResponse200Headers struct {
 	ETag *string
 }
 
+// UpdateApplicationCertificationResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateApplicationCertification
+type UpdateApplicationCertificationResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateApplicationCertificationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12726,6 +13140,8 @@ type UpdateApplicationCertificationResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateApplicationCertificationResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateApplicationCertificationResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12767,6 +13183,12 @@ func (r UpdateApplicationCertificationResponse) ContentType() string {
 	return ""
 }
 
+// ListParticipantsResponseDefaultHeaders the declared response headers of an HTTP default response for ListParticipants
+type ListParticipantsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListParticipantsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12774,6 +13196,8 @@ type ListParticipantsResponse struct {
 	JSON200 *[]Participant
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListParticipantsResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12815,6 +13239,12 @@ func (r ListParticipantsResponse) ContentType() string {
 	return ""
 }
 
+// ListCertificationTypesResponseDefaultHeaders the declared response headers of an HTTP default response for ListCertificationTypes
+type ListCertificationTypesResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListCertificationTypesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12822,6 +13252,8 @@ type ListCertificationTypesResponse struct {
 	JSON200 *ReferenceItems
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListCertificationTypesResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12868,6 +13300,12 @@ type CreateCertificationTypeResponse201Headers struct {
 	ETag *string
 }
 
+// CreateCertificationTypeResponseDefaultHeaders the declared response headers of an HTTP default response for CreateCertificationType
+type CreateCertificationTypeResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type CreateCertificationTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12877,6 +13315,8 @@ type CreateCertificationTypeResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateCertificationTypeResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateCertificationTypeResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -12918,11 +13358,19 @@ func (r CreateCertificationTypeResponse) ContentType() string {
 	return ""
 }
 
+// DeleteCertificationTypeResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteCertificationType
+type DeleteCertificationTypeResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type DeleteCertificationTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteCertificationTypeResponseDefaultHeaders
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -12964,6 +13412,12 @@ type GetCertificationTypeResponse200Headers struct {
 	ETag *string
 }
 
+// GetCertificationTypeResponseDefaultHeaders the declared response headers of an HTTP default response for GetCertificationType
+type GetCertificationTypeResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetCertificationTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12973,6 +13427,8 @@ type GetCertificationTypeResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCertificationTypeResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetCertificationTypeResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13019,6 +13475,12 @@ type UpdateCertificationTypeResponse200Headers struct {
 	ETag *string
 }
 
+// UpdateCertificationTypeResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateCertificationType
+type UpdateCertificationTypeResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateCertificationTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13028,6 +13490,8 @@ type UpdateCertificationTypeResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateCertificationTypeResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateCertificationTypeResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13069,6 +13533,12 @@ func (r UpdateCertificationTypeResponse) ContentType() string {
 	return ""
 }
 
+// ListContactTypesResponseDefaultHeaders the declared response headers of an HTTP default response for ListContactTypes
+type ListContactTypesResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListContactTypesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13076,6 +13546,8 @@ type ListContactTypesResponse struct {
 	JSON200 *ReferenceItems
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListContactTypesResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13122,6 +13594,12 @@ type CreateContactTypeResponse201Headers struct {
 	ETag *string
 }
 
+// CreateContactTypeResponseDefaultHeaders the declared response headers of an HTTP default response for CreateContactType
+type CreateContactTypeResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type CreateContactTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13131,6 +13609,8 @@ type CreateContactTypeResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateContactTypeResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateContactTypeResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -13172,11 +13652,19 @@ func (r CreateContactTypeResponse) ContentType() string {
 	return ""
 }
 
+// DeleteContactTypeResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteContactType
+type DeleteContactTypeResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type DeleteContactTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteContactTypeResponseDefaultHeaders
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -13218,6 +13706,12 @@ type GetContactTypeResponse200Headers struct {
 	ETag *string
 }
 
+// GetContactTypeResponseDefaultHeaders the declared response headers of an HTTP default response for GetContactType
+type GetContactTypeResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetContactTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13227,6 +13721,8 @@ type GetContactTypeResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetContactTypeResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetContactTypeResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13273,6 +13769,12 @@ type UpdateContactTypeResponse200Headers struct {
 	ETag *string
 }
 
+// UpdateContactTypeResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateContactType
+type UpdateContactTypeResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateContactTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13282,6 +13784,8 @@ type UpdateContactTypeResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateContactTypeResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateContactTypeResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13323,6 +13827,12 @@ func (r UpdateContactTypeResponse) ContentType() string {
 	return ""
 }
 
+// ListDocumentTypesResponseDefaultHeaders the declared response headers of an HTTP default response for ListDocumentTypes
+type ListDocumentTypesResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListDocumentTypesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13330,6 +13840,8 @@ type ListDocumentTypesResponse struct {
 	JSON200 *ReferenceItems
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListDocumentTypesResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13376,6 +13888,12 @@ type CreateDocumentTypeResponse201Headers struct {
 	ETag *string
 }
 
+// CreateDocumentTypeResponseDefaultHeaders the declared response headers of an HTTP default response for CreateDocumentType
+type CreateDocumentTypeResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type CreateDocumentTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13385,6 +13903,8 @@ type CreateDocumentTypeResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateDocumentTypeResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateDocumentTypeResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -13426,11 +13946,19 @@ func (r CreateDocumentTypeResponse) ContentType() string {
 	return ""
 }
 
+// DeleteDocumentTypeResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteDocumentType
+type DeleteDocumentTypeResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type DeleteDocumentTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteDocumentTypeResponseDefaultHeaders
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -13472,6 +14000,12 @@ type GetDocumentTypeResponse200Headers struct {
 	ETag *string
 }
 
+// GetDocumentTypeResponseDefaultHeaders the declared response headers of an HTTP default response for GetDocumentType
+type GetDocumentTypeResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetDocumentTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13481,6 +14015,8 @@ type GetDocumentTypeResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetDocumentTypeResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetDocumentTypeResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13527,6 +14063,12 @@ type UpdateDocumentTypeResponse200Headers struct {
 	ETag *string
 }
 
+// UpdateDocumentTypeResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateDocumentType
+type UpdateDocumentTypeResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateDocumentTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13536,6 +14078,8 @@ type UpdateDocumentTypeResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateDocumentTypeResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateDocumentTypeResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13577,6 +14121,12 @@ func (r UpdateDocumentTypeResponse) ContentType() string {
 	return ""
 }
 
+// ListFlagsResponseDefaultHeaders the declared response headers of an HTTP default response for ListFlags
+type ListFlagsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListFlagsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13584,6 +14134,8 @@ type ListFlagsResponse struct {
 	JSON200 *[]Flag
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListFlagsResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13630,6 +14182,12 @@ type CreateFlagResponse201Headers struct {
 	ETag *string
 }
 
+// CreateFlagResponseDefaultHeaders the declared response headers of an HTTP default response for CreateFlag
+type CreateFlagResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type CreateFlagResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13639,6 +14197,8 @@ type CreateFlagResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateFlagResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateFlagResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -13685,6 +14245,12 @@ type GetFlagResponse200Headers struct {
 	ETag *string
 }
 
+// GetFlagResponseDefaultHeaders the declared response headers of an HTTP default response for GetFlag
+type GetFlagResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetFlagResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13694,6 +14260,8 @@ type GetFlagResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetFlagResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetFlagResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13740,6 +14308,12 @@ type UpdateFlagResponse200Headers struct {
 	ETag *string
 }
 
+// UpdateFlagResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateFlag
+type UpdateFlagResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateFlagResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13749,6 +14323,8 @@ type UpdateFlagResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateFlagResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateFlagResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13790,6 +14366,12 @@ func (r UpdateFlagResponse) ContentType() string {
 	return ""
 }
 
+// ListIdentityProvidersResponseDefaultHeaders the declared response headers of an HTTP default response for ListIdentityProviders
+type ListIdentityProvidersResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListIdentityProvidersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13797,6 +14379,8 @@ type ListIdentityProvidersResponse struct {
 	JSON200 *[]IdentityProvider
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListIdentityProvidersResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13844,6 +14428,12 @@ type CreateIdentityProviderResponse201Headers struct {
 	Location *string
 }
 
+// CreateIdentityProviderResponseDefaultHeaders the declared response headers of an HTTP default response for CreateIdentityProvider
+type CreateIdentityProviderResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type CreateIdentityProviderResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13853,6 +14443,8 @@ type CreateIdentityProviderResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateIdentityProviderResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateIdentityProviderResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -13899,6 +14491,12 @@ type GetIdentityProviderResponse200Headers struct {
 	ETag *string
 }
 
+// GetIdentityProviderResponseDefaultHeaders the declared response headers of an HTTP default response for GetIdentityProvider
+type GetIdentityProviderResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetIdentityProviderResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13908,6 +14506,8 @@ type GetIdentityProviderResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetIdentityProviderResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetIdentityProviderResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13954,6 +14554,12 @@ type UpdateIdentityProviderResponse200Headers struct {
 	ETag *string
 }
 
+// UpdateIdentityProviderResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateIdentityProvider
+type UpdateIdentityProviderResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateIdentityProviderResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13963,6 +14569,8 @@ type UpdateIdentityProviderResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateIdentityProviderResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateIdentityProviderResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14004,6 +14612,12 @@ func (r UpdateIdentityProviderResponse) ContentType() string {
 	return ""
 }
 
+// ListRoleMetadataPoliciesResponseDefaultHeaders the declared response headers of an HTTP default response for ListRoleMetadataPolicies
+type ListRoleMetadataPoliciesResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListRoleMetadataPoliciesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14011,6 +14625,8 @@ type ListRoleMetadataPoliciesResponse struct {
 	JSON200 *[]RoleMetadataPolicy
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListRoleMetadataPoliciesResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14057,6 +14673,12 @@ type CreateRoleMetadataPolicyResponse201Headers struct {
 	ETag *string
 }
 
+// CreateRoleMetadataPolicyResponseDefaultHeaders the declared response headers of an HTTP default response for CreateRoleMetadataPolicy
+type CreateRoleMetadataPolicyResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type CreateRoleMetadataPolicyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14066,6 +14688,8 @@ type CreateRoleMetadataPolicyResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateRoleMetadataPolicyResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateRoleMetadataPolicyResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -14112,6 +14736,12 @@ type GetRoleMetadataPolicyResponse200Headers struct {
 	ETag *string
 }
 
+// GetRoleMetadataPolicyResponseDefaultHeaders the declared response headers of an HTTP default response for GetRoleMetadataPolicy
+type GetRoleMetadataPolicyResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetRoleMetadataPolicyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14121,6 +14751,8 @@ type GetRoleMetadataPolicyResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRoleMetadataPolicyResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetRoleMetadataPolicyResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14167,6 +14799,12 @@ type UpdateRoleMetadataPolicyResponse200Headers struct {
 	ETag *string
 }
 
+// UpdateRoleMetadataPolicyResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateRoleMetadataPolicy
+type UpdateRoleMetadataPolicyResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateRoleMetadataPolicyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14176,6 +14814,8 @@ type UpdateRoleMetadataPolicyResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateRoleMetadataPolicyResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateRoleMetadataPolicyResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14217,6 +14857,12 @@ func (r UpdateRoleMetadataPolicyResponse) ContentType() string {
 	return ""
 }
 
+// ListSigningKeysResponseDefaultHeaders the declared response headers of an HTTP default response for ListSigningKeys
+type ListSigningKeysResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListSigningKeysResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14224,6 +14870,8 @@ type ListSigningKeysResponse struct {
 	JSON200 *[]SigningKey
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListSigningKeysResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14265,6 +14913,12 @@ func (r ListSigningKeysResponse) ContentType() string {
 	return ""
 }
 
+// RotateSigningKeyResponseDefaultHeaders the declared response headers of an HTTP default response for RotateSigningKey
+type RotateSigningKeyResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type RotateSigningKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14272,6 +14926,8 @@ type RotateSigningKeyResponse struct {
 	JSON201 *JWK
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *RotateSigningKeyResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -14313,11 +14969,19 @@ func (r RotateSigningKeyResponse) ContentType() string {
 	return ""
 }
 
+// RetireSigningKeyResponseDefaultHeaders the declared response headers of an HTTP default response for RetireSigningKey
+type RetireSigningKeyResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type RetireSigningKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *RetireSigningKeyResponseDefaultHeaders
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -14354,6 +15018,12 @@ func (r RetireSigningKeyResponse) ContentType() string {
 	return ""
 }
 
+// ListReleasesResponseDefaultHeaders the declared response headers of an HTTP default response for ListReleases
+type ListReleasesResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListReleasesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14361,6 +15031,8 @@ type ListReleasesResponse struct {
 	JSON200 *[]Release
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListReleasesResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14402,6 +15074,18 @@ func (r ListReleasesResponse) ContentType() string {
 	return ""
 }
 
+// GetReleaseDescriptionResponse404Headers the declared response headers of an HTTP 404 response for GetReleaseDescription
+type GetReleaseDescriptionResponse404Headers struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+// GetReleaseDescriptionResponseDefaultHeaders the declared response headers of an HTTP default response for GetReleaseDescription
+type GetReleaseDescriptionResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetReleaseDescriptionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14411,6 +15095,10 @@ type GetReleaseDescriptionResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetReleaseDescriptionResponse404Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetReleaseDescriptionResponseDefaultHeaders
 }
 
 // GetYAML200 returns the response for an HTTP 200 `application/yaml` response
@@ -14457,6 +15145,12 @@ func (r GetReleaseDescriptionResponse) ContentType() string {
 	return ""
 }
 
+// ListDataAdministratorsResponseDefaultHeaders the declared response headers of an HTTP default response for ListDataAdministrators
+type ListDataAdministratorsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListDataAdministratorsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14464,6 +15158,8 @@ type ListDataAdministratorsResponse struct {
 	JSON200 *[]DataAdministrator
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListDataAdministratorsResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14510,6 +15206,12 @@ type InviteDataAdministratorResponse201Headers struct {
 	ETag *string
 }
 
+// InviteDataAdministratorResponseDefaultHeaders the declared response headers of an HTTP default response for InviteDataAdministrator
+type InviteDataAdministratorResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type InviteDataAdministratorResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14519,6 +15221,8 @@ type InviteDataAdministratorResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *InviteDataAdministratorResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *InviteDataAdministratorResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -14560,6 +15264,18 @@ func (r InviteDataAdministratorResponse) ContentType() string {
 	return ""
 }
 
+// DeleteDataAdministratorResponse405Headers the declared response headers of an HTTP 405 response for DeleteDataAdministrator
+type DeleteDataAdministratorResponse405Headers struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+// DeleteDataAdministratorResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteDataAdministrator
+type DeleteDataAdministratorResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type DeleteDataAdministratorResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14567,6 +15283,10 @@ type DeleteDataAdministratorResponse struct {
 	ApplicationproblemJSON405 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DeleteDataAdministratorResponse405Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteDataAdministratorResponseDefaultHeaders
 }
 
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
@@ -14613,6 +15333,12 @@ type GetDataAdministratorResponse200Headers struct {
 	ETag *string
 }
 
+// GetDataAdministratorResponseDefaultHeaders the declared response headers of an HTTP default response for GetDataAdministrator
+type GetDataAdministratorResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetDataAdministratorResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14622,6 +15348,8 @@ type GetDataAdministratorResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetDataAdministratorResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetDataAdministratorResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14668,6 +15396,12 @@ type UpdateDataAdministratorStatusResponse200Headers struct {
 	ETag *string
 }
 
+// UpdateDataAdministratorStatusResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateDataAdministratorStatus
+type UpdateDataAdministratorStatusResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateDataAdministratorStatusResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14677,6 +15411,8 @@ type UpdateDataAdministratorStatusResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateDataAdministratorStatusResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateDataAdministratorStatusResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14718,6 +15454,12 @@ func (r UpdateDataAdministratorStatusResponse) ContentType() string {
 	return ""
 }
 
+// ListSuperUsersResponseDefaultHeaders the declared response headers of an HTTP default response for ListSuperUsers
+type ListSuperUsersResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type ListSuperUsersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14725,6 +15467,8 @@ type ListSuperUsersResponse struct {
 	JSON200 *[]SuperUser
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListSuperUsersResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14771,6 +15515,12 @@ type CreateSuperUserResponse201Headers struct {
 	ETag *string
 }
 
+// CreateSuperUserResponseDefaultHeaders the declared response headers of an HTTP default response for CreateSuperUser
+type CreateSuperUserResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type CreateSuperUserResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14780,6 +15530,8 @@ type CreateSuperUserResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateSuperUserResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateSuperUserResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -14821,6 +15573,18 @@ func (r CreateSuperUserResponse) ContentType() string {
 	return ""
 }
 
+// DeleteSuperUserResponse405Headers the declared response headers of an HTTP 405 response for DeleteSuperUser
+type DeleteSuperUserResponse405Headers struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+// DeleteSuperUserResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteSuperUser
+type DeleteSuperUserResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type DeleteSuperUserResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14828,6 +15592,10 @@ type DeleteSuperUserResponse struct {
 	ApplicationproblemJSON405 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DeleteSuperUserResponse405Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteSuperUserResponseDefaultHeaders
 }
 
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
@@ -14874,6 +15642,12 @@ type GetSuperUserResponse200Headers struct {
 	ETag *string
 }
 
+// GetSuperUserResponseDefaultHeaders the declared response headers of an HTTP default response for GetSuperUser
+type GetSuperUserResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type GetSuperUserResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14883,6 +15657,8 @@ type GetSuperUserResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSuperUserResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetSuperUserResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14929,6 +15705,12 @@ type UpdateSuperUserStatusResponse200Headers struct {
 	ETag *string
 }
 
+// UpdateSuperUserStatusResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateSuperUserStatus
+type UpdateSuperUserStatusResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
 type UpdateSuperUserStatusResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14938,6 +15720,8 @@ type UpdateSuperUserStatusResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateSuperUserStatusResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateSuperUserStatusResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -16691,6 +17475,26 @@ func ParseListAuditRecordsResponse(rsp *http.Response) (*ListAuditRecordsRespons
 
 	}
 
+	switch {
+	case true:
+		var headers ListAuditRecordsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -16718,6 +17522,26 @@ func ParseExportAuditRecordsResponse(rsp *http.Response) (*ExportAuditRecordsRes
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ExportAuditRecordsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -16756,6 +17580,26 @@ func ParseListExpiringResponse(rsp *http.Response) (*ListExpiringResponse, error
 
 	}
 
+	switch {
+	case true:
+		var headers ListExpiringResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -16787,6 +17631,26 @@ func ParseGetSSAKeysetResponse(rsp *http.Response) (*GetSSAKeysetResponse, error
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers GetSSAKeysetResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -16823,6 +17687,26 @@ func ParseListOrganisationsResponse(rsp *http.Response) (*ListOrganisationsRespo
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListOrganisationsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -16876,6 +17760,23 @@ func ParseCreateOrganisationResponse(rsp *http.Response) (*CreateOrganisationRes
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers CreateOrganisationResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -16905,6 +17806,26 @@ func ParseExportOrganisationsResponse(rsp *http.Response) (*ExportOrganisationsR
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ExportOrganisationsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -16938,6 +17859,26 @@ func ParseImportOrganisationsResponse(rsp *http.Response) (*ImportOrganisationsR
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ImportOrganisationsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -16987,6 +17928,23 @@ func ParseGetOrganisationResponse(rsp *http.Response) (*GetOrganisationResponse,
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers GetOrganisationResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17033,6 +17991,23 @@ func ParseUpdateOrganisationResponse(rsp *http.Response) (*UpdateOrganisationRes
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers UpdateOrganisationResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17069,6 +18044,26 @@ func ParseListAuthorisationServersResponse(rsp *http.Response) (*ListAuthorisati
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListAuthorisationServersResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17115,6 +18110,23 @@ func ParseCreateAuthorisationServerResponse(rsp *http.Response) (*CreateAuthoris
 			headers.ETag = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers CreateAuthorisationServerResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17164,6 +18176,23 @@ func ParseGetAuthorisationServerResponse(rsp *http.Response) (*GetAuthorisationS
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers GetAuthorisationServerResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17210,6 +18239,23 @@ func ParseUpdateAuthorisationServerResponse(rsp *http.Response) (*UpdateAuthoris
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers UpdateAuthorisationServerResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17246,6 +18292,26 @@ func ParseListServerCertificationsResponse(rsp *http.Response) (*ListServerCerti
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListServerCertificationsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17292,6 +18358,23 @@ func ParseCreateServerCertificationResponse(rsp *http.Response) (*CreateServerCe
 			headers.ETag = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers CreateServerCertificationResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17341,6 +18424,23 @@ func ParseGetServerCertificationResponse(rsp *http.Response) (*GetServerCertific
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers GetServerCertificationResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17387,6 +18487,23 @@ func ParseUpdateServerCertificationResponse(rsp *http.Response) (*UpdateServerCe
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers UpdateServerCertificationResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17423,6 +18540,26 @@ func ParseListCertificatesResponse(rsp *http.Response) (*ListCertificatesRespons
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListCertificatesResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17472,6 +18609,23 @@ func ParseGetCertificateResponse(rsp *http.Response) (*GetCertificateResponse, e
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers GetCertificateResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17501,6 +18655,26 @@ func ParseRevokeCertificateResponse(rsp *http.Response) (*RevokeCertificateRespo
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers RevokeCertificateResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17537,6 +18711,26 @@ func ParseListCertificatesOfTypeResponse(rsp *http.Response) (*ListCertificatesO
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListCertificatesOfTypeResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17590,6 +18784,23 @@ func ParseUploadCertificateResponse(rsp *http.Response) (*UploadCertificateRespo
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers UploadCertificateResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17623,6 +18834,43 @@ func ParseUpdateCertificateDescriptionResponse(rsp *http.Response) (*UpdateCerti
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 410:
+		var headers UpdateCertificateDescriptionResponse410Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers410 = &headers
+	case true:
+		var headers UpdateCertificateDescriptionResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17659,6 +18907,26 @@ func ParseListContactsResponse(rsp *http.Response) (*ListContactsResponse, error
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListContactsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17712,6 +18980,23 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers CreateContactResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17741,6 +19026,26 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers DeleteContactResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17790,6 +19095,23 @@ func ParseGetContactResponse(rsp *http.Response) (*GetContactResponse, error) {
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers GetContactResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17836,6 +19158,23 @@ func ParseUpdateContactResponse(rsp *http.Response) (*UpdateContactResponse, err
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers UpdateContactResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17872,6 +19211,26 @@ func ParseListDocumentsResponse(rsp *http.Response) (*ListDocumentsResponse, err
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListDocumentsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17925,6 +19284,23 @@ func ParseCreateDocumentResponse(rsp *http.Response) (*CreateDocumentResponse, e
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers CreateDocumentResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -17974,6 +19350,23 @@ func ParseGetDocumentResponse(rsp *http.Response) (*GetDocumentResponse, error) 
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers GetDocumentResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18020,6 +19413,23 @@ func ParseUpdateDocumentResponse(rsp *http.Response) (*UpdateDocumentResponse, e
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers UpdateDocumentResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18056,6 +19466,26 @@ func ParseListKeyMaterialResponse(rsp *http.Response) (*ListKeyMaterialResponse,
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListKeyMaterialResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18109,6 +19539,23 @@ func ParseCreateKeyMaterialResponse(rsp *http.Response) (*CreateKeyMaterialRespo
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers CreateKeyMaterialResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18158,6 +19605,23 @@ func ParseGetKeyMaterialResponse(rsp *http.Response) (*GetKeyMaterialResponse, e
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers GetKeyMaterialResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18204,6 +19668,23 @@ func ParseUpdateKeyMaterialResponse(rsp *http.Response) (*UpdateKeyMaterialRespo
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers UpdateKeyMaterialResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18240,6 +19721,26 @@ func ParseListAttachmentsResponse(rsp *http.Response) (*ListAttachmentsResponse,
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListAttachmentsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18293,6 +19794,40 @@ func ParseAddAttachmentResponse(rsp *http.Response) (*AddAttachmentResponse, err
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 413:
+		var headers AddAttachmentResponse413Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers413 = &headers
+	case true:
+		var headers AddAttachmentResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18328,6 +19863,26 @@ func ParseUpdateAttachmentResponse(rsp *http.Response) (*UpdateAttachmentRespons
 
 	}
 
+	switch {
+	case true:
+		var headers UpdateAttachmentResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -18355,6 +19910,26 @@ func ParseDownloadAttachmentResponse(rsp *http.Response) (*DownloadAttachmentRes
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers DownloadAttachmentResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18391,6 +19966,26 @@ func ParseListSoftwareStatementsResponse(rsp *http.Response) (*ListSoftwareState
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListSoftwareStatementsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18444,6 +20039,23 @@ func ParseCreateSoftwareStatementResponse(rsp *http.Response) (*CreateSoftwareSt
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers CreateSoftwareStatementResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18493,6 +20105,23 @@ func ParseGetSoftwareStatementResponse(rsp *http.Response) (*GetSoftwareStatemen
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers GetSoftwareStatementResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18539,6 +20168,23 @@ func ParseUpdateSoftwareStatementResponse(rsp *http.Response) (*UpdateSoftwareSt
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers UpdateSoftwareStatementResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18565,6 +20211,26 @@ func ParseIssueSoftwareStatementAssertionResponse(rsp *http.Response) (*IssueSof
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers IssueSoftwareStatementAssertionResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18601,6 +20267,26 @@ func ParseListApplicationCertificationsResponse(rsp *http.Response) (*ListApplic
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListApplicationCertificationsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18647,6 +20333,23 @@ func ParseCreateApplicationCertificationResponse(rsp *http.Response) (*CreateApp
 			headers.ETag = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers CreateApplicationCertificationResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18696,6 +20399,23 @@ func ParseGetApplicationCertificationResponse(rsp *http.Response) (*GetApplicati
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers GetApplicationCertificationResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18742,6 +20462,23 @@ func ParseUpdateApplicationCertificationResponse(rsp *http.Response) (*UpdateApp
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers UpdateApplicationCertificationResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18780,6 +20517,26 @@ func ParseListParticipantsResponse(rsp *http.Response) (*ListParticipantsRespons
 
 	}
 
+	switch {
+	case true:
+		var headers ListParticipantsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -18814,6 +20571,26 @@ func ParseListCertificationTypesResponse(rsp *http.Response) (*ListCertification
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListCertificationTypesResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18860,6 +20637,23 @@ func ParseCreateCertificationTypeResponse(rsp *http.Response) (*CreateCertificat
 			headers.ETag = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers CreateCertificationTypeResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18889,6 +20683,26 @@ func ParseDeleteCertificationTypeResponse(rsp *http.Response) (*DeleteCertificat
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers DeleteCertificationTypeResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18938,6 +20752,23 @@ func ParseGetCertificationTypeResponse(rsp *http.Response) (*GetCertificationTyp
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers GetCertificationTypeResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -18984,6 +20815,23 @@ func ParseUpdateCertificationTypeResponse(rsp *http.Response) (*UpdateCertificat
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers UpdateCertificationTypeResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19020,6 +20868,26 @@ func ParseListContactTypesResponse(rsp *http.Response) (*ListContactTypesRespons
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListContactTypesResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19066,6 +20934,23 @@ func ParseCreateContactTypeResponse(rsp *http.Response) (*CreateContactTypeRespo
 			headers.ETag = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers CreateContactTypeResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19095,6 +20980,26 @@ func ParseDeleteContactTypeResponse(rsp *http.Response) (*DeleteContactTypeRespo
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers DeleteContactTypeResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19144,6 +21049,23 @@ func ParseGetContactTypeResponse(rsp *http.Response) (*GetContactTypeResponse, e
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers GetContactTypeResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19190,6 +21112,23 @@ func ParseUpdateContactTypeResponse(rsp *http.Response) (*UpdateContactTypeRespo
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers UpdateContactTypeResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19226,6 +21165,26 @@ func ParseListDocumentTypesResponse(rsp *http.Response) (*ListDocumentTypesRespo
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListDocumentTypesResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19272,6 +21231,23 @@ func ParseCreateDocumentTypeResponse(rsp *http.Response) (*CreateDocumentTypeRes
 			headers.ETag = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers CreateDocumentTypeResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19301,6 +21277,26 @@ func ParseDeleteDocumentTypeResponse(rsp *http.Response) (*DeleteDocumentTypeRes
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers DeleteDocumentTypeResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19350,6 +21346,23 @@ func ParseGetDocumentTypeResponse(rsp *http.Response) (*GetDocumentTypeResponse,
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers GetDocumentTypeResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19396,6 +21409,23 @@ func ParseUpdateDocumentTypeResponse(rsp *http.Response) (*UpdateDocumentTypeRes
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers UpdateDocumentTypeResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19432,6 +21462,26 @@ func ParseListFlagsResponse(rsp *http.Response) (*ListFlagsResponse, error) {
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListFlagsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19478,6 +21528,23 @@ func ParseCreateFlagResponse(rsp *http.Response) (*CreateFlagResponse, error) {
 			headers.ETag = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers CreateFlagResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19527,6 +21594,23 @@ func ParseGetFlagResponse(rsp *http.Response) (*GetFlagResponse, error) {
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers GetFlagResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19573,6 +21657,23 @@ func ParseUpdateFlagResponse(rsp *http.Response) (*UpdateFlagResponse, error) {
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers UpdateFlagResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19609,6 +21710,26 @@ func ParseListIdentityProvidersResponse(rsp *http.Response) (*ListIdentityProvid
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListIdentityProvidersResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19662,6 +21783,23 @@ func ParseCreateIdentityProviderResponse(rsp *http.Response) (*CreateIdentityPro
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers CreateIdentityProviderResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19711,6 +21849,23 @@ func ParseGetIdentityProviderResponse(rsp *http.Response) (*GetIdentityProviderR
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers GetIdentityProviderResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19757,6 +21912,23 @@ func ParseUpdateIdentityProviderResponse(rsp *http.Response) (*UpdateIdentityPro
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers UpdateIdentityProviderResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19793,6 +21965,26 @@ func ParseListRoleMetadataPoliciesResponse(rsp *http.Response) (*ListRoleMetadat
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListRoleMetadataPoliciesResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19839,6 +22031,23 @@ func ParseCreateRoleMetadataPolicyResponse(rsp *http.Response) (*CreateRoleMetad
 			headers.ETag = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers CreateRoleMetadataPolicyResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19888,6 +22097,23 @@ func ParseGetRoleMetadataPolicyResponse(rsp *http.Response) (*GetRoleMetadataPol
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers GetRoleMetadataPolicyResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19934,6 +22160,23 @@ func ParseUpdateRoleMetadataPolicyResponse(rsp *http.Response) (*UpdateRoleMetad
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers UpdateRoleMetadataPolicyResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -19972,6 +22215,26 @@ func ParseListSigningKeysResponse(rsp *http.Response) (*ListSigningKeysResponse,
 
 	}
 
+	switch {
+	case true:
+		var headers ListSigningKeysResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -20005,6 +22268,26 @@ func ParseRotateSigningKeyResponse(rsp *http.Response) (*RotateSigningKeyRespons
 
 	}
 
+	switch {
+	case true:
+		var headers RotateSigningKeyResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -20032,6 +22315,26 @@ func ParseRetireSigningKeyResponse(rsp *http.Response) (*RetireSigningKeyRespons
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers RetireSigningKeyResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -20065,6 +22368,26 @@ func ParseListReleasesResponse(rsp *http.Response) (*ListReleasesResponse, error
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListReleasesResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -20107,6 +22430,43 @@ func ParseGetReleaseDescriptionResponse(rsp *http.Response) (*GetReleaseDescript
 
 	}
 
+	switch {
+	case rsp.StatusCode == 404:
+		var headers GetReleaseDescriptionResponse404Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers404 = &headers
+	case true:
+		var headers GetReleaseDescriptionResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -20141,6 +22501,26 @@ func ParseListDataAdministratorsResponse(rsp *http.Response) (*ListDataAdministr
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListDataAdministratorsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -20187,6 +22567,23 @@ func ParseInviteDataAdministratorResponse(rsp *http.Response) (*InviteDataAdmini
 			headers.ETag = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers InviteDataAdministratorResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -20220,6 +22617,43 @@ func ParseDeleteDataAdministratorResponse(rsp *http.Response) (*DeleteDataAdmini
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 405:
+		var headers DeleteDataAdministratorResponse405Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers405 = &headers
+	case true:
+		var headers DeleteDataAdministratorResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -20269,6 +22703,23 @@ func ParseGetDataAdministratorResponse(rsp *http.Response) (*GetDataAdministrato
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers GetDataAdministratorResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -20315,6 +22766,23 @@ func ParseUpdateDataAdministratorStatusResponse(rsp *http.Response) (*UpdateData
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers UpdateDataAdministratorStatusResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -20351,6 +22819,26 @@ func ParseListSuperUsersResponse(rsp *http.Response) (*ListSuperUsersResponse, e
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers ListSuperUsersResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -20397,6 +22885,23 @@ func ParseCreateSuperUserResponse(rsp *http.Response) (*CreateSuperUserResponse,
 			headers.ETag = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers CreateSuperUserResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -20430,6 +22935,43 @@ func ParseDeleteSuperUserResponse(rsp *http.Response) (*DeleteSuperUserResponse,
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 405:
+		var headers DeleteSuperUserResponse405Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers405 = &headers
+	case true:
+		var headers DeleteSuperUserResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -20479,6 +23021,23 @@ func ParseGetSuperUserResponse(rsp *http.Response) (*GetSuperUserResponse, error
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers GetSuperUserResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -20525,6 +23084,23 @@ func ParseUpdateSuperUserStatusResponse(rsp *http.Response) (*UpdateSuperUserSta
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers UpdateSuperUserStatusResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "c79348fdc4d12d7923cf84c6713aba13b6efac3020be71c624d1d697843f00bf"
+const SpecSHA256 = "259fbe0fa7f8cb7bfb6437bf4a21882ad4700450ec20c6a2e9dc00102baa5d11"
