@@ -84,6 +84,7 @@ func defineFormats() {
 
 func loadContract() (*Contract, error) {
 	defineFormats()
+	openapi3filter.RegisterBodyDecoder("application/x-pem-file", openapi3filter.PlainBodyDecoder)
 	loader := openapi3.NewLoader()
 	doc, err := loader.LoadFromData(openapi.Spec("2.6.0"))
 	if err != nil {
@@ -248,6 +249,32 @@ func (c *Contract) Check(req *http.Request, status int, header http.Header, body
 	return ""
 }
 
+// CheckRequest validates a request that the server accepted (a 2xx answer
+// under /api) against its operation: parameters and body. A request the
+// server takes but the description refuses means the description is
+// stricter than the service, or the service laxer than its contract.
+func (c *Contract) CheckRequest(req *http.Request, body []byte) string {
+	p, op, params := c.find(req.Method, req.URL.Path)
+	if p == nil && strings.HasSuffix(req.URL.Path, "/") {
+		p, op, params = c.find(req.Method, strings.TrimSuffix(req.URL.Path, "/"))
+	}
+	if p == nil {
+		return "" // Check reports it
+	}
+	r := req.Clone(context.Background())
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	input := &openapi3filter.RequestValidationInput{
+		Request: r, PathParams: params,
+		Route:   &routers.Route{Spec: c.Doc, Path: p.template, PathItem: p.item, Method: req.Method, Operation: op},
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true},
+	}
+	if err := openapi3filter.ValidateRequest(context.Background(), input); err != nil {
+		return fmt.Sprintf("the server accepted %s %s (%s), which the description refuses: %v", req.Method, req.URL.Path, p.template, err)
+	}
+	return ""
+}
+
 func (c *Contract) checkProblem(mt string, body []byte) string {
 	if mt != "application/problem+json" {
 		return "an error that is not application/problem+json: " + mt
@@ -317,6 +344,15 @@ func Validating(t testing.TB, h http.Handler) http.Handler {
 		rec := &recorder{ResponseWriter: w}
 		// The handler may change r's context and body; keep the URL and method.
 		req := &http.Request{Method: r.Method, URL: r.URL, Header: r.Header.Clone(), Host: r.Host}
+		// The body of an API request is kept (up to 1 MiB) to check it
+		// when the server accepts it; a larger one is left alone.
+		var reqBody []byte
+		api := strings.HasPrefix(r.URL.Path, "/api/")
+		kept := api && r.Body != nil && r.ContentLength >= 0 && r.ContentLength <= 1<<20
+		if kept {
+			reqBody, _ = io.ReadAll(io.LimitReader(r.Body, 1<<20+1))
+			r.Body = io.NopCloser(bytes.NewReader(reqBody))
+		}
 		h.ServeHTTP(rec, r)
 		status := rec.status
 		if status == 0 {
@@ -324,6 +360,11 @@ func Validating(t testing.TB, h http.Handler) http.Handler {
 		}
 		if msg := c.Check(req, status, w.Header(), rec.body.Bytes()); msg != "" {
 			t.Errorf("OpenAPI contract: %s\nresponse body: %.600s", msg, rec.body.String())
+		}
+		if kept && status/100 == 2 {
+			if msg := c.CheckRequest(req, reqBody); msg != "" {
+				t.Errorf("OpenAPI contract: %s\nrequest body: %.600s", msg, reqBody)
+			}
 		}
 		mt, _, _ := mime.ParseMediaType(w.Header().Get("Content-Type"))
 		if negotiated(r.URL.Path) && (isJSON(mt) || mt == "text/html") && !varyHas(w.Header(), "Accept") {

@@ -37,6 +37,16 @@ func TestContractCatchesMismatches(t *testing.T) {
 		{"undescribed status", get("/api/releases"), 201, json, `[]`, "status"},
 		{"undescribed JSON outside /api", get("/somewhere"), 200, json, `{}`, "does not describe"},
 	}
+	// An accepted request is checked too: here the description wants
+	// CountryOfRegistration as two capitals.
+	post, _ := http.NewRequest("POST", "http://x/api/organisations", nil)
+	post.Header.Set("Content-Type", "application/json")
+	if got := c.CheckRequest(post, []byte(`{"OrganisationName":"A","RegistrationNumber":"1","CountryOfRegistration":"Britain"}`)); !strings.Contains(got, "CountryOfRegistration") {
+		t.Errorf("a request outside the description: %q", got)
+	}
+	if got := c.CheckRequest(post, []byte(`{"OrganisationName":"A","RegistrationNumber":"1","CountryOfRegistration":"GB"}`)); got != "" {
+		t.Errorf("a request inside the description: %q", got)
+	}
 	for _, tc := range cases {
 		got := c.Check(tc.req, tc.status, tc.h, []byte(tc.body))
 		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {

@@ -803,6 +803,23 @@ type IdentityProviderInput struct {
 	Status *ActiveInactive `json:"Status,omitempty"`
 }
 
+// IdentityProviderUpdate The whole provider as on create; Name may be left out (the name in the path: it cannot change).
+type IdentityProviderUpdate struct {
+	Audience *string `json:"Audience,omitempty"`
+	ClientId *string `json:"ClientId,omitempty"`
+
+	// ClientSecret empty keeps the current one; an empty ClientId removes it
+	ClientSecret *string  `json:"ClientSecret,omitempty"`
+	Description  *string  `json:"Description,omitempty"`
+	EmailClaim   *string  `json:"EmailClaim,omitempty"`
+	EmailDomains []string `json:"EmailDomains"`
+
+	// Issuer checked against its discovery document when it changes
+	Issuer string          `json:"Issuer"`
+	Name   *string         `json:"Name,omitempty"`
+	Status *ActiveInactive `json:"Status,omitempty"`
+}
+
 // ImportResult defines model for ImportResult.
 type ImportResult struct {
 	Created         int                  `json:"Created"`
@@ -988,6 +1005,15 @@ type ReferenceItemInput struct {
 
 	// Name cannot change once created
 	Name   string          `json:"Name"`
+	Status *ActiveInactive `json:"Status,omitempty"`
+}
+
+// ReferenceItemUpdate defines model for ReferenceItemUpdate.
+type ReferenceItemUpdate struct {
+	Description *string `json:"Description,omitempty"`
+
+	// Name may be left out; when given, the name in the path (it cannot change)
+	Name   *string         `json:"Name,omitempty"`
 	Status *ActiveInactive `json:"Status,omitempty"`
 }
 
@@ -1526,19 +1552,19 @@ type UpdateApplicationCertificationJSONRequestBody = CertificationInput
 type CreateCertificationTypeJSONRequestBody = ReferenceItemInput
 
 // UpdateCertificationTypeJSONRequestBody defines body for UpdateCertificationType for application/json ContentType.
-type UpdateCertificationTypeJSONRequestBody = ReferenceItemInput
+type UpdateCertificationTypeJSONRequestBody = ReferenceItemUpdate
 
 // CreateContactTypeJSONRequestBody defines body for CreateContactType for application/json ContentType.
 type CreateContactTypeJSONRequestBody = ReferenceItemInput
 
 // UpdateContactTypeJSONRequestBody defines body for UpdateContactType for application/json ContentType.
-type UpdateContactTypeJSONRequestBody = ReferenceItemInput
+type UpdateContactTypeJSONRequestBody = ReferenceItemUpdate
 
 // CreateDocumentTypeJSONRequestBody defines body for CreateDocumentType for application/json ContentType.
 type CreateDocumentTypeJSONRequestBody = ReferenceItemInput
 
 // UpdateDocumentTypeJSONRequestBody defines body for UpdateDocumentType for application/json ContentType.
-type UpdateDocumentTypeJSONRequestBody = ReferenceItemInput
+type UpdateDocumentTypeJSONRequestBody = ReferenceItemUpdate
 
 // CreateFlagJSONRequestBody defines body for CreateFlag for application/json ContentType.
 type CreateFlagJSONRequestBody = FlagInput
@@ -1550,7 +1576,7 @@ type UpdateFlagJSONRequestBody = FlagInput
 type CreateIdentityProviderJSONRequestBody = IdentityProviderInput
 
 // UpdateIdentityProviderJSONRequestBody defines body for UpdateIdentityProvider for application/json ContentType.
-type UpdateIdentityProviderJSONRequestBody = IdentityProviderInput
+type UpdateIdentityProviderJSONRequestBody = IdentityProviderUpdate
 
 // CreateRoleMetadataPolicyJSONRequestBody defines body for CreateRoleMetadataPolicy for application/json ContentType.
 type CreateRoleMetadataPolicyJSONRequestBody = RoleMetadataPolicyInput

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "259fbe0fa7f8cb7bfb6437bf4a21882ad4700450ec20c6a2e9dc00102baa5d11"
+const SpecSHA256 = "67aa1779a120c3ae9ab436a212f385ad4f69fe6148cb77f2165c70abbdb153d9"
