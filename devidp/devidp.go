@@ -246,7 +246,7 @@ func (p *Provider) PublicKeys() []*rsa.PublicKey { return []*rsa.PublicKey{&p.ke
 // Issuer is the provider's issuer identifier.
 func (p *Provider) Issuer() string { return p.cfg.Issuer }
 
-// Handler serves the provider's endpoints; mount it at the issuer's path.
+// Routes are the provider's endpoints by "METHOD path", to mount under the issuer's path.
 func (p *Provider) Routes() map[string]http.HandlerFunc {
 	return map[string]http.HandlerFunc{
 		"GET /.well-known/openid-configuration": p.discovery,

@@ -11,8 +11,7 @@ import (
 // Status of a Super User or a Data Administrator, Active or Inactive, with
 // If-Match; a refusal (the last Active Super User) is a flash on the page.
 func updateAdminStatus[T any](b *Base, w http.ResponseWriter, r *http.Request, what, listPath string,
-	get func(context.Context, string) (T, error),
-	set func(context.Context, store.Audit, string, string) (T, error),
+	set func(context.Context, store.Audit, string, string, func(T) error) (T, error),
 	show func(T) (email, status string)) {
 	email := PathParam(r, "email")
 	var in struct {
@@ -26,20 +25,14 @@ func updateAdminStatus[T any](b *Base, w http.ResponseWriter, r *http.Request, w
 		WriteError(w, r, Validation(map[string]string{"Status": "Status must be Active or Inactive."}))
 		return
 	}
-	cur, err := get(r.Context(), email)
-	if err != nil {
-		WriteError(w, r, storeError(err, what))
-		return
-	}
-	if err := CheckIfMatch(r, cur); err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	next, err := set(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, email, in.Status)
+	// The If-Match comparison runs inside the write's transaction: compared
+	// before it, two writers holding the same ETag would both win.
+	next, err := set(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, email, in.Status,
+		func(cur T) error { return CheckIfMatch(r, cur) })
 	if err != nil {
 		err = storeError(err, what)
 		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
-			b.Flash.Put(r.Context(), "Not changed: "+AsError(err).Message+".")
+			b.Flash.Refuse(r.Context(), "Not changed: "+AsError(err).Message+".")
 			Redirect(w, r, listPath)
 			return
 		}

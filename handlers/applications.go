@@ -45,8 +45,23 @@ func (h *Directory) ListApps(w http.ResponseWriter, r *http.Request) {
 // handler adds to it.
 func (h *Directory) AppDetailPage(r *http.Request, o store.Organisation, a store.SoftwareStatement) (views.AppDetailPage, error) {
 	_, names, err := h.flagOpts(r.Context(), "Software_Statement", nil, false)
+	if err != nil {
+		return views.AppDetailPage{}, err
+	}
+	held, err := h.Store.ActiveClaimRoles(r.Context(), o.OrganisationID)
 	return views.AppDetailPage{OrgPage: h.orgPage(o, views.TabApplications), App: h.showApp(a), FlagNames: names,
-		AppStatus: h.nextStatuses(trust.Application, a.Status)}, err
+		AppStatus: h.nextStatuses(trust.Application, a.Status), StaleRoles: notIn(a.Roles, held)}, err
+}
+
+// notIn lists the entries of l that are not in of.
+func notIn(l, of []string) []string {
+	var out []string
+	for _, v := range l {
+		if !contains(of, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // GetApp is one application.
@@ -83,8 +98,8 @@ func (h *Directory) GetApp(w http.ResponseWriter, r *http.Request) {
 func (h *Directory) validateApp(s *store.SoftwareStatement, isNew bool) map[string]string {
 	f := map[string]string{}
 	required(f, "ClientName", s.ClientName, "Client name")
-	checkLen(f, "ClientName", s.ClientName, 200)
-	checkLen(f, "Description", s.Description, 2000)
+	checkLen(f, "ClientName", s.ClientName, maxName)
+	checkLen(f, "Description", s.Description, maxDescription)
 	if s.Version == "" {
 		s.Version = "1"
 	}
@@ -131,6 +146,14 @@ func (h *Directory) validateApp(s *store.SoftwareStatement, isNew bool) map[stri
 	if s.Flags == nil {
 		s.Flags = []string{}
 	}
+	// Limits last: "too long" is the message that says what to fix.
+	checkLen(f, "Version", s.Version, maxVersion)
+	checkLen(f, "JwksUri", s.JwksURI, maxURL)
+	checkLen(f, "backchannel_client_notification_endpoint", ep, maxURL)
+	checkList(f, "RedirectUri", s.RedirectURI, maxRedirects, maxURL)
+	checkList(f, "Roles", s.Roles, maxRoles, maxRole)
+	checkList(f, "software_origins_uri", s.SoftwareOriginsURI, maxOrigins, maxOrigin)
+	checkList(f, "Flags", s.Flags, maxFlags, 0)
 	return f
 }
 
@@ -151,8 +174,22 @@ func (h *Directory) renderAppForm(w http.ResponseWriter, r *http.Request, status
 	if !isNew {
 		action += "/" + a.SoftwareStatementID
 	}
+	// Roles are chosen among the organisation's Active claims; a role the
+	// application carries without a claim any more is shown, marked.
+	held, err := h.Store.ActiveClaimRoles(r.Context(), o.OrganisationID)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var roleOpts []views.Option
+	for _, ro := range held {
+		roleOpts = append(roleOpts, views.Option{Value: ro, Label: ro, Selected: contains(a.Roles, ro)})
+	}
+	for _, ro := range notIn(a.Roles, held) {
+		roleOpts = append(roleOpts, views.Option{Value: ro, Label: ro + " (no Active claim)", Selected: true})
+	}
 	f := views.AppForm{OrgID: o.OrganisationID, App: a, IsNew: isNew, Action: action, Errors: errs,
-		StatusOpts: h.statusOpts(trust.Application, a.Status, false), FlagOpts: flagOpts, ModeOpts: modes}
+		StatusOpts: h.statusOpts(trust.Application, a.Status, false), FlagOpts: flagOpts, ModeOpts: modes, RoleOpts: roleOpts}
 	Render(w, r, status, views.AppFormPage(h.Shell(r, "Application", "organisations", h.orgCrumbs(&o, "Application")...), f))
 }
 
@@ -190,7 +227,8 @@ func (h *Directory) CreateApp(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	in.OrganisationID, in.SoftwareStatementID = o.OrganisationID, ""
+	// Server-set fields sent by the client are ignored (docs/decisions.md).
+	in.OrganisationID, in.SoftwareStatementID, in.ClientID = o.OrganisationID, "", ""
 	var err error
 	var a store.SoftwareStatement
 	if errs := h.validateApp(&in, true); len(errs) > 0 {
@@ -199,7 +237,7 @@ func (h *Directory) CreateApp(w http.ResponseWriter, r *http.Request) {
 		a, err = h.Store.CreateSoftwareStatement(r.Context(), h.actor(r), in)
 		err = directoryError(err, "Application")
 	}
-	h.appSaved(w, r, o, in, a, err, true, false)
+	h.appSaved(w, r, o, in, a, err, true, false, "")
 }
 
 // UpdateApp replaces an application.
@@ -220,28 +258,24 @@ func (h *Directory) UpdateApp(w http.ResponseWriter, r *http.Request) {
 func (h *Directory) saveApp(w http.ResponseWriter, r *http.Request, o store.Organisation, in store.SoftwareStatement, statusOnly bool) {
 	var err error
 	var a store.SoftwareStatement
+	var from string
 	if errs := h.validateApp(&in, false); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
-		a, err = h.Store.UpdateSoftwareStatement(r.Context(), h.actor(r), in, func(cur store.SoftwareStatement) error {
-			if err := CheckIfMatch(r, cur); err != nil {
-				return err
-			}
-			if err := trust.CheckTransition(cur.Status, in.Status, h.Vocab); err != nil {
-				return &Error{Status: http.StatusConflict, Code: "invalid_transition", Message: err.Error(), Fields: []FieldError{{Field: "Status", Code: "invalid_transition", Message: err.Error()}}}
-			}
-			return nil
+		a, err = h.Store.UpdateSoftwareStatement(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.SoftwareStatement) error {
+			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
 		})
 		err = directoryError(err, "Application")
 	}
-	h.appSaved(w, r, o, in, a, err, false, statusOnly)
+	h.appSaved(w, r, o, in, a, err, false, statusOnly, from)
 }
 
-func (h *Directory) appSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, a store.SoftwareStatement, err error, isNew, statusOnly bool) {
+// appSaved answers a create or an update; from is the status before an update.
+func (h *Directory) appSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, a store.SoftwareStatement, err error, isNew, statusOnly bool, from string) {
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
 			if statusOnly {
-				h.Flash.Put(r.Context(), "Not changed: "+AsError(err).Message)
+				h.Flash.Refuse(r.Context(), "Not changed: "+AsError(err).Message)
 				Redirect(w, r, "/organisations/"+o.OrganisationID+"/softwarestatements/"+in.SoftwareStatementID)
 				return
 			}
@@ -252,7 +286,7 @@ func (h *Directory) appSaved(w http.ResponseWriter, r *http.Request, o store.Org
 		return
 	}
 	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Application "+a.ClientName+" was saved.")
+		h.Flash.Put(r.Context(), h.savedMessage("Application ", a.ClientName, from, a.Status))
 		Redirect(w, r, "/organisations/"+o.OrganisationID+"/softwarestatements/"+a.SoftwareStatementID)
 		return
 	}

@@ -2,9 +2,11 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strings"
@@ -22,9 +24,11 @@ type certStore interface {
 	ListCertificates(ctx context.Context, orgID, typ string) ([]store.Certificate, error)
 	GetCertificate(ctx context.Context, orgID, kid string) (store.Certificate, error)
 	AddCertificate(ctx context.Context, a store.Audit, c store.Certificate) (store.Certificate, error)
-	RevokeCertificate(ctx context.Context, a store.Audit, orgID, kid, reason string) error
+	RevokeCertificate(ctx context.Context, a store.Audit, orgID, kid, reason string, check func(store.Certificate) error) error
 	RecordEvent(ctx context.Context, r store.AuditRecord) error
 	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, int, error)
+	AuditActions(ctx context.Context, subjectType, subjectID string) ([]string, error)
+	NamesForAudit(ctx context.Context, recs []store.AuditRecord) (store.AuditNames, error)
 	OrganisationKeys(ctx context.Context, orgID string, active bool) ([]jsonRaw, error)
 }
 
@@ -101,6 +105,10 @@ func readPEM(w http.ResponseWriter, r *http.Request) (string, error) {
 	case "multipart/form-data":
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		if err := r.ParseMultipartForm(MaxBody); err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) || errors.Is(err, multipart.ErrMessageTooLarge) {
+				return "", &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "the upload is larger than 1 MiB"}
+			}
 			return "", &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the upload could not be read (at most 1 MiB)"}
 		}
 		if f, _, err := r.FormFile("file"); err == nil {
@@ -203,11 +211,12 @@ func (h *Certificates) Revoke(w http.ResponseWriter, r *http.Request) {
 	if !orgkeys.ValidRevokeReason(in.RevokeReason) {
 		err = Validation(map[string]string{"RevokeReason": "RevokeReason must be one of " + strings.Join(orgkeys.RevokeReasons, ", ") + "."})
 	} else {
-		err = storeError(h.Store.RevokeCertificate(r.Context(), h.actor(r), orgID, kid, in.RevokeReason), "Certificate")
+		err = storeError(h.Store.RevokeCertificate(r.Context(), h.actor(r), orgID, kid, in.RevokeReason,
+			func(cur store.Certificate) error { return CheckIfMatch(r, cur) }), "Certificate")
 	}
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
-			h.Flash.Put(r.Context(), "Not revoked: "+refusalText(AsError(err)))
+			h.Flash.Refuse(r.Context(), "Not revoked: "+refusalText(AsError(err)))
 			Redirect(w, r, "/organisations/"+orgID+"/certificates")
 			return
 		}
@@ -266,6 +275,9 @@ func (h *Certificates) Wizard(w http.ResponseWriter, r *http.Request) {
 	}
 	typ := r.URL.Query().Get("type")
 	wz := views.CertWizard{Step: "type"}
+	if typ == "" && r.URL.Query().Get("step") == "type" {
+		wz.Error = "Choose a certificate type, then Next."
+	}
 	if typ != "" {
 		if ct, err := h.Store.GetCertificateType(r.Context(), typ); err != nil || ct.Status != "Active" {
 			wz.Error = "Choose one of the certificate types."
@@ -276,8 +288,17 @@ func (h *Certificates) Wizard(w http.ResponseWriter, r *http.Request) {
 	h.renderWizard(w, r, http.StatusOK, o, wz)
 }
 
-// Review parses the pasted or uploaded certificate and shows it before
-// the upload is confirmed; errors show beside the PEM field.
+// certReview is the certificate wizard's state between its review POST
+// and the review page (post/redirect/get): the type and the PEM (a
+// certificate, public), kept in the session.
+type certReview struct {
+	Type string `json:"type"`
+	PEM  string `json:"pem"`
+}
+
+// Review takes the pasted or uploaded certificate and redirects to the
+// review page (post/redirect/get), so Back and Forward never send the
+// form again.
 func (h *Certificates) Review(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.org(w, r)
 	if !ok {
@@ -288,7 +309,26 @@ func (h *Certificates) Review(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	typ := r.FormValue("type")
+	b, _ := jsonMarshal(certReview{Type: r.FormValue("type"), PEM: pemText})
+	h.Flash.Stash(r.Context(), "cert-review:"+o.OrganisationID, string(b))
+	Redirect(w, r, "/organisations/"+o.OrganisationID+"/certificates/new/review")
+}
+
+// ReviewPage shows the certificate before the upload is confirmed; a
+// certificate that does not parse goes back to the upload step with the
+// message beside the PEM field.
+func (h *Certificates) ReviewPage(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	var in certReview
+	raw := h.Flash.Stashed(r.Context(), "cert-review:"+o.OrganisationID)
+	if raw == "" || json.Unmarshal([]byte(raw), &in) != nil {
+		Redirect(w, r, "/organisations/"+o.OrganisationID+"/certificates/new")
+		return
+	}
+	typ, pemText := in.Type, in.PEM
 	ct, err := h.Store.GetCertificateType(r.Context(), typ)
 	if err != nil || ct.Status != "Active" {
 		h.renderWizard(w, r, http.StatusUnprocessableEntity, o, views.CertWizard{Step: "type", Error: "Choose one of the certificate types."})
@@ -324,6 +364,16 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	types, _ := h.Store.ListCertificateTypes(r.Context())
+	names, err := h.Store.NamesForAudit(r.Context(), recs)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	actions, err := h.Store.AuditActions(r.Context(), "OrganisationCertificate", "")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
 	path := "/organisations/" + o.OrganisationID + "/certificates/audit"
 	clear := url.Values{}
 	for k, vs := range q {
@@ -331,7 +381,7 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 			clear[k] = vs
 		}
 	}
-	p := views.CertAuditPage{OrgPage: h.Dir.orgPage(o, views.TabCertificates), Records: recs, Total: total, KeyID: f.KeyID,
+	p := views.CertAuditPage{OrgPage: h.Dir.orgPage(o, views.TabCertificates), Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, Total: total, KeyID: f.KeyID,
 		CertificateType: f.CertificateType, Action: f.Action, Types: types, Path: path, ClearActionURL: path + "?" + clear.Encode()}
 	env := NewPaged(recs, page, size, total)
 	if page > 0 {
@@ -387,7 +437,35 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
+	env := NewPaged(recs, page, size, total)
+	if WantsJSON(r) {
+		Respond(w, r, http.StatusOK, env, nil)
+		return
+	}
+	names, err := h.Store.NamesForAudit(r.Context(), recs)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	actions, err := h.Store.AuditActions(r.Context(), "Application", app.SoftwareStatementID)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
 	path := "/organisations/" + o.OrganisationID + "/softwarestatements/" + app.SoftwareStatementID + "/audit"
-	p := views.AppAuditPage{OrgPage: h.Dir.orgPage(o, views.TabApplications), App: app, Records: recs, Action: f.Action, ClearActionURL: path}
-	Respond(w, r, http.StatusOK, NewPaged(recs, page, size, total), views.AppAudit(h.Shell(r, "Application audit", "organisations", h.Dir.orgCrumbs(&o, app.ClientName)...), p))
+	clear := url.Values{}
+	for k, vs := range q {
+		if k != "Action" && k != "page" {
+			clear[k] = vs
+		}
+	}
+	p := views.AppAuditPage{OrgPage: h.Dir.orgPage(o, views.TabApplications), App: app, Records: recs, Entries: views.AuditEntries(recs, names),
+		Actions: actions, Total: total, KeyID: f.KeyID, Action: f.Action, Path: path, ClearActionURL: path + "?" + clear.Encode()}
+	if page > 0 {
+		p.PrevURL = PageLink(path, q, page-1)
+	}
+	if page+1 < env.TotalPages {
+		p.NextURL = PageLink(path, q, page+1)
+	}
+	Respond(w, r, http.StatusOK, env, views.AppAudit(h.Shell(r, "Application audit", "organisations", h.Dir.orgCrumbs(&o, app.ClientName)...), p))
 }

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -149,7 +150,7 @@ func (h *Directory) contactSaved(w http.ResponseWriter, r *http.Request, o store
 		return
 	}
 	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Contact "+c.FirstName+" "+c.LastName+" was saved.")
+		h.Flash.Put(r.Context(), "Contact "+strings.TrimSpace(c.FirstName+" "+c.LastName)+" was saved.")
 		Redirect(w, r, "/organisations/"+o.OrganisationID+"/contacts")
 		return
 	}

@@ -14,7 +14,7 @@ type dataAdminStore interface {
 	ListDataAdministrators(ctx context.Context) ([]store.DataAdministrator, error)
 	GetDataAdministrator(ctx context.Context, email string) (store.DataAdministrator, error)
 	InviteDataAdministrator(ctx context.Context, a store.Audit, email string, msg store.Invitation) (store.DataAdministrator, int64, error)
-	SetDataAdministratorStatus(ctx context.Context, a store.Audit, email, status string) (store.DataAdministrator, error)
+	SetDataAdministratorStatus(ctx context.Context, a store.Audit, email, status string, check func(store.DataAdministrator) error) (store.DataAdministrator, error)
 	MarkDelivered(ctx context.Context, id int64) error
 }
 
@@ -126,6 +126,6 @@ func (h *DataAdmins) deliver(ctx context.Context, id int64, msg store.Invitation
 
 // Update deactivates or reactivates a Data Administrator.
 func (h *DataAdmins) Update(w http.ResponseWriter, r *http.Request) {
-	updateAdminStatus(h.Base, w, r, "Data Administrator", "/references/data-administrators", h.Store.GetDataAdministrator, h.Store.SetDataAdministratorStatus,
+	updateAdminStatus(h.Base, w, r, "Data Administrator", "/references/data-administrators", h.Store.SetDataAdministratorStatus,
 		func(a store.DataAdministrator) (string, string) { return a.Email, a.Status })
 }

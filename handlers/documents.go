@@ -21,6 +21,7 @@ type documentStore interface {
 	ListCertifications(ctx context.Context, subjectType, subjectID string) ([]store.Certification, error)
 	GetCertification(ctx context.Context, subjectType, subjectID, id string) (store.Certification, error)
 	SaveCertification(ctx context.Context, a store.Audit, c store.Certification, check func(store.Certification) error) (store.Certification, error)
+	ListOrganisationCertifications(ctx context.Context, orgID string) ([]store.OrgCertification, error)
 }
 
 // Documents serves regulatory documents and certifications.
@@ -35,8 +36,9 @@ func validDate(s string) bool {
 	return err == nil
 }
 
-// checkDates validates optional YYYY-MM-DD dates and start ≤ end.
-func checkDates(f map[string]string, startField, start, endField, end string, startRequired bool) {
+// checkDates validates optional YYYY-MM-DD dates and start ≤ end; endLabel
+// is the end field's label ("expiry date"), so the message uses its words.
+func checkDates(f map[string]string, startField, start, endField, end, endLabel string, startRequired bool) {
 	if start == "" && startRequired {
 		f[startField] = "The start date is required (YYYY-MM-DD)."
 	}
@@ -47,7 +49,7 @@ func checkDates(f map[string]string, startField, start, endField, end string, st
 		f[endField] = "Use a date like 2027-11-22."
 	}
 	if start != "" && end != "" && validDate(start) && validDate(end) && end < start {
-		f[endField] = "The end date is before the start date."
+		f[endField] = "The " + endLabel + " is before the start date."
 	}
 }
 
@@ -56,7 +58,7 @@ func validateDocument(d *store.Document) map[string]string {
 	required(f, "DocumentType", d.DocumentType, "Document type")
 	checkLen(f, "DocumentDescription", d.DocumentDescription, 500)
 	checkLen(f, "DocumentReferenceNumber", d.DocumentReferenceNumber, 100)
-	checkDates(f, "DocumentStartDate", d.DocumentStartDate, "DocumentExpiryDate", d.DocumentExpiryDate, false)
+	checkDates(f, "DocumentStartDate", d.DocumentStartDate, "DocumentExpiryDate", d.DocumentExpiryDate, "expiry date", false)
 	return f
 }
 
@@ -116,8 +118,31 @@ func (h *Documents) Wizard(w http.ResponseWriter, r *http.Request) {
 			WriteError(w, r, storeError(err, "Document"))
 			return
 		}
+	} else if r.URL.Query().Has("DocumentType") {
+		// The type step validates what it shows: an Active document type.
+		if ok, err := h.activeDocumentType(r, d.DocumentType); err != nil {
+			WriteError(w, r, err)
+			return
+		} else if !ok {
+			h.renderWizard(w, r, http.StatusUnprocessableEntity, o, store.Document{}, map[string]string{"DocumentType": "Choose one of the document types, then Next."})
+			return
+		}
 	}
 	h.renderWizard(w, r, http.StatusOK, o, d, nil)
+}
+
+// activeDocumentType reports whether name is an Active document type.
+func (h *Documents) activeDocumentType(r *http.Request, name string) (bool, error) {
+	types, err := h.Store.ListRefs(r.Context(), store.DocumentTypes)
+	if err != nil {
+		return false, err
+	}
+	for _, t := range types {
+		if t.Name == name && t.Status == "Active" {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func (h *Documents) renderWizard(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, d store.Document, errs map[string]string) {
@@ -231,6 +256,22 @@ func tabOf(typ string) string {
 	return views.TabServers
 }
 
+// OrgCertifications is the Certifications tab of an organisation: the
+// certifications of all its applications and authorisation servers.
+func (h *Documents) OrgCertifications(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	cs, err := h.Store.ListOrganisationCertifications(r.Context(), o.OrganisationID)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	Respond(w, r, http.StatusOK, cs, views.OrgCertificationsTab(h.Shell(r, o.OrganisationName+": certifications", "organisations", h.Dir.orgCrumbs(&o, "Certifications")...),
+		views.OrgCertificationsPage{OrgPage: h.Dir.orgPage(o, views.TabCertifications), Certs: cs, Today: time.Now().UTC()}))
+}
+
 // GetCertification is one certification.
 func (h *Documents) GetCertification(w http.ResponseWriter, r *http.Request) {
 	_, typ, id, _, ok := h.subject(w, r)
@@ -275,8 +316,14 @@ func (h *Documents) renderCertForm(w http.ResponseWriter, r *http.Request, statu
 			opts = append(opts, views.Option{Value: t.Name, Label: t.Name, Selected: t.Name == c.CertificationType})
 		}
 	}
+	// The dialog sits over the list it belongs to.
+	list, err := h.Store.ListCertifications(r.Context(), typ, id)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
 	Render(w, r, status, views.CertificationModal(h.Shell(r, "Certification", "organisations", h.Dir.orgCrumbs(&o, name)...),
-		views.CertificationForm{OrgPage: h.Dir.orgPage(o, tabOf(typ)), SubjectName: name, Path: subjectPath(o, typ, id), Cert: c, TypeOpts: opts, Errors: errs}))
+		views.CertificationForm{OrgPage: h.Dir.orgPage(o, tabOf(typ)), SubjectName: name, Path: subjectPath(o, typ, id), Cert: c, Certs: list, TypeOpts: opts, Errors: errs}))
 }
 
 // SaveCertification creates or replaces a certification.
@@ -294,10 +341,11 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 	isNew := in.CertificationID == ""
 	f := map[string]string{}
 	required(f, "CertificationType", in.CertificationType, "Certification type")
-	checkDates(f, "CertificationStartDate", in.CertificationStartDate, "CertificationExpirationDate", in.CertificationExpirationDate, true)
+	checkDates(f, "CertificationStartDate", in.CertificationStartDate, "CertificationExpirationDate", in.CertificationExpirationDate, "expiration date", true)
 	if in.CertificationURI != "" && !trust.ValidHTTPSURL(in.CertificationURI) {
 		f["CertificationURI"] = "The certification URI must be an https URL."
 	}
+	checkLen(f, "CertificationURI", in.CertificationURI, maxURL)
 	activeOrInactive(f, &in.Status)
 	var c store.Certification
 	var err error

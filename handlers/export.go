@@ -8,18 +8,35 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/trustframe/trustframe/store"
 )
 
 // csvCell keeps a spreadsheet from reading a cell as a formula (CSV
 // injection): text that starts with = + - @ or a control character gets a
-// leading apostrophe.
+// leading apostrophe — also when white space (spaces, tabs, newlines,
+// non-breaking and other Unicode spaces) or invisible format characters
+// (zero-width space, byte order mark) come first, which spreadsheets skip.
 func csvCell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+	if needsGuard(s) {
 		return "'" + s
 	}
 	return s
+}
+
+// needsGuard reports whether a spreadsheet could read s as a formula.
+func needsGuard(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s[0] == '\t' || s[0] == '\r' {
+		return true
+	}
+	i := strings.IndexFunc(s, func(r rune) bool {
+		return !unicode.IsSpace(r) && !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r)
+	})
+	return i >= 0 && strings.ContainsRune("=+-@＝＋－＠", []rune(s[i:])[0])
 }
 
 // csvStream writes a CSV download: the header row, then the rows each
@@ -74,22 +91,25 @@ func exportFilters(r *http.Request) string {
 // search, filters and sort as CSV (GET /organisations/export.csv, and the
 // same under /api): the "Download CSV" of the organisation list.
 func (h *Directory) ExportOrganisations(w http.ResponseWriter, r *http.Request) {
-	f, err := h.orgFilter(r.URL.Query())
+	f, err := h.orgFilter(r.Context(), r.URL.Query())
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
 	header := []string{"OrganisationId", "OrganisationName", "LegalEntityName", "RegistrationNumber", "CountryOfRegistration",
-		"AddressLine1", "AddressLine2", "City", "Postcode", "Status", "Flags", "CreatedOn", "UpdatedOn"}
+		"AddressLine1", "AddressLine2", "City", "Postcode", "Status", "Flags", "Roles", "CreatedOn", "UpdatedOn"}
 	n := csvStream(w, h.Log, "organisations", header, func(row func([]string) error) error {
-		return h.Store.EachOrganisation(r.Context(), f, func(o store.Organisation, flags []string) error {
+		return h.Store.EachOrganisation(r.Context(), f, func(o store.Organisation, flags, roles []string) error {
 			o = h.showOrg(o)
 			for i := range flags {
 				flags[i] = csvCell(flags[i])
 			}
+			for i := range roles {
+				roles[i] = csvCell(roles[i])
+			}
 			return row([]string{o.OrganisationID, csvCell(o.OrganisationName), csvCell(o.LegalEntityName), csvCell(o.RegistrationNumber),
 				csvCell(o.CountryOfRegistration), csvCell(o.AddressLine1), csvCell(o.AddressLine2), csvCell(o.City), csvCell(o.Postcode), o.Status,
-				strings.Join(flags, "; "), o.CreatedOn.UTC().Format(time.RFC3339), o.UpdatedOn.UTC().Format(time.RFC3339)})
+				strings.Join(flags, "; "), strings.Join(roles, "; "), o.CreatedOn.UTC().Format(time.RFC3339), o.UpdatedOn.UTC().Format(time.RFC3339)})
 		})
 	})
 	// Who took the directory away, and which part of it.

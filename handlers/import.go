@@ -25,14 +25,16 @@ const (
 )
 
 // importColumns are the columns an import reads: those of the export.
-// CreatedOn and UpdatedOn are accepted and ignored, so an export of one
-// directory imports into another.
+// Roles, CreatedOn and UpdatedOn are accepted and ignored, so an export of
+// one directory imports into another (roles are authority claims, each
+// recorded on its own with its authority).
 var importColumns = []string{"OrganisationId", "OrganisationName", "LegalEntityName", "RegistrationNumber", "CountryOfRegistration",
-	"AddressLine1", "AddressLine2", "City", "Postcode", "Status", "Flags", "CreatedOn", "UpdatedOn"}
+	"AddressLine1", "AddressLine2", "City", "Postcode", "Status", "Flags", "Roles", "CreatedOn", "UpdatedOn"}
 
-// unguard undoes the export's formula guard: "'=x" was "=x".
+// unguard undoes the export's formula guard (csvCell): "'=x" was "=x",
+// "' =x" was " =x".
 func unguard(s string) string {
-	if len(s) > 1 && s[0] == '\'' && strings.ContainsRune("=+-@\t\r", rune(s[1])) {
+	if len(s) > 1 && s[0] == '\'' && needsGuard(s[1:]) {
 		return s[1:]
 	}
 	return s
@@ -46,8 +48,8 @@ func readImport(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	r.Body = http.MaxBytesReader(w, r.Body, MaxImport+1<<20)
 	switch ct {
 	case "text/csv", "text/plain":
-		b, err := io.ReadAll(r.Body)
-		if err != nil {
+		b, err := io.ReadAll(io.LimitReader(r.Body, MaxImport+1))
+		if err != nil || len(b) > MaxImport {
 			return nil, tooBig
 		}
 		return b, nil

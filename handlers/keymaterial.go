@@ -30,7 +30,7 @@ type keyMaterialStore interface {
 	ListAttachments(ctx context.Context, kmID string) ([]store.Attachment, error)
 	GetAttachment(ctx context.Context, kmID, id string, withContent bool) (store.Attachment, []byte, error)
 	AddAttachment(ctx context.Context, a store.Audit, orgID string, t store.Attachment, content []byte) (store.Attachment, error)
-	UpdateAttachment(ctx context.Context, a store.Audit, orgID string, t store.Attachment, content []byte) (store.Attachment, error)
+	UpdateAttachment(ctx context.Context, a store.Audit, orgID string, t store.Attachment, content []byte, check func(store.Attachment) error) (store.Attachment, error)
 }
 
 // KeyMaterial serves the key material API of release 2.6.0 and its tab.
@@ -383,6 +383,7 @@ func (h *KeyMaterial) AddAttachment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/api/organisations/"+orgID+"/key-material/"+id+"/attachments/"+t.KeyMaterialAttachmentID)
+	SetETag(w, t)
 	WriteJSON(w, http.StatusCreated, t)
 }
 
@@ -426,7 +427,7 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, Validation(map[string]string{"Description": "At most 500 characters."}))
 		return
 	}
-	t, err := h.Store.UpdateAttachment(r.Context(), h.actor(r), orgID, next, content)
+	t, err := h.Store.UpdateAttachment(r.Context(), h.actor(r), orgID, next, content, func(cur store.Attachment) error { return CheckIfMatch(r, cur) })
 	if err != nil {
 		WriteError(w, r, storeError(err, "Attachment"))
 		return
@@ -436,6 +437,25 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 		Redirect(w, r, "/organisations/"+orgID+"/key-material/"+id)
 		return
 	}
+	SetETag(w, t)
+	WriteJSON(w, http.StatusOK, t)
+}
+
+// GetAttachment is GET …/attachments/{aid}: the attachment's description
+// and file details (not its bytes, see Download), with the ETag a PUT
+// names in If-Match.
+func (h *KeyMaterial) GetAttachment(w http.ResponseWriter, r *http.Request) {
+	orgID, id, aid := PathParam(r, "orgID"), PathParam(r, "kmID"), PathParam(r, "attID")
+	if _, err := h.Store.GetKeyMaterial(r.Context(), orgID, id); err != nil {
+		WriteError(w, r, storeError(err, "Key material"))
+		return
+	}
+	t, _, err := h.Store.GetAttachment(r.Context(), id, aid, false)
+	if err != nil {
+		WriteError(w, r, storeError(err, "Attachment"))
+		return
+	}
+	SetETag(w, t)
 	WriteJSON(w, http.StatusOK, t)
 }
 

@@ -16,7 +16,8 @@ import (
 
 type directoryStore interface {
 	ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
-	EachOrganisation(ctx context.Context, f store.OrgFilter, fn func(o store.Organisation, flagNames []string) error) error
+	EachOrganisation(ctx context.Context, f store.OrgFilter, fn func(o store.Organisation, flagNames, roles []string) error) error
+	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
 	CreateOrganisations(ctx context.Context, a store.Audit, orgs []store.Organisation) ([]string, error)
 	OrganisationReadiness(ctx context.Context, orgID string, now time.Time) (store.Readiness, error)
 	WriteVersion() int64
@@ -25,6 +26,7 @@ type directoryStore interface {
 	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
 	CreateOrganisation(ctx context.Context, a store.Audit, o store.Organisation) (store.Organisation, error)
 	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, check func(store.Organisation) error) (store.Organisation, error)
+	SameRegistration(ctx context.Context, number, country, exceptID string) ([]store.Organisation, error)
 	ListFlags(ctx context.Context, typ string) ([]store.Flag, error)
 	Participants(ctx context.Context) ([]store.Participant, error)
 
@@ -45,6 +47,7 @@ type directoryStore interface {
 	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
 	CreateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement) (store.SoftwareStatement, error)
 	UpdateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement, check func(store.SoftwareStatement) error) (store.SoftwareStatement, error)
+	ActiveClaimRoles(ctx context.Context, orgID string) ([]string, error)
 }
 
 // IssuerChecker validates an authorisation server's issuer.
@@ -59,7 +62,8 @@ type Directory struct {
 	Issuers IssuerChecker
 	Algs    func() []string // SSA algorithms offered on the application page
 
-	participants publicCache // GET /participants, public and large
+	participants   publicCache    // GET /participants, public and large
+	participantsBy filteredCaches // … with AuthorisationDomain= or Role=
 }
 
 func (h *Directory) actor(r *http.Request) store.Audit {
@@ -145,12 +149,15 @@ func (h *Directory) orgCrumbs(o *store.Organisation, last string) []views.Crumb 
 }
 
 // orgFilter reads the search, filters and sort of the organisation list.
-func (h *Directory) orgFilter(q url.Values) (store.OrgFilter, error) {
+func (h *Directory) orgFilter(ctx context.Context, q url.Values) (store.OrgFilter, error) {
 	sortField, desc, err := ParseSort(q, store.OrgSortColumns, "OrganisationName")
 	if err != nil {
 		return store.OrgFilter{}, err
 	}
 	f := store.OrgFilter{Q: strings.TrimSpace(q.Get("q")), Flag: q.Get("Flag"), Sort: sortField, Desc: desc}
+	if f.Domain, f.Role, err = h.roleFilter(ctx, q); err != nil {
+		return f, err
+	}
 	if st := q.Get("Status"); st != "" {
 		canon, ok := trust.ParseStatus(trust.Organisation, st)
 		if !ok {
@@ -170,7 +177,7 @@ func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	f, err := h.orgFilter(q)
+	f, err := h.orgFilter(r.Context(), q)
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -210,11 +217,16 @@ func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	p := views.OrganisationsPage{Items: items, Q: f.Q, StatusOpts: h.statusOpts(trust.Organisation, f.Status, true), FlagOpts: flagOpts,
+	roleOpts, err := h.roleOpts(r.Context(), f.Role)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	p := views.OrganisationsPage{Items: items, Q: f.Q, StatusOpts: h.statusOpts(trust.Organisation, f.Status, true), FlagOpts: flagOpts, RoleOpts: roleOpts,
 		SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, SortParam: q.Get("sort"), Total: total, Page: page, TotalPages: env.TotalPages,
-		Filtered: f.Q != "" || f.Status != "" || f.Flag != ""}
+		Filtered: f.Q != "" || f.Status != "" || f.Flag != "" || f.Role != "" || f.Domain != ""}
 	eq := url.Values{}
-	for _, k := range []string{"q", "Status", "Flag", "sort"} {
+	for _, k := range []string{"q", "Status", "Flag", "AuthorisationDomain", "Role", "sort"} {
 		if v := q.Get(k); v != "" {
 			eq.Set(k, v)
 		}
@@ -285,12 +297,16 @@ func (h *Directory) validateOrg(in *store.Organisation, isNew bool) map[string]s
 	required(f, "RegistrationNumber", in.RegistrationNumber, "Registration number")
 	checkLen(f, "RegistrationNumber", in.RegistrationNumber, 100)
 	if !trust.ValidCountry(in.CountryOfRegistration) {
-		f["CountryOfRegistration"] = "Use the two-letter ISO 3166 code in capitals, like GB or BR."
+		f["CountryOfRegistration"] = "Use an assigned two-letter ISO 3166-1 code in capitals, like GB or BR."
+		if strings.EqualFold(in.CountryOfRegistration, "UK") {
+			f["CountryOfRegistration"] += " The United Kingdom is GB."
+		}
 	}
 	for _, k := range []string{"AddressLine1", "AddressLine2", "City", "Postcode"} {
 		v := map[string]string{"AddressLine1": in.AddressLine1, "AddressLine2": in.AddressLine2, "City": in.City, "Postcode": in.Postcode}[k]
 		checkLen(f, k, v, 200)
 	}
+	checkList(f, "Flags", in.Flags, maxFlags, 0)
 	if isNew && in.OrganisationID != "" && !ValidUUID(in.OrganisationID) {
 		f["OrganisationId"] = "OrganisationId must be a UUID."
 	}
@@ -313,7 +329,15 @@ func (h *Directory) orgForm(r *http.Request, o store.Organisation, isNew bool, e
 	if !isNew {
 		action = "/organisations/" + o.OrganisationID
 	}
-	return views.OrgForm{Org: o, IsNew: isNew, Action: action, Errors: errs, StatusOpts: h.statusOpts(trust.Organisation, o.Status, false), FlagOpts: flagOpts}, err
+	f := views.OrgForm{Org: o, IsNew: isNew, Action: action, Errors: errs, StatusOpts: h.statusOpts(trust.Organisation, o.Status, false), FlagOpts: flagOpts}
+	if !isNew {
+		// The version being edited: the one first shown, kept across a
+		// form shown again with errors.
+		if f.IfMatch = r.PostFormValue("IfMatch"); f.IfMatch == "" && r.Method == http.MethodGet {
+			f.IfMatch = ETagOf(o)
+		}
+	}
+	return f, err
 }
 
 func (h *Directory) renderOrgForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, isNew bool, errs map[string]string) {
@@ -370,6 +394,16 @@ func (h *Directory) CreateOrganisation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !WantsJSON(r) {
+		if same, err := h.Store.SameRegistration(r.Context(), o.RegistrationNumber, o.CountryOfRegistration, o.OrganisationID); err == nil && len(same) > 0 {
+			names := make([]string, len(same))
+			for i, s := range same {
+				names[i] = s.OrganisationName + " (" + h.Vocab.Display(s.Status) + ")"
+			}
+			h.Flash.Warn(r.Context(), o.OrganisationName+" was created, but "+strings.Join(names, ", ")+" already has registration number "+
+				o.RegistrationNumber+" in "+o.CountryOfRegistration+". If it is the same organisation, set this one "+h.Vocab.EndWord()+" and keep the other.")
+			Redirect(w, r, "/organisations/"+o.OrganisationID)
+			return
+		}
 		h.Flash.Put(r.Context(), o.OrganisationName+" was created.")
 		Redirect(w, r, "/organisations/"+o.OrganisationID)
 		return
@@ -401,30 +435,33 @@ func (h *Directory) UpdateOrganisation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.OrganisationID = id
+	if im := r.PostFormValue("IfMatch"); im != "" && r.Header.Get("If-Match") == "" {
+		// The edit form carries the version it shows (no header from a form).
+		r.Header.Set("If-Match", im)
+	}
 	h.saveOrg(w, r, in, false)
 }
 
 func (h *Directory) saveOrg(w http.ResponseWriter, r *http.Request, in store.Organisation, statusOnly bool) {
 	var err error
 	var o store.Organisation
+	var from string
 	if errs := h.validateOrg(&in, false); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
-		o, err = h.Store.UpdateOrganisation(r.Context(), h.actor(r), in, func(cur store.Organisation) error {
-			if err := CheckIfMatch(r, cur); err != nil {
-				return err
-			}
-			if err := trust.CheckTransition(cur.Status, in.Status, h.Vocab); err != nil {
-				return &Error{Status: http.StatusConflict, Code: "invalid_transition", Message: err.Error(), Fields: []FieldError{{Field: "Status", Code: "invalid_transition", Message: err.Error()}}}
-			}
-			return nil
+		o, err = h.Store.UpdateOrganisation(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.Organisation) error {
+			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
 		})
 		err = directoryError(err, "Organisation")
 	}
 	if err != nil {
+		if e := AsError(err); e.Status == http.StatusPreconditionFailed && !WantsJSON(r) {
+			WriteError(w, r, &Error{Status: e.Status, Code: e.Code, Message: "Someone else changed " + in.OrganisationName + " while you were editing it; nothing was saved."})
+			return
+		}
 		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
 			if statusOnly {
-				h.Flash.Put(r.Context(), "Not changed: "+AsError(err).Message)
+				h.Flash.Refuse(r.Context(), "Not changed: "+AsError(err).Message)
 				Redirect(w, r, "/organisations/"+in.OrganisationID)
 				return
 			}
@@ -435,7 +472,7 @@ func (h *Directory) saveOrg(w http.ResponseWriter, r *http.Request, in store.Org
 		return
 	}
 	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), o.OrganisationName+" was saved.")
+		h.Flash.Put(r.Context(), h.savedMessage("", o.OrganisationName, from, o.Status))
 		Redirect(w, r, "/organisations/"+o.OrganisationID)
 		return
 	}

@@ -21,6 +21,8 @@ type Pages struct {
 		ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, int, error)
 		EachAudit(ctx context.Context, f store.AuditFilter, fn func(store.AuditRecord) error) error
 		LatestAudit(ctx context.Context, n int) ([]store.AuditRecord, error)
+		AuditActions(ctx context.Context, subjectType, subjectID string) ([]string, error)
+		NamesForAudit(ctx context.Context, recs []store.AuditRecord) (store.AuditNames, error)
 		RecordEvent(ctx context.Context, r store.AuditRecord) error
 		Expiring(ctx context.Context, before time.Time, limit int) (store.Expiring, error)
 		ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
@@ -98,7 +100,13 @@ func (h *Pages) Home(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	Render(w, r, http.StatusOK, views.Home(h.Shell(r, "Home", ""), views.HomePage{Expiring: e, Days: days, Pending: pending, Today: h.now().UTC(), Recent: recent}))
+	names, err := h.Store.NamesForAudit(r.Context(), recent)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	Render(w, r, http.StatusOK, views.Home(h.Shell(r, "Home", ""), views.HomePage{Expiring: e, Days: days, Pending: pending, Today: h.now().UTC(),
+		Recent: views.AuditEntries(recent, names)}))
 }
 
 // References is the Reference Data index (Super Users only).
@@ -174,6 +182,20 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	env := NewPaged(recs, page, size, total)
+	if WantsJSON(r) {
+		Respond(w, r, http.StatusOK, env, nil)
+		return
+	}
+	names, err := h.Store.NamesForAudit(r.Context(), recs)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	actions, err := h.Store.AuditActions(r.Context(), "", "")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
 	link := func(mod func(url.Values)) string {
 		v := url.Values{}
 		for k, vs := range q {
@@ -182,7 +204,7 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 		mod(v)
 		return "/audit?" + v.Encode()
 	}
-	p := views.AuditPage{Records: recs, Total: total, Page: page, TotalPages: env.TotalPages, Action: f.Action, Subject: f.SubjectType,
+	p := views.AuditPage{Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, Total: total, Page: page, TotalPages: env.TotalPages, Action: f.Action, Subject: f.SubjectType,
 		OrganisationID: f.OrganisationID, KeyID: f.KeyID, From: q.Get("From"), To: q.Get("To"),
 		ClearURL: link(func(v url.Values) { v.Del("Action"); v.Del("page") })}
 	ex := url.Values{}

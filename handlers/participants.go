@@ -39,8 +39,10 @@ func (c *publicCache) get(ctx context.Context, version int64, build func(context
 	if err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(v)
-	if err != nil {
+	var body []byte
+	if l, ok := v.(participantList); ok {
+		body = l.appendJSON(make([]byte, 0, 1024*len(l)+2))
+	} else if body, err = json.Marshal(v); err != nil {
 		return nil, err
 	}
 	var gz bytes.Buffer
@@ -72,15 +74,62 @@ func (c *publicCache) serve(w http.ResponseWriter, r *http.Request, maxAge strin
 	_, _ = w.Write(body)
 }
 
+// filteredCaches holds the participants answers of AuthorisationDomain=
+// and Role= filters, one per filter; there are as many as roles, and the
+// map is emptied should it ever grow past maxFilteredCaches.
+type filteredCaches struct {
+	mu sync.Mutex
+	m  map[string]*publicCache
+}
+
+const maxFilteredCaches = 256
+
+func (f *filteredCaches) get(key string) *publicCache {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.m == nil || len(f.m) >= maxFilteredCaches {
+		f.m = map[string]*publicCache{}
+	}
+	c, ok := f.m[key]
+	if !ok {
+		c = &publicCache{}
+		f.m[key] = c
+	}
+	return c
+}
+
 // Participants is GET /participants (public): Active organisations with
-// their Active authorisation servers. The answer is built once per change
-// of the store (at most a minute old) and sent with an ETag, gzipped when
-// the client accepts it.
+// their Active authorisation servers and Active authority claims
+// (OrgDomainClaims, OrgDomainRoleClaims); AuthorisationDomain= and Role=
+// keep the organisations with an Active claim on them. The answer is
+// built once per change of the store (at most a minute old) and sent with
+// an ETag, gzipped when the client accepts it.
 func (h *Directory) Participants(w http.ResponseWriter, r *http.Request) {
-	c, err := h.participants.get(r.Context(), h.Store.WriteVersion(), func(ctx context.Context) (any, error) {
+	domain, role, err := h.roleFilter(r.Context(), r.URL.Query())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	cache := &h.participants
+	if domain != "" || role != "" {
+		cache = h.participantsBy.get(domain + "\x00" + role)
+	}
+	c, err := cache.get(r.Context(), h.Store.WriteVersion(), func(ctx context.Context) (any, error) {
 		ps, err := h.Store.Participants(ctx)
 		if err != nil {
 			return nil, err
+		}
+		if domain != "" || role != "" {
+			kept := ps[:0]
+			for _, p := range ps {
+				for _, c := range p.OrgDomainRoleClaims {
+					if (domain == "" || c.AuthorisationDomain == domain) && (role == "" || c.Role == role) {
+						kept = append(kept, p)
+						break
+					}
+				}
+			}
+			ps = kept
 		}
 		for i := range ps {
 			ps[i].Status = h.Vocab.Display(ps[i].Status)
@@ -88,7 +137,7 @@ func (h *Directory) Participants(w http.ResponseWriter, r *http.Request) {
 				ps[i].AuthorisationServers[j].Status = h.Vocab.Display(ps[i].AuthorisationServers[j].Status)
 			}
 		}
-		return ps, nil
+		return participantList(ps), nil
 	})
 	if err != nil {
 		WriteError(w, r, err)

@@ -16,6 +16,8 @@ type policyStore interface {
 	ListRoleMetadataPolicies(ctx context.Context) ([]store.RoleMetadataPolicy, error)
 	GetRoleMetadataPolicy(ctx context.Context, id string) (store.RoleMetadataPolicy, error)
 	SaveRoleMetadataPolicy(ctx context.Context, a store.Audit, p store.RoleMetadataPolicy, check func(store.RoleMetadataPolicy) error) (store.RoleMetadataPolicy, error)
+	ListAuthorisationDomains(ctx context.Context) ([]store.AuthorisationDomain, error)
+	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
 }
 
 // Policies serves Reference Data > Role metadata policies.
@@ -25,23 +27,25 @@ type Policies struct {
 }
 
 type policyIn struct {
-	PolicyID    string          `json:"PolicyId"`
-	Role        string          `json:"Role"`
-	EntityType  string          `json:"EntityType"`
-	Policy      json.RawMessage `json:"Policy"`
-	Description string          `json:"Description"`
-	Status      string          `json:"Status"`
-	CreatedOn   any             `json:"CreatedOn"`
-	UpdatedOn   any             `json:"UpdatedOn"`
+	PolicyID            string          `json:"PolicyId"`
+	AuthorisationDomain string          `json:"AuthorisationDomain"`
+	Role                string          `json:"Role"`
+	EntityType          string          `json:"EntityType"`
+	Policy              json.RawMessage `json:"Policy"`
+	Description         string          `json:"Description"`
+	Status              string          `json:"Status"`
+	CreatedOn           any             `json:"CreatedOn"`
+	UpdatedOn           any             `json:"UpdatedOn"`
 }
 
 // policyForm is the browser form (the policy as text).
 type policyForm struct {
-	Role        string `json:"Role"`
-	EntityType  string `json:"EntityType"`
-	Policy      string `json:"Policy"`
-	Description string `json:"Description"`
-	Status      string `json:"Status"`
+	AuthorisationDomain string `json:"AuthorisationDomain"`
+	Role                string `json:"Role"`
+	EntityType          string `json:"EntityType"`
+	Policy              string `json:"Policy"`
+	Description         string `json:"Description"`
+	Status              string `json:"Status"`
 }
 
 func (h *Policies) page(w http.ResponseWriter, r *http.Request, status int, form views.PolicyForm) {
@@ -51,6 +55,25 @@ func (h *Policies) page(w http.ResponseWriter, r *http.Request, status int, form
 		return
 	}
 	form.EntityTypes = federation.EntityTypes
+	doms, err := h.Store.ListAuthorisationDomains(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	roles, err := h.Store.ListDomainRoles(r.Context(), "")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	for _, d := range doms {
+		form.DomainOpts = append(form.DomainOpts, views.Option{Value: d.Name, Label: d.Name, Selected: d.Name == form.AuthorisationDomain})
+	}
+	for _, ro := range roles {
+		if ro.Type == "Federation" {
+			form.RoleOpts = append(form.RoleOpts, views.Option{Value: ro.Name, Label: ro.AuthorisationDomain + ": " + ro.Name,
+				Selected: ro.Name == form.Role && ro.AuthorisationDomain == form.AuthorisationDomain})
+		}
+	}
 	Render(w, r, status, views.Policies(h.Shell(r, "Role metadata policies", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Role metadata policies"}),
 		views.PoliciesPage{Policies: ps, Form: form}))
 }
@@ -89,8 +112,10 @@ func validatePolicy(in *store.RoleMetadataPolicy) error {
 			Fields: []FieldError{{Code: "unsupported_entity_type", Field: "EntityType", Message: msg}}}
 	}
 	f := map[string]string{}
+	required(f, "AuthorisationDomain", in.AuthorisationDomain, "AuthorisationDomain")
+	checkLen(f, "AuthorisationDomain", in.AuthorisationDomain, 30)
 	required(f, "Role", in.Role, "Role")
-	checkLen(f, "Role", in.Role, 100)
+	checkLen(f, "Role", in.Role, 30)
 	checkLen(f, "Description", in.Description, 500)
 	activeOrInactive(f, &in.Status)
 	e := Validation(f)
@@ -119,14 +144,14 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 			WriteError(w, r, err)
 			return
 		}
-		p = store.RoleMetadataPolicy{Role: in.Role, EntityType: in.EntityType, Policy: in.Policy, Description: in.Description, Status: in.Status}
+		p = store.RoleMetadataPolicy{AuthorisationDomain: in.AuthorisationDomain, Role: in.Role, EntityType: in.EntityType, Policy: in.Policy, Description: in.Description, Status: in.Status}
 	} else {
 		var in policyForm
 		if err := Decode(w, r, &in); err != nil {
 			WriteError(w, r, err)
 			return
 		}
-		p = store.RoleMetadataPolicy{Role: in.Role, EntityType: in.EntityType, Policy: json.RawMessage(in.Policy), Description: in.Description, Status: in.Status}
+		p = store.RoleMetadataPolicy{AuthorisationDomain: in.AuthorisationDomain, Role: in.Role, EntityType: in.EntityType, Policy: json.RawMessage(in.Policy), Description: in.Description, Status: in.Status}
 	}
 	p.PolicyID = PathParam(r, "policyID")
 	isNew := p.PolicyID == ""
@@ -134,11 +159,11 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	var saved store.RoleMetadataPolicy
 	if err == nil {
 		saved, err = h.Store.SaveRoleMetadataPolicy(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p, func(cur store.RoleMetadataPolicy) error { return CheckIfMatch(r, cur) })
-		err = storeError(err, "Role metadata policy")
+		err = directoryError(err, "Role metadata policy")
 	}
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 {
-			form := views.PolicyForm{Role: p.Role, EntityType: p.EntityType, Policy: string(p.Policy), Description: p.Description, Errors: map[string]string{}}
+			form := views.PolicyForm{AuthorisationDomain: p.AuthorisationDomain, Role: p.Role, EntityType: p.EntityType, Policy: string(p.Policy), Description: p.Description, Errors: map[string]string{}}
 			for _, fe := range AsError(err).Fields {
 				form.Errors[fe.Field] = strings.TrimSpace(form.Errors[fe.Field] + " " + fe.Message)
 			}
@@ -152,7 +177,7 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "The policy for "+saved.Role+" / "+saved.EntityType+" was saved.")
+		h.Flash.Put(r.Context(), "The policy for "+saved.AuthorisationDomain+": "+saved.Role+" / "+saved.EntityType+" was saved.")
 		Redirect(w, r, "/references/role-metadata-policies")
 		return
 	}

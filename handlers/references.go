@@ -88,7 +88,7 @@ type refTypeStore interface {
 	GetRef(ctx context.Context, k store.RefKind, name string) (store.ReferenceItem, error)
 	CreateRef(ctx context.Context, k store.RefKind, a store.Audit, r store.ReferenceItem) (store.ReferenceItem, error)
 	UpdateRef(ctx context.Context, k store.RefKind, a store.Audit, r store.ReferenceItem, check func(store.ReferenceItem) error) (store.ReferenceItem, error)
-	DeleteRef(ctx context.Context, k store.RefKind, a store.Audit, name string) error
+	DeleteRef(ctx context.Context, k store.RefKind, a store.Audit, name string, check func(store.ReferenceItem) error) error
 }
 
 // RefTypes serves one kind of name/description/status reference data:
@@ -107,8 +107,19 @@ func (h *RefTypes) page(w http.ResponseWriter, r *http.Request, status int, p vi
 		WriteError(w, r, err)
 		return
 	}
-	p.Title, p.Path, p.Items = h.Title, h.Path, items
+	p.Title, p.Label, p.Path, p.Items = h.Title, strings.ToLower(h.Kind.Label), h.Path, items
 	Render(w, r, status, views.RefList(h.Shell(r, h.Title, "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: h.Title}), p))
+}
+
+// New is the form that adds an item; a refused one comes back to it.
+func (h *RefTypes) New(w http.ResponseWriter, r *http.Request) {
+	h.newPage(w, r, http.StatusOK, views.RefPage{})
+}
+
+func (h *RefTypes) newPage(w http.ResponseWriter, r *http.Request, status int, p views.RefPage) {
+	p.Title, p.Label, p.Path = h.Title, strings.ToLower(h.Kind.Label), h.Path
+	title := "New " + p.Label
+	Render(w, r, status, views.RefNew(h.Shell(r, title, "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: h.Title, Href: h.Path}, views.Crumb{Label: title}), p))
 }
 
 // List lists the items.
@@ -167,7 +178,7 @@ func (h *RefTypes) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 {
-			h.page(w, r, AsError(err).Status, views.RefPage{Form: in, Errors: orMessage(err, "Name")})
+			h.newPage(w, r, AsError(err).Status, views.RefPage{Form: in, Errors: orMessage(err, "Name")})
 			return
 		}
 		WriteError(w, r, err)
@@ -224,7 +235,8 @@ func (h *RefTypes) Update(w http.ResponseWriter, r *http.Request) {
 // what is in the way.
 func (h *RefTypes) Delete(w http.ResponseWriter, r *http.Request) {
 	name := PathParam(r, "name")
-	err := h.Store.DeleteRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, name)
+	err := h.Store.DeleteRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, name,
+		func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
 	if err != nil {
 		err = storeError(err, h.Kind.Label)
 		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
@@ -254,23 +266,33 @@ func (h *RefTypes) renderConflict(w http.ResponseWriter, r *http.Request, msg st
 
 var flagTypes = []string{"Organisation", "Software_Statement", "Authorisation_Server"}
 
-func (h *References) flagsPage(w http.ResponseWriter, r *http.Request, status int, form store.Flag, errs map[string]string) {
+func (h *References) flagsPage(w http.ResponseWriter, r *http.Request, status int) {
 	flags, err := h.Store.ListFlags(r.Context(), "")
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
+	Render(w, r, status, views.Flags(h.Shell(r, "Flags", "reference", h.crumbs("Flags")...), views.FlagsPage{Flags: flags}))
+}
+
+// NewFlag is the form that adds a flag; a refused one comes back to it.
+func (h *References) NewFlag(w http.ResponseWriter, r *http.Request) {
+	h.newFlagPage(w, r, http.StatusOK, store.Flag{}, nil)
+}
+
+func (h *References) newFlagPage(w http.ResponseWriter, r *http.Request, status int, form store.Flag, errs map[string]string) {
 	var opts []views.Option
 	for _, t := range flagTypes {
-		opts = append(opts, views.Option{Value: t, Label: strings.ReplaceAll(t, "_", " "), Selected: form.Type == t})
+		opts = append(opts, views.Option{Value: t, Label: views.FlagTypeLabel(t), Selected: form.Type == t})
 	}
-	Render(w, r, status, views.Flags(h.Shell(r, "Flags", "reference", h.crumbs("Flags")...), views.FlagsPage{Flags: flags, Form: form, Errors: errs, TypeOpts: opts}))
+	crumbs := []views.Crumb{{Label: "Reference Data", Href: "/references"}, {Label: "Flags", Href: "/references/flags"}, {Label: "New flag"}}
+	Render(w, r, status, views.FlagNew(h.Shell(r, "New flag", "reference", crumbs...), views.FlagsPage{Form: form, Errors: errs, TypeOpts: opts}))
 }
 
 // ListFlags lists flag definitions (Type= filters).
 func (h *References) ListFlags(w http.ResponseWriter, r *http.Request) {
 	if !WantsJSON(r) {
-		h.flagsPage(w, r, http.StatusOK, store.Flag{}, nil)
+		h.flagsPage(w, r, http.StatusOK)
 		return
 	}
 	typ := r.URL.Query().Get("Type")
@@ -337,7 +359,7 @@ func (h *References) CreateFlag(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 {
-			h.flagsPage(w, r, AsError(err).Status, in, orMessage(err, "Name"))
+			h.newFlagPage(w, r, AsError(err).Status, in, orMessage(err, "Name"))
 			return
 		}
 		WriteError(w, r, err)

@@ -126,11 +126,16 @@ func Render(w http.ResponseWriter, r *http.Request, status int, view templ.Compo
 	vary(w)
 	var buf bytes.Buffer
 	if err := view.Render(r.Context(), &buf); err != nil {
-		slog.ErrorContext(r.Context(), "render", "err", err, "path", r.URL.Path)
+		LoggerFrom(r.Context()).ErrorContext(r.Context(), "render", "err", err, "path", r.URL.Path)
 		http.Error(w, "Internal error", http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if status >= 400 && r.Method != http.MethodGet && r.Header.Get("HX-Request") == "true" {
+		// A refusal shown in place keeps the address of the page the form
+		// was on: reloading it must not GET the URL the form posted to.
+		w.Header().Set("HX-Push-Url", "false")
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
@@ -368,8 +373,9 @@ func ProblemBody(e *Error) map[string]any {
 
 // errorPage renders a browser error page: the message, and each field
 // error as an item (named by its field) unless it only repeats the message.
-func errorPage(status int, detail string, fields []FieldError) templ.Component {
-	title := http.StatusText(status)
+// The shell names the signed-in administrator: a refusal swapped into a
+// page keeps its header.
+func errorPage(shell views.Shell, status int, detail string, fields []FieldError) templ.Component {
 	items := make([]string, 0, len(fields))
 	for _, f := range fields {
 		if f.Field != "" {
@@ -378,7 +384,22 @@ func errorPage(status int, detail string, fields []FieldError) templ.Component {
 			items = append(items, f.Message)
 		}
 	}
-	return views.ErrorPage(views.Shell{Title: title}, status, title, detail, items)
+	return views.ErrorPage(shell, status, shell.Title, detail, items)
+}
+
+type loggerKey struct{}
+
+// WithLogger gives the handlers of a request the service's logger.
+func WithLogger(ctx context.Context, log *slog.Logger) context.Context {
+	return context.WithValue(ctx, loggerKey{}, log)
+}
+
+// LoggerFrom is the logger WithLogger set, or slog's default.
+func LoggerFrom(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok && l != nil {
+		return l
+	}
+	return slog.Default()
 }
 
 // AsError turns any error into an *Error; unknown errors become a 500.
@@ -391,14 +412,22 @@ func AsError(err error) *Error {
 		return &Error{Status: http.StatusServiceUnavailable, Code: "busy", Message: "The directory is busy with another change; nothing was changed. Try again in a moment.",
 			Header: http.Header{"Retry-After": {"1"}}}
 	}
+	if errors.Is(err, store.ErrFull) {
+		return &Error{Status: http.StatusServiceUnavailable, Code: "storage_full", Message: "The server's disk is full; nothing was changed. Try again once an operator has made room.",
+			Header: http.Header{"Retry-After": {"60"}}}
+	}
 	return &Error{Status: http.StatusInternalServerError, Code: "internal", Message: "Internal error"}
 }
 
 // WriteError writes err as a problem body or an error page.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	e := AsError(err)
-	if e.Status >= 500 {
-		slog.ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path)
+	switch {
+	case e.Code == "storage_full":
+		LoggerFrom(r.Context()).ErrorContext(r.Context(), "the disk is full: a write was refused; make room on the database's disk",
+			"err", err, "method", r.Method, "path", r.URL.Path)
+	case e.Status >= 500:
+		LoggerFrom(r.Context()).ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path)
 	}
 	for k, vs := range e.Header {
 		for _, v := range vs {
@@ -413,7 +442,12 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		_, _ = w.Write(append(b, '\n'))
 		return
 	}
-	Render(w, r, e.Status, errorPage(e.Status, e.Message, e.Fields))
+	p := PrincipalFrom(r.Context())
+	s := views.Shell{Title: http.StatusText(e.Status)}
+	if p.Via == "session" {
+		s.UserEmail, s.SuperUser = p.Email, p.IsSuperUser()
+	}
+	Render(w, r, e.Status, errorPage(s, e.Status, e.Message, e.Fields))
 }
 
 type templComponent = templ.Component

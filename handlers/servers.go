@@ -58,8 +58,11 @@ func (h *Directory) GetServer(w http.ResponseWriter, r *http.Request) {
 func (h *Directory) validateServer(r *http.Request, s *store.AuthorisationServer, isNew bool) error {
 	f := map[string]string{}
 	required(f, "CustomerFriendlyName", s.CustomerFriendlyName, "Name")
-	checkLen(f, "CustomerFriendlyName", s.CustomerFriendlyName, 200)
-	checkLen(f, "Description", s.Description, 2000)
+	checkLen(f, "CustomerFriendlyName", s.CustomerFriendlyName, maxName)
+	checkLen(f, "Description", s.Description, maxDescription)
+	checkLen(f, "Issuer", s.Issuer, maxURL)
+	checkLen(f, "OpenIDDiscoveryDocument", s.OpenIDDiscoveryDocument, maxURL)
+	checkList(f, "Flags", s.Flags, maxFlags, 0)
 	if s.Status == "" && isNew {
 		s.Status = trust.Active
 	} else if canon, ok := trust.ParseStatus(trust.AuthorisationServer, s.Status); ok {
@@ -73,7 +76,7 @@ func (h *Directory) validateServer(r *http.Request, s *store.AuthorisationServer
 	var issuerProblems []string
 	if strings.TrimSpace(s.Issuer) == "" {
 		issuerProblems = append(issuerProblems, "Issuer is required.")
-	} else {
+	} else if f["Issuer"] == "" && f["OpenIDDiscoveryDocument"] == "" { // one over its limit is not fetched
 		disc := s.OpenIDDiscoveryDocument
 		if disc == "" {
 			disc = issuer.WellKnown(s.Issuer)
@@ -170,7 +173,7 @@ func (h *Directory) CreateServer(w http.ResponseWriter, r *http.Request) {
 		s, err = h.Store.CreateAuthorisationServer(r.Context(), h.actor(r), in)
 		err = directoryError(err, "Authorisation server")
 	}
-	h.serverSaved(w, r, o, in, s, err, true)
+	h.serverSaved(w, r, o, in, s, err, true, "")
 }
 
 // UpdateServer replaces an authorisation server (its issuer re-validated).
@@ -191,22 +194,18 @@ func (h *Directory) UpdateServer(w http.ResponseWriter, r *http.Request) {
 	}
 	err := h.validateServer(r, &in, false)
 	var s store.AuthorisationServer
+	var from string
 	if err == nil {
-		s, err = h.Store.UpdateAuthorisationServer(r.Context(), h.actor(r), in, func(cur store.AuthorisationServer) error {
-			if err := CheckIfMatch(r, cur); err != nil {
-				return err
-			}
-			if err := trust.CheckTransition(cur.Status, in.Status, h.Vocab); err != nil {
-				return &Error{Status: http.StatusConflict, Code: "invalid_transition", Message: err.Error(), Fields: []FieldError{{Field: "Status", Code: "invalid_transition", Message: err.Error()}}}
-			}
-			return nil
+		s, err = h.Store.UpdateAuthorisationServer(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.AuthorisationServer) error {
+			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
 		})
 		err = directoryError(err, "Authorisation server")
 	}
-	h.serverSaved(w, r, o, in, s, err, false)
+	h.serverSaved(w, r, o, in, s, err, false, from)
 }
 
-func (h *Directory) serverSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, s store.AuthorisationServer, err error, isNew bool) {
+// serverSaved answers a create or an update; from is the status before an update.
+func (h *Directory) serverSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, s store.AuthorisationServer, err error, isNew bool, from string) {
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
 			h.renderServerForm(w, r, AsError(err).Status, o, in, isNew, err)
@@ -216,7 +215,7 @@ func (h *Directory) serverSaved(w http.ResponseWriter, r *http.Request, o store.
 		return
 	}
 	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Authorisation server "+s.CustomerFriendlyName+" was saved.")
+		h.Flash.Put(r.Context(), h.savedMessage("Authorisation server ", s.CustomerFriendlyName, from, s.Status))
 		Redirect(w, r, "/organisations/"+o.OrganisationID+"/authorisationservers")
 		return
 	}

@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -18,6 +20,7 @@ type ssaStore interface {
 	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
 	SSASubject(ctx context.Context, orgID, appID string) (store.Organisation, store.SoftwareStatement, error)
 	RecordSSA(ctx context.Context, a store.Audit, orgID, appID, alg, kid, jti string) error
+	ActiveClaimRoles(ctx context.Context, orgID string) ([]string, error)
 }
 
 // SSA issues software statement assertions and publishes the keyset.
@@ -100,6 +103,7 @@ func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Algs, p.SSA, p.SSAAlg = h.Keys.Enabled(), token, alg
+	p.SSARoles = rolesInToken(token)
 	status := http.StatusOK
 	if err != nil {
 		p.SSAError, status = AsError(err).Message, AsError(err).Status
@@ -128,6 +132,20 @@ func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStat
 		}
 		return "", err
 	}
+	// software_roles: only the roles the organisation still holds by an
+	// Active claim when the SSA is signed (docs/design.md §12).
+	roles := []string{}
+	if len(app.Roles) > 0 {
+		held, err := h.Store.ActiveClaimRoles(r.Context(), o.OrganisationID)
+		if err != nil {
+			return "", err
+		}
+		for _, ro := range app.Roles {
+			if contains(held, ro) {
+				roles = append(roles, ro)
+			}
+		}
+	}
 	jwks := app.JwksURI
 	if jwks == "" {
 		jwks = h.BaseURL + "/keystore/" + o.OrganisationID + "/application.jwks"
@@ -135,7 +153,7 @@ func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStat
 	c := ssa.Claims{
 		Iss: h.Issuer, SoftwareID: app.SoftwareStatementID, SoftwareClientID: app.ClientID, SoftwareClientName: app.ClientName,
 		SoftwareClientDescription: app.Description, SoftwareVersion: app.Version,
-		SoftwareRedirectURIs: app.RedirectURI, SoftwareRoles: app.Roles, SoftwareJwksURI: jwks, SoftwareOriginURIs: app.SoftwareOriginsURI,
+		SoftwareRedirectURIs: app.RedirectURI, SoftwareRoles: roles, SoftwareJwksURI: jwks, SoftwareOriginURIs: app.SoftwareOriginsURI,
 		SoftwareStatus: h.Vocab.Display(app.Status), OrgID: o.OrganisationID, OrgName: o.OrganisationName, OrgStatus: h.Vocab.Display(o.Status),
 		BackchannelTokenDeliveryMode: app.BackchannelTokenDeliveryMode, BackchannelClientNotificationEndpoint: app.BackchannelClientNotificationEndpoint,
 	}
@@ -241,4 +259,24 @@ func (h *SSA) RetireKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// rolesInToken reads software_roles from a signed SSA, so the page says
+// what the token itself carries.
+func rolesInToken(token string) []string {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return nil
+	}
+	var c struct {
+		Roles []string `json:"software_roles"`
+	}
+	if json.Unmarshal(raw, &c) != nil {
+		return nil
+	}
+	return c.Roles
 }

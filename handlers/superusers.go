@@ -14,7 +14,7 @@ type superUserStore interface {
 	ListSuperUsers(ctx context.Context) ([]store.SuperUser, error)
 	GetSuperUser(ctx context.Context, email string) (store.SuperUser, error)
 	CreateSuperUser(ctx context.Context, a store.Audit, email, status string) (store.SuperUser, error)
-	SetSuperUserStatus(ctx context.Context, a store.Audit, email, status string) (store.SuperUser, error)
+	SetSuperUserStatus(ctx context.Context, a store.Audit, email, status string, check func(store.SuperUser) error) (store.SuperUser, error)
 }
 
 // SuperUsers serves /api/users/super and Reference Data > Super Users.
@@ -48,6 +48,16 @@ func (h *SuperUsers) List(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	Respond(w, r, http.StatusOK, p.Users, views.SuperUsers(h.shell(r), p))
+}
+
+// New is the form that adds a Super User.
+func (h *SuperUsers) New(w http.ResponseWriter, r *http.Request) {
+	h.newPage(w, r, http.StatusOK, views.SuperUsersPage{})
+}
+
+func (h *SuperUsers) newPage(w http.ResponseWriter, r *http.Request, status int, p views.SuperUsersPage) {
+	Render(w, r, status, views.NewSuperUser(h.Shell(r, "New Super User", "reference", views.Crumb{Label: "Reference Data", Href: "/references"},
+		views.Crumb{Label: "Super Users", Href: "/references/super-users"}, views.Crumb{Label: "New Super User"}), p))
 }
 
 // Get answers one Super User.
@@ -85,14 +95,12 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 {
-			p, perr := h.page(r, views.SuperUsersPage{Email: in.Email, Status: in.Status, Errors: FieldMap(err)})
-			if perr == nil {
-				if len(p.Errors) == 0 {
-					p.Errors = map[string]string{"Email": AsError(err).Message}
-				}
-				Render(w, r, AsError(err).Status, views.SuperUsers(h.shell(r), p))
-				return
+			p := views.SuperUsersPage{Email: in.Email, Status: in.Status, Errors: FieldMap(err)}
+			if len(p.Errors) == 0 {
+				p.Errors = map[string]string{"Email": AsError(err).Message}
 			}
+			h.newPage(w, r, AsError(err).Status, p)
+			return
 		}
 		WriteError(w, r, err)
 		return
@@ -109,7 +117,7 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 
 // Update sets a Super User's Status (the only removal is Inactive).
 func (h *SuperUsers) Update(w http.ResponseWriter, r *http.Request) {
-	updateAdminStatus(h.Base, w, r, "Super User", "/references/super-users", h.Store.GetSuperUser, h.Store.SetSuperUserStatus,
+	updateAdminStatus(h.Base, w, r, "Super User", "/references/super-users", h.Store.SetSuperUserStatus,
 		func(u store.SuperUser) (string, string) { return u.Email, u.Status })
 }
 

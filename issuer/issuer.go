@@ -80,8 +80,25 @@ func (v *Validator) check(ctx context.Context, issuerURL, discovery string) (*do
 }
 
 type document struct {
-	Issuer  string `json:"issuer"`
-	JwksURI string `json:"jwks_uri"`
+	Issuer           string `json:"issuer"`
+	JwksURI          string `json:"jwks_uri"`
+	UserinfoEndpoint string `json:"userinfo_endpoint"`
+}
+
+// Metadata is what a provider's discovery document says that this service
+// uses beyond the issuer.
+type Metadata struct {
+	JwksURI          string
+	UserinfoEndpoint string // empty: the provider names none
+}
+
+// Discover checks the issuer as Check does and returns its metadata.
+func (v *Validator) Discover(ctx context.Context, issuerURL string) (Metadata, []string) {
+	doc, problems := v.check(ctx, issuerURL, "")
+	if doc == nil {
+		return Metadata{}, problems
+	}
+	return Metadata{JwksURI: doc.JwksURI, UserinfoEndpoint: doc.UserinfoEndpoint}, problems
 }
 
 func (v *Validator) client() *http.Client {
@@ -103,12 +120,12 @@ func (v *Validator) client() *http.Client {
 		}
 		ip := net.ParseIP(host)
 		if ip == nil || !Public(ip) {
-			return fmt.Errorf("address %s is not public", host)
+			return ErrNotPublic
 		}
 		return nil
 	}}
 	tr := &http.Transport{DialContext: dialer.DialContext, TLSHandshakeTimeout: timeout, ResponseHeaderTimeout: timeout, Proxy: nil}
-	return &http.Client{Timeout: timeout, Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+	return &http.Client{Timeout: timeout, Transport: quietRefusal{tr}, CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		if len(via) > maxRedirects {
 			return fmt.Errorf("more than %d redirects", maxRedirects)
 		}
@@ -117,6 +134,23 @@ func (v *Validator) client() *http.Client {
 		}
 		return nil
 	}}
+}
+
+// ErrNotPublic refuses a connection to an address that is not public. The
+// message names no address: what an internal name resolves to is not for
+// whoever typed the name.
+var ErrNotPublic = errors.New("address is not public")
+
+// quietRefusal replaces a refused dial (which names the resolved address
+// and port) with the host as it was asked for.
+type quietRefusal struct{ rt http.RoundTripper }
+
+func (q quietRefusal) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := q.rt.RoundTrip(r)
+	if err != nil && errors.Is(err, ErrNotPublic) {
+		return nil, fmt.Errorf("%s: %w", r.URL.Host, ErrNotPublic)
+	}
+	return resp, err
 }
 
 func (v *Validator) fetch(ctx context.Context, u string) (*document, error) {
@@ -164,7 +198,9 @@ func Public(ip net.IP) bool {
 		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() {
 		return false
 	}
-	for _, cidr := range []string{"100.64.0.0/10", "192.0.0.0/24", "198.18.0.0/15", "64:ff9b::/96"} {
+	// "This network", shared address space, IETF protocol assignments,
+	// benchmarking, reserved (with broadcast), NAT64.
+	for _, cidr := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "198.18.0.0/15", "240.0.0.0/4", "64:ff9b::/96"} {
 		_, n, _ := net.ParseCIDR(cidr)
 		if n.Contains(ip) {
 			return false

@@ -131,3 +131,23 @@ func TestCheckProviderNeedsJWKSURI(t *testing.T) {
 		t.Fatal(p)
 	}
 }
+
+// Issue 14 point 10: every reserved IPv4 block is refused, and the error
+// says only that the address is not public, never what a name resolved to.
+func TestReservedBlocksRefusedAndResolvedAddressNotShown(t *testing.T) {
+	for _, ip := range []string{"0.0.0.0", "0.1.2.3", "0.255.255.255", "240.0.0.1", "255.255.255.254", "255.255.255.255", "::ffff:0.1.2.3", "::ffff:240.0.0.1"} {
+		if Public(net.ParseIP(ip)) {
+			t.Errorf("%s is public", ip)
+		}
+	}
+	v := &Validator{}
+	p := strings.Join(v.Check(context.Background(), "https://localhost:1", ""), " ")
+	if !strings.Contains(p, "address is not public") || strings.Contains(p, "127.0.0.1") || strings.Contains(p, "::1") {
+		t.Fatalf("problems %q", p)
+	}
+	// The keys client says the same.
+	_, err := v.HTTPClient().Get("https://localhost:1/jwks")
+	if err == nil || !strings.Contains(err.Error(), "address is not public") || strings.Contains(err.Error(), "127.0.0.1") || strings.Contains(err.Error(), "[::1]") {
+		t.Fatalf("client error %v", err)
+	}
+}

@@ -76,6 +76,65 @@ func LoadOrCreateKEK(path string) (*KEK, error) {
 	return newKEK(key, path)
 }
 
+// ErrMissingKEK means the KEK file is missing while the database has keys
+// sealed with a KEK: a new one would open none of them.
+var ErrMissingKEK = errors.New("ssa: the key-encryption key file is missing")
+
+// kekState is what the database says about the KEK it was sealed with.
+type kekState interface {
+	KEKCheck(ctx context.Context) ([]byte, error)
+	ListSigningKeys(ctx context.Context) ([]store.SigningKey, error)
+}
+
+// CheckKEK checks, without writing anything, that the KEK file at path opens
+// the keys sealed in the database. A database with nothing sealed yet (a
+// first start) needs no file: OpenKEK makes one. A missing file on a
+// database with sealed keys is ErrMissingKEK, another KEK ErrWrongKEK.
+func CheckKEK(ctx context.Context, st kekState, path string) error {
+	_, err := checkKEK(ctx, st, path)
+	return err
+}
+
+// checkKEK answers the KEK that opens the database's keys, or nil when
+// nothing is sealed yet and the file does not exist.
+func checkKEK(ctx context.Context, st kekState, path string) (*KEK, error) {
+	check, err := st.KEKCheck(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sealed := check != nil
+	if !sealed {
+		keys, err := st.ListSigningKeys(ctx)
+		if err != nil {
+			return nil, err
+		}
+		sealed = len(keys) > 0
+	}
+	kek, err := LoadKEK(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && sealed:
+		return nil, fmt.Errorf("%w: %s does not exist, and this database's signing keys are sealed with a KEK: put that file back (or name it with --kek-file); nothing was changed", ErrMissingKEK, path)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case check != nil && !kek.Matches(check):
+		return nil, fmt.Errorf("%w (KEK file %s): start with the KEK this database was created with", ErrWrongKEK, path)
+	}
+	return kek, nil
+}
+
+// OpenKEK is the KEK of the database: the file at path, which must open the
+// keys sealed in it (CheckKEK). Only a database with nothing sealed yet (a
+// first start) gets a new KEK file, made with mode 0600.
+func OpenKEK(ctx context.Context, st kekState, path string) (*KEK, error) {
+	kek, err := checkKEK(ctx, st, path)
+	if err != nil || kek != nil {
+		return kek, err
+	}
+	return LoadOrCreateKEK(path)
+}
+
 func newKEK(key []byte, path string) (*KEK, error) {
 	block, err := aes.NewCipher(key)
 	if err != nil {

@@ -30,3 +30,178 @@ document.addEventListener("keydown", function (ev) {
     q.focus();
   }
 });
+
+// Refusals the page cannot show (issue 13): a server error (5xx, not
+// swapped) or a request that never reached the server. The form stays as
+// typed; the flash says what happened.
+function tfFlash(kind, msg) {
+  var f = document.getElementById("flash");
+  if (!f) {
+    return;
+  }
+  f.className = "tf-flash tf-flash-" + kind;
+  f.textContent = msg;
+}
+document.addEventListener("htmx:responseError", function (ev) {
+  var st = ev.detail.xhr ? ev.detail.xhr.status : 0;
+  if (st >= 500) {
+    tfFlash("error", "The server failed (" + st + "); your change may not have been saved. Reload the page to check, then try again.");
+  }
+});
+document.addEventListener("htmx:sendError", function () {
+  tfFlash("error", "The request could not reach the server (network problem); nothing was saved. Check your connection and try again.");
+});
+
+// A field error is about what was sent: once the field changes, it goes.
+function tfClearFieldError(ev) {
+  var el = ev.target;
+  if (!el || !el.getAttribute || el.getAttribute("aria-invalid") !== "true") {
+    return;
+  }
+  el.removeAttribute("aria-invalid");
+  var msg = document.getElementById("e-" + el.name) || el.nextElementSibling;
+  if (msg && msg.classList.contains("tf-field-error")) {
+    msg.remove();
+  }
+}
+document.addEventListener("input", tfClearFieldError);
+document.addEventListener("change", tfClearFieldError);
+
+// A flash is said once: a part of the page replaced afterwards (a table
+// sorted) or the page kept in htmx's history does not repeat it.
+function tfClearFlash() {
+  var f = document.getElementById("flash");
+  if (f) {
+    f.textContent = "";
+    f.className = "tf-flash";
+  }
+}
+document.addEventListener("htmx:beforeHistorySave", tfClearFlash);
+document.addEventListener("htmx:afterSwap", function (ev) {
+  if (ev.detail.target && ev.detail.target !== document.body) {
+    tfClearFlash();
+  }
+});
+
+// No double submits (issue 13). Every form that posts carries a key made
+// when it is shown; the server answers a second post with the same key
+// with the first answer and changes nothing. The button that sent a form
+// is disabled until the answer comes.
+function tfKey() {
+  var b = new Uint8Array(16);
+  window.crypto.getRandomValues(b);
+  return Array.prototype.map.call(b, function (x) { return ("0" + x.toString(16)).slice(-2); }).join("");
+}
+function tfKeyForms(root) {
+  var forms = (root || document).querySelectorAll("form[method=post]");
+  Array.prototype.forEach.call(forms, function (f) {
+    if (!f.querySelector("input[name=IdempotencyKey]")) {
+      var k = document.createElement("input");
+      k.type = "hidden";
+      k.name = "IdempotencyKey";
+      k.value = tfKey();
+      f.appendChild(k);
+    }
+  });
+}
+// A page shown again (Back) is a new form: what is sent from it is a new request.
+function tfRekey() {
+  Array.prototype.forEach.call(document.querySelectorAll("input[name=IdempotencyKey]"), function (k) { k.value = tfKey(); });
+}
+document.addEventListener("htmx:historyRestore", tfRekey);
+document.addEventListener("DOMContentLoaded", function () { tfKeyForms(document); });
+document.addEventListener("htmx:load", function (ev) { tfKeyForms(ev.detail.elt.parentNode || document); });
+document.addEventListener("htmx:configRequest", function (ev) {
+  var f = ev.detail.elt && ev.detail.elt.closest && ev.detail.elt.closest("form");
+  var k = f && f.querySelector("input[name=IdempotencyKey]");
+  if (k && ev.detail.verb === "post") {
+    ev.detail.headers["Idempotency-Key"] = k.value;
+  }
+});
+function tfSubmitters(form) {
+  return Array.prototype.slice.call(form.querySelectorAll("button:not([type=button]), input[type=submit]"));
+}
+document.addEventListener("htmx:beforeRequest", function (ev) {
+  var f = ev.detail.elt;
+  if (f && f.tagName === "FORM") {
+    tfSubmitters(f).forEach(function (b) {
+      if (!b.disabled) {
+        b.disabled = true;
+        b.setAttribute("data-tf-busy", "");
+      }
+    });
+  }
+});
+document.addEventListener("htmx:afterRequest", function (ev) {
+  var f = ev.detail.elt;
+  if (f && f.tagName === "FORM") {
+    Array.prototype.forEach.call(f.querySelectorAll("[data-tf-busy]"), function (b) {
+      b.disabled = false;
+      b.removeAttribute("data-tf-busy");
+    });
+  }
+});
+// A form htmx does not send (hx-boost="false") is sent by the browser:
+// disable its button once the submission has started.
+document.addEventListener("submit", function (ev) {
+  var f = ev.target;
+  if (ev.defaultPrevented || !f || f.getAttribute("method") !== "post") {
+    return;
+  }
+  setTimeout(function () {
+    tfSubmitters(f).forEach(function (b) {
+      b.disabled = true;
+      b.setAttribute("data-tf-busy", "");
+    });
+  }, 0);
+});
+window.addEventListener("pageshow", function (ev) {
+  if (ev.persisted) {
+    tfRekey();
+    Array.prototype.forEach.call(document.querySelectorAll("[data-tf-busy]"), function (b) {
+      b.disabled = false;
+      b.removeAttribute("data-tf-busy");
+    });
+  }
+});
+
+// A form sent after the session expired comes back after sign-in with what
+// was typed (issue 13): the page carries the kept values; put them back.
+document.addEventListener("DOMContentLoaded", function () {
+  var kept = document.getElementById("tf-kept-form");
+  if (!kept) {
+    return;
+  }
+  var data;
+  try {
+    data = JSON.parse(kept.getAttribute("data-form"));
+  } catch (e) {
+    return;
+  }
+  kept.remove();
+  var form = Array.prototype.find.call(document.querySelectorAll("form[method=post]"), function (f) {
+    return new URL(f.action, location.href).pathname === data.action;
+  });
+  if (!form) {
+    return;
+  }
+  Object.keys(data.values || {}).forEach(function (name) {
+    var vals = data.values[name];
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (el.name !== name || el.type === "hidden" || el.type === "file") {
+        return;
+      }
+      if (el.type === "checkbox" || el.type === "radio") {
+        el.checked = vals.indexOf(el.value) >= 0;
+      } else if (el.tagName === "SELECT" && el.multiple) {
+        Array.prototype.forEach.call(el.options, function (o) { o.selected = vals.indexOf(o.value) >= 0; });
+      } else {
+        el.value = vals[0];
+      }
+    });
+  });
+  var first = form.querySelector("input:not([type=hidden]), select, textarea");
+  if (first) {
+    first.focus();
+  }
+});

@@ -13,7 +13,7 @@ import (
 	"strings"
 )
 
-//go:embed vendor/*.js vendor/*.css app.css app.js
+//go:embed vendor/*.js vendor/*.css app.css app.js console.js favicon.svg
 var files embed.FS
 
 var fingerprints = func() map[string]string {

@@ -21,6 +21,7 @@ type SoftwareStatement struct {
 	Roles                                 []string  `json:"Roles"`
 	JwksURI                               string    `json:"JwksUri,omitempty"`
 	Status                                string    `json:"Status"`
+	StatusReason                          string    `json:"StatusReason,omitempty"` // write-only: why the status changes, kept in the audit record
 	BackchannelTokenDeliveryMode          string    `json:"backchannel_token_delivery_mode,omitempty"`
 	BackchannelClientNotificationEndpoint string    `json:"backchannel_client_notification_endpoint,omitempty"`
 	SoftwareOriginsURI                    []string  `json:"software_origins_uri"`
@@ -80,12 +81,11 @@ func (d *DB) GetSoftwareStatement(ctx context.Context, orgID, id string) (Softwa
 	return s, err
 }
 
-// CreateSoftwareStatement adds an application; ClientId is generated when empty.
+// CreateSoftwareStatement adds an application; its ClientId is its new id,
+// whatever s says (ClientId is not writable).
 func (d *DB) CreateSoftwareStatement(ctx context.Context, a Audit, s SoftwareStatement) (SoftwareStatement, error) {
 	s.SoftwareStatementID = NewID()
-	if s.ClientID == "" {
-		s.ClientID = s.SoftwareStatementID
-	}
+	s.ClientID = s.SoftwareStatementID // server-set, like the id (docs/decisions.md)
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		if err := orgExists(ctx, tx, s.OrganisationID); err != nil {
 			return err
@@ -96,6 +96,9 @@ func (d *DB) CreateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 		}
 		if n > 0 {
 			return &FieldError{Field: "ClientId", Message: "another application has this ClientId"}
+		}
+		if err := checkAppRoles(ctx, tx, s.OrganisationID, s.Roles, nil); err != nil {
+			return err
 		}
 		now := d.stamp()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO software_statements(`+ssCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
@@ -136,6 +139,9 @@ func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 			}
 		}
 		s.ClientID = cur.ClientID // not writable
+		if err := checkAppRoles(ctx, tx, s.OrganisationID, s.Roles, cur.Roles); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE software_statements SET client_name=?, description=?, version=?, redirect_uris=?, roles=?,
 			jwks_uri=?, status=?, ciba_delivery_mode=?, ciba_notification_endpoint=?, origins=?, updated_on=? WHERE software_statement_id=?`,
 			s.ClientName, s.Description, s.Version, jsonList(s.RedirectURI), jsonList(s.Roles), s.JwksURI, s.Status,
@@ -147,12 +153,9 @@ func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 		}
 		next := s
 		next.Flags, next.RedirectURI, next.Roles, next.SoftwareOriginsURI = nonNil(s.Flags), nonNil(s.RedirectURI), nonNil(s.Roles), nonNil(s.SoftwareOriginsURI)
-		action := "update"
-		if cur.Status != s.Status {
-			action = "status"
-		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "Application",
-			SubjectID: s.SoftwareStatementID, OrganisationID: s.OrganisationID, Summary: diff(cur, next)})
+		next.StatusReason = ""
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, s.Status), SubjectType: "Application",
+			SubjectID: s.SoftwareStatementID, OrganisationID: s.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)})
 	})
 	if err != nil {
 		return SoftwareStatement{}, err

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // AuditRecord is one append-only entry of the audit log (docs/design.md §9).
@@ -23,7 +24,29 @@ type AuditRecord struct {
 
 // Audit names who does a change; every write method takes one.
 type Audit struct {
-	Actor string
+	Actor  string
+	Reason string // why, when the change needs one (reactivation); kept in the summary
+}
+
+// withReason adds the reason an administrator gave to an audit summary.
+func withReason(summary, reason string) string {
+	if reason == "" {
+		return summary
+	}
+	return summary + "; reason: " + reason
+}
+
+// updateAction names an update of something with a status for the audit
+// log: a reactivation (leaving the end state), a status change, or an update.
+func updateAction(from, to string) string {
+	switch {
+	case from == to:
+		return "update"
+	case from == "Withdrawn":
+		return "reactivate"
+	default:
+		return "status"
+	}
 }
 
 const auditInsert = `INSERT INTO audit_log
@@ -74,7 +97,12 @@ func (f AuditFilter) where() (string, []any) {
 	add("subject_type", f.SubjectType)
 	add("subject_id", f.SubjectID)
 	add("organisation_id", f.OrganisationID)
-	add("key_id", f.KeyID)
+	// A key ID matches by prefix: a kid is long, people paste its start.
+	if f.KeyID != "" {
+		// substr, not LIKE: LIKE ignores case and kids are case-sensitive.
+		where += ` AND substr(key_id, 1, ?) = ?`
+		args = append(args, utf8.RuneCountInString(f.KeyID), f.KeyID)
+	}
 	add("certificate_type", f.CertificateType)
 	add("action", f.Action)
 	add("actor", f.Actor)
@@ -166,4 +194,99 @@ func (d *DB) LatestAudit(ctx context.Context, n int) ([]AuditRecord, error) {
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// AuditActions lists the actions the audit log holds (for the Action
+// filter), restricted by subject type and id when given.
+func (d *DB) AuditActions(ctx context.Context, subjectType, subjectID string) ([]string, error) {
+	f := AuditFilter{SubjectType: subjectType, SubjectID: subjectID}
+	where, args := f.where()
+	rows, err := d.db.QueryContext(ctx, `SELECT DISTINCT action FROM audit_log `+where+` ORDER BY action`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: audit actions: %w", err)
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var a string
+		if err := rows.Scan(&a); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// AuditNames are the current names of what audit records are about, so a
+// page can say "updated organisation Acme Bank" instead of an id. A thing
+// deleted since has no name; the page shows its id.
+type AuditNames struct {
+	Subjects      map[string]string // SubjectType + "/" + SubjectID -> name
+	Organisations map[string]string // OrganisationID -> name
+	Flags         map[string]string // FlagID -> name
+}
+
+// auditNameQueries finds the name of a subject by type; subjects whose id
+// is already a name (e-mails, reference data names, kids) have none.
+var auditNameQueries = map[string]string{
+	"Organisation":        `SELECT name FROM organisations WHERE organisation_id = ?`,
+	"Application":         `SELECT client_name FROM software_statements WHERE software_statement_id = ?`,
+	"AuthorisationServer": `SELECT customer_friendly_name FROM authorisation_servers WHERE authorisation_server_id = ?`,
+	"Contact":             `SELECT trim(first_name || ' ' || last_name) FROM contacts WHERE contact_id = ?`,
+	"Flag":                `SELECT name FROM flags WHERE flag_id = ?`,
+	"Document":            `SELECT trim(document_type || ' ' || reference_number) FROM documents WHERE document_id = ?`,
+	"Certification": `SELECT c.certification_type || ' of ' || COALESCE(s.client_name, a.customer_friendly_name, '?') FROM certifications c
+		LEFT JOIN software_statements s ON c.subject_type = 'SoftwareStatement' AND s.software_statement_id = c.subject_id
+		LEFT JOIN authorisation_servers a ON c.subject_type = 'AuthorisationServer' AND a.authorisation_server_id = c.subject_id
+		WHERE c.certification_id = ?`,
+	"RoleMetadataPolicy": `SELECT role || ' ' || entity_type FROM role_metadata_policies WHERE policy_id = ?`,
+	"KeyMaterial":        `SELECT kid FROM key_material WHERE key_material_id = ?`,
+}
+
+// NamesForAudit looks up the names of the subjects and organisations of
+// records (one query per distinct thing: a page holds a few dozen).
+func (d *DB) NamesForAudit(ctx context.Context, recs []AuditRecord) (AuditNames, error) {
+	n := AuditNames{Subjects: map[string]string{}, Organisations: map[string]string{}, Flags: map[string]string{}}
+	one := func(q, id string) (string, error) {
+		var name string
+		err := d.db.QueryRowContext(ctx, q, id).Scan(&name)
+		if err == sql.ErrNoRows {
+			return "", nil
+		}
+		return name, err
+	}
+	for _, r := range recs {
+		if q, ok := auditNameQueries[r.SubjectType]; ok {
+			key := r.SubjectType + "/" + r.SubjectID
+			if _, done := n.Subjects[key]; !done {
+				name, err := one(q, r.SubjectID)
+				if err != nil {
+					return n, fmt.Errorf("store: audit names: %w", err)
+				}
+				n.Subjects[key] = name
+			}
+		}
+		if r.OrganisationID != "" {
+			if _, done := n.Organisations[r.OrganisationID]; !done {
+				name, err := one(auditNameQueries["Organisation"], r.OrganisationID)
+				if err != nil {
+					return n, fmt.Errorf("store: audit names: %w", err)
+				}
+				n.Organisations[r.OrganisationID] = name
+			}
+		}
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT flag_id, name FROM flags`)
+	if err != nil {
+		return n, fmt.Errorf("store: audit names: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return n, err
+		}
+		n.Flags[id] = name
+	}
+	return n, rows.Err()
 }

@@ -145,16 +145,23 @@ func (d *DB) AddCertificate(ctx context.Context, a Audit, c Certificate) (Certif
 }
 
 // RevokeCertificate revokes a certificate; revoking twice is a conflict.
-func (d *DB) RevokeCertificate(ctx context.Context, a Audit, orgID, kid, reason string) error {
+// check (nil: none) sees the current certificate first, inside the
+// transaction (If-Match).
+func (d *DB) RevokeCertificate(ctx context.Context, a Audit, orgID, kid, reason string, check func(cur Certificate) error) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {
-		var status, typ string
-		err := tx.QueryRowContext(ctx, `SELECT status, certificate_type FROM organisation_certificates WHERE organisation_id = ? AND kid = ?`, orgID, kid).Scan(&status, &typ)
+		cur, err := scanCert(tx.QueryRowContext(ctx, `SELECT `+certCols+` FROM organisation_certificates WHERE organisation_id = ? AND kid = ?`, orgID, kid))
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		status, typ := cur.Status, cur.OrganisationCertificateType
 		if status == "Revoked" {
 			return &ConflictError{Message: "certificate " + kid + " is already revoked"}
 		}

@@ -228,3 +228,41 @@ func (d *DB) SaveCertification(ctx context.Context, a Audit, c Certification, ch
 	}
 	return d.GetCertification(ctx, c.SubjectType, c.SubjectID, c.CertificationID)
 }
+
+// OrgCertification is a certification with the name of the application or
+// authorisation server that holds it.
+type OrgCertification struct {
+	Certification
+	HolderName string `json:"HolderName"`
+}
+
+// ListOrganisationCertifications returns the certifications of all the
+// applications and authorisation servers of an organisation, by holder
+// (through the holders, whose subject index the certifications table has).
+func (d *DB) ListOrganisationCertifications(ctx context.Context, orgID string) ([]OrgCertification, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT c.certification_id, c.organisation_id, c.subject_type, c.subject_id, c.certification_type, c.start_date,
+			c.expiration_date, c.uri, c.status, c.created_on, c.updated_on, COALESCE(s.client_name, a.customer_friendly_name, '')
+		FROM certifications c
+		LEFT JOIN software_statements s ON c.subject_type = 'SoftwareStatement' AND s.software_statement_id = c.subject_id
+		LEFT JOIN authorisation_servers a ON c.subject_type = 'AuthorisationServer' AND a.authorisation_server_id = c.subject_id
+		WHERE (c.subject_type = 'SoftwareStatement' AND c.subject_id IN (SELECT software_statement_id FROM software_statements WHERE organisation_id = ?))
+		   OR (c.subject_type = 'AuthorisationServer' AND c.subject_id IN (SELECT authorisation_server_id FROM authorisation_servers WHERE organisation_id = ?))
+		ORDER BY 12 COLLATE NOCASE, c.subject_id, c.start_date DESC, c.certification_id`, orgID, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("store: organisation certifications: %w", err)
+	}
+	defer rows.Close()
+	out := []OrgCertification{}
+	for rows.Next() {
+		var h OrgCertification
+		var cr, up string
+		c := &h.Certification
+		if err := rows.Scan(&c.CertificationID, &c.OrganisationID, &c.SubjectType, &c.SubjectID, &c.CertificationType, &c.CertificationStartDate,
+			&c.CertificationExpirationDate, &c.CertificationURI, &c.Status, &cr, &up, &h.HolderName); err != nil {
+			return nil, err
+		}
+		c.CreatedOn, c.UpdatedOn = parseStamp(cr), parseStamp(up)
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}

@@ -214,8 +214,10 @@ func (d *DB) AddAttachment(ctx context.Context, a Audit, orgID string, t Attachm
 	return t2, err
 }
 
-// UpdateAttachment changes an attachment's description, and its file when content is not nil.
-func (d *DB) UpdateAttachment(ctx context.Context, a Audit, orgID string, t Attachment, content []byte) (Attachment, error) {
+// UpdateAttachment changes an attachment's description, and its file when
+// content is not nil. check (nil: none) runs inside the transaction with the
+// current version (If-Match); its error aborts the change.
+func (d *DB) UpdateAttachment(ctx context.Context, a Audit, orgID string, t Attachment, content []byte, check func(cur Attachment) error) (Attachment, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		var kid string
 		err := tx.QueryRowContext(ctx, `SELECT k.kid FROM key_material k JOIN key_material_attachments t ON t.key_material_id = k.key_material_id
@@ -225,6 +227,15 @@ func (d *DB) UpdateAttachment(ctx context.Context, a Audit, orgID string, t Atta
 		}
 		if err != nil {
 			return err
+		}
+		if check != nil {
+			cur, err := scanAtt(tx.QueryRowContext(ctx, `SELECT `+attCols+` FROM key_material_attachments WHERE attachment_id = ?`, t.KeyMaterialAttachmentID))
+			if err != nil {
+				return err
+			}
+			if err := check(cur); err != nil {
+				return err
+			}
 		}
 		now := d.stamp()
 		summary := "Description: " + t.Description

@@ -22,6 +22,7 @@ type Organisation struct {
 	City                  string    `json:"City"`
 	Postcode              string    `json:"Postcode"`
 	Status                string    `json:"Status"`
+	StatusReason          string    `json:"StatusReason,omitempty"` // write-only: why the status changes, kept in the audit record
 	Flags                 []string  `json:"Flags"`
 	CreatedOn             time.Time `json:"CreatedOn"`
 	UpdatedOn             time.Time `json:"UpdatedOn"`
@@ -44,6 +45,8 @@ type OrgFilter struct {
 	Q      string // searches name and registration number
 	Status string // canonical
 	Flag   string
+	Role   string // organisations with an Active claim on a role of this name
+	Domain string // … in this authorisation domain
 	Sort   string // OrganisationName, RegistrationNumber, CountryOfRegistration, Status, CreatedOn
 	Desc   bool
 	Page   int
@@ -77,6 +80,17 @@ func (f OrgFilter) where() (string, []any) {
 		where = append(where, "organisation_id IN (SELECT organisation_id FROM organisation_flags WHERE flag_id = ?)")
 		args = append(args, f.Flag)
 	}
+	switch {
+	case f.Role != "" && f.Domain != "":
+		where = append(where, "organisation_id IN (SELECT organisation_id FROM organisation_authority_claims WHERE domain = ? AND role = ? AND status = 'Active')")
+		args = append(args, f.Domain, f.Role)
+	case f.Role != "":
+		where = append(where, "organisation_id IN (SELECT organisation_id FROM organisation_authority_claims WHERE role = ? AND status = 'Active')")
+		args = append(args, f.Role)
+	case f.Domain != "":
+		where = append(where, "organisation_id IN (SELECT organisation_id FROM organisation_authority_claims WHERE domain = ? AND status = 'Active')")
+		args = append(args, f.Domain)
+	}
 	return strings.Join(where, " AND "), args
 }
 
@@ -95,7 +109,7 @@ func ftsQuery(q string) string {
 }
 
 func (f OrgFilter) key() string {
-	return f.Q + "\x00" + f.Status + "\x00" + f.Flag
+	return f.Q + "\x00" + f.Status + "\x00" + f.Flag + "\x00" + f.Domain + "\x00" + f.Role
 }
 
 // ListOrganisations returns one page of organisations and the total that
@@ -294,12 +308,8 @@ func (d *DB) UpdateOrganisation(ctx context.Context, a Audit, o Organisation, ch
 		if err != nil {
 			return err
 		}
-		action := "update"
-		if cur.Status != next.Status {
-			action = "status"
-		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "Organisation",
-			SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: diff(cur, next)})
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, next.Status), SubjectType: "Organisation",
+			SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)})
 	})
 	d.lists.invalidate()
 	if err != nil {
@@ -308,10 +318,14 @@ func (d *DB) UpdateOrganisation(ctx context.Context, a Audit, o Organisation, ch
 	return d.GetOrganisation(ctx, o.OrganisationID)
 }
 
-// Participant is an active organisation with its active authorisation servers.
+// Participant is an active organisation with its active authorisation
+// servers and its Active authority claims, in the shape participant
+// consumers of the open-finance directories read.
 type Participant struct {
 	Organisation
 	AuthorisationServers []AuthorisationServer `json:"AuthorisationServers"`
+	OrgDomainClaims      []OrgDomainClaim      `json:"OrgDomainClaims"`
+	OrgDomainRoleClaims  []OrgDomainRoleClaim  `json:"OrgDomainRoleClaims"`
 }
 
 // Participants lists every Active organisation with its Active servers.
@@ -331,9 +345,12 @@ func (d *DB) Participants(ctx context.Context) ([]Participant, error) {
 		}
 		index[o.OrganisationID] = len(out)
 		ids = append(ids, o.OrganisationID)
-		out = append(out, Participant{Organisation: o, AuthorisationServers: []AuthorisationServer{}})
+		out = append(out, Participant{Organisation: o, AuthorisationServers: []AuthorisationServer{}, OrgDomainClaims: []OrgDomainClaim{}, OrgDomainRoleClaims: []OrgDomainRoleClaim{}})
 	}
 	rows.Close()
+	if err := participantClaims(ctx, d.db, out, index); err != nil {
+		return nil, err
+	}
 	flags, err := flagsOf(ctx, d.db, "organisation_flags", "organisation_id", ids)
 	if err != nil {
 		return nil, err
@@ -376,7 +393,7 @@ func (d *DB) Participants(ctx context.Context) ([]Participant, error) {
 // in the filter's order, from one query (one consistent read), with the
 // names of its flags. Page and Size are ignored. It stops at fn's first
 // error.
-func (d *DB) EachOrganisation(ctx context.Context, f OrgFilter, fn func(o Organisation, flagNames []string) error) error {
+func (d *DB) EachOrganisation(ctx context.Context, f OrgFilter, fn func(o Organisation, flagNames, roles []string) error) error {
 	col, ok := OrgSortColumns[f.Sort]
 	if !ok {
 		col = OrgSortColumns["OrganisationName"]
@@ -404,6 +421,24 @@ func (d *DB) EachOrganisation(ctx context.Context, f OrgFilter, fn func(o Organi
 	if err := frows.Err(); err != nil {
 		return err
 	}
+	// "Domain: Role" of every Active claim, in one pass.
+	roles := map[string][]string{}
+	crows, err := d.db.QueryContext(ctx, `SELECT organisation_id, domain || ': ' || role FROM organisation_authority_claims WHERE status = 'Active' ORDER BY domain, role`)
+	if err != nil {
+		return fmt.Errorf("store: export roles: %w", err)
+	}
+	for crows.Next() {
+		var id, role string
+		if err := crows.Scan(&id, &role); err != nil {
+			crows.Close()
+			return err
+		}
+		roles[id] = append(roles[id], role)
+	}
+	crows.Close()
+	if err := crows.Err(); err != nil {
+		return err
+	}
 	rows, err := d.db.QueryContext(ctx, `SELECT `+orgCols+` FROM organisations WHERE `+where+` ORDER BY `+col+` `+dir+`, organisation_id `+dir, args...)
 	if err != nil {
 		return fmt.Errorf("store: export organisations: %w", err)
@@ -414,7 +449,7 @@ func (d *DB) EachOrganisation(ctx context.Context, f OrgFilter, fn func(o Organi
 		if err != nil {
 			return err
 		}
-		if err := fn(o, names[o.OrganisationID]); err != nil {
+		if err := fn(o, names[o.OrganisationID], roles[o.OrganisationID]); err != nil {
 			return err
 		}
 	}
@@ -523,4 +558,30 @@ func (d *DB) FindIdentifier(ctx context.Context, q string) (Found, bool, error) 
 		return Found{What: k.what, Name: name, OrganisationID: org, ID: id}, true, nil
 	}
 	return Found{}, false, nil
+}
+
+// SameRegistration lists the other organisations registered under the
+// same number in the same country (case and surrounding space ignored):
+// a likely duplicate, worth a warning, not a refusal.
+func (d *DB) SameRegistration(ctx context.Context, number, country, exceptID string) ([]Organisation, error) {
+	number, country = strings.TrimSpace(number), strings.TrimSpace(country)
+	if number == "" {
+		return nil, nil
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT `+orgCols+` FROM organisations
+		WHERE lower(trim(registration_number)) = lower(?) AND lower(trim(country)) = lower(?) AND organisation_id <> ?
+		ORDER BY created_on LIMIT 5`, number, country, exceptID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Organisation
+	for rows.Next() {
+		o, err := scanOrg(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
 }

@@ -11,29 +11,32 @@ import (
 
 // RoleMetadataPolicy is a metadata policy for one role and entity type.
 type RoleMetadataPolicy struct {
-	PolicyID    string          `json:"PolicyId"`
-	Role        string          `json:"Role"`
-	EntityType  string          `json:"EntityType"`
-	Policy      json.RawMessage `json:"Policy"`
-	Description string          `json:"Description"`
-	Status      string          `json:"Status"`
-	CreatedOn   time.Time       `json:"CreatedOn"`
-	UpdatedOn   time.Time       `json:"UpdatedOn"`
+	PolicyID string `json:"PolicyId"`
+	// AuthorisationDomain is empty on policies saved before domains
+	// existed; they keep working and are flagged until edited.
+	AuthorisationDomain string          `json:"AuthorisationDomain"`
+	Role                string          `json:"Role"`
+	EntityType          string          `json:"EntityType"`
+	Policy              json.RawMessage `json:"Policy"`
+	Description         string          `json:"Description"`
+	Status              string          `json:"Status"`
+	CreatedOn           time.Time       `json:"CreatedOn"`
+	UpdatedOn           time.Time       `json:"UpdatedOn"`
 }
 
-const rmpCols = `policy_id, role, entity_type, policy, description, status, created_on, updated_on`
+const rmpCols = `policy_id, authorisation_domain, role, entity_type, policy, description, status, created_on, updated_on`
 
 func scanRMP(row interface{ Scan(...any) error }) (RoleMetadataPolicy, error) {
 	var p RoleMetadataPolicy
 	var pol, c, u string
-	err := row.Scan(&p.PolicyID, &p.Role, &p.EntityType, &pol, &p.Description, &p.Status, &c, &u)
+	err := row.Scan(&p.PolicyID, &p.AuthorisationDomain, &p.Role, &p.EntityType, &pol, &p.Description, &p.Status, &c, &u)
 	p.Policy, p.CreatedOn, p.UpdatedOn = json.RawMessage(pol), parseStamp(c), parseStamp(u)
 	return p, err
 }
 
 // ListRoleMetadataPolicies returns every policy.
 func (d *DB) ListRoleMetadataPolicies(ctx context.Context) ([]RoleMetadataPolicy, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+rmpCols+` FROM role_metadata_policies ORDER BY role, entity_type`)
+	rows, err := d.db.QueryContext(ctx, `SELECT `+rmpCols+` FROM role_metadata_policies ORDER BY authorisation_domain, role, entity_type`)
 	if err != nil {
 		return nil, err
 	}
@@ -66,21 +69,25 @@ func (d *DB) SaveRoleMetadataPolicy(ctx context.Context, a Audit, p RoleMetadata
 		p.PolicyID = NewID()
 	}
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		if err := checkPolicyRole(ctx, tx, p.AuthorisationDomain, p.Role); err != nil {
+			return err
+		}
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM role_metadata_policies WHERE role = ? AND entity_type = ? AND policy_id <> ?`, p.Role, p.EntityType, p.PolicyID).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM role_metadata_policies WHERE authorisation_domain = ? AND role = ? AND entity_type = ? AND policy_id <> ?`,
+			p.AuthorisationDomain, p.Role, p.EntityType, p.PolicyID).Scan(&n); err != nil {
 			return err
 		}
 		if n > 0 {
-			return &ConflictError{Message: fmt.Sprintf("role %s already has a policy for %s", p.Role, p.EntityType)}
+			return &ConflictError{Message: fmt.Sprintf("role %s of %s already has a policy for %s", p.Role, p.AuthorisationDomain, p.EntityType)}
 		}
 		now := d.stamp()
 		if isNew {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO role_metadata_policies(`+rmpCols+`) VALUES (?,?,?,?,?,?,?,?)`,
-				p.PolicyID, p.Role, p.EntityType, string(p.Policy), p.Description, p.Status, now, now); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO role_metadata_policies(`+rmpCols+`) VALUES (?,?,?,?,?,?,?,?,?)`,
+				p.PolicyID, p.AuthorisationDomain, p.Role, p.EntityType, string(p.Policy), p.Description, p.Status, now, now); err != nil {
 				return err
 			}
 			return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "RoleMetadataPolicy", SubjectID: p.PolicyID,
-				Summary: "Role: " + p.Role + "; EntityType: " + p.EntityType})
+				Summary: "AuthorisationDomain: " + p.AuthorisationDomain + "; Role: " + p.Role + "; EntityType: " + p.EntityType})
 		}
 		cur, err := scanRMP(tx.QueryRowContext(ctx, `SELECT `+rmpCols+` FROM role_metadata_policies WHERE policy_id = ?`, p.PolicyID))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -94,8 +101,8 @@ func (d *DB) SaveRoleMetadataPolicy(ctx context.Context, a Audit, p RoleMetadata
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE role_metadata_policies SET role=?, entity_type=?, policy=?, description=?, status=?, updated_on=? WHERE policy_id=?`,
-			p.Role, p.EntityType, string(p.Policy), p.Description, p.Status, now, p.PolicyID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE role_metadata_policies SET authorisation_domain=?, role=?, entity_type=?, policy=?, description=?, status=?, updated_on=? WHERE policy_id=?`,
+			p.AuthorisationDomain, p.Role, p.EntityType, string(p.Policy), p.Description, p.Status, now, p.PolicyID); err != nil {
 			return err
 		}
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "RoleMetadataPolicy", SubjectID: p.PolicyID, Summary: diff(cur, p)})
@@ -104,4 +111,24 @@ func (d *DB) SaveRoleMetadataPolicy(ctx context.Context, a Audit, p RoleMetadata
 		return RoleMetadataPolicy{}, err
 	}
 	return d.GetRoleMetadataPolicy(ctx, p.PolicyID)
+}
+
+// checkPolicyRole: a policy names an existing role of an existing domain
+// (docs/design.md §7 and "Authorisation domains").
+func checkPolicyRole(ctx context.Context, tx *sql.Tx, domain, role string) error {
+	if _, err := getDomain(ctx, tx, domain); errors.Is(err, ErrNotFound) {
+		return &FieldError{Field: "AuthorisationDomain", Message: fmt.Sprintf("there is no authorisation domain %q", domain)}
+	} else if err != nil {
+		return err
+	}
+	r, err := getRole(ctx, tx, domain, role)
+	if errors.Is(err, ErrNotFound) {
+		return &FieldError{Field: "Role", Message: fmt.Sprintf("%q is not a role of the domain %q", role, domain)}
+	} else if err != nil {
+		return err
+	}
+	if r.Type != "Federation" {
+		return &FieldError{Field: "Role", Message: fmt.Sprintf("%q is a %s role: metadata policies apply to Federation roles", role, r.Type)}
+	}
+	return nil
 }

@@ -179,17 +179,25 @@ type InUse struct {
 
 // DeleteRef removes an item nothing uses. When something uses it, the
 // ConflictError message is "summary|payload" naming what is in the way.
-func (d *DB) DeleteRef(ctx context.Context, k RefKind, a Audit, name string) error {
+// check (nil: none) sees the current item first, inside the transaction
+// (If-Match).
+func (d *DB) DeleteRef(ctx context.Context, k RefKind, a Audit, name string, check func(cur ReferenceItem) error) error {
 	if err := k.valid(); err != nil {
 		return err
 	}
 	return d.tx(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+k.Table+` WHERE name = ?`, name).Scan(&n); err != nil {
+		var cur ReferenceItem
+		err := tx.QueryRowContext(ctx, `SELECT name, description, status FROM `+k.Table+` WHERE name = ?`, name).Scan(&cur.Name, &cur.Description, &cur.Status)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
 			return err
 		}
-		if n == 0 {
-			return ErrNotFound
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
 		}
 		var payload []byte
 		count := 0

@@ -12,11 +12,87 @@ var seedWords = []string{"Acme", "Northern", "Atlantic", "Crown", "Harbour", "Su
 	"Orchard", "Beacon", "Heritage", "Liberty", "Unity", "Sterling", "Evergreen", "Cobalt", "Falcon", "Horizon"}
 var seedKinds = []string{"Bank", "Building Society", "Payments", "Credit Union", "Finance", "Savings", "Capital", "Trust", "Wallet", "Pay"}
 
+// The seeded authorisation domain: open-finance roles authorised by three
+// regulators, and an Exclusive Directory role for sandbox-only members.
+const seedDomain = "Open Finance"
+
+var seedAuthorities = []struct{ id, name, code, country string }{
+	{"5eed0000-0000-4000-8000-000000000001", "Financial Conduct Authority", "FCA", "GB"},
+	{"5eed0000-0000-4000-8000-000000000002", "Banco Central do Brasil", "BCB", "BR"},
+	{"5eed0000-0000-4000-8000-000000000003", "European Banking Authority", "EBA", "EU"},
+}
+
+// seedReference creates the seeded domain, its roles and its authorities
+// unless they exist.
+func (d *DB) seedReference(ctx context.Context) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		now := d.stamp()
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO authorisation_domains(name, description, status, created_on, updated_on) VALUES (?,?,?,?,?)`,
+			seedDomain, "Account information, payment initiation and funds confirmation", "Active", now, now); err != nil {
+			return err
+		}
+		for _, r := range []struct {
+			name, typ, desc string
+			exclusive       bool
+		}{
+			{"ASPSP", "Federation", "Account servicing payment service provider", false},
+			{"AISP", "Federation", "Account information service provider", false},
+			{"PISP", "Federation", "Payment initiation service provider", false},
+			{"CBPII", "Federation", "Card-based payment instrument issuer", false},
+			{"SANDBOX", "Directory", "Sandbox-only member: no production role", true},
+		} {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO authorisation_domain_roles(`+roleCols+`, created_on, updated_on) VALUES (?,?,?,?,?,?,?,?)`,
+				r.name, seedDomain, r.typ, r.exclusive, r.desc, "Active", now, now); err != nil {
+				return err
+			}
+		}
+		for _, au := range seedAuthorities {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO authorities(`+authorityCols+`, created_on, updated_on) VALUES (?,?,?,?,?,?,?)`,
+				au.id, au.name, au.code, au.country, "Active", now, now); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO authority_domains(authority_id, domain) VALUES (?, ?)`, au.id, seedDomain); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// seedRoles picks an organisation's roles: a few are sandbox-only (the
+// Exclusive role alone); the others hold one to four open-finance roles.
+func seedRoles(rng *rand.Rand) []string {
+	if rng.IntN(100) < 3 {
+		return []string{"SANDBOX"}
+	}
+	var roles []string
+	for _, r := range []struct {
+		name string
+		pct  int
+	}{{"ASPSP", 35}, {"AISP", 60}, {"PISP", 45}, {"CBPII", 10}} {
+		if rng.IntN(100) < r.pct {
+			roles = append(roles, r.name)
+		}
+	}
+	if len(roles) == 0 {
+		roles = []string{"AISP"}
+	}
+	return roles
+}
+
 // SeedDirectory loads n synthetic organisations, each with two contacts,
-// an authorisation server and an application, for benchmarks and demos.
-// It writes in batches and records one audit entry for the whole load.
+// an authorisation server, authority claims on the roles of the seeded
+// domain and an application carrying one of those roles, for benchmarks
+// and demos. It writes in batches and records one audit entry for the
+// whole load.
 func (d *DB) SeedDirectory(ctx context.Context, a Audit, n int, seed uint64) error {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	// Claims draw from their own generator, so the rest of the data is
+	// what the same seed always gave.
+	crng := rand.New(rand.NewPCG(seed^0x5eed, seed))
+	if err := d.seedReference(ctx); err != nil {
+		return fmt.Errorf("store: seed: %w", err)
+	}
 	statuses := []string{"Active", "Active", "Active", "Pending", "Withdrawn"}
 	countries := []string{"GB", "BR", "AU", "NZ", "DE", "FR", "IE", "NL", "ES", "US"}
 	contactTypes := []string{"Business", "Technical", "Billing", "Incident", "Security"}
@@ -45,14 +121,39 @@ func (d *DB) SeedDirectory(ctx context.Context, a Audit, n int, seed uint64) err
 				return err
 			}
 			defer aStmt.Close()
+			clStmt, err := tx.PrepareContext(ctx, `INSERT INTO organisation_authority_claims(claim_id, organisation_id, authority_id, domain, role, registration_id, status, created_on, updated_on)
+				VALUES (?,?,?,?,?,?,?,?,?)`)
+			if err != nil {
+				return err
+			}
+			defer clStmt.Close()
 			for i := start; i < end; i++ {
 				id := NewID()
 				name := fmt.Sprintf("%s %s %s %05d", seedWords[rng.IntN(len(seedWords))], seedWords[rng.IntN(len(seedWords))], seedKinds[rng.IntN(len(seedKinds))], i)
 				ts := base.Add(time.Duration(i) * time.Minute).Format(time.RFC3339Nano)
 				status := statuses[rng.IntN(len(statuses))]
-				if _, err := orgStmt.ExecContext(ctx, id, name, name+" Ltd", fmt.Sprintf("RN%08d", rng.IntN(100_000_000)),
-					countries[rng.IntN(len(countries))], fmt.Sprintf("%d High Street", 1+rng.IntN(300)), "", "London", "EC1A 1BB", status, ts, ts); err != nil {
+				regNo := fmt.Sprintf("RN%08d", rng.IntN(100_000_000))
+				country := countries[rng.IntN(len(countries))]
+				street := fmt.Sprintf("%d High Street", 1+rng.IntN(300))
+				if _, err := orgStmt.ExecContext(ctx, id, name, name+" Ltd", regNo, country, street, "", "London", "EC1A 1BB", status, ts, ts); err != nil {
 					return err
+				}
+				auth := seedAuthorities[2]
+				switch country {
+				case "GB":
+					auth = seedAuthorities[0]
+				case "BR":
+					auth = seedAuthorities[1]
+				}
+				roles := seedRoles(crng)
+				for _, role := range roles {
+					if _, err := clStmt.ExecContext(ctx, NewID(), id, auth.id, seedDomain, role, fmt.Sprintf("%s-%06d", auth.code, i), "Active", ts, ts); err != nil {
+						return err
+					}
+				}
+				appRoles := "[]"
+				if roles[0] != "SANDBOX" {
+					appRoles = jsonList(roles[:1])
 				}
 				for c := 0; c < 2; c++ {
 					if _, err := cStmt.ExecContext(ctx, NewID(), id, contactTypes[rng.IntN(len(contactTypes))], "Alex", fmt.Sprintf("Contact%d", c),
@@ -65,7 +166,7 @@ func (d *DB) SeedDirectory(ctx context.Context, a Audit, n int, seed uint64) err
 					return err
 				}
 				appID := NewID()
-				if _, err := aStmt.ExecContext(ctx, appID, id, appID, "App "+name, "", "1", `["https://app.example.org/cb"]`, `["AISP"]`, "",
+				if _, err := aStmt.ExecContext(ctx, appID, id, appID, "App "+name, "", "1", `["https://app.example.org/cb"]`, appRoles, "",
 					"Active", "", "", "[]", ts, ts); err != nil {
 					return err
 				}

@@ -17,6 +17,7 @@ type AuthorisationServer struct {
 	Issuer                  string    `json:"Issuer"`
 	OpenIDDiscoveryDocument string    `json:"OpenIDDiscoveryDocument,omitempty"`
 	Status                  string    `json:"Status"`
+	StatusReason            string    `json:"StatusReason,omitempty"` // write-only: why the status changes, kept in the audit record
 	Flags                   []string  `json:"Flags"`
 	CreatedOn               time.Time `json:"CreatedOn"`
 	UpdatedOn               time.Time `json:"UpdatedOn"`
@@ -165,12 +166,9 @@ func (d *DB) UpdateAuthorisationServer(ctx context.Context, a Audit, s Authorisa
 		}
 		next := s
 		next.Flags = nonNil(s.Flags)
-		action := "update"
-		if cur.Status != s.Status {
-			action = "status"
-		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "AuthorisationServer",
-			SubjectID: s.AuthorisationServerID, OrganisationID: s.OrganisationID, Summary: diff(cur, next)})
+		next.StatusReason = ""
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, s.Status), SubjectType: "AuthorisationServer",
+			SubjectID: s.AuthorisationServerID, OrganisationID: s.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)})
 	})
 	if err != nil {
 		return AuthorisationServer{}, err

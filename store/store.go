@@ -196,18 +196,26 @@ func (d *DB) Migrations(ctx context.Context) ([]string, error) {
 	return out, rows.Err()
 }
 
-
 // ErrBusy is a write that waited for SQLite's one writer longer than the
 // busy timeout: nothing changed, and the same request may simply be sent
 // again.
 var ErrBusy = errors.New("store: the database is busy")
 
-// busy marks SQLite's SQLITE_BUSY and SQLITE_LOCKED as ErrBusy.
+// ErrFull is a write refused because the disk (or the database's size
+// limit) is full: nothing changed, and the same request succeeds once an
+// operator has made room.
+var ErrFull = errors.New("store: the disk is full")
+
+// busy marks SQLite's SQLITE_BUSY and SQLITE_LOCKED as ErrBusy, and
+// SQLITE_FULL as ErrFull.
 func busy(err error) error {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
-		if c := se.Code() & 0xff; c == 5 || c == 6 {
+		switch se.Code() & 0xff {
+		case 5, 6: // SQLITE_BUSY, SQLITE_LOCKED
 			return fmt.Errorf("%w: %v", ErrBusy, err)
+		case 13: // SQLITE_FULL
+			return fmt.Errorf("%w: %v", ErrFull, err)
 		}
 	}
 	return err

@@ -89,11 +89,11 @@ func TestLastActiveSuperUserStays(t *testing.T) {
 	db := open(t)
 	ctx := context.Background()
 	db.EnsureSuperUser(ctx, "a@example.com")
-	if _, err := db.SetSuperUserStatus(ctx, store.Audit{Actor: "a@example.com"}, "a@example.com", "Inactive"); !errors.Is(err, store.ErrConflict) {
+	if _, err := db.SetSuperUserStatus(ctx, store.Audit{Actor: "a@example.com"}, "a@example.com", "Inactive", nil); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("got %v", err)
 	}
 	db.CreateSuperUser(ctx, store.Audit{Actor: "a@example.com"}, "b@example.com", "Active")
-	if _, err := db.SetSuperUserStatus(ctx, store.Audit{Actor: "a@example.com"}, "a@example.com", "Inactive"); err != nil {
+	if _, err := db.SetSuperUserStatus(ctx, store.Audit{Actor: "a@example.com"}, "a@example.com", "Inactive", nil); err != nil {
 		t.Fatal(err)
 	}
 	if role, _ := db.RoleOf(ctx, "a@example.com"); role != store.RoleNone {

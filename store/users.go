@@ -194,17 +194,25 @@ func (d *DB) CreateSuperUser(ctx context.Context, a Audit, email, status string)
 
 // SetSuperUserStatus changes a Super User's status. Deactivating the last
 // Active Super User is a ConflictError: the platform would lose its last one.
-func (d *DB) SetSuperUserStatus(ctx context.Context, a Audit, email, status string) (SuperUser, error) {
+// check (nil: none) runs inside the transaction with the current version
+// (If-Match); its error aborts the change, so two writers holding the same
+// version cannot both win.
+func (d *DB) SetSuperUserStatus(ctx context.Context, a Audit, email, status string, check func(cur SuperUser) error) (SuperUser, error) {
 	email = NormalizeEmail(email)
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		var old string
-		err := tx.QueryRowContext(ctx, `SELECT status FROM super_users WHERE email = ?`, email).Scan(&old)
+		cur, err := scanSuperUser(tx.QueryRowContext(ctx, `SELECT `+superUserCols+` FROM super_users WHERE email = ?`, email))
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		old := cur.Status
 		if old == status {
 			return nil
 		}
@@ -314,18 +322,24 @@ func (d *DB) InviteDataAdministrator(ctx context.Context, a Audit, email string,
 }
 
 // SetDataAdministratorStatus deactivates (Inactive) or reactivates (Active)
-// a Data Administrator.
-func (d *DB) SetDataAdministratorStatus(ctx context.Context, a Audit, email, status string) (DataAdministrator, error) {
+// a Data Administrator; check (nil: none) runs inside the transaction with
+// the current version (If-Match), as in SetSuperUserStatus.
+func (d *DB) SetDataAdministratorStatus(ctx context.Context, a Audit, email, status string, check func(cur DataAdministrator) error) (DataAdministrator, error) {
 	email = NormalizeEmail(email)
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		var old string
-		err := tx.QueryRowContext(ctx, `SELECT status FROM data_administrators WHERE email = ?`, email).Scan(&old)
+		cur, err := scanDataAdmin(tx.QueryRowContext(ctx, `SELECT `+dataAdminCols+` FROM data_administrators WHERE email = ?`, email))
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		old := cur.Status
 		if old == status {
 			return nil
 		}

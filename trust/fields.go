@@ -3,15 +3,16 @@ package trust
 import (
 	"net"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 )
 
-var countryRe = regexp.MustCompile(`^[A-Z]{2}$`)
-
-// ValidCountry reports whether s is an ISO 3166-1 alpha-2 code (shape only).
-func ValidCountry(s string) bool { return countryRe.MatchString(s) }
+// ValidCountry reports whether s is an officially assigned ISO 3166-1
+// alpha-2 code, in capitals (countries.go).
+func ValidCountry(s string) bool {
+	_, ok := countries[s]
+	return ok
+}
 
 // ValidHTTPSURL reports whether s is an absolute https URL with a host.
 func ValidHTTPSURL(s string) bool {
@@ -55,5 +56,5 @@ func ValidWebAuthnOrigin(s string) bool {
 	return !strings.ContainsAny(u.Hostname(), " *")
 }
 
-// CIBA token delivery modes.
+// DeliveryModes are the CIBA token delivery modes.
 var DeliveryModes = []string{"poll", "ping", "push"}

@@ -105,7 +105,9 @@ func StatusHelp(k Kind, v Vocabulary) string {
 	return fmt.Sprintf("Status must be one of %s (%s is accepted for %s).", strings.Join(words, ", "), v.OtherWord(), v.EndWord())
 }
 
-// CheckTransition refuses leaving the end state: Withdrawn (Inactive) is final.
+// CheckTransition refuses leaving the end state by an ordinary status
+// change. Leaving it is a reactivation, with its own rules (back to Active,
+// Super Users only, a reason): see handlers/status.go.
 func CheckTransition(from, to string, v Vocabulary) error {
 	if from == Withdrawn && to != Withdrawn {
 		return fmt.Errorf("%s is an end state: it cannot become %s", v.EndWord(), v.Display(to))

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"strings"
 	"time"
 
 	"github.com/trustframe/trustframe/store"
@@ -14,13 +15,15 @@ type Option struct {
 
 // Tab names of the organisation page.
 const (
-	TabDetails      = "details"
-	TabContacts     = "contacts"
-	TabServers      = "servers"
-	TabApplications = "applications"
-	TabCertificates = "certificates"
-	TabKeyMaterial  = "keymaterial"
-	TabDocuments    = "documents"
+	TabDetails        = "details"
+	TabContacts       = "contacts"
+	TabServers        = "servers"
+	TabApplications   = "applications"
+	TabCertificates   = "certificates"
+	TabKeyMaterial    = "keymaterial"
+	TabDocuments      = "documents"
+	TabRoles          = "roles"
+	TabCertifications = "certifications"
 )
 
 // OrganisationsPage is the view model of the organisation list.
@@ -29,6 +32,7 @@ type OrganisationsPage struct {
 	Q          string
 	StatusOpts []Option
 	FlagOpts   []Option
+	RoleOpts   []Option // Role= filter: role names of every domain
 	SortLinks  map[string]string
 	SortField  string
 	SortDesc   bool
@@ -72,6 +76,7 @@ type OrgForm struct {
 	Errors     map[string]string
 	StatusOpts []Option
 	FlagOpts   []Option
+	IfMatch    string // the ETag of the version being edited: a save over another's change is 412
 }
 
 // OrgPage is the common part of every tab of an organisation.
@@ -137,17 +142,31 @@ type AppForm struct {
 	StatusOpts []Option
 	FlagOpts   []Option
 	ModeOpts   []Option
+	RoleOpts   []Option // roles of the organisation's Active claims, and any the application still carries
 }
 
 // RefPage is a reference data list of name/description/status items.
 type RefPage struct {
 	Title    string
+	Label    string // "contact type"
 	Path     string
 	Items    []store.ReferenceItem
 	Form     store.ReferenceItem
 	Errors   map[string]string
 	Conflict string   // summary of a refused delete
 	InTheWay []string // what stands in the way, from the payload
+}
+
+// FlagTypeLabel is the human label of a flag's Type (the API keeps the
+// enum value): "Authorisation server" for Authorisation_Server.
+func FlagTypeLabel(t string) string {
+	switch t {
+	case "Software_Statement":
+		return "Application"
+	case "Authorisation_Server":
+		return "Authorisation server"
+	}
+	return strings.ReplaceAll(t, "_", " ")
 }
 
 // FlagsPage is Reference Data > Flags.
@@ -186,6 +205,8 @@ type CertReview struct {
 type CertAuditPage struct {
 	OrgPage
 	Records         []store.AuditRecord
+	Entries         []AuditEntry
+	Actions         []string
 	Total           int
 	KeyID           string
 	CertificateType string
@@ -226,8 +247,15 @@ type AppAuditPage struct {
 	OrgPage
 	App            store.SoftwareStatement
 	Records        []store.AuditRecord
+	Entries        []AuditEntry
+	Actions        []string
+	Total          int
+	KeyID          string
 	Action         string
+	Path           string
 	ClearActionURL string
+	PrevURL        string
+	NextURL        string
 }
 
 // CertStatus is what a certificate's status looks like now (expiry included).
@@ -262,12 +290,20 @@ type CertificationsView struct {
 	Certs       []store.Certification
 }
 
+// OrgCertificationsPage is the Certifications tab of an organisation.
+type OrgCertificationsPage struct {
+	OrgPage
+	Certs []store.OrgCertification
+	Today time.Time
+}
+
 // CertificationForm is the Add/Edit Certification modal.
 type CertificationForm struct {
 	OrgPage
 	SubjectName string
 	Path        string
 	Cert        store.Certification
+	Certs       []store.Certification // the list behind the dialog
 	TypeOpts    []Option
 	Errors      map[string]string
 }

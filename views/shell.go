@@ -3,6 +3,7 @@
 package views
 
 import (
+	"context"
 	"net/url"
 	"strconv"
 	"strings"
@@ -17,9 +18,24 @@ type Shell struct {
 	Active      string // nav item: "organisations", "reference", "audit"
 	Breadcrumbs []Crumb
 	Flash       string
+	FlashKind   string // success, warning or error
+	KeptForm    string // JSON of a form sent after the session expired, put back by app.js
 	DevIdP      bool
 	EndWord     string // the end-state word in force (Withdrawn or Inactive)
 	OtherWord   string // its accepted synonym
+}
+
+type remoteDevIdPKey struct{}
+
+// WithRemoteDevIdP marks a request of a service whose development identity
+// provider is open to remote clients: every page then says so.
+func WithRemoteDevIdP(ctx context.Context) context.Context {
+	return context.WithValue(ctx, remoteDevIdPKey{}, true)
+}
+
+func remoteDevIdP(ctx context.Context) bool {
+	v, _ := ctx.Value(remoteDevIdPKey{}).(bool)
+	return v
 }
 
 // Crumb is one breadcrumb; the last has no Href.

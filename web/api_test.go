@@ -155,7 +155,7 @@ func TestAccessMatrix(t *testing.T) {
 	do(t, "POST", env.URL+"/api/users/super", admin, `{"Email":"gone@example.com","Status":"Active"}`)
 	dana := webtest.Token(t, env.URL, "dana@example.com", nil).AccessToken
 	gone := webtest.Token(t, env.URL, "gone@example.com", nil).AccessToken
-	if _, err := env.DB.SetSuperUserStatus(ctx, store.Audit{Actor: "test"}, "gone@example.com", "Inactive"); err != nil {
+	if _, err := env.DB.SetSuperUserStatus(ctx, store.Audit{Actor: "test"}, "gone@example.com", "Inactive", nil); err != nil {
 		t.Fatal(err)
 	}
 	endpoints := []struct{ method, path, body string }{

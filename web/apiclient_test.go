@@ -42,10 +42,21 @@ func TestGeneratedClientAgainstTheServer(t *testing.T) {
 	str := func(s string) *string { return &s }
 
 	active := apiclient.OrganisationStatusActive
-	created, err := c.CreateOrganisationWithResponse(ctx, apiclient.OrganisationInput{
-		OrganisationName: "Generated Bank", RegistrationNumber: "GEN-1", CountryOfRegistration: "GB", City: str("London"), Status: &active})
+	orgIn := apiclient.OrganisationInput{
+		OrganisationName: "Generated Bank", RegistrationNumber: "GEN-1", CountryOfRegistration: "GB", City: str("London"), Status: &active}
+	key := &apiclient.CreateOrganisationParams{IdempotencyKey: str("generated-client-1")}
+	created, err := c.CreateOrganisationWithResponse(ctx, key, orgIn)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A retry with the same Idempotency-Key answers the first result and creates nothing.
+	again, err := c.CreateOrganisationWithResponse(ctx, key, orgIn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.StatusCode() != 201 || again.JSON201 == nil || created.JSON201 == nil || *again.JSON201.OrganisationId != *created.JSON201.OrganisationId ||
+		again.HTTPResponse.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("retry: %d %s", again.StatusCode(), again.Body)
 	}
 	if created.StatusCode() != 201 || created.JSON201 == nil || created.JSON201.OrganisationId == nil {
 		t.Fatalf("create: %d %s", created.StatusCode(), created.Body)
@@ -69,7 +80,7 @@ func TestGeneratedClientAgainstTheServer(t *testing.T) {
 		t.Fatalf("get: %v %s", err, got.Body)
 	}
 
-	contact, err := c.CreateContactWithResponse(ctx, id, apiclient.ContactInput{ContactType: "Business", LastName: "Lovelace", FirstName: str("Ada"), EmailAddress: "ada@generated.example"})
+	contact, err := c.CreateContactWithResponse(ctx, id, nil, apiclient.ContactInput{ContactType: "Business", LastName: "Lovelace", FirstName: str("Ada"), EmailAddress: "ada@generated.example"})
 	if err != nil || contact.JSON201 == nil || contact.JSON201.EmailAddress != "ada@generated.example" {
 		t.Fatalf("contact: %v %s", err, contact.Body)
 	}
@@ -79,7 +90,7 @@ func TestGeneratedClientAgainstTheServer(t *testing.T) {
 	}
 
 	appActive := apiclient.SoftwareStatementStatusActive
-	app, err := c.CreateSoftwareStatementWithResponse(ctx, id, apiclient.SoftwareStatementInput{ClientName: "Generated App",
+	app, err := c.CreateSoftwareStatementWithResponse(ctx, id, nil, apiclient.SoftwareStatementInput{ClientName: "Generated App",
 		RedirectUri: &[]string{"https://app.generated.example/cb"}, Roles: &[]string{"AISP"}, Status: &appActive})
 	if err != nil || app.JSON201 == nil {
 		t.Fatalf("application: %v %s", err, app.Body)
@@ -125,7 +136,7 @@ func TestGeneratedClientAgainstTheServer(t *testing.T) {
 		t.Fatalf("problem: %+v", p)
 	}
 	// And a validation problem, with the field in error.
-	bad, err := c.CreateOrganisationWithResponse(ctx, apiclient.OrganisationInput{OrganisationName: "No Country", RegistrationNumber: "GEN-2", CountryOfRegistration: "Britain"})
+	bad, err := c.CreateOrganisationWithResponse(ctx, nil, apiclient.OrganisationInput{OrganisationName: "No Country", RegistrationNumber: "GEN-2", CountryOfRegistration: "Britain"})
 	if err != nil || bad.StatusCode() != 422 || bad.ApplicationproblemJSONDefault == nil {
 		t.Fatalf("bad: %v %d %s", err, bad.StatusCode(), bad.Body)
 	}

@@ -38,6 +38,14 @@ type authenticator struct {
 	// read on every request.
 	vmu      sync.Mutex
 	verified map[[32]byte]AccessToken
+	// refused remembers tokens whose UserInfo answer refused them for good,
+	// so that a token costs at most one UserInfo call; inflight makes
+	// concurrent first uses of one token share one verification.
+	refused  map[[32]byte]refusedToken
+	inflight map[[32]byte]*verification
+
+	// learned: e-mails by issuer and subject, for DPoP-bound tokens without one.
+	learned learnedEmails
 
 	// bound are the Active identity providers of Reference Data, by issuer.
 	bmu   sync.Mutex
@@ -53,6 +61,18 @@ type oidcProvider struct {
 	oauth    oauth2.Config
 	idTokens *oidc.IDTokenVerifier
 	access   *oidc.IDTokenVerifier // same checks for access tokens, audience = API audience
+	userInfo *userInfoEndpoint     // nil when the provider names none
+}
+
+type refusedToken struct {
+	err   error
+	until time.Time
+}
+
+type verification struct {
+	done chan struct{}
+	at   AccessToken
+	err  error
 }
 
 var signingAlgs = []string{oidc.RS256, oidc.RS384, oidc.RS512, oidc.PS256, oidc.PS384, oidc.PS512, oidc.ES256, oidc.ES384, oidc.ES512, oidc.EdDSA}
@@ -116,6 +136,10 @@ func (a *authenticator) get(ctx context.Context) (*oidcProvider, error) {
 		},
 		idTokens: oidc.NewVerifier(cfg.OIDCIssuer, ks, &oidc.Config{ClientID: cfg.OIDCClientID, SupportedSigningAlgs: signingAlgs, Now: cfg.Now}),
 		access:   oidc.NewVerifier(cfg.OIDCIssuer, ks, &oidc.Config{ClientID: cfg.APIAudience, SupportedSigningAlgs: signingAlgs, Now: cfg.Now}),
+	}
+	if u := p.UserInfoEndpoint(); u != "" {
+		// The configured issuer is reached as for its discovery and keys.
+		a.provider.userInfo = &userInfoEndpoint{provider: cfg.OIDCIssuer, url: u, client: a.httpClient, keys: ks}
 	}
 	return a.provider, nil
 }
@@ -190,15 +214,19 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 	verifier := sm.PopString(ctx, "oidc_verifier")
 	returnTo := sm.PopString(ctx, "return_to")
 	via := sm.PopString(ctx, "oidc_via")
-	if e := q.Get("error"); e != "" {
-		bad("The identity provider refused the sign-in: " + e + " " + q.Get("error_description"))
-		return
-	}
+	// The state is checked first: the provider's words (error and
+	// error_description) are shown only for a sign-in started here, never
+	// for a link someone else composed.
 	if state == "" || q.Get("state") != state {
 		bad("This sign-in link is stale or was not started here. Sign in again.")
 		return
 	}
+	if e := q.Get("error"); e != "" {
+		bad(strings.TrimSpace("The identity provider refused the sign-in: " + e + " " + q.Get("error_description")))
+		return
+	}
 	emailClaim := a.s.cfg.EmailClaim
+	providerName := a.s.signInIssuer()
 	var viaDomains []string
 	var p *oidcProvider
 	var err error
@@ -208,7 +236,7 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 			bad("The identity provider " + via + " no longer offers web sign-in.")
 			return
 		}
-		emailClaim, viaDomains = b.emailClaim, b.domains
+		emailClaim, viaDomains, providerName = b.emailClaim, b.domains, b.name
 		p, err = b.webProvider(ctx, a)
 	} else {
 		p, err = a.get(ctx)
@@ -236,12 +264,23 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 	}
 	var claims map[string]any
 	_ = idt.Claims(&claims)
-	email, _ := claims[emailClaim].(string)
-	if v, ok := claims["email_verified"].(bool); ok && !v && emailClaim == "email" {
-		email = ""
+	email, err := emailOf(claims, emailClaim)
+	if err != nil {
+		bad("The identity provider " + providerName + " " + err.Error() + ".")
+		return
+	}
+	if email == "" && p.userInfo != nil {
+		// OpenID Connect Core §5.4: the email scope's claims may come from
+		// UserInfo only, called with the access token of this sign-in.
+		email, err = p.userInfo.email(ctx, tok.AccessToken, idt.Subject, emailClaim)
+		if err != nil {
+			a.s.log.Info("sign-in refused: UserInfo", "provider", providerName, "err", err)
+			bad("Signing in through " + providerName + " failed: " + err.Error() + ".")
+			return
+		}
 	}
 	if email == "" {
-		bad("The identity provider gave no verified e-mail (claim " + emailClaim + ").")
+		bad("The identity provider " + providerName + " gave no e-mail (claim " + emailClaim + ") in the ID token and names no UserInfo endpoint.")
 		return
 	}
 	if viaDomains != nil && !store.DomainAllowed(viaDomains, email) {
@@ -262,6 +301,10 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sm.Put(ctx, "email", store.NormalizeEmail(email))
+	a.learned.learn(idt.Issuer, idt.Subject, email, a.s.cfg.Now())
+	if sm.Exists(ctx, keptFormKey) {
+		flasher{sm}.Warn(ctx, "Your session had expired, so you were asked to sign in again and nothing was saved. What you typed is back in the form (files must be chosen again): check it and save again.")
+	}
 	http.Redirect(w, r, localPath(returnTo), http.StatusSeeOther)
 }
 
@@ -284,6 +327,7 @@ func (a *authenticator) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	if email != "" {
 		_ = a.s.db.RecordEvent(ctx, store.AuditRecord{Actor: email, Action: "logout", SubjectType: "Session", SubjectID: email, Summary: "signed out"})
+		flasher{a.s.sessions}.Put(ctx, "You signed out ("+email+"). Sign in again to use the console.")
 	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
@@ -303,6 +347,19 @@ func (a *authenticator) sessionAuth(required bool) func(http.Handler) http.Handl
 				}
 				login := "/login?return_to=" + url.QueryEscape(r.URL.RequestURI())
 				handlers.Vary(w) // a redirect, an HX-Redirect or a problem, by Accept and HX-Request
+				if r.Method == http.MethodPost && !handlers.WantsJSON(r) {
+					// A form sent after the session expired: keep what was
+					// typed, sign in, and come back to the form with it.
+					back := a.keepForm(w, r)
+					login = "/login?return_to=" + url.QueryEscape(back)
+					if r.Header.Get("HX-Request") == "true" {
+						w.Header().Set("HX-Redirect", login)
+						w.WriteHeader(http.StatusUnauthorized)
+						return
+					}
+					http.Redirect(w, r, login, http.StatusSeeOther)
+					return
+				}
 				if r.Header.Get("HX-Request") == "true" {
 					// A boosted request must not follow the sign-in to another
 					// origin (CSP connect-src 'self'): the page navigates instead.
@@ -395,16 +452,53 @@ func (a *authenticator) verifyAccessToken(ctx context.Context, raw string) (Acce
 		a.vmu.Unlock()
 		return AccessToken{}, errors.New("oidc: token is expired")
 	}
-	at, err := a.verifyAccessTokenUncached(ctx, raw)
-	if err != nil {
-		return at, err
-	}
 	a.vmu.Lock()
-	if a.verified == nil || len(a.verified) >= maxVerifiedTokens {
-		a.verified = map[[32]byte]AccessToken{}
+	if r, ok := a.refused[key]; ok {
+		if a.s.cfg.Now().Before(r.until) {
+			a.vmu.Unlock()
+			return AccessToken{}, r.err
+		}
+		delete(a.refused, key)
 	}
-	a.verified[key] = at
+	if v, ok := a.inflight[key]; ok {
+		// The same token is being verified: wait for that answer.
+		a.vmu.Unlock()
+		select {
+		case <-v.done:
+			return v.at, v.err
+		case <-ctx.Done():
+			return AccessToken{}, ctx.Err()
+		}
+	}
+	if a.inflight == nil {
+		a.inflight = map[[32]byte]*verification{}
+	}
+	v := &verification{done: make(chan struct{})}
+	a.inflight[key] = v
 	a.vmu.Unlock()
+
+	at, err := a.verifyAccessTokenUncached(ctx, raw)
+	a.vmu.Lock()
+	delete(a.inflight, key)
+	var ue *userInfoError
+	switch {
+	case err == nil:
+		if a.verified == nil || len(a.verified) >= maxVerifiedTokens {
+			a.verified = map[[32]byte]AccessToken{}
+		}
+		a.verified[key] = at
+	case errors.As(err, &ue) && ue.lasting && !at.Expiry.IsZero():
+		if a.refused == nil || len(a.refused) >= maxVerifiedTokens {
+			a.refused = map[[32]byte]refusedToken{}
+		}
+		a.refused[key] = refusedToken{err: err, until: at.Expiry}
+	}
+	a.vmu.Unlock()
+	v.at, v.err = at, err
+	close(v.done)
+	if err != nil {
+		return AccessToken{}, err
+	}
 	return at, nil
 }
 
@@ -425,12 +519,13 @@ func (a *authenticator) verifyAccessTokenUncached(ctx context.Context, raw strin
 	var verifier *oidc.IDTokenVerifier
 	emailClaim := a.s.cfg.EmailClaim
 	var bound *boundIssuer
+	var signIn *oidcProvider
 	if iss := unverifiedIssuer(raw); iss == "" || iss == a.s.signInIssuer() {
 		p, err := a.get(ctx)
 		if err != nil {
 			return AccessToken{}, &handlers.Error{Status: http.StatusServiceUnavailable, Code: "idp_unavailable", Message: "the token issuer cannot be reached"}
 		}
-		verifier = p.access
+		verifier, signIn = p.access, p
 	} else {
 		bound, err = a.boundIssuerFor(ctx, iss)
 		if err != nil {
@@ -449,9 +544,27 @@ func (a *authenticator) verifyAccessTokenUncached(ctx context.Context, raw strin
 	if err := t.Claims(&claims); err != nil {
 		return AccessToken{}, err
 	}
-	email, _ := claims[emailClaim].(string)
+	email, err := emailOf(claims, emailClaim)
+	if err != nil {
+		return AccessToken{}, fmt.Errorf("the token's issuer %s", err)
+	}
+	jkt := ""
+	if cnf, ok := claims["cnf"].(map[string]any); ok {
+		jkt, _ = cnf["jkt"].(string)
+	}
 	if email == "" {
-		return AccessToken{}, fmt.Errorf("the token has no %s claim", emailClaim)
+		// RFC 9068 tokens carry sub, often not the e-mail: ask the issuer.
+		provider, ui, uiErr := t.Issuer, (*userInfoEndpoint)(nil), error(nil)
+		if signIn != nil {
+			ui = signIn.userInfo
+		} else {
+			provider = bound.name + " (" + bound.issuer + ")"
+			ui, uiErr = bound.userInfo(ctx, a)
+		}
+		email, err = a.emailFromProvider(ctx, provider, t.Issuer, ui, uiErr, raw, t.Subject, jkt, emailClaim)
+		if err != nil {
+			return AccessToken{Expiry: t.Expiry}, err
+		}
 	}
 	if bound != nil && !store.DomainAllowed(bound.domains, email) {
 		return AccessToken{}, fmt.Errorf("identity provider %s may not vouch for %s: its domain is not one of %s", bound.name, email, strings.Join(bound.domains, ", "))
@@ -464,6 +577,34 @@ func (a *authenticator) verifyAccessTokenUncached(ctx context.Context, raw strin
 		}
 	}
 	return at, nil
+}
+
+// errUnverified: the provider says the e-mail is not verified.
+var errUnverified = errors.New("says the e-mail is not verified (email_verified is false)")
+
+// emailOf reads the administrator's e-mail from claims (a token's or a
+// UserInfo answer's) under claim; "" when absent. The e-mail is refused when
+// the provider says it is unverified: email_verified false (or "false",
+// as some providers write it) refuses the email claim it describes, on
+// every path (web sign-in, API tokens, UserInfo). An absent email_verified
+// is accepted: RFC 9068 access tokens rarely carry it, and the issuer
+// vouches for the claims it signs (docs/decisions.md).
+func emailOf(claims map[string]any, claim string) (string, error) {
+	email, _ := claims[claim].(string)
+	if email == "" || claim != "email" {
+		return email, nil
+	}
+	switch v := claims["email_verified"].(type) {
+	case bool:
+		if !v {
+			return "", errUnverified
+		}
+	case string:
+		if strings.EqualFold(v, "false") {
+			return "", errUnverified
+		}
+	}
+	return email, nil
 }
 
 func jwtHeaderTyp(raw string) (string, error) {
@@ -605,5 +746,5 @@ func (a *authenticator) asTokenError(scheme string, err error) error {
 	if errors.As(err, &he) {
 		return he
 	}
-	return a.challenge(scheme, "invalid_token", "the access token is not valid: "+err.Error())
+	return a.challenge(scheme, "invalid_token", "the access token is not valid: "+RedactURLs(err.Error()))
 }

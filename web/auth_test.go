@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -238,5 +239,44 @@ func TestDevIdPAllowRemote(t *testing.T) {
 	env.ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {
 		t.Fatalf("remote client with --dev-idp-allow-remote: %d", rec.Code)
+	}
+}
+
+// Issue 14 point 12: a callback's error_description is the identity
+// provider's text only when the callback belongs to a sign-in started here
+// (its state matches); otherwise anyone could put words on this site's page.
+func TestCallbackErrorDescriptionOnlyWithMatchingState(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	resp, err := c.Get(env.URL + "/auth/callback?error=access_denied&error_description=Call+%2B1-555-0100+to+restore+your+account")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || strings.Contains(string(b), "555-0100") || strings.Contains(string(b), "access_denied") {
+		t.Fatalf("forged callback: %d %s", resp.StatusCode, b)
+	}
+	// A sign-in started here, refused by the provider: its words are shown.
+	noFollow := *c
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err = noFollow.Get(env.URL + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	state := loc.Query().Get("state")
+	if state == "" {
+		t.Fatalf("no state in %s", loc)
+	}
+	resp, err = c.Get(env.URL + "/auth/callback?error=access_denied&error_description=The+user+cancelled&state=" + url.QueryEscape(state))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "The user cancelled") {
+		t.Fatalf("genuine refusal: %d %s", resp.StatusCode, b)
 	}
 }

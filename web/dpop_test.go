@@ -231,7 +231,7 @@ func TestDPoPServerNonces(t *testing.T) {
 // TestDPoPBehindAProxy: htu is computed from --base-url, not from the Host
 // the server happens to see.
 func TestDPoPBehindAProxy(t *testing.T) {
-	env := webtest.Start(t, func(c *web.Config) { c.BaseURL = "https://directory.example" })
+	env := webtest.Start(t, func(c *web.Config) { c.BaseURL, c.DevIdPAllowRemote = "https://directory.example", true })
 	key := newDPoPSigner(t)
 	tok := webtest.Token(t, env.URL, "admin@example.com", http.Header{"Dpop": {proof(t, key, "POST", "https://directory.example/dev/idp/token", "", "")}})
 	if tok.TokenType != "DPoP" {

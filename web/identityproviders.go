@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -44,6 +45,52 @@ type boundIssuer struct {
 	ks                     oidc.KeySet
 	wmu                    sync.Mutex
 	web                    *oidcProvider // discovered at the first sign-in
+	// UserInfo, for access tokens without the e-mail: discovered at the
+	// first such token; a failed discovery is tried again after a minute.
+	umu      sync.Mutex
+	ui       *userInfoEndpoint
+	uiErr    error
+	uiTried  time.Time
+	uiLoaded bool
+}
+
+// userInfoRetry: how long a failed discovery of a provider's UserInfo
+// endpoint stands before the next token tries again.
+const userInfoRetry = time.Minute
+
+// userInfoFrom reads the UserInfo endpoint from discovery metadata.
+// The access token goes there, so it must be https unless private
+// addresses are allowed (development).
+func (b *boundIssuer) userInfoFrom(p *oidc.Provider, a *authenticator) (*userInfoEndpoint, error) {
+	u := p.UserInfoEndpoint()
+	if u == "" {
+		return nil, nil
+	}
+	if !strings.HasPrefix(u, "https://") && !a.s.allowPrivateIssuers() {
+		return nil, errors.New("its UserInfo endpoint is not an https URL")
+	}
+	return &userInfoEndpoint{provider: b.name + " (" + b.issuer + ")", url: u, client: a.boundClient(), keys: b.ks}, nil
+}
+
+// userInfo is the provider's UserInfo endpoint (nil when its discovery
+// document names none), discovered with the guarded client.
+func (b *boundIssuer) userInfo(ctx context.Context, a *authenticator) (*userInfoEndpoint, error) {
+	b.umu.Lock()
+	defer b.umu.Unlock()
+	if b.uiLoaded || (b.uiErr != nil && time.Since(b.uiTried) < userInfoRetry) {
+		return b.ui, b.uiErr
+	}
+	dctx, cancel := context.WithTimeout(oidc.ClientContext(context.WithoutCancel(ctx), a.boundClient()), 10*time.Second)
+	defer cancel()
+	b.uiTried = time.Now()
+	p, err := oidc.NewProvider(dctx, b.issuer)
+	if err != nil {
+		b.uiErr = fmt.Errorf("its discovery document cannot be read: %s", RedactURLs(err.Error()))
+		return nil, b.uiErr
+	}
+	b.ui, b.uiErr = b.userInfoFrom(p, a)
+	b.uiLoaded = b.uiErr == nil
+	return b.ui, b.uiErr
 }
 
 // webProvider is the provider's code flow (discovery on first use).
@@ -69,6 +116,8 @@ func (b *boundIssuer) webProvider(ctx context.Context, a *authenticator) (*oidcP
 		},
 		idTokens: oidc.NewVerifier(b.issuer, b.ks, &oidc.Config{ClientID: b.clientID, SupportedSigningAlgs: signingAlgs, Now: a.s.cfg.Now}),
 	}
+	// Without a usable UserInfo endpoint, sign-in needs the e-mail in the ID token.
+	b.web.userInfo, _ = b.userInfoFrom(p, a)
 	return b.web, nil
 }
 
@@ -179,11 +228,7 @@ func (a *authenticator) boundIssuers(ctx context.Context) (map[string]*boundIssu
 // boundClient fetches identity providers' keys with the limits of issuer
 // validation (time, redirects, no private addresses unless allowed).
 func (a *authenticator) boundClient() *http.Client {
-	allow := a.s.idp != nil
-	if a.s.cfg.AllowPrivateIssuerURLs != nil {
-		allow = *a.s.cfg.AllowPrivateIssuerURLs
-	}
-	return (&issuer.Validator{AllowPrivate: allow, Timeout: 10 * time.Second}).HTTPClient()
+	return (&issuer.Validator{AllowPrivate: a.s.allowPrivateIssuers(), Timeout: 10 * time.Second}).HTTPClient()
 }
 
 // unverifiedIssuer reads iss from a JWT's payload, to choose the keys that

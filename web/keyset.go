@@ -44,7 +44,8 @@ var jwsAlgs = []jose.SignatureAlgorithm{jose.RS256, jose.RS384, jose.RS512, jose
 
 // VerifySignature implements oidc.KeySet.
 func (k *remoteKeys) VerifySignature(ctx context.Context, raw string) ([]byte, error) {
-	jws, err := jose.ParseSigned(raw, jwsAlgs)
+	// A JWT is the compact serialization only (RFC 7519 §1).
+	jws, err := jose.ParseSignedCompact(raw, jwsAlgs)
 	if err != nil {
 		return nil, fmt.Errorf("malformed JWT: %w", err)
 	}

@@ -77,3 +77,24 @@ func TestRemoteKeysFailingIssuer(t *testing.T) {
 		t.Fatalf("%d fetches of a failing issuer", n)
 	}
 }
+
+// Issue 14 point 14: a JWT is the compact serialization only; the same
+// signature in the JWS JSON serialization is not a token.
+func TestRemoteKeysRefuseJSONSerialization(t *testing.T) {
+	k, _ := rsa.GenerateKey(rand.Reader, 2048)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &k.PublicKey, KeyID: "k", Algorithm: "RS256", Use: "sig"}}})
+	}))
+	defer srv.Close()
+	ks := newRemoteKeys(srv.URL, srv.Client(), time.Hour)
+	sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: k, KeyID: "k"}}, nil)
+	jws, _ := sig.Sign([]byte(`{"a":1}`))
+	compact, _ := jws.CompactSerialize()
+	if _, err := ks.VerifySignature(context.Background(), compact); err != nil {
+		t.Fatalf("compact: %v", err)
+	}
+	full := jws.FullSerialize()
+	if _, err := ks.VerifySignature(context.Background(), full); err == nil {
+		t.Fatalf("the JSON serialization verified: %s", full)
+	}
+}

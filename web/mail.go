@@ -18,10 +18,27 @@ type smtpMailer struct {
 	auth             smtp.Auth
 }
 
+// CheckSMTPURL says what is wrong with an --smtp-url, without repeating it
+// (it may hold a password): nil when the mailer can use it.
+func CheckSMTPURL(raw string) error {
+	_, err := newSMTPMailer(raw)
+	return err
+}
+
 func newSMTPMailer(raw string) (*smtpMailer, error) {
+	const want = "want smtp://[user:password@]host[:port][?from=address]"
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "smtp" || u.Host == "" {
-		return nil, fmt.Errorf("web: --smtp-url %q: want smtp://[user:password@]host:port?from=address", raw)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("--smtp-url is not a URL; %s", want)
+	case u.Scheme != "smtp":
+		scheme := u.Scheme
+		if scheme == "" {
+			scheme = "none"
+		}
+		return nil, fmt.Errorf("--smtp-url scheme %s is not supported (STARTTLS is used when the server offers it); %s", RedactURLs(scheme), want)
+	case u.Hostname() == "":
+		return nil, fmt.Errorf("--smtp-url names no host; %s", want)
 	}
 	m := &smtpMailer{addr: u.Host, host: u.Hostname(), from: u.Query().Get("from")}
 	if u.Port() == "" {

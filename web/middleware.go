@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/trustframe/trustframe/handlers"
+	"github.com/trustframe/trustframe/views"
 )
 
 type requestIDKey struct{}
@@ -74,7 +75,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(sw, r)
+		next.ServeHTTP(sw, r.WithContext(handlers.WithLogger(r.Context(), s.log)))
 		code := sw.status
 		if code == 0 {
 			code = http.StatusOK
@@ -123,6 +124,14 @@ func noStore(next http.Handler) http.Handler {
 
 // loopbackOnly refuses non-loopback clients (the development identity
 // provider) unless allowed.
+// remoteDevIdPBanner marks every request so that every page warns that the
+// development identity provider is open to remote clients.
+func remoteDevIdPBanner(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(views.WithRemoteDevIdP(r.Context())))
+	})
+}
+
 func (s *Server) loopbackOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.cfg.DevIdPAllowRemote {
@@ -276,4 +285,50 @@ func (s *Server) apiRateLimit(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// sessionGuard is the writer scs's LoadAndSave writes to. When the session
+// cannot be saved (a full disk), scs answers the error (sessionFailed) and
+// then lets the handler's own response through as well: a redirect's
+// Location header and body under the error's status. After the error the
+// guard drops the rest, so the answer is the error alone.
+type sessionGuard struct {
+	http.ResponseWriter
+	failed bool
+}
+
+func (g *sessionGuard) WriteHeader(code int) {
+	if !g.failed {
+		g.ResponseWriter.WriteHeader(code)
+	}
+}
+
+func (g *sessionGuard) Write(b []byte) (int, error) {
+	if g.failed {
+		return len(b), nil
+	}
+	return g.ResponseWriter.Write(b)
+}
+
+func (g *sessionGuard) Unwrap() http.ResponseWriter { return g.ResponseWriter }
+
+// guardSessions wraps the writer of the session middleware (see sessionGuard).
+func guardSessions(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&sessionGuard{ResponseWriter: w}, r)
+	})
+}
+
+// sessionFailed answers an error of the session store (scs's ErrorFunc).
+// The handler may already have set a redirect: its Location goes, so that
+// no client follows it without the session it needed (and is then told
+// its sign-in is stale).
+func sessionFailed(w http.ResponseWriter, r *http.Request, err error) {
+	for _, h := range []string{"Location", "HX-Redirect", "HX-Location", "Set-Cookie"} {
+		w.Header().Del(h)
+	}
+	handlers.WriteError(w, r, err)
+	if g, ok := w.(*sessionGuard); ok {
+		g.failed = true
+	}
 }

@@ -18,22 +18,28 @@ func TestNoBadInputReachesA500(t *testing.T) {
 	a := newAPI(t, env, "admin@example.com")
 	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
 	aid := a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"App"}`)["SoftwareStatementId"].(string)
+	auth := setupDomains(t, a)
+	cid := grant(t, a, oid, auth, "Payments", "PISP")
 	ids := map[string][]string{
-		"orgID":     {oid, "00000000-0000-4000-8000-000000000000", "not-a-uuid", "%00"},
-		"appID":     {aid, "nope"},
-		"email":     {"admin@example.com", "a%23b@x", "nobody"},
-		"name":      {"Business", "Nope", "a%20b"},
-		"flagID":    {"nope"},
-		"kid":       {"nope", "a.b"},
-		"certType":  {"qseal", "nope"},
-		"kmID":      {"nope"},
-		"attID":     {"nope"},
-		"serverID":  {"nope"},
-		"contactID": {"nope"},
-		"docID":     {"nope"},
-		"certID":    {"nope"},
-		"policyID":  {"nope"},
-		"version":   {"2.6.0", "9.9.9"},
+		"domain":      {"Payments", "Nope", "a%2Fb"},
+		"role":        {"PISP", "NOPE"},
+		"authorityID": {auth, "nope"},
+		"claimID":     {cid, "nope"},
+		"orgID":       {oid, "00000000-0000-4000-8000-000000000000", "not-a-uuid", "%00"},
+		"appID":       {aid, "nope"},
+		"email":       {"admin@example.com", "a%23b@x", "nobody"},
+		"name":        {"Business", "Nope", "a%20b"},
+		"flagID":      {"nope"},
+		"kid":         {"nope", "a.b"},
+		"certType":    {"qseal", "nope"},
+		"kmID":        {"nope"},
+		"attID":       {"nope"},
+		"serverID":    {"nope"},
+		"contactID":   {"nope"},
+		"docID":       {"nope"},
+		"certID":      {"nope"},
+		"policyID":    {"nope"},
+		"version":     {"2.6.0", "9.9.9"},
 	}
 	bodies := []struct{ ctype, body string }{
 		{"application/json", `{`},
@@ -109,7 +115,8 @@ func TestNoBadFormReachesA500(t *testing.T) {
 		cookie = ck.Name + "=" + ck.Value
 	}
 	ids := map[string]string{"orgID": oid, "appID": aid, "email": "admin@example.com", "name": "Business", "flagID": "nope", "kid": "nope",
-		"certType": "qseal", "kmID": "nope", "attID": "nope", "serverID": "nope", "contactID": "nope", "docID": "nope", "certID": "nope", "policyID": "nope"}
+		"certType": "qseal", "kmID": "nope", "attID": "nope", "serverID": "nope", "contactID": "nope", "docID": "nope", "certID": "nope", "policyID": "nope",
+		"domain": "Nope", "role": "NOPE", "authorityID": "nope", "claimID": "nope"}
 	forms := []string{"", "Status=Deleted&Email=%00&Flags=x&Flags=y", "OrganisationName=" + strings.Repeat("y", 3000), "%zz", "PEM=hello&type=nope&DocumentStartDate=2026-99-01&Policy=%7B"}
 	param := regexp.MustCompile(`\{([^}]+)\}`)
 	sent := 0

@@ -160,7 +160,7 @@ func TestSecurityHeadersAndCrossOriginProtection(t *testing.T) {
 		t.Fatal("cross-site post created a Super User")
 	}
 	// Behind an HTTPS base URL: HSTS.
-	envs := webtest.Start(t, func(c *web.Config) { c.BaseURL = "https://console.example" })
+	envs := webtest.Start(t, func(c *web.Config) { c.BaseURL, c.DevIdPAllowRemote = "https://console.example", true })
 	r, err = http.Get(envs.URL + "/healthz")
 	if err != nil {
 		t.Fatal(err)
@@ -279,5 +279,38 @@ func TestEmailsWithURLCharactersStayAddressable(t *testing.T) {
 	if u, err := env.DB.GetSuperUser(context.Background(), "ops#1@example.com"); u.Status != "Inactive" {
 		all, _ := env.DB.ListSuperUsers(context.Background())
 		t.Fatalf("status %q %v (%d after POST to %s; users %v)", u.Status, err, resp.StatusCode, action, all)
+	}
+}
+
+// Issue 14 point 13: every endpoint of the development identity provider
+// that does work per request is rate-limited, revocation and the sign-in
+// page included.
+func TestRateLimitOnDevIdPRevokeAndAuthorizePage(t *testing.T) {
+	for _, ep := range []struct {
+		name string
+		send func(base string) (*http.Response, error)
+	}{
+		{"POST /dev/idp/revoke", func(base string) (*http.Response, error) {
+			return http.PostForm(base+"/dev/idp/revoke", url.Values{"token": {"x"}, "client_id": {"trustframe-cli"}})
+		}},
+		{"GET /dev/idp/authorize", func(base string) (*http.Response, error) {
+			return http.Get(base + "/dev/idp/authorize?client_id=trustframe-cli&response_type=code")
+		}},
+	} {
+		t.Run(ep.name, func(t *testing.T) {
+			env := webtest.Start(t, func(c *webConfig) { c.RateLimit = 3 })
+			codes := []int{}
+			for i := 0; i < 5; i++ {
+				r, err := ep.send(env.URL)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Body.Close()
+				codes = append(codes, r.StatusCode)
+			}
+			if codes[2] == 429 || codes[3] != 429 || codes[4] != 429 {
+				t.Fatalf("codes %v", codes)
+			}
+		})
 	}
 }

@@ -11,24 +11,27 @@ import (
 func TestRoleMetadataPolicies(t *testing.T) {
 	env := webtest.Start(t, nil)
 	a := newAPI(t, env, "admin@example.com")
-	p := a.must(201, "POST", "/references/role-metadata-policies", `{"Role":"PISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code","refresh_token"]},"token_endpoint_auth_method":{"one_of":["private_key_jwt","tls_client_auth"],"essential":true}}}`)
+	setupDomains(t, a) // policies name an existing domain and role
+	a.must(201, "POST", "/references/authorisation-domains/Payments/roles", `{"Name":"WALLET","Type":"Federation"}`)
+	a.must(201, "POST", "/references/authorisation-domains/Payments/roles", `{"Name":"CBPII","Type":"Federation"}`)
+	p := a.must(201, "POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code","refresh_token"]},"token_endpoint_auth_method":{"one_of":["private_key_jwt","tls_client_auth"],"essential":true}}}`)
 	id := p["PolicyId"].(string)
 	if p["Status"] != "Active" {
 		t.Fatal(p)
 	}
 	// Wallet entity types are accepted.
 	for _, typ := range []string{"openid_credential_issuer", "openid_credential_verifier", "openid_wallet_provider", "openid_credential_verifier_provider"} {
-		a.must(201, "POST", "/references/role-metadata-policies", `{"Role":"WALLET","EntityType":"`+typ+`","Policy":{"client_name":{"essential":true}}}`)
+		a.must(201, "POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Payments","Role":"WALLET","EntityType":"`+typ+`","Policy":{"client_name":{"essential":true}}}`)
 	}
 	// Outside the supported set: 400.
 	for _, typ := range []string{"federation_entity", "trust_mark_issuer", "openid_relying_party_v2"} {
-		r, m := a.do("POST", "/references/role-metadata-policies", `{"Role":"X","EntityType":"`+typ+`","Policy":{}}`)
+		r, m := a.do("POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Payments","Role":"X","EntityType":"`+typ+`","Policy":{}}`)
 		if r.StatusCode != 400 || fieldsOf(m)["EntityType"] == "" {
 			t.Errorf("%s: %d %v", typ, r.StatusCode, m)
 		}
 	}
 	// Illegal operators and combinations: 422, one entry each, naming the parameter.
-	r, m := a.do("POST", "/references/role-metadata-policies", `{"Role":"AISP","EntityType":"openid_provider","Policy":{"alg":{"one_of":["PS256"],"subset_of":["PS256"]},"scope":{"value":null,"essential":true}}}`)
+	r, m := a.do("POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Payments","Role":"AISP","EntityType":"openid_provider","Policy":{"alg":{"one_of":["PS256"],"subset_of":["PS256"]},"scope":{"value":null,"essential":true}}}`)
 	if r.StatusCode != 422 {
 		t.Fatalf("%d %v", r.StatusCode, m)
 	}
@@ -40,8 +43,8 @@ func TestRoleMetadataPolicies(t *testing.T) {
 	if len(msgs) != 2 || !strings.Contains(joined, "alg: one_of cannot be combined with subset_of") || !strings.Contains(joined, "scope: value null cannot be combined with essential true") {
 		t.Fatalf("%v", msgs)
 	}
-	a.must(409, "POST", "/references/role-metadata-policies", `{"Role":"PISP","EntityType":"openid_relying_party","Policy":{"scope":{"essential":true}}}`)
-	u := a.must(200, "PUT", "/references/role-metadata-policies/"+id, `{"Role":"PISP","EntityType":"openid_relying_party","Policy":{"scope":{"superset_of":["openid"]}},"Status":"Inactive"}`)
+	a.must(409, "POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"scope":{"essential":true}}}`)
+	u := a.must(200, "PUT", "/references/role-metadata-policies/"+id, `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"scope":{"superset_of":["openid"]}},"Status":"Inactive"}`)
 	if u["Status"] != "Inactive" || !strings.Contains(mustMarshal(u["Policy"]), "superset_of") {
 		t.Fatal(u)
 	}
@@ -51,7 +54,7 @@ func TestRoleMetadataPolicies(t *testing.T) {
 
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
-	resp, err := c.PostForm(env.URL+"/references/role-metadata-policies", url.Values{"Role": {"CBPII"}, "EntityType": {"oauth_client"}, "Policy": {`{"grant_types":{"value":["implicit"],"add":["refresh_token"]}}`}})
+	resp, err := c.PostForm(env.URL+"/references/role-metadata-policies", url.Values{"AuthorisationDomain": {"Payments"}, "Role": {"CBPII"}, "EntityType": {"oauth_client"}, "Policy": {`{"grant_types":{"value":["implicit"],"add":["refresh_token"]}}`}})
 	if err != nil {
 		t.Fatal(err)
 	}

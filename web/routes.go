@@ -10,15 +10,13 @@ import (
 	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/static"
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/trust"
 )
 
 // routes is the whole HTTP surface of trustframe, in one place.
 func (s *Server) routes() http.Handler {
 	base := &handlers.Base{Flash: flasher{s.sessions}, BaseURL: s.cfg.BaseURL, DevIdP: s.idp != nil, Log: s.log, Vocab: s.vocab}
-	allowPrivate := s.idp != nil
-	if s.cfg.AllowPrivateIssuerURLs != nil {
-		allowPrivate = *s.cfg.AllowPrivateIssuerURLs
-	}
+	allowPrivate := s.allowPrivateIssuers()
 	dir := &handlers.Directory{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Algs: s.keys.Enabled}
 	certs := &handlers.Certificates{Base: base, Dir: dir, Store: s.db, Now: s.cfg.Now}
 	keyMat := &handlers.KeyMaterial{Base: base, Dir: dir, Store: s.db}
@@ -34,9 +32,14 @@ func (s *Server) routes() http.Handler {
 	superUsers := &handlers.SuperUsers{Base: base, Store: s.db}
 	dataAdmins := &handlers.DataAdmins{Base: base, Store: s.db, Mailer: s.mailer}
 	pages := &handlers.Pages{Base: base, Store: s.db, Now: s.cfg.Now}
+	domains := &handlers.Domains{Base: base, Store: s.db}
+	claims := &handlers.Claims{Base: base, Dir: dir, Store: s.db}
 
 	r := chi.NewRouter()
 	r.Use(requestID, s.logRequests, s.recoverer, s.securityHeaders)
+	if s.idp != nil && s.cfg.DevIdPAllowRemote {
+		r.Use(remoteDevIdPBanner) // every page says it
+	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusNotFound, Code: "not_found", Message: "There is nothing at " + r.URL.Path + "."})
 	})
@@ -60,10 +63,10 @@ func (s *Server) routes() http.Handler {
 			routes := s.idp.Routes()
 			r.Get("/.well-known/openid-configuration", routes["GET /.well-known/openid-configuration"])
 			r.Get("/jwks", routes["GET /jwks"])
-			r.With(http.NewCrossOriginProtection().Handler).Get("/authorize", routes["GET /authorize"])
+			r.With(s.rateLimit, http.NewCrossOriginProtection().Handler).Get("/authorize", routes["GET /authorize"])
 			r.With(s.rateLimit, http.NewCrossOriginProtection().Handler).Post("/authorize", routes["POST /authorize"])
 			r.With(s.rateLimit).Post("/token", routes["POST /token"])
-			r.Post("/revoke", routes["POST /revoke"])
+			r.With(s.rateLimit).Post("/revoke", routes["POST /revoke"])
 		})
 	}
 
@@ -78,7 +81,7 @@ func (s *Server) routes() http.Handler {
 
 	// JSON API: access tokens only, no cookies.
 	r.Route("/api", func(r chi.Router) {
-		r.Use(noStore, s.dpopNonceHeader, s.auth.apiAuth, s.apiRateLimit, conditionalGET)
+		r.Use(noStore, s.dpopNonceHeader, s.auth.apiAuth, s.apiRateLimit, conditionalGET, s.idempotent)
 		r.Route("/organisations", func(r chi.Router) {
 			r.Get("/", dir.ListOrganisations)
 			r.Post("/", dir.CreateOrganisation)
@@ -117,14 +120,23 @@ func (s *Server) routes() http.Handler {
 				r.Put("/key-material/{kmID}", keyMat.Update)
 				r.Get("/key-material/{kmID}/attachments", keyMat.ListAttachments)
 				r.Post("/key-material/{kmID}/attachments", keyMat.AddAttachment)
+				r.Get("/key-material/{kmID}/attachments/{attID}", keyMat.GetAttachment)
 				r.Put("/key-material/{kmID}/attachments/{attID}", keyMat.UpdateAttachment)
 				r.Get("/key-material/{kmID}/attachments/{attID}/content", keyMat.Download)
+
+				// Authority claims: never deleted (Status Inactive instead).
+				r.Get("/authority-claims", claims.List)
+				r.Post("/authority-claims", claims.Create)
+				r.Get("/authority-claims/{claimID}", claims.Get)
+				r.Put("/authority-claims/{claimID}", claims.Update)
+				r.Delete("/authority-claims/{claimID}", claims.NoDelete)
 
 				// Regulatory documents; certifications of applications and servers.
 				r.Get("/documents", docs.List)
 				r.Post("/documents", docs.Save)
 				r.Get("/documents/{docID}", docs.Get)
 				r.Put("/documents/{docID}", docs.Save)
+				r.Get("/certifications", docs.OrgCertifications)
 				for _, subject := range []string{"/softwarestatements/{appID}", "/authorisationservers/{serverID}"} {
 					r.Get(subject+"/certifications", docs.ListCertifications)
 					r.Post(subject+"/certifications", docs.SaveCertification)
@@ -158,6 +170,28 @@ func (s *Server) routes() http.Handler {
 			r.Get("/identity-providers/{name}", idps.Get)
 			r.Put("/identity-providers/{name}", idps.Update)
 		})
+		// Authorisation domains, roles and authorities (docs/design.md §12):
+		// every administrator reads them (claims are chosen from them); only
+		// Super Users write them.
+		r.Route("/references/authorisation-domains", func(r chi.Router) {
+			r.Get("/", domains.ListDomains)
+			r.With(requireSuperUser).Post("/", domains.CreateDomain)
+			r.Get("/{domain}", domains.GetDomain)
+			r.With(requireSuperUser).Put("/{domain}", domains.UpdateDomain)
+			r.With(requireSuperUser).Delete("/{domain}", domains.DeleteDomain)
+			r.Get("/{domain}/roles", domains.ListRoles)
+			r.With(requireSuperUser).Post("/{domain}/roles", domains.CreateRole)
+			r.Get("/{domain}/roles/{role}", domains.GetRole)
+			r.With(requireSuperUser).Put("/{domain}/roles/{role}", domains.UpdateRole)
+			r.With(requireSuperUser).Delete("/{domain}/roles/{role}", domains.DeleteRole)
+		})
+		r.Route("/references/authorities", func(r chi.Router) {
+			r.Get("/", domains.ListAuthorities)
+			r.With(requireSuperUser).Post("/", domains.CreateAuthority)
+			r.Get("/{authorityID}", domains.GetAuthority)
+			r.With(requireSuperUser).Put("/{authorityID}", domains.UpdateAuthority)
+			r.With(requireSuperUser).Delete("/{authorityID}", domains.DeleteAuthority)
+		})
 		r.Route("/users/super", func(r chi.Router) {
 			r.Use(requireSuperUser)
 			r.Get("/", superUsers.List)
@@ -181,14 +215,14 @@ func (s *Server) routes() http.Handler {
 
 	// Browser: session cookie, cross-origin protection on every unsafe method.
 	r.Group(func(r chi.Router) {
-		r.Use(s.sessions.LoadAndSave, http.NewCrossOriginProtection().Handler, noStore)
+		r.Use(guardSessions, s.sessions.LoadAndSave, sessionLoaded, http.NewCrossOriginProtection().Handler, noStore)
 		r.With(s.rateLimit).Get("/login", s.auth.login)
 		r.With(s.rateLimit).Get("/auth/callback", s.auth.callback)
 		r.Post("/logout", s.auth.logout)
 		r.With(s.auth.sessionAuth(false)).Get("/", pages.Home)
 
 		r.Group(func(r chi.Router) {
-			r.Use(s.auth.sessionAuth(true))
+			r.Use(s.auth.sessionAuth(true), s.idempotent)
 			// Organisations and everything under them.
 			r.Get("/organisations", dir.ListOrganisations)
 			r.Post("/organisations", dir.CreateOrganisation)
@@ -201,6 +235,12 @@ func (s *Server) routes() http.Handler {
 				r.Post("/", dir.UpdateOrganisation)
 				r.Get("/edit", dir.EditOrganisation)
 				r.Post("/status", dir.SetOrganisationStatus)
+				r.Get("/reactivate", dir.ReactivateForm(trust.Organisation))
+				r.Post("/reactivate", dir.Reactivate(trust.Organisation))
+				r.Get("/softwarestatements/{appID}/reactivate", dir.ReactivateForm(trust.Application))
+				r.Post("/softwarestatements/{appID}/reactivate", dir.Reactivate(trust.Application))
+				r.Get("/authorisationservers/{serverID}/reactivate", dir.ReactivateForm(trust.AuthorisationServer))
+				r.Post("/authorisationservers/{serverID}/reactivate", dir.Reactivate(trust.AuthorisationServer))
 				r.Get("/contacts", dir.ListContacts)
 				r.Post("/contacts", dir.CreateContact)
 				r.Get("/contacts/new", dir.NewContact)
@@ -224,6 +264,7 @@ func (s *Server) routes() http.Handler {
 				r.Get("/certificates", certs.List)
 				r.Get("/certificates/new", certs.Wizard)
 				r.Post("/certificates/new/review", certs.Review)
+				r.Get("/certificates/new/review", certs.ReviewPage)
 				r.Get("/certificates/audit", certs.Audit)
 				r.Get("/certificates/kid/{kid}/revoke", certs.RevokeConfirm)
 				r.Post("/certificates/kid/{kid}/revoke", certs.Revoke)
@@ -235,11 +276,15 @@ func (s *Server) routes() http.Handler {
 				r.Post("/key-material/{kmID}/attachments", keyMat.AddAttachment)
 				r.Post("/key-material/{kmID}/attachments/{attID}", keyMat.UpdateAttachment)
 				r.Get("/key-material/{kmID}/attachments/{attID}/content", keyMat.Download)
+				r.Get("/authority-claims", claims.List)
+				r.Post("/authority-claims", claims.Create)
+				r.Post("/authority-claims/{claimID}", claims.Update)
 				r.Get("/documents", docs.List)
 				r.Post("/documents", docs.Save)
 				r.Get("/documents/new", docs.Wizard)
 				r.Get("/documents/{docID}/edit", docs.Wizard)
 				r.Post("/documents/{docID}", docs.Save)
+				r.Get("/certifications", docs.OrgCertifications)
 				for _, subject := range []string{"/softwarestatements/{appID}", "/authorisationservers/{serverID}"} {
 					r.Get(subject+"/certifications", docs.ListCertifications)
 					r.Post(subject+"/certifications", docs.SaveCertification)
@@ -257,6 +302,7 @@ func (s *Server) routes() http.Handler {
 				r.Use(requireSuperUser)
 				r.Get("/", pages.References)
 				r.Get("/super-users", superUsers.List)
+				r.Get("/super-users/new", superUsers.New)
 				r.Post("/super-users", superUsers.Create)
 				r.Post("/super-users/{email}", superUsers.Update)
 				r.Get("/data-administrators", dataAdmins.List)
@@ -265,11 +311,13 @@ func (s *Server) routes() http.Handler {
 				r.Post("/data-administrators/{email}", dataAdmins.Update)
 				for path, h := range map[string]*handlers.RefTypes{"/contact-types": contactTypes, "/document-types": documentTypes, "/certification-types": certificationTypes} {
 					r.Get(path, h.List)
+					r.Get(path+"/new", h.New)
 					r.Post(path, h.Create)
 					r.Post(path+"/{name}", h.Update)
 					r.Post(path+"/{name}/delete", h.Delete)
 				}
 				r.Get("/flags", refs.ListFlags)
+				r.Get("/flags/new", refs.NewFlag)
 				r.Post("/flags", refs.CreateFlag)
 				r.Post("/flags/{flagID}", refs.UpdateFlag)
 				r.Get("/signing-keys", ssaH.ListKeys)
@@ -277,10 +325,24 @@ func (s *Server) routes() http.Handler {
 				r.Post("/signing-keys/{kid}/retire", ssaH.RetireKey)
 				r.Get("/role-metadata-policies", policies.List)
 				r.Post("/role-metadata-policies", policies.Save)
+				r.Post("/role-metadata-policies/{policyID}", policies.Save)
 				r.Get("/identity-providers", idps.List)
 				r.Post("/identity-providers", idps.Create)
 				r.Get("/identity-providers/{name}", idps.Get)
 				r.Post("/identity-providers/{name}", idps.Update)
+
+				// Domains and Roles: domains, their roles, authorities.
+				r.Get("/authorisation-domains", domains.ListDomains)
+				r.Post("/authorisation-domains", domains.CreateDomain)
+				r.Post("/authorisation-domains/{domain}", domains.UpdateDomain)
+				r.Post("/authorisation-domains/{domain}/delete", domains.DeleteDomain)
+				r.Post("/authorisation-domains/{domain}/roles", domains.CreateRole)
+				r.Post("/authorisation-domains/{domain}/roles/{role}", domains.UpdateRole)
+				r.Post("/authorisation-domains/{domain}/roles/{role}/delete", domains.DeleteRole)
+				r.Get("/authorities", domains.ListAuthorities)
+				r.Post("/authorities", domains.CreateAuthority)
+				r.Post("/authorities/{authorityID}", domains.UpdateAuthority)
+				r.Post("/authorities/{authorityID}/delete", domains.DeleteAuthority)
 			})
 			r.With(requireSuperUser).Get("/dev/outbox", pages.Outbox)
 		})

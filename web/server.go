@@ -144,13 +144,18 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 			"base_url", cfg.BaseURL)
 	}
 	sm.Cookie.Path = "/"
-	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
-		handlers.WriteError(w, r, err)
-	}
+	sm.ErrorFunc = sessionFailed
 	s.sessions = sm
 
 	webSecret := randomString(32)
 	if cfg.OIDCIssuer == "" {
+		if err := CheckDevIdPBaseURL(cfg.BaseURL, cfg.DevIdPAllowRemote); err != nil {
+			return nil, fmt.Errorf("web: %w", err)
+		}
+		if cfg.DevIdPAllowRemote {
+			cfg.Logger.Warn("THE DEVELOPMENT IDENTITY PROVIDER IS OPEN TO REMOTE CLIENTS (--dev-idp-allow-remote): anyone who reaches it can sign in as anyone, Super Users included, without a password; set --oidc-issuer before real data goes in",
+				"base_url", cfg.BaseURL)
+		}
 		s.idp, err = devidp.New(devidp.Config{
 			Issuer:          cfg.BaseURL + "/dev/idp",
 			APIAudience:     cfg.APIAudience,
@@ -175,11 +180,11 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 		return nil, err
 	}
 	if cfg.SMTPURL != "" {
-		m, err := newSMTPMailer(cfg.SMTPURL)
-		if err == nil {
-			s.mailer = m
-		} else {
-			s.log.Error("SMTP disabled", "err", err)
+		// A URL that cannot be used stops the start: running without the
+		// mail the operator asked for is no quiet fallback.
+		s.mailer, err = newSMTPMailer(cfg.SMTPURL)
+		if err != nil {
+			return nil, fmt.Errorf("web: %w", err)
 		}
 	}
 	s.auth, err = newAuthenticator(ctx, s, webSecret)
@@ -219,7 +224,7 @@ func (s *Server) openKeyring(ctx context.Context) error {
 		}
 		cfg.KEKFile = cfg.DataDir + "/kek.key"
 	}
-	kek, err := ssa.LoadOrCreateKEK(cfg.KEKFile)
+	kek, err := ssa.OpenKEK(ctx, s.db, cfg.KEKFile)
 	if err != nil {
 		return err
 	}
@@ -299,6 +304,32 @@ func randomString(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// CheckDevIdPBaseURL refuses the development identity provider behind a
+// base URL that is not loopback unless allowRemote (--dev-idp-allow-remote):
+// behind a reverse proxy on the same host every client looks like loopback,
+// so the provider's loopback-only guard would let anyone sign in as anyone.
+func CheckDevIdPBaseURL(baseURL string, allowRemote bool) error {
+	if allowRemote {
+		return nil
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil || !IsLoopbackHost(u.Hostname()) {
+		return fmt.Errorf("the development identity provider (no --oidc-issuer) signs in anyone as any e-mail without a password, and the base URL %s is not loopback (--base-url, else http://<--addr>): set --oidc-issuer to a real OpenID Provider, a loopback --base-url for this machine only, or --dev-idp-allow-remote to run it there anyway", RedactURLs(baseURL))
+	}
+	return nil
+}
+
+// allowPrivateIssuers: may issuer validation and identity providers' keys
+// reach loopback and private addresses? By default only with the
+// development identity provider on this machine (not with
+// --dev-idp-allow-remote).
+func (s *Server) allowPrivateIssuers() bool {
+	if s.cfg.AllowPrivateIssuerURLs != nil {
+		return *s.cfg.AllowPrivateIssuerURLs
+	}
+	return s.idp != nil && !s.cfg.DevIdPAllowRemote
 }
 
 // IsLoopbackHost reports whether h names this machine (localhost or a

@@ -65,6 +65,7 @@ func fetchKeyset(t *testing.T, base string) (string, []ssa.JWK) {
 
 func setupApp(t *testing.T, a *api) (string, string) {
 	oid := a.must(201, "POST", "/organisations", strings.TrimSuffix(org("Acme"), "}")+`,"Status":"Active"}`)["OrganisationId"].(string)
+	grant(t, a, oid, setupDomains(t, a), "Payments", "PISP") // an application's roles are those its organisation holds
 	app := a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Payments","RedirectUri":["https://tpp.example/cb"],"Roles":["PISP"],
 		"backchannel_token_delivery_mode":"ping","backchannel_client_notification_endpoint":"https://tpp.example/ciba","software_origins_uri":["https://tpp.example"]}`)
 	return oid, app["SoftwareStatementId"].(string)

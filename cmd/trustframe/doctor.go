@@ -40,6 +40,20 @@ func (r *doctorReport) fail(what, msg string, args ...any) {
 	fmt.Fprintf(r.w, "FAIL  %-26s %s\n", what, fmt.Sprintf(msg, args...))
 }
 
+// userInfoCheck: doctor cannot see a provider's tokens, but its discovery
+// document says whether trustframe can ask for the e-mail when a token
+// lacks it (docs/openid-provider.md).
+func userInfoCheck(r *doctorReport, what, provider, claim, userinfo string) {
+	if claim == "" {
+		claim = "email"
+	}
+	if userinfo == "" {
+		r.warn(what, "%s names no UserInfo endpoint: its ID tokens and access tokens must carry the %s claim, or sign-in and API tokens are refused (docs/openid-provider.md)", provider, claim)
+		return
+	}
+	r.ok(what, "the %s claim of tokens, else %s's UserInfo endpoint (for Bearer tokens and at sign-in)", claim, provider)
+}
+
 // cmdDoctor checks a deployment with the flags serve would get: the
 // database, the key-encryption key, the signing keys, the administrators,
 // the public URL, the sign-in issuer, SMTP and the bound identity
@@ -147,17 +161,22 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 	}
 
 	// The sign-in issuer.
-	allowPrivate := f.oidcIssuer == ""
+	allowPrivate := f.oidcIssuer == "" && !f.devIdPAllowRemote
 	if f.allowPrivateIssuers != "" {
 		allowPrivate = f.allowPrivateIssuers == "true"
 	}
 	v := &issuer.Validator{AllowPrivate: allowPrivate}
-	if f.oidcIssuer == "" {
+	if f.oidcIssuer == "" && web.CheckDevIdPBaseURL(base, f.devIdPAllowRemote) != nil {
+		r.fail("sign-in issuer", "the development identity provider behind the non-loopback base URL %s: serve refuses to start; set --oidc-issuer (or --dev-idp-allow-remote)", base)
+	} else if f.oidcIssuer == "" && f.devIdPAllowRemote {
+		r.warn("sign-in issuer", "the development identity provider, open to remote clients (--dev-idp-allow-remote): anyone who reaches it signs in as anyone; set --oidc-issuer")
+	} else if f.oidcIssuer == "" {
 		r.warn("sign-in issuer", "the development identity provider: anyone who reaches it signs in as any e-mail; set --oidc-issuer in production")
-	} else if problems := v.Check(ctx, f.oidcIssuer, ""); len(problems) > 0 {
+	} else if md, problems := v.Discover(ctx, f.oidcIssuer); len(problems) > 0 {
 		r.fail("sign-in issuer", "%s: %s", f.oidcIssuer, problems[0])
 	} else {
 		r.ok("sign-in issuer", "%s answers its discovery document", f.oidcIssuer)
+		userInfoCheck(r, "sign-in e-mail", f.oidcIssuer, f.emailClaim, md.UserinfoEndpoint)
 	}
 
 	// SMTP.
@@ -193,6 +212,8 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 			r.warn("identity provider", "%s (%s): %s", p.Name, p.Issuer, problems[0])
 		} else {
 			r.ok("identity provider", "%s (%s) answers its discovery document", p.Name, p.Issuer)
+			md, _ := pv.Discover(ctx, p.Issuer)
+			userInfoCheck(r, "identity provider e-mail", p.Name+" ("+p.Issuer+")", p.EmailClaim, md.UserinfoEndpoint)
 		}
 	}
 	if r.fails > 0 {

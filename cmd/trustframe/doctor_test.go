@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,6 +53,39 @@ func TestDoctor(t *testing.T) {
 			out, err := runDoctor(c.args...)
 			if exitCode(err) != 1 || !strings.Contains(out, c.want) {
 				t.Fatalf("%v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// Issue 20: doctor warns when the sign-in issuer (or a bound identity
+// provider) names no UserInfo endpoint, since tokens without the e-mail
+// claim then cannot be used; with one, it says where the e-mail comes from.
+func TestDoctorWarnsWithoutUserInfoEndpoint(t *testing.T) {
+	_, dataDir := startProgram(t)
+	for name, c := range map[string]struct {
+		userinfo bool
+		want     string
+	}{
+		"no UserInfo endpoint": {false, "warn  sign-in e-mail"},
+		"a UserInfo endpoint":  {true, "ok    sign-in e-mail"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var srv *httptest.Server
+			srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				doc := map[string]any{"issuer": srv.URL, "jwks_uri": srv.URL + "/jwks"}
+				if c.userinfo {
+					doc["userinfo_endpoint"] = srv.URL + "/userinfo"
+				}
+				json.NewEncoder(w).Encode(doc)
+			}))
+			defer srv.Close()
+			out, _ := runDoctor("--data-dir", dataDir, "--oidc-issuer", srv.URL, "--oidc-client-id", "console", "--allow-private-issuer-urls", "true")
+			if !strings.Contains(out, c.want) {
+				t.Fatalf("doctor output lacks %q:\n%s", c.want, out)
+			}
+			if !c.userinfo && (!strings.Contains(out, "no UserInfo endpoint") || !strings.Contains(out, "email claim")) {
+				t.Fatalf("the warning does not say what to do:\n%s", out)
 			}
 		})
 	}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/go-chi/chi/v5"
@@ -65,7 +68,11 @@ func TestEndToEndEveryPageIsAccessible(t *testing.T) {
 	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
 	km := call("POST", base+"/key-material", "application/json", `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)
 	flag := call("POST", "/references/flags", "application/json", `{"Name":"Pilot","Type":"Organisation"}`)
-	pol := call("POST", "/references/role-metadata-policies", "application/json", `{"Role":"PISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code"]}}}`)
+	call("POST", "/references/authorisation-domains", "application/json", `{"Name":"Payments"}`)
+	call("POST", "/references/authorisation-domains/Payments/roles", "application/json", `{"Name":"PISP","Type":"Federation"}`)
+	authority := call("POST", "/references/authorities", "application/json", `{"AuthorityName":"Central Bank","AuthorityCode":"CB","Country":"GB","AuthorisationDomains":["Payments"]}`)
+	call("POST", base+"/authority-claims", "application/json", `{"AuthorityId":"`+authority["AuthorityId"].(string)+`","AuthorisationDomain":"Payments","Role":"PISP","RegistrationId":"R-1"}`)
+	pol := call("POST", "/references/role-metadata-policies", "application/json", `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code"]}}}`)
 	call("POST", "/references/identity-providers", "application/json", `{"Name":"Ops IdP","EmailDomains":["example.com"],"Issuer":"`+disc.URL+`"}`)
 	ids := map[string]string{
 		"orgID": oid, "appID": aid, "serverID": srv["AuthorisationServerId"].(string), "contactID": contact["ContactId"].(string),
@@ -108,33 +115,68 @@ func TestEndToEndEveryPageIsAccessible(t *testing.T) {
 		t.Fatalf("only %d pages: %v", len(pages), pages)
 	}
 
-	ctx := newBrowser(t)
+	ctx := newBrowserFor(t, 6*time.Minute)
 	signIn(t, ctx, env.URL, "admin@example.com")
-	for _, p := range pages {
-		if _, err := chromedp.Run(ctx, chromedp.Navigate(env.URL+p)); err != nil {
-			t.Errorf("%s: %v", p, err)
-			continue
+	// A desktop and a phone (390×844): every page fits both, and axe-core
+	// is clean at both widths.
+	for _, vp := range []struct{ w, h int64 }{{1366, 900}, {390, 844}} {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(vp.w, vp.h)); err != nil {
+			t.Fatal(err)
 		}
-		ct, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.contentType`))
-		if ct != "text/html" {
-			continue
-		}
-		h1, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector("h1")||{}).textContent||""`))
-		if l := strings.ToLower(h1); h1 == "" || strings.Contains(l, "went wrong") || strings.Contains(l, "not found") || strings.Contains(l, "forbidden") {
-			t.Errorf("%s shows %q", p, h1)
-			continue
-		}
-		checkAccessibility(t, ctx, p)
-		// Nothing is wider than the window (a long id, a table that does not wrap).
-		if over, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`)); over {
-			t.Errorf("%s is wider than the window", p)
-		}
-		if dir := os.Getenv("TRUSTFRAME_SCREENSHOT_DIR"); dir != "" {
-			if b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
-				name := strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(p), "-"), "-")
-				_ = os.WriteFile(filepath.Join(dir, "page-"+name+".png"), b, 0o644)
-			}
+		for _, p := range pages {
+			checkPage(t, ctx, env.URL, p, vp.w)
 		}
 	}
 	t.Logf("%d pages checked", len(pages))
 }
+
+// checkPage opens one console page at the current viewport width and fails
+// it when it does not render, has a serious axe-core violation or is wider
+// than the window.
+func checkPage(t *testing.T, ctx context.Context, base, p string, width int64) {
+	t.Helper()
+	at := fmt.Sprintf("%s at %d px", p, width)
+	if _, err := chromedp.Run(ctx, chromedp.Navigate(base+p)); err != nil {
+		t.Errorf("%s: %v", at, err)
+		return
+	}
+	ct, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.contentType`))
+	if ct != "text/html" {
+		return
+	}
+	h1, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector("h1")||{}).textContent||""`))
+	if l := strings.ToLower(h1); h1 == "" || strings.Contains(l, "went wrong") || strings.Contains(l, "not found") || strings.Contains(l, "forbidden") {
+		t.Errorf("%s shows %q", at, h1)
+		return
+	}
+	checkAccessibility(t, ctx, at)
+	// Nothing is wider than the window (a long id, a table that does not
+	// scroll inside its wrapper, a header that does not collapse).
+	if over, _ := chromedp.Run(ctx, chromedp.Evaluate[string](overflowing)); over != "" {
+		t.Errorf("%s is wider than the window: %s", at, over)
+	}
+	if dir := os.Getenv("TRUSTFRAME_SCREENSHOT_DIR"); dir != "" {
+		if b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+			name := strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(p), "-"), "-")
+			_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("page-%d-%s.png", width, name)), b, 0o644)
+		}
+	}
+}
+
+// overflowing names the page's width and the outermost elements that reach
+// past the window's right edge, or is "" when the page fits.
+const overflowing = `(function(){
+  var W = window.innerWidth;
+  if (document.documentElement.scrollWidth <= W + 1) return "";
+  var out = [];
+  document.querySelectorAll("body *").forEach(function(e){
+    if (out.length >= 3) return;
+    var r = e.getBoundingClientRect();
+    if (r.width === 0 || r.right <= W + 1) return;
+    for (var p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+      if (p.getBoundingClientRect().right > W + 1) return;
+    }
+    out.push(e.tagName.toLowerCase() + (e.className ? "." + String(e.className).split(" ").join(".") : "") + (e.dataset.testid ? "[" + e.dataset.testid + "]" : "") + " to " + Math.round(r.right) + " px");
+  });
+  return document.documentElement.scrollWidth + " px wide (" + out.join(", ") + ")";
+})()`

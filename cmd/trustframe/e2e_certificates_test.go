@@ -89,7 +89,7 @@ func TestEndToEndCertificates(t *testing.T) {
 	if rows() != 1 {
 		t.Fatalf("revoke filter: %d rows", rows())
 	}
-	act, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=audit-action]`)))
+	act, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("[data-testid=audit-row]").dataset.action`))
 	loc, _ := chromedp.Run(ctx, chromedp.Location())
 	if act != "revoke" || !strings.Contains(loc, "Action=revoke") {
 		t.Fatalf("filtered: %q at %s", act, loc)

@@ -76,6 +76,12 @@ func browserPath(t *testing.T) string {
 
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
+	return newBrowserFor(t, 4*time.Minute) // a safeguard, not a speed test: a loaded machine is slow
+}
+
+// newBrowserFor is newBrowser for a test that needs longer than 4 minutes.
+func newBrowserFor(t *testing.T, limit time.Duration) context.Context {
+	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(browserPath(t)),
 		chromedp.Flag("headless", true),
@@ -88,7 +94,7 @@ func newBrowser(t *testing.T) context.Context {
 	)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute) // a safeguard, not a speed test: a loaded machine is slow
+	ctx, cancelT := context.WithTimeout(ctx, limit)
 	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("start browser: %v", err)

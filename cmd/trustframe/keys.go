@@ -46,7 +46,7 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	if *kekFile == "" {
 		*kekFile = filepath.Join(*dataDir, "kek.key")
 	}
-	kek, err := ssa.LoadOrCreateKEK(*kekFile)
+	kek, err := ssa.OpenKEK(ctx, db, *kekFile)
 	if err != nil {
 		return err
 	}

@@ -7,13 +7,15 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/trustframe/trustframe/web"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "trustframe:", err)
+		fmt.Fprintln(os.Stderr, "trustframe:", web.RedactURLs(err.Error()))
 		os.Exit(exitCode(err))
 	}
 }

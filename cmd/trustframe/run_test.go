@@ -238,7 +238,7 @@ func TestRestoreFromBackup(t *testing.T) {
 	if after := keyset(base2); after != before {
 		t.Fatalf("the restored service publishes other keys:\n%s\n%s", before, after)
 	}
-	// Without the KEK (a new one is made), the sealed keys cannot open: refused.
+	// Without the KEK the sealed keys cannot open: refused (and no new KEK is made).
 	other := t.TempDir()
 	run(context.Background(), []string{"backup", "--data-dir", dataDir, "--to", filepath.Join(other, "trustframe.db")}, func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
 	var stderr bytes.Buffer

@@ -14,7 +14,7 @@ import (
 func cmdSeed(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", "./trustframe-data", "directory of the database")
-	n := fs.Int("organisations", 1000, "how many organisations to add (each with 2 contacts, a server and an application)")
+	n := fs.Int("organisations", 1000, "how many organisations to add (each with 2 contacts, a server, authority claims and an application)")
 	seed := fs.Uint64("seed", 1, "random seed, for repeatable data")
 	if err := parseFlags(fs, args, getenv, stderr); err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/web"
@@ -48,7 +49,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.oidcIssuer, "oidc-issuer", "", "OpenID Provider for sign-in and API tokens; empty: the development identity provider at /dev/idp")
 	fs.StringVar(&f.oidcClientID, "oidc-client-id", "", "client ID of the web app at --oidc-issuer")
 	fs.StringVar(&f.oidcSecret, "oidc-client-secret", "", "client secret of the web app at --oidc-issuer")
-	fs.StringVar(&f.emailClaim, "email-claim", "email", "claim of ID and access tokens that carries the administrator's e-mail")
+	fs.StringVar(&f.emailClaim, "email-claim", "email", "claim of ID and access tokens that carries the administrator's e-mail (read from UserInfo when a token lacks it)")
 	fs.StringVar(&f.bootstrap, "bootstrap-super-user", "admin@example.com", "e-mail created as an Active Super User at start when missing")
 	fs.StringVar(&f.smtpURL, "smtp-url", "", "SMTP server for invitations, smtp://user:pass@host:port?from=addr; empty: log and development outbox")
 	fs.BoolVar(&f.devIdPAllowRemote, "dev-idp-allow-remote", false, "let non-loopback clients use the development identity provider")
@@ -60,7 +61,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.dpopSkew, "dpop-skew", 5*time.Second, "how far in the future a DPoP proof's iat may be")
 	fs.StringVar(&f.statusVocabulary, "status-vocabulary", "withdrawn", "word for the end state in output: withdrawn (the 2.6.0 contract) or inactive (the announced rename); input accepts both")
 	fs.StringVar(&f.allowPrivateIssuers, "allow-private-issuer-urls", "", "let issuer validation reach loopback and private addresses: true or false (default: true only with the development identity provider)")
-	fs.StringVar(&f.kekFile, "kek-file", "", "key-encryption key of the SSA signing keys (default <data-dir>/kek.key, made with mode 0600 when missing)")
+	fs.StringVar(&f.kekFile, "kek-file", "", "key-encryption key of the SSA signing keys (default <data-dir>/kek.key, made with mode 0600 on a first start only)")
 	fs.StringVar(&f.ssaAlgs, "ssa-signing-algs", "PS256,ML-DSA-44,ML-DSA-65,ML-DSA-87", "SSA signing algorithms this deployment enables, comma-separated")
 	fs.IntVar(&f.ssaRSABits, "ssa-rsa-bits", 2048, "size of new PS256 signing keys")
 	fs.StringVar(&f.ssaIssuer, "ssa-issuer", "", "iss of the SSAs (default the base URL)")
@@ -70,11 +71,12 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tokenTypes, "api-token-types", "at+jwt,application/at+jwt", "JWT typ values accepted for API access tokens, comma-separated (add JWT for issuers such as Keycloak)")
 }
 
+// logger writes the log; no line carries a URL's credentials.
 func (f *serveFlags) logger(stderr io.Writer) *slog.Logger {
 	if f.logFormat == "json" {
-		return slog.New(slog.NewJSONHandler(stderr, nil))
+		return slog.New(web.RedactingHandler(slog.NewJSONHandler(stderr, nil)))
 	}
-	return slog.New(slog.NewTextHandler(stderr, nil))
+	return slog.New(web.RedactingHandler(slog.NewTextHandler(stderr, nil)))
 }
 
 func openStore(ctx context.Context, dataDir string) (*store.DB, error) {
@@ -123,6 +125,20 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if f.oidcIssuer != "" && f.oidcClientID == "" {
 		return fmt.Errorf("%w: --oidc-issuer needs --oidc-client-id", errUsage)
 	}
+	if f.smtpURL != "" {
+		if err := web.CheckSMTPURL(f.smtpURL); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
+	if f.oidcIssuer == "" {
+		base := f.baseURL
+		if base == "" {
+			base = "http://" + f.addr
+		}
+		if err := web.CheckDevIdPBaseURL(base, f.devIdPAllowRemote); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
 	if f.expiryNoticeDays < 0 || f.expiryNoticeDays > 365 {
 		return fmt.Errorf("%w: --expiry-notice-days must be 0 (off) to 365", errUsage)
 	}
@@ -144,14 +160,15 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer db.Close()
-	if f.bootstrap != "" {
-		created, err := db.EnsureSuperUser(ctx, f.bootstrap)
-		if err != nil {
-			return err
-		}
-		if created {
-			log.Info("bootstrap Super User created", "email", f.bootstrap)
-		}
+	// Check everything before changing anything: the KEK must open this
+	// database's keys (a missing one is created only on a first start), and
+	// the bootstrap Super User is made only once the server is built.
+	kekPath := f.kekFile
+	if kekPath == "" {
+		kekPath = filepath.Join(f.dataDir, "kek.key")
+	}
+	if err := ssa.CheckKEK(ctx, db, kekPath); err != nil {
+		return err
 	}
 	if types := splitList(f.expiryNoticeContacts); len(types) > 0 {
 		known, err := db.ListContactTypes(ctx)
@@ -181,11 +198,20 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		DataDir: f.dataDir, SMTPURL: f.smtpURL, RateLimit: f.rateLimit, APIRateLimit: f.apiRateLimit, Logger: log,
 		DPoPNonce: f.dpopNonce, DPoPWindow: f.dpopWindow, DPoPSkew: f.dpopSkew,
 		TokenTypes: splitList(f.tokenTypes), StatusVocabulary: f.statusVocabulary, AllowPrivateIssuerURLs: allowPrivate,
-		KEKFile: f.kekFile, SSASigningAlgs: splitList(f.ssaAlgs), SSARSABits: f.ssaRSABits, SSAIssuer: f.ssaIssuer,
+		KEKFile: kekPath, SSASigningAlgs: splitList(f.ssaAlgs), SSARSABits: f.ssaRSABits, SSAIssuer: f.ssaIssuer,
 		ExpiryNoticeDays: f.expiryNoticeDays, ExpiryNoticeContacts: splitList(f.expiryNoticeContacts), Version: version,
 	}, db)
 	if err != nil {
 		return err
+	}
+	if f.bootstrap != "" {
+		created, err := db.EnsureSuperUser(ctx, f.bootstrap)
+		if err != nil {
+			return err
+		}
+		if created {
+			log.Info("bootstrap Super User created", "email", f.bootstrap)
+		}
 	}
 	hs := &http.Server{
 		Handler:           srv,
@@ -210,6 +236,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintf(stdout, "metrics on http://%s/metrics\n", mln.Addr())
 	}
 
+	log.Info("listening", "listen", ln.Addr().String(), "base_url", baseURL)
 	fmt.Fprintf(stdout, "trustframe %s is listening on %s\n", version, baseURL)
 	if srv.DevIdP() {
 		fmt.Fprintf(stdout, "Open %s/ and sign in as %s with the development identity provider.\n", baseURL, f.bootstrap)

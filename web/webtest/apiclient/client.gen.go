@@ -269,6 +269,54 @@ func (e KeyMaterialInputUse) Valid() bool {
 	}
 }
 
+// Defines values for OrgCertificationSubjectType.
+const (
+	OrgCertificationSubjectTypeAuthorisationServer OrgCertificationSubjectType = "AuthorisationServer"
+	OrgCertificationSubjectTypeSoftwareStatement   OrgCertificationSubjectType = "SoftwareStatement"
+)
+
+// Valid indicates whether the value is a known member of the OrgCertificationSubjectType enum.
+func (e OrgCertificationSubjectType) Valid() bool {
+	switch e {
+	case OrgCertificationSubjectTypeAuthorisationServer:
+		return true
+	case OrgCertificationSubjectTypeSoftwareStatement:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OrgDomainClaimStatus.
+const (
+	OrgDomainClaimStatusActive OrgDomainClaimStatus = "Active"
+)
+
+// Valid indicates whether the value is a known member of the OrgDomainClaimStatus enum.
+func (e OrgDomainClaimStatus) Valid() bool {
+	switch e {
+	case OrgDomainClaimStatusActive:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OrgDomainRoleClaimStatus.
+const (
+	OrgDomainRoleClaimStatusActive OrgDomainRoleClaimStatus = "Active"
+)
+
+// Valid indicates whether the value is a known member of the OrgDomainRoleClaimStatus enum.
+func (e OrgDomainRoleClaimStatus) Valid() bool {
+	switch e {
+	case OrgDomainRoleClaimStatusActive:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OrganisationStatus.
 const (
 	OrganisationStatusActive    OrganisationStatus = "Active"
@@ -314,6 +362,24 @@ func (e RevokeReason) Valid() bool {
 	case Superseded:
 		return true
 	case Unspecified:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RoleType.
+const (
+	Directory  RoleType = "Directory"
+	Federation RoleType = "Federation"
+)
+
+// Valid indicates whether the value is a known member of the RoleType enum.
+func (e RoleType) Valid() bool {
+	switch e {
+	case Directory:
+		return true
+	case Federation:
 		return true
 	default:
 		return false
@@ -485,6 +551,33 @@ type AuditRecord struct {
 	Timestamp      time.Time `json:"Timestamp"`
 }
 
+// AuthorisationDomain defines model for AuthorisationDomain.
+type AuthorisationDomain struct {
+	Description string `json:"Description"`
+
+	// Name one URL path segment: no / \ | ? # % and no surrounding spaces (the participants schema limits it to 30)
+	Name   SegmentName    `json:"Name"`
+	Status ActiveInactive `json:"Status"`
+}
+
+// AuthorisationDomainInput defines model for AuthorisationDomainInput.
+type AuthorisationDomainInput struct {
+	Description *string `json:"Description,omitempty"`
+
+	// Name one URL path segment: no / \ | ? # % and no surrounding spaces (the participants schema limits it to 30)
+	Name   SegmentName     `json:"Name"`
+	Status *ActiveInactive `json:"Status,omitempty"`
+}
+
+// AuthorisationDomainUpdate Name may be left out (the name in the path: it cannot change); disabling a domain that Active claims use is 409
+type AuthorisationDomainUpdate struct {
+	Description *string `json:"Description,omitempty"`
+
+	// Name when given, the name in the path
+	Name   *string         `json:"Name,omitempty"`
+	Status *ActiveInactive `json:"Status,omitempty"`
+}
+
 // AuthorisationServer defines model for AuthorisationServer.
 type AuthorisationServer struct {
 	AuthorisationServerId *string    `json:"AuthorisationServerId,omitempty"`
@@ -516,10 +609,86 @@ type AuthorisationServerInput struct {
 
 	// Status Withdrawn and Inactive name the same end state on input; output uses the deployment's vocabulary.
 	Status *AuthorisationServerStatus `json:"Status,omitempty"`
+
+	// StatusReason required, with a Super User, to leave the end state (back to Active); kept in the audit record
+	StatusReason *string `json:"StatusReason,omitempty"`
 }
 
 // AuthorisationServerStatus Withdrawn and Inactive name the same end state on input; output uses the deployment's vocabulary.
 type AuthorisationServerStatus string
+
+// Authority defines model for Authority.
+type Authority struct {
+	// AuthorisationDomains the domains it grants roles in
+	AuthorisationDomains []string       `json:"AuthorisationDomains"`
+	AuthorityCode        string         `json:"AuthorityCode"`
+	AuthorityId          *string        `json:"AuthorityId,omitempty"`
+	AuthorityName        string         `json:"AuthorityName"`
+	Country              string         `json:"Country"`
+	Status               ActiveInactive `json:"Status"`
+}
+
+// AuthorityClaim defines model for AuthorityClaim.
+type AuthorityClaim struct {
+	AuthorisationDomain string `json:"AuthorisationDomain"`
+
+	// AuthorityId the authority that grants the role
+	AuthorityId    string              `json:"AuthorityId"`
+	AuthorityName  *string             `json:"AuthorityName,omitempty"`
+	ClaimId        *string             `json:"ClaimId,omitempty"`
+	CreatedOn      *Timestamp          `json:"CreatedOn,omitempty"`
+	OrganisationId *openapi_types.UUID `json:"OrganisationId,omitempty"`
+
+	// RegistrationId the organisation's registration with the authority; may be empty
+	RegistrationId string         `json:"RegistrationId"`
+	Role           string         `json:"Role"`
+	Status         ActiveInactive `json:"Status"`
+	UpdatedOn      *Timestamp     `json:"UpdatedOn,omitempty"`
+}
+
+// AuthorityClaimInput defines model for AuthorityClaimInput.
+type AuthorityClaimInput struct {
+	AuthorisationDomain string `json:"AuthorisationDomain"`
+
+	// AuthorityId an Active authority that covers the domain (422 on AuthorityId otherwise)
+	AuthorityId    string  `json:"AuthorityId"`
+	RegistrationId *string `json:"RegistrationId,omitempty"`
+
+	// Role a role of the domain (422 on Role otherwise)
+	Role   string          `json:"Role"`
+	Status *ActiveInactive `json:"Status,omitempty"`
+}
+
+// AuthorityClaimUpdate RegistrationId and Status change; what the claim names (authority, domain, role) cannot change, and may be left out
+type AuthorityClaimUpdate struct {
+	AuthorisationDomain *string `json:"AuthorisationDomain,omitempty"`
+	AuthorityId         *string `json:"AuthorityId,omitempty"`
+
+	// ClaimId when given, the id in the path
+	ClaimId        *string         `json:"ClaimId,omitempty"`
+	RegistrationId *string         `json:"RegistrationId,omitempty"`
+	Role           *string         `json:"Role,omitempty"`
+	Status         *ActiveInactive `json:"Status,omitempty"`
+}
+
+// AuthorityInput defines model for AuthorityInput.
+type AuthorityInput struct {
+	// AuthorisationDomains existing domains; dropping one in which Active claims need it is 409
+	AuthorisationDomains *[]string `json:"AuthorisationDomains,omitempty"`
+
+	// AuthorityCode unique
+	AuthorityCode string `json:"AuthorityCode"`
+
+	// AuthorityId optional on create (generated when absent); when given on PUT, the id in the path
+	AuthorityId *openapi_types.UUID `json:"AuthorityId,omitempty"`
+
+	// AuthorityName unique
+	AuthorityName string `json:"AuthorityName"`
+
+	// Country ISO 3166-1 alpha-2
+	Country string          `json:"Country"`
+	Status  *ActiveInactive `json:"Status,omitempty"`
+}
 
 // Certificate defines model for Certificate.
 type Certificate struct {
@@ -897,6 +1066,65 @@ type KeyRotation struct {
 	Alg SigningAlg `json:"alg"`
 }
 
+// OrgCertification A certification with the name of the application or authorisation server that holds it.
+type OrgCertification struct {
+	// CertificationExpirationDate left out when not set
+	CertificationExpirationDate *openapi_types.Date `json:"CertificationExpirationDate,omitempty"`
+	CertificationId             *string             `json:"CertificationId,omitempty"`
+	CertificationStartDate      openapi_types.Date  `json:"CertificationStartDate"`
+	CertificationType           string              `json:"CertificationType"`
+
+	// CertificationURI left out when not set
+	CertificationURI *string    `json:"CertificationURI,omitempty"`
+	CreatedOn        *Timestamp `json:"CreatedOn,omitempty"`
+
+	// HolderName the application's ClientName or the server's CustomerFriendlyName
+	HolderName     string                       `json:"HolderName"`
+	OrganisationId *openapi_types.UUID          `json:"OrganisationId,omitempty"`
+	Status         ActiveInactive               `json:"Status"`
+	SubjectId      *string                      `json:"SubjectId,omitempty"`
+	SubjectType    *OrgCertificationSubjectType `json:"SubjectType,omitempty"`
+	UpdatedOn      *Timestamp                   `json:"UpdatedOn,omitempty"`
+}
+
+// OrgCertificationSubjectType defines model for OrgCertification.SubjectType.
+type OrgCertificationSubjectType string
+
+// OrgDomainClaim An authority and domain in which the organisation holds at least one Active role claim (OrganisationAuthorityDomainClaim of the open-finance participants schema); the id is stable
+type OrgDomainClaim struct {
+	AuthorisationDomainName            string             `json:"AuthorisationDomainName"`
+	AuthorityId                        string             `json:"AuthorityId"`
+	AuthorityName                      string             `json:"AuthorityName"`
+	OrganisationAuthorityDomainClaimId openapi_types.UUID `json:"OrganisationAuthorityDomainClaimId"`
+
+	// RegistrationId that of the first role claim (by role name) in it
+	RegistrationId string               `json:"RegistrationId"`
+	Status         OrgDomainClaimStatus `json:"Status"`
+}
+
+// OrgDomainClaimStatus defines model for OrgDomainClaim.Status.
+type OrgDomainClaimStatus string
+
+// OrgDomainRoleClaim An Active role claim (OrganisationAuthorityClaim of the open-finance participants schema).
+type OrgDomainRoleClaim struct {
+	AuthorisationDomain string `json:"AuthorisationDomain"`
+
+	// Authorisations member-state authorisations (none are recorded yet)
+	Authorisations []struct {
+		MemberState string `json:"MemberState"`
+		Status      string `json:"Status"`
+	} `json:"Authorisations"`
+	AuthorityId                  string                   `json:"AuthorityId"`
+	OrganisationAuthorityClaimId string                   `json:"OrganisationAuthorityClaimId"`
+	OrganisationId               openapi_types.UUID       `json:"OrganisationId"`
+	RegistrationId               string                   `json:"RegistrationId"`
+	Role                         string                   `json:"Role"`
+	Status                       OrgDomainRoleClaimStatus `json:"Status"`
+}
+
+// OrgDomainRoleClaimStatus defines model for OrgDomainRoleClaim.Status.
+type OrgDomainRoleClaimStatus string
+
 // Organisation defines model for Organisation.
 type Organisation struct {
 	AddressLine1          string     `json:"AddressLine1"`
@@ -939,6 +1167,9 @@ type OrganisationInput struct {
 
 	// Status new organisations start Pending unless Active is given
 	Status *OrganisationStatus `json:"Status,omitempty"`
+
+	// StatusReason required, with a Super User, to leave the end state (back to Active); kept in the audit record
+	StatusReason *string `json:"StatusReason,omitempty"`
 }
 
 // OrganisationPage defines model for OrganisationPage.
@@ -955,7 +1186,7 @@ type OrganisationPage struct {
 // OrganisationStatus Withdrawn and Inactive name the same end state on input; output uses the deployment's vocabulary (2.6.0: Withdrawn).
 type OrganisationStatus string
 
-// Participant An Active organisation with its Active authorisation servers.
+// Participant An Active organisation with its Active authorisation servers and its Active authority claims.
 type Participant struct {
 	AddressLine1          string                `json:"AddressLine1"`
 	AddressLine2          string                `json:"AddressLine2"`
@@ -965,12 +1196,14 @@ type Participant struct {
 	CreatedOn             *Timestamp            `json:"CreatedOn,omitempty"`
 
 	// Flags FlagIds of Organisation flags
-	Flags              []string            `json:"Flags"`
-	LegalEntityName    string              `json:"LegalEntityName"`
-	OrganisationId     *openapi_types.UUID `json:"OrganisationId,omitempty"`
-	OrganisationName   string              `json:"OrganisationName"`
-	Postcode           string              `json:"Postcode"`
-	RegistrationNumber string              `json:"RegistrationNumber"`
+	Flags               []string             `json:"Flags"`
+	LegalEntityName     string               `json:"LegalEntityName"`
+	OrgDomainClaims     []OrgDomainClaim     `json:"OrgDomainClaims"`
+	OrgDomainRoleClaims []OrgDomainRoleClaim `json:"OrgDomainRoleClaims"`
+	OrganisationId      *openapi_types.UUID  `json:"OrganisationId,omitempty"`
+	OrganisationName    string               `json:"OrganisationName"`
+	Postcode            string               `json:"Postcode"`
+	RegistrationNumber  string               `json:"RegistrationNumber"`
 
 	// Status Withdrawn and Inactive name the same end state on input; output uses the deployment's vocabulary (2.6.0: Withdrawn).
 	Status    OrganisationStatus `json:"Status"`
@@ -1035,11 +1268,45 @@ type Revocation struct {
 // RevokeReason defines model for RevokeReason.
 type RevokeReason string
 
+// Role defines model for Role.
+type Role struct {
+	// AuthorisationDomain the domain of the URL
+	AuthorisationDomain *string `json:"AuthorisationDomain,omitempty"`
+	Description         string  `json:"Description"`
+
+	// Exclusive an organisation holding it may hold no other role
+	Exclusive bool `json:"Exclusive"`
+
+	// Name one URL path segment: no / \ | ? # % and no surrounding spaces (the participants schema limits it to 30)
+	Name   SegmentName    `json:"Name"`
+	Status ActiveInactive `json:"Status"`
+
+	// Type Federation: role metadata policies apply; Directory: access to the directory's own APIs
+	Type RoleType `json:"Type"`
+}
+
+// RoleInput defines model for RoleInput.
+type RoleInput struct {
+	// AuthorisationDomain may be left out; when given, the domain of the URL (422 otherwise)
+	AuthorisationDomain *string `json:"AuthorisationDomain,omitempty"`
+	Description         *string `json:"Description,omitempty"`
+	Exclusive           *bool   `json:"Exclusive,omitempty"`
+
+	// Name one URL path segment: no / \ | ? # % and no surrounding spaces (the participants schema limits it to 30)
+	Name   SegmentName     `json:"Name"`
+	Status *ActiveInactive `json:"Status,omitempty"`
+
+	// Type Federation: role metadata policies apply; Directory: access to the directory's own APIs
+	Type RoleType `json:"Type"`
+}
+
 // RoleMetadataPolicy defines model for RoleMetadataPolicy.
 type RoleMetadataPolicy struct {
-	CreatedOn   *Timestamp `json:"CreatedOn,omitempty"`
-	Description string     `json:"Description"`
-	EntityType  EntityType `json:"EntityType"`
+	// AuthorisationDomain empty on policies saved before domains existed (flagged until edited)
+	AuthorisationDomain string     `json:"AuthorisationDomain"`
+	CreatedOn           *Timestamp `json:"CreatedOn,omitempty"`
+	Description         string     `json:"Description"`
+	EntityType          EntityType `json:"EntityType"`
 
 	// Policy OpenID Federation 1.0 metadata_policy for the entity type: parameter -> operators
 	Policy    map[string]interface{} `json:"Policy"`
@@ -1051,14 +1318,38 @@ type RoleMetadataPolicy struct {
 
 // RoleMetadataPolicyInput defines model for RoleMetadataPolicyInput.
 type RoleMetadataPolicyInput struct {
-	Description *string    `json:"Description,omitempty"`
-	EntityType  EntityType `json:"EntityType"`
+	// AuthorisationDomain an existing authorisation domain (422 otherwise)
+	AuthorisationDomain string     `json:"AuthorisationDomain"`
+	Description         *string    `json:"Description,omitempty"`
+	EntityType          EntityType `json:"EntityType"`
 
 	// Policy OpenID Federation 1.0 metadata_policy (illegal operators: 422)
 	Policy map[string]interface{} `json:"Policy"`
-	Role   string                 `json:"Role"`
-	Status *ActiveInactive        `json:"Status,omitempty"`
+
+	// Role an existing Federation role of the domain (422 on Role otherwise)
+	Role   string          `json:"Role"`
+	Status *ActiveInactive `json:"Status,omitempty"`
 }
+
+// RoleType Federation: role metadata policies apply; Directory: access to the directory's own APIs
+type RoleType string
+
+// RoleUpdate Name and AuthorisationDomain may be left out (those of the path; they cannot change)
+type RoleUpdate struct {
+	AuthorisationDomain *string `json:"AuthorisationDomain,omitempty"`
+	Description         *string `json:"Description,omitempty"`
+
+	// Exclusive becoming Exclusive while a holder holds other roles is 409
+	Exclusive *bool           `json:"Exclusive,omitempty"`
+	Name      *string         `json:"Name,omitempty"`
+	Status    *ActiveInactive `json:"Status,omitempty"`
+
+	// Type Federation: role metadata policies apply; Directory: access to the directory's own APIs
+	Type RoleType `json:"Type"`
+}
+
+// SegmentName one URL path segment: no / \ | ? # % and no surrounding spaces (the participants schema limits it to 30)
+type SegmentName = string
 
 // SigningAlg defines model for SigningAlg.
 type SigningAlg string
@@ -1088,11 +1379,13 @@ type SoftwareStatement struct {
 	Flags []string `json:"Flags"`
 
 	// JwksUri left out when not set
-	JwksUri             *string             `json:"JwksUri,omitempty"`
-	OrganisationId      *openapi_types.UUID `json:"OrganisationId,omitempty"`
-	RedirectUri         []string            `json:"RedirectUri"`
-	Roles               []string            `json:"Roles"`
-	SoftwareStatementId *string             `json:"SoftwareStatementId,omitempty"`
+	JwksUri        *string             `json:"JwksUri,omitempty"`
+	OrganisationId *openapi_types.UUID `json:"OrganisationId,omitempty"`
+	RedirectUri    []string            `json:"RedirectUri"`
+
+	// Roles a role whose claim went Inactive stays until edited but is left out of SSAs
+	Roles               []string `json:"Roles"`
+	SoftwareStatementId *string  `json:"SoftwareStatementId,omitempty"`
 
 	// Status Withdrawn and Inactive name the same end state on input; output uses the deployment's vocabulary.
 	Status    SoftwareStatementStatus `json:"Status"`
@@ -1117,10 +1410,15 @@ type SoftwareStatementInput struct {
 	Flags       *[]string `json:"Flags,omitempty"`
 	JwksUri     *string   `json:"JwksUri,omitempty"`
 	RedirectUri *[]string `json:"RedirectUri,omitempty"`
-	Roles       *[]string `json:"Roles,omitempty"`
+
+	// Roles role names of the organisation's Active authority claims (422 on Roles otherwise)
+	Roles *[]string `json:"Roles,omitempty"`
 
 	// Status Withdrawn and Inactive name the same end state on input; output uses the deployment's vocabulary.
-	Status                                *SoftwareStatementStatus                            `json:"Status,omitempty"`
+	Status *SoftwareStatementStatus `json:"Status,omitempty"`
+
+	// StatusReason required, with a Super User, to leave the end state (back to Active); kept in the audit record
+	StatusReason                          *string                                             `json:"StatusReason,omitempty"`
 	Version                               *string                                             `json:"Version,omitempty"`
 	BackchannelClientNotificationEndpoint *string                                             `json:"backchannel_client_notification_endpoint,omitempty"`
 	BackchannelTokenDeliveryMode          *SoftwareStatementInputBackchannelTokenDeliveryMode `json:"backchannel_token_delivery_mode,omitempty"`
@@ -1183,11 +1481,17 @@ type AuditTo = openapi_types.Date
 // AuthorisationServerId defines model for AuthorisationServerId.
 type AuthorisationServerId = string
 
+// AuthorityId defines model for AuthorityId.
+type AuthorityId = string
+
 // CertificateOrKeyId defines model for CertificateOrKeyId.
 type CertificateOrKeyId = string
 
 // CertificationId defines model for CertificationId.
 type CertificationId = string
+
+// ClaimId defines model for ClaimId.
+type ClaimId = string
 
 // ContactId defines model for ContactId.
 type ContactId = string
@@ -1195,11 +1499,17 @@ type ContactId = string
 // DocumentId defines model for DocumentId.
 type DocumentId = string
 
+// DomainName defines model for DomainName.
+type DomainName = string
+
 // Email defines model for Email.
 type Email = openapi_types.Email
 
 // FlagId defines model for FlagId.
 type FlagId = string
+
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
 
 // IdentityProviderName defines model for IdentityProviderName.
 type IdentityProviderName = string
@@ -1216,11 +1526,17 @@ type KeyMaterialID = string
 // Kid defines model for Kid.
 type Kid = string
 
+// OrgAuthorisationDomain defines model for OrgAuthorisationDomain.
+type OrgAuthorisationDomain = string
+
 // OrgFlag defines model for OrgFlag.
 type OrgFlag = string
 
 // OrgQuery defines model for OrgQuery.
 type OrgQuery = string
+
+// OrgRole defines model for OrgRole.
+type OrgRole = string
 
 // OrgStatus Withdrawn and Inactive name the same end state on input; output uses the deployment's vocabulary (2.6.0: Withdrawn).
 type OrgStatus = OrganisationStatus
@@ -1237,6 +1553,9 @@ type PolicyId = string
 // RefName defines model for RefName.
 type RefName = string
 
+// RoleName defines model for RoleName.
+type RoleName = string
+
 // SoftwareStatementId defines model for SoftwareStatementId.
 type SoftwareStatementId = string
 
@@ -1248,6 +1567,15 @@ type Size = int
 
 // Sort defines model for sort.
 type Sort = string
+
+// AuthorisationDomainCreated defines model for AuthorisationDomainCreated.
+type AuthorisationDomainCreated = AuthorisationDomain
+
+// AuthorityClaimCreated defines model for AuthorityClaimCreated.
+type AuthorityClaimCreated = AuthorityClaim
+
+// AuthorityCreated defines model for AuthorityCreated.
+type AuthorityCreated = Authority
 
 // Certificates defines model for Certificates.
 type Certificates = []Certificate
@@ -1264,6 +1592,9 @@ type OrganisationCreated = Organisation
 // ReferenceItems defines model for ReferenceItems.
 type ReferenceItems = []ReferenceItem
 
+// RoleCreated defines model for RoleCreated.
+type RoleCreated = Role
+
 // SoftwareStatementCreated defines model for SoftwareStatementCreated.
 type SoftwareStatementCreated = SoftwareStatement
 
@@ -1274,9 +1605,11 @@ type ListAuditRecordsParams struct {
 	Size *Size `form:"size,omitempty" json:"size,omitempty"`
 
 	// Subject SubjectType of the records
-	Subject         *AuditSubject         `form:"Subject,omitempty" json:"Subject,omitempty"`
-	SubjectId       *AuditSubjectId       `form:"SubjectId,omitempty" json:"SubjectId,omitempty"`
-	OrganisationId  *AuditOrganisationId  `form:"OrganisationId,omitempty" json:"OrganisationId,omitempty"`
+	Subject        *AuditSubject        `form:"Subject,omitempty" json:"Subject,omitempty"`
+	SubjectId      *AuditSubjectId      `form:"SubjectId,omitempty" json:"SubjectId,omitempty"`
+	OrganisationId *AuditOrganisationId `form:"OrganisationId,omitempty" json:"OrganisationId,omitempty"`
+
+	// KeyId matches a key ID by its start
 	KeyId           *AuditKeyId           `form:"KeyId,omitempty" json:"KeyId,omitempty"`
 	CertificateType *AuditCertificateType `form:"CertificateType,omitempty" json:"CertificateType,omitempty"`
 	Action          *AuditAction          `form:"Action,omitempty" json:"Action,omitempty"`
@@ -1292,9 +1625,11 @@ type ListAuditRecordsParams struct {
 // ExportAuditRecordsParams defines parameters for ExportAuditRecords.
 type ExportAuditRecordsParams struct {
 	// Subject SubjectType of the records
-	Subject         *AuditSubject         `form:"Subject,omitempty" json:"Subject,omitempty"`
-	SubjectId       *AuditSubjectId       `form:"SubjectId,omitempty" json:"SubjectId,omitempty"`
-	OrganisationId  *AuditOrganisationId  `form:"OrganisationId,omitempty" json:"OrganisationId,omitempty"`
+	Subject        *AuditSubject        `form:"Subject,omitempty" json:"Subject,omitempty"`
+	SubjectId      *AuditSubjectId      `form:"SubjectId,omitempty" json:"SubjectId,omitempty"`
+	OrganisationId *AuditOrganisationId `form:"OrganisationId,omitempty" json:"OrganisationId,omitempty"`
+
+	// KeyId matches a key ID by its start
 	KeyId           *AuditKeyId           `form:"KeyId,omitempty" json:"KeyId,omitempty"`
 	CertificateType *AuditCertificateType `form:"CertificateType,omitempty" json:"CertificateType,omitempty"`
 	Action          *AuditAction          `form:"Action,omitempty" json:"Action,omitempty"`
@@ -1327,6 +1662,18 @@ type ListOrganisationsParams struct {
 
 	// Flag a FlagId
 	Flag *OrgFlag `form:"Flag,omitempty" json:"Flag,omitempty"`
+
+	// AuthorisationDomain organisations with an Active claim in this domain (400 for an unknown domain)
+	AuthorisationDomain *OrgAuthorisationDomain `form:"AuthorisationDomain,omitempty" json:"AuthorisationDomain,omitempty"`
+
+	// Role organisations with an Active claim on this role (400 for an unknown role)
+	Role *OrgRole `form:"Role,omitempty" json:"Role,omitempty"`
+}
+
+// CreateOrganisationParams defines parameters for CreateOrganisation.
+type CreateOrganisationParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ExportOrganisationsParams defines parameters for ExportOrganisations.
@@ -1338,6 +1685,12 @@ type ExportOrganisationsParams struct {
 	// Flag a FlagId
 	Flag *OrgFlag `form:"Flag,omitempty" json:"Flag,omitempty"`
 
+	// AuthorisationDomain organisations with an Active claim in this domain (400 for an unknown domain)
+	AuthorisationDomain *OrgAuthorisationDomain `form:"AuthorisationDomain,omitempty" json:"AuthorisationDomain,omitempty"`
+
+	// Role organisations with an Active claim on this role (400 for an unknown role)
+	Role *OrgRole `form:"Role,omitempty" json:"Role,omitempty"`
+
 	// Sort Field,asc|desc
 	Sort *Sort `form:"sort,omitempty" json:"sort,omitempty"`
 }
@@ -1347,10 +1700,22 @@ type ImportOrganisationsMultipartBody struct {
 	File openapi_types.File `json:"file"`
 }
 
+// ImportOrganisationsParams defines parameters for ImportOrganisations.
+type ImportOrganisationsParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // UpdateOrganisationParams defines parameters for UpdateOrganisation.
 type UpdateOrganisationParams struct {
 	// IfMatch ETag of the version read; 412 when stale
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// CreateAuthorisationServerParams defines parameters for CreateAuthorisationServer.
+type CreateAuthorisationServerParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // UpdateAuthorisationServerParams defines parameters for UpdateAuthorisationServer.
@@ -1359,10 +1724,34 @@ type UpdateAuthorisationServerParams struct {
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// CreateServerCertificationParams defines parameters for CreateServerCertification.
+type CreateServerCertificationParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // UpdateServerCertificationParams defines parameters for UpdateServerCertification.
 type UpdateServerCertificationParams struct {
 	// IfMatch ETag of the version read; 412 when stale
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// CreateAuthorityClaimParams defines parameters for CreateAuthorityClaim.
+type CreateAuthorityClaimParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// UpdateAuthorityClaimParams defines parameters for UpdateAuthorityClaim.
+type UpdateAuthorityClaimParams struct {
+	// IfMatch ETag of the version read; 412 when stale
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// UploadCertificateParams defines parameters for UploadCertificate.
+type UploadCertificateParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListContactsParams defines parameters for ListContacts.
@@ -1373,6 +1762,12 @@ type ListContactsParams struct {
 
 	// Sort Field,asc|desc
 	Sort *Sort `form:"sort,omitempty" json:"sort,omitempty"`
+}
+
+// CreateContactParams defines parameters for CreateContact.
+type CreateContactParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // UpdateContactParams defines parameters for UpdateContact.
@@ -1388,10 +1783,22 @@ type ListDocumentsParams struct {
 	Size *Size `form:"size,omitempty" json:"size,omitempty"`
 }
 
+// CreateDocumentParams defines parameters for CreateDocument.
+type CreateDocumentParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // UpdateDocumentParams defines parameters for UpdateDocument.
 type UpdateDocumentParams struct {
 	// IfMatch ETag of the version read; 412 when stale
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// CreateKeyMaterialParams defines parameters for CreateKeyMaterial.
+type CreateKeyMaterialParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // UpdateKeyMaterialParams defines parameters for UpdateKeyMaterial.
@@ -1406,10 +1813,28 @@ type AddAttachmentMultipartBody struct {
 	File        openapi_types.File `json:"file"`
 }
 
+// AddAttachmentParams defines parameters for AddAttachment.
+type AddAttachmentParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // UpdateAttachmentMultipartBody defines parameters for UpdateAttachment.
 type UpdateAttachmentMultipartBody struct {
 	Description *string             `json:"Description,omitempty"`
 	File        *openapi_types.File `json:"file,omitempty"`
+}
+
+// UpdateAttachmentParams defines parameters for UpdateAttachment.
+type UpdateAttachmentParams struct {
+	// IfMatch ETag of the version read; 412 when stale
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// CreateSoftwareStatementParams defines parameters for CreateSoftwareStatement.
+type CreateSoftwareStatementParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // UpdateSoftwareStatementParams defines parameters for UpdateSoftwareStatement.
@@ -1423,10 +1848,85 @@ type IssueSoftwareStatementAssertionParams struct {
 	SigningAlg *SigningAlg `form:"signingAlg,omitempty" json:"signingAlg,omitempty"`
 }
 
+// CreateApplicationCertificationParams defines parameters for CreateApplicationCertification.
+type CreateApplicationCertificationParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // UpdateApplicationCertificationParams defines parameters for UpdateApplicationCertification.
 type UpdateApplicationCertificationParams struct {
 	// IfMatch ETag of the version read; 412 when stale
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// ListParticipantsParams defines parameters for ListParticipants.
+type ListParticipantsParams struct {
+	// AuthorisationDomain participants with an Active claim in this domain (400 for an unknown domain)
+	AuthorisationDomain *string `form:"AuthorisationDomain,omitempty" json:"AuthorisationDomain,omitempty"`
+
+	// Role participants with an Active claim on this role (400 for an unknown role)
+	Role *string `form:"Role,omitempty" json:"Role,omitempty"`
+}
+
+// CreateAuthorisationDomainParams defines parameters for CreateAuthorisationDomain.
+type CreateAuthorisationDomainParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DeleteAuthorisationDomainParams defines parameters for DeleteAuthorisationDomain.
+type DeleteAuthorisationDomainParams struct {
+	// IfMatch ETag of the version read; 412 when stale
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// UpdateAuthorisationDomainParams defines parameters for UpdateAuthorisationDomain.
+type UpdateAuthorisationDomainParams struct {
+	// IfMatch ETag of the version read; 412 when stale
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// CreateRoleParams defines parameters for CreateRole.
+type CreateRoleParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DeleteRoleParams defines parameters for DeleteRole.
+type DeleteRoleParams struct {
+	// IfMatch ETag of the version read; 412 when stale
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// UpdateRoleParams defines parameters for UpdateRole.
+type UpdateRoleParams struct {
+	// IfMatch ETag of the version read; 412 when stale
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// CreateAuthorityParams defines parameters for CreateAuthority.
+type CreateAuthorityParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DeleteAuthorityParams defines parameters for DeleteAuthority.
+type DeleteAuthorityParams struct {
+	// IfMatch ETag of the version read; 412 when stale
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// UpdateAuthorityParams defines parameters for UpdateAuthority.
+type UpdateAuthorityParams struct {
+	// IfMatch ETag of the version read; 412 when stale
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// CreateCertificationTypeParams defines parameters for CreateCertificationType.
+type CreateCertificationTypeParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // UpdateCertificationTypeParams defines parameters for UpdateCertificationType.
@@ -1435,10 +1935,22 @@ type UpdateCertificationTypeParams struct {
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// CreateContactTypeParams defines parameters for CreateContactType.
+type CreateContactTypeParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // UpdateContactTypeParams defines parameters for UpdateContactType.
 type UpdateContactTypeParams struct {
 	// IfMatch ETag of the version read; 412 when stale
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// CreateDocumentTypeParams defines parameters for CreateDocumentType.
+type CreateDocumentTypeParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // UpdateDocumentTypeParams defines parameters for UpdateDocumentType.
@@ -1452,10 +1964,22 @@ type ListFlagsParams struct {
 	Type *FlagType `form:"Type,omitempty" json:"Type,omitempty"`
 }
 
+// CreateFlagParams defines parameters for CreateFlag.
+type CreateFlagParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // UpdateFlagParams defines parameters for UpdateFlag.
 type UpdateFlagParams struct {
 	// IfMatch ETag of the version read; 412 when stale
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// CreateIdentityProviderParams defines parameters for CreateIdentityProvider.
+type CreateIdentityProviderParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // UpdateIdentityProviderParams defines parameters for UpdateIdentityProvider.
@@ -1464,16 +1988,46 @@ type UpdateIdentityProviderParams struct {
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// CreateRoleMetadataPolicyParams defines parameters for CreateRoleMetadataPolicy.
+type CreateRoleMetadataPolicyParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // UpdateRoleMetadataPolicyParams defines parameters for UpdateRoleMetadataPolicy.
 type UpdateRoleMetadataPolicyParams struct {
 	// IfMatch ETag of the version read; 412 when stale
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// RotateSigningKeyParams defines parameters for RotateSigningKey.
+type RotateSigningKeyParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RetireSigningKeyParams defines parameters for RetireSigningKey.
+type RetireSigningKeyParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// InviteDataAdministratorParams defines parameters for InviteDataAdministrator.
+type InviteDataAdministratorParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // UpdateDataAdministratorStatusParams defines parameters for UpdateDataAdministratorStatus.
 type UpdateDataAdministratorStatusParams struct {
 	// IfMatch ETag of the version read; 412 when stale
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// CreateSuperUserParams defines parameters for CreateSuperUser.
+type CreateSuperUserParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // UpdateSuperUserStatusParams defines parameters for UpdateSuperUserStatus.
@@ -1502,6 +2056,12 @@ type CreateServerCertificationJSONRequestBody = CertificationInput
 
 // UpdateServerCertificationJSONRequestBody defines body for UpdateServerCertification for application/json ContentType.
 type UpdateServerCertificationJSONRequestBody = CertificationInput
+
+// CreateAuthorityClaimJSONRequestBody defines body for CreateAuthorityClaim for application/json ContentType.
+type CreateAuthorityClaimJSONRequestBody = AuthorityClaimInput
+
+// UpdateAuthorityClaimJSONRequestBody defines body for UpdateAuthorityClaim for application/json ContentType.
+type UpdateAuthorityClaimJSONRequestBody = AuthorityClaimUpdate
 
 // RevokeCertificateJSONRequestBody defines body for RevokeCertificate for application/json ContentType.
 type RevokeCertificateJSONRequestBody = Revocation
@@ -1547,6 +2107,24 @@ type CreateApplicationCertificationJSONRequestBody = CertificationInput
 
 // UpdateApplicationCertificationJSONRequestBody defines body for UpdateApplicationCertification for application/json ContentType.
 type UpdateApplicationCertificationJSONRequestBody = CertificationInput
+
+// CreateAuthorisationDomainJSONRequestBody defines body for CreateAuthorisationDomain for application/json ContentType.
+type CreateAuthorisationDomainJSONRequestBody = AuthorisationDomainInput
+
+// UpdateAuthorisationDomainJSONRequestBody defines body for UpdateAuthorisationDomain for application/json ContentType.
+type UpdateAuthorisationDomainJSONRequestBody = AuthorisationDomainUpdate
+
+// CreateRoleJSONRequestBody defines body for CreateRole for application/json ContentType.
+type CreateRoleJSONRequestBody = RoleInput
+
+// UpdateRoleJSONRequestBody defines body for UpdateRole for application/json ContentType.
+type UpdateRoleJSONRequestBody = RoleUpdate
+
+// CreateAuthorityJSONRequestBody defines body for CreateAuthority for application/json ContentType.
+type CreateAuthorityJSONRequestBody = AuthorityInput
+
+// UpdateAuthorityJSONRequestBody defines body for UpdateAuthority for application/json ContentType.
+type UpdateAuthorityJSONRequestBody = AuthorityInput
 
 // CreateCertificationTypeJSONRequestBody defines body for CreateCertificationType for application/json ContentType.
 type CreateCertificationTypeJSONRequestBody = ReferenceItemInput
@@ -1919,14 +2497,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /organisations (the `CreateOrganisation` operationId).
-	CreateOrganisationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateOrganisationWithBody(ctx context.Context, params *CreateOrganisationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateOrganisation Create an organisation
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /organisations (the `CreateOrganisation` operationId).
-	CreateOrganisation(ctx context.Context, body CreateOrganisationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateOrganisation(ctx context.Context, params *CreateOrganisationParams, body CreateOrganisationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ExportOrganisations Every organisation that matches the search, filters and sort of the list, as CSV (one consistent read; cells that a spreadsheet would take for a formula start with an apostrophe)
 	//
@@ -1938,7 +2516,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /organisations/import (the `ImportOrganisations` operationId).
-	ImportOrganisationsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ImportOrganisationsWithBody(ctx context.Context, params *ImportOrganisationsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOrganisation One organisation
 	//
@@ -1969,14 +2547,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/authorisationservers (the `CreateAuthorisationServer` operationId).
-	CreateAuthorisationServerWithBody(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateAuthorisationServerWithBody(ctx context.Context, organisationId OrganisationId, params *CreateAuthorisationServerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateAuthorisationServer Add an authorisation server (issuer validated: unreachable, duplicate, mismatch)
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/authorisationservers (the `CreateAuthorisationServer` operationId).
-	CreateAuthorisationServer(ctx context.Context, organisationId OrganisationId, body CreateAuthorisationServerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateAuthorisationServer(ctx context.Context, organisationId OrganisationId, params *CreateAuthorisationServerParams, body CreateAuthorisationServerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetAuthorisationServer One authorisation server
 	//
@@ -2007,14 +2585,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/authorisationservers/{AuthorisationServerId}/certifications (the `CreateServerCertification` operationId).
-	CreateServerCertificationWithBody(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateServerCertificationWithBody(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, params *CreateServerCertificationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateServerCertification Add a certification to an authorisation server
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/authorisationservers/{AuthorisationServerId}/certifications (the `CreateServerCertification` operationId).
-	CreateServerCertification(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, body CreateServerCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateServerCertification(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, params *CreateServerCertificationParams, body CreateServerCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetServerCertification One certification of an authorisation server
 	//
@@ -2034,6 +2612,49 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /organisations/{OrganisationId}/authorisationservers/{AuthorisationServerId}/certifications/{CertificationId} (the `UpdateServerCertification` operationId).
 	UpdateServerCertification(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, certificationId CertificationId, params *UpdateServerCertificationParams, body UpdateServerCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAuthorityClaims The organisation's authority claims (every status; claims are kept for ever)
+	//
+	// Corresponds with GET /organisations/{OrganisationId}/authority-claims (the `ListAuthorityClaims` operationId).
+	ListAuthorityClaims(ctx context.Context, organisationId OrganisationId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthorityClaimWithBody Record a claim: the authority must cover the domain (422 on AuthorityId); an organisation with an Active claim on an Exclusive role holds no other, and takes an Exclusive one only alone (409 summary|{Claims:[…]}); one Active claim per role
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /organisations/{OrganisationId}/authority-claims (the `CreateAuthorityClaim` operationId).
+	CreateAuthorityClaimWithBody(ctx context.Context, organisationId OrganisationId, params *CreateAuthorityClaimParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthorityClaim Record a claim: the authority must cover the domain (422 on AuthorityId); an organisation with an Active claim on an Exclusive role holds no other, and takes an Exclusive one only alone (409 summary|{Claims:[…]}); one Active claim per role
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /organisations/{OrganisationId}/authority-claims (the `CreateAuthorityClaim` operationId).
+	CreateAuthorityClaim(ctx context.Context, organisationId OrganisationId, params *CreateAuthorityClaimParams, body CreateAuthorityClaimJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAuthorityClaim Claims are never deleted: 405 (set Status Inactive)
+	//
+	// Corresponds with DELETE /organisations/{OrganisationId}/authority-claims/{ClaimId} (the `DeleteAuthorityClaim` operationId).
+	DeleteAuthorityClaim(ctx context.Context, organisationId OrganisationId, claimId ClaimId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAuthorityClaim One claim
+	//
+	// Corresponds with GET /organisations/{OrganisationId}/authority-claims/{ClaimId} (the `GetAuthorityClaim` operationId).
+	GetAuthorityClaim(ctx context.Context, organisationId OrganisationId, claimId ClaimId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateAuthorityClaimWithBody Change RegistrationId or Status (Inactive ends the claim; Active again is checked like a new claim)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /organisations/{OrganisationId}/authority-claims/{ClaimId} (the `UpdateAuthorityClaim` operationId).
+	UpdateAuthorityClaimWithBody(ctx context.Context, organisationId OrganisationId, claimId ClaimId, params *UpdateAuthorityClaimParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateAuthorityClaim Change RegistrationId or Status (Inactive ends the claim; Active again is checked like a new claim)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /organisations/{OrganisationId}/authority-claims/{ClaimId} (the `UpdateAuthorityClaim` operationId).
+	UpdateAuthorityClaim(ctx context.Context, organisationId OrganisationId, claimId ClaimId, params *UpdateAuthorityClaimParams, body UpdateAuthorityClaimJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListCertificates Certificates of an organisation
 	//
@@ -2069,14 +2690,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/certificates/{OrganisationCertificateType} (the `UploadCertificate` operationId).
-	UploadCertificateWithBody(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UploadCertificateWithBody(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, params *UploadCertificateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UploadCertificate Upload a certificate
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/certificates/{OrganisationCertificateType} (the `UploadCertificate` operationId).
-	UploadCertificate(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, body UploadCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UploadCertificate(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, params *UploadCertificateParams, body UploadCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateCertificateDescription Removed in 2.6.0: update of the certificate description (410)
 	//
@@ -2084,6 +2705,11 @@ type ClientInterface interface {
 	//
 	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
 	UpdateCertificateDescription(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListOrganisationCertifications The certifications of all the organisation's applications and authorisation servers, each with HolderName
+	//
+	// Corresponds with GET /organisations/{OrganisationId}/certifications (the `ListOrganisationCertifications` operationId).
+	ListOrganisationCertifications(ctx context.Context, organisationId OrganisationId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListContacts Contacts of an organisation
 	//
@@ -2095,14 +2721,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/contacts (the `CreateContact` operationId).
-	CreateContactWithBody(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateContactWithBody(ctx context.Context, organisationId OrganisationId, params *CreateContactParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateContact Add a contact
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/contacts (the `CreateContact` operationId).
-	CreateContact(ctx context.Context, organisationId OrganisationId, body CreateContactJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateContact(ctx context.Context, organisationId OrganisationId, params *CreateContactParams, body CreateContactJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteContact Delete a contact
 	//
@@ -2138,14 +2764,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/documents (the `CreateDocument` operationId).
-	CreateDocumentWithBody(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateDocumentWithBody(ctx context.Context, organisationId OrganisationId, params *CreateDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateDocument Add a document
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/documents (the `CreateDocument` operationId).
-	CreateDocument(ctx context.Context, organisationId OrganisationId, body CreateDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateDocument(ctx context.Context, organisationId OrganisationId, params *CreateDocumentParams, body CreateDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetDocument One document
 	//
@@ -2176,14 +2802,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/key-material (the `CreateKeyMaterial` operationId).
-	CreateKeyMaterialWithBody(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateKeyMaterialWithBody(ctx context.Context, organisationId OrganisationId, params *CreateKeyMaterialParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateKeyMaterial Add key material (a public JWK, or a PEM public key or certificate)
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/key-material (the `CreateKeyMaterial` operationId).
-	CreateKeyMaterial(ctx context.Context, organisationId OrganisationId, body CreateKeyMaterialJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateKeyMaterial(ctx context.Context, organisationId OrganisationId, params *CreateKeyMaterialParams, body CreateKeyMaterialJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetKeyMaterial One item of key material
 	//
@@ -2214,21 +2840,26 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/key-material/{KeyMaterialID}/attachments (the `AddAttachment` operationId).
-	AddAttachmentWithBody(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AddAttachmentWithBody(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, params *AddAttachmentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateAttachmentWithBody Change the description of an attachment, or replace its file (multipart)
+	// GetAttachment An attachment's details (its ETag is the one If-Match takes)
+	//
+	// Corresponds with GET /organisations/{OrganisationId}/key-material/{KeyMaterialID}/attachments/{KeyMaterialAttachmentID} (the `GetAttachment` operationId).
+	GetAttachment(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateAttachmentWithBody Change the description of an attachment, or replace its file (multipart); a stale If-Match is 412
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PUT /organisations/{OrganisationId}/key-material/{KeyMaterialID}/attachments/{KeyMaterialAttachmentID} (the `UpdateAttachment` operationId).
-	UpdateAttachmentWithBody(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateAttachmentWithBody(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, params *UpdateAttachmentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateAttachment Change the description of an attachment, or replace its file (multipart)
+	// UpdateAttachment Change the description of an attachment, or replace its file (multipart); a stale If-Match is 412
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PUT /organisations/{OrganisationId}/key-material/{KeyMaterialID}/attachments/{KeyMaterialAttachmentID} (the `UpdateAttachment` operationId).
-	UpdateAttachment(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, body UpdateAttachmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateAttachment(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, params *UpdateAttachmentParams, body UpdateAttachmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DownloadAttachment Download an attachment (with the media type it was uploaded with)
 	//
@@ -2245,14 +2876,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/softwarestatements (the `CreateSoftwareStatement` operationId).
-	CreateSoftwareStatementWithBody(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateSoftwareStatementWithBody(ctx context.Context, organisationId OrganisationId, params *CreateSoftwareStatementParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateSoftwareStatement Add an application
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/softwarestatements (the `CreateSoftwareStatement` operationId).
-	CreateSoftwareStatement(ctx context.Context, organisationId OrganisationId, body CreateSoftwareStatementJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateSoftwareStatement(ctx context.Context, organisationId OrganisationId, params *CreateSoftwareStatementParams, body CreateSoftwareStatementJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSoftwareStatement One application
 	//
@@ -2288,14 +2919,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certifications (the `CreateApplicationCertification` operationId).
-	CreateApplicationCertificationWithBody(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateApplicationCertificationWithBody(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, params *CreateApplicationCertificationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateApplicationCertification Add a certification to an application
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certifications (the `CreateApplicationCertification` operationId).
-	CreateApplicationCertification(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, body CreateApplicationCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateApplicationCertification(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, params *CreateApplicationCertificationParams, body CreateApplicationCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetApplicationCertification One certification of an application
 	//
@@ -2316,10 +2947,139 @@ type ClientInterface interface {
 	// Corresponds with PUT /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certifications/{CertificationId} (the `UpdateApplicationCertification` operationId).
 	UpdateApplicationCertification(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificationId CertificationId, params *UpdateApplicationCertificationParams, body UpdateApplicationCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListParticipants Active organisations with their active authorisation servers (public; ETag, gzip when accepted)
+	// ListParticipants Active organisations with their active authorisation servers and Active authority claims as OrgDomainClaims and OrgDomainRoleClaims, in the shape of the open-finance participants schema (public; ETag, gzip when accepted)
 	//
 	// Corresponds with GET /participants (the `ListParticipants` operationId).
-	ListParticipants(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListParticipants(ctx context.Context, params *ListParticipantsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAuthorisationDomains Authorisation domains (every administrator may read)
+	//
+	// Corresponds with GET /references/authorisation-domains (the `ListAuthorisationDomains` operationId).
+	ListAuthorisationDomains(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthorisationDomainWithBody Add a domain (Super Users)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /references/authorisation-domains (the `CreateAuthorisationDomain` operationId).
+	CreateAuthorisationDomainWithBody(ctx context.Context, params *CreateAuthorisationDomainParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthorisationDomain Add a domain (Super Users)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /references/authorisation-domains (the `CreateAuthorisationDomain` operationId).
+	CreateAuthorisationDomain(ctx context.Context, params *CreateAuthorisationDomainParams, body CreateAuthorisationDomainJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAuthorisationDomain Delete a domain nothing refers to (Super Users); its roles, authorities, claims or policies in the way are 409 naming them
+	//
+	// Corresponds with DELETE /references/authorisation-domains/{Name} (the `DeleteAuthorisationDomain` operationId).
+	DeleteAuthorisationDomain(ctx context.Context, name DomainName, params *DeleteAuthorisationDomainParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAuthorisationDomain One domain
+	//
+	// Corresponds with GET /references/authorisation-domains/{Name} (the `GetAuthorisationDomain` operationId).
+	GetAuthorisationDomain(ctx context.Context, name DomainName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateAuthorisationDomainWithBody Change a domain (Super Users); disabling one that Active claims use is 409 summary|{Claims:[…]}
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /references/authorisation-domains/{Name} (the `UpdateAuthorisationDomain` operationId).
+	UpdateAuthorisationDomainWithBody(ctx context.Context, name DomainName, params *UpdateAuthorisationDomainParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateAuthorisationDomain Change a domain (Super Users); disabling one that Active claims use is 409 summary|{Claims:[…]}
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /references/authorisation-domains/{Name} (the `UpdateAuthorisationDomain` operationId).
+	UpdateAuthorisationDomain(ctx context.Context, name DomainName, params *UpdateAuthorisationDomainParams, body UpdateAuthorisationDomainJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListRoles The roles of a domain
+	//
+	// Corresponds with GET /references/authorisation-domains/{Name}/roles (the `ListRoles` operationId).
+	ListRoles(ctx context.Context, name DomainName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRoleWithBody Add a role (Super Users); the name is unique within the domain
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /references/authorisation-domains/{Name}/roles (the `CreateRole` operationId).
+	CreateRoleWithBody(ctx context.Context, name DomainName, params *CreateRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRole Add a role (Super Users); the name is unique within the domain
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /references/authorisation-domains/{Name}/roles (the `CreateRole` operationId).
+	CreateRole(ctx context.Context, name DomainName, params *CreateRoleParams, body CreateRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteRole Delete a role no claim or policy names (Super Users)
+	//
+	// Corresponds with DELETE /references/authorisation-domains/{Name}/roles/{Role} (the `DeleteRole` operationId).
+	DeleteRole(ctx context.Context, name DomainName, role RoleName, params *DeleteRoleParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetRole One role
+	//
+	// Corresponds with GET /references/authorisation-domains/{Name}/roles/{Role} (the `GetRole` operationId).
+	GetRole(ctx context.Context, name DomainName, role RoleName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateRoleWithBody Change a role (Super Users); disabling it while Active claims hold it, or making it Exclusive while a holder holds other roles, is 409 naming the claims
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /references/authorisation-domains/{Name}/roles/{Role} (the `UpdateRole` operationId).
+	UpdateRoleWithBody(ctx context.Context, name DomainName, role RoleName, params *UpdateRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateRole Change a role (Super Users); disabling it while Active claims hold it, or making it Exclusive while a holder holds other roles, is 409 naming the claims
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /references/authorisation-domains/{Name}/roles/{Role} (the `UpdateRole` operationId).
+	UpdateRole(ctx context.Context, name DomainName, role RoleName, params *UpdateRoleParams, body UpdateRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAuthorities Authorities (every administrator may read)
+	//
+	// Corresponds with GET /references/authorities (the `ListAuthorities` operationId).
+	ListAuthorities(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthorityWithBody Add an authority (Super Users); its domains must exist
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /references/authorities (the `CreateAuthority` operationId).
+	CreateAuthorityWithBody(ctx context.Context, params *CreateAuthorityParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthority Add an authority (Super Users); its domains must exist
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /references/authorities (the `CreateAuthority` operationId).
+	CreateAuthority(ctx context.Context, params *CreateAuthorityParams, body CreateAuthorityJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAuthority Delete an authority no claim names (Super Users)
+	//
+	// Corresponds with DELETE /references/authorities/{AuthorityId} (the `DeleteAuthority` operationId).
+	DeleteAuthority(ctx context.Context, authorityId AuthorityId, params *DeleteAuthorityParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAuthority One authority
+	//
+	// Corresponds with GET /references/authorities/{AuthorityId} (the `GetAuthority` operationId).
+	GetAuthority(ctx context.Context, authorityId AuthorityId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateAuthorityWithBody Replace an authority (Super Users); disabling it, or dropping a domain, while Active claims need it is 409 naming them
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /references/authorities/{AuthorityId} (the `UpdateAuthority` operationId).
+	UpdateAuthorityWithBody(ctx context.Context, authorityId AuthorityId, params *UpdateAuthorityParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateAuthority Replace an authority (Super Users); disabling it, or dropping a domain, while Active claims need it is 409 naming them
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /references/authorities/{AuthorityId} (the `UpdateAuthority` operationId).
+	UpdateAuthority(ctx context.Context, authorityId AuthorityId, params *UpdateAuthorityParams, body UpdateAuthorityJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListCertificationTypes Certification types
 	//
@@ -2331,14 +3091,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /references/certification-types (the `CreateCertificationType` operationId).
-	CreateCertificationTypeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateCertificationTypeWithBody(ctx context.Context, params *CreateCertificationTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateCertificationType Add a certification type
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /references/certification-types (the `CreateCertificationType` operationId).
-	CreateCertificationType(ctx context.Context, body CreateCertificationTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateCertificationType(ctx context.Context, params *CreateCertificationTypeParams, body CreateCertificationTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteCertificationType Delete an unused certification type (409 with what holds it when in use)
 	//
@@ -2374,14 +3134,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /references/contact-types (the `CreateContactType` operationId).
-	CreateContactTypeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateContactTypeWithBody(ctx context.Context, params *CreateContactTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateContactType Add a contact type
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /references/contact-types (the `CreateContactType` operationId).
-	CreateContactType(ctx context.Context, body CreateContactTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateContactType(ctx context.Context, params *CreateContactTypeParams, body CreateContactTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteContactType Delete an unused contact type (409 with what holds it when in use)
 	//
@@ -2417,14 +3177,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /references/document-types (the `CreateDocumentType` operationId).
-	CreateDocumentTypeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateDocumentTypeWithBody(ctx context.Context, params *CreateDocumentTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateDocumentType Add a document type
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /references/document-types (the `CreateDocumentType` operationId).
-	CreateDocumentType(ctx context.Context, body CreateDocumentTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateDocumentType(ctx context.Context, params *CreateDocumentTypeParams, body CreateDocumentTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteDocumentType Delete an unused document type (409 with what holds it when in use)
 	//
@@ -2460,14 +3220,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /references/flags (the `CreateFlag` operationId).
-	CreateFlagWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateFlagWithBody(ctx context.Context, params *CreateFlagParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateFlag Define a flag
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /references/flags (the `CreateFlag` operationId).
-	CreateFlag(ctx context.Context, body CreateFlagJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateFlag(ctx context.Context, params *CreateFlagParams, body CreateFlagJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetFlag One flag
 	//
@@ -2498,14 +3258,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /references/identity-providers (the `CreateIdentityProvider` operationId).
-	CreateIdentityProviderWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateIdentityProviderWithBody(ctx context.Context, params *CreateIdentityProviderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateIdentityProvider Bind an identity provider (422 with field errors on Issuer when its discovery document is unreachable, names another issuer or no jwks_uri, or another provider has it)
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /references/identity-providers (the `CreateIdentityProvider` operationId).
-	CreateIdentityProvider(ctx context.Context, body CreateIdentityProviderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateIdentityProvider(ctx context.Context, params *CreateIdentityProviderParams, body CreateIdentityProviderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetIdentityProvider One identity provider
 	//
@@ -2536,14 +3296,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /references/role-metadata-policies (the `CreateRoleMetadataPolicy` operationId).
-	CreateRoleMetadataPolicyWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateRoleMetadataPolicyWithBody(ctx context.Context, params *CreateRoleMetadataPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateRoleMetadataPolicy Add a policy (an unsupported entity type is 400; illegal operators 422)
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /references/role-metadata-policies (the `CreateRoleMetadataPolicy` operationId).
-	CreateRoleMetadataPolicy(ctx context.Context, body CreateRoleMetadataPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateRoleMetadataPolicy(ctx context.Context, params *CreateRoleMetadataPolicyParams, body CreateRoleMetadataPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetRoleMetadataPolicy One policy
 	//
@@ -2574,19 +3334,19 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /references/signing-keys (the `RotateSigningKey` operationId).
-	RotateSigningKeyWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RotateSigningKeyWithBody(ctx context.Context, params *RotateSigningKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RotateSigningKey Rotate (a new key that signs from now on)
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /references/signing-keys (the `RotateSigningKey` operationId).
-	RotateSigningKey(ctx context.Context, body RotateSigningKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RotateSigningKey(ctx context.Context, params *RotateSigningKeyParams, body RotateSigningKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RetireSigningKey Retire a key (no longer published; the last Active key of an enabled algorithm cannot be retired)
 	//
 	// Corresponds with POST /references/signing-keys/{kid}/retire (the `RetireSigningKey` operationId).
-	RetireSigningKey(ctx context.Context, kid Kid, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RetireSigningKey(ctx context.Context, kid Kid, params *RetireSigningKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListReleases Releases of the interface, newest first (public)
 	//
@@ -2608,14 +3368,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /users/data-administrators (the `InviteDataAdministrator` operationId).
-	InviteDataAdministratorWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	InviteDataAdministratorWithBody(ctx context.Context, params *InviteDataAdministratorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// InviteDataAdministrator Invite a Data Administrator (an invitation e-mail is sent)
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /users/data-administrators (the `InviteDataAdministrator` operationId).
-	InviteDataAdministrator(ctx context.Context, body InviteDataAdministratorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	InviteDataAdministrator(ctx context.Context, params *InviteDataAdministratorParams, body InviteDataAdministratorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteDataAdministrator Not offered: Inactive is the only removal (405)
 	//
@@ -2651,14 +3411,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /users/super (the `CreateSuperUser` operationId).
-	CreateSuperUserWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateSuperUserWithBody(ctx context.Context, params *CreateSuperUserParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateSuperUser Add a Super User
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /users/super (the `CreateSuperUser` operationId).
-	CreateSuperUser(ctx context.Context, body CreateSuperUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateSuperUser(ctx context.Context, params *CreateSuperUserParams, body CreateSuperUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteSuperUser Not offered: Inactive is the only removal (405)
 	//
@@ -2765,8 +3525,8 @@ func (c *Client) ListOrganisations(ctx context.Context, params *ListOrganisation
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /organisations (the `CreateOrganisation` operationId).
-func (c *Client) CreateOrganisationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateOrganisationRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateOrganisationWithBody(ctx context.Context, params *CreateOrganisationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateOrganisationRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2782,8 +3542,8 @@ func (c *Client) CreateOrganisationWithBody(ctx context.Context, contentType str
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /organisations (the `CreateOrganisation` operationId).
-func (c *Client) CreateOrganisation(ctx context.Context, body CreateOrganisationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateOrganisationRequest(c.Server, body)
+func (c *Client) CreateOrganisation(ctx context.Context, params *CreateOrganisationParams, body CreateOrganisationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateOrganisationRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2814,8 +3574,8 @@ func (c *Client) ExportOrganisations(ctx context.Context, params *ExportOrganisa
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /organisations/import (the `ImportOrganisations` operationId).
-func (c *Client) ImportOrganisationsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewImportOrganisationsRequestWithBody(c.Server, contentType, body)
+func (c *Client) ImportOrganisationsWithBody(ctx context.Context, params *ImportOrganisationsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewImportOrganisationsRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2895,8 +3655,8 @@ func (c *Client) ListAuthorisationServers(ctx context.Context, organisationId Or
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /organisations/{OrganisationId}/authorisationservers (the `CreateAuthorisationServer` operationId).
-func (c *Client) CreateAuthorisationServerWithBody(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateAuthorisationServerRequestWithBody(c.Server, organisationId, contentType, body)
+func (c *Client) CreateAuthorisationServerWithBody(ctx context.Context, organisationId OrganisationId, params *CreateAuthorisationServerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthorisationServerRequestWithBody(c.Server, organisationId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2912,8 +3672,8 @@ func (c *Client) CreateAuthorisationServerWithBody(ctx context.Context, organisa
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /organisations/{OrganisationId}/authorisationservers (the `CreateAuthorisationServer` operationId).
-func (c *Client) CreateAuthorisationServer(ctx context.Context, organisationId OrganisationId, body CreateAuthorisationServerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateAuthorisationServerRequest(c.Server, organisationId, body)
+func (c *Client) CreateAuthorisationServer(ctx context.Context, organisationId OrganisationId, params *CreateAuthorisationServerParams, body CreateAuthorisationServerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthorisationServerRequest(c.Server, organisationId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2993,8 +3753,8 @@ func (c *Client) ListServerCertifications(ctx context.Context, organisationId Or
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /organisations/{OrganisationId}/authorisationservers/{AuthorisationServerId}/certifications (the `CreateServerCertification` operationId).
-func (c *Client) CreateServerCertificationWithBody(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateServerCertificationRequestWithBody(c.Server, organisationId, authorisationServerId, contentType, body)
+func (c *Client) CreateServerCertificationWithBody(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, params *CreateServerCertificationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateServerCertificationRequestWithBody(c.Server, organisationId, authorisationServerId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3010,8 +3770,8 @@ func (c *Client) CreateServerCertificationWithBody(ctx context.Context, organisa
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /organisations/{OrganisationId}/authorisationservers/{AuthorisationServerId}/certifications (the `CreateServerCertification` operationId).
-func (c *Client) CreateServerCertification(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, body CreateServerCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateServerCertificationRequest(c.Server, organisationId, authorisationServerId, body)
+func (c *Client) CreateServerCertification(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, params *CreateServerCertificationParams, body CreateServerCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateServerCertificationRequest(c.Server, organisationId, authorisationServerId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3061,6 +3821,119 @@ func (c *Client) UpdateServerCertificationWithBody(ctx context.Context, organisa
 // Corresponds with PUT /organisations/{OrganisationId}/authorisationservers/{AuthorisationServerId}/certifications/{CertificationId} (the `UpdateServerCertification` operationId).
 func (c *Client) UpdateServerCertification(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, certificationId CertificationId, params *UpdateServerCertificationParams, body UpdateServerCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateServerCertificationRequest(c.Server, organisationId, authorisationServerId, certificationId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAuthorityClaims The organisation's authority claims (every status; claims are kept for ever)
+//
+// Corresponds with GET /organisations/{OrganisationId}/authority-claims (the `ListAuthorityClaims` operationId).
+func (c *Client) ListAuthorityClaims(ctx context.Context, organisationId OrganisationId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAuthorityClaimsRequest(c.Server, organisationId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthorityClaimWithBody Record a claim: the authority must cover the domain (422 on AuthorityId); an organisation with an Active claim on an Exclusive role holds no other, and takes an Exclusive one only alone (409 summary|{Claims:[…]}); one Active claim per role
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /organisations/{OrganisationId}/authority-claims (the `CreateAuthorityClaim` operationId).
+func (c *Client) CreateAuthorityClaimWithBody(ctx context.Context, organisationId OrganisationId, params *CreateAuthorityClaimParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthorityClaimRequestWithBody(c.Server, organisationId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthorityClaim Record a claim: the authority must cover the domain (422 on AuthorityId); an organisation with an Active claim on an Exclusive role holds no other, and takes an Exclusive one only alone (409 summary|{Claims:[…]}); one Active claim per role
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /organisations/{OrganisationId}/authority-claims (the `CreateAuthorityClaim` operationId).
+func (c *Client) CreateAuthorityClaim(ctx context.Context, organisationId OrganisationId, params *CreateAuthorityClaimParams, body CreateAuthorityClaimJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthorityClaimRequest(c.Server, organisationId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAuthorityClaim Claims are never deleted: 405 (set Status Inactive)
+//
+// Corresponds with DELETE /organisations/{OrganisationId}/authority-claims/{ClaimId} (the `DeleteAuthorityClaim` operationId).
+func (c *Client) DeleteAuthorityClaim(ctx context.Context, organisationId OrganisationId, claimId ClaimId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAuthorityClaimRequest(c.Server, organisationId, claimId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAuthorityClaim One claim
+//
+// Corresponds with GET /organisations/{OrganisationId}/authority-claims/{ClaimId} (the `GetAuthorityClaim` operationId).
+func (c *Client) GetAuthorityClaim(ctx context.Context, organisationId OrganisationId, claimId ClaimId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAuthorityClaimRequest(c.Server, organisationId, claimId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateAuthorityClaimWithBody Change RegistrationId or Status (Inactive ends the claim; Active again is checked like a new claim)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /organisations/{OrganisationId}/authority-claims/{ClaimId} (the `UpdateAuthorityClaim` operationId).
+func (c *Client) UpdateAuthorityClaimWithBody(ctx context.Context, organisationId OrganisationId, claimId ClaimId, params *UpdateAuthorityClaimParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAuthorityClaimRequestWithBody(c.Server, organisationId, claimId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateAuthorityClaim Change RegistrationId or Status (Inactive ends the claim; Active again is checked like a new claim)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /organisations/{OrganisationId}/authority-claims/{ClaimId} (the `UpdateAuthorityClaim` operationId).
+func (c *Client) UpdateAuthorityClaim(ctx context.Context, organisationId OrganisationId, claimId ClaimId, params *UpdateAuthorityClaimParams, body UpdateAuthorityClaimJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAuthorityClaimRequest(c.Server, organisationId, claimId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3155,8 +4028,8 @@ func (c *Client) ListCertificatesOfType(ctx context.Context, organisationId Orga
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /organisations/{OrganisationId}/certificates/{OrganisationCertificateType} (the `UploadCertificate` operationId).
-func (c *Client) UploadCertificateWithBody(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUploadCertificateRequestWithBody(c.Server, organisationId, organisationCertificateType, contentType, body)
+func (c *Client) UploadCertificateWithBody(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, params *UploadCertificateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUploadCertificateRequestWithBody(c.Server, organisationId, organisationCertificateType, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3172,8 +4045,8 @@ func (c *Client) UploadCertificateWithBody(ctx context.Context, organisationId O
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /organisations/{OrganisationId}/certificates/{OrganisationCertificateType} (the `UploadCertificate` operationId).
-func (c *Client) UploadCertificate(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, body UploadCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUploadCertificateRequest(c.Server, organisationId, organisationCertificateType, body)
+func (c *Client) UploadCertificate(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, params *UploadCertificateParams, body UploadCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUploadCertificateRequest(c.Server, organisationId, organisationCertificateType, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3190,6 +4063,21 @@ func (c *Client) UploadCertificate(ctx context.Context, organisationId Organisat
 // Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
 func (c *Client) UpdateCertificateDescription(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateCertificateDescriptionRequest(c.Server, organisationId, organisationCertificateType)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListOrganisationCertifications The certifications of all the organisation's applications and authorisation servers, each with HolderName
+//
+// Corresponds with GET /organisations/{OrganisationId}/certifications (the `ListOrganisationCertifications` operationId).
+func (c *Client) ListOrganisationCertifications(ctx context.Context, organisationId OrganisationId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListOrganisationCertificationsRequest(c.Server, organisationId)
 	if err != nil {
 		return nil, err
 	}
@@ -3220,8 +4108,8 @@ func (c *Client) ListContacts(ctx context.Context, organisationId OrganisationId
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /organisations/{OrganisationId}/contacts (the `CreateContact` operationId).
-func (c *Client) CreateContactWithBody(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateContactRequestWithBody(c.Server, organisationId, contentType, body)
+func (c *Client) CreateContactWithBody(ctx context.Context, organisationId OrganisationId, params *CreateContactParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateContactRequestWithBody(c.Server, organisationId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3237,8 +4125,8 @@ func (c *Client) CreateContactWithBody(ctx context.Context, organisationId Organ
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /organisations/{OrganisationId}/contacts (the `CreateContact` operationId).
-func (c *Client) CreateContact(ctx context.Context, organisationId OrganisationId, body CreateContactJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateContactRequest(c.Server, organisationId, body)
+func (c *Client) CreateContact(ctx context.Context, organisationId OrganisationId, params *CreateContactParams, body CreateContactJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateContactRequest(c.Server, organisationId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3333,8 +4221,8 @@ func (c *Client) ListDocuments(ctx context.Context, organisationId OrganisationI
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /organisations/{OrganisationId}/documents (the `CreateDocument` operationId).
-func (c *Client) CreateDocumentWithBody(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateDocumentRequestWithBody(c.Server, organisationId, contentType, body)
+func (c *Client) CreateDocumentWithBody(ctx context.Context, organisationId OrganisationId, params *CreateDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDocumentRequestWithBody(c.Server, organisationId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3350,8 +4238,8 @@ func (c *Client) CreateDocumentWithBody(ctx context.Context, organisationId Orga
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /organisations/{OrganisationId}/documents (the `CreateDocument` operationId).
-func (c *Client) CreateDocument(ctx context.Context, organisationId OrganisationId, body CreateDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateDocumentRequest(c.Server, organisationId, body)
+func (c *Client) CreateDocument(ctx context.Context, organisationId OrganisationId, params *CreateDocumentParams, body CreateDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDocumentRequest(c.Server, organisationId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3431,8 +4319,8 @@ func (c *Client) ListKeyMaterial(ctx context.Context, organisationId Organisatio
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /organisations/{OrganisationId}/key-material (the `CreateKeyMaterial` operationId).
-func (c *Client) CreateKeyMaterialWithBody(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateKeyMaterialRequestWithBody(c.Server, organisationId, contentType, body)
+func (c *Client) CreateKeyMaterialWithBody(ctx context.Context, organisationId OrganisationId, params *CreateKeyMaterialParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateKeyMaterialRequestWithBody(c.Server, organisationId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3448,8 +4336,8 @@ func (c *Client) CreateKeyMaterialWithBody(ctx context.Context, organisationId O
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /organisations/{OrganisationId}/key-material (the `CreateKeyMaterial` operationId).
-func (c *Client) CreateKeyMaterial(ctx context.Context, organisationId OrganisationId, body CreateKeyMaterialJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateKeyMaterialRequest(c.Server, organisationId, body)
+func (c *Client) CreateKeyMaterial(ctx context.Context, organisationId OrganisationId, params *CreateKeyMaterialParams, body CreateKeyMaterialJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateKeyMaterialRequest(c.Server, organisationId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3529,8 +4417,8 @@ func (c *Client) ListAttachments(ctx context.Context, organisationId Organisatio
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /organisations/{OrganisationId}/key-material/{KeyMaterialID}/attachments (the `AddAttachment` operationId).
-func (c *Client) AddAttachmentWithBody(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewAddAttachmentRequestWithBody(c.Server, organisationId, keyMaterialID, contentType, body)
+func (c *Client) AddAttachmentWithBody(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, params *AddAttachmentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddAttachmentRequestWithBody(c.Server, organisationId, keyMaterialID, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3541,13 +4429,28 @@ func (c *Client) AddAttachmentWithBody(ctx context.Context, organisationId Organ
 	return c.Client.Do(req)
 }
 
-// UpdateAttachmentWithBody Change the description of an attachment, or replace its file (multipart)
+// GetAttachment An attachment's details (its ETag is the one If-Match takes)
+//
+// Corresponds with GET /organisations/{OrganisationId}/key-material/{KeyMaterialID}/attachments/{KeyMaterialAttachmentID} (the `GetAttachment` operationId).
+func (c *Client) GetAttachment(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAttachmentRequest(c.Server, organisationId, keyMaterialID, keyMaterialAttachmentID)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateAttachmentWithBody Change the description of an attachment, or replace its file (multipart); a stale If-Match is 412
 //
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PUT /organisations/{OrganisationId}/key-material/{KeyMaterialID}/attachments/{KeyMaterialAttachmentID} (the `UpdateAttachment` operationId).
-func (c *Client) UpdateAttachmentWithBody(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateAttachmentRequestWithBody(c.Server, organisationId, keyMaterialID, keyMaterialAttachmentID, contentType, body)
+func (c *Client) UpdateAttachmentWithBody(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, params *UpdateAttachmentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAttachmentRequestWithBody(c.Server, organisationId, keyMaterialID, keyMaterialAttachmentID, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3558,13 +4461,13 @@ func (c *Client) UpdateAttachmentWithBody(ctx context.Context, organisationId Or
 	return c.Client.Do(req)
 }
 
-// UpdateAttachment Change the description of an attachment, or replace its file (multipart)
+// UpdateAttachment Change the description of an attachment, or replace its file (multipart); a stale If-Match is 412
 //
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PUT /organisations/{OrganisationId}/key-material/{KeyMaterialID}/attachments/{KeyMaterialAttachmentID} (the `UpdateAttachment` operationId).
-func (c *Client) UpdateAttachment(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, body UpdateAttachmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateAttachmentRequest(c.Server, organisationId, keyMaterialID, keyMaterialAttachmentID, body)
+func (c *Client) UpdateAttachment(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, params *UpdateAttachmentParams, body UpdateAttachmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAttachmentRequest(c.Server, organisationId, keyMaterialID, keyMaterialAttachmentID, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3610,8 +4513,8 @@ func (c *Client) ListSoftwareStatements(ctx context.Context, organisationId Orga
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /organisations/{OrganisationId}/softwarestatements (the `CreateSoftwareStatement` operationId).
-func (c *Client) CreateSoftwareStatementWithBody(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateSoftwareStatementRequestWithBody(c.Server, organisationId, contentType, body)
+func (c *Client) CreateSoftwareStatementWithBody(ctx context.Context, organisationId OrganisationId, params *CreateSoftwareStatementParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSoftwareStatementRequestWithBody(c.Server, organisationId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3627,8 +4530,8 @@ func (c *Client) CreateSoftwareStatementWithBody(ctx context.Context, organisati
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /organisations/{OrganisationId}/softwarestatements (the `CreateSoftwareStatement` operationId).
-func (c *Client) CreateSoftwareStatement(ctx context.Context, organisationId OrganisationId, body CreateSoftwareStatementJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateSoftwareStatementRequest(c.Server, organisationId, body)
+func (c *Client) CreateSoftwareStatement(ctx context.Context, organisationId OrganisationId, params *CreateSoftwareStatementParams, body CreateSoftwareStatementJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSoftwareStatementRequest(c.Server, organisationId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3723,8 +4626,8 @@ func (c *Client) ListApplicationCertifications(ctx context.Context, organisation
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certifications (the `CreateApplicationCertification` operationId).
-func (c *Client) CreateApplicationCertificationWithBody(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateApplicationCertificationRequestWithBody(c.Server, organisationId, softwareStatementId, contentType, body)
+func (c *Client) CreateApplicationCertificationWithBody(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, params *CreateApplicationCertificationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateApplicationCertificationRequestWithBody(c.Server, organisationId, softwareStatementId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3740,8 +4643,8 @@ func (c *Client) CreateApplicationCertificationWithBody(ctx context.Context, org
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certifications (the `CreateApplicationCertification` operationId).
-func (c *Client) CreateApplicationCertification(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, body CreateApplicationCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateApplicationCertificationRequest(c.Server, organisationId, softwareStatementId, body)
+func (c *Client) CreateApplicationCertification(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, params *CreateApplicationCertificationParams, body CreateApplicationCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateApplicationCertificationRequest(c.Server, organisationId, softwareStatementId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3801,11 +4704,350 @@ func (c *Client) UpdateApplicationCertification(ctx context.Context, organisatio
 	return c.Client.Do(req)
 }
 
-// ListParticipants Active organisations with their active authorisation servers (public; ETag, gzip when accepted)
+// ListParticipants Active organisations with their active authorisation servers and Active authority claims as OrgDomainClaims and OrgDomainRoleClaims, in the shape of the open-finance participants schema (public; ETag, gzip when accepted)
 //
 // Corresponds with GET /participants (the `ListParticipants` operationId).
-func (c *Client) ListParticipants(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListParticipantsRequest(c.Server)
+func (c *Client) ListParticipants(ctx context.Context, params *ListParticipantsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListParticipantsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAuthorisationDomains Authorisation domains (every administrator may read)
+//
+// Corresponds with GET /references/authorisation-domains (the `ListAuthorisationDomains` operationId).
+func (c *Client) ListAuthorisationDomains(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAuthorisationDomainsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthorisationDomainWithBody Add a domain (Super Users)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /references/authorisation-domains (the `CreateAuthorisationDomain` operationId).
+func (c *Client) CreateAuthorisationDomainWithBody(ctx context.Context, params *CreateAuthorisationDomainParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthorisationDomainRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthorisationDomain Add a domain (Super Users)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /references/authorisation-domains (the `CreateAuthorisationDomain` operationId).
+func (c *Client) CreateAuthorisationDomain(ctx context.Context, params *CreateAuthorisationDomainParams, body CreateAuthorisationDomainJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthorisationDomainRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAuthorisationDomain Delete a domain nothing refers to (Super Users); its roles, authorities, claims or policies in the way are 409 naming them
+//
+// Corresponds with DELETE /references/authorisation-domains/{Name} (the `DeleteAuthorisationDomain` operationId).
+func (c *Client) DeleteAuthorisationDomain(ctx context.Context, name DomainName, params *DeleteAuthorisationDomainParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAuthorisationDomainRequest(c.Server, name, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAuthorisationDomain One domain
+//
+// Corresponds with GET /references/authorisation-domains/{Name} (the `GetAuthorisationDomain` operationId).
+func (c *Client) GetAuthorisationDomain(ctx context.Context, name DomainName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAuthorisationDomainRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateAuthorisationDomainWithBody Change a domain (Super Users); disabling one that Active claims use is 409 summary|{Claims:[…]}
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /references/authorisation-domains/{Name} (the `UpdateAuthorisationDomain` operationId).
+func (c *Client) UpdateAuthorisationDomainWithBody(ctx context.Context, name DomainName, params *UpdateAuthorisationDomainParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAuthorisationDomainRequestWithBody(c.Server, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateAuthorisationDomain Change a domain (Super Users); disabling one that Active claims use is 409 summary|{Claims:[…]}
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /references/authorisation-domains/{Name} (the `UpdateAuthorisationDomain` operationId).
+func (c *Client) UpdateAuthorisationDomain(ctx context.Context, name DomainName, params *UpdateAuthorisationDomainParams, body UpdateAuthorisationDomainJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAuthorisationDomainRequest(c.Server, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListRoles The roles of a domain
+//
+// Corresponds with GET /references/authorisation-domains/{Name}/roles (the `ListRoles` operationId).
+func (c *Client) ListRoles(ctx context.Context, name DomainName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRolesRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRoleWithBody Add a role (Super Users); the name is unique within the domain
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /references/authorisation-domains/{Name}/roles (the `CreateRole` operationId).
+func (c *Client) CreateRoleWithBody(ctx context.Context, name DomainName, params *CreateRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRoleRequestWithBody(c.Server, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRole Add a role (Super Users); the name is unique within the domain
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /references/authorisation-domains/{Name}/roles (the `CreateRole` operationId).
+func (c *Client) CreateRole(ctx context.Context, name DomainName, params *CreateRoleParams, body CreateRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRoleRequest(c.Server, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteRole Delete a role no claim or policy names (Super Users)
+//
+// Corresponds with DELETE /references/authorisation-domains/{Name}/roles/{Role} (the `DeleteRole` operationId).
+func (c *Client) DeleteRole(ctx context.Context, name DomainName, role RoleName, params *DeleteRoleParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteRoleRequest(c.Server, name, role, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetRole One role
+//
+// Corresponds with GET /references/authorisation-domains/{Name}/roles/{Role} (the `GetRole` operationId).
+func (c *Client) GetRole(ctx context.Context, name DomainName, role RoleName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRoleRequest(c.Server, name, role)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateRoleWithBody Change a role (Super Users); disabling it while Active claims hold it, or making it Exclusive while a holder holds other roles, is 409 naming the claims
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /references/authorisation-domains/{Name}/roles/{Role} (the `UpdateRole` operationId).
+func (c *Client) UpdateRoleWithBody(ctx context.Context, name DomainName, role RoleName, params *UpdateRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateRoleRequestWithBody(c.Server, name, role, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateRole Change a role (Super Users); disabling it while Active claims hold it, or making it Exclusive while a holder holds other roles, is 409 naming the claims
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /references/authorisation-domains/{Name}/roles/{Role} (the `UpdateRole` operationId).
+func (c *Client) UpdateRole(ctx context.Context, name DomainName, role RoleName, params *UpdateRoleParams, body UpdateRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateRoleRequest(c.Server, name, role, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAuthorities Authorities (every administrator may read)
+//
+// Corresponds with GET /references/authorities (the `ListAuthorities` operationId).
+func (c *Client) ListAuthorities(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAuthoritiesRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthorityWithBody Add an authority (Super Users); its domains must exist
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /references/authorities (the `CreateAuthority` operationId).
+func (c *Client) CreateAuthorityWithBody(ctx context.Context, params *CreateAuthorityParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthorityRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthority Add an authority (Super Users); its domains must exist
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /references/authorities (the `CreateAuthority` operationId).
+func (c *Client) CreateAuthority(ctx context.Context, params *CreateAuthorityParams, body CreateAuthorityJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthorityRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAuthority Delete an authority no claim names (Super Users)
+//
+// Corresponds with DELETE /references/authorities/{AuthorityId} (the `DeleteAuthority` operationId).
+func (c *Client) DeleteAuthority(ctx context.Context, authorityId AuthorityId, params *DeleteAuthorityParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAuthorityRequest(c.Server, authorityId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAuthority One authority
+//
+// Corresponds with GET /references/authorities/{AuthorityId} (the `GetAuthority` operationId).
+func (c *Client) GetAuthority(ctx context.Context, authorityId AuthorityId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAuthorityRequest(c.Server, authorityId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateAuthorityWithBody Replace an authority (Super Users); disabling it, or dropping a domain, while Active claims need it is 409 naming them
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /references/authorities/{AuthorityId} (the `UpdateAuthority` operationId).
+func (c *Client) UpdateAuthorityWithBody(ctx context.Context, authorityId AuthorityId, params *UpdateAuthorityParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAuthorityRequestWithBody(c.Server, authorityId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateAuthority Replace an authority (Super Users); disabling it, or dropping a domain, while Active claims need it is 409 naming them
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /references/authorities/{AuthorityId} (the `UpdateAuthority` operationId).
+func (c *Client) UpdateAuthority(ctx context.Context, authorityId AuthorityId, params *UpdateAuthorityParams, body UpdateAuthorityJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAuthorityRequest(c.Server, authorityId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3836,8 +5078,8 @@ func (c *Client) ListCertificationTypes(ctx context.Context, reqEditors ...Reque
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /references/certification-types (the `CreateCertificationType` operationId).
-func (c *Client) CreateCertificationTypeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateCertificationTypeRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateCertificationTypeWithBody(ctx context.Context, params *CreateCertificationTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCertificationTypeRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3853,8 +5095,8 @@ func (c *Client) CreateCertificationTypeWithBody(ctx context.Context, contentTyp
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /references/certification-types (the `CreateCertificationType` operationId).
-func (c *Client) CreateCertificationType(ctx context.Context, body CreateCertificationTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateCertificationTypeRequest(c.Server, body)
+func (c *Client) CreateCertificationType(ctx context.Context, params *CreateCertificationTypeParams, body CreateCertificationTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCertificationTypeRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3949,8 +5191,8 @@ func (c *Client) ListContactTypes(ctx context.Context, reqEditors ...RequestEdit
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /references/contact-types (the `CreateContactType` operationId).
-func (c *Client) CreateContactTypeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateContactTypeRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateContactTypeWithBody(ctx context.Context, params *CreateContactTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateContactTypeRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3966,8 +5208,8 @@ func (c *Client) CreateContactTypeWithBody(ctx context.Context, contentType stri
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /references/contact-types (the `CreateContactType` operationId).
-func (c *Client) CreateContactType(ctx context.Context, body CreateContactTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateContactTypeRequest(c.Server, body)
+func (c *Client) CreateContactType(ctx context.Context, params *CreateContactTypeParams, body CreateContactTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateContactTypeRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4062,8 +5304,8 @@ func (c *Client) ListDocumentTypes(ctx context.Context, reqEditors ...RequestEdi
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /references/document-types (the `CreateDocumentType` operationId).
-func (c *Client) CreateDocumentTypeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateDocumentTypeRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateDocumentTypeWithBody(ctx context.Context, params *CreateDocumentTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDocumentTypeRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4079,8 +5321,8 @@ func (c *Client) CreateDocumentTypeWithBody(ctx context.Context, contentType str
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /references/document-types (the `CreateDocumentType` operationId).
-func (c *Client) CreateDocumentType(ctx context.Context, body CreateDocumentTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateDocumentTypeRequest(c.Server, body)
+func (c *Client) CreateDocumentType(ctx context.Context, params *CreateDocumentTypeParams, body CreateDocumentTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDocumentTypeRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4175,8 +5417,8 @@ func (c *Client) ListFlags(ctx context.Context, params *ListFlagsParams, reqEdit
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /references/flags (the `CreateFlag` operationId).
-func (c *Client) CreateFlagWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateFlagRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateFlagWithBody(ctx context.Context, params *CreateFlagParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateFlagRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4192,8 +5434,8 @@ func (c *Client) CreateFlagWithBody(ctx context.Context, contentType string, bod
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /references/flags (the `CreateFlag` operationId).
-func (c *Client) CreateFlag(ctx context.Context, body CreateFlagJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateFlagRequest(c.Server, body)
+func (c *Client) CreateFlag(ctx context.Context, params *CreateFlagParams, body CreateFlagJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateFlagRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4273,8 +5515,8 @@ func (c *Client) ListIdentityProviders(ctx context.Context, reqEditors ...Reques
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /references/identity-providers (the `CreateIdentityProvider` operationId).
-func (c *Client) CreateIdentityProviderWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateIdentityProviderRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateIdentityProviderWithBody(ctx context.Context, params *CreateIdentityProviderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateIdentityProviderRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4290,8 +5532,8 @@ func (c *Client) CreateIdentityProviderWithBody(ctx context.Context, contentType
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /references/identity-providers (the `CreateIdentityProvider` operationId).
-func (c *Client) CreateIdentityProvider(ctx context.Context, body CreateIdentityProviderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateIdentityProviderRequest(c.Server, body)
+func (c *Client) CreateIdentityProvider(ctx context.Context, params *CreateIdentityProviderParams, body CreateIdentityProviderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateIdentityProviderRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4371,8 +5613,8 @@ func (c *Client) ListRoleMetadataPolicies(ctx context.Context, reqEditors ...Req
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /references/role-metadata-policies (the `CreateRoleMetadataPolicy` operationId).
-func (c *Client) CreateRoleMetadataPolicyWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateRoleMetadataPolicyRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateRoleMetadataPolicyWithBody(ctx context.Context, params *CreateRoleMetadataPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRoleMetadataPolicyRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4388,8 +5630,8 @@ func (c *Client) CreateRoleMetadataPolicyWithBody(ctx context.Context, contentTy
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /references/role-metadata-policies (the `CreateRoleMetadataPolicy` operationId).
-func (c *Client) CreateRoleMetadataPolicy(ctx context.Context, body CreateRoleMetadataPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateRoleMetadataPolicyRequest(c.Server, body)
+func (c *Client) CreateRoleMetadataPolicy(ctx context.Context, params *CreateRoleMetadataPolicyParams, body CreateRoleMetadataPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRoleMetadataPolicyRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4469,8 +5711,8 @@ func (c *Client) ListSigningKeys(ctx context.Context, reqEditors ...RequestEdito
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /references/signing-keys (the `RotateSigningKey` operationId).
-func (c *Client) RotateSigningKeyWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRotateSigningKeyRequestWithBody(c.Server, contentType, body)
+func (c *Client) RotateSigningKeyWithBody(ctx context.Context, params *RotateSigningKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateSigningKeyRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4486,8 +5728,8 @@ func (c *Client) RotateSigningKeyWithBody(ctx context.Context, contentType strin
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /references/signing-keys (the `RotateSigningKey` operationId).
-func (c *Client) RotateSigningKey(ctx context.Context, body RotateSigningKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRotateSigningKeyRequest(c.Server, body)
+func (c *Client) RotateSigningKey(ctx context.Context, params *RotateSigningKeyParams, body RotateSigningKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateSigningKeyRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4501,8 +5743,8 @@ func (c *Client) RotateSigningKey(ctx context.Context, body RotateSigningKeyJSON
 // RetireSigningKey Retire a key (no longer published; the last Active key of an enabled algorithm cannot be retired)
 //
 // Corresponds with POST /references/signing-keys/{kid}/retire (the `RetireSigningKey` operationId).
-func (c *Client) RetireSigningKey(ctx context.Context, kid Kid, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRetireSigningKeyRequest(c.Server, kid)
+func (c *Client) RetireSigningKey(ctx context.Context, kid Kid, params *RetireSigningKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetireSigningKeyRequest(c.Server, kid, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4563,8 +5805,8 @@ func (c *Client) ListDataAdministrators(ctx context.Context, reqEditors ...Reque
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /users/data-administrators (the `InviteDataAdministrator` operationId).
-func (c *Client) InviteDataAdministratorWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewInviteDataAdministratorRequestWithBody(c.Server, contentType, body)
+func (c *Client) InviteDataAdministratorWithBody(ctx context.Context, params *InviteDataAdministratorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInviteDataAdministratorRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4580,8 +5822,8 @@ func (c *Client) InviteDataAdministratorWithBody(ctx context.Context, contentTyp
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /users/data-administrators (the `InviteDataAdministrator` operationId).
-func (c *Client) InviteDataAdministrator(ctx context.Context, body InviteDataAdministratorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewInviteDataAdministratorRequest(c.Server, body)
+func (c *Client) InviteDataAdministrator(ctx context.Context, params *InviteDataAdministratorParams, body InviteDataAdministratorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInviteDataAdministratorRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4676,8 +5918,8 @@ func (c *Client) ListSuperUsers(ctx context.Context, reqEditors ...RequestEditor
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /users/super (the `CreateSuperUser` operationId).
-func (c *Client) CreateSuperUserWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateSuperUserRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateSuperUserWithBody(ctx context.Context, params *CreateSuperUserParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSuperUserRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4693,8 +5935,8 @@ func (c *Client) CreateSuperUserWithBody(ctx context.Context, contentType string
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /users/super (the `CreateSuperUser` operationId).
-func (c *Client) CreateSuperUser(ctx context.Context, body CreateSuperUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateSuperUserRequest(c.Server, body)
+func (c *Client) CreateSuperUser(ctx context.Context, params *CreateSuperUserParams, body CreateSuperUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSuperUserRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5274,6 +6516,30 @@ func NewListOrganisationsRequest(server string, params *ListOrganisationsParams)
 
 		}
 
+		if params.AuthorisationDomain != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "AuthorisationDomain", *params.AuthorisationDomain, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Role != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "Role", *params.Role, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -5289,18 +6555,18 @@ func NewListOrganisationsRequest(server string, params *ListOrganisationsParams)
 }
 
 // NewCreateOrganisationRequest calls the generic CreateOrganisation builder with application/json body
-func NewCreateOrganisationRequest(server string, body CreateOrganisationJSONRequestBody) (*http.Request, error) {
+func NewCreateOrganisationRequest(server string, params *CreateOrganisationParams, body CreateOrganisationJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateOrganisationRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateOrganisationRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateOrganisationRequestWithBody constructs an http.Request for the CreateOrganisation method, with any body, and a specified content type
-func NewCreateOrganisationRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateOrganisationRequestWithBody(server string, params *CreateOrganisationParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -5324,6 +6590,21 @@ func NewCreateOrganisationRequestWithBody(server string, contentType string, bod
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -5392,6 +6673,30 @@ func NewExportOrganisationsRequest(server string, params *ExportOrganisationsPar
 
 		}
 
+		if params.AuthorisationDomain != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "AuthorisationDomain", *params.AuthorisationDomain, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Role != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "Role", *params.Role, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Sort != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -5419,7 +6724,7 @@ func NewExportOrganisationsRequest(server string, params *ExportOrganisationsPar
 }
 
 // NewImportOrganisationsRequestWithBody constructs an http.Request for the ImportOrganisations method, with any body, and a specified content type
-func NewImportOrganisationsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewImportOrganisationsRequestWithBody(server string, params *ImportOrganisationsParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -5443,6 +6748,21 @@ func NewImportOrganisationsRequestWithBody(server string, contentType string, bo
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -5578,18 +6898,18 @@ func NewListAuthorisationServersRequest(server string, organisationId Organisati
 }
 
 // NewCreateAuthorisationServerRequest calls the generic CreateAuthorisationServer builder with application/json body
-func NewCreateAuthorisationServerRequest(server string, organisationId OrganisationId, body CreateAuthorisationServerJSONRequestBody) (*http.Request, error) {
+func NewCreateAuthorisationServerRequest(server string, organisationId OrganisationId, params *CreateAuthorisationServerParams, body CreateAuthorisationServerJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateAuthorisationServerRequestWithBody(server, organisationId, "application/json", bodyReader)
+	return NewCreateAuthorisationServerRequestWithBody(server, organisationId, params, "application/json", bodyReader)
 }
 
 // NewCreateAuthorisationServerRequestWithBody constructs an http.Request for the CreateAuthorisationServer method, with any body, and a specified content type
-func NewCreateAuthorisationServerRequestWithBody(server string, organisationId OrganisationId, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateAuthorisationServerRequestWithBody(server string, organisationId OrganisationId, params *CreateAuthorisationServerParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5620,6 +6940,21 @@ func NewCreateAuthorisationServerRequestWithBody(server string, organisationId O
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -5776,18 +7111,18 @@ func NewListServerCertificationsRequest(server string, organisationId Organisati
 }
 
 // NewCreateServerCertificationRequest calls the generic CreateServerCertification builder with application/json body
-func NewCreateServerCertificationRequest(server string, organisationId OrganisationId, authorisationServerId AuthorisationServerId, body CreateServerCertificationJSONRequestBody) (*http.Request, error) {
+func NewCreateServerCertificationRequest(server string, organisationId OrganisationId, authorisationServerId AuthorisationServerId, params *CreateServerCertificationParams, body CreateServerCertificationJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateServerCertificationRequestWithBody(server, organisationId, authorisationServerId, "application/json", bodyReader)
+	return NewCreateServerCertificationRequestWithBody(server, organisationId, authorisationServerId, params, "application/json", bodyReader)
 }
 
 // NewCreateServerCertificationRequestWithBody constructs an http.Request for the CreateServerCertification method, with any body, and a specified content type
-func NewCreateServerCertificationRequestWithBody(server string, organisationId OrganisationId, authorisationServerId AuthorisationServerId, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateServerCertificationRequestWithBody(server string, organisationId OrganisationId, authorisationServerId AuthorisationServerId, params *CreateServerCertificationParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5825,6 +7160,21 @@ func NewCreateServerCertificationRequestWithBody(server string, organisationId O
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -5919,6 +7269,253 @@ func NewUpdateServerCertificationRequestWithBody(server string, organisationId O
 	}
 
 	operationPath := fmt.Sprintf("/organisations/%s/authorisationservers/%s/certifications/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListAuthorityClaimsRequest constructs an http.Request for the ListAuthorityClaims method
+func NewListAuthorityClaimsRequest(server string, organisationId OrganisationId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "OrganisationId", organisationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/organisations/%s/authority-claims", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateAuthorityClaimRequest calls the generic CreateAuthorityClaim builder with application/json body
+func NewCreateAuthorityClaimRequest(server string, organisationId OrganisationId, params *CreateAuthorityClaimParams, body CreateAuthorityClaimJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAuthorityClaimRequestWithBody(server, organisationId, params, "application/json", bodyReader)
+}
+
+// NewCreateAuthorityClaimRequestWithBody constructs an http.Request for the CreateAuthorityClaim method, with any body, and a specified content type
+func NewCreateAuthorityClaimRequestWithBody(server string, organisationId OrganisationId, params *CreateAuthorityClaimParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "OrganisationId", organisationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/organisations/%s/authority-claims", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteAuthorityClaimRequest constructs an http.Request for the DeleteAuthorityClaim method
+func NewDeleteAuthorityClaimRequest(server string, organisationId OrganisationId, claimId ClaimId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "OrganisationId", organisationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "ClaimId", claimId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/organisations/%s/authority-claims/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetAuthorityClaimRequest constructs an http.Request for the GetAuthorityClaim method
+func NewGetAuthorityClaimRequest(server string, organisationId OrganisationId, claimId ClaimId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "OrganisationId", organisationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "ClaimId", claimId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/organisations/%s/authority-claims/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateAuthorityClaimRequest calls the generic UpdateAuthorityClaim builder with application/json body
+func NewUpdateAuthorityClaimRequest(server string, organisationId OrganisationId, claimId ClaimId, params *UpdateAuthorityClaimParams, body UpdateAuthorityClaimJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateAuthorityClaimRequestWithBody(server, organisationId, claimId, params, "application/json", bodyReader)
+}
+
+// NewUpdateAuthorityClaimRequestWithBody constructs an http.Request for the UpdateAuthorityClaim method, with any body, and a specified content type
+func NewUpdateAuthorityClaimRequestWithBody(server string, organisationId OrganisationId, claimId ClaimId, params *UpdateAuthorityClaimParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "OrganisationId", organisationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "ClaimId", claimId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/organisations/%s/authority-claims/%s", pathParam0, pathParam1)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -6124,18 +7721,18 @@ func NewListCertificatesOfTypeRequest(server string, organisationId Organisation
 }
 
 // NewUploadCertificateRequest calls the generic UploadCertificate builder with application/json body
-func NewUploadCertificateRequest(server string, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, body UploadCertificateJSONRequestBody) (*http.Request, error) {
+func NewUploadCertificateRequest(server string, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, params *UploadCertificateParams, body UploadCertificateJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUploadCertificateRequestWithBody(server, organisationId, organisationCertificateType, "application/json", bodyReader)
+	return NewUploadCertificateRequestWithBody(server, organisationId, organisationCertificateType, params, "application/json", bodyReader)
 }
 
 // NewUploadCertificateRequestWithBody constructs an http.Request for the UploadCertificate method, with any body, and a specified content type
-func NewUploadCertificateRequestWithBody(server string, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, contentType string, body io.Reader) (*http.Request, error) {
+func NewUploadCertificateRequestWithBody(server string, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, params *UploadCertificateParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6174,6 +7771,21 @@ func NewUploadCertificateRequestWithBody(server string, organisationId Organisat
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -6211,6 +7823,40 @@ func NewUpdateCertificateDescriptionRequest(server string, organisationId Organi
 	}
 
 	req, err := http.NewRequest(http.MethodPut, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListOrganisationCertificationsRequest constructs an http.Request for the ListOrganisationCertifications method
+func NewListOrganisationCertificationsRequest(server string, organisationId OrganisationId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "OrganisationId", organisationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/organisations/%s/certifications", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -6304,18 +7950,18 @@ func NewListContactsRequest(server string, organisationId OrganisationId, params
 }
 
 // NewCreateContactRequest calls the generic CreateContact builder with application/json body
-func NewCreateContactRequest(server string, organisationId OrganisationId, body CreateContactJSONRequestBody) (*http.Request, error) {
+func NewCreateContactRequest(server string, organisationId OrganisationId, params *CreateContactParams, body CreateContactJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateContactRequestWithBody(server, organisationId, "application/json", bodyReader)
+	return NewCreateContactRequestWithBody(server, organisationId, params, "application/json", bodyReader)
 }
 
 // NewCreateContactRequestWithBody constructs an http.Request for the CreateContact method, with any body, and a specified content type
-func NewCreateContactRequestWithBody(server string, organisationId OrganisationId, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateContactRequestWithBody(server string, organisationId OrganisationId, params *CreateContactParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6346,6 +7992,21 @@ func NewCreateContactRequestWithBody(server string, organisationId OrganisationI
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -6575,18 +8236,18 @@ func NewListDocumentsRequest(server string, organisationId OrganisationId, param
 }
 
 // NewCreateDocumentRequest calls the generic CreateDocument builder with application/json body
-func NewCreateDocumentRequest(server string, organisationId OrganisationId, body CreateDocumentJSONRequestBody) (*http.Request, error) {
+func NewCreateDocumentRequest(server string, organisationId OrganisationId, params *CreateDocumentParams, body CreateDocumentJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateDocumentRequestWithBody(server, organisationId, "application/json", bodyReader)
+	return NewCreateDocumentRequestWithBody(server, organisationId, params, "application/json", bodyReader)
 }
 
 // NewCreateDocumentRequestWithBody constructs an http.Request for the CreateDocument method, with any body, and a specified content type
-func NewCreateDocumentRequestWithBody(server string, organisationId OrganisationId, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateDocumentRequestWithBody(server string, organisationId OrganisationId, params *CreateDocumentParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6617,6 +8278,21 @@ func NewCreateDocumentRequestWithBody(server string, organisationId Organisation
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -6766,18 +8442,18 @@ func NewListKeyMaterialRequest(server string, organisationId OrganisationId) (*h
 }
 
 // NewCreateKeyMaterialRequest calls the generic CreateKeyMaterial builder with application/json body
-func NewCreateKeyMaterialRequest(server string, organisationId OrganisationId, body CreateKeyMaterialJSONRequestBody) (*http.Request, error) {
+func NewCreateKeyMaterialRequest(server string, organisationId OrganisationId, params *CreateKeyMaterialParams, body CreateKeyMaterialJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateKeyMaterialRequestWithBody(server, organisationId, "application/json", bodyReader)
+	return NewCreateKeyMaterialRequestWithBody(server, organisationId, params, "application/json", bodyReader)
 }
 
 // NewCreateKeyMaterialRequestWithBody constructs an http.Request for the CreateKeyMaterial method, with any body, and a specified content type
-func NewCreateKeyMaterialRequestWithBody(server string, organisationId OrganisationId, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateKeyMaterialRequestWithBody(server string, organisationId OrganisationId, params *CreateKeyMaterialParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6808,6 +8484,21 @@ func NewCreateKeyMaterialRequestWithBody(server string, organisationId Organisat
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -6964,7 +8655,7 @@ func NewListAttachmentsRequest(server string, organisationId OrganisationId, key
 }
 
 // NewAddAttachmentRequestWithBody constructs an http.Request for the AddAttachment method, with any body, and a specified content type
-func NewAddAttachmentRequestWithBody(server string, organisationId OrganisationId, keyMaterialID KeyMaterialID, contentType string, body io.Reader) (*http.Request, error) {
+func NewAddAttachmentRequestWithBody(server string, organisationId OrganisationId, keyMaterialID KeyMaterialID, params *AddAttachmentParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7003,22 +8694,85 @@ func NewAddAttachmentRequestWithBody(server string, organisationId OrganisationI
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetAttachmentRequest constructs an http.Request for the GetAttachment method
+func NewGetAttachmentRequest(server string, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "OrganisationId", organisationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "KeyMaterialID", keyMaterialID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "KeyMaterialAttachmentID", keyMaterialAttachmentID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/organisations/%s/key-material/%s/attachments/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
 	return req, nil
 }
 
 // NewUpdateAttachmentRequest calls the generic UpdateAttachment builder with application/json body
-func NewUpdateAttachmentRequest(server string, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, body UpdateAttachmentJSONRequestBody) (*http.Request, error) {
+func NewUpdateAttachmentRequest(server string, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, params *UpdateAttachmentParams, body UpdateAttachmentJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpdateAttachmentRequestWithBody(server, organisationId, keyMaterialID, keyMaterialAttachmentID, "application/json", bodyReader)
+	return NewUpdateAttachmentRequestWithBody(server, organisationId, keyMaterialID, keyMaterialAttachmentID, params, "application/json", bodyReader)
 }
 
 // NewUpdateAttachmentRequestWithBody constructs an http.Request for the UpdateAttachment method, with any body, and a specified content type
-func NewUpdateAttachmentRequestWithBody(server string, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateAttachmentRequestWithBody(server string, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, params *UpdateAttachmentParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7063,6 +8817,21 @@ func NewUpdateAttachmentRequestWithBody(server string, organisationId Organisati
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -7150,18 +8919,18 @@ func NewListSoftwareStatementsRequest(server string, organisationId Organisation
 }
 
 // NewCreateSoftwareStatementRequest calls the generic CreateSoftwareStatement builder with application/json body
-func NewCreateSoftwareStatementRequest(server string, organisationId OrganisationId, body CreateSoftwareStatementJSONRequestBody) (*http.Request, error) {
+func NewCreateSoftwareStatementRequest(server string, organisationId OrganisationId, params *CreateSoftwareStatementParams, body CreateSoftwareStatementJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateSoftwareStatementRequestWithBody(server, organisationId, "application/json", bodyReader)
+	return NewCreateSoftwareStatementRequestWithBody(server, organisationId, params, "application/json", bodyReader)
 }
 
 // NewCreateSoftwareStatementRequestWithBody constructs an http.Request for the CreateSoftwareStatement method, with any body, and a specified content type
-func NewCreateSoftwareStatementRequestWithBody(server string, organisationId OrganisationId, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateSoftwareStatementRequestWithBody(server string, organisationId OrganisationId, params *CreateSoftwareStatementParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7192,6 +8961,21 @@ func NewCreateSoftwareStatementRequestWithBody(server string, organisationId Org
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -7416,18 +9200,18 @@ func NewListApplicationCertificationsRequest(server string, organisationId Organ
 }
 
 // NewCreateApplicationCertificationRequest calls the generic CreateApplicationCertification builder with application/json body
-func NewCreateApplicationCertificationRequest(server string, organisationId OrganisationId, softwareStatementId SoftwareStatementId, body CreateApplicationCertificationJSONRequestBody) (*http.Request, error) {
+func NewCreateApplicationCertificationRequest(server string, organisationId OrganisationId, softwareStatementId SoftwareStatementId, params *CreateApplicationCertificationParams, body CreateApplicationCertificationJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateApplicationCertificationRequestWithBody(server, organisationId, softwareStatementId, "application/json", bodyReader)
+	return NewCreateApplicationCertificationRequestWithBody(server, organisationId, softwareStatementId, params, "application/json", bodyReader)
 }
 
 // NewCreateApplicationCertificationRequestWithBody constructs an http.Request for the CreateApplicationCertification method, with any body, and a specified content type
-func NewCreateApplicationCertificationRequestWithBody(server string, organisationId OrganisationId, softwareStatementId SoftwareStatementId, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateApplicationCertificationRequestWithBody(server string, organisationId OrganisationId, softwareStatementId SoftwareStatementId, params *CreateApplicationCertificationParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7465,6 +9249,21 @@ func NewCreateApplicationCertificationRequestWithBody(server string, organisatio
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -7594,7 +9393,7 @@ func NewUpdateApplicationCertificationRequestWithBody(server string, organisatio
 }
 
 // NewListParticipantsRequest constructs an http.Request for the ListParticipants method
-func NewListParticipantsRequest(server string) (*http.Request, error) {
+func NewListParticipantsRequest(server string, params *ListParticipantsParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -7612,9 +9411,764 @@ func NewListParticipantsRequest(server string) (*http.Request, error) {
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.AuthorisationDomain != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "AuthorisationDomain", *params.AuthorisationDomain, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Role != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "Role", *params.Role, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListAuthorisationDomainsRequest constructs an http.Request for the ListAuthorisationDomains method
+func NewListAuthorisationDomainsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/authorisation-domains")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateAuthorisationDomainRequest calls the generic CreateAuthorisationDomain builder with application/json body
+func NewCreateAuthorisationDomainRequest(server string, params *CreateAuthorisationDomainParams, body CreateAuthorisationDomainJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAuthorisationDomainRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateAuthorisationDomainRequestWithBody constructs an http.Request for the CreateAuthorisationDomain method, with any body, and a specified content type
+func NewCreateAuthorisationDomainRequestWithBody(server string, params *CreateAuthorisationDomainParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/authorisation-domains")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteAuthorisationDomainRequest constructs an http.Request for the DeleteAuthorisationDomain method
+func NewDeleteAuthorisationDomainRequest(server string, name DomainName, params *DeleteAuthorisationDomainParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "Name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/authorisation-domains/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetAuthorisationDomainRequest constructs an http.Request for the GetAuthorisationDomain method
+func NewGetAuthorisationDomainRequest(server string, name DomainName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "Name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/authorisation-domains/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateAuthorisationDomainRequest calls the generic UpdateAuthorisationDomain builder with application/json body
+func NewUpdateAuthorisationDomainRequest(server string, name DomainName, params *UpdateAuthorisationDomainParams, body UpdateAuthorisationDomainJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateAuthorisationDomainRequestWithBody(server, name, params, "application/json", bodyReader)
+}
+
+// NewUpdateAuthorisationDomainRequestWithBody constructs an http.Request for the UpdateAuthorisationDomain method, with any body, and a specified content type
+func NewUpdateAuthorisationDomainRequestWithBody(server string, name DomainName, params *UpdateAuthorisationDomainParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "Name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/authorisation-domains/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListRolesRequest constructs an http.Request for the ListRoles method
+func NewListRolesRequest(server string, name DomainName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "Name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/authorisation-domains/%s/roles", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateRoleRequest calls the generic CreateRole builder with application/json body
+func NewCreateRoleRequest(server string, name DomainName, params *CreateRoleParams, body CreateRoleJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateRoleRequestWithBody(server, name, params, "application/json", bodyReader)
+}
+
+// NewCreateRoleRequestWithBody constructs an http.Request for the CreateRole method, with any body, and a specified content type
+func NewCreateRoleRequestWithBody(server string, name DomainName, params *CreateRoleParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "Name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/authorisation-domains/%s/roles", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteRoleRequest constructs an http.Request for the DeleteRole method
+func NewDeleteRoleRequest(server string, name DomainName, role RoleName, params *DeleteRoleParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "Name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "Role", role, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/authorisation-domains/%s/roles/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetRoleRequest constructs an http.Request for the GetRole method
+func NewGetRoleRequest(server string, name DomainName, role RoleName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "Name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "Role", role, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/authorisation-domains/%s/roles/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateRoleRequest calls the generic UpdateRole builder with application/json body
+func NewUpdateRoleRequest(server string, name DomainName, role RoleName, params *UpdateRoleParams, body UpdateRoleJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateRoleRequestWithBody(server, name, role, params, "application/json", bodyReader)
+}
+
+// NewUpdateRoleRequestWithBody constructs an http.Request for the UpdateRole method, with any body, and a specified content type
+func NewUpdateRoleRequestWithBody(server string, name DomainName, role RoleName, params *UpdateRoleParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "Name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "Role", role, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/authorisation-domains/%s/roles/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListAuthoritiesRequest constructs an http.Request for the ListAuthorities method
+func NewListAuthoritiesRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/authorities")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateAuthorityRequest calls the generic CreateAuthority builder with application/json body
+func NewCreateAuthorityRequest(server string, params *CreateAuthorityParams, body CreateAuthorityJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAuthorityRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateAuthorityRequestWithBody constructs an http.Request for the CreateAuthority method, with any body, and a specified content type
+func NewCreateAuthorityRequestWithBody(server string, params *CreateAuthorityParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/authorities")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteAuthorityRequest constructs an http.Request for the DeleteAuthority method
+func NewDeleteAuthorityRequest(server string, authorityId AuthorityId, params *DeleteAuthorityParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "AuthorityId", authorityId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/authorities/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetAuthorityRequest constructs an http.Request for the GetAuthority method
+func NewGetAuthorityRequest(server string, authorityId AuthorityId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "AuthorityId", authorityId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/authorities/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateAuthorityRequest calls the generic UpdateAuthority builder with application/json body
+func NewUpdateAuthorityRequest(server string, authorityId AuthorityId, params *UpdateAuthorityParams, body UpdateAuthorityJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateAuthorityRequestWithBody(server, authorityId, params, "application/json", bodyReader)
+}
+
+// NewUpdateAuthorityRequestWithBody constructs an http.Request for the UpdateAuthority method, with any body, and a specified content type
+func NewUpdateAuthorityRequestWithBody(server string, authorityId AuthorityId, params *UpdateAuthorityParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "AuthorityId", authorityId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/authorities/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -7648,18 +10202,18 @@ func NewListCertificationTypesRequest(server string) (*http.Request, error) {
 }
 
 // NewCreateCertificationTypeRequest calls the generic CreateCertificationType builder with application/json body
-func NewCreateCertificationTypeRequest(server string, body CreateCertificationTypeJSONRequestBody) (*http.Request, error) {
+func NewCreateCertificationTypeRequest(server string, params *CreateCertificationTypeParams, body CreateCertificationTypeJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateCertificationTypeRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateCertificationTypeRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateCertificationTypeRequestWithBody constructs an http.Request for the CreateCertificationType method, with any body, and a specified content type
-func NewCreateCertificationTypeRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateCertificationTypeRequestWithBody(server string, params *CreateCertificationTypeParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -7683,6 +10237,21 @@ func NewCreateCertificationTypeRequestWithBody(server string, contentType string
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -7845,18 +10414,18 @@ func NewListContactTypesRequest(server string) (*http.Request, error) {
 }
 
 // NewCreateContactTypeRequest calls the generic CreateContactType builder with application/json body
-func NewCreateContactTypeRequest(server string, body CreateContactTypeJSONRequestBody) (*http.Request, error) {
+func NewCreateContactTypeRequest(server string, params *CreateContactTypeParams, body CreateContactTypeJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateContactTypeRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateContactTypeRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateContactTypeRequestWithBody constructs an http.Request for the CreateContactType method, with any body, and a specified content type
-func NewCreateContactTypeRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateContactTypeRequestWithBody(server string, params *CreateContactTypeParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -7880,6 +10449,21 @@ func NewCreateContactTypeRequestWithBody(server string, contentType string, body
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -8042,18 +10626,18 @@ func NewListDocumentTypesRequest(server string) (*http.Request, error) {
 }
 
 // NewCreateDocumentTypeRequest calls the generic CreateDocumentType builder with application/json body
-func NewCreateDocumentTypeRequest(server string, body CreateDocumentTypeJSONRequestBody) (*http.Request, error) {
+func NewCreateDocumentTypeRequest(server string, params *CreateDocumentTypeParams, body CreateDocumentTypeJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateDocumentTypeRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateDocumentTypeRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateDocumentTypeRequestWithBody constructs an http.Request for the CreateDocumentType method, with any body, and a specified content type
-func NewCreateDocumentTypeRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateDocumentTypeRequestWithBody(server string, params *CreateDocumentTypeParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -8077,6 +10661,21 @@ func NewCreateDocumentTypeRequestWithBody(server string, contentType string, bod
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -8266,18 +10865,18 @@ func NewListFlagsRequest(server string, params *ListFlagsParams) (*http.Request,
 }
 
 // NewCreateFlagRequest calls the generic CreateFlag builder with application/json body
-func NewCreateFlagRequest(server string, body CreateFlagJSONRequestBody) (*http.Request, error) {
+func NewCreateFlagRequest(server string, params *CreateFlagParams, body CreateFlagJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateFlagRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateFlagRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateFlagRequestWithBody constructs an http.Request for the CreateFlag method, with any body, and a specified content type
-func NewCreateFlagRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateFlagRequestWithBody(server string, params *CreateFlagParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -8301,6 +10900,21 @@ func NewCreateFlagRequestWithBody(server string, contentType string, body io.Rea
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -8429,18 +11043,18 @@ func NewListIdentityProvidersRequest(server string) (*http.Request, error) {
 }
 
 // NewCreateIdentityProviderRequest calls the generic CreateIdentityProvider builder with application/json body
-func NewCreateIdentityProviderRequest(server string, body CreateIdentityProviderJSONRequestBody) (*http.Request, error) {
+func NewCreateIdentityProviderRequest(server string, params *CreateIdentityProviderParams, body CreateIdentityProviderJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateIdentityProviderRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateIdentityProviderRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateIdentityProviderRequestWithBody constructs an http.Request for the CreateIdentityProvider method, with any body, and a specified content type
-func NewCreateIdentityProviderRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateIdentityProviderRequestWithBody(server string, params *CreateIdentityProviderParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -8464,6 +11078,21 @@ func NewCreateIdentityProviderRequestWithBody(server string, contentType string,
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -8592,18 +11221,18 @@ func NewListRoleMetadataPoliciesRequest(server string) (*http.Request, error) {
 }
 
 // NewCreateRoleMetadataPolicyRequest calls the generic CreateRoleMetadataPolicy builder with application/json body
-func NewCreateRoleMetadataPolicyRequest(server string, body CreateRoleMetadataPolicyJSONRequestBody) (*http.Request, error) {
+func NewCreateRoleMetadataPolicyRequest(server string, params *CreateRoleMetadataPolicyParams, body CreateRoleMetadataPolicyJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateRoleMetadataPolicyRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateRoleMetadataPolicyRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateRoleMetadataPolicyRequestWithBody constructs an http.Request for the CreateRoleMetadataPolicy method, with any body, and a specified content type
-func NewCreateRoleMetadataPolicyRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateRoleMetadataPolicyRequestWithBody(server string, params *CreateRoleMetadataPolicyParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -8627,6 +11256,21 @@ func NewCreateRoleMetadataPolicyRequestWithBody(server string, contentType strin
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -8755,18 +11399,18 @@ func NewListSigningKeysRequest(server string) (*http.Request, error) {
 }
 
 // NewRotateSigningKeyRequest calls the generic RotateSigningKey builder with application/json body
-func NewRotateSigningKeyRequest(server string, body RotateSigningKeyJSONRequestBody) (*http.Request, error) {
+func NewRotateSigningKeyRequest(server string, params *RotateSigningKeyParams, body RotateSigningKeyJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewRotateSigningKeyRequestWithBody(server, "application/json", bodyReader)
+	return NewRotateSigningKeyRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewRotateSigningKeyRequestWithBody constructs an http.Request for the RotateSigningKey method, with any body, and a specified content type
-func NewRotateSigningKeyRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewRotateSigningKeyRequestWithBody(server string, params *RotateSigningKeyParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -8791,11 +11435,26 @@ func NewRotateSigningKeyRequestWithBody(server string, contentType string, body 
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewRetireSigningKeyRequest constructs an http.Request for the RetireSigningKey method
-func NewRetireSigningKeyRequest(server string, kid Kid) (*http.Request, error) {
+func NewRetireSigningKeyRequest(server string, kid Kid, params *RetireSigningKeyParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8823,6 +11482,21 @@ func NewRetireSigningKeyRequest(server string, kid Kid) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -8917,18 +11591,18 @@ func NewListDataAdministratorsRequest(server string) (*http.Request, error) {
 }
 
 // NewInviteDataAdministratorRequest calls the generic InviteDataAdministrator builder with application/json body
-func NewInviteDataAdministratorRequest(server string, body InviteDataAdministratorJSONRequestBody) (*http.Request, error) {
+func NewInviteDataAdministratorRequest(server string, params *InviteDataAdministratorParams, body InviteDataAdministratorJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewInviteDataAdministratorRequestWithBody(server, "application/json", bodyReader)
+	return NewInviteDataAdministratorRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewInviteDataAdministratorRequestWithBody constructs an http.Request for the InviteDataAdministrator method, with any body, and a specified content type
-func NewInviteDataAdministratorRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewInviteDataAdministratorRequestWithBody(server string, params *InviteDataAdministratorParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -8952,6 +11626,21 @@ func NewInviteDataAdministratorRequestWithBody(server string, contentType string
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -9114,18 +11803,18 @@ func NewListSuperUsersRequest(server string) (*http.Request, error) {
 }
 
 // NewCreateSuperUserRequest calls the generic CreateSuperUser builder with application/json body
-func NewCreateSuperUserRequest(server string, body CreateSuperUserJSONRequestBody) (*http.Request, error) {
+func NewCreateSuperUserRequest(server string, params *CreateSuperUserParams, body CreateSuperUserJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateSuperUserRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateSuperUserRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateSuperUserRequestWithBody constructs an http.Request for the CreateSuperUser method, with any body, and a specified content type
-func NewCreateSuperUserRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateSuperUserRequestWithBody(server string, params *CreateSuperUserParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -9149,6 +11838,21 @@ func NewCreateSuperUserRequestWithBody(server string, contentType string, body i
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -9367,14 +12071,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations (the `CreateOrganisation` operationId).
-	CreateOrganisationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateOrganisationResponse, error)
+	CreateOrganisationWithBodyWithResponse(ctx context.Context, params *CreateOrganisationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateOrganisationResponse, error)
 
 	// CreateOrganisationWithResponse Create an organisation
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations (the `CreateOrganisation` operationId).
-	CreateOrganisationWithResponse(ctx context.Context, body CreateOrganisationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateOrganisationResponse, error)
+	CreateOrganisationWithResponse(ctx context.Context, params *CreateOrganisationParams, body CreateOrganisationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateOrganisationResponse, error)
 
 	// ExportOrganisationsWithResponse Every organisation that matches the search, filters and sort of the list, as CSV (one consistent read; cells that a spreadsheet would take for a formula start with an apostrophe)
 	//
@@ -9388,7 +12092,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/import (the `ImportOrganisations` operationId).
-	ImportOrganisationsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportOrganisationsResponse, error)
+	ImportOrganisationsWithBodyWithResponse(ctx context.Context, params *ImportOrganisationsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportOrganisationsResponse, error)
 
 	// GetOrganisationWithResponse One organisation
 	//
@@ -9423,14 +12127,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/authorisationservers (the `CreateAuthorisationServer` operationId).
-	CreateAuthorisationServerWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorisationServerResponse, error)
+	CreateAuthorisationServerWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateAuthorisationServerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorisationServerResponse, error)
 
 	// CreateAuthorisationServerWithResponse Add an authorisation server (issuer validated: unreachable, duplicate, mismatch)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/authorisationservers (the `CreateAuthorisationServer` operationId).
-	CreateAuthorisationServerWithResponse(ctx context.Context, organisationId OrganisationId, body CreateAuthorisationServerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorisationServerResponse, error)
+	CreateAuthorisationServerWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateAuthorisationServerParams, body CreateAuthorisationServerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorisationServerResponse, error)
 
 	// GetAuthorisationServerWithResponse One authorisation server
 	//
@@ -9465,14 +12169,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/authorisationservers/{AuthorisationServerId}/certifications (the `CreateServerCertification` operationId).
-	CreateServerCertificationWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateServerCertificationResponse, error)
+	CreateServerCertificationWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, params *CreateServerCertificationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateServerCertificationResponse, error)
 
 	// CreateServerCertificationWithResponse Add a certification to an authorisation server
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/authorisationservers/{AuthorisationServerId}/certifications (the `CreateServerCertification` operationId).
-	CreateServerCertificationWithResponse(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, body CreateServerCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateServerCertificationResponse, error)
+	CreateServerCertificationWithResponse(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, params *CreateServerCertificationParams, body CreateServerCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateServerCertificationResponse, error)
 
 	// GetServerCertificationWithResponse One certification of an authorisation server
 	//
@@ -9494,6 +12198,55 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /organisations/{OrganisationId}/authorisationservers/{AuthorisationServerId}/certifications/{CertificationId} (the `UpdateServerCertification` operationId).
 	UpdateServerCertificationWithResponse(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, certificationId CertificationId, params *UpdateServerCertificationParams, body UpdateServerCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateServerCertificationResponse, error)
+
+	// ListAuthorityClaimsWithResponse The organisation's authority claims (every status; claims are kept for ever)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /organisations/{OrganisationId}/authority-claims (the `ListAuthorityClaims` operationId).
+	ListAuthorityClaimsWithResponse(ctx context.Context, organisationId OrganisationId, reqEditors ...RequestEditorFn) (*ListAuthorityClaimsResponse, error)
+
+	// CreateAuthorityClaimWithBodyWithResponse Record a claim: the authority must cover the domain (422 on AuthorityId); an organisation with an Active claim on an Exclusive role holds no other, and takes an Exclusive one only alone (409 summary|{Claims:[…]}); one Active claim per role
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /organisations/{OrganisationId}/authority-claims (the `CreateAuthorityClaim` operationId).
+	CreateAuthorityClaimWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateAuthorityClaimParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorityClaimResponse, error)
+
+	// CreateAuthorityClaimWithResponse Record a claim: the authority must cover the domain (422 on AuthorityId); an organisation with an Active claim on an Exclusive role holds no other, and takes an Exclusive one only alone (409 summary|{Claims:[…]}); one Active claim per role
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /organisations/{OrganisationId}/authority-claims (the `CreateAuthorityClaim` operationId).
+	CreateAuthorityClaimWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateAuthorityClaimParams, body CreateAuthorityClaimJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorityClaimResponse, error)
+
+	// DeleteAuthorityClaimWithResponse Claims are never deleted: 405 (set Status Inactive)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /organisations/{OrganisationId}/authority-claims/{ClaimId} (the `DeleteAuthorityClaim` operationId).
+	DeleteAuthorityClaimWithResponse(ctx context.Context, organisationId OrganisationId, claimId ClaimId, reqEditors ...RequestEditorFn) (*DeleteAuthorityClaimResponse, error)
+
+	// GetAuthorityClaimWithResponse One claim
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /organisations/{OrganisationId}/authority-claims/{ClaimId} (the `GetAuthorityClaim` operationId).
+	GetAuthorityClaimWithResponse(ctx context.Context, organisationId OrganisationId, claimId ClaimId, reqEditors ...RequestEditorFn) (*GetAuthorityClaimResponse, error)
+
+	// UpdateAuthorityClaimWithBodyWithResponse Change RegistrationId or Status (Inactive ends the claim; Active again is checked like a new claim)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /organisations/{OrganisationId}/authority-claims/{ClaimId} (the `UpdateAuthorityClaim` operationId).
+	UpdateAuthorityClaimWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, claimId ClaimId, params *UpdateAuthorityClaimParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAuthorityClaimResponse, error)
+
+	// UpdateAuthorityClaimWithResponse Change RegistrationId or Status (Inactive ends the claim; Active again is checked like a new claim)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /organisations/{OrganisationId}/authority-claims/{ClaimId} (the `UpdateAuthorityClaim` operationId).
+	UpdateAuthorityClaimWithResponse(ctx context.Context, organisationId OrganisationId, claimId ClaimId, params *UpdateAuthorityClaimParams, body UpdateAuthorityClaimJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAuthorityClaimResponse, error)
 
 	// ListCertificatesWithResponse Certificates of an organisation
 	//
@@ -9535,14 +12288,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/certificates/{OrganisationCertificateType} (the `UploadCertificate` operationId).
-	UploadCertificateWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadCertificateResponse, error)
+	UploadCertificateWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, params *UploadCertificateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadCertificateResponse, error)
 
 	// UploadCertificateWithResponse Upload a certificate
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/certificates/{OrganisationCertificateType} (the `UploadCertificate` operationId).
-	UploadCertificateWithResponse(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, body UploadCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*UploadCertificateResponse, error)
+	UploadCertificateWithResponse(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, params *UploadCertificateParams, body UploadCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*UploadCertificateResponse, error)
 
 	// UpdateCertificateDescriptionWithResponse Removed in 2.6.0: update of the certificate description (410)
 	//
@@ -9552,6 +12305,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
 	UpdateCertificateDescriptionWithResponse(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, reqEditors ...RequestEditorFn) (*UpdateCertificateDescriptionResponse, error)
+
+	// ListOrganisationCertificationsWithResponse The certifications of all the organisation's applications and authorisation servers, each with HolderName
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /organisations/{OrganisationId}/certifications (the `ListOrganisationCertifications` operationId).
+	ListOrganisationCertificationsWithResponse(ctx context.Context, organisationId OrganisationId, reqEditors ...RequestEditorFn) (*ListOrganisationCertificationsResponse, error)
 
 	// ListContactsWithResponse Contacts of an organisation
 	//
@@ -9565,14 +12325,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/contacts (the `CreateContact` operationId).
-	CreateContactWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateContactResponse, error)
+	CreateContactWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateContactParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateContactResponse, error)
 
 	// CreateContactWithResponse Add a contact
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/contacts (the `CreateContact` operationId).
-	CreateContactWithResponse(ctx context.Context, organisationId OrganisationId, body CreateContactJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateContactResponse, error)
+	CreateContactWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateContactParams, body CreateContactJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateContactResponse, error)
 
 	// DeleteContactWithResponse Delete a contact
 	//
@@ -9614,14 +12374,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/documents (the `CreateDocument` operationId).
-	CreateDocumentWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDocumentResponse, error)
+	CreateDocumentWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDocumentResponse, error)
 
 	// CreateDocumentWithResponse Add a document
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/documents (the `CreateDocument` operationId).
-	CreateDocumentWithResponse(ctx context.Context, organisationId OrganisationId, body CreateDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDocumentResponse, error)
+	CreateDocumentWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateDocumentParams, body CreateDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDocumentResponse, error)
 
 	// GetDocumentWithResponse One document
 	//
@@ -9656,14 +12416,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/key-material (the `CreateKeyMaterial` operationId).
-	CreateKeyMaterialWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateKeyMaterialResponse, error)
+	CreateKeyMaterialWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateKeyMaterialParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateKeyMaterialResponse, error)
 
 	// CreateKeyMaterialWithResponse Add key material (a public JWK, or a PEM public key or certificate)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/key-material (the `CreateKeyMaterial` operationId).
-	CreateKeyMaterialWithResponse(ctx context.Context, organisationId OrganisationId, body CreateKeyMaterialJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateKeyMaterialResponse, error)
+	CreateKeyMaterialWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateKeyMaterialParams, body CreateKeyMaterialJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateKeyMaterialResponse, error)
 
 	// GetKeyMaterialWithResponse One item of key material
 	//
@@ -9698,21 +12458,28 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/key-material/{KeyMaterialID}/attachments (the `AddAttachment` operationId).
-	AddAttachmentWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddAttachmentResponse, error)
+	AddAttachmentWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, params *AddAttachmentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddAttachmentResponse, error)
 
-	// UpdateAttachmentWithBodyWithResponse Change the description of an attachment, or replace its file (multipart)
+	// GetAttachmentWithResponse An attachment's details (its ETag is the one If-Match takes)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /organisations/{OrganisationId}/key-material/{KeyMaterialID}/attachments/{KeyMaterialAttachmentID} (the `GetAttachment` operationId).
+	GetAttachmentWithResponse(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, reqEditors ...RequestEditorFn) (*GetAttachmentResponse, error)
+
+	// UpdateAttachmentWithBodyWithResponse Change the description of an attachment, or replace its file (multipart); a stale If-Match is 412
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PUT /organisations/{OrganisationId}/key-material/{KeyMaterialID}/attachments/{KeyMaterialAttachmentID} (the `UpdateAttachment` operationId).
-	UpdateAttachmentWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAttachmentResponse, error)
+	UpdateAttachmentWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, params *UpdateAttachmentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAttachmentResponse, error)
 
-	// UpdateAttachmentWithResponse Change the description of an attachment, or replace its file (multipart)
+	// UpdateAttachmentWithResponse Change the description of an attachment, or replace its file (multipart); a stale If-Match is 412
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PUT /organisations/{OrganisationId}/key-material/{KeyMaterialID}/attachments/{KeyMaterialAttachmentID} (the `UpdateAttachment` operationId).
-	UpdateAttachmentWithResponse(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, body UpdateAttachmentJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAttachmentResponse, error)
+	UpdateAttachmentWithResponse(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, params *UpdateAttachmentParams, body UpdateAttachmentJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAttachmentResponse, error)
 
 	// DownloadAttachmentWithResponse Download an attachment (with the media type it was uploaded with)
 	//
@@ -9733,14 +12500,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/softwarestatements (the `CreateSoftwareStatement` operationId).
-	CreateSoftwareStatementWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSoftwareStatementResponse, error)
+	CreateSoftwareStatementWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateSoftwareStatementParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSoftwareStatementResponse, error)
 
 	// CreateSoftwareStatementWithResponse Add an application
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/softwarestatements (the `CreateSoftwareStatement` operationId).
-	CreateSoftwareStatementWithResponse(ctx context.Context, organisationId OrganisationId, body CreateSoftwareStatementJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSoftwareStatementResponse, error)
+	CreateSoftwareStatementWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateSoftwareStatementParams, body CreateSoftwareStatementJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSoftwareStatementResponse, error)
 
 	// GetSoftwareStatementWithResponse One application
 	//
@@ -9782,14 +12549,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certifications (the `CreateApplicationCertification` operationId).
-	CreateApplicationCertificationWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateApplicationCertificationResponse, error)
+	CreateApplicationCertificationWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, params *CreateApplicationCertificationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateApplicationCertificationResponse, error)
 
 	// CreateApplicationCertificationWithResponse Add a certification to an application
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certifications (the `CreateApplicationCertification` operationId).
-	CreateApplicationCertificationWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, body CreateApplicationCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateApplicationCertificationResponse, error)
+	CreateApplicationCertificationWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, params *CreateApplicationCertificationParams, body CreateApplicationCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateApplicationCertificationResponse, error)
 
 	// GetApplicationCertificationWithResponse One certification of an application
 	//
@@ -9812,12 +12579,159 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certifications/{CertificationId} (the `UpdateApplicationCertification` operationId).
 	UpdateApplicationCertificationWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificationId CertificationId, params *UpdateApplicationCertificationParams, body UpdateApplicationCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateApplicationCertificationResponse, error)
 
-	// ListParticipantsWithResponse Active organisations with their active authorisation servers (public; ETag, gzip when accepted)
+	// ListParticipantsWithResponse Active organisations with their active authorisation servers and Active authority claims as OrgDomainClaims and OrgDomainRoleClaims, in the shape of the open-finance participants schema (public; ETag, gzip when accepted)
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /participants (the `ListParticipants` operationId).
-	ListParticipantsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListParticipantsResponse, error)
+	ListParticipantsWithResponse(ctx context.Context, params *ListParticipantsParams, reqEditors ...RequestEditorFn) (*ListParticipantsResponse, error)
+
+	// ListAuthorisationDomainsWithResponse Authorisation domains (every administrator may read)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /references/authorisation-domains (the `ListAuthorisationDomains` operationId).
+	ListAuthorisationDomainsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListAuthorisationDomainsResponse, error)
+
+	// CreateAuthorisationDomainWithBodyWithResponse Add a domain (Super Users)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /references/authorisation-domains (the `CreateAuthorisationDomain` operationId).
+	CreateAuthorisationDomainWithBodyWithResponse(ctx context.Context, params *CreateAuthorisationDomainParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorisationDomainResponse, error)
+
+	// CreateAuthorisationDomainWithResponse Add a domain (Super Users)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /references/authorisation-domains (the `CreateAuthorisationDomain` operationId).
+	CreateAuthorisationDomainWithResponse(ctx context.Context, params *CreateAuthorisationDomainParams, body CreateAuthorisationDomainJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorisationDomainResponse, error)
+
+	// DeleteAuthorisationDomainWithResponse Delete a domain nothing refers to (Super Users); its roles, authorities, claims or policies in the way are 409 naming them
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /references/authorisation-domains/{Name} (the `DeleteAuthorisationDomain` operationId).
+	DeleteAuthorisationDomainWithResponse(ctx context.Context, name DomainName, params *DeleteAuthorisationDomainParams, reqEditors ...RequestEditorFn) (*DeleteAuthorisationDomainResponse, error)
+
+	// GetAuthorisationDomainWithResponse One domain
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /references/authorisation-domains/{Name} (the `GetAuthorisationDomain` operationId).
+	GetAuthorisationDomainWithResponse(ctx context.Context, name DomainName, reqEditors ...RequestEditorFn) (*GetAuthorisationDomainResponse, error)
+
+	// UpdateAuthorisationDomainWithBodyWithResponse Change a domain (Super Users); disabling one that Active claims use is 409 summary|{Claims:[…]}
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /references/authorisation-domains/{Name} (the `UpdateAuthorisationDomain` operationId).
+	UpdateAuthorisationDomainWithBodyWithResponse(ctx context.Context, name DomainName, params *UpdateAuthorisationDomainParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAuthorisationDomainResponse, error)
+
+	// UpdateAuthorisationDomainWithResponse Change a domain (Super Users); disabling one that Active claims use is 409 summary|{Claims:[…]}
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /references/authorisation-domains/{Name} (the `UpdateAuthorisationDomain` operationId).
+	UpdateAuthorisationDomainWithResponse(ctx context.Context, name DomainName, params *UpdateAuthorisationDomainParams, body UpdateAuthorisationDomainJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAuthorisationDomainResponse, error)
+
+	// ListRolesWithResponse The roles of a domain
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /references/authorisation-domains/{Name}/roles (the `ListRoles` operationId).
+	ListRolesWithResponse(ctx context.Context, name DomainName, reqEditors ...RequestEditorFn) (*ListRolesResponse, error)
+
+	// CreateRoleWithBodyWithResponse Add a role (Super Users); the name is unique within the domain
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /references/authorisation-domains/{Name}/roles (the `CreateRole` operationId).
+	CreateRoleWithBodyWithResponse(ctx context.Context, name DomainName, params *CreateRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRoleResponse, error)
+
+	// CreateRoleWithResponse Add a role (Super Users); the name is unique within the domain
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /references/authorisation-domains/{Name}/roles (the `CreateRole` operationId).
+	CreateRoleWithResponse(ctx context.Context, name DomainName, params *CreateRoleParams, body CreateRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRoleResponse, error)
+
+	// DeleteRoleWithResponse Delete a role no claim or policy names (Super Users)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /references/authorisation-domains/{Name}/roles/{Role} (the `DeleteRole` operationId).
+	DeleteRoleWithResponse(ctx context.Context, name DomainName, role RoleName, params *DeleteRoleParams, reqEditors ...RequestEditorFn) (*DeleteRoleResponse, error)
+
+	// GetRoleWithResponse One role
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /references/authorisation-domains/{Name}/roles/{Role} (the `GetRole` operationId).
+	GetRoleWithResponse(ctx context.Context, name DomainName, role RoleName, reqEditors ...RequestEditorFn) (*GetRoleResponse, error)
+
+	// UpdateRoleWithBodyWithResponse Change a role (Super Users); disabling it while Active claims hold it, or making it Exclusive while a holder holds other roles, is 409 naming the claims
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /references/authorisation-domains/{Name}/roles/{Role} (the `UpdateRole` operationId).
+	UpdateRoleWithBodyWithResponse(ctx context.Context, name DomainName, role RoleName, params *UpdateRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRoleResponse, error)
+
+	// UpdateRoleWithResponse Change a role (Super Users); disabling it while Active claims hold it, or making it Exclusive while a holder holds other roles, is 409 naming the claims
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /references/authorisation-domains/{Name}/roles/{Role} (the `UpdateRole` operationId).
+	UpdateRoleWithResponse(ctx context.Context, name DomainName, role RoleName, params *UpdateRoleParams, body UpdateRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRoleResponse, error)
+
+	// ListAuthoritiesWithResponse Authorities (every administrator may read)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /references/authorities (the `ListAuthorities` operationId).
+	ListAuthoritiesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListAuthoritiesResponse, error)
+
+	// CreateAuthorityWithBodyWithResponse Add an authority (Super Users); its domains must exist
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /references/authorities (the `CreateAuthority` operationId).
+	CreateAuthorityWithBodyWithResponse(ctx context.Context, params *CreateAuthorityParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorityResponse, error)
+
+	// CreateAuthorityWithResponse Add an authority (Super Users); its domains must exist
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /references/authorities (the `CreateAuthority` operationId).
+	CreateAuthorityWithResponse(ctx context.Context, params *CreateAuthorityParams, body CreateAuthorityJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorityResponse, error)
+
+	// DeleteAuthorityWithResponse Delete an authority no claim names (Super Users)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /references/authorities/{AuthorityId} (the `DeleteAuthority` operationId).
+	DeleteAuthorityWithResponse(ctx context.Context, authorityId AuthorityId, params *DeleteAuthorityParams, reqEditors ...RequestEditorFn) (*DeleteAuthorityResponse, error)
+
+	// GetAuthorityWithResponse One authority
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /references/authorities/{AuthorityId} (the `GetAuthority` operationId).
+	GetAuthorityWithResponse(ctx context.Context, authorityId AuthorityId, reqEditors ...RequestEditorFn) (*GetAuthorityResponse, error)
+
+	// UpdateAuthorityWithBodyWithResponse Replace an authority (Super Users); disabling it, or dropping a domain, while Active claims need it is 409 naming them
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /references/authorities/{AuthorityId} (the `UpdateAuthority` operationId).
+	UpdateAuthorityWithBodyWithResponse(ctx context.Context, authorityId AuthorityId, params *UpdateAuthorityParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAuthorityResponse, error)
+
+	// UpdateAuthorityWithResponse Replace an authority (Super Users); disabling it, or dropping a domain, while Active claims need it is 409 naming them
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /references/authorities/{AuthorityId} (the `UpdateAuthority` operationId).
+	UpdateAuthorityWithResponse(ctx context.Context, authorityId AuthorityId, params *UpdateAuthorityParams, body UpdateAuthorityJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAuthorityResponse, error)
 
 	// ListCertificationTypesWithResponse Certification types
 	//
@@ -9831,14 +12745,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /references/certification-types (the `CreateCertificationType` operationId).
-	CreateCertificationTypeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCertificationTypeResponse, error)
+	CreateCertificationTypeWithBodyWithResponse(ctx context.Context, params *CreateCertificationTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCertificationTypeResponse, error)
 
 	// CreateCertificationTypeWithResponse Add a certification type
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /references/certification-types (the `CreateCertificationType` operationId).
-	CreateCertificationTypeWithResponse(ctx context.Context, body CreateCertificationTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCertificationTypeResponse, error)
+	CreateCertificationTypeWithResponse(ctx context.Context, params *CreateCertificationTypeParams, body CreateCertificationTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCertificationTypeResponse, error)
 
 	// DeleteCertificationTypeWithResponse Delete an unused certification type (409 with what holds it when in use)
 	//
@@ -9880,14 +12794,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /references/contact-types (the `CreateContactType` operationId).
-	CreateContactTypeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateContactTypeResponse, error)
+	CreateContactTypeWithBodyWithResponse(ctx context.Context, params *CreateContactTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateContactTypeResponse, error)
 
 	// CreateContactTypeWithResponse Add a contact type
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /references/contact-types (the `CreateContactType` operationId).
-	CreateContactTypeWithResponse(ctx context.Context, body CreateContactTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateContactTypeResponse, error)
+	CreateContactTypeWithResponse(ctx context.Context, params *CreateContactTypeParams, body CreateContactTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateContactTypeResponse, error)
 
 	// DeleteContactTypeWithResponse Delete an unused contact type (409 with what holds it when in use)
 	//
@@ -9929,14 +12843,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /references/document-types (the `CreateDocumentType` operationId).
-	CreateDocumentTypeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDocumentTypeResponse, error)
+	CreateDocumentTypeWithBodyWithResponse(ctx context.Context, params *CreateDocumentTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDocumentTypeResponse, error)
 
 	// CreateDocumentTypeWithResponse Add a document type
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /references/document-types (the `CreateDocumentType` operationId).
-	CreateDocumentTypeWithResponse(ctx context.Context, body CreateDocumentTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDocumentTypeResponse, error)
+	CreateDocumentTypeWithResponse(ctx context.Context, params *CreateDocumentTypeParams, body CreateDocumentTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDocumentTypeResponse, error)
 
 	// DeleteDocumentTypeWithResponse Delete an unused document type (409 with what holds it when in use)
 	//
@@ -9978,14 +12892,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /references/flags (the `CreateFlag` operationId).
-	CreateFlagWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFlagResponse, error)
+	CreateFlagWithBodyWithResponse(ctx context.Context, params *CreateFlagParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFlagResponse, error)
 
 	// CreateFlagWithResponse Define a flag
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /references/flags (the `CreateFlag` operationId).
-	CreateFlagWithResponse(ctx context.Context, body CreateFlagJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFlagResponse, error)
+	CreateFlagWithResponse(ctx context.Context, params *CreateFlagParams, body CreateFlagJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFlagResponse, error)
 
 	// GetFlagWithResponse One flag
 	//
@@ -10020,14 +12934,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /references/identity-providers (the `CreateIdentityProvider` operationId).
-	CreateIdentityProviderWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateIdentityProviderResponse, error)
+	CreateIdentityProviderWithBodyWithResponse(ctx context.Context, params *CreateIdentityProviderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateIdentityProviderResponse, error)
 
 	// CreateIdentityProviderWithResponse Bind an identity provider (422 with field errors on Issuer when its discovery document is unreachable, names another issuer or no jwks_uri, or another provider has it)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /references/identity-providers (the `CreateIdentityProvider` operationId).
-	CreateIdentityProviderWithResponse(ctx context.Context, body CreateIdentityProviderJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateIdentityProviderResponse, error)
+	CreateIdentityProviderWithResponse(ctx context.Context, params *CreateIdentityProviderParams, body CreateIdentityProviderJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateIdentityProviderResponse, error)
 
 	// GetIdentityProviderWithResponse One identity provider
 	//
@@ -10062,14 +12976,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /references/role-metadata-policies (the `CreateRoleMetadataPolicy` operationId).
-	CreateRoleMetadataPolicyWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRoleMetadataPolicyResponse, error)
+	CreateRoleMetadataPolicyWithBodyWithResponse(ctx context.Context, params *CreateRoleMetadataPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRoleMetadataPolicyResponse, error)
 
 	// CreateRoleMetadataPolicyWithResponse Add a policy (an unsupported entity type is 400; illegal operators 422)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /references/role-metadata-policies (the `CreateRoleMetadataPolicy` operationId).
-	CreateRoleMetadataPolicyWithResponse(ctx context.Context, body CreateRoleMetadataPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRoleMetadataPolicyResponse, error)
+	CreateRoleMetadataPolicyWithResponse(ctx context.Context, params *CreateRoleMetadataPolicyParams, body CreateRoleMetadataPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRoleMetadataPolicyResponse, error)
 
 	// GetRoleMetadataPolicyWithResponse One policy
 	//
@@ -10104,21 +13018,21 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /references/signing-keys (the `RotateSigningKey` operationId).
-	RotateSigningKeyWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateSigningKeyResponse, error)
+	RotateSigningKeyWithBodyWithResponse(ctx context.Context, params *RotateSigningKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateSigningKeyResponse, error)
 
 	// RotateSigningKeyWithResponse Rotate (a new key that signs from now on)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /references/signing-keys (the `RotateSigningKey` operationId).
-	RotateSigningKeyWithResponse(ctx context.Context, body RotateSigningKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateSigningKeyResponse, error)
+	RotateSigningKeyWithResponse(ctx context.Context, params *RotateSigningKeyParams, body RotateSigningKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateSigningKeyResponse, error)
 
 	// RetireSigningKeyWithResponse Retire a key (no longer published; the last Active key of an enabled algorithm cannot be retired)
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /references/signing-keys/{kid}/retire (the `RetireSigningKey` operationId).
-	RetireSigningKeyWithResponse(ctx context.Context, kid Kid, reqEditors ...RequestEditorFn) (*RetireSigningKeyResponse, error)
+	RetireSigningKeyWithResponse(ctx context.Context, kid Kid, params *RetireSigningKeyParams, reqEditors ...RequestEditorFn) (*RetireSigningKeyResponse, error)
 
 	// ListReleasesWithResponse Releases of the interface, newest first (public)
 	//
@@ -10146,14 +13060,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /users/data-administrators (the `InviteDataAdministrator` operationId).
-	InviteDataAdministratorWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InviteDataAdministratorResponse, error)
+	InviteDataAdministratorWithBodyWithResponse(ctx context.Context, params *InviteDataAdministratorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InviteDataAdministratorResponse, error)
 
 	// InviteDataAdministratorWithResponse Invite a Data Administrator (an invitation e-mail is sent)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /users/data-administrators (the `InviteDataAdministrator` operationId).
-	InviteDataAdministratorWithResponse(ctx context.Context, body InviteDataAdministratorJSONRequestBody, reqEditors ...RequestEditorFn) (*InviteDataAdministratorResponse, error)
+	InviteDataAdministratorWithResponse(ctx context.Context, params *InviteDataAdministratorParams, body InviteDataAdministratorJSONRequestBody, reqEditors ...RequestEditorFn) (*InviteDataAdministratorResponse, error)
 
 	// DeleteDataAdministratorWithResponse Not offered: Inactive is the only removal (405)
 	//
@@ -10195,14 +13109,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /users/super (the `CreateSuperUser` operationId).
-	CreateSuperUserWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSuperUserResponse, error)
+	CreateSuperUserWithBodyWithResponse(ctx context.Context, params *CreateSuperUserParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSuperUserResponse, error)
 
 	// CreateSuperUserWithResponse Add a Super User
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /users/super (the `CreateSuperUser` operationId).
-	CreateSuperUserWithResponse(ctx context.Context, body CreateSuperUserJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSuperUserResponse, error)
+	CreateSuperUserWithResponse(ctx context.Context, params *CreateSuperUserParams, body CreateSuperUserJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSuperUserResponse, error)
 
 	// DeleteSuperUserWithResponse Not offered: Inactive is the only removal (405)
 	//
@@ -10508,8 +13422,9 @@ func (r ListOrganisationsResponse) ContentType() string {
 
 // CreateOrganisationResponse201Headers the declared response headers of an HTTP 201 response for CreateOrganisation
 type CreateOrganisationResponse201Headers struct {
-	ETag     *string
-	Location *string
+	ETag               *string
+	IdempotentReplayed *string
+	Location           *string
 }
 
 // CreateOrganisationResponseDefaultHeaders the declared response headers of an HTTP default response for CreateOrganisation
@@ -11291,6 +14206,317 @@ func (r UpdateServerCertificationResponse) ContentType() string {
 	return ""
 }
 
+// ListAuthorityClaimsResponseDefaultHeaders the declared response headers of an HTTP default response for ListAuthorityClaims
+type ListAuthorityClaimsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type ListAuthorityClaimsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]AuthorityClaim
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListAuthorityClaimsResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAuthorityClaimsResponse) GetJSON200() *[]AuthorityClaim {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListAuthorityClaimsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAuthorityClaimsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAuthorityClaimsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAuthorityClaimsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAuthorityClaimsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateAuthorityClaimResponse201Headers the declared response headers of an HTTP 201 response for CreateAuthorityClaim
+type CreateAuthorityClaimResponse201Headers struct {
+	ETag               *string
+	IdempotentReplayed *string
+	Location           *string
+}
+
+// CreateAuthorityClaimResponseDefaultHeaders the declared response headers of an HTTP default response for CreateAuthorityClaim
+type CreateAuthorityClaimResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type CreateAuthorityClaimResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *AuthorityClaimCreated
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateAuthorityClaimResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateAuthorityClaimResponseDefaultHeaders
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateAuthorityClaimResponse) GetJSON201() *AuthorityClaimCreated {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r CreateAuthorityClaimResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAuthorityClaimResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAuthorityClaimResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAuthorityClaimResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAuthorityClaimResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteAuthorityClaimResponse405Headers the declared response headers of an HTTP 405 response for DeleteAuthorityClaim
+type DeleteAuthorityClaimResponse405Headers struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+// DeleteAuthorityClaimResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteAuthorityClaim
+type DeleteAuthorityClaimResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type DeleteAuthorityClaimResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DeleteAuthorityClaimResponse405Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteAuthorityClaimResponseDefaultHeaders
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r DeleteAuthorityClaimResponse) GetApplicationproblemJSON405() *Problem {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteAuthorityClaimResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAuthorityClaimResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAuthorityClaimResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAuthorityClaimResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAuthorityClaimResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetAuthorityClaimResponse200Headers the declared response headers of an HTTP 200 response for GetAuthorityClaim
+type GetAuthorityClaimResponse200Headers struct {
+	ETag *string
+}
+
+// GetAuthorityClaimResponseDefaultHeaders the declared response headers of an HTTP default response for GetAuthorityClaim
+type GetAuthorityClaimResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type GetAuthorityClaimResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AuthorityClaim
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAuthorityClaimResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetAuthorityClaimResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAuthorityClaimResponse) GetJSON200() *AuthorityClaim {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetAuthorityClaimResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAuthorityClaimResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAuthorityClaimResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAuthorityClaimResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAuthorityClaimResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateAuthorityClaimResponse200Headers the declared response headers of an HTTP 200 response for UpdateAuthorityClaim
+type UpdateAuthorityClaimResponse200Headers struct {
+	ETag *string
+}
+
+// UpdateAuthorityClaimResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateAuthorityClaim
+type UpdateAuthorityClaimResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type UpdateAuthorityClaimResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AuthorityClaim
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateAuthorityClaimResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateAuthorityClaimResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateAuthorityClaimResponse) GetJSON200() *AuthorityClaim {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r UpdateAuthorityClaimResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateAuthorityClaimResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateAuthorityClaimResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateAuthorityClaimResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateAuthorityClaimResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListCertificatesResponseDefaultHeaders the declared response headers of an HTTP default response for ListCertificates
 type ListCertificatesResponseDefaultHeaders struct {
 	RetryAfter      *int
@@ -11517,8 +14743,9 @@ func (r ListCertificatesOfTypeResponse) ContentType() string {
 
 // UploadCertificateResponse201Headers the declared response headers of an HTTP 201 response for UploadCertificate
 type UploadCertificateResponse201Headers struct {
-	ETag     *string
-	Location *string
+	ETag               *string
+	IdempotentReplayed *string
+	Location           *string
 }
 
 // UploadCertificateResponseDefaultHeaders the declared response headers of an HTTP default response for UploadCertificate
@@ -11643,6 +14870,62 @@ func (r UpdateCertificateDescriptionResponse) ContentType() string {
 	return ""
 }
 
+// ListOrganisationCertificationsResponseDefaultHeaders the declared response headers of an HTTP default response for ListOrganisationCertifications
+type ListOrganisationCertificationsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type ListOrganisationCertificationsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]OrgCertification
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListOrganisationCertificationsResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListOrganisationCertificationsResponse) GetJSON200() *[]OrgCertification {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListOrganisationCertificationsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListOrganisationCertificationsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListOrganisationCertificationsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListOrganisationCertificationsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListOrganisationCertificationsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListContactsResponseDefaultHeaders the declared response headers of an HTTP default response for ListContacts
 type ListContactsResponseDefaultHeaders struct {
 	RetryAfter      *int
@@ -11701,8 +14984,9 @@ func (r ListContactsResponse) ContentType() string {
 
 // CreateContactResponse201Headers the declared response headers of an HTTP 201 response for CreateContact
 type CreateContactResponse201Headers struct {
-	ETag     *string
-	Location *string
+	ETag               *string
+	IdempotentReplayed *string
+	Location           *string
 }
 
 // CreateContactResponseDefaultHeaders the declared response headers of an HTTP default response for CreateContact
@@ -11996,8 +15280,9 @@ func (r ListDocumentsResponse) ContentType() string {
 
 // CreateDocumentResponse201Headers the declared response headers of an HTTP 201 response for CreateDocument
 type CreateDocumentResponse201Headers struct {
-	ETag     *string
-	Location *string
+	ETag               *string
+	IdempotentReplayed *string
+	Location           *string
 }
 
 // CreateDocumentResponseDefaultHeaders the declared response headers of an HTTP default response for CreateDocument
@@ -12242,8 +15527,9 @@ func (r ListKeyMaterialResponse) ContentType() string {
 
 // CreateKeyMaterialResponse201Headers the declared response headers of an HTTP 201 response for CreateKeyMaterial
 type CreateKeyMaterialResponse201Headers struct {
-	ETag     *string
-	Location *string
+	ETag               *string
+	IdempotentReplayed *string
+	Location           *string
 }
 
 // CreateKeyMaterialResponseDefaultHeaders the declared response headers of an HTTP default response for CreateKeyMaterial
@@ -12488,7 +15774,8 @@ func (r ListAttachmentsResponse) ContentType() string {
 
 // AddAttachmentResponse201Headers the declared response headers of an HTTP 201 response for AddAttachment
 type AddAttachmentResponse201Headers struct {
-	Location *string
+	IdempotentReplayed *string
+	Location           *string
 }
 
 // AddAttachmentResponse413Headers the declared response headers of an HTTP 413 response for AddAttachment
@@ -12564,6 +15851,74 @@ func (r AddAttachmentResponse) ContentType() string {
 	return ""
 }
 
+// GetAttachmentResponse200Headers the declared response headers of an HTTP 200 response for GetAttachment
+type GetAttachmentResponse200Headers struct {
+	ETag *string
+}
+
+// GetAttachmentResponseDefaultHeaders the declared response headers of an HTTP default response for GetAttachment
+type GetAttachmentResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type GetAttachmentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Attachment
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAttachmentResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetAttachmentResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAttachmentResponse) GetJSON200() *Attachment {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetAttachmentResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAttachmentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAttachmentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAttachmentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAttachmentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateAttachmentResponse200Headers the declared response headers of an HTTP 200 response for UpdateAttachment
+type UpdateAttachmentResponse200Headers struct {
+	ETag *string
+}
+
 // UpdateAttachmentResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateAttachment
 type UpdateAttachmentResponseDefaultHeaders struct {
 	RetryAfter      *int
@@ -12577,6 +15932,8 @@ type UpdateAttachmentResponse struct {
 	JSON200 *Attachment
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateAttachmentResponse200Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *UpdateAttachmentResponseDefaultHeaders
 }
@@ -12727,8 +16084,9 @@ func (r ListSoftwareStatementsResponse) ContentType() string {
 
 // CreateSoftwareStatementResponse201Headers the declared response headers of an HTTP 201 response for CreateSoftwareStatement
 type CreateSoftwareStatementResponse201Headers struct {
-	ETag     *string
-	Location *string
+	ETag               *string
+	IdempotentReplayed *string
+	Location           *string
 }
 
 // CreateSoftwareStatementResponseDefaultHeaders the declared response headers of an HTTP default response for CreateSoftwareStatement
@@ -13259,6 +16617,894 @@ func (r ListParticipantsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListParticipantsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListAuthorisationDomainsResponseDefaultHeaders the declared response headers of an HTTP default response for ListAuthorisationDomains
+type ListAuthorisationDomainsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type ListAuthorisationDomainsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]AuthorisationDomain
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListAuthorisationDomainsResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAuthorisationDomainsResponse) GetJSON200() *[]AuthorisationDomain {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListAuthorisationDomainsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAuthorisationDomainsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAuthorisationDomainsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAuthorisationDomainsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAuthorisationDomainsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateAuthorisationDomainResponse201Headers the declared response headers of an HTTP 201 response for CreateAuthorisationDomain
+type CreateAuthorisationDomainResponse201Headers struct {
+	ETag               *string
+	IdempotentReplayed *string
+	Location           *string
+}
+
+// CreateAuthorisationDomainResponseDefaultHeaders the declared response headers of an HTTP default response for CreateAuthorisationDomain
+type CreateAuthorisationDomainResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type CreateAuthorisationDomainResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *AuthorisationDomainCreated
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateAuthorisationDomainResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateAuthorisationDomainResponseDefaultHeaders
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateAuthorisationDomainResponse) GetJSON201() *AuthorisationDomainCreated {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r CreateAuthorisationDomainResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAuthorisationDomainResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAuthorisationDomainResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAuthorisationDomainResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAuthorisationDomainResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteAuthorisationDomainResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteAuthorisationDomain
+type DeleteAuthorisationDomainResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type DeleteAuthorisationDomainResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteAuthorisationDomainResponseDefaultHeaders
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteAuthorisationDomainResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAuthorisationDomainResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAuthorisationDomainResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAuthorisationDomainResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAuthorisationDomainResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetAuthorisationDomainResponse200Headers the declared response headers of an HTTP 200 response for GetAuthorisationDomain
+type GetAuthorisationDomainResponse200Headers struct {
+	ETag *string
+}
+
+// GetAuthorisationDomainResponseDefaultHeaders the declared response headers of an HTTP default response for GetAuthorisationDomain
+type GetAuthorisationDomainResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type GetAuthorisationDomainResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AuthorisationDomain
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAuthorisationDomainResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetAuthorisationDomainResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAuthorisationDomainResponse) GetJSON200() *AuthorisationDomain {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetAuthorisationDomainResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAuthorisationDomainResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAuthorisationDomainResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAuthorisationDomainResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAuthorisationDomainResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateAuthorisationDomainResponse200Headers the declared response headers of an HTTP 200 response for UpdateAuthorisationDomain
+type UpdateAuthorisationDomainResponse200Headers struct {
+	ETag *string
+}
+
+// UpdateAuthorisationDomainResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateAuthorisationDomain
+type UpdateAuthorisationDomainResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type UpdateAuthorisationDomainResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AuthorisationDomain
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateAuthorisationDomainResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateAuthorisationDomainResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateAuthorisationDomainResponse) GetJSON200() *AuthorisationDomain {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r UpdateAuthorisationDomainResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateAuthorisationDomainResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateAuthorisationDomainResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateAuthorisationDomainResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateAuthorisationDomainResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListRolesResponseDefaultHeaders the declared response headers of an HTTP default response for ListRoles
+type ListRolesResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type ListRolesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]Role
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListRolesResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListRolesResponse) GetJSON200() *[]Role {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListRolesResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListRolesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListRolesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListRolesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListRolesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateRoleResponse201Headers the declared response headers of an HTTP 201 response for CreateRole
+type CreateRoleResponse201Headers struct {
+	ETag               *string
+	IdempotentReplayed *string
+	Location           *string
+}
+
+// CreateRoleResponseDefaultHeaders the declared response headers of an HTTP default response for CreateRole
+type CreateRoleResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type CreateRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *RoleCreated
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateRoleResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateRoleResponseDefaultHeaders
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateRoleResponse) GetJSON201() *RoleCreated {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r CreateRoleResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteRoleResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteRole
+type DeleteRoleResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type DeleteRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteRoleResponseDefaultHeaders
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteRoleResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetRoleResponse200Headers the declared response headers of an HTTP 200 response for GetRole
+type GetRoleResponse200Headers struct {
+	ETag *string
+}
+
+// GetRoleResponseDefaultHeaders the declared response headers of an HTTP default response for GetRole
+type GetRoleResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type GetRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Role
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetRoleResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetRoleResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetRoleResponse) GetJSON200() *Role {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetRoleResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateRoleResponse200Headers the declared response headers of an HTTP 200 response for UpdateRole
+type UpdateRoleResponse200Headers struct {
+	ETag *string
+}
+
+// UpdateRoleResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateRole
+type UpdateRoleResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type UpdateRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Role
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateRoleResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateRoleResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateRoleResponse) GetJSON200() *Role {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r UpdateRoleResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListAuthoritiesResponseDefaultHeaders the declared response headers of an HTTP default response for ListAuthorities
+type ListAuthoritiesResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type ListAuthoritiesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]Authority
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListAuthoritiesResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAuthoritiesResponse) GetJSON200() *[]Authority {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListAuthoritiesResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAuthoritiesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAuthoritiesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAuthoritiesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAuthoritiesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateAuthorityResponse201Headers the declared response headers of an HTTP 201 response for CreateAuthority
+type CreateAuthorityResponse201Headers struct {
+	ETag               *string
+	IdempotentReplayed *string
+	Location           *string
+}
+
+// CreateAuthorityResponseDefaultHeaders the declared response headers of an HTTP default response for CreateAuthority
+type CreateAuthorityResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type CreateAuthorityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *AuthorityCreated
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateAuthorityResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateAuthorityResponseDefaultHeaders
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateAuthorityResponse) GetJSON201() *AuthorityCreated {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r CreateAuthorityResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAuthorityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAuthorityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAuthorityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAuthorityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteAuthorityResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteAuthority
+type DeleteAuthorityResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type DeleteAuthorityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteAuthorityResponseDefaultHeaders
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteAuthorityResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAuthorityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAuthorityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAuthorityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAuthorityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetAuthorityResponse200Headers the declared response headers of an HTTP 200 response for GetAuthority
+type GetAuthorityResponse200Headers struct {
+	ETag *string
+}
+
+// GetAuthorityResponseDefaultHeaders the declared response headers of an HTTP default response for GetAuthority
+type GetAuthorityResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type GetAuthorityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Authority
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAuthorityResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetAuthorityResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAuthorityResponse) GetJSON200() *Authority {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetAuthorityResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAuthorityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAuthorityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAuthorityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAuthorityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateAuthorityResponse200Headers the declared response headers of an HTTP 200 response for UpdateAuthority
+type UpdateAuthorityResponse200Headers struct {
+	ETag *string
+}
+
+// UpdateAuthorityResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateAuthority
+type UpdateAuthorityResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type UpdateAuthorityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Authority
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateAuthorityResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateAuthorityResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateAuthorityResponse) GetJSON200() *Authority {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r UpdateAuthorityResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateAuthorityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateAuthorityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateAuthorityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateAuthorityResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -14450,8 +18696,9 @@ func (r ListIdentityProvidersResponse) ContentType() string {
 
 // CreateIdentityProviderResponse201Headers the declared response headers of an HTTP 201 response for CreateIdentityProvider
 type CreateIdentityProviderResponse201Headers struct {
-	ETag     *string
-	Location *string
+	ETag               *string
+	IdempotentReplayed *string
+	Location           *string
 }
 
 // CreateIdentityProviderResponseDefaultHeaders the declared response headers of an HTTP default response for CreateIdentityProvider
@@ -15859,8 +20106,8 @@ func (c *ClientWithResponses) ListOrganisationsWithResponse(ctx context.Context,
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations (the `CreateOrganisation` operationId).
-func (c *ClientWithResponses) CreateOrganisationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateOrganisationResponse, error) {
-	rsp, err := c.CreateOrganisationWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateOrganisationWithBodyWithResponse(ctx context.Context, params *CreateOrganisationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateOrganisationResponse, error) {
+	rsp, err := c.CreateOrganisationWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -15872,8 +20119,8 @@ func (c *ClientWithResponses) CreateOrganisationWithBodyWithResponse(ctx context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations (the `CreateOrganisation` operationId).
-func (c *ClientWithResponses) CreateOrganisationWithResponse(ctx context.Context, body CreateOrganisationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateOrganisationResponse, error) {
-	rsp, err := c.CreateOrganisation(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateOrganisationWithResponse(ctx context.Context, params *CreateOrganisationParams, body CreateOrganisationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateOrganisationResponse, error) {
+	rsp, err := c.CreateOrganisation(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -15898,8 +20145,8 @@ func (c *ClientWithResponses) ExportOrganisationsWithResponse(ctx context.Contex
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/import (the `ImportOrganisations` operationId).
-func (c *ClientWithResponses) ImportOrganisationsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportOrganisationsResponse, error) {
-	rsp, err := c.ImportOrganisationsWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) ImportOrganisationsWithBodyWithResponse(ctx context.Context, params *ImportOrganisationsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportOrganisationsResponse, error) {
+	rsp, err := c.ImportOrganisationsWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -15963,8 +20210,8 @@ func (c *ClientWithResponses) ListAuthorisationServersWithResponse(ctx context.C
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/{OrganisationId}/authorisationservers (the `CreateAuthorisationServer` operationId).
-func (c *ClientWithResponses) CreateAuthorisationServerWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorisationServerResponse, error) {
-	rsp, err := c.CreateAuthorisationServerWithBody(ctx, organisationId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateAuthorisationServerWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateAuthorisationServerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorisationServerResponse, error) {
+	rsp, err := c.CreateAuthorisationServerWithBody(ctx, organisationId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -15976,8 +20223,8 @@ func (c *ClientWithResponses) CreateAuthorisationServerWithBodyWithResponse(ctx 
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/{OrganisationId}/authorisationservers (the `CreateAuthorisationServer` operationId).
-func (c *ClientWithResponses) CreateAuthorisationServerWithResponse(ctx context.Context, organisationId OrganisationId, body CreateAuthorisationServerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorisationServerResponse, error) {
-	rsp, err := c.CreateAuthorisationServer(ctx, organisationId, body, reqEditors...)
+func (c *ClientWithResponses) CreateAuthorisationServerWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateAuthorisationServerParams, body CreateAuthorisationServerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorisationServerResponse, error) {
+	rsp, err := c.CreateAuthorisationServer(ctx, organisationId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16041,8 +20288,8 @@ func (c *ClientWithResponses) ListServerCertificationsWithResponse(ctx context.C
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/{OrganisationId}/authorisationservers/{AuthorisationServerId}/certifications (the `CreateServerCertification` operationId).
-func (c *ClientWithResponses) CreateServerCertificationWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateServerCertificationResponse, error) {
-	rsp, err := c.CreateServerCertificationWithBody(ctx, organisationId, authorisationServerId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateServerCertificationWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, params *CreateServerCertificationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateServerCertificationResponse, error) {
+	rsp, err := c.CreateServerCertificationWithBody(ctx, organisationId, authorisationServerId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16054,8 +20301,8 @@ func (c *ClientWithResponses) CreateServerCertificationWithBodyWithResponse(ctx 
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/{OrganisationId}/authorisationservers/{AuthorisationServerId}/certifications (the `CreateServerCertification` operationId).
-func (c *ClientWithResponses) CreateServerCertificationWithResponse(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, body CreateServerCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateServerCertificationResponse, error) {
-	rsp, err := c.CreateServerCertification(ctx, organisationId, authorisationServerId, body, reqEditors...)
+func (c *ClientWithResponses) CreateServerCertificationWithResponse(ctx context.Context, organisationId OrganisationId, authorisationServerId AuthorisationServerId, params *CreateServerCertificationParams, body CreateServerCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateServerCertificationResponse, error) {
+	rsp, err := c.CreateServerCertification(ctx, organisationId, authorisationServerId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16099,6 +20346,97 @@ func (c *ClientWithResponses) UpdateServerCertificationWithResponse(ctx context.
 		return nil, err
 	}
 	return ParseUpdateServerCertificationResponse(rsp)
+}
+
+// ListAuthorityClaimsWithResponse The organisation's authority claims (every status; claims are kept for ever)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /organisations/{OrganisationId}/authority-claims (the `ListAuthorityClaims` operationId).
+func (c *ClientWithResponses) ListAuthorityClaimsWithResponse(ctx context.Context, organisationId OrganisationId, reqEditors ...RequestEditorFn) (*ListAuthorityClaimsResponse, error) {
+	rsp, err := c.ListAuthorityClaims(ctx, organisationId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAuthorityClaimsResponse(rsp)
+}
+
+// CreateAuthorityClaimWithBodyWithResponse Record a claim: the authority must cover the domain (422 on AuthorityId); an organisation with an Active claim on an Exclusive role holds no other, and takes an Exclusive one only alone (409 summary|{Claims:[…]}); one Active claim per role
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /organisations/{OrganisationId}/authority-claims (the `CreateAuthorityClaim` operationId).
+func (c *ClientWithResponses) CreateAuthorityClaimWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateAuthorityClaimParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorityClaimResponse, error) {
+	rsp, err := c.CreateAuthorityClaimWithBody(ctx, organisationId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthorityClaimResponse(rsp)
+}
+
+// CreateAuthorityClaimWithResponse Record a claim: the authority must cover the domain (422 on AuthorityId); an organisation with an Active claim on an Exclusive role holds no other, and takes an Exclusive one only alone (409 summary|{Claims:[…]}); one Active claim per role
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /organisations/{OrganisationId}/authority-claims (the `CreateAuthorityClaim` operationId).
+func (c *ClientWithResponses) CreateAuthorityClaimWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateAuthorityClaimParams, body CreateAuthorityClaimJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorityClaimResponse, error) {
+	rsp, err := c.CreateAuthorityClaim(ctx, organisationId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthorityClaimResponse(rsp)
+}
+
+// DeleteAuthorityClaimWithResponse Claims are never deleted: 405 (set Status Inactive)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /organisations/{OrganisationId}/authority-claims/{ClaimId} (the `DeleteAuthorityClaim` operationId).
+func (c *ClientWithResponses) DeleteAuthorityClaimWithResponse(ctx context.Context, organisationId OrganisationId, claimId ClaimId, reqEditors ...RequestEditorFn) (*DeleteAuthorityClaimResponse, error) {
+	rsp, err := c.DeleteAuthorityClaim(ctx, organisationId, claimId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAuthorityClaimResponse(rsp)
+}
+
+// GetAuthorityClaimWithResponse One claim
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /organisations/{OrganisationId}/authority-claims/{ClaimId} (the `GetAuthorityClaim` operationId).
+func (c *ClientWithResponses) GetAuthorityClaimWithResponse(ctx context.Context, organisationId OrganisationId, claimId ClaimId, reqEditors ...RequestEditorFn) (*GetAuthorityClaimResponse, error) {
+	rsp, err := c.GetAuthorityClaim(ctx, organisationId, claimId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAuthorityClaimResponse(rsp)
+}
+
+// UpdateAuthorityClaimWithBodyWithResponse Change RegistrationId or Status (Inactive ends the claim; Active again is checked like a new claim)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /organisations/{OrganisationId}/authority-claims/{ClaimId} (the `UpdateAuthorityClaim` operationId).
+func (c *ClientWithResponses) UpdateAuthorityClaimWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, claimId ClaimId, params *UpdateAuthorityClaimParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAuthorityClaimResponse, error) {
+	rsp, err := c.UpdateAuthorityClaimWithBody(ctx, organisationId, claimId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateAuthorityClaimResponse(rsp)
+}
+
+// UpdateAuthorityClaimWithResponse Change RegistrationId or Status (Inactive ends the claim; Active again is checked like a new claim)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /organisations/{OrganisationId}/authority-claims/{ClaimId} (the `UpdateAuthorityClaim` operationId).
+func (c *ClientWithResponses) UpdateAuthorityClaimWithResponse(ctx context.Context, organisationId OrganisationId, claimId ClaimId, params *UpdateAuthorityClaimParams, body UpdateAuthorityClaimJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAuthorityClaimResponse, error) {
+	rsp, err := c.UpdateAuthorityClaim(ctx, organisationId, claimId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateAuthorityClaimResponse(rsp)
 }
 
 // ListCertificatesWithResponse Certificates of an organisation
@@ -16171,8 +20509,8 @@ func (c *ClientWithResponses) ListCertificatesOfTypeWithResponse(ctx context.Con
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/{OrganisationId}/certificates/{OrganisationCertificateType} (the `UploadCertificate` operationId).
-func (c *ClientWithResponses) UploadCertificateWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadCertificateResponse, error) {
-	rsp, err := c.UploadCertificateWithBody(ctx, organisationId, organisationCertificateType, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UploadCertificateWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, params *UploadCertificateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadCertificateResponse, error) {
+	rsp, err := c.UploadCertificateWithBody(ctx, organisationId, organisationCertificateType, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16184,8 +20522,8 @@ func (c *ClientWithResponses) UploadCertificateWithBodyWithResponse(ctx context.
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/{OrganisationId}/certificates/{OrganisationCertificateType} (the `UploadCertificate` operationId).
-func (c *ClientWithResponses) UploadCertificateWithResponse(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, body UploadCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*UploadCertificateResponse, error) {
-	rsp, err := c.UploadCertificate(ctx, organisationId, organisationCertificateType, body, reqEditors...)
+func (c *ClientWithResponses) UploadCertificateWithResponse(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, params *UploadCertificateParams, body UploadCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*UploadCertificateResponse, error) {
+	rsp, err := c.UploadCertificate(ctx, organisationId, organisationCertificateType, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16207,6 +20545,19 @@ func (c *ClientWithResponses) UpdateCertificateDescriptionWithResponse(ctx conte
 	return ParseUpdateCertificateDescriptionResponse(rsp)
 }
 
+// ListOrganisationCertificationsWithResponse The certifications of all the organisation's applications and authorisation servers, each with HolderName
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /organisations/{OrganisationId}/certifications (the `ListOrganisationCertifications` operationId).
+func (c *ClientWithResponses) ListOrganisationCertificationsWithResponse(ctx context.Context, organisationId OrganisationId, reqEditors ...RequestEditorFn) (*ListOrganisationCertificationsResponse, error) {
+	rsp, err := c.ListOrganisationCertifications(ctx, organisationId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListOrganisationCertificationsResponse(rsp)
+}
+
 // ListContactsWithResponse Contacts of an organisation
 //
 // Returns a wrapper object for the known response body format(s).
@@ -16225,8 +20576,8 @@ func (c *ClientWithResponses) ListContactsWithResponse(ctx context.Context, orga
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/{OrganisationId}/contacts (the `CreateContact` operationId).
-func (c *ClientWithResponses) CreateContactWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateContactResponse, error) {
-	rsp, err := c.CreateContactWithBody(ctx, organisationId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateContactWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateContactParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateContactResponse, error) {
+	rsp, err := c.CreateContactWithBody(ctx, organisationId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16238,8 +20589,8 @@ func (c *ClientWithResponses) CreateContactWithBodyWithResponse(ctx context.Cont
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/{OrganisationId}/contacts (the `CreateContact` operationId).
-func (c *ClientWithResponses) CreateContactWithResponse(ctx context.Context, organisationId OrganisationId, body CreateContactJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateContactResponse, error) {
-	rsp, err := c.CreateContact(ctx, organisationId, body, reqEditors...)
+func (c *ClientWithResponses) CreateContactWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateContactParams, body CreateContactJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateContactResponse, error) {
+	rsp, err := c.CreateContact(ctx, organisationId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16316,8 +20667,8 @@ func (c *ClientWithResponses) ListDocumentsWithResponse(ctx context.Context, org
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/{OrganisationId}/documents (the `CreateDocument` operationId).
-func (c *ClientWithResponses) CreateDocumentWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDocumentResponse, error) {
-	rsp, err := c.CreateDocumentWithBody(ctx, organisationId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateDocumentWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDocumentResponse, error) {
+	rsp, err := c.CreateDocumentWithBody(ctx, organisationId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16329,8 +20680,8 @@ func (c *ClientWithResponses) CreateDocumentWithBodyWithResponse(ctx context.Con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/{OrganisationId}/documents (the `CreateDocument` operationId).
-func (c *ClientWithResponses) CreateDocumentWithResponse(ctx context.Context, organisationId OrganisationId, body CreateDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDocumentResponse, error) {
-	rsp, err := c.CreateDocument(ctx, organisationId, body, reqEditors...)
+func (c *ClientWithResponses) CreateDocumentWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateDocumentParams, body CreateDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDocumentResponse, error) {
+	rsp, err := c.CreateDocument(ctx, organisationId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16394,8 +20745,8 @@ func (c *ClientWithResponses) ListKeyMaterialWithResponse(ctx context.Context, o
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/{OrganisationId}/key-material (the `CreateKeyMaterial` operationId).
-func (c *ClientWithResponses) CreateKeyMaterialWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateKeyMaterialResponse, error) {
-	rsp, err := c.CreateKeyMaterialWithBody(ctx, organisationId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateKeyMaterialWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateKeyMaterialParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateKeyMaterialResponse, error) {
+	rsp, err := c.CreateKeyMaterialWithBody(ctx, organisationId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16407,8 +20758,8 @@ func (c *ClientWithResponses) CreateKeyMaterialWithBodyWithResponse(ctx context.
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/{OrganisationId}/key-material (the `CreateKeyMaterial` operationId).
-func (c *ClientWithResponses) CreateKeyMaterialWithResponse(ctx context.Context, organisationId OrganisationId, body CreateKeyMaterialJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateKeyMaterialResponse, error) {
-	rsp, err := c.CreateKeyMaterial(ctx, organisationId, body, reqEditors...)
+func (c *ClientWithResponses) CreateKeyMaterialWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateKeyMaterialParams, body CreateKeyMaterialJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateKeyMaterialResponse, error) {
+	rsp, err := c.CreateKeyMaterial(ctx, organisationId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16472,34 +20823,47 @@ func (c *ClientWithResponses) ListAttachmentsWithResponse(ctx context.Context, o
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/{OrganisationId}/key-material/{KeyMaterialID}/attachments (the `AddAttachment` operationId).
-func (c *ClientWithResponses) AddAttachmentWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddAttachmentResponse, error) {
-	rsp, err := c.AddAttachmentWithBody(ctx, organisationId, keyMaterialID, contentType, body, reqEditors...)
+func (c *ClientWithResponses) AddAttachmentWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, params *AddAttachmentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddAttachmentResponse, error) {
+	rsp, err := c.AddAttachmentWithBody(ctx, organisationId, keyMaterialID, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseAddAttachmentResponse(rsp)
 }
 
-// UpdateAttachmentWithBodyWithResponse Change the description of an attachment, or replace its file (multipart)
+// GetAttachmentWithResponse An attachment's details (its ETag is the one If-Match takes)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /organisations/{OrganisationId}/key-material/{KeyMaterialID}/attachments/{KeyMaterialAttachmentID} (the `GetAttachment` operationId).
+func (c *ClientWithResponses) GetAttachmentWithResponse(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, reqEditors ...RequestEditorFn) (*GetAttachmentResponse, error) {
+	rsp, err := c.GetAttachment(ctx, organisationId, keyMaterialID, keyMaterialAttachmentID, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAttachmentResponse(rsp)
+}
+
+// UpdateAttachmentWithBodyWithResponse Change the description of an attachment, or replace its file (multipart); a stale If-Match is 412
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PUT /organisations/{OrganisationId}/key-material/{KeyMaterialID}/attachments/{KeyMaterialAttachmentID} (the `UpdateAttachment` operationId).
-func (c *ClientWithResponses) UpdateAttachmentWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAttachmentResponse, error) {
-	rsp, err := c.UpdateAttachmentWithBody(ctx, organisationId, keyMaterialID, keyMaterialAttachmentID, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpdateAttachmentWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, params *UpdateAttachmentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAttachmentResponse, error) {
+	rsp, err := c.UpdateAttachmentWithBody(ctx, organisationId, keyMaterialID, keyMaterialAttachmentID, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseUpdateAttachmentResponse(rsp)
 }
 
-// UpdateAttachmentWithResponse Change the description of an attachment, or replace its file (multipart)
+// UpdateAttachmentWithResponse Change the description of an attachment, or replace its file (multipart); a stale If-Match is 412
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PUT /organisations/{OrganisationId}/key-material/{KeyMaterialID}/attachments/{KeyMaterialAttachmentID} (the `UpdateAttachment` operationId).
-func (c *ClientWithResponses) UpdateAttachmentWithResponse(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, body UpdateAttachmentJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAttachmentResponse, error) {
-	rsp, err := c.UpdateAttachment(ctx, organisationId, keyMaterialID, keyMaterialAttachmentID, body, reqEditors...)
+func (c *ClientWithResponses) UpdateAttachmentWithResponse(ctx context.Context, organisationId OrganisationId, keyMaterialID KeyMaterialID, keyMaterialAttachmentID KeyMaterialAttachmentID, params *UpdateAttachmentParams, body UpdateAttachmentJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAttachmentResponse, error) {
+	rsp, err := c.UpdateAttachment(ctx, organisationId, keyMaterialID, keyMaterialAttachmentID, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16537,8 +20901,8 @@ func (c *ClientWithResponses) ListSoftwareStatementsWithResponse(ctx context.Con
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/{OrganisationId}/softwarestatements (the `CreateSoftwareStatement` operationId).
-func (c *ClientWithResponses) CreateSoftwareStatementWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSoftwareStatementResponse, error) {
-	rsp, err := c.CreateSoftwareStatementWithBody(ctx, organisationId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateSoftwareStatementWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateSoftwareStatementParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSoftwareStatementResponse, error) {
+	rsp, err := c.CreateSoftwareStatementWithBody(ctx, organisationId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16550,8 +20914,8 @@ func (c *ClientWithResponses) CreateSoftwareStatementWithBodyWithResponse(ctx co
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/{OrganisationId}/softwarestatements (the `CreateSoftwareStatement` operationId).
-func (c *ClientWithResponses) CreateSoftwareStatementWithResponse(ctx context.Context, organisationId OrganisationId, body CreateSoftwareStatementJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSoftwareStatementResponse, error) {
-	rsp, err := c.CreateSoftwareStatement(ctx, organisationId, body, reqEditors...)
+func (c *ClientWithResponses) CreateSoftwareStatementWithResponse(ctx context.Context, organisationId OrganisationId, params *CreateSoftwareStatementParams, body CreateSoftwareStatementJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSoftwareStatementResponse, error) {
+	rsp, err := c.CreateSoftwareStatement(ctx, organisationId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16628,8 +20992,8 @@ func (c *ClientWithResponses) ListApplicationCertificationsWithResponse(ctx cont
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certifications (the `CreateApplicationCertification` operationId).
-func (c *ClientWithResponses) CreateApplicationCertificationWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateApplicationCertificationResponse, error) {
-	rsp, err := c.CreateApplicationCertificationWithBody(ctx, organisationId, softwareStatementId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateApplicationCertificationWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, params *CreateApplicationCertificationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateApplicationCertificationResponse, error) {
+	rsp, err := c.CreateApplicationCertificationWithBody(ctx, organisationId, softwareStatementId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16641,8 +21005,8 @@ func (c *ClientWithResponses) CreateApplicationCertificationWithBodyWithResponse
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certifications (the `CreateApplicationCertification` operationId).
-func (c *ClientWithResponses) CreateApplicationCertificationWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, body CreateApplicationCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateApplicationCertificationResponse, error) {
-	rsp, err := c.CreateApplicationCertification(ctx, organisationId, softwareStatementId, body, reqEditors...)
+func (c *ClientWithResponses) CreateApplicationCertificationWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, params *CreateApplicationCertificationParams, body CreateApplicationCertificationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateApplicationCertificationResponse, error) {
+	rsp, err := c.CreateApplicationCertification(ctx, organisationId, softwareStatementId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16688,17 +21052,290 @@ func (c *ClientWithResponses) UpdateApplicationCertificationWithResponse(ctx con
 	return ParseUpdateApplicationCertificationResponse(rsp)
 }
 
-// ListParticipantsWithResponse Active organisations with their active authorisation servers (public; ETag, gzip when accepted)
+// ListParticipantsWithResponse Active organisations with their active authorisation servers and Active authority claims as OrgDomainClaims and OrgDomainRoleClaims, in the shape of the open-finance participants schema (public; ETag, gzip when accepted)
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /participants (the `ListParticipants` operationId).
-func (c *ClientWithResponses) ListParticipantsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListParticipantsResponse, error) {
-	rsp, err := c.ListParticipants(ctx, reqEditors...)
+func (c *ClientWithResponses) ListParticipantsWithResponse(ctx context.Context, params *ListParticipantsParams, reqEditors ...RequestEditorFn) (*ListParticipantsResponse, error) {
+	rsp, err := c.ListParticipants(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseListParticipantsResponse(rsp)
+}
+
+// ListAuthorisationDomainsWithResponse Authorisation domains (every administrator may read)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /references/authorisation-domains (the `ListAuthorisationDomains` operationId).
+func (c *ClientWithResponses) ListAuthorisationDomainsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListAuthorisationDomainsResponse, error) {
+	rsp, err := c.ListAuthorisationDomains(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAuthorisationDomainsResponse(rsp)
+}
+
+// CreateAuthorisationDomainWithBodyWithResponse Add a domain (Super Users)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /references/authorisation-domains (the `CreateAuthorisationDomain` operationId).
+func (c *ClientWithResponses) CreateAuthorisationDomainWithBodyWithResponse(ctx context.Context, params *CreateAuthorisationDomainParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorisationDomainResponse, error) {
+	rsp, err := c.CreateAuthorisationDomainWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthorisationDomainResponse(rsp)
+}
+
+// CreateAuthorisationDomainWithResponse Add a domain (Super Users)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /references/authorisation-domains (the `CreateAuthorisationDomain` operationId).
+func (c *ClientWithResponses) CreateAuthorisationDomainWithResponse(ctx context.Context, params *CreateAuthorisationDomainParams, body CreateAuthorisationDomainJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorisationDomainResponse, error) {
+	rsp, err := c.CreateAuthorisationDomain(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthorisationDomainResponse(rsp)
+}
+
+// DeleteAuthorisationDomainWithResponse Delete a domain nothing refers to (Super Users); its roles, authorities, claims or policies in the way are 409 naming them
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /references/authorisation-domains/{Name} (the `DeleteAuthorisationDomain` operationId).
+func (c *ClientWithResponses) DeleteAuthorisationDomainWithResponse(ctx context.Context, name DomainName, params *DeleteAuthorisationDomainParams, reqEditors ...RequestEditorFn) (*DeleteAuthorisationDomainResponse, error) {
+	rsp, err := c.DeleteAuthorisationDomain(ctx, name, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAuthorisationDomainResponse(rsp)
+}
+
+// GetAuthorisationDomainWithResponse One domain
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /references/authorisation-domains/{Name} (the `GetAuthorisationDomain` operationId).
+func (c *ClientWithResponses) GetAuthorisationDomainWithResponse(ctx context.Context, name DomainName, reqEditors ...RequestEditorFn) (*GetAuthorisationDomainResponse, error) {
+	rsp, err := c.GetAuthorisationDomain(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAuthorisationDomainResponse(rsp)
+}
+
+// UpdateAuthorisationDomainWithBodyWithResponse Change a domain (Super Users); disabling one that Active claims use is 409 summary|{Claims:[…]}
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /references/authorisation-domains/{Name} (the `UpdateAuthorisationDomain` operationId).
+func (c *ClientWithResponses) UpdateAuthorisationDomainWithBodyWithResponse(ctx context.Context, name DomainName, params *UpdateAuthorisationDomainParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAuthorisationDomainResponse, error) {
+	rsp, err := c.UpdateAuthorisationDomainWithBody(ctx, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateAuthorisationDomainResponse(rsp)
+}
+
+// UpdateAuthorisationDomainWithResponse Change a domain (Super Users); disabling one that Active claims use is 409 summary|{Claims:[…]}
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /references/authorisation-domains/{Name} (the `UpdateAuthorisationDomain` operationId).
+func (c *ClientWithResponses) UpdateAuthorisationDomainWithResponse(ctx context.Context, name DomainName, params *UpdateAuthorisationDomainParams, body UpdateAuthorisationDomainJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAuthorisationDomainResponse, error) {
+	rsp, err := c.UpdateAuthorisationDomain(ctx, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateAuthorisationDomainResponse(rsp)
+}
+
+// ListRolesWithResponse The roles of a domain
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /references/authorisation-domains/{Name}/roles (the `ListRoles` operationId).
+func (c *ClientWithResponses) ListRolesWithResponse(ctx context.Context, name DomainName, reqEditors ...RequestEditorFn) (*ListRolesResponse, error) {
+	rsp, err := c.ListRoles(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListRolesResponse(rsp)
+}
+
+// CreateRoleWithBodyWithResponse Add a role (Super Users); the name is unique within the domain
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /references/authorisation-domains/{Name}/roles (the `CreateRole` operationId).
+func (c *ClientWithResponses) CreateRoleWithBodyWithResponse(ctx context.Context, name DomainName, params *CreateRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRoleResponse, error) {
+	rsp, err := c.CreateRoleWithBody(ctx, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRoleResponse(rsp)
+}
+
+// CreateRoleWithResponse Add a role (Super Users); the name is unique within the domain
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /references/authorisation-domains/{Name}/roles (the `CreateRole` operationId).
+func (c *ClientWithResponses) CreateRoleWithResponse(ctx context.Context, name DomainName, params *CreateRoleParams, body CreateRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRoleResponse, error) {
+	rsp, err := c.CreateRole(ctx, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRoleResponse(rsp)
+}
+
+// DeleteRoleWithResponse Delete a role no claim or policy names (Super Users)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /references/authorisation-domains/{Name}/roles/{Role} (the `DeleteRole` operationId).
+func (c *ClientWithResponses) DeleteRoleWithResponse(ctx context.Context, name DomainName, role RoleName, params *DeleteRoleParams, reqEditors ...RequestEditorFn) (*DeleteRoleResponse, error) {
+	rsp, err := c.DeleteRole(ctx, name, role, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteRoleResponse(rsp)
+}
+
+// GetRoleWithResponse One role
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /references/authorisation-domains/{Name}/roles/{Role} (the `GetRole` operationId).
+func (c *ClientWithResponses) GetRoleWithResponse(ctx context.Context, name DomainName, role RoleName, reqEditors ...RequestEditorFn) (*GetRoleResponse, error) {
+	rsp, err := c.GetRole(ctx, name, role, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRoleResponse(rsp)
+}
+
+// UpdateRoleWithBodyWithResponse Change a role (Super Users); disabling it while Active claims hold it, or making it Exclusive while a holder holds other roles, is 409 naming the claims
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /references/authorisation-domains/{Name}/roles/{Role} (the `UpdateRole` operationId).
+func (c *ClientWithResponses) UpdateRoleWithBodyWithResponse(ctx context.Context, name DomainName, role RoleName, params *UpdateRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRoleResponse, error) {
+	rsp, err := c.UpdateRoleWithBody(ctx, name, role, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateRoleResponse(rsp)
+}
+
+// UpdateRoleWithResponse Change a role (Super Users); disabling it while Active claims hold it, or making it Exclusive while a holder holds other roles, is 409 naming the claims
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /references/authorisation-domains/{Name}/roles/{Role} (the `UpdateRole` operationId).
+func (c *ClientWithResponses) UpdateRoleWithResponse(ctx context.Context, name DomainName, role RoleName, params *UpdateRoleParams, body UpdateRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRoleResponse, error) {
+	rsp, err := c.UpdateRole(ctx, name, role, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateRoleResponse(rsp)
+}
+
+// ListAuthoritiesWithResponse Authorities (every administrator may read)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /references/authorities (the `ListAuthorities` operationId).
+func (c *ClientWithResponses) ListAuthoritiesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListAuthoritiesResponse, error) {
+	rsp, err := c.ListAuthorities(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAuthoritiesResponse(rsp)
+}
+
+// CreateAuthorityWithBodyWithResponse Add an authority (Super Users); its domains must exist
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /references/authorities (the `CreateAuthority` operationId).
+func (c *ClientWithResponses) CreateAuthorityWithBodyWithResponse(ctx context.Context, params *CreateAuthorityParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorityResponse, error) {
+	rsp, err := c.CreateAuthorityWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthorityResponse(rsp)
+}
+
+// CreateAuthorityWithResponse Add an authority (Super Users); its domains must exist
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /references/authorities (the `CreateAuthority` operationId).
+func (c *ClientWithResponses) CreateAuthorityWithResponse(ctx context.Context, params *CreateAuthorityParams, body CreateAuthorityJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorityResponse, error) {
+	rsp, err := c.CreateAuthority(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthorityResponse(rsp)
+}
+
+// DeleteAuthorityWithResponse Delete an authority no claim names (Super Users)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /references/authorities/{AuthorityId} (the `DeleteAuthority` operationId).
+func (c *ClientWithResponses) DeleteAuthorityWithResponse(ctx context.Context, authorityId AuthorityId, params *DeleteAuthorityParams, reqEditors ...RequestEditorFn) (*DeleteAuthorityResponse, error) {
+	rsp, err := c.DeleteAuthority(ctx, authorityId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAuthorityResponse(rsp)
+}
+
+// GetAuthorityWithResponse One authority
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /references/authorities/{AuthorityId} (the `GetAuthority` operationId).
+func (c *ClientWithResponses) GetAuthorityWithResponse(ctx context.Context, authorityId AuthorityId, reqEditors ...RequestEditorFn) (*GetAuthorityResponse, error) {
+	rsp, err := c.GetAuthority(ctx, authorityId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAuthorityResponse(rsp)
+}
+
+// UpdateAuthorityWithBodyWithResponse Replace an authority (Super Users); disabling it, or dropping a domain, while Active claims need it is 409 naming them
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /references/authorities/{AuthorityId} (the `UpdateAuthority` operationId).
+func (c *ClientWithResponses) UpdateAuthorityWithBodyWithResponse(ctx context.Context, authorityId AuthorityId, params *UpdateAuthorityParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAuthorityResponse, error) {
+	rsp, err := c.UpdateAuthorityWithBody(ctx, authorityId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateAuthorityResponse(rsp)
+}
+
+// UpdateAuthorityWithResponse Replace an authority (Super Users); disabling it, or dropping a domain, while Active claims need it is 409 naming them
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /references/authorities/{AuthorityId} (the `UpdateAuthority` operationId).
+func (c *ClientWithResponses) UpdateAuthorityWithResponse(ctx context.Context, authorityId AuthorityId, params *UpdateAuthorityParams, body UpdateAuthorityJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAuthorityResponse, error) {
+	rsp, err := c.UpdateAuthority(ctx, authorityId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateAuthorityResponse(rsp)
 }
 
 // ListCertificationTypesWithResponse Certification types
@@ -16719,8 +21356,8 @@ func (c *ClientWithResponses) ListCertificationTypesWithResponse(ctx context.Con
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /references/certification-types (the `CreateCertificationType` operationId).
-func (c *ClientWithResponses) CreateCertificationTypeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCertificationTypeResponse, error) {
-	rsp, err := c.CreateCertificationTypeWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateCertificationTypeWithBodyWithResponse(ctx context.Context, params *CreateCertificationTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCertificationTypeResponse, error) {
+	rsp, err := c.CreateCertificationTypeWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16732,8 +21369,8 @@ func (c *ClientWithResponses) CreateCertificationTypeWithBodyWithResponse(ctx co
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /references/certification-types (the `CreateCertificationType` operationId).
-func (c *ClientWithResponses) CreateCertificationTypeWithResponse(ctx context.Context, body CreateCertificationTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCertificationTypeResponse, error) {
-	rsp, err := c.CreateCertificationType(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateCertificationTypeWithResponse(ctx context.Context, params *CreateCertificationTypeParams, body CreateCertificationTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCertificationTypeResponse, error) {
+	rsp, err := c.CreateCertificationType(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16810,8 +21447,8 @@ func (c *ClientWithResponses) ListContactTypesWithResponse(ctx context.Context, 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /references/contact-types (the `CreateContactType` operationId).
-func (c *ClientWithResponses) CreateContactTypeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateContactTypeResponse, error) {
-	rsp, err := c.CreateContactTypeWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateContactTypeWithBodyWithResponse(ctx context.Context, params *CreateContactTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateContactTypeResponse, error) {
+	rsp, err := c.CreateContactTypeWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16823,8 +21460,8 @@ func (c *ClientWithResponses) CreateContactTypeWithBodyWithResponse(ctx context.
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /references/contact-types (the `CreateContactType` operationId).
-func (c *ClientWithResponses) CreateContactTypeWithResponse(ctx context.Context, body CreateContactTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateContactTypeResponse, error) {
-	rsp, err := c.CreateContactType(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateContactTypeWithResponse(ctx context.Context, params *CreateContactTypeParams, body CreateContactTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateContactTypeResponse, error) {
+	rsp, err := c.CreateContactType(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16901,8 +21538,8 @@ func (c *ClientWithResponses) ListDocumentTypesWithResponse(ctx context.Context,
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /references/document-types (the `CreateDocumentType` operationId).
-func (c *ClientWithResponses) CreateDocumentTypeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDocumentTypeResponse, error) {
-	rsp, err := c.CreateDocumentTypeWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateDocumentTypeWithBodyWithResponse(ctx context.Context, params *CreateDocumentTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDocumentTypeResponse, error) {
+	rsp, err := c.CreateDocumentTypeWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16914,8 +21551,8 @@ func (c *ClientWithResponses) CreateDocumentTypeWithBodyWithResponse(ctx context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /references/document-types (the `CreateDocumentType` operationId).
-func (c *ClientWithResponses) CreateDocumentTypeWithResponse(ctx context.Context, body CreateDocumentTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDocumentTypeResponse, error) {
-	rsp, err := c.CreateDocumentType(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateDocumentTypeWithResponse(ctx context.Context, params *CreateDocumentTypeParams, body CreateDocumentTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDocumentTypeResponse, error) {
+	rsp, err := c.CreateDocumentType(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16992,8 +21629,8 @@ func (c *ClientWithResponses) ListFlagsWithResponse(ctx context.Context, params 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /references/flags (the `CreateFlag` operationId).
-func (c *ClientWithResponses) CreateFlagWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFlagResponse, error) {
-	rsp, err := c.CreateFlagWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateFlagWithBodyWithResponse(ctx context.Context, params *CreateFlagParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFlagResponse, error) {
+	rsp, err := c.CreateFlagWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17005,8 +21642,8 @@ func (c *ClientWithResponses) CreateFlagWithBodyWithResponse(ctx context.Context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /references/flags (the `CreateFlag` operationId).
-func (c *ClientWithResponses) CreateFlagWithResponse(ctx context.Context, body CreateFlagJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFlagResponse, error) {
-	rsp, err := c.CreateFlag(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateFlagWithResponse(ctx context.Context, params *CreateFlagParams, body CreateFlagJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFlagResponse, error) {
+	rsp, err := c.CreateFlag(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17070,8 +21707,8 @@ func (c *ClientWithResponses) ListIdentityProvidersWithResponse(ctx context.Cont
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /references/identity-providers (the `CreateIdentityProvider` operationId).
-func (c *ClientWithResponses) CreateIdentityProviderWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateIdentityProviderResponse, error) {
-	rsp, err := c.CreateIdentityProviderWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateIdentityProviderWithBodyWithResponse(ctx context.Context, params *CreateIdentityProviderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateIdentityProviderResponse, error) {
+	rsp, err := c.CreateIdentityProviderWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17083,8 +21720,8 @@ func (c *ClientWithResponses) CreateIdentityProviderWithBodyWithResponse(ctx con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /references/identity-providers (the `CreateIdentityProvider` operationId).
-func (c *ClientWithResponses) CreateIdentityProviderWithResponse(ctx context.Context, body CreateIdentityProviderJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateIdentityProviderResponse, error) {
-	rsp, err := c.CreateIdentityProvider(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateIdentityProviderWithResponse(ctx context.Context, params *CreateIdentityProviderParams, body CreateIdentityProviderJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateIdentityProviderResponse, error) {
+	rsp, err := c.CreateIdentityProvider(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17148,8 +21785,8 @@ func (c *ClientWithResponses) ListRoleMetadataPoliciesWithResponse(ctx context.C
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /references/role-metadata-policies (the `CreateRoleMetadataPolicy` operationId).
-func (c *ClientWithResponses) CreateRoleMetadataPolicyWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRoleMetadataPolicyResponse, error) {
-	rsp, err := c.CreateRoleMetadataPolicyWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateRoleMetadataPolicyWithBodyWithResponse(ctx context.Context, params *CreateRoleMetadataPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRoleMetadataPolicyResponse, error) {
+	rsp, err := c.CreateRoleMetadataPolicyWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17161,8 +21798,8 @@ func (c *ClientWithResponses) CreateRoleMetadataPolicyWithBodyWithResponse(ctx c
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /references/role-metadata-policies (the `CreateRoleMetadataPolicy` operationId).
-func (c *ClientWithResponses) CreateRoleMetadataPolicyWithResponse(ctx context.Context, body CreateRoleMetadataPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRoleMetadataPolicyResponse, error) {
-	rsp, err := c.CreateRoleMetadataPolicy(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateRoleMetadataPolicyWithResponse(ctx context.Context, params *CreateRoleMetadataPolicyParams, body CreateRoleMetadataPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRoleMetadataPolicyResponse, error) {
+	rsp, err := c.CreateRoleMetadataPolicy(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17226,8 +21863,8 @@ func (c *ClientWithResponses) ListSigningKeysWithResponse(ctx context.Context, r
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /references/signing-keys (the `RotateSigningKey` operationId).
-func (c *ClientWithResponses) RotateSigningKeyWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateSigningKeyResponse, error) {
-	rsp, err := c.RotateSigningKeyWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) RotateSigningKeyWithBodyWithResponse(ctx context.Context, params *RotateSigningKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateSigningKeyResponse, error) {
+	rsp, err := c.RotateSigningKeyWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17239,8 +21876,8 @@ func (c *ClientWithResponses) RotateSigningKeyWithBodyWithResponse(ctx context.C
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /references/signing-keys (the `RotateSigningKey` operationId).
-func (c *ClientWithResponses) RotateSigningKeyWithResponse(ctx context.Context, body RotateSigningKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateSigningKeyResponse, error) {
-	rsp, err := c.RotateSigningKey(ctx, body, reqEditors...)
+func (c *ClientWithResponses) RotateSigningKeyWithResponse(ctx context.Context, params *RotateSigningKeyParams, body RotateSigningKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateSigningKeyResponse, error) {
+	rsp, err := c.RotateSigningKey(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17252,8 +21889,8 @@ func (c *ClientWithResponses) RotateSigningKeyWithResponse(ctx context.Context, 
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /references/signing-keys/{kid}/retire (the `RetireSigningKey` operationId).
-func (c *ClientWithResponses) RetireSigningKeyWithResponse(ctx context.Context, kid Kid, reqEditors ...RequestEditorFn) (*RetireSigningKeyResponse, error) {
-	rsp, err := c.RetireSigningKey(ctx, kid, reqEditors...)
+func (c *ClientWithResponses) RetireSigningKeyWithResponse(ctx context.Context, kid Kid, params *RetireSigningKeyParams, reqEditors ...RequestEditorFn) (*RetireSigningKeyResponse, error) {
+	rsp, err := c.RetireSigningKey(ctx, kid, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17304,8 +21941,8 @@ func (c *ClientWithResponses) ListDataAdministratorsWithResponse(ctx context.Con
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /users/data-administrators (the `InviteDataAdministrator` operationId).
-func (c *ClientWithResponses) InviteDataAdministratorWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InviteDataAdministratorResponse, error) {
-	rsp, err := c.InviteDataAdministratorWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) InviteDataAdministratorWithBodyWithResponse(ctx context.Context, params *InviteDataAdministratorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InviteDataAdministratorResponse, error) {
+	rsp, err := c.InviteDataAdministratorWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17317,8 +21954,8 @@ func (c *ClientWithResponses) InviteDataAdministratorWithBodyWithResponse(ctx co
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /users/data-administrators (the `InviteDataAdministrator` operationId).
-func (c *ClientWithResponses) InviteDataAdministratorWithResponse(ctx context.Context, body InviteDataAdministratorJSONRequestBody, reqEditors ...RequestEditorFn) (*InviteDataAdministratorResponse, error) {
-	rsp, err := c.InviteDataAdministrator(ctx, body, reqEditors...)
+func (c *ClientWithResponses) InviteDataAdministratorWithResponse(ctx context.Context, params *InviteDataAdministratorParams, body InviteDataAdministratorJSONRequestBody, reqEditors ...RequestEditorFn) (*InviteDataAdministratorResponse, error) {
+	rsp, err := c.InviteDataAdministrator(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17395,8 +22032,8 @@ func (c *ClientWithResponses) ListSuperUsersWithResponse(ctx context.Context, re
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /users/super (the `CreateSuperUser` operationId).
-func (c *ClientWithResponses) CreateSuperUserWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSuperUserResponse, error) {
-	rsp, err := c.CreateSuperUserWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateSuperUserWithBodyWithResponse(ctx context.Context, params *CreateSuperUserParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSuperUserResponse, error) {
+	rsp, err := c.CreateSuperUserWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17408,8 +22045,8 @@ func (c *ClientWithResponses) CreateSuperUserWithBodyWithResponse(ctx context.Co
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /users/super (the `CreateSuperUser` operationId).
-func (c *ClientWithResponses) CreateSuperUserWithResponse(ctx context.Context, body CreateSuperUserJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSuperUserResponse, error) {
-	rsp, err := c.CreateSuperUser(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateSuperUserWithResponse(ctx context.Context, params *CreateSuperUserParams, body CreateSuperUserJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSuperUserResponse, error) {
+	rsp, err := c.CreateSuperUser(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17777,6 +22414,13 @@ func ParseCreateOrganisationResponse(rsp *http.Response) (*CreateOrganisationRes
 				return nil, err
 			}
 			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
 		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
@@ -18535,6 +23179,338 @@ func ParseUpdateServerCertificationResponse(rsp *http.Response) (*UpdateServerCe
 	return response, nil
 }
 
+// ParseListAuthorityClaimsResponse parses an HTTP response from a ListAuthorityClaimsWithResponse call
+func ParseListAuthorityClaimsResponse(rsp *http.Response) (*ListAuthorityClaimsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAuthorityClaimsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []AuthorityClaim
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case true:
+		var headers ListAuthorityClaimsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateAuthorityClaimResponse parses an HTTP response from a CreateAuthorityClaimWithResponse call
+func ParseCreateAuthorityClaimResponse(rsp *http.Response) (*CreateAuthorityClaimResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAuthorityClaimResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest AuthorityClaimCreated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateAuthorityClaimResponse201Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uri-reference"}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers201 = &headers
+	case true:
+		var headers CreateAuthorityClaimResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAuthorityClaimResponse parses an HTTP response from a DeleteAuthorityClaimWithResponse call
+func ParseDeleteAuthorityClaimResponse(rsp *http.Response) (*DeleteAuthorityClaimResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAuthorityClaimResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 405:
+		var headers DeleteAuthorityClaimResponse405Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers405 = &headers
+	case true:
+		var headers DeleteAuthorityClaimResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetAuthorityClaimResponse parses an HTTP response from a GetAuthorityClaimWithResponse call
+func ParseGetAuthorityClaimResponse(rsp *http.Response) (*GetAuthorityClaimResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAuthorityClaimResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AuthorityClaim
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAuthorityClaimResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case true:
+		var headers GetAuthorityClaimResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateAuthorityClaimResponse parses an HTTP response from a UpdateAuthorityClaimWithResponse call
+func ParseUpdateAuthorityClaimResponse(rsp *http.Response) (*UpdateAuthorityClaimResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateAuthorityClaimResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AuthorityClaim
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateAuthorityClaimResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case true:
+		var headers UpdateAuthorityClaimResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListCertificatesResponse parses an HTTP response from a ListCertificatesWithResponse call
 func ParseListCertificatesResponse(rsp *http.Response) (*ListCertificatesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -18802,6 +23778,13 @@ func ParseUploadCertificateResponse(rsp *http.Response) (*UploadCertificateRespo
 			}
 			headers.ETag = &value
 		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uri-reference"}); err != nil {
@@ -18882,6 +23865,62 @@ func ParseUpdateCertificateDescriptionResponse(rsp *http.Response) (*UpdateCerti
 		response.Headers410 = &headers
 	case true:
 		var headers UpdateCertificateDescriptionResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListOrganisationCertificationsResponse parses an HTTP response from a ListOrganisationCertificationsWithResponse call
+func ParseListOrganisationCertificationsResponse(rsp *http.Response) (*ListOrganisationCertificationsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListOrganisationCertificationsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []OrgCertification
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case true:
+		var headers ListOrganisationCertificationsResponseDefaultHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -18997,6 +24036,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 				return nil, err
 			}
 			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
 		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
@@ -19302,6 +24348,13 @@ func ParseCreateDocumentResponse(rsp *http.Response) (*CreateDocumentResponse, e
 			}
 			headers.ETag = &value
 		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uri-reference"}); err != nil {
@@ -19556,6 +24609,13 @@ func ParseCreateKeyMaterialResponse(rsp *http.Response) (*CreateKeyMaterialRespo
 				return nil, err
 			}
 			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
 		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
@@ -19812,6 +24872,13 @@ func ParseAddAttachmentResponse(rsp *http.Response) (*AddAttachmentResponse, err
 	switch {
 	case rsp.StatusCode == 201:
 		var headers AddAttachmentResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uri-reference"}); err != nil {
@@ -19839,6 +24906,72 @@ func ParseAddAttachmentResponse(rsp *http.Response) (*AddAttachmentResponse, err
 		response.Headers413 = &headers
 	case true:
 		var headers AddAttachmentResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetAttachmentResponse parses an HTTP response from a GetAttachmentWithResponse call
+func ParseGetAttachmentResponse(rsp *http.Response) (*GetAttachmentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAttachmentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Attachment
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAttachmentResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case true:
+		var headers GetAttachmentResponseDefaultHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -19890,6 +25023,16 @@ func ParseUpdateAttachmentResponse(rsp *http.Response) (*UpdateAttachmentRespons
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateAttachmentResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
 	case true:
 		var headers UpdateAttachmentResponseDefaultHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -20056,6 +25199,13 @@ func ParseCreateSoftwareStatementResponse(rsp *http.Response) (*CreateSoftwareSt
 				return nil, err
 			}
 			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
 		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
@@ -20546,6 +25696,939 @@ func ParseListParticipantsResponse(rsp *http.Response) (*ListParticipantsRespons
 	switch {
 	case true:
 		var headers ListParticipantsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListAuthorisationDomainsResponse parses an HTTP response from a ListAuthorisationDomainsWithResponse call
+func ParseListAuthorisationDomainsResponse(rsp *http.Response) (*ListAuthorisationDomainsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAuthorisationDomainsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []AuthorisationDomain
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case true:
+		var headers ListAuthorisationDomainsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateAuthorisationDomainResponse parses an HTTP response from a CreateAuthorisationDomainWithResponse call
+func ParseCreateAuthorisationDomainResponse(rsp *http.Response) (*CreateAuthorisationDomainResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAuthorisationDomainResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest AuthorisationDomainCreated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateAuthorisationDomainResponse201Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uri-reference"}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers201 = &headers
+	case true:
+		var headers CreateAuthorisationDomainResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAuthorisationDomainResponse parses an HTTP response from a DeleteAuthorisationDomainWithResponse call
+func ParseDeleteAuthorisationDomainResponse(rsp *http.Response) (*DeleteAuthorisationDomainResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAuthorisationDomainResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case true:
+		var headers DeleteAuthorisationDomainResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetAuthorisationDomainResponse parses an HTTP response from a GetAuthorisationDomainWithResponse call
+func ParseGetAuthorisationDomainResponse(rsp *http.Response) (*GetAuthorisationDomainResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAuthorisationDomainResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AuthorisationDomain
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAuthorisationDomainResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case true:
+		var headers GetAuthorisationDomainResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateAuthorisationDomainResponse parses an HTTP response from a UpdateAuthorisationDomainWithResponse call
+func ParseUpdateAuthorisationDomainResponse(rsp *http.Response) (*UpdateAuthorisationDomainResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateAuthorisationDomainResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AuthorisationDomain
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateAuthorisationDomainResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case true:
+		var headers UpdateAuthorisationDomainResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListRolesResponse parses an HTTP response from a ListRolesWithResponse call
+func ParseListRolesResponse(rsp *http.Response) (*ListRolesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListRolesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []Role
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case true:
+		var headers ListRolesResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateRoleResponse parses an HTTP response from a CreateRoleWithResponse call
+func ParseCreateRoleResponse(rsp *http.Response) (*CreateRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest RoleCreated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateRoleResponse201Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uri-reference"}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers201 = &headers
+	case true:
+		var headers CreateRoleResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteRoleResponse parses an HTTP response from a DeleteRoleWithResponse call
+func ParseDeleteRoleResponse(rsp *http.Response) (*DeleteRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case true:
+		var headers DeleteRoleResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetRoleResponse parses an HTTP response from a GetRoleWithResponse call
+func ParseGetRoleResponse(rsp *http.Response) (*GetRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Role
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetRoleResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case true:
+		var headers GetRoleResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateRoleResponse parses an HTTP response from a UpdateRoleWithResponse call
+func ParseUpdateRoleResponse(rsp *http.Response) (*UpdateRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Role
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateRoleResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case true:
+		var headers UpdateRoleResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListAuthoritiesResponse parses an HTTP response from a ListAuthoritiesWithResponse call
+func ParseListAuthoritiesResponse(rsp *http.Response) (*ListAuthoritiesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAuthoritiesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []Authority
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case true:
+		var headers ListAuthoritiesResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateAuthorityResponse parses an HTTP response from a CreateAuthorityWithResponse call
+func ParseCreateAuthorityResponse(rsp *http.Response) (*CreateAuthorityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAuthorityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest AuthorityCreated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateAuthorityResponse201Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uri-reference"}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers201 = &headers
+	case true:
+		var headers CreateAuthorityResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAuthorityResponse parses an HTTP response from a DeleteAuthorityWithResponse call
+func ParseDeleteAuthorityResponse(rsp *http.Response) (*DeleteAuthorityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAuthorityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case true:
+		var headers DeleteAuthorityResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetAuthorityResponse parses an HTTP response from a GetAuthorityWithResponse call
+func ParseGetAuthorityResponse(rsp *http.Response) (*GetAuthorityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAuthorityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Authority
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAuthorityResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case true:
+		var headers GetAuthorityResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateAuthorityResponse parses an HTTP response from a UpdateAuthorityWithResponse call
+func ParseUpdateAuthorityResponse(rsp *http.Response) (*UpdateAuthorityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateAuthorityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Authority
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateAuthorityResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case true:
+		var headers UpdateAuthorityResponseDefaultHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -21800,6 +27883,13 @@ func ParseCreateIdentityProviderResponse(rsp *http.Response) (*CreateIdentityPro
 				return nil, err
 			}
 			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
 		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string

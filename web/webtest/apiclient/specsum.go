@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "67aa1779a120c3ae9ab436a212f385ad4f69fe6148cb77f2165c70abbdb153d9"
+const SpecSHA256 = "181bc88fd6a67c71fc3ef86a1b32d486ab8be6770692e9fb45b91e3fffaa1e0b"

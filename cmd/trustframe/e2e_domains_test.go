@@ -1,0 +1,120 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestEndToEndDomainsRolesAndClaims: a Super User creates a domain, two
+// roles (one Exclusive) and an authority on Reference Data > Domains and
+// Roles; a Data Administrator gives an organisation a claim on its Roles
+// tab, creates an application with that role, generates an SSA and sees
+// the role in it; the Exclusive conflict shows as a readable list.
+func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
+	ctx := newBrowser(t)
+	base, _ := startProgram(t)
+
+	signIn(t, ctx, base, "admin@example.com")
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=nav-reference-data]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=ref-domains]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=domain-form]`)),
+		chromedp.SendKeys(chromedp.ID("f-Name"), "Payments"),
+		chromedp.SendKeys(chromedp.ID("f-Description"), "Open finance payments"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save-domain]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=domain][data-name=Payments]`)),
+	))
+	addRole := func(name string, exclusive bool) {
+		t.Helper()
+		actions := []chromedp.Action[chromedp.Void]{
+			chromedp.Click(chromedp.CSS(`[data-testid=domain][data-name=Payments] [data-testid=add-role]`)),
+			chromedp.WaitVisible(chromedp.ID("role-name-Payments")),
+			chromedp.SendKeys(chromedp.ID("role-name-Payments"), name),
+			chromedp.SetValue(chromedp.ID("role-type-Payments"), "Federation"),
+		}
+		if exclusive {
+			actions = append(actions, chromedp.SetValue(chromedp.ID("role-type-Payments"), "Directory"),
+				chromedp.Click(chromedp.CSS(`[data-testid=domain][data-name=Payments] [data-testid=role-exclusive]`)))
+		}
+		actions = append(actions, chromedp.Click(chromedp.CSS(`[data-testid=domain][data-name=Payments] [data-testid=save-role]`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid=role-row][data-name=`+name+`]`)))
+		must(t, chromedp.Do(ctx, actions...))
+	}
+	addRole("PISP", false)
+	addRole("SANDBOX", true)
+	row, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=role-row][data-name=SANDBOX]`)))
+	if !strings.Contains(row, "Exclusive") || !strings.Contains(row, "Directory") {
+		t.Fatalf("the Exclusive role reads %q", row)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.ID("f-AuthorityName"), "Central Bank"),
+		chromedp.SendKeys(chromedp.ID("f-AuthorityCode"), "CB"),
+		chromedp.SendKeys(chromedp.ID("f-Country"), "GB"),
+		chromedp.Click(chromedp.CSS(`[data-testid=covers-Payments]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=save-authority]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=authority-row]`)),
+	))
+	checkAccessibility(t, ctx, "domains and roles")
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/references/data-administrators/new"),
+		chromedp.SendKeys(chromedp.ID("da-email"), "dana@example.com"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=data-administrator-row]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=sign-out]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in]`)),
+	))
+
+	// The Data Administrator records the claim.
+	signIn(t, ctx, base, "dana@example.com")
+	createAcmeBank(t, ctx, base)
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=tab-roles]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=claim-form]`)),
+		chromedp.SetValue(chromedp.ID("f-DomainRole"), "Payments/PISP"),
+		chromedp.SendKeys(chromedp.ID("f-RegistrationId"), "CB-0001"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save-claim]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=claim-row][data-role=PISP]`)),
+	))
+	checkAccessibility(t, ctx, "roles tab")
+	// The Exclusive role beside PISP: refused, the claim in the way listed.
+	must(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.ID("f-DomainRole"), "Payments/SANDBOX"),
+		chromedp.Click(chromedp.CSS(`[data-testid=save-claim]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=conflict]`)),
+	))
+	summary, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=conflict] strong`)))
+	item, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=in-the-way] li`)))
+	if !strings.Contains(summary, "Exclusive") || !strings.Contains(item, "Role PISP") || !strings.Contains(item, "AuthorisationDomain Payments") || strings.Contains(item, "{") {
+		t.Fatalf("the conflict reads %q / %q", summary, item)
+	}
+	rows, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("[data-testid=claim-row]").length`))
+	if rows != 1 {
+		t.Fatalf("%d claims after the refusal", rows)
+	}
+
+	// An application with that role, and its SSA.
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=tab-applications]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=new-application]`)),
+		chromedp.WaitVisible(chromedp.ID("f-ClientName")),
+		chromedp.SendKeys(chromedp.ID("f-ClientName"), "Payments app"),
+		chromedp.SendKeys(chromedp.ID("f-RedirectUri"), "https://app.acme.example/cb"),
+		chromedp.Click(chromedp.CSS(`[data-testid=role-choices] input[value=PISP]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=application-roles]`)),
+	))
+	roles, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=application-roles]`)))
+	if roles != "PISP" {
+		t.Fatalf("application roles %q", roles)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=generate-ssa]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=ssa-token]`)),
+	))
+	inSSA, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=ssa-roles]`)))
+	if strings.TrimSpace(inSSA) != "PISP" {
+		t.Fatalf("software_roles on the page: %q", inSSA)
+	}
+}

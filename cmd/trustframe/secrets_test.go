@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Issue 14 point 3: an --smtp-url that cannot be used stops the start,
+// before anything is made, and neither the error nor the log shows its
+// password.
+func TestServeRefusesUnusableSMTPURLWithoutShowingThePassword(t *testing.T) {
+	for _, u := range []string{
+		"smtps://u:S3cretPW@mail.example:465",   // a scheme we do not speak
+		"smtp://u:S3cretPW@[mail.example:587",   // not a URL
+		"smtp://u:S3cretPW@",                    // no host
+		"mail.example:587?user=u&pass=S3cretPW", // no scheme
+	} {
+		dir := filepath.Join(t.TempDir(), "data")
+		var out, errb bytes.Buffer
+		// Started by mistake, the server stops after a while instead of hanging the test.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--smtp-url", u},
+			func(string) string { return "" }, nil, &out, &errb)
+		cancel()
+		if err == nil {
+			t.Fatalf("%s: started", u)
+		}
+		all := err.Error() + out.String() + errb.String()
+		if exitCode(err) != 2 || !strings.Contains(err.Error(), "--smtp-url") || strings.Contains(all, "S3cretPW") {
+			t.Fatalf("%s: exit %d: %v\nlog: %s", u, exitCode(err), err, errb.String())
+		}
+		if _, err := os.Stat(filepath.Join(dir, "trustframe.db")); err == nil {
+			t.Fatalf("%s: a database was made before the refusal", u)
+		}
+	}
+}
+
+// Every log line hides the credentials of URLs, whatever carries them: the
+// message, a string, an error, a group, attributes added with With.
+func TestLogRedactsURLCredentials(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		var buf bytes.Buffer
+		f := serveFlags{logFormat: format}
+		log := f.logger(&buf)
+		log.Error("SMTP send to smtp://u:S3cretPW@mail.example:587 failed", "err", errors.New(`dial "smtp://u:S3cretPW@mail.example:587": refused`),
+			"url", "https://client:S3cretPW@idp.example/token")
+		log.With("issuer", "https://a:S3cretPW@idp.example").WithGroup("g").Info("x", "u", "smtp://u:p%40S3cretPW@h")
+		if s := buf.String(); strings.Contains(s, "S3cretPW") || !strings.Contains(s, "mail.example:587") || !strings.Contains(s, "idp.example") {
+			t.Fatalf("%s log: %s", format, s)
+		}
+	}
+}

@@ -1,0 +1,328 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
+)
+
+type claimStore interface {
+	ListAuthorityClaims(ctx context.Context, orgID string) ([]store.AuthorityClaim, error)
+	GetAuthorityClaim(ctx context.Context, orgID, id string) (store.AuthorityClaim, error)
+	CreateAuthorityClaim(ctx context.Context, a store.Audit, c store.AuthorityClaim) (store.AuthorityClaim, error)
+	UpdateAuthorityClaim(ctx context.Context, a store.Audit, c store.AuthorityClaim, check func(store.AuthorityClaim) error) (store.AuthorityClaim, error)
+	ListAuthorities(ctx context.Context) ([]store.Authority, error)
+	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
+}
+
+// Claims serves an organisation's authority claims: the Roles tab and
+// /organisations/{OrganisationId}/authority-claims (Data Administrators
+// and Super Users).
+type Claims struct {
+	*Base
+	Dir   *Directory
+	Store claimStore
+}
+
+// claimIn is a claim as a client sends it; the read-only fields of a
+// claim it read are accepted and ignored.
+type claimIn struct {
+	ClaimID             string `json:"ClaimId"`
+	OrganisationID      string `json:"OrganisationId"`
+	AuthorityID         string `json:"AuthorityId"`
+	AuthorityName       string `json:"AuthorityName"`
+	AuthorisationDomain string `json:"AuthorisationDomain"`
+	Role                string `json:"Role"`
+	RegistrationID      string `json:"RegistrationId"`
+	Status              string `json:"Status"`
+	CreatedOn           any    `json:"CreatedOn"`
+	UpdatedOn           any    `json:"UpdatedOn"`
+}
+
+// claimForm is the Roles tab's form: the domain and role are one choice.
+type claimForm struct {
+	AuthorityID    string `json:"AuthorityId"`
+	DomainRole     string `json:"DomainRole"` // Domain/Role
+	RegistrationID string `json:"RegistrationId"`
+	Status         string `json:"Status"`
+}
+
+func (h *Claims) read(w http.ResponseWriter, r *http.Request) (store.AuthorityClaim, error) {
+	if WantsJSON(r) {
+		var in claimIn
+		if err := Decode(w, r, &in); err != nil {
+			return store.AuthorityClaim{}, err
+		}
+		return store.AuthorityClaim{ClaimID: in.ClaimID, AuthorityID: strings.TrimSpace(in.AuthorityID), AuthorisationDomain: in.AuthorisationDomain,
+			Role: in.Role, RegistrationID: in.RegistrationID, Status: in.Status}, nil
+	}
+	var in claimForm
+	if err := Decode(w, r, &in); err != nil {
+		return store.AuthorityClaim{}, err
+	}
+	dom, role, _ := strings.Cut(in.DomainRole, "/")
+	return store.AuthorityClaim{AuthorityID: in.AuthorityID, AuthorisationDomain: dom, Role: role, RegistrationID: in.RegistrationID, Status: in.Status}, nil
+}
+
+func validateClaim(c *store.AuthorityClaim, isNew bool) map[string]string {
+	f := map[string]string{}
+	if isNew {
+		required(f, "AuthorityId", c.AuthorityID, "AuthorityId")
+		required(f, "AuthorisationDomain", c.AuthorisationDomain, "AuthorisationDomain")
+		required(f, "Role", c.Role, "Role")
+	}
+	checkLen(f, "AuthorityId", c.AuthorityID, 40)
+	checkLen(f, "AuthorisationDomain", c.AuthorisationDomain, 30)
+	checkLen(f, "Role", c.Role, 30)
+	checkLen(f, "RegistrationId", c.RegistrationID, 40)
+	activeOrInactive(f, &c.Status)
+	return f
+}
+
+func (h *Claims) tab(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, p views.ClaimsPage) {
+	ctx := r.Context()
+	claims, err := h.Store.ListAuthorityClaims(ctx, o.OrganisationID)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	auths, err := h.Store.ListAuthorities(ctx)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	roles, err := h.Store.ListDomainRoles(ctx, "")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	p.OrgPage, p.Claims = h.Dir.orgPage(o, views.TabRoles), claims
+	for _, a := range auths {
+		if a.Status == "Active" {
+			p.AuthorityOpts = append(p.AuthorityOpts, views.Option{Value: a.AuthorityID, Label: a.AuthorityName + " (" + a.AuthorityCode + "; " + strings.Join(a.AuthorisationDomains, ", ") + ")", Selected: a.AuthorityID == p.Form.AuthorityID})
+		}
+	}
+	p.Exclusive = map[string]bool{}
+	for _, ro := range roles {
+		key := ro.AuthorisationDomain + "/" + ro.Name
+		p.Exclusive[key] = ro.Exclusive
+		if ro.Status == "Active" {
+			label := ro.AuthorisationDomain + ": " + ro.Name
+			if ro.Exclusive {
+				label += " (Exclusive)"
+			}
+			p.RoleOpts = append(p.RoleOpts, views.Option{Value: key, Label: label, Selected: key == p.Form.AuthorisationDomain+"/"+p.Form.Role})
+		}
+	}
+	if p.Errors == nil {
+		p.Errors = map[string]string{}
+	}
+	Render(w, r, status, views.ClaimsTab(h.Shell(r, "Roles", "organisations", h.Dir.orgCrumbs(&o, "Roles")...), p))
+}
+
+func (h *Claims) failed(w http.ResponseWriter, r *http.Request, o store.Organisation, err error, form store.AuthorityClaim) {
+	e := AsError(err)
+	if WantsJSON(r) || e.Status >= 500 || e.Status == http.StatusNotFound || e.Status == http.StatusPreconditionFailed {
+		WriteError(w, r, err)
+		return
+	}
+	p := views.ClaimsPage{Form: form}
+	if e.Status == http.StatusConflict {
+		p.Conflict, p.InTheWay = conflictList(e.Message)
+	} else {
+		p.Errors = FieldMap(err)
+		if p.Errors["AuthorisationDomain"] != "" {
+			p.Errors["DomainRole"] = p.Errors["AuthorisationDomain"]
+		}
+		if p.Errors["Role"] != "" {
+			p.Errors["DomainRole"] = p.Errors["Role"]
+		}
+		if len(p.Errors) == 0 {
+			p.Errors["_"] = e.Message
+		}
+	}
+	h.tab(w, r, e.Status, o, p)
+}
+
+// List is the Roles tab (a bare array on the API).
+func (h *Claims) List(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.Dir.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	if !WantsJSON(r) {
+		h.tab(w, r, http.StatusOK, o, views.ClaimsPage{Form: store.AuthorityClaim{Status: "Active"}})
+		return
+	}
+	claims, err := h.Store.ListAuthorityClaims(r.Context(), o.OrganisationID)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, claims)
+}
+
+// Get is one claim.
+func (h *Claims) Get(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.Dir.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	c, err := h.Store.GetAuthorityClaim(r.Context(), o.OrganisationID, PathParam(r, "claimID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Authority claim"))
+		return
+	}
+	SetETag(w, c)
+	WriteJSON(w, http.StatusOK, c)
+}
+
+// Create adds a claim: the authority must cover the domain (422 on
+// AuthorityId), the role must be a role of the domain (422 on Role), and
+// the Exclusive rule holds both ways (409 naming the claims).
+func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.Dir.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	in, err := h.read(w, r)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	in.OrganisationID = o.OrganisationID
+	var c store.AuthorityClaim
+	if in.ClaimID != "" {
+		err = Validation(map[string]string{"ClaimId": "ClaimId is given by the server."})
+	} else if errs := validateClaim(&in, true); len(errs) > 0 {
+		err = Validation(errs)
+	} else {
+		c, err = h.Store.CreateAuthorityClaim(r.Context(), h.Dir.actor(r), in)
+		err = directoryError(err, "Organisation")
+	}
+	if err != nil {
+		h.failed(w, r, o, err, in)
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "The role "+c.Role+" ("+c.AuthorisationDomain+") was recorded.")
+		Redirect(w, r, "/organisations/"+o.OrganisationID+"/authority-claims")
+		return
+	}
+	w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/authority-claims/"+c.ClaimID)
+	SetETag(w, c)
+	WriteJSON(w, http.StatusCreated, c)
+}
+
+// Update changes a claim's RegistrationId or Status (Inactive ends it;
+// Active again is checked like a new claim).
+func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.Dir.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	in, err := h.read(w, r)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	id := PathParam(r, "claimID")
+	if !WantsJSON(r) {
+		// The tab's buttons change the status only.
+		cur, gerr := h.Store.GetAuthorityClaim(r.Context(), o.OrganisationID, id)
+		if gerr != nil {
+			WriteError(w, r, storeError(gerr, "Authority claim"))
+			return
+		}
+		in.RegistrationID = cur.RegistrationID
+	}
+	var c store.AuthorityClaim
+	if in.ClaimID != "" && in.ClaimID != id {
+		err = Validation(map[string]string{"ClaimId": "ClaimId cannot change."})
+	} else if in.ClaimID, in.OrganisationID = id, o.OrganisationID; len(validateClaim(&in, false)) > 0 {
+		err = Validation(validateClaim(&in, false))
+	} else {
+		c, err = h.Store.UpdateAuthorityClaim(r.Context(), h.Dir.actor(r), in, func(cur store.AuthorityClaim) error { return CheckIfMatch(r, cur) })
+		err = directoryError(err, "Authority claim")
+	}
+	if err != nil {
+		h.failed(w, r, o, err, store.AuthorityClaim{Status: "Active"})
+		return
+	}
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), "The role "+c.Role+" ("+c.AuthorisationDomain+") is "+c.Status+".")
+		Redirect(w, r, "/organisations/"+o.OrganisationID+"/authority-claims")
+		return
+	}
+	SetETag(w, c)
+	WriteJSON(w, http.StatusOK, c)
+}
+
+// NoDelete answers DELETE on a claim: claims are kept, Status Inactive
+// ends one.
+func (h *Claims) NoDelete(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", "GET, PUT")
+	WriteError(w, r, &Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
+		Message: "authority claims are never deleted; set Status to Inactive instead"})
+}
+
+// roleFilter reads the AuthorisationDomain= and Role= filters (organisation
+// list, participants): a domain or role that does not exist is a 400
+// naming the parameter. Filters count Active claims only.
+func (h *Directory) roleFilter(ctx context.Context, q url.Values) (domain, role string, err error) {
+	domain, role = q.Get("AuthorisationDomain"), q.Get("Role")
+	if domain == "" && role == "" {
+		return "", "", nil
+	}
+	roles, err := h.Store.ListDomainRoles(ctx, "")
+	if err != nil {
+		return "", "", err
+	}
+	domainSeen, roleSeen := domain == "", role == ""
+	for _, ro := range roles {
+		if ro.AuthorisationDomain == domain {
+			domainSeen = true
+		}
+		if ro.Name == role && (domain == "" || ro.AuthorisationDomain == domain) {
+			roleSeen = true
+		}
+	}
+	bad := func(field, msg string) error {
+		return &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: msg, Fields: []FieldError{{Field: field, Code: "invalid", Message: msg}}}
+	}
+	if !domainSeen {
+		return "", "", bad("AuthorisationDomain", "There is no authorisation domain with roles called "+strconvQuote(domain)+".")
+	}
+	if !roleSeen {
+		msg := "There is no role " + strconvQuote(role)
+		if domain != "" {
+			msg += " in the domain " + strconvQuote(domain)
+		}
+		return "", "", bad("Role", msg+".")
+	}
+	return domain, role, nil
+}
+
+// roleOpts are the choices of the organisation list's Role filter.
+func (h *Directory) roleOpts(ctx context.Context, cur string) ([]views.Option, error) {
+	roles, err := h.Store.ListDomainRoles(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	out := []views.Option{{Value: "", Label: "Any role", Selected: cur == ""}}
+	seen := map[string]bool{}
+	for _, ro := range roles {
+		if !seen[ro.Name] {
+			seen[ro.Name] = true
+			out = append(out, views.Option{Value: ro.Name, Label: ro.Name, Selected: ro.Name == cur})
+		}
+	}
+	return out, nil
+}
+
+func strconvQuote(s string) string { return strconv.Quote(s) }

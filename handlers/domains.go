@@ -1,0 +1,468 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
+)
+
+type domainStore interface {
+	ListAuthorisationDomains(ctx context.Context) ([]store.AuthorisationDomain, error)
+	GetAuthorisationDomain(ctx context.Context, name string) (store.AuthorisationDomain, error)
+	CreateAuthorisationDomain(ctx context.Context, a store.Audit, d store.AuthorisationDomain) (store.AuthorisationDomain, error)
+	UpdateAuthorisationDomain(ctx context.Context, a store.Audit, d store.AuthorisationDomain, check func(store.AuthorisationDomain) error) (store.AuthorisationDomain, error)
+	DeleteAuthorisationDomain(ctx context.Context, a store.Audit, name string) error
+	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
+	GetDomainRole(ctx context.Context, domain, name string) (store.DomainRole, error)
+	CreateDomainRole(ctx context.Context, a store.Audit, r store.DomainRole) (store.DomainRole, error)
+	UpdateDomainRole(ctx context.Context, a store.Audit, r store.DomainRole, check func(store.DomainRole) error) (store.DomainRole, error)
+	DeleteDomainRole(ctx context.Context, a store.Audit, domain, name string) error
+	ListAuthorities(ctx context.Context) ([]store.Authority, error)
+	GetAuthority(ctx context.Context, id string) (store.Authority, error)
+	CreateAuthority(ctx context.Context, a store.Audit, au store.Authority) (store.Authority, error)
+	UpdateAuthority(ctx context.Context, a store.Audit, au store.Authority, check func(store.Authority) error) (store.Authority, error)
+	DeleteAuthority(ctx context.Context, a store.Audit, id string) error
+}
+
+// Domains serves Reference Data > Domains and Roles: authorisation
+// domains, their roles and the authorities (docs/design.md §12,
+// "Authorisation domains, roles and authority claims"). Super Users write
+// them; every administrator may read them through the API.
+type Domains struct {
+	*Base
+	Store domainStore
+}
+
+const domainsPath = "/references/authorisation-domains"
+
+// RoleTypes are the kinds of role.
+var RoleTypes = []string{"Federation", "Directory"}
+
+// validRefName: a name that is one path segment and fits the participants
+// schema (AuthorisationDomain and Role are at most 30 characters there).
+func validRefName(f map[string]string, field, name string) {
+	required(f, field, name, field)
+	if len([]rune(name)) > 30 {
+		f[field] = field + " is at most 30 characters (the participants schema's limit)."
+	}
+	if strings.ContainsAny(name, "/|?#%\\") || strings.TrimSpace(name) != name {
+		f[field] = field + " cannot contain / \\ | ? # % or surrounding spaces."
+	}
+}
+
+func (h *Domains) actor(r *http.Request) store.Audit {
+	return store.Audit{Actor: PrincipalFrom(r.Context()).Email}
+}
+
+// page renders Reference Data > Domains and Roles; p carries the forms,
+// field errors or a conflict of the request that failed.
+func (h *Domains) page(w http.ResponseWriter, r *http.Request, status int, p views.DomainsPage) {
+	ctx := r.Context()
+	doms, err := h.Store.ListAuthorisationDomains(ctx)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	roles, err := h.Store.ListDomainRoles(ctx, "")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	auths, err := h.Store.ListAuthorities(ctx)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	byDomain := map[string][]store.DomainRole{}
+	for _, ro := range roles {
+		byDomain[ro.AuthorisationDomain] = append(byDomain[ro.AuthorisationDomain], ro)
+	}
+	for _, d := range doms {
+		p.Domains = append(p.Domains, views.DomainWithRoles{Domain: d, Roles: byDomain[d.Name]})
+	}
+	p.Authorities, p.RoleTypes = auths, RoleTypes
+	if p.Errors == nil {
+		p.Errors = map[string]string{}
+	}
+	Render(w, r, status, views.DomainsAndRoles(h.Shell(r, "Domains and Roles", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Domains and Roles"}), p))
+}
+
+// failed answers a failed write: JSON as a problem, the page re-rendered
+// with the errors beside the form (which) or the conflict as a list.
+func (h *Domains) failed(w http.ResponseWriter, r *http.Request, err error, which string, p views.DomainsPage) {
+	e := AsError(err)
+	if WantsJSON(r) || e.Status >= 500 || e.Status == http.StatusNotFound || e.Status == http.StatusPreconditionFailed {
+		WriteError(w, r, err)
+		return
+	}
+	if e.Status == http.StatusConflict {
+		p.Conflict, p.InTheWay = conflictList(e.Message)
+	} else {
+		p.Errors = FieldMap(err)
+		if len(p.Errors) == 0 {
+			p.Errors = map[string]string{"_": e.Message}
+		}
+		p.FormFor = which
+	}
+	h.page(w, r, e.Status, p)
+}
+
+// conflictList splits a "summary|payload" conflict for a page; without a
+// valid payload it says plainly that the item is in use.
+func conflictList(msg string) (string, []string) {
+	if summary, items, ok := ParseConflict(msg); ok {
+		return summary, items
+	}
+	if msg != "" && !strings.Contains(msg, "|") {
+		return msg, nil
+	}
+	return "This item is in use and cannot be changed or deleted.", nil
+}
+
+func (h *Domains) done(w http.ResponseWriter, r *http.Request, status int, flash string, location string, v any) {
+	if !WantsJSON(r) {
+		h.Flash.Put(r.Context(), flash)
+		Redirect(w, r, domainsPath)
+		return
+	}
+	if v == nil {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if location != "" {
+		w.Header().Set("Location", location)
+	}
+	SetETag(w, v)
+	WriteJSON(w, status, v)
+}
+
+// ListDomains is the page (browser) or the list of domains (API).
+func (h *Domains) ListDomains(w http.ResponseWriter, r *http.Request) {
+	if !WantsJSON(r) {
+		h.page(w, r, http.StatusOK, views.DomainsPage{})
+		return
+	}
+	doms, err := h.Store.ListAuthorisationDomains(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, doms)
+}
+
+// GetDomain is one domain.
+func (h *Domains) GetDomain(w http.ResponseWriter, r *http.Request) {
+	d, err := h.Store.GetAuthorisationDomain(r.Context(), PathParam(r, "domain"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Authorisation domain"))
+		return
+	}
+	SetETag(w, d)
+	WriteJSON(w, http.StatusOK, d)
+}
+
+func validateDomain(d *store.AuthorisationDomain, isNew bool) map[string]string {
+	f := map[string]string{}
+	if isNew {
+		validRefName(f, "Name", d.Name)
+	}
+	checkLen(f, "Description", d.Description, 500)
+	activeOrInactive(f, &d.Status)
+	return f
+}
+
+// CreateDomain adds a domain.
+func (h *Domains) CreateDomain(w http.ResponseWriter, r *http.Request) {
+	var in store.AuthorisationDomain
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var err error
+	var d store.AuthorisationDomain
+	if errs := validateDomain(&in, true); len(errs) > 0 {
+		err = Validation(errs)
+	} else {
+		d, err = h.Store.CreateAuthorisationDomain(r.Context(), h.actor(r), in)
+		err = storeError(err, "Authorisation domain")
+	}
+	if err != nil {
+		h.failed(w, r, err, "domain", views.DomainsPage{DomainForm: in})
+		return
+	}
+	h.done(w, r, http.StatusCreated, "Authorisation domain "+d.Name+" was added.", "/api"+domainsPath+"/"+url.PathEscape(d.Name), d)
+}
+
+// UpdateDomain changes a domain's description or status; disabling one
+// that Active claims use is a 409 naming them.
+func (h *Domains) UpdateDomain(w http.ResponseWriter, r *http.Request) {
+	var in store.AuthorisationDomain
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	name := PathParam(r, "domain")
+	if in.Name != "" && in.Name != name {
+		h.failed(w, r, Validation(map[string]string{"Name": "The name of a domain cannot change."}), "", views.DomainsPage{})
+		return
+	}
+	in.Name = name
+	var err error
+	var d store.AuthorisationDomain
+	if errs := validateDomain(&in, false); len(errs) > 0 {
+		err = Validation(errs)
+	} else {
+		d, err = h.Store.UpdateAuthorisationDomain(r.Context(), h.actor(r), in, func(cur store.AuthorisationDomain) error { return CheckIfMatch(r, cur) })
+		err = storeError(err, "Authorisation domain")
+	}
+	if err != nil {
+		h.failed(w, r, err, "", views.DomainsPage{})
+		return
+	}
+	h.done(w, r, http.StatusOK, "Authorisation domain "+d.Name+" is "+d.Status+".", "", d)
+}
+
+// DeleteDomain removes a domain nothing refers to (409 naming its roles,
+// authorities, claims and policies otherwise: nothing cascades).
+func (h *Domains) DeleteDomain(w http.ResponseWriter, r *http.Request) {
+	name := PathParam(r, "domain")
+	if err := storeError(h.Store.DeleteAuthorisationDomain(r.Context(), h.actor(r), name), "Authorisation domain"); err != nil {
+		h.failed(w, r, err, "", views.DomainsPage{})
+		return
+	}
+	h.done(w, r, http.StatusNoContent, "Authorisation domain "+name+" was deleted.", "", nil)
+}
+
+// ListRoles lists the roles of a domain (404 for an unknown domain).
+func (h *Domains) ListRoles(w http.ResponseWriter, r *http.Request) {
+	dom := PathParam(r, "domain")
+	if _, err := h.Store.GetAuthorisationDomain(r.Context(), dom); err != nil {
+		WriteError(w, r, storeError(err, "Authorisation domain"))
+		return
+	}
+	roles, err := h.Store.ListDomainRoles(r.Context(), dom)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, roles)
+}
+
+// GetRole is one role.
+func (h *Domains) GetRole(w http.ResponseWriter, r *http.Request) {
+	ro, err := h.Store.GetDomainRole(r.Context(), PathParam(r, "domain"), PathParam(r, "role"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Role"))
+		return
+	}
+	SetETag(w, ro)
+	WriteJSON(w, http.StatusOK, ro)
+}
+
+func validateRole(ro *store.DomainRole, isNew bool) map[string]string {
+	f := map[string]string{}
+	if isNew {
+		validRefName(f, "Name", ro.Name)
+	}
+	if !contains(RoleTypes, ro.Type) {
+		f["Type"] = "Type must be Federation or Directory."
+	}
+	checkLen(f, "Description", ro.Description, 500)
+	activeOrInactive(f, &ro.Status)
+	return f
+}
+
+// roleIn reads a role from the body; the domain is the URL's, and a body
+// that names another is a 422.
+func (h *Domains) roleIn(w http.ResponseWriter, r *http.Request) (store.DomainRole, error) {
+	var in store.DomainRole
+	if err := Decode(w, r, &in); err != nil {
+		return in, err
+	}
+	dom := PathParam(r, "domain")
+	if in.AuthorisationDomain != "" && in.AuthorisationDomain != dom {
+		return in, Validation(map[string]string{"AuthorisationDomain": "AuthorisationDomain must be the domain of the URL (" + dom + ")."})
+	}
+	in.AuthorisationDomain = dom
+	return in, nil
+}
+
+// CreateRole adds a role to a domain (404 for an unknown domain).
+func (h *Domains) CreateRole(w http.ResponseWriter, r *http.Request) {
+	in, err := h.roleIn(w, r)
+	if err != nil && AsError(err).Status != http.StatusUnprocessableEntity {
+		WriteError(w, r, err)
+		return
+	}
+	var ro store.DomainRole
+	if err == nil {
+		if errs := validateRole(&in, true); len(errs) > 0 {
+			err = Validation(errs)
+		} else {
+			ro, err = h.Store.CreateDomainRole(r.Context(), h.actor(r), in)
+			err = storeError(err, "Authorisation domain")
+		}
+	}
+	if err != nil {
+		h.failed(w, r, err, "role:"+in.AuthorisationDomain, views.DomainsPage{RoleForm: in})
+		return
+	}
+	h.done(w, r, http.StatusCreated, "Role "+ro.Name+" was added to "+ro.AuthorisationDomain+".",
+		"/api"+domainsPath+"/"+url.PathEscape(ro.AuthorisationDomain)+"/roles/"+url.PathEscape(ro.Name), ro)
+}
+
+// UpdateRole changes a role's type, exclusivity, description or status.
+func (h *Domains) UpdateRole(w http.ResponseWriter, r *http.Request) {
+	in, err := h.roleIn(w, r)
+	if err != nil && AsError(err).Status != http.StatusUnprocessableEntity {
+		WriteError(w, r, err)
+		return
+	}
+	name := PathParam(r, "role")
+	if err == nil && in.Name != "" && in.Name != name {
+		err = Validation(map[string]string{"Name": "The name of a role cannot change."})
+	}
+	in.Name = name
+	var ro store.DomainRole
+	if err == nil {
+		if errs := validateRole(&in, false); len(errs) > 0 {
+			err = Validation(errs)
+		} else {
+			ro, err = h.Store.UpdateDomainRole(r.Context(), h.actor(r), in, func(cur store.DomainRole) error { return CheckIfMatch(r, cur) })
+			err = storeError(err, "Role")
+		}
+	}
+	if err != nil {
+		h.failed(w, r, err, "", views.DomainsPage{})
+		return
+	}
+	h.done(w, r, http.StatusOK, "Role "+ro.Name+" of "+ro.AuthorisationDomain+" was saved.", "", ro)
+}
+
+// DeleteRole removes a role no claim or policy names.
+func (h *Domains) DeleteRole(w http.ResponseWriter, r *http.Request) {
+	dom, name := PathParam(r, "domain"), PathParam(r, "role")
+	if err := storeError(h.Store.DeleteDomainRole(r.Context(), h.actor(r), dom, name), "Role"); err != nil {
+		h.failed(w, r, err, "", views.DomainsPage{})
+		return
+	}
+	h.done(w, r, http.StatusNoContent, "Role "+name+" of "+dom+" was deleted.", "", nil)
+}
+
+// ListAuthorities lists the authorities.
+func (h *Domains) ListAuthorities(w http.ResponseWriter, r *http.Request) {
+	if !WantsJSON(r) {
+		Redirect(w, r, domainsPath+"#authorities")
+		return
+	}
+	auths, err := h.Store.ListAuthorities(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, auths)
+}
+
+// GetAuthority is one authority.
+func (h *Domains) GetAuthority(w http.ResponseWriter, r *http.Request) {
+	au, err := h.Store.GetAuthority(r.Context(), PathParam(r, "authorityID"))
+	if err != nil {
+		WriteError(w, r, storeError(err, "Authority"))
+		return
+	}
+	SetETag(w, au)
+	WriteJSON(w, http.StatusOK, au)
+}
+
+var countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
+
+func validateAuthority(au *store.Authority) map[string]string {
+	f := map[string]string{}
+	required(f, "AuthorityName", au.AuthorityName, "Authority name")
+	checkLen(f, "AuthorityName", au.AuthorityName, 255)
+	required(f, "AuthorityCode", au.AuthorityCode, "Authority code")
+	checkLen(f, "AuthorityCode", au.AuthorityCode, 40)
+	if !countryCode.MatchString(au.Country) {
+		f["Country"] = "Country must be an ISO 3166-1 alpha-2 code such as GB or BR."
+	}
+	seen := map[string]bool{}
+	for _, d := range au.AuthorisationDomains {
+		if d == "" || seen[d] {
+			f["AuthorisationDomains"] = "Each domain is named once: " + d
+		}
+		seen[d] = true
+	}
+	if len(au.AuthorisationDomains) > 100 {
+		f["AuthorisationDomains"] = "At most 100 domains."
+	}
+	if au.AuthorisationDomains == nil {
+		au.AuthorisationDomains = []string{}
+	}
+	activeOrInactive(f, &au.Status)
+	return f
+}
+
+// CreateAuthority adds an authority; the domains it covers must exist.
+func (h *Domains) CreateAuthority(w http.ResponseWriter, r *http.Request) {
+	var in store.Authority
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var err error
+	var au store.Authority
+	if in.AuthorityID != "" && !ValidUUID(in.AuthorityID) {
+		err = Validation(map[string]string{"AuthorityId": "AuthorityId must be a UUID."})
+	} else if errs := validateAuthority(&in); len(errs) > 0 {
+		err = Validation(errs)
+	} else {
+		au, err = h.Store.CreateAuthority(r.Context(), h.actor(r), in)
+		err = directoryError(err, "Authority")
+	}
+	if err != nil {
+		h.failed(w, r, err, "authority", views.DomainsPage{AuthorityForm: in})
+		return
+	}
+	h.done(w, r, http.StatusCreated, "Authority "+au.AuthorityName+" was added.", "/api/references/authorities/"+au.AuthorityID, au)
+}
+
+// UpdateAuthority replaces an authority; disabling it, or dropping a
+// domain, while Active claims need it is a 409 naming them.
+func (h *Domains) UpdateAuthority(w http.ResponseWriter, r *http.Request) {
+	var in store.Authority
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	id := PathParam(r, "authorityID")
+	var err error
+	var au store.Authority
+	if in.AuthorityID != "" && in.AuthorityID != id {
+		err = Validation(map[string]string{"AuthorityId": "AuthorityId cannot change."})
+	} else if in.AuthorityID = id; len(validateAuthority(&in)) > 0 {
+		err = Validation(validateAuthority(&in))
+	} else {
+		au, err = h.Store.UpdateAuthority(r.Context(), h.actor(r), in, func(cur store.Authority) error { return CheckIfMatch(r, cur) })
+		err = directoryError(err, "Authority")
+	}
+	if err != nil {
+		h.failed(w, r, err, "", views.DomainsPage{})
+		return
+	}
+	h.done(w, r, http.StatusOK, "Authority "+au.AuthorityName+" was saved.", "", au)
+}
+
+// DeleteAuthority removes an authority no claim names.
+func (h *Domains) DeleteAuthority(w http.ResponseWriter, r *http.Request) {
+	id := PathParam(r, "authorityID")
+	if err := storeError(h.Store.DeleteAuthority(r.Context(), h.actor(r), id), "Authority"); err != nil {
+		h.failed(w, r, err, "", views.DomainsPage{})
+		return
+	}
+	h.done(w, r, http.StatusNoContent, "The authority was deleted.", "", nil)
+}

@@ -1,0 +1,61 @@
+package handlers
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/trust"
+)
+
+// checkStatus is the check of an update of an organisation, authorisation
+// server or application, run in the store's transaction against the
+// current version: If-Match, then the status transition (docs/design.md
+// §4). Leaving the end state is a reactivation: back to Active only, by a
+// Super User only (403), with a StatusReason (422) that the audit record
+// keeps. It records the current status in *from, for the message after
+// the save.
+func (h *Directory) checkStatus(r *http.Request, cur any, from *string, curStatus, next, reason string) error {
+	if err := CheckIfMatch(r, cur); err != nil {
+		return err
+	}
+	*from = curStatus
+	if curStatus != trust.Withdrawn || next == trust.Withdrawn {
+		return nil
+	}
+	end := h.Vocab.EndWord()
+	switch {
+	case next != trust.Active:
+		msg := end + " can only become Active again (a reactivation), not " + h.Vocab.Display(next) + "."
+		return &Error{Status: http.StatusConflict, Code: "invalid_transition", Message: msg, Fields: []FieldError{{Field: "Status", Code: "invalid_transition", Message: msg}}}
+	case !PrincipalFrom(r.Context()).IsSuperUser():
+		msg := "Only a Super User can set something " + end + " back to Active."
+		return &Error{Status: http.StatusForbidden, Code: "forbidden", Message: msg, Fields: []FieldError{{Field: "Status", Code: "forbidden", Message: msg}}}
+	case strings.TrimSpace(reason) == "":
+		msg := "Say why it becomes Active again: StatusReason is required to leave " + end + " and is kept in the audit log."
+		return &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: msg,
+			Fields: []FieldError{{Field: "StatusReason", Code: "required", Message: msg},
+				{Field: "Status", Code: "reason_required", Message: "Leaving " + end + " needs a reason: use Reactivate on its page."}}}
+	}
+	return nil
+}
+
+// actorBecause is the audit actor of a change made for a reason.
+func (h *Directory) actorBecause(r *http.Request, reason string) store.Audit {
+	return store.Audit{Actor: PrincipalFrom(r.Context()).Email, Reason: strings.TrimSpace(reason)}
+}
+
+// savedMessage says what a save did, in words: "Acme Bank was withdrawn."
+// after a status change to the end state, not "saved" (issue 13).
+func (h *Directory) savedMessage(what, name, from, to string) string {
+	switch {
+	case from == "" || from == to:
+		return what + name + " was saved."
+	case to == trust.Withdrawn && h.Vocab.EndWord() == trust.Withdrawn:
+		return what + name + " was withdrawn."
+	case from == trust.Withdrawn:
+		return what + name + " was reactivated: it is " + h.Vocab.Display(to) + " again."
+	default:
+		return what + name + " is now " + h.Vocab.Display(to) + "."
+	}
+}

@@ -1,0 +1,435 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// AuthorityClaim says that an authority authorised an organisation for a
+// role of a domain (docs/design.md §12).
+// Claims are never deleted: Status Inactive ends one.
+type AuthorityClaim struct {
+	ClaimID             string    `json:"ClaimId"`
+	OrganisationID      string    `json:"OrganisationId"`
+	AuthorityID         string    `json:"AuthorityId"`
+	AuthorityName       string    `json:"AuthorityName"`
+	AuthorisationDomain string    `json:"AuthorisationDomain"`
+	Role                string    `json:"Role"`
+	RegistrationID      string    `json:"RegistrationId"`
+	Status              string    `json:"Status"`
+	CreatedOn           time.Time `json:"CreatedOn"`
+	UpdatedOn           time.Time `json:"UpdatedOn"`
+}
+
+const claimSelect = `SELECT c.claim_id, c.organisation_id, c.authority_id, a.name, c.domain, c.role, c.registration_id, c.status, c.created_on, c.updated_on
+	FROM organisation_authority_claims c JOIN authorities a ON a.authority_id = c.authority_id`
+
+func scanClaim(row interface{ Scan(...any) error }) (AuthorityClaim, error) {
+	var c AuthorityClaim
+	var cr, up string
+	err := row.Scan(&c.ClaimID, &c.OrganisationID, &c.AuthorityID, &c.AuthorityName, &c.AuthorisationDomain, &c.Role, &c.RegistrationID, &c.Status, &cr, &up)
+	c.CreatedOn, c.UpdatedOn = parseStamp(cr), parseStamp(up)
+	return c, err
+}
+
+// ListAuthorityClaims returns an organisation's claims, Active first.
+func (d *DB) ListAuthorityClaims(ctx context.Context, orgID string) ([]AuthorityClaim, error) {
+	rows, err := d.db.QueryContext(ctx, claimSelect+` WHERE c.organisation_id = ? ORDER BY c.status, c.domain, c.role, c.created_on`, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []AuthorityClaim{}
+	for rows.Next() {
+		c, err := scanClaim(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func getClaim(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, orgID, id string) (AuthorityClaim, error) {
+	c, err := scanClaim(q.QueryRowContext(ctx, claimSelect+` WHERE c.organisation_id = ? AND c.claim_id = ?`, orgID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, ErrNotFound
+	}
+	return c, err
+}
+
+// GetAuthorityClaim returns one claim of an organisation or ErrNotFound.
+func (d *DB) GetAuthorityClaim(ctx context.Context, orgID, id string) (AuthorityClaim, error) {
+	return getClaim(ctx, d.db, orgID, id)
+}
+
+// ActiveClaimRoles returns the role names of an organisation's Active
+// claims, sorted, each once.
+func (d *DB) ActiveClaimRoles(ctx context.Context, orgID string) ([]string, error) {
+	return activeRoles(ctx, d.db, orgID)
+}
+
+func activeRoles(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, orgID string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT DISTINCT role FROM organisation_authority_claims WHERE organisation_id = ? AND status = 'Active' ORDER BY role`, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var r string
+		if err := rows.Scan(&r); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// checkActiveClaim checks, inside the write transaction, what must hold
+// for c to be an Active claim: the authority, domain and role exist and
+// are Active, the authority covers the domain, the organisation does not
+// hold the role already, and the Exclusive rule both ways. Because SQLite
+// runs one write transaction at a time (immediate transactions), two
+// writers racing to add conflicting claims cannot both pass it.
+func checkActiveClaim(ctx context.Context, tx *sql.Tx, c AuthorityClaim) error {
+	var authStatus string
+	err := tx.QueryRowContext(ctx, `SELECT status FROM authorities WHERE authority_id = ?`, c.AuthorityID).Scan(&authStatus)
+	if errors.Is(err, sql.ErrNoRows) {
+		return &FieldError{Field: "AuthorityId", Message: fmt.Sprintf("there is no authority %q", c.AuthorityID)}
+	} else if err != nil {
+		return err
+	}
+	if authStatus != "Active" {
+		return &FieldError{Field: "AuthorityId", Message: "the authority is Inactive"}
+	}
+	dom, err := getDomain(ctx, tx, c.AuthorisationDomain)
+	if errors.Is(err, ErrNotFound) {
+		return &FieldError{Field: "AuthorisationDomain", Message: fmt.Sprintf("there is no authorisation domain %q", c.AuthorisationDomain)}
+	} else if err != nil {
+		return err
+	}
+	if dom.Status != "Active" {
+		return &FieldError{Field: "AuthorisationDomain", Message: fmt.Sprintf("the authorisation domain %q is Inactive", c.AuthorisationDomain)}
+	}
+	role, err := getRole(ctx, tx, c.AuthorisationDomain, c.Role)
+	if errors.Is(err, ErrNotFound) {
+		var elsewhere string
+		_ = tx.QueryRowContext(ctx, `SELECT domain FROM authorisation_domain_roles WHERE name = ? ORDER BY domain LIMIT 1`, c.Role).Scan(&elsewhere)
+		msg := fmt.Sprintf("%q is not a role of the domain %q", c.Role, c.AuthorisationDomain)
+		if elsewhere != "" {
+			msg += fmt.Sprintf(" (it is a role of %q)", elsewhere)
+		}
+		return &FieldError{Field: "Role", Message: msg}
+	} else if err != nil {
+		return err
+	}
+	if role.Status != "Active" {
+		return &FieldError{Field: "Role", Message: fmt.Sprintf("the role %q is Inactive", c.Role)}
+	}
+	var covers int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM authority_domains WHERE authority_id = ? AND domain = ?`, c.AuthorityID, c.AuthorisationDomain).Scan(&covers); err != nil {
+		return err
+	}
+	if covers == 0 {
+		return &FieldError{Field: "AuthorityId", Message: fmt.Sprintf("the authority does not cover the domain %q", c.AuthorisationDomain)}
+	}
+	same, err := claimsWhere(ctx, tx, `c.organisation_id = ? AND c.domain = ? AND c.role = ? AND c.claim_id <> ?`, true, c.OrganisationID, c.AuthorisationDomain, c.Role, c.ClaimID)
+	if err != nil {
+		return err
+	}
+	if len(same) > 0 {
+		return inUse(fmt.Sprintf("The organisation already holds the role %q of %q", c.Role, c.AuthorisationDomain), map[string]any{"Claims": same})
+	}
+	others, err := claimsWhere(ctx, tx, `c.organisation_id = ? AND c.claim_id <> ?`, true, c.OrganisationID, c.ClaimID)
+	if err != nil {
+		return err
+	}
+	if role.Exclusive && len(others) > 0 {
+		return inUse(fmt.Sprintf("The role %q is Exclusive, and the organisation holds other roles (%s)", c.Role, countClaims(others, true)), map[string]any{"Claims": others})
+	}
+	exclusive, err := claimsWhere(ctx, tx, `c.organisation_id = ? AND c.claim_id <> ? AND EXISTS (SELECT 1 FROM authorisation_domain_roles r
+		WHERE r.domain = c.domain AND r.name = c.role AND r.exclusive = 1)`, true, c.OrganisationID, c.ClaimID)
+	if err != nil {
+		return err
+	}
+	if len(exclusive) > 0 {
+		return inUse(fmt.Sprintf("The organisation holds the Exclusive role %q and can hold no other", exclusive[0].Role), map[string]any{"Claims": exclusive})
+	}
+	return nil
+}
+
+// CreateAuthorityClaim adds a claim to an organisation (ErrNotFound when
+// the organisation does not exist). The rules of checkActiveClaim apply
+// to an Active claim; an Inactive one (history) needs only existing
+// references.
+func (d *DB) CreateAuthorityClaim(ctx context.Context, a Audit, c AuthorityClaim) (AuthorityClaim, error) {
+	c.ClaimID = NewID()
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		if err := orgExists(ctx, tx, c.OrganisationID); err != nil {
+			return err
+		}
+		if err := checkClaimRefs(ctx, tx, c); err != nil {
+			return err
+		}
+		if c.Status == "Active" {
+			if err := checkActiveClaim(ctx, tx, c); err != nil {
+				return err
+			}
+		}
+		now := d.stamp()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO organisation_authority_claims(claim_id, organisation_id, authority_id, domain, role, registration_id, status, created_on, updated_on)
+			VALUES (?,?,?,?,?,?,?,?,?)`, c.ClaimID, c.OrganisationID, c.AuthorityID, c.AuthorisationDomain, c.Role, c.RegistrationID, c.Status, now, now); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "AuthorityClaim", SubjectID: c.ClaimID, OrganisationID: c.OrganisationID,
+			Summary: fmt.Sprintf("AuthorityId: %s; AuthorisationDomain: %s; Role: %s; RegistrationId: %s; Status: %s", c.AuthorityID, c.AuthorisationDomain, c.Role, c.RegistrationID, c.Status)})
+	})
+	d.lists.invalidate()
+	if err != nil {
+		return AuthorityClaim{}, err
+	}
+	return d.GetAuthorityClaim(ctx, c.OrganisationID, c.ClaimID)
+}
+
+// checkClaimRefs checks that what a claim names exists (a 422 on the
+// field otherwise), whatever its status.
+func checkClaimRefs(ctx context.Context, tx *sql.Tx, c AuthorityClaim) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM authorities WHERE authority_id = ?`, c.AuthorityID).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return &FieldError{Field: "AuthorityId", Message: fmt.Sprintf("there is no authority %q", c.AuthorityID)}
+	}
+	if _, err := getDomain(ctx, tx, c.AuthorisationDomain); errors.Is(err, ErrNotFound) {
+		return &FieldError{Field: "AuthorisationDomain", Message: fmt.Sprintf("there is no authorisation domain %q", c.AuthorisationDomain)}
+	} else if err != nil {
+		return err
+	}
+	if _, err := getRole(ctx, tx, c.AuthorisationDomain, c.Role); errors.Is(err, ErrNotFound) {
+		return &FieldError{Field: "Role", Message: fmt.Sprintf("%q is not a role of the domain %q", c.Role, c.AuthorisationDomain)}
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// UpdateAuthorityClaim changes a claim's RegistrationId and Status; what
+// it names (authority, domain, role) does not change (a new claim does
+// that). Making a claim Active again checks every rule of a new one.
+func (d *DB) UpdateAuthorityClaim(ctx context.Context, a Audit, c AuthorityClaim, check func(cur AuthorityClaim) error) (AuthorityClaim, error) {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := getClaim(ctx, tx, c.OrganisationID, c.ClaimID)
+		if err != nil {
+			return err
+		}
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		for _, f := range []struct{ field, in, cur string }{
+			{"AuthorityId", c.AuthorityID, cur.AuthorityID}, {"AuthorisationDomain", c.AuthorisationDomain, cur.AuthorisationDomain}, {"Role", c.Role, cur.Role},
+		} {
+			if f.in != "" && f.in != f.cur {
+				return &FieldError{Field: f.field, Message: f.field + " of a claim cannot change; set this claim Inactive and add a new one"}
+			}
+		}
+		next := cur
+		next.RegistrationID, next.Status = c.RegistrationID, c.Status
+		if cur.Status != "Active" && next.Status == "Active" {
+			if err := checkActiveClaim(ctx, tx, next); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE organisation_authority_claims SET registration_id = ?, status = ?, updated_on = ? WHERE claim_id = ?`,
+			next.RegistrationID, next.Status, d.stamp(), c.ClaimID); err != nil {
+			return err
+		}
+		action := "update"
+		if cur.Status != next.Status {
+			action = "status"
+		}
+		cur.UpdatedOn, next.UpdatedOn = time.Time{}, time.Time{}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "AuthorityClaim", SubjectID: c.ClaimID, OrganisationID: c.OrganisationID, Summary: diff(cur, next)})
+	})
+	d.lists.invalidate()
+	if err != nil {
+		return AuthorityClaim{}, err
+	}
+	return d.GetAuthorityClaim(ctx, c.OrganisationID, c.ClaimID)
+}
+
+// checkAppRoles checks, inside an application's write transaction, that
+// every role in roles is held by an Active claim of the organisation;
+// roles in kept (the application's current roles) are let through, so an
+// application whose claim went Inactive can still be edited otherwise.
+func checkAppRoles(ctx context.Context, tx *sql.Tx, orgID string, roles, kept []string) error {
+	if len(roles) == 0 {
+		return nil
+	}
+	held, err := activeRoles(ctx, tx, orgID)
+	if err != nil {
+		return err
+	}
+	ok := map[string]bool{}
+	for _, r := range held {
+		ok[r] = true
+	}
+	for _, r := range kept {
+		ok[r] = true
+	}
+	for _, r := range roles {
+		if !ok[r] {
+			msg := fmt.Sprintf("the organisation holds no Active claim on the role %q", r)
+			if len(held) > 0 {
+				msg += fmt.Sprintf(" (it holds %s)", joinQuoted(held))
+			}
+			return &FieldError{Field: "Roles", Message: msg}
+		}
+	}
+	return nil
+}
+
+func joinQuoted(l []string) string {
+	s := ""
+	for i, v := range l {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%q", v)
+	}
+	return s
+}
+
+// OrgDomainRoleClaim is an Active claim as the participants list shows it
+// (OrganisationAuthorityClaim of the open-finance participants schema).
+type OrgDomainRoleClaim struct {
+	OrganisationID               string          `json:"OrganisationId"`
+	OrganisationAuthorityClaimID string          `json:"OrganisationAuthorityClaimId"`
+	AuthorityID                  string          `json:"AuthorityId"`
+	Status                       string          `json:"Status"`
+	AuthorisationDomain          string          `json:"AuthorisationDomain"`
+	Role                         string          `json:"Role"`
+	Authorisations               []Authorisation `json:"Authorisations"`
+	RegistrationID               string          `json:"RegistrationId"`
+}
+
+// Authorisation is a member-state authorisation of a role claim; none are
+// recorded yet, so the list is always empty.
+type Authorisation struct {
+	Status      string `json:"Status"`
+	MemberState string `json:"MemberState"`
+}
+
+// OrgDomainClaim is one authority and domain in which an organisation
+// holds at least one Active role claim (OrganisationAuthorityDomainClaim
+// of the participants schema).
+type OrgDomainClaim struct {
+	OrganisationAuthorityDomainClaimID string `json:"OrganisationAuthorityDomainClaimId"`
+	AuthorisationDomainName            string `json:"AuthorisationDomainName"`
+	AuthorityID                        string `json:"AuthorityId"`
+	AuthorityName                      string `json:"AuthorityName"`
+	RegistrationID                     string `json:"RegistrationId"`
+	Status                             string `json:"Status"`
+}
+
+// domainClaimID is a stable identifier for an (organisation, authority,
+// domain) triple: the directory keeps no record of its own for it, and a
+// client that keys on it must see the same value in every answer.
+func domainClaimID(org, authority, domain string) string {
+	sum := sha256.Sum256([]byte(org + "\x00" + authority + "\x00" + domain))
+	b := sum[:16]
+	b[6] = b[6]&0x0f | 0x50 // version 5 layout, name-based
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// participantClaims adds the Active claims of the listed organisations
+// (index: organisation id -> position in out) in one pass over the Active
+// claims; authorities' names come from a map (there are few).
+func participantClaims(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, out []Participant, index map[string]int) error {
+	names := map[string]string{}
+	arows, err := q.QueryContext(ctx, `SELECT authority_id, name FROM authorities`)
+	if err != nil {
+		return fmt.Errorf("store: participants' authorities: %w", err)
+	}
+	for arows.Next() {
+		var id, name string
+		if err := arows.Scan(&id, &name); err != nil {
+			arows.Close()
+			return err
+		}
+		names[id] = name
+	}
+	arows.Close()
+	if err := arows.Err(); err != nil {
+		return err
+	}
+	// One pass over the covering index claims_participants; claims of
+	// organisations that are not listed are skipped here.
+	rows, err := q.QueryContext(ctx, `SELECT claim_id, organisation_id, authority_id, domain, role, registration_id FROM organisation_authority_claims
+		INDEXED BY claims_participants WHERE status = 'Active'`)
+	if err != nil {
+		return fmt.Errorf("store: participants' claims: %w", err)
+	}
+	defer rows.Close()
+	var touched []int
+	for rows.Next() {
+		var c OrgDomainRoleClaim
+		if err := rows.Scan(&c.OrganisationAuthorityClaimID, &c.OrganisationID, &c.AuthorityID, &c.AuthorisationDomain, &c.Role, &c.RegistrationID); err != nil {
+			return err
+		}
+		i, ok := index[c.OrganisationID]
+		if !ok {
+			continue
+		}
+		c.Status, c.Authorisations = "Active", []Authorisation{}
+		if len(out[i].OrgDomainRoleClaims) == 0 {
+			touched = append(touched, i)
+		}
+		out[i].OrgDomainRoleClaims = append(out[i].OrgDomainRoleClaims, c)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, i := range touched {
+		p := &out[i]
+		sort.Slice(p.OrgDomainRoleClaims, func(a, b int) bool {
+			x, y := p.OrgDomainRoleClaims[a], p.OrgDomainRoleClaims[b]
+			if x.AuthorisationDomain != y.AuthorisationDomain {
+				return x.AuthorisationDomain < y.AuthorisationDomain
+			}
+			return x.Role < y.Role
+		})
+		for _, c := range p.OrgDomainRoleClaims {
+			seen := false
+			for _, dc := range p.OrgDomainClaims {
+				if dc.AuthorityID == c.AuthorityID && dc.AuthorisationDomainName == c.AuthorisationDomain {
+					seen = true
+					break
+				}
+			}
+			if !seen {
+				p.OrgDomainClaims = append(p.OrgDomainClaims, OrgDomainClaim{
+					OrganisationAuthorityDomainClaimID: domainClaimID(c.OrganisationID, c.AuthorityID, c.AuthorisationDomain),
+					AuthorisationDomainName:            c.AuthorisationDomain, AuthorityID: c.AuthorityID, AuthorityName: names[c.AuthorityID],
+					RegistrationID: c.RegistrationID, Status: "Active",
+				})
+			}
+		}
+	}
+	return nil
+}

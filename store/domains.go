@@ -1,0 +1,673 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// AuthorisationDomain is an area of the ecosystem in which organisations
+// are authorised for roles (docs/design.md §12).
+type AuthorisationDomain struct {
+	Name        string `json:"Name"`
+	Description string `json:"Description"`
+	Status      string `json:"Status"`
+}
+
+// DomainRole is a role of an authorisation domain. Type is Federation or
+// Directory; an organisation with an Active claim on an Exclusive role
+// holds no other role.
+type DomainRole struct {
+	Name                string `json:"Name"`
+	AuthorisationDomain string `json:"AuthorisationDomain"`
+	Type                string `json:"Type"`
+	Exclusive           bool   `json:"Exclusive"`
+	Description         string `json:"Description"`
+	Status              string `json:"Status"`
+}
+
+// Authority is a regulator or scheme that authorises organisations in the
+// domains it covers.
+type Authority struct {
+	AuthorityID          string   `json:"AuthorityId"`
+	AuthorityName        string   `json:"AuthorityName"`
+	AuthorityCode        string   `json:"AuthorityCode"`
+	Country              string   `json:"Country"`
+	Status               string   `json:"Status"`
+	AuthorisationDomains []string `json:"AuthorisationDomains"`
+}
+
+// ClaimRef names a claim in the way of a change (the conflict payload).
+type ClaimRef struct {
+	ClaimID             string `json:"ClaimId"`
+	OrganisationID      string `json:"OrganisationId"`
+	AuthorisationDomain string `json:"AuthorisationDomain"`
+	Role                string `json:"Role"`
+}
+
+// inUse builds the 409 "summary|payload" of something the named records
+// still use (docs/design.md §4). Empty lists are left out.
+func inUse(summary string, parts map[string]any) error {
+	payload, _ := json.Marshal(parts)
+	return &ConflictError{Message: summary + "|" + string(payload)}
+}
+
+// claimsWhere lists up to 100 claims matching cond (a condition on the
+// claims table c); activeOnly keeps Active claims.
+func claimsWhere(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, cond string, activeOnly bool, args ...any) ([]ClaimRef, error) {
+	query := `SELECT claim_id, organisation_id, domain, role FROM organisation_authority_claims c WHERE ` + cond
+	if activeOnly {
+		query += ` AND c.status = 'Active'`
+	}
+	rows, err := q.QueryContext(ctx, query+` ORDER BY organisation_id, domain, role, claim_id LIMIT 100`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ClaimRef
+	for rows.Next() {
+		var c ClaimRef
+		if err := rows.Scan(&c.ClaimID, &c.OrganisationID, &c.AuthorisationDomain, &c.Role); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// ListAuthorisationDomains returns every domain by name.
+func (d *DB) ListAuthorisationDomains(ctx context.Context) ([]AuthorisationDomain, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT name, description, status FROM authorisation_domains ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []AuthorisationDomain{}
+	for rows.Next() {
+		var a AuthorisationDomain
+		if err := rows.Scan(&a.Name, &a.Description, &a.Status); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+func getDomain(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, name string) (AuthorisationDomain, error) {
+	var a AuthorisationDomain
+	err := q.QueryRowContext(ctx, `SELECT name, description, status FROM authorisation_domains WHERE name = ?`, name).Scan(&a.Name, &a.Description, &a.Status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, ErrNotFound
+	}
+	return a, err
+}
+
+// GetAuthorisationDomain returns one domain or ErrNotFound.
+func (d *DB) GetAuthorisationDomain(ctx context.Context, name string) (AuthorisationDomain, error) {
+	return getDomain(ctx, d.db, name)
+}
+
+// CreateAuthorisationDomain adds a domain; an existing name is a conflict.
+func (d *DB) CreateAuthorisationDomain(ctx context.Context, a Audit, dom AuthorisationDomain) (AuthorisationDomain, error) {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := getDomain(ctx, tx, dom.Name); err == nil {
+			return &ConflictError{Message: fmt.Sprintf("authorisation domain %q exists", dom.Name)}
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		now := d.stamp()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO authorisation_domains(name, description, status, created_on, updated_on) VALUES (?,?,?,?,?)`,
+			dom.Name, dom.Description, dom.Status, now, now); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "AuthorisationDomain", SubjectID: dom.Name, Summary: created(dom)})
+	})
+	if err != nil {
+		return AuthorisationDomain{}, err
+	}
+	return d.GetAuthorisationDomain(ctx, dom.Name)
+}
+
+// UpdateAuthorisationDomain changes a domain's description and status.
+// Disabling a domain that Active claims use is a conflict naming them.
+func (d *DB) UpdateAuthorisationDomain(ctx context.Context, a Audit, dom AuthorisationDomain, check func(cur AuthorisationDomain) error) (AuthorisationDomain, error) {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := getDomain(ctx, tx, dom.Name)
+		if err != nil {
+			return err
+		}
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		if cur.Status == "Active" && dom.Status == "Inactive" {
+			claims, err := claimsWhere(ctx, tx, `c.domain = ?`, true, dom.Name)
+			if err != nil {
+				return err
+			}
+			if len(claims) > 0 {
+				return inUse(fmt.Sprintf("Authorisation domain %q is used by %s", dom.Name, countClaims(claims, true)), map[string]any{"Claims": claims})
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE authorisation_domains SET description = ?, status = ?, updated_on = ? WHERE name = ?`,
+			dom.Description, dom.Status, d.stamp(), dom.Name); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "AuthorisationDomain", SubjectID: dom.Name, Summary: diff(cur, dom)})
+	})
+	if err != nil {
+		return AuthorisationDomain{}, err
+	}
+	return d.GetAuthorisationDomain(ctx, dom.Name)
+}
+
+func countClaims(c []ClaimRef, active bool) string {
+	word := "claim"
+	if active {
+		word = "Active claim"
+	}
+	if len(c) == 1 {
+		return "1 " + word
+	}
+	more := ""
+	if len(c) == 100 {
+		more = " or more"
+	}
+	return fmt.Sprintf("%d%s %ss", len(c), more, word)
+}
+
+// DeleteAuthorisationDomain removes a domain nothing refers to. Nothing
+// cascades: its roles, the authorities that cover it, the claims and the
+// policies that name it are in the way (409 naming them).
+func (d *DB) DeleteAuthorisationDomain(ctx context.Context, a Audit, name string) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := getDomain(ctx, tx, name); err != nil {
+			return err
+		}
+		parts := map[string]any{}
+		claims, err := claimsWhere(ctx, tx, `c.domain = ?`, false, name)
+		if err != nil {
+			return err
+		}
+		if len(claims) > 0 {
+			parts["Claims"] = claims
+		}
+		roles, err := d.listRoles(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		if len(roles) > 0 {
+			var rs []map[string]string
+			for _, r := range roles {
+				rs = append(rs, map[string]string{"AuthorisationDomain": r.AuthorisationDomain, "Name": r.Name})
+			}
+			parts["Roles"] = rs
+		}
+		auths, err := namedRows(ctx, tx, `SELECT a.authority_id, a.name FROM authority_domains ad JOIN authorities a ON a.authority_id = ad.authority_id WHERE ad.domain = ? ORDER BY a.name LIMIT 100`,
+			"AuthorityId", "AuthorityName", name)
+		if err != nil {
+			return err
+		}
+		if len(auths) > 0 {
+			parts["Authorities"] = auths
+		}
+		pols, err := namedRows(ctx, tx, `SELECT policy_id, role || ' / ' || entity_type FROM role_metadata_policies WHERE authorisation_domain = ? ORDER BY role, entity_type LIMIT 100`,
+			"PolicyId", "Policy", name)
+		if err != nil {
+			return err
+		}
+		if len(pols) > 0 {
+			parts["RoleMetadataPolicies"] = pols
+		}
+		if len(parts) > 0 {
+			return inUse(fmt.Sprintf("Authorisation domain %q is in use: %s", name, inUseSummary(parts)), parts)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM authorisation_domains WHERE name = ?`, name); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "delete", SubjectType: "AuthorisationDomain", SubjectID: name, Summary: "deleted"})
+	})
+}
+
+// inUseSummary says how many of each kind are in the way: "2 Claims, 1 Roles".
+func inUseSummary(parts map[string]any) string {
+	keys := make([]string, 0, len(parts))
+	for k := range parts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		n := 0
+		switch v := parts[k].(type) {
+		case []ClaimRef:
+			n = len(v)
+		case []map[string]string:
+			n = len(v)
+		}
+		out = append(out, fmt.Sprintf("%d %s", n, k))
+	}
+	return strings.Join(out, ", ")
+}
+
+// namedRows reads two-column rows into maps with the given keys.
+func namedRows(ctx context.Context, tx *sql.Tx, query, k1, k2 string, args ...any) ([]map[string]string, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []map[string]string
+	for rows.Next() {
+		var a, b string
+		if err := rows.Scan(&a, &b); err != nil {
+			return nil, err
+		}
+		out = append(out, map[string]string{k1: a, k2: b})
+	}
+	return out, rows.Err()
+}
+
+const roleCols = `name, domain, type, exclusive, description, status`
+
+func scanRole(row interface{ Scan(...any) error }) (DomainRole, error) {
+	var r DomainRole
+	err := row.Scan(&r.Name, &r.AuthorisationDomain, &r.Type, &r.Exclusive, &r.Description, &r.Status)
+	return r, err
+}
+
+func (d *DB) listRoles(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, domain string) ([]DomainRole, error) {
+	query, args := `SELECT `+roleCols+` FROM authorisation_domain_roles ORDER BY domain, name`, []any{}
+	if domain != "" {
+		query, args = `SELECT `+roleCols+` FROM authorisation_domain_roles WHERE domain = ? ORDER BY name`, []any{domain}
+	}
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []DomainRole{}
+	for rows.Next() {
+		r, err := scanRole(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// ListDomainRoles returns the roles of one domain, or of every domain when
+// domain is empty (by domain, then name).
+func (d *DB) ListDomainRoles(ctx context.Context, domain string) ([]DomainRole, error) {
+	return d.listRoles(ctx, d.db, domain)
+}
+
+func getRole(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, domain, name string) (DomainRole, error) {
+	r, err := scanRole(q.QueryRowContext(ctx, `SELECT `+roleCols+` FROM authorisation_domain_roles WHERE domain = ? AND name = ?`, domain, name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, ErrNotFound
+	}
+	return r, err
+}
+
+// GetDomainRole returns one role of a domain or ErrNotFound.
+func (d *DB) GetDomainRole(ctx context.Context, domain, name string) (DomainRole, error) {
+	return getRole(ctx, d.db, domain, name)
+}
+
+// CreateDomainRole adds a role to an existing domain (ErrNotFound when the
+// domain does not exist); the name is unique within its domain.
+func (d *DB) CreateDomainRole(ctx context.Context, a Audit, r DomainRole) (DomainRole, error) {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := getDomain(ctx, tx, r.AuthorisationDomain); err != nil {
+			return err
+		}
+		if _, err := getRole(ctx, tx, r.AuthorisationDomain, r.Name); err == nil {
+			return &ConflictError{Message: fmt.Sprintf("domain %q already has a role %q", r.AuthorisationDomain, r.Name)}
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		now := d.stamp()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO authorisation_domain_roles(`+roleCols+`, created_on, updated_on) VALUES (?,?,?,?,?,?,?,?)`,
+			r.Name, r.AuthorisationDomain, r.Type, r.Exclusive, r.Description, r.Status, now, now); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "Role", SubjectID: r.AuthorisationDomain + "/" + r.Name, Summary: created(r)})
+	})
+	if err != nil {
+		return DomainRole{}, err
+	}
+	return d.GetDomainRole(ctx, r.AuthorisationDomain, r.Name)
+}
+
+// UpdateDomainRole changes a role's type, exclusivity, description and
+// status. Disabling it while Active claims use it, or making it Exclusive
+// while an organisation holds it beside other roles, is a conflict naming
+// the claims.
+func (d *DB) UpdateDomainRole(ctx context.Context, a Audit, r DomainRole, check func(cur DomainRole) error) (DomainRole, error) {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := getRole(ctx, tx, r.AuthorisationDomain, r.Name)
+		if err != nil {
+			return err
+		}
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		if cur.Status == "Active" && r.Status == "Inactive" {
+			claims, err := claimsWhere(ctx, tx, `c.domain = ? AND c.role = ?`, true, r.AuthorisationDomain, r.Name)
+			if err != nil {
+				return err
+			}
+			if len(claims) > 0 {
+				return inUse(fmt.Sprintf("Role %q of %q is held by %s", r.Name, r.AuthorisationDomain, countClaims(claims, true)), map[string]any{"Claims": claims})
+			}
+		}
+		if !cur.Exclusive && r.Exclusive {
+			// Claims of organisations that hold this role and another one.
+			others, err := claimsWhere(ctx, tx, `c.organisation_id IN (SELECT organisation_id FROM organisation_authority_claims
+				WHERE domain = ? AND role = ? AND status = 'Active') AND NOT (c.domain = ? AND c.role = ?)`, true,
+				r.AuthorisationDomain, r.Name, r.AuthorisationDomain, r.Name)
+			if err != nil {
+				return err
+			}
+			if len(others) > 0 {
+				return inUse(fmt.Sprintf("Role %q cannot become Exclusive: organisations that hold it hold other roles (%s)", r.Name, countClaims(others, true)),
+					map[string]any{"Claims": others})
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE authorisation_domain_roles SET type = ?, exclusive = ?, description = ?, status = ?, updated_on = ? WHERE domain = ? AND name = ?`,
+			r.Type, r.Exclusive, r.Description, r.Status, d.stamp(), r.AuthorisationDomain, r.Name); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Role", SubjectID: r.AuthorisationDomain + "/" + r.Name, Summary: diff(cur, r)})
+	})
+	if err != nil {
+		return DomainRole{}, err
+	}
+	return d.GetDomainRole(ctx, r.AuthorisationDomain, r.Name)
+}
+
+// DeleteDomainRole removes a role no claim (of any status) and no role
+// metadata policy names.
+func (d *DB) DeleteDomainRole(ctx context.Context, a Audit, domain, name string) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := getRole(ctx, tx, domain, name); err != nil {
+			return err
+		}
+		parts := map[string]any{}
+		claims, err := claimsWhere(ctx, tx, `c.domain = ? AND c.role = ?`, false, domain, name)
+		if err != nil {
+			return err
+		}
+		if len(claims) > 0 {
+			parts["Claims"] = claims
+		}
+		pols, err := namedRows(ctx, tx, `SELECT policy_id, role || ' / ' || entity_type FROM role_metadata_policies WHERE authorisation_domain = ? AND role = ? ORDER BY entity_type LIMIT 100`,
+			"PolicyId", "Policy", domain, name)
+		if err != nil {
+			return err
+		}
+		if len(pols) > 0 {
+			parts["RoleMetadataPolicies"] = pols
+		}
+		if len(parts) > 0 {
+			return inUse(fmt.Sprintf("Role %q of %q is in use: %s", name, domain, inUseSummary(parts)), parts)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM authorisation_domain_roles WHERE domain = ? AND name = ?`, domain, name); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "delete", SubjectType: "Role", SubjectID: domain + "/" + name, Summary: "deleted"})
+	})
+}
+
+const authorityCols = `authority_id, name, code, country, status`
+
+func (d *DB) authorities(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, id string) ([]Authority, error) {
+	query, args := `SELECT `+authorityCols+` FROM authorities ORDER BY name`, []any{}
+	if id != "" {
+		query, args = `SELECT `+authorityCols+` FROM authorities WHERE authority_id = ?`, []any{id}
+	}
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	out := []Authority{}
+	index := map[string]int{}
+	for rows.Next() {
+		var au Authority
+		if err := rows.Scan(&au.AuthorityID, &au.AuthorityName, &au.AuthorityCode, &au.Country, &au.Status); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		au.AuthorisationDomains = []string{}
+		index[au.AuthorityID] = len(out)
+		out = append(out, au)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	dq, dargs := `SELECT authority_id, domain FROM authority_domains ORDER BY domain`, []any{}
+	if id != "" {
+		dq, dargs = `SELECT authority_id, domain FROM authority_domains WHERE authority_id = ? ORDER BY domain`, []any{id}
+	}
+	drows, err := q.QueryContext(ctx, dq, dargs...)
+	if err != nil {
+		return nil, err
+	}
+	defer drows.Close()
+	for drows.Next() {
+		var aid, dom string
+		if err := drows.Scan(&aid, &dom); err != nil {
+			return nil, err
+		}
+		if i, ok := index[aid]; ok {
+			out[i].AuthorisationDomains = append(out[i].AuthorisationDomains, dom)
+		}
+	}
+	return out, drows.Err()
+}
+
+// ListAuthorities returns every authority with the domains it covers.
+func (d *DB) ListAuthorities(ctx context.Context) ([]Authority, error) {
+	return d.authorities(ctx, d.db, "")
+}
+
+// GetAuthority returns one authority or ErrNotFound.
+func (d *DB) GetAuthority(ctx context.Context, id string) (Authority, error) {
+	l, err := d.authorities(ctx, d.db, id)
+	if err != nil {
+		return Authority{}, err
+	}
+	if len(l) == 0 {
+		return Authority{}, ErrNotFound
+	}
+	return l[0], nil
+}
+
+func getAuthorityTx(ctx context.Context, d *DB, tx *sql.Tx, id string) (Authority, error) {
+	l, err := d.authorities(ctx, tx, id)
+	if err != nil {
+		return Authority{}, err
+	}
+	if len(l) == 0 {
+		return Authority{}, ErrNotFound
+	}
+	return l[0], nil
+}
+
+// checkAuthority checks what must hold of an authority before it is
+// written: its domains exist, and its name and code are its own.
+func checkAuthority(ctx context.Context, tx *sql.Tx, au Authority) error {
+	for _, dom := range au.AuthorisationDomains {
+		if _, err := getDomain(ctx, tx, dom); errors.Is(err, ErrNotFound) {
+			return &FieldError{Field: "AuthorisationDomains", Message: fmt.Sprintf("there is no authorisation domain %q", dom)}
+		} else if err != nil {
+			return err
+		}
+	}
+	var other string
+	err := tx.QueryRowContext(ctx, `SELECT authority_id FROM authorities WHERE name = ? AND authority_id <> ?`, au.AuthorityName, au.AuthorityID).Scan(&other)
+	if err == nil {
+		return &ConflictError{Message: fmt.Sprintf("another authority (%s) is called %q", other, au.AuthorityName)}
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	err = tx.QueryRowContext(ctx, `SELECT authority_id FROM authorities WHERE code = ? AND authority_id <> ?`, au.AuthorityCode, au.AuthorityID).Scan(&other)
+	if err == nil {
+		return &ConflictError{Message: fmt.Sprintf("another authority (%s) has the code %q", other, au.AuthorityCode)}
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	return nil
+}
+
+func setAuthorityDomains(ctx context.Context, tx *sql.Tx, id string, domains []string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM authority_domains WHERE authority_id = ?`, id); err != nil {
+		return err
+	}
+	for _, dom := range domains {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO authority_domains(authority_id, domain) VALUES (?, ?)`, id, dom); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CreateAuthority adds an authority (its id given or generated).
+func (d *DB) CreateAuthority(ctx context.Context, a Audit, au Authority) (Authority, error) {
+	if au.AuthorityID == "" {
+		au.AuthorityID = NewID()
+	}
+	au.AuthorisationDomains = nonNil(au.AuthorisationDomains)
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := getAuthorityTx(ctx, d, tx, au.AuthorityID); err == nil {
+			return &ConflictError{Message: "an authority with AuthorityId " + au.AuthorityID + " exists"}
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		if err := checkAuthority(ctx, tx, au); err != nil {
+			return err
+		}
+		now := d.stamp()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO authorities(`+authorityCols+`, created_on, updated_on) VALUES (?,?,?,?,?,?,?)`,
+			au.AuthorityID, au.AuthorityName, au.AuthorityCode, au.Country, au.Status, now, now); err != nil {
+			return err
+		}
+		if err := setAuthorityDomains(ctx, tx, au.AuthorityID, au.AuthorisationDomains); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "Authority", SubjectID: au.AuthorityID, Summary: created(au)})
+	})
+	if err != nil {
+		return Authority{}, err
+	}
+	return d.GetAuthority(ctx, au.AuthorityID)
+}
+
+// UpdateAuthority replaces an authority's writable fields. Disabling it
+// while Active claims use it, or dropping a domain its Active claims are
+// in, is a conflict naming the claims.
+func (d *DB) UpdateAuthority(ctx context.Context, a Audit, au Authority, check func(cur Authority) error) (Authority, error) {
+	au.AuthorisationDomains = nonNil(au.AuthorisationDomains)
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := getAuthorityTx(ctx, d, tx, au.AuthorityID)
+		if err != nil {
+			return err
+		}
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		if err := checkAuthority(ctx, tx, au); err != nil {
+			return err
+		}
+		if cur.Status == "Active" && au.Status == "Inactive" {
+			claims, err := claimsWhere(ctx, tx, `c.authority_id = ?`, true, au.AuthorityID)
+			if err != nil {
+				return err
+			}
+			if len(claims) > 0 {
+				return inUse(fmt.Sprintf("Authority %q is named by %s", cur.AuthorityName, countClaims(claims, true)), map[string]any{"Claims": claims})
+			}
+		}
+		keep := map[string]bool{}
+		for _, dom := range au.AuthorisationDomains {
+			keep[dom] = true
+		}
+		var dropped []ClaimRef
+		for _, dom := range cur.AuthorisationDomains {
+			if keep[dom] {
+				continue
+			}
+			claims, err := claimsWhere(ctx, tx, `c.authority_id = ? AND c.domain = ?`, true, au.AuthorityID, dom)
+			if err != nil {
+				return err
+			}
+			dropped = append(dropped, claims...)
+		}
+		if len(dropped) > 0 {
+			return inUse(fmt.Sprintf("Authority %q must keep covering the domains of its %s", cur.AuthorityName, countClaims(dropped, true)), map[string]any{"Claims": dropped})
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE authorities SET name = ?, code = ?, country = ?, status = ?, updated_on = ? WHERE authority_id = ?`,
+			au.AuthorityName, au.AuthorityCode, au.Country, au.Status, d.stamp(), au.AuthorityID); err != nil {
+			return err
+		}
+		if err := setAuthorityDomains(ctx, tx, au.AuthorityID, au.AuthorisationDomains); err != nil {
+			return err
+		}
+		next, err := getAuthorityTx(ctx, d, tx, au.AuthorityID)
+		if err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Authority", SubjectID: au.AuthorityID, Summary: diff(cur, next)})
+	})
+	if err != nil {
+		return Authority{}, err
+	}
+	return d.GetAuthority(ctx, au.AuthorityID)
+}
+
+// DeleteAuthority removes an authority no claim names (of any status);
+// the domains it covered stay.
+func (d *DB) DeleteAuthority(ctx context.Context, a Audit, id string) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := getAuthorityTx(ctx, d, tx, id)
+		if err != nil {
+			return err
+		}
+		claims, err := claimsWhere(ctx, tx, `c.authority_id = ?`, false, id)
+		if err != nil {
+			return err
+		}
+		if len(claims) > 0 {
+			return inUse(fmt.Sprintf("Authority %q is named by %s", cur.AuthorityName, countClaims(claims, false)), map[string]any{"Claims": claims})
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM authority_domains WHERE authority_id = ?`, id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM authorities WHERE authority_id = ?`, id); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "delete", SubjectType: "Authority", SubjectID: id, Summary: "deleted " + cur.AuthorityName})
+	})
+}

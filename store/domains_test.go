@@ -1,0 +1,380 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/trustframe/trustframe/store"
+)
+
+// domainFixture: domain "Payments" with roles ASPSP, PISP (Federation)
+// and EXCL (Exclusive), domain "Data" with role ASPSP too, an authority
+// covering Payments only, and an Active organisation.
+type domainFixture struct {
+	db       *store.DB
+	auth     store.Authority // covers Payments
+	dataAuth store.Authority // covers Data
+	org      string
+}
+
+var who = store.Audit{Actor: "su@example.com"}
+
+func newDomainFixture(t *testing.T) domainFixture {
+	t.Helper()
+	db := open(t)
+	ctx := context.Background()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{"Payments", "Data"} {
+		_, err := db.CreateAuthorisationDomain(ctx, who, store.AuthorisationDomain{Name: d, Status: "Active"})
+		must(err)
+	}
+	for _, r := range []store.DomainRole{
+		{Name: "ASPSP", AuthorisationDomain: "Payments", Type: "Federation", Status: "Active"},
+		{Name: "PISP", AuthorisationDomain: "Payments", Type: "Federation", Status: "Active"},
+		{Name: "EXCL", AuthorisationDomain: "Payments", Type: "Directory", Exclusive: true, Status: "Active"},
+		{Name: "ASPSP", AuthorisationDomain: "Data", Type: "Federation", Status: "Active"},
+		{Name: "DATA", AuthorisationDomain: "Data", Type: "Federation", Status: "Active"},
+	} {
+		_, err := db.CreateDomainRole(ctx, who, r)
+		must(err)
+	}
+	auth, err := db.CreateAuthority(ctx, who, store.Authority{AuthorityName: "Central Bank", AuthorityCode: "CB", Country: "GB", Status: "Active", AuthorisationDomains: []string{"Payments"}})
+	must(err)
+	dataAuth, err := db.CreateAuthority(ctx, who, store.Authority{AuthorityName: "Data Office", AuthorityCode: "DO", Country: "GB", Status: "Active", AuthorisationDomains: []string{"Data"}})
+	must(err)
+	o, err := db.CreateOrganisation(ctx, who, store.Organisation{OrganisationName: "Bank", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"})
+	must(err)
+	return domainFixture{db: db, auth: auth, dataAuth: dataAuth, org: o.OrganisationID}
+}
+
+func (f domainFixture) claim(role, domain string) store.AuthorityClaim {
+	auth := f.auth.AuthorityID
+	if domain == "Data" {
+		auth = f.dataAuth.AuthorityID
+	}
+	return store.AuthorityClaim{OrganisationID: f.org, AuthorityID: auth, AuthorisationDomain: domain, Role: role, RegistrationID: "REG-" + role, Status: "Active"}
+}
+
+func conflictPayloadClaims(t *testing.T, err error) string {
+	t.Helper()
+	var ce *store.ConflictError
+	if !errors.As(err, &ce) {
+		t.Fatalf("want a conflict, got %v", err)
+	}
+	summary, payload, ok := strings.Cut(ce.Message, "|")
+	if !ok || summary == "" || !strings.HasPrefix(payload, `{"Claims":[`) {
+		t.Fatalf("conflict is not summary|payload naming claims: %q", ce.Message)
+	}
+	return payload
+}
+
+func claimCount(t *testing.T, db *store.DB, org string) int {
+	t.Helper()
+	l, err := db.ListAuthorityClaims(context.Background(), org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(l)
+}
+
+func TestAuthorityClaimRules(t *testing.T) {
+	f := newDomainFixture(t)
+	ctx := context.Background()
+	first, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("ASPSP", "Payments"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.AuthorityName != "Central Bank" || first.Status != "Active" || first.RegistrationID != "REG-ASPSP" {
+		t.Fatalf("%+v", first)
+	}
+	bad := []struct {
+		name  string
+		claim store.AuthorityClaim
+		field string // "" means a conflict
+	}{
+		{"unknown authority", func() store.AuthorityClaim { c := f.claim("PISP", "Payments"); c.AuthorityID = "nope"; return c }(), "AuthorityId"},
+		{"authority does not cover the domain", func() store.AuthorityClaim {
+			c := f.claim("PISP", "Payments")
+			c.AuthorityID = f.dataAuth.AuthorityID
+			return c
+		}(), "AuthorityId"},
+		{"unknown domain", f.claim("PISP", "Nowhere"), "AuthorisationDomain"},
+		{"role of another domain", f.claim("DATA", "Payments"), "Role"},
+		{"duplicate", f.claim("ASPSP", "Payments"), ""},
+		{"exclusive while holding others", f.claim("EXCL", "Payments"), ""},
+	}
+	for _, c := range bad {
+		_, err := f.db.CreateAuthorityClaim(ctx, who, c.claim)
+		if c.field == "" {
+			payload := conflictPayloadClaims(t, err)
+			if !strings.Contains(payload, first.ClaimID) {
+				t.Errorf("%s: the payload does not name the claim in the way: %s", c.name, payload)
+			}
+			continue
+		}
+		var fe *store.FieldError
+		if !errors.As(err, &fe) || fe.Field != c.field {
+			t.Errorf("%s: want a field error on %s, got %v", c.name, c.field, err)
+		}
+	}
+	if n := claimCount(t, f.db, f.org); n != 1 {
+		t.Fatalf("refused claims were written: %d claims", n)
+	}
+
+	// The Exclusive rule the other way: the exclusive claim first.
+	if _, err := f.db.UpdateAuthorityClaim(ctx, who, store.AuthorityClaim{OrganisationID: f.org, ClaimID: first.ClaimID, RegistrationID: "R", Status: "Inactive"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	excl, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("EXCL", "Payments"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.db.CreateAuthorityClaim(ctx, who, f.claim("DATA", "Data"))
+	if payload := conflictPayloadClaims(t, err); !strings.Contains(payload, excl.ClaimID) {
+		t.Fatalf("payload %s does not name the Exclusive claim", payload)
+	}
+	// Reactivating the old claim is held to the same rule.
+	_, err = f.db.UpdateAuthorityClaim(ctx, who, store.AuthorityClaim{OrganisationID: f.org, ClaimID: first.ClaimID, Status: "Active"}, nil)
+	conflictPayloadClaims(t, err)
+	got, _ := f.db.GetAuthorityClaim(ctx, f.org, first.ClaimID)
+	if got.Status != "Inactive" {
+		t.Fatalf("a refused reactivation changed the claim: %+v", got)
+	}
+	// What a claim names cannot change.
+	_, err = f.db.UpdateAuthorityClaim(ctx, who, store.AuthorityClaim{OrganisationID: f.org, ClaimID: first.ClaimID, Role: "PISP", Status: "Inactive"}, nil)
+	var fe *store.FieldError
+	if !errors.As(err, &fe) || fe.Field != "Role" {
+		t.Fatalf("changing Role: %v", err)
+	}
+	roles, err := f.db.ActiveClaimRoles(ctx, f.org)
+	if err != nil || strings.Join(roles, ",") != "EXCL" {
+		t.Fatalf("active roles %v %v", roles, err)
+	}
+	// Audit: every change to a claim is recorded.
+	recs, _, err := f.db.ListAudit(ctx, store.AuditFilter{SubjectType: "AuthorityClaim", OrganisationID: f.org, Size: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 3 {
+		t.Fatalf("want 3 audit records of claims (2 created, 1 status), got %d", len(recs))
+	}
+}
+
+// TestExclusiveRuleUnderConcurrentWriters: two transactions race to add
+// conflicting claims (an Exclusive role and another role) to the same
+// organisation; exactly one wins every time.
+func TestExclusiveRuleUnderConcurrentWriters(t *testing.T) {
+	f := newDomainFixture(t)
+	ctx := context.Background()
+	for round := 0; round < 20; round++ {
+		o, err := f.db.CreateOrganisation(ctx, who, store.Organisation{OrganisationName: fmt.Sprintf("Race %d", round), RegistrationNumber: "R", CountryOfRegistration: "GB", Status: "Active"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := f
+		g.org = o.OrganisationID
+		claims := []store.AuthorityClaim{g.claim("EXCL", "Payments"), g.claim("DATA", "Data")}
+		if round%2 == 1 {
+			claims[0], claims[1] = claims[1], claims[0]
+		}
+		start := make(chan struct{})
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for i := range claims {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				_, errs[i] = f.db.CreateAuthorityClaim(ctx, who, claims[i])
+			}()
+		}
+		close(start)
+		wg.Wait()
+		wins := 0
+		for _, err := range errs {
+			if err == nil {
+				wins++
+			} else if !errors.Is(err, store.ErrConflict) {
+				t.Fatalf("round %d: the loser got %v, not a conflict", round, err)
+			}
+		}
+		if wins != 1 {
+			t.Fatalf("round %d: %d writers won (errors %v)", round, wins, errs)
+		}
+		if n := claimCount(t, f.db, g.org); n != 1 {
+			t.Fatalf("round %d: %d claims stored", round, n)
+		}
+	}
+}
+
+// TestDomainCascadesRefused: nothing a claim, a role, an authority or a
+// policy refers to disappears or is disabled under it.
+func TestDomainCascadesRefused(t *testing.T) {
+	f := newDomainFixture(t)
+	ctx := context.Background()
+	c, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("PISP", "Payments"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conflict := func(what string, err error, names ...string) {
+		t.Helper()
+		var ce *store.ConflictError
+		if !errors.As(err, &ce) || !strings.Contains(ce.Message, "|{") {
+			t.Fatalf("%s: want a summary|payload conflict, got %v", what, err)
+		}
+		for _, n := range names {
+			if !strings.Contains(ce.Message, n) {
+				t.Errorf("%s: %q does not name %s", what, ce.Message, n)
+			}
+		}
+	}
+	conflict("delete a domain with roles, authorities and claims", f.db.DeleteAuthorisationDomain(ctx, who, "Payments"), `"Roles"`, `"Authorities"`, c.ClaimID)
+	_, err = f.db.UpdateAuthorisationDomain(ctx, who, store.AuthorisationDomain{Name: "Payments", Status: "Inactive"}, nil)
+	conflict("disable a domain with Active claims", err, c.ClaimID)
+	_, err = f.db.UpdateDomainRole(ctx, who, store.DomainRole{Name: "PISP", AuthorisationDomain: "Payments", Type: "Federation", Status: "Inactive"}, nil)
+	conflict("disable a held role", err, c.ClaimID)
+	_, err = f.db.UpdateAuthority(ctx, who, store.Authority{AuthorityID: f.auth.AuthorityID, AuthorityName: "Central Bank", AuthorityCode: "CB", Country: "GB", Status: "Inactive", AuthorisationDomains: []string{"Payments"}}, nil)
+	conflict("disable an authority with Active claims", err, c.ClaimID)
+	_, err = f.db.UpdateAuthority(ctx, who, store.Authority{AuthorityID: f.auth.AuthorityID, AuthorityName: "Central Bank", AuthorityCode: "CB", Country: "GB", Status: "Active", AuthorisationDomains: []string{"Data"}}, nil)
+	conflict("drop the domain of an authority's Active claims", err, c.ClaimID)
+	// Making a role Exclusive while its holder holds another.
+	if _, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("ASPSP", "Payments")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.db.UpdateDomainRole(ctx, who, store.DomainRole{Name: "PISP", AuthorisationDomain: "Payments", Type: "Federation", Exclusive: true, Status: "Active"}, nil)
+	conflict("make a role Exclusive beside other roles", err, "ASPSP")
+
+	// Inactive claims still hold their references against deletion.
+	if _, err := f.db.UpdateAuthorityClaim(ctx, who, store.AuthorityClaim{OrganisationID: f.org, ClaimID: c.ClaimID, Status: "Inactive"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.UpdateDomainRole(ctx, who, store.DomainRole{Name: "PISP", AuthorisationDomain: "Payments", Type: "Federation", Status: "Inactive"}, nil); err != nil {
+		t.Fatalf("a role with only Inactive claims can be disabled: %v", err)
+	}
+	conflict("delete a role an Inactive claim names", f.db.DeleteDomainRole(ctx, who, "Payments", "PISP"), c.ClaimID)
+	conflict("delete an authority claims name", f.db.DeleteAuthority(ctx, who, f.auth.AuthorityID), c.ClaimID)
+	// Nothing changed by the refusals.
+	r, _ := f.db.GetDomainRole(ctx, "Payments", "PISP")
+	if r.Exclusive {
+		t.Fatal("a refused change was written")
+	}
+	au, _ := f.db.GetAuthority(ctx, f.auth.AuthorityID)
+	if au.Status != "Active" || strings.Join(au.AuthorisationDomains, ",") != "Payments" {
+		t.Fatalf("authority changed: %+v", au)
+	}
+	// Unused things go: the Data domain after its role and authority.
+	conflict("delete a domain with roles", f.db.DeleteAuthorisationDomain(ctx, who, "Data"), `"Roles"`)
+	for _, role := range []string{"ASPSP", "DATA"} {
+		if err := f.db.DeleteDomainRole(ctx, who, "Data", role); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.db.DeleteAuthority(ctx, who, f.dataAuth.AuthorityID); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.db.DeleteAuthorisationDomain(ctx, who, "Data"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.GetAuthorisationDomain(ctx, "Data"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("deleted domain: %v", err)
+	}
+}
+
+func TestApplicationRolesMustBeHeld(t *testing.T) {
+	f := newDomainFixture(t)
+	ctx := context.Background()
+	app := store.SoftwareStatement{OrganisationID: f.org, ClientName: "App", Roles: []string{"PISP"}, Status: "Active"}
+	_, err := f.db.CreateSoftwareStatement(ctx, who, app)
+	var fe *store.FieldError
+	if !errors.As(err, &fe) || fe.Field != "Roles" || !strings.Contains(fe.Message, "PISP") {
+		t.Fatalf("an application with a role the organisation does not hold: %v", err)
+	}
+	c, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("PISP", "Payments"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := f.db.CreateSoftwareStatement(ctx, who, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The claim goes Inactive: the application keeps its role and can be
+	// edited, but cannot take a new role it does not hold.
+	if _, err := f.db.UpdateAuthorityClaim(ctx, who, store.AuthorityClaim{OrganisationID: f.org, ClaimID: c.ClaimID, Status: "Inactive"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	saved.ClientName = "App 2"
+	if _, err := f.db.UpdateSoftwareStatement(ctx, who, saved, nil); err != nil {
+		t.Fatalf("editing an application whose claim went Inactive: %v", err)
+	}
+	saved.Roles = []string{"PISP", "ASPSP"}
+	if _, err := f.db.UpdateSoftwareStatement(ctx, who, saved, nil); !errors.As(err, &fe) || fe.Field != "Roles" || !strings.Contains(fe.Message, "ASPSP") {
+		t.Fatalf("adding a role not held: %v", err)
+	}
+}
+
+// TestSeedCreatesDomainRolesAndClaims: the seeded directory has a realistic
+// domain, roles and authorities; every organisation holds claims that obey
+// the rules (the Exclusive role alone, authority covering the domain), and
+// its application carries only a role it holds.
+func TestSeedCreatesDomainRolesAndClaims(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	if err := db.SeedDirectory(ctx, who, 400, 3); err != nil {
+		t.Fatal(err)
+	}
+	roles, err := db.ListDomainRoles(ctx, "Open Finance")
+	if err != nil || len(roles) != 5 {
+		t.Fatalf("roles %v %v", roles, err)
+	}
+	auths, _ := db.ListAuthorities(ctx)
+	if len(auths) != 3 {
+		t.Fatalf("authorities %v", auths)
+	}
+	var orgs []string
+	if err := db.EachOrganisation(ctx, store.OrgFilter{}, func(o store.Organisation, _, _ []string) error {
+		orgs = append(orgs, o.OrganisationID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sandbox := 0
+	for _, id := range orgs {
+		held, err := db.ActiveClaimRoles(ctx, id)
+		if err != nil || len(held) == 0 {
+			t.Fatalf("%s holds %v %v", id, held, err)
+		}
+		for _, r := range held {
+			if r == "SANDBOX" {
+				sandbox++
+				if len(held) != 1 {
+					t.Fatalf("an Exclusive holder holds %v", held)
+				}
+			}
+		}
+		apps, err := db.ListSoftwareStatements(ctx, id)
+		if err != nil || len(apps) != 1 {
+			t.Fatal(err)
+		}
+		for _, r := range apps[0].Roles {
+			if !strings.Contains(strings.Join(held, ","), r) {
+				t.Fatalf("the application carries %s, the organisation holds %v", r, held)
+			}
+		}
+	}
+	if sandbox == 0 || sandbox > 40 {
+		t.Fatalf("%d sandbox-only organisations of 400", sandbox)
+	}
+	ps, err := db.Participants(ctx)
+	if err != nil || len(ps) == 0 || len(ps[0].OrgDomainRoleClaims) == 0 || len(ps[0].OrgDomainClaims) != 1 {
+		t.Fatalf("participants: %v", err)
+	}
+}

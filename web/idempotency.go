@@ -1,0 +1,151 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/trustframe/trustframe/handlers"
+	"github.com/trustframe/trustframe/store"
+)
+
+// idempotencyBodyLimit is the largest body remembered for a fingerprint
+// (attachments are up to 10 MiB); a larger one goes through unkeyed and is
+// refused by its handler.
+const idempotencyBodyLimit = 11 << 20
+
+// replayedHeaders are the headers of a first answer that a retry gets again.
+var replayedHeaders = []string{"Location", "Content-Type", "ETag", "HX-Redirect", "HX-Push-Url"}
+
+// idempotent makes a POST sent with an Idempotency-Key (the API's header,
+// or the IdempotencyKey field every console form carries) run once per
+// administrator and key: a retry with the same key and the same request
+// gets the first answer again (status, Location, body) and changes
+// nothing; a retry while the first still runs waits for it. A failed first
+// attempt (4xx or 5xx) is not kept, so a retry runs again. Keys are kept
+// 24 hours (store.IdempotencyTTL). The same key for another request is 422.
+func (s *Server) idempotent(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		actor := handlers.PrincipalFrom(r.Context()).Email
+		key := strings.TrimSpace(r.Header.Get("Idempotency-Key"))
+		ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if r.Method != http.MethodPost || actor == "" || (key == "" && ct != "application/x-www-form-urlencoded") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, idempotencyBodyLimit+1))
+		if err != nil || len(body) > idempotencyBodyLimit {
+			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
+			next.ServeHTTP(w, r)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if key == "" {
+			vals, _ := url.ParseQuery(string(body))
+			key = strings.TrimSpace(vals.Get("IdempotencyKey"))
+		}
+		if key == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if len(key) > 255 {
+			handlers.WriteError(w, r, &handlers.Error{Status: http.StatusBadRequest, Code: "bad_idempotency_key", Message: "Idempotency-Key is longer than 255 characters"})
+			return
+		}
+		sum := sha256.Sum256(append([]byte(r.Method+" "+r.URL.Path+"\n"), body...))
+		fp := hex.EncodeToString(sum[:])
+		ctx := r.Context()
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			res, started, err := s.db.BeginIdempotent(ctx, actor, key, fp)
+			switch {
+			case errors.Is(err, store.ErrIdempotencyMismatch):
+				handlers.WriteError(w, r, &handlers.Error{Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused",
+					Message: "This Idempotency-Key was used for another request; send a new key for a new request."})
+				return
+			case err != nil:
+				handlers.WriteError(w, r, err)
+				return
+			case res != nil:
+				for k, v := range res.Headers {
+					w.Header().Set(k, v)
+				}
+				w.Header().Set("Idempotent-Replayed", "true")
+				w.WriteHeader(res.Status)
+				_, _ = w.Write(res.Body)
+				return
+			}
+			if started {
+				break
+			}
+			if time.Now().After(deadline) {
+				handlers.WriteError(w, r, &handlers.Error{Status: http.StatusConflict, Code: "idempotency_in_progress",
+					Message: "A request with this Idempotency-Key is still running; retry in a moment.", Header: http.Header{"Retry-After": {"1"}}})
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		rec := &recordingWriter{ResponseWriter: w, status: http.StatusOK}
+		defer func() {
+			// Keep or forget the claim even when the client has gone.
+			bg := context.WithoutCancel(ctx)
+			if p := recover(); p != nil {
+				_ = s.db.AbandonIdempotent(bg, actor, key)
+				panic(p)
+			}
+			if rec.status >= 400 {
+				if err := s.db.AbandonIdempotent(bg, actor, key); err != nil {
+					s.log.Error("idempotency: abandon", "err", err)
+				}
+				return
+			}
+			h := map[string]string{}
+			for _, k := range replayedHeaders {
+				if v := w.Header().Get(k); v != "" {
+					h[k] = v
+				}
+			}
+			if err := s.db.FinishIdempotent(bg, actor, key, store.IdempotentResult{Status: rec.status, Headers: h, Body: rec.body.Bytes()}); err != nil {
+				s.log.Error("idempotency: finish", "err", err)
+			}
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// recordingWriter passes a response through and keeps its status and body.
+type recordingWriter struct {
+	http.ResponseWriter
+	status      int
+	wroteHeader bool
+	body        bytes.Buffer
+}
+
+func (w *recordingWriter) WriteHeader(code int) {
+	if !w.wroteHeader {
+		w.status, w.wroteHeader = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recordingWriter) Write(b []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	w.body.Write(b)
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
