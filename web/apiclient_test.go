@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -89,6 +90,25 @@ func TestGeneratedClientAgainstTheServer(t *testing.T) {
 		t.Fatalf("read contact: %v %s", err, readContact.Body)
 	}
 
+	// An application's roles must be held: a domain, a role, an authority
+	// that grants it and the organisation's claim, all through the client.
+	dom, err := c.CreateAuthorisationDomainWithResponse(ctx, nil, apiclient.AuthorisationDomainInput{Name: "OpenFinance"})
+	if err != nil || dom.JSON201 == nil {
+		t.Fatalf("domain: %v %s", err, dom.Body)
+	}
+	role, err := c.CreateRoleWithResponse(ctx, "OpenFinance", nil, apiclient.RoleInput{Name: "AISP", Type: apiclient.Federation})
+	if err != nil || role.JSON201 == nil || role.JSON201.AuthorisationDomain == nil || *role.JSON201.AuthorisationDomain != "OpenFinance" {
+		t.Fatalf("role: %v %s", err, role.Body)
+	}
+	auth, err := c.CreateAuthorityWithResponse(ctx, nil, apiclient.AuthorityInput{AuthorityName: "Generated Authority", AuthorityCode: "GEN", Country: "GB", AuthorisationDomains: &[]string{"OpenFinance"}})
+	if err != nil || auth.JSON201 == nil || auth.JSON201.AuthorityId == nil {
+		t.Fatalf("authority: %v %s", err, auth.Body)
+	}
+	claim, err := c.CreateAuthorityClaimWithResponse(ctx, id, nil, apiclient.AuthorityClaimInput{AuthorityId: *auth.JSON201.AuthorityId, AuthorisationDomain: "OpenFinance", Role: "AISP", RegistrationId: str("GEN-REG-1")})
+	if err != nil || claim.JSON201 == nil || claim.JSON201.Status != apiclient.ActiveInactiveActive {
+		t.Fatalf("claim: %v %s", err, claim.Body)
+	}
+
 	appActive := apiclient.SoftwareStatementStatusActive
 	app, err := c.CreateSoftwareStatementWithResponse(ctx, id, nil, apiclient.SoftwareStatementInput{ClientName: "Generated App",
 		RedirectUri: &[]string{"https://app.generated.example/cb"}, Roles: &[]string{"AISP"}, Status: &appActive})
@@ -112,7 +132,7 @@ func TestGeneratedClientAgainstTheServer(t *testing.T) {
 	hb, _ := base64.RawURLEncoding.DecodeString(parts[0])
 	var claims map[string]any
 	cb, _ := base64.RawURLEncoding.DecodeString(parts[1])
-	if json.Unmarshal(hb, &hdr) != nil || json.Unmarshal(cb, &claims) != nil || hdr.Alg != "PS256" || claims["software_client_name"] != "Generated App" {
+	if json.Unmarshal(hb, &hdr) != nil || json.Unmarshal(cb, &claims) != nil || hdr.Alg != "PS256" || claims["software_client_name"] != "Generated App" || fmt.Sprint(claims["software_roles"]) != "[AISP]" {
 		t.Fatalf("SSA header %s claims %s", hb, cb)
 	}
 	keys, err := c.GetSSAKeysetWithResponse(ctx)

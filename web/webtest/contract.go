@@ -143,7 +143,11 @@ func (c *Contract) find(method, path string) (*contractPath, *openapi3.Operation
 		}
 		params := map[string]string{}
 		for k, n := range p.names {
-			params[n] = m[k+1]
+			v, err := url.PathUnescape(m[k+1])
+			if err != nil {
+				v = m[k+1]
+			}
+			params[n] = v
 		}
 		return p, op, params
 	}
@@ -169,7 +173,9 @@ func (c *Contract) Check(req *http.Request, status int, header http.Header, body
 	if req.Method == http.MethodHead || status == http.StatusNotModified || status == http.StatusSwitchingProtocols {
 		return ""
 	}
-	path := req.URL.Path
+	// Matched on the escaped path, as the router does: a parameter may
+	// hold an escaped slash (a%2Fb is one segment).
+	path := req.URL.EscapedPath()
 	ct := header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
 	api := path == "/api" || strings.HasPrefix(path, "/api/")
@@ -254,9 +260,9 @@ func (c *Contract) Check(req *http.Request, status int, header http.Header, body
 // server takes but the description refuses means the description is
 // stricter than the service, or the service laxer than its contract.
 func (c *Contract) CheckRequest(req *http.Request, body []byte) string {
-	p, op, params := c.find(req.Method, req.URL.Path)
-	if p == nil && strings.HasSuffix(req.URL.Path, "/") {
-		p, op, params = c.find(req.Method, strings.TrimSuffix(req.URL.Path, "/"))
+	p, op, params := c.find(req.Method, req.URL.EscapedPath())
+	if p == nil && strings.HasSuffix(req.URL.EscapedPath(), "/") {
+		p, op, params = c.find(req.Method, strings.TrimSuffix(req.URL.EscapedPath(), "/"))
 	}
 	if p == nil {
 		return "" // Check reports it
