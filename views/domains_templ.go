@@ -485,7 +485,7 @@ func DomainsAndRoles(s Shell, p DomainsPage) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				} else {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<table data-testid=\"roles\"><thead><tr><th scope=\"col\">Role</th><th scope=\"col\">Type</th><th scope=\"col\">Exclusive</th><th scope=\"col\">Description</th><th scope=\"col\">Status</th><th scope=\"col\"><span class=\"visually-hidden\">Actions</span></th></tr></thead> <tbody>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<div class=\"tf-scroll\" tabindex=\"0\"><table data-testid=\"roles\"><thead><tr><th scope=\"col\">Role</th><th scope=\"col\">Type</th><th scope=\"col\">Exclusive</th><th scope=\"col\">Description</th><th scope=\"col\">Status</th><th scope=\"col\"><span class=\"visually-hidden\">Actions</span></th></tr></thead> <tbody>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -823,7 +823,7 @@ func DomainsAndRoles(s Shell, p DomainsPage) templ.Component {
 							return templ_7745c5c3_Err
 						}
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 71, "</tbody></table>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 71, "</tbody></table></div>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -1074,7 +1074,7 @@ func DomainsAndRoles(s Shell, p DomainsPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 99, "<table data-testid=\"authorities\"><thead><tr><th scope=\"col\">Authority</th><th scope=\"col\">Code</th><th scope=\"col\">Country</th><th scope=\"col\">Domains</th><th scope=\"col\">Status</th><th scope=\"col\">Authority ID</th><th scope=\"col\"><span class=\"visually-hidden\">Actions</span></th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 99, "<div class=\"tf-scroll\" tabindex=\"0\"><table data-testid=\"authorities\"><thead><tr><th scope=\"col\">Authority</th><th scope=\"col\">Code</th><th scope=\"col\">Country</th><th scope=\"col\">Domains</th><th scope=\"col\">Status</th><th scope=\"col\">Authority ID</th><th scope=\"col\"><span class=\"visually-hidden\">Actions</span></th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1430,7 +1430,7 @@ func DomainsAndRoles(s Shell, p DomainsPage) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 132, "</tbody></table>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 132, "</tbody></table></div>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
