@@ -399,6 +399,10 @@ func (h *Certificates) Keystore(active bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		keys, err := h.Store.OrganisationKeys(r.Context(), PathParam(r, "orgID"), active)
 		if err != nil {
+			// A keystore is for machines: its errors are problem+json
+			// whatever Accept says (as under /api).
+			r = r.Clone(r.Context())
+			r.Header.Set("Accept", "application/json")
 			WriteError(w, r, storeError(err, "Organisation"))
 			return
 		}

@@ -197,6 +197,7 @@ func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 		}
 		if ok {
 			h.Flash.Put(r.Context(), "“"+f.Q+"” is the "+found.What+" "+found.Name+".")
+			Vary(w)
 			http.Redirect(w, r, foundPath(found), http.StatusSeeOther)
 			return
 		}

@@ -28,6 +28,8 @@ type Pages struct {
 		ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
 	}
 	Now func() time.Time
+
+	apiDoc apiDocCache // the API page, built on first use
 }
 
 // expiringLimit caps each list of GET /api/expiring and the home page.

@@ -74,8 +74,10 @@ func appendParticipant(b []byte, p *store.Participant) []byte {
 			b = appendString(b, s.Description)
 			b = append(b, `,"Issuer":`...)
 			b = appendString(b, s.Issuer)
-			b = append(b, `,"OpenIDDiscoveryDocument":`...)
-			b = appendString(b, s.OpenIDDiscoveryDocument)
+			if s.OpenIDDiscoveryDocument != "" { // omitempty, like the other answers (a URI is never "")
+				b = append(b, `,"OpenIDDiscoveryDocument":`...)
+				b = appendString(b, s.OpenIDDiscoveryDocument)
+			}
 			b = append(b, `,"Status":`...)
 			b = appendString(b, s.Status)
 			b = append(b, `,"Flags":`...)

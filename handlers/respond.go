@@ -113,7 +113,7 @@ func bestAccept(header string, offers ...string) string {
 // Respond writes data as JSON or renders view as HTML. A nil view on an
 // HTML request falls back to JSON.
 func Respond(w http.ResponseWriter, r *http.Request, status int, data any, view templ.Component) {
-	w.Header().Add("Vary", "Accept, HX-Request")
+	vary(w)
 	if WantsJSON(r) || view == nil {
 		WriteJSON(w, status, data)
 		return
@@ -123,6 +123,7 @@ func Respond(w http.ResponseWriter, r *http.Request, status int, data any, view 
 
 // Render renders a templ component to a buffer, then writes it.
 func Render(w http.ResponseWriter, r *http.Request, status int, view templ.Component) {
+	vary(w)
 	var buf bytes.Buffer
 	if err := view.Render(r.Context(), &buf); err != nil {
 		LoggerFrom(r.Context()).ErrorContext(r.Context(), "render", "err", err, "path", r.URL.Path)
@@ -139,8 +140,30 @@ func Render(w http.ResponseWriter, r *http.Request, status int, view templ.Compo
 	_, _ = w.Write(buf.Bytes())
 }
 
+// Vary marks a response as chosen by Accept (JSON or HTML) and HX-Request
+// (an htmx fragment or a whole page), once. Every answer written through
+// this file carries it, so a shared cache never hands one kind to a
+// client that asked for the other; a handler that answers some other way
+// (http.Redirect) after looking at either header calls it itself.
+func Vary(w http.ResponseWriter) {
+	has := map[string]bool{}
+	for _, v := range w.Header().Values("Vary") {
+		for _, f := range strings.Split(v, ",") {
+			has[strings.ToLower(strings.TrimSpace(f))] = true
+		}
+	}
+	for _, name := range []string{"Accept", "HX-Request"} {
+		if !has[strings.ToLower(name)] {
+			w.Header().Add("Vary", name)
+		}
+	}
+}
+
+func vary(w http.ResponseWriter) { Vary(w) }
+
 // WriteJSON writes v as JSON.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
+	vary(w)
 	b, err := json.Marshal(v)
 	if err != nil {
 		http.Error(w, "Internal error", http.StatusInternalServerError)
@@ -153,6 +176,7 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 
 // Redirect answers a browser form post: HX-Redirect for htmx, 303 otherwise.
 func Redirect(w http.ResponseWriter, r *http.Request, to string) {
+	vary(w)
 	if r.Header.Get("HX-Request") == "true" {
 		w.Header().Set("HX-Redirect", to)
 		w.WriteHeader(http.StatusNoContent)
@@ -441,7 +465,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 			w.Header().Add(k, v)
 		}
 	}
-	w.Header().Add("Vary", "Accept, HX-Request")
+	vary(w)
 	if WantsJSON(r) {
 		b, _ := json.Marshal(ProblemBody(e))
 		w.Header().Set("Content-Type", "application/problem+json")

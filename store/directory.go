@@ -37,9 +37,16 @@ func diff(before, after any) string {
 	bb, _ := json.Marshal(after)
 	_ = json.Unmarshal(ab, &a)
 	_ = json.Unmarshal(bb, &b)
+	// Both sides' members: an optional member that became empty is left
+	// out of the JSON after (omitempty), and is still a change.
 	keys := make([]string, 0, len(b))
 	for k := range b {
 		keys = append(keys, k)
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
 	var parts []string

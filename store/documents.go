@@ -16,8 +16,8 @@ type Document struct {
 	DocumentType            string    `json:"DocumentType"`
 	DocumentDescription     string    `json:"DocumentDescription"`
 	DocumentReferenceNumber string    `json:"DocumentReferenceNumber"`
-	DocumentStartDate       string    `json:"DocumentStartDate"`
-	DocumentExpiryDate      string    `json:"DocumentExpiryDate"`
+	DocumentStartDate       string    `json:"DocumentStartDate,omitempty"`
+	DocumentExpiryDate      string    `json:"DocumentExpiryDate,omitempty"`
 	CreatedOn               time.Time `json:"CreatedOn"`
 	UpdatedOn               time.Time `json:"UpdatedOn"`
 }
@@ -137,8 +137,8 @@ type Certification struct {
 	SubjectID                   string    `json:"SubjectId"`
 	CertificationType           string    `json:"CertificationType"`
 	CertificationStartDate      string    `json:"CertificationStartDate"`
-	CertificationExpirationDate string    `json:"CertificationExpirationDate"`
-	CertificationURI            string    `json:"CertificationURI"`
+	CertificationExpirationDate string    `json:"CertificationExpirationDate,omitempty"`
+	CertificationURI            string    `json:"CertificationURI,omitempty"`
 	Status                      string    `json:"Status"`
 	CreatedOn                   time.Time `json:"CreatedOn"`
 	UpdatedOn                   time.Time `json:"UpdatedOn"`

@@ -16,7 +16,7 @@ import (
 type IdentityProvider struct {
 	Name        string `json:"Name"`
 	Issuer      string `json:"Issuer"`
-	JwksURI     string `json:"JwksUri"`
+	JwksURI     string `json:"JwksUri,omitempty"`
 	Audience    string `json:"Audience"`
 	EmailClaim  string `json:"EmailClaim"`
 	Description string `json:"Description"`

@@ -15,7 +15,7 @@ type AuthorisationServer struct {
 	CustomerFriendlyName    string `json:"CustomerFriendlyName"`
 	Description             string `json:"Description"`
 	Issuer                  string `json:"Issuer"`
-	OpenIDDiscoveryDocument string `json:"OpenIDDiscoveryDocument"`
+	OpenIDDiscoveryDocument string `json:"OpenIDDiscoveryDocument,omitempty"`
 	// FederationEntityID: see SoftwareStatement.FederationEntityID.
 	FederationEntityID string    `json:"FederationEntityId,omitempty"`
 	Status             string    `json:"Status"`

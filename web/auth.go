@@ -358,6 +358,7 @@ func (a *authenticator) sessionAuth(required bool) func(http.Handler) http.Handl
 					return
 				}
 				login := "/login?return_to=" + url.QueryEscape(r.URL.RequestURI())
+				handlers.Vary(w) // a redirect, an HX-Redirect or a problem, by Accept and HX-Request
 				if r.Method == http.MethodPost && !handlers.WantsJSON(r) {
 					// A form sent after the session expired: keep what was
 					// typed, sign in, and come back to the form with it.

@@ -214,13 +214,13 @@ func TestDevIdPIsLoopbackOnly(t *testing.T) {
 	req, _ := http.NewRequest("GET", "/dev/idp/.well-known/openid-configuration", nil)
 	req.RemoteAddr = "203.0.113.9:4000"
 	rec := newRecorder()
-	env.Server.ServeHTTP(rec, req)
+	env.ServeHTTP(rec, req)
 	if rec.Code != http.StatusForbidden {
 		t.Fatalf("remote client: %d", rec.Code)
 	}
 	req.RemoteAddr = "127.0.0.1:4000"
 	rec = newRecorder()
-	env.Server.ServeHTTP(rec, req)
+	env.ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {
 		t.Fatalf("loopback client: %d", rec.Code)
 	}
@@ -236,7 +236,7 @@ func TestDevIdPAllowRemote(t *testing.T) {
 	req, _ := http.NewRequest("GET", "/dev/idp/.well-known/openid-configuration", nil)
 	req.RemoteAddr = "203.0.113.9:4000"
 	rec := newRecorder()
-	env.Server.ServeHTTP(rec, req)
+	env.ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {
 		t.Fatalf("remote client with --dev-idp-allow-remote: %d", rec.Code)
 	}

@@ -89,7 +89,7 @@ func TestNoBadInputReachesA500(t *testing.T) {
 				req.Header.Set("Authorization", "Bearer "+a.token)
 				req.Header.Set("If-Match", `"stale"`)
 				rec := httptest.NewRecorder()
-				env.Server.ServeHTTP(rec, req)
+				env.ServeHTTP(rec, req)
 				sent++
 				if rec.Code >= 500 {
 					t.Errorf("%s %s (%s %.30q): %d %s", rt[0], p, b.ctype, b.body, rec.Code, rec.Body.String())
@@ -130,7 +130,7 @@ func TestNoBadFormReachesA500(t *testing.T) {
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			req.Header.Set("Cookie", cookie)
 			rec := httptest.NewRecorder()
-			env.Server.ServeHTTP(rec, req)
+			env.ServeHTTP(rec, req)
 			sent++
 			if rec.Code >= 500 {
 				t.Errorf("%s %s (%.30q): %d", method, p, f, rec.Code)

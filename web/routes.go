@@ -310,6 +310,7 @@ func (s *Server) routes() http.Handler {
 			})
 			r.Get("/audit", pages.Audit)
 			r.Get("/audit/export.csv", pages.ExportAudit)
+			r.Get("/api-reference", pages.APIReference)
 
 			// Reference Data: Super Users only.
 			r.Route("/references", func(r chi.Router) {

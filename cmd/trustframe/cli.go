@@ -391,7 +391,7 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 		return err
 	}
 	if len(pos) != 2 {
-		return fmt.Errorf("%w: trustframe api METHOD PATH [--data JSON|@file] [--content-type TYPE] [--paginate]", errUsage)
+		return fmt.Errorf("%w: trustframe api METHOD PATH [--data JSON|@file] [--content-type TYPE] [--paginate] (PATH relative to <server>/api)", errUsage)
 	}
 	method, path := strings.ToUpper(pos[0]), pos[1]
 	if *paginate && method != http.MethodGet {
@@ -399,6 +399,12 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	if !strings.HasPrefix(path, "/") {
 		path = "/" + path
+	}
+	// PATH is relative to <server>/api, as in the OpenAPI description; a
+	// path copied with its /api prefix means the same (no route of the
+	// API itself starts with /api).
+	if path == "/api" || strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/api?") {
+		path = "/" + strings.TrimPrefix(strings.TrimPrefix(path, "/api"), "/")
 	}
 	var body []byte
 	switch {

@@ -186,6 +186,12 @@ func TestCLIImportExportAndPaginate(t *testing.T) {
 	if err != nil || json.Unmarshal([]byte(stdout), &all) != nil || len(all) != 5 || all[0]["OrganisationName"] != "Bank 4" || all[4]["OrganisationName"] != "Bank 0" {
 		t.Fatalf("paginate: %v %s", err, stdout)
 	}
+	// Paths are relative to /api; one copied with its /api prefix means the same.
+	for _, p := range []string{"/api/organisations?size=1", "api/organisations?size=1"} {
+		if stdout, stderr, err := cliAPI(t, cfg, "GET", p); err != nil || !strings.Contains(stdout, `"totalSize": 5`) {
+			t.Fatalf("%s: %v %s %s", p, err, stdout, stderr)
+		}
+	}
 	// A list that is not paged comes back as it is; --paginate is for GET.
 	if stdout, _, err := cliAPI(t, cfg, "GET", "/users/super", "--paginate"); err != nil || !strings.Contains(stdout, "admin@example.com") {
 		t.Fatalf("not paged: %v %s", err, stdout)

@@ -32,7 +32,13 @@ type Env struct {
 	Server  *web.Server
 	DataDir string
 	HTTP    *httptest.Server
+	// Handler is Server wrapped in the contract check (Validating):
+	// what env.URL serves. Benchmarks get Server itself.
+	Handler http.Handler
 }
+
+// ServeHTTP serves one request in process, through the contract check.
+func (e *Env) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.Handler.ServeHTTP(w, r) }
 
 // Start runs a server on a fresh SQLite file with admin@example.com as the
 // bootstrap Super User. mod may adjust the configuration.
@@ -62,10 +68,14 @@ func StartIn(t testing.TB, dir string, mod func(*web.Config)) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts.Config.Handler = srv
+	var h http.Handler = srv
+	if _, bench := t.(*testing.B); !bench {
+		h = Validating(t, srv)
+	}
+	ts.Config.Handler = h
 	ts.Start()
 	t.Cleanup(ts.Close)
-	return &Env{URL: base, DB: db, Server: srv, DataDir: dir, HTTP: ts}
+	return &Env{URL: base, DB: db, Server: srv, DataDir: dir, HTTP: ts, Handler: h}
 }
 
 // PKCE returns a verifier and its S256 challenge.
