@@ -119,7 +119,7 @@ func TestGeneratedClientAgainstTheServer(t *testing.T) {
 		t.Fatalf("unset optional members are sent: %s", app.Body)
 	}
 
-	alg := apiclient.PS256
+	alg := apiclient.SigningAlgPS256
 	ssaResp, err := c.IssueSoftwareStatementAssertionWithResponse(ctx, id, *app.JSON201.SoftwareStatementId, &apiclient.IssueSoftwareStatementAssertionParams{SigningAlg: &alg})
 	if err != nil || ssaResp.StatusCode() != 200 || ssaResp.HTTPResponse.Header.Get("Content-Type") != "application/jwt" {
 		t.Fatalf("SSA: %v %d %s", err, ssaResp.StatusCode(), ssaResp.Body)

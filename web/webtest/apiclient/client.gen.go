@@ -95,6 +95,27 @@ func (e CertificationSubjectType) Valid() bool {
 	}
 }
 
+// Defines values for DataAdministratorGrantedBy.
+const (
+	DataAdministratorGrantedByGroup      DataAdministratorGrantedBy = "group"
+	DataAdministratorGrantedByInvitation DataAdministratorGrantedBy = "invitation"
+	DataAdministratorGrantedBySuperUser  DataAdministratorGrantedBy = "super_user"
+)
+
+// Valid indicates whether the value is a known member of the DataAdministratorGrantedBy enum.
+func (e DataAdministratorGrantedBy) Valid() bool {
+	switch e {
+	case DataAdministratorGrantedByGroup:
+		return true
+	case DataAdministratorGrantedByInvitation:
+		return true
+	case DataAdministratorGrantedBySuperUser:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DataAdministratorStatus.
 const (
 	DataAdministratorStatusActive   DataAdministratorStatus = "Active"
@@ -170,6 +191,48 @@ func (e ExpiringCertificationsSubjectType) Valid() bool {
 	}
 }
 
+// Defines values for FederationKeyStatus.
+const (
+	FederationKeyStatusActive  FederationKeyStatus = "Active"
+	FederationKeyStatusRetired FederationKeyStatus = "Retired"
+)
+
+// Valid indicates whether the value is a known member of the FederationKeyStatus enum.
+func (e FederationKeyStatus) Valid() bool {
+	switch e {
+	case FederationKeyStatusActive:
+		return true
+	case FederationKeyStatusRetired:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FederationKeyAlg.
+const (
+	FederationKeyAlgES256 FederationKeyAlg = "ES256"
+	FederationKeyAlgES384 FederationKeyAlg = "ES384"
+	FederationKeyAlgEdDSA FederationKeyAlg = "EdDSA"
+	FederationKeyAlgPS256 FederationKeyAlg = "PS256"
+)
+
+// Valid indicates whether the value is a known member of the FederationKeyAlg enum.
+func (e FederationKeyAlg) Valid() bool {
+	switch e {
+	case FederationKeyAlgES256:
+		return true
+	case FederationKeyAlgES384:
+		return true
+	case FederationKeyAlgEdDSA:
+		return true
+	case FederationKeyAlgPS256:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for FlagType.
 const (
 	FlagTypeAuthorisationServer FlagType = "Authorisation_Server"
@@ -185,6 +248,24 @@ func (e FlagType) Valid() bool {
 	case FlagTypeOrganisation:
 		return true
 	case FlagTypeSoftwareStatement:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GroupRoleRole.
+const (
+	GroupRoleRoleDataAdministrator GroupRoleRole = "DataAdministrator"
+	GroupRoleRoleSuperUser         GroupRoleRole = "SuperUser"
+)
+
+// Valid indicates whether the value is a known member of the GroupRoleRole enum.
+func (e GroupRoleRole) Valid() bool {
+	switch e {
+	case GroupRoleRoleDataAdministrator:
+		return true
+	case GroupRoleRoleSuperUser:
 		return true
 	default:
 		return false
@@ -388,22 +469,22 @@ func (e RoleType) Valid() bool {
 
 // Defines values for SigningAlg.
 const (
-	MLDSA44 SigningAlg = "ML-DSA-44"
-	MLDSA65 SigningAlg = "ML-DSA-65"
-	MLDSA87 SigningAlg = "ML-DSA-87"
-	PS256   SigningAlg = "PS256"
+	SigningAlgMLDSA44 SigningAlg = "ML-DSA-44"
+	SigningAlgMLDSA65 SigningAlg = "ML-DSA-65"
+	SigningAlgMLDSA87 SigningAlg = "ML-DSA-87"
+	SigningAlgPS256   SigningAlg = "PS256"
 )
 
 // Valid indicates whether the value is a known member of the SigningAlg enum.
 func (e SigningAlg) Valid() bool {
 	switch e {
-	case MLDSA44:
+	case SigningAlgMLDSA44:
 		return true
-	case MLDSA65:
+	case SigningAlgMLDSA65:
 		return true
-	case MLDSA87:
+	case SigningAlgMLDSA87:
 		return true
-	case PS256:
+	case SigningAlgPS256:
 		return true
 	default:
 		return false
@@ -488,6 +569,27 @@ func (e SoftwareStatementStatus) Valid() bool {
 	case SoftwareStatementStatusSuspended:
 		return true
 	case SoftwareStatementStatusWithdrawn:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SuperUserGrantedBy.
+const (
+	SuperUserGrantedByGroup      SuperUserGrantedBy = "group"
+	SuperUserGrantedByInvitation SuperUserGrantedBy = "invitation"
+	SuperUserGrantedBySuperUser  SuperUserGrantedBy = "super_user"
+)
+
+// Valid indicates whether the value is a known member of the SuperUserGrantedBy enum.
+func (e SuperUserGrantedBy) Valid() bool {
+	switch e {
+	case SuperUserGrantedByGroup:
+		return true
+	case SuperUserGrantedByInvitation:
+		return true
+	case SuperUserGrantedBySuperUser:
 		return true
 	default:
 		return false
@@ -585,6 +687,9 @@ type AuthorisationServer struct {
 	CustomerFriendlyName  string     `json:"CustomerFriendlyName"`
 	Description           string     `json:"Description"`
 
+	// FederationEntityId its OpenID Federation entity ID (docs/design.md §13); left out when not set
+	FederationEntityId *string `json:"FederationEntityId,omitempty"`
+
 	// Flags FlagIds of Authorisation_Server flags
 	Flags  []string `json:"Flags"`
 	Issuer string   `json:"Issuer"`
@@ -600,9 +705,12 @@ type AuthorisationServer struct {
 
 // AuthorisationServerInput defines model for AuthorisationServerInput.
 type AuthorisationServerInput struct {
-	CustomerFriendlyName string    `json:"CustomerFriendlyName"`
-	Description          *string   `json:"Description,omitempty"`
-	Flags                *[]string `json:"Flags,omitempty"`
+	CustomerFriendlyName string  `json:"CustomerFriendlyName"`
+	Description          *string `json:"Description,omitempty"`
+
+	// FederationEntityId optional OpenID Federation entity ID: https (http only on loopback when private issuer URLs are allowed), unique across applications and servers (422 otherwise)
+	FederationEntityId *string   `json:"FederationEntityId,omitempty"`
+	Flags              *[]string `json:"Flags,omitempty"`
 
 	// Issuer checked against its discovery document (unreachable, mismatch and duplicate issuers are refused)
 	Issuer string `json:"Issuer"`
@@ -798,13 +906,25 @@ type DataAdministrator struct {
 	// ActivatedAt first sign-in; left out until then
 	ActivatedAt *Timestamp          `json:"ActivatedAt,omitempty"`
 	Email       openapi_types.Email `json:"Email"`
-	InvitedAt   *Timestamp          `json:"InvitedAt,omitempty"`
+
+	// GrantedBy how the person is an administrator (docs/design.md §16)
+	GrantedBy *DataAdministratorGrantedBy `json:"GrantedBy,omitempty"`
+
+	// Group for GrantedBy group: the group of the identity provider's tokens that grants the role
+	Group *string `json:"Group,omitempty"`
+
+	// IdentityProvider for GrantedBy group: the identity provider binding
+	IdentityProvider *string    `json:"IdentityProvider,omitempty"`
+	InvitedAt        *Timestamp `json:"InvitedAt,omitempty"`
 
 	// InvitedBy who invited (an administrator's e-mail)
 	InvitedBy string                  `json:"InvitedBy"`
 	Status    DataAdministratorStatus `json:"Status"`
 	UpdatedAt *Timestamp              `json:"UpdatedAt,omitempty"`
 }
+
+// DataAdministratorGrantedBy how the person is an administrator (docs/design.md §16)
+type DataAdministratorGrantedBy string
 
 // DataAdministratorStatus defines model for DataAdministrator.Status.
 type DataAdministratorStatus string
@@ -896,6 +1016,23 @@ type Expiring struct {
 // ExpiringCertificationsSubjectType defines model for Expiring.Certifications.SubjectType.
 type ExpiringCertificationsSubjectType string
 
+// FederationKey defines model for FederationKey.
+type FederationKey struct {
+	CreatedAt time.Time `json:"CreatedAt"`
+
+	// RetiredAt left out until replaced; a replaced key stays published for one statement lifetime
+	RetiredAt *time.Time          `json:"RetiredAt,omitempty"`
+	Status    FederationKeyStatus `json:"Status"`
+	Alg       FederationKeyAlg    `json:"alg"`
+	Kid       string              `json:"kid"`
+}
+
+// FederationKeyStatus defines model for FederationKey.Status.
+type FederationKeyStatus string
+
+// FederationKeyAlg defines model for FederationKey.Alg.
+type FederationKeyAlg string
+
 // FieldError defines model for FieldError.
 type FieldError struct {
 	// Code machine-readable reason
@@ -926,6 +1063,15 @@ type FlagInput struct {
 // FlagType defines model for FlagType.
 type FlagType string
 
+// GroupRole defines model for GroupRole.
+type GroupRole struct {
+	Group string        `json:"Group"`
+	Role  GroupRoleRole `json:"Role"`
+}
+
+// GroupRoleRole defines model for GroupRole.Role.
+type GroupRoleRole string
+
 // IdentityProvider An OpenID Provider bound to the directory: while Active, the API accepts its access tokens (Bearer or DPoP-bound).
 type IdentityProvider struct {
 	// Audience aud the tokens must carry; empty: the service's API audience
@@ -940,9 +1086,15 @@ type IdentityProvider struct {
 	EmailClaim string `json:"EmailClaim"`
 
 	// EmailDomains domains whose e-mails the provider may vouch for; ["*"] for any
-	EmailDomains    []string `json:"EmailDomains"`
-	HasClientSecret *bool    `json:"HasClientSecret,omitempty"`
-	Issuer          string   `json:"Issuer"`
+	EmailDomains []string `json:"EmailDomains"`
+
+	// GroupRoles members of a mapped group (groups claim of the token, e-mail within EmailDomains) are administrators of that role without an invitation, while the group stays in their token
+	GroupRoles *[]GroupRole `json:"GroupRoles,omitempty"`
+
+	// GroupsClaim the claim of its tokens listing the person's groups (docs/design.md §16)
+	GroupsClaim     *string `json:"GroupsClaim,omitempty"`
+	HasClientSecret *bool   `json:"HasClientSecret,omitempty"`
+	Issuer          string  `json:"Issuer"`
 
 	// JwksUri from the discovery document; left out when unknown
 	JwksUri *string `json:"JwksUri,omitempty"`
@@ -961,10 +1113,12 @@ type IdentityProviderInput struct {
 	ClientId *string `json:"ClientId,omitempty"`
 
 	// ClientSecret sealed at rest, never returned; empty on update keeps the current one; an empty ClientId removes it
-	ClientSecret *string  `json:"ClientSecret,omitempty"`
-	Description  *string  `json:"Description,omitempty"`
-	EmailClaim   *string  `json:"EmailClaim,omitempty"`
-	EmailDomains []string `json:"EmailDomains"`
+	ClientSecret *string      `json:"ClientSecret,omitempty"`
+	Description  *string      `json:"Description,omitempty"`
+	EmailClaim   *string      `json:"EmailClaim,omitempty"`
+	EmailDomains []string     `json:"EmailDomains"`
+	GroupRoles   *[]GroupRole `json:"GroupRoles,omitempty"`
+	GroupsClaim  *string      `json:"GroupsClaim,omitempty"`
 
 	// Issuer checked against its discovery document on create and when it changes
 	Issuer string          `json:"Issuer"`
@@ -978,10 +1132,12 @@ type IdentityProviderUpdate struct {
 	ClientId *string `json:"ClientId,omitempty"`
 
 	// ClientSecret empty keeps the current one; an empty ClientId removes it
-	ClientSecret *string  `json:"ClientSecret,omitempty"`
-	Description  *string  `json:"Description,omitempty"`
-	EmailClaim   *string  `json:"EmailClaim,omitempty"`
-	EmailDomains []string `json:"EmailDomains"`
+	ClientSecret *string      `json:"ClientSecret,omitempty"`
+	Description  *string      `json:"Description,omitempty"`
+	EmailClaim   *string      `json:"EmailClaim,omitempty"`
+	EmailDomains []string     `json:"EmailDomains"`
+	GroupRoles   *[]GroupRole `json:"GroupRoles,omitempty"`
+	GroupsClaim  *string      `json:"GroupsClaim,omitempty"`
 
 	// Issuer checked against its discovery document when it changes
 	Issuer string          `json:"Issuer"`
@@ -1210,6 +1366,27 @@ type Participant struct {
 	UpdatedOn *Timestamp         `json:"UpdatedOn,omitempty"`
 }
 
+// PolicySimulation defines model for PolicySimulation.
+type PolicySimulation struct {
+	EntityType EntityType `json:"EntityType"`
+
+	// Metadata the metadata to apply the merged policy to (one entity type, flat)
+	Metadata *map[string]interface{} `json:"Metadata,omitempty"`
+	Roles    []struct {
+		AuthorisationDomain string `json:"AuthorisationDomain"`
+		Role                string `json:"Role"`
+	} `json:"Roles"`
+}
+
+// PolicySimulationResult defines model for PolicySimulationResult.
+type PolicySimulationResult struct {
+	// Metadata the metadata with the merged policy applied
+	Metadata map[string]interface{} `json:"Metadata"`
+
+	// Policy the merged metadata_policy: parameter -> operators
+	Policy map[string]interface{} `json:"Policy"`
+}
+
 // Problem RFC 9457 problem details.
 type Problem struct {
 	Detail string `json:"detail"`
@@ -1375,6 +1552,9 @@ type SoftwareStatement struct {
 	CreatedOn   *Timestamp `json:"CreatedOn,omitempty"`
 	Description string     `json:"Description"`
 
+	// FederationEntityId its OpenID Federation entity ID (docs/design.md §13); left out when not set
+	FederationEntityId *string `json:"FederationEntityId,omitempty"`
+
 	// Flags FlagIds of Software_Statement flags
 	Flags []string `json:"Flags"`
 
@@ -1405,11 +1585,14 @@ type SoftwareStatementBackchannelTokenDeliveryMode string
 
 // SoftwareStatementInput defines model for SoftwareStatementInput.
 type SoftwareStatementInput struct {
-	ClientName  string    `json:"ClientName"`
-	Description *string   `json:"Description,omitempty"`
-	Flags       *[]string `json:"Flags,omitempty"`
-	JwksUri     *string   `json:"JwksUri,omitempty"`
-	RedirectUri *[]string `json:"RedirectUri,omitempty"`
+	ClientName  string  `json:"ClientName"`
+	Description *string `json:"Description,omitempty"`
+
+	// FederationEntityId optional OpenID Federation entity ID: https (http only on loopback when private issuer URLs are allowed), unique across applications and servers (422 otherwise)
+	FederationEntityId *string   `json:"FederationEntityId,omitempty"`
+	Flags              *[]string `json:"Flags,omitempty"`
+	JwksUri            *string   `json:"JwksUri,omitempty"`
+	RedirectUri        *[]string `json:"RedirectUri,omitempty"`
 
 	// Roles role names of the organisation's Active authority claims (422 on Roles otherwise)
 	Roles *[]string `json:"Roles,omitempty"`
@@ -1438,9 +1621,21 @@ type SuperUser struct {
 	// CreatedBy e-mail of the administrator who added it, or bootstrap
 	CreatedBy string              `json:"CreatedBy"`
 	Email     openapi_types.Email `json:"Email"`
-	Status    ActiveInactive      `json:"Status"`
-	UpdatedAt *Timestamp          `json:"UpdatedAt,omitempty"`
+
+	// GrantedBy how the person is an administrator (docs/design.md §16)
+	GrantedBy *SuperUserGrantedBy `json:"GrantedBy,omitempty"`
+
+	// Group for GrantedBy group: the group of the identity provider's tokens that grants the role
+	Group *string `json:"Group,omitempty"`
+
+	// IdentityProvider for GrantedBy group: the identity provider binding
+	IdentityProvider *string        `json:"IdentityProvider,omitempty"`
+	Status           ActiveInactive `json:"Status"`
+	UpdatedAt        *Timestamp     `json:"UpdatedAt,omitempty"`
 }
+
+// SuperUserGrantedBy how the person is an administrator (docs/design.md §16)
+type SuperUserGrantedBy string
 
 // SuperUserInput defines model for SuperUserInput.
 type SuperUserInput struct {
@@ -1994,6 +2189,12 @@ type CreateRoleMetadataPolicyParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// SimulateRoleMetadataPoliciesParams defines parameters for SimulateRoleMetadataPolicies.
+type SimulateRoleMetadataPoliciesParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // UpdateRoleMetadataPolicyParams defines parameters for UpdateRoleMetadataPolicy.
 type UpdateRoleMetadataPolicyParams struct {
 	// IfMatch ETag of the version read; 412 when stale
@@ -2002,6 +2203,12 @@ type UpdateRoleMetadataPolicyParams struct {
 
 // RotateSigningKeyParams defines parameters for RotateSigningKey.
 type RotateSigningKeyParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RotateFederationKeyParams defines parameters for RotateFederationKey.
+type RotateFederationKeyParams struct {
 	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
@@ -2158,6 +2365,9 @@ type UpdateIdentityProviderJSONRequestBody = IdentityProviderUpdate
 
 // CreateRoleMetadataPolicyJSONRequestBody defines body for CreateRoleMetadataPolicy for application/json ContentType.
 type CreateRoleMetadataPolicyJSONRequestBody = RoleMetadataPolicyInput
+
+// SimulateRoleMetadataPoliciesJSONRequestBody defines body for SimulateRoleMetadataPolicies for application/json ContentType.
+type SimulateRoleMetadataPoliciesJSONRequestBody = PolicySimulation
 
 // UpdateRoleMetadataPolicyJSONRequestBody defines body for UpdateRoleMetadataPolicy for application/json ContentType.
 type UpdateRoleMetadataPolicyJSONRequestBody = RoleMetadataPolicyInput
@@ -3305,6 +3515,20 @@ type ClientInterface interface {
 	// Corresponds with POST /references/role-metadata-policies (the `CreateRoleMetadataPolicy` operationId).
 	CreateRoleMetadataPolicy(ctx context.Context, params *CreateRoleMetadataPolicyParams, body CreateRoleMetadataPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// SimulateRoleMetadataPoliciesWithBody Policy simulator: merge the Active policies of the roles for one entity type (OpenID Federation 1.0 §6.1.4) and apply the result to the metadata; 422 names the role, parameter and operator that fail
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /references/role-metadata-policies/simulate (the `SimulateRoleMetadataPolicies` operationId).
+	SimulateRoleMetadataPoliciesWithBody(ctx context.Context, params *SimulateRoleMetadataPoliciesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SimulateRoleMetadataPolicies Policy simulator: merge the Active policies of the roles for one entity type (OpenID Federation 1.0 §6.1.4) and apply the result to the metadata; 422 names the role, parameter and operator that fail
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /references/role-metadata-policies/simulate (the `SimulateRoleMetadataPolicies` operationId).
+	SimulateRoleMetadataPolicies(ctx context.Context, params *SimulateRoleMetadataPoliciesParams, body SimulateRoleMetadataPoliciesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetRoleMetadataPolicy One policy
 	//
 	// Corresponds with GET /references/role-metadata-policies/{PolicyId} (the `GetRoleMetadataPolicy` operationId).
@@ -3342,6 +3566,16 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /references/signing-keys (the `RotateSigningKey` operationId).
 	RotateSigningKey(ctx context.Context, params *RotateSigningKeyParams, body RotateSigningKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListFederationKeys The directory's federation signing keys, newest first (the newest Active one signs; docs/design.md §13)
+	//
+	// Corresponds with GET /references/signing-keys/federation (the `ListFederationKeys` operationId).
+	ListFederationKeys(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RotateFederationKey Rotate the federation signing key: a new key signs from now on; the previous one stays published until what it signed has expired
+	//
+	// Corresponds with POST /references/signing-keys/federation (the `RotateFederationKey` operationId).
+	RotateFederationKey(ctx context.Context, params *RotateFederationKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RetireSigningKey Retire a key (no longer published; the last Active key of an enabled algorithm cannot be retired)
 	//
@@ -5642,6 +5876,40 @@ func (c *Client) CreateRoleMetadataPolicy(ctx context.Context, params *CreateRol
 	return c.Client.Do(req)
 }
 
+// SimulateRoleMetadataPoliciesWithBody Policy simulator: merge the Active policies of the roles for one entity type (OpenID Federation 1.0 §6.1.4) and apply the result to the metadata; 422 names the role, parameter and operator that fail
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /references/role-metadata-policies/simulate (the `SimulateRoleMetadataPolicies` operationId).
+func (c *Client) SimulateRoleMetadataPoliciesWithBody(ctx context.Context, params *SimulateRoleMetadataPoliciesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSimulateRoleMetadataPoliciesRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SimulateRoleMetadataPolicies Policy simulator: merge the Active policies of the roles for one entity type (OpenID Federation 1.0 §6.1.4) and apply the result to the metadata; 422 names the role, parameter and operator that fail
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /references/role-metadata-policies/simulate (the `SimulateRoleMetadataPolicies` operationId).
+func (c *Client) SimulateRoleMetadataPolicies(ctx context.Context, params *SimulateRoleMetadataPoliciesParams, body SimulateRoleMetadataPoliciesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSimulateRoleMetadataPoliciesRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetRoleMetadataPolicy One policy
 //
 // Corresponds with GET /references/role-metadata-policies/{PolicyId} (the `GetRoleMetadataPolicy` operationId).
@@ -5730,6 +5998,36 @@ func (c *Client) RotateSigningKeyWithBody(ctx context.Context, params *RotateSig
 // Corresponds with POST /references/signing-keys (the `RotateSigningKey` operationId).
 func (c *Client) RotateSigningKey(ctx context.Context, params *RotateSigningKeyParams, body RotateSigningKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRotateSigningKeyRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListFederationKeys The directory's federation signing keys, newest first (the newest Active one signs; docs/design.md §13)
+//
+// Corresponds with GET /references/signing-keys/federation (the `ListFederationKeys` operationId).
+func (c *Client) ListFederationKeys(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListFederationKeysRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RotateFederationKey Rotate the federation signing key: a new key signs from now on; the previous one stays published until what it signed has expired
+//
+// Corresponds with POST /references/signing-keys/federation (the `RotateFederationKey` operationId).
+func (c *Client) RotateFederationKey(ctx context.Context, params *RotateFederationKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateFederationKeyRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -11275,6 +11573,61 @@ func NewCreateRoleMetadataPolicyRequestWithBody(server string, params *CreateRol
 	return req, nil
 }
 
+// NewSimulateRoleMetadataPoliciesRequest calls the generic SimulateRoleMetadataPolicies builder with application/json body
+func NewSimulateRoleMetadataPoliciesRequest(server string, params *SimulateRoleMetadataPoliciesParams, body SimulateRoleMetadataPoliciesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSimulateRoleMetadataPoliciesRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewSimulateRoleMetadataPoliciesRequestWithBody constructs an http.Request for the SimulateRoleMetadataPolicies method, with any body, and a specified content type
+func NewSimulateRoleMetadataPoliciesRequestWithBody(server string, params *SimulateRoleMetadataPoliciesParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/role-metadata-policies/simulate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetRoleMetadataPolicyRequest constructs an http.Request for the GetRoleMetadataPolicy method
 func NewGetRoleMetadataPolicyRequest(server string, policyId PolicyId) (*http.Request, error) {
 	var err error
@@ -11434,6 +11787,75 @@ func NewRotateSigningKeyRequestWithBody(server string, params *RotateSigningKeyP
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListFederationKeysRequest constructs an http.Request for the ListFederationKeys method
+func NewListFederationKeysRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/signing-keys/federation")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRotateFederationKeyRequest constructs an http.Request for the RotateFederationKey method
+func NewRotateFederationKeyRequest(server string, params *RotateFederationKeyParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/signing-keys/federation")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	if params != nil {
 
@@ -12985,6 +13407,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /references/role-metadata-policies (the `CreateRoleMetadataPolicy` operationId).
 	CreateRoleMetadataPolicyWithResponse(ctx context.Context, params *CreateRoleMetadataPolicyParams, body CreateRoleMetadataPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRoleMetadataPolicyResponse, error)
 
+	// SimulateRoleMetadataPoliciesWithBodyWithResponse Policy simulator: merge the Active policies of the roles for one entity type (OpenID Federation 1.0 §6.1.4) and apply the result to the metadata; 422 names the role, parameter and operator that fail
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /references/role-metadata-policies/simulate (the `SimulateRoleMetadataPolicies` operationId).
+	SimulateRoleMetadataPoliciesWithBodyWithResponse(ctx context.Context, params *SimulateRoleMetadataPoliciesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SimulateRoleMetadataPoliciesResponse, error)
+
+	// SimulateRoleMetadataPoliciesWithResponse Policy simulator: merge the Active policies of the roles for one entity type (OpenID Federation 1.0 §6.1.4) and apply the result to the metadata; 422 names the role, parameter and operator that fail
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /references/role-metadata-policies/simulate (the `SimulateRoleMetadataPolicies` operationId).
+	SimulateRoleMetadataPoliciesWithResponse(ctx context.Context, params *SimulateRoleMetadataPoliciesParams, body SimulateRoleMetadataPoliciesJSONRequestBody, reqEditors ...RequestEditorFn) (*SimulateRoleMetadataPoliciesResponse, error)
+
 	// GetRoleMetadataPolicyWithResponse One policy
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -13026,6 +13462,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /references/signing-keys (the `RotateSigningKey` operationId).
 	RotateSigningKeyWithResponse(ctx context.Context, params *RotateSigningKeyParams, body RotateSigningKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateSigningKeyResponse, error)
+
+	// ListFederationKeysWithResponse The directory's federation signing keys, newest first (the newest Active one signs; docs/design.md §13)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /references/signing-keys/federation (the `ListFederationKeys` operationId).
+	ListFederationKeysWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListFederationKeysResponse, error)
+
+	// RotateFederationKeyWithResponse Rotate the federation signing key: a new key signs from now on; the previous one stays published until what it signed has expired
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /references/signing-keys/federation (the `RotateFederationKey` operationId).
+	RotateFederationKeyWithResponse(ctx context.Context, params *RotateFederationKeyParams, reqEditors ...RequestEditorFn) (*RotateFederationKeyResponse, error)
 
 	// RetireSigningKeyWithResponse Retire a key (no longer published; the last Active key of an enabled algorithm cannot be retired)
 	//
@@ -19004,6 +19454,62 @@ func (r CreateRoleMetadataPolicyResponse) ContentType() string {
 	return ""
 }
 
+// SimulateRoleMetadataPoliciesResponseDefaultHeaders the declared response headers of an HTTP default response for SimulateRoleMetadataPolicies
+type SimulateRoleMetadataPoliciesResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type SimulateRoleMetadataPoliciesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PolicySimulationResult
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *SimulateRoleMetadataPoliciesResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SimulateRoleMetadataPoliciesResponse) GetJSON200() *PolicySimulationResult {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r SimulateRoleMetadataPoliciesResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SimulateRoleMetadataPoliciesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SimulateRoleMetadataPoliciesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SimulateRoleMetadataPoliciesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SimulateRoleMetadataPoliciesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetRoleMetadataPolicyResponse200Headers the declared response headers of an HTTP 200 response for GetRoleMetadataPolicy
 type GetRoleMetadataPolicyResponse200Headers struct {
 	ETag *string
@@ -19236,6 +19742,118 @@ func (r RotateSigningKeyResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RotateSigningKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListFederationKeysResponseDefaultHeaders the declared response headers of an HTTP default response for ListFederationKeys
+type ListFederationKeysResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type ListFederationKeysResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]FederationKey
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListFederationKeysResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListFederationKeysResponse) GetJSON200() *[]FederationKey {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListFederationKeysResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListFederationKeysResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListFederationKeysResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListFederationKeysResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListFederationKeysResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RotateFederationKeyResponseDefaultHeaders the declared response headers of an HTTP default response for RotateFederationKey
+type RotateFederationKeyResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type RotateFederationKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *JWK
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *RotateFederationKeyResponseDefaultHeaders
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r RotateFederationKeyResponse) GetJSON201() *JWK {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r RotateFederationKeyResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RotateFederationKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RotateFederationKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RotateFederationKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RotateFederationKeyResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -21806,6 +22424,32 @@ func (c *ClientWithResponses) CreateRoleMetadataPolicyWithResponse(ctx context.C
 	return ParseCreateRoleMetadataPolicyResponse(rsp)
 }
 
+// SimulateRoleMetadataPoliciesWithBodyWithResponse Policy simulator: merge the Active policies of the roles for one entity type (OpenID Federation 1.0 §6.1.4) and apply the result to the metadata; 422 names the role, parameter and operator that fail
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /references/role-metadata-policies/simulate (the `SimulateRoleMetadataPolicies` operationId).
+func (c *ClientWithResponses) SimulateRoleMetadataPoliciesWithBodyWithResponse(ctx context.Context, params *SimulateRoleMetadataPoliciesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SimulateRoleMetadataPoliciesResponse, error) {
+	rsp, err := c.SimulateRoleMetadataPoliciesWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSimulateRoleMetadataPoliciesResponse(rsp)
+}
+
+// SimulateRoleMetadataPoliciesWithResponse Policy simulator: merge the Active policies of the roles for one entity type (OpenID Federation 1.0 §6.1.4) and apply the result to the metadata; 422 names the role, parameter and operator that fail
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /references/role-metadata-policies/simulate (the `SimulateRoleMetadataPolicies` operationId).
+func (c *ClientWithResponses) SimulateRoleMetadataPoliciesWithResponse(ctx context.Context, params *SimulateRoleMetadataPoliciesParams, body SimulateRoleMetadataPoliciesJSONRequestBody, reqEditors ...RequestEditorFn) (*SimulateRoleMetadataPoliciesResponse, error) {
+	rsp, err := c.SimulateRoleMetadataPolicies(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSimulateRoleMetadataPoliciesResponse(rsp)
+}
+
 // GetRoleMetadataPolicyWithResponse One policy
 //
 // Returns a wrapper object for the known response body format(s).
@@ -21882,6 +22526,32 @@ func (c *ClientWithResponses) RotateSigningKeyWithResponse(ctx context.Context, 
 		return nil, err
 	}
 	return ParseRotateSigningKeyResponse(rsp)
+}
+
+// ListFederationKeysWithResponse The directory's federation signing keys, newest first (the newest Active one signs; docs/design.md §13)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /references/signing-keys/federation (the `ListFederationKeys` operationId).
+func (c *ClientWithResponses) ListFederationKeysWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListFederationKeysResponse, error) {
+	rsp, err := c.ListFederationKeys(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListFederationKeysResponse(rsp)
+}
+
+// RotateFederationKeyWithResponse Rotate the federation signing key: a new key signs from now on; the previous one stays published until what it signed has expired
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /references/signing-keys/federation (the `RotateFederationKey` operationId).
+func (c *ClientWithResponses) RotateFederationKeyWithResponse(ctx context.Context, params *RotateFederationKeyParams, reqEditors ...RequestEditorFn) (*RotateFederationKeyResponse, error) {
+	rsp, err := c.RotateFederationKey(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRotateFederationKeyResponse(rsp)
 }
 
 // RetireSigningKeyWithResponse Retire a key (no longer published; the last Active key of an enabled algorithm cannot be retired)
@@ -28169,6 +28839,59 @@ func ParseCreateRoleMetadataPolicyResponse(rsp *http.Response) (*CreateRoleMetad
 	return response, nil
 }
 
+// ParseSimulateRoleMetadataPoliciesResponse parses an HTTP response from a SimulateRoleMetadataPoliciesWithResponse call
+func ParseSimulateRoleMetadataPoliciesResponse(rsp *http.Response) (*SimulateRoleMetadataPoliciesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SimulateRoleMetadataPoliciesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PolicySimulationResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case true:
+		var headers SimulateRoleMetadataPoliciesResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetRoleMetadataPolicyResponse parses an HTTP response from a GetRoleMetadataPolicyWithResponse call
 func ParseGetRoleMetadataPolicyResponse(rsp *http.Response) (*GetRoleMetadataPolicyResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -28387,6 +29110,115 @@ func ParseRotateSigningKeyResponse(rsp *http.Response) (*RotateSigningKeyRespons
 	switch {
 	case true:
 		var headers RotateSigningKeyResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListFederationKeysResponse parses an HTTP response from a ListFederationKeysWithResponse call
+func ParseListFederationKeysResponse(rsp *http.Response) (*ListFederationKeysResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListFederationKeysResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []FederationKey
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case true:
+		var headers ListFederationKeysResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRotateFederationKeyResponse parses an HTTP response from a RotateFederationKeyWithResponse call
+func ParseRotateFederationKeyResponse(rsp *http.Response) (*RotateFederationKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RotateFederationKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest JWK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case true:
+		var headers RotateFederationKeyResponseDefaultHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "181bc88fd6a67c71fc3ef86a1b32d486ab8be6770692e9fb45b91e3fffaa1e0b"
+const SpecSHA256 = "6aefe375c044aee4f234d3bf90e02e6de07eaae885d82785dbf60a512b5f5cb3"
