@@ -22,11 +22,11 @@ func TestRefusedStartChangesNothing(t *testing.T) {
 	if _, err := os.Stat(kekPath); err != nil {
 		t.Fatalf("the first start made no KEK: %v", err)
 	}
-	serve := func(extra ...string) (error, string) {
+	serve := func(extra ...string) (string, error) {
 		var stderr bytes.Buffer
 		args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--bootstrap-super-user", "late@example.com"}, extra...)
 		err := run(context.Background(), args, func(string) string { return "" }, nil, &bytes.Buffer{}, &stderr)
-		return err, stderr.String()
+		return stderr.String(), err
 	}
 	unchanged := func(t *testing.T) {
 		t.Helper()
@@ -47,7 +47,7 @@ func TestRefusedStartChangesNothing(t *testing.T) {
 	t.Run("wrong KEK", func(t *testing.T) {
 		other := filepath.Join(t.TempDir(), "other.key")
 		os.WriteFile(other, []byte(strings.Repeat("ab", 32)+"\n"), 0o600)
-		err, stderr := serve("--kek-file", other)
+		stderr, err := serve("--kek-file", other)
 		if err == nil || !strings.Contains(err.Error(), "key-encryption key") {
 			t.Fatalf("a wrong KEK: %v %s", err, stderr)
 		}
@@ -59,7 +59,7 @@ func TestRefusedStartChangesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer os.Rename(saved, kekPath)
-		err, stderr := serve()
+		stderr, err := serve()
 		if err == nil || !strings.Contains(err.Error(), "missing") || !strings.Contains(err.Error(), kekPath) {
 			t.Fatalf("a missing KEK: %v %s", err, stderr)
 		}

@@ -61,25 +61,25 @@ func LoadContract() (*Contract, error) {
 // formats asserts the string formats the description uses that
 // kin-openapi leaves open by default (it checks date and date-time).
 func defineFormats() {
-	openapi3.DefineStringFormatCallback("email", func(v string) error {
+	openapi3.DefineStringFormatValidator("email", openapi3.NewCallbackValidator(func(v string) error {
 		a, err := mail.ParseAddress(v)
 		if err != nil || a.Address != v {
 			return fmt.Errorf("not an e-mail address")
 		}
 		return nil
-	})
-	openapi3.DefineStringFormatCallback("uri", func(v string) error {
+	}))
+	openapi3.DefineStringFormatValidator("uri", openapi3.NewCallbackValidator(func(v string) error {
 		u, err := url.Parse(v)
 		if err != nil || u.Scheme == "" {
 			return fmt.Errorf("not an absolute URI")
 		}
 		return nil
-	})
-	openapi3.DefineStringFormatCallback("uri-reference", func(v string) error {
+	}))
+	openapi3.DefineStringFormatValidator("uri-reference", openapi3.NewCallbackValidator(func(v string) error {
 		_, err := url.Parse(v)
 		return err
-	})
-	openapi3.DefineStringFormat("uuid", `^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	}))
+	openapi3.DefineStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`))
 }
 
 func loadContract() (*Contract, error) {
