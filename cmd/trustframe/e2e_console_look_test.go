@@ -121,9 +121,21 @@ func TestEndToEndPhoneMenu(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Sign out from the menu.
+	// Sign out from the menu. Right after a boosted navigation htmx may
+	// still be settling the header (it copies the old page's attributes
+	// onto elements that keep their id), so the menu is opened until its
+	// Sign out button is on screen.
+	menuOpen := `document.querySelector("[data-testid=sign-out]").getBoundingClientRect().width > 0`
+	for i := 0; ; i++ {
+		must(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=menu-toggle]`))))
+		if waitTrue(t, ctx, menuOpen) {
+			break
+		}
+		if i == 2 {
+			t.Fatal("the menu does not open after a search")
+		}
+	}
 	err = chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=menu-toggle]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid=sign-out]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in]`)),
 	)
