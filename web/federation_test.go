@@ -10,10 +10,12 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -333,5 +335,49 @@ func TestPolicySimulator(t *testing.T) {
 		if r, m := a.do("POST", "/references/role-metadata-policies/simulate", body); r.StatusCode != 422 {
 			t.Errorf("%s: %d %v", name, r.StatusCode, m)
 		}
+	}
+}
+
+// TestFederationResolveRefusesPrivateAddresses: with private issuer URLs
+// refused (any deployment without the development identity provider), the
+// directory never fetches a leaf's entity configuration from a loopback or
+// private address — nor follows a redirect to one: the guarded client
+// checks every connection it opens. The client gets the federation's JSON
+// error, never a 5xx, and the leaf is never reached.
+func TestFederationResolveRefusesPrivateAddresses(t *testing.T) {
+	no := false
+	env := webtest.Start(t, func(c *web.Config) { c.AllowPrivateIssuerURLs = &no })
+	a := newAPI(t, env, "admin@example.com")
+	var hits atomic.Int32
+	private := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(private.Close)
+	redirecting := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Redirect(w, r, private.URL+r.URL.Path, http.StatusFound)
+	}))
+	t.Cleanup(redirecting.Close)
+
+	oid := a.must(201, "POST", "/organisations", `{"OrganisationName":"Acme Bank","RegistrationNumber":"A-1","CountryOfRegistration":"GB","Status":"Active"}`)["OrganisationId"].(string)
+	key := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pb, _ := json.Marshal(jose.JSONWebKey{Key: key.Public(), KeyID: "acme-sig-1"})
+	a.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pb)+`,"Use":"sig"}`)
+	a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Acme RP","Status":"Active","FederationEntityId":"`+redirecting.URL+`"}`)
+
+	code, ctype, body := fedGet(t, env, "/federation/resolve?sub="+url.QueryEscape(redirecting.URL)+"&trust_anchor="+url.QueryEscape(env.URL))
+	if code < 400 || code >= 500 || !strings.HasPrefix(ctype, "application/json") {
+		t.Fatalf("resolve of a leaf at a private address: %d %s %s", code, ctype, body)
+	}
+	var fe struct {
+		Error            string `json:"error"`
+		ErrorDescription string `json:"error_description"`
+	}
+	if err := json.Unmarshal([]byte(body), &fe); err != nil || fe.Error != "invalid_trust_chain" || !strings.Contains(fe.ErrorDescription, "not public") {
+		t.Fatalf("want invalid_trust_chain naming an address that is not public: %s", body)
+	}
+	if strings.Contains(body, "127.0.0.1:"+strings.Split(private.URL, ":")[2]) {
+		t.Errorf("the error names the private address it was sent to: %s", body)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the leaf at a private address was reached %d times", n)
 	}
 }
