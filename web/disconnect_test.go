@@ -15,7 +15,7 @@ import (
 // (its context cancelled) while the store is read is logged as a
 // disconnect at info level with status 499, not as an internal error.
 func TestClientDisconnectIsNotA500(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &webtest.LogBuffer{}
 	env := webtest.Start(t, func(c *web.Config) { c.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
 	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
 	// Two reads: the first with the role cached or not, the second surely

@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -18,24 +16,6 @@ import (
 	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
-
-// syncBuffer is a log destination the server's goroutines may share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // fillDatabase makes the database full as a full disk would: no page can be
 // added (PRAGMA max_page_count on every pooled connection), and the tables
@@ -106,7 +86,7 @@ func fillDatabase(t *testing.T, db *store.DB, tables ...string) {
 // answer carried the Location of the identity provider; a client following
 // it came back without any sign-in state in its session.
 func TestFullDiskIs503StorageFull(t *testing.T) {
-	var logs syncBuffer
+	var logs webtest.LogBuffer
 	env := webtest.Start(t, func(c *web.Config) { c.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
 	a := newAPI(t, env, "admin@example.com")
 	storageFull := func(t *testing.T, what string, resp *http.Response, body string) {

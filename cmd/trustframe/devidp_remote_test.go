@@ -11,30 +11,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/trustframe/trustframe/web/webtest"
 )
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // Issue 14 point 4: the passwordless development identity provider does
 // not start behind a public base URL unless asked to, and when asked it
@@ -56,7 +38,7 @@ func TestDevIdPRefusedBehindAPublicBaseURL(t *testing.T) {
 	// Asked for: it runs, loudly.
 	ctx, cancel = context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	var log syncBuffer
+	var log webtest.LogBuffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--base-url", "https://trust.example.com", "--dev-idp-allow-remote"},
