@@ -241,6 +241,9 @@ var auditNameQueries = map[string]string{
 		WHERE c.certification_id = ?`,
 	"RoleMetadataPolicy": `SELECT role || ' ' || entity_type FROM role_metadata_policies WHERE policy_id = ?`,
 	"KeyMaterial":        `SELECT kid FROM key_material WHERE key_material_id = ?`,
+	"Authority":          `SELECT name FROM authorities WHERE authority_id = ?`,
+	"AuthorityClaim": `SELECT c.domain || '/' || c.role || ' by ' || a.name FROM organisation_authority_claims c
+		JOIN authorities a ON a.authority_id = c.authority_id WHERE c.claim_id = ?`,
 }
 
 // NamesForAudit looks up the names of the subjects and organisations of

@@ -381,3 +381,29 @@ func TestSeedCreatesDomainRolesAndClaims(t *testing.T) {
 		t.Fatalf("participants: %v", err)
 	}
 }
+
+// TestAuditNamesAuthoritiesAndClaims: the audit log's readable view names
+// an authority by its name and a claim by its domain, role and authority,
+// not by their ids.
+func TestAuditNamesAuthoritiesAndClaims(t *testing.T) {
+	f := newDomainFixture(t)
+	ctx := context.Background()
+	c, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("PISP", "Payments"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := []store.AuditRecord{
+		{SubjectType: "Authority", SubjectID: f.auth.AuthorityID},
+		{SubjectType: "AuthorityClaim", SubjectID: c.ClaimID, OrganisationID: f.org},
+	}
+	names, err := f.db.NamesForAudit(ctx, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names.Subjects["Authority/"+f.auth.AuthorityID]; got != "Central Bank" {
+		t.Errorf("authority named %q", got)
+	}
+	if got := names.Subjects["AuthorityClaim/"+c.ClaimID]; got != "Payments/PISP by Central Bank" {
+		t.Errorf("claim named %q", got)
+	}
+}
