@@ -17,7 +17,7 @@ import (
 // concurrent assertions are committed together, so throughput should grow
 // with the requests in flight, not collapse on SQLite's one writer.
 //
-//	go test ./web -run XXX -bench SSAInFlight -benchtime 2s
+//	go test ./web -run '^$' -bench SSAInFlight -benchtime 2s
 func BenchmarkSSAInFlight(b *testing.B) {
 	env := webtest.Start(b, nil)
 	tok := webtest.Token(b, env.URL, "admin@example.com", nil).AccessToken
