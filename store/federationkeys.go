@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 )
 
 // Federation signing keys (docs/design.md §13): the directory signs its
@@ -15,20 +14,7 @@ import (
 
 // ListFederationKeys returns every federation key, newest first.
 func (d *DB) ListFederationKeys(ctx context.Context) ([]SigningKey, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+sigKeyCols+` FROM federation_keys ORDER BY created_at DESC, kid`)
-	if err != nil {
-		return nil, fmt.Errorf("store: federation keys: %w", err)
-	}
-	defer rows.Close()
-	out := []SigningKey{}
-	for rows.Next() {
-		k, err := scanSigKey(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return d.listKeys(ctx, "federation_keys")
 }
 
 // CurrentFederationKey is the key that signs: the newest Active one.

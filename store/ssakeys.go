@@ -36,9 +36,15 @@ func scanSigKey(row interface{ Scan(...any) error }) (SigningKey, error) {
 
 // ListSigningKeys returns every key, newest first.
 func (d *DB) ListSigningKeys(ctx context.Context) ([]SigningKey, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+sigKeyCols+` FROM ssa_keys ORDER BY created_at DESC, kid`)
+	return d.listKeys(ctx, "ssa_keys")
+}
+
+// listKeys returns every key of a key table (ssa_keys, federation_keys),
+// newest first.
+func (d *DB) listKeys(ctx context.Context, table string) ([]SigningKey, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT `+sigKeyCols+` FROM `+table+` ORDER BY created_at DESC, kid`)
 	if err != nil {
-		return nil, fmt.Errorf("store: signing keys: %w", err)
+		return nil, fmt.Errorf("store: %s: %w", table, err)
 	}
 	defer rows.Close()
 	out := []SigningKey{}
