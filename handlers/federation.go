@@ -14,6 +14,7 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/trustframe/trustframe/federation"
+	"github.com/trustframe/trustframe/federation/anchor"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -144,12 +145,12 @@ func (h *Federation) fedFail(w http.ResponseWriter, r *http.Request, sub string,
 	var se *statementError
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		federation.WriteError(w, http.StatusNotFound, "not_found", "no subordinate "+sub+" in this federation")
+		anchor.WriteError(w, http.StatusNotFound, "not_found", "no subordinate "+sub+" in this federation")
 	case errors.As(err, &se):
-		federation.WriteError(w, http.StatusBadRequest, "invalid_subject", "no statement can be made about "+sub+": "+se.reason)
+		anchor.WriteError(w, http.StatusBadRequest, "invalid_subject", "no statement can be made about "+sub+": "+se.reason)
 	default:
 		h.Log.Error("federation", "path", r.URL.Path, "sub", sub, "err", err)
-		federation.WriteError(w, http.StatusInternalServerError, "server_error", "the statement could not be made; the failure is logged")
+		anchor.WriteError(w, http.StatusInternalServerError, "server_error", "the statement could not be made; the failure is logged")
 	}
 }
 
@@ -160,7 +161,7 @@ func (h *Federation) EntityConfiguration(w http.ResponseWriter, r *http.Request)
 		h.fedFail(w, r, h.EntityID, err)
 		return
 	}
-	federation.WriteJWT(w, "entity-statement+jwt", tok, h.Keys.Lifetime())
+	anchor.WriteJWT(w, "entity-statement+jwt", tok, h.Keys.Lifetime())
 }
 
 func (h *Federation) entityConfiguration(ctx context.Context, now time.Time) (string, error) {
@@ -189,11 +190,11 @@ func (h *Federation) Fetch(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	sub := q.Get("sub")
 	if sub == "" {
-		federation.WriteError(w, http.StatusBadRequest, "invalid_request", "sub is required")
+		anchor.WriteError(w, http.StatusBadRequest, "invalid_request", "sub is required")
 		return
 	}
 	if sub == h.EntityID {
-		federation.WriteError(w, http.StatusBadRequest, "invalid_request", "the anchor's own statement is at /.well-known/openid-federation")
+		anchor.WriteError(w, http.StatusBadRequest, "invalid_request", "the anchor's own statement is at /.well-known/openid-federation")
 		return
 	}
 	now := h.Now()
@@ -207,7 +208,7 @@ func (h *Federation) Fetch(w http.ResponseWriter, r *http.Request) {
 		h.fedFail(w, r, sub, err)
 		return
 	}
-	federation.WriteJWT(w, "entity-statement+jwt", tok, h.Keys.Lifetime())
+	anchor.WriteJWT(w, "entity-statement+jwt", tok, h.Keys.Lifetime())
 }
 
 // List answers GET /federation/list[?entity_type=]: the subordinates whose
@@ -322,11 +323,11 @@ func (h *Federation) Resolve(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	sub, ta := q.Get("sub"), q.Get("trust_anchor")
 	if sub == "" || ta == "" {
-		federation.WriteError(w, http.StatusBadRequest, "invalid_request", "sub and trust_anchor are required")
+		anchor.WriteError(w, http.StatusBadRequest, "invalid_request", "sub and trust_anchor are required")
 		return
 	}
 	if ta != h.EntityID {
-		federation.WriteError(w, http.StatusNotFound, "invalid_trust_anchor", "this trust anchor is "+h.EntityID)
+		anchor.WriteError(w, http.StatusNotFound, "invalid_trust_anchor", "this trust anchor is "+h.EntityID)
 		return
 	}
 	now := h.Now()
@@ -334,7 +335,7 @@ func (h *Federation) Resolve(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var ce *chainError
 		if errors.As(err, &ce) {
-			federation.WriteError(w, http.StatusBadRequest, "invalid_trust_chain", ce.reason)
+			anchor.WriteError(w, http.StatusBadRequest, "invalid_trust_chain", ce.reason)
 			return
 		}
 		h.fedFail(w, r, sub, err)
@@ -345,7 +346,7 @@ func (h *Federation) Resolve(w http.ResponseWriter, r *http.Request) {
 		h.fedFail(w, r, sub, err)
 		return
 	}
-	federation.WriteJWT(w, "resolve-response+jwt", tok, h.Keys.Lifetime())
+	anchor.WriteJWT(w, "resolve-response+jwt", tok, h.Keys.Lifetime())
 }
 
 type chainError struct{ reason string }

@@ -8,9 +8,9 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/issuer"
+	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/static"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/trust"
 )
 
 // routes is the whole HTTP surface of trustframe, in one place.
@@ -246,12 +246,12 @@ func (s *Server) routes() http.Handler {
 				r.Post("/", dir.UpdateOrganisation)
 				r.Get("/edit", dir.EditOrganisation)
 				r.Post("/status", dir.SetOrganisationStatus)
-				r.Get("/reactivate", dir.ReactivateForm(trust.Organisation))
-				r.Post("/reactivate", dir.Reactivate(trust.Organisation))
-				r.Get("/softwarestatements/{appID}/reactivate", dir.ReactivateForm(trust.Application))
-				r.Post("/softwarestatements/{appID}/reactivate", dir.Reactivate(trust.Application))
-				r.Get("/authorisationservers/{serverID}/reactivate", dir.ReactivateForm(trust.AuthorisationServer))
-				r.Post("/authorisationservers/{serverID}/reactivate", dir.Reactivate(trust.AuthorisationServer))
+				r.Get("/reactivate", dir.ReactivateForm(lifecycle.Organisation))
+				r.Post("/reactivate", dir.Reactivate(lifecycle.Organisation))
+				r.Get("/softwarestatements/{appID}/reactivate", dir.ReactivateForm(lifecycle.Application))
+				r.Post("/softwarestatements/{appID}/reactivate", dir.Reactivate(lifecycle.Application))
+				r.Get("/authorisationservers/{serverID}/reactivate", dir.ReactivateForm(lifecycle.AuthorisationServer))
+				r.Post("/authorisationservers/{serverID}/reactivate", dir.Reactivate(lifecycle.AuthorisationServer))
 				r.Get("/contacts", dir.ListContacts)
 				r.Post("/contacts", dir.CreateContact)
 				r.Get("/contacts/new", dir.NewContact)

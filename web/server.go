@@ -25,9 +25,9 @@ import (
 	"github.com/trustframe/trustframe/devidp"
 	"github.com/trustframe/trustframe/dpop"
 	"github.com/trustframe/trustframe/handlers"
+	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -90,7 +90,7 @@ type Server struct {
 	tokDPoP    *dpop.Checker // token endpoint proofs
 	nonces     *dpop.Nonces  // nil unless --dpop-nonce
 	origin     string        // scheme://host of the base URL, for htu
-	vocab      trust.Vocabulary
+	vocab      lifecycle.Vocabulary
 	keys       *ssa.Keyring
 	fedKeys    *federation.Keyring
 	mailer     handlers.Mailer // nil: messages stay in the outbox
@@ -121,7 +121,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	if len(cfg.TokenTypes) == 0 {
 		cfg.TokenTypes = []string{"at+jwt", "application/at+jwt"}
 	}
-	vocab, err := trust.ParseVocabulary(cfg.StatusVocabulary)
+	vocab, err := lifecycle.ParseVocabulary(cfg.StatusVocabulary)
 	if err != nil {
 		return nil, fmt.Errorf("web: --status-vocabulary: %w", err)
 	}

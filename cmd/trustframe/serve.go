@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/web"
 )
 
@@ -158,7 +158,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	default:
 		return fmt.Errorf("%w: --allow-private-issuer-urls must be true or false", errUsage)
 	}
-	if _, err := trust.ParseVocabulary(f.statusVocabulary); err != nil {
+	if _, err := lifecycle.ParseVocabulary(f.statusVocabulary); err != nil {
 		return fmt.Errorf("%w: --status-vocabulary: %v", errUsage, err)
 	}
 	db, err := openStore(ctx, f.dataDir)
