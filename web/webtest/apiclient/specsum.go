@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "6aefe375c044aee4f234d3bf90e02e6de07eaae885d82785dbf60a512b5f5cb3"
+const SpecSHA256 = "3c60ec8302d531893b1b6d6fe45a1bbf5a24b82cd36ccbf93d940383ad1aac69"
