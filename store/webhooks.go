@@ -452,8 +452,9 @@ type DeliveryOutcome struct {
 
 // FinishDelivery records an attempt of a delivery owner holds (a lease
 // lost meanwhile records nothing) and keeps the webhook's failure streak:
-// a success ends it, and a streak longer than PauseAfter pauses the
-// webhook (audited, actor "trustframe").
+// a success ends it, and a streak longer than PauseAfter, or a delivery
+// that gives up during a streak, pauses the webhook (audited, actor
+// "trustframe").
 func (d *DB) FinishDelivery(ctx context.Context, owner string, dd DueDelivery, o DeliveryOutcome) error {
 	status, next := "Pending", o.NextAttempt.UnixMilli()
 	switch {
@@ -488,7 +489,9 @@ func (d *DB) FinishDelivery(ctx context.Context, owner string, dd DueDelivery, o
 			}
 			return err
 		}
-		if wstatus != "Active" || o.PauseAfter <= 0 || o.At.Sub(time.UnixMilli(since)) < o.PauseAfter {
+		// Paused when the failures have lasted PauseAfter, or when a
+		// delivery gives up (its retries ran out) with no success since.
+		if wstatus != "Active" || (status != "Failed" && (o.PauseAfter <= 0 || o.At.Sub(time.UnixMilli(since)) < o.PauseAfter)) {
 			return nil
 		}
 		reason := fmt.Sprintf("every delivery has failed since %s (last: %s)", time.UnixMilli(since).UTC().Format(time.RFC3339), lastFailure(o))
