@@ -286,7 +286,9 @@ func TestWebhookReceiverMisbehaves(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		w.WriteHeader(204)
 	})
-	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/target", http.StatusTemporaryRedirect) })
+	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/target", http.StatusTemporaryRedirect)
+	})
 	mux.HandleFunc("/target", func(w http.ResponseWriter, r *http.Request) {
 		followed.Lock()
 		redirectTargetHit = true
