@@ -50,6 +50,11 @@ type webhookIn struct {
 	UpdatedOn    any      `json:"UpdatedOn"`
 }
 
+// SecretMemberHeader, set on an answer, names the member of its body that
+// holds a secret shown once: whatever remembers answers (idempotent
+// replays) keeps them without it. The header itself is not sent.
+const SecretMemberHeader = "Trustframe-Secret-Member"
+
 // webhookWithSecret is a webhook as answered once, at creation or
 // rotation: with its secret.
 type webhookWithSecret struct {
@@ -173,6 +178,7 @@ func (h *Webhooks) Create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/api"+webhookPath(wh.WebhookID))
+	w.Header().Set(SecretMemberHeader, "Secret")
 	if !WantsJSON(r) {
 		h.detail(w, r, http.StatusCreated, wh, secret, nil, "Webhook created. Copy its secret now: it is not shown again.")
 		return
@@ -285,6 +291,7 @@ func (h *Webhooks) RotateSecret(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, storeError(err, "Webhook"))
 		return
 	}
+	w.Header().Set(SecretMemberHeader, "Secret")
 	if !WantsJSON(r) {
 		h.detail(w, r, http.StatusOK, wh, secret, nil, "New secret made. Copy it now: it is not shown again; the old one no longer signs.")
 		return

@@ -531,3 +531,54 @@ func TestWebhookAccess(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookSecretNotKeptForReplays: a create sent again with the same
+// Idempotency-Key answers the same webhook without its secret, and the
+// secret is nowhere in the database in the clear.
+func TestWebhookSecretNotKeptForReplays(t *testing.T) {
+	env := webtest.Start(t, nil)
+	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	send := func(path string) (int, map[string]any) {
+		req, _ := http.NewRequest("POST", env.URL+path, strings.NewReader(`{"Url":"https://8.8.8.8/hook","SubjectTypes":["Organisation"]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Idempotency-Key", "k-"+path)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.Header.Get("Trustframe-Secret-Member") != "" {
+			t.Error("the internal header was sent")
+		}
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	st1, first := send("/api/references/webhooks")
+	st2, replay := send("/api/references/webhooks")
+	secret, _ := first["Secret"].(string)
+	if st1 != 201 || st2 != 201 || !strings.HasPrefix(secret, "whsec_") || replay["WebhookId"] != first["WebhookId"] || replay["Secret"] != nil {
+		t.Fatalf("first %d %v, replay %d %v", st1, first, st2, replay)
+	}
+	id := first["WebhookId"].(string)
+	st3, rot := send("/api/references/webhooks/" + id + "/rotate-secret")
+	st4, rotReplay := send("/api/references/webhooks/" + id + "/rotate-secret")
+	if st3 != 200 || st4 != 200 || rot["Secret"] == nil || rotReplay["Secret"] != nil {
+		t.Fatalf("rotate %d %v, replay %d %v", st3, rot, st4, rotReplay)
+	}
+	ws, _ := env.DB.ListWebhooks(context.Background())
+	if len(ws) != 1 {
+		t.Fatalf("%d webhooks after a replayed create", len(ws))
+	}
+	for _, s := range []string{secret, rot["Secret"].(string)} {
+		key := strings.TrimPrefix(s, "whsec_")
+		var n int
+		if err := env.DB.SQL().QueryRow(`SELECT COUNT(*) FROM idempotency_keys WHERE instr(CAST(body AS TEXT), ?) > 0`, key).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("the secret is kept in the clear for replays (%d, %v)", n, err)
+		}
+		if err := env.DB.SQL().QueryRow(`SELECT COUNT(*) FROM webhooks WHERE instr(CAST(secret_sealed AS TEXT), ?) > 0`, key).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("the secret is stored in the clear (%d, %v)", n, err)
+		}
+	}
+}

@@ -1825,8 +1825,8 @@ type WebhookWithSecret struct {
 	// PausedReason why the service paused it; left out unless Paused
 	PausedReason *string `json:"PausedReason,omitempty"`
 
-	// Secret whsec_ and base64 of the key; verify webhook-signature with it. Never returned again.
-	Secret string `json:"Secret"`
+	// Secret whsec_ and base64 of the key; verify webhook-signature with it. Never returned again: an idempotent replay of the request answers without it.
+	Secret *string `json:"Secret,omitempty"`
 
 	// Status Paused is set by the service when every delivery has failed for 24 hours; set Active to resume
 	Status       WebhookStatus       `json:"Status"`

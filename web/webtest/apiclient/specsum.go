@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "3c60ec8302d531893b1b6d6fe45a1bbf5a24b82cd36ccbf93d940383ad1aac69"
+const SpecSHA256 = "19971323b8601193138db3fb1f669df3c2be302144a015a6d71de3b80ec38e30"
