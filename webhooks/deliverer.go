@@ -96,53 +96,62 @@ func (d *Deliverer) defaults() {
 func (d *Deliverer) lease() time.Duration { return d.Timeout + 5*time.Second }
 
 // Run delivers until ctx ends. It wakes on every commit of this process,
-// when the next retry falls due, and at least every Poll.
+// when a worker is free again, when the next retry falls due, and at
+// least every Poll. It claims only as many deliveries as it has free
+// workers, so a receiver that hangs holds one worker for one timeout and
+// never delays the others.
 func (d *Deliverer) Run(ctx context.Context) {
 	d.defaults()
+	busy := make(chan struct{}, d.Workers)
+	freed := make(chan struct{}, 1)
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for ctx.Err() == nil {
 		commit := d.Store.NextCommit()
-		n := d.round(ctx)
-		if n > 0 {
-			continue // there may be more
+		free := d.Workers - len(busy)
+		n := 0
+		if free > 0 {
+			due, err := d.Store.ClaimDeliveries(ctx, d.owner, d.Now(), d.lease(), free)
+			if err != nil && ctx.Err() == nil {
+				d.Log.Warn("webhooks: claim deliveries", "err", err)
+			}
+			for _, dd := range due {
+				busy <- struct{}{}
+				wg.Add(1)
+				go func() {
+					defer func() {
+						<-busy
+						wg.Done()
+						select {
+						case freed <- struct{}{}:
+						default:
+						}
+					}()
+					d.deliver(ctx, dd)
+				}()
+			}
+			n = len(due)
+			if n > 0 && n < free {
+				continue // there may be more due
+			}
 		}
 		wait := d.Poll
-		if at, ok, err := d.Store.NextDeliveryDue(ctx); err == nil && ok {
-			if w := at.Sub(d.Now()); w < wait {
-				wait = max(w, 10*time.Millisecond)
+		if n == 0 {
+			if at, ok, err := d.Store.NextDeliveryDue(ctx); err == nil && ok {
+				if w := at.Sub(d.Now()); w < wait {
+					wait = max(w, 10*time.Millisecond)
+				}
 			}
 		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 		case <-commit:
+		case <-freed:
 		case <-t.C:
 		}
 		t.Stop()
 	}
-}
-
-// round claims what is due and sends it; it returns how many it claimed.
-func (d *Deliverer) round(ctx context.Context) int {
-	due, err := d.Store.ClaimDeliveries(ctx, d.owner, d.Now(), d.lease(), d.Workers*4)
-	if err != nil {
-		if ctx.Err() == nil {
-			d.Log.Warn("webhooks: claim deliveries", "err", err)
-			time.Sleep(100 * time.Millisecond)
-		}
-		return 0
-	}
-	sem := make(chan struct{}, d.Workers)
-	var wg sync.WaitGroup
-	for _, dd := range due {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			d.deliver(ctx, dd)
-		}()
-	}
-	wg.Wait()
-	return len(due)
 }
 
 // deliver makes one attempt and records it.
