@@ -156,3 +156,37 @@ func TestCursors(t *testing.T) {
 		}
 	}
 }
+
+// TestOutboxRowsOfGroupCommittedRecords: SSA issuance records, written in
+// shared (group commit) transactions by concurrent callers, queue one
+// delivery each as well.
+func TestOutboxRowsOfGroupCommittedRecords(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	wh, err := db.CreateWebhook(ctx, store.Audit{Actor: "a"}, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Application"}, Status: "Active", SealedSecret: []byte("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := db.RecordSSA(ctx, store.Audit{Actor: "a"}, "org", fmt.Sprint("app-", i), "PS256", "kid", fmt.Sprint(i)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	ds, total, err := db.ListWebhookDeliveries(ctx, wh.WebhookID, 0, 100)
+	if err != nil || total != 40 {
+		t.Fatalf("%d deliveries (%v), want 40", total, err)
+	}
+	seen := map[string]bool{}
+	for _, d := range ds {
+		if d.Change.Action != "ssa_issued" || seen[d.Change.SubjectID] {
+			t.Fatalf("delivery %+v", d)
+		}
+		seen[d.Change.SubjectID] = true
+	}
+}
