@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -580,5 +581,80 @@ func TestWebhookSecretNotKeptForReplays(t *testing.T) {
 		if err := env.DB.SQL().QueryRow(`SELECT COUNT(*) FROM webhooks WHERE instr(CAST(secret_sealed AS TEXT), ?) > 0`, key).Scan(&n); err != nil || n != 0 {
 			t.Fatalf("the secret is stored in the clear (%d, %v)", n, err)
 		}
+	}
+}
+
+// TestWebhookConsole: the Reference Data pages of webhooks without a
+// browser: the new form refuses a bad URL beside the field and keeps what
+// was typed; created, the page shows the secret once; the list sets it
+// Inactive and Active; the page rotates the secret (shown once) and
+// deletes the webhook.
+func TestWebhookConsole(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	page := func(resp *http.Response, err error) (*goquery.Document, int) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		doc, err := goquery.NewDocumentFromReader(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc, resp.StatusCode
+	}
+	doc, st := page(c.Get(env.URL + "/references/webhooks"))
+	if st != 200 || doc.Find(`[data-testid=empty]`).Length() != 1 || doc.Find(`a[href="/references/webhooks/new"]`).Length() != 1 {
+		t.Fatalf("empty list: %d", st)
+	}
+	doc, st = page(c.PostForm(env.URL+"/references/webhooks", url.Values{"Url": {"http://8.8.8.8/x"}, "SubjectTypes": {"Organisation", "Contact"}, "Description": {"ops"}}))
+	if st != 422 || !strings.Contains(doc.Find(`[data-testid=error-Url]`).Text(), "https") ||
+		doc.Find(`input[name=SubjectTypes][value=Contact][checked]`).Length() != 1 || doc.Find(`#f-Description`).AttrOr("value", "") != "ops" {
+		t.Fatalf("refused form: %d %q", st, doc.Find(`[data-testid=error-Url]`).Text())
+	}
+	doc, st = page(c.PostForm(env.URL+"/references/webhooks", url.Values{"Url": {"https://8.8.8.8/x"}, "SubjectTypes": {"Organisation", "Contact"}, "Status": {"Active"}}))
+	secret := doc.Find(`[data-testid=webhook-secret]`).Text()
+	if st != 201 || !strings.HasPrefix(secret, "whsec_") {
+		t.Fatalf("created: %d secret %q", st, secret)
+	}
+	ws, _ := env.DB.ListWebhooks(context.Background())
+	if len(ws) != 1 || strings.Join(ws[0].SubjectTypes, ",") != "Contact,Organisation" {
+		t.Fatalf("stored %+v", ws)
+	}
+	id := ws[0].WebhookID
+	doc, _ = page(c.Get(env.URL + "/references/webhooks/" + id))
+	if doc.Find(`[data-testid=webhook-secret]`).Length() != 0 || strings.Contains(doc.Text(), secret) {
+		t.Fatal("the secret is shown again")
+	}
+	// Deactivate from the list, then Activate.
+	doc, _ = page(c.PostForm(env.URL+"/references/webhooks/"+id, url.Values{"Status": {"Inactive"}}))
+	if w, _ := env.DB.GetWebhook(context.Background(), id); w.Status != "Inactive" || w.URL != "https://8.8.8.8/x" || len(w.SubjectTypes) != 2 {
+		t.Fatalf("after Deactivate: %+v", w)
+	}
+	if !strings.Contains(doc.Find(`[data-testid=flash]`).Text(), "Inactive") {
+		t.Fatalf("flash %q", doc.Find(`[data-testid=flash]`).Text())
+	}
+	doc, _ = page(c.Get(env.URL + "/references/webhooks"))
+	if doc.Find(`[data-testid=webhook-row] [data-testid=activate]`).Length() != 1 {
+		t.Fatal("no Activate on the list for an Inactive webhook")
+	}
+	page(c.PostForm(env.URL+"/references/webhooks/"+id, url.Values{"Status": {"Active"}}))
+	if w, _ := env.DB.GetWebhook(context.Background(), id); w.Status != "Active" {
+		t.Fatalf("after Activate: %+v", w)
+	}
+	// Rotate: a new secret, shown once.
+	doc, st = page(c.PostForm(env.URL+"/references/webhooks/"+id+"/rotate-secret", url.Values{}))
+	if s2 := doc.Find(`[data-testid=webhook-secret]`).Text(); st != 200 || !strings.HasPrefix(s2, "whsec_") || s2 == secret {
+		t.Fatalf("rotate: %d %q", st, s2)
+	}
+	// Delete.
+	doc, _ = page(c.PostForm(env.URL+"/references/webhooks/"+id+"/delete", url.Values{}))
+	if ws, _ := env.DB.ListWebhooks(context.Background()); len(ws) != 0 || doc.Find(`[data-testid=empty]`).Length() != 1 {
+		t.Fatalf("after delete: %+v", ws)
+	}
+	if _, st = page(c.Get(env.URL + "/references/webhooks/" + id)); st != 404 {
+		t.Fatalf("deleted webhook page: %d", st)
 	}
 }
