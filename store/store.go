@@ -55,6 +55,10 @@ type DB struct {
 	writes     atomic.Int64 // see WriteVersion
 	roles      roleCache
 	group      groupCommit // see recordGrouped
+	// The change feed (changes.go): commit wake-ups and the log's epoch.
+	commits     commitSignal
+	feedEpochMu sync.Mutex
+	feedEpoch   string
 }
 
 // prepared returns a prepared statement for a hot query: SQLite spends a
@@ -251,6 +255,7 @@ func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 		return busy(fmt.Errorf("store: commit: %w", err))
 	}
 	d.writes.Add(1)
+	d.commits.fire()
 	return nil
 }
 

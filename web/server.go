@@ -71,9 +71,19 @@ type Config struct {
 	// ExpiryNoticeContacts are the contact types of an organisation that
 	// are told about its own expiring items too (none by default).
 	ExpiryNoticeContacts []string
-	Version              string // for the metrics' build info
-	Now                  func() time.Time
-	Logger               *slog.Logger
+	// Webhooks (docs/design.md §15). AllowPrivateWebhookURLs accepts http
+	// and loopback/private receivers (--allow-private-webhook-urls: tests
+	// and development); WebhookTimeout bounds one attempt (default 10 s);
+	// WebhookRetryFor is how long a delivery is retried and how long a
+	// webhook may fail before it is Paused (default 24 h); WebhookBackoff
+	// replaces the retry schedule (tests).
+	AllowPrivateWebhookURLs bool
+	WebhookTimeout          time.Duration
+	WebhookRetryFor         time.Duration
+	WebhookBackoff          func(retry int) time.Duration
+	Version                 string // for the metrics' build info
+	Now                     func() time.Time
+	Logger                  *slog.Logger
 }
 
 // Server is the assembled HTTP handler and what it holds.

@@ -41,6 +41,8 @@ type serveFlags struct {
 	apiRateLimit                         int
 	fedEntityID, fedOrgName, fedAlg      string
 	fedLifetime                          time.Duration
+	allowPrivateWebhooks                 bool
+	webhookTimeout                       time.Duration
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -74,6 +76,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.fedOrgName, "federation-organization-name", "", "organization_name of the directory's federation entity configuration")
 	fs.DurationVar(&f.fedLifetime, "federation-statement-lifetime", 24*time.Hour, "lifetime of the federation's entity configuration and subordinate statements")
 	fs.StringVar(&f.fedAlg, "federation-signing-alg", "ES256", "algorithm of new federation signing keys: ES256, ES384, PS256 or EdDSA")
+	fs.BoolVar(&f.allowPrivateWebhooks, "allow-private-webhook-urls", false, "accept http and loopback/private webhook receivers (tests and development only)")
+	fs.DurationVar(&f.webhookTimeout, "webhook-timeout", 10*time.Second, "how long one webhook delivery attempt may take, connection to answer (1s to 60s)")
 	fs.StringVar(&f.tokenTypes, "api-token-types", "at+jwt,application/at+jwt", "JWT typ values accepted for API access tokens, comma-separated (add JWT for issuers such as Keycloak)")
 }
 
@@ -145,6 +149,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
+	if f.webhookTimeout < time.Second || f.webhookTimeout > time.Minute {
+		return fmt.Errorf("%w: --webhook-timeout must be from 1s to 60s", errUsage)
+	}
 	if f.expiryNoticeDays < 0 || f.expiryNoticeDays > 365 {
 		return fmt.Errorf("%w: --expiry-notice-days must be 0 (off) to 365", errUsage)
 	}
@@ -207,6 +214,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		KEKFile: kekPath, SSASigningAlgs: splitList(f.ssaAlgs), SSARSABits: f.ssaRSABits, SSAIssuer: f.ssaIssuer,
 		FederationEntityID: f.fedEntityID, FederationOrganizationName: f.fedOrgName, FederationStatementLifetime: f.fedLifetime, FederationSigningAlg: f.fedAlg,
 		ExpiryNoticeDays: f.expiryNoticeDays, ExpiryNoticeContacts: splitList(f.expiryNoticeContacts), Version: version,
+		AllowPrivateWebhookURLs: f.allowPrivateWebhooks, WebhookTimeout: f.webhookTimeout,
 	}, db)
 	if err != nil {
 		return err
@@ -230,6 +238,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	go purgeSessions(ctx, db, log)
 	go sendExpiryNotices(ctx, srv, log)
+	hooksDone := make(chan struct{})
+	go func() { srv.DeliverWebhooks(ctx); close(hooksDone) }()
 	var ms *http.Server
 	if f.metricsAddr != "" {
 		mln, err := net.Listen("tcp", f.metricsAddr)
@@ -269,6 +279,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := hs.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	<-hooksDone // an attempt in flight is abandoned; its lease runs out
 	fmt.Fprintln(stdout, "trustframe stopped")
 	return nil
 }
