@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -33,7 +32,7 @@ type Federation struct {
 	Client   *http.Client // the guarded client of issuer validation
 	Now      func() time.Time
 
-	list listCache
+	list rebuilt[[]listEntry] // the subordinates, rebuilt in the background after a change
 }
 
 // subjectTypes are the entity types a subordinate is listed under.
@@ -214,7 +213,8 @@ func (h *Federation) Fetch(w http.ResponseWriter, r *http.Request) {
 // List answers GET /federation/list[?entity_type=]: the subordinates whose
 // statement can be made, of any of the given entity types. The whole list
 // is built once per change of the store (at most a minute old, for changes
-// made by another process) and filtered per request.
+// made by another process), in the background while the previous list is
+// served (rebuilt.go), and filtered per request.
 func (h *Federation) List(w http.ResponseWriter, r *http.Request) {
 	entries, err := h.listEntries(r.Context())
 	if err != nil {
@@ -242,23 +242,17 @@ type listEntry struct {
 	types []string
 }
 
-// listCache is the built list of subordinates.
-type listCache struct {
-	mu      sync.Mutex
-	version int64
-	at      time.Time
-	entries []listEntry
+func (h *Federation) listEntries(ctx context.Context) ([]listEntry, error) {
+	v, err := h.list.get(ctx, h.Store.WriteVersion(), h.buildList)
+	if err != nil {
+		return nil, err
+	}
+	return v.val, nil
 }
 
-func (h *Federation) listEntries(ctx context.Context) ([]listEntry, error) {
-	c := &h.list
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	version := h.Store.WriteVersion()
-	if c.entries != nil && c.version == version && time.Since(c.at) < time.Minute {
-		return c.entries, nil
-	}
-	ctx = context.WithoutCancel(ctx) // the others wait for this build
+// buildList reads the subordinates whose statement can be made, with the
+// entity types their merged policies give them.
+func (h *Federation) buildList(ctx context.Context) ([]listEntry, error) {
 	subs, err := h.Store.FederationSubjects(ctx)
 	if err != nil {
 		return nil, err
@@ -311,7 +305,6 @@ func (h *Federation) listEntries(ctx context.Context) ([]listEntry, error) {
 		}
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].id < entries[j].id })
-	c.version, c.at, c.entries = version, time.Now(), entries
 	return entries, nil
 }
 

@@ -57,7 +57,7 @@ func TestPublicCacheServesStaleWhileRebuilding(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	c := &publicCache{now: clock}
+	c := &publicCache{rebuilt[*publicAnswer]{now: clock}}
 	f := newFakeBuild()
 	ctx := context.Background()
 
