@@ -9,7 +9,7 @@ import (
 // rebuilt holds a value derived from the whole store (the participants
 // list, the federation subordinates) that is too costly to derive per
 // request. No request waits for a rebuild caused by someone else's write
-// (docs/design.md §16): when the store has changed, or maxAge has passed
+// (docs/design.md §5): when the store has changed, or maxAge has passed
 // (for changes made by another process), the value in hand is still
 // returned and one rebuild runs in the background — at most one at a time
 // and one per every — whose result replaces it when done. Only the very
