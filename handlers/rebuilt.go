@@ -11,8 +11,12 @@ import (
 // request. No request waits for a rebuild caused by someone else's write
 // (docs/design.md §5): when the store has changed, or maxAge has passed
 // (for changes made by another process), the value in hand is still
-// returned and one rebuild runs in the background — at most one at a time
-// and one per every — whose result replaces it when done. Only the very
+// returned and one rebuild runs in the background — at most one at a time,
+// and the next one starts no sooner than a second, and three times as long
+// as the last one took, after it started (so that a steady stream of writes
+// keeps rebuilds to a third of a core: at 100,000 organisations the
+// participants list takes seconds to build) — whose result replaces it when
+// done. Only the very
 // first request, with nothing to return, waits for a build. A value is only
 // ever replaced by one built from a newer (or the same) store version, so
 // what is served never goes back.
@@ -21,6 +25,7 @@ type rebuilt[T any] struct {
 	cur       *version[T]
 	building  bool
 	lastBuild time.Time     // start of the last rebuild
+	lastTook  time.Duration // how long the last rebuild took
 	built     chan struct{} // closed when the running rebuild ends
 	lastErr   error         // of the last rebuild, for those waiting on the first
 	now       func() time.Time
@@ -38,8 +43,14 @@ type version[T any] struct {
 
 const (
 	rebuiltMaxAge = 60 * time.Second
-	rebuildEvery  = time.Second
+	rebuildEvery  = time.Second // the least time between two rebuilds' starts
+	rebuildPace   = 3           // … and the least, in multiples of the last one's length
 )
+
+// due reports whether a rebuild may start now; the caller holds mu.
+func (c *rebuilt[T]) due(now time.Time) bool {
+	return !c.building && now.Sub(c.lastBuild) >= max(rebuildEvery, rebuildPace*c.lastTook)
+}
 
 func (c *rebuilt[T]) clock() time.Time {
 	if c.now != nil {
@@ -55,7 +66,7 @@ func (c *rebuilt[T]) get(ctx context.Context, storeVersion int64, build func(con
 	for {
 		now := c.clock()
 		if cur := c.cur; cur != nil {
-			if (cur.store != storeVersion || now.Sub(cur.at) >= rebuiltMaxAge) && !c.building && now.Sub(c.lastBuild) >= rebuildEvery {
+			if (cur.store != storeVersion || now.Sub(cur.at) >= rebuiltMaxAge) && c.due(now) {
 				c.startLocked(ctx, storeVersion, build)
 			}
 			c.mu.Unlock()
@@ -83,15 +94,18 @@ func (c *rebuilt[T]) get(ctx context.Context, storeVersion int64, build func(con
 
 // startLocked starts a rebuild; the caller holds mu.
 func (c *rebuilt[T]) startLocked(ctx context.Context, storeVersion int64, build func(context.Context) (T, error)) {
-	c.building, c.lastBuild, c.built = true, c.clock(), make(chan struct{})
+	start := c.clock()
+	c.building, c.lastBuild, c.built = true, start, make(chan struct{})
 	// The rebuild belongs to no request: a client that goes away must not
 	// cancel it.
 	ctx = context.WithoutCancel(ctx)
 	go func() {
 		val, err := build(ctx)
-		next := &version[T]{store: storeVersion, at: c.clock(), val: val}
+		end := c.clock()
+		next := &version[T]{store: storeVersion, at: end, val: val}
 		c.mu.Lock()
 		defer c.mu.Unlock()
+		c.lastTook = end.Sub(start)
 		c.lastErr = err
 		if err == nil && (c.cur == nil || next.store >= c.cur.store) {
 			if c.settle != nil {
