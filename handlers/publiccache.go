@@ -33,6 +33,7 @@ type publicAnswer struct {
 // the store (from a version at least that one).
 func (c *publicCache) get(ctx context.Context, version int64, build func(context.Context) (any, error)) (*publicAnswer, error) {
 	c.settle = keepModified
+	c.large = func(a *publicAnswer) bool { return len(a.body) >= 16<<20 }
 	v, err := c.rebuilt.get(ctx, version, func(ctx context.Context) (*publicAnswer, error) {
 		return c.answer(ctx, version, build)
 	})

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -32,6 +33,10 @@ type rebuilt[T any] struct {
 	// settle, when set, sees the value in hand (or nil) and the new one
 	// before the new one is kept (to carry over what did not change).
 	settle func(old *version[T], next *version[T])
+	// large, when set, says that a value is large enough for its build's
+	// garbage (several times its size) to be handed back to the operating
+	// system at once rather than kept until the next build.
+	large func(T) bool
 }
 
 // version is one built value and the store version it was built from.
@@ -115,5 +120,9 @@ func (c *rebuilt[T]) startLocked(ctx context.Context, storeVersion int64, build 
 		}
 		c.building = false
 		close(c.built)
+		if err == nil && c.large != nil && c.large(val) {
+			// Outside any request; costs one collection per rebuild.
+			go debug.FreeOSMemory()
+		}
 	}()
 }

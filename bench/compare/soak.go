@@ -35,12 +35,19 @@ func soak(tf string, auth http.Header, ids []string, d time.Duration, pid int) {
 	var n atomic.Int64
 	mixed := func() string { return paths[int(n.Add(1))%len(paths)]() }
 
+	// The same reads alone first: the rate the goal compares with.
+	if resp, err := client.Get(tf + "/api/participants"); err == nil { // the first build, not measured
+		resp.Body.Close()
+	}
+	alone := load(tf, auth, 8, max(interval, d/6), mixed)
+	fmt.Printf("mixed reads alone: %s\n\n", alone)
+
 	stop := make(chan struct{})
 	var writes atomic.Int64
 	var wg sync.WaitGroup
 	wg.Go(func() { writer(tf, auth, ids, stop, &writes) })
 
-	fmt.Printf("| at | reads/s | p99 | failed | writes/s | RSS |\n|---|---|---|---|---|---|\n")
+	fmt.Printf("| at | reads/s | ÷ alone | p99 | failed | writes/s | RSS |\n|---|---|---|---|---|---|---|\n")
 	var all result
 	minRSS, maxRSS := 0, 0
 	for end := time.Now().Add(d); time.Now().Before(end); {
@@ -53,11 +60,11 @@ func soak(tf string, auth http.Header, ids []string, d time.Duration, pid int) {
 			minRSS = rss
 		}
 		maxRSS = max(maxRSS, rss)
-		fmt.Printf("| %s | %.0f | %s | %d | %.1f | %d MB |\n", time.Since(end.Add(-d)).Round(time.Second), r.rate(), p99(r), r.errs, wps, rss)
+		fmt.Printf("| %s | %.0f | %.2f | %s | %d | %.1f | %d MB |\n", time.Since(end.Add(-d)).Round(time.Second), r.rate(), r.rate()/alone.rate(), p99(r), r.errs, wps, rss)
 	}
 	close(stop)
 	wg.Wait()
-	fmt.Printf("\nwhole run: %s; RSS %d–%d MB\n", all, minRSS, maxRSS)
+	fmt.Printf("\nwith writes: %s (%.2f of alone, goal ≥ 0.7); RSS %d–%d MB\n", all, all.rate()/alone.rate(), minRSS, maxRSS)
 }
 
 func p99(r result) string {
