@@ -36,7 +36,7 @@ func main() {
 	email := flag.String("email", "admin@example.com", "the Super User to sign in as")
 	duration := flag.Duration("duration", 2*time.Second, "length of one measurement run")
 	rounds := flag.Int("rounds", 3, "floor/trustframe pairs per measure")
-	only := flag.String("only", "all", "which measures: reads (point read, first page), participants, soak, or all (not soak)")
+	only := flag.String("only", "all", "which measures: reads (point read, first page), participants, soak, or all (not soak); token prints a Bearer token")
 	soakFor := flag.Duration("soak", 3*time.Minute, "with --only soak: how long reads and writes run together")
 	pid := flag.Int("pid", 0, "with --only soak: trustframe's process id, to sample its RSS")
 	flag.Parse()
@@ -44,6 +44,10 @@ func main() {
 	tok, err := token(*tf, *email)
 	if err != nil {
 		log.Fatal("token: ", err)
+	}
+	if *only == "token" { // for measuring by hand: curl -H "Authorization: Bearer $(compare --only token)"
+		fmt.Println(tok)
+		return
 	}
 	auth := http.Header{"Authorization": {"Bearer " + tok}}
 	ids, err := orgIDs(*floor)
