@@ -32,8 +32,6 @@ type publicAnswer struct {
 // get returns the answer to serve for the store at version; build reads
 // the store (from a version at least that one).
 func (c *publicCache) get(ctx context.Context, version int64, build func(context.Context) (any, error)) (*publicAnswer, error) {
-	c.settle = keepModified
-	c.large = func(a *publicAnswer) bool { return len(a.body) >= 16<<20 }
 	v, err := c.rebuilt.get(ctx, version, func(ctx context.Context) (*publicAnswer, error) {
 		return c.answer(ctx, version, build)
 	})
@@ -43,12 +41,16 @@ func (c *publicCache) get(ctx context.Context, version int64, build func(context
 	return v.val, nil
 }
 
-// keepModified keeps Last-Modified when a rebuild found the same body.
-func keepModified(old, next *version[*publicAnswer]) {
-	if old != nil && old.val.etag == next.val.etag {
-		next.val.modified = old.val.modified
+// carryFrom keeps Last-Modified when a rebuild found the same body.
+func (a *publicAnswer) carryFrom(old *publicAnswer) {
+	if old.etag == a.etag {
+		a.modified = old.modified
 	}
 }
+
+// large: the participants list of a large directory (tens of megabytes,
+// built from several times that in rows).
+func (a *publicAnswer) large() bool { return len(a.body) >= 16<<20 }
 
 func (c *publicCache) answer(ctx context.Context, version int64, build func(context.Context) (any, error)) (*publicAnswer, error) {
 	v, err := build(ctx)

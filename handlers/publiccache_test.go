@@ -83,7 +83,7 @@ func TestPublicCacheServesStaleWhileRebuilding(t *testing.T) {
 	}
 
 	// The store changes: the old answer is served at once, one rebuild runs.
-	advance(2 * time.Second)
+	advance(rebuildEvery + time.Second)
 	for range 3 {
 		a, err := c.get(ctx, 2, f.build)
 		if err != nil || a != a1 {
@@ -109,7 +109,7 @@ func TestPublicCacheServesStaleWhileRebuilding(t *testing.T) {
 	}
 	// After the interval: a rebuild that finds the same list keeps the
 	// ETag and Last-Modified (nothing a client has changed).
-	advance(time.Second)
+	advance(rebuildEvery)
 	c.get(ctx, 3, f.build)
 	<-f.started
 	f.release <- []string{"A", "B"}
@@ -131,7 +131,7 @@ func TestPublicCacheServesStaleWhileRebuilding(t *testing.T) {
 	if f.count() != 4 {
 		t.Fatalf("%d builds: a rebuild started within the interval of the failed one", f.count())
 	}
-	advance(time.Second)
+	advance(rebuildEvery)
 	if a, err := c.get(ctx, 4, f.build); err != nil || a != a3 {
 		t.Fatalf("after a failed rebuild: %v", err)
 	}
@@ -227,8 +227,8 @@ func TestRebuildsArePacedByTheirLength(t *testing.T) {
 	<-f.started
 	f.release <- []string{"B"}
 	waitRebuilt(c)
-	// A quick rebuild brings the pause back to the second.
-	advance(time.Second)
+	// A quick rebuild brings the pause back to its least.
+	advance(rebuildEvery)
 	c.get(ctx, 3, build)
 	<-f.started
 	f.release <- []string{"C"}

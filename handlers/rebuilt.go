@@ -13,11 +13,11 @@ import (
 // (docs/design.md §5): when the store has changed, or maxAge has passed
 // (for changes made by another process), the value in hand is still
 // returned and one rebuild runs in the background — at most one at a time,
-// and the next one starts no sooner than a second, and three times as long
-// as the last one took, after it started (so that a steady stream of writes
-// keeps rebuilds to a third of a core: at 100,000 organisations the
-// participants list takes seconds to build) — whose result replaces it when
-// done. Only the very
+// and the next one starts no sooner than five seconds, and three times as
+// long as the last one took, after it started (so that a steady stream of
+// writes keeps rebuilds to a small share of the machine: at 100,000
+// organisations the participants list takes seconds to build) — whose
+// result replaces it when done. Only the very
 // first request, with nothing to return, waits for a build. A value is only
 // ever replaced by one built from a newer (or the same) store version, so
 // what is served never goes back.
@@ -30,14 +30,15 @@ type rebuilt[T any] struct {
 	built     chan struct{} // closed when the running rebuild ends
 	lastErr   error         // of the last rebuild, for those waiting on the first
 	now       func() time.Time
-	// settle, when set, sees the value in hand (or nil) and the new one
-	// before the new one is kept (to carry over what did not change).
-	settle func(old *version[T], next *version[T])
-	// large, when set, says that a value is large enough for its build's
-	// garbage (several times its size) to be handed back to the operating
-	// system at once rather than kept until the next build.
-	large func(T) bool
 }
+
+// A value may carry over what did not change from the one it replaces.
+type carrier[T any] interface{ carryFrom(old T) }
+
+// A value may be large enough for its build's garbage (several times its
+// size) to be handed back to the operating system at once rather than
+// kept until the next build.
+type sizable interface{ large() bool }
 
 // version is one built value and the store version it was built from.
 type version[T any] struct {
@@ -48,7 +49,7 @@ type version[T any] struct {
 
 const (
 	rebuiltMaxAge = 60 * time.Second
-	rebuildEvery  = time.Second // the least time between two rebuilds' starts
+	rebuildEvery  = 5 * time.Second // the least time between two rebuilds' starts
 	rebuildPace   = 3           // … and the least, in multiples of the last one's length
 )
 
@@ -113,14 +114,14 @@ func (c *rebuilt[T]) startLocked(ctx context.Context, storeVersion int64, build 
 		c.lastTook = end.Sub(start)
 		c.lastErr = err
 		if err == nil && (c.cur == nil || next.store >= c.cur.store) {
-			if c.settle != nil {
-				c.settle(c.cur, next)
+			if cv, ok := any(val).(carrier[T]); ok && c.cur != nil {
+				cv.carryFrom(c.cur.val)
 			}
 			c.cur = next
 		}
 		c.building = false
 		close(c.built)
-		if err == nil && c.large != nil && c.large(val) {
+		if sv, ok := any(val).(sizable); ok && err == nil && sv.large() {
 			// Outside any request; costs one collection per rebuild.
 			go debug.FreeOSMemory()
 		}
