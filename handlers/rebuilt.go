@@ -50,7 +50,7 @@ type version[T any] struct {
 const (
 	rebuiltMaxAge = 60 * time.Second
 	rebuildEvery  = 5 * time.Second // the least time between two rebuilds' starts
-	rebuildPace   = 3           // … and the least, in multiples of the last one's length
+	rebuildPace   = 3               // … and the least, in multiples of the last one's length
 )
 
 // due reports whether a rebuild may start now; the caller holds mu.
