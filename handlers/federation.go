@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -33,7 +32,7 @@ type Federation struct {
 	Client   *http.Client // the guarded client of issuer validation
 	Now      func() time.Time
 
-	list listCache
+	list rebuilt[fedList] // the subordinates, rebuilt in the background after a change
 }
 
 // subjectTypes are the entity types a subordinate is listed under.
@@ -214,16 +213,23 @@ func (h *Federation) Fetch(w http.ResponseWriter, r *http.Request) {
 // List answers GET /federation/list[?entity_type=]: the subordinates whose
 // statement can be made, of any of the given entity types. The whole list
 // is built once per change of the store (at most a minute old, for changes
-// made by another process) and filtered per request.
+// made by another process), in the background while the previous list is
+// served (rebuilt.go), and filtered per request.
 func (h *Federation) List(w http.ResponseWriter, r *http.Request) {
-	entries, err := h.listEntries(r.Context())
+	v, err := h.list.get(r.Context(), h.Store.WriteVersion(), h.buildList)
 	if err != nil {
 		h.fedFail(w, r, "", err)
 		return
 	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
 	types := r.URL.Query()["entity_type"]
+	if len(types) == 0 {
+		_, _ = w.Write(v.val.all)
+		return
+	}
 	out := []string{}
-	for _, e := range entries {
+	for _, e := range v.val.entries {
 		match := len(types) == 0
 		for _, t := range types {
 			match = match || contains(e.types, t)
@@ -232,9 +238,13 @@ func (h *Federation) List(w http.ResponseWriter, r *http.Request) {
 			out = append(out, e.id)
 		}
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
 	_ = json.NewEncoder(w).Encode(out)
+}
+
+// fedList is the built list of subordinates, and its unfiltered answer.
+type fedList struct {
+	entries []listEntry
+	all     []byte
 }
 
 type listEntry struct {
@@ -242,34 +252,20 @@ type listEntry struct {
 	types []string
 }
 
-// listCache is the built list of subordinates.
-type listCache struct {
-	mu      sync.Mutex
-	version int64
-	at      time.Time
-	entries []listEntry
-}
-
-func (h *Federation) listEntries(ctx context.Context) ([]listEntry, error) {
-	c := &h.list
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	version := h.Store.WriteVersion()
-	if c.entries != nil && c.version == version && time.Since(c.at) < time.Minute {
-		return c.entries, nil
-	}
-	ctx = context.WithoutCancel(ctx) // the others wait for this build
+// buildList reads the subordinates whose statement can be made, with the
+// entity types their merged policies give them.
+func (h *Federation) buildList(ctx context.Context) (fedList, error) {
 	subs, err := h.Store.FederationSubjects(ctx)
 	if err != nil {
-		return nil, err
+		return fedList{}, err
 	}
 	withKeys, err := h.Store.OrganisationsWithSigningKeys(ctx)
 	if err != nil {
-		return nil, err
+		return fedList{}, err
 	}
 	held, err := h.Store.FederationPolicies(ctx, "")
 	if err != nil {
-		return nil, err
+		return fedList{}, err
 	}
 	byOrg := map[string][]store.HeldPolicy{}
 	for _, p := range held {
@@ -311,8 +307,12 @@ func (h *Federation) listEntries(ctx context.Context) ([]listEntry, error) {
 		}
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].id < entries[j].id })
-	c.version, c.at, c.entries = version, time.Now(), entries
-	return entries, nil
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		ids[i] = e.id
+	}
+	all, err := json.Marshal(ids)
+	return fedList{entries: entries, all: append(all, '\n')}, err
 }
 
 // Resolve answers GET /federation/resolve?sub=&trust_anchor=: it fetches the
