@@ -216,7 +216,7 @@ func (h *Federation) Fetch(w http.ResponseWriter, r *http.Request) {
 // made by another process), in the background while the previous list is
 // served (rebuilt.go), and filtered per request.
 func (h *Federation) List(w http.ResponseWriter, r *http.Request) {
-	v, err := h.list.get(r.Context(), h.Store.WriteVersion(), h.buildList)
+	v, err := h.list.get(r.Context(), h.Store.DirectoryVersion(), h.buildList)
 	if err != nil {
 		h.fedFail(w, r, "", err)
 		return

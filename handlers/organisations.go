@@ -21,7 +21,7 @@ type directoryStore interface {
 	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
 	CreateOrganisations(ctx context.Context, a store.Audit, orgs []store.Organisation) ([]string, error)
 	OrganisationReadiness(ctx context.Context, orgID string, now time.Time) (store.Readiness, error)
-	WriteVersion() int64
+	DirectoryVersion() int64
 	FindIdentifier(ctx context.Context, q string) (store.Found, bool, error)
 	RecordEvent(ctx context.Context, r store.AuditRecord) error
 	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)

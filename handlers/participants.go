@@ -48,7 +48,7 @@ func (h *Directory) Participants(w http.ResponseWriter, r *http.Request) {
 	if domain != "" || role != "" {
 		cache = h.participantsBy.get(domain + "\x00" + role)
 	}
-	c, err := cache.get(r.Context(), h.Store.WriteVersion(), func(ctx context.Context) (any, error) {
+	c, err := cache.get(r.Context(), h.Store.DirectoryVersion(), func(ctx context.Context) (any, error) {
 		ps, err := h.Store.Participants(ctx)
 		if err != nil {
 			return nil, err

@@ -67,9 +67,11 @@ func (d *DB) writeAudit(ctx context.Context, tx *sql.Tx, r AuditRecord) error {
 	return nil
 }
 
-// RecordEvent writes an audit record that goes with no other change (a sign-in).
+// RecordEvent writes an audit record that goes with no other change (a
+// sign-in) and returns once it is durable; records of concurrent events
+// share one transaction (group commit, groupcommit.go).
 func (d *DB) RecordEvent(ctx context.Context, r AuditRecord) error {
-	return d.tx(ctx, func(tx *sql.Tx) error { return d.writeAudit(ctx, tx, r) })
+	return d.recordGrouped(ctx, r)
 }
 
 // AuditFilter selects audit records; empty fields match everything.

@@ -7,7 +7,8 @@ import (
 )
 
 // groupCommit writes the audit records of high-rate audited reads (SSA
-// issuance) in shared transactions: a record that arrives while another
+// issuance, sign-ins and other events that change nothing else) in shared
+// transactions: a record that arrives while another
 // batch commits waits for the next batch, and that batch is one
 // transaction and one fsync for every record waiting. Each caller is
 // answered only after the transaction holding its record has committed
@@ -61,7 +62,7 @@ func (d *DB) commitBatch(ctx context.Context) {
 	g.pending = nil
 	g.mu.Unlock()
 
-	err := d.tx(ctx, func(tx *sql.Tx) error {
+	err := d.commit(ctx, false, func(tx *sql.Tx) error {
 		for _, req := range batch {
 			if err := d.writeAudit(ctx, tx, req.rec); err != nil {
 				return err

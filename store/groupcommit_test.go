@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"path/filepath"
 	"sync"
@@ -134,5 +135,34 @@ func TestGroupCommitFailureAcknowledgesNothing(t *testing.T) {
 	}
 	if n := countSSARecords(t, d); n != 1 {
 		t.Fatalf("%d records, want 1", n)
+	}
+}
+
+// TestAuditOnlyCommitsLeaveTheDirectoryVersion: SSA issuance and events
+// (sign-ins) append audit records only, so what is derived from the whole
+// directory (the participants and federation lists, checked against
+// DirectoryVersion) is not rebuilt for them; any other write counts.
+func TestAuditOnlyCommitsLeaveTheDirectoryVersion(t *testing.T) {
+	d := openInternal(t)
+	ctx := context.Background()
+	dir, writes := d.DirectoryVersion(), d.WriteVersion()
+	if err := d.RecordSSA(ctx, Audit{Actor: "a@example.com"}, "org", "app", "PS256", "kid", "jti"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.RecordEvent(ctx, AuditRecord{Actor: "a@example.com", Action: "login", SubjectType: "Session", SubjectID: "a@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if d.DirectoryVersion() != dir || d.WriteVersion() != writes+2 {
+		t.Fatalf("directory version %d → %d, writes %d → %d: want the directory unchanged and two commits", dir, d.DirectoryVersion(), writes, d.WriteVersion())
+	}
+	if err := d.tx(ctx, func(*sql.Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if d.DirectoryVersion() != dir+1 {
+		t.Fatalf("a directory write left the version at %d", d.DirectoryVersion())
+	}
+	var n int
+	if err := d.db.QueryRow(`SELECT COUNT(*) FROM audit_log WHERE action IN ('ssa_issued', 'login')`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("%d records (%v), want both", n, err)
 	}
 }

@@ -53,6 +53,7 @@ type DB struct {
 	stmts      sync.Map     // query text -> *sql.Stmt, for the hot paths
 	idpVersion atomic.Int64 // see IdentityProvidersVersion
 	writes     atomic.Int64 // see WriteVersion
+	dirWrites  atomic.Int64 // see DirectoryVersion
 	roles      roleCache
 	group      groupCommit // see recordGrouped
 	// The change feed (changes.go): commit wake-ups and the log's epoch.
@@ -249,6 +250,13 @@ func busy(err error) error {
 
 // tx runs fn in one immediate (write) transaction.
 func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return d.commit(ctx, true, fn)
+}
+
+// commit runs fn in a write transaction; directory says whether it may
+// change what is derived from the directory (the participants list, the
+// federation list): a transaction that only appends audit records does not.
+func (d *DB) commit(ctx context.Context, directory bool, fn func(*sql.Tx) error) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return busy(fmt.Errorf("store: begin: %w", err))
@@ -261,6 +269,9 @@ func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 		return busy(fmt.Errorf("store: commit: %w", err))
 	}
 	d.writes.Add(1)
+	if directory {
+		d.dirWrites.Add(1)
+	}
 	d.commits.fire()
 	return nil
 }
@@ -268,6 +279,12 @@ func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 // WriteVersion changes with every write this process commits: a cache of
 // something read from the store holds while it stays the same.
 func (d *DB) WriteVersion() int64 { return d.writes.Load() }
+
+// DirectoryVersion counts the committed transactions that may have changed
+// the directory itself, leaving out those that only appended audit records
+// (SSA issuance, sign-ins): what an answer derived from the whole directory
+// is checked against.
+func (d *DB) DirectoryVersion() int64 { return d.dirWrites.Load() }
 
 func (d *DB) stamp() string { return d.now().UTC().Format(time.RFC3339Nano) }
 
