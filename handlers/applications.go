@@ -239,7 +239,7 @@ func (h *Directory) CreateApp(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		a, err = h.Store.CreateSoftwareStatement(r.Context(), h.actor(r), in)
-		err = directoryError(err, "Application")
+		err = storeError(err, "Application")
 	}
 	h.appSaved(w, r, o, in, a, err, true, false, "")
 }
@@ -269,7 +269,7 @@ func (h *Directory) saveApp(w http.ResponseWriter, r *http.Request, o store.Orga
 		a, err = h.Store.UpdateSoftwareStatement(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.SoftwareStatement) error {
 			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
 		})
-		err = directoryError(err, "Application")
+		err = storeError(err, "Application")
 	}
 	h.appSaved(w, r, o, in, a, err, false, statusOnly, from)
 }

@@ -99,7 +99,7 @@ func readPEM(w http.ResponseWriter, r *http.Request) (string, error) {
 	case "application/x-pem-file", "application/pkix-cert", "text/plain":
 		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 		if err != nil {
-			return "", &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "the PEM is larger than 1 MiB"}
+			return "", CodeTooLarge.New("the PEM is larger than 1 MiB")
 		}
 		return string(b), nil
 	case "multipart/form-data":
@@ -107,9 +107,9 @@ func readPEM(w http.ResponseWriter, r *http.Request) (string, error) {
 		if err := r.ParseMultipartForm(MaxBody); err != nil {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) || errors.Is(err, multipart.ErrMessageTooLarge) {
-				return "", &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "the upload is larger than 1 MiB"}
+				return "", CodeTooLarge.New("the upload is larger than 1 MiB")
 			}
-			return "", &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the upload could not be read (at most 1 MiB)"}
+			return "", CodeMalformedForm.New("the upload could not be read (at most 1 MiB)")
 		}
 		if f, _, err := r.FormFile("file"); err == nil {
 			defer f.Close()
@@ -249,10 +249,9 @@ func (h *Certificates) RevokeConfirm(w http.ResponseWriter, r *http.Request) {
 // DescriptionRemoved answers the update of a certificate description,
 // removed in release 2.6.0.
 func (h *Certificates) DescriptionRemoved(w http.ResponseWriter, r *http.Request) {
-	WriteError(w, r, &Error{Status: http.StatusGone, Code: "removed_in_2_6_0",
-		Message: "Updating an organisation certificate's description was removed in release 2.6.0. Certificates are immutable: " +
-			"revoke with PUT /organisations/{OrganisationId}/certificates/kid/{CertificateOrKeyId} and upload a new one, " +
-			"or describe keys with the key material API (/organisations/{OrganisationId}/key-material)."})
+	WriteError(w, r, CodeRemovedIn260.New("Updating an organisation certificate's description was removed in release 2.6.0. Certificates are immutable: "+
+		"revoke with PUT /organisations/{OrganisationId}/certificates/kid/{CertificateOrKeyId} and upload a new one, "+
+		"or describe keys with the key material API (/organisations/{OrganisationId}/key-material)."))
 }
 
 func (h *Certificates) renderWizard(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, wz views.CertWizard) {

@@ -203,7 +203,7 @@ func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		c, err = h.Store.CreateAuthorityClaim(r.Context(), h.Dir.actor(r), in)
-		err = directoryError(err, "Organisation")
+		err = storeError(err, "Organisation")
 	}
 	if err != nil {
 		h.failed(w, r, o, err, in)
@@ -248,7 +248,7 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 		err = Validation(validateClaim(&in, false))
 	} else {
 		c, err = h.Store.UpdateAuthorityClaim(r.Context(), h.Dir.actor(r), in, func(cur store.AuthorityClaim) error { return CheckIfMatch(r, cur) })
-		err = directoryError(err, "Authority claim")
+		err = storeError(err, "Authority claim")
 	}
 	if err != nil {
 		h.failed(w, r, o, err, store.AuthorityClaim{Status: "Active"})
@@ -267,8 +267,7 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 // ends one.
 func (h *Claims) NoDelete(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Allow", "GET, PUT")
-	WriteError(w, r, &Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
-		Message: "authority claims are never deleted; set Status to Inactive instead"})
+	WriteError(w, r, CodeMethodNotAllowed.New("authority claims are never deleted; set Status to Inactive instead"))
 }
 
 // roleFilter reads the AuthorisationDomain= and Role= filters (organisation
@@ -293,7 +292,7 @@ func (h *Directory) roleFilter(ctx context.Context, q url.Values) (domain, role 
 		}
 	}
 	bad := func(field, msg string) error {
-		return &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: msg, Fields: []FieldError{{Field: field, Code: "invalid", Message: msg}}}
+		return CodeInvalidParameter.New(msg).WithFields(FieldError{Field: field, Code: FieldInvalid, Message: msg})
 	}
 	if !domainSeen {
 		return "", "", bad("AuthorisationDomain", "There is no authorisation domain with roles called "+strconvQuote(domain)+".")

@@ -135,7 +135,7 @@ func (h *Directory) CreateContact(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		c, err = h.Store.CreateContact(r.Context(), h.actor(r), in)
-		err = directoryError(err, "Contact")
+		err = storeError(err, "Contact")
 	}
 	h.contactSaved(w, r, o, in, c, err, true, http.StatusCreated)
 }
@@ -179,7 +179,7 @@ func (h *Directory) UpdateContact(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		c, err = h.Store.UpdateContact(r.Context(), h.actor(r), in, func(cur store.Contact) error { return CheckIfMatch(r, cur) })
-		err = directoryError(err, "Contact")
+		err = storeError(err, "Contact")
 	}
 	h.contactSaved(w, r, o, in, c, err, false, http.StatusOK)
 }

@@ -180,7 +180,7 @@ func (h *Documents) Save(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		d, err = h.Store.SaveDocument(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Document) error { return CheckIfMatch(r, cur) })
-		err = directoryError(err, "Document")
+		err = storeError(err, "Document")
 	}
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
@@ -353,7 +353,7 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 		err = Validation(f)
 	} else {
 		c, err = h.Store.SaveCertification(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Certification) error { return CheckIfMatch(r, cur) })
-		err = directoryError(err, "Certification")
+		err = storeError(err, "Certification")
 	}
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {

@@ -410,7 +410,7 @@ func (h *Domains) CreateAuthority(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		au, err = h.Store.CreateAuthority(r.Context(), h.actor(r), in)
-		err = directoryError(err, "Authority")
+		err = storeError(err, "Authority")
 	}
 	if err != nil {
 		h.failed(w, r, err, "authority", views.DomainsPage{AuthorityForm: in})
@@ -436,7 +436,7 @@ func (h *Domains) UpdateAuthority(w http.ResponseWriter, r *http.Request) {
 		err = Validation(validateAuthority(&in))
 	} else {
 		au, err = h.Store.UpdateAuthority(r.Context(), h.actor(r), in, func(cur store.Authority) error { return CheckIfMatch(r, cur) })
-		err = directoryError(err, "Authority")
+		err = storeError(err, "Authority")
 	}
 	if err != nil {
 		h.failed(w, r, err, "", views.DomainsPage{})

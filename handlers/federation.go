@@ -145,7 +145,7 @@ func (h *Federation) fedFail(w http.ResponseWriter, r *http.Request, sub string,
 	var se *statementError
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		anchor.WriteError(w, http.StatusNotFound, "not_found", "no subordinate "+sub+" in this federation")
+		anchor.WriteError(w, CodeNotFound.Status, CodeNotFound.Name, "no subordinate "+sub+" in this federation")
 	case errors.As(err, &se):
 		anchor.WriteError(w, http.StatusBadRequest, "invalid_subject", "no statement can be made about "+sub+": "+se.reason)
 	default:

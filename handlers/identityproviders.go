@@ -200,9 +200,9 @@ func (h *IdentityProviders) secret(f map[string]string, p *store.IdentityProvide
 func (h *IdentityProviders) checkIssuer(ctx context.Context, p *store.IdentityProvider) error {
 	jwks, problems := h.Issuers.CheckProvider(ctx, p.Issuer)
 	if len(problems) > 0 {
-		e := &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: "Some fields need attention."}
+		e := CodeValidationFailed.New("Some fields need attention.")
 		for _, m := range problems {
-			e.Fields = append(e.Fields, FieldError{Code: "invalid_issuer", Field: "Issuer", Message: m})
+			e.Fields = append(e.Fields, FieldError{Code: FieldInvalidIssuer, Field: "Issuer", Message: m})
 		}
 		return e
 	}
@@ -234,7 +234,7 @@ func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 	} else if err = h.checkIssuer(r.Context(), &p); err == nil {
 		var saved store.IdentityProvider
 		saved, err = h.Store.CreateIdentityProvider(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p)
-		err = directoryError(err, "Identity provider")
+		err = storeError(err, "Identity provider")
 		p = saved
 	}
 	if err != nil {
@@ -290,7 +290,7 @@ func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 		var saved store.IdentityProvider
 		saved, err = h.Store.UpdateIdentityProvider(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p,
 			func(c store.IdentityProvider) error { return CheckIfMatch(r, c) })
-		err = directoryError(err, "Identity provider")
+		err = storeError(err, "Identity provider")
 		p = saved
 	}
 	if err != nil {

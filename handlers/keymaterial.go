@@ -293,12 +293,12 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 	var t store.Attachment
 	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || ct != "multipart/form-data" {
-		return t, nil, &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Message: "send multipart/form-data with a part named file"}
+		return t, nil, CodeUnsupportedMediaType.New("send multipart/form-data with a part named file")
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, MaxAttachment+1<<20)
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return t, nil, &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the multipart body cannot be read"}
+		return t, nil, CodeMalformedForm.New("the multipart body cannot be read")
 	}
 	var content []byte
 	gotFile := false
@@ -312,7 +312,7 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 			if errors.As(err, &mbe) {
 				return t, nil, tooLarge()
 			}
-			return t, nil, &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the multipart body cannot be read"}
+			return t, nil, CodeMalformedForm.New("the multipart body cannot be read")
 		}
 		switch part.FormName() {
 		case "file":
@@ -322,7 +322,7 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 				if errors.As(err, &mbe) {
 					return t, nil, tooLarge()
 				}
-				return t, nil, &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the file cannot be read"}
+				return t, nil, CodeMalformedForm.New("the file cannot be read")
 			}
 			if len(b) > MaxAttachment {
 				return t, nil, tooLarge()
@@ -357,7 +357,7 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 }
 
 func tooLarge() *Error {
-	return &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "attachments are at most 10 MiB (" + strconv.Itoa(MaxAttachment) + " bytes)"}
+	return CodeTooLarge.New("attachments are at most 10 MiB (" + strconv.Itoa(MaxAttachment) + " bytes)")
 }
 
 // AddAttachment is POST …/key-material/{id}/attachments (multipart).

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"net/url"
@@ -129,15 +128,6 @@ func (h *Directory) flagOpts(ctx context.Context, typ string, selected []string,
 	return out, names, nil
 }
 
-// directoryError maps store errors, with field errors as 422.
-func directoryError(err error, what string) error {
-	var fe *store.FieldError
-	if errors.As(err, &fe) {
-		return Validation(map[string]string{fe.Field: fe.Message})
-	}
-	return storeError(err, what)
-}
-
 func (h *Directory) orgCrumbs(o *store.Organisation, last string) []views.Crumb {
 	c := []views.Crumb{{Label: "Organisations", Href: "/organisations"}}
 	if o != nil {
@@ -165,8 +155,7 @@ func (h *Directory) orgFilter(ctx context.Context, q url.Values) (store.OrgFilte
 	if st := q.Get("Status"); st != "" {
 		canon, ok := lifecycle.ParseStatus(lifecycle.Organisation, st)
 		if !ok {
-			return f, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: lifecycle.StatusHelp(lifecycle.Organisation, h.Vocab),
-				Fields: []FieldError{{Field: "Status", Code: "invalid", Message: lifecycle.StatusHelp(lifecycle.Organisation, h.Vocab)}}}
+			return f, CodeInvalidParameter.New(lifecycle.StatusHelp(lifecycle.Organisation, h.Vocab)).WithFields(FieldError{Field: "Status", Code: FieldInvalid, Message: lifecycle.StatusHelp(lifecycle.Organisation, h.Vocab)})
 		}
 		f.Status = canon
 	}
@@ -387,7 +376,7 @@ func (h *Directory) CreateOrganisation(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		o, err = h.Store.CreateOrganisation(r.Context(), h.actor(r), in)
-		err = directoryError(err, "Organisation")
+		err = storeError(err, "Organisation")
 	}
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 {
@@ -456,7 +445,7 @@ func (h *Directory) saveOrg(w http.ResponseWriter, r *http.Request, in store.Org
 		o, err = h.Store.UpdateOrganisation(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.Organisation) error {
 			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
 		})
-		err = directoryError(err, "Organisation")
+		err = storeError(err, "Organisation")
 	}
 	if err != nil {
 		if e := AsError(err); e.Status == http.StatusPreconditionFailed && !WantsJSON(r) {

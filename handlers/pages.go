@@ -44,8 +44,7 @@ func expiringDays(q url.Values) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 || n > 365 {
-		return 0, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "days must be a whole number from 0 to 365",
-			Fields: []FieldError{{Field: "days", Code: "invalid", Message: "must be a whole number from 0 to 365"}}}
+		return 0, CodeInvalidParameter.New("days must be a whole number from 0 to 365").WithFields(FieldError{Field: "days", Code: FieldInvalid, Message: "must be a whole number from 0 to 365"})
 	}
 	return n, nil
 }
@@ -130,13 +129,13 @@ func PageParams(q url.Values) (page, size int, err error) {
 	if v := q.Get("page"); v != "" {
 		page, err = strconv.Atoi(v)
 		if err != nil || page < 0 || page > 10_000_000 {
-			return 0, 0, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "page must be a whole number from 0 to 10000000", Fields: []FieldError{{Field: "page", Code: "invalid", Message: "must be a whole number from 0 to 10000000"}}}
+			return 0, 0, CodeInvalidParameter.New("page must be a whole number from 0 to 10000000").WithFields(FieldError{Field: "page", Code: FieldInvalid, Message: "must be a whole number from 0 to 10000000"})
 		}
 	}
 	if v := q.Get("size"); v != "" {
 		size, err = strconv.Atoi(v)
 		if err != nil || size < 1 || size > 200 {
-			return 0, 0, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "size must be from 1 to 200", Fields: []FieldError{{Field: "size", Code: "invalid", Message: "must be from 1 to 200"}}}
+			return 0, 0, CodeInvalidParameter.New("size must be from 1 to 200").WithFields(FieldError{Field: "size", Code: FieldInvalid, Message: "must be from 1 to 200"})
 		}
 	}
 	return page, size, nil
@@ -252,9 +251,9 @@ func auditFilter(q url.Values) (store.AuditFilter, error) {
 		bad["To"] = "To must not be before From."
 	}
 	if len(bad) > 0 {
-		e := &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "The period of the audit log is not valid."}
+		e := CodeInvalidParameter.New("The period of the audit log is not valid.")
 		for k, m := range bad {
-			e.Fields = append(e.Fields, FieldError{Field: k, Code: "invalid", Message: m})
+			e.Fields = append(e.Fields, FieldError{Field: k, Code: FieldInvalid, Message: m})
 		}
 		return f, e
 	}
@@ -290,7 +289,7 @@ func (h *Pages) Releases(w http.ResponseWriter, r *http.Request) {
 func (h *Pages) ReleaseSpec(w http.ResponseWriter, r *http.Request) {
 	spec := openapi.Spec(PathParam(r, "version"))
 	if spec == nil {
-		WriteError(w, r, &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no machine-readable description of release " + PathParam(r, "version") + " here"})
+		WriteError(w, r, CodeNotFound.New("no machine-readable description of release "+PathParam(r, "version")+" here"))
 		return
 	}
 	w.Header().Set("Content-Type", "application/yaml")

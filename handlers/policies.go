@@ -109,8 +109,7 @@ func (h *Policies) Get(w http.ResponseWriter, r *http.Request) {
 func validatePolicy(in *store.RoleMetadataPolicy) error {
 	if !federation.ValidEntityType(in.EntityType) {
 		msg := "EntityType " + in.EntityType + " is not supported; use one of " + strings.Join(federation.EntityTypes, ", ")
-		return &Error{Status: http.StatusBadRequest, Code: "unsupported_entity_type", Message: msg,
-			Fields: []FieldError{{Code: "unsupported_entity_type", Field: "EntityType", Message: msg}}}
+		return CodeUnsupportedEntityType.New(msg).WithFields(FieldError{Code: CodeUnsupportedEntityType.Name, Field: "EntityType", Message: msg})
 	}
 	f := map[string]string{}
 	required(f, "AuthorisationDomain", in.AuthorisationDomain, "AuthorisationDomain")
@@ -125,7 +124,7 @@ func validatePolicy(in *store.RoleMetadataPolicy) error {
 		if pe.Parameter != "" {
 			msg = pe.Parameter + ": " + msg
 		}
-		e.Fields = append(e.Fields, FieldError{Code: "invalid_policy", Field: "Policy", Message: msg})
+		e.Fields = append(e.Fields, FieldError{Code: FieldInvalidPolicy, Field: "Policy", Message: msg})
 	}
 	if len(e.Fields) == 0 {
 		var compact bytes.Buffer
@@ -160,7 +159,7 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	var saved store.RoleMetadataPolicy
 	if err == nil {
 		saved, err = h.Store.SaveRoleMetadataPolicy(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p, func(cur store.RoleMetadataPolicy) error { return CheckIfMatch(r, cur) })
-		err = directoryError(err, "Role metadata policy")
+		err = storeError(err, "Role metadata policy")
 	}
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 {

@@ -33,7 +33,7 @@ func (h *Directory) ReactivateForm(k lifecycle.Kind) http.HandlerFunc {
 			return
 		}
 		if !PrincipalFrom(r.Context()).IsSuperUser() {
-			WriteError(w, r, &Error{Status: http.StatusForbidden, Code: "forbidden", Message: "Only a Super User can set something " + h.Vocab.EndWord() + " back to Active."})
+			WriteError(w, r, CodeForbidden.New("Only a Super User can set something "+h.Vocab.EndWord()+" back to Active."))
 			return
 		}
 		h.renderReactivation(w, r, http.StatusOK, re)
@@ -57,7 +57,7 @@ func (h *Directory) Reactivate(k lifecycle.Kind) http.HandlerFunc {
 		var from string
 		err := re.save(r.Context(), r, in.StatusReason, &from)
 		if err != nil {
-			e := AsError(directoryError(err, re.page.What))
+			e := AsError(storeError(err, re.page.What))
 			if e.Status >= 500 || e.Status == http.StatusForbidden || e.Status == http.StatusNotFound {
 				WriteError(w, r, e)
 				return

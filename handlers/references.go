@@ -251,7 +251,7 @@ func (h *References) ListFlags(w http.ResponseWriter, r *http.Request) {
 	}
 	typ := r.URL.Query().Get("Type")
 	if typ != "" && !contains(flagTypes, typ) {
-		WriteError(w, r, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "Type must be one of " + strings.Join(flagTypes, ", ")})
+		WriteError(w, r, CodeInvalidParameter.New("Type must be one of "+strings.Join(flagTypes, ", ")))
 		return
 	}
 	flags, err := h.Store.ListFlags(r.Context(), typ)
@@ -309,7 +309,7 @@ func (h *References) CreateFlag(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		f, err = h.Store.CreateFlag(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)
-		err = directoryError(err, "Flag")
+		err = storeError(err, "Flag")
 	}
 	if err != nil {
 		if !WantsJSON(r) && AsError(err).Status < 500 {
@@ -348,7 +348,7 @@ func (h *References) UpdateFlag(w http.ResponseWriter, r *http.Request) {
 	}
 	f, err := h.Store.UpdateFlag(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Flag) error { return CheckIfMatch(r, cur) })
 	if err != nil {
-		WriteError(w, r, directoryError(err, "Flag"))
+		WriteError(w, r, storeError(err, "Flag"))
 		return
 	}
 	if !WantsJSON(r) {

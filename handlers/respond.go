@@ -190,13 +190,13 @@ func Redirect(w http.ResponseWriter, r *http.Request, to string) {
 func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil && r.Header.Get("Content-Type") != "" {
-		return &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Message: "Content-Type is not a media type"}
+		return CodeUnsupportedMediaType.New("Content-Type is not a media type")
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 	switch ct {
 	case "application/json", "":
 		if ct == "" && IsAPI(r) {
-			return &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Message: "send Content-Type: application/json"}
+			return CodeUnsupportedMediaType.New("send Content-Type: application/json")
 		}
 		dec := json.NewDecoder(r.Body)
 		dec.DisallowUnknownFields()
@@ -204,15 +204,15 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 			return jsonError(err)
 		}
 		if dec.More() {
-			return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the body holds more than one JSON value"}
+			return CodeMalformedJSON.New("the body holds more than one JSON value")
 		}
 		if _, err := dec.Token(); err != io.EOF {
-			return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the body holds more than one JSON value"}
+			return CodeMalformedJSON.New("the body holds more than one JSON value")
 		}
 		return nil
 	case "application/x-www-form-urlencoded", "multipart/form-data":
 		if IsAPI(r) {
-			return &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Message: "the API takes application/json"}
+			return CodeUnsupportedMediaType.New("the API takes application/json")
 		}
 		var err error
 		if ct == "multipart/form-data" {
@@ -223,13 +223,13 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 		if err != nil {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
-				return &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: fmt.Sprintf("the body is larger than %d bytes", MaxBody)}
+				return CodeTooLarge.New(fmt.Sprintf("the body is larger than %d bytes", MaxBody))
 			}
-			return &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the form could not be read"}
+			return CodeMalformedForm.New("the form could not be read")
 		}
 		return formInto(r.PostForm, dst)
 	default:
-		return &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Message: "unsupported Content-Type " + ct}
+		return CodeUnsupportedMediaType.New("unsupported Content-Type " + ct)
 	}
 }
 
@@ -239,20 +239,20 @@ func jsonError(err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &mbe):
-		return &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: fmt.Sprintf("the body is larger than %d bytes", MaxBody)}
+		return CodeTooLarge.New(fmt.Sprintf("the body is larger than %d bytes", MaxBody))
 	case errors.As(err, &se):
-		return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: fmt.Sprintf("malformed JSON at byte %d", se.Offset)}
+		return CodeMalformedJSON.New(fmt.Sprintf("malformed JSON at byte %d", se.Offset))
 	case errors.As(err, &te):
-		return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: fmt.Sprintf("field %s must be %s", te.Field, te.Type), Fields: []FieldError{{Field: te.Field, Code: "invalid_type", Message: "must be " + te.Type.String()}}}
+		return CodeMalformedJSON.New(fmt.Sprintf("field %s must be %s", te.Field, te.Type)).WithFields(FieldError{Field: te.Field, Code: FieldInvalidType, Message: "must be " + te.Type.String()})
 	case errors.Is(err, io.EOF):
-		return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the body is empty"}
+		return CodeMalformedJSON.New("the body is empty")
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the body ends too early"}
+		return CodeMalformedJSON.New("the body ends too early")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return &Error{Status: http.StatusBadRequest, Code: "unknown_field", Message: "unknown field " + f, Fields: []FieldError{{Field: f, Code: "unknown_field", Message: "not a field of this resource"}}}
+		return CodeUnknownField.New("unknown field " + f).WithFields(FieldError{Field: f, Code: FieldUnknownField, Message: "not a field of this resource"})
 	default:
-		return &Error{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the body is not valid JSON"}
+		return CodeMalformedJSON.New("the body is not valid JSON")
 	}
 }
 
@@ -262,7 +262,7 @@ func jsonError(err error) error {
 func formInto(form url.Values, dst any) error {
 	v := reflect.ValueOf(dst)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		return &Error{Status: http.StatusInternalServerError, Code: "internal", Message: "Internal error"}
+		return CodeInternal.New("Internal error")
 	}
 	v = v.Elem()
 	t := v.Type()
@@ -320,14 +320,14 @@ func (e *Error) Error() string { return e.Message }
 
 // Validation builds a 422 from a field -> message map.
 func Validation(fields map[string]string) *Error {
-	e := &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: "Some fields need attention."}
+	e := CodeValidationFailed.New("Some fields need attention.")
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		e.Fields = append(e.Fields, FieldError{Code: "invalid", Field: k, Message: fields[k]})
+		e.Fields = append(e.Fields, FieldError{Code: FieldInvalid, Field: k, Message: fields[k]})
 	}
 	return e
 }
@@ -420,21 +420,18 @@ func LoggerFrom(ctx context.Context) *slog.Logger {
 	return slog.Default()
 }
 
-// AsError turns any error into an *Error; unknown errors become a 500.
+// AsError turns any error into an *Error: a refusal stays as it is, the
+// store's busy and full errors are 503s (storeError), anything else is a 500.
 func AsError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
-	if errors.Is(err, store.ErrBusy) {
-		return &Error{Status: http.StatusServiceUnavailable, Code: "busy", Message: "The directory is busy with another change; nothing was changed. Try again in a moment.",
-			Header: http.Header{"Retry-After": {"1"}}}
+	if errors.Is(err, store.ErrBusy) || errors.Is(err, store.ErrFull) {
+		errors.As(storeError(err, ""), &e)
+		return e
 	}
-	if errors.Is(err, store.ErrFull) {
-		return &Error{Status: http.StatusServiceUnavailable, Code: "storage_full", Message: "The server's disk is full; nothing was changed. Try again once an operator has made room.",
-			Header: http.Header{"Retry-After": {"60"}}}
-	}
-	return &Error{Status: http.StatusInternalServerError, Code: "internal", Message: "Internal error"}
+	return CodeInternal.New("Internal error")
 }
 
 // StatusClientClosedRequest is the status logged for a request whose client

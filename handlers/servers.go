@@ -102,7 +102,7 @@ func (h *Directory) validateServer(r *http.Request, s *store.AuthorisationServer
 	}
 	e := Validation(f)
 	for _, p := range issuerProblems {
-		e.Fields = append(e.Fields, FieldError{Code: "invalid_issuer", Field: "Issuer", Message: p})
+		e.Fields = append(e.Fields, FieldError{Code: FieldInvalidIssuer, Field: "Issuer", Message: p})
 	}
 	return e
 }
@@ -173,7 +173,7 @@ func (h *Directory) CreateServer(w http.ResponseWriter, r *http.Request) {
 	var s store.AuthorisationServer
 	if err == nil {
 		s, err = h.Store.CreateAuthorisationServer(r.Context(), h.actor(r), in)
-		err = directoryError(err, "Authorisation server")
+		err = storeError(err, "Authorisation server")
 	}
 	h.serverSaved(w, r, o, in, s, err, true, "")
 }
@@ -201,7 +201,7 @@ func (h *Directory) UpdateServer(w http.ResponseWriter, r *http.Request) {
 		s, err = h.Store.UpdateAuthorisationServer(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.AuthorisationServer) error {
 			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
 		})
-		err = directoryError(err, "Authorisation server")
+		err = storeError(err, "Authorisation server")
 	}
 	h.serverSaved(w, r, o, in, s, err, false, from)
 }

@@ -39,17 +39,14 @@ type SSA struct {
 // unsupportedAlg is the 400 of an unknown or disabled signingAlg.
 func (h *SSA) unsupportedAlg(alg string) *Error {
 	msg := "signingAlg " + alg + " is not enabled here; use one of " + strings.Join(h.Keys.Enabled(), ", ")
-	return &Error{Status: http.StatusBadRequest, Code: "unsupported_signing_alg", Message: msg,
-		Fields: []FieldError{{Code: "unsupported_signing_alg", Field: "signingAlg", Message: msg}},
-		Extra:  map[string]any{"enabledAlgorithms": h.Keys.Enabled()}}
+	return CodeUnsupportedSigningAlg.New(msg).WithFields(FieldError{Code: CodeUnsupportedSigningAlg.Name, Field: "signingAlg", Message: msg}).WithExtra(map[string]any{"enabledAlgorithms": h.Keys.Enabled()})
 }
 
 // pickAlg reads signingAlg: omitted means PS256; the match is exact.
 func (h *SSA) pickAlg(r *http.Request) (string, error) {
 	q := r.URL.Query()
 	if len(q["signingAlg"]) > 1 {
-		return "", &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "give signingAlg once",
-			Fields: []FieldError{{Code: "invalid_parameter", Field: "signingAlg", Message: "give signingAlg once"}}, Extra: map[string]any{"enabledAlgorithms": h.Keys.Enabled()}}
+		return "", CodeInvalidParameter.New("give signingAlg once").WithFields(FieldError{Code: CodeInvalidParameter.Name, Field: "signingAlg", Message: "give signingAlg once"}).WithExtra(map[string]any{"enabledAlgorithms": h.Keys.Enabled()})
 	}
 	alg, given := q.Get("signingAlg"), q.Has("signingAlg")
 	if !given {
@@ -125,8 +122,7 @@ func (h *SSA) appPage(r *http.Request, o store.Organisation, app store.SoftwareS
 func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStatement, alg string) (string, error) {
 	if app.Status != lifecycle.Active {
 		msg := "the application is " + h.Vocab.Display(app.Status) + ": only an Active application gets an SSA"
-		return "", &Error{Status: http.StatusConflict, Code: "application_not_active", Message: msg,
-			Fields: []FieldError{{Code: "application_not_active", Field: "Status", Message: msg}}}
+		return "", CodeApplicationNotActive.New(msg).WithFields(FieldError{Code: CodeApplicationNotActive.Name, Field: "Status", Message: msg})
 	}
 	key, jwk, err := h.Keys.Signer(r.Context(), alg)
 	if err != nil {

@@ -27,15 +27,14 @@ func (h *Directory) checkStatus(r *http.Request, cur any, from *string, curStatu
 	switch {
 	case next != lifecycle.Active:
 		msg := end + " can only become Active again (a reactivation), not " + h.Vocab.Display(next) + "."
-		return &Error{Status: http.StatusConflict, Code: "invalid_transition", Message: msg, Fields: []FieldError{{Field: "Status", Code: "invalid_transition", Message: msg}}}
+		return CodeInvalidTransition.New(msg).WithFields(FieldError{Field: "Status", Code: CodeInvalidTransition.Name, Message: msg})
 	case !PrincipalFrom(r.Context()).IsSuperUser():
 		msg := "Only a Super User can set something " + end + " back to Active."
-		return &Error{Status: http.StatusForbidden, Code: "forbidden", Message: msg, Fields: []FieldError{{Field: "Status", Code: "forbidden", Message: msg}}}
+		return CodeForbidden.New(msg).WithFields(FieldError{Field: "Status", Code: CodeForbidden.Name, Message: msg})
 	case strings.TrimSpace(reason) == "":
 		msg := "Say why it becomes Active again: StatusReason is required to leave " + end + " and is kept in the audit log."
-		return &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: msg,
-			Fields: []FieldError{{Field: "StatusReason", Code: "required", Message: msg},
-				{Field: "Status", Code: "reason_required", Message: "Leaving " + end + " needs a reason: use Reactivate on its page."}}}
+		return CodeValidationFailed.New(msg).WithFields(FieldError{Field: "StatusReason", Code: FieldRequired, Message: msg},
+			FieldError{Field: "Status", Code: FieldReasonRequired, Message: "Leaving " + end + " needs a reason: use Reactivate on its page."})
 	}
 	return nil
 }

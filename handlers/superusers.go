@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 
@@ -119,19 +118,4 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 func (h *SuperUsers) Update(w http.ResponseWriter, r *http.Request) {
 	updateAdminStatus(h.Base, w, r, "Super User", "/references/super-users", h.Store.SetSuperUserStatus,
 		func(u store.SuperUser) (string, string) { return u.Email, u.Status })
-}
-
-// storeError maps store sentinels to HTTP errors.
-func storeError(err error, what string) error {
-	if err == nil {
-		return nil
-	}
-	var ce *store.ConflictError
-	switch {
-	case errors.As(err, &ce):
-		return &Error{Status: http.StatusConflict, Code: "conflict", Message: ce.Message, InTheWay: ce.InTheWay}
-	case errors.Is(err, store.ErrNotFound):
-		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: what + " not found"}
-	}
-	return err
 }

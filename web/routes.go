@@ -42,10 +42,10 @@ func (s *Server) routes() http.Handler {
 		r.Use(remoteDevIdPBanner) // every page says it
 	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusNotFound, Code: "not_found", Message: "There is nothing at " + r.URL.Path + "."})
+		handlers.WriteError(w, r, handlers.CodeNotFound.New("There is nothing at "+r.URL.Path+"."))
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Message: r.Method + " is not allowed on " + r.URL.Path + "."})
+		handlers.WriteError(w, r, handlers.CodeMethodNotAllowed.New(r.Method+" is not allowed on "+r.URL.Path+"."))
 	})
 
 	// Operations.
@@ -371,8 +371,7 @@ func (s *Server) routes() http.Handler {
 // noHardDelete answers DELETE on administrators: removal is Status Inactive.
 func noHardDelete(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Allow", "GET, PUT")
-	handlers.WriteError(w, r, &handlers.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
-		Message: "administrators are never deleted; set Status to Inactive instead"})
+	handlers.WriteError(w, r, handlers.CodeMethodNotAllowed.New("administrators are never deleted; set Status to Inactive instead"))
 }
 
 // protectedResourceMetadata describes the API for OAuth clients (RFC 9728):
