@@ -1,10 +1,11 @@
 package handlers
 
 import (
-	"github.com/trustframe/trustframe/federation"
 	"net/http"
 	"strings"
 
+	"github.com/a-h/templ"
+	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/store"
@@ -30,17 +31,11 @@ func (h *Directory) ListApps(w http.ResponseWriter, r *http.Request) {
 	for i := range items {
 		items[i] = h.showApp(items[i])
 	}
-	if WantsJSON(r) {
-		WriteJSON(w, http.StatusOK, items)
-		return
-	}
-	_, names, err := h.flagOpts(r.Context(), "Software_Statement", nil, false)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	p := views.AppsPage{OrgPage: h.orgPage(o, views.TabApplications), Apps: items, FlagNames: names}
-	Render(w, r, http.StatusOK, views.AppsTab(h.Shell(r, "Applications", "organisations", h.orgCrumbs(&o, "Applications")...), p))
+	RespondPage(w, r, http.StatusOK, items, func() (templ.Component, error) {
+		_, names, err := h.flagOpts(r.Context(), "Software_Statement", nil, false)
+		p := views.AppsPage{OrgPage: h.orgPage(o, views.TabApplications), Apps: items, FlagNames: names}
+		return views.AppsTab(h.Shell(r, "Applications", "organisations", h.orgCrumbs(&o, "Applications")...), p), err
+	})
 }
 
 // AppDetailPage builds the view model of an application's page; the SSA
@@ -78,22 +73,16 @@ func (h *Directory) GetApp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	SetETag(w, a)
-	if WantsJSON(r) {
-		WriteJSON(w, http.StatusOK, h.showApp(a))
-		return
-	}
-	p, err := h.AppDetailPage(r, o, a)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	if h.Algs != nil {
-		p.Algs = h.Algs()
-	}
-	if len(p.Algs) > 0 {
-		p.SSAAlg = p.Algs[0]
-	}
-	Render(w, r, http.StatusOK, views.AppDetailWithSSA(h.Shell(r, a.ClientName, "organisations", h.orgCrumbs(&o, a.ClientName)...), p))
+	RespondPage(w, r, http.StatusOK, h.showApp(a), func() (templ.Component, error) {
+		p, err := h.AppDetailPage(r, o, a)
+		if h.Algs != nil {
+			p.Algs = h.Algs()
+		}
+		if len(p.Algs) > 0 {
+			p.SSAAlg = p.Algs[0]
+		}
+		return views.AppDetailWithSSA(h.Shell(r, a.ClientName, "organisations", h.orgCrumbs(&o, a.ClientName)...), p), err
+	})
 }
 
 // validateApp checks an application, the CIBA rule and WebAuthn origins.
@@ -276,31 +265,13 @@ func (h *Directory) saveApp(w http.ResponseWriter, r *http.Request, o store.Orga
 
 // appSaved answers a create or an update; from is the status before an update.
 func (h *Directory) appSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, a store.SoftwareStatement, err error, isNew, statusOnly bool, from string) {
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
-			if statusOnly {
-				h.Flash.Refuse(r.Context(), "Not changed: "+AsError(err).Message)
-				Redirect(w, r, "/organisations/"+o.OrganisationID+"/softwarestatements/"+in.SoftwareStatementID)
-				return
-			}
-			h.renderAppForm(w, r, AsError(err).Status, o, in, isNew, orMessage(err, "ClientName"))
-			return
-		}
-		WriteError(w, r, err)
-		return
+	sv := Saved{Err: err, Flash: h.savedMessage("Application ", a.ClientName, from, a.Status), Page: "/organisations/" + o.OrganisationID + "/softwarestatements/" + a.SoftwareStatementID,
+		Status: http.StatusOK, Body: h.showApp(a), ETag: a,
+		Again: formAgain(func(e *Error) { h.renderAppForm(w, r, e.Status, o, in, isNew, orMessage(err, "ClientName")) })}
+	if statusOnly {
+		sv.Again = formAgain(h.Refused(w, r, "Not changed: ", "/organisations/"+o.OrganisationID+"/softwarestatements/"+in.SoftwareStatementID))
 	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), h.savedMessage("Application ", a.ClientName, from, a.Status))
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/softwarestatements/"+a.SoftwareStatementID)
-		return
-	}
-	SetETag(w, a)
-	if isNew {
-		w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/softwarestatements/"+a.SoftwareStatementID)
-		WriteJSON(w, http.StatusCreated, h.showApp(a))
-		return
-	}
-	WriteJSON(w, http.StatusOK, h.showApp(a))
+	h.Saved(w, r, sv.Created(isNew, "/api/organisations/"+o.OrganisationID+"/softwarestatements/"+a.SoftwareStatementID))
 }
 
 // SetAppStatus is the status buttons of the application page.

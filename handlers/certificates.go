@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/trustframe/trustframe/orgkeys"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -72,12 +73,10 @@ func (h *Certificates) List(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	if WantsJSON(r) {
-		WriteJSON(w, http.StatusOK, certs)
-		return
-	}
-	p := views.CertsPage{OrgPage: h.Dir.orgPage(o, views.TabCertificates), Certs: certs, Now: h.Now()}
-	Render(w, r, http.StatusOK, views.CertificatesTab(h.Shell(r, "Certificates", "organisations", h.Dir.orgCrumbs(&o, "Certificates")...), p))
+	RespondPage(w, r, http.StatusOK, certs, func() (templ.Component, error) {
+		p := views.CertsPage{OrgPage: h.Dir.orgPage(o, views.TabCertificates), Certs: certs, Now: h.Now()}
+		return views.CertificatesTab(h.Shell(r, "Certificates", "organisations", h.Dir.orgCrumbs(&o, "Certificates")...), p), nil
+	})
 }
 
 // Get is one certificate by kid.
@@ -163,27 +162,16 @@ func (h *Certificates) Upload(w http.ResponseWriter, r *http.Request) {
 			err = storeError(err, "Organisation")
 		}
 	}
-	if err != nil {
-		if e := AsError(err); e.Status < 500 {
-			_ = h.Store.RecordEvent(r.Context(), store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "upload_refused",
-				SubjectType: "OrganisationCertificate", SubjectID: "-", OrganisationID: o.OrganisationID, CertificateType: typ,
-				Summary: refusalText(e)})
-			if !WantsJSON(r) {
-				h.renderWizard(w, r, e.Status, o, views.CertWizard{Step: "upload", Type: typ, PEM: pemText, Error: refusalText(e)})
-				return
-			}
-		}
-		WriteError(w, r, err)
-		return
+	if e := AsError(err); err != nil && e.Status < 500 {
+		_ = h.Store.RecordEvent(r.Context(), store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "upload_refused",
+			SubjectType: "OrganisationCertificate", SubjectID: "-", OrganisationID: o.OrganisationID, CertificateType: typ,
+			Summary: refusalText(e)})
 	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "The "+typ+" certificate "+c.Kid+" was uploaded.")
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/certificates")
-		return
-	}
-	w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/certificates/kid/"+url.PathEscape(c.Kid))
-	SetETag(w, c)
-	WriteJSON(w, http.StatusCreated, c)
+	h.Saved(w, r, Saved{Err: err, Flash: "The " + typ + " certificate " + c.Kid + " was uploaded.", Page: "/organisations/" + o.OrganisationID + "/certificates",
+		Status: http.StatusCreated, Body: c, ETag: c, Location: "/api/organisations/" + o.OrganisationID + "/certificates/kid/" + url.PathEscape(c.Kid),
+		Again: anyAgain(func(e *Error) {
+			h.renderWizard(w, r, e.Status, o, views.CertWizard{Step: "upload", Type: typ, PEM: pemText, Error: refusalText(e)})
+		})})
 }
 
 func refusalText(e *Error) string {
@@ -214,21 +202,12 @@ func (h *Certificates) Revoke(w http.ResponseWriter, r *http.Request) {
 		err = storeError(h.Store.RevokeCertificate(r.Context(), h.actor(r), orgID, kid, in.RevokeReason,
 			func(cur store.Certificate) error { return CheckIfMatch(r, cur) }), "Certificate")
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
-			h.Flash.Refuse(r.Context(), "Not revoked: "+refusalText(AsError(err)))
-			Redirect(w, r, "/organisations/"+orgID+"/certificates")
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Certificate "+kid+" was revoked ("+in.RevokeReason+").")
-		Redirect(w, r, "/organisations/"+orgID+"/certificates")
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	page := "/organisations/" + orgID + "/certificates"
+	h.Saved(w, r, Saved{Err: err, Flash: "Certificate " + kid + " was revoked (" + in.RevokeReason + ").", Page: page, Status: http.StatusNoContent,
+		Again: formAgain(func(e *Error) {
+			h.Flash.Refuse(r.Context(), "Not revoked: "+refusalText(e))
+			Redirect(w, r, page)
+		})})
 }
 
 // RevokeConfirm is the confirmation step of a revocation in the browser.
@@ -437,34 +416,30 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	env := NewPaged(recs, page, size, total)
-	if WantsJSON(r) {
-		Respond(w, r, http.StatusOK, env, nil)
-		return
-	}
-	names, err := h.Store.NamesForAudit(r.Context(), recs)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	actions, err := h.Store.AuditActions(r.Context(), "Application", app.SoftwareStatementID)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	path := "/organisations/" + o.OrganisationID + "/softwarestatements/" + app.SoftwareStatementID + "/audit"
-	clear := url.Values{}
-	for k, vs := range q {
-		if k != "Action" && k != "page" {
-			clear[k] = vs
+	RespondPage(w, r, http.StatusOK, env, func() (templ.Component, error) {
+		names, err := h.Store.NamesForAudit(r.Context(), recs)
+		if err != nil {
+			return nil, err
 		}
-	}
-	p := views.AppAuditPage{OrgPage: h.Dir.orgPage(o, views.TabApplications), App: app, Records: recs, Entries: views.AuditEntries(recs, names),
-		Actions: actions, Total: total, KeyID: f.KeyID, Action: f.Action, Path: path, ClearActionURL: path + "?" + clear.Encode()}
-	if page > 0 {
-		p.PrevURL = PageLink(path, q, page-1)
-	}
-	if page+1 < env.TotalPages {
-		p.NextURL = PageLink(path, q, page+1)
-	}
-	Respond(w, r, http.StatusOK, env, views.AppAudit(h.Shell(r, "Application audit", "organisations", h.Dir.orgCrumbs(&o, app.ClientName)...), p))
+		actions, err := h.Store.AuditActions(r.Context(), "Application", app.SoftwareStatementID)
+		if err != nil {
+			return nil, err
+		}
+		path := "/organisations/" + o.OrganisationID + "/softwarestatements/" + app.SoftwareStatementID + "/audit"
+		clear := url.Values{}
+		for k, vs := range q {
+			if k != "Action" && k != "page" {
+				clear[k] = vs
+			}
+		}
+		p := views.AppAuditPage{OrgPage: h.Dir.orgPage(o, views.TabApplications), App: app, Records: recs, Entries: views.AuditEntries(recs, names),
+			Actions: actions, Total: total, KeyID: f.KeyID, Action: f.Action, Path: path, ClearActionURL: path + "?" + clear.Encode()}
+		if page > 0 {
+			p.PrevURL = PageLink(path, q, page-1)
+		}
+		if page+1 < env.TotalPages {
+			p.NextURL = PageLink(path, q, page+1)
+		}
+		return views.AppAudit(h.Shell(r, "Application audit", "organisations", h.Dir.orgCrumbs(&o, app.ClientName)...), p), nil
+	})
 }

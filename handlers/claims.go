@@ -125,12 +125,14 @@ func (h *Claims) tab(w http.ResponseWriter, r *http.Request, status int, o store
 	Render(w, r, status, views.ClaimsTab(h.Shell(r, "Roles", "organisations", h.Dir.orgCrumbs(&o, "Roles")...), p))
 }
 
-func (h *Claims) failed(w http.ResponseWriter, r *http.Request, o store.Organisation, err error, form store.AuthorityClaim) {
-	e := AsError(err)
-	if WantsJSON(r) || e.Status >= 500 || e.Status == http.StatusNotFound || e.Status == http.StatusPreconditionFailed {
-		WriteError(w, r, err)
-		return
-	}
+// again shows a refusal on the Roles tab (the Again of Saved): not a
+// missing resource, nor a stale ETag.
+func (h *Claims) again(w http.ResponseWriter, r *http.Request, o store.Organisation, form store.AuthorityClaim) func(e *Error) bool {
+	return pageAgain(func(e *Error) { h.failed(w, r, o, e, form) })
+}
+
+func (h *Claims) failed(w http.ResponseWriter, r *http.Request, o store.Organisation, e *Error, form store.AuthorityClaim) {
+	err := error(e)
 	p := views.ClaimsPage{Form: form}
 	if e.Status == http.StatusConflict {
 		p.Conflict, p.InTheWay = conflictList(e)
@@ -155,8 +157,7 @@ func (h *Claims) List(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !WantsJSON(r) {
-		h.tab(w, r, http.StatusOK, o, views.ClaimsPage{Form: store.AuthorityClaim{Status: "Active"}})
+	if HTMLPage(w, r, func() { h.tab(w, r, http.StatusOK, o, views.ClaimsPage{Form: store.AuthorityClaim{Status: "Active"}}) }) {
 		return
 	}
 	claims, err := h.Store.ListAuthorityClaims(r.Context(), o.OrganisationID)
@@ -205,18 +206,9 @@ func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
 		c, err = h.Store.CreateAuthorityClaim(r.Context(), h.Dir.actor(r), in)
 		err = storeError(err, "Organisation")
 	}
-	if err != nil {
-		h.failed(w, r, o, err, in)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "The role "+c.Role+" ("+c.AuthorisationDomain+") was recorded.")
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/authority-claims")
-		return
-	}
-	w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/authority-claims/"+c.ClaimID)
-	SetETag(w, c)
-	WriteJSON(w, http.StatusCreated, c)
+	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") was recorded.", Page: "/organisations/" + o.OrganisationID + "/authority-claims",
+		Status: http.StatusCreated, Body: c, ETag: c, Location: "/api/organisations/" + o.OrganisationID + "/authority-claims/" + c.ClaimID,
+		Again: h.again(w, r, o, in)})
 }
 
 // Update changes a claim's RegistrationId or Status (Inactive ends it;
@@ -250,17 +242,8 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 		c, err = h.Store.UpdateAuthorityClaim(r.Context(), h.Dir.actor(r), in, func(cur store.AuthorityClaim) error { return CheckIfMatch(r, cur) })
 		err = storeError(err, "Authority claim")
 	}
-	if err != nil {
-		h.failed(w, r, o, err, store.AuthorityClaim{Status: "Active"})
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "The role "+c.Role+" ("+c.AuthorisationDomain+") is "+c.Status+".")
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/authority-claims")
-		return
-	}
-	SetETag(w, c)
-	WriteJSON(w, http.StatusOK, c)
+	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") is " + c.Status + ".", Page: "/organisations/" + o.OrganisationID + "/authority-claims",
+		Status: http.StatusOK, Body: c, ETag: c, Again: h.again(w, r, o, store.AuthorityClaim{Status: "Active"})})
 }
 
 // NoDelete answers DELETE on a claim: claims are kept, Status Inactive

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -33,21 +34,17 @@ func (h *Directory) ListContacts(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	if WantsJSON(r) {
-		WriteJSON(w, http.StatusOK, NewPaged(items, page, size, total))
-		return
-	}
-	path := "/organisations/" + o.OrganisationID + "/contacts"
-	p := views.ContactsPage{OrgPage: h.orgPage(o, views.TabContacts), Contacts: items, SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, Total: total}
-	for f := range store.ContactSortColumns {
-		p.SortLinks[f] = SortLink(path, q, f, sortField, desc)
-	}
-	w.Header().Add("Vary", "HX-Request")
-	if r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true" {
-		Render(w, r, http.StatusOK, views.ContactsTable(p))
-		return
-	}
-	Render(w, r, http.StatusOK, views.ContactsTab(h.Shell(r, "Contacts", "organisations", h.orgCrumbs(&o, "Contacts")...), p))
+	RespondPage(w, r, http.StatusOK, NewPaged(items, page, size, total), func() (templ.Component, error) {
+		path := "/organisations/" + o.OrganisationID + "/contacts"
+		p := views.ContactsPage{OrgPage: h.orgPage(o, views.TabContacts), Contacts: items, SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, Total: total}
+		for f := range store.ContactSortColumns {
+			p.SortLinks[f] = SortLink(path, q, f, sortField, desc)
+		}
+		if r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true" {
+			return views.ContactsTable(p), nil
+		}
+		return views.ContactsTab(h.Shell(r, "Contacts", "organisations", h.orgCrumbs(&o, "Contacts")...), p), nil
+	})
 }
 
 // GetContact is one contact.
@@ -141,24 +138,10 @@ func (h *Directory) CreateContact(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Directory) contactSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, c store.Contact, err error, isNew bool, status int) {
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
-			h.renderContactForm(w, r, AsError(err).Status, o, in, isNew, orMessage(err, "LastName"))
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Contact "+strings.TrimSpace(c.FirstName+" "+c.LastName)+" was saved.")
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/contacts")
-		return
-	}
-	if isNew {
-		w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/contacts/"+c.ContactID)
-	}
-	SetETag(w, c)
-	WriteJSON(w, status, c)
+	s := Saved{Err: err, Flash: "Contact " + strings.TrimSpace(c.FirstName+" "+c.LastName) + " was saved.", Page: "/organisations/" + o.OrganisationID + "/contacts",
+		Status: status, Body: c, ETag: c}
+	s.Again = formAgain(func(e *Error) { h.renderContactForm(w, r, e.Status, o, in, isNew, orMessage(err, "LastName")) })
+	h.Saved(w, r, s.Created(isNew, "/api/organisations/"+o.OrganisationID+"/contacts/"+c.ContactID))
 }
 
 // UpdateContact replaces a contact.
@@ -188,14 +171,5 @@ func (h *Directory) UpdateContact(w http.ResponseWriter, r *http.Request) {
 func (h *Directory) DeleteContact(w http.ResponseWriter, r *http.Request) {
 	orgID, id := PathParam(r, "orgID"), PathParam(r, "contactID")
 	err := h.Store.DeleteContact(r.Context(), h.actor(r), orgID, id, func(cur store.Contact) error { return CheckIfMatch(r, cur) })
-	if err != nil {
-		WriteError(w, r, storeError(err, "Contact"))
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "The contact was deleted.")
-		Redirect(w, r, "/organisations/"+orgID+"/contacts")
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	h.Saved(w, r, Saved{Err: storeError(err, "Contact"), Flash: "The contact was deleted.", Page: "/organisations/" + orgID + "/contacts", Status: http.StatusNoContent})
 }

@@ -87,26 +87,11 @@ func (h *DataAdmins) Invite(w http.ResponseWriter, r *http.Request) {
 			h.deliver(r.Context(), outboxID, msg)
 		}
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
-			errs := FieldMap(err)
-			if len(errs) == 0 {
-				errs = map[string]string{"Email": AsError(err).Message}
-			}
-			Render(w, r, AsError(err).Status, views.NewDataAdmin(h.Shell(r, "New Data Administrator", "reference", h.crumbs("New Data Administrator")...), in.Email, errs))
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Invitation sent to "+a.Email+".")
-		Redirect(w, r, "/references/data-administrators")
-		return
-	}
-	w.Header().Set("Location", "/api/users/data-administrators/"+url.PathEscape(a.Email))
-	SetETag(w, a)
-	WriteJSON(w, http.StatusCreated, a)
+	h.Saved(w, r, Saved{Err: err, Flash: "Invitation sent to " + a.Email + ".", Page: "/references/data-administrators",
+		Status: http.StatusCreated, Body: a, ETag: a, Location: "/api/users/data-administrators/" + url.PathEscape(a.Email),
+		Again: anyAgain(func(e *Error) {
+			Render(w, r, e.Status, views.NewDataAdmin(h.Shell(r, "New Data Administrator", "reference", h.crumbs("New Data Administrator")...), in.Email, orMessage(err, "Email")))
+		})})
 }
 
 // deliver sends the invitation; a failure leaves it in the outbox and logs why.

@@ -182,26 +182,10 @@ func (h *Documents) Save(w http.ResponseWriter, r *http.Request) {
 		d, err = h.Store.SaveDocument(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Document) error { return CheckIfMatch(r, cur) })
 		err = storeError(err, "Document")
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
-			h.renderWizard(w, r, AsError(err).Status, o, in, orMessage(err, "DocumentType"))
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "The "+d.DocumentType+" document was saved.")
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/documents")
-		return
-	}
-	SetETag(w, d)
-	if isNew {
-		w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/documents/"+d.DocumentID)
-		WriteJSON(w, http.StatusCreated, d)
-		return
-	}
-	WriteJSON(w, http.StatusOK, d)
+	h.Saved(w, r, Saved{Err: err, Flash: "The " + d.DocumentType + " document was saved.", Page: "/organisations/" + o.OrganisationID + "/documents",
+		Status: http.StatusOK, Body: d, ETag: d,
+		Again: formAgain(func(e *Error) { h.renderWizard(w, r, e.Status, o, in, orMessage(err, "DocumentType")) }),
+	}.Created(isNew, "/api/organisations/"+o.OrganisationID+"/documents/"+d.DocumentID))
 }
 
 // subject resolves the application or authorisation server of the URL.
@@ -355,24 +339,10 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 		c, err = h.Store.SaveCertification(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Certification) error { return CheckIfMatch(r, cur) })
 		err = storeError(err, "Certification")
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
-			h.renderCertForm(w, r, AsError(err).Status, o, typ, id, name, in, orMessage(err, "CertificationType"))
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "The "+c.CertificationType+" certification was saved.")
-		Redirect(w, r, subjectPath(o, typ, id))
-		return
-	}
-	SetETag(w, c)
-	if isNew {
-		w.Header().Set("Location", "/api"+subjectPath(o, typ, id)+"/"+c.CertificationID)
-		WriteJSON(w, http.StatusCreated, c)
-		return
-	}
-	WriteJSON(w, http.StatusOK, c)
+	h.Saved(w, r, Saved{Err: err, Flash: "The " + c.CertificationType + " certification was saved.", Page: subjectPath(o, typ, id),
+		Status: http.StatusOK, Body: c, ETag: c,
+		Again: formAgain(func(e *Error) {
+			h.renderCertForm(w, r, e.Status, o, typ, id, name, in, orMessage(err, "CertificationType"))
+		}),
+	}.Created(isNew, "/api"+subjectPath(o, typ, id)+"/"+c.CertificationID))
 }

@@ -95,44 +95,31 @@ func (h *Domains) page(w http.ResponseWriter, r *http.Request, status int, p vie
 // failed answers a failed write: JSON as a problem, the page re-rendered
 // with the errors beside the form (which) or the conflict as a list.
 func (h *Domains) failed(w http.ResponseWriter, r *http.Request, err error, which string, p views.DomainsPage) {
-	e := AsError(err)
-	if WantsJSON(r) || e.Status >= 500 || e.Status == http.StatusNotFound || e.Status == http.StatusPreconditionFailed {
-		WriteError(w, r, err)
-		return
-	}
-	if e.Status == http.StatusConflict {
-		p.Conflict, p.InTheWay = conflictList(e)
-	} else {
-		p.Errors = FieldMap(err)
-		if len(p.Errors) == 0 {
-			p.Errors = map[string]string{"_": e.Message}
+	h.Saved(w, r, Saved{Err: err, Again: pageAgain(func(e *Error) {
+		if e.Status == http.StatusConflict {
+			p.Conflict, p.InTheWay = conflictList(e)
+		} else {
+			p.Errors = FieldMap(e)
+			if len(p.Errors) == 0 {
+				p.Errors = map[string]string{"_": e.Message}
+			}
+			p.FormFor = which
 		}
-		p.FormFor = which
-	}
-	h.page(w, r, e.Status, p)
+		h.page(w, r, e.Status, p)
+	})})
 }
 
+// done answers a write of the page: v is the saved resource (nil: 204).
 func (h *Domains) done(w http.ResponseWriter, r *http.Request, status int, flash string, location string, v any) {
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), flash)
-		Redirect(w, r, domainsPath)
-		return
-	}
 	if v == nil {
-		w.WriteHeader(http.StatusNoContent)
-		return
+		status = http.StatusNoContent
 	}
-	if location != "" {
-		w.Header().Set("Location", location)
-	}
-	SetETag(w, v)
-	WriteJSON(w, status, v)
+	h.Saved(w, r, Saved{Flash: flash, Page: domainsPath, Status: status, Body: v, ETag: v, Location: location})
 }
 
 // ListDomains is the page (browser) or the list of domains (API).
 func (h *Domains) ListDomains(w http.ResponseWriter, r *http.Request) {
-	if !WantsJSON(r) {
-		h.page(w, r, http.StatusOK, views.DomainsPage{})
+	if HTMLPage(w, r, func() { h.page(w, r, http.StatusOK, views.DomainsPage{}) }) {
 		return
 	}
 	doms, err := h.Store.ListAuthorisationDomains(r.Context())
@@ -344,8 +331,7 @@ func (h *Domains) DeleteRole(w http.ResponseWriter, r *http.Request) {
 
 // ListAuthorities lists the authorities.
 func (h *Domains) ListAuthorities(w http.ResponseWriter, r *http.Request) {
-	if !WantsJSON(r) {
-		Redirect(w, r, domainsPath+"#authorities")
+	if HTMLPage(w, r, func() { Redirect(w, r, domainsPath+"#authorities") }) {
 		return
 	}
 	auths, err := h.Store.ListAuthorities(r.Context())

@@ -63,10 +63,10 @@ var (
 // The codes of one field's problem (errors[].code beside a field name);
 // the status is the refusal's.
 const (
-	FieldInvalid      = "invalid"
-	FieldInvalidType  = "invalid_type"
-	FieldRequired     = "required"
-	FieldUnknownField = "unknown_field"
+	FieldInvalid        = "invalid"
+	FieldInvalidType    = "invalid_type"
+	FieldRequired       = "required"
+	FieldUnknownField   = "unknown_field"
 	FieldInvalidIssuer  = "invalid_issuer"
 	FieldInvalidPolicy  = "invalid_policy"
 	FieldReasonRequired = "reason_required"

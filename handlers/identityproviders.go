@@ -104,8 +104,7 @@ func (h *IdentityProviders) editPage(w http.ResponseWriter, r *http.Request, sta
 
 // List lists the identity providers (the page: with the New form).
 func (h *IdentityProviders) List(w http.ResponseWriter, r *http.Request) {
-	if !WantsJSON(r) {
-		h.listPage(w, r, http.StatusOK, views.IdPForm{EmailClaim: "email"})
+	if HTMLPage(w, r, func() { h.listPage(w, r, http.StatusOK, views.IdPForm{EmailClaim: "email"}) }) {
 		return
 	}
 	ps, err := h.Store.ListIdentityProviders(r.Context())
@@ -123,8 +122,7 @@ func (h *IdentityProviders) Get(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, storeError(err, "Identity provider"))
 		return
 	}
-	if !WantsJSON(r) {
-		h.editPage(w, r, http.StatusOK, idpForm(p, nil))
+	if HTMLPage(w, r, func() { h.editPage(w, r, http.StatusOK, idpForm(p, nil)) }) {
 		return
 	}
 	SetETag(w, p)
@@ -237,22 +235,9 @@ func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 		err = storeError(err, "Identity provider")
 		p = saved
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
-			h.listPage(w, r, AsError(err).Status, idpForm(in.provider(), fieldMessages(err, "Name")))
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Identity provider "+p.Name+" was added; the API now accepts its tokens.")
-		Redirect(w, r, idpPath)
-		return
-	}
-	w.Header().Set("Location", "/api"+idpPath+"/"+url.PathEscape(p.Name))
-	SetETag(w, p)
-	WriteJSON(w, http.StatusCreated, p)
+	h.Saved(w, r, Saved{Err: err, Flash: "Identity provider " + p.Name + " was added; the API now accepts its tokens.", Page: idpPath,
+		Status: http.StatusCreated, Body: p, ETag: p, Location: "/api" + idpPath + "/" + url.PathEscape(p.Name),
+		Again: anyAgain(func(e *Error) { h.listPage(w, r, e.Status, idpForm(in.provider(), fieldMessages(err, "Name"))) })})
 }
 
 // Update replaces an identity provider's writable fields; the issuer is
@@ -293,27 +278,16 @@ func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 		err = storeError(err, "Identity provider")
 		p = saved
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
+	msg := "Identity provider " + p.Name + " was saved."
+	if p.Status == "Inactive" {
+		msg = "Identity provider " + p.Name + " is Inactive; the API no longer accepts its tokens."
+	}
+	h.Saved(w, r, Saved{Err: err, Flash: msg, Page: idpPath, Status: http.StatusOK, Body: p, ETag: p,
+		Again: anyAgain(func(e *Error) {
 			f := idpForm(in.provider(), fieldMessages(err, "Issuer"))
 			f.JwksURI, f.HasClientSecret = cur.JwksURI, cur.HasClientSecret
-			h.editPage(w, r, AsError(err).Status, f)
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		msg := "Identity provider " + p.Name + " was saved."
-		if p.Status == "Inactive" {
-			msg = "Identity provider " + p.Name + " is Inactive; the API no longer accepts its tokens."
-		}
-		h.Flash.Put(r.Context(), msg)
-		Redirect(w, r, idpPath)
-		return
-	}
-	SetETag(w, p)
-	WriteJSON(w, http.StatusOK, p)
+			h.editPage(w, r, e.Status, f)
+		})})
 }
 
 // fieldMessages joins the messages of each field of a validation error;

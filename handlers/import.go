@@ -209,11 +209,7 @@ func (h *Directory) importPage(w http.ResponseWriter, r *http.Request, status in
 // transaction, or none.
 func (h *Directory) ImportOrganisations(w http.ResponseWriter, r *http.Request) {
 	fail := func(err error) {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
-			h.importPage(w, r, AsError(err).Status, AsError(err))
-			return
-		}
-		WriteError(w, r, err)
+		h.Saved(w, r, Saved{Err: err, Again: anyAgain(func(e *Error) { h.importPage(w, r, e.Status, e) })})
 	}
 	data, err := readImport(w, r)
 	if err != nil {
@@ -235,14 +231,9 @@ func (h *Directory) ImportOrganisations(w http.ResponseWriter, r *http.Request) 
 		fail(err)
 		return
 	}
-	if !WantsJSON(r) {
-		msg := strconv.Itoa(len(ids)) + " organisations were imported."
-		if len(ids) == 1 {
-			msg = "1 organisation was imported."
-		}
-		h.Flash.Put(r.Context(), msg)
-		Redirect(w, r, "/organisations?sort=CreatedOn,desc")
-		return
+	msg := strconv.Itoa(len(ids)) + " organisations were imported."
+	if len(ids) == 1 {
+		msg = "1 organisation was imported."
 	}
-	WriteJSON(w, http.StatusCreated, map[string]any{"Created": len(ids), "OrganisationIds": ids})
+	h.Saved(w, r, Saved{Flash: msg, Page: "/organisations?sort=CreatedOn,desc", Status: http.StatusCreated, Body: map[string]any{"Created": len(ids), "OrganisationIds": ids}})
 }

@@ -74,8 +74,7 @@ func (h *KeyMaterial) List(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !WantsJSON(r) {
-		h.page(w, r, http.StatusOK, o, views.KeyMaterialForm{}, nil)
+	if HTMLPage(w, r, func() { h.page(w, r, http.StatusOK, o, views.KeyMaterialForm{}, nil) }) {
 		return
 	}
 	items, err := h.Store.ListKeyMaterial(r.Context(), o.OrganisationID)
@@ -153,29 +152,15 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 			Use: in.Use, PublicJwk: parsed.JWK, Description: in.Description})
 		err = storeError(err, "Organisation")
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
-			m := FieldMap(err)
-			if len(m) == 0 {
-				m["PublicJwk"] = AsError(err).Message
-			}
+	h.Saved(w, r, Saved{Err: err, Flash: "Key material " + k.Kid + " was added.", Page: "/organisations/" + o.OrganisationID + "/key-material/" + k.KeyMaterialID,
+		Status: http.StatusCreated, Body: k, ETag: k, Location: "/api/organisations/" + o.OrganisationID + "/key-material/" + k.KeyMaterialID,
+		Again: anyAgain(func(e *Error) {
+			m := orMessage(e, "PublicJwk")
 			if m["PublicJwk"] != "" {
 				m["Key"] = m["PublicJwk"]
 			}
-			h.page(w, r, AsError(err).Status, o, form, m)
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Key material "+k.Kid+" was added.")
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/key-material/"+k.KeyMaterialID)
-		return
-	}
-	w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/key-material/"+k.KeyMaterialID)
-	SetETag(w, k)
-	WriteJSON(w, http.StatusCreated, k)
+			h.page(w, r, e.Status, o, form, m)
+		})})
 }
 
 // Get is one item of key material (its page in the browser).
@@ -190,11 +175,9 @@ func (h *KeyMaterial) Get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	SetETag(w, k)
-	if WantsJSON(r) {
+	if !HTMLPage(w, r, func() { h.detail(w, r, http.StatusOK, o, k, "") }) {
 		WriteJSON(w, http.StatusOK, k)
-		return
 	}
-	h.detail(w, r, http.StatusOK, o, k, "")
 }
 
 func (h *KeyMaterial) detail(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, k store.KeyMaterial, errMsg string) {
@@ -251,25 +234,17 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	}
 	k, err := h.Store.UpdateKeyMaterial(r.Context(), h.actor(r), store.KeyMaterial{KeyMaterialID: id, OrganisationID: o.OrganisationID,
 		Use: in.Use, Description: in.Description, Status: in.Status, RevokeReason: in.RevokeReason}, func(c store.KeyMaterial) error { return CheckIfMatch(r, c) })
-	if err != nil {
-		h.updateFailed(w, r, o, cur, storeError(err, "Key material"))
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Key material "+k.Kid+" was saved ("+k.Status+").")
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/key-material/"+k.KeyMaterialID)
-		return
-	}
-	SetETag(w, k)
-	WriteJSON(w, http.StatusOK, k)
+	h.Saved(w, r, Saved{Err: storeError(err, "Key material"), Flash: "Key material " + k.Kid + " was saved (" + k.Status + ").",
+		Page: "/organisations/" + o.OrganisationID + "/key-material/" + k.KeyMaterialID, Status: http.StatusOK, Body: k, ETag: k,
+		Again: h.updateAgain(w, r, o, cur)})
 }
 
 func (h *KeyMaterial) updateFailed(w http.ResponseWriter, r *http.Request, o store.Organisation, cur store.KeyMaterial, err error) {
-	if !WantsJSON(r) && AsError(err).Status < 500 {
-		h.detail(w, r, AsError(err).Status, o, cur, refusalText(AsError(err)))
-		return
-	}
-	WriteError(w, r, err)
+	h.Saved(w, r, Saved{Err: err, Again: h.updateAgain(w, r, o, cur)})
+}
+
+func (h *KeyMaterial) updateAgain(w http.ResponseWriter, r *http.Request, o store.Organisation, cur store.KeyMaterial) func(e *Error) bool {
+	return anyAgain(func(e *Error) { h.detail(w, r, e.Status, o, cur, refusalText(e)) })
 }
 
 // ListAttachments is GET …/key-material/{id}/attachments.
@@ -373,18 +348,8 @@ func (h *KeyMaterial) AddAttachment(w http.ResponseWriter, r *http.Request) {
 		t, err = h.Store.AddAttachment(r.Context(), h.actor(r), orgID, t, content)
 		err = storeError(err, "Key material")
 	}
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Attached "+t.FileName+".")
-		Redirect(w, r, "/organisations/"+orgID+"/key-material/"+id)
-		return
-	}
-	w.Header().Set("Location", "/api/organisations/"+orgID+"/key-material/"+id+"/attachments/"+t.KeyMaterialAttachmentID)
-	SetETag(w, t)
-	WriteJSON(w, http.StatusCreated, t)
+	h.Saved(w, r, Saved{Err: err, Flash: "Attached " + t.FileName + ".", Page: "/organisations/" + orgID + "/key-material/" + id,
+		Status: http.StatusCreated, Body: t, ETag: t, Location: "/api/organisations/" + orgID + "/key-material/" + id + "/attachments/" + t.KeyMaterialAttachmentID})
 }
 
 // UpdateAttachment is PUT …/attachments/{aid}: a new Description (JSON or
@@ -428,17 +393,8 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, err := h.Store.UpdateAttachment(r.Context(), h.actor(r), orgID, next, content, func(cur store.Attachment) error { return CheckIfMatch(r, cur) })
-	if err != nil {
-		WriteError(w, r, storeError(err, "Attachment"))
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Attachment "+t.FileName+" was saved.")
-		Redirect(w, r, "/organisations/"+orgID+"/key-material/"+id)
-		return
-	}
-	SetETag(w, t)
-	WriteJSON(w, http.StatusOK, t)
+	h.Saved(w, r, Saved{Err: storeError(err, "Attachment"), Flash: "Attachment " + t.FileName + " was saved.", Page: "/organisations/" + orgID + "/key-material/" + id,
+		Status: http.StatusOK, Body: t, ETag: t})
 }
 
 // GetAttachment is GET …/attachments/{aid}: the attachment's description

@@ -2,14 +2,15 @@ package handlers
 
 import (
 	"context"
-	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/lifecycle"
+	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -176,7 +177,6 @@ func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.Page, f.Size = page, size
-	sortField, desc := f.Sort, f.Desc
 	// In the console, an exact identifier typed in the search (a client
 	// ID, an issuer, a kid, an id) goes straight to what it names.
 	if !WantsJSON(r) && f.Q != "" && page == 0 {
@@ -201,21 +201,22 @@ func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 		items[i] = h.showOrg(items[i])
 	}
 	env := NewPaged(items, page, size, total)
-	if WantsJSON(r) {
-		WriteJSON(w, http.StatusOK, env)
-		return
-	}
+	RespondPage(w, r, http.StatusOK, env, func() (templ.Component, error) { return h.orgListPage(r, f, env, page, total) })
+}
+
+// orgListPage is the organisation list in the browser.
+func (h *Directory) orgListPage(r *http.Request, f store.OrgFilter, env Paged[store.Organisation], page, total int) (templ.Component, error) {
+	q := r.URL.Query()
+	sortField, desc := f.Sort, f.Desc
 	flagOpts, _, err := h.flagOpts(r.Context(), "Organisation", []string{f.Flag}, true)
 	if err != nil {
-		WriteError(w, r, err)
-		return
+		return nil, err
 	}
 	roleOpts, err := h.roleOpts(r.Context(), f.Role)
 	if err != nil {
-		WriteError(w, r, err)
-		return
+		return nil, err
 	}
-	p := views.OrganisationsPage{Items: items, Q: f.Q, StatusOpts: h.statusOpts(lifecycle.Organisation, f.Status, true), FlagOpts: flagOpts, RoleOpts: roleOpts,
+	p := views.OrganisationsPage{Items: env.Content, Q: f.Q, StatusOpts: h.statusOpts(lifecycle.Organisation, f.Status, true), FlagOpts: flagOpts, RoleOpts: roleOpts,
 		SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, SortParam: q.Get("sort"), Total: total, Page: page, TotalPages: env.TotalPages,
 		Filtered: f.Q != "" || f.Status != "" || f.Flag != "" || f.Role != "" || f.Domain != ""}
 	eq := url.Values{}
@@ -237,7 +238,7 @@ func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 	if page+1 < env.TotalPages {
 		p.NextURL = PageLink("/organisations", q, page+1)
 	}
-	Render(w, r, http.StatusOK, views.OrganisationList(h.Shell(r, "Organisations", "organisations", views.Crumb{Label: "Organisations"}), p))
+	return views.OrganisationList(h.Shell(r, "Organisations", "organisations", views.Crumb{Label: "Organisations"}), p), nil
 }
 
 // loadOrg reads the organisation of the URL.
@@ -261,25 +262,21 @@ func (h *Directory) GetOrganisation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	SetETag(w, o)
-	if WantsJSON(r) {
-		WriteJSON(w, http.StatusOK, h.showOrg(o))
-		return
-	}
-	_, names, err := h.flagOpts(r.Context(), "Organisation", nil, false)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	var ready *store.Readiness
-	if o.Status == lifecycle.Pending {
-		rd, err := h.Store.OrganisationReadiness(r.Context(), o.OrganisationID, time.Now())
+	RespondPage(w, r, http.StatusOK, h.showOrg(o), func() (templ.Component, error) {
+		_, names, err := h.flagOpts(r.Context(), "Organisation", nil, false)
 		if err != nil {
-			WriteError(w, r, err)
-			return
+			return nil, err
 		}
-		ready = &rd
-	}
-	Render(w, r, http.StatusOK, views.OrganisationDetail(h.Shell(r, o.OrganisationName, "organisations", h.orgCrumbs(&o, "")...), h.orgPage(o, views.TabDetails), names, ready))
+		var ready *store.Readiness
+		if o.Status == lifecycle.Pending {
+			rd, err := h.Store.OrganisationReadiness(r.Context(), o.OrganisationID, time.Now())
+			if err != nil {
+				return nil, err
+			}
+			ready = &rd
+		}
+		return views.OrganisationDetail(h.Shell(r, o.OrganisationName, "organisations", h.orgCrumbs(&o, "")...), h.orgPage(o, views.TabDetails), names, ready), nil
+	})
 }
 
 func (h *Directory) validateOrg(in *store.Organisation, isNew bool) map[string]string {
@@ -378,32 +375,24 @@ func (h *Directory) CreateOrganisation(w http.ResponseWriter, r *http.Request) {
 		o, err = h.Store.CreateOrganisation(r.Context(), h.actor(r), in)
 		err = storeError(err, "Organisation")
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
-			h.renderOrgForm(w, r, AsError(err).Status, in, true, orMessage(err, "OrganisationName"))
-			return
+	h.Saved(w, r, Saved{Err: err, Tell: func() { h.tellCreated(r, o) }, Page: "/organisations/" + o.OrganisationID,
+		Status: http.StatusCreated, Body: h.showOrg(o), ETag: o, Location: "/api/organisations/" + o.OrganisationID,
+		Again: anyAgain(func(e *Error) { h.renderOrgForm(w, r, e.Status, in, true, orMessage(err, "OrganisationName")) })})
+}
+
+// tellCreated is the browser's message on a new organisation: a warning
+// when another one has the same registration.
+func (h *Directory) tellCreated(r *http.Request, o store.Organisation) {
+	if same, err := h.Store.SameRegistration(r.Context(), o.RegistrationNumber, o.CountryOfRegistration, o.OrganisationID); err == nil && len(same) > 0 {
+		names := make([]string, len(same))
+		for i, s := range same {
+			names[i] = s.OrganisationName + " (" + h.Vocab.Display(s.Status) + ")"
 		}
-		WriteError(w, r, err)
+		h.Flash.Warn(r.Context(), o.OrganisationName+" was created, but "+strings.Join(names, ", ")+" already has registration number "+
+			o.RegistrationNumber+" in "+o.CountryOfRegistration+". If it is the same organisation, set this one "+h.Vocab.EndWord()+" and keep the other.")
 		return
 	}
-	if !WantsJSON(r) {
-		if same, err := h.Store.SameRegistration(r.Context(), o.RegistrationNumber, o.CountryOfRegistration, o.OrganisationID); err == nil && len(same) > 0 {
-			names := make([]string, len(same))
-			for i, s := range same {
-				names[i] = s.OrganisationName + " (" + h.Vocab.Display(s.Status) + ")"
-			}
-			h.Flash.Warn(r.Context(), o.OrganisationName+" was created, but "+strings.Join(names, ", ")+" already has registration number "+
-				o.RegistrationNumber+" in "+o.CountryOfRegistration+". If it is the same organisation, set this one "+h.Vocab.EndWord()+" and keep the other.")
-			Redirect(w, r, "/organisations/"+o.OrganisationID)
-			return
-		}
-		h.Flash.Put(r.Context(), o.OrganisationName+" was created.")
-		Redirect(w, r, "/organisations/"+o.OrganisationID)
-		return
-	}
-	w.Header().Set("Location", "/api/organisations/"+o.OrganisationID)
-	SetETag(w, o)
-	WriteJSON(w, http.StatusCreated, h.showOrg(o))
+	h.Flash.Put(r.Context(), o.OrganisationName+" was created.")
 }
 
 // orMessage is the field map of err, or its message on a default field.
@@ -447,30 +436,19 @@ func (h *Directory) saveOrg(w http.ResponseWriter, r *http.Request, in store.Org
 		})
 		err = storeError(err, "Organisation")
 	}
-	if err != nil {
-		if e := AsError(err); e.Status == http.StatusPreconditionFailed && !WantsJSON(r) {
-			WriteError(w, r, &Error{Status: e.Status, Code: e.Code, Message: "Someone else changed " + in.OrganisationName + " while you were editing it; nothing was saved."})
-			return
-		}
-		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
-			if statusOnly {
-				h.Flash.Refuse(r.Context(), "Not changed: "+AsError(err).Message)
-				Redirect(w, r, "/organisations/"+in.OrganisationID)
-				return
+	show := func(e *Error) { h.renderOrgForm(w, r, e.Status, in, false, orMessage(err, "OrganisationName")) }
+	if statusOnly {
+		show = h.Refused(w, r, "Not changed: ", "/organisations/"+in.OrganisationID)
+	}
+	h.Saved(w, r, Saved{Err: err, Flash: h.savedMessage("", o.OrganisationName, from, o.Status), Page: "/organisations/" + o.OrganisationID,
+		Status: http.StatusOK, Body: h.showOrg(o), ETag: o,
+		Again: func(e *Error) bool {
+			if e.Status == http.StatusPreconditionFailed {
+				WriteError(w, r, &Error{Status: e.Status, Code: e.Code, Message: "Someone else changed " + in.OrganisationName + " while you were editing it; nothing was saved."})
+				return true
 			}
-			h.renderOrgForm(w, r, AsError(err).Status, in, false, orMessage(err, "OrganisationName"))
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), h.savedMessage("", o.OrganisationName, from, o.Status))
-		Redirect(w, r, "/organisations/"+o.OrganisationID)
-		return
-	}
-	SetETag(w, o)
-	WriteJSON(w, http.StatusOK, h.showOrg(o))
+			return formAgain(show)(e)
+		}})
 }
 
 // SetOrganisationStatus is the status buttons of the organisation page.

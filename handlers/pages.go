@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/trustframe/trustframe/handlers/openapi"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -181,48 +182,44 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	env := NewPaged(recs, page, size, total)
-	if WantsJSON(r) {
-		Respond(w, r, http.StatusOK, env, nil)
-		return
-	}
-	names, err := h.Store.NamesForAudit(r.Context(), recs)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	actions, err := h.Store.AuditActions(r.Context(), "", "")
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	link := func(mod func(url.Values)) string {
-		v := url.Values{}
+	RespondPage(w, r, http.StatusOK, env, func() (templ.Component, error) {
+		names, err := h.Store.NamesForAudit(r.Context(), recs)
+		if err != nil {
+			return nil, err
+		}
+		actions, err := h.Store.AuditActions(r.Context(), "", "")
+		if err != nil {
+			return nil, err
+		}
+		link := func(mod func(url.Values)) string {
+			v := url.Values{}
+			for k, vs := range q {
+				v[k] = vs
+			}
+			mod(v)
+			return "/audit?" + v.Encode()
+		}
+		p := views.AuditPage{Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, Total: total, Page: page, TotalPages: env.TotalPages, Action: f.Action, Subject: f.SubjectType,
+			OrganisationID: f.OrganisationID, KeyID: f.KeyID, From: q.Get("From"), To: q.Get("To"),
+			ClearURL: link(func(v url.Values) { v.Del("Action"); v.Del("page") })}
+		ex := url.Values{}
 		for k, vs := range q {
-			v[k] = vs
+			if k != "page" && k != "size" {
+				ex[k] = vs
+			}
 		}
-		mod(v)
-		return "/audit?" + v.Encode()
-	}
-	p := views.AuditPage{Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, Total: total, Page: page, TotalPages: env.TotalPages, Action: f.Action, Subject: f.SubjectType,
-		OrganisationID: f.OrganisationID, KeyID: f.KeyID, From: q.Get("From"), To: q.Get("To"),
-		ClearURL: link(func(v url.Values) { v.Del("Action"); v.Del("page") })}
-	ex := url.Values{}
-	for k, vs := range q {
-		if k != "page" && k != "size" {
-			ex[k] = vs
+		p.ExportURL = "/audit/export.csv"
+		if len(ex) > 0 {
+			p.ExportURL += "?" + ex.Encode()
 		}
-	}
-	p.ExportURL = "/audit/export.csv"
-	if len(ex) > 0 {
-		p.ExportURL += "?" + ex.Encode()
-	}
-	if page > 0 {
-		p.PrevURL = link(func(v url.Values) { v.Set("page", strconv.Itoa(page-1)) })
-	}
-	if page+1 < env.TotalPages {
-		p.NextURL = link(func(v url.Values) { v.Set("page", strconv.Itoa(page+1)) })
-	}
-	Respond(w, r, http.StatusOK, env, views.Audit(h.Shell(r, "Audit", "audit", views.Crumb{Label: "Audit"}), p))
+		if page > 0 {
+			p.PrevURL = link(func(v url.Values) { v.Set("page", strconv.Itoa(page-1)) })
+		}
+		if page+1 < env.TotalPages {
+			p.NextURL = link(func(v url.Values) { v.Set("page", strconv.Itoa(page+1)) })
+		}
+		return views.Audit(h.Shell(r, "Audit", "audit", views.Crumb{Label: "Audit"}), p), nil
+	})
 }
 
 // auditFilter reads the audit log's filters; From and To are dates

@@ -1,12 +1,13 @@
 package handlers
 
 import (
-	"github.com/go-chi/chi/v5"
 	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/go-chi/chi/v5"
 )
 
 // ParseSort reads sort=Field,asc|desc against the allowed fields.

@@ -81,8 +81,9 @@ func (h *Policies) page(w http.ResponseWriter, r *http.Request, status int, form
 
 // List lists the policies.
 func (h *Policies) List(w http.ResponseWriter, r *http.Request) {
-	if !WantsJSON(r) {
+	if HTMLPage(w, r, func() {
 		h.page(w, r, http.StatusOK, views.PolicyForm{Policy: "{\n  \"grant_types\": {\"subset_of\": [\"authorization_code\"]}\n}"})
+	}) {
 		return
 	}
 	ps, err := h.Store.ListRoleMetadataPolicies(r.Context())
@@ -161,31 +162,11 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 		saved, err = h.Store.SaveRoleMetadataPolicy(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p, func(cur store.RoleMetadataPolicy) error { return CheckIfMatch(r, cur) })
 		err = storeError(err, "Role metadata policy")
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
-			form := views.PolicyForm{AuthorisationDomain: p.AuthorisationDomain, Role: p.Role, EntityType: p.EntityType, Policy: string(p.Policy), Description: p.Description, Errors: map[string]string{}}
-			for _, fe := range AsError(err).Fields {
-				form.Errors[fe.Field] = strings.TrimSpace(form.Errors[fe.Field] + " " + fe.Message)
-			}
-			if len(form.Errors) == 0 {
-				form.Errors["Role"] = AsError(err).Message
-			}
-			h.page(w, r, AsError(err).Status, form)
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "The policy for "+saved.AuthorisationDomain+": "+saved.Role+" / "+saved.EntityType+" was saved.")
-		Redirect(w, r, "/references/role-metadata-policies")
-		return
-	}
-	SetETag(w, saved)
-	if isNew {
-		w.Header().Set("Location", "/api/references/role-metadata-policies/"+saved.PolicyID)
-		WriteJSON(w, http.StatusCreated, saved)
-		return
-	}
-	WriteJSON(w, http.StatusOK, saved)
+	h.Saved(w, r, Saved{Err: err, Flash: "The policy for " + saved.AuthorisationDomain + ": " + saved.Role + " / " + saved.EntityType + " was saved.",
+		Page: "/references/role-metadata-policies", Status: http.StatusOK, Body: saved, ETag: saved,
+		Again: anyAgain(func(e *Error) {
+			h.page(w, r, e.Status, views.PolicyForm{AuthorisationDomain: p.AuthorisationDomain, Role: p.Role, EntityType: p.EntityType, Policy: string(p.Policy),
+				Description: p.Description, Errors: fieldMessages(e, "Role")})
+		}),
+	}.Created(isNew, "/api/references/role-metadata-policies/"+saved.PolicyID))
 }

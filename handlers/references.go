@@ -82,16 +82,15 @@ func (h *RefTypes) newPage(w http.ResponseWriter, r *http.Request, status int, p
 
 // List lists the items.
 func (h *RefTypes) List(w http.ResponseWriter, r *http.Request) {
-	if WantsJSON(r) {
-		items, err := h.Store.ListRefs(r.Context(), h.Kind)
-		if err != nil {
-			WriteError(w, r, err)
-			return
-		}
-		WriteJSON(w, http.StatusOK, items)
+	if HTMLPage(w, r, func() { h.page(w, r, http.StatusOK, views.RefPage{}) }) {
 		return
 	}
-	h.page(w, r, http.StatusOK, views.RefPage{})
+	items, err := h.Store.ListRefs(r.Context(), h.Kind)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, items)
 }
 
 // Get is one item.
@@ -134,22 +133,9 @@ func (h *RefTypes) Create(w http.ResponseWriter, r *http.Request) {
 		it, err = h.Store.CreateRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)
 		err = storeError(err, h.Kind.Label)
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
-			h.newPage(w, r, AsError(err).Status, views.RefPage{Form: in, Errors: orMessage(err, "Name")})
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), h.Kind.Label+" "+it.Name+" was added.")
-		Redirect(w, r, h.Path)
-		return
-	}
-	w.Header().Set("Location", "/api"+h.Path+"/"+url.PathEscape(it.Name))
-	SetETag(w, it)
-	WriteJSON(w, http.StatusCreated, it)
+	h.Saved(w, r, Saved{Err: err, Flash: h.Kind.Label + " " + it.Name + " was added.", Page: h.Path,
+		Status: http.StatusCreated, Body: it, ETag: it, Location: "/api" + h.Path + "/" + url.PathEscape(it.Name),
+		Again: anyAgain(func(e *Error) { h.newPage(w, r, e.Status, views.RefPage{Form: in, Errors: orMessage(err, "Name")}) })})
 }
 
 // Update changes an item's description or status; disabling a
@@ -171,22 +157,8 @@ func (h *RefTypes) Update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	it, err := h.Store.UpdateRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
-	if err != nil {
-		err = storeError(err, h.Kind.Label)
-		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
-			h.renderConflict(w, r, AsError(err))
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), h.Kind.Label+" "+it.Name+" is "+it.Status+".")
-		Redirect(w, r, h.Path)
-		return
-	}
-	SetETag(w, it)
-	WriteJSON(w, http.StatusOK, it)
+	h.Saved(w, r, Saved{Err: storeError(err, h.Kind.Label), Flash: h.Kind.Label + " " + it.Name + " is " + it.Status + ".", Page: h.Path,
+		Status: http.StatusOK, Body: it, ETag: it, Again: conflictAgain(func(e *Error) { h.renderConflict(w, r, e) })})
 }
 
 // Delete removes an unused item; in use is a 409 whose message carries
@@ -195,21 +167,8 @@ func (h *RefTypes) Delete(w http.ResponseWriter, r *http.Request) {
 	name := PathParam(r, "name")
 	err := h.Store.DeleteRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, name,
 		func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
-	if err != nil {
-		err = storeError(err, h.Kind.Label)
-		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
-			h.renderConflict(w, r, AsError(err))
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), h.Kind.Label+" "+name+" was deleted.")
-		Redirect(w, r, h.Path)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	h.Saved(w, r, Saved{Err: storeError(err, h.Kind.Label), Flash: h.Kind.Label + " " + name + " was deleted.", Page: h.Path,
+		Status: http.StatusNoContent, Again: conflictAgain(func(e *Error) { h.renderConflict(w, r, e) })})
 }
 
 func (h *RefTypes) renderConflict(w http.ResponseWriter, r *http.Request, e *Error) {
@@ -245,8 +204,7 @@ func (h *References) newFlagPage(w http.ResponseWriter, r *http.Request, status 
 
 // ListFlags lists flag definitions (Type= filters).
 func (h *References) ListFlags(w http.ResponseWriter, r *http.Request) {
-	if !WantsJSON(r) {
-		h.flagsPage(w, r, http.StatusOK)
+	if HTMLPage(w, r, func() { h.flagsPage(w, r, http.StatusOK) }) {
 		return
 	}
 	typ := r.URL.Query().Get("Type")
@@ -311,22 +269,9 @@ func (h *References) CreateFlag(w http.ResponseWriter, r *http.Request) {
 		f, err = h.Store.CreateFlag(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)
 		err = storeError(err, "Flag")
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
-			h.newFlagPage(w, r, AsError(err).Status, in, orMessage(err, "Name"))
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Flag "+f.Name+" was added.")
-		Redirect(w, r, "/references/flags")
-		return
-	}
-	w.Header().Set("Location", "/api/references/flags/"+f.FlagID)
-	SetETag(w, f)
-	WriteJSON(w, http.StatusCreated, f)
+	h.Saved(w, r, Saved{Err: err, Flash: "Flag " + f.Name + " was added.", Page: "/references/flags",
+		Status: http.StatusCreated, Body: f, ETag: f, Location: "/api/references/flags/" + f.FlagID,
+		Again: anyAgain(func(e *Error) { h.newFlagPage(w, r, e.Status, in, orMessage(err, "Name")) })})
 }
 
 // UpdateFlag changes a flag's name, description or status.
@@ -347,15 +292,5 @@ func (h *References) UpdateFlag(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f, err := h.Store.UpdateFlag(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Flag) error { return CheckIfMatch(r, cur) })
-	if err != nil {
-		WriteError(w, r, storeError(err, "Flag"))
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Flag "+f.Name+" is "+f.Status+".")
-		Redirect(w, r, "/references/flags")
-		return
-	}
-	SetETag(w, f)
-	WriteJSON(w, http.StatusOK, f)
+	h.Saved(w, r, Saved{Err: storeError(err, "Flag"), Flash: "Flag " + f.Name + " is " + f.Status + ".", Page: "/references/flags", Status: http.StatusOK, Body: f, ETag: f})
 }

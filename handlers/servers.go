@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/store"
@@ -29,17 +30,11 @@ func (h *Directory) ListServers(w http.ResponseWriter, r *http.Request) {
 	for i := range items {
 		items[i] = h.showAS(items[i])
 	}
-	if WantsJSON(r) {
-		WriteJSON(w, http.StatusOK, items)
-		return
-	}
-	_, names, err := h.flagOpts(r.Context(), "Authorisation_Server", nil, false)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	p := views.ServersPage{OrgPage: h.orgPage(o, views.TabServers), Servers: items, FlagNames: names}
-	Render(w, r, http.StatusOK, views.ServersTab(h.Shell(r, "Authorisation servers", "organisations", h.orgCrumbs(&o, "Authorisation servers")...), p))
+	RespondPage(w, r, http.StatusOK, items, func() (templ.Component, error) {
+		_, names, err := h.flagOpts(r.Context(), "Authorisation_Server", nil, false)
+		p := views.ServersPage{OrgPage: h.orgPage(o, views.TabServers), Servers: items, FlagNames: names}
+		return views.ServersTab(h.Shell(r, "Authorisation servers", "organisations", h.orgCrumbs(&o, "Authorisation servers")...), p), err
+	})
 }
 
 // GetServer is one authorisation server.
@@ -208,24 +203,8 @@ func (h *Directory) UpdateServer(w http.ResponseWriter, r *http.Request) {
 
 // serverSaved answers a create or an update; from is the status before an update.
 func (h *Directory) serverSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, s store.AuthorisationServer, err error, isNew bool, from string) {
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
-			h.renderServerForm(w, r, AsError(err).Status, o, in, isNew, err)
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), h.savedMessage("Authorisation server ", s.CustomerFriendlyName, from, s.Status))
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/authorisationservers")
-		return
-	}
-	SetETag(w, s)
-	if isNew {
-		w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/authorisationservers/"+s.AuthorisationServerID)
-		WriteJSON(w, http.StatusCreated, h.showAS(s))
-		return
-	}
-	WriteJSON(w, http.StatusOK, h.showAS(s))
+	sv := Saved{Err: err, Flash: h.savedMessage("Authorisation server ", s.CustomerFriendlyName, from, s.Status), Page: "/organisations/" + o.OrganisationID + "/authorisationservers",
+		Status: http.StatusOK, Body: h.showAS(s), ETag: s,
+		Again: formAgain(func(e *Error) { h.renderServerForm(w, r, e.Status, o, in, isNew, err) })}
+	h.Saved(w, r, sv.Created(isNew, "/api/organisations/"+o.OrganisationID+"/authorisationservers/"+s.AuthorisationServerID))
 }

@@ -5,11 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"github.com/trustframe/trustframe/federation"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/store"
@@ -188,11 +188,9 @@ func (h *SSA) ListKeys(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	if WantsJSON(r) {
+	if !HTMLPage(w, r, func() { h.keysPage(w, r, http.StatusOK, keys, "") }) {
 		WriteJSON(w, http.StatusOK, keys)
-		return
 	}
-	h.keysPage(w, r, http.StatusOK, keys, "")
 }
 
 func (h *SSA) keysPage(w http.ResponseWriter, r *http.Request, status int, keys []store.SigningKey, errMsg string) {
@@ -229,40 +227,22 @@ func (h *SSA) RotateKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	jwk, err := h.Keys.Rotate(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in.Alg)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "New "+in.Alg+" key "+jwk.Kid+" signs from now on.")
-		Redirect(w, r, "/references/signing-keys")
-		return
-	}
-	WriteJSON(w, http.StatusCreated, jwk)
+	h.Saved(w, r, Saved{Err: err, Flash: "New " + in.Alg + " key " + jwk.Kid + " signs from now on.", Page: "/references/signing-keys", Status: http.StatusCreated, Body: jwk})
 }
 
 // RetireKey stops publishing a key.
 func (h *SSA) RetireKey(w http.ResponseWriter, r *http.Request) {
 	kid := PathParam(r, "kid")
 	err := h.Keys.Retire(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, kid)
-	if err != nil {
-		err = storeError(err, "Signing key")
-		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
+	h.Saved(w, r, Saved{Err: storeError(err, "Signing key"), Flash: "Key " + kid + " is retired and no longer published.", Page: "/references/signing-keys",
+		Status: http.StatusNoContent, Again: func(e *Error) bool {
 			keys, lerr := h.Keys.Keys(r.Context())
-			if lerr == nil {
-				h.keysPage(w, r, http.StatusConflict, keys, AsError(err).Message)
-				return
+			if e.Status != http.StatusConflict || lerr != nil {
+				return false
 			}
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Key "+kid+" is retired and no longer published.")
-		Redirect(w, r, "/references/signing-keys")
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+			h.keysPage(w, r, http.StatusConflict, keys, e.Message)
+			return true
+		}})
 }
 
 // rolesInToken reads software_roles from a signed SSA, so the page says
@@ -300,14 +280,5 @@ func (h *SSA) ListFederationKeys(w http.ResponseWriter, r *http.Request) {
 // stops signing and stays published for a statement lifetime.
 func (h *SSA) RotateFederationKey(w http.ResponseWriter, r *http.Request) {
 	jwk, err := h.FedKeys.Rotate(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email})
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "New federation key "+jwk.KeyID+" signs from now on.")
-		Redirect(w, r, "/references/signing-keys")
-		return
-	}
-	WriteJSON(w, http.StatusCreated, jwk)
+	h.Saved(w, r, Saved{Err: err, Flash: "New federation key " + jwk.KeyID + " signs from now on.", Page: "/references/signing-keys", Status: http.StatusCreated, Body: jwk})
 }

@@ -92,26 +92,11 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 		u, err = h.Store.CreateSuperUser(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in.Email, in.Status)
 		err = storeError(err, "Super User")
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
-			p := views.SuperUsersPage{Email: in.Email, Status: in.Status, Errors: FieldMap(err)}
-			if len(p.Errors) == 0 {
-				p.Errors = map[string]string{"Email": AsError(err).Message}
-			}
-			h.newPage(w, r, AsError(err).Status, p)
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), u.Email+" is now a Super User ("+u.Status+").")
-		Redirect(w, r, "/references/super-users")
-		return
-	}
-	w.Header().Set("Location", "/api/users/super/"+url.PathEscape(u.Email))
-	SetETag(w, u)
-	WriteJSON(w, http.StatusCreated, u)
+	h.Saved(w, r, Saved{Err: err, Flash: u.Email + " is now a Super User (" + u.Status + ").", Page: "/references/super-users",
+		Status: http.StatusCreated, Body: u, ETag: u, Location: "/api/users/super/" + url.PathEscape(u.Email),
+		Again: anyAgain(func(e *Error) {
+			h.newPage(w, r, e.Status, views.SuperUsersPage{Email: in.Email, Status: in.Status, Errors: orMessage(err, "Email")})
+		})})
 }
 
 // Update sets a Super User's Status (the only removal is Inactive).
