@@ -1,24 +1,41 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
 	"github.com/a-h/templ"
-	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
 
-func (h *Directory) showApp(s store.SoftwareStatement) store.SoftwareStatement {
+// Applications serves the applications (software statements) of an
+// organisation.
+type Applications struct {
+	*Org
+	Store applicationStore
+	Algs  func() []string // SSA algorithms offered on the application page
+}
+
+// applicationStore is what Applications reads and writes.
+type applicationStore interface {
+	ListSoftwareStatements(ctx context.Context, orgID string) ([]store.SoftwareStatement, error)
+	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
+	CreateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement) (store.SoftwareStatement, error)
+	UpdateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement, check func(store.SoftwareStatement) error) (store.SoftwareStatement, error)
+	ActiveClaimRoles(ctx context.Context, orgID string) ([]string, error)
+}
+
+func (h *Applications) showApp(s store.SoftwareStatement) store.SoftwareStatement {
 	s.Status = h.Vocab.Display(s.Status)
 	return s
 }
 
 // ListApps is the applications tab (a bare array on the API).
-func (h *Directory) ListApps(w http.ResponseWriter, r *http.Request) {
+func (h *Applications) ListApps(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -40,7 +57,7 @@ func (h *Directory) ListApps(w http.ResponseWriter, r *http.Request) {
 
 // AppDetailPage builds the view model of an application's page; the SSA
 // handler adds to it.
-func (h *Directory) AppDetailPage(r *http.Request, o store.Organisation, a store.SoftwareStatement) (views.AppDetailPage, error) {
+func (h *Applications) AppDetailPage(r *http.Request, o store.Organisation, a store.SoftwareStatement) (views.AppDetailPage, error) {
 	_, names, err := h.flagOpts(r.Context(), "Software_Statement", nil, false)
 	if err != nil {
 		return views.AppDetailPage{}, err
@@ -62,7 +79,7 @@ func notIn(l, of []string) []string {
 }
 
 // GetApp is one application.
-func (h *Directory) GetApp(w http.ResponseWriter, r *http.Request) {
+func (h *Applications) GetApp(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -86,7 +103,7 @@ func (h *Directory) GetApp(w http.ResponseWriter, r *http.Request) {
 }
 
 // validateApp checks an application, the CIBA rule and WebAuthn origins.
-func (h *Directory) validateApp(s *store.SoftwareStatement, isNew bool) map[string]string {
+func (h *Applications) validateApp(s *store.SoftwareStatement, isNew bool) map[string]string {
 	f := map[string]string{}
 	required(f, "ClientName", s.ClientName, "Client name")
 	checkLen(f, "ClientName", s.ClientName, maxName)
@@ -150,7 +167,7 @@ func (h *Directory) validateApp(s *store.SoftwareStatement, isNew bool) map[stri
 	return f
 }
 
-func (h *Directory) renderAppForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, a store.SoftwareStatement, isNew bool, errs map[string]string) {
+func (h *Applications) renderAppForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, a store.SoftwareStatement, isNew bool, errs map[string]string) {
 	if canon, ok := lifecycle.ParseStatus(lifecycle.Application, a.Status); ok {
 		a.Status = canon
 	}
@@ -187,7 +204,7 @@ func (h *Directory) renderAppForm(w http.ResponseWriter, r *http.Request, status
 }
 
 // NewApp shows the empty form.
-func (h *Directory) NewApp(w http.ResponseWriter, r *http.Request) {
+func (h *Applications) NewApp(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -196,7 +213,7 @@ func (h *Directory) NewApp(w http.ResponseWriter, r *http.Request) {
 }
 
 // EditApp shows an application's form.
-func (h *Directory) EditApp(w http.ResponseWriter, r *http.Request) {
+func (h *Applications) EditApp(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -210,7 +227,7 @@ func (h *Directory) EditApp(w http.ResponseWriter, r *http.Request) {
 }
 
 // CreateApp adds an application.
-func (h *Directory) CreateApp(w http.ResponseWriter, r *http.Request) {
+func (h *Applications) CreateApp(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -234,7 +251,7 @@ func (h *Directory) CreateApp(w http.ResponseWriter, r *http.Request) {
 }
 
 // UpdateApp replaces an application.
-func (h *Directory) UpdateApp(w http.ResponseWriter, r *http.Request) {
+func (h *Applications) UpdateApp(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -248,7 +265,7 @@ func (h *Directory) UpdateApp(w http.ResponseWriter, r *http.Request) {
 	h.saveApp(w, r, o, in, false)
 }
 
-func (h *Directory) saveApp(w http.ResponseWriter, r *http.Request, o store.Organisation, in store.SoftwareStatement, statusOnly bool) {
+func (h *Applications) saveApp(w http.ResponseWriter, r *http.Request, o store.Organisation, in store.SoftwareStatement, statusOnly bool) {
 	var err error
 	var a store.SoftwareStatement
 	var from string
@@ -264,7 +281,7 @@ func (h *Directory) saveApp(w http.ResponseWriter, r *http.Request, o store.Orga
 }
 
 // appSaved answers a create or an update; from is the status before an update.
-func (h *Directory) appSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, a store.SoftwareStatement, err error, isNew, statusOnly bool, from string) {
+func (h *Applications) appSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, a store.SoftwareStatement, err error, isNew, statusOnly bool, from string) {
 	sv := Saved{Err: err, Flash: h.savedMessage("Application ", a.ClientName, from, a.Status), Page: "/organisations/" + o.OrganisationID + "/softwarestatements/" + a.SoftwareStatementID,
 		Status: http.StatusOK, Body: h.showApp(a), ETag: a,
 		Again: formAgain(func(e *Error) { h.renderAppForm(w, r, e.Status, o, in, isNew, orMessage(err, "ClientName")) })}
@@ -275,7 +292,7 @@ func (h *Directory) appSaved(w http.ResponseWriter, r *http.Request, o store.Org
 }
 
 // SetAppStatus is the status buttons of the application page.
-func (h *Directory) SetAppStatus(w http.ResponseWriter, r *http.Request) {
+func (h *Applications) SetAppStatus(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -294,14 +311,4 @@ func (h *Directory) SetAppStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	a.Status = strings.TrimSpace(in.Status)
 	h.saveApp(w, r, o, a, true)
-}
-
-// checkFederationEntityID applies the entity ID rule of docs/design.md §13.
-func (h *Directory) checkFederationEntityID(f map[string]string, id string) {
-	if id == "" {
-		return
-	}
-	if msg := federation.CheckEntityID(id, h.AllowPrivateURLs); msg != "" {
-		f["FederationEntityId"] = msg
-	}
 }

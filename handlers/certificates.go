@@ -19,6 +19,7 @@ import (
 )
 
 type certStore interface {
+	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
 	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
 	ListCertificateTypes(ctx context.Context) ([]store.CertificateType, error)
 	GetCertificateType(ctx context.Context, name string) (store.CertificateType, error)
@@ -37,7 +38,7 @@ type certStore interface {
 // certificate audit views.
 type Certificates struct {
 	*Base
-	Dir   *Directory
+	Org   *Org
 	Store certStore
 	Now   func() time.Time
 }
@@ -74,8 +75,8 @@ func (h *Certificates) List(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	RespondPage(w, r, http.StatusOK, certs, func() (templ.Component, error) {
-		p := views.CertsPage{OrgPage: h.Dir.orgPage(o, views.TabCertificates), Certs: certs, Now: h.Now()}
-		return views.CertificatesTab(h.Shell(r, "Certificates", "organisations", h.Dir.orgCrumbs(&o, "Certificates")...), p), nil
+		p := views.CertsPage{OrgPage: h.Org.orgPage(o, views.TabCertificates), Certs: certs, Now: h.Now()}
+		return views.CertificatesTab(h.Shell(r, "Certificates", "organisations", h.Org.orgCrumbs(&o, "Certificates")...), p), nil
 	})
 }
 
@@ -221,8 +222,8 @@ func (h *Certificates) RevokeConfirm(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, storeError(err, "Certificate"))
 		return
 	}
-	Render(w, r, http.StatusOK, views.RevokeCertificate(h.Shell(r, "Revoke certificate", "organisations", h.Dir.orgCrumbs(&o, "Revoke certificate")...),
-		views.OrgPage{Org: h.Dir.showOrg(o), Tab: views.TabCertificates}, c, orgkeys.RevokeReasons))
+	Render(w, r, http.StatusOK, views.RevokeCertificate(h.Shell(r, "Revoke certificate", "organisations", h.Org.orgCrumbs(&o, "Revoke certificate")...),
+		views.OrgPage{Org: h.Org.showOrg(o), Tab: views.TabCertificates}, c, orgkeys.RevokeReasons))
 }
 
 // DescriptionRemoved answers the update of a certificate description,
@@ -241,8 +242,8 @@ func (h *Certificates) renderWizard(w http.ResponseWriter, r *http.Request, stat
 	}
 	wz.Types = types
 	wz.OrgID = o.OrganisationID
-	Render(w, r, status, views.CertificateWizard(h.Shell(r, "Upload a certificate", "organisations", h.Dir.orgCrumbs(&o, "Upload a certificate")...),
-		views.OrgPage{Org: h.Dir.showOrg(o), Tab: views.TabCertificates}, wz))
+	Render(w, r, status, views.CertificateWizard(h.Shell(r, "Upload a certificate", "organisations", h.Org.orgCrumbs(&o, "Upload a certificate")...),
+		views.OrgPage{Org: h.Org.showOrg(o), Tab: views.TabCertificates}, wz))
 }
 
 // Wizard shows the steps of an upload: type, key and CSR, certificate.
@@ -359,7 +360,7 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 			clear[k] = vs
 		}
 	}
-	p := views.CertAuditPage{OrgPage: h.Dir.orgPage(o, views.TabCertificates), Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, Total: total, KeyID: f.KeyID,
+	p := views.CertAuditPage{OrgPage: h.Org.orgPage(o, views.TabCertificates), Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, Total: total, KeyID: f.KeyID,
 		CertificateType: f.CertificateType, Action: f.Action, Types: types, Path: path, ClearActionURL: path + "?" + clear.Encode()}
 	env := NewPaged(recs, page, size, total)
 	if page > 0 {
@@ -368,7 +369,7 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 	if page+1 < env.TotalPages {
 		p.NextURL = PageLink(path, q, page+1)
 	}
-	Respond(w, r, http.StatusOK, env, views.CertificateAudit(h.Shell(r, "Certificate audit", "organisations", h.Dir.orgCrumbs(&o, "Certificate audit")...), p))
+	Respond(w, r, http.StatusOK, env, views.CertificateAudit(h.Shell(r, "Certificate audit", "organisations", h.Org.orgCrumbs(&o, "Certificate audit")...), p))
 }
 
 // Keystore is GET /keystore/{orgID}/application.jwks (active keys) and
@@ -398,7 +399,7 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	app, err := h.Dir.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
+	app, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Application"))
 		return
@@ -432,7 +433,7 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 				clear[k] = vs
 			}
 		}
-		p := views.AppAuditPage{OrgPage: h.Dir.orgPage(o, views.TabApplications), App: app, Records: recs, Entries: views.AuditEntries(recs, names),
+		p := views.AppAuditPage{OrgPage: h.Org.orgPage(o, views.TabApplications), App: app, Records: recs, Entries: views.AuditEntries(recs, names),
 			Actions: actions, Total: total, KeyID: f.KeyID, Action: f.Action, Path: path, ClearActionURL: path + "?" + clear.Encode()}
 		if page > 0 {
 			p.PrevURL = PageLink(path, q, page-1)
@@ -440,6 +441,6 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 		if page+1 < env.TotalPages {
 			p.NextURL = PageLink(path, q, page+1)
 		}
-		return views.AppAudit(h.Shell(r, "Application audit", "organisations", h.Dir.orgCrumbs(&o, app.ClientName)...), p), nil
+		return views.AppAudit(h.Shell(r, "Application audit", "organisations", h.Org.orgCrumbs(&o, app.ClientName)...), p), nil
 	})
 }

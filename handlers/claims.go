@@ -3,8 +3,6 @@ package handlers
 import (
 	"context"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/trustframe/trustframe/store"
@@ -25,7 +23,7 @@ type claimStore interface {
 // and Super Users).
 type Claims struct {
 	*Base
-	Dir   *Directory
+	Org   *Org
 	Store claimStore
 }
 
@@ -101,7 +99,7 @@ func (h *Claims) tab(w http.ResponseWriter, r *http.Request, status int, o store
 		WriteError(w, r, err)
 		return
 	}
-	p.OrgPage, p.Claims = h.Dir.orgPage(o, views.TabRoles), claims
+	p.OrgPage, p.Claims = h.Org.orgPage(o, views.TabRoles), claims
 	for _, a := range auths {
 		if a.Status == "Active" {
 			p.AuthorityOpts = append(p.AuthorityOpts, views.Option{Value: a.AuthorityID, Label: a.AuthorityName + " (" + a.AuthorityCode + "; " + strings.Join(a.AuthorisationDomains, ", ") + ")", Selected: a.AuthorityID == p.Form.AuthorityID})
@@ -122,7 +120,7 @@ func (h *Claims) tab(w http.ResponseWriter, r *http.Request, status int, o store
 	if p.Errors == nil {
 		p.Errors = map[string]string{}
 	}
-	Render(w, r, status, views.ClaimsTab(h.Shell(r, "Roles", "organisations", h.Dir.orgCrumbs(&o, "Roles")...), p))
+	Render(w, r, status, views.ClaimsTab(h.Shell(r, "Roles", "organisations", h.Org.orgCrumbs(&o, "Roles")...), p))
 }
 
 // again shows a refusal on the Roles tab (the Again of Saved): not a
@@ -153,7 +151,7 @@ func (h *Claims) failed(w http.ResponseWriter, r *http.Request, o store.Organisa
 
 // List is the Roles tab (a bare array on the API).
 func (h *Claims) List(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.Dir.loadOrg(w, r)
+	o, ok := h.Org.loadOrg(w, r)
 	if !ok {
 		return
 	}
@@ -170,7 +168,7 @@ func (h *Claims) List(w http.ResponseWriter, r *http.Request) {
 
 // Get is one claim.
 func (h *Claims) Get(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.Dir.loadOrg(w, r)
+	o, ok := h.Org.loadOrg(w, r)
 	if !ok {
 		return
 	}
@@ -187,7 +185,7 @@ func (h *Claims) Get(w http.ResponseWriter, r *http.Request) {
 // AuthorityId), the role must be a role of the domain (422 on Role), and
 // the Exclusive rule holds both ways (409 naming the claims).
 func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.Dir.loadOrg(w, r)
+	o, ok := h.Org.loadOrg(w, r)
 	if !ok {
 		return
 	}
@@ -203,7 +201,7 @@ func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
 	} else if errs := validateClaim(&in, true); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
-		c, err = h.Store.CreateAuthorityClaim(r.Context(), h.Dir.actor(r), in)
+		c, err = h.Store.CreateAuthorityClaim(r.Context(), h.Org.actor(r), in)
 		err = storeError(err, "Organisation")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") was recorded.", Page: "/organisations/" + o.OrganisationID + "/authority-claims",
@@ -214,7 +212,7 @@ func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
 // Update changes a claim's RegistrationId or Status (Inactive ends it;
 // Active again is checked like a new claim).
 func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.Dir.loadOrg(w, r)
+	o, ok := h.Org.loadOrg(w, r)
 	if !ok {
 		return
 	}
@@ -239,7 +237,7 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 	} else if in.ClaimID, in.OrganisationID = id, o.OrganisationID; len(validateClaim(&in, false)) > 0 {
 		err = Validation(validateClaim(&in, false))
 	} else {
-		c, err = h.Store.UpdateAuthorityClaim(r.Context(), h.Dir.actor(r), in, func(cur store.AuthorityClaim) error { return CheckIfMatch(r, cur) })
+		c, err = h.Store.UpdateAuthorityClaim(r.Context(), h.Org.actor(r), in, func(cur store.AuthorityClaim) error { return CheckIfMatch(r, cur) })
 		err = storeError(err, "Authority claim")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") is " + c.Status + ".", Page: "/organisations/" + o.OrganisationID + "/authority-claims",
@@ -252,59 +250,3 @@ func (h *Claims) NoDelete(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Allow", "GET, PUT")
 	WriteError(w, r, CodeMethodNotAllowed.New("authority claims are never deleted; set Status to Inactive instead"))
 }
-
-// roleFilter reads the AuthorisationDomain= and Role= filters (organisation
-// list, participants): a domain or role that does not exist is a 400
-// naming the parameter. Filters count Active claims only.
-func (h *Directory) roleFilter(ctx context.Context, q url.Values) (domain, role string, err error) {
-	domain, role = q.Get("AuthorisationDomain"), q.Get("Role")
-	if domain == "" && role == "" {
-		return "", "", nil
-	}
-	roles, err := h.Store.ListDomainRoles(ctx, "")
-	if err != nil {
-		return "", "", err
-	}
-	domainSeen, roleSeen := domain == "", role == ""
-	for _, ro := range roles {
-		if ro.AuthorisationDomain == domain {
-			domainSeen = true
-		}
-		if ro.Name == role && (domain == "" || ro.AuthorisationDomain == domain) {
-			roleSeen = true
-		}
-	}
-	bad := func(field, msg string) error {
-		return CodeInvalidParameter.New(msg).WithFields(FieldError{Field: field, Code: FieldInvalid, Message: msg})
-	}
-	if !domainSeen {
-		return "", "", bad("AuthorisationDomain", "There is no authorisation domain with roles called "+strconvQuote(domain)+".")
-	}
-	if !roleSeen {
-		msg := "There is no role " + strconvQuote(role)
-		if domain != "" {
-			msg += " in the domain " + strconvQuote(domain)
-		}
-		return "", "", bad("Role", msg+".")
-	}
-	return domain, role, nil
-}
-
-// roleOpts are the choices of the organisation list's Role filter.
-func (h *Directory) roleOpts(ctx context.Context, cur string) ([]views.Option, error) {
-	roles, err := h.Store.ListDomainRoles(ctx, "")
-	if err != nil {
-		return nil, err
-	}
-	out := []views.Option{{Value: "", Label: "Any role", Selected: cur == ""}}
-	seen := map[string]bool{}
-	for _, ro := range roles {
-		if !seen[ro.Name] {
-			seen[ro.Name] = true
-			out = append(out, views.Option{Value: ro.Name, Label: ro.Name, Selected: ro.Name == cur})
-		}
-	}
-	return out, nil
-}
-
-func strconvQuote(s string) string { return strconv.Quote(s) }

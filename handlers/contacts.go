@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -9,8 +10,24 @@ import (
 	"github.com/trustframe/trustframe/views"
 )
 
+// Contacts serves the contacts of an organisation.
+type Contacts struct {
+	*Org
+	Store contactStore
+}
+
+// contactStore is what Contacts reads and writes.
+type contactStore interface {
+	ListContacts(ctx context.Context, orgID, sortBy string, desc bool, page, size int) ([]store.Contact, int, error)
+	GetContact(ctx context.Context, orgID, id string) (store.Contact, error)
+	CreateContact(ctx context.Context, a store.Audit, c store.Contact) (store.Contact, error)
+	UpdateContact(ctx context.Context, a store.Audit, c store.Contact, check func(store.Contact) error) (store.Contact, error)
+	DeleteContact(ctx context.Context, a store.Audit, orgID, id string, check func(store.Contact) error) error
+	ListContactTypes(ctx context.Context) ([]store.ReferenceItem, error)
+}
+
 // ListContacts is the contacts tab, sortable by every column.
-func (h *Directory) ListContacts(w http.ResponseWriter, r *http.Request) {
+func (h *Contacts) ListContacts(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -48,7 +65,7 @@ func (h *Directory) ListContacts(w http.ResponseWriter, r *http.Request) {
 }
 
 // GetContact is one contact.
-func (h *Directory) GetContact(w http.ResponseWriter, r *http.Request) {
+func (h *Contacts) GetContact(w http.ResponseWriter, r *http.Request) {
 	c, err := h.Store.GetContact(r.Context(), PathParam(r, "orgID"), PathParam(r, "contactID"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Contact"))
@@ -71,7 +88,7 @@ func validateContact(c *store.Contact) map[string]string {
 	return f
 }
 
-func (h *Directory) renderContactForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, c store.Contact, isNew bool, errs map[string]string) {
+func (h *Contacts) renderContactForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, c store.Contact, isNew bool, errs map[string]string) {
 	types, err := h.Store.ListContactTypes(r.Context())
 	if err != nil {
 		WriteError(w, r, err)
@@ -92,7 +109,7 @@ func (h *Directory) renderContactForm(w http.ResponseWriter, r *http.Request, st
 }
 
 // NewContact shows the empty contact form.
-func (h *Directory) NewContact(w http.ResponseWriter, r *http.Request) {
+func (h *Contacts) NewContact(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -101,7 +118,7 @@ func (h *Directory) NewContact(w http.ResponseWriter, r *http.Request) {
 }
 
 // EditContact shows a contact's form.
-func (h *Directory) EditContact(w http.ResponseWriter, r *http.Request) {
+func (h *Contacts) EditContact(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -115,7 +132,7 @@ func (h *Directory) EditContact(w http.ResponseWriter, r *http.Request) {
 }
 
 // CreateContact adds a contact.
-func (h *Directory) CreateContact(w http.ResponseWriter, r *http.Request) {
+func (h *Contacts) CreateContact(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -137,7 +154,7 @@ func (h *Directory) CreateContact(w http.ResponseWriter, r *http.Request) {
 	h.contactSaved(w, r, o, in, c, err, true, http.StatusCreated)
 }
 
-func (h *Directory) contactSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, c store.Contact, err error, isNew bool, status int) {
+func (h *Contacts) contactSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, c store.Contact, err error, isNew bool, status int) {
 	s := Saved{Err: err, Flash: "Contact " + strings.TrimSpace(c.FirstName+" "+c.LastName) + " was saved.", Page: "/organisations/" + o.OrganisationID + "/contacts",
 		Status: status, Body: c, ETag: c}
 	s.Again = formAgain(func(e *Error) { h.renderContactForm(w, r, e.Status, o, in, isNew, orMessage(err, "LastName")) })
@@ -145,7 +162,7 @@ func (h *Directory) contactSaved(w http.ResponseWriter, r *http.Request, o store
 }
 
 // UpdateContact replaces a contact.
-func (h *Directory) UpdateContact(w http.ResponseWriter, r *http.Request) {
+func (h *Contacts) UpdateContact(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -168,7 +185,7 @@ func (h *Directory) UpdateContact(w http.ResponseWriter, r *http.Request) {
 }
 
 // DeleteContact removes a contact: 204 on the API.
-func (h *Directory) DeleteContact(w http.ResponseWriter, r *http.Request) {
+func (h *Contacts) DeleteContact(w http.ResponseWriter, r *http.Request) {
 	orgID, id := PathParam(r, "orgID"), PathParam(r, "contactID")
 	err := h.Store.DeleteContact(r.Context(), h.actor(r), orgID, id, func(cur store.Contact) error { return CheckIfMatch(r, cur) })
 	h.Saved(w, r, Saved{Err: storeError(err, "Contact"), Flash: "The contact was deleted.", Page: "/organisations/" + orgID + "/contacts", Status: http.StatusNoContent})

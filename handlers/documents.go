@@ -27,7 +27,7 @@ type documentStore interface {
 // Documents serves regulatory documents and certifications.
 type Documents struct {
 	*Base
-	Dir   *Directory
+	Org   *Org
 	Store documentStore
 }
 
@@ -91,7 +91,7 @@ func (h *Documents) List(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	Respond(w, r, http.StatusOK, NewPaged(docs, page, size, total),
-		views.DocumentsTab(h.Shell(r, "Documents", "organisations", h.Dir.orgCrumbs(&o, "Documents")...), views.DocumentsPage{OrgPage: h.Dir.orgPage(o, views.TabDocuments), Docs: docs}))
+		views.DocumentsTab(h.Shell(r, "Documents", "organisations", h.Org.orgCrumbs(&o, "Documents")...), views.DocumentsPage{OrgPage: h.Org.orgPage(o, views.TabDocuments), Docs: docs}))
 }
 
 // Get is one document.
@@ -157,8 +157,8 @@ func (h *Documents) renderWizard(w http.ResponseWriter, r *http.Request, status 
 			opts = append(opts, views.Option{Value: t.Name, Label: t.Name, Selected: t.Name == d.DocumentType})
 		}
 	}
-	Render(w, r, status, views.DocumentWizard(h.Shell(r, "Document", "organisations", h.Dir.orgCrumbs(&o, "Document")...),
-		views.DocumentForm{OrgPage: h.Dir.orgPage(o, views.TabDocuments), Doc: d, TypeOpts: opts, Errors: errs}))
+	Render(w, r, status, views.DocumentWizard(h.Shell(r, "Document", "organisations", h.Org.orgCrumbs(&o, "Document")...),
+		views.DocumentForm{OrgPage: h.Org.orgPage(o, views.TabDocuments), Doc: d, TypeOpts: opts, Errors: errs}))
 }
 
 // Save creates (POST …/documents) or replaces (PUT …/documents/{id}) a document.
@@ -229,8 +229,8 @@ func (h *Documents) ListCertifications(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	Respond(w, r, http.StatusOK, cs, views.CertificationsPage(h.Shell(r, "Certifications", "organisations", h.Dir.orgCrumbs(&o, name)...),
-		views.CertificationsView{OrgPage: h.Dir.orgPage(o, tabOf(typ)), SubjectName: name, Path: subjectPath(o, typ, id), Certs: cs}))
+	Respond(w, r, http.StatusOK, cs, views.CertificationsPage(h.Shell(r, "Certifications", "organisations", h.Org.orgCrumbs(&o, name)...),
+		views.CertificationsView{OrgPage: h.Org.orgPage(o, tabOf(typ)), SubjectName: name, Path: subjectPath(o, typ, id), Certs: cs}))
 }
 
 func tabOf(typ string) string {
@@ -252,8 +252,8 @@ func (h *Documents) OrgCertifications(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	Respond(w, r, http.StatusOK, cs, views.OrgCertificationsTab(h.Shell(r, o.OrganisationName+": certifications", "organisations", h.Dir.orgCrumbs(&o, "Certifications")...),
-		views.OrgCertificationsPage{OrgPage: h.Dir.orgPage(o, views.TabCertifications), Certs: cs, Today: time.Now().UTC()}))
+	Respond(w, r, http.StatusOK, cs, views.OrgCertificationsTab(h.Shell(r, o.OrganisationName+": certifications", "organisations", h.Org.orgCrumbs(&o, "Certifications")...),
+		views.OrgCertificationsPage{OrgPage: h.Org.orgPage(o, views.TabCertifications), Certs: cs, Today: time.Now().UTC()}))
 }
 
 // GetCertification is one certification.
@@ -306,8 +306,8 @@ func (h *Documents) renderCertForm(w http.ResponseWriter, r *http.Request, statu
 		WriteError(w, r, err)
 		return
 	}
-	Render(w, r, status, views.CertificationModal(h.Shell(r, "Certification", "organisations", h.Dir.orgCrumbs(&o, name)...),
-		views.CertificationForm{OrgPage: h.Dir.orgPage(o, tabOf(typ)), SubjectName: name, Path: subjectPath(o, typ, id), Cert: c, Certs: list, TypeOpts: opts, Errors: errs}))
+	Render(w, r, status, views.CertificationModal(h.Shell(r, "Certification", "organisations", h.Org.orgCrumbs(&o, name)...),
+		views.CertificationForm{OrgPage: h.Org.orgPage(o, tabOf(typ)), SubjectName: name, Path: subjectPath(o, typ, id), Cert: c, Certs: list, TypeOpts: opts, Errors: errs}))
 }
 
 // SaveCertification creates or replaces a certification.

@@ -26,7 +26,7 @@ import (
 type Federation struct {
 	*Base
 	Store    *store.DB
-	Dir      *Directory // the Federation tab loads organisations as the directory does
+	Org      *Org // the Federation tab loads organisations as the directory does
 	Keys     *federation.Keyring
 	EntityID string
 	OrgName  string
@@ -506,7 +506,7 @@ func containsAny(l []any, s string) bool {
 // authorisation server; with check it also resolves the live entity.
 func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		o, ok := h.Dir.loadOrg(w, r)
+		o, ok := h.Org.loadOrg(w, r)
 		if !ok {
 			return
 		}
@@ -531,7 +531,7 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 			p.Name, p.EntityID, tab = s.CustomerFriendlyName, s.FederationEntityID, views.TabServers
 			p.Action = base + "/authorisationservers/" + s.AuthorisationServerID + "/federation/check"
 		}
-		p.OrgPage = h.Dir.orgPage(o, tab)
+		p.OrgPage = h.Org.orgPage(o, tab)
 		now := h.Now()
 		var se *statementError
 		if p.EntityID == "" {
@@ -566,6 +566,6 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 				return
 			}
 		}
-		Render(w, r, http.StatusOK, views.Federation(h.Shell(r, "Federation", "organisations", h.Dir.orgCrumbs(&o, "Federation")...), p))
+		Render(w, r, http.StatusOK, views.Federation(h.Shell(r, "Federation", "organisations", h.Org.orgCrumbs(&o, "Federation")...), p))
 	}
 }

@@ -90,7 +90,7 @@ func readImport(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 // parseImport turns the CSV into organisations, checking every row as the
 // New organisation form would; it returns every problem it finds (up to
 // maxImportErrors), each naming its row and column.
-func (h *Directory) parseImport(r *http.Request, data []byte) ([]store.Organisation, error) {
+func (h *Organisations) parseImport(r *http.Request, data []byte) ([]store.Organisation, error) {
 	cr := csv.NewReader(strings.NewReader(strings.TrimPrefix(string(data), "\ufeff")))
 	header, err := cr.Read()
 	if err != nil {
@@ -188,11 +188,11 @@ func (h *Directory) parseImport(r *http.Request, data []byte) ([]store.Organisat
 }
 
 // ImportForm is the page to upload an organisation CSV.
-func (h *Directory) ImportForm(w http.ResponseWriter, r *http.Request) {
+func (h *Organisations) ImportForm(w http.ResponseWriter, r *http.Request) {
 	h.importPage(w, r, http.StatusOK, nil)
 }
 
-func (h *Directory) importPage(w http.ResponseWriter, r *http.Request, status int, e *Error) {
+func (h *Organisations) importPage(w http.ResponseWriter, r *http.Request, status int, e *Error) {
 	p := views.ImportPage{Columns: importColumns, MaxRows: MaxImportRows}
 	if e != nil {
 		p.Message = e.Message
@@ -207,7 +207,7 @@ func (h *Directory) importPage(w http.ResponseWriter, r *http.Request, status in
 // columns of the export (POST /organisations/import, text/csv or a form
 // upload): every row is checked first, and either all are created, in one
 // transaction, or none.
-func (h *Directory) ImportOrganisations(w http.ResponseWriter, r *http.Request) {
+func (h *Organisations) ImportOrganisations(w http.ResponseWriter, r *http.Request) {
 	fail := func(err error) {
 		h.Saved(w, r, Saved{Err: err, Again: anyAgain(func(e *Error) { h.importPage(w, r, e.Status, e) })})
 	}

@@ -36,7 +36,7 @@ type keyMaterialStore interface {
 // KeyMaterial serves the key material API of release 2.6.0 and its tab.
 type KeyMaterial struct {
 	*Base
-	Dir   *Directory
+	Org   *Org
 	Store keyMaterialStore
 }
 
@@ -64,8 +64,8 @@ func (h *KeyMaterial) page(w http.ResponseWriter, r *http.Request, status int, o
 	if form.Use == "" {
 		form.Use = "sig"
 	}
-	p := views.KeyMaterialPage{OrgPage: h.Dir.orgPage(o, views.TabKeyMaterial), Items: items, Errors: errs, Form: form}
-	Render(w, r, status, views.KeyMaterialTab(h.Shell(r, "Key material", "organisations", h.Dir.orgCrumbs(&o, "Key material")...), p))
+	p := views.KeyMaterialPage{OrgPage: h.Org.orgPage(o, views.TabKeyMaterial), Items: items, Errors: errs, Form: form}
+	Render(w, r, status, views.KeyMaterialTab(h.Shell(r, "Key material", "organisations", h.Org.orgCrumbs(&o, "Key material")...), p))
 }
 
 // List is GET …/key-material.
@@ -186,8 +186,8 @@ func (h *KeyMaterial) detail(w http.ResponseWriter, r *http.Request, status int,
 		WriteError(w, r, err)
 		return
 	}
-	p := views.KeyMaterialDetail{OrgPage: h.Dir.orgPage(o, views.TabKeyMaterial), Item: k, Attachments: atts, Reasons: orgkeys.RevokeReasons, Error: errMsg}
-	Render(w, r, status, views.KeyMaterialItem(h.Shell(r, "Key material", "organisations", h.Dir.orgCrumbs(&o, "Key "+k.Kid)...), p))
+	p := views.KeyMaterialDetail{OrgPage: h.Org.orgPage(o, views.TabKeyMaterial), Item: k, Attachments: atts, Reasons: orgkeys.RevokeReasons, Error: errMsg}
+	Render(w, r, status, views.KeyMaterialItem(h.Shell(r, "Key material", "organisations", h.Org.orgCrumbs(&o, "Key "+k.Kid)...), p))
 }
 
 // Update is PUT …/key-material/{id}: description and use, or revoke with

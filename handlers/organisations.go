@@ -15,7 +15,18 @@ import (
 	"github.com/trustframe/trustframe/views"
 )
 
-type directoryStore interface {
+// Organisations serves the organisation list, pages and API, the import
+// and export, and the public participants list.
+type Organisations struct {
+	*Org
+	Store organisationStore
+
+	participants   publicCache    // GET /participants, public and large
+	participantsBy filteredCaches // … with AuthorisationDomain= or Role=
+}
+
+// organisationStore is what Organisations reads and writes.
+type organisationStore interface {
 	ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
 	EachOrganisation(ctx context.Context, f store.OrgFilter, fn func(o store.Organisation, flagNames, roles []string) error) error
 	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
@@ -24,147 +35,15 @@ type directoryStore interface {
 	WriteVersion() int64
 	FindIdentifier(ctx context.Context, q string) (store.Found, bool, error)
 	RecordEvent(ctx context.Context, r store.AuditRecord) error
-	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
 	CreateOrganisation(ctx context.Context, a store.Audit, o store.Organisation) (store.Organisation, error)
 	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, check func(store.Organisation) error) (store.Organisation, error)
 	SameRegistration(ctx context.Context, number, country, exceptID string) ([]store.Organisation, error)
 	ListFlags(ctx context.Context, typ string) ([]store.Flag, error)
 	Participants(ctx context.Context) ([]store.Participant, error)
-
-	ListContacts(ctx context.Context, orgID, sortBy string, desc bool, page, size int) ([]store.Contact, int, error)
-	GetContact(ctx context.Context, orgID, id string) (store.Contact, error)
-	CreateContact(ctx context.Context, a store.Audit, c store.Contact) (store.Contact, error)
-	UpdateContact(ctx context.Context, a store.Audit, c store.Contact, check func(store.Contact) error) (store.Contact, error)
-	DeleteContact(ctx context.Context, a store.Audit, orgID, id string, check func(store.Contact) error) error
-	ListContactTypes(ctx context.Context) ([]store.ReferenceItem, error)
-
-	ListAuthorisationServers(ctx context.Context, orgID string) ([]store.AuthorisationServer, error)
-	GetAuthorisationServer(ctx context.Context, orgID, id string) (store.AuthorisationServer, error)
-	CreateAuthorisationServer(ctx context.Context, a store.Audit, s store.AuthorisationServer) (store.AuthorisationServer, error)
-	UpdateAuthorisationServer(ctx context.Context, a store.Audit, s store.AuthorisationServer, check func(store.AuthorisationServer) error) (store.AuthorisationServer, error)
-	IssuerTaken(ctx context.Context, issuer, exceptID string) (string, error)
-
-	ListSoftwareStatements(ctx context.Context, orgID string) ([]store.SoftwareStatement, error)
-	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
-	CreateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement) (store.SoftwareStatement, error)
-	UpdateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement, check func(store.SoftwareStatement) error) (store.SoftwareStatement, error)
-	ActiveClaimRoles(ctx context.Context, orgID string) ([]string, error)
-}
-
-// IssuerChecker validates an authorisation server's issuer.
-type IssuerChecker interface {
-	Check(ctx context.Context, issuer, discovery string) []string
-}
-
-// Directory serves organisations and everything under them.
-type Directory struct {
-	*Base
-	Store   directoryStore
-	Issuers IssuerChecker
-	Algs    func() []string // SSA algorithms offered on the application page
-	// AllowPrivateURLs lets a federation entity ID be plain http on a
-	// loopback host, as issuer validation allows (docs/design.md §13).
-	AllowPrivateURLs bool
-
-	participants   publicCache    // GET /participants, public and large
-	participantsBy filteredCaches // … with AuthorisationDomain= or Role=
-}
-
-func (h *Directory) actor(r *http.Request) store.Audit {
-	return store.Audit{Actor: PrincipalFrom(r.Context()).Email}
-}
-
-func (h *Directory) showOrg(o store.Organisation) store.Organisation {
-	o.Status = h.Vocab.Display(o.Status)
-	return o
-}
-
-// statusOpts lists the statuses of a kind for a select, cur selected.
-func (h *Directory) statusOpts(k lifecycle.Kind, cur string, withAny bool) []views.Option {
-	var out []views.Option
-	if withAny {
-		out = append(out, views.Option{Value: "", Label: "Any status", Selected: cur == ""})
-	}
-	for _, s := range lifecycle.Allowed(k) {
-		w := h.Vocab.Display(s)
-		out = append(out, views.Option{Value: w, Label: w, Selected: cur == s})
-	}
-	return out
-}
-
-// nextStatuses are the statuses an item may move to from cur.
-func (h *Directory) nextStatuses(k lifecycle.Kind, cur string) []views.Option {
-	var out []views.Option
-	for _, s := range lifecycle.Allowed(k) {
-		if s == cur || lifecycle.CheckTransition(cur, s, h.Vocab) != nil {
-			continue
-		}
-		w := h.Vocab.Display(s)
-		out = append(out, views.Option{Value: w, Label: w})
-	}
-	return out
-}
-
-func (h *Directory) flagOpts(ctx context.Context, typ string, selected []string, withAny bool) ([]views.Option, map[string]string, error) {
-	flags, err := h.Store.ListFlags(ctx, typ)
-	if err != nil {
-		return nil, nil, err
-	}
-	sel := map[string]bool{}
-	for _, f := range selected {
-		sel[f] = true
-	}
-	names := map[string]string{}
-	var out []views.Option
-	if withAny {
-		out = append(out, views.Option{Value: "", Label: "Any flag", Selected: len(selected) == 0 || selected[0] == ""})
-	}
-	for _, f := range flags {
-		names[f.FlagID] = f.Name
-		if f.Status != "Active" && !sel[f.FlagID] {
-			continue
-		}
-		out = append(out, views.Option{Value: f.FlagID, Label: f.Name, Selected: sel[f.FlagID]})
-	}
-	return out, names, nil
-}
-
-func (h *Directory) orgCrumbs(o *store.Organisation, last string) []views.Crumb {
-	c := []views.Crumb{{Label: "Organisations", Href: "/organisations"}}
-	if o != nil {
-		if last == "" {
-			return append(c, views.Crumb{Label: o.OrganisationName})
-		}
-		c = append(c, views.Crumb{Label: o.OrganisationName, Href: "/organisations/" + o.OrganisationID})
-	}
-	if last != "" {
-		c = append(c, views.Crumb{Label: last})
-	}
-	return c
-}
-
-// orgFilter reads the search, filters and sort of the organisation list.
-func (h *Directory) orgFilter(ctx context.Context, q url.Values) (store.OrgFilter, error) {
-	sortField, desc, err := ParseSort(q, store.OrgSortColumns, "OrganisationName")
-	if err != nil {
-		return store.OrgFilter{}, err
-	}
-	f := store.OrgFilter{Q: strings.TrimSpace(q.Get("q")), Flag: q.Get("Flag"), Sort: sortField, Desc: desc}
-	if f.Domain, f.Role, err = h.roleFilter(ctx, q); err != nil {
-		return f, err
-	}
-	if st := q.Get("Status"); st != "" {
-		canon, ok := lifecycle.ParseStatus(lifecycle.Organisation, st)
-		if !ok {
-			return f, CodeInvalidParameter.New(lifecycle.StatusHelp(lifecycle.Organisation, h.Vocab)).WithFields(FieldError{Field: "Status", Code: FieldInvalid, Message: lifecycle.StatusHelp(lifecycle.Organisation, h.Vocab)})
-		}
-		f.Status = canon
-	}
-	return f, nil
 }
 
 // ListOrganisations is the organisation list: search, filters, sort, pages.
-func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
+func (h *Organisations) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	page, size, err := PageParams(q)
 	if err != nil {
@@ -205,7 +84,7 @@ func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 }
 
 // orgListPage is the organisation list in the browser.
-func (h *Directory) orgListPage(r *http.Request, f store.OrgFilter, env Paged[store.Organisation], page, total int) (templ.Component, error) {
+func (h *Organisations) orgListPage(r *http.Request, f store.OrgFilter, env Paged[store.Organisation], page, total int) (templ.Component, error) {
 	q := r.URL.Query()
 	sortField, desc := f.Sort, f.Desc
 	flagOpts, _, err := h.flagOpts(r.Context(), "Organisation", []string{f.Flag}, true)
@@ -241,22 +120,8 @@ func (h *Directory) orgListPage(r *http.Request, f store.OrgFilter, env Paged[st
 	return views.OrganisationList(h.Shell(r, "Organisations", "organisations", views.Crumb{Label: "Organisations"}), p), nil
 }
 
-// loadOrg reads the organisation of the URL.
-func (h *Directory) loadOrg(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
-	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
-	if err != nil {
-		WriteError(w, r, storeError(err, "Organisation"))
-		return o, false
-	}
-	return o, true
-}
-
-func (h *Directory) orgPage(o store.Organisation, tab string) views.OrgPage {
-	return views.OrgPage{Org: h.showOrg(o), Tab: tab, StatusOpts: h.nextStatuses(lifecycle.Organisation, o.Status)}
-}
-
 // GetOrganisation is one organisation (its details tab).
-func (h *Directory) GetOrganisation(w http.ResponseWriter, r *http.Request) {
+func (h *Organisations) GetOrganisation(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -279,7 +144,7 @@ func (h *Directory) GetOrganisation(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (h *Directory) validateOrg(in *store.Organisation, isNew bool) map[string]string {
+func (h *Organisations) validateOrg(in *store.Organisation, isNew bool) map[string]string {
 	f := map[string]string{}
 	required(f, "OrganisationName", in.OrganisationName, "Organisation name")
 	checkLen(f, "OrganisationName", in.OrganisationName, 200)
@@ -313,7 +178,7 @@ func (h *Directory) validateOrg(in *store.Organisation, isNew bool) map[string]s
 	return f
 }
 
-func (h *Directory) orgForm(r *http.Request, o store.Organisation, isNew bool, errs map[string]string) (views.OrgForm, error) {
+func (h *Organisations) orgForm(r *http.Request, o store.Organisation, isNew bool, errs map[string]string) (views.OrgForm, error) {
 	flagOpts, _, err := h.flagOpts(r.Context(), "Organisation", o.Flags, false)
 	action := "/organisations"
 	if !isNew {
@@ -330,7 +195,7 @@ func (h *Directory) orgForm(r *http.Request, o store.Organisation, isNew bool, e
 	return f, err
 }
 
-func (h *Directory) renderOrgForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, isNew bool, errs map[string]string) {
+func (h *Organisations) renderOrgForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, isNew bool, errs map[string]string) {
 	if canon, ok := lifecycle.ParseStatus(lifecycle.Organisation, o.Status); ok {
 		o.Status = canon
 	}
@@ -347,12 +212,12 @@ func (h *Directory) renderOrgForm(w http.ResponseWriter, r *http.Request, status
 }
 
 // NewOrganisation shows the empty form.
-func (h *Directory) NewOrganisation(w http.ResponseWriter, r *http.Request) {
+func (h *Organisations) NewOrganisation(w http.ResponseWriter, r *http.Request) {
 	h.renderOrgForm(w, r, http.StatusOK, store.Organisation{Status: lifecycle.Pending, Flags: []string{}}, true, nil)
 }
 
 // EditOrganisation shows the form filled in.
-func (h *Directory) EditOrganisation(w http.ResponseWriter, r *http.Request) {
+func (h *Organisations) EditOrganisation(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -361,7 +226,7 @@ func (h *Directory) EditOrganisation(w http.ResponseWriter, r *http.Request) {
 }
 
 // CreateOrganisation adds an organisation.
-func (h *Directory) CreateOrganisation(w http.ResponseWriter, r *http.Request) {
+func (h *Organisations) CreateOrganisation(w http.ResponseWriter, r *http.Request) {
 	var in store.Organisation
 	if err := Decode(w, r, &in); err != nil {
 		WriteError(w, r, err)
@@ -382,7 +247,7 @@ func (h *Directory) CreateOrganisation(w http.ResponseWriter, r *http.Request) {
 
 // tellCreated is the browser's message on a new organisation: a warning
 // when another one has the same registration.
-func (h *Directory) tellCreated(r *http.Request, o store.Organisation) {
+func (h *Organisations) tellCreated(r *http.Request, o store.Organisation) {
 	if same, err := h.Store.SameRegistration(r.Context(), o.RegistrationNumber, o.CountryOfRegistration, o.OrganisationID); err == nil && len(same) > 0 {
 		names := make([]string, len(same))
 		for i, s := range same {
@@ -395,17 +260,8 @@ func (h *Directory) tellCreated(r *http.Request, o store.Organisation) {
 	h.Flash.Put(r.Context(), o.OrganisationName+" was created.")
 }
 
-// orMessage is the field map of err, or its message on a default field.
-func orMessage(err error, field string) map[string]string {
-	m := FieldMap(err)
-	if len(m) == 0 {
-		m[field] = AsError(err).Message
-	}
-	return m
-}
-
 // UpdateOrganisation replaces an organisation (PUT, or the edit form).
-func (h *Directory) UpdateOrganisation(w http.ResponseWriter, r *http.Request) {
+func (h *Organisations) UpdateOrganisation(w http.ResponseWriter, r *http.Request) {
 	id := PathParam(r, "orgID")
 	var in store.Organisation
 	if err := Decode(w, r, &in); err != nil {
@@ -424,7 +280,7 @@ func (h *Directory) UpdateOrganisation(w http.ResponseWriter, r *http.Request) {
 	h.saveOrg(w, r, in, false)
 }
 
-func (h *Directory) saveOrg(w http.ResponseWriter, r *http.Request, in store.Organisation, statusOnly bool) {
+func (h *Organisations) saveOrg(w http.ResponseWriter, r *http.Request, in store.Organisation, statusOnly bool) {
 	var err error
 	var o store.Organisation
 	var from string
@@ -452,7 +308,7 @@ func (h *Directory) saveOrg(w http.ResponseWriter, r *http.Request, in store.Org
 }
 
 // SetOrganisationStatus is the status buttons of the organisation page.
-func (h *Directory) SetOrganisationStatus(w http.ResponseWriter, r *http.Request) {
+func (h *Organisations) SetOrganisationStatus(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return

@@ -10,6 +10,24 @@ import (
 	"github.com/trustframe/trustframe/views"
 )
 
+// Reactivations serves the reactivation pages of organisations, servers
+// and applications.
+type Reactivations struct {
+	*Org
+	Store reactivationStore
+}
+
+// reactivationStore is what Reactivations reads and writes.
+type reactivationStore interface {
+	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, check func(store.Organisation) error) (store.Organisation, error)
+	ListAuthorisationServers(ctx context.Context, orgID string) ([]store.AuthorisationServer, error)
+	GetAuthorisationServer(ctx context.Context, orgID, id string) (store.AuthorisationServer, error)
+	UpdateAuthorisationServer(ctx context.Context, a store.Audit, s store.AuthorisationServer, check func(store.AuthorisationServer) error) (store.AuthorisationServer, error)
+	ListSoftwareStatements(ctx context.Context, orgID string) ([]store.SoftwareStatement, error)
+	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
+	UpdateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement, check func(store.SoftwareStatement) error) (store.SoftwareStatement, error)
+}
+
 // Reactivation (issue 13): a Super User sets a withdrawn organisation,
 // authorisation server or application back to Active from a page that
 // says what that affects and asks why; the reason goes into the audit
@@ -26,7 +44,7 @@ type reactivation struct {
 }
 
 // ReactivateForm is the page of a reactivation: GET …/reactivate.
-func (h *Directory) ReactivateForm(k lifecycle.Kind) http.HandlerFunc {
+func (h *Reactivations) ReactivateForm(k lifecycle.Kind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		re, ok := h.loadReactivation(w, r, k)
 		if !ok {
@@ -41,7 +59,7 @@ func (h *Directory) ReactivateForm(k lifecycle.Kind) http.HandlerFunc {
 }
 
 // Reactivate is the form post of a reactivation page.
-func (h *Directory) Reactivate(k lifecycle.Kind) http.HandlerFunc {
+func (h *Reactivations) Reactivate(k lifecycle.Kind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		re, ok := h.loadReactivation(w, r, k)
 		if !ok {
@@ -72,12 +90,12 @@ func (h *Directory) Reactivate(k lifecycle.Kind) http.HandlerFunc {
 	}
 }
 
-func (h *Directory) renderReactivation(w http.ResponseWriter, r *http.Request, status int, re reactivation) {
+func (h *Reactivations) renderReactivation(w http.ResponseWriter, r *http.Request, status int, re reactivation) {
 	re.page.EndWord = h.Vocab.EndWord()
 	Render(w, r, status, views.Reactivate(h.Shell(r, "Reactivate "+re.page.Name, "organisations", re.crumbs...), re.page))
 }
 
-func (h *Directory) loadReactivation(w http.ResponseWriter, r *http.Request, k lifecycle.Kind) (reactivation, bool) {
+func (h *Reactivations) loadReactivation(w http.ResponseWriter, r *http.Request, k lifecycle.Kind) (reactivation, bool) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return reactivation{}, false

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -11,13 +12,34 @@ import (
 	"github.com/trustframe/trustframe/views"
 )
 
-func (h *Directory) showAS(s store.AuthorisationServer) store.AuthorisationServer {
+// Servers serves the authorisation servers of an organisation.
+type Servers struct {
+	*Org
+	Store   serverStore
+	Issuers IssuerChecker
+}
+
+// IssuerChecker validates an authorisation server's issuer.
+type IssuerChecker interface {
+	Check(ctx context.Context, issuer, discovery string) []string
+}
+
+// serverStore is what Servers reads and writes.
+type serverStore interface {
+	ListAuthorisationServers(ctx context.Context, orgID string) ([]store.AuthorisationServer, error)
+	GetAuthorisationServer(ctx context.Context, orgID, id string) (store.AuthorisationServer, error)
+	CreateAuthorisationServer(ctx context.Context, a store.Audit, s store.AuthorisationServer) (store.AuthorisationServer, error)
+	UpdateAuthorisationServer(ctx context.Context, a store.Audit, s store.AuthorisationServer, check func(store.AuthorisationServer) error) (store.AuthorisationServer, error)
+	IssuerTaken(ctx context.Context, issuer, exceptID string) (string, error)
+}
+
+func (h *Servers) showAS(s store.AuthorisationServer) store.AuthorisationServer {
 	s.Status = h.Vocab.Display(s.Status)
 	return s
 }
 
 // ListServers is the authorisation servers tab (a bare array on the API).
-func (h *Directory) ListServers(w http.ResponseWriter, r *http.Request) {
+func (h *Servers) ListServers(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -38,7 +60,7 @@ func (h *Directory) ListServers(w http.ResponseWriter, r *http.Request) {
 }
 
 // GetServer is one authorisation server.
-func (h *Directory) GetServer(w http.ResponseWriter, r *http.Request) {
+func (h *Servers) GetServer(w http.ResponseWriter, r *http.Request) {
 	s, err := h.Store.GetAuthorisationServer(r.Context(), PathParam(r, "orgID"), PathParam(r, "serverID"))
 	if err != nil {
 		WriteError(w, r, storeError(err, "Authorisation server"))
@@ -50,7 +72,7 @@ func (h *Directory) GetServer(w http.ResponseWriter, r *http.Request) {
 
 // validateServer checks the fields, then the issuer against its discovery
 // document and the other servers: each issuer problem is its own entry.
-func (h *Directory) validateServer(r *http.Request, s *store.AuthorisationServer, isNew bool) error {
+func (h *Servers) validateServer(r *http.Request, s *store.AuthorisationServer, isNew bool) error {
 	f := map[string]string{}
 	required(f, "CustomerFriendlyName", s.CustomerFriendlyName, "Name")
 	checkLen(f, "CustomerFriendlyName", s.CustomerFriendlyName, maxName)
@@ -102,7 +124,7 @@ func (h *Directory) validateServer(r *http.Request, s *store.AuthorisationServer
 	return e
 }
 
-func (h *Directory) renderServerForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, s store.AuthorisationServer, isNew bool, err error) {
+func (h *Servers) renderServerForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, s store.AuthorisationServer, isNew bool, err error) {
 	flagOpts, _, ferr := h.flagOpts(r.Context(), "Authorisation_Server", s.Flags, false)
 	if ferr != nil {
 		WriteError(w, r, ferr)
@@ -130,7 +152,7 @@ func (h *Directory) renderServerForm(w http.ResponseWriter, r *http.Request, sta
 }
 
 // NewServer shows the empty form.
-func (h *Directory) NewServer(w http.ResponseWriter, r *http.Request) {
+func (h *Servers) NewServer(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -139,7 +161,7 @@ func (h *Directory) NewServer(w http.ResponseWriter, r *http.Request) {
 }
 
 // EditServer shows a server's form.
-func (h *Directory) EditServer(w http.ResponseWriter, r *http.Request) {
+func (h *Servers) EditServer(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -153,7 +175,7 @@ func (h *Directory) EditServer(w http.ResponseWriter, r *http.Request) {
 }
 
 // CreateServer adds an authorisation server after validating its issuer.
-func (h *Directory) CreateServer(w http.ResponseWriter, r *http.Request) {
+func (h *Servers) CreateServer(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -174,7 +196,7 @@ func (h *Directory) CreateServer(w http.ResponseWriter, r *http.Request) {
 }
 
 // UpdateServer replaces an authorisation server (its issuer re-validated).
-func (h *Directory) UpdateServer(w http.ResponseWriter, r *http.Request) {
+func (h *Servers) UpdateServer(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -202,7 +224,7 @@ func (h *Directory) UpdateServer(w http.ResponseWriter, r *http.Request) {
 }
 
 // serverSaved answers a create or an update; from is the status before an update.
-func (h *Directory) serverSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, s store.AuthorisationServer, err error, isNew bool, from string) {
+func (h *Servers) serverSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, s store.AuthorisationServer, err error, isNew bool, from string) {
 	sv := Saved{Err: err, Flash: h.savedMessage("Authorisation server ", s.CustomerFriendlyName, from, s.Status), Page: "/organisations/" + o.OrganisationID + "/authorisationservers",
 		Status: http.StatusOK, Body: h.showAS(s), ETag: s,
 		Again: formAgain(func(e *Error) { h.renderServerForm(w, r, e.Status, o, in, isNew, err) })}

@@ -27,7 +27,7 @@ type ssaStore interface {
 // SSA issues software statement assertions and publishes the keyset.
 type SSA struct {
 	*Base
-	Dir   *Directory
+	Apps  *Applications
 	Store ssaStore
 	Keys  *ssa.Keyring
 	// FedKeys are the directory's federation signing keys (docs/design.md §13).
@@ -97,7 +97,7 @@ func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(token))
 		return
 	}
-	p, perr := h.Dir.AppDetailPage(r, o, app)
+	p, perr := h.Apps.AppDetailPage(r, o, app)
 	if perr != nil {
 		WriteError(w, r, perr)
 		return
@@ -116,7 +116,7 @@ func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *SSA) appPage(r *http.Request, o store.Organisation, app store.SoftwareStatement, p views.AppDetailPage) templComponent {
-	return views.AppDetailWithSSA(h.Shell(r, app.ClientName, "organisations", h.Dir.orgCrumbs(&o, app.ClientName)...), p)
+	return views.AppDetailWithSSA(h.Shell(r, app.ClientName, "organisations", h.Apps.orgCrumbs(&o, app.ClientName)...), p)
 }
 
 func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStatement, alg string) (string, error) {

@@ -15,7 +15,7 @@ import (
 // Super User only (403), with a StatusReason (422) that the audit record
 // keeps. It records the current status in *from, for the message after
 // the save.
-func (h *Directory) checkStatus(r *http.Request, cur any, from *string, curStatus, next, reason string) error {
+func (h *Org) checkStatus(r *http.Request, cur any, from *string, curStatus, next, reason string) error {
 	if err := CheckIfMatch(r, cur); err != nil {
 		return err
 	}
@@ -40,13 +40,13 @@ func (h *Directory) checkStatus(r *http.Request, cur any, from *string, curStatu
 }
 
 // actorBecause is the audit actor of a change made for a reason.
-func (h *Directory) actorBecause(r *http.Request, reason string) store.Audit {
+func (h *Org) actorBecause(r *http.Request, reason string) store.Audit {
 	return store.Audit{Actor: PrincipalFrom(r.Context()).Email, Reason: strings.TrimSpace(reason)}
 }
 
 // savedMessage says what a save did, in words: "Acme Bank was withdrawn."
 // after a status change to the end state, not "saved" (issue 13).
-func (h *Directory) savedMessage(what, name, from, to string) string {
+func (h *Org) savedMessage(what, name, from, to string) string {
 	switch {
 	case from == "" || from == to:
 		return what + name + " was saved."
