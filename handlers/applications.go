@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"strings"
 
@@ -180,7 +181,7 @@ func (h *Applications) renderAppForm(w http.ResponseWriter, r *http.Request, sta
 	for _, m := range formats.DeliveryModes {
 		modes = append(modes, views.Option{Value: m, Label: m, Selected: a.BackchannelTokenDeliveryMode == m})
 	}
-	action := "/organisations/" + o.OrganisationID + "/softwarestatements"
+	action := paths.OrganisationTab(o.OrganisationID, "softwarestatements")
 	if !isNew {
 		action += "/" + a.SoftwareStatementID
 	}
@@ -282,13 +283,13 @@ func (h *Applications) saveApp(w http.ResponseWriter, r *http.Request, o store.O
 
 // appSaved answers a create or an update; from is the status before an update.
 func (h *Applications) appSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, a store.SoftwareStatement, err error, isNew, statusOnly bool, from string) {
-	sv := Saved{Err: err, Flash: h.savedMessage("Application ", a.ClientName, from, a.Status), Page: "/organisations/" + o.OrganisationID + "/softwarestatements/" + a.SoftwareStatementID,
+	sv := Saved{Err: err, Flash: h.savedMessage("Application ", a.ClientName, from, a.Status), Page: paths.Application(o.OrganisationID, a.SoftwareStatementID),
 		Status: http.StatusOK, Body: h.showApp(a), ETag: a,
 		Again: formAgain(func(e *Error) { h.renderAppForm(w, r, e.Status, o, in, isNew, orMessage(err, "ClientName")) })}
 	if statusOnly {
-		sv.Again = formAgain(h.Refused(w, r, "Not changed: ", "/organisations/"+o.OrganisationID+"/softwarestatements/"+in.SoftwareStatementID))
+		sv.Again = formAgain(h.Refused(w, r, "Not changed: ", paths.Application(o.OrganisationID, in.SoftwareStatementID)))
 	}
-	h.Saved(w, r, sv.Created(isNew, "/api/organisations/"+o.OrganisationID+"/softwarestatements/"+a.SoftwareStatementID))
+	h.Saved(w, r, sv.Created(isNew, paths.API(paths.Application(o.OrganisationID, a.SoftwareStatementID))))
 }
 
 // SetAppStatus is the status buttons of the application page.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/trustframe/trustframe/paths"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -168,8 +169,8 @@ func (h *Certificates) Upload(w http.ResponseWriter, r *http.Request) {
 			SubjectType: "OrganisationCertificate", SubjectID: "-", OrganisationID: o.OrganisationID, CertificateType: typ,
 			Summary: refusalText(e)})
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: "The " + typ + " certificate " + c.Kid + " was uploaded.", Page: "/organisations/" + o.OrganisationID + "/certificates",
-		Status: http.StatusCreated, Body: c, ETag: c, Location: "/api/organisations/" + o.OrganisationID + "/certificates/kid/" + url.PathEscape(c.Kid),
+	h.Saved(w, r, Saved{Err: err, Flash: "The " + typ + " certificate " + c.Kid + " was uploaded.", Page: paths.OrganisationTab(o.OrganisationID, "certificates"),
+		Status: http.StatusCreated, Body: c, ETag: c, Location: paths.API(paths.Certificate(o.OrganisationID, c.Kid)),
 		Again: anyAgain(func(e *Error) {
 			h.renderWizard(w, r, e.Status, o, views.CertWizard{Step: "upload", Type: typ, PEM: pemText, Error: refusalText(e)})
 		})})
@@ -203,7 +204,7 @@ func (h *Certificates) Revoke(w http.ResponseWriter, r *http.Request) {
 		err = storeError(h.Store.RevokeCertificate(r.Context(), h.actor(r), orgID, kid, in.RevokeReason,
 			func(cur store.Certificate) error { return CheckIfMatch(r, cur) }), "Certificate")
 	}
-	page := "/organisations/" + orgID + "/certificates"
+	page := paths.OrganisationTab(orgID, "certificates")
 	h.Saved(w, r, Saved{Err: err, Flash: "Certificate " + kid + " was revoked (" + in.RevokeReason + ").", Page: page, Status: http.StatusNoContent,
 		Again: formAgain(func(e *Error) {
 			h.Flash.Refuse(r.Context(), "Not revoked: "+refusalText(e))
@@ -290,7 +291,7 @@ func (h *Certificates) Review(w http.ResponseWriter, r *http.Request) {
 	}
 	b, _ := jsonMarshal(certReview{Type: r.FormValue("type"), PEM: pemText})
 	h.Flash.Stash(r.Context(), "cert-review:"+o.OrganisationID, string(b))
-	Redirect(w, r, "/organisations/"+o.OrganisationID+"/certificates/new/review")
+	Redirect(w, r, paths.OrganisationTab(o.OrganisationID, "certificates")+"/new/review")
 }
 
 // ReviewPage shows the certificate before the upload is confirmed; a
@@ -304,7 +305,7 @@ func (h *Certificates) ReviewPage(w http.ResponseWriter, r *http.Request) {
 	var in certReview
 	raw := h.Flash.Stashed(r.Context(), "cert-review:"+o.OrganisationID)
 	if raw == "" || json.Unmarshal([]byte(raw), &in) != nil {
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/certificates/new")
+		Redirect(w, r, paths.OrganisationTab(o.OrganisationID, "certificates")+"/new")
 		return
 	}
 	typ, pemText := in.Type, in.PEM
@@ -353,7 +354,7 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	path := "/organisations/" + o.OrganisationID + "/certificates/audit"
+	path := paths.OrganisationTab(o.OrganisationID, "certificates") + "/audit"
 	clear := url.Values{}
 	for k, vs := range q {
 		if k != "Action" && k != "page" {
@@ -426,7 +427,7 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		path := "/organisations/" + o.OrganisationID + "/softwarestatements/" + app.SoftwareStatementID + "/audit"
+		path := paths.Application(o.OrganisationID, app.SoftwareStatementID) + "/audit"
 		clear := url.Values{}
 		for k, vs := range q {
 			if k != "Action" && k != "page" {

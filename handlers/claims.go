@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"strings"
 
@@ -204,8 +205,8 @@ func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
 		c, err = h.Store.CreateAuthorityClaim(r.Context(), h.Org.actor(r), in)
 		err = storeError(err, "Organisation")
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") was recorded.", Page: "/organisations/" + o.OrganisationID + "/authority-claims",
-		Status: http.StatusCreated, Body: c, ETag: c, Location: "/api/organisations/" + o.OrganisationID + "/authority-claims/" + c.ClaimID,
+	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") was recorded.", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
+		Status: http.StatusCreated, Body: c, ETag: c, Location: paths.API(paths.Claim(o.OrganisationID, c.ClaimID)),
 		Again: h.again(w, r, o, in)})
 }
 
@@ -240,7 +241,7 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 		c, err = h.Store.UpdateAuthorityClaim(r.Context(), h.Org.actor(r), in, func(cur store.AuthorityClaim) error { return CheckIfMatch(r, cur) })
 		err = storeError(err, "Authority claim")
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") is " + c.Status + ".", Page: "/organisations/" + o.OrganisationID + "/authority-claims",
+	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") is " + c.Status + ".", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
 		Status: http.StatusOK, Body: c, ETag: c, Again: h.again(w, r, o, store.AuthorityClaim{Status: "Active"})})
 }
 

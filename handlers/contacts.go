@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"strings"
 
@@ -52,7 +53,7 @@ func (h *Contacts) ListContacts(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	RespondPage(w, r, http.StatusOK, NewPaged(items, page, size, total), func() (templ.Component, error) {
-		path := "/organisations/" + o.OrganisationID + "/contacts"
+		path := paths.OrganisationTab(o.OrganisationID, "contacts")
 		p := views.ContactsPage{OrgPage: h.orgPage(o, views.TabContacts), Contacts: items, SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, Total: total}
 		for f := range store.ContactSortColumns {
 			p.SortLinks[f] = SortLink(path, q, f, sortField, desc)
@@ -100,7 +101,7 @@ func (h *Contacts) renderContactForm(w http.ResponseWriter, r *http.Request, sta
 			opts = append(opts, views.Option{Value: t.Name, Label: t.Name, Selected: t.Name == c.ContactType})
 		}
 	}
-	action := "/organisations/" + o.OrganisationID + "/contacts"
+	action := paths.OrganisationTab(o.OrganisationID, "contacts")
 	if !isNew {
 		action += "/" + c.ContactID
 	}
@@ -155,10 +156,10 @@ func (h *Contacts) CreateContact(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Contacts) contactSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, c store.Contact, err error, isNew bool, status int) {
-	s := Saved{Err: err, Flash: "Contact " + strings.TrimSpace(c.FirstName+" "+c.LastName) + " was saved.", Page: "/organisations/" + o.OrganisationID + "/contacts",
+	s := Saved{Err: err, Flash: "Contact " + strings.TrimSpace(c.FirstName+" "+c.LastName) + " was saved.", Page: paths.OrganisationTab(o.OrganisationID, "contacts"),
 		Status: status, Body: c, ETag: c}
 	s.Again = formAgain(func(e *Error) { h.renderContactForm(w, r, e.Status, o, in, isNew, orMessage(err, "LastName")) })
-	h.Saved(w, r, s.Created(isNew, "/api/organisations/"+o.OrganisationID+"/contacts/"+c.ContactID))
+	h.Saved(w, r, s.Created(isNew, paths.API(paths.Contact(o.OrganisationID, c.ContactID))))
 }
 
 // UpdateContact replaces a contact.
@@ -188,5 +189,5 @@ func (h *Contacts) UpdateContact(w http.ResponseWriter, r *http.Request) {
 func (h *Contacts) DeleteContact(w http.ResponseWriter, r *http.Request) {
 	orgID, id := PathParam(r, "orgID"), PathParam(r, "contactID")
 	err := h.Store.DeleteContact(r.Context(), h.actor(r), orgID, id, func(cur store.Contact) error { return CheckIfMatch(r, cur) })
-	h.Saved(w, r, Saved{Err: storeError(err, "Contact"), Flash: "The contact was deleted.", Page: "/organisations/" + orgID + "/contacts", Status: http.StatusNoContent})
+	h.Saved(w, r, Saved{Err: storeError(err, "Contact"), Flash: "The contact was deleted.", Page: paths.OrganisationTab(orgID, "contacts"), Status: http.StatusNoContent})
 }

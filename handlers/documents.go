@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"time"
 
@@ -182,10 +183,10 @@ func (h *Documents) Save(w http.ResponseWriter, r *http.Request) {
 		d, err = h.Store.SaveDocument(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Document) error { return CheckIfMatch(r, cur) })
 		err = storeError(err, "Document")
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: "The " + d.DocumentType + " document was saved.", Page: "/organisations/" + o.OrganisationID + "/documents",
+	h.Saved(w, r, Saved{Err: err, Flash: "The " + d.DocumentType + " document was saved.", Page: paths.OrganisationTab(o.OrganisationID, "documents"),
 		Status: http.StatusOK, Body: d, ETag: d,
 		Again: formAgain(func(e *Error) { h.renderWizard(w, r, e.Status, o, in, orMessage(err, "DocumentType")) }),
-	}.Created(isNew, "/api/organisations/"+o.OrganisationID+"/documents/"+d.DocumentID))
+	}.Created(isNew, paths.API(paths.Document(o.OrganisationID, d.DocumentID))))
 }
 
 // subject resolves the application or authorisation server of the URL.
@@ -213,9 +214,9 @@ func (h *Documents) subject(w http.ResponseWriter, r *http.Request) (store.Organ
 
 func subjectPath(o store.Organisation, typ, id string) string {
 	if typ == "SoftwareStatement" {
-		return "/organisations/" + o.OrganisationID + "/softwarestatements/" + id + "/certifications"
+		return paths.Application(o.OrganisationID, id) + "/certifications"
 	}
-	return "/organisations/" + o.OrganisationID + "/authorisationservers/" + id + "/certifications"
+	return paths.Server(o.OrganisationID, id) + "/certifications"
 }
 
 // ListCertifications is the certifications of an application or server.

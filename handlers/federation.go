@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/trustframe/trustframe/paths"
 	"io"
 	"net/http"
 	"sort"
@@ -511,7 +512,7 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 			return
 		}
 		ctx := r.Context()
-		base := "/organisations/" + o.OrganisationID
+		base := paths.Organisation(o.OrganisationID)
 		p := views.FederationPage{Checked: check}
 		var tab string
 		if kind == "Application" {

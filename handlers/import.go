@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -235,5 +236,5 @@ func (h *Organisations) ImportOrganisations(w http.ResponseWriter, r *http.Reque
 	if len(ids) == 1 {
 		msg = "1 organisation was imported."
 	}
-	h.Saved(w, r, Saved{Flash: msg, Page: "/organisations?sort=CreatedOn,desc", Status: http.StatusCreated, Body: map[string]any{"Created": len(ids), "OrganisationIds": ids}})
+	h.Saved(w, r, Saved{Flash: msg, Page: paths.Organisations() + "?sort=CreatedOn,desc", Status: http.StatusCreated, Body: map[string]any{"Created": len(ids), "OrganisationIds": ids}})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/trustframe/trustframe/paths"
 	"io"
 	"mime"
 	"net/http"
@@ -152,8 +153,8 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 			Use: in.Use, PublicJwk: parsed.JWK, Description: in.Description})
 		err = storeError(err, "Organisation")
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: "Key material " + k.Kid + " was added.", Page: "/organisations/" + o.OrganisationID + "/key-material/" + k.KeyMaterialID,
-		Status: http.StatusCreated, Body: k, ETag: k, Location: "/api/organisations/" + o.OrganisationID + "/key-material/" + k.KeyMaterialID,
+	h.Saved(w, r, Saved{Err: err, Flash: "Key material " + k.Kid + " was added.", Page: paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID),
+		Status: http.StatusCreated, Body: k, ETag: k, Location: paths.API(paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID)),
 		Again: anyAgain(func(e *Error) {
 			m := orMessage(e, "PublicJwk")
 			if m["PublicJwk"] != "" {
@@ -235,7 +236,7 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	k, err := h.Store.UpdateKeyMaterial(r.Context(), h.actor(r), store.KeyMaterial{KeyMaterialID: id, OrganisationID: o.OrganisationID,
 		Use: in.Use, Description: in.Description, Status: in.Status, RevokeReason: in.RevokeReason}, func(c store.KeyMaterial) error { return CheckIfMatch(r, c) })
 	h.Saved(w, r, Saved{Err: storeError(err, "Key material"), Flash: "Key material " + k.Kid + " was saved (" + k.Status + ").",
-		Page: "/organisations/" + o.OrganisationID + "/key-material/" + k.KeyMaterialID, Status: http.StatusOK, Body: k, ETag: k,
+		Page: paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID), Status: http.StatusOK, Body: k, ETag: k,
 		Again: h.updateAgain(w, r, o, cur)})
 }
 
@@ -348,8 +349,8 @@ func (h *KeyMaterial) AddAttachment(w http.ResponseWriter, r *http.Request) {
 		t, err = h.Store.AddAttachment(r.Context(), h.actor(r), orgID, t, content)
 		err = storeError(err, "Key material")
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: "Attached " + t.FileName + ".", Page: "/organisations/" + orgID + "/key-material/" + id,
-		Status: http.StatusCreated, Body: t, ETag: t, Location: "/api/organisations/" + orgID + "/key-material/" + id + "/attachments/" + t.KeyMaterialAttachmentID})
+	h.Saved(w, r, Saved{Err: err, Flash: "Attached " + t.FileName + ".", Page: paths.KeyMaterial(orgID, id),
+		Status: http.StatusCreated, Body: t, ETag: t, Location: paths.API(paths.Attachment(orgID, id, t.KeyMaterialAttachmentID))})
 }
 
 // UpdateAttachment is PUT …/attachments/{aid}: a new Description (JSON or
@@ -393,7 +394,7 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, err := h.Store.UpdateAttachment(r.Context(), h.actor(r), orgID, next, content, func(cur store.Attachment) error { return CheckIfMatch(r, cur) })
-	h.Saved(w, r, Saved{Err: storeError(err, "Attachment"), Flash: "Attachment " + t.FileName + " was saved.", Page: "/organisations/" + orgID + "/key-material/" + id,
+	h.Saved(w, r, Saved{Err: storeError(err, "Attachment"), Flash: "Attachment " + t.FileName + " was saved.", Page: paths.KeyMaterial(orgID, id),
 		Status: http.StatusOK, Body: t, ETag: t})
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/lifecycle"
+	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -89,12 +90,12 @@ func (h *Org) flagOpts(ctx context.Context, typ string, selected []string, withA
 }
 
 func (h *Org) orgCrumbs(o *store.Organisation, last string) []views.Crumb {
-	c := []views.Crumb{{Label: "Organisations", Href: "/organisations"}}
+	c := []views.Crumb{{Label: "Organisations", Href: paths.Organisations()}}
 	if o != nil {
 		if last == "" {
 			return append(c, views.Crumb{Label: o.OrganisationName})
 		}
-		c = append(c, views.Crumb{Label: o.OrganisationName, Href: "/organisations/" + o.OrganisationID})
+		c = append(c, views.Crumb{Label: o.OrganisationName, Href: paths.Organisation(o.OrganisationID)})
 	}
 	if last != "" {
 		c = append(c, views.Crumb{Label: last})

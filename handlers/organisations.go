@@ -104,18 +104,18 @@ func (h *Organisations) orgListPage(r *http.Request, f store.OrgFilter, env Page
 			eq.Set(k, v)
 		}
 	}
-	p.ExportURL = "/organisations/export.csv"
+	p.ExportURL = paths.Organisations() + "/export.csv"
 	if len(eq) > 0 {
 		p.ExportURL += "?" + eq.Encode()
 	}
 	for field := range store.OrgSortColumns {
-		p.SortLinks[field] = SortLink("/organisations", q, field, sortField, desc)
+		p.SortLinks[field] = SortLink(paths.Organisations(), q, field, sortField, desc)
 	}
 	if page > 0 {
-		p.PrevURL = PageLink("/organisations", q, page-1)
+		p.PrevURL = PageLink(paths.Organisations(), q, page-1)
 	}
 	if page+1 < env.TotalPages {
-		p.NextURL = PageLink("/organisations", q, page+1)
+		p.NextURL = PageLink(paths.Organisations(), q, page+1)
 	}
 	return views.OrganisationList(h.Shell(r, "Organisations", "organisations", views.Crumb{Label: "Organisations"}), p), nil
 }
@@ -180,9 +180,9 @@ func (h *Organisations) validateOrg(in *store.Organisation, isNew bool) map[stri
 
 func (h *Organisations) orgForm(r *http.Request, o store.Organisation, isNew bool, errs map[string]string) (views.OrgForm, error) {
 	flagOpts, _, err := h.flagOpts(r.Context(), "Organisation", o.Flags, false)
-	action := "/organisations"
+	action := paths.Organisations()
 	if !isNew {
-		action = "/organisations/" + o.OrganisationID
+		action = paths.Organisation(o.OrganisationID)
 	}
 	f := views.OrgForm{Org: o, IsNew: isNew, Action: action, Errors: errs, StatusOpts: h.statusOpts(lifecycle.Organisation, o.Status, false), FlagOpts: flagOpts}
 	if !isNew {
@@ -240,8 +240,8 @@ func (h *Organisations) CreateOrganisation(w http.ResponseWriter, r *http.Reques
 		o, err = h.Store.CreateOrganisation(r.Context(), h.actor(r), in)
 		err = storeError(err, "Organisation")
 	}
-	h.Saved(w, r, Saved{Err: err, Tell: func() { h.tellCreated(r, o) }, Page: "/organisations/" + o.OrganisationID,
-		Status: http.StatusCreated, Body: h.showOrg(o), ETag: o, Location: "/api/organisations/" + o.OrganisationID,
+	h.Saved(w, r, Saved{Err: err, Tell: func() { h.tellCreated(r, o) }, Page: paths.Organisation(o.OrganisationID),
+		Status: http.StatusCreated, Body: h.showOrg(o), ETag: o, Location: paths.API(paths.Organisation(o.OrganisationID)),
 		Again: anyAgain(func(e *Error) { h.renderOrgForm(w, r, e.Status, in, true, orMessage(err, "OrganisationName")) })})
 }
 
@@ -294,9 +294,9 @@ func (h *Organisations) saveOrg(w http.ResponseWriter, r *http.Request, in store
 	}
 	show := func(e *Error) { h.renderOrgForm(w, r, e.Status, in, false, orMessage(err, "OrganisationName")) }
 	if statusOnly {
-		show = h.Refused(w, r, "Not changed: ", "/organisations/"+in.OrganisationID)
+		show = h.Refused(w, r, "Not changed: ", paths.Organisation(in.OrganisationID))
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: h.savedMessage("", o.OrganisationName, from, o.Status), Page: "/organisations/" + o.OrganisationID,
+	h.Saved(w, r, Saved{Err: err, Flash: h.savedMessage("", o.OrganisationName, from, o.Status), Page: paths.Organisation(o.OrganisationID),
 		Status: http.StatusOK, Body: h.showOrg(o), ETag: o,
 		Again: func(e *Error) bool {
 			if e.Status == http.StatusPreconditionFailed {

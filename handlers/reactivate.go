@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"strconv"
 
@@ -101,7 +102,7 @@ func (h *Reactivations) loadReactivation(w http.ResponseWriter, r *http.Request,
 		return reactivation{}, false
 	}
 	ctx := r.Context()
-	orgPath := "/organisations/" + o.OrganisationID
+	orgPath := paths.Organisation(o.OrganisationID)
 	var re reactivation
 	switch k {
 	case lifecycle.Organisation:

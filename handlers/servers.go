@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"strings"
 
@@ -130,7 +131,7 @@ func (h *Servers) renderServerForm(w http.ResponseWriter, r *http.Request, statu
 		WriteError(w, r, ferr)
 		return
 	}
-	action := "/organisations/" + o.OrganisationID + "/authorisationservers"
+	action := paths.OrganisationTab(o.OrganisationID, "authorisationservers")
 	if !isNew {
 		action += "/" + s.AuthorisationServerID
 	}
@@ -225,8 +226,8 @@ func (h *Servers) UpdateServer(w http.ResponseWriter, r *http.Request) {
 
 // serverSaved answers a create or an update; from is the status before an update.
 func (h *Servers) serverSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, s store.AuthorisationServer, err error, isNew bool, from string) {
-	sv := Saved{Err: err, Flash: h.savedMessage("Authorisation server ", s.CustomerFriendlyName, from, s.Status), Page: "/organisations/" + o.OrganisationID + "/authorisationservers",
+	sv := Saved{Err: err, Flash: h.savedMessage("Authorisation server ", s.CustomerFriendlyName, from, s.Status), Page: paths.OrganisationTab(o.OrganisationID, "authorisationservers"),
 		Status: http.StatusOK, Body: h.showAS(s), ETag: s,
 		Again: formAgain(func(e *Error) { h.renderServerForm(w, r, e.Status, o, in, isNew, err) })}
-	h.Saved(w, r, sv.Created(isNew, "/api/organisations/"+o.OrganisationID+"/authorisationservers/"+s.AuthorisationServerID))
+	h.Saved(w, r, sv.Created(isNew, paths.API(paths.Server(o.OrganisationID, s.AuthorisationServerID))))
 }
