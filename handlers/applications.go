@@ -37,17 +37,9 @@ func (h *Applications) showApp(s store.SoftwareStatement) store.SoftwareStatemen
 
 // ListApps is the applications tab (a bare array on the API).
 func (h *Applications) ListApps(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+	o, items, ok := orgItems(h.Org, w, r, h.Store.ListSoftwareStatements, h.showApp)
 	if !ok {
 		return
-	}
-	items, err := h.Store.ListSoftwareStatements(r.Context(), o.OrganisationID)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	for i := range items {
-		items[i] = h.showApp(items[i])
 	}
 	RespondPage(w, r, http.StatusOK, items, func() (templ.Component, error) {
 		_, names, err := h.flagOpts(r.Context(), "Software_Statement", nil, false)
@@ -81,13 +73,8 @@ func notIn(l, of []string) []string {
 
 // GetApp is one application.
 func (h *Applications) GetApp(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+	o, a, ok := orgAndItem(h.Org, w, r, h.Store.GetSoftwareStatement, "appID", "Application")
 	if !ok {
-		return
-	}
-	a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
-	if err != nil {
-		WriteError(w, r, storeError(err, "Application"))
 		return
 	}
 	SetETag(w, a)
@@ -204,38 +191,17 @@ func (h *Applications) renderAppForm(w http.ResponseWriter, r *http.Request, sta
 	Render(w, r, status, views.AppFormPage(h.Shell(r, "Application", "organisations", h.orgCrumbs(&o, "Application")...), f))
 }
 
-// NewApp shows the empty form.
-func (h *Applications) NewApp(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
-	if !ok {
-		return
+// AppForm shows the empty form (…/new) or an application's (…/{appID}/edit).
+func (h *Applications) AppForm(w http.ResponseWriter, r *http.Request) {
+	if o, a, ok := orgAndForm(h.Org, w, r, h.Store.GetSoftwareStatement, "appID", "Application", store.SoftwareStatement{Status: lifecycle.Active}); ok {
+		h.renderAppForm(w, r, http.StatusOK, o, a, a.SoftwareStatementID == "", nil)
 	}
-	h.renderAppForm(w, r, http.StatusOK, o, store.SoftwareStatement{Status: lifecycle.Active}, true, nil)
-}
-
-// EditApp shows an application's form.
-func (h *Applications) EditApp(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
-	if !ok {
-		return
-	}
-	a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
-	if err != nil {
-		WriteError(w, r, storeError(err, "Application"))
-		return
-	}
-	h.renderAppForm(w, r, http.StatusOK, o, a, false, nil)
 }
 
 // CreateApp adds an application.
 func (h *Applications) CreateApp(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+	o, in, ok := orgAndBody[store.SoftwareStatement](h.Org, w, r)
 	if !ok {
-		return
-	}
-	var in store.SoftwareStatement
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
 		return
 	}
 	// Server-set fields sent by the client are ignored (docs/decisions.md).
@@ -253,13 +219,8 @@ func (h *Applications) CreateApp(w http.ResponseWriter, r *http.Request) {
 
 // UpdateApp replaces an application.
 func (h *Applications) UpdateApp(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+	o, in, ok := orgAndBody[store.SoftwareStatement](h.Org, w, r)
 	if !ok {
-		return
-	}
-	var in store.SoftwareStatement
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
 		return
 	}
 	in.OrganisationID, in.SoftwareStatementID = o.OrganisationID, PathParam(r, "appID")
@@ -294,13 +255,8 @@ func (h *Applications) appSaved(w http.ResponseWriter, r *http.Request, o store.
 
 // SetAppStatus is the status buttons of the application page.
 func (h *Applications) SetAppStatus(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+	o, a, ok := orgAndItem(h.Org, w, r, h.Store.GetSoftwareStatement, "appID", "Application")
 	if !ok {
-		return
-	}
-	a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
-	if err != nil {
-		WriteError(w, r, storeError(err, "Application"))
 		return
 	}
 	var in struct {

@@ -109,38 +109,17 @@ func (h *Contacts) renderContactForm(w http.ResponseWriter, r *http.Request, sta
 	Render(w, r, status, views.ContactFormPage(h.Shell(r, "Contact", "organisations", h.orgCrumbs(&o, "Contact")...), f))
 }
 
-// NewContact shows the empty contact form.
-func (h *Contacts) NewContact(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
-	if !ok {
-		return
+// ContactForm shows the empty form (…/new) or a contact's (…/{contactID}/edit).
+func (h *Contacts) ContactForm(w http.ResponseWriter, r *http.Request) {
+	if o, c, ok := orgAndForm(h.Org, w, r, h.Store.GetContact, "contactID", "Contact", store.Contact{}); ok {
+		h.renderContactForm(w, r, http.StatusOK, o, c, c.ContactID == "", nil)
 	}
-	h.renderContactForm(w, r, http.StatusOK, o, store.Contact{}, true, nil)
-}
-
-// EditContact shows a contact's form.
-func (h *Contacts) EditContact(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
-	if !ok {
-		return
-	}
-	c, err := h.Store.GetContact(r.Context(), o.OrganisationID, PathParam(r, "contactID"))
-	if err != nil {
-		WriteError(w, r, storeError(err, "Contact"))
-		return
-	}
-	h.renderContactForm(w, r, http.StatusOK, o, c, false, nil)
 }
 
 // CreateContact adds a contact.
 func (h *Contacts) CreateContact(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+	o, in, ok := orgAndBody[store.Contact](h.Org, w, r)
 	if !ok {
-		return
-	}
-	var in store.Contact
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
 		return
 	}
 	in.OrganisationID = o.OrganisationID
@@ -164,13 +143,8 @@ func (h *Contacts) contactSaved(w http.ResponseWriter, r *http.Request, o store.
 
 // UpdateContact replaces a contact.
 func (h *Contacts) UpdateContact(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+	o, in, ok := orgAndBody[store.Contact](h.Org, w, r)
 	if !ok {
-		return
-	}
-	var in store.Contact
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
 		return
 	}
 	in.OrganisationID, in.ContactID = o.OrganisationID, PathParam(r, "contactID")

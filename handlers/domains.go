@@ -119,15 +119,7 @@ func (h *Domains) done(w http.ResponseWriter, r *http.Request, status int, flash
 
 // ListDomains is the page (browser) or the list of domains (API).
 func (h *Domains) ListDomains(w http.ResponseWriter, r *http.Request) {
-	if HTMLPage(w, r, func() { h.page(w, r, http.StatusOK, views.DomainsPage{}) }) {
-		return
-	}
-	doms, err := h.Store.ListAuthorisationDomains(r.Context())
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	WriteJSON(w, http.StatusOK, doms)
+	PageOrList(w, r, func() { h.page(w, r, http.StatusOK, views.DomainsPage{}) }, h.Store.ListAuthorisationDomains)
 }
 
 // GetDomain is one domain.
@@ -331,15 +323,7 @@ func (h *Domains) DeleteRole(w http.ResponseWriter, r *http.Request) {
 
 // ListAuthorities lists the authorities.
 func (h *Domains) ListAuthorities(w http.ResponseWriter, r *http.Request) {
-	if HTMLPage(w, r, func() { Redirect(w, r, domainsPath+"#authorities") }) {
-		return
-	}
-	auths, err := h.Store.ListAuthorities(r.Context())
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	WriteJSON(w, http.StatusOK, auths)
+	PageOrList(w, r, func() { Redirect(w, r, domainsPath+"#authorities") }, h.Store.ListAuthorities)
 }
 
 // GetAuthority is one authority.

@@ -104,15 +104,7 @@ func (h *IdentityProviders) editPage(w http.ResponseWriter, r *http.Request, sta
 
 // List lists the identity providers (the page: with the New form).
 func (h *IdentityProviders) List(w http.ResponseWriter, r *http.Request) {
-	if HTMLPage(w, r, func() { h.listPage(w, r, http.StatusOK, views.IdPForm{EmailClaim: "email"}) }) {
-		return
-	}
-	ps, err := h.Store.ListIdentityProviders(r.Context())
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	WriteJSON(w, http.StatusOK, ps)
+	PageOrList(w, r, func() { h.listPage(w, r, http.StatusOK, views.IdPForm{EmailClaim: "email"}) }, h.Store.ListIdentityProviders)
 }
 
 // Get is one identity provider (the page: its edit form).

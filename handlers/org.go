@@ -135,3 +135,63 @@ func (h *Org) checkFederationEntityID(f map[string]string, id string) {
 		f["FederationEntityId"] = msg
 	}
 }
+
+// orgAndBody loads the organisation of the URL and decodes the request
+// body into a T; false when it has answered (404, or a refused body).
+func orgAndBody[T any](h *Org, w http.ResponseWriter, r *http.Request) (store.Organisation, T, bool) {
+	var in T
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return o, in, false
+	}
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return o, in, false
+	}
+	return o, in, true
+}
+
+// orgAndForm is orgAndItem for a form: with no param in the URL (…/new)
+// the item is blank.
+func orgAndForm[T any](h *Org, w http.ResponseWriter, r *http.Request, get func(ctx context.Context, orgID, id string) (T, error), param, what string, blank T) (store.Organisation, T, bool) {
+	if PathParam(r, param) != "" {
+		return orgAndItem(h, w, r, get, param, what)
+	}
+	o, ok := h.loadOrg(w, r)
+	return o, blank, ok
+}
+
+// orgAndItem loads the organisation of the URL and the item named by the
+// path parameter param with get; false when it has answered (404 naming
+// what).
+func orgAndItem[T any](h *Org, w http.ResponseWriter, r *http.Request, get func(ctx context.Context, orgID, id string) (T, error), param, what string) (store.Organisation, T, bool) {
+	var it T
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return o, it, false
+	}
+	it, err := get(r.Context(), o.OrganisationID, PathParam(r, param))
+	if err != nil {
+		WriteError(w, r, storeError(err, what))
+		return o, it, false
+	}
+	return o, it, true
+}
+
+// orgItems loads the organisation of the URL and its items with list,
+// each passed through show (statuses in the deployment's words).
+func orgItems[T any](h *Org, w http.ResponseWriter, r *http.Request, list func(ctx context.Context, orgID string) ([]T, error), show func(T) T) (store.Organisation, []T, bool) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return o, nil, false
+	}
+	items, err := list(r.Context(), o.OrganisationID)
+	if err != nil {
+		WriteError(w, r, err)
+		return o, nil, false
+	}
+	for i := range items {
+		items[i] = show(items[i])
+	}
+	return o, items, true
+}

@@ -81,17 +81,9 @@ func (h *Policies) page(w http.ResponseWriter, r *http.Request, status int, form
 
 // List lists the policies.
 func (h *Policies) List(w http.ResponseWriter, r *http.Request) {
-	if HTMLPage(w, r, func() {
+	PageOrList(w, r, func() {
 		h.page(w, r, http.StatusOK, views.PolicyForm{Policy: "{\n  \"grant_types\": {\"subset_of\": [\"authorization_code\"]}\n}"})
-	}) {
-		return
-	}
-	ps, err := h.Store.ListRoleMetadataPolicies(r.Context())
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	WriteJSON(w, http.StatusOK, ps)
+	}, h.Store.ListRoleMetadataPolicies)
 }
 
 // Get is one policy.

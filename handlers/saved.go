@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/a-h/templ"
@@ -145,4 +146,18 @@ func pageAgain(show func(e *Error)) func(e *Error) bool {
 		}
 		return formAgain(show)(e)
 	}
+}
+
+// PageOrList answers page in the browser, and on the API what list reads
+// (a list page whose HTML is built from other reads than its JSON).
+func PageOrList[T any](w http.ResponseWriter, r *http.Request, page func(), list func(context.Context) (T, error)) {
+	if HTMLPage(w, r, page) {
+		return
+	}
+	v, err := list(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, v)
 }

@@ -41,17 +41,9 @@ func (h *Servers) showAS(s store.AuthorisationServer) store.AuthorisationServer 
 
 // ListServers is the authorisation servers tab (a bare array on the API).
 func (h *Servers) ListServers(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+	o, items, ok := orgItems(h.Org, w, r, h.Store.ListAuthorisationServers, h.showAS)
 	if !ok {
 		return
-	}
-	items, err := h.Store.ListAuthorisationServers(r.Context(), o.OrganisationID)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	for i := range items {
-		items[i] = h.showAS(items[i])
 	}
 	RespondPage(w, r, http.StatusOK, items, func() (templ.Component, error) {
 		_, names, err := h.flagOpts(r.Context(), "Authorisation_Server", nil, false)
@@ -152,38 +144,17 @@ func (h *Servers) renderServerForm(w http.ResponseWriter, r *http.Request, statu
 	Render(w, r, status, views.ServerFormPage(h.Shell(r, "Authorisation server", "organisations", h.orgCrumbs(&o, "Authorisation server")...), f))
 }
 
-// NewServer shows the empty form.
-func (h *Servers) NewServer(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
-	if !ok {
-		return
+// ServerForm shows the empty form (…/new) or a server's (…/{serverID}/edit).
+func (h *Servers) ServerForm(w http.ResponseWriter, r *http.Request) {
+	if o, s, ok := orgAndForm(h.Org, w, r, h.Store.GetAuthorisationServer, "serverID", "Authorisation server", store.AuthorisationServer{Status: lifecycle.Active}); ok {
+		h.renderServerForm(w, r, http.StatusOK, o, s, s.AuthorisationServerID == "", nil)
 	}
-	h.renderServerForm(w, r, http.StatusOK, o, store.AuthorisationServer{Status: lifecycle.Active}, true, nil)
-}
-
-// EditServer shows a server's form.
-func (h *Servers) EditServer(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
-	if !ok {
-		return
-	}
-	s, err := h.Store.GetAuthorisationServer(r.Context(), o.OrganisationID, PathParam(r, "serverID"))
-	if err != nil {
-		WriteError(w, r, storeError(err, "Authorisation server"))
-		return
-	}
-	h.renderServerForm(w, r, http.StatusOK, o, s, false, nil)
 }
 
 // CreateServer adds an authorisation server after validating its issuer.
 func (h *Servers) CreateServer(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+	o, in, ok := orgAndBody[store.AuthorisationServer](h.Org, w, r)
 	if !ok {
-		return
-	}
-	var in store.AuthorisationServer
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
 		return
 	}
 	in.OrganisationID, in.AuthorisationServerID = o.OrganisationID, ""
@@ -198,13 +169,8 @@ func (h *Servers) CreateServer(w http.ResponseWriter, r *http.Request) {
 
 // UpdateServer replaces an authorisation server (its issuer re-validated).
 func (h *Servers) UpdateServer(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+	o, in, ok := orgAndBody[store.AuthorisationServer](h.Org, w, r)
 	if !ok {
-		return
-	}
-	var in store.AuthorisationServer
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
 		return
 	}
 	in.OrganisationID, in.AuthorisationServerID = o.OrganisationID, PathParam(r, "serverID")
