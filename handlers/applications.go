@@ -176,7 +176,7 @@ func (h *Applications) renderAppForm(w http.ResponseWriter, r *http.Request, sta
 	// application carries without a claim any more is shown, marked.
 	held, err := h.Store.ActiveClaimRoles(r.Context(), o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ActiveClaimRoles", err))
 		return
 	}
 	var roleOpts []views.Option
@@ -212,7 +212,7 @@ func (h *Applications) CreateApp(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		a, err = h.Store.CreateSoftwareStatement(r.Context(), h.actor(r), in)
-		err = storeError(err, "Application")
+		err = storeError(during("CreateSoftwareStatement", err), "Application")
 	}
 	h.appSaved(w, r, o, in, a, err, true, false, "")
 }

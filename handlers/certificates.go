@@ -51,7 +51,7 @@ func (h *Certificates) actor(r *http.Request) store.Audit {
 func (h *Certificates) org(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
 	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Organisation"))
+		WriteError(w, r, storeError(during("GetOrganisation", err), "Organisation"))
 		return o, false
 	}
 	return o, true
@@ -72,7 +72,7 @@ func (h *Certificates) List(w http.ResponseWriter, r *http.Request) {
 	}
 	certs, err := h.Store.ListCertificates(r.Context(), o.OrganisationID, typ)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListCertificates", err))
 		return
 	}
 	RespondPage(w, r, http.StatusOK, certs, func() (templ.Component, error) {
@@ -85,7 +85,7 @@ func (h *Certificates) List(w http.ResponseWriter, r *http.Request) {
 func (h *Certificates) Get(w http.ResponseWriter, r *http.Request) {
 	c, err := h.Store.GetCertificate(r.Context(), PathParam(r, "orgID"), PathParam(r, "kid"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Certificate"))
+		WriteError(w, r, storeError(during("GetCertificate", err), "Certificate"))
 		return
 	}
 	SetETag(w, c)
@@ -220,7 +220,7 @@ func (h *Certificates) RevokeConfirm(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := h.Store.GetCertificate(r.Context(), o.OrganisationID, PathParam(r, "kid"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Certificate"))
+		WriteError(w, r, storeError(during("GetCertificate", err), "Certificate"))
 		return
 	}
 	Render(w, r, http.StatusOK, views.RevokeCertificate(h.Shell(r, "Revoke certificate", "organisations", h.Org.orgCrumbs(&o, "Revoke certificate")...),
@@ -238,7 +238,7 @@ func (h *Certificates) DescriptionRemoved(w http.ResponseWriter, r *http.Request
 func (h *Certificates) renderWizard(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, wz views.CertWizard) {
 	types, err := h.Store.ListCertificateTypes(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListCertificateTypes", err))
 		return
 	}
 	wz.Types = types
@@ -340,18 +340,18 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 		CertificateType: q.Get("CertificateType"), Action: q.Get("Action"), Page: page, Size: size}
 	recs, total, err := h.Store.ListAudit(r.Context(), f)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAudit", err))
 		return
 	}
 	types, _ := h.Store.ListCertificateTypes(r.Context())
 	names, err := h.Store.NamesForAudit(r.Context(), recs)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("NamesForAudit", err))
 		return
 	}
 	actions, err := h.Store.AuditActions(r.Context(), "OrganisationCertificate", "")
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("AuditActions", err))
 		return
 	}
 	path := paths.OrganisationTab(o.OrganisationID, "certificates") + "/audit"
@@ -402,7 +402,7 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 	}
 	app, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Application"))
+		WriteError(w, r, storeError(during("GetSoftwareStatement", err), "Application"))
 		return
 	}
 	q := r.URL.Query()
@@ -414,7 +414,7 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 	f := store.AuditFilter{SubjectType: "Application", SubjectID: app.SoftwareStatementID, Action: q.Get("Action"), KeyID: q.Get("KeyId"), Page: page, Size: size}
 	recs, total, err := h.Store.ListAudit(r.Context(), f)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAudit", err))
 		return
 	}
 	env := NewPaged(recs, page, size, total)

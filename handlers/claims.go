@@ -87,17 +87,17 @@ func (h *Claims) tab(w http.ResponseWriter, r *http.Request, status int, o store
 	ctx := r.Context()
 	claims, err := h.Store.ListAuthorityClaims(ctx, o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAuthorityClaims", err))
 		return
 	}
 	auths, err := h.Store.ListAuthorities(ctx)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAuthorities", err))
 		return
 	}
 	roles, err := h.Store.ListDomainRoles(ctx, "")
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListDomainRoles", err))
 		return
 	}
 	p.OrgPage, p.Claims = h.Org.orgPage(o, views.TabRoles), claims
@@ -161,7 +161,7 @@ func (h *Claims) List(w http.ResponseWriter, r *http.Request) {
 	}
 	claims, err := h.Store.ListAuthorityClaims(r.Context(), o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAuthorityClaims", err))
 		return
 	}
 	WriteJSON(w, http.StatusOK, claims)
@@ -175,7 +175,7 @@ func (h *Claims) Get(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := h.Store.GetAuthorityClaim(r.Context(), o.OrganisationID, PathParam(r, "claimID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Authority claim"))
+		WriteError(w, r, storeError(during("GetAuthorityClaim", err), "Authority claim"))
 		return
 	}
 	SetETag(w, c)
@@ -203,7 +203,7 @@ func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		c, err = h.Store.CreateAuthorityClaim(r.Context(), h.Org.actor(r), in)
-		err = storeError(err, "Organisation")
+		err = storeError(during("CreateAuthorityClaim", err), "Organisation")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") was recorded.", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
 		Status: http.StatusCreated, Body: c, ETag: c, Location: paths.API(paths.Claim(o.OrganisationID, c.ClaimID)),
@@ -239,7 +239,7 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 		err = Validation(validateClaim(&in, false))
 	} else {
 		c, err = h.Store.UpdateAuthorityClaim(r.Context(), h.Org.actor(r), in, func(cur store.AuthorityClaim) error { return CheckIfMatch(r, cur) })
-		err = storeError(err, "Authority claim")
+		err = storeError(during("UpdateAuthorityClaim", err), "Authority claim")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") is " + c.Status + ".", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
 		Status: http.StatusOK, Body: c, ETag: c, Again: h.again(w, r, o, store.AuthorityClaim{Status: "Active"})})

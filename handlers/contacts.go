@@ -49,7 +49,7 @@ func (h *Contacts) ListContacts(w http.ResponseWriter, r *http.Request) {
 	}
 	items, total, err := h.Store.ListContacts(r.Context(), o.OrganisationID, sortField, desc, page, size)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListContacts", err))
 		return
 	}
 	RespondPage(w, r, http.StatusOK, NewPaged(items, page, size, total), func() (templ.Component, error) {
@@ -69,7 +69,7 @@ func (h *Contacts) ListContacts(w http.ResponseWriter, r *http.Request) {
 func (h *Contacts) GetContact(w http.ResponseWriter, r *http.Request) {
 	c, err := h.Store.GetContact(r.Context(), PathParam(r, "orgID"), PathParam(r, "contactID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Contact"))
+		WriteError(w, r, storeError(during("GetContact", err), "Contact"))
 		return
 	}
 	SetETag(w, c)
@@ -92,7 +92,7 @@ func validateContact(c *store.Contact) map[string]string {
 func (h *Contacts) renderContactForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, c store.Contact, isNew bool, errs map[string]string) {
 	types, err := h.Store.ListContactTypes(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListContactTypes", err))
 		return
 	}
 	var opts []views.Option
@@ -129,7 +129,7 @@ func (h *Contacts) CreateContact(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		c, err = h.Store.CreateContact(r.Context(), h.actor(r), in)
-		err = storeError(err, "Contact")
+		err = storeError(during("CreateContact", err), "Contact")
 	}
 	h.contactSaved(w, r, o, in, c, err, true, http.StatusCreated)
 }
@@ -154,7 +154,7 @@ func (h *Contacts) UpdateContact(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		c, err = h.Store.UpdateContact(r.Context(), h.actor(r), in, func(cur store.Contact) error { return CheckIfMatch(r, cur) })
-		err = storeError(err, "Contact")
+		err = storeError(during("UpdateContact", err), "Contact")
 	}
 	h.contactSaved(w, r, o, in, c, err, false, http.StatusOK)
 }

@@ -37,7 +37,7 @@ func (h *DataAdmins) crumbs(last string) []views.Crumb {
 func (h *DataAdmins) List(w http.ResponseWriter, r *http.Request) {
 	admins, err := h.Store.ListDataAdministrators(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListDataAdministrators", err))
 		return
 	}
 	Respond(w, r, http.StatusOK, admins, views.DataAdmins(h.Shell(r, "Data Administrators", "reference", h.crumbs("")...), views.DataAdminsPage{Admins: admins}))
@@ -52,7 +52,7 @@ func (h *DataAdmins) New(w http.ResponseWriter, r *http.Request) {
 func (h *DataAdmins) Get(w http.ResponseWriter, r *http.Request) {
 	a, err := h.Store.GetDataAdministrator(r.Context(), PathParam(r, "email"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Data Administrator"))
+		WriteError(w, r, storeError(during("GetDataAdministrator", err), "Data Administrator"))
 		return
 	}
 	SetETag(w, a)
@@ -82,7 +82,7 @@ func (h *DataAdmins) Invite(w http.ResponseWriter, r *http.Request) {
 				actor, h.BaseURL, store.NormalizeEmail(in.Email)),
 		}
 		a, outboxID, err = h.Store.InviteDataAdministrator(r.Context(), store.Audit{Actor: actor}, in.Email, msg)
-		err = storeError(err, "Data Administrator")
+		err = storeError(during("InviteDataAdministrator", err), "Data Administrator")
 		if err == nil {
 			h.deliver(r.Context(), outboxID, msg)
 		}

@@ -66,7 +66,7 @@ func validateDocument(d *store.Document) map[string]string {
 func (h *Documents) org(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
 	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Organisation"))
+		WriteError(w, r, storeError(during("GetOrganisation", err), "Organisation"))
 		return o, false
 	}
 	return o, true
@@ -88,7 +88,7 @@ func (h *Documents) List(w http.ResponseWriter, r *http.Request) {
 	}
 	docs, total, err := h.Store.ListDocuments(r.Context(), o.OrganisationID, page, size)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListDocuments", err))
 		return
 	}
 	Respond(w, r, http.StatusOK, NewPaged(docs, page, size, total),
@@ -99,7 +99,7 @@ func (h *Documents) List(w http.ResponseWriter, r *http.Request) {
 func (h *Documents) Get(w http.ResponseWriter, r *http.Request) {
 	d, err := h.Store.GetDocument(r.Context(), PathParam(r, "orgID"), PathParam(r, "docID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Document"))
+		WriteError(w, r, storeError(during("GetDocument", err), "Document"))
 		return
 	}
 	SetETag(w, d)
@@ -149,7 +149,7 @@ func (h *Documents) activeDocumentType(r *http.Request, name string) (bool, erro
 func (h *Documents) renderWizard(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, d store.Document, errs map[string]string) {
 	types, err := h.Store.ListRefs(r.Context(), store.DocumentTypes)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListRefs", err))
 		return
 	}
 	var opts []views.Option
@@ -181,7 +181,7 @@ func (h *Documents) Save(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		d, err = h.Store.SaveDocument(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Document) error { return CheckIfMatch(r, cur) })
-		err = storeError(err, "Document")
+		err = storeError(during("SaveDocument", err), "Document")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "The " + d.DocumentType + " document was saved.", Page: paths.OrganisationTab(o.OrganisationID, "documents"),
 		Status: http.StatusOK, Body: d, ETag: d,
@@ -198,7 +198,7 @@ func (h *Documents) subject(w http.ResponseWriter, r *http.Request) (store.Organ
 	if id := PathParam(r, "appID"); id != "" {
 		a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, id)
 		if err != nil {
-			WriteError(w, r, storeError(err, "Application"))
+			WriteError(w, r, storeError(during("GetSoftwareStatement", err), "Application"))
 			return o, "", "", "", false
 		}
 		return o, "SoftwareStatement", id, a.ClientName, true
@@ -206,7 +206,7 @@ func (h *Documents) subject(w http.ResponseWriter, r *http.Request) (store.Organ
 	id := PathParam(r, "serverID")
 	s, err := h.Store.GetAuthorisationServer(r.Context(), o.OrganisationID, id)
 	if err != nil {
-		WriteError(w, r, storeError(err, "Authorisation server"))
+		WriteError(w, r, storeError(during("GetAuthorisationServer", err), "Authorisation server"))
 		return o, "", "", "", false
 	}
 	return o, "AuthorisationServer", id, s.CustomerFriendlyName, true
@@ -227,7 +227,7 @@ func (h *Documents) ListCertifications(w http.ResponseWriter, r *http.Request) {
 	}
 	cs, err := h.Store.ListCertifications(r.Context(), typ, id)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListCertifications", err))
 		return
 	}
 	Respond(w, r, http.StatusOK, cs, views.CertificationsPage(h.Shell(r, "Certifications", "organisations", h.Org.orgCrumbs(&o, name)...),
@@ -250,7 +250,7 @@ func (h *Documents) OrgCertifications(w http.ResponseWriter, r *http.Request) {
 	}
 	cs, err := h.Store.ListOrganisationCertifications(r.Context(), o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListOrganisationCertifications", err))
 		return
 	}
 	Respond(w, r, http.StatusOK, cs, views.OrgCertificationsTab(h.Shell(r, o.OrganisationName+": certifications", "organisations", h.Org.orgCrumbs(&o, "Certifications")...),
@@ -265,7 +265,7 @@ func (h *Documents) GetCertification(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := h.Store.GetCertification(r.Context(), typ, id, PathParam(r, "certID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Certification"))
+		WriteError(w, r, storeError(during("GetCertification", err), "Certification"))
 		return
 	}
 	SetETag(w, c)
@@ -292,7 +292,7 @@ func (h *Documents) CertificationForm(w http.ResponseWriter, r *http.Request) {
 func (h *Documents) renderCertForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, typ, id, name string, c store.Certification, errs map[string]string) {
 	types, err := h.Store.ListRefs(r.Context(), store.CertificationTypes)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListRefs", err))
 		return
 	}
 	var opts []views.Option
@@ -304,7 +304,7 @@ func (h *Documents) renderCertForm(w http.ResponseWriter, r *http.Request, statu
 	// The dialog sits over the list it belongs to.
 	list, err := h.Store.ListCertifications(r.Context(), typ, id)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListCertifications", err))
 		return
 	}
 	Render(w, r, status, views.CertificationModal(h.Shell(r, "Certification", "organisations", h.Org.orgCrumbs(&o, name)...),
@@ -338,7 +338,7 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 		err = Validation(f)
 	} else {
 		c, err = h.Store.SaveCertification(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Certification) error { return CheckIfMatch(r, cur) })
-		err = storeError(err, "Certification")
+		err = storeError(during("SaveCertification", err), "Certification")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "The " + c.CertificationType + " certification was saved.", Page: subjectPath(o, typ, id),
 		Status: http.StatusOK, Body: c, ETag: c,

@@ -65,17 +65,17 @@ func (h *Domains) page(w http.ResponseWriter, r *http.Request, status int, p vie
 	ctx := r.Context()
 	doms, err := h.Store.ListAuthorisationDomains(ctx)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAuthorisationDomains", err))
 		return
 	}
 	roles, err := h.Store.ListDomainRoles(ctx, "")
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListDomainRoles", err))
 		return
 	}
 	auths, err := h.Store.ListAuthorities(ctx)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAuthorities", err))
 		return
 	}
 	byDomain := map[string][]store.DomainRole{}
@@ -126,7 +126,7 @@ func (h *Domains) ListDomains(w http.ResponseWriter, r *http.Request) {
 func (h *Domains) GetDomain(w http.ResponseWriter, r *http.Request) {
 	d, err := h.Store.GetAuthorisationDomain(r.Context(), PathParam(r, "domain"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Authorisation domain"))
+		WriteError(w, r, storeError(during("GetAuthorisationDomain", err), "Authorisation domain"))
 		return
 	}
 	SetETag(w, d)
@@ -156,7 +156,7 @@ func (h *Domains) CreateDomain(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		d, err = h.Store.CreateAuthorisationDomain(r.Context(), h.actor(r), in)
-		err = storeError(err, "Authorisation domain")
+		err = storeError(during("CreateAuthorisationDomain", err), "Authorisation domain")
 	}
 	if err != nil {
 		h.failed(w, r, err, "domain", views.DomainsPage{DomainForm: in})
@@ -185,7 +185,7 @@ func (h *Domains) UpdateDomain(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		d, err = h.Store.UpdateAuthorisationDomain(r.Context(), h.actor(r), in, func(cur store.AuthorisationDomain) error { return CheckIfMatch(r, cur) })
-		err = storeError(err, "Authorisation domain")
+		err = storeError(during("UpdateAuthorisationDomain", err), "Authorisation domain")
 	}
 	if err != nil {
 		h.failed(w, r, err, "", views.DomainsPage{})
@@ -214,7 +214,7 @@ func (h *Domains) ListRoles(w http.ResponseWriter, r *http.Request) {
 	}
 	roles, err := h.Store.ListDomainRoles(r.Context(), dom)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListDomainRoles", err))
 		return
 	}
 	WriteJSON(w, http.StatusOK, roles)
@@ -224,7 +224,7 @@ func (h *Domains) ListRoles(w http.ResponseWriter, r *http.Request) {
 func (h *Domains) GetRole(w http.ResponseWriter, r *http.Request) {
 	ro, err := h.Store.GetDomainRole(r.Context(), PathParam(r, "domain"), PathParam(r, "role"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Role"))
+		WriteError(w, r, storeError(during("GetDomainRole", err), "Role"))
 		return
 	}
 	SetETag(w, ro)
@@ -272,7 +272,7 @@ func (h *Domains) CreateRole(w http.ResponseWriter, r *http.Request) {
 			err = Validation(errs)
 		} else {
 			ro, err = h.Store.CreateDomainRole(r.Context(), h.actor(r), in)
-			err = storeError(err, "Authorisation domain")
+			err = storeError(during("CreateDomainRole", err), "Authorisation domain")
 		}
 	}
 	if err != nil {
@@ -301,7 +301,7 @@ func (h *Domains) UpdateRole(w http.ResponseWriter, r *http.Request) {
 			err = Validation(errs)
 		} else {
 			ro, err = h.Store.UpdateDomainRole(r.Context(), h.actor(r), in, func(cur store.DomainRole) error { return CheckIfMatch(r, cur) })
-			err = storeError(err, "Role")
+			err = storeError(during("UpdateDomainRole", err), "Role")
 		}
 	}
 	if err != nil {
@@ -330,7 +330,7 @@ func (h *Domains) ListAuthorities(w http.ResponseWriter, r *http.Request) {
 func (h *Domains) GetAuthority(w http.ResponseWriter, r *http.Request) {
 	au, err := h.Store.GetAuthority(r.Context(), PathParam(r, "authorityID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Authority"))
+		WriteError(w, r, storeError(during("GetAuthority", err), "Authority"))
 		return
 	}
 	SetETag(w, au)
@@ -380,7 +380,7 @@ func (h *Domains) CreateAuthority(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		au, err = h.Store.CreateAuthority(r.Context(), h.actor(r), in)
-		err = storeError(err, "Authority")
+		err = storeError(during("CreateAuthority", err), "Authority")
 	}
 	if err != nil {
 		h.failed(w, r, err, "authority", views.DomainsPage{AuthorityForm: in})
@@ -406,7 +406,7 @@ func (h *Domains) UpdateAuthority(w http.ResponseWriter, r *http.Request) {
 		err = Validation(validateAuthority(&in))
 	} else {
 		au, err = h.Store.UpdateAuthority(r.Context(), h.actor(r), in, func(cur store.Authority) error { return CheckIfMatch(r, cur) })
-		err = storeError(err, "Authority")
+		err = storeError(during("UpdateAuthority", err), "Authority")
 	}
 	if err != nil {
 		h.failed(w, r, err, "", views.DomainsPage{})

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/trustframe/trustframe/store"
@@ -114,4 +115,15 @@ func storeError(err error, what string) error {
 			WithHeader(http.Header{"Retry-After": {"60"}})
 	}
 	return err
+}
+
+// during says what a handler was doing when its store call failed, for
+// the log line of a 500 ("store.CreateContact: disk I/O error"). The
+// client's answer does not change: refusals and the store's sentinel
+// errors still match through the wrapping (errors.Is, errors.As).
+func during(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("store.%s: %w", op, err)
 }

@@ -518,7 +518,7 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 		if kind == "Application" {
 			a, err := h.Store.GetSoftwareStatement(ctx, o.OrganisationID, PathParam(r, "appID"))
 			if err != nil {
-				WriteError(w, r, storeError(err, "Application"))
+				WriteError(w, r, storeError(during("GetSoftwareStatement", err), "Application"))
 				return
 			}
 			p.Name, p.EntityID, tab = a.ClientName, a.FederationEntityID, views.TabApplications
@@ -526,7 +526,7 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 		} else {
 			s, err := h.Store.GetAuthorisationServer(ctx, o.OrganisationID, PathParam(r, "serverID"))
 			if err != nil {
-				WriteError(w, r, storeError(err, "Authorisation server"))
+				WriteError(w, r, storeError(during("GetAuthorisationServer", err), "Authorisation server"))
 				return
 			}
 			p.Name, p.EntityID, tab = s.CustomerFriendlyName, s.FederationEntityID, views.TabServers

@@ -92,7 +92,7 @@ func (h *IdentityProviders) crumbs(last ...views.Crumb) []views.Crumb {
 func (h *IdentityProviders) listPage(w http.ResponseWriter, r *http.Request, status int, form views.IdPForm) {
 	ps, err := h.Store.ListIdentityProviders(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListIdentityProviders", err))
 		return
 	}
 	Render(w, r, status, views.IdentityProviders(h.Shell(r, "Identity providers", "reference", h.crumbs()...), views.IdPPage{Providers: ps, Form: form}))
@@ -111,7 +111,7 @@ func (h *IdentityProviders) List(w http.ResponseWriter, r *http.Request) {
 func (h *IdentityProviders) Get(w http.ResponseWriter, r *http.Request) {
 	p, err := h.Store.GetIdentityProvider(r.Context(), PathParam(r, "name"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Identity provider"))
+		WriteError(w, r, storeError(during("GetIdentityProvider", err), "Identity provider"))
 		return
 	}
 	if HTMLPage(w, r, func() { h.editPage(w, r, http.StatusOK, idpForm(p, nil)) }) {
@@ -224,7 +224,7 @@ func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 	} else if err = h.checkIssuer(r.Context(), &p); err == nil {
 		var saved store.IdentityProvider
 		saved, err = h.Store.CreateIdentityProvider(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p)
-		err = storeError(err, "Identity provider")
+		err = storeError(during("CreateIdentityProvider", err), "Identity provider")
 		p = saved
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "Identity provider " + p.Name + " was added; the API now accepts its tokens.", Page: idpPath,
@@ -243,7 +243,7 @@ func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 	name := PathParam(r, "name")
 	cur, err := h.Store.GetIdentityProvider(r.Context(), name)
 	if err != nil {
-		WriteError(w, r, storeError(err, "Identity provider"))
+		WriteError(w, r, storeError(during("GetIdentityProvider", err), "Identity provider"))
 		return
 	}
 	if in.Name != "" && in.Name != name {

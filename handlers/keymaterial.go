@@ -50,7 +50,7 @@ func (h *KeyMaterial) actor(r *http.Request) store.Audit {
 func (h *KeyMaterial) org(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
 	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Organisation"))
+		WriteError(w, r, storeError(during("GetOrganisation", err), "Organisation"))
 		return o, false
 	}
 	return o, true
@@ -59,7 +59,7 @@ func (h *KeyMaterial) org(w http.ResponseWriter, r *http.Request) (store.Organis
 func (h *KeyMaterial) page(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, form views.KeyMaterialForm, errs map[string]string) {
 	items, err := h.Store.ListKeyMaterial(r.Context(), o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListKeyMaterial", err))
 		return
 	}
 	if form.Use == "" {
@@ -80,7 +80,7 @@ func (h *KeyMaterial) List(w http.ResponseWriter, r *http.Request) {
 	}
 	items, err := h.Store.ListKeyMaterial(r.Context(), o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListKeyMaterial", err))
 		return
 	}
 	WriteJSON(w, http.StatusOK, items)
@@ -172,7 +172,7 @@ func (h *KeyMaterial) Get(w http.ResponseWriter, r *http.Request) {
 	}
 	k, err := h.Store.GetKeyMaterial(r.Context(), o.OrganisationID, PathParam(r, "kmID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Key material"))
+		WriteError(w, r, storeError(during("GetKeyMaterial", err), "Key material"))
 		return
 	}
 	SetETag(w, k)
@@ -184,7 +184,7 @@ func (h *KeyMaterial) Get(w http.ResponseWriter, r *http.Request) {
 func (h *KeyMaterial) detail(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, k store.KeyMaterial, errMsg string) {
 	atts, err := h.Store.ListAttachments(r.Context(), k.KeyMaterialID)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAttachments", err))
 		return
 	}
 	p := views.KeyMaterialDetail{OrgPage: h.Org.orgPage(o, views.TabKeyMaterial), Item: k, Attachments: atts, Reasons: orgkeys.RevokeReasons, Error: errMsg}
@@ -201,7 +201,7 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	id := PathParam(r, "kmID")
 	cur, err := h.Store.GetKeyMaterial(r.Context(), o.OrganisationID, id)
 	if err != nil {
-		WriteError(w, r, storeError(err, "Key material"))
+		WriteError(w, r, storeError(during("GetKeyMaterial", err), "Key material"))
 		return
 	}
 	in := keyMaterialIn{Use: cur.Use, Description: cur.Description, Status: cur.Status}
@@ -257,7 +257,7 @@ func (h *KeyMaterial) ListAttachments(w http.ResponseWriter, r *http.Request) {
 	}
 	atts, err := h.Store.ListAttachments(r.Context(), id)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAttachments", err))
 		return
 	}
 	WriteJSON(w, http.StatusOK, atts)
@@ -347,7 +347,7 @@ func (h *KeyMaterial) AddAttachment(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		t.KeyMaterialID = id
 		t, err = h.Store.AddAttachment(r.Context(), h.actor(r), orgID, t, content)
-		err = storeError(err, "Key material")
+		err = storeError(during("AddAttachment", err), "Key material")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "Attached " + t.FileName + ".", Page: paths.KeyMaterial(orgID, id),
 		Status: http.StatusCreated, Body: t, ETag: t, Location: paths.API(paths.Attachment(orgID, id, t.KeyMaterialAttachmentID))})
@@ -359,7 +359,7 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 	orgID, id, aid := PathParam(r, "orgID"), PathParam(r, "kmID"), PathParam(r, "attID")
 	cur, _, err := h.Store.GetAttachment(r.Context(), id, aid, false)
 	if err != nil {
-		WriteError(w, r, storeError(err, "Attachment"))
+		WriteError(w, r, storeError(during("GetAttachment", err), "Attachment"))
 		return
 	}
 	if _, err := h.Store.GetKeyMaterial(r.Context(), orgID, id); err != nil {
@@ -409,7 +409,7 @@ func (h *KeyMaterial) GetAttachment(w http.ResponseWriter, r *http.Request) {
 	}
 	t, _, err := h.Store.GetAttachment(r.Context(), id, aid, false)
 	if err != nil {
-		WriteError(w, r, storeError(err, "Attachment"))
+		WriteError(w, r, storeError(during("GetAttachment", err), "Attachment"))
 		return
 	}
 	SetETag(w, t)
@@ -425,7 +425,7 @@ func (h *KeyMaterial) Download(w http.ResponseWriter, r *http.Request) {
 	}
 	t, content, err := h.Store.GetAttachment(r.Context(), id, aid, true)
 	if err != nil {
-		WriteError(w, r, storeError(err, "Attachment"))
+		WriteError(w, r, storeError(during("GetAttachment", err), "Attachment"))
 		return
 	}
 	// The type is what the uploader said: never let a browser run it here.

@@ -107,7 +107,7 @@ func (h *Org) orgCrumbs(o *store.Organisation, last string) []views.Crumb {
 func (h *Org) loadOrg(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
 	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Organisation"))
+		WriteError(w, r, storeError(during("GetOrganisation", err), "Organisation"))
 		return o, false
 	}
 	return o, true

@@ -61,7 +61,7 @@ func (h *Organisations) ListOrganisations(w http.ResponseWriter, r *http.Request
 	if !WantsJSON(r) && f.Q != "" && page == 0 {
 		found, ok, err := h.Store.FindIdentifier(r.Context(), f.Q)
 		if err != nil {
-			WriteError(w, r, err)
+			WriteError(w, r, during("FindIdentifier", err))
 			return
 		}
 		if ok {
@@ -73,7 +73,7 @@ func (h *Organisations) ListOrganisations(w http.ResponseWriter, r *http.Request
 	}
 	items, total, err := h.Store.ListOrganisations(r.Context(), f)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListOrganisations", err))
 		return
 	}
 	for i := range items {
@@ -238,7 +238,7 @@ func (h *Organisations) CreateOrganisation(w http.ResponseWriter, r *http.Reques
 		err = Validation(errs)
 	} else {
 		o, err = h.Store.CreateOrganisation(r.Context(), h.actor(r), in)
-		err = storeError(err, "Organisation")
+		err = storeError(during("CreateOrganisation", err), "Organisation")
 	}
 	h.Saved(w, r, Saved{Err: err, Tell: func() { h.tellCreated(r, o) }, Page: paths.Organisation(o.OrganisationID),
 		Status: http.StatusCreated, Body: h.showOrg(o), ETag: o, Location: paths.API(paths.Organisation(o.OrganisationID)),

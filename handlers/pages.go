@@ -92,17 +92,17 @@ func (h *Pages) Home(w http.ResponseWriter, r *http.Request) {
 	}
 	_, pending, err := h.Store.ListOrganisations(r.Context(), store.OrgFilter{Status: "Pending", Size: 1})
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListOrganisations", err))
 		return
 	}
 	recent, err := h.Store.LatestAudit(r.Context(), 8)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("LatestAudit", err))
 		return
 	}
 	names, err := h.Store.NamesForAudit(r.Context(), recent)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("NamesForAudit", err))
 		return
 	}
 	Render(w, r, http.StatusOK, views.Home(h.Shell(r, "Home", ""), views.HomePage{Expiring: e, Days: days, Pending: pending, Today: h.now().UTC(),
@@ -118,7 +118,7 @@ func (h *Pages) References(w http.ResponseWriter, r *http.Request) {
 func (h *Pages) Outbox(w http.ResponseWriter, r *http.Request) {
 	msgs, err := h.Store.ListOutbox(r.Context(), 100)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListOutbox", err))
 		return
 	}
 	Respond(w, r, http.StatusOK, msgs, views.Outbox(h.Shell(r, "Outbox", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Outbox"}), msgs))
@@ -178,7 +178,7 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 	f.Page, f.Size = page, size
 	recs, total, err := h.Store.ListAudit(r.Context(), f)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAudit", err))
 		return
 	}
 	env := NewPaged(recs, page, size, total)

@@ -52,18 +52,18 @@ type policyForm struct {
 func (h *Policies) page(w http.ResponseWriter, r *http.Request, status int, form views.PolicyForm) {
 	ps, err := h.Store.ListRoleMetadataPolicies(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListRoleMetadataPolicies", err))
 		return
 	}
 	form.EntityTypes = federation.EntityTypes
 	doms, err := h.Store.ListAuthorisationDomains(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAuthorisationDomains", err))
 		return
 	}
 	roles, err := h.Store.ListDomainRoles(r.Context(), "")
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListDomainRoles", err))
 		return
 	}
 	for _, d := range doms {
@@ -90,7 +90,7 @@ func (h *Policies) List(w http.ResponseWriter, r *http.Request) {
 func (h *Policies) Get(w http.ResponseWriter, r *http.Request) {
 	p, err := h.Store.GetRoleMetadataPolicy(r.Context(), PathParam(r, "policyID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Role metadata policy"))
+		WriteError(w, r, storeError(during("GetRoleMetadataPolicy", err), "Role metadata policy"))
 		return
 	}
 	SetETag(w, p)
@@ -152,7 +152,7 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	var saved store.RoleMetadataPolicy
 	if err == nil {
 		saved, err = h.Store.SaveRoleMetadataPolicy(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p, func(cur store.RoleMetadataPolicy) error { return CheckIfMatch(r, cur) })
-		err = storeError(err, "Role metadata policy")
+		err = storeError(during("SaveRoleMetadataPolicy", err), "Role metadata policy")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "The policy for " + saved.AuthorisationDomain + ": " + saved.Role + " / " + saved.EntityType + " was saved.",
 		Page: "/references/role-metadata-policies", Status: http.StatusOK, Body: saved, ETag: saved,

@@ -108,12 +108,12 @@ func (h *Reactivations) loadReactivation(w http.ResponseWriter, r *http.Request,
 	case lifecycle.Organisation:
 		servers, err := h.Store.ListAuthorisationServers(ctx, o.OrganisationID)
 		if err != nil {
-			WriteError(w, r, err)
+			WriteError(w, r, during("ListAuthorisationServers", err))
 			return re, false
 		}
 		apps, err := h.Store.ListSoftwareStatements(ctx, o.OrganisationID)
 		if err != nil {
-			WriteError(w, r, err)
+			WriteError(w, r, during("ListSoftwareStatements", err))
 			return re, false
 		}
 		ended := 0
@@ -146,7 +146,7 @@ func (h *Reactivations) loadReactivation(w http.ResponseWriter, r *http.Request,
 	case lifecycle.Application:
 		a, err := h.Store.GetSoftwareStatement(ctx, o.OrganisationID, PathParam(r, "appID"))
 		if err != nil {
-			WriteError(w, r, storeError(err, "Application"))
+			WriteError(w, r, storeError(during("GetSoftwareStatement", err), "Application"))
 			return re, false
 		}
 		page := orgPath + "/softwarestatements/" + a.SoftwareStatementID
@@ -167,7 +167,7 @@ func (h *Reactivations) loadReactivation(w http.ResponseWriter, r *http.Request,
 	default:
 		s, err := h.Store.GetAuthorisationServer(ctx, o.OrganisationID, PathParam(r, "serverID"))
 		if err != nil {
-			WriteError(w, r, storeError(err, "Authorisation server"))
+			WriteError(w, r, storeError(during("GetAuthorisationServer", err), "Authorisation server"))
 			return re, false
 		}
 		re.page = views.ReactivatePage{What: "Authorisation server", Name: s.CustomerFriendlyName, Status: s.Status,

@@ -62,7 +62,7 @@ type RefTypes struct {
 func (h *RefTypes) page(w http.ResponseWriter, r *http.Request, status int, p views.RefPage) {
 	items, err := h.Store.ListRefs(r.Context(), h.Kind)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListRefs", err))
 		return
 	}
 	p.Title, p.Label, p.Path, p.Items = h.Title, strings.ToLower(h.Kind.Label), h.Path, items
@@ -87,7 +87,7 @@ func (h *RefTypes) List(w http.ResponseWriter, r *http.Request) {
 	}
 	items, err := h.Store.ListRefs(r.Context(), h.Kind)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListRefs", err))
 		return
 	}
 	WriteJSON(w, http.StatusOK, items)
@@ -97,7 +97,7 @@ func (h *RefTypes) List(w http.ResponseWriter, r *http.Request) {
 func (h *RefTypes) Get(w http.ResponseWriter, r *http.Request) {
 	it, err := h.Store.GetRef(r.Context(), h.Kind, PathParam(r, "name"))
 	if err != nil {
-		WriteError(w, r, storeError(err, h.Kind.Label))
+		WriteError(w, r, storeError(during("GetRef", err), h.Kind.Label))
 		return
 	}
 	SetETag(w, it)
@@ -131,7 +131,7 @@ func (h *RefTypes) Create(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		it, err = h.Store.CreateRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)
-		err = storeError(err, h.Kind.Label)
+		err = storeError(during("CreateRef", err), h.Kind.Label)
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: h.Kind.Label + " " + it.Name + " was added.", Page: h.Path,
 		Status: http.StatusCreated, Body: it, ETag: it, Location: "/api" + h.Path + "/" + url.PathEscape(it.Name),
@@ -182,7 +182,7 @@ var flagTypes = []string{"Organisation", "Software_Statement", "Authorisation_Se
 func (h *References) flagsPage(w http.ResponseWriter, r *http.Request, status int) {
 	flags, err := h.Store.ListFlags(r.Context(), "")
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListFlags", err))
 		return
 	}
 	Render(w, r, status, views.Flags(h.Shell(r, "Flags", "reference", h.crumbs("Flags")...), views.FlagsPage{Flags: flags}))
@@ -214,7 +214,7 @@ func (h *References) ListFlags(w http.ResponseWriter, r *http.Request) {
 	}
 	flags, err := h.Store.ListFlags(r.Context(), typ)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListFlags", err))
 		return
 	}
 	WriteJSON(w, http.StatusOK, flags)
@@ -233,7 +233,7 @@ func contains(l []string, s string) bool {
 func (h *References) GetFlag(w http.ResponseWriter, r *http.Request) {
 	f, err := h.Store.GetFlag(r.Context(), PathParam(r, "flagID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Flag"))
+		WriteError(w, r, storeError(during("GetFlag", err), "Flag"))
 		return
 	}
 	SetETag(w, f)
@@ -267,7 +267,7 @@ func (h *References) CreateFlag(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		f, err = h.Store.CreateFlag(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)
-		err = storeError(err, "Flag")
+		err = storeError(during("CreateFlag", err), "Flag")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "Flag " + f.Name + " was added.", Page: "/references/flags",
 		Status: http.StatusCreated, Body: f, ETag: f, Location: "/api/references/flags/" + f.FlagID,

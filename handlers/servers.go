@@ -56,7 +56,7 @@ func (h *Servers) ListServers(w http.ResponseWriter, r *http.Request) {
 func (h *Servers) GetServer(w http.ResponseWriter, r *http.Request) {
 	s, err := h.Store.GetAuthorisationServer(r.Context(), PathParam(r, "orgID"), PathParam(r, "serverID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Authorisation server"))
+		WriteError(w, r, storeError(during("GetAuthorisationServer", err), "Authorisation server"))
 		return
 	}
 	SetETag(w, s)
@@ -162,7 +162,7 @@ func (h *Servers) CreateServer(w http.ResponseWriter, r *http.Request) {
 	var s store.AuthorisationServer
 	if err == nil {
 		s, err = h.Store.CreateAuthorisationServer(r.Context(), h.actor(r), in)
-		err = storeError(err, "Authorisation server")
+		err = storeError(during("CreateAuthorisationServer", err), "Authorisation server")
 	}
 	h.serverSaved(w, r, o, in, s, err, true, "")
 }

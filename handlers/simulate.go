@@ -154,7 +154,7 @@ func (h *Policies) TryIt(w http.ResponseWriter, r *http.Request) {
 	{
 		roles, err := h.Store.ListDomainRoles(r.Context(), "")
 		if err != nil {
-			WriteError(w, r, err)
+			WriteError(w, r, during("ListDomainRoles", err))
 			return
 		}
 		for _, ro := range roles {

@@ -171,7 +171,7 @@ func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStat
 func (h *SSA) Keyset(w http.ResponseWriter, r *http.Request) {
 	keys, err := h.Keys.PublishedKeys(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("PublishedKeys", err))
 		return
 	}
 	w.Header().Set("Cache-Control", "public, max-age=300")
@@ -185,7 +185,7 @@ func (h *SSA) Keyset(w http.ResponseWriter, r *http.Request) {
 func (h *SSA) ListKeys(w http.ResponseWriter, r *http.Request) {
 	keys, err := h.Keys.Keys(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("Keys", err))
 		return
 	}
 	if !HTMLPage(w, r, func() { h.keysPage(w, r, http.StatusOK, keys, "") }) {
@@ -196,7 +196,7 @@ func (h *SSA) ListKeys(w http.ResponseWriter, r *http.Request) {
 func (h *SSA) keysPage(w http.ResponseWriter, r *http.Request, status int, keys []store.SigningKey, errMsg string) {
 	fedKeys, err := h.FedKeys.Keys(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("Keys", err))
 		return
 	}
 	current := map[string]string{}
@@ -270,7 +270,7 @@ func rolesInToken(token string) []string {
 func (h *SSA) ListFederationKeys(w http.ResponseWriter, r *http.Request) {
 	keys, err := h.FedKeys.Keys(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("Keys", err))
 		return
 	}
 	WriteJSON(w, http.StatusOK, keys)
