@@ -51,21 +51,18 @@ type claimForm struct {
 	Status         string `json:"Status"`
 }
 
-func (h *Claims) read(w http.ResponseWriter, r *http.Request) (store.AuthorityClaim, error) {
-	if WantsJSON(r) {
-		var in claimIn
-		if err := Decode(w, r, &in); err != nil {
-			return store.AuthorityClaim{}, err
-		}
+// read decodes a claim from the API's JSON or the Roles tab's form; true
+// for the API.
+func (h *Claims) read(w http.ResponseWriter, r *http.Request) (store.AuthorityClaim, bool, error) {
+	var in claimIn
+	var form claimForm
+	isAPI, err := DecodeAs(w, r, &in, &form)
+	if err != nil || isAPI {
 		return store.AuthorityClaim{ClaimID: in.ClaimID, AuthorityID: strings.TrimSpace(in.AuthorityID), AuthorisationDomain: in.AuthorisationDomain,
-			Role: in.Role, RegistrationID: in.RegistrationID, Status: in.Status}, nil
+			Role: in.Role, RegistrationID: in.RegistrationID, Status: in.Status}, isAPI, err
 	}
-	var in claimForm
-	if err := Decode(w, r, &in); err != nil {
-		return store.AuthorityClaim{}, err
-	}
-	dom, role, _ := strings.Cut(in.DomainRole, "/")
-	return store.AuthorityClaim{AuthorityID: in.AuthorityID, AuthorisationDomain: dom, Role: role, RegistrationID: in.RegistrationID, Status: in.Status}, nil
+	dom, role, _ := strings.Cut(form.DomainRole, "/")
+	return store.AuthorityClaim{AuthorityID: form.AuthorityID, AuthorisationDomain: dom, Role: role, RegistrationID: form.RegistrationID, Status: form.Status}, false, nil
 }
 
 func validateClaim(c *store.AuthorityClaim, isNew bool) map[string]string {
@@ -190,7 +187,7 @@ func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in, err := h.read(w, r)
+	in, _, err := h.read(w, r)
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -217,13 +214,13 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in, err := h.read(w, r)
+	in, isAPI, err := h.read(w, r)
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
 	id := PathParam(r, "claimID")
-	if !WantsJSON(r) {
+	if !isAPI {
 		// The tab's buttons change the status only.
 		cur, gerr := h.Store.GetAuthorityClaim(r.Context(), o.OrganisationID, id)
 		if gerr != nil {

@@ -44,9 +44,7 @@ func (h *Contacts) ListContacts(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	if !WantsJSON(r) {
-		size = 200
-	}
+	size = ListSize(r, size)
 	items, total, err := h.Store.ListContacts(r.Context(), o.OrganisationID, sortField, desc, page, size)
 	if err != nil {
 		WriteError(w, r, during("ListContacts", err))

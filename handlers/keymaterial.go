@@ -111,16 +111,12 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	var in keyMaterialIn
 	var form views.KeyMaterialForm
-	if WantsJSON(r) {
-		if err := Decode(w, r, &in); err != nil {
-			WriteError(w, r, err)
-			return
-		}
-	} else {
-		if err := Decode(w, r, &form); err != nil {
-			WriteError(w, r, err)
-			return
-		}
+	isAPI, derr := DecodeAs(w, r, &in, &form)
+	if derr != nil {
+		WriteError(w, r, derr)
+		return
+	}
+	if !isAPI {
 		in.Use, in.Description = form.Use, form.Description
 		if strings.HasPrefix(strings.TrimSpace(form.Key), "{") {
 			in.PublicJwk = json.RawMessage(form.Key)

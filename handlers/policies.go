@@ -131,24 +131,21 @@ func validatePolicy(in *store.RoleMetadataPolicy) error {
 // Save creates (POST) or replaces (PUT …/{id}) a policy.
 func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	var p store.RoleMetadataPolicy
-	if WantsJSON(r) {
-		var in policyIn
-		if err := Decode(w, r, &in); err != nil {
-			WriteError(w, r, err)
-			return
-		}
+	var in policyIn
+	var form policyForm
+	isAPI, err := DecodeAs(w, r, &in, &form)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if isAPI {
 		p = store.RoleMetadataPolicy{AuthorisationDomain: in.AuthorisationDomain, Role: in.Role, EntityType: in.EntityType, Policy: in.Policy, Description: in.Description, Status: in.Status}
 	} else {
-		var in policyForm
-		if err := Decode(w, r, &in); err != nil {
-			WriteError(w, r, err)
-			return
-		}
-		p = store.RoleMetadataPolicy{AuthorisationDomain: in.AuthorisationDomain, Role: in.Role, EntityType: in.EntityType, Policy: json.RawMessage(in.Policy), Description: in.Description, Status: in.Status}
+		p = store.RoleMetadataPolicy{AuthorisationDomain: form.AuthorisationDomain, Role: form.Role, EntityType: form.EntityType, Policy: json.RawMessage(form.Policy), Description: form.Description, Status: form.Status}
 	}
 	p.PolicyID = PathParam(r, "policyID")
 	isNew := p.PolicyID == ""
-	err := validatePolicy(&p)
+	err = validatePolicy(&p)
 	var saved store.RoleMetadataPolicy
 	if err == nil {
 		saved, err = h.Store.SaveRoleMetadataPolicy(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p, func(cur store.RoleMetadataPolicy) error { return CheckIfMatch(r, cur) })

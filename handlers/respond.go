@@ -185,6 +185,25 @@ func Redirect(w http.ResponseWriter, r *http.Request, to string) {
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
+// DecodeAs reads the body into api for a JSON request and into form for a
+// console form (whose fields differ from the API's), and reports which:
+// true for the API's shape.
+func DecodeAs(w http.ResponseWriter, r *http.Request, api, form any) (bool, error) {
+	if WantsJSON(r) {
+		return true, Decode(w, r, api)
+	}
+	return false, Decode(w, r, form)
+}
+
+// ListSize is the page size of a list: the console shows up to 200 rows
+// at once, the API pages as asked.
+func ListSize(r *http.Request, size int) int {
+	if WantsJSON(r) {
+		return size
+	}
+	return 200
+}
+
 // Decode reads a JSON body (unknown fields refused) or a form into dst.
 // Forms are mapped by the `json` tag name of each string field.
 func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
