@@ -29,22 +29,10 @@ func updateAdminStatus[T any](b *Base, w http.ResponseWriter, r *http.Request, w
 	// before it, two writers holding the same ETag would both win.
 	next, err := set(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, email, in.Status,
 		func(cur T) error { return CheckIfMatch(r, cur) })
-	if err != nil {
-		err = storeError(err, what)
-		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
-			b.Flash.Refuse(r.Context(), "Not changed: "+AsError(err).Message+".")
+	e, st := show(next)
+	b.Saved(w, r, Saved{Err: storeError(err, what), Flash: e + " is now " + st + ".", Page: listPath, Status: http.StatusOK, Body: next, ETag: next,
+		Again: conflictAgain(func(e *Error) {
+			b.Flash.Refuse(r.Context(), "Not changed: "+e.Message+".")
 			Redirect(w, r, listPath)
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		e, st := show(next)
-		b.Flash.Put(r.Context(), e+" is now "+st+".")
-		Redirect(w, r, listPath)
-		return
-	}
-	SetETag(w, next)
-	WriteJSON(w, http.StatusOK, next)
+		})})
 }

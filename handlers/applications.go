@@ -1,51 +1,56 @@
 package handlers
 
 import (
-	"github.com/trustframe/trustframe/federation"
+	"context"
+	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
 
-func (h *Directory) showApp(s store.SoftwareStatement) store.SoftwareStatement {
+// Applications serves the applications (software statements) of an
+// organisation.
+type Applications struct {
+	*Org
+	Store applicationStore
+	Algs  func() []string // SSA algorithms offered on the application page
+}
+
+// applicationStore is what Applications reads and writes.
+type applicationStore interface {
+	ListSoftwareStatements(ctx context.Context, orgID string) ([]store.SoftwareStatement, error)
+	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
+	CreateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement) (store.SoftwareStatement, error)
+	UpdateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement, check func(store.SoftwareStatement) error) (store.SoftwareStatement, error)
+	ActiveClaimRoles(ctx context.Context, orgID string) ([]string, error)
+}
+
+func (h *Applications) showApp(s store.SoftwareStatement) store.SoftwareStatement {
 	s.Status = h.Vocab.Display(s.Status)
 	return s
 }
 
 // ListApps is the applications tab (a bare array on the API).
-func (h *Directory) ListApps(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+func (h *Applications) ListApps(w http.ResponseWriter, r *http.Request) {
+	o, items, ok := orgItems(h.Org, w, r, h.Store.ListSoftwareStatements, h.showApp)
 	if !ok {
 		return
 	}
-	items, err := h.Store.ListSoftwareStatements(r.Context(), o.OrganisationID)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	for i := range items {
-		items[i] = h.showApp(items[i])
-	}
-	if WantsJSON(r) {
-		WriteJSON(w, http.StatusOK, items)
-		return
-	}
-	_, names, err := h.flagOpts(r.Context(), "Software_Statement", nil, false)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	p := views.AppsPage{OrgPage: h.orgPage(o, views.TabApplications), Apps: items, FlagNames: names}
-	Render(w, r, http.StatusOK, views.AppsTab(h.Shell(r, "Applications", "organisations", h.orgCrumbs(&o, "Applications")...), p))
+	RespondPage(w, r, http.StatusOK, items, func() (templ.Component, error) {
+		_, names, err := h.flagOpts(r.Context(), "Software_Statement", nil, false)
+		p := views.AppsPage{OrgPage: h.orgPage(o, views.TabApplications), Apps: items, FlagNames: names}
+		return views.AppsTab(h.Shell(r, "Applications", "organisations", h.orgCrumbs(&o, "Applications")...), p), err
+	})
 }
 
 // AppDetailPage builds the view model of an application's page; the SSA
 // handler adds to it.
-func (h *Directory) AppDetailPage(r *http.Request, o store.Organisation, a store.SoftwareStatement) (views.AppDetailPage, error) {
+func (h *Applications) AppDetailPage(r *http.Request, o store.Organisation, a store.SoftwareStatement) (views.AppDetailPage, error) {
 	_, names, err := h.flagOpts(r.Context(), "Software_Statement", nil, false)
 	if err != nil {
 		return views.AppDetailPage{}, err
@@ -67,37 +72,26 @@ func notIn(l, of []string) []string {
 }
 
 // GetApp is one application.
-func (h *Directory) GetApp(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+func (h *Applications) GetApp(w http.ResponseWriter, r *http.Request) {
+	o, a, ok := orgAndItem(h.Org, w, r, h.Store.GetSoftwareStatement, "appID", "Application")
 	if !ok {
 		return
 	}
-	a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
-	if err != nil {
-		WriteError(w, r, storeError(err, "Application"))
-		return
-	}
 	SetETag(w, a)
-	if WantsJSON(r) {
-		WriteJSON(w, http.StatusOK, h.showApp(a))
-		return
-	}
-	p, err := h.AppDetailPage(r, o, a)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	if h.Algs != nil {
-		p.Algs = h.Algs()
-	}
-	if len(p.Algs) > 0 {
-		p.SSAAlg = p.Algs[0]
-	}
-	Render(w, r, http.StatusOK, views.AppDetailWithSSA(h.Shell(r, a.ClientName, "organisations", h.orgCrumbs(&o, a.ClientName)...), p))
+	RespondPage(w, r, http.StatusOK, h.showApp(a), func() (templ.Component, error) {
+		p, err := h.AppDetailPage(r, o, a)
+		if h.Algs != nil {
+			p.Algs = h.Algs()
+		}
+		if len(p.Algs) > 0 {
+			p.SSAAlg = p.Algs[0]
+		}
+		return views.AppDetailWithSSA(h.Shell(r, a.ClientName, "organisations", h.orgCrumbs(&o, a.ClientName)...), p), err
+	})
 }
 
 // validateApp checks an application, the CIBA rule and WebAuthn origins.
-func (h *Directory) validateApp(s *store.SoftwareStatement, isNew bool) map[string]string {
+func (h *Applications) validateApp(s *store.SoftwareStatement, isNew bool) map[string]string {
 	f := map[string]string{}
 	required(f, "ClientName", s.ClientName, "Client name")
 	checkLen(f, "ClientName", s.ClientName, maxName)
@@ -161,7 +155,7 @@ func (h *Directory) validateApp(s *store.SoftwareStatement, isNew bool) map[stri
 	return f
 }
 
-func (h *Directory) renderAppForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, a store.SoftwareStatement, isNew bool, errs map[string]string) {
+func (h *Applications) renderAppForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, a store.SoftwareStatement, isNew bool, errs map[string]string) {
 	if canon, ok := lifecycle.ParseStatus(lifecycle.Application, a.Status); ok {
 		a.Status = canon
 	}
@@ -174,7 +168,7 @@ func (h *Directory) renderAppForm(w http.ResponseWriter, r *http.Request, status
 	for _, m := range formats.DeliveryModes {
 		modes = append(modes, views.Option{Value: m, Label: m, Selected: a.BackchannelTokenDeliveryMode == m})
 	}
-	action := "/organisations/" + o.OrganisationID + "/softwarestatements"
+	action := paths.OrganisationTab(o.OrganisationID, "softwarestatements")
 	if !isNew {
 		action += "/" + a.SoftwareStatementID
 	}
@@ -182,7 +176,7 @@ func (h *Directory) renderAppForm(w http.ResponseWriter, r *http.Request, status
 	// application carries without a claim any more is shown, marked.
 	held, err := h.Store.ActiveClaimRoles(r.Context(), o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ActiveClaimRoles", err))
 		return
 	}
 	var roleOpts []views.Option
@@ -197,38 +191,17 @@ func (h *Directory) renderAppForm(w http.ResponseWriter, r *http.Request, status
 	Render(w, r, status, views.AppFormPage(h.Shell(r, "Application", "organisations", h.orgCrumbs(&o, "Application")...), f))
 }
 
-// NewApp shows the empty form.
-func (h *Directory) NewApp(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
-	if !ok {
-		return
+// AppForm shows the empty form (…/new) or an application's (…/{appID}/edit).
+func (h *Applications) AppForm(w http.ResponseWriter, r *http.Request) {
+	if o, a, ok := orgAndForm(h.Org, w, r, h.Store.GetSoftwareStatement, "appID", "Application", store.SoftwareStatement{Status: lifecycle.Active}); ok {
+		h.renderAppForm(w, r, http.StatusOK, o, a, a.SoftwareStatementID == "", nil)
 	}
-	h.renderAppForm(w, r, http.StatusOK, o, store.SoftwareStatement{Status: lifecycle.Active}, true, nil)
-}
-
-// EditApp shows an application's form.
-func (h *Directory) EditApp(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
-	if !ok {
-		return
-	}
-	a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
-	if err != nil {
-		WriteError(w, r, storeError(err, "Application"))
-		return
-	}
-	h.renderAppForm(w, r, http.StatusOK, o, a, false, nil)
 }
 
 // CreateApp adds an application.
-func (h *Directory) CreateApp(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+func (h *Applications) CreateApp(w http.ResponseWriter, r *http.Request) {
+	o, in, ok := orgAndBody[store.SoftwareStatement](h.Org, w, r)
 	if !ok {
-		return
-	}
-	var in store.SoftwareStatement
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
 		return
 	}
 	// Server-set fields sent by the client are ignored (docs/decisions.md).
@@ -239,27 +212,22 @@ func (h *Directory) CreateApp(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		a, err = h.Store.CreateSoftwareStatement(r.Context(), h.actor(r), in)
-		err = directoryError(err, "Application")
+		err = storeError(during("CreateSoftwareStatement", err), "Application")
 	}
 	h.appSaved(w, r, o, in, a, err, true, false, "")
 }
 
 // UpdateApp replaces an application.
-func (h *Directory) UpdateApp(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+func (h *Applications) UpdateApp(w http.ResponseWriter, r *http.Request) {
+	o, in, ok := orgAndBody[store.SoftwareStatement](h.Org, w, r)
 	if !ok {
-		return
-	}
-	var in store.SoftwareStatement
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
 		return
 	}
 	in.OrganisationID, in.SoftwareStatementID = o.OrganisationID, PathParam(r, "appID")
 	h.saveApp(w, r, o, in, false)
 }
 
-func (h *Directory) saveApp(w http.ResponseWriter, r *http.Request, o store.Organisation, in store.SoftwareStatement, statusOnly bool) {
+func (h *Applications) saveApp(w http.ResponseWriter, r *http.Request, o store.Organisation, in store.SoftwareStatement, statusOnly bool) {
 	var err error
 	var a store.SoftwareStatement
 	var from string
@@ -269,49 +237,26 @@ func (h *Directory) saveApp(w http.ResponseWriter, r *http.Request, o store.Orga
 		a, err = h.Store.UpdateSoftwareStatement(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.SoftwareStatement) error {
 			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
 		})
-		err = directoryError(err, "Application")
+		err = storeError(err, "Application")
 	}
 	h.appSaved(w, r, o, in, a, err, false, statusOnly, from)
 }
 
 // appSaved answers a create or an update; from is the status before an update.
-func (h *Directory) appSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, a store.SoftwareStatement, err error, isNew, statusOnly bool, from string) {
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
-			if statusOnly {
-				h.Flash.Refuse(r.Context(), "Not changed: "+AsError(err).Message)
-				Redirect(w, r, "/organisations/"+o.OrganisationID+"/softwarestatements/"+in.SoftwareStatementID)
-				return
-			}
-			h.renderAppForm(w, r, AsError(err).Status, o, in, isNew, orMessage(err, "ClientName"))
-			return
-		}
-		WriteError(w, r, err)
-		return
+func (h *Applications) appSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, a store.SoftwareStatement, err error, isNew, statusOnly bool, from string) {
+	sv := Saved{Err: err, Flash: h.savedMessage("Application ", a.ClientName, from, a.Status), Page: paths.Application(o.OrganisationID, a.SoftwareStatementID),
+		Status: http.StatusOK, Body: h.showApp(a), ETag: a,
+		Again: formAgain(func(e *Error) { h.renderAppForm(w, r, e.Status, o, in, isNew, orMessage(err, "ClientName")) })}
+	if statusOnly {
+		sv.Again = formAgain(h.Refused(w, r, "Not changed: ", paths.Application(o.OrganisationID, in.SoftwareStatementID)))
 	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), h.savedMessage("Application ", a.ClientName, from, a.Status))
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/softwarestatements/"+a.SoftwareStatementID)
-		return
-	}
-	SetETag(w, a)
-	if isNew {
-		w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/softwarestatements/"+a.SoftwareStatementID)
-		WriteJSON(w, http.StatusCreated, h.showApp(a))
-		return
-	}
-	WriteJSON(w, http.StatusOK, h.showApp(a))
+	h.Saved(w, r, sv.Created(isNew, paths.API(paths.Application(o.OrganisationID, a.SoftwareStatementID))))
 }
 
 // SetAppStatus is the status buttons of the application page.
-func (h *Directory) SetAppStatus(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+func (h *Applications) SetAppStatus(w http.ResponseWriter, r *http.Request) {
+	o, a, ok := orgAndItem(h.Org, w, r, h.Store.GetSoftwareStatement, "appID", "Application")
 	if !ok {
-		return
-	}
-	a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
-	if err != nil {
-		WriteError(w, r, storeError(err, "Application"))
 		return
 	}
 	var in struct {
@@ -323,14 +268,4 @@ func (h *Directory) SetAppStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	a.Status = strings.TrimSpace(in.Status)
 	h.saveApp(w, r, o, a, true)
-}
-
-// checkFederationEntityID applies the entity ID rule of docs/design.md §13.
-func (h *Directory) checkFederationEntityID(f map[string]string, id string) {
-	if id == "" {
-		return
-	}
-	if msg := federation.CheckEntityID(id, h.AllowPrivateURLs); msg != "" {
-		f["FederationEntityId"] = msg
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/trustframe/trustframe/paths"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -12,12 +13,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/trustframe/trustframe/orgkeys"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
 
 type certStore interface {
+	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
 	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
 	ListCertificateTypes(ctx context.Context) ([]store.CertificateType, error)
 	GetCertificateType(ctx context.Context, name string) (store.CertificateType, error)
@@ -36,7 +39,7 @@ type certStore interface {
 // certificate audit views.
 type Certificates struct {
 	*Base
-	Dir   *Directory
+	Org   *Org
 	Store certStore
 	Now   func() time.Time
 }
@@ -48,7 +51,7 @@ func (h *Certificates) actor(r *http.Request) store.Audit {
 func (h *Certificates) org(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
 	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Organisation"))
+		WriteError(w, r, storeError(during("GetOrganisation", err), "Organisation"))
 		return o, false
 	}
 	return o, true
@@ -69,22 +72,20 @@ func (h *Certificates) List(w http.ResponseWriter, r *http.Request) {
 	}
 	certs, err := h.Store.ListCertificates(r.Context(), o.OrganisationID, typ)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListCertificates", err))
 		return
 	}
-	if WantsJSON(r) {
-		WriteJSON(w, http.StatusOK, certs)
-		return
-	}
-	p := views.CertsPage{OrgPage: h.Dir.orgPage(o, views.TabCertificates), Certs: certs, Now: h.Now()}
-	Render(w, r, http.StatusOK, views.CertificatesTab(h.Shell(r, "Certificates", "organisations", h.Dir.orgCrumbs(&o, "Certificates")...), p))
+	RespondPage(w, r, http.StatusOK, certs, func() (templ.Component, error) {
+		p := views.CertsPage{OrgPage: h.Org.orgPage(o, views.TabCertificates), Certs: certs, Now: h.Now()}
+		return views.CertificatesTab(h.Shell(r, "Certificates", "organisations", h.Org.orgCrumbs(&o, "Certificates")...), p), nil
+	})
 }
 
 // Get is one certificate by kid.
 func (h *Certificates) Get(w http.ResponseWriter, r *http.Request) {
 	c, err := h.Store.GetCertificate(r.Context(), PathParam(r, "orgID"), PathParam(r, "kid"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Certificate"))
+		WriteError(w, r, storeError(during("GetCertificate", err), "Certificate"))
 		return
 	}
 	SetETag(w, c)
@@ -99,7 +100,7 @@ func readPEM(w http.ResponseWriter, r *http.Request) (string, error) {
 	case "application/x-pem-file", "application/pkix-cert", "text/plain":
 		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 		if err != nil {
-			return "", &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "the PEM is larger than 1 MiB"}
+			return "", CodeTooLarge.New("the PEM is larger than 1 MiB")
 		}
 		return string(b), nil
 	case "multipart/form-data":
@@ -107,9 +108,9 @@ func readPEM(w http.ResponseWriter, r *http.Request) (string, error) {
 		if err := r.ParseMultipartForm(MaxBody); err != nil {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) || errors.Is(err, multipart.ErrMessageTooLarge) {
-				return "", &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "the upload is larger than 1 MiB"}
+				return "", CodeTooLarge.New("the upload is larger than 1 MiB")
 			}
-			return "", &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the upload could not be read (at most 1 MiB)"}
+			return "", CodeMalformedForm.New("the upload could not be read (at most 1 MiB)")
 		}
 		if f, _, err := r.FormFile("file"); err == nil {
 			defer f.Close()
@@ -163,27 +164,16 @@ func (h *Certificates) Upload(w http.ResponseWriter, r *http.Request) {
 			err = storeError(err, "Organisation")
 		}
 	}
-	if err != nil {
-		if e := AsError(err); e.Status < 500 {
-			_ = h.Store.RecordEvent(r.Context(), store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "upload_refused",
-				SubjectType: "OrganisationCertificate", SubjectID: "-", OrganisationID: o.OrganisationID, CertificateType: typ,
-				Summary: refusalText(e)})
-			if !WantsJSON(r) {
-				h.renderWizard(w, r, e.Status, o, views.CertWizard{Step: "upload", Type: typ, PEM: pemText, Error: refusalText(e)})
-				return
-			}
-		}
-		WriteError(w, r, err)
-		return
+	if e := AsError(err); err != nil && e.Status < 500 {
+		_ = h.Store.RecordEvent(r.Context(), store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "upload_refused",
+			SubjectType: "OrganisationCertificate", SubjectID: "-", OrganisationID: o.OrganisationID, CertificateType: typ,
+			Summary: refusalText(e)})
 	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "The "+typ+" certificate "+c.Kid+" was uploaded.")
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/certificates")
-		return
-	}
-	w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/certificates/kid/"+url.PathEscape(c.Kid))
-	SetETag(w, c)
-	WriteJSON(w, http.StatusCreated, c)
+	h.Saved(w, r, Saved{Err: err, Flash: "The " + typ + " certificate " + c.Kid + " was uploaded.", Page: paths.OrganisationTab(o.OrganisationID, "certificates"),
+		Status: http.StatusCreated, Body: c, ETag: c, Location: paths.API(paths.Certificate(o.OrganisationID, c.Kid)),
+		Again: anyAgain(func(e *Error) {
+			h.renderWizard(w, r, e.Status, o, views.CertWizard{Step: "upload", Type: typ, PEM: pemText, Error: refusalText(e)})
+		})})
 }
 
 func refusalText(e *Error) string {
@@ -214,21 +204,12 @@ func (h *Certificates) Revoke(w http.ResponseWriter, r *http.Request) {
 		err = storeError(h.Store.RevokeCertificate(r.Context(), h.actor(r), orgID, kid, in.RevokeReason,
 			func(cur store.Certificate) error { return CheckIfMatch(r, cur) }), "Certificate")
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
-			h.Flash.Refuse(r.Context(), "Not revoked: "+refusalText(AsError(err)))
-			Redirect(w, r, "/organisations/"+orgID+"/certificates")
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Certificate "+kid+" was revoked ("+in.RevokeReason+").")
-		Redirect(w, r, "/organisations/"+orgID+"/certificates")
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	page := paths.OrganisationTab(orgID, "certificates")
+	h.Saved(w, r, Saved{Err: err, Flash: "Certificate " + kid + " was revoked (" + in.RevokeReason + ").", Page: page, Status: http.StatusNoContent,
+		Again: formAgain(func(e *Error) {
+			h.Flash.Refuse(r.Context(), "Not revoked: "+refusalText(e))
+			Redirect(w, r, page)
+		})})
 }
 
 // RevokeConfirm is the confirmation step of a revocation in the browser.
@@ -239,32 +220,31 @@ func (h *Certificates) RevokeConfirm(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := h.Store.GetCertificate(r.Context(), o.OrganisationID, PathParam(r, "kid"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Certificate"))
+		WriteError(w, r, storeError(during("GetCertificate", err), "Certificate"))
 		return
 	}
-	Render(w, r, http.StatusOK, views.RevokeCertificate(h.Shell(r, "Revoke certificate", "organisations", h.Dir.orgCrumbs(&o, "Revoke certificate")...),
-		views.OrgPage{Org: h.Dir.showOrg(o), Tab: views.TabCertificates}, c, orgkeys.RevokeReasons))
+	Render(w, r, http.StatusOK, views.RevokeCertificate(h.Shell(r, "Revoke certificate", "organisations", h.Org.orgCrumbs(&o, "Revoke certificate")...),
+		views.OrgPage{Org: h.Org.showOrg(o), Tab: views.TabCertificates}, c, orgkeys.RevokeReasons))
 }
 
 // DescriptionRemoved answers the update of a certificate description,
 // removed in release 2.6.0.
 func (h *Certificates) DescriptionRemoved(w http.ResponseWriter, r *http.Request) {
-	WriteError(w, r, &Error{Status: http.StatusGone, Code: "removed_in_2_6_0",
-		Message: "Updating an organisation certificate's description was removed in release 2.6.0. Certificates are immutable: " +
-			"revoke with PUT /organisations/{OrganisationId}/certificates/kid/{CertificateOrKeyId} and upload a new one, " +
-			"or describe keys with the key material API (/organisations/{OrganisationId}/key-material)."})
+	WriteError(w, r, CodeRemovedIn260.New("Updating an organisation certificate's description was removed in release 2.6.0. Certificates are immutable: "+
+		"revoke with PUT /organisations/{OrganisationId}/certificates/kid/{CertificateOrKeyId} and upload a new one, "+
+		"or describe keys with the key material API (/organisations/{OrganisationId}/key-material)."))
 }
 
 func (h *Certificates) renderWizard(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, wz views.CertWizard) {
 	types, err := h.Store.ListCertificateTypes(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListCertificateTypes", err))
 		return
 	}
 	wz.Types = types
 	wz.OrgID = o.OrganisationID
-	Render(w, r, status, views.CertificateWizard(h.Shell(r, "Upload a certificate", "organisations", h.Dir.orgCrumbs(&o, "Upload a certificate")...),
-		views.OrgPage{Org: h.Dir.showOrg(o), Tab: views.TabCertificates}, wz))
+	Render(w, r, status, views.CertificateWizard(h.Shell(r, "Upload a certificate", "organisations", h.Org.orgCrumbs(&o, "Upload a certificate")...),
+		views.OrgPage{Org: h.Org.showOrg(o), Tab: views.TabCertificates}, wz))
 }
 
 // Wizard shows the steps of an upload: type, key and CSR, certificate.
@@ -311,7 +291,7 @@ func (h *Certificates) Review(w http.ResponseWriter, r *http.Request) {
 	}
 	b, _ := jsonMarshal(certReview{Type: r.FormValue("type"), PEM: pemText})
 	h.Flash.Stash(r.Context(), "cert-review:"+o.OrganisationID, string(b))
-	Redirect(w, r, "/organisations/"+o.OrganisationID+"/certificates/new/review")
+	Redirect(w, r, paths.OrganisationTab(o.OrganisationID, "certificates")+"/new/review")
 }
 
 // ReviewPage shows the certificate before the upload is confirmed; a
@@ -325,7 +305,7 @@ func (h *Certificates) ReviewPage(w http.ResponseWriter, r *http.Request) {
 	var in certReview
 	raw := h.Flash.Stashed(r.Context(), "cert-review:"+o.OrganisationID)
 	if raw == "" || json.Unmarshal([]byte(raw), &in) != nil {
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/certificates/new")
+		Redirect(w, r, paths.OrganisationTab(o.OrganisationID, "certificates")+"/new")
 		return
 	}
 	typ, pemText := in.Type, in.PEM
@@ -360,28 +340,28 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 		CertificateType: q.Get("CertificateType"), Action: q.Get("Action"), Page: page, Size: size}
 	recs, total, err := h.Store.ListAudit(r.Context(), f)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAudit", err))
 		return
 	}
 	types, _ := h.Store.ListCertificateTypes(r.Context())
 	names, err := h.Store.NamesForAudit(r.Context(), recs)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("NamesForAudit", err))
 		return
 	}
 	actions, err := h.Store.AuditActions(r.Context(), "OrganisationCertificate", "")
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("AuditActions", err))
 		return
 	}
-	path := "/organisations/" + o.OrganisationID + "/certificates/audit"
+	path := paths.OrganisationTab(o.OrganisationID, "certificates") + "/audit"
 	clear := url.Values{}
 	for k, vs := range q {
 		if k != "Action" && k != "page" {
 			clear[k] = vs
 		}
 	}
-	p := views.CertAuditPage{OrgPage: h.Dir.orgPage(o, views.TabCertificates), Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, Total: total, KeyID: f.KeyID,
+	p := views.CertAuditPage{OrgPage: h.Org.orgPage(o, views.TabCertificates), Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, Total: total, KeyID: f.KeyID,
 		CertificateType: f.CertificateType, Action: f.Action, Types: types, Path: path, ClearActionURL: path + "?" + clear.Encode()}
 	env := NewPaged(recs, page, size, total)
 	if page > 0 {
@@ -390,7 +370,7 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 	if page+1 < env.TotalPages {
 		p.NextURL = PageLink(path, q, page+1)
 	}
-	Respond(w, r, http.StatusOK, env, views.CertificateAudit(h.Shell(r, "Certificate audit", "organisations", h.Dir.orgCrumbs(&o, "Certificate audit")...), p))
+	Respond(w, r, http.StatusOK, env, views.CertificateAudit(h.Shell(r, "Certificate audit", "organisations", h.Org.orgCrumbs(&o, "Certificate audit")...), p))
 }
 
 // Keystore is GET /keystore/{orgID}/application.jwks (active keys) and
@@ -420,9 +400,9 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	app, err := h.Dir.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
+	app, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Application"))
+		WriteError(w, r, storeError(during("GetSoftwareStatement", err), "Application"))
 		return
 	}
 	q := r.URL.Query()
@@ -434,38 +414,34 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 	f := store.AuditFilter{SubjectType: "Application", SubjectID: app.SoftwareStatementID, Action: q.Get("Action"), KeyID: q.Get("KeyId"), Page: page, Size: size}
 	recs, total, err := h.Store.ListAudit(r.Context(), f)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAudit", err))
 		return
 	}
 	env := NewPaged(recs, page, size, total)
-	if WantsJSON(r) {
-		Respond(w, r, http.StatusOK, env, nil)
-		return
-	}
-	names, err := h.Store.NamesForAudit(r.Context(), recs)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	actions, err := h.Store.AuditActions(r.Context(), "Application", app.SoftwareStatementID)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	path := "/organisations/" + o.OrganisationID + "/softwarestatements/" + app.SoftwareStatementID + "/audit"
-	clear := url.Values{}
-	for k, vs := range q {
-		if k != "Action" && k != "page" {
-			clear[k] = vs
+	RespondPage(w, r, http.StatusOK, env, func() (templ.Component, error) {
+		names, err := h.Store.NamesForAudit(r.Context(), recs)
+		if err != nil {
+			return nil, err
 		}
-	}
-	p := views.AppAuditPage{OrgPage: h.Dir.orgPage(o, views.TabApplications), App: app, Records: recs, Entries: views.AuditEntries(recs, names),
-		Actions: actions, Total: total, KeyID: f.KeyID, Action: f.Action, Path: path, ClearActionURL: path + "?" + clear.Encode()}
-	if page > 0 {
-		p.PrevURL = PageLink(path, q, page-1)
-	}
-	if page+1 < env.TotalPages {
-		p.NextURL = PageLink(path, q, page+1)
-	}
-	Respond(w, r, http.StatusOK, env, views.AppAudit(h.Shell(r, "Application audit", "organisations", h.Dir.orgCrumbs(&o, app.ClientName)...), p))
+		actions, err := h.Store.AuditActions(r.Context(), "Application", app.SoftwareStatementID)
+		if err != nil {
+			return nil, err
+		}
+		path := paths.Application(o.OrganisationID, app.SoftwareStatementID) + "/audit"
+		clear := url.Values{}
+		for k, vs := range q {
+			if k != "Action" && k != "page" {
+				clear[k] = vs
+			}
+		}
+		p := views.AppAuditPage{OrgPage: h.Org.orgPage(o, views.TabApplications), App: app, Records: recs, Entries: views.AuditEntries(recs, names),
+			Actions: actions, Total: total, KeyID: f.KeyID, Action: f.Action, Path: path, ClearActionURL: path + "?" + clear.Encode()}
+		if page > 0 {
+			p.PrevURL = PageLink(path, q, page-1)
+		}
+		if page+1 < env.TotalPages {
+			p.NextURL = PageLink(path, q, page+1)
+		}
+		return views.AppAudit(h.Shell(r, "Application audit", "organisations", h.Org.orgCrumbs(&o, app.ClientName)...), p), nil
+	})
 }

@@ -43,9 +43,11 @@ type changesPage struct {
 	NextCursor string         `json:"nextCursor"`
 }
 
-func paramError(status int, field, msg string) *Error {
-	code := "invalid_parameter"
-	return &Error{Status: status, Code: code, Message: msg, Fields: []FieldError{{Field: field, Code: "invalid", Message: msg}}}
+// paramError refuses the query parameter field: code is
+// CodeInvalidParameter (not a number, not a cursor: 400),
+// CodeValidationFailed (out of range: 422) or CodeCursorGone (410).
+func paramError(code Code, field, msg string) *Error {
+	return code.New(msg).WithFields(FieldError{Field: field, Code: "invalid", Message: msg})
 }
 
 // List answers GET /api/changes?after=&limit=&wait=.
@@ -56,11 +58,11 @@ func (h *Changes) List(w http.ResponseWriter, r *http.Request) {
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			WriteError(w, r, paramError(http.StatusBadRequest, "limit", "limit must be a whole number from 1 to 1000 (default 100)."))
+			WriteError(w, r, paramError(CodeInvalidParameter, "limit", "limit must be a whole number from 1 to 1000 (default 100)."))
 			return
 		}
 		if n < 1 || n > ChangesMaxLimit {
-			WriteError(w, r, paramError(http.StatusUnprocessableEntity, "limit", "limit must be from 1 to 1000 (default 100)."))
+			WriteError(w, r, paramError(CodeValidationFailed, "limit", "limit must be from 1 to 1000 (default 100)."))
 			return
 		}
 		limit = n
@@ -68,11 +70,11 @@ func (h *Changes) List(w http.ResponseWriter, r *http.Request) {
 	if v := q.Get("wait"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			WriteError(w, r, paramError(http.StatusBadRequest, "wait", "wait must be a whole number of seconds from 0 to 60."))
+			WriteError(w, r, paramError(CodeInvalidParameter, "wait", "wait must be a whole number of seconds from 0 to 60."))
 			return
 		}
 		if n < 0 || n > ChangesMaxWait {
-			WriteError(w, r, paramError(http.StatusUnprocessableEntity, "wait", "wait must be from 0 to 60 seconds."))
+			WriteError(w, r, paramError(CodeValidationFailed, "wait", "wait must be from 0 to 60 seconds."))
 			return
 		}
 		wait = n
@@ -95,14 +97,12 @@ func (h *Changes) List(w http.ResponseWriter, r *http.Request) {
 		after, err = h.Store.ResolveCursor(ctx, cur)
 		switch {
 		case errors.Is(err, store.ErrCursorMalformed):
-			WriteError(w, r, paramError(http.StatusBadRequest, "after",
+			WriteError(w, r, paramError(CodeInvalidParameter, "after",
 				"after is not a cursor of this feed: send the nextCursor (or a Cursor) of an earlier answer as it was, leave it out to read from the start, or send after=now to read only what changes from now on."))
 			return
 		case errors.Is(err, store.ErrCursorGone):
-			e := paramError(http.StatusGone, "after",
-				"This cursor cannot be continued: it was made by another database or points past the end of this log (the directory was restored from a backup, or moved). Read the current state again (GET /api/organisations, GET /api/participants), then follow GET /api/changes?after=now.")
-			e.Code = "cursor_gone"
-			WriteError(w, r, e)
+			WriteError(w, r, paramError(CodeCursorGone, "after",
+				"This cursor cannot be continued: it was made by another database or points past the end of this log (the directory was restored from a backup, or moved). Read the current state again (GET /api/organisations, GET /api/participants), then follow GET /api/changes?after=now."))
 			return
 		case err != nil:
 			WriteError(w, r, err)

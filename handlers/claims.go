@@ -2,9 +2,8 @@ package handlers
 
 import (
 	"context"
+	"github.com/trustframe/trustframe/paths"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/trustframe/trustframe/store"
@@ -25,7 +24,7 @@ type claimStore interface {
 // and Super Users).
 type Claims struct {
 	*Base
-	Dir   *Directory
+	Org   *Org
 	Store claimStore
 }
 
@@ -52,21 +51,18 @@ type claimForm struct {
 	Status         string `json:"Status"`
 }
 
-func (h *Claims) read(w http.ResponseWriter, r *http.Request) (store.AuthorityClaim, error) {
-	if WantsJSON(r) {
-		var in claimIn
-		if err := Decode(w, r, &in); err != nil {
-			return store.AuthorityClaim{}, err
-		}
+// read decodes a claim from the API's JSON or the Roles tab's form; true
+// for the API.
+func (h *Claims) read(w http.ResponseWriter, r *http.Request) (store.AuthorityClaim, bool, error) {
+	var in claimIn
+	var form claimForm
+	isAPI, err := DecodeAs(w, r, &in, &form)
+	if err != nil || isAPI {
 		return store.AuthorityClaim{ClaimID: in.ClaimID, AuthorityID: strings.TrimSpace(in.AuthorityID), AuthorisationDomain: in.AuthorisationDomain,
-			Role: in.Role, RegistrationID: in.RegistrationID, Status: in.Status}, nil
+			Role: in.Role, RegistrationID: in.RegistrationID, Status: in.Status}, isAPI, err
 	}
-	var in claimForm
-	if err := Decode(w, r, &in); err != nil {
-		return store.AuthorityClaim{}, err
-	}
-	dom, role, _ := strings.Cut(in.DomainRole, "/")
-	return store.AuthorityClaim{AuthorityID: in.AuthorityID, AuthorisationDomain: dom, Role: role, RegistrationID: in.RegistrationID, Status: in.Status}, nil
+	dom, role, _ := strings.Cut(form.DomainRole, "/")
+	return store.AuthorityClaim{AuthorityID: form.AuthorityID, AuthorisationDomain: dom, Role: role, RegistrationID: form.RegistrationID, Status: form.Status}, false, nil
 }
 
 func validateClaim(c *store.AuthorityClaim, isNew bool) map[string]string {
@@ -88,20 +84,20 @@ func (h *Claims) tab(w http.ResponseWriter, r *http.Request, status int, o store
 	ctx := r.Context()
 	claims, err := h.Store.ListAuthorityClaims(ctx, o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAuthorityClaims", err))
 		return
 	}
 	auths, err := h.Store.ListAuthorities(ctx)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAuthorities", err))
 		return
 	}
 	roles, err := h.Store.ListDomainRoles(ctx, "")
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListDomainRoles", err))
 		return
 	}
-	p.OrgPage, p.Claims = h.Dir.orgPage(o, views.TabRoles), claims
+	p.OrgPage, p.Claims = h.Org.orgPage(o, views.TabRoles), claims
 	for _, a := range auths {
 		if a.Status == "Active" {
 			p.AuthorityOpts = append(p.AuthorityOpts, views.Option{Value: a.AuthorityID, Label: a.AuthorityName + " (" + a.AuthorityCode + "; " + strings.Join(a.AuthorisationDomains, ", ") + ")", Selected: a.AuthorityID == p.Form.AuthorityID})
@@ -122,15 +118,17 @@ func (h *Claims) tab(w http.ResponseWriter, r *http.Request, status int, o store
 	if p.Errors == nil {
 		p.Errors = map[string]string{}
 	}
-	Render(w, r, status, views.ClaimsTab(h.Shell(r, "Roles", "organisations", h.Dir.orgCrumbs(&o, "Roles")...), p))
+	Render(w, r, status, views.ClaimsTab(h.Shell(r, "Roles", "organisations", h.Org.orgCrumbs(&o, "Roles")...), p))
 }
 
-func (h *Claims) failed(w http.ResponseWriter, r *http.Request, o store.Organisation, err error, form store.AuthorityClaim) {
-	e := AsError(err)
-	if WantsJSON(r) || e.Status >= 500 || e.Status == http.StatusNotFound || e.Status == http.StatusPreconditionFailed {
-		WriteError(w, r, err)
-		return
-	}
+// again shows a refusal on the Roles tab (the Again of Saved): not a
+// missing resource, nor a stale ETag.
+func (h *Claims) again(w http.ResponseWriter, r *http.Request, o store.Organisation, form store.AuthorityClaim) func(e *Error) bool {
+	return pageAgain(func(e *Error) { h.failed(w, r, o, e, form) })
+}
+
+func (h *Claims) failed(w http.ResponseWriter, r *http.Request, o store.Organisation, e *Error, form store.AuthorityClaim) {
+	err := error(e)
 	p := views.ClaimsPage{Form: form}
 	if e.Status == http.StatusConflict {
 		p.Conflict, p.InTheWay = conflictList(e)
@@ -151,17 +149,16 @@ func (h *Claims) failed(w http.ResponseWriter, r *http.Request, o store.Organisa
 
 // List is the Roles tab (a bare array on the API).
 func (h *Claims) List(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.Dir.loadOrg(w, r)
+	o, ok := h.Org.loadOrg(w, r)
 	if !ok {
 		return
 	}
-	if !WantsJSON(r) {
-		h.tab(w, r, http.StatusOK, o, views.ClaimsPage{Form: store.AuthorityClaim{Status: "Active"}})
+	if HTMLPage(w, r, func() { h.tab(w, r, http.StatusOK, o, views.ClaimsPage{Form: store.AuthorityClaim{Status: "Active"}}) }) {
 		return
 	}
 	claims, err := h.Store.ListAuthorityClaims(r.Context(), o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAuthorityClaims", err))
 		return
 	}
 	WriteJSON(w, http.StatusOK, claims)
@@ -169,13 +166,13 @@ func (h *Claims) List(w http.ResponseWriter, r *http.Request) {
 
 // Get is one claim.
 func (h *Claims) Get(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.Dir.loadOrg(w, r)
+	o, ok := h.Org.loadOrg(w, r)
 	if !ok {
 		return
 	}
 	c, err := h.Store.GetAuthorityClaim(r.Context(), o.OrganisationID, PathParam(r, "claimID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Authority claim"))
+		WriteError(w, r, storeError(during("GetAuthorityClaim", err), "Authority claim"))
 		return
 	}
 	SetETag(w, c)
@@ -186,11 +183,11 @@ func (h *Claims) Get(w http.ResponseWriter, r *http.Request) {
 // AuthorityId), the role must be a role of the domain (422 on Role), and
 // the Exclusive rule holds both ways (409 naming the claims).
 func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.Dir.loadOrg(w, r)
+	o, ok := h.Org.loadOrg(w, r)
 	if !ok {
 		return
 	}
-	in, err := h.read(w, r)
+	in, _, err := h.read(w, r)
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -202,37 +199,28 @@ func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
 	} else if errs := validateClaim(&in, true); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
-		c, err = h.Store.CreateAuthorityClaim(r.Context(), h.Dir.actor(r), in)
-		err = directoryError(err, "Organisation")
+		c, err = h.Store.CreateAuthorityClaim(r.Context(), h.Org.actor(r), in)
+		err = storeError(during("CreateAuthorityClaim", err), "Organisation")
 	}
-	if err != nil {
-		h.failed(w, r, o, err, in)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "The role "+c.Role+" ("+c.AuthorisationDomain+") was recorded.")
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/authority-claims")
-		return
-	}
-	w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/authority-claims/"+c.ClaimID)
-	SetETag(w, c)
-	WriteJSON(w, http.StatusCreated, c)
+	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") was recorded.", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
+		Status: http.StatusCreated, Body: c, ETag: c, Location: paths.API(paths.Claim(o.OrganisationID, c.ClaimID)),
+		Again: h.again(w, r, o, in)})
 }
 
 // Update changes a claim's RegistrationId or Status (Inactive ends it;
 // Active again is checked like a new claim).
 func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.Dir.loadOrg(w, r)
+	o, ok := h.Org.loadOrg(w, r)
 	if !ok {
 		return
 	}
-	in, err := h.read(w, r)
+	in, isAPI, err := h.read(w, r)
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
 	id := PathParam(r, "claimID")
-	if !WantsJSON(r) {
+	if !isAPI {
 		// The tab's buttons change the status only.
 		cur, gerr := h.Store.GetAuthorityClaim(r.Context(), o.OrganisationID, id)
 		if gerr != nil {
@@ -247,82 +235,16 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 	} else if in.ClaimID, in.OrganisationID = id, o.OrganisationID; len(validateClaim(&in, false)) > 0 {
 		err = Validation(validateClaim(&in, false))
 	} else {
-		c, err = h.Store.UpdateAuthorityClaim(r.Context(), h.Dir.actor(r), in, func(cur store.AuthorityClaim) error { return CheckIfMatch(r, cur) })
-		err = directoryError(err, "Authority claim")
+		c, err = h.Store.UpdateAuthorityClaim(r.Context(), h.Org.actor(r), in, func(cur store.AuthorityClaim) error { return CheckIfMatch(r, cur) })
+		err = storeError(during("UpdateAuthorityClaim", err), "Authority claim")
 	}
-	if err != nil {
-		h.failed(w, r, o, err, store.AuthorityClaim{Status: "Active"})
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "The role "+c.Role+" ("+c.AuthorisationDomain+") is "+c.Status+".")
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/authority-claims")
-		return
-	}
-	SetETag(w, c)
-	WriteJSON(w, http.StatusOK, c)
+	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") is " + c.Status + ".", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
+		Status: http.StatusOK, Body: c, ETag: c, Again: h.again(w, r, o, store.AuthorityClaim{Status: "Active"})})
 }
 
 // NoDelete answers DELETE on a claim: claims are kept, Status Inactive
 // ends one.
 func (h *Claims) NoDelete(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Allow", "GET, PUT")
-	WriteError(w, r, &Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
-		Message: "authority claims are never deleted; set Status to Inactive instead"})
+	WriteError(w, r, CodeMethodNotAllowed.New("authority claims are never deleted; set Status to Inactive instead"))
 }
-
-// roleFilter reads the AuthorisationDomain= and Role= filters (organisation
-// list, participants): a domain or role that does not exist is a 400
-// naming the parameter. Filters count Active claims only.
-func (h *Directory) roleFilter(ctx context.Context, q url.Values) (domain, role string, err error) {
-	domain, role = q.Get("AuthorisationDomain"), q.Get("Role")
-	if domain == "" && role == "" {
-		return "", "", nil
-	}
-	roles, err := h.Store.ListDomainRoles(ctx, "")
-	if err != nil {
-		return "", "", err
-	}
-	domainSeen, roleSeen := domain == "", role == ""
-	for _, ro := range roles {
-		if ro.AuthorisationDomain == domain {
-			domainSeen = true
-		}
-		if ro.Name == role && (domain == "" || ro.AuthorisationDomain == domain) {
-			roleSeen = true
-		}
-	}
-	bad := func(field, msg string) error {
-		return &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: msg, Fields: []FieldError{{Field: field, Code: "invalid", Message: msg}}}
-	}
-	if !domainSeen {
-		return "", "", bad("AuthorisationDomain", "There is no authorisation domain with roles called "+strconvQuote(domain)+".")
-	}
-	if !roleSeen {
-		msg := "There is no role " + strconvQuote(role)
-		if domain != "" {
-			msg += " in the domain " + strconvQuote(domain)
-		}
-		return "", "", bad("Role", msg+".")
-	}
-	return domain, role, nil
-}
-
-// roleOpts are the choices of the organisation list's Role filter.
-func (h *Directory) roleOpts(ctx context.Context, cur string) ([]views.Option, error) {
-	roles, err := h.Store.ListDomainRoles(ctx, "")
-	if err != nil {
-		return nil, err
-	}
-	out := []views.Option{{Value: "", Label: "Any role", Selected: cur == ""}}
-	seen := map[string]bool{}
-	for _, ro := range roles {
-		if !seen[ro.Name] {
-			seen[ro.Name] = true
-			out = append(out, views.Option{Value: ro.Name, Label: ro.Name, Selected: ro.Name == cur})
-		}
-	}
-	return out, nil
-}
-
-func strconvQuote(s string) string { return strconv.Quote(s) }

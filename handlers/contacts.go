@@ -1,15 +1,34 @@
 package handlers
 
 import (
+	"context"
+	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
 
+// Contacts serves the contacts of an organisation.
+type Contacts struct {
+	*Org
+	Store contactStore
+}
+
+// contactStore is what Contacts reads and writes.
+type contactStore interface {
+	ListContacts(ctx context.Context, orgID, sortBy string, desc bool, page, size int) ([]store.Contact, int, error)
+	GetContact(ctx context.Context, orgID, id string) (store.Contact, error)
+	CreateContact(ctx context.Context, a store.Audit, c store.Contact) (store.Contact, error)
+	UpdateContact(ctx context.Context, a store.Audit, c store.Contact, check func(store.Contact) error) (store.Contact, error)
+	DeleteContact(ctx context.Context, a store.Audit, orgID, id string, check func(store.Contact) error) error
+	ListContactTypes(ctx context.Context) ([]store.ReferenceItem, error)
+}
+
 // ListContacts is the contacts tab, sortable by every column.
-func (h *Directory) ListContacts(w http.ResponseWriter, r *http.Request) {
+func (h *Contacts) ListContacts(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
@@ -25,36 +44,30 @@ func (h *Directory) ListContacts(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	if !WantsJSON(r) {
-		size = 200
-	}
+	size = ListSize(r, size)
 	items, total, err := h.Store.ListContacts(r.Context(), o.OrganisationID, sortField, desc, page, size)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListContacts", err))
 		return
 	}
-	if WantsJSON(r) {
-		WriteJSON(w, http.StatusOK, NewPaged(items, page, size, total))
-		return
-	}
-	path := "/organisations/" + o.OrganisationID + "/contacts"
-	p := views.ContactsPage{OrgPage: h.orgPage(o, views.TabContacts), Contacts: items, SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, Total: total}
-	for f := range store.ContactSortColumns {
-		p.SortLinks[f] = SortLink(path, q, f, sortField, desc)
-	}
-	w.Header().Add("Vary", "HX-Request")
-	if r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true" {
-		Render(w, r, http.StatusOK, views.ContactsTable(p))
-		return
-	}
-	Render(w, r, http.StatusOK, views.ContactsTab(h.Shell(r, "Contacts", "organisations", h.orgCrumbs(&o, "Contacts")...), p))
+	RespondPage(w, r, http.StatusOK, NewPaged(items, page, size, total), func() (templ.Component, error) {
+		path := paths.OrganisationTab(o.OrganisationID, "contacts")
+		p := views.ContactsPage{OrgPage: h.orgPage(o, views.TabContacts), Contacts: items, SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, Total: total}
+		for f := range store.ContactSortColumns {
+			p.SortLinks[f] = SortLink(path, q, f, sortField, desc)
+		}
+		if r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true" {
+			return views.ContactsTable(p), nil
+		}
+		return views.ContactsTab(h.Shell(r, "Contacts", "organisations", h.orgCrumbs(&o, "Contacts")...), p), nil
+	})
 }
 
 // GetContact is one contact.
-func (h *Directory) GetContact(w http.ResponseWriter, r *http.Request) {
+func (h *Contacts) GetContact(w http.ResponseWriter, r *http.Request) {
 	c, err := h.Store.GetContact(r.Context(), PathParam(r, "orgID"), PathParam(r, "contactID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Contact"))
+		WriteError(w, r, storeError(during("GetContact", err), "Contact"))
 		return
 	}
 	SetETag(w, c)
@@ -74,10 +87,10 @@ func validateContact(c *store.Contact) map[string]string {
 	return f
 }
 
-func (h *Directory) renderContactForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, c store.Contact, isNew bool, errs map[string]string) {
+func (h *Contacts) renderContactForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, c store.Contact, isNew bool, errs map[string]string) {
 	types, err := h.Store.ListContactTypes(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListContactTypes", err))
 		return
 	}
 	var opts []views.Option
@@ -86,7 +99,7 @@ func (h *Directory) renderContactForm(w http.ResponseWriter, r *http.Request, st
 			opts = append(opts, views.Option{Value: t.Name, Label: t.Name, Selected: t.Name == c.ContactType})
 		}
 	}
-	action := "/organisations/" + o.OrganisationID + "/contacts"
+	action := paths.OrganisationTab(o.OrganisationID, "contacts")
 	if !isNew {
 		action += "/" + c.ContactID
 	}
@@ -94,38 +107,17 @@ func (h *Directory) renderContactForm(w http.ResponseWriter, r *http.Request, st
 	Render(w, r, status, views.ContactFormPage(h.Shell(r, "Contact", "organisations", h.orgCrumbs(&o, "Contact")...), f))
 }
 
-// NewContact shows the empty contact form.
-func (h *Directory) NewContact(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
-	if !ok {
-		return
+// ContactForm shows the empty form (…/new) or a contact's (…/{contactID}/edit).
+func (h *Contacts) ContactForm(w http.ResponseWriter, r *http.Request) {
+	if o, c, ok := orgAndForm(h.Org, w, r, h.Store.GetContact, "contactID", "Contact", store.Contact{}); ok {
+		h.renderContactForm(w, r, http.StatusOK, o, c, c.ContactID == "", nil)
 	}
-	h.renderContactForm(w, r, http.StatusOK, o, store.Contact{}, true, nil)
-}
-
-// EditContact shows a contact's form.
-func (h *Directory) EditContact(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
-	if !ok {
-		return
-	}
-	c, err := h.Store.GetContact(r.Context(), o.OrganisationID, PathParam(r, "contactID"))
-	if err != nil {
-		WriteError(w, r, storeError(err, "Contact"))
-		return
-	}
-	h.renderContactForm(w, r, http.StatusOK, o, c, false, nil)
 }
 
 // CreateContact adds a contact.
-func (h *Directory) CreateContact(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+func (h *Contacts) CreateContact(w http.ResponseWriter, r *http.Request) {
+	o, in, ok := orgAndBody[store.Contact](h.Org, w, r)
 	if !ok {
-		return
-	}
-	var in store.Contact
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
 		return
 	}
 	in.OrganisationID = o.OrganisationID
@@ -135,41 +127,22 @@ func (h *Directory) CreateContact(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		c, err = h.Store.CreateContact(r.Context(), h.actor(r), in)
-		err = directoryError(err, "Contact")
+		err = storeError(during("CreateContact", err), "Contact")
 	}
 	h.contactSaved(w, r, o, in, c, err, true, http.StatusCreated)
 }
 
-func (h *Directory) contactSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, c store.Contact, err error, isNew bool, status int) {
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
-			h.renderContactForm(w, r, AsError(err).Status, o, in, isNew, orMessage(err, "LastName"))
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Contact "+strings.TrimSpace(c.FirstName+" "+c.LastName)+" was saved.")
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/contacts")
-		return
-	}
-	if isNew {
-		w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/contacts/"+c.ContactID)
-	}
-	SetETag(w, c)
-	WriteJSON(w, status, c)
+func (h *Contacts) contactSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, c store.Contact, err error, isNew bool, status int) {
+	s := Saved{Err: err, Flash: "Contact " + strings.TrimSpace(c.FirstName+" "+c.LastName) + " was saved.", Page: paths.OrganisationTab(o.OrganisationID, "contacts"),
+		Status: status, Body: c, ETag: c}
+	s.Again = formAgain(func(e *Error) { h.renderContactForm(w, r, e.Status, o, in, isNew, orMessage(err, "LastName")) })
+	h.Saved(w, r, s.Created(isNew, paths.API(paths.Contact(o.OrganisationID, c.ContactID))))
 }
 
 // UpdateContact replaces a contact.
-func (h *Directory) UpdateContact(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+func (h *Contacts) UpdateContact(w http.ResponseWriter, r *http.Request) {
+	o, in, ok := orgAndBody[store.Contact](h.Org, w, r)
 	if !ok {
-		return
-	}
-	var in store.Contact
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
 		return
 	}
 	in.OrganisationID, in.ContactID = o.OrganisationID, PathParam(r, "contactID")
@@ -179,23 +152,14 @@ func (h *Directory) UpdateContact(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		c, err = h.Store.UpdateContact(r.Context(), h.actor(r), in, func(cur store.Contact) error { return CheckIfMatch(r, cur) })
-		err = directoryError(err, "Contact")
+		err = storeError(during("UpdateContact", err), "Contact")
 	}
 	h.contactSaved(w, r, o, in, c, err, false, http.StatusOK)
 }
 
 // DeleteContact removes a contact: 204 on the API.
-func (h *Directory) DeleteContact(w http.ResponseWriter, r *http.Request) {
+func (h *Contacts) DeleteContact(w http.ResponseWriter, r *http.Request) {
 	orgID, id := PathParam(r, "orgID"), PathParam(r, "contactID")
 	err := h.Store.DeleteContact(r.Context(), h.actor(r), orgID, id, func(cur store.Contact) error { return CheckIfMatch(r, cur) })
-	if err != nil {
-		WriteError(w, r, storeError(err, "Contact"))
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "The contact was deleted.")
-		Redirect(w, r, "/organisations/"+orgID+"/contacts")
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	h.Saved(w, r, Saved{Err: storeError(err, "Contact"), Flash: "The contact was deleted.", Page: paths.OrganisationTab(orgID, "contacts"), Status: http.StatusNoContent})
 }

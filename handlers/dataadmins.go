@@ -37,7 +37,7 @@ func (h *DataAdmins) crumbs(last string) []views.Crumb {
 func (h *DataAdmins) List(w http.ResponseWriter, r *http.Request) {
 	admins, err := h.Store.ListDataAdministrators(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListDataAdministrators", err))
 		return
 	}
 	Respond(w, r, http.StatusOK, admins, views.DataAdmins(h.Shell(r, "Data Administrators", "reference", h.crumbs("")...), views.DataAdminsPage{Admins: admins}))
@@ -52,7 +52,7 @@ func (h *DataAdmins) New(w http.ResponseWriter, r *http.Request) {
 func (h *DataAdmins) Get(w http.ResponseWriter, r *http.Request) {
 	a, err := h.Store.GetDataAdministrator(r.Context(), PathParam(r, "email"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Data Administrator"))
+		WriteError(w, r, storeError(during("GetDataAdministrator", err), "Data Administrator"))
 		return
 	}
 	SetETag(w, a)
@@ -82,31 +82,16 @@ func (h *DataAdmins) Invite(w http.ResponseWriter, r *http.Request) {
 				actor, h.BaseURL, store.NormalizeEmail(in.Email)),
 		}
 		a, outboxID, err = h.Store.InviteDataAdministrator(r.Context(), store.Audit{Actor: actor}, in.Email, msg)
-		err = storeError(err, "Data Administrator")
+		err = storeError(during("InviteDataAdministrator", err), "Data Administrator")
 		if err == nil {
 			h.deliver(r.Context(), outboxID, msg)
 		}
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
-			errs := FieldMap(err)
-			if len(errs) == 0 {
-				errs = map[string]string{"Email": AsError(err).Message}
-			}
-			Render(w, r, AsError(err).Status, views.NewDataAdmin(h.Shell(r, "New Data Administrator", "reference", h.crumbs("New Data Administrator")...), in.Email, errs))
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Invitation sent to "+a.Email+".")
-		Redirect(w, r, "/references/data-administrators")
-		return
-	}
-	w.Header().Set("Location", "/api/users/data-administrators/"+url.PathEscape(a.Email))
-	SetETag(w, a)
-	WriteJSON(w, http.StatusCreated, a)
+	h.Saved(w, r, Saved{Err: err, Flash: "Invitation sent to " + a.Email + ".", Page: "/references/data-administrators",
+		Status: http.StatusCreated, Body: a, ETag: a, Location: "/api/users/data-administrators/" + url.PathEscape(a.Email),
+		Again: anyAgain(func(e *Error) {
+			Render(w, r, e.Status, views.NewDataAdmin(h.Shell(r, "New Data Administrator", "reference", h.crumbs("New Data Administrator")...), in.Email, orMessage(err, "Email")))
+		})})
 }
 
 // deliver sends the invitation; a failure leaves it in the outbox and logs why.

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"time"
 
@@ -27,7 +28,7 @@ type documentStore interface {
 // Documents serves regulatory documents and certifications.
 type Documents struct {
 	*Base
-	Dir   *Directory
+	Org   *Org
 	Store documentStore
 }
 
@@ -65,7 +66,7 @@ func validateDocument(d *store.Document) map[string]string {
 func (h *Documents) org(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
 	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Organisation"))
+		WriteError(w, r, storeError(during("GetOrganisation", err), "Organisation"))
 		return o, false
 	}
 	return o, true
@@ -87,18 +88,18 @@ func (h *Documents) List(w http.ResponseWriter, r *http.Request) {
 	}
 	docs, total, err := h.Store.ListDocuments(r.Context(), o.OrganisationID, page, size)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListDocuments", err))
 		return
 	}
 	Respond(w, r, http.StatusOK, NewPaged(docs, page, size, total),
-		views.DocumentsTab(h.Shell(r, "Documents", "organisations", h.Dir.orgCrumbs(&o, "Documents")...), views.DocumentsPage{OrgPage: h.Dir.orgPage(o, views.TabDocuments), Docs: docs}))
+		views.DocumentsTab(h.Shell(r, "Documents", "organisations", h.Org.orgCrumbs(&o, "Documents")...), views.DocumentsPage{OrgPage: h.Org.orgPage(o, views.TabDocuments), Docs: docs}))
 }
 
 // Get is one document.
 func (h *Documents) Get(w http.ResponseWriter, r *http.Request) {
 	d, err := h.Store.GetDocument(r.Context(), PathParam(r, "orgID"), PathParam(r, "docID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Document"))
+		WriteError(w, r, storeError(during("GetDocument", err), "Document"))
 		return
 	}
 	SetETag(w, d)
@@ -148,7 +149,7 @@ func (h *Documents) activeDocumentType(r *http.Request, name string) (bool, erro
 func (h *Documents) renderWizard(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, d store.Document, errs map[string]string) {
 	types, err := h.Store.ListRefs(r.Context(), store.DocumentTypes)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListRefs", err))
 		return
 	}
 	var opts []views.Option
@@ -157,8 +158,8 @@ func (h *Documents) renderWizard(w http.ResponseWriter, r *http.Request, status 
 			opts = append(opts, views.Option{Value: t.Name, Label: t.Name, Selected: t.Name == d.DocumentType})
 		}
 	}
-	Render(w, r, status, views.DocumentWizard(h.Shell(r, "Document", "organisations", h.Dir.orgCrumbs(&o, "Document")...),
-		views.DocumentForm{OrgPage: h.Dir.orgPage(o, views.TabDocuments), Doc: d, TypeOpts: opts, Errors: errs}))
+	Render(w, r, status, views.DocumentWizard(h.Shell(r, "Document", "organisations", h.Org.orgCrumbs(&o, "Document")...),
+		views.DocumentForm{OrgPage: h.Org.orgPage(o, views.TabDocuments), Doc: d, TypeOpts: opts, Errors: errs}))
 }
 
 // Save creates (POST …/documents) or replaces (PUT …/documents/{id}) a document.
@@ -180,28 +181,12 @@ func (h *Documents) Save(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		d, err = h.Store.SaveDocument(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Document) error { return CheckIfMatch(r, cur) })
-		err = directoryError(err, "Document")
+		err = storeError(during("SaveDocument", err), "Document")
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
-			h.renderWizard(w, r, AsError(err).Status, o, in, orMessage(err, "DocumentType"))
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "The "+d.DocumentType+" document was saved.")
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/documents")
-		return
-	}
-	SetETag(w, d)
-	if isNew {
-		w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/documents/"+d.DocumentID)
-		WriteJSON(w, http.StatusCreated, d)
-		return
-	}
-	WriteJSON(w, http.StatusOK, d)
+	h.Saved(w, r, Saved{Err: err, Flash: "The " + d.DocumentType + " document was saved.", Page: paths.OrganisationTab(o.OrganisationID, "documents"),
+		Status: http.StatusOK, Body: d, ETag: d,
+		Again: formAgain(func(e *Error) { h.renderWizard(w, r, e.Status, o, in, orMessage(err, "DocumentType")) }),
+	}.Created(isNew, paths.API(paths.Document(o.OrganisationID, d.DocumentID))))
 }
 
 // subject resolves the application or authorisation server of the URL.
@@ -213,7 +198,7 @@ func (h *Documents) subject(w http.ResponseWriter, r *http.Request) (store.Organ
 	if id := PathParam(r, "appID"); id != "" {
 		a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, id)
 		if err != nil {
-			WriteError(w, r, storeError(err, "Application"))
+			WriteError(w, r, storeError(during("GetSoftwareStatement", err), "Application"))
 			return o, "", "", "", false
 		}
 		return o, "SoftwareStatement", id, a.ClientName, true
@@ -221,7 +206,7 @@ func (h *Documents) subject(w http.ResponseWriter, r *http.Request) (store.Organ
 	id := PathParam(r, "serverID")
 	s, err := h.Store.GetAuthorisationServer(r.Context(), o.OrganisationID, id)
 	if err != nil {
-		WriteError(w, r, storeError(err, "Authorisation server"))
+		WriteError(w, r, storeError(during("GetAuthorisationServer", err), "Authorisation server"))
 		return o, "", "", "", false
 	}
 	return o, "AuthorisationServer", id, s.CustomerFriendlyName, true
@@ -229,9 +214,9 @@ func (h *Documents) subject(w http.ResponseWriter, r *http.Request) (store.Organ
 
 func subjectPath(o store.Organisation, typ, id string) string {
 	if typ == "SoftwareStatement" {
-		return "/organisations/" + o.OrganisationID + "/softwarestatements/" + id + "/certifications"
+		return paths.Application(o.OrganisationID, id) + "/certifications"
 	}
-	return "/organisations/" + o.OrganisationID + "/authorisationservers/" + id + "/certifications"
+	return paths.Server(o.OrganisationID, id) + "/certifications"
 }
 
 // ListCertifications is the certifications of an application or server.
@@ -242,11 +227,11 @@ func (h *Documents) ListCertifications(w http.ResponseWriter, r *http.Request) {
 	}
 	cs, err := h.Store.ListCertifications(r.Context(), typ, id)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListCertifications", err))
 		return
 	}
-	Respond(w, r, http.StatusOK, cs, views.CertificationsPage(h.Shell(r, "Certifications", "organisations", h.Dir.orgCrumbs(&o, name)...),
-		views.CertificationsView{OrgPage: h.Dir.orgPage(o, tabOf(typ)), SubjectName: name, Path: subjectPath(o, typ, id), Certs: cs}))
+	Respond(w, r, http.StatusOK, cs, views.CertificationsPage(h.Shell(r, "Certifications", "organisations", h.Org.orgCrumbs(&o, name)...),
+		views.CertificationsView{OrgPage: h.Org.orgPage(o, tabOf(typ)), SubjectName: name, Path: subjectPath(o, typ, id), Certs: cs}))
 }
 
 func tabOf(typ string) string {
@@ -265,11 +250,11 @@ func (h *Documents) OrgCertifications(w http.ResponseWriter, r *http.Request) {
 	}
 	cs, err := h.Store.ListOrganisationCertifications(r.Context(), o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListOrganisationCertifications", err))
 		return
 	}
-	Respond(w, r, http.StatusOK, cs, views.OrgCertificationsTab(h.Shell(r, o.OrganisationName+": certifications", "organisations", h.Dir.orgCrumbs(&o, "Certifications")...),
-		views.OrgCertificationsPage{OrgPage: h.Dir.orgPage(o, views.TabCertifications), Certs: cs, Today: time.Now().UTC()}))
+	Respond(w, r, http.StatusOK, cs, views.OrgCertificationsTab(h.Shell(r, o.OrganisationName+": certifications", "organisations", h.Org.orgCrumbs(&o, "Certifications")...),
+		views.OrgCertificationsPage{OrgPage: h.Org.orgPage(o, views.TabCertifications), Certs: cs, Today: time.Now().UTC()}))
 }
 
 // GetCertification is one certification.
@@ -280,7 +265,7 @@ func (h *Documents) GetCertification(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := h.Store.GetCertification(r.Context(), typ, id, PathParam(r, "certID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Certification"))
+		WriteError(w, r, storeError(during("GetCertification", err), "Certification"))
 		return
 	}
 	SetETag(w, c)
@@ -307,7 +292,7 @@ func (h *Documents) CertificationForm(w http.ResponseWriter, r *http.Request) {
 func (h *Documents) renderCertForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, typ, id, name string, c store.Certification, errs map[string]string) {
 	types, err := h.Store.ListRefs(r.Context(), store.CertificationTypes)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListRefs", err))
 		return
 	}
 	var opts []views.Option
@@ -319,11 +304,11 @@ func (h *Documents) renderCertForm(w http.ResponseWriter, r *http.Request, statu
 	// The dialog sits over the list it belongs to.
 	list, err := h.Store.ListCertifications(r.Context(), typ, id)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListCertifications", err))
 		return
 	}
-	Render(w, r, status, views.CertificationModal(h.Shell(r, "Certification", "organisations", h.Dir.orgCrumbs(&o, name)...),
-		views.CertificationForm{OrgPage: h.Dir.orgPage(o, tabOf(typ)), SubjectName: name, Path: subjectPath(o, typ, id), Cert: c, Certs: list, TypeOpts: opts, Errors: errs}))
+	Render(w, r, status, views.CertificationModal(h.Shell(r, "Certification", "organisations", h.Org.orgCrumbs(&o, name)...),
+		views.CertificationForm{OrgPage: h.Org.orgPage(o, tabOf(typ)), SubjectName: name, Path: subjectPath(o, typ, id), Cert: c, Certs: list, TypeOpts: opts, Errors: errs}))
 }
 
 // SaveCertification creates or replaces a certification.
@@ -353,26 +338,12 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 		err = Validation(f)
 	} else {
 		c, err = h.Store.SaveCertification(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Certification) error { return CheckIfMatch(r, cur) })
-		err = directoryError(err, "Certification")
+		err = storeError(during("SaveCertification", err), "Certification")
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
-			h.renderCertForm(w, r, AsError(err).Status, o, typ, id, name, in, orMessage(err, "CertificationType"))
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "The "+c.CertificationType+" certification was saved.")
-		Redirect(w, r, subjectPath(o, typ, id))
-		return
-	}
-	SetETag(w, c)
-	if isNew {
-		w.Header().Set("Location", "/api"+subjectPath(o, typ, id)+"/"+c.CertificationID)
-		WriteJSON(w, http.StatusCreated, c)
-		return
-	}
-	WriteJSON(w, http.StatusOK, c)
+	h.Saved(w, r, Saved{Err: err, Flash: "The " + c.CertificationType + " certification was saved.", Page: subjectPath(o, typ, id),
+		Status: http.StatusOK, Body: c, ETag: c,
+		Again: formAgain(func(e *Error) {
+			h.renderCertForm(w, r, e.Status, o, typ, id, name, in, orMessage(err, "CertificationType"))
+		}),
+	}.Created(isNew, "/api"+subjectPath(o, typ, id)+"/"+c.CertificationID))
 }

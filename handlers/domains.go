@@ -65,17 +65,17 @@ func (h *Domains) page(w http.ResponseWriter, r *http.Request, status int, p vie
 	ctx := r.Context()
 	doms, err := h.Store.ListAuthorisationDomains(ctx)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAuthorisationDomains", err))
 		return
 	}
 	roles, err := h.Store.ListDomainRoles(ctx, "")
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListDomainRoles", err))
 		return
 	}
 	auths, err := h.Store.ListAuthorities(ctx)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAuthorities", err))
 		return
 	}
 	byDomain := map[string][]store.DomainRole{}
@@ -95,59 +95,38 @@ func (h *Domains) page(w http.ResponseWriter, r *http.Request, status int, p vie
 // failed answers a failed write: JSON as a problem, the page re-rendered
 // with the errors beside the form (which) or the conflict as a list.
 func (h *Domains) failed(w http.ResponseWriter, r *http.Request, err error, which string, p views.DomainsPage) {
-	e := AsError(err)
-	if WantsJSON(r) || e.Status >= 500 || e.Status == http.StatusNotFound || e.Status == http.StatusPreconditionFailed {
-		WriteError(w, r, err)
-		return
-	}
-	if e.Status == http.StatusConflict {
-		p.Conflict, p.InTheWay = conflictList(e)
-	} else {
-		p.Errors = FieldMap(err)
-		if len(p.Errors) == 0 {
-			p.Errors = map[string]string{"_": e.Message}
+	h.Saved(w, r, Saved{Err: err, Again: pageAgain(func(e *Error) {
+		if e.Status == http.StatusConflict {
+			p.Conflict, p.InTheWay = conflictList(e)
+		} else {
+			p.Errors = FieldMap(e)
+			if len(p.Errors) == 0 {
+				p.Errors = map[string]string{"_": e.Message}
+			}
+			p.FormFor = which
 		}
-		p.FormFor = which
-	}
-	h.page(w, r, e.Status, p)
+		h.page(w, r, e.Status, p)
+	})})
 }
 
+// done answers a write of the page: v is the saved resource (nil: 204).
 func (h *Domains) done(w http.ResponseWriter, r *http.Request, status int, flash string, location string, v any) {
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), flash)
-		Redirect(w, r, domainsPath)
-		return
-	}
 	if v == nil {
-		w.WriteHeader(http.StatusNoContent)
-		return
+		status = http.StatusNoContent
 	}
-	if location != "" {
-		w.Header().Set("Location", location)
-	}
-	SetETag(w, v)
-	WriteJSON(w, status, v)
+	h.Saved(w, r, Saved{Flash: flash, Page: domainsPath, Status: status, Body: v, ETag: v, Location: location})
 }
 
 // ListDomains is the page (browser) or the list of domains (API).
 func (h *Domains) ListDomains(w http.ResponseWriter, r *http.Request) {
-	if !WantsJSON(r) {
-		h.page(w, r, http.StatusOK, views.DomainsPage{})
-		return
-	}
-	doms, err := h.Store.ListAuthorisationDomains(r.Context())
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	WriteJSON(w, http.StatusOK, doms)
+	PageOrList(w, r, func() { h.page(w, r, http.StatusOK, views.DomainsPage{}) }, h.Store.ListAuthorisationDomains)
 }
 
 // GetDomain is one domain.
 func (h *Domains) GetDomain(w http.ResponseWriter, r *http.Request) {
 	d, err := h.Store.GetAuthorisationDomain(r.Context(), PathParam(r, "domain"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Authorisation domain"))
+		WriteError(w, r, storeError(during("GetAuthorisationDomain", err), "Authorisation domain"))
 		return
 	}
 	SetETag(w, d)
@@ -177,7 +156,7 @@ func (h *Domains) CreateDomain(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		d, err = h.Store.CreateAuthorisationDomain(r.Context(), h.actor(r), in)
-		err = storeError(err, "Authorisation domain")
+		err = storeError(during("CreateAuthorisationDomain", err), "Authorisation domain")
 	}
 	if err != nil {
 		h.failed(w, r, err, "domain", views.DomainsPage{DomainForm: in})
@@ -206,7 +185,7 @@ func (h *Domains) UpdateDomain(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		d, err = h.Store.UpdateAuthorisationDomain(r.Context(), h.actor(r), in, func(cur store.AuthorisationDomain) error { return CheckIfMatch(r, cur) })
-		err = storeError(err, "Authorisation domain")
+		err = storeError(during("UpdateAuthorisationDomain", err), "Authorisation domain")
 	}
 	if err != nil {
 		h.failed(w, r, err, "", views.DomainsPage{})
@@ -235,7 +214,7 @@ func (h *Domains) ListRoles(w http.ResponseWriter, r *http.Request) {
 	}
 	roles, err := h.Store.ListDomainRoles(r.Context(), dom)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListDomainRoles", err))
 		return
 	}
 	WriteJSON(w, http.StatusOK, roles)
@@ -245,7 +224,7 @@ func (h *Domains) ListRoles(w http.ResponseWriter, r *http.Request) {
 func (h *Domains) GetRole(w http.ResponseWriter, r *http.Request) {
 	ro, err := h.Store.GetDomainRole(r.Context(), PathParam(r, "domain"), PathParam(r, "role"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Role"))
+		WriteError(w, r, storeError(during("GetDomainRole", err), "Role"))
 		return
 	}
 	SetETag(w, ro)
@@ -293,7 +272,7 @@ func (h *Domains) CreateRole(w http.ResponseWriter, r *http.Request) {
 			err = Validation(errs)
 		} else {
 			ro, err = h.Store.CreateDomainRole(r.Context(), h.actor(r), in)
-			err = storeError(err, "Authorisation domain")
+			err = storeError(during("CreateDomainRole", err), "Authorisation domain")
 		}
 	}
 	if err != nil {
@@ -322,7 +301,7 @@ func (h *Domains) UpdateRole(w http.ResponseWriter, r *http.Request) {
 			err = Validation(errs)
 		} else {
 			ro, err = h.Store.UpdateDomainRole(r.Context(), h.actor(r), in, func(cur store.DomainRole) error { return CheckIfMatch(r, cur) })
-			err = storeError(err, "Role")
+			err = storeError(during("UpdateDomainRole", err), "Role")
 		}
 	}
 	if err != nil {
@@ -344,23 +323,14 @@ func (h *Domains) DeleteRole(w http.ResponseWriter, r *http.Request) {
 
 // ListAuthorities lists the authorities.
 func (h *Domains) ListAuthorities(w http.ResponseWriter, r *http.Request) {
-	if !WantsJSON(r) {
-		Redirect(w, r, domainsPath+"#authorities")
-		return
-	}
-	auths, err := h.Store.ListAuthorities(r.Context())
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	WriteJSON(w, http.StatusOK, auths)
+	PageOrList(w, r, func() { Redirect(w, r, domainsPath+"#authorities") }, h.Store.ListAuthorities)
 }
 
 // GetAuthority is one authority.
 func (h *Domains) GetAuthority(w http.ResponseWriter, r *http.Request) {
 	au, err := h.Store.GetAuthority(r.Context(), PathParam(r, "authorityID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Authority"))
+		WriteError(w, r, storeError(during("GetAuthority", err), "Authority"))
 		return
 	}
 	SetETag(w, au)
@@ -410,7 +380,7 @@ func (h *Domains) CreateAuthority(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		au, err = h.Store.CreateAuthority(r.Context(), h.actor(r), in)
-		err = directoryError(err, "Authority")
+		err = storeError(during("CreateAuthority", err), "Authority")
 	}
 	if err != nil {
 		h.failed(w, r, err, "authority", views.DomainsPage{AuthorityForm: in})
@@ -436,7 +406,7 @@ func (h *Domains) UpdateAuthority(w http.ResponseWriter, r *http.Request) {
 		err = Validation(validateAuthority(&in))
 	} else {
 		au, err = h.Store.UpdateAuthority(r.Context(), h.actor(r), in, func(cur store.Authority) error { return CheckIfMatch(r, cur) })
-		err = directoryError(err, "Authority")
+		err = storeError(during("UpdateAuthority", err), "Authority")
 	}
 	if err != nil {
 		h.failed(w, r, err, "", views.DomainsPage{})

@@ -30,5 +30,5 @@ func CheckIfMatch(r *http.Request, cur any) error {
 			return nil
 		}
 	}
-	return &Error{Status: http.StatusPreconditionFailed, Code: "stale_etag", Message: "the resource changed since you read it (If-Match does not match its ETag)"}
+	return CodeStaleETag.New("the resource changed since you read it (If-Match does not match its ETag)")
 }

@@ -90,7 +90,7 @@ func exportFilters(r *http.Request) string {
 // ExportOrganisations streams every organisation that matches the list's
 // search, filters and sort as CSV (GET /organisations/export.csv, and the
 // same under /api): the "Download CSV" of the organisation list.
-func (h *Directory) ExportOrganisations(w http.ResponseWriter, r *http.Request) {
+func (h *Organisations) ExportOrganisations(w http.ResponseWriter, r *http.Request) {
 	f, err := h.orgFilter(r.Context(), r.URL.Query())
 	if err != nil {
 		WriteError(w, r, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/trustframe/trustframe/paths"
 	"io"
 	"net/http"
 	"sort"
@@ -25,7 +26,7 @@ import (
 type Federation struct {
 	*Base
 	Store    *store.DB
-	Dir      *Directory // the Federation tab loads organisations as the directory does
+	Org      *Org // the Federation tab loads organisations as the directory does
 	Keys     *federation.Keyring
 	EntityID string
 	OrgName  string
@@ -144,7 +145,7 @@ func (h *Federation) fedFail(w http.ResponseWriter, r *http.Request, sub string,
 	var se *statementError
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		anchor.WriteError(w, http.StatusNotFound, "not_found", "no subordinate "+sub+" in this federation")
+		anchor.WriteError(w, CodeNotFound.Status, CodeNotFound.Name, "no subordinate "+sub+" in this federation")
 	case errors.As(err, &se):
 		anchor.WriteError(w, http.StatusBadRequest, "invalid_subject", "no statement can be made about "+sub+": "+se.reason)
 	default:
@@ -506,18 +507,18 @@ func containsAny(l []any, s string) bool {
 // authorisation server; with check it also resolves the live entity.
 func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		o, ok := h.Dir.loadOrg(w, r)
+		o, ok := h.Org.loadOrg(w, r)
 		if !ok {
 			return
 		}
 		ctx := r.Context()
-		base := "/organisations/" + o.OrganisationID
+		base := paths.Organisation(o.OrganisationID)
 		p := views.FederationPage{Checked: check}
 		var tab string
 		if kind == "Application" {
 			a, err := h.Store.GetSoftwareStatement(ctx, o.OrganisationID, PathParam(r, "appID"))
 			if err != nil {
-				WriteError(w, r, storeError(err, "Application"))
+				WriteError(w, r, storeError(during("GetSoftwareStatement", err), "Application"))
 				return
 			}
 			p.Name, p.EntityID, tab = a.ClientName, a.FederationEntityID, views.TabApplications
@@ -525,13 +526,13 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 		} else {
 			s, err := h.Store.GetAuthorisationServer(ctx, o.OrganisationID, PathParam(r, "serverID"))
 			if err != nil {
-				WriteError(w, r, storeError(err, "Authorisation server"))
+				WriteError(w, r, storeError(during("GetAuthorisationServer", err), "Authorisation server"))
 				return
 			}
 			p.Name, p.EntityID, tab = s.CustomerFriendlyName, s.FederationEntityID, views.TabServers
 			p.Action = base + "/authorisationservers/" + s.AuthorisationServerID + "/federation/check"
 		}
-		p.OrgPage = h.Dir.orgPage(o, tab)
+		p.OrgPage = h.Org.orgPage(o, tab)
 		now := h.Now()
 		var se *statementError
 		if p.EntityID == "" {
@@ -566,6 +567,6 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 				return
 			}
 		}
-		Render(w, r, http.StatusOK, views.Federation(h.Shell(r, "Federation", "organisations", h.Dir.orgCrumbs(&o, "Federation")...), p))
+		Render(w, r, http.StatusOK, views.Federation(h.Shell(r, "Federation", "organisations", h.Org.orgCrumbs(&o, "Federation")...), p))
 	}
 }

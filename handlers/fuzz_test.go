@@ -63,7 +63,7 @@ func TestDecodeMultipartForm(t *testing.T) {
 }
 
 // importStore answers the one question an import asks before writing.
-type importStore struct{ directoryStore }
+type importStore struct{ organisationStore }
 
 func (importStore) ListFlags(context.Context, string) ([]store.Flag, error) {
 	return []store.Flag{{FlagID: "f1", Name: "Pilot", Type: "Organisation", Status: "Active"}}, nil
@@ -78,7 +78,7 @@ func FuzzParseImport(f *testing.F) {
 	f.Add("OrganisationName\n")
 	f.Add("a,b\n\"unterminated")
 	f.Add("")
-	h := &Directory{Base: &Base{}, Store: importStore{}}
+	h := &Organisations{Org: &Org{Base: &Base{}}, Store: importStore{}}
 	f.Fuzz(func(t *testing.T, file string) {
 		r := httptest.NewRequest(http.MethodPost, "/api/organisations/import", nil)
 		orgs, err := h.parseImport(r, []byte(file))

@@ -92,7 +92,7 @@ func (h *IdentityProviders) crumbs(last ...views.Crumb) []views.Crumb {
 func (h *IdentityProviders) listPage(w http.ResponseWriter, r *http.Request, status int, form views.IdPForm) {
 	ps, err := h.Store.ListIdentityProviders(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListIdentityProviders", err))
 		return
 	}
 	Render(w, r, status, views.IdentityProviders(h.Shell(r, "Identity providers", "reference", h.crumbs()...), views.IdPPage{Providers: ps, Form: form}))
@@ -104,27 +104,17 @@ func (h *IdentityProviders) editPage(w http.ResponseWriter, r *http.Request, sta
 
 // List lists the identity providers (the page: with the New form).
 func (h *IdentityProviders) List(w http.ResponseWriter, r *http.Request) {
-	if !WantsJSON(r) {
-		h.listPage(w, r, http.StatusOK, views.IdPForm{EmailClaim: "email"})
-		return
-	}
-	ps, err := h.Store.ListIdentityProviders(r.Context())
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	WriteJSON(w, http.StatusOK, ps)
+	PageOrList(w, r, func() { h.listPage(w, r, http.StatusOK, views.IdPForm{EmailClaim: "email"}) }, h.Store.ListIdentityProviders)
 }
 
 // Get is one identity provider (the page: its edit form).
 func (h *IdentityProviders) Get(w http.ResponseWriter, r *http.Request) {
 	p, err := h.Store.GetIdentityProvider(r.Context(), PathParam(r, "name"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Identity provider"))
+		WriteError(w, r, storeError(during("GetIdentityProvider", err), "Identity provider"))
 		return
 	}
-	if !WantsJSON(r) {
-		h.editPage(w, r, http.StatusOK, idpForm(p, nil))
+	if HTMLPage(w, r, func() { h.editPage(w, r, http.StatusOK, idpForm(p, nil)) }) {
 		return
 	}
 	SetETag(w, p)
@@ -200,9 +190,9 @@ func (h *IdentityProviders) secret(f map[string]string, p *store.IdentityProvide
 func (h *IdentityProviders) checkIssuer(ctx context.Context, p *store.IdentityProvider) error {
 	jwks, problems := h.Issuers.CheckProvider(ctx, p.Issuer)
 	if len(problems) > 0 {
-		e := &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: "Some fields need attention."}
+		e := CodeValidationFailed.New("Some fields need attention.")
 		for _, m := range problems {
-			e.Fields = append(e.Fields, FieldError{Code: "invalid_issuer", Field: "Issuer", Message: m})
+			e.Fields = append(e.Fields, FieldError{Code: FieldInvalidIssuer, Field: "Issuer", Message: m})
 		}
 		return e
 	}
@@ -234,25 +224,12 @@ func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 	} else if err = h.checkIssuer(r.Context(), &p); err == nil {
 		var saved store.IdentityProvider
 		saved, err = h.Store.CreateIdentityProvider(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p)
-		err = directoryError(err, "Identity provider")
+		err = storeError(during("CreateIdentityProvider", err), "Identity provider")
 		p = saved
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
-			h.listPage(w, r, AsError(err).Status, idpForm(in.provider(), fieldMessages(err, "Name")))
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Identity provider "+p.Name+" was added; the API now accepts its tokens.")
-		Redirect(w, r, idpPath)
-		return
-	}
-	w.Header().Set("Location", "/api"+idpPath+"/"+url.PathEscape(p.Name))
-	SetETag(w, p)
-	WriteJSON(w, http.StatusCreated, p)
+	h.Saved(w, r, Saved{Err: err, Flash: "Identity provider " + p.Name + " was added; the API now accepts its tokens.", Page: idpPath,
+		Status: http.StatusCreated, Body: p, ETag: p, Location: "/api" + idpPath + "/" + url.PathEscape(p.Name),
+		Again: anyAgain(func(e *Error) { h.listPage(w, r, e.Status, idpForm(in.provider(), fieldMessages(err, "Name"))) })})
 }
 
 // Update replaces an identity provider's writable fields; the issuer is
@@ -266,7 +243,7 @@ func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 	name := PathParam(r, "name")
 	cur, err := h.Store.GetIdentityProvider(r.Context(), name)
 	if err != nil {
-		WriteError(w, r, storeError(err, "Identity provider"))
+		WriteError(w, r, storeError(during("GetIdentityProvider", err), "Identity provider"))
 		return
 	}
 	if in.Name != "" && in.Name != name {
@@ -290,30 +267,19 @@ func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 		var saved store.IdentityProvider
 		saved, err = h.Store.UpdateIdentityProvider(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p,
 			func(c store.IdentityProvider) error { return CheckIfMatch(r, c) })
-		err = directoryError(err, "Identity provider")
+		err = storeError(err, "Identity provider")
 		p = saved
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
+	msg := "Identity provider " + p.Name + " was saved."
+	if p.Status == "Inactive" {
+		msg = "Identity provider " + p.Name + " is Inactive; the API no longer accepts its tokens."
+	}
+	h.Saved(w, r, Saved{Err: err, Flash: msg, Page: idpPath, Status: http.StatusOK, Body: p, ETag: p,
+		Again: anyAgain(func(e *Error) {
 			f := idpForm(in.provider(), fieldMessages(err, "Issuer"))
 			f.JwksURI, f.HasClientSecret = cur.JwksURI, cur.HasClientSecret
-			h.editPage(w, r, AsError(err).Status, f)
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		msg := "Identity provider " + p.Name + " was saved."
-		if p.Status == "Inactive" {
-			msg = "Identity provider " + p.Name + " is Inactive; the API no longer accepts its tokens."
-		}
-		h.Flash.Put(r.Context(), msg)
-		Redirect(w, r, idpPath)
-		return
-	}
-	SetETag(w, p)
-	WriteJSON(w, http.StatusOK, p)
+			h.editPage(w, r, e.Status, f)
+		})})
 }
 
 // fieldMessages joins the messages of each field of a validation error;

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -43,7 +44,7 @@ func unguard(s string) string {
 // readImport takes the CSV from a text/csv body or the part "file" of a
 // form upload.
 func readImport(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	tooBig := &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "an import file is at most 10 MiB"}
+	tooBig := CodeTooLarge.New("an import file is at most 10 MiB")
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	r.Body = http.MaxBytesReader(w, r.Body, MaxImport+1<<20)
 	switch ct {
@@ -56,7 +57,7 @@ func readImport(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	case "multipart/form-data":
 		mr, err := r.MultipartReader()
 		if err != nil {
-			return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the upload cannot be read"}
+			return nil, CodeMalformedForm.New("the upload cannot be read")
 		}
 		for {
 			part, err := mr.NextPart()
@@ -68,7 +69,7 @@ func readImport(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 				return nil, tooBig
 			}
 			if err != nil {
-				return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the upload cannot be read"}
+				return nil, CodeMalformedForm.New("the upload cannot be read")
 			}
 			if part.FormName() != "file" {
 				part.Close()
@@ -84,33 +85,32 @@ func readImport(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 			return b, nil
 		}
 	}
-	return nil, &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Message: "send text/csv, or multipart/form-data with a part named file"}
+	return nil, CodeUnsupportedMediaType.New("send text/csv, or multipart/form-data with a part named file")
 }
 
 // parseImport turns the CSV into organisations, checking every row as the
 // New organisation form would; it returns every problem it finds (up to
 // maxImportErrors), each naming its row and column.
-func (h *Directory) parseImport(r *http.Request, data []byte) ([]store.Organisation, error) {
+func (h *Organisations) parseImport(r *http.Request, data []byte) ([]store.Organisation, error) {
 	cr := csv.NewReader(strings.NewReader(strings.TrimPrefix(string(data), "\ufeff")))
 	header, err := cr.Read()
 	if err != nil {
-		return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_csv", Message: "the file has no CSV header row"}
+		return nil, CodeMalformedCSV.New("the file has no CSV header row")
 	}
 	col := map[string]int{}
 	for i, name := range header {
 		name = strings.TrimSpace(name)
 		if !slices.Contains(importColumns, name) {
-			return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_csv",
-				Message: fmt.Sprintf("unknown column %q; the columns are those of the export: %s", name, strings.Join(importColumns, ", "))}
+			return nil, CodeMalformedCSV.New(fmt.Sprintf("unknown column %q; the columns are those of the export: %s", name, strings.Join(importColumns, ", ")))
 		}
 		if _, dup := col[name]; dup {
-			return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_csv", Message: fmt.Sprintf("column %q appears twice", name)}
+			return nil, CodeMalformedCSV.New(fmt.Sprintf("column %q appears twice", name))
 		}
 		col[name] = i
 	}
 	for _, need := range []string{"OrganisationName", "RegistrationNumber", "CountryOfRegistration"} {
 		if _, ok := col[need]; !ok {
-			return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_csv", Message: "the header has no " + need + " column"}
+			return nil, CodeMalformedCSV.New("the header has no " + need + " column")
 		}
 	}
 	flags, err := h.Store.ListFlags(r.Context(), "Organisation")
@@ -122,10 +122,10 @@ func (h *Directory) parseImport(r *http.Request, data []byte) ([]store.Organisat
 		flagByName[f.Name] = f.FlagID
 	}
 
-	problems := &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: "Nothing was imported: some rows need attention."}
+	problems := CodeValidationFailed.New("Nothing was imported: some rows need attention.")
 	add := func(row int, field, msg string) {
 		if len(problems.Fields) < maxImportErrors {
-			problems.Fields = append(problems.Fields, FieldError{Code: "invalid", Field: "rows[" + strconv.Itoa(row) + "]." + field, Message: "Row " + strconv.Itoa(row) + ": " + msg})
+			problems.Fields = append(problems.Fields, FieldError{Code: FieldInvalid, Field: "rows[" + strconv.Itoa(row) + "]." + field, Message: "Row " + strconv.Itoa(row) + ": " + msg})
 		}
 	}
 	var orgs []store.Organisation
@@ -136,10 +136,10 @@ func (h *Directory) parseImport(r *http.Request, data []byte) ([]store.Organisat
 			break
 		}
 		if err != nil {
-			return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_csv", Message: "the file is not valid CSV: " + err.Error()}
+			return nil, CodeMalformedCSV.New("the file is not valid CSV: " + err.Error())
 		}
 		if row > MaxImportRows {
-			return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: fmt.Sprintf("one import creates at most %d organisations", MaxImportRows)}
+			return nil, CodeTooLarge.New(fmt.Sprintf("one import creates at most %d organisations", MaxImportRows))
 		}
 		get := func(name string) string {
 			if i, ok := col[name]; ok && i < len(rec) {
@@ -183,17 +183,17 @@ func (h *Directory) parseImport(r *http.Request, data []byte) ([]store.Organisat
 		return nil, problems
 	}
 	if len(orgs) == 0 {
-		return nil, &Error{Status: http.StatusBadRequest, Code: "malformed_csv", Message: "the file has a header but no organisations"}
+		return nil, CodeMalformedCSV.New("the file has a header but no organisations")
 	}
 	return orgs, nil
 }
 
 // ImportForm is the page to upload an organisation CSV.
-func (h *Directory) ImportForm(w http.ResponseWriter, r *http.Request) {
+func (h *Organisations) ImportForm(w http.ResponseWriter, r *http.Request) {
 	h.importPage(w, r, http.StatusOK, nil)
 }
 
-func (h *Directory) importPage(w http.ResponseWriter, r *http.Request, status int, e *Error) {
+func (h *Organisations) importPage(w http.ResponseWriter, r *http.Request, status int, e *Error) {
 	p := views.ImportPage{Columns: importColumns, MaxRows: MaxImportRows}
 	if e != nil {
 		p.Message = e.Message
@@ -208,13 +208,9 @@ func (h *Directory) importPage(w http.ResponseWriter, r *http.Request, status in
 // columns of the export (POST /organisations/import, text/csv or a form
 // upload): every row is checked first, and either all are created, in one
 // transaction, or none.
-func (h *Directory) ImportOrganisations(w http.ResponseWriter, r *http.Request) {
+func (h *Organisations) ImportOrganisations(w http.ResponseWriter, r *http.Request) {
 	fail := func(err error) {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
-			h.importPage(w, r, AsError(err).Status, AsError(err))
-			return
-		}
-		WriteError(w, r, err)
+		h.Saved(w, r, Saved{Err: err, Again: anyAgain(func(e *Error) { h.importPage(w, r, e.Status, e) })})
 	}
 	data, err := readImport(w, r)
 	if err != nil {
@@ -231,20 +227,14 @@ func (h *Directory) ImportOrganisations(w http.ResponseWriter, r *http.Request) 
 		var re *store.RowError
 		var fe *store.FieldError
 		if errors.As(err, &re) && errors.As(err, &fe) {
-			err = &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: "Nothing was imported: some rows need attention.",
-				Fields: []FieldError{{Code: "invalid", Field: "rows[" + strconv.Itoa(re.Row) + "]." + fe.Field, Message: "Row " + strconv.Itoa(re.Row) + ": " + fe.Message + "."}}}
+			err = CodeValidationFailed.New("Nothing was imported: some rows need attention.").WithFields(FieldError{Code: FieldInvalid, Field: "rows[" + strconv.Itoa(re.Row) + "]." + fe.Field, Message: "Row " + strconv.Itoa(re.Row) + ": " + fe.Message + "."})
 		}
 		fail(err)
 		return
 	}
-	if !WantsJSON(r) {
-		msg := strconv.Itoa(len(ids)) + " organisations were imported."
-		if len(ids) == 1 {
-			msg = "1 organisation was imported."
-		}
-		h.Flash.Put(r.Context(), msg)
-		Redirect(w, r, "/organisations?sort=CreatedOn,desc")
-		return
+	msg := strconv.Itoa(len(ids)) + " organisations were imported."
+	if len(ids) == 1 {
+		msg = "1 organisation was imported."
 	}
-	WriteJSON(w, http.StatusCreated, map[string]any{"Created": len(ids), "OrganisationIds": ids})
+	h.Saved(w, r, Saved{Flash: msg, Page: paths.Organisations() + "?sort=CreatedOn,desc", Status: http.StatusCreated, Body: map[string]any{"Created": len(ids), "OrganisationIds": ids}})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/trustframe/trustframe/paths"
 	"io"
 	"mime"
 	"net/http"
@@ -36,7 +37,7 @@ type keyMaterialStore interface {
 // KeyMaterial serves the key material API of release 2.6.0 and its tab.
 type KeyMaterial struct {
 	*Base
-	Dir   *Directory
+	Org   *Org
 	Store keyMaterialStore
 }
 
@@ -49,7 +50,7 @@ func (h *KeyMaterial) actor(r *http.Request) store.Audit {
 func (h *KeyMaterial) org(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
 	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Organisation"))
+		WriteError(w, r, storeError(during("GetOrganisation", err), "Organisation"))
 		return o, false
 	}
 	return o, true
@@ -58,14 +59,14 @@ func (h *KeyMaterial) org(w http.ResponseWriter, r *http.Request) (store.Organis
 func (h *KeyMaterial) page(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, form views.KeyMaterialForm, errs map[string]string) {
 	items, err := h.Store.ListKeyMaterial(r.Context(), o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListKeyMaterial", err))
 		return
 	}
 	if form.Use == "" {
 		form.Use = "sig"
 	}
-	p := views.KeyMaterialPage{OrgPage: h.Dir.orgPage(o, views.TabKeyMaterial), Items: items, Errors: errs, Form: form}
-	Render(w, r, status, views.KeyMaterialTab(h.Shell(r, "Key material", "organisations", h.Dir.orgCrumbs(&o, "Key material")...), p))
+	p := views.KeyMaterialPage{OrgPage: h.Org.orgPage(o, views.TabKeyMaterial), Items: items, Errors: errs, Form: form}
+	Render(w, r, status, views.KeyMaterialTab(h.Shell(r, "Key material", "organisations", h.Org.orgCrumbs(&o, "Key material")...), p))
 }
 
 // List is GET …/key-material.
@@ -74,13 +75,12 @@ func (h *KeyMaterial) List(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !WantsJSON(r) {
-		h.page(w, r, http.StatusOK, o, views.KeyMaterialForm{}, nil)
+	if HTMLPage(w, r, func() { h.page(w, r, http.StatusOK, o, views.KeyMaterialForm{}, nil) }) {
 		return
 	}
 	items, err := h.Store.ListKeyMaterial(r.Context(), o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListKeyMaterial", err))
 		return
 	}
 	WriteJSON(w, http.StatusOK, items)
@@ -111,16 +111,12 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	var in keyMaterialIn
 	var form views.KeyMaterialForm
-	if WantsJSON(r) {
-		if err := Decode(w, r, &in); err != nil {
-			WriteError(w, r, err)
-			return
-		}
-	} else {
-		if err := Decode(w, r, &form); err != nil {
-			WriteError(w, r, err)
-			return
-		}
+	isAPI, derr := DecodeAs(w, r, &in, &form)
+	if derr != nil {
+		WriteError(w, r, derr)
+		return
+	}
+	if !isAPI {
 		in.Use, in.Description = form.Use, form.Description
 		if strings.HasPrefix(strings.TrimSpace(form.Key), "{") {
 			in.PublicJwk = json.RawMessage(form.Key)
@@ -153,29 +149,15 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 			Use: in.Use, PublicJwk: parsed.JWK, Description: in.Description})
 		err = storeError(err, "Organisation")
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
-			m := FieldMap(err)
-			if len(m) == 0 {
-				m["PublicJwk"] = AsError(err).Message
-			}
+	h.Saved(w, r, Saved{Err: err, Flash: "Key material " + k.Kid + " was added.", Page: paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID),
+		Status: http.StatusCreated, Body: k, ETag: k, Location: paths.API(paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID)),
+		Again: anyAgain(func(e *Error) {
+			m := orMessage(e, "PublicJwk")
 			if m["PublicJwk"] != "" {
 				m["Key"] = m["PublicJwk"]
 			}
-			h.page(w, r, AsError(err).Status, o, form, m)
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Key material "+k.Kid+" was added.")
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/key-material/"+k.KeyMaterialID)
-		return
-	}
-	w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/key-material/"+k.KeyMaterialID)
-	SetETag(w, k)
-	WriteJSON(w, http.StatusCreated, k)
+			h.page(w, r, e.Status, o, form, m)
+		})})
 }
 
 // Get is one item of key material (its page in the browser).
@@ -186,25 +168,23 @@ func (h *KeyMaterial) Get(w http.ResponseWriter, r *http.Request) {
 	}
 	k, err := h.Store.GetKeyMaterial(r.Context(), o.OrganisationID, PathParam(r, "kmID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Key material"))
+		WriteError(w, r, storeError(during("GetKeyMaterial", err), "Key material"))
 		return
 	}
 	SetETag(w, k)
-	if WantsJSON(r) {
+	if !HTMLPage(w, r, func() { h.detail(w, r, http.StatusOK, o, k, "") }) {
 		WriteJSON(w, http.StatusOK, k)
-		return
 	}
-	h.detail(w, r, http.StatusOK, o, k, "")
 }
 
 func (h *KeyMaterial) detail(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, k store.KeyMaterial, errMsg string) {
 	atts, err := h.Store.ListAttachments(r.Context(), k.KeyMaterialID)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAttachments", err))
 		return
 	}
-	p := views.KeyMaterialDetail{OrgPage: h.Dir.orgPage(o, views.TabKeyMaterial), Item: k, Attachments: atts, Reasons: orgkeys.RevokeReasons, Error: errMsg}
-	Render(w, r, status, views.KeyMaterialItem(h.Shell(r, "Key material", "organisations", h.Dir.orgCrumbs(&o, "Key "+k.Kid)...), p))
+	p := views.KeyMaterialDetail{OrgPage: h.Org.orgPage(o, views.TabKeyMaterial), Item: k, Attachments: atts, Reasons: orgkeys.RevokeReasons, Error: errMsg}
+	Render(w, r, status, views.KeyMaterialItem(h.Shell(r, "Key material", "organisations", h.Org.orgCrumbs(&o, "Key "+k.Kid)...), p))
 }
 
 // Update is PUT …/key-material/{id}: description and use, or revoke with
@@ -217,7 +197,7 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	id := PathParam(r, "kmID")
 	cur, err := h.Store.GetKeyMaterial(r.Context(), o.OrganisationID, id)
 	if err != nil {
-		WriteError(w, r, storeError(err, "Key material"))
+		WriteError(w, r, storeError(during("GetKeyMaterial", err), "Key material"))
 		return
 	}
 	in := keyMaterialIn{Use: cur.Use, Description: cur.Description, Status: cur.Status}
@@ -251,25 +231,17 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	}
 	k, err := h.Store.UpdateKeyMaterial(r.Context(), h.actor(r), store.KeyMaterial{KeyMaterialID: id, OrganisationID: o.OrganisationID,
 		Use: in.Use, Description: in.Description, Status: in.Status, RevokeReason: in.RevokeReason}, func(c store.KeyMaterial) error { return CheckIfMatch(r, c) })
-	if err != nil {
-		h.updateFailed(w, r, o, cur, storeError(err, "Key material"))
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Key material "+k.Kid+" was saved ("+k.Status+").")
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/key-material/"+k.KeyMaterialID)
-		return
-	}
-	SetETag(w, k)
-	WriteJSON(w, http.StatusOK, k)
+	h.Saved(w, r, Saved{Err: storeError(err, "Key material"), Flash: "Key material " + k.Kid + " was saved (" + k.Status + ").",
+		Page: paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID), Status: http.StatusOK, Body: k, ETag: k,
+		Again: h.updateAgain(w, r, o, cur)})
 }
 
 func (h *KeyMaterial) updateFailed(w http.ResponseWriter, r *http.Request, o store.Organisation, cur store.KeyMaterial, err error) {
-	if !WantsJSON(r) && AsError(err).Status < 500 {
-		h.detail(w, r, AsError(err).Status, o, cur, refusalText(AsError(err)))
-		return
-	}
-	WriteError(w, r, err)
+	h.Saved(w, r, Saved{Err: err, Again: h.updateAgain(w, r, o, cur)})
+}
+
+func (h *KeyMaterial) updateAgain(w http.ResponseWriter, r *http.Request, o store.Organisation, cur store.KeyMaterial) func(e *Error) bool {
+	return anyAgain(func(e *Error) { h.detail(w, r, e.Status, o, cur, refusalText(e)) })
 }
 
 // ListAttachments is GET …/key-material/{id}/attachments.
@@ -281,7 +253,7 @@ func (h *KeyMaterial) ListAttachments(w http.ResponseWriter, r *http.Request) {
 	}
 	atts, err := h.Store.ListAttachments(r.Context(), id)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAttachments", err))
 		return
 	}
 	WriteJSON(w, http.StatusOK, atts)
@@ -293,12 +265,12 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 	var t store.Attachment
 	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || ct != "multipart/form-data" {
-		return t, nil, &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Message: "send multipart/form-data with a part named file"}
+		return t, nil, CodeUnsupportedMediaType.New("send multipart/form-data with a part named file")
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, MaxAttachment+1<<20)
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return t, nil, &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the multipart body cannot be read"}
+		return t, nil, CodeMalformedForm.New("the multipart body cannot be read")
 	}
 	var content []byte
 	gotFile := false
@@ -312,7 +284,7 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 			if errors.As(err, &mbe) {
 				return t, nil, tooLarge()
 			}
-			return t, nil, &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the multipart body cannot be read"}
+			return t, nil, CodeMalformedForm.New("the multipart body cannot be read")
 		}
 		switch part.FormName() {
 		case "file":
@@ -322,7 +294,7 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 				if errors.As(err, &mbe) {
 					return t, nil, tooLarge()
 				}
-				return t, nil, &Error{Status: http.StatusBadRequest, Code: "malformed_form", Message: "the file cannot be read"}
+				return t, nil, CodeMalformedForm.New("the file cannot be read")
 			}
 			if len(b) > MaxAttachment {
 				return t, nil, tooLarge()
@@ -357,7 +329,7 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 }
 
 func tooLarge() *Error {
-	return &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "attachments are at most 10 MiB (" + strconv.Itoa(MaxAttachment) + " bytes)"}
+	return CodeTooLarge.New("attachments are at most 10 MiB (" + strconv.Itoa(MaxAttachment) + " bytes)")
 }
 
 // AddAttachment is POST …/key-material/{id}/attachments (multipart).
@@ -371,20 +343,10 @@ func (h *KeyMaterial) AddAttachment(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		t.KeyMaterialID = id
 		t, err = h.Store.AddAttachment(r.Context(), h.actor(r), orgID, t, content)
-		err = storeError(err, "Key material")
+		err = storeError(during("AddAttachment", err), "Key material")
 	}
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Attached "+t.FileName+".")
-		Redirect(w, r, "/organisations/"+orgID+"/key-material/"+id)
-		return
-	}
-	w.Header().Set("Location", "/api/organisations/"+orgID+"/key-material/"+id+"/attachments/"+t.KeyMaterialAttachmentID)
-	SetETag(w, t)
-	WriteJSON(w, http.StatusCreated, t)
+	h.Saved(w, r, Saved{Err: err, Flash: "Attached " + t.FileName + ".", Page: paths.KeyMaterial(orgID, id),
+		Status: http.StatusCreated, Body: t, ETag: t, Location: paths.API(paths.Attachment(orgID, id, t.KeyMaterialAttachmentID))})
 }
 
 // UpdateAttachment is PUT …/attachments/{aid}: a new Description (JSON or
@@ -393,7 +355,7 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 	orgID, id, aid := PathParam(r, "orgID"), PathParam(r, "kmID"), PathParam(r, "attID")
 	cur, _, err := h.Store.GetAttachment(r.Context(), id, aid, false)
 	if err != nil {
-		WriteError(w, r, storeError(err, "Attachment"))
+		WriteError(w, r, storeError(during("GetAttachment", err), "Attachment"))
 		return
 	}
 	if _, err := h.Store.GetKeyMaterial(r.Context(), orgID, id); err != nil {
@@ -428,17 +390,8 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, err := h.Store.UpdateAttachment(r.Context(), h.actor(r), orgID, next, content, func(cur store.Attachment) error { return CheckIfMatch(r, cur) })
-	if err != nil {
-		WriteError(w, r, storeError(err, "Attachment"))
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Attachment "+t.FileName+" was saved.")
-		Redirect(w, r, "/organisations/"+orgID+"/key-material/"+id)
-		return
-	}
-	SetETag(w, t)
-	WriteJSON(w, http.StatusOK, t)
+	h.Saved(w, r, Saved{Err: storeError(err, "Attachment"), Flash: "Attachment " + t.FileName + " was saved.", Page: paths.KeyMaterial(orgID, id),
+		Status: http.StatusOK, Body: t, ETag: t})
 }
 
 // GetAttachment is GET …/attachments/{aid}: the attachment's description
@@ -452,7 +405,7 @@ func (h *KeyMaterial) GetAttachment(w http.ResponseWriter, r *http.Request) {
 	}
 	t, _, err := h.Store.GetAttachment(r.Context(), id, aid, false)
 	if err != nil {
-		WriteError(w, r, storeError(err, "Attachment"))
+		WriteError(w, r, storeError(during("GetAttachment", err), "Attachment"))
 		return
 	}
 	SetETag(w, t)
@@ -468,7 +421,7 @@ func (h *KeyMaterial) Download(w http.ResponseWriter, r *http.Request) {
 	}
 	t, content, err := h.Store.GetAttachment(r.Context(), id, aid, true)
 	if err != nil {
-		WriteError(w, r, storeError(err, "Attachment"))
+		WriteError(w, r, storeError(during("GetAttachment", err), "Attachment"))
 		return
 	}
 	// The type is what the uploader said: never let a browser run it here.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/trustframe/trustframe/handlers/openapi"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -45,8 +46,7 @@ func expiringDays(q url.Values) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 || n > 365 {
-		return 0, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "days must be a whole number from 0 to 365",
-			Fields: []FieldError{{Field: "days", Code: "invalid", Message: "must be a whole number from 0 to 365"}}}
+		return 0, CodeInvalidParameter.New("days must be a whole number from 0 to 365").WithFields(FieldError{Field: "days", Code: FieldInvalid, Message: "must be a whole number from 0 to 365"})
 	}
 	return n, nil
 }
@@ -93,17 +93,17 @@ func (h *Pages) Home(w http.ResponseWriter, r *http.Request) {
 	}
 	_, pending, err := h.Store.ListOrganisations(r.Context(), store.OrgFilter{Status: "Pending", Size: 1})
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListOrganisations", err))
 		return
 	}
 	recent, err := h.Store.LatestAudit(r.Context(), 8)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("LatestAudit", err))
 		return
 	}
 	names, err := h.Store.NamesForAudit(r.Context(), recent)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("NamesForAudit", err))
 		return
 	}
 	var paused []store.Webhook
@@ -126,7 +126,7 @@ func (h *Pages) References(w http.ResponseWriter, r *http.Request) {
 func (h *Pages) Outbox(w http.ResponseWriter, r *http.Request) {
 	msgs, err := h.Store.ListOutbox(r.Context(), 100)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListOutbox", err))
 		return
 	}
 	Respond(w, r, http.StatusOK, msgs, views.Outbox(h.Shell(r, "Outbox", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Outbox"}), msgs))
@@ -138,13 +138,13 @@ func PageParams(q url.Values) (page, size int, err error) {
 	if v := q.Get("page"); v != "" {
 		page, err = strconv.Atoi(v)
 		if err != nil || page < 0 || page > 10_000_000 {
-			return 0, 0, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "page must be a whole number from 0 to 10000000", Fields: []FieldError{{Field: "page", Code: "invalid", Message: "must be a whole number from 0 to 10000000"}}}
+			return 0, 0, CodeInvalidParameter.New("page must be a whole number from 0 to 10000000").WithFields(FieldError{Field: "page", Code: FieldInvalid, Message: "must be a whole number from 0 to 10000000"})
 		}
 	}
 	if v := q.Get("size"); v != "" {
 		size, err = strconv.Atoi(v)
 		if err != nil || size < 1 || size > 200 {
-			return 0, 0, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "size must be from 1 to 200", Fields: []FieldError{{Field: "size", Code: "invalid", Message: "must be from 1 to 200"}}}
+			return 0, 0, CodeInvalidParameter.New("size must be from 1 to 200").WithFields(FieldError{Field: "size", Code: FieldInvalid, Message: "must be from 1 to 200"})
 		}
 	}
 	return page, size, nil
@@ -186,52 +186,48 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 	f.Page, f.Size = page, size
 	recs, total, err := h.Store.ListAudit(r.Context(), f)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAudit", err))
 		return
 	}
 	env := NewPaged(recs, page, size, total)
-	if WantsJSON(r) {
-		Respond(w, r, http.StatusOK, env, nil)
-		return
-	}
-	names, err := h.Store.NamesForAudit(r.Context(), recs)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	actions, err := h.Store.AuditActions(r.Context(), "", "")
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	link := func(mod func(url.Values)) string {
-		v := url.Values{}
+	RespondPage(w, r, http.StatusOK, env, func() (templ.Component, error) {
+		names, err := h.Store.NamesForAudit(r.Context(), recs)
+		if err != nil {
+			return nil, err
+		}
+		actions, err := h.Store.AuditActions(r.Context(), "", "")
+		if err != nil {
+			return nil, err
+		}
+		link := func(mod func(url.Values)) string {
+			v := url.Values{}
+			for k, vs := range q {
+				v[k] = vs
+			}
+			mod(v)
+			return "/audit?" + v.Encode()
+		}
+		p := views.AuditPage{Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, Total: total, Page: page, TotalPages: env.TotalPages, Action: f.Action, Subject: f.SubjectType,
+			OrganisationID: f.OrganisationID, KeyID: f.KeyID, From: q.Get("From"), To: q.Get("To"),
+			ClearURL: link(func(v url.Values) { v.Del("Action"); v.Del("page") })}
+		ex := url.Values{}
 		for k, vs := range q {
-			v[k] = vs
+			if k != "page" && k != "size" {
+				ex[k] = vs
+			}
 		}
-		mod(v)
-		return "/audit?" + v.Encode()
-	}
-	p := views.AuditPage{Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, Total: total, Page: page, TotalPages: env.TotalPages, Action: f.Action, Subject: f.SubjectType,
-		OrganisationID: f.OrganisationID, KeyID: f.KeyID, From: q.Get("From"), To: q.Get("To"),
-		ClearURL: link(func(v url.Values) { v.Del("Action"); v.Del("page") })}
-	ex := url.Values{}
-	for k, vs := range q {
-		if k != "page" && k != "size" {
-			ex[k] = vs
+		p.ExportURL = "/audit/export.csv"
+		if len(ex) > 0 {
+			p.ExportURL += "?" + ex.Encode()
 		}
-	}
-	p.ExportURL = "/audit/export.csv"
-	if len(ex) > 0 {
-		p.ExportURL += "?" + ex.Encode()
-	}
-	if page > 0 {
-		p.PrevURL = link(func(v url.Values) { v.Set("page", strconv.Itoa(page-1)) })
-	}
-	if page+1 < env.TotalPages {
-		p.NextURL = link(func(v url.Values) { v.Set("page", strconv.Itoa(page+1)) })
-	}
-	Respond(w, r, http.StatusOK, env, views.Audit(h.Shell(r, "Audit", "audit", views.Crumb{Label: "Audit"}), p))
+		if page > 0 {
+			p.PrevURL = link(func(v url.Values) { v.Set("page", strconv.Itoa(page-1)) })
+		}
+		if page+1 < env.TotalPages {
+			p.NextURL = link(func(v url.Values) { v.Set("page", strconv.Itoa(page+1)) })
+		}
+		return views.Audit(h.Shell(r, "Audit", "audit", views.Crumb{Label: "Audit"}), p), nil
+	})
 }
 
 // auditFilter reads the audit log's filters; From and To are dates
@@ -260,9 +256,9 @@ func auditFilter(q url.Values) (store.AuditFilter, error) {
 		bad["To"] = "To must not be before From."
 	}
 	if len(bad) > 0 {
-		e := &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "The period of the audit log is not valid."}
+		e := CodeInvalidParameter.New("The period of the audit log is not valid.")
 		for k, m := range bad {
-			e.Fields = append(e.Fields, FieldError{Field: k, Code: "invalid", Message: m})
+			e.Fields = append(e.Fields, FieldError{Field: k, Code: FieldInvalid, Message: m})
 		}
 		return f, e
 	}
@@ -298,7 +294,7 @@ func (h *Pages) Releases(w http.ResponseWriter, r *http.Request) {
 func (h *Pages) ReleaseSpec(w http.ResponseWriter, r *http.Request) {
 	spec := openapi.Spec(PathParam(r, "version"))
 	if spec == nil {
-		WriteError(w, r, &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no machine-readable description of release " + PathParam(r, "version") + " here"})
+		WriteError(w, r, CodeNotFound.New("no machine-readable description of release "+PathParam(r, "version")+" here"))
 		return
 	}
 	w.Header().Set("Content-Type", "application/yaml")

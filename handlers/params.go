@@ -1,12 +1,13 @@
 package handlers
 
 import (
-	"github.com/go-chi/chi/v5"
 	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/go-chi/chi/v5"
 )
 
 // ParseSort reads sort=Field,asc|desc against the allowed fields.
@@ -22,8 +23,7 @@ func ParseSort(q url.Values, allowed map[string]string, def string) (string, boo
 			names = append(names, k)
 		}
 		sort.Strings(names)
-		return "", false, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "sort by one of " + strings.Join(names, ", "),
-			Fields: []FieldError{{Field: "sort", Code: "invalid", Message: "unknown sort field " + field}}}
+		return "", false, CodeInvalidParameter.New("sort by one of " + strings.Join(names, ", ")).WithFields(FieldError{Field: "sort", Code: FieldInvalid, Message: "unknown sort field " + field})
 	}
 	switch strings.ToLower(dir) {
 	case "", "asc":
@@ -31,8 +31,7 @@ func ParseSort(q url.Values, allowed map[string]string, def string) (string, boo
 	case "desc":
 		return field, true, nil
 	}
-	return "", false, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "sort direction must be asc or desc",
-		Fields: []FieldError{{Field: "sort", Code: "invalid", Message: "direction must be asc or desc"}}}
+	return "", false, CodeInvalidParameter.New("sort direction must be asc or desc").WithFields(FieldError{Field: "sort", Code: FieldInvalid, Message: "direction must be asc or desc"})
 }
 
 var uuidRe = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)

@@ -38,7 +38,7 @@ func (f *filteredCaches) get(key string) *publicCache {
 // otherwise) and sent with an ETag and Last-Modified, gzipped when the
 // client accepts it; until a rebuild ends the previous answer is served
 // (publiccache.go).
-func (h *Directory) Participants(w http.ResponseWriter, r *http.Request) {
+func (h *Organisations) Participants(w http.ResponseWriter, r *http.Request) {
 	domain, role, err := h.roleFilter(r.Context(), r.URL.Query())
 	if err != nil {
 		WriteError(w, r, err)

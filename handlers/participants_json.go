@@ -28,26 +28,16 @@ func (l participantList) appendJSON(b []byte) []byte {
 
 func appendParticipant(b []byte, p *store.Participant) []byte {
 	o := &p.Organisation
-	b = append(b, `{"OrganisationId":`...)
-	b = appendString(b, o.OrganisationID)
-	b = append(b, `,"OrganisationName":`...)
-	b = appendString(b, o.OrganisationName)
-	b = append(b, `,"LegalEntityName":`...)
-	b = appendString(b, o.LegalEntityName)
-	b = append(b, `,"RegistrationNumber":`...)
-	b = appendString(b, o.RegistrationNumber)
-	b = append(b, `,"CountryOfRegistration":`...)
-	b = appendString(b, o.CountryOfRegistration)
-	b = append(b, `,"AddressLine1":`...)
-	b = appendString(b, o.AddressLine1)
-	b = append(b, `,"AddressLine2":`...)
-	b = appendString(b, o.AddressLine2)
-	b = append(b, `,"City":`...)
-	b = appendString(b, o.City)
-	b = append(b, `,"Postcode":`...)
-	b = appendString(b, o.Postcode)
-	b = append(b, `,"Status":`...)
-	b = appendString(b, o.Status)
+	b = appendField(b, `{"OrganisationId":`, o.OrganisationID)
+	b = appendField(b, `,"OrganisationName":`, o.OrganisationName)
+	b = appendField(b, `,"LegalEntityName":`, o.LegalEntityName)
+	b = appendField(b, `,"RegistrationNumber":`, o.RegistrationNumber)
+	b = appendField(b, `,"CountryOfRegistration":`, o.CountryOfRegistration)
+	b = appendField(b, `,"AddressLine1":`, o.AddressLine1)
+	b = appendField(b, `,"AddressLine2":`, o.AddressLine2)
+	b = appendField(b, `,"City":`, o.City)
+	b = appendField(b, `,"Postcode":`, o.Postcode)
+	b = appendField(b, `,"Status":`, o.Status)
 	b = append(b, `,"Flags":`...)
 	b = appendStrings(b, o.Flags)
 	b = append(b, `,"CreatedOn":`...)
@@ -55,113 +45,82 @@ func appendParticipant(b []byte, p *store.Participant) []byte {
 	b = append(b, `,"UpdatedOn":`...)
 	b = appendTime(b, o.UpdatedOn)
 	b = append(b, `,"AuthorisationServers":`...)
-	if p.AuthorisationServers == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range p.AuthorisationServers {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			s := &p.AuthorisationServers[i]
-			b = append(b, `{"AuthorisationServerId":`...)
-			b = appendString(b, s.AuthorisationServerID)
-			b = append(b, `,"OrganisationId":`...)
-			b = appendString(b, s.OrganisationID)
-			b = append(b, `,"CustomerFriendlyName":`...)
-			b = appendString(b, s.CustomerFriendlyName)
-			b = append(b, `,"Description":`...)
-			b = appendString(b, s.Description)
-			b = append(b, `,"Issuer":`...)
-			b = appendString(b, s.Issuer)
-			if s.OpenIDDiscoveryDocument != "" { // omitempty, like the other answers (a URI is never "")
-				b = append(b, `,"OpenIDDiscoveryDocument":`...)
-				b = appendString(b, s.OpenIDDiscoveryDocument)
-			}
-			b = append(b, `,"Status":`...)
-			b = appendString(b, s.Status)
-			b = append(b, `,"Flags":`...)
-			b = appendStrings(b, s.Flags)
-			b = append(b, `,"CreatedOn":`...)
-			b = appendTime(b, s.CreatedOn)
-			b = append(b, `,"UpdatedOn":`...)
-			b = appendTime(b, s.UpdatedOn)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendList(b, p.AuthorisationServers, appendServer)
 	b = append(b, `,"OrgDomainClaims":`...)
-	if p.OrgDomainClaims == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range p.OrgDomainClaims {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			c := &p.OrgDomainClaims[i]
-			b = append(b, `{"OrganisationAuthorityDomainClaimId":`...)
-			b = appendString(b, c.OrganisationAuthorityDomainClaimID)
-			b = append(b, `,"AuthorisationDomainName":`...)
-			b = appendString(b, c.AuthorisationDomainName)
-			b = append(b, `,"AuthorityId":`...)
-			b = appendString(b, c.AuthorityID)
-			b = append(b, `,"AuthorityName":`...)
-			b = appendString(b, c.AuthorityName)
-			b = append(b, `,"RegistrationId":`...)
-			b = appendString(b, c.RegistrationID)
-			b = append(b, `,"Status":`...)
-			b = appendString(b, c.Status)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendList(b, p.OrgDomainClaims, appendDomainClaim)
 	b = append(b, `,"OrgDomainRoleClaims":`...)
-	if p.OrgDomainRoleClaims == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range p.OrgDomainRoleClaims {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			c := &p.OrgDomainRoleClaims[i]
-			b = append(b, `{"OrganisationId":`...)
-			b = appendString(b, c.OrganisationID)
-			b = append(b, `,"OrganisationAuthorityClaimId":`...)
-			b = appendString(b, c.OrganisationAuthorityClaimID)
-			b = append(b, `,"AuthorityId":`...)
-			b = appendString(b, c.AuthorityID)
-			b = append(b, `,"Status":`...)
-			b = appendString(b, c.Status)
-			b = append(b, `,"AuthorisationDomain":`...)
-			b = appendString(b, c.AuthorisationDomain)
-			b = append(b, `,"Role":`...)
-			b = appendString(b, c.Role)
-			b = append(b, `,"Authorisations":`...)
-			if c.Authorisations == nil {
-				b = append(b, "null"...)
-			} else {
-				b = append(b, '[')
-				for j, a := range c.Authorisations {
-					if j > 0 {
-						b = append(b, ',')
-					}
-					b = append(b, `{"Status":`...)
-					b = appendString(b, a.Status)
-					b = append(b, `,"MemberState":`...)
-					b = appendString(b, a.MemberState)
-					b = append(b, '}')
-				}
-				b = append(b, ']')
-			}
-			b = append(b, `,"RegistrationId":`...)
-			b = appendString(b, c.RegistrationID)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendList(b, p.OrgDomainRoleClaims, appendRoleClaim)
 	return append(b, '}')
+}
+
+// appendList appends l as a JSON array (null when nil), each item by each.
+func appendList[T any](b []byte, l []T, each func([]byte, *T) []byte) []byte {
+	if l == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i := range l {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = each(b, &l[i])
+	}
+	return append(b, ']')
+}
+
+func appendServer(b []byte, s *store.AuthorisationServer) []byte {
+	b = appendField(b, `{"AuthorisationServerId":`, s.AuthorisationServerID)
+	b = appendField(b, `,"OrganisationId":`, s.OrganisationID)
+	b = appendField(b, `,"CustomerFriendlyName":`, s.CustomerFriendlyName)
+	b = appendField(b, `,"Description":`, s.Description)
+	b = appendField(b, `,"Issuer":`, s.Issuer)
+	if s.OpenIDDiscoveryDocument != "" { // omitempty, like the other answers (a URI is never "")
+		b = appendField(b, `,"OpenIDDiscoveryDocument":`, s.OpenIDDiscoveryDocument)
+	}
+	b = appendField(b, `,"Status":`, s.Status)
+	b = append(b, `,"Flags":`...)
+	b = appendStrings(b, s.Flags)
+	b = append(b, `,"CreatedOn":`...)
+	b = appendTime(b, s.CreatedOn)
+	b = append(b, `,"UpdatedOn":`...)
+	b = appendTime(b, s.UpdatedOn)
+	return append(b, '}')
+}
+
+func appendDomainClaim(b []byte, c *store.OrgDomainClaim) []byte {
+	b = appendField(b, `{"OrganisationAuthorityDomainClaimId":`, c.OrganisationAuthorityDomainClaimID)
+	b = appendField(b, `,"AuthorisationDomainName":`, c.AuthorisationDomainName)
+	b = appendField(b, `,"AuthorityId":`, c.AuthorityID)
+	b = appendField(b, `,"AuthorityName":`, c.AuthorityName)
+	b = appendField(b, `,"RegistrationId":`, c.RegistrationID)
+	b = appendField(b, `,"Status":`, c.Status)
+	return append(b, '}')
+}
+
+func appendRoleClaim(b []byte, c *store.OrgDomainRoleClaim) []byte {
+	b = appendField(b, `{"OrganisationId":`, c.OrganisationID)
+	b = appendField(b, `,"OrganisationAuthorityClaimId":`, c.OrganisationAuthorityClaimID)
+	b = appendField(b, `,"AuthorityId":`, c.AuthorityID)
+	b = appendField(b, `,"Status":`, c.Status)
+	b = appendField(b, `,"AuthorisationDomain":`, c.AuthorisationDomain)
+	b = appendField(b, `,"Role":`, c.Role)
+	b = append(b, `,"Authorisations":`...)
+	b = appendList(b, c.Authorisations, appendAuthorisation)
+	b = appendField(b, `,"RegistrationId":`, c.RegistrationID)
+	return append(b, '}')
+}
+
+func appendAuthorisation(b []byte, a *store.Authorisation) []byte {
+	b = appendField(b, `{"Status":`, a.Status)
+	b = appendField(b, `,"MemberState":`, a.MemberState)
+	return append(b, '}')
+}
+
+// appendField appends a member with a string value; key holds the comma,
+// the quoted name and the colon.
+func appendField(b []byte, key, v string) []byte {
+	b = append(b, key...)
+	return appendString(b, v)
 }
 
 func appendStrings(b []byte, l []string) []byte {

@@ -52,18 +52,18 @@ type policyForm struct {
 func (h *Policies) page(w http.ResponseWriter, r *http.Request, status int, form views.PolicyForm) {
 	ps, err := h.Store.ListRoleMetadataPolicies(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListRoleMetadataPolicies", err))
 		return
 	}
 	form.EntityTypes = federation.EntityTypes
 	doms, err := h.Store.ListAuthorisationDomains(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListAuthorisationDomains", err))
 		return
 	}
 	roles, err := h.Store.ListDomainRoles(r.Context(), "")
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListDomainRoles", err))
 		return
 	}
 	for _, d := range doms {
@@ -81,23 +81,16 @@ func (h *Policies) page(w http.ResponseWriter, r *http.Request, status int, form
 
 // List lists the policies.
 func (h *Policies) List(w http.ResponseWriter, r *http.Request) {
-	if !WantsJSON(r) {
+	PageOrList(w, r, func() {
 		h.page(w, r, http.StatusOK, views.PolicyForm{Policy: "{\n  \"grant_types\": {\"subset_of\": [\"authorization_code\"]}\n}"})
-		return
-	}
-	ps, err := h.Store.ListRoleMetadataPolicies(r.Context())
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	WriteJSON(w, http.StatusOK, ps)
+	}, h.Store.ListRoleMetadataPolicies)
 }
 
 // Get is one policy.
 func (h *Policies) Get(w http.ResponseWriter, r *http.Request) {
 	p, err := h.Store.GetRoleMetadataPolicy(r.Context(), PathParam(r, "policyID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Role metadata policy"))
+		WriteError(w, r, storeError(during("GetRoleMetadataPolicy", err), "Role metadata policy"))
 		return
 	}
 	SetETag(w, p)
@@ -109,8 +102,7 @@ func (h *Policies) Get(w http.ResponseWriter, r *http.Request) {
 func validatePolicy(in *store.RoleMetadataPolicy) error {
 	if !federation.ValidEntityType(in.EntityType) {
 		msg := "EntityType " + in.EntityType + " is not supported; use one of " + strings.Join(federation.EntityTypes, ", ")
-		return &Error{Status: http.StatusBadRequest, Code: "unsupported_entity_type", Message: msg,
-			Fields: []FieldError{{Code: "unsupported_entity_type", Field: "EntityType", Message: msg}}}
+		return CodeUnsupportedEntityType.New(msg).WithFields(FieldError{Code: CodeUnsupportedEntityType.Name, Field: "EntityType", Message: msg})
 	}
 	f := map[string]string{}
 	required(f, "AuthorisationDomain", in.AuthorisationDomain, "AuthorisationDomain")
@@ -125,7 +117,7 @@ func validatePolicy(in *store.RoleMetadataPolicy) error {
 		if pe.Parameter != "" {
 			msg = pe.Parameter + ": " + msg
 		}
-		e.Fields = append(e.Fields, FieldError{Code: "invalid_policy", Field: "Policy", Message: msg})
+		e.Fields = append(e.Fields, FieldError{Code: FieldInvalidPolicy, Field: "Policy", Message: msg})
 	}
 	if len(e.Fields) == 0 {
 		var compact bytes.Buffer
@@ -139,54 +131,31 @@ func validatePolicy(in *store.RoleMetadataPolicy) error {
 // Save creates (POST) or replaces (PUT …/{id}) a policy.
 func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	var p store.RoleMetadataPolicy
-	if WantsJSON(r) {
-		var in policyIn
-		if err := Decode(w, r, &in); err != nil {
-			WriteError(w, r, err)
-			return
-		}
-		p = store.RoleMetadataPolicy{AuthorisationDomain: in.AuthorisationDomain, Role: in.Role, EntityType: in.EntityType, Policy: in.Policy, Description: in.Description, Status: in.Status}
-	} else {
-		var in policyForm
-		if err := Decode(w, r, &in); err != nil {
-			WriteError(w, r, err)
-			return
-		}
-		p = store.RoleMetadataPolicy{AuthorisationDomain: in.AuthorisationDomain, Role: in.Role, EntityType: in.EntityType, Policy: json.RawMessage(in.Policy), Description: in.Description, Status: in.Status}
-	}
-	p.PolicyID = PathParam(r, "policyID")
-	isNew := p.PolicyID == ""
-	err := validatePolicy(&p)
-	var saved store.RoleMetadataPolicy
-	if err == nil {
-		saved, err = h.Store.SaveRoleMetadataPolicy(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p, func(cur store.RoleMetadataPolicy) error { return CheckIfMatch(r, cur) })
-		err = directoryError(err, "Role metadata policy")
-	}
+	var in policyIn
+	var form policyForm
+	isAPI, err := DecodeAs(w, r, &in, &form)
 	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
-			form := views.PolicyForm{AuthorisationDomain: p.AuthorisationDomain, Role: p.Role, EntityType: p.EntityType, Policy: string(p.Policy), Description: p.Description, Errors: map[string]string{}}
-			for _, fe := range AsError(err).Fields {
-				form.Errors[fe.Field] = strings.TrimSpace(form.Errors[fe.Field] + " " + fe.Message)
-			}
-			if len(form.Errors) == 0 {
-				form.Errors["Role"] = AsError(err).Message
-			}
-			h.page(w, r, AsError(err).Status, form)
-			return
-		}
 		WriteError(w, r, err)
 		return
 	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "The policy for "+saved.AuthorisationDomain+": "+saved.Role+" / "+saved.EntityType+" was saved.")
-		Redirect(w, r, "/references/role-metadata-policies")
-		return
+	if isAPI {
+		p = store.RoleMetadataPolicy{AuthorisationDomain: in.AuthorisationDomain, Role: in.Role, EntityType: in.EntityType, Policy: in.Policy, Description: in.Description, Status: in.Status}
+	} else {
+		p = store.RoleMetadataPolicy{AuthorisationDomain: form.AuthorisationDomain, Role: form.Role, EntityType: form.EntityType, Policy: json.RawMessage(form.Policy), Description: form.Description, Status: form.Status}
 	}
-	SetETag(w, saved)
-	if isNew {
-		w.Header().Set("Location", "/api/references/role-metadata-policies/"+saved.PolicyID)
-		WriteJSON(w, http.StatusCreated, saved)
-		return
+	p.PolicyID = PathParam(r, "policyID")
+	isNew := p.PolicyID == ""
+	err = validatePolicy(&p)
+	var saved store.RoleMetadataPolicy
+	if err == nil {
+		saved, err = h.Store.SaveRoleMetadataPolicy(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p, func(cur store.RoleMetadataPolicy) error { return CheckIfMatch(r, cur) })
+		err = storeError(during("SaveRoleMetadataPolicy", err), "Role metadata policy")
 	}
-	WriteJSON(w, http.StatusOK, saved)
+	h.Saved(w, r, Saved{Err: err, Flash: "The policy for " + saved.AuthorisationDomain + ": " + saved.Role + " / " + saved.EntityType + " was saved.",
+		Page: "/references/role-metadata-policies", Status: http.StatusOK, Body: saved, ETag: saved,
+		Again: anyAgain(func(e *Error) {
+			h.page(w, r, e.Status, views.PolicyForm{AuthorisationDomain: p.AuthorisationDomain, Role: p.Role, EntityType: p.EntityType, Policy: string(p.Policy),
+				Description: p.Description, Errors: fieldMessages(e, "Role")})
+		}),
+	}.Created(isNew, "/api/references/role-metadata-policies/"+saved.PolicyID))
 }

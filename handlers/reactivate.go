@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"strconv"
 
@@ -9,6 +10,24 @@ import (
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
+
+// Reactivations serves the reactivation pages of organisations, servers
+// and applications.
+type Reactivations struct {
+	*Org
+	Store reactivationStore
+}
+
+// reactivationStore is what Reactivations reads and writes.
+type reactivationStore interface {
+	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, check func(store.Organisation) error) (store.Organisation, error)
+	ListAuthorisationServers(ctx context.Context, orgID string) ([]store.AuthorisationServer, error)
+	GetAuthorisationServer(ctx context.Context, orgID, id string) (store.AuthorisationServer, error)
+	UpdateAuthorisationServer(ctx context.Context, a store.Audit, s store.AuthorisationServer, check func(store.AuthorisationServer) error) (store.AuthorisationServer, error)
+	ListSoftwareStatements(ctx context.Context, orgID string) ([]store.SoftwareStatement, error)
+	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
+	UpdateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement, check func(store.SoftwareStatement) error) (store.SoftwareStatement, error)
+}
 
 // Reactivation (issue 13): a Super User sets a withdrawn organisation,
 // authorisation server or application back to Active from a page that
@@ -26,14 +45,14 @@ type reactivation struct {
 }
 
 // ReactivateForm is the page of a reactivation: GET …/reactivate.
-func (h *Directory) ReactivateForm(k lifecycle.Kind) http.HandlerFunc {
+func (h *Reactivations) ReactivateForm(k lifecycle.Kind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		re, ok := h.loadReactivation(w, r, k)
 		if !ok {
 			return
 		}
 		if !PrincipalFrom(r.Context()).IsSuperUser() {
-			WriteError(w, r, &Error{Status: http.StatusForbidden, Code: "forbidden", Message: "Only a Super User can set something " + h.Vocab.EndWord() + " back to Active."})
+			WriteError(w, r, CodeForbidden.New("Only a Super User can set something "+h.Vocab.EndWord()+" back to Active."))
 			return
 		}
 		h.renderReactivation(w, r, http.StatusOK, re)
@@ -41,7 +60,7 @@ func (h *Directory) ReactivateForm(k lifecycle.Kind) http.HandlerFunc {
 }
 
 // Reactivate is the form post of a reactivation page.
-func (h *Directory) Reactivate(k lifecycle.Kind) http.HandlerFunc {
+func (h *Reactivations) Reactivate(k lifecycle.Kind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		re, ok := h.loadReactivation(w, r, k)
 		if !ok {
@@ -57,7 +76,7 @@ func (h *Directory) Reactivate(k lifecycle.Kind) http.HandlerFunc {
 		var from string
 		err := re.save(r.Context(), r, in.StatusReason, &from)
 		if err != nil {
-			e := AsError(directoryError(err, re.page.What))
+			e := AsError(storeError(err, re.page.What))
 			if e.Status >= 500 || e.Status == http.StatusForbidden || e.Status == http.StatusNotFound {
 				WriteError(w, r, e)
 				return
@@ -72,29 +91,29 @@ func (h *Directory) Reactivate(k lifecycle.Kind) http.HandlerFunc {
 	}
 }
 
-func (h *Directory) renderReactivation(w http.ResponseWriter, r *http.Request, status int, re reactivation) {
+func (h *Reactivations) renderReactivation(w http.ResponseWriter, r *http.Request, status int, re reactivation) {
 	re.page.EndWord = h.Vocab.EndWord()
 	Render(w, r, status, views.Reactivate(h.Shell(r, "Reactivate "+re.page.Name, "organisations", re.crumbs...), re.page))
 }
 
-func (h *Directory) loadReactivation(w http.ResponseWriter, r *http.Request, k lifecycle.Kind) (reactivation, bool) {
+func (h *Reactivations) loadReactivation(w http.ResponseWriter, r *http.Request, k lifecycle.Kind) (reactivation, bool) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return reactivation{}, false
 	}
 	ctx := r.Context()
-	orgPath := "/organisations/" + o.OrganisationID
+	orgPath := paths.Organisation(o.OrganisationID)
 	var re reactivation
 	switch k {
 	case lifecycle.Organisation:
 		servers, err := h.Store.ListAuthorisationServers(ctx, o.OrganisationID)
 		if err != nil {
-			WriteError(w, r, err)
+			WriteError(w, r, during("ListAuthorisationServers", err))
 			return re, false
 		}
 		apps, err := h.Store.ListSoftwareStatements(ctx, o.OrganisationID)
 		if err != nil {
-			WriteError(w, r, err)
+			WriteError(w, r, during("ListSoftwareStatements", err))
 			return re, false
 		}
 		ended := 0
@@ -127,7 +146,7 @@ func (h *Directory) loadReactivation(w http.ResponseWriter, r *http.Request, k l
 	case lifecycle.Application:
 		a, err := h.Store.GetSoftwareStatement(ctx, o.OrganisationID, PathParam(r, "appID"))
 		if err != nil {
-			WriteError(w, r, storeError(err, "Application"))
+			WriteError(w, r, storeError(during("GetSoftwareStatement", err), "Application"))
 			return re, false
 		}
 		page := orgPath + "/softwarestatements/" + a.SoftwareStatementID
@@ -148,7 +167,7 @@ func (h *Directory) loadReactivation(w http.ResponseWriter, r *http.Request, k l
 	default:
 		s, err := h.Store.GetAuthorisationServer(ctx, o.OrganisationID, PathParam(r, "serverID"))
 		if err != nil {
-			WriteError(w, r, storeError(err, "Authorisation server"))
+			WriteError(w, r, storeError(during("GetAuthorisationServer", err), "Authorisation server"))
 			return re, false
 		}
 		re.page = views.ReactivatePage{What: "Authorisation server", Name: s.CustomerFriendlyName, Status: s.Status,

@@ -62,7 +62,7 @@ type RefTypes struct {
 func (h *RefTypes) page(w http.ResponseWriter, r *http.Request, status int, p views.RefPage) {
 	items, err := h.Store.ListRefs(r.Context(), h.Kind)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListRefs", err))
 		return
 	}
 	p.Title, p.Label, p.Path, p.Items = h.Title, strings.ToLower(h.Kind.Label), h.Path, items
@@ -82,23 +82,22 @@ func (h *RefTypes) newPage(w http.ResponseWriter, r *http.Request, status int, p
 
 // List lists the items.
 func (h *RefTypes) List(w http.ResponseWriter, r *http.Request) {
-	if WantsJSON(r) {
-		items, err := h.Store.ListRefs(r.Context(), h.Kind)
-		if err != nil {
-			WriteError(w, r, err)
-			return
-		}
-		WriteJSON(w, http.StatusOK, items)
+	if HTMLPage(w, r, func() { h.page(w, r, http.StatusOK, views.RefPage{}) }) {
 		return
 	}
-	h.page(w, r, http.StatusOK, views.RefPage{})
+	items, err := h.Store.ListRefs(r.Context(), h.Kind)
+	if err != nil {
+		WriteError(w, r, during("ListRefs", err))
+		return
+	}
+	WriteJSON(w, http.StatusOK, items)
 }
 
 // Get is one item.
 func (h *RefTypes) Get(w http.ResponseWriter, r *http.Request) {
 	it, err := h.Store.GetRef(r.Context(), h.Kind, PathParam(r, "name"))
 	if err != nil {
-		WriteError(w, r, storeError(err, h.Kind.Label))
+		WriteError(w, r, storeError(during("GetRef", err), h.Kind.Label))
 		return
 	}
 	SetETag(w, it)
@@ -132,24 +131,11 @@ func (h *RefTypes) Create(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		it, err = h.Store.CreateRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)
-		err = storeError(err, h.Kind.Label)
+		err = storeError(during("CreateRef", err), h.Kind.Label)
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
-			h.newPage(w, r, AsError(err).Status, views.RefPage{Form: in, Errors: orMessage(err, "Name")})
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), h.Kind.Label+" "+it.Name+" was added.")
-		Redirect(w, r, h.Path)
-		return
-	}
-	w.Header().Set("Location", "/api"+h.Path+"/"+url.PathEscape(it.Name))
-	SetETag(w, it)
-	WriteJSON(w, http.StatusCreated, it)
+	h.Saved(w, r, Saved{Err: err, Flash: h.Kind.Label + " " + it.Name + " was added.", Page: h.Path,
+		Status: http.StatusCreated, Body: it, ETag: it, Location: "/api" + h.Path + "/" + url.PathEscape(it.Name),
+		Again: anyAgain(func(e *Error) { h.newPage(w, r, e.Status, views.RefPage{Form: in, Errors: orMessage(err, "Name")}) })})
 }
 
 // Update changes an item's description or status; disabling a
@@ -171,22 +157,8 @@ func (h *RefTypes) Update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	it, err := h.Store.UpdateRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
-	if err != nil {
-		err = storeError(err, h.Kind.Label)
-		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
-			h.renderConflict(w, r, AsError(err))
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), h.Kind.Label+" "+it.Name+" is "+it.Status+".")
-		Redirect(w, r, h.Path)
-		return
-	}
-	SetETag(w, it)
-	WriteJSON(w, http.StatusOK, it)
+	h.Saved(w, r, Saved{Err: storeError(err, h.Kind.Label), Flash: h.Kind.Label + " " + it.Name + " is " + it.Status + ".", Page: h.Path,
+		Status: http.StatusOK, Body: it, ETag: it, Again: conflictAgain(func(e *Error) { h.renderConflict(w, r, e) })})
 }
 
 // Delete removes an unused item; in use is a 409 whose message carries
@@ -195,21 +167,8 @@ func (h *RefTypes) Delete(w http.ResponseWriter, r *http.Request) {
 	name := PathParam(r, "name")
 	err := h.Store.DeleteRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, name,
 		func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
-	if err != nil {
-		err = storeError(err, h.Kind.Label)
-		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
-			h.renderConflict(w, r, AsError(err))
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), h.Kind.Label+" "+name+" was deleted.")
-		Redirect(w, r, h.Path)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	h.Saved(w, r, Saved{Err: storeError(err, h.Kind.Label), Flash: h.Kind.Label + " " + name + " was deleted.", Page: h.Path,
+		Status: http.StatusNoContent, Again: conflictAgain(func(e *Error) { h.renderConflict(w, r, e) })})
 }
 
 func (h *RefTypes) renderConflict(w http.ResponseWriter, r *http.Request, e *Error) {
@@ -223,7 +182,7 @@ var flagTypes = []string{"Organisation", "Software_Statement", "Authorisation_Se
 func (h *References) flagsPage(w http.ResponseWriter, r *http.Request, status int) {
 	flags, err := h.Store.ListFlags(r.Context(), "")
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListFlags", err))
 		return
 	}
 	Render(w, r, status, views.Flags(h.Shell(r, "Flags", "reference", h.crumbs("Flags")...), views.FlagsPage{Flags: flags}))
@@ -245,18 +204,17 @@ func (h *References) newFlagPage(w http.ResponseWriter, r *http.Request, status 
 
 // ListFlags lists flag definitions (Type= filters).
 func (h *References) ListFlags(w http.ResponseWriter, r *http.Request) {
-	if !WantsJSON(r) {
-		h.flagsPage(w, r, http.StatusOK)
+	if HTMLPage(w, r, func() { h.flagsPage(w, r, http.StatusOK) }) {
 		return
 	}
 	typ := r.URL.Query().Get("Type")
 	if typ != "" && !contains(flagTypes, typ) {
-		WriteError(w, r, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "Type must be one of " + strings.Join(flagTypes, ", ")})
+		WriteError(w, r, CodeInvalidParameter.New("Type must be one of "+strings.Join(flagTypes, ", ")))
 		return
 	}
 	flags, err := h.Store.ListFlags(r.Context(), typ)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListFlags", err))
 		return
 	}
 	WriteJSON(w, http.StatusOK, flags)
@@ -275,7 +233,7 @@ func contains(l []string, s string) bool {
 func (h *References) GetFlag(w http.ResponseWriter, r *http.Request) {
 	f, err := h.Store.GetFlag(r.Context(), PathParam(r, "flagID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Flag"))
+		WriteError(w, r, storeError(during("GetFlag", err), "Flag"))
 		return
 	}
 	SetETag(w, f)
@@ -309,24 +267,11 @@ func (h *References) CreateFlag(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		f, err = h.Store.CreateFlag(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)
-		err = directoryError(err, "Flag")
+		err = storeError(during("CreateFlag", err), "Flag")
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
-			h.newFlagPage(w, r, AsError(err).Status, in, orMessage(err, "Name"))
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Flag "+f.Name+" was added.")
-		Redirect(w, r, "/references/flags")
-		return
-	}
-	w.Header().Set("Location", "/api/references/flags/"+f.FlagID)
-	SetETag(w, f)
-	WriteJSON(w, http.StatusCreated, f)
+	h.Saved(w, r, Saved{Err: err, Flash: "Flag " + f.Name + " was added.", Page: "/references/flags",
+		Status: http.StatusCreated, Body: f, ETag: f, Location: "/api/references/flags/" + f.FlagID,
+		Again: anyAgain(func(e *Error) { h.newFlagPage(w, r, e.Status, in, orMessage(err, "Name")) })})
 }
 
 // UpdateFlag changes a flag's name, description or status.
@@ -347,15 +292,5 @@ func (h *References) UpdateFlag(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f, err := h.Store.UpdateFlag(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Flag) error { return CheckIfMatch(r, cur) })
-	if err != nil {
-		WriteError(w, r, directoryError(err, "Flag"))
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Flag "+f.Name+" is "+f.Status+".")
-		Redirect(w, r, "/references/flags")
-		return
-	}
-	SetETag(w, f)
-	WriteJSON(w, http.StatusOK, f)
+	h.Saved(w, r, Saved{Err: storeError(err, "Flag"), Flash: "Flag " + f.Name + " is " + f.Status + ".", Page: "/references/flags", Status: http.StatusOK, Body: f, ETag: f})
 }

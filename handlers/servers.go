@@ -1,52 +1,62 @@
 package handlers
 
 import (
+	"context"
+	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
 
-func (h *Directory) showAS(s store.AuthorisationServer) store.AuthorisationServer {
+// Servers serves the authorisation servers of an organisation.
+type Servers struct {
+	*Org
+	Store   serverStore
+	Issuers IssuerChecker
+}
+
+// IssuerChecker validates an authorisation server's issuer.
+type IssuerChecker interface {
+	Check(ctx context.Context, issuer, discovery string) []string
+}
+
+// serverStore is what Servers reads and writes.
+type serverStore interface {
+	ListAuthorisationServers(ctx context.Context, orgID string) ([]store.AuthorisationServer, error)
+	GetAuthorisationServer(ctx context.Context, orgID, id string) (store.AuthorisationServer, error)
+	CreateAuthorisationServer(ctx context.Context, a store.Audit, s store.AuthorisationServer) (store.AuthorisationServer, error)
+	UpdateAuthorisationServer(ctx context.Context, a store.Audit, s store.AuthorisationServer, check func(store.AuthorisationServer) error) (store.AuthorisationServer, error)
+	IssuerTaken(ctx context.Context, issuer, exceptID string) (string, error)
+}
+
+func (h *Servers) showAS(s store.AuthorisationServer) store.AuthorisationServer {
 	s.Status = h.Vocab.Display(s.Status)
 	return s
 }
 
 // ListServers is the authorisation servers tab (a bare array on the API).
-func (h *Directory) ListServers(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+func (h *Servers) ListServers(w http.ResponseWriter, r *http.Request) {
+	o, items, ok := orgItems(h.Org, w, r, h.Store.ListAuthorisationServers, h.showAS)
 	if !ok {
 		return
 	}
-	items, err := h.Store.ListAuthorisationServers(r.Context(), o.OrganisationID)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	for i := range items {
-		items[i] = h.showAS(items[i])
-	}
-	if WantsJSON(r) {
-		WriteJSON(w, http.StatusOK, items)
-		return
-	}
-	_, names, err := h.flagOpts(r.Context(), "Authorisation_Server", nil, false)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	p := views.ServersPage{OrgPage: h.orgPage(o, views.TabServers), Servers: items, FlagNames: names}
-	Render(w, r, http.StatusOK, views.ServersTab(h.Shell(r, "Authorisation servers", "organisations", h.orgCrumbs(&o, "Authorisation servers")...), p))
+	RespondPage(w, r, http.StatusOK, items, func() (templ.Component, error) {
+		_, names, err := h.flagOpts(r.Context(), "Authorisation_Server", nil, false)
+		p := views.ServersPage{OrgPage: h.orgPage(o, views.TabServers), Servers: items, FlagNames: names}
+		return views.ServersTab(h.Shell(r, "Authorisation servers", "organisations", h.orgCrumbs(&o, "Authorisation servers")...), p), err
+	})
 }
 
 // GetServer is one authorisation server.
-func (h *Directory) GetServer(w http.ResponseWriter, r *http.Request) {
+func (h *Servers) GetServer(w http.ResponseWriter, r *http.Request) {
 	s, err := h.Store.GetAuthorisationServer(r.Context(), PathParam(r, "orgID"), PathParam(r, "serverID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Authorisation server"))
+		WriteError(w, r, storeError(during("GetAuthorisationServer", err), "Authorisation server"))
 		return
 	}
 	SetETag(w, s)
@@ -55,7 +65,7 @@ func (h *Directory) GetServer(w http.ResponseWriter, r *http.Request) {
 
 // validateServer checks the fields, then the issuer against its discovery
 // document and the other servers: each issuer problem is its own entry.
-func (h *Directory) validateServer(r *http.Request, s *store.AuthorisationServer, isNew bool) error {
+func (h *Servers) validateServer(r *http.Request, s *store.AuthorisationServer, isNew bool) error {
 	f := map[string]string{}
 	required(f, "CustomerFriendlyName", s.CustomerFriendlyName, "Name")
 	checkLen(f, "CustomerFriendlyName", s.CustomerFriendlyName, maxName)
@@ -102,18 +112,18 @@ func (h *Directory) validateServer(r *http.Request, s *store.AuthorisationServer
 	}
 	e := Validation(f)
 	for _, p := range issuerProblems {
-		e.Fields = append(e.Fields, FieldError{Code: "invalid_issuer", Field: "Issuer", Message: p})
+		e.Fields = append(e.Fields, FieldError{Code: FieldInvalidIssuer, Field: "Issuer", Message: p})
 	}
 	return e
 }
 
-func (h *Directory) renderServerForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, s store.AuthorisationServer, isNew bool, err error) {
+func (h *Servers) renderServerForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, s store.AuthorisationServer, isNew bool, err error) {
 	flagOpts, _, ferr := h.flagOpts(r.Context(), "Authorisation_Server", s.Flags, false)
 	if ferr != nil {
 		WriteError(w, r, ferr)
 		return
 	}
-	action := "/organisations/" + o.OrganisationID + "/authorisationservers"
+	action := paths.OrganisationTab(o.OrganisationID, "authorisationservers")
 	if !isNew {
 		action += "/" + s.AuthorisationServerID
 	}
@@ -134,38 +144,17 @@ func (h *Directory) renderServerForm(w http.ResponseWriter, r *http.Request, sta
 	Render(w, r, status, views.ServerFormPage(h.Shell(r, "Authorisation server", "organisations", h.orgCrumbs(&o, "Authorisation server")...), f))
 }
 
-// NewServer shows the empty form.
-func (h *Directory) NewServer(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
-	if !ok {
-		return
+// ServerForm shows the empty form (…/new) or a server's (…/{serverID}/edit).
+func (h *Servers) ServerForm(w http.ResponseWriter, r *http.Request) {
+	if o, s, ok := orgAndForm(h.Org, w, r, h.Store.GetAuthorisationServer, "serverID", "Authorisation server", store.AuthorisationServer{Status: lifecycle.Active}); ok {
+		h.renderServerForm(w, r, http.StatusOK, o, s, s.AuthorisationServerID == "", nil)
 	}
-	h.renderServerForm(w, r, http.StatusOK, o, store.AuthorisationServer{Status: lifecycle.Active}, true, nil)
-}
-
-// EditServer shows a server's form.
-func (h *Directory) EditServer(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
-	if !ok {
-		return
-	}
-	s, err := h.Store.GetAuthorisationServer(r.Context(), o.OrganisationID, PathParam(r, "serverID"))
-	if err != nil {
-		WriteError(w, r, storeError(err, "Authorisation server"))
-		return
-	}
-	h.renderServerForm(w, r, http.StatusOK, o, s, false, nil)
 }
 
 // CreateServer adds an authorisation server after validating its issuer.
-func (h *Directory) CreateServer(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+func (h *Servers) CreateServer(w http.ResponseWriter, r *http.Request) {
+	o, in, ok := orgAndBody[store.AuthorisationServer](h.Org, w, r)
 	if !ok {
-		return
-	}
-	var in store.AuthorisationServer
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
 		return
 	}
 	in.OrganisationID, in.AuthorisationServerID = o.OrganisationID, ""
@@ -173,20 +162,15 @@ func (h *Directory) CreateServer(w http.ResponseWriter, r *http.Request) {
 	var s store.AuthorisationServer
 	if err == nil {
 		s, err = h.Store.CreateAuthorisationServer(r.Context(), h.actor(r), in)
-		err = directoryError(err, "Authorisation server")
+		err = storeError(during("CreateAuthorisationServer", err), "Authorisation server")
 	}
 	h.serverSaved(w, r, o, in, s, err, true, "")
 }
 
 // UpdateServer replaces an authorisation server (its issuer re-validated).
-func (h *Directory) UpdateServer(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
+func (h *Servers) UpdateServer(w http.ResponseWriter, r *http.Request) {
+	o, in, ok := orgAndBody[store.AuthorisationServer](h.Org, w, r)
 	if !ok {
-		return
-	}
-	var in store.AuthorisationServer
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
 		return
 	}
 	in.OrganisationID, in.AuthorisationServerID = o.OrganisationID, PathParam(r, "serverID")
@@ -201,31 +185,15 @@ func (h *Directory) UpdateServer(w http.ResponseWriter, r *http.Request) {
 		s, err = h.Store.UpdateAuthorisationServer(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.AuthorisationServer) error {
 			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
 		})
-		err = directoryError(err, "Authorisation server")
+		err = storeError(err, "Authorisation server")
 	}
 	h.serverSaved(w, r, o, in, s, err, false, from)
 }
 
 // serverSaved answers a create or an update; from is the status before an update.
-func (h *Directory) serverSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, s store.AuthorisationServer, err error, isNew bool, from string) {
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 && AsError(err).Status != http.StatusNotFound {
-			h.renderServerForm(w, r, AsError(err).Status, o, in, isNew, err)
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), h.savedMessage("Authorisation server ", s.CustomerFriendlyName, from, s.Status))
-		Redirect(w, r, "/organisations/"+o.OrganisationID+"/authorisationservers")
-		return
-	}
-	SetETag(w, s)
-	if isNew {
-		w.Header().Set("Location", "/api/organisations/"+o.OrganisationID+"/authorisationservers/"+s.AuthorisationServerID)
-		WriteJSON(w, http.StatusCreated, h.showAS(s))
-		return
-	}
-	WriteJSON(w, http.StatusOK, h.showAS(s))
+func (h *Servers) serverSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, s store.AuthorisationServer, err error, isNew bool, from string) {
+	sv := Saved{Err: err, Flash: h.savedMessage("Authorisation server ", s.CustomerFriendlyName, from, s.Status), Page: paths.OrganisationTab(o.OrganisationID, "authorisationservers"),
+		Status: http.StatusOK, Body: h.showAS(s), ETag: s,
+		Again: formAgain(func(e *Error) { h.renderServerForm(w, r, e.Status, o, in, isNew, err) })}
+	h.Saved(w, r, sv.Created(isNew, paths.API(paths.Server(o.OrganisationID, s.AuthorisationServerID))))
 }

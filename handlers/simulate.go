@@ -117,7 +117,7 @@ func (h *Policies) TryIt(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusOK
 	if r.Method == http.MethodPost {
 		if err := r.ParseForm(); err != nil {
-			WriteError(w, r, &Error{Status: http.StatusBadRequest, Code: "bad_form", Message: "The form could not be read."})
+			WriteError(w, r, CodeBadForm.New("The form could not be read."))
 			return
 		}
 		p.EntityType, p.Metadata, p.Selected = r.PostForm.Get("EntityType"), r.PostForm.Get("Metadata"), r.PostForm["Role"]
@@ -154,7 +154,7 @@ func (h *Policies) TryIt(w http.ResponseWriter, r *http.Request) {
 	{
 		roles, err := h.Store.ListDomainRoles(r.Context(), "")
 		if err != nil {
-			WriteError(w, r, err)
+			WriteError(w, r, during("ListDomainRoles", err))
 			return
 		}
 		for _, ro := range roles {

@@ -5,11 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"github.com/trustframe/trustframe/federation"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/store"
@@ -27,7 +27,7 @@ type ssaStore interface {
 // SSA issues software statement assertions and publishes the keyset.
 type SSA struct {
 	*Base
-	Dir   *Directory
+	Apps  *Applications
 	Store ssaStore
 	Keys  *ssa.Keyring
 	// FedKeys are the directory's federation signing keys (docs/design.md §13).
@@ -39,17 +39,14 @@ type SSA struct {
 // unsupportedAlg is the 400 of an unknown or disabled signingAlg.
 func (h *SSA) unsupportedAlg(alg string) *Error {
 	msg := "signingAlg " + alg + " is not enabled here; use one of " + strings.Join(h.Keys.Enabled(), ", ")
-	return &Error{Status: http.StatusBadRequest, Code: "unsupported_signing_alg", Message: msg,
-		Fields: []FieldError{{Code: "unsupported_signing_alg", Field: "signingAlg", Message: msg}},
-		Extra:  map[string]any{"enabledAlgorithms": h.Keys.Enabled()}}
+	return CodeUnsupportedSigningAlg.New(msg).WithFields(FieldError{Code: CodeUnsupportedSigningAlg.Name, Field: "signingAlg", Message: msg}).WithExtra(map[string]any{"enabledAlgorithms": h.Keys.Enabled()})
 }
 
 // pickAlg reads signingAlg: omitted means PS256; the match is exact.
 func (h *SSA) pickAlg(r *http.Request) (string, error) {
 	q := r.URL.Query()
 	if len(q["signingAlg"]) > 1 {
-		return "", &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: "give signingAlg once",
-			Fields: []FieldError{{Code: "invalid_parameter", Field: "signingAlg", Message: "give signingAlg once"}}, Extra: map[string]any{"enabledAlgorithms": h.Keys.Enabled()}}
+		return "", CodeInvalidParameter.New("give signingAlg once").WithFields(FieldError{Code: CodeInvalidParameter.Name, Field: "signingAlg", Message: "give signingAlg once"}).WithExtra(map[string]any{"enabledAlgorithms": h.Keys.Enabled()})
 	}
 	alg, given := q.Get("signingAlg"), q.Has("signingAlg")
 	if !given {
@@ -100,7 +97,7 @@ func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(token))
 		return
 	}
-	p, perr := h.Dir.AppDetailPage(r, o, app)
+	p, perr := h.Apps.AppDetailPage(r, o, app)
 	if perr != nil {
 		WriteError(w, r, perr)
 		return
@@ -119,14 +116,13 @@ func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *SSA) appPage(r *http.Request, o store.Organisation, app store.SoftwareStatement, p views.AppDetailPage) templComponent {
-	return views.AppDetailWithSSA(h.Shell(r, app.ClientName, "organisations", h.Dir.orgCrumbs(&o, app.ClientName)...), p)
+	return views.AppDetailWithSSA(h.Shell(r, app.ClientName, "organisations", h.Apps.orgCrumbs(&o, app.ClientName)...), p)
 }
 
 func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStatement, alg string) (string, error) {
 	if app.Status != lifecycle.Active {
 		msg := "the application is " + h.Vocab.Display(app.Status) + ": only an Active application gets an SSA"
-		return "", &Error{Status: http.StatusConflict, Code: "application_not_active", Message: msg,
-			Fields: []FieldError{{Code: "application_not_active", Field: "Status", Message: msg}}}
+		return "", CodeApplicationNotActive.New(msg).WithFields(FieldError{Code: CodeApplicationNotActive.Name, Field: "Status", Message: msg})
 	}
 	key, jwk, err := h.Keys.Signer(r.Context(), alg)
 	if err != nil {
@@ -175,7 +171,7 @@ func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStat
 func (h *SSA) Keyset(w http.ResponseWriter, r *http.Request) {
 	keys, err := h.Keys.PublishedKeys(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("PublishedKeys", err))
 		return
 	}
 	w.Header().Set("Cache-Control", "public, max-age=300")
@@ -189,20 +185,18 @@ func (h *SSA) Keyset(w http.ResponseWriter, r *http.Request) {
 func (h *SSA) ListKeys(w http.ResponseWriter, r *http.Request) {
 	keys, err := h.Keys.Keys(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("Keys", err))
 		return
 	}
-	if WantsJSON(r) {
+	if !HTMLPage(w, r, func() { h.keysPage(w, r, http.StatusOK, keys, "") }) {
 		WriteJSON(w, http.StatusOK, keys)
-		return
 	}
-	h.keysPage(w, r, http.StatusOK, keys, "")
 }
 
 func (h *SSA) keysPage(w http.ResponseWriter, r *http.Request, status int, keys []store.SigningKey, errMsg string) {
 	fedKeys, err := h.FedKeys.Keys(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("Keys", err))
 		return
 	}
 	current := map[string]string{}
@@ -233,40 +227,22 @@ func (h *SSA) RotateKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	jwk, err := h.Keys.Rotate(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in.Alg)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "New "+in.Alg+" key "+jwk.Kid+" signs from now on.")
-		Redirect(w, r, "/references/signing-keys")
-		return
-	}
-	WriteJSON(w, http.StatusCreated, jwk)
+	h.Saved(w, r, Saved{Err: err, Flash: "New " + in.Alg + " key " + jwk.Kid + " signs from now on.", Page: "/references/signing-keys", Status: http.StatusCreated, Body: jwk})
 }
 
 // RetireKey stops publishing a key.
 func (h *SSA) RetireKey(w http.ResponseWriter, r *http.Request) {
 	kid := PathParam(r, "kid")
 	err := h.Keys.Retire(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, kid)
-	if err != nil {
-		err = storeError(err, "Signing key")
-		if !WantsJSON(r) && AsError(err).Status == http.StatusConflict {
+	h.Saved(w, r, Saved{Err: storeError(err, "Signing key"), Flash: "Key " + kid + " is retired and no longer published.", Page: "/references/signing-keys",
+		Status: http.StatusNoContent, Again: func(e *Error) bool {
 			keys, lerr := h.Keys.Keys(r.Context())
-			if lerr == nil {
-				h.keysPage(w, r, http.StatusConflict, keys, AsError(err).Message)
-				return
+			if e.Status != http.StatusConflict || lerr != nil {
+				return false
 			}
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Key "+kid+" is retired and no longer published.")
-		Redirect(w, r, "/references/signing-keys")
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+			h.keysPage(w, r, http.StatusConflict, keys, e.Message)
+			return true
+		}})
 }
 
 // rolesInToken reads software_roles from a signed SSA, so the page says
@@ -294,7 +270,7 @@ func rolesInToken(token string) []string {
 func (h *SSA) ListFederationKeys(w http.ResponseWriter, r *http.Request) {
 	keys, err := h.FedKeys.Keys(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("Keys", err))
 		return
 	}
 	WriteJSON(w, http.StatusOK, keys)
@@ -304,14 +280,5 @@ func (h *SSA) ListFederationKeys(w http.ResponseWriter, r *http.Request) {
 // stops signing and stays published for a statement lifetime.
 func (h *SSA) RotateFederationKey(w http.ResponseWriter, r *http.Request) {
 	jwk, err := h.FedKeys.Rotate(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email})
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "New federation key "+jwk.KeyID+" signs from now on.")
-		Redirect(w, r, "/references/signing-keys")
-		return
-	}
-	WriteJSON(w, http.StatusCreated, jwk)
+	h.Saved(w, r, Saved{Err: err, Flash: "New federation key " + jwk.KeyID + " signs from now on.", Page: "/references/signing-keys", Status: http.StatusCreated, Body: jwk})
 }

@@ -15,7 +15,7 @@ import (
 // Super User only (403), with a StatusReason (422) that the audit record
 // keeps. It records the current status in *from, for the message after
 // the save.
-func (h *Directory) checkStatus(r *http.Request, cur any, from *string, curStatus, next, reason string) error {
+func (h *Org) checkStatus(r *http.Request, cur any, from *string, curStatus, next, reason string) error {
 	if err := CheckIfMatch(r, cur); err != nil {
 		return err
 	}
@@ -27,27 +27,26 @@ func (h *Directory) checkStatus(r *http.Request, cur any, from *string, curStatu
 	switch {
 	case next != lifecycle.Active:
 		msg := end + " can only become Active again (a reactivation), not " + h.Vocab.Display(next) + "."
-		return &Error{Status: http.StatusConflict, Code: "invalid_transition", Message: msg, Fields: []FieldError{{Field: "Status", Code: "invalid_transition", Message: msg}}}
+		return CodeInvalidTransition.New(msg).WithFields(FieldError{Field: "Status", Code: CodeInvalidTransition.Name, Message: msg})
 	case !PrincipalFrom(r.Context()).IsSuperUser():
 		msg := "Only a Super User can set something " + end + " back to Active."
-		return &Error{Status: http.StatusForbidden, Code: "forbidden", Message: msg, Fields: []FieldError{{Field: "Status", Code: "forbidden", Message: msg}}}
+		return CodeForbidden.New(msg).WithFields(FieldError{Field: "Status", Code: CodeForbidden.Name, Message: msg})
 	case strings.TrimSpace(reason) == "":
 		msg := "Say why it becomes Active again: StatusReason is required to leave " + end + " and is kept in the audit log."
-		return &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: msg,
-			Fields: []FieldError{{Field: "StatusReason", Code: "required", Message: msg},
-				{Field: "Status", Code: "reason_required", Message: "Leaving " + end + " needs a reason: use Reactivate on its page."}}}
+		return CodeValidationFailed.New(msg).WithFields(FieldError{Field: "StatusReason", Code: FieldRequired, Message: msg},
+			FieldError{Field: "Status", Code: FieldReasonRequired, Message: "Leaving " + end + " needs a reason: use Reactivate on its page."})
 	}
 	return nil
 }
 
 // actorBecause is the audit actor of a change made for a reason.
-func (h *Directory) actorBecause(r *http.Request, reason string) store.Audit {
+func (h *Org) actorBecause(r *http.Request, reason string) store.Audit {
 	return store.Audit{Actor: PrincipalFrom(r.Context()).Email, Reason: strings.TrimSpace(reason)}
 }
 
 // savedMessage says what a save did, in words: "Acme Bank was withdrawn."
 // after a status change to the end state, not "saved" (issue 13).
-func (h *Directory) savedMessage(what, name, from, to string) string {
+func (h *Org) savedMessage(what, name, from, to string) string {
 	switch {
 	case from == "" || from == to:
 		return what + name + " was saved."

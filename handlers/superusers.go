@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 
@@ -64,7 +63,7 @@ func (h *SuperUsers) newPage(w http.ResponseWriter, r *http.Request, status int,
 func (h *SuperUsers) Get(w http.ResponseWriter, r *http.Request) {
 	u, err := h.Store.GetSuperUser(r.Context(), PathParam(r, "email"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Super User"))
+		WriteError(w, r, storeError(during("GetSuperUser", err), "Super User"))
 		return
 	}
 	SetETag(w, u)
@@ -91,47 +90,17 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 		err = Validation(fields)
 	} else {
 		u, err = h.Store.CreateSuperUser(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in.Email, in.Status)
-		err = storeError(err, "Super User")
+		err = storeError(during("CreateSuperUser", err), "Super User")
 	}
-	if err != nil {
-		if !WantsJSON(r) && AsError(err).Status < 500 {
-			p := views.SuperUsersPage{Email: in.Email, Status: in.Status, Errors: FieldMap(err)}
-			if len(p.Errors) == 0 {
-				p.Errors = map[string]string{"Email": AsError(err).Message}
-			}
-			h.newPage(w, r, AsError(err).Status, p)
-			return
-		}
-		WriteError(w, r, err)
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), u.Email+" is now a Super User ("+u.Status+").")
-		Redirect(w, r, "/references/super-users")
-		return
-	}
-	w.Header().Set("Location", "/api/users/super/"+url.PathEscape(u.Email))
-	SetETag(w, u)
-	WriteJSON(w, http.StatusCreated, u)
+	h.Saved(w, r, Saved{Err: err, Flash: u.Email + " is now a Super User (" + u.Status + ").", Page: "/references/super-users",
+		Status: http.StatusCreated, Body: u, ETag: u, Location: "/api/users/super/" + url.PathEscape(u.Email),
+		Again: anyAgain(func(e *Error) {
+			h.newPage(w, r, e.Status, views.SuperUsersPage{Email: in.Email, Status: in.Status, Errors: orMessage(err, "Email")})
+		})})
 }
 
 // Update sets a Super User's Status (the only removal is Inactive).
 func (h *SuperUsers) Update(w http.ResponseWriter, r *http.Request) {
 	updateAdminStatus(h.Base, w, r, "Super User", "/references/super-users", h.Store.SetSuperUserStatus,
 		func(u store.SuperUser) (string, string) { return u.Email, u.Status })
-}
-
-// storeError maps store sentinels to HTTP errors.
-func storeError(err error, what string) error {
-	if err == nil {
-		return nil
-	}
-	var ce *store.ConflictError
-	switch {
-	case errors.As(err, &ce):
-		return &Error{Status: http.StatusConflict, Code: "conflict", Message: ce.Message, InTheWay: ce.InTheWay}
-	case errors.Is(err, store.ErrNotFound):
-		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: what + " not found"}
-	}
-	return err
 }

@@ -158,11 +158,10 @@ func (h *Webhooks) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	fields, key := h.validate(r.Context(), &in, true)
 	if len(fields) > 0 {
-		if !WantsJSON(r) {
+		h.Saved(w, r, Saved{Err: Validation(fields), Again: func(*Error) bool {
 			h.newPage(w, r, http.StatusUnprocessableEntity, views.WebhookForm{URL: in.URL, Description: in.Description, SubjectTypes: in.SubjectTypes, Status: in.Status, Errors: fields})
-			return
-		}
-		WriteError(w, r, Validation(fields))
+			return true
+		}})
 		return
 	}
 	secret := in.Secret
@@ -174,23 +173,28 @@ func (h *Webhooks) Create(w http.ResponseWriter, r *http.Request) {
 	wh, err := h.Store.CreateWebhook(r.Context(), h.actor(r), store.Webhook{WebhookID: id, URL: in.URL, Description: in.Description,
 		SubjectTypes: in.SubjectTypes, Status: in.Status, SealedSecret: h.SealSecret(id, key)})
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("CreateWebhook", err))
 		return
 	}
 	w.Header().Set("Location", "/api"+webhookPath(wh.WebhookID))
+	h.withSecret(w, r, http.StatusCreated, wh, secret, "Webhook created. Copy its secret now: it is not shown again.")
+}
+
+// withSecret answers a webhook with its secret, shown this once: the page
+// (not a redirect: the secret is in no URL and no flash) or the resource.
+func (h *Webhooks) withSecret(w http.ResponseWriter, r *http.Request, status int, wh store.Webhook, secret, notice string) {
 	w.Header().Set(SecretMemberHeader, "Secret")
-	if !WantsJSON(r) {
-		h.detail(w, r, http.StatusCreated, wh, secret, nil, "Webhook created. Copy its secret now: it is not shown again.")
+	if HTMLPage(w, r, func() { h.detail(w, r, status, wh, secret, nil, notice) }) {
 		return
 	}
 	SetETag(w, wh)
-	WriteJSON(w, http.StatusCreated, webhookWithSecret{Webhook: wh, Secret: secret})
+	WriteJSON(w, status, webhookWithSecret{Webhook: wh, Secret: secret})
 }
 
 func (h *Webhooks) get(w http.ResponseWriter, r *http.Request) (store.Webhook, bool) {
 	wh, err := h.Store.GetWebhook(r.Context(), PathParam(r, "webhookID"))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Webhook"))
+		WriteError(w, r, storeError(during("GetWebhook", err), "Webhook"))
 		return wh, false
 	}
 	return wh, true
@@ -204,7 +208,7 @@ func (h *Webhooks) detail(w http.ResponseWriter, r *http.Request, status int, wh
 	}
 	ds, total, err := h.Store.ListWebhookDeliveries(r.Context(), wh.WebhookID, page, 20)
 	if err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, during("ListWebhookDeliveries", err))
 		return
 	}
 	f := views.WebhookForm{WebhookID: wh.WebhookID, URL: wh.URL, Description: wh.Description, SubjectTypes: wh.SubjectTypes, Status: wh.Status,
@@ -226,8 +230,7 @@ func (h *Webhooks) Get(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !WantsJSON(r) {
-		h.detail(w, r, http.StatusOK, wh, "", nil, "")
+	if HTMLPage(w, r, func() { h.detail(w, r, http.StatusOK, wh, "", nil, "") }) {
 		return
 	}
 	SetETag(w, wh)
@@ -255,27 +258,18 @@ func (h *Webhooks) Update(w http.ResponseWriter, r *http.Request) {
 		fields["Status"] = "Status must be Active or Inactive (Paused is set by the service when deliveries keep failing)."
 	}
 	if len(fields) > 0 {
-		if !WantsJSON(r) {
+		h.Saved(w, r, Saved{Err: Validation(fields), Again: func(*Error) bool {
 			cur.URL, cur.Description, cur.SubjectTypes, cur.Status = in.URL, in.Description, in.SubjectTypes, in.Status
 			h.detail(w, r, http.StatusUnprocessableEntity, cur, "", fields, "")
-			return
-		}
-		WriteError(w, r, Validation(fields))
+			return true
+		}})
 		return
 	}
 	wh, err := h.Store.UpdateWebhook(r.Context(), h.actor(r), store.Webhook{WebhookID: cur.WebhookID, URL: in.URL, Description: in.Description,
 		SubjectTypes: in.SubjectTypes, Status: in.Status}, func(cur store.Webhook) error { return CheckIfMatch(r, cur) })
-	if err != nil {
-		WriteError(w, r, storeError(err, "Webhook"))
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Webhook "+wh.URL+" saved ("+wh.Status+").")
-		Redirect(w, r, webhookPath(wh.WebhookID))
-		return
-	}
-	SetETag(w, wh)
-	WriteJSON(w, http.StatusOK, wh)
+	h.Saved(w, r, Saved{Err: storeError(during("UpdateWebhook", err), "Webhook"),
+		Flash: "Webhook " + wh.URL + " saved (" + wh.Status + ").", Page: webhookPath(cur.WebhookID),
+		Status: http.StatusOK, Body: wh, ETag: wh})
 }
 
 // RotateSecret replaces a webhook's secret and answers the new one, once.
@@ -288,16 +282,10 @@ func (h *Webhooks) RotateSecret(w http.ResponseWriter, r *http.Request) {
 	key, _ := webhooks.ParseSecret(secret)
 	wh, err := h.Store.RotateWebhookSecret(r.Context(), h.actor(r), cur.WebhookID, h.SealSecret(cur.WebhookID, key))
 	if err != nil {
-		WriteError(w, r, storeError(err, "Webhook"))
+		WriteError(w, r, storeError(during("RotateWebhookSecret", err), "Webhook"))
 		return
 	}
-	w.Header().Set(SecretMemberHeader, "Secret")
-	if !WantsJSON(r) {
-		h.detail(w, r, http.StatusOK, wh, secret, nil, "New secret made. Copy it now: it is not shown again; the old one no longer signs.")
-		return
-	}
-	SetETag(w, wh)
-	WriteJSON(w, http.StatusOK, webhookWithSecret{Webhook: wh, Secret: secret})
+	h.withSecret(w, r, http.StatusOK, wh, secret, "New secret made. Copy it now: it is not shown again; the old one no longer signs.")
 }
 
 // Delete removes a webhook and its delivery log.
@@ -306,16 +294,9 @@ func (h *Webhooks) Delete(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := h.Store.DeleteWebhook(r.Context(), h.actor(r), cur.WebhookID); err != nil {
-		WriteError(w, r, storeError(err, "Webhook"))
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Webhook "+cur.URL+" deleted.")
-		Redirect(w, r, webhooksPath)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	err := h.Store.DeleteWebhook(r.Context(), h.actor(r), cur.WebhookID)
+	h.Saved(w, r, Saved{Err: storeError(during("DeleteWebhook", err), "Webhook"),
+		Flash: "Webhook " + cur.URL + " deleted.", Page: webhooksPath, Status: http.StatusNoContent})
 }
 
 // Deliveries answers a webhook's delivery log, newest first (paged).
@@ -345,18 +326,11 @@ func (h *Webhooks) Redeliver(w http.ResponseWriter, r *http.Request) {
 	}
 	id, err := strconv.ParseInt(PathParam(r, "deliveryID"), 10, 64)
 	if err != nil || id <= 0 {
-		WriteError(w, r, &Error{Status: http.StatusNotFound, Code: "not_found", Message: "Delivery not found"})
+		WriteError(w, r, CodeNotFound.New("Delivery not found"))
 		return
 	}
 	d, err := h.Store.Redeliver(r.Context(), h.actor(r), cur.WebhookID, id)
-	if err != nil {
-		WriteError(w, r, storeError(err, "Delivery"))
-		return
-	}
-	if !WantsJSON(r) {
-		h.Flash.Put(r.Context(), "Delivery "+strconv.FormatInt(id, 10)+" queued again.")
-		Redirect(w, r, webhookPath(cur.WebhookID))
-		return
-	}
-	WriteJSON(w, http.StatusAccepted, d)
+	h.Saved(w, r, Saved{Err: storeError(during("Redeliver", err), "Delivery"),
+		Flash: "Delivery " + strconv.FormatInt(id, 10) + " queued again.", Page: webhookPath(cur.WebhookID),
+		Status: http.StatusAccepted, Body: d})
 }

@@ -42,3 +42,18 @@ func Document(org, doc string) string { return OrganisationTab(org, "documents")
 
 // API is the API path of a console path.
 func API(consolePath string) string { return "/api" + consolePath }
+
+// Certificate is one certificate of an organisation, by its kid.
+func Certificate(org, kid string) string {
+	return OrganisationTab(org, "certificates") + "/kid/" + esc(kid)
+}
+
+// Claim is one authority claim (a role) of an organisation.
+func Claim(org, claim string) string {
+	return OrganisationTab(org, "authority-claims") + "/" + esc(claim)
+}
+
+// Attachment is one attachment of an item of key material.
+func Attachment(org, keyMaterial, att string) string {
+	return KeyMaterial(org, keyMaterial) + "/attachments/" + esc(att)
+}

@@ -13,6 +13,9 @@ func TestPathsEscapeIDs(t *testing.T) {
 		Document("o1", "d1"):              "/organisations/o1/documents/d1",
 		API(Application("o1", "a?1")):     "/api/organisations/o1/softwarestatements/a%3F1",
 		Organisations():                   "/organisations",
+		Certificate("o1", "k+1/2"):        "/organisations/o1/certificates/kid/k+1%2F2",
+		Claim("o1", "c1"):                 "/organisations/o1/authority-claims/c1",
+		Attachment("o1", "k1", "t1"):      "/organisations/o1/key-material/k1/attachments/t1",
 	} {
 		if got != want {
 			t.Errorf("got %q, want %q", got, want)

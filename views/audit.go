@@ -2,6 +2,7 @@ package views
 
 import (
 	"encoding/json"
+	"github.com/trustframe/trustframe/paths"
 	"regexp"
 	"strings"
 	"unicode"
@@ -115,7 +116,7 @@ func auditEntry(r store.AuditRecord, names store.AuditNames) AuditEntry {
 		if r.SubjectType != "Organisation" {
 			e.OrgName = org
 		}
-		e.Href = "/organisations/" + esc(r.OrganisationID)
+		e.Href = paths.Organisation(r.OrganisationID)
 		if r.SubjectType == "Application" {
 			e.Href += "/softwarestatements/" + esc(r.SubjectID)
 		}

@@ -154,7 +154,7 @@ func (a *authenticator) login(w http.ResponseWriter, r *http.Request) {
 	if via != "" && via != "default" {
 		b, ok := a.webSignInNamed(r.Context(), via)
 		if !ok {
-			handlers.WriteError(w, r, &handlers.Error{Status: http.StatusNotFound, Code: "not_found", Message: "No Active identity provider named " + via + " offers web sign-in."})
+			handlers.WriteError(w, r, handlers.CodeNotFound.New("No Active identity provider named "+via+" offers web sign-in."))
 			return
 		}
 		p, err = b.webProvider(r.Context(), a)
@@ -169,7 +169,7 @@ func (a *authenticator) login(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		a.s.log.Error("sign-in unavailable", "err", err)
-		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusServiceUnavailable, Code: "idp_unavailable", Message: "The identity provider cannot be reached. Try again in a moment."})
+		handlers.WriteError(w, r, handlers.CodeIDPUnavailable.New("The identity provider cannot be reached. Try again in a moment."))
 		return
 	}
 	state, nonce, verifier := randomString(24), randomString(24), oauth2.GenerateVerifier()
@@ -207,7 +207,7 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 	sm := a.s.sessions
 	q := r.URL.Query()
 	bad := func(msg string) {
-		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusBadRequest, Code: "sign_in_failed", Message: msg})
+		handlers.WriteError(w, r, handlers.CodeSignInFailed.New(msg))
 	}
 	state := sm.PopString(ctx, "oidc_state")
 	nonce := sm.PopString(ctx, "oidc_nonce")
@@ -243,7 +243,7 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 		p, err = a.get(ctx)
 	}
 	if err != nil {
-		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusServiceUnavailable, Code: "idp_unavailable", Message: "The identity provider cannot be reached."})
+		handlers.WriteError(w, r, handlers.CodeIDPUnavailable.New("The identity provider cannot be reached."))
 		return
 	}
 	tok, err := p.oauth.Exchange(oidc.ClientContext(ctx, p.client), q.Get("code"), oauth2.VerifierOption(verifier))
@@ -321,8 +321,7 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 }
 
 func forbiddenNotAdmin(email string) *handlers.Error {
-	return &handlers.Error{Status: http.StatusForbidden, Code: "not_an_administrator",
-		Message: email + " is not an active administrator of this trust framework."}
+	return handlers.CodeNotAnAdministrator.New(email + " is not an active administrator of this trust framework.")
 }
 
 // logout ends the session.
@@ -386,7 +385,7 @@ func (a *authenticator) sessionAuth(required bool) func(http.Handler) http.Handl
 					http.Redirect(w, r, login, http.StatusFound)
 					return
 				}
-				handlers.WriteError(w, r, &handlers.Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: "Sign in first."})
+				handlers.WriteError(w, r, handlers.CodeUnauthenticated.New("Sign in first."))
 				return
 			}
 			role, err := a.s.db.RoleOf(ctx, email)
@@ -408,7 +407,7 @@ func (a *authenticator) sessionAuth(required bool) func(http.Handler) http.Handl
 func requireSuperUser(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !handlers.PrincipalFrom(r.Context()).IsSuperUser() {
-			handlers.WriteError(w, r, &handlers.Error{Status: http.StatusForbidden, Code: "forbidden", Message: "Only Super Users may use Reference Data."})
+			handlers.WriteError(w, r, handlers.CodeForbidden.New("Only Super Users may use Reference Data."))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -537,7 +536,7 @@ func (a *authenticator) verifyAccessTokenUncached(ctx context.Context, raw strin
 	if iss := unverifiedIssuer(raw); iss == "" || iss == a.s.signInIssuer() {
 		p, err := a.get(ctx)
 		if err != nil {
-			return AccessToken{}, &handlers.Error{Status: http.StatusServiceUnavailable, Code: "idp_unavailable", Message: "the token issuer cannot be reached"}
+			return AccessToken{}, handlers.CodeIDPUnavailable.New("the token issuer cannot be reached")
 		}
 		verifier, signIn = p.access, p
 	} else {
@@ -677,36 +676,36 @@ func (a *authenticator) apiAuth(next http.Handler) http.Handler {
 func (a *authenticator) authenticateRequest(r *http.Request) (AccessToken, error) {
 	authz := r.Header.Values("Authorization")
 	if len(authz) == 0 {
-		return AccessToken{}, a.challenge("", "", "an access token is required (Authorization: Bearer <token> or DPoP <token> with a DPoP proof)")
+		return AccessToken{}, a.challenge("", handlers.Code{}, "an access token is required (Authorization: Bearer <token> or DPoP <token> with a DPoP proof)")
 	}
 	if len(authz) > 1 || strings.Contains(authz[0], ",") {
-		return AccessToken{}, a.challenge("", "invalid_request", "send exactly one Authorization header with one scheme")
+		return AccessToken{}, a.challenge("", handlers.CodeInvalidRequest, "send exactly one Authorization header with one scheme")
 	}
 	scheme, raw, _ := strings.Cut(authz[0], " ")
 	raw = strings.TrimSpace(raw)
 	switch {
 	case strings.EqualFold(scheme, "Bearer"):
 		if raw == "" {
-			return AccessToken{}, a.challenge("Bearer", "invalid_request", "the Bearer token is empty")
+			return AccessToken{}, a.challenge("Bearer", handlers.CodeInvalidRequest, "the Bearer token is empty")
 		}
 		tok, err := a.verifyAccessToken(r.Context(), raw)
 		if err != nil {
 			return AccessToken{}, a.asTokenError("Bearer", err)
 		}
 		if tok.JKT != "" {
-			return AccessToken{}, a.challenge("Bearer", "invalid_token", "this token is DPoP-bound; present it with Authorization: DPoP and a DPoP proof")
+			return AccessToken{}, a.challenge("Bearer", handlers.CodeInvalidToken, "this token is DPoP-bound; present it with Authorization: DPoP and a DPoP proof")
 		}
 		return tok, nil
 	case strings.EqualFold(scheme, "DPoP"):
 		if raw == "" {
-			return AccessToken{}, a.challenge("DPoP", "invalid_request", "the DPoP token is empty")
+			return AccessToken{}, a.challenge("DPoP", handlers.CodeInvalidRequest, "the DPoP token is empty")
 		}
 		tok, err := a.verifyAccessToken(r.Context(), raw)
 		if err != nil {
 			return AccessToken{}, a.asTokenError("DPoP", err)
 		}
 		if tok.JKT == "" {
-			return AccessToken{}, a.challenge("DPoP", "invalid_token", "this token is not DPoP-bound (no cnf.jkt); present it as Bearer")
+			return AccessToken{}, a.challenge("DPoP", handlers.CodeInvalidToken, "this token is not DPoP-bound (no cnf.jkt); present it as Bearer")
 		}
 		_, err = a.s.dpop.Check(r.Header.Values("DPoP"), dpop.Request{
 			Method: r.Method, URL: a.s.requestURI(r), AccessToken: raw, JKT: tok.JKT,
@@ -716,19 +715,19 @@ func (a *authenticator) authenticateRequest(r *http.Request) (AccessToken, error
 		}
 		return tok, nil
 	default:
-		return AccessToken{}, a.challenge("", "invalid_request", "unsupported authorization scheme "+scheme)
+		return AccessToken{}, a.challenge("", handlers.CodeInvalidRequest, "unsupported authorization scheme "+scheme)
 	}
 }
 
 // challenge is a 401 (400 for invalid_request) with the WWW-Authenticate
 // challenges of RFC 6750 and RFC 9449 §7.1: the scheme in error gets the
 // error; with no scheme both are offered.
-func (a *authenticator) challenge(scheme, code, msg string) *handlers.Error {
+func (a *authenticator) challenge(scheme string, code handlers.Code, msg string) *handlers.Error {
 	desc := strings.ReplaceAll(msg, `"`, "'")
 	bearer := `Bearer realm="trustframe"`
 	dp := `DPoP realm="trustframe", algs="` + a.s.dpop.AlgList() + `"`
-	if code != "" {
-		params := `, error="` + code + `", error_description="` + desc + `"`
+	if code.Name != "" {
+		params := `, error="` + code.Name + `", error_description="` + desc + `"`
 		switch scheme {
 		case "Bearer":
 			bearer += params
@@ -741,11 +740,10 @@ func (a *authenticator) challenge(scheme, code, msg string) *handlers.Error {
 	h := http.Header{}
 	h.Add("WWW-Authenticate", bearer)
 	h.Add("WWW-Authenticate", dp)
-	status := http.StatusUnauthorized
-	if code == "invalid_request" {
-		status = http.StatusBadRequest
+	if code.Name == "" {
+		code = handlers.CodeUnauthenticated
 	}
-	return &handlers.Error{Status: status, Code: orDefault(code, "unauthenticated"), Message: msg, Header: h}
+	return code.New(msg).WithHeader(h)
 }
 
 // proofError reports a refused DPoP proof and the rule it broke.
@@ -754,13 +752,13 @@ func (a *authenticator) proofError(err error) error {
 	if !errors.As(err, &de) {
 		return err
 	}
-	code := "invalid_dpop_proof"
+	code := handlers.CodeInvalidDPoPProof
 	if de.UseNonce {
-		code = "use_dpop_nonce"
+		code = handlers.CodeUseDPoPNonce
 	}
 	e := a.challenge("DPoP", code, "DPoP proof refused ("+de.Rule+"): "+de.Message)
 	e.Extra = map[string]any{"dpopRule": de.Rule}
-	e.Fields = []handlers.FieldError{{Code: code, Message: de.Message, Field: "DPoP." + de.Rule}}
+	e.Fields = []handlers.FieldError{{Code: code.Name, Message: de.Message, Field: "DPoP." + de.Rule}}
 	if de.UseNonce && a.s.nonces != nil {
 		e.Header.Set("DPoP-Nonce", a.s.nonces.New())
 	}
@@ -772,5 +770,5 @@ func (a *authenticator) asTokenError(scheme string, err error) error {
 	if errors.As(err, &he) {
 		return he
 	}
-	return a.challenge(scheme, "invalid_token", "the access token is not valid: "+RedactURLs(err.Error()))
+	return a.challenge(scheme, handlers.CodeInvalidToken, "the access token is not valid: "+RedactURLs(err.Error()))
 }

@@ -58,7 +58,7 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 			return
 		}
 		if len(key) > 255 {
-			handlers.WriteError(w, r, &handlers.Error{Status: http.StatusBadRequest, Code: "bad_idempotency_key", Message: "Idempotency-Key is longer than 255 characters"})
+			handlers.WriteError(w, r, handlers.CodeBadIdempotencyKey.New("Idempotency-Key is longer than 255 characters"))
 			return
 		}
 		sum := sha256.Sum256(append([]byte(r.Method+" "+r.URL.Path+"\n"), body...))
@@ -69,8 +69,7 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 			res, started, err := s.db.BeginIdempotent(ctx, actor, key, fp)
 			switch {
 			case errors.Is(err, store.ErrIdempotencyMismatch):
-				handlers.WriteError(w, r, &handlers.Error{Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused",
-					Message: "This Idempotency-Key was used for another request; send a new key for a new request."})
+				handlers.WriteError(w, r, handlers.CodeIdempotencyKeyReused.New("This Idempotency-Key was used for another request; send a new key for a new request."))
 				return
 			case err != nil:
 				handlers.WriteError(w, r, err)
@@ -88,8 +87,7 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 				break
 			}
 			if time.Now().After(deadline) {
-				handlers.WriteError(w, r, &handlers.Error{Status: http.StatusConflict, Code: "idempotency_in_progress",
-					Message: "A request with this Idempotency-Key is still running; retry in a moment.", Header: http.Header{"Retry-After": {"1"}}})
+				handlers.WriteError(w, r, handlers.CodeIdempotencyInProgress.New("A request with this Idempotency-Key is still running; retry in a moment.").WithHeader(http.Header{"Retry-After": {"1"}}))
 				return
 			}
 			select {

@@ -143,8 +143,7 @@ func (s *Server) loopbackOnly(next http.Handler) http.Handler {
 			host, _, err := net.SplitHostPort(r.RemoteAddr)
 			ip := net.ParseIP(host)
 			if err != nil || ip == nil || !ip.IsLoopback() {
-				handlers.WriteError(w, r, &handlers.Error{Status: http.StatusForbidden, Code: "dev_idp_loopback_only",
-					Message: "The development identity provider answers loopback clients only (--dev-idp-allow-remote to change)."})
+				handlers.WriteError(w, r, handlers.CodeDevIDPLoopbackOnly.New("The development identity provider answers loopback clients only (--dev-idp-allow-remote to change)."))
 				return
 			}
 		}
@@ -213,7 +212,7 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 		}
 		if ok, wait := s.limiter.allow(host); !ok {
 			w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
-			handlers.WriteError(w, r, &handlers.Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Message: "Too many sign-in or token requests; try again shortly."})
+			handlers.WriteError(w, r, handlers.CodeRateLimited.New("Too many sign-in or token requests; try again shortly."))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -287,8 +286,7 @@ func (s *Server) apiRateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if ok, wait := s.apiLimiter.allow(handlers.PrincipalFrom(r.Context()).Email); !ok {
 			w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
-			handlers.WriteError(w, r, &handlers.Error{Status: http.StatusTooManyRequests, Code: "rate_limited",
-				Message: fmt.Sprintf("More than %d API requests a minute from this administrator; slow down.", s.cfg.APIRateLimit)})
+			handlers.WriteError(w, r, handlers.CodeRateLimited.New(fmt.Sprintf("More than %d API requests a minute from this administrator; slow down.", s.cfg.APIRateLimit)))
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -17,15 +17,19 @@ import (
 func (s *Server) routes() http.Handler {
 	base := &handlers.Base{Flash: flasher{s.sessions}, BaseURL: s.cfg.BaseURL, DevIdP: s.idp != nil, Log: s.log, Vocab: s.vocab}
 	allowPrivate := s.allowPrivateIssuers()
-	dir := &handlers.Directory{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Algs: s.keys.Enabled,
-		AllowPrivateURLs: allowPrivate}
-	certs := &handlers.Certificates{Base: base, Dir: dir, Store: s.db, Now: s.cfg.Now}
-	keyMat := &handlers.KeyMaterial{Base: base, Dir: dir, Store: s.db}
-	docs := &handlers.Documents{Base: base, Dir: dir, Store: s.db}
+	org := &handlers.Org{Base: base, Store: s.db, AllowPrivateURLs: allowPrivate}
+	orgs := &handlers.Organisations{Org: org, Store: s.db}
+	contacts := &handlers.Contacts{Org: org, Store: s.db}
+	servers := &handlers.Servers{Org: org, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}}
+	apps := &handlers.Applications{Org: org, Store: s.db, Algs: s.keys.Enabled}
+	reactivations := &handlers.Reactivations{Org: org, Store: s.db}
+	certs := &handlers.Certificates{Base: base, Org: org, Store: s.db, Now: s.cfg.Now}
+	keyMat := &handlers.KeyMaterial{Base: base, Org: org, Store: s.db}
+	docs := &handlers.Documents{Base: base, Org: org, Store: s.db}
 	policies := &handlers.Policies{Base: base, Store: s.db}
 	idps := &handlers.IdentityProviders{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, OwnIssuer: s.signInIssuer(),
 		SealSecret: func(name string, secret []byte) []byte { return s.kek.Seal(secret, idpSecretAAD(name)) }}
-	ssaH := &handlers.SSA{Base: base, Dir: dir, Store: s.db, Keys: s.keys, FedKeys: s.fedKeys, Issuer: s.cfg.SSAIssuer, Now: s.cfg.Now}
+	ssaH := &handlers.SSA{Base: base, Apps: apps, Store: s.db, Keys: s.keys, FedKeys: s.fedKeys, Issuer: s.cfg.SSAIssuer, Now: s.cfg.Now}
 	refs := &handlers.References{Base: base, Store: s.db}
 	contactTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.ContactTypes, Title: "Contact types", Path: "/references/contact-types"}
 	documentTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.DocumentTypes, Title: "Document types", Path: "/references/document-types"}
@@ -34,7 +38,7 @@ func (s *Server) routes() http.Handler {
 	dataAdmins := &handlers.DataAdmins{Base: base, Store: s.db, Mailer: s.mailer}
 	pages := &handlers.Pages{Base: base, Store: s.db, Now: s.cfg.Now}
 	domains := &handlers.Domains{Base: base, Store: s.db}
-	claims := &handlers.Claims{Base: base, Dir: dir, Store: s.db}
+	claims := &handlers.Claims{Base: base, Org: org, Store: s.db}
 	changes := &handlers.Changes{Base: base, Store: s.db}
 	hooks := &handlers.Webhooks{Base: base, Store: s.db, AllowPrivate: s.cfg.AllowPrivateWebhookURLs,
 		SealSecret: func(id string, key []byte) []byte { return s.kek.Seal(key, webhookSecretAAD(id)) }}
@@ -45,10 +49,10 @@ func (s *Server) routes() http.Handler {
 		r.Use(remoteDevIdPBanner) // every page says it
 	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusNotFound, Code: "not_found", Message: "There is nothing at " + r.URL.Path + "."})
+		handlers.WriteError(w, r, handlers.CodeNotFound.New("There is nothing at "+r.URL.Path+"."))
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		handlers.WriteError(w, r, &handlers.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Message: r.Method + " is not allowed on " + r.URL.Path + "."})
+		handlers.WriteError(w, r, handlers.CodeMethodNotAllowed.New(r.Method+" is not allowed on "+r.URL.Path+"."))
 	})
 
 	// Operations.
@@ -75,12 +79,12 @@ func (s *Server) routes() http.Handler {
 	}
 
 	// Public: no credentials.
-	r.Get("/api/participants", dir.Participants)
+	r.Get("/api/participants", orgs.Participants)
 	r.Get("/api/releases", pages.Releases)
 	r.Get("/api/releases/{version}/openapi.yaml", pages.ReleaseSpec)
 	r.Get("/keystore/ssa.jwks", ssaH.Keyset)
 	// The directory's own federation (docs/design.md §13).
-	fed := &handlers.Federation{Base: base, Store: s.db, Dir: dir, Keys: s.fedKeys, EntityID: s.cfg.FederationEntityID,
+	fed := &handlers.Federation{Base: base, Store: s.db, Org: org, Keys: s.fedKeys, EntityID: s.cfg.FederationEntityID,
 		OrgName: s.cfg.FederationOrganizationName, Client: (&issuer.Validator{AllowPrivate: allowPrivate}).Client(), Now: s.cfg.Now}
 	r.Get("/.well-known/openid-federation", fed.EntityConfiguration)
 	r.Get("/federation/fetch", fed.Fetch)
@@ -94,26 +98,26 @@ func (s *Server) routes() http.Handler {
 	r.Route("/api", func(r chi.Router) {
 		r.Use(noStore, s.dpopNonceHeader, s.auth.apiAuth, s.apiRateLimit, conditionalGET, s.idempotent)
 		r.Route("/organisations", func(r chi.Router) {
-			r.Get("/", dir.ListOrganisations)
-			r.Post("/", dir.CreateOrganisation)
-			r.Get("/export.csv", dir.ExportOrganisations)
-			r.Post("/import", dir.ImportOrganisations)
+			r.Get("/", orgs.ListOrganisations)
+			r.Post("/", orgs.CreateOrganisation)
+			r.Get("/export.csv", orgs.ExportOrganisations)
+			r.Post("/import", orgs.ImportOrganisations)
 			r.Route("/{orgID}", func(r chi.Router) {
-				r.Get("/", dir.GetOrganisation)
-				r.Put("/", dir.UpdateOrganisation)
-				r.Get("/contacts", dir.ListContacts)
-				r.Post("/contacts", dir.CreateContact)
-				r.Get("/contacts/{contactID}", dir.GetContact)
-				r.Put("/contacts/{contactID}", dir.UpdateContact)
-				r.Delete("/contacts/{contactID}", dir.DeleteContact)
-				r.Get("/authorisationservers", dir.ListServers)
-				r.Post("/authorisationservers", dir.CreateServer)
-				r.Get("/authorisationservers/{serverID}", dir.GetServer)
-				r.Put("/authorisationservers/{serverID}", dir.UpdateServer)
-				r.Get("/softwarestatements", dir.ListApps)
-				r.Post("/softwarestatements", dir.CreateApp)
-				r.Get("/softwarestatements/{appID}", dir.GetApp)
-				r.Put("/softwarestatements/{appID}", dir.UpdateApp)
+				r.Get("/", orgs.GetOrganisation)
+				r.Put("/", orgs.UpdateOrganisation)
+				r.Get("/contacts", contacts.ListContacts)
+				r.Post("/contacts", contacts.CreateContact)
+				r.Get("/contacts/{contactID}", contacts.GetContact)
+				r.Put("/contacts/{contactID}", contacts.UpdateContact)
+				r.Delete("/contacts/{contactID}", contacts.DeleteContact)
+				r.Get("/authorisationservers", servers.ListServers)
+				r.Post("/authorisationservers", servers.CreateServer)
+				r.Get("/authorisationservers/{serverID}", servers.GetServer)
+				r.Put("/authorisationservers/{serverID}", servers.UpdateServer)
+				r.Get("/softwarestatements", apps.ListApps)
+				r.Post("/softwarestatements", apps.CreateApp)
+				r.Get("/softwarestatements/{appID}", apps.GetApp)
+				r.Put("/softwarestatements/{appID}", apps.UpdateApp)
 				r.Get("/softwarestatements/{appID}/assertion", ssaH.Issue)
 
 				// Certificates: revocation by key id; the description update is gone (2.6.0).
@@ -249,41 +253,41 @@ func (s *Server) routes() http.Handler {
 		r.Group(func(r chi.Router) {
 			r.Use(s.auth.sessionAuth(true), s.idempotent)
 			// Organisations and everything under them.
-			r.Get("/organisations", dir.ListOrganisations)
-			r.Post("/organisations", dir.CreateOrganisation)
-			r.Get("/organisations/new", dir.NewOrganisation)
-			r.Get("/organisations/export.csv", dir.ExportOrganisations)
-			r.Get("/organisations/import", dir.ImportForm)
-			r.Post("/organisations/import", dir.ImportOrganisations)
+			r.Get("/organisations", orgs.ListOrganisations)
+			r.Post("/organisations", orgs.CreateOrganisation)
+			r.Get("/organisations/new", orgs.NewOrganisation)
+			r.Get("/organisations/export.csv", orgs.ExportOrganisations)
+			r.Get("/organisations/import", orgs.ImportForm)
+			r.Post("/organisations/import", orgs.ImportOrganisations)
 			r.Route("/organisations/{orgID}", func(r chi.Router) {
-				r.Get("/", dir.GetOrganisation)
-				r.Post("/", dir.UpdateOrganisation)
-				r.Get("/edit", dir.EditOrganisation)
-				r.Post("/status", dir.SetOrganisationStatus)
-				r.Get("/reactivate", dir.ReactivateForm(lifecycle.Organisation))
-				r.Post("/reactivate", dir.Reactivate(lifecycle.Organisation))
-				r.Get("/softwarestatements/{appID}/reactivate", dir.ReactivateForm(lifecycle.Application))
-				r.Post("/softwarestatements/{appID}/reactivate", dir.Reactivate(lifecycle.Application))
-				r.Get("/authorisationservers/{serverID}/reactivate", dir.ReactivateForm(lifecycle.AuthorisationServer))
-				r.Post("/authorisationservers/{serverID}/reactivate", dir.Reactivate(lifecycle.AuthorisationServer))
-				r.Get("/contacts", dir.ListContacts)
-				r.Post("/contacts", dir.CreateContact)
-				r.Get("/contacts/new", dir.NewContact)
-				r.Get("/contacts/{contactID}/edit", dir.EditContact)
-				r.Post("/contacts/{contactID}", dir.UpdateContact)
-				r.Post("/contacts/{contactID}/delete", dir.DeleteContact)
-				r.Get("/authorisationservers", dir.ListServers)
-				r.Post("/authorisationservers", dir.CreateServer)
-				r.Get("/authorisationservers/new", dir.NewServer)
-				r.Get("/authorisationservers/{serverID}/edit", dir.EditServer)
-				r.Post("/authorisationservers/{serverID}", dir.UpdateServer)
-				r.Get("/softwarestatements", dir.ListApps)
-				r.Post("/softwarestatements", dir.CreateApp)
-				r.Get("/softwarestatements/new", dir.NewApp)
-				r.Get("/softwarestatements/{appID}", dir.GetApp)
-				r.Post("/softwarestatements/{appID}", dir.UpdateApp)
-				r.Get("/softwarestatements/{appID}/edit", dir.EditApp)
-				r.Post("/softwarestatements/{appID}/status", dir.SetAppStatus)
+				r.Get("/", orgs.GetOrganisation)
+				r.Post("/", orgs.UpdateOrganisation)
+				r.Get("/edit", orgs.EditOrganisation)
+				r.Post("/status", orgs.SetOrganisationStatus)
+				r.Get("/reactivate", reactivations.ReactivateForm(lifecycle.Organisation))
+				r.Post("/reactivate", reactivations.Reactivate(lifecycle.Organisation))
+				r.Get("/softwarestatements/{appID}/reactivate", reactivations.ReactivateForm(lifecycle.Application))
+				r.Post("/softwarestatements/{appID}/reactivate", reactivations.Reactivate(lifecycle.Application))
+				r.Get("/authorisationservers/{serverID}/reactivate", reactivations.ReactivateForm(lifecycle.AuthorisationServer))
+				r.Post("/authorisationservers/{serverID}/reactivate", reactivations.Reactivate(lifecycle.AuthorisationServer))
+				r.Get("/contacts", contacts.ListContacts)
+				r.Post("/contacts", contacts.CreateContact)
+				r.Get("/contacts/new", contacts.ContactForm)
+				r.Get("/contacts/{contactID}/edit", contacts.ContactForm)
+				r.Post("/contacts/{contactID}", contacts.UpdateContact)
+				r.Post("/contacts/{contactID}/delete", contacts.DeleteContact)
+				r.Get("/authorisationservers", servers.ListServers)
+				r.Post("/authorisationservers", servers.CreateServer)
+				r.Get("/authorisationservers/new", servers.ServerForm)
+				r.Get("/authorisationservers/{serverID}/edit", servers.ServerForm)
+				r.Post("/authorisationservers/{serverID}", servers.UpdateServer)
+				r.Get("/softwarestatements", apps.ListApps)
+				r.Post("/softwarestatements", apps.CreateApp)
+				r.Get("/softwarestatements/new", apps.AppForm)
+				r.Get("/softwarestatements/{appID}", apps.GetApp)
+				r.Post("/softwarestatements/{appID}", apps.UpdateApp)
+				r.Get("/softwarestatements/{appID}/edit", apps.AppForm)
+				r.Post("/softwarestatements/{appID}/status", apps.SetAppStatus)
 				r.Get("/softwarestatements/{appID}/assertion", ssaH.Issue)
 				r.Get("/softwarestatements/{appID}/audit", certs.AppAudit)
 				r.Get("/softwarestatements/{appID}/federation", fed.Tab("Application", false))
@@ -393,8 +397,7 @@ func (s *Server) routes() http.Handler {
 // noHardDelete answers DELETE on administrators: removal is Status Inactive.
 func noHardDelete(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Allow", "GET, PUT")
-	handlers.WriteError(w, r, &handlers.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
-		Message: "administrators are never deleted; set Status to Inactive instead"})
+	handlers.WriteError(w, r, handlers.CodeMethodNotAllowed.New("administrators are never deleted; set Status to Inactive instead"))
 }
 
 // protectedResourceMetadata describes the API for OAuth clients (RFC 9728):

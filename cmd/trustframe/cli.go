@@ -236,32 +236,13 @@ func cmdLogin(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	srv := strings.TrimRight(*server, "/")
-	var prm struct {
-		AuthorizationServers []string `json:"authorization_servers"`
-		ClientID             string   `json:"trustframe_cli_client_id"`
-	}
-	if err := e.getJSON(ctx, srv+"/.well-known/oauth-protected-resource", &prm); err != nil {
-		return fmt.Errorf("is %s a trustframe server? %w", srv, err)
-	}
-	if len(prm.AuthorizationServers) == 0 {
-		return errors.New("the server names no authorization server")
-	}
-	issuer := prm.AuthorizationServers[0]
-	var disc struct {
-		Issuer                string `json:"issuer"`
-		AuthorizationEndpoint string `json:"authorization_endpoint"`
-		TokenEndpoint         string `json:"token_endpoint"`
-		RevocationEndpoint    string `json:"revocation_endpoint"`
-	}
-	if err := e.getJSON(ctx, strings.TrimRight(issuer, "/")+"/.well-known/openid-configuration", &disc); err != nil {
-		return fmt.Errorf("discovery of %s: %w", issuer, err)
-	}
-	if disc.Issuer != issuer {
-		return fmt.Errorf("discovery of %s names issuer %s", issuer, disc.Issuer)
+	issuer, disc, advertised, err := e.discoverLogin(ctx, srv)
+	if err != nil {
+		return err
 	}
 	cid := *clientID
 	if cid == "" {
-		cid = prm.ClientID
+		cid = advertised
 	}
 	if cid == "" {
 		cid = "trustframe-cli"
@@ -289,6 +270,60 @@ func cmdLogin(ctx context.Context, args []string, getenv func(string) string, st
 	authURL := disc.AuthorizationEndpoint + "?" + q.Encode()
 	fmt.Fprintf(stdout, "Open this URL in a browser to sign in:\n\n  %s\n\nWaiting for the sign-in…\n", authURL)
 
+	code, err := waitForCode(ctx, ln, state, *timeout)
+	if err != nil {
+		return err
+	}
+	c := &credentials{Server: srv, Issuer: issuer, TokenEndpoint: disc.TokenEndpoint, RevocationEndpoint: disc.RevocationEndpoint, ClientID: cid, NoDPoP: *noDPoP}
+	tr, err := e.tokenRequest(ctx, c, key, url.Values{"grant_type": {"authorization_code"}, "code": {code},
+		"redirect_uri": {redirect}, "client_id": {cid}, "code_verifier": {verifier}})
+	if err != nil {
+		return err
+	}
+	c.take(tr, time.Now())
+	if err := e.save(c); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Signed in to %s as %s (%s token).\n", srv, c.Email, c.TokenType)
+	return nil
+}
+
+// loginDiscovery is what login reads from the issuer's discovery document.
+type loginDiscovery struct {
+	Issuer                string `json:"issuer"`
+	AuthorizationEndpoint string `json:"authorization_endpoint"`
+	TokenEndpoint         string `json:"token_endpoint"`
+	RevocationEndpoint    string `json:"revocation_endpoint"`
+}
+
+// discoverLogin reads the server's protected resource metadata and its
+// authorization server's discovery document: the issuer, its endpoints and
+// the client ID the server advertises for this CLI.
+func (e *cliEnv) discoverLogin(ctx context.Context, srv string) (string, loginDiscovery, string, error) {
+	var prm struct {
+		AuthorizationServers []string `json:"authorization_servers"`
+		ClientID             string   `json:"trustframe_cli_client_id"`
+	}
+	var disc loginDiscovery
+	if err := e.getJSON(ctx, srv+"/.well-known/oauth-protected-resource", &prm); err != nil {
+		return "", disc, "", fmt.Errorf("is %s a trustframe server? %w", srv, err)
+	}
+	if len(prm.AuthorizationServers) == 0 {
+		return "", disc, "", errors.New("the server names no authorization server")
+	}
+	issuer := prm.AuthorizationServers[0]
+	if err := e.getJSON(ctx, strings.TrimRight(issuer, "/")+"/.well-known/openid-configuration", &disc); err != nil {
+		return "", disc, "", fmt.Errorf("discovery of %s: %w", issuer, err)
+	}
+	if disc.Issuer != issuer {
+		return "", disc, "", fmt.Errorf("discovery of %s names issuer %s", issuer, disc.Issuer)
+	}
+	return issuer, disc, prm.ClientID, nil
+}
+
+// waitForCode serves the loopback redirect on ln until the browser brings
+// the authorization code back (with state), or the timeout.
+func waitForCode(ctx context.Context, ln net.Listener, state string, timeout time.Duration) (string, error) {
 	type result struct {
 		code string
 		err  error
@@ -324,29 +359,15 @@ func cmdLogin(ctx context.Context, args []string, getenv func(string) string, st
 	go hs.Serve(ln)
 	defer hs.Close()
 
-	wctx, cancel := context.WithTimeout(ctx, *timeout)
+	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var res result
 	select {
 	case res = <-got:
 	case <-wctx.Done():
-		return errors.New("no sign-in arrived before the timeout")
+		return "", errors.New("no sign-in arrived before the timeout")
 	}
-	if res.err != nil {
-		return res.err
-	}
-	c := &credentials{Server: srv, Issuer: issuer, TokenEndpoint: disc.TokenEndpoint, RevocationEndpoint: disc.RevocationEndpoint, ClientID: cid, NoDPoP: *noDPoP}
-	tr, err := e.tokenRequest(ctx, c, key, url.Values{"grant_type": {"authorization_code"}, "code": {res.code},
-		"redirect_uri": {redirect}, "client_id": {cid}, "code_verifier": {verifier}})
-	if err != nil {
-		return err
-	}
-	c.take(tr, time.Now())
-	if err := e.save(c); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "Signed in to %s as %s (%s token).\n", srv, c.Email, c.TokenType)
-	return nil
+	return res.code, res.err
 }
 
 func randomToken() string {

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"github.com/trustframe/trustframe/dpop"
 )
 
 // randPlaceholder is {rand:N} in a load path: a random integer in [0, N).
@@ -71,30 +73,10 @@ func cmdLoad(ctx context.Context, args []string, getenv func(string) string, std
 	dpopBound := strings.EqualFold(c.TokenType, "DPoP")
 
 	total := *warmup + *requests
-	prepared := make([]loadRequest, total)
 	prepStart := time.Now()
-	for i := range prepared {
-		pi := i % len(pos)
-		p := randPlaceholder.ReplaceAllStringFunc(pos[pi], func(m string) string {
-			n, _ := strconv.Atoi(randPlaceholder.FindStringSubmatch(m)[1])
-			return strconv.Itoa(rand.IntN(n))
-		})
-		if !strings.HasPrefix(p, "/") {
-			p = "/" + p
-		}
-		target := c.Server + "/api" + escapePath(p)
-		r := loadRequest{path: pi, target: target}
-		if dpopBound {
-			u, err := url.Parse(target)
-			if err != nil {
-				return fmt.Errorf("%w: %s: %v", errUsage, pos[pi], err)
-			}
-			r.proof, err = key.Proof(http.MethodGet, u.Scheme+"://"+u.Host+u.EscapedPath(), c.AccessToken, c.Nonce)
-			if err != nil {
-				return err
-			}
-		}
-		prepared[i] = r
+	prepared, err := prepareLoad(pos, total, c, key, dpopBound)
+	if err != nil {
+		return err
 	}
 	scheme := "Bearer"
 	if dpopBound {
@@ -165,6 +147,36 @@ func cmdLoad(ctx context.Context, args []string, getenv func(string) string, std
 		return ctx.Err()
 	}
 	return reportLoad(stdout, pos, results, elapsed)
+}
+
+// prepareLoad makes the total requests over the paths in turn, each with
+// its {rand:N} drawn and, for a DPoP-bound token, its proof signed.
+func prepareLoad(pos []string, total int, c *credentials, key *dpop.Signer, dpopBound bool) ([]loadRequest, error) {
+	prepared := make([]loadRequest, total)
+	for i := range prepared {
+		pi := i % len(pos)
+		p := randPlaceholder.ReplaceAllStringFunc(pos[pi], func(m string) string {
+			n, _ := strconv.Atoi(randPlaceholder.FindStringSubmatch(m)[1])
+			return strconv.Itoa(rand.IntN(n))
+		})
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p
+		}
+		target := c.Server + "/api" + escapePath(p)
+		r := loadRequest{path: pi, target: target}
+		if dpopBound {
+			u, err := url.Parse(target)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", errUsage, pos[pi], err)
+			}
+			r.proof, err = key.Proof(http.MethodGet, u.Scheme+"://"+u.Host+u.EscapedPath(), c.AccessToken, c.Nonce)
+			if err != nil {
+				return nil, err
+			}
+		}
+		prepared[i] = r
+	}
+	return prepared, nil
 }
 
 // reportLoad prints one line per path and a total; it fails when any

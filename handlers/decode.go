@@ -1,0 +1,146 @@
+package handlers
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+)
+
+// MaxBody is the largest request body accepted outside attachments.
+const MaxBody = 1 << 20
+
+// DecodeAs reads the body into api for a JSON request and into form for a
+// console form (whose fields differ from the API's), and reports which:
+// true for the API's shape.
+func DecodeAs(w http.ResponseWriter, r *http.Request, api, form any) (bool, error) {
+	if WantsJSON(r) {
+		return true, Decode(w, r, api)
+	}
+	return false, Decode(w, r, form)
+}
+
+// ListSize is the page size of a list: the console shows up to 200 rows
+// at once, the API pages as asked.
+func ListSize(r *http.Request, size int) int {
+	if WantsJSON(r) {
+		return size
+	}
+	return 200
+}
+
+// Decode reads a JSON body (unknown fields refused) or a form into dst.
+// Forms are mapped by the `json` tag name of each string field.
+func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
+	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil && r.Header.Get("Content-Type") != "" {
+		return CodeUnsupportedMediaType.New("Content-Type is not a media type")
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+	switch ct {
+	case "application/json", "":
+		if ct == "" && IsAPI(r) {
+			return CodeUnsupportedMediaType.New("send Content-Type: application/json")
+		}
+		dec := json.NewDecoder(r.Body)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(dst); err != nil {
+			return jsonError(err)
+		}
+		if dec.More() {
+			return CodeMalformedJSON.New("the body holds more than one JSON value")
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return CodeMalformedJSON.New("the body holds more than one JSON value")
+		}
+		return nil
+	case "application/x-www-form-urlencoded", "multipart/form-data":
+		if IsAPI(r) {
+			return CodeUnsupportedMediaType.New("the API takes application/json")
+		}
+		var err error
+		if ct == "multipart/form-data" {
+			err = r.ParseMultipartForm(MaxBody)
+		} else {
+			err = r.ParseForm()
+		}
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return CodeTooLarge.New(fmt.Sprintf("the body is larger than %d bytes", MaxBody))
+			}
+			return CodeMalformedForm.New("the form could not be read")
+		}
+		return formInto(r.PostForm, dst)
+	default:
+		return CodeUnsupportedMediaType.New("unsupported Content-Type " + ct)
+	}
+}
+
+func jsonError(err error) error {
+	var mbe *http.MaxBytesError
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &mbe):
+		return CodeTooLarge.New(fmt.Sprintf("the body is larger than %d bytes", MaxBody))
+	case errors.As(err, &se):
+		return CodeMalformedJSON.New(fmt.Sprintf("malformed JSON at byte %d", se.Offset))
+	case errors.As(err, &te):
+		return CodeMalformedJSON.New(fmt.Sprintf("field %s must be %s", te.Field, te.Type)).WithFields(FieldError{Field: te.Field, Code: FieldInvalidType, Message: "must be " + te.Type.String()})
+	case errors.Is(err, io.EOF):
+		return CodeMalformedJSON.New("the body is empty")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return CodeMalformedJSON.New("the body ends too early")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return CodeUnknownField.New("unknown field " + f).WithFields(FieldError{Field: f, Code: FieldUnknownField, Message: "not a field of this resource"})
+	default:
+		return CodeMalformedJSON.New("the body is not valid JSON")
+	}
+}
+
+// formInto copies form values into the fields of a struct pointer, by
+// their json tag names: strings take the first value, string slices take
+// every value (a textarea's lines count as values), bools take on/true.
+func formInto(form url.Values, dst any) error {
+	v := reflect.ValueOf(dst)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return CodeInternal.New("Internal error")
+	}
+	v = v.Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		vals, ok := form[name]
+		if !ok {
+			continue
+		}
+		f := v.Field(i)
+		switch {
+		case f.Kind() == reflect.String:
+			f.SetString(strings.TrimSpace(vals[0]))
+		case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.String:
+			var out []string
+			for _, val := range vals {
+				for _, line := range strings.Split(val, "\n") {
+					if line = strings.TrimSpace(line); line != "" {
+						out = append(out, line)
+					}
+				}
+			}
+			f.Set(reflect.ValueOf(out).Convert(f.Type()))
+		case f.Kind() == reflect.Bool:
+			f.SetBool(vals[0] == "on" || vals[0] == "true")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package handlers
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
+)
+
+// FieldError is one problem with one field.
+type FieldError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+// Error is the one error type handlers return (RFC 9457 problem details).
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+	// InTheWay names what blocks a conflict by kind (store.ConflictError);
+	// the problem body sends it as "Message|JSON" (docs/design.md §4).
+	InTheWay map[string]any
+	Fields   []FieldError
+	Extra    map[string]any // extra members of the problem body
+	Header   http.Header    // extra response headers (WWW-Authenticate)
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Validation builds a 422 from a field -> message map.
+func Validation(fields map[string]string) *Error {
+	e := CodeValidationFailed.New("Some fields need attention.")
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		e.Fields = append(e.Fields, FieldError{Code: FieldInvalid, Field: k, Message: fields[k]})
+	}
+	return e
+}
+
+// FieldMap turns an error's fields back into a map for a form view.
+func FieldMap(err error) map[string]string {
+	var e *Error
+	out := map[string]string{}
+	if errors.As(err, &e) {
+		for _, f := range e.Fields {
+			if f.Field != "" {
+				out[f.Field] = f.Message
+			}
+		}
+	}
+	return out
+}
+
+// Problem is the JSON body of an error.
+type Problem struct {
+	Type   string       `json:"type"`
+	Title  string       `json:"title"`
+	Status int          `json:"status"`
+	Detail string       `json:"detail"`
+	Errors []FieldError `json:"errors"`
+}
+
+// ProblemBody builds the problem body of e.
+func ProblemBody(e *Error) map[string]any {
+	errs := e.Fields
+	if len(errs) == 0 {
+		errs = []FieldError{{Code: e.Code, Message: conflictWire(e)}}
+	}
+	body := map[string]any{
+		"type":   "https://trustframe.dev/problems/" + strings.ReplaceAll(e.Code, "_", "-"),
+		"title":  http.StatusText(e.Status),
+		"status": e.Status,
+		"detail": e.Message,
+		"errors": errs,
+	}
+	for k, v := range e.Extra {
+		body[k] = v
+	}
+	return body
+}
+
+// conflictWire is the message of a conflict as the API sends it: the
+// summary, then "|" and the JSON naming what is in the way, when there is
+// something to name (docs/design.md §4). This is the only place the text
+// is made.
+func conflictWire(e *Error) string {
+	if len(e.InTheWay) == 0 {
+		return e.Message
+	}
+	payload, err := json.Marshal(e.InTheWay)
+	if err != nil {
+		return e.Message
+	}
+	return e.Message + "|" + string(payload)
+}
+
+// errorPage renders a browser error page: the message, and each field
+// error as an item (named by its field) unless it only repeats the message.
+// The shell names the signed-in administrator: a refusal swapped into a
+// page keeps its header.
+func errorPage(shell views.Shell, status int, detail string, fields []FieldError) templ.Component {
+	items := make([]string, 0, len(fields))
+	for _, f := range fields {
+		if f.Field != "" {
+			items = append(items, f.Field+": "+f.Message)
+		} else if f.Message != detail {
+			items = append(items, f.Message)
+		}
+	}
+	return views.ErrorPage(shell, status, shell.Title, detail, items)
+}
+
+// AsError turns any error into an *Error: a refusal stays as it is, the
+// store's busy and full errors are 503s (storeError), anything else is a 500.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if errors.Is(err, store.ErrBusy) || errors.Is(err, store.ErrFull) {
+		errors.As(storeError(err, ""), &e)
+		return e
+	}
+	return CodeInternal.New("Internal error")
+}
+
+// StatusClientClosedRequest is the status logged for a request whose client
+// went away before it was answered (the convention nginx set).
+const StatusClientClosedRequest = 499
+
+// WriteError writes err as a problem body or an error page.
+//
+// A failure while the client has already gone away (its request context is
+// cancelled, so the store's query was interrupted) is not the server's
+// error: it is answered StatusClientClosedRequest, which nobody reads but
+// the request log and the metrics do.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	e := AsError(err)
+	if e.Status >= 500 && r.Context().Err() != nil {
+		w.WriteHeader(StatusClientClosedRequest)
+		return
+	}
+	switch {
+	case e.Code == "storage_full":
+		LoggerFrom(r.Context()).ErrorContext(r.Context(), "the disk is full: a write was refused; make room on the database's disk",
+			"err", err, "method", r.Method, "path", r.URL.Path)
+	case e.Status >= 500:
+		LoggerFrom(r.Context()).ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path)
+	}
+	for k, vs := range e.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	vary(w)
+	if WantsJSON(r) {
+		b, _ := json.Marshal(ProblemBody(e))
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(e.Status)
+		_, _ = w.Write(append(b, '\n'))
+		return
+	}
+	p := PrincipalFrom(r.Context())
+	s := views.Shell{Title: http.StatusText(e.Status)}
+	if p.Via == "session" {
+		s.UserEmail, s.SuperUser = p.Email, p.IsSuperUser()
+	}
+	Render(w, r, e.Status, errorPage(s, e.Status, e.Message, e.Fields))
+}
