@@ -38,14 +38,18 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 		actor := handlers.PrincipalFrom(r.Context()).Email
 		key := strings.TrimSpace(r.Header.Get("Idempotency-Key"))
 		ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-		if r.Method != http.MethodPost || actor == "" || (key == "" && ct != "application/x-www-form-urlencoded") {
+		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if actor == "" || (key == "" && ct != "application/x-www-form-urlencoded") {
+			next.ServeHTTP(&hideSecretMember{ResponseWriter: w}, r)
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, idempotencyBodyLimit+1))
 		if err != nil || len(body) > idempotencyBodyLimit {
 			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
-			next.ServeHTTP(w, r)
+			next.ServeHTTP(&hideSecretMember{ResponseWriter: w}, r)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -54,7 +58,7 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 			key = strings.TrimSpace(vals.Get("IdempotencyKey"))
 		}
 		if key == "" {
-			next.ServeHTTP(w, r)
+			next.ServeHTTP(&hideSecretMember{ResponseWriter: w}, r)
 			return
 		}
 		if len(key) > 255 {
@@ -172,3 +176,27 @@ func (w *recordingWriter) Write(b []byte) (int, error) {
 }
 
 func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// hideSecretMember keeps handlers.SecretMemberHeader, a signal to this
+// middleware only, from the client when no replay is recorded.
+type hideSecretMember struct {
+	http.ResponseWriter
+	wroteHeader bool
+}
+
+func (w *hideSecretMember) WriteHeader(code int) {
+	if !w.wroteHeader {
+		w.wroteHeader = true
+		w.Header().Del(handlers.SecretMemberHeader)
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *hideSecretMember) Write(b []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *hideSecretMember) Unwrap() http.ResponseWriter { return w.ResponseWriter }
