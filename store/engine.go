@@ -47,7 +47,12 @@ func IsPostgresURL(database string) bool {
 // ErrUnavailable is a database that cannot be reached (PostgreSQL down or
 // the network to it): nothing changed, and the same request succeeds once
 // it is back. It is an ErrBusy, so callers that retry on one retry on both.
-var ErrUnavailable = fmt.Errorf("%w: the database is unavailable", ErrBusy)
+var ErrUnavailable error = unavailable{}
+
+type unavailable struct{}
+
+func (unavailable) Error() string        { return "store: the database is unavailable" }
+func (unavailable) Is(target error) bool { return target == ErrBusy }
 
 // Where names a PostgreSQL URL for messages: host, port and database,
 // never the user's password.
