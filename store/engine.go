@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -175,6 +176,13 @@ func (p *pgConn) CheckNamedValue(nv *driver.NamedValue) error {
 			nv.Value = int64(1)
 		}
 		return nil
+	}
+	// PostgreSQL's text holds no NUL and only valid UTF-8, where SQLite
+	// takes any bytes: such a string (only ever a client's mistake) is
+	// made valid, so a lookup finds nothing and a write keeps the rest,
+	// instead of the query failing.
+	if str, ok := nv.Value.(string); ok && (strings.IndexByte(str, 0) >= 0 || !utf8.ValidString(str)) {
+		nv.Value = strings.ReplaceAll(strings.ToValidUTF8(str, "\uFFFD"), "\x00", "\uFFFD")
 	}
 	return p.c.CheckNamedValue(nv)
 }

@@ -1,6 +1,12 @@
 package store
 
-import "testing"
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
 
 func TestPgRewrite(t *testing.T) {
 	for in, want := range map[string]string{
@@ -16,5 +22,24 @@ func TestPgRewrite(t *testing.T) {
 		if got := pgRewrite(in); got != want {
 			t.Errorf("pgRewrite(%s)\n = %s\nwant %s", in, got, want)
 		}
+	}
+}
+
+// PostgreSQL's refusals that mean "try again" or "no room" are ErrBusy and
+// ErrFull as SQLite's are; a lost connection is ErrUnavailable (an ErrBusy).
+func TestBusyMapsPostgresErrors(t *testing.T) {
+	for code, want := range map[string]error{"40001": ErrBusy, "40P01": ErrBusy, "55P03": ErrBusy, "53100": ErrFull} {
+		if err := busy(fmt.Errorf("store: x: %w", &pgconn.PgError{Code: code})); !errors.Is(err, want) {
+			t.Errorf("%s: %v, want %v", code, err, want)
+		}
+	}
+	if err := busy(&pgconn.PgError{Code: "23505"}); errors.Is(err, ErrBusy) || errors.Is(err, ErrFull) {
+		t.Errorf("a unique violation became %v", err)
+	}
+	if err := lost(&pgconn.PgError{Code: "57P01"}); !errors.Is(err, ErrUnavailable) || !errors.Is(err, ErrBusy) {
+		t.Errorf("admin shutdown: %v", err)
+	}
+	if err := lost(&pgconn.PgError{Code: "22P02"}); errors.Is(err, ErrUnavailable) {
+		t.Errorf("a bad value became %v", err)
 	}
 }
