@@ -74,7 +74,14 @@ func Database(t testing.TB, dir string) string {
 // StartIn runs a server on the database of dir (created when missing).
 func StartIn(t testing.TB, dir string, mod func(*web.Config)) *Env {
 	t.Helper()
-	db, err := store.Open(context.Background(), Database(t, dir), nil)
+	return StartOn(t, dir, Database(t, dir), mod)
+}
+
+// StartOn runs a server with data directory dir on the database named by
+// database (a SQLite file or a postgres:// URL).
+func StartOn(t testing.TB, dir, database string, mod func(*web.Config)) *Env {
+	t.Helper()
+	db, err := store.Open(context.Background(), database, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
