@@ -55,7 +55,15 @@ func benchDatabase(b *testing.B, n int) (dir, database string) {
 		dir = benchDir(b, n)
 		return dir, filepath.Join(dir, "trustframe.db")
 	}
-	dir = b.TempDir()
+	// The key files stay beside the database between runs: its signing
+	// keys are sealed with the KEK made on the first.
+	dir = os.Getenv("TRUSTFRAME_BENCH_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "trustframe-bench-pg-"+strconv.Itoa(n))
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		b.Fatal(err)
+	}
 	db, err := store.Open(context.Background(), database, nil)
 	if err != nil {
 		b.Fatal(err)
