@@ -116,6 +116,9 @@ type pgConnector struct {
 
 func (c *pgConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	cn, err := c.inner.Connect(ctx)
+	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return nil, err // the request went away, not the database
+	}
 	if err != nil {
 		msg := err.Error()
 		if c.password != "" {
@@ -198,8 +201,8 @@ func (e *lostError) Unwrap() []error {
 
 // lost marks errors of a connection (not of a query) as ErrUnavailable.
 func lost(err error) error {
-	if err == nil {
-		return err
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err // the request went away (or ran out of time), not the database
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
@@ -210,7 +213,7 @@ func lost(err error) error {
 		return err
 	}
 	var netErr net.Error
-	if errors.Is(err, driver.ErrBadConn) || errors.As(err, &netErr) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) && !errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, driver.ErrBadConn) || errors.As(err, &netErr) || pgconn.SafeToRetry(err) {
 		return &lostError{err}
 	}
 	if strings.Contains(err.Error(), "conn closed") || strings.Contains(err.Error(), "unexpected EOF") {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -41,5 +42,14 @@ func TestBusyMapsPostgresErrors(t *testing.T) {
 	}
 	if err := lost(&pgconn.PgError{Code: "22P02"}); errors.Is(err, ErrUnavailable) {
 		t.Errorf("a bad value became %v", err)
+	}
+}
+
+// A request that goes away is not a database outage: its error keeps
+// context.Canceled and is not ErrBusy (the handlers log it as 499).
+func TestLostKeepsCancellation(t *testing.T) {
+	err := lost(fmt.Errorf("read: %w", context.Canceled))
+	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrBusy) {
+		t.Fatalf("%v", err)
 	}
 }
