@@ -91,3 +91,34 @@ func TestBackupAndMigrateOnPostgres(t *testing.T) {
 		t.Fatalf("migrate: %s", stdout.String())
 	}
 }
+
+// copy-database moves a SQLite directory into an empty PostgreSQL
+// database, reports progress and what it verified, and refuses to copy
+// into it again (exit 1, nothing changed).
+func TestCopyDatabaseCommand(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"seed", "--data-dir", dir, "--organisations", "300"}, func(string) string { return "" }, nil, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	src := dir + "/trustframe.db"
+	if err := run(context.Background(), []string{"copy-database", "--from", src, "--to", dir + "/other.db"}, func(string) string { return "" }, nil, &out, &bytes.Buffer{}); exitCode(err) != 2 {
+		t.Fatalf("--to a file: %v", err)
+	}
+	if !storetest.Postgres() {
+		return // the rest needs a PostgreSQL server (TRUSTFRAME_TEST_POSTGRES)
+	}
+	url := storetest.Path(t)
+	out.Reset()
+	if err := run(context.Background(), []string{"copy-database", "--from", src, "--to", url}, func(string) string { return "" }, nil, &out, &bytes.Buffer{}); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "organisations: 300/300 rows") || !strings.Contains(out.String(), "copied and verified") {
+		t.Fatalf("output: %s", out.String())
+	}
+	out.Reset()
+	err := run(context.Background(), []string{"copy-database", "--from", src, "--to", url}, func(string) string { return "" }, nil, &out, &bytes.Buffer{})
+	if exitCode(err) != 1 || !strings.Contains(err.Error(), "not empty") {
+		t.Fatalf("second copy: %v", err)
+	}
+}
