@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/store/storetest"
@@ -149,5 +150,60 @@ func TestBackupPerEngine(t *testing.T) {
 	}
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Two instances on one PostgreSQL database: a write committed by one is
+// seen by the other's next reads although the other had it cached — list
+// totals, roles, and WriteVersion (on which the handlers' caches are
+// keyed) — through LISTEN/NOTIFY, without waiting for any cache to age.
+func TestOtherInstancesWritesInvalidateCaches(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("instances share a database only on PostgreSQL (TRUSTFRAME_TEST_POSTGRES)")
+	}
+	ctx := context.Background()
+	path := storetest.Path(t)
+	open := func() *store.DB {
+		db, err := store.Open(ctx, path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	a, b := open(), open()
+	who := store.Audit{Actor: "t"}
+	a.EnsureSuperUser(ctx, "root@example.com")
+	if _, err := a.CreateSuperUser(ctx, who, "sue@example.com", "Active"); err != nil {
+		t.Fatal(err)
+	}
+	// within waits for b to see what a did; a notification takes
+	// milliseconds, a cache's age a minute.
+	within := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(3 * time.Second); !ok(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("instance b never saw %s", what)
+			}
+		}
+	}
+	within("sue", func() bool { r, _ := b.RoleOf(ctx, "sue@example.com"); return r == store.RoleSuperUser })
+	if _, total, err := b.ListOrganisations(ctx, store.OrgFilter{}); err != nil || total != 0 {
+		t.Fatalf("b's first list: %d %v", total, err)
+	}
+	v := b.WriteVersion()
+	if _, err := a.CreateOrganisation(ctx, who, store.Organisation{OrganisationName: "Made on A", RegistrationNumber: "A1", CountryOfRegistration: "GB", Status: "Active"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.SetSuperUserStatus(ctx, who, "sue@example.com", "Inactive", nil); err != nil {
+		t.Fatal(err)
+	}
+	within("the new organisation in its cached total", func() bool {
+		_, total, err := b.ListOrganisations(ctx, store.OrgFilter{})
+		return err == nil && total == 1
+	})
+	within("sue's status in its role cache", func() bool { r, _ := b.RoleOf(ctx, "sue@example.com"); return r == "" })
+	if b.WriteVersion() == v {
+		t.Fatal("b's WriteVersion did not move")
 	}
 }

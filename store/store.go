@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -62,6 +63,8 @@ type DB struct {
 	writes      atomic.Int64 // see WriteVersion
 	roles       roleCache
 	group       groupCommit // see recordGrouped
+	instance    string      // this process's id in write notifications (PostgreSQL)
+	notes       *listener   // other instances' writes (PostgreSQL, notify.go)
 }
 
 // prepared returns a prepared statement for a hot query: SQLite spends a
@@ -122,10 +125,19 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...Option
 		if err != nil {
 			return nil, err
 		}
-		d := &DB{db: sqldb, now: now, engine: Postgres, lockTimeout: strconv.FormatInt(o.busyTimeout.Milliseconds(), 10) + "ms"}
+		d := &DB{db: sqldb, now: now, engine: Postgres, lockTimeout: strconv.FormatInt(o.busyTimeout.Milliseconds(), 10) + "ms", instance: NewID()}
 		if err := d.migrate(ctx); err != nil {
 			sqldb.Close()
 			return nil, fmt.Errorf("%w (%s)", err, Where(path))
+		}
+		cfg, err := pgx.ParseConfig(path)
+		if err != nil {
+			sqldb.Close()
+			return nil, err
+		}
+		if err := d.listen(ctx, cfg); err != nil {
+			sqldb.Close()
+			return nil, fmt.Errorf("store: listen for other instances' writes on %s: %v", Where(path), scrub(err, path))
 		}
 		return d, nil
 	}
@@ -163,6 +175,7 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...Option
 
 // Close closes the database.
 func (d *DB) Close() error {
+	d.stopListening()
 	d.WaitBackground()
 	d.stmts.Range(func(_, v any) bool { v.(*sql.Stmt).Close(); return true })
 	return d.db.Close()
@@ -329,7 +342,10 @@ func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 		return busy(fmt.Errorf("store: begin: %w", err))
 	}
 	if d.engine == Postgres {
-		if _, err := tx.ExecContext(ctx, `SELECT set_config('lock_timeout', ?, true), pg_advisory_xact_lock(?)`, d.lockTimeout, writeLockKey); err != nil {
+		// The notification goes out at commit: other instances then drop
+		// what they cached (notify.go).
+		if _, err := tx.ExecContext(ctx, `SELECT set_config('lock_timeout', ?, true), pg_advisory_xact_lock(?), pg_notify('`+writesChannel+`', ?)`,
+			d.lockTimeout, writeLockKey, d.instance); err != nil {
 			_ = tx.Rollback()
 			return busy(fmt.Errorf("store: write lock: %w", err))
 		}
