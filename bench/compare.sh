@@ -6,11 +6,19 @@
 # measured it).
 #
 #   bench/compare.sh [N] [DURATION] [ROUNDS]     default 100000 2s 3
+#   bench/compare.sh soak [N] [DURATION]         default 100000 3m: reads and
+#       writes together for DURATION, RSS sampled (docs/benchmarks.md "Soak")
 #
 # Data directories are kept in $TMPDIR/trustframe-compare-N (seeded once).
 # TRUSTFRAME_BIN=path runs that trustframe binary instead of this
 # checkout's (an older build: "before").
 set -euo pipefail
+mode=measure
+if [ "${1:-}" = soak ]; then
+	mode=soak
+	shift
+	set -- "${1:-100000}" "${2:-3m}" 1
+fi
 n=${1:-100000}
 duration=${2:-2s}
 rounds=${3:-3}
@@ -45,12 +53,17 @@ run() {
 		for _ in $(seq 100); do curl -fsS -o /dev/null "$url" 2>/dev/null && break; sleep 0.1; done
 	done
 	echo "RSS idle: trustframe $(ps -o rss= -p "$tf_pid" | awk '{printf "%.0f MB", $1/1024}'), floor $(ps -o rss= -p "$floor_pid" | awk '{printf "%.0f MB", $1/1024}')"
-	"$bin/compare" --floor "http://127.0.0.1:$floor_port" --trustframe "http://127.0.0.1:$tf_port" --duration "$duration" --rounds "$rounds" --only "$only"
+	"$bin/compare" --floor "http://127.0.0.1:$floor_port" --trustframe "http://127.0.0.1:$tf_port" --duration "$duration" --rounds "$rounds" --only "$only" --soak "$duration" --pid "$tf_pid"
 	echo "RSS loaded: trustframe $(ps -o rss= -p "$tf_pid" | awk '{printf "%.0f MB", $1/1024}'), floor $(ps -o rss= -p "$floor_pid" | awk '{printf "%.0f MB", $1/1024}')"
 	kill "$tf_pid" "$floor_pid"
 	wait "$tf_pid" "$floor_pid" 2>/dev/null || true
 }
 
+if [ "$mode" = soak ]; then
+	echo "# $(date -u +%FT%TZ), $(nproc) cores, soak of $duration at $n organisations"
+	run "$n" soak
+	exit 0
+fi
 echo "# $(date -u +%FT%TZ), $(nproc) cores, runs of $duration × $rounds pairs"
 echo "## reads at $n organisations"
 run "$n" reads

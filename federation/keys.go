@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -188,3 +189,5 @@ func (kr *Keyring) Sign(ctx context.Context, typ string, claims map[string]any) 
 	}
 	return jws.CompactSerialize()
 }
+
+func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }

@@ -1,5 +1,8 @@
-// Package federation holds OpenID Federation 1.0 rules: the entity types
-// trustframe accepts and the validation of metadata policies (§6.1).
+// Package federation holds the OpenID Federation 1.0 rules, without HTTP:
+// the entity types trustframe accepts, the validation of metadata policies,
+// their merge down a chain and their application to metadata, constraints,
+// entity identifiers, and the directory's federation keyring
+// (docs/design.md §7, §8 and §13). The servers are in federation/anchor.
 package federation
 
 import (
@@ -171,4 +174,12 @@ func subset(a, b []any) bool {
 		}
 	}
 	return true
+}
+
+func anyList(l []string) []any {
+	out := make([]any, len(l))
+	for i, s := range l {
+		out[i] = s
+	}
+	return out
 }

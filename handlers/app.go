@@ -7,7 +7,7 @@ import (
 	"net/mail"
 	"strings"
 
-	"github.com/trustframe/trustframe/trust"
+	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -39,7 +39,7 @@ type Base struct {
 	BaseURL string
 	DevIdP  bool
 	Log     *slog.Logger
-	Vocab   trust.Vocabulary
+	Vocab   lifecycle.Vocabulary
 }
 
 // Shell builds the layout view model for a page.

@@ -5,8 +5,9 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/trustframe/trustframe/formats"
+	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -51,7 +52,7 @@ func (h *Directory) AppDetailPage(r *http.Request, o store.Organisation, a store
 	}
 	held, err := h.Store.ActiveClaimRoles(r.Context(), o.OrganisationID)
 	return views.AppDetailPage{OrgPage: h.orgPage(o, views.TabApplications), App: h.showApp(a), FlagNames: names,
-		AppStatus: h.nextStatuses(trust.Application, a.Status), StaleRoles: notIn(a.Roles, held)}, err
+		AppStatus: h.nextStatuses(lifecycle.Application, a.Status), StaleRoles: notIn(a.Roles, held)}, err
 }
 
 // notIn lists the entries of l that are not in of.
@@ -105,21 +106,21 @@ func (h *Directory) validateApp(s *store.SoftwareStatement, isNew bool) map[stri
 		s.Version = "1"
 	}
 	for _, u := range s.RedirectURI {
-		if !trust.ValidRedirectURI(u) {
+		if !formats.ValidRedirectURI(u) {
 			f["RedirectUri"] = "Redirect URIs must be https URLs (http only on loopback), without fragment: " + u
 			break
 		}
 	}
-	if s.JwksURI != "" && !trust.ValidHTTPSURL(s.JwksURI) {
+	if s.JwksURI != "" && !formats.ValidHTTPSURL(s.JwksURI) {
 		f["JwksUri"] = "The JWKS URI must be an https URL."
 	}
 	h.checkFederationEntityID(f, s.FederationEntityID)
 	if s.Status == "" && isNew {
-		s.Status = trust.Active
-	} else if canon, ok := trust.ParseStatus(trust.Application, s.Status); ok {
+		s.Status = lifecycle.Active
+	} else if canon, ok := lifecycle.ParseStatus(lifecycle.Application, s.Status); ok {
 		s.Status = canon
 	} else {
-		f["Status"] = trust.StatusHelp(trust.Application, h.Vocab)
+		f["Status"] = lifecycle.StatusHelp(lifecycle.Application, h.Vocab)
 	}
 	mode := s.BackchannelTokenDeliveryMode
 	switch mode {
@@ -128,14 +129,14 @@ func (h *Directory) validateApp(s *store.SoftwareStatement, isNew bool) map[stri
 		f["backchannel_token_delivery_mode"] = "The delivery mode must be poll, ping or push."
 	}
 	ep := s.BackchannelClientNotificationEndpoint
-	if ep != "" && !trust.ValidHTTPSURL(ep) {
+	if ep != "" && !formats.ValidHTTPSURL(ep) {
 		f["backchannel_client_notification_endpoint"] = "The notification endpoint must be an https URL."
 	} else if ep == "" && (mode == "ping" || mode == "push") {
 		f["backchannel_client_notification_endpoint"] = "A notification endpoint is required for the " + mode + " delivery mode (CIBA)."
 	}
 	seen := map[string]bool{}
 	for _, o := range s.SoftwareOriginsURI {
-		if !trust.ValidWebAuthnOrigin(o) {
+		if !formats.ValidWebAuthnOrigin(o) {
 			f["software_origins_uri"] = "Each origin must be https://host[:port] with no path: " + o
 			break
 		}
@@ -161,7 +162,7 @@ func (h *Directory) validateApp(s *store.SoftwareStatement, isNew bool) map[stri
 }
 
 func (h *Directory) renderAppForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, a store.SoftwareStatement, isNew bool, errs map[string]string) {
-	if canon, ok := trust.ParseStatus(trust.Application, a.Status); ok {
+	if canon, ok := lifecycle.ParseStatus(lifecycle.Application, a.Status); ok {
 		a.Status = canon
 	}
 	flagOpts, _, err := h.flagOpts(r.Context(), "Software_Statement", a.Flags, false)
@@ -170,7 +171,7 @@ func (h *Directory) renderAppForm(w http.ResponseWriter, r *http.Request, status
 		return
 	}
 	modes := []views.Option{{Value: "", Label: "None (no CIBA)", Selected: a.BackchannelTokenDeliveryMode == ""}}
-	for _, m := range trust.DeliveryModes {
+	for _, m := range formats.DeliveryModes {
 		modes = append(modes, views.Option{Value: m, Label: m, Selected: a.BackchannelTokenDeliveryMode == m})
 	}
 	action := "/organisations/" + o.OrganisationID + "/softwarestatements"
@@ -192,7 +193,7 @@ func (h *Directory) renderAppForm(w http.ResponseWriter, r *http.Request, status
 		roleOpts = append(roleOpts, views.Option{Value: ro, Label: ro + " (no Active claim)", Selected: true})
 	}
 	f := views.AppForm{OrgID: o.OrganisationID, App: a, IsNew: isNew, Action: action, Errors: errs,
-		StatusOpts: h.statusOpts(trust.Application, a.Status, false), FlagOpts: flagOpts, ModeOpts: modes, RoleOpts: roleOpts}
+		StatusOpts: h.statusOpts(lifecycle.Application, a.Status, false), FlagOpts: flagOpts, ModeOpts: modes, RoleOpts: roleOpts}
 	Render(w, r, status, views.AppFormPage(h.Shell(r, "Application", "organisations", h.orgCrumbs(&o, "Application")...), f))
 }
 
@@ -202,7 +203,7 @@ func (h *Directory) NewApp(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	h.renderAppForm(w, r, http.StatusOK, o, store.SoftwareStatement{Status: trust.Active}, true, nil)
+	h.renderAppForm(w, r, http.StatusOK, o, store.SoftwareStatement{Status: lifecycle.Active}, true, nil)
 }
 
 // EditApp shows an application's form.

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -342,7 +342,7 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 	f := map[string]string{}
 	required(f, "CertificationType", in.CertificationType, "Certification type")
 	checkDates(f, "CertificationStartDate", in.CertificationStartDate, "CertificationExpirationDate", in.CertificationExpirationDate, "expiration date", true)
-	if in.CertificationURI != "" && !trust.ValidHTTPSURL(in.CertificationURI) {
+	if in.CertificationURI != "" && !formats.ValidHTTPSURL(in.CertificationURI) {
 		f["CertificationURI"] = "The certification URI must be an https URL."
 	}
 	checkLen(f, "CertificationURI", in.CertificationURI, maxURL)

@@ -9,11 +9,11 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/trustframe/trustframe/federation"
+	"github.com/trustframe/trustframe/federation/anchor"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -32,7 +32,7 @@ type Federation struct {
 	Client   *http.Client // the guarded client of issuer validation
 	Now      func() time.Time
 
-	list listCache
+	list rebuilt[fedList] // the subordinates, rebuilt in the background after a change
 }
 
 // subjectTypes are the entity types a subordinate is listed under.
@@ -144,12 +144,12 @@ func (h *Federation) fedFail(w http.ResponseWriter, r *http.Request, sub string,
 	var se *statementError
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		federation.WriteError(w, http.StatusNotFound, "not_found", "no subordinate "+sub+" in this federation")
+		anchor.WriteError(w, http.StatusNotFound, "not_found", "no subordinate "+sub+" in this federation")
 	case errors.As(err, &se):
-		federation.WriteError(w, http.StatusBadRequest, "invalid_subject", "no statement can be made about "+sub+": "+se.reason)
+		anchor.WriteError(w, http.StatusBadRequest, "invalid_subject", "no statement can be made about "+sub+": "+se.reason)
 	default:
 		h.Log.Error("federation", "path", r.URL.Path, "sub", sub, "err", err)
-		federation.WriteError(w, http.StatusInternalServerError, "server_error", "the statement could not be made; the failure is logged")
+		anchor.WriteError(w, http.StatusInternalServerError, "server_error", "the statement could not be made; the failure is logged")
 	}
 }
 
@@ -160,7 +160,7 @@ func (h *Federation) EntityConfiguration(w http.ResponseWriter, r *http.Request)
 		h.fedFail(w, r, h.EntityID, err)
 		return
 	}
-	federation.WriteJWT(w, "entity-statement+jwt", tok, h.Keys.Lifetime())
+	anchor.WriteJWT(w, "entity-statement+jwt", tok, h.Keys.Lifetime())
 }
 
 func (h *Federation) entityConfiguration(ctx context.Context, now time.Time) (string, error) {
@@ -189,11 +189,11 @@ func (h *Federation) Fetch(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	sub := q.Get("sub")
 	if sub == "" {
-		federation.WriteError(w, http.StatusBadRequest, "invalid_request", "sub is required")
+		anchor.WriteError(w, http.StatusBadRequest, "invalid_request", "sub is required")
 		return
 	}
 	if sub == h.EntityID {
-		federation.WriteError(w, http.StatusBadRequest, "invalid_request", "the anchor's own statement is at /.well-known/openid-federation")
+		anchor.WriteError(w, http.StatusBadRequest, "invalid_request", "the anchor's own statement is at /.well-known/openid-federation")
 		return
 	}
 	now := h.Now()
@@ -207,22 +207,29 @@ func (h *Federation) Fetch(w http.ResponseWriter, r *http.Request) {
 		h.fedFail(w, r, sub, err)
 		return
 	}
-	federation.WriteJWT(w, "entity-statement+jwt", tok, h.Keys.Lifetime())
+	anchor.WriteJWT(w, "entity-statement+jwt", tok, h.Keys.Lifetime())
 }
 
 // List answers GET /federation/list[?entity_type=]: the subordinates whose
 // statement can be made, of any of the given entity types. The whole list
 // is built once per change of the store (at most a minute old, for changes
-// made by another process) and filtered per request.
+// made by another process), in the background while the previous list is
+// served (rebuilt.go), and filtered per request.
 func (h *Federation) List(w http.ResponseWriter, r *http.Request) {
-	entries, err := h.listEntries(r.Context())
+	v, err := h.list.get(r.Context(), h.Store.WriteVersion(), h.buildList)
 	if err != nil {
 		h.fedFail(w, r, "", err)
 		return
 	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
 	types := r.URL.Query()["entity_type"]
+	if len(types) == 0 {
+		_, _ = w.Write(v.val.all)
+		return
+	}
 	out := []string{}
-	for _, e := range entries {
+	for _, e := range v.val.entries {
 		match := len(types) == 0
 		for _, t := range types {
 			match = match || contains(e.types, t)
@@ -231,9 +238,13 @@ func (h *Federation) List(w http.ResponseWriter, r *http.Request) {
 			out = append(out, e.id)
 		}
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
 	_ = json.NewEncoder(w).Encode(out)
+}
+
+// fedList is the built list of subordinates, and its unfiltered answer.
+type fedList struct {
+	entries []listEntry
+	all     []byte
 }
 
 type listEntry struct {
@@ -241,34 +252,20 @@ type listEntry struct {
 	types []string
 }
 
-// listCache is the built list of subordinates.
-type listCache struct {
-	mu      sync.Mutex
-	version int64
-	at      time.Time
-	entries []listEntry
-}
-
-func (h *Federation) listEntries(ctx context.Context) ([]listEntry, error) {
-	c := &h.list
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	version := h.Store.WriteVersion()
-	if c.entries != nil && c.version == version && time.Since(c.at) < time.Minute {
-		return c.entries, nil
-	}
-	ctx = context.WithoutCancel(ctx) // the others wait for this build
+// buildList reads the subordinates whose statement can be made, with the
+// entity types their merged policies give them.
+func (h *Federation) buildList(ctx context.Context) (fedList, error) {
 	subs, err := h.Store.FederationSubjects(ctx)
 	if err != nil {
-		return nil, err
+		return fedList{}, err
 	}
 	withKeys, err := h.Store.OrganisationsWithSigningKeys(ctx)
 	if err != nil {
-		return nil, err
+		return fedList{}, err
 	}
 	held, err := h.Store.FederationPolicies(ctx, "")
 	if err != nil {
-		return nil, err
+		return fedList{}, err
 	}
 	byOrg := map[string][]store.HeldPolicy{}
 	for _, p := range held {
@@ -310,8 +307,12 @@ func (h *Federation) listEntries(ctx context.Context) ([]listEntry, error) {
 		}
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].id < entries[j].id })
-	c.version, c.at, c.entries = version, time.Now(), entries
-	return entries, nil
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		ids[i] = e.id
+	}
+	all, err := json.Marshal(ids)
+	return fedList{entries: entries, all: append(all, '\n')}, err
 }
 
 // Resolve answers GET /federation/resolve?sub=&trust_anchor=: it fetches the
@@ -322,11 +323,11 @@ func (h *Federation) Resolve(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	sub, ta := q.Get("sub"), q.Get("trust_anchor")
 	if sub == "" || ta == "" {
-		federation.WriteError(w, http.StatusBadRequest, "invalid_request", "sub and trust_anchor are required")
+		anchor.WriteError(w, http.StatusBadRequest, "invalid_request", "sub and trust_anchor are required")
 		return
 	}
 	if ta != h.EntityID {
-		federation.WriteError(w, http.StatusNotFound, "invalid_trust_anchor", "this trust anchor is "+h.EntityID)
+		anchor.WriteError(w, http.StatusNotFound, "invalid_trust_anchor", "this trust anchor is "+h.EntityID)
 		return
 	}
 	now := h.Now()
@@ -334,7 +335,7 @@ func (h *Federation) Resolve(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var ce *chainError
 		if errors.As(err, &ce) {
-			federation.WriteError(w, http.StatusBadRequest, "invalid_trust_chain", ce.reason)
+			anchor.WriteError(w, http.StatusBadRequest, "invalid_trust_chain", ce.reason)
 			return
 		}
 		h.fedFail(w, r, sub, err)
@@ -345,7 +346,7 @@ func (h *Federation) Resolve(w http.ResponseWriter, r *http.Request) {
 		h.fedFail(w, r, sub, err)
 		return
 	}
-	federation.WriteJWT(w, "resolve-response+jwt", tok, h.Keys.Lifetime())
+	anchor.WriteJWT(w, "resolve-response+jwt", tok, h.Keys.Lifetime())
 }
 
 type chainError struct{ reason string }

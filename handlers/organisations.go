@@ -9,8 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trustframe/trustframe/formats"
+	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -79,12 +80,12 @@ func (h *Directory) showOrg(o store.Organisation) store.Organisation {
 }
 
 // statusOpts lists the statuses of a kind for a select, cur selected.
-func (h *Directory) statusOpts(k trust.Kind, cur string, withAny bool) []views.Option {
+func (h *Directory) statusOpts(k lifecycle.Kind, cur string, withAny bool) []views.Option {
 	var out []views.Option
 	if withAny {
 		out = append(out, views.Option{Value: "", Label: "Any status", Selected: cur == ""})
 	}
-	for _, s := range trust.Allowed(k) {
+	for _, s := range lifecycle.Allowed(k) {
 		w := h.Vocab.Display(s)
 		out = append(out, views.Option{Value: w, Label: w, Selected: cur == s})
 	}
@@ -92,10 +93,10 @@ func (h *Directory) statusOpts(k trust.Kind, cur string, withAny bool) []views.O
 }
 
 // nextStatuses are the statuses an item may move to from cur.
-func (h *Directory) nextStatuses(k trust.Kind, cur string) []views.Option {
+func (h *Directory) nextStatuses(k lifecycle.Kind, cur string) []views.Option {
 	var out []views.Option
-	for _, s := range trust.Allowed(k) {
-		if s == cur || trust.CheckTransition(cur, s, h.Vocab) != nil {
+	for _, s := range lifecycle.Allowed(k) {
+		if s == cur || lifecycle.CheckTransition(cur, s, h.Vocab) != nil {
 			continue
 		}
 		w := h.Vocab.Display(s)
@@ -162,10 +163,10 @@ func (h *Directory) orgFilter(ctx context.Context, q url.Values) (store.OrgFilte
 		return f, err
 	}
 	if st := q.Get("Status"); st != "" {
-		canon, ok := trust.ParseStatus(trust.Organisation, st)
+		canon, ok := lifecycle.ParseStatus(lifecycle.Organisation, st)
 		if !ok {
-			return f, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: trust.StatusHelp(trust.Organisation, h.Vocab),
-				Fields: []FieldError{{Field: "Status", Code: "invalid", Message: trust.StatusHelp(trust.Organisation, h.Vocab)}}}
+			return f, &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Message: lifecycle.StatusHelp(lifecycle.Organisation, h.Vocab),
+				Fields: []FieldError{{Field: "Status", Code: "invalid", Message: lifecycle.StatusHelp(lifecycle.Organisation, h.Vocab)}}}
 		}
 		f.Status = canon
 	}
@@ -225,7 +226,7 @@ func (h *Directory) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	p := views.OrganisationsPage{Items: items, Q: f.Q, StatusOpts: h.statusOpts(trust.Organisation, f.Status, true), FlagOpts: flagOpts, RoleOpts: roleOpts,
+	p := views.OrganisationsPage{Items: items, Q: f.Q, StatusOpts: h.statusOpts(lifecycle.Organisation, f.Status, true), FlagOpts: flagOpts, RoleOpts: roleOpts,
 		SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, SortParam: q.Get("sort"), Total: total, Page: page, TotalPages: env.TotalPages,
 		Filtered: f.Q != "" || f.Status != "" || f.Flag != "" || f.Role != "" || f.Domain != ""}
 	eq := url.Values{}
@@ -261,7 +262,7 @@ func (h *Directory) loadOrg(w http.ResponseWriter, r *http.Request) (store.Organ
 }
 
 func (h *Directory) orgPage(o store.Organisation, tab string) views.OrgPage {
-	return views.OrgPage{Org: h.showOrg(o), Tab: tab, StatusOpts: h.nextStatuses(trust.Organisation, o.Status)}
+	return views.OrgPage{Org: h.showOrg(o), Tab: tab, StatusOpts: h.nextStatuses(lifecycle.Organisation, o.Status)}
 }
 
 // GetOrganisation is one organisation (its details tab).
@@ -281,7 +282,7 @@ func (h *Directory) GetOrganisation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var ready *store.Readiness
-	if o.Status == trust.Pending {
+	if o.Status == lifecycle.Pending {
 		rd, err := h.Store.OrganisationReadiness(r.Context(), o.OrganisationID, time.Now())
 		if err != nil {
 			WriteError(w, r, err)
@@ -299,7 +300,7 @@ func (h *Directory) validateOrg(in *store.Organisation, isNew bool) map[string]s
 	checkLen(f, "LegalEntityName", in.LegalEntityName, 200)
 	required(f, "RegistrationNumber", in.RegistrationNumber, "Registration number")
 	checkLen(f, "RegistrationNumber", in.RegistrationNumber, 100)
-	if !trust.ValidCountry(in.CountryOfRegistration) {
+	if !formats.ValidCountry(in.CountryOfRegistration) {
 		f["CountryOfRegistration"] = "Use an assigned two-letter ISO 3166-1 code in capitals, like GB or BR."
 		if strings.EqualFold(in.CountryOfRegistration, "UK") {
 			f["CountryOfRegistration"] += " The United Kingdom is GB."
@@ -314,11 +315,11 @@ func (h *Directory) validateOrg(in *store.Organisation, isNew bool) map[string]s
 		f["OrganisationId"] = "OrganisationId must be a UUID."
 	}
 	if in.Status == "" && isNew {
-		in.Status = trust.Pending
-	} else if canon, ok := trust.ParseStatus(trust.Organisation, in.Status); ok {
+		in.Status = lifecycle.Pending
+	} else if canon, ok := lifecycle.ParseStatus(lifecycle.Organisation, in.Status); ok {
 		in.Status = canon
 	} else {
-		f["Status"] = trust.StatusHelp(trust.Organisation, h.Vocab)
+		f["Status"] = lifecycle.StatusHelp(lifecycle.Organisation, h.Vocab)
 	}
 	if in.Flags == nil {
 		in.Flags = []string{}
@@ -332,7 +333,7 @@ func (h *Directory) orgForm(r *http.Request, o store.Organisation, isNew bool, e
 	if !isNew {
 		action = "/organisations/" + o.OrganisationID
 	}
-	f := views.OrgForm{Org: o, IsNew: isNew, Action: action, Errors: errs, StatusOpts: h.statusOpts(trust.Organisation, o.Status, false), FlagOpts: flagOpts}
+	f := views.OrgForm{Org: o, IsNew: isNew, Action: action, Errors: errs, StatusOpts: h.statusOpts(lifecycle.Organisation, o.Status, false), FlagOpts: flagOpts}
 	if !isNew {
 		// The version being edited: the one first shown, kept across a
 		// form shown again with errors.
@@ -344,7 +345,7 @@ func (h *Directory) orgForm(r *http.Request, o store.Organisation, isNew bool, e
 }
 
 func (h *Directory) renderOrgForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, isNew bool, errs map[string]string) {
-	if canon, ok := trust.ParseStatus(trust.Organisation, o.Status); ok {
+	if canon, ok := lifecycle.ParseStatus(lifecycle.Organisation, o.Status); ok {
 		o.Status = canon
 	}
 	f, err := h.orgForm(r, o, isNew, errs)
@@ -361,7 +362,7 @@ func (h *Directory) renderOrgForm(w http.ResponseWriter, r *http.Request, status
 
 // NewOrganisation shows the empty form.
 func (h *Directory) NewOrganisation(w http.ResponseWriter, r *http.Request) {
-	h.renderOrgForm(w, r, http.StatusOK, store.Organisation{Status: trust.Pending, Flags: []string{}}, true, nil)
+	h.renderOrgForm(w, r, http.StatusOK, store.Organisation{Status: lifecycle.Pending, Flags: []string{}}, true, nil)
 }
 
 // EditOrganisation shows the form filled in.

@@ -26,6 +26,7 @@ type Pages struct {
 		RecordEvent(ctx context.Context, r store.AuditRecord) error
 		Expiring(ctx context.Context, before time.Time, limit int) (store.Expiring, error)
 		ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
+		PausedWebhooks(ctx context.Context) ([]store.Webhook, error)
 	}
 	Now func() time.Time
 
@@ -105,8 +106,15 @@ func (h *Pages) Home(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
+	var paused []store.Webhook
+	if PrincipalFrom(r.Context()).IsSuperUser() {
+		if paused, err = h.Store.PausedWebhooks(r.Context()); err != nil {
+			WriteError(w, r, err)
+			return
+		}
+	}
 	Render(w, r, http.StatusOK, views.Home(h.Shell(r, "Home", ""), views.HomePage{Expiring: e, Days: days, Pending: pending, Today: h.now().UTC(),
-		Recent: views.AuditEntries(recent, names)}))
+		Recent: views.AuditEntries(recent, names), Paused: paused}))
 }
 
 // References is the Reference Data index (Super Users only).

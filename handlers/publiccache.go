@@ -9,111 +9,50 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 )
 
 // publicCache holds one public, expensive answer (the participants list of
-// a large directory: tens of megabytes) ready to send, plain and gzipped.
-//
-// No request waits for a rebuild caused by someone else's write (issue 19):
-// when the store has changed (or maxAge has passed, for changes made by
-// another process) the answer in hand is still served, and one rebuild runs
-// in the background — at most one at a time and one per rebuildEvery —
-// whose result replaces it when done. Only the very first request, with
-// nothing to serve, waits for a build. An answer is only ever replaced by
-// one built from a newer (or the same) store version, so the list served
-// never goes back. Its ETag is a hash of the body and Last-Modified the
-// time the body last changed: both stay the same when a rebuild finds
-// nothing new.
+// a large directory: tens of megabytes) ready to send, plain and gzipped,
+// rebuilt in the background after a change (rebuilt.go). Its ETag is a hash
+// of the body and Last-Modified the time the body last changed: both stay
+// the same when a rebuild finds nothing new.
 type publicCache struct {
-	mu        sync.Mutex
-	cur       *publicAnswer
-	building  bool
-	lastBuild time.Time     // start of the last rebuild
-	built     chan struct{} // closed when the running rebuild ends
-	lastErr   error         // of the last rebuild, for those waiting on the first
-	now       func() time.Time
+	rebuilt[*publicAnswer]
 }
 
 // publicAnswer is one built answer; never changed once built.
 type publicAnswer struct {
 	version  int64
-	at       time.Time // when it was built
 	modified time.Time // when its body last changed
 	body, gz []byte
 	etag     string
 }
 
-const (
-	publicCacheMaxAge  = 60 * time.Second
-	publicRebuildEvery = time.Second
-)
-
-func (c *publicCache) clock() time.Time {
-	if c.now != nil {
-		return c.now()
-	}
-	return time.Now()
-}
-
 // get returns the answer to serve for the store at version; build reads
 // the store (from a version at least that one).
 func (c *publicCache) get(ctx context.Context, version int64, build func(context.Context) (any, error)) (*publicAnswer, error) {
-	c.mu.Lock()
-	for {
-		now := c.clock()
-		cur := c.cur
-		if cur != nil {
-			if (cur.version != version || now.Sub(cur.at) >= publicCacheMaxAge) && !c.building && now.Sub(c.lastBuild) >= publicRebuildEvery {
-				c.startLocked(ctx, version, build)
-			}
-			c.mu.Unlock()
-			return cur, nil
-		}
-		// Nothing to serve yet: wait for the first build.
-		if !c.building {
-			c.startLocked(ctx, version, build)
-		}
-		done := c.built
-		c.mu.Unlock()
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		c.mu.Lock()
-		if c.cur == nil && c.lastErr != nil {
-			err := c.lastErr
-			c.mu.Unlock()
-			return nil, err
-		}
+	v, err := c.rebuilt.get(ctx, version, func(ctx context.Context) (*publicAnswer, error) {
+		return c.answer(ctx, version, build)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.val, nil
+}
+
+// carryFrom keeps Last-Modified when a rebuild found the same body.
+func (a *publicAnswer) carryFrom(old *publicAnswer) {
+	if old.etag == a.etag {
+		a.modified = old.modified
 	}
 }
 
-// startLocked starts a rebuild; the caller holds mu.
-func (c *publicCache) startLocked(ctx context.Context, version int64, build func(context.Context) (any, error)) {
-	c.building, c.lastBuild, c.built = true, c.clock(), make(chan struct{})
-	// The rebuild belongs to no request: a client that goes away must not
-	// cancel it.
-	ctx = context.WithoutCancel(ctx)
-	go func() {
-		a, err := c.build(ctx, version, build)
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.lastErr = err
-		if err == nil && (c.cur == nil || a.version >= c.cur.version) {
-			if c.cur != nil && c.cur.etag == a.etag {
-				a.modified = c.cur.modified
-			}
-			c.cur = a
-		}
-		c.building = false
-		close(c.built)
-	}()
-}
+// large: the participants list of a large directory (tens of megabytes,
+// built from several times that in rows).
+func (a *publicAnswer) large() bool { return len(a.body) >= 16<<20 }
 
-func (c *publicCache) build(ctx context.Context, version int64, build func(context.Context) (any, error)) (*publicAnswer, error) {
+func (c *publicCache) answer(ctx context.Context, version int64, build func(context.Context) (any, error)) (*publicAnswer, error) {
 	v, err := build(ctx)
 	if err != nil {
 		return nil, err
@@ -130,8 +69,7 @@ func (c *publicCache) build(ctx context.Context, version int64, build func(conte
 	_, _ = zw.Write(body)
 	_ = zw.Close()
 	sum := sha256.Sum256(body)
-	now := c.clock()
-	return &publicAnswer{version: version, at: now, modified: now, body: body, gz: gz.Bytes(), etag: `"` + hex.EncodeToString(sum[:12]) + `"`}, nil
+	return &publicAnswer{version: version, modified: c.clock(), body: body, gz: gz.Bytes(), etag: `"` + hex.EncodeToString(sum[:12]) + `"`}, nil
 }
 
 // serve writes the answer: 304 for a matching If-None-Match (or, without

@@ -57,7 +57,7 @@ func TestPublicCacheServesStaleWhileRebuilding(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	c := &publicCache{now: clock}
+	c := &publicCache{rebuilt[*publicAnswer]{now: clock}}
 	f := newFakeBuild()
 	ctx := context.Background()
 
@@ -83,7 +83,7 @@ func TestPublicCacheServesStaleWhileRebuilding(t *testing.T) {
 	}
 
 	// The store changes: the old answer is served at once, one rebuild runs.
-	advance(2 * time.Second)
+	advance(rebuildEvery + time.Second)
 	for range 3 {
 		a, err := c.get(ctx, 2, f.build)
 		if err != nil || a != a1 {
@@ -109,7 +109,7 @@ func TestPublicCacheServesStaleWhileRebuilding(t *testing.T) {
 	}
 	// After the interval: a rebuild that finds the same list keeps the
 	// ETag and Last-Modified (nothing a client has changed).
-	advance(time.Second)
+	advance(rebuildEvery)
 	c.get(ctx, 3, f.build)
 	<-f.started
 	f.release <- []string{"A", "B"}
@@ -131,7 +131,7 @@ func TestPublicCacheServesStaleWhileRebuilding(t *testing.T) {
 	if f.count() != 4 {
 		t.Fatalf("%d builds: a rebuild started within the interval of the failed one", f.count())
 	}
-	advance(time.Second)
+	advance(rebuildEvery)
 	if a, err := c.get(ctx, 4, f.build); err != nil || a != a3 {
 		t.Fatalf("after a failed rebuild: %v", err)
 	}
@@ -187,4 +187,66 @@ func TestPublicCacheNeverGoesBack(t *testing.T) {
 	if a, _ := c.get(ctx, 5, f.build); body(a) != `["new"]` || a.version != 5 {
 		t.Fatalf("went back to %s (version %d)", a.body, a.version)
 	}
+}
+
+// TestRebuildsArePacedByTheirLength: under a steady stream of changes a
+// rebuild that took long is not followed at once by the next one: the next
+// starts no sooner than three times its length after it started, so that
+// rebuilding a large list keeps to a third of a core.
+func TestRebuildsArePacedByTheirLength(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	c := &rebuilt[[]string]{now: clock}
+	f := newFakeBuild()
+	build := func(ctx context.Context) ([]string, error) {
+		v, err := f.build(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return v.([]string), nil
+	}
+	ctx := context.Background()
+	go func() { <-f.started; advance(4 * time.Second); f.release <- []string{"A"} }() // the first build takes 4 s
+	if v, err := c.get(ctx, 1, build); err != nil || v.val[0] != "A" {
+		t.Fatalf("%v %v", v, err)
+	}
+	// 4 s after the first build started; a change: not before 12 s.
+	for _, at := range []time.Duration{time.Second, 4 * time.Second} {
+		advance(at)
+		if v, _ := c.get(ctx, 2, build); v.val[0] != "A" || rebuilding(c) {
+			t.Fatalf("a rebuild started %v into the pause", at)
+		}
+	}
+	advance(3 * time.Second) // 12 s after the first build started
+	c.get(ctx, 2, build)
+	if !rebuilding(c) {
+		t.Fatal("no rebuild once the pause is over")
+	}
+	<-f.started
+	f.release <- []string{"B"}
+	waitRebuilt(c)
+	// A quick rebuild brings the pause back to its least.
+	advance(rebuildEvery)
+	c.get(ctx, 3, build)
+	<-f.started
+	f.release <- []string{"C"}
+	waitRebuilt(c)
+	if v, _ := c.get(ctx, 3, build); v.val[0] != "C" || f.count() != 3 {
+		t.Fatalf("%v after %d builds", v.val, f.count())
+	}
+}
+
+func rebuilding[T any](c *rebuilt[T]) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.building
+}
+
+func waitRebuilt[T any](c *rebuilt[T]) {
+	c.mu.Lock()
+	done := c.built
+	c.mu.Unlock()
+	<-done
 }

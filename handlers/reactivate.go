@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -26,7 +26,7 @@ type reactivation struct {
 }
 
 // ReactivateForm is the page of a reactivation: GET …/reactivate.
-func (h *Directory) ReactivateForm(k trust.Kind) http.HandlerFunc {
+func (h *Directory) ReactivateForm(k lifecycle.Kind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		re, ok := h.loadReactivation(w, r, k)
 		if !ok {
@@ -41,7 +41,7 @@ func (h *Directory) ReactivateForm(k trust.Kind) http.HandlerFunc {
 }
 
 // Reactivate is the form post of a reactivation page.
-func (h *Directory) Reactivate(k trust.Kind) http.HandlerFunc {
+func (h *Directory) Reactivate(k lifecycle.Kind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		re, ok := h.loadReactivation(w, r, k)
 		if !ok {
@@ -67,7 +67,7 @@ func (h *Directory) Reactivate(k trust.Kind) http.HandlerFunc {
 			h.renderReactivation(w, r, e.Status, re)
 			return
 		}
-		h.Flash.Put(r.Context(), h.savedMessage("", re.page.Name, from, trust.Active))
+		h.Flash.Put(r.Context(), h.savedMessage("", re.page.Name, from, lifecycle.Active))
 		Redirect(w, r, re.page.Back)
 	}
 }
@@ -77,7 +77,7 @@ func (h *Directory) renderReactivation(w http.ResponseWriter, r *http.Request, s
 	Render(w, r, status, views.Reactivate(h.Shell(r, "Reactivate "+re.page.Name, "organisations", re.crumbs...), re.page))
 }
 
-func (h *Directory) loadReactivation(w http.ResponseWriter, r *http.Request, k trust.Kind) (reactivation, bool) {
+func (h *Directory) loadReactivation(w http.ResponseWriter, r *http.Request, k lifecycle.Kind) (reactivation, bool) {
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return reactivation{}, false
@@ -86,7 +86,7 @@ func (h *Directory) loadReactivation(w http.ResponseWriter, r *http.Request, k t
 	orgPath := "/organisations/" + o.OrganisationID
 	var re reactivation
 	switch k {
-	case trust.Organisation:
+	case lifecycle.Organisation:
 		servers, err := h.Store.ListAuthorisationServers(ctx, o.OrganisationID)
 		if err != nil {
 			WriteError(w, r, err)
@@ -99,12 +99,12 @@ func (h *Directory) loadReactivation(w http.ResponseWriter, r *http.Request, k t
 		}
 		ended := 0
 		for _, s := range servers {
-			if s.Status == trust.Withdrawn {
+			if s.Status == lifecycle.Withdrawn {
 				ended++
 			}
 		}
 		for _, a := range apps {
-			if a.Status == trust.Withdrawn {
+			if a.Status == lifecycle.Withdrawn {
 				ended++
 			}
 		}
@@ -118,13 +118,13 @@ func (h *Directory) loadReactivation(w http.ResponseWriter, r *http.Request, k t
 		re.crumbs = h.orgCrumbs(&o, "Reactivate")
 		re.save = func(ctx context.Context, r *http.Request, reason string, from *string) error {
 			cur := o
-			cur.Status, cur.StatusReason = trust.Active, reason
+			cur.Status, cur.StatusReason = lifecycle.Active, reason
 			_, err := h.Store.UpdateOrganisation(ctx, h.actorBecause(r, reason), cur, func(c store.Organisation) error {
-				return h.checkStatus(r, c, from, c.Status, trust.Active, reason)
+				return h.checkStatus(r, c, from, c.Status, lifecycle.Active, reason)
 			})
 			return err
 		}
-	case trust.Application:
+	case lifecycle.Application:
 		a, err := h.Store.GetSoftwareStatement(ctx, o.OrganisationID, PathParam(r, "appID"))
 		if err != nil {
 			WriteError(w, r, storeError(err, "Application"))
@@ -139,9 +139,9 @@ func (h *Directory) loadReactivation(w http.ResponseWriter, r *http.Request, k t
 		re.crumbs = h.orgCrumbs(&o, "Reactivate "+a.ClientName)
 		re.save = func(ctx context.Context, r *http.Request, reason string, from *string) error {
 			cur := a
-			cur.Status, cur.StatusReason = trust.Active, reason
+			cur.Status, cur.StatusReason = lifecycle.Active, reason
 			_, err := h.Store.UpdateSoftwareStatement(ctx, h.actorBecause(r, reason), cur, func(c store.SoftwareStatement) error {
-				return h.checkStatus(r, c, from, c.Status, trust.Active, reason)
+				return h.checkStatus(r, c, from, c.Status, lifecycle.Active, reason)
 			})
 			return err
 		}
@@ -160,9 +160,9 @@ func (h *Directory) loadReactivation(w http.ResponseWriter, r *http.Request, k t
 		re.crumbs = h.orgCrumbs(&o, "Reactivate "+s.CustomerFriendlyName)
 		re.save = func(ctx context.Context, r *http.Request, reason string, from *string) error {
 			cur := s
-			cur.Status, cur.StatusReason = trust.Active, reason
+			cur.Status, cur.StatusReason = lifecycle.Active, reason
 			_, err := h.Store.UpdateAuthorisationServer(ctx, h.actorBecause(r, reason), cur, func(c store.AuthorisationServer) error {
-				return h.checkStatus(r, c, from, c.Status, trust.Active, reason)
+				return h.checkStatus(r, c, from, c.Status, lifecycle.Active, reason)
 			})
 			return err
 		}

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/trustframe/trustframe/issuer"
+	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -66,11 +66,11 @@ func (h *Directory) validateServer(r *http.Request, s *store.AuthorisationServer
 	h.checkFederationEntityID(f, s.FederationEntityID)
 	checkLen(f, "FederationEntityId", s.FederationEntityID, maxURL)
 	if s.Status == "" && isNew {
-		s.Status = trust.Active
-	} else if canon, ok := trust.ParseStatus(trust.AuthorisationServer, s.Status); ok {
+		s.Status = lifecycle.Active
+	} else if canon, ok := lifecycle.ParseStatus(lifecycle.AuthorisationServer, s.Status); ok {
 		s.Status = canon
 	} else {
-		f["Status"] = trust.StatusHelp(trust.AuthorisationServer, h.Vocab)
+		f["Status"] = lifecycle.StatusHelp(lifecycle.AuthorisationServer, h.Vocab)
 	}
 	if s.Flags == nil {
 		s.Flags = []string{}
@@ -118,7 +118,7 @@ func (h *Directory) renderServerForm(w http.ResponseWriter, r *http.Request, sta
 		action += "/" + s.AuthorisationServerID
 	}
 	f := views.ServerForm{OrgID: o.OrganisationID, Server: s, IsNew: isNew, Action: action, Errors: map[string]string{},
-		StatusOpts: h.statusOpts(trust.AuthorisationServer, s.Status, false), FlagOpts: flagOpts}
+		StatusOpts: h.statusOpts(lifecycle.AuthorisationServer, s.Status, false), FlagOpts: flagOpts}
 	if err != nil {
 		for _, fe := range AsError(err).Fields {
 			if fe.Field == "Issuer" {
@@ -140,7 +140,7 @@ func (h *Directory) NewServer(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	h.renderServerForm(w, r, http.StatusOK, o, store.AuthorisationServer{Status: trust.Active}, true, nil)
+	h.renderServerForm(w, r, http.StatusOK, o, store.AuthorisationServer{Status: lifecycle.Active}, true, nil)
 }
 
 // EditServer shows a server's form.

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -123,7 +123,7 @@ func (h *SSA) appPage(r *http.Request, o store.Organisation, app store.SoftwareS
 }
 
 func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStatement, alg string) (string, error) {
-	if app.Status != trust.Active {
+	if app.Status != lifecycle.Active {
 		msg := "the application is " + h.Vocab.Display(app.Status) + ": only an Active application gets an SSA"
 		return "", &Error{Status: http.StatusConflict, Code: "application_not_active", Message: msg,
 			Fields: []FieldError{{Code: "application_not_active", Field: "Status", Message: msg}}}

@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/trust"
 )
 
 // checkStatus is the check of an update of an organisation, authorisation
@@ -20,12 +20,12 @@ func (h *Directory) checkStatus(r *http.Request, cur any, from *string, curStatu
 		return err
 	}
 	*from = curStatus
-	if curStatus != trust.Withdrawn || next == trust.Withdrawn {
+	if curStatus != lifecycle.Withdrawn || next == lifecycle.Withdrawn {
 		return nil
 	}
 	end := h.Vocab.EndWord()
 	switch {
-	case next != trust.Active:
+	case next != lifecycle.Active:
 		msg := end + " can only become Active again (a reactivation), not " + h.Vocab.Display(next) + "."
 		return &Error{Status: http.StatusConflict, Code: "invalid_transition", Message: msg, Fields: []FieldError{{Field: "Status", Code: "invalid_transition", Message: msg}}}
 	case !PrincipalFrom(r.Context()).IsSuperUser():
@@ -51,9 +51,9 @@ func (h *Directory) savedMessage(what, name, from, to string) string {
 	switch {
 	case from == "" || from == to:
 		return what + name + " was saved."
-	case to == trust.Withdrawn && h.Vocab.EndWord() == trust.Withdrawn:
+	case to == lifecycle.Withdrawn && h.Vocab.EndWord() == lifecycle.Withdrawn:
 		return what + name + " was withdrawn."
-	case from == trust.Withdrawn:
+	case from == lifecycle.Withdrawn:
 		return what + name + " was reactivated: it is " + h.Vocab.Display(to) + " again."
 	default:
 		return what + name + " is now " + h.Vocab.Display(to) + "."

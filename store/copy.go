@@ -72,12 +72,29 @@ func (d *DB) CopyTo(ctx context.Context, to *DB, progress CopyProgress) (CopyRep
 			}
 			rep.Rows += n
 		}
-		for _, t := range []string{"audit_log", "outbox"} {
-			if _, err := tx.ExecContext(ctx, `SELECT setval(pg_get_serial_sequence('`+t+`', 'id'), COALESCE((SELECT MAX(id) FROM `+t+`), 0) + 1, false)`); err != nil {
+		// Identity columns go on after the copied ids.
+		rows, err := tx.QueryContext(ctx, `SELECT table_name, column_name FROM information_schema.columns
+			WHERE table_schema = current_schema() AND is_identity = 'YES'`)
+		if err != nil {
+			return err
+		}
+		var ident [][2]string
+		for rows.Next() {
+			var t, c string
+			if err := rows.Scan(&t, &c); err != nil {
+				rows.Close()
+				return err
+			}
+			ident = append(ident, [2]string{t, c})
+		}
+		rows.Close()
+		for _, tc := range ident {
+			t, c := tc[0], tc[1]
+			if _, err := tx.ExecContext(ctx, `SELECT setval(pg_get_serial_sequence('`+t+`', '`+c+`'), COALESCE((SELECT MAX(`+c+`) FROM `+t+`), 0) + 1, false)`); err != nil {
 				return fmt.Errorf("store: copy: %s ids: %w", t, err)
 			}
 		}
-		return nil
+		return rows.Err()
 	})
 	if err != nil {
 		return rep, err

@@ -125,7 +125,7 @@ func TestAuditLogRefusesTruncate(t *testing.T) {
 	db := open(t)
 	ctx := context.Background()
 	db.EnsureSuperUser(ctx, "a@example.com")
-	stmt := `TRUNCATE audit_log`
+	stmt := `TRUNCATE audit_log CASCADE` // CASCADE: webhook deliveries refer to it
 	if db.Engine() == store.SQLite {
 		stmt = `DELETE FROM audit_log` // SQLite's TRUNCATE is a DELETE
 	}

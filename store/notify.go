@@ -15,8 +15,9 @@ const writesChannel = "trustframe_writes"
 // listener keeps this instance's caches true to writes committed by other
 // instances on the same PostgreSQL database (docs/design.md, "Engines"):
 // on each notification from another instance it drops what the store
-// caches (list totals and page anchors, roles) and moves WriteVersion and
-// IdentityProvidersVersion on, which empties every cache keyed on them.
+// caches (list totals and page anchors, roles), moves WriteVersion and
+// IdentityProvidersVersion on, which empties every cache keyed on them,
+// and wakes the change feed's waiting requests.
 type listener struct {
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -92,6 +93,7 @@ func (d *DB) remoteWrite() {
 	d.roles.invalidate()
 	d.idpVersion.Add(1)
 	d.writes.Add(1)
+	d.commits.fire() // the change feed's long polls read again
 }
 
 func (d *DB) stopListening() {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -117,7 +118,11 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 					h[k] = v
 				}
 			}
-			if err := s.db.FinishIdempotent(bg, actor, key, store.IdempotentResult{Status: rec.status, Headers: h, Body: rec.body.Bytes()}); err != nil {
+			body, ct := rec.kept(h["Content-Type"])
+			if ct != "" {
+				h["Content-Type"] = ct
+			}
+			if err := s.db.FinishIdempotent(bg, actor, key, store.IdempotentResult{Status: rec.status, Headers: h, Body: body}); err != nil {
 				s.log.Error("idempotency: finish", "err", err)
 			}
 		}()
@@ -131,13 +136,33 @@ type recordingWriter struct {
 	status      int
 	wroteHeader bool
 	body        bytes.Buffer
+	secret      string // the member that holds a secret shown once
 }
 
 func (w *recordingWriter) WriteHeader(code int) {
 	if !w.wroteHeader {
 		w.status, w.wroteHeader = code, true
+		w.secret = w.Header().Get(handlers.SecretMemberHeader)
+		w.Header().Del(handlers.SecretMemberHeader)
 	}
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// kept is the body to remember for a replay: an answer that carries a
+// secret shown once (handlers.SecretMemberHeader) is kept without it — the
+// JSON member removed, any other body replaced by a note — so that no
+// secret lies in the clear in the idempotency table.
+func (w *recordingWriter) kept(contentType string) ([]byte, string) {
+	if w.secret == "" {
+		return w.body.Bytes(), contentType
+	}
+	var m map[string]json.RawMessage
+	if mt, _, _ := mime.ParseMediaType(contentType); mt == "application/json" && json.Unmarshal(w.body.Bytes(), &m) == nil {
+		delete(m, w.secret)
+		b, _ := json.Marshal(m)
+		return b, contentType
+	}
+	return []byte("Done. The answer showed a secret once; it is not shown again (make a new one if it was lost).\n"), "text/plain; charset=utf-8"
 }
 
 func (w *recordingWriter) Write(b []byte) (int, error) {

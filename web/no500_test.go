@@ -20,7 +20,10 @@ func TestNoBadInputReachesA500(t *testing.T) {
 	aid := a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"App"}`)["SoftwareStatementId"].(string)
 	auth := setupDomains(t, a)
 	cid := grant(t, a, oid, auth, "Payments", "PISP")
+	whID := a.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/h","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
 	ids := map[string][]string{
+		"webhookID":   {whID, "nope"},
+		"deliveryID":  {"1", "x", "99999999999999999999"},
 		"domain":      {"Payments", "Nope", "a%2Fb"},
 		"role":        {"PISP", "NOPE"},
 		"authorityID": {auth, "nope"},
@@ -108,6 +111,7 @@ func TestNoBadFormReachesA500(t *testing.T) {
 	a := newAPI(t, env, "admin@example.com")
 	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
 	aid := a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"App"}`)["SoftwareStatementId"].(string)
+	whID := a.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/h","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
 	var cookie string
@@ -116,7 +120,7 @@ func TestNoBadFormReachesA500(t *testing.T) {
 	}
 	ids := map[string]string{"orgID": oid, "appID": aid, "email": "admin@example.com", "name": "Business", "flagID": "nope", "kid": "nope",
 		"certType": "qseal", "kmID": "nope", "attID": "nope", "serverID": "nope", "contactID": "nope", "docID": "nope", "certID": "nope", "policyID": "nope",
-		"domain": "Nope", "role": "NOPE", "authorityID": "nope", "claimID": "nope"}
+		"domain": "Nope", "role": "NOPE", "authorityID": "nope", "claimID": "nope", "webhookID": whID, "deliveryID": "1"}
 	forms := []string{"", "Status=Deleted&Email=%00&Flags=x&Flags=y", "OrganisationName=" + strings.Repeat("y", 3000), "%zz", "PEM=hello&type=nope&DocumentStartDate=2026-99-01&Policy=%7B"}
 	param := regexp.MustCompile(`\{([^}]+)\}`)
 	sent := 0

@@ -8,9 +8,9 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/issuer"
+	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/static"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/trust"
 )
 
 // routes is the whole HTTP surface of trustframe, in one place.
@@ -35,6 +35,9 @@ func (s *Server) routes() http.Handler {
 	pages := &handlers.Pages{Base: base, Store: s.db, Now: s.cfg.Now}
 	domains := &handlers.Domains{Base: base, Store: s.db}
 	claims := &handlers.Claims{Base: base, Dir: dir, Store: s.db}
+	changes := &handlers.Changes{Base: base, Store: s.db}
+	hooks := &handlers.Webhooks{Base: base, Store: s.db, AllowPrivate: s.cfg.AllowPrivateWebhookURLs,
+		SealSecret: func(id string, key []byte) []byte { return s.kek.Seal(key, webhookSecretAAD(id)) }}
 
 	r := chi.NewRouter()
 	r.Use(requestID, s.logRequests, s.recoverer, s.securityHeaders)
@@ -180,6 +183,15 @@ func (s *Server) routes() http.Handler {
 			r.Post("/identity-providers", idps.Create)
 			r.Get("/identity-providers/{name}", idps.Get)
 			r.Put("/identity-providers/{name}", idps.Update)
+			// Webhooks (docs/design.md §15).
+			r.Get("/webhooks", hooks.List)
+			r.Post("/webhooks", hooks.Create)
+			r.Get("/webhooks/{webhookID}", hooks.Get)
+			r.Put("/webhooks/{webhookID}", hooks.Update)
+			r.Delete("/webhooks/{webhookID}", hooks.Delete)
+			r.Post("/webhooks/{webhookID}/rotate-secret", hooks.RotateSecret)
+			r.Get("/webhooks/{webhookID}/deliveries", hooks.Deliveries)
+			r.Post("/webhooks/{webhookID}/deliveries/{deliveryID}/redeliver", hooks.Redeliver)
 		})
 		// Authorisation domains, roles and authorities (docs/design.md §12):
 		// every administrator reads them (claims are chosen from them); only
@@ -222,6 +234,8 @@ func (s *Server) routes() http.Handler {
 		r.Get("/audit", pages.Audit)
 		r.Get("/audit/export.csv", pages.ExportAudit)
 		r.Get("/expiring", pages.Expiring)
+		// The change feed (docs/design.md §15): every administrator, like the audit log.
+		r.Get("/changes", changes.List)
 	})
 
 	// Browser: session cookie, cross-origin protection on every unsafe method.
@@ -246,12 +260,12 @@ func (s *Server) routes() http.Handler {
 				r.Post("/", dir.UpdateOrganisation)
 				r.Get("/edit", dir.EditOrganisation)
 				r.Post("/status", dir.SetOrganisationStatus)
-				r.Get("/reactivate", dir.ReactivateForm(trust.Organisation))
-				r.Post("/reactivate", dir.Reactivate(trust.Organisation))
-				r.Get("/softwarestatements/{appID}/reactivate", dir.ReactivateForm(trust.Application))
-				r.Post("/softwarestatements/{appID}/reactivate", dir.Reactivate(trust.Application))
-				r.Get("/authorisationservers/{serverID}/reactivate", dir.ReactivateForm(trust.AuthorisationServer))
-				r.Post("/authorisationservers/{serverID}/reactivate", dir.Reactivate(trust.AuthorisationServer))
+				r.Get("/reactivate", dir.ReactivateForm(lifecycle.Organisation))
+				r.Post("/reactivate", dir.Reactivate(lifecycle.Organisation))
+				r.Get("/softwarestatements/{appID}/reactivate", dir.ReactivateForm(lifecycle.Application))
+				r.Post("/softwarestatements/{appID}/reactivate", dir.Reactivate(lifecycle.Application))
+				r.Get("/authorisationservers/{serverID}/reactivate", dir.ReactivateForm(lifecycle.AuthorisationServer))
+				r.Post("/authorisationservers/{serverID}/reactivate", dir.Reactivate(lifecycle.AuthorisationServer))
 				r.Get("/contacts", dir.ListContacts)
 				r.Post("/contacts", dir.CreateContact)
 				r.Get("/contacts/new", dir.NewContact)
@@ -348,6 +362,14 @@ func (s *Server) routes() http.Handler {
 				r.Post("/identity-providers", idps.Create)
 				r.Get("/identity-providers/{name}", idps.Get)
 				r.Post("/identity-providers/{name}", idps.Update)
+				r.Get("/webhooks", hooks.List)
+				r.Get("/webhooks/new", hooks.New)
+				r.Post("/webhooks", hooks.Create)
+				r.Get("/webhooks/{webhookID}", hooks.Get)
+				r.Post("/webhooks/{webhookID}", hooks.Update)
+				r.Post("/webhooks/{webhookID}/rotate-secret", hooks.RotateSecret)
+				r.Post("/webhooks/{webhookID}/delete", hooks.Delete)
+				r.Post("/webhooks/{webhookID}/deliveries/{deliveryID}/redeliver", hooks.Redeliver)
 
 				// Domains and Roles: domains, their roles, authorities.
 				r.Get("/authorisation-domains", domains.ListDomains)

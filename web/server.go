@@ -25,9 +25,9 @@ import (
 	"github.com/trustframe/trustframe/devidp"
 	"github.com/trustframe/trustframe/dpop"
 	"github.com/trustframe/trustframe/handlers"
+	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -71,9 +71,19 @@ type Config struct {
 	// ExpiryNoticeContacts are the contact types of an organisation that
 	// are told about its own expiring items too (none by default).
 	ExpiryNoticeContacts []string
-	Version              string // for the metrics' build info
-	Now                  func() time.Time
-	Logger               *slog.Logger
+	// Webhooks (docs/design.md §15). AllowPrivateWebhookURLs accepts http
+	// and loopback/private receivers (--allow-private-webhook-urls: tests
+	// and development); WebhookTimeout bounds one attempt (default 10 s);
+	// WebhookRetryFor is how long a delivery is retried and how long a
+	// webhook may fail before it is Paused (default 24 h); WebhookBackoff
+	// replaces the retry schedule (tests).
+	AllowPrivateWebhookURLs bool
+	WebhookTimeout          time.Duration
+	WebhookRetryFor         time.Duration
+	WebhookBackoff          func(retry int) time.Duration
+	Version                 string // for the metrics' build info
+	Now                     func() time.Time
+	Logger                  *slog.Logger
 }
 
 // Server is the assembled HTTP handler and what it holds.
@@ -90,7 +100,7 @@ type Server struct {
 	tokDPoP    *dpop.Checker // token endpoint proofs
 	nonces     *dpop.Nonces  // nil unless --dpop-nonce
 	origin     string        // scheme://host of the base URL, for htu
-	vocab      trust.Vocabulary
+	vocab      lifecycle.Vocabulary
 	keys       *ssa.Keyring
 	fedKeys    *federation.Keyring
 	mailer     handlers.Mailer // nil: messages stay in the outbox
@@ -121,7 +131,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	if len(cfg.TokenTypes) == 0 {
 		cfg.TokenTypes = []string{"at+jwt", "application/at+jwt"}
 	}
-	vocab, err := trust.ParseVocabulary(cfg.StatusVocabulary)
+	vocab, err := lifecycle.ParseVocabulary(cfg.StatusVocabulary)
 	if err != nil {
 		return nil, fmt.Errorf("web: --status-vocabulary: %w", err)
 	}

@@ -36,12 +36,18 @@ func main() {
 	email := flag.String("email", "admin@example.com", "the Super User to sign in as")
 	duration := flag.Duration("duration", 2*time.Second, "length of one measurement run")
 	rounds := flag.Int("rounds", 3, "floor/trustframe pairs per measure")
-	only := flag.String("only", "all", "which measures: reads (point read, first page), participants, or all")
+	only := flag.String("only", "all", "which measures: reads (point read, first page), participants, soak, or all (not soak); token prints a Bearer token")
+	soakFor := flag.Duration("soak", 3*time.Minute, "with --only soak: how long reads and writes run together")
+	pid := flag.Int("pid", 0, "with --only soak: trustframe's process id, to sample its RSS")
 	flag.Parse()
 
 	tok, err := token(*tf, *email)
 	if err != nil {
 		log.Fatal("token: ", err)
+	}
+	if *only == "token" { // for measuring by hand: curl -H "Authorization: Bearer $(compare --only token)"
+		fmt.Println(tok)
+		return
 	}
 	auth := http.Header{"Authorization": {"Bearer " + tok}}
 	ids, err := orgIDs(*floor)
@@ -50,7 +56,7 @@ func main() {
 	}
 	pick := func() string { return ids[rand.IntN(len(ids))] }
 
-	if *only != "participants" {
+	if *only != "participants" && *only != "soak" {
 		fmt.Printf("| measure | floor | trustframe | ratio | goal |\n|---|---|---|---|---|\n")
 	}
 	pair := func(name, goal string, conns int, floorPath, tfPath func() string) {
@@ -63,6 +69,10 @@ func main() {
 	}
 	if *only == "participants" {
 		participants(*tf, auth, ids, *duration, *rounds)
+		return
+	}
+	if *only == "soak" {
+		soak(*tf, auth, ids, *soakFor, *pid)
 		return
 	}
 	pair("point read `GET /api/organisations/{id}`, 16 connections", "≥ 0.6", 16,

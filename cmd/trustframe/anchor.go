@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/trustframe/trustframe/federation"
+	"github.com/trustframe/trustframe/federation/anchor"
 )
 
 // cmdAnchor runs a standalone OpenID Federation trust anchor from a file,
@@ -31,11 +31,11 @@ func cmdAnchor(ctx context.Context, args []string, getenv func(string) string, s
 		return fmt.Errorf("%w: --config FILE is required", errUsage)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	a, err := federation.LoadAnchor(*config)
+	a, err := anchor.Load(*config)
 	if err != nil {
 		return err
 	}
-	srv := federation.NewServer(a)
+	srv := anchor.NewServer(a)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -50,7 +50,7 @@ func cmdAnchor(ctx context.Context, args []string, getenv func(string) string, s
 			case <-ctx.Done():
 				return
 			case <-hup:
-				next, err := federation.LoadAnchor(*config)
+				next, err := anchor.Load(*config)
 				if err != nil {
 					log.Error("configuration not reloaded; the previous one keeps serving", "err", err)
 					continue

@@ -385,17 +385,21 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 	data := fs.String("data", "", "request body: JSON text, @file, or @- for standard input")
 	contentType := fs.String("content-type", "application/json", "media type of the body (text/csv for POST /organisations/import)")
 	paginate := fs.Bool("paginate", false, "GET every page of a paged list and print their content as one JSON array")
+	follow := fs.Bool("follow", false, "follow a feed (GET /changes): print each entry as one JSON line as it comes, until interrupted")
 	dir := fs.String("config-dir", "", "where the DPoP key and tokens are kept")
 	pos, err := parseMixed(fs, args, getenv, stderr)
 	if err != nil {
 		return err
 	}
+	if *follow && len(pos) == 1 {
+		pos = []string{http.MethodGet, pos[0]}
+	}
 	if len(pos) != 2 {
-		return fmt.Errorf("%w: trustframe api METHOD PATH [--data JSON|@file] [--content-type TYPE] [--paginate] (PATH relative to <server>/api)", errUsage)
+		return fmt.Errorf("%w: trustframe api METHOD PATH [--data JSON|@file] [--content-type TYPE] [--paginate] (PATH relative to <server>/api), or trustframe api --follow /changes", errUsage)
 	}
 	method, path := strings.ToUpper(pos[0]), pos[1]
-	if *paginate && method != http.MethodGet {
-		return fmt.Errorf("%w: --paginate is for GET", errUsage)
+	if (*paginate || *follow) && method != http.MethodGet {
+		return fmt.Errorf("%w: --paginate and --follow are for GET", errUsage)
 	}
 	if !strings.HasPrefix(path, "/") {
 		path = "/" + path
@@ -441,6 +445,11 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 		return status, respBody, nil
 	}
 	target := c.Server + "/api" + escapePath(path)
+	if *follow {
+		err := followFeed(ctx, target, call, stdout)
+		_ = e.save(c)
+		return err
+	}
 	var status int
 	var respBody []byte
 	if *paginate {
@@ -462,6 +471,55 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	stdout.Write(respBody)
 	return nil
+}
+
+// followFeed long-polls a feed answering {"content":[…],"nextCursor":…}
+// (GET /changes, docs/design.md §15) and prints every entry as one JSON
+// line, in order, until ctx ends. Without after= in the path it starts
+// from now.
+func followFeed(ctx context.Context, target string, call func(string) (int, []byte, error), stdout io.Writer) error {
+	u, err := url.Parse(target)
+	if err != nil {
+		return err
+	}
+	q := u.Query()
+	if q.Get("after") == "" {
+		q.Set("after", "now")
+	}
+	// The CLI's client gives up after 30 s: wait less than that.
+	if q.Get("wait") == "" {
+		q.Set("wait", "20")
+	}
+	for {
+		u.RawQuery = q.Encode()
+		status, body, err := call(u.String())
+		if ctx.Err() != nil {
+			return nil // interrupted: a clean stop
+		}
+		if err != nil {
+			return err
+		}
+		if status >= 400 {
+			return &exitError{code: 1, err: fmt.Errorf("GET %s: HTTP %d: %s", u.Path, status, bytes.TrimSpace(body))}
+		}
+		var page struct {
+			Content    []json.RawMessage `json:"content"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(body, &page); err != nil || page.NextCursor == "" {
+			return fmt.Errorf("GET %s: the answer is not a feed page (content, nextCursor)", u.Path)
+		}
+		for _, c := range page.Content {
+			var line bytes.Buffer
+			if json.Compact(&line, c) == nil {
+				line.WriteByte('\n')
+				if _, err := stdout.Write(line.Bytes()); err != nil {
+					return err
+				}
+			}
+		}
+		q.Set("after", page.NextCursor)
+	}
 }
 
 // allPages follows a paged list (docs/design.md §4: content, pageNumber,

@@ -53,6 +53,9 @@ func TestEndToEndEveryPageIsAccessible(t *testing.T) {
 	}))
 	t.Cleanup(disc.Close)
 
+	// A webhook first, so that the changes below fill its delivery log
+	// (no deliverer runs here: they stay Pending).
+	hook := call("POST", "/references/webhooks", "application/json", `{"Url":"https://8.8.8.8/hook","SubjectTypes":["Organisation","Application"]}`)
 	org := call("POST", "/organisations", "application/json", `{"OrganisationName":"Acme Bank","RegistrationNumber":"12345678","CountryOfRegistration":"GB"}`)
 	oid := org["OrganisationId"].(string)
 	base := "/organisations/" + oid
@@ -78,7 +81,7 @@ func TestEndToEndEveryPageIsAccessible(t *testing.T) {
 		"orgID": oid, "appID": aid, "serverID": srv["AuthorisationServerId"].(string), "contactID": contact["ContactId"].(string),
 		"docID": doc["DocumentId"].(string), "certID": cert["CertificationId"].(string), "kid": orgCert["kid"].(string),
 		"kmID": km["KeyMaterialID"].(string), "flagID": flag["FlagId"].(string), "policyID": pol["PolicyId"].(string),
-		"email": "admin@example.com", "name": "Ops%20IdP", "certType": "qseal",
+		"email": "admin@example.com", "name": "Ops%20IdP", "certType": "qseal", "webhookID": hook["WebhookId"].(string),
 	}
 
 	// Every browser GET route that shows a page.

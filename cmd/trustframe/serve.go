@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/trust"
 	"github.com/trustframe/trustframe/web"
 )
 
@@ -42,6 +42,8 @@ type serveFlags struct {
 	apiRateLimit                         int
 	fedEntityID, fedOrgName, fedAlg      string
 	fedLifetime                          time.Duration
+	allowPrivateWebhooks                 bool
+	webhookTimeout                       time.Duration
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -76,6 +78,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.fedOrgName, "federation-organization-name", "", "organization_name of the directory's federation entity configuration")
 	fs.DurationVar(&f.fedLifetime, "federation-statement-lifetime", 24*time.Hour, "lifetime of the federation's entity configuration and subordinate statements")
 	fs.StringVar(&f.fedAlg, "federation-signing-alg", "ES256", "algorithm of new federation signing keys: ES256, ES384, PS256 or EdDSA")
+	fs.BoolVar(&f.allowPrivateWebhooks, "allow-private-webhook-urls", false, "accept http and loopback/private webhook receivers (tests and development only)")
+	fs.DurationVar(&f.webhookTimeout, "webhook-timeout", 10*time.Second, "how long one webhook delivery attempt may take, connection to answer (1s to 60s)")
 	fs.StringVar(&f.tokenTypes, "api-token-types", "at+jwt,application/at+jwt", "JWT typ values accepted for API access tokens, comma-separated (add JWT for issuers such as Keycloak)")
 }
 
@@ -173,6 +177,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
+	if f.webhookTimeout < time.Second || f.webhookTimeout > time.Minute {
+		return fmt.Errorf("%w: --webhook-timeout must be from 1s to 60s", errUsage)
+	}
 	if f.expiryNoticeDays < 0 || f.expiryNoticeDays > 365 {
 		return fmt.Errorf("%w: --expiry-notice-days must be 0 (off) to 365", errUsage)
 	}
@@ -186,7 +193,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	default:
 		return fmt.Errorf("%w: --allow-private-issuer-urls must be true or false", errUsage)
 	}
-	if _, err := trust.ParseVocabulary(f.statusVocabulary); err != nil {
+	if _, err := lifecycle.ParseVocabulary(f.statusVocabulary); err != nil {
 		return fmt.Errorf("%w: --status-vocabulary: %v", errUsage, err)
 	}
 	db, err := openStore(ctx, f.dataDir, f.database)
@@ -235,6 +242,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		KEKFile: kekPath, SSASigningAlgs: splitList(f.ssaAlgs), SSARSABits: f.ssaRSABits, SSAIssuer: f.ssaIssuer,
 		FederationEntityID: f.fedEntityID, FederationOrganizationName: f.fedOrgName, FederationStatementLifetime: f.fedLifetime, FederationSigningAlg: f.fedAlg,
 		ExpiryNoticeDays: f.expiryNoticeDays, ExpiryNoticeContacts: splitList(f.expiryNoticeContacts), Version: version,
+		AllowPrivateWebhookURLs: f.allowPrivateWebhooks, WebhookTimeout: f.webhookTimeout,
 	}, db)
 	if err != nil {
 		return err
@@ -258,6 +266,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	go purgeSessions(ctx, db, log)
 	go sendExpiryNotices(ctx, srv, log)
+	hooksDone := make(chan struct{})
+	go func() { srv.DeliverWebhooks(ctx); close(hooksDone) }()
 	var ms *http.Server
 	if f.metricsAddr != "" {
 		mln, err := net.Listen("tcp", f.metricsAddr)
@@ -297,6 +307,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := hs.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	<-hooksDone // an attempt in flight is abandoned; its lease runs out
 	fmt.Fprintln(stdout, "trustframe stopped")
 	return nil
 }

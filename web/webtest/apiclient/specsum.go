@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "6aefe375c044aee4f234d3bf90e02e6de07eaae885d82785dbf60a512b5f5cb3"
+const SpecSHA256 = "19971323b8601193138db3fb1f669df3c2be302144a015a6d71de3b80ec38e30"

@@ -1,4 +1,4 @@
-package federation
+package anchor
 
 import (
 	"context"
@@ -8,11 +8,14 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/trustframe/trustframe/federation"
 )
 
 // chainError is a trust chain that does not hold: 400 invalid_trust_chain
@@ -80,9 +83,9 @@ func (s *Server) resolveToken(ctx context.Context, a *Anchor, sub string, now ti
 		}
 	}
 	// Constraints of every statement (§6.2), then the merged policies (§6.1.4).
-	merged := map[string]Policy{}
+	merged := map[string]federation.Policy{}
 	for i, l := range links {
-		c, err := ParseConstraints(asMap(l.claims["constraints"]))
+		c, err := federation.ParseConstraints(asMap(l.claims["constraints"]))
 		if err != nil {
 			return "", chainError("the constraints of the statement about %v: %v", l.claims["sub"], err)
 		}
@@ -103,12 +106,12 @@ func (s *Server) resolveToken(ctx context.Context, a *Anchor, sub string, now ti
 		sort.Strings(etypes)
 		for _, etype := range etypes {
 			b, _ := json.Marshal(mp[etype])
-			p, err := ParsePolicy(b)
+			p, err := federation.ParsePolicy(b)
 			if err != nil {
 				return "", chainError("the %s policy of the statement about %v is not a policy", etype, l.claims["sub"])
 			}
 			if cur, ok := merged[etype]; ok {
-				if p, err = MergePolicies(cur, p); err != nil {
+				if p, err = federation.MergePolicies(cur, p); err != nil {
 					return "", chainError("the %s policies of the chain cannot be merged: %v", etype, err)
 				}
 			}
@@ -124,7 +127,7 @@ func (s *Server) resolveToken(ctx context.Context, a *Anchor, sub string, now ti
 		for k, v := range pol {
 			pm[k] = v
 		}
-		resolved, err := ApplyPolicy(pm, m)
+		resolved, err := federation.ApplyPolicy(pm, m)
 		if err != nil {
 			return "", chainError("%s: %v", etype, err)
 		}
@@ -318,7 +321,7 @@ func (s *Server) fetchEntityConfiguration(ctx context.Context, id string, keys j
 		return "", nil, chainError("%s is expired or has no exp", u)
 	}
 	hints, _ := claims["authority_hints"].([]any)
-	if !contains(hints, superior) {
+	if !slices.Contains(hints, any(superior)) {
 		return "", nil, chainError("%s: authority_hints do not name %s", u, superior)
 	}
 	return raw, claims, nil
@@ -349,67 +352,4 @@ func (s *Server) fetchStatement(ctx context.Context, endpoint, iss, sub string, 
 		return "", nil, chainError("the statement of %s about %s is expired", iss, sub)
 	}
 	return raw, claims, nil
-}
-
-// ApplyPolicy applies one entity type's metadata policy to its metadata
-// (OpenID Federation 1.0 §6.1.4.1): value, add, default, then the checks
-// one_of, subset_of (which also narrows), superset_of, essential.
-func ApplyPolicy(policy map[string]any, metadata map[string]any) (map[string]any, error) {
-	out := map[string]any{}
-	for k, v := range metadata {
-		out[k] = v
-	}
-	for param, raw := range policy {
-		ops, _ := raw.(map[string]any)
-		v, present := out[param]
-		if val, ok := ops["value"]; ok {
-			if val == nil {
-				delete(out, param)
-				present = false
-			} else {
-				out[param], v, present = val, val, true
-			}
-		}
-		if add, ok := ops["add"]; ok {
-			addList, isList := add.([]any)
-			if !isList {
-				addList = []any{add}
-			}
-			cur, _ := v.([]any)
-			for _, x := range addList {
-				if !contains(cur, x) {
-					cur = append(cur, x)
-				}
-			}
-			out[param], v, present = cur, cur, true
-		}
-		if def, ok := ops["default"]; ok && !present {
-			out[param], v, present = def, def, true
-		}
-		if oneOf, ok := ops["one_of"].([]any); ok && present && !contains(oneOf, v) {
-			return nil, fmt.Errorf("%s: %v is not one of %v", param, v, oneOf)
-		}
-		if sub, ok := ops["subset_of"].([]any); ok && present {
-			cur, _ := v.([]any)
-			kept := []any{}
-			for _, x := range cur {
-				if contains(sub, x) {
-					kept = append(kept, x)
-				}
-			}
-			out[param], v = kept, kept
-		}
-		if sup, ok := ops["superset_of"].([]any); ok && present {
-			cur, _ := v.([]any)
-			if !subset(sup, cur) {
-				return nil, fmt.Errorf("%s: %v does not include %v", param, v, sup)
-			}
-		}
-		if ess, ok := ops["essential"].(bool); ok && ess {
-			if l, isList := out[param].([]any); !present || (isList && len(l) == 0) {
-				return nil, fmt.Errorf("%s is essential and missing", param)
-			}
-		}
-	}
-	return out, nil
 }

@@ -1,4 +1,4 @@
-package federation
+package anchor
 
 import (
 	"crypto/ecdsa"
@@ -82,7 +82,7 @@ const anchorID = "http://127.0.0.1:8090"
 func anchorWith(t *testing.T, subs string) (*httptest.Server, jose.JSONWebKeySet) {
 	dir := t.TempDir()
 	writeKey(t, dir, "anchor.pem")
-	a, err := LoadAnchor(writeConfig(t, dir, "entity_id: "+anchorID+"\nkeys: [{file: anchor.pem, alg: ES256}]\nsubordinates:\n"+subs))
+	a, err := Load(writeConfig(t, dir, "entity_id: "+anchorID+"\nkeys: [{file: anchor.pem, alg: ES256}]\nsubordinates:\n"+subs))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,7 @@
-package trust
+// Package formats checks the shape of field values the directory accepts:
+// country codes (ISO 3166-1), https URLs, redirect URIs, WebAuthn origins and
+// the CIBA delivery modes (docs/design.md §5). It knows neither HTTP nor SQL.
+package formats
 
 import (
 	"net"

@@ -1,4 +1,9 @@
-package federation
+// Package anchor is the HTTP side of OpenID Federation: the standalone trust
+// anchor of `trustframe anchor` (its configuration file, entity configuration,
+// fetch, list and resolve through intermediates) and the error and statement
+// writers the directory's own federation endpoints share (docs/design.md §8
+// and §13). The rules it applies are in package federation.
+package anchor
 
 import (
 	"context"
@@ -18,17 +23,20 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/trustframe/trustframe/federation"
 	"gopkg.in/yaml.v3"
 )
 
-// AnchorConfig is the file of a standalone trust anchor (docs/design.md §8).
-type AnchorConfig struct {
+// Config is the file of a standalone trust anchor (docs/design.md §8).
+type Config struct {
 	EntityID          string        `yaml:"entity_id"`
 	OrganizationName  string        `yaml:"organization_name"`
 	StatementLifetime string        `yaml:"statement_lifetime"`
@@ -58,7 +66,7 @@ type Subordinate struct {
 
 // Anchor is a loaded, checked configuration with its signing keys.
 type Anchor struct {
-	cfg      AnchorConfig
+	cfg      Config
 	lifetime time.Duration
 	signer   jose.Signer
 	resolver jose.Signer
@@ -66,14 +74,14 @@ type Anchor struct {
 	subs     map[string]*Subordinate
 }
 
-// LoadAnchor reads and checks the configuration file; every error names
+// Load reads and checks the configuration file; every error names
 // the file, and the key path or subordinate, and the reason.
-func LoadAnchor(path string) (*Anchor, error) {
+func Load(path string) (*Anchor, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	var cfg AnchorConfig
+	var cfg Config
 	dec := yaml.NewDecoder(strings.NewReader(string(b)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil {
@@ -169,7 +177,7 @@ func LoadAnchor(path string) (*Anchor, error) {
 		}
 		for etype, pol := range s.MetadataPolicy {
 			pb, _ := json.Marshal(pol)
-			for _, pe := range ValidatePolicy(pb) {
+			for _, pe := range federation.ValidatePolicy(pb) {
 				return nil, fail("%s: metadata_policy.%s.%s: %s", where, etype, pe.Parameter, pe.Message)
 			}
 		}
@@ -281,15 +289,6 @@ func (a *Anchor) EntityConfiguration(now time.Time) (string, error) {
 	})
 }
 
-// fedError is an OpenID Federation error response.
-type fedError struct {
-	Status      int
-	Code        string
-	Description string
-}
-
-func (e *fedError) Error() string { return e.Code + ": " + e.Description }
-
 func (a *Anchor) subordinateJWKS(ctx context.Context, s *Subordinate, client *http.Client) (json.RawMessage, error) {
 	if s.jwks != nil {
 		return s.jwks, nil
@@ -346,21 +345,13 @@ func (a *Anchor) List(types []string) []string {
 			continue
 		}
 		for _, want := range types {
-			if contains(anyList(s.EntityTypes), want) {
+			if slices.Contains(s.EntityTypes, want) {
 				out = append(out, id)
 				break
 			}
 		}
 	}
 	sort.Strings(out)
-	return out
-}
-
-func anyList(l []string) []any {
-	out := make([]any, len(l))
-	for i, s := range l {
-		out[i] = s
-	}
 	return out
 }
 
@@ -388,19 +379,6 @@ func (s *Server) current() *Anchor {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.anchor
-}
-
-func writeFedError(w http.ResponseWriter, e *fedError) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(e.Status)
-	_ = json.NewEncoder(w).Encode(map[string]string{"error": e.Code, "error_description": e.Description})
-}
-
-func writeJWT(w http.ResponseWriter, typ, tok string, lifetime time.Duration) {
-	w.Header().Set("Content-Type", "application/"+typ)
-	w.Header().Set("Cache-Control", fmt.Sprintf("public, max-age=%d", int(min(lifetime, time.Hour).Seconds())))
-	_, _ = w.Write([]byte(tok))
 }
 
 // ServeHTTP answers the federation endpoints.
@@ -450,14 +428,4 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeFedError(w, &fedError{http.StatusNotFound, "not_found", "no endpoint " + r.URL.Path})
 	}
-}
-
-// WriteError writes an OpenID Federation error response (§8.9).
-func WriteError(w http.ResponseWriter, status int, code, description string) {
-	writeFedError(w, &fedError{status, code, description})
-}
-
-// WriteJWT writes a signed statement with its media type.
-func WriteJWT(w http.ResponseWriter, typ, tok string, lifetime time.Duration) {
-	writeJWT(w, typ, tok, lifetime)
 }

@@ -1,6 +1,8 @@
-// Package trust holds the domain rules of the directory that are neither
-// HTTP nor SQL: the status vocabulary and its transitions, field formats.
-package trust
+// Package lifecycle holds the status vocabulary of the directory's records
+// (Active, Pending, Suspended, Withdrawn/Inactive), which statuses each kind
+// of record may take and the transitions between them (docs/design.md §6).
+// It knows neither HTTP nor SQL.
+package lifecycle
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package federation
+package anchor
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 // TestExampleConfig loads docs/anchor.example.yaml as an operator would use
 // it: the file beside its key and JWKS files. The example must stay valid.
 func TestExampleConfig(t *testing.T) {
-	example, err := os.ReadFile(filepath.Join("..", "docs", "anchor.example.yaml"))
+	example, err := os.ReadFile(filepath.Join("..", "..", "docs", "anchor.example.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestExampleConfig(t *testing.T) {
 	}
 	path := writeConfig(t, dir, string(example))
 
-	a, err := LoadAnchor(path)
+	a, err := Load(path)
 	if err != nil {
 		t.Fatalf("the example does not load: %v", err)
 	}

@@ -1,4 +1,4 @@
-package trust
+package formats
 
 // countries are the officially assigned ISO 3166-1 alpha-2 codes (249),
 // with their English short names. The list was taken from Debian's

@@ -1,4 +1,4 @@
-package federation
+package anchor
 
 import (
 	"crypto"
@@ -114,7 +114,7 @@ subordinates:
     jwks: {keys: [{kty: EC, crv: P-256, x: "MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4", y: "4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM", kid: b1}]}
     entity_types: [openid_provider]
 `)
-	a, err := LoadAnchor(cfg)
+	a, err := Load(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ subordinates:
 	parseStatement(t, chain[2].(string), "entity-statement+jwt", keys)
 }
 
-func TestAnchorConfigErrors(t *testing.T) {
+func TestConfigErrors(t *testing.T) {
 	dir := t.TempDir()
 	writeKey(t, dir, "k.pem")
 	os.WriteFile(filepath.Join(dir, "notakey.pem"), []byte("hello"), 0o600)
@@ -218,37 +218,10 @@ func TestAnchorConfigErrors(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			p := writeConfig(t, dir, c.body)
-			_, err := LoadAnchor(p)
+			_, err := Load(p)
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
 				t.Fatalf("%v, want %q and the file name", err, c.want)
 			}
 		})
-	}
-}
-
-func TestApplyPolicy(t *testing.T) {
-	md := map[string]any{"grant_types": []any{"authorization_code", "implicit"}, "contacts": []any{"a@x"}, "alg": "RS256"}
-	out, err := ApplyPolicy(map[string]any{
-		"grant_types":    map[string]any{"subset_of": []any{"authorization_code", "refresh_token"}, "superset_of": []any{"authorization_code"}},
-		"contacts":       map[string]any{"add": []any{"ops@x"}},
-		"token_auth":     map[string]any{"default": "private_key_jwt"},
-		"alg":            map[string]any{"value": "PS256"},
-		"initiate_login": map[string]any{"value": nil},
-		"client_name":    map[string]any{"essential": false},
-	}, md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g := out["grant_types"].([]any); len(g) != 1 || out["alg"] != "PS256" || len(out["contacts"].([]any)) != 2 || out["token_auth"] != "private_key_jwt" {
-		t.Fatalf("%v", out)
-	}
-	for name, pol := range map[string]map[string]any{
-		"one_of":      {"alg": map[string]any{"one_of": []any{"PS256", "ES256"}}},
-		"superset_of": {"grant_types": map[string]any{"superset_of": []any{"refresh_token"}}},
-		"essential":   {"client_name": map[string]any{"essential": true}},
-	} {
-		if _, err := ApplyPolicy(pol, md); err == nil {
-			t.Errorf("%s: the metadata should be refused", name)
-		}
 	}
 }

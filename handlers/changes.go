@@ -1,0 +1,160 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/trustframe/trustframe/store"
+)
+
+type changeStore interface {
+	FeedEpoch(ctx context.Context) (string, error)
+	ResolveCursor(ctx context.Context, cursor string) (int64, error)
+	LastChangeID(ctx context.Context) (int64, error)
+	ChangesAfter(ctx context.Context, after int64, limit int) ([]store.AuditRecord, error)
+	NextCommit() <-chan struct{}
+}
+
+// Changes serves GET /api/changes, the change feed (docs/design.md §15):
+// every audit record in commit order after an opaque cursor, and a long
+// poll that is answered as soon as a change commits.
+type Changes struct {
+	*Base
+	Store changeStore
+	// Poll is the longest a long poll waits before it reads again when no
+	// commit of this process woke it (changes committed by another
+	// instance on the same database); default 1 s.
+	Poll time.Duration
+}
+
+// Limits of the change feed's parameters.
+const (
+	ChangesDefaultLimit = 100
+	ChangesMaxLimit     = 1000
+	ChangesMaxWait      = 60
+)
+
+// changesPage is the answer of GET /api/changes.
+type changesPage struct {
+	Content    []store.Change `json:"content"`
+	NextCursor string         `json:"nextCursor"`
+}
+
+func paramError(status int, field, msg string) *Error {
+	code := "invalid_parameter"
+	return &Error{Status: status, Code: code, Message: msg, Fields: []FieldError{{Field: field, Code: "invalid", Message: msg}}}
+}
+
+// List answers GET /api/changes?after=&limit=&wait=.
+func (h *Changes) List(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	q := r.URL.Query()
+	limit, wait := ChangesDefaultLimit, 0
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			WriteError(w, r, paramError(http.StatusBadRequest, "limit", "limit must be a whole number from 1 to 1000 (default 100)."))
+			return
+		}
+		if n < 1 || n > ChangesMaxLimit {
+			WriteError(w, r, paramError(http.StatusUnprocessableEntity, "limit", "limit must be from 1 to 1000 (default 100)."))
+			return
+		}
+		limit = n
+	}
+	if v := q.Get("wait"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			WriteError(w, r, paramError(http.StatusBadRequest, "wait", "wait must be a whole number of seconds from 0 to 60."))
+			return
+		}
+		if n < 0 || n > ChangesMaxWait {
+			WriteError(w, r, paramError(http.StatusUnprocessableEntity, "wait", "wait must be from 0 to 60 seconds."))
+			return
+		}
+		wait = n
+	}
+	epoch, err := h.Store.FeedEpoch(ctx)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var after int64
+	switch cur := q.Get("after"); cur {
+	case "":
+		// From the start of the log.
+	case "now":
+		if after, err = h.Store.LastChangeID(ctx); err != nil {
+			WriteError(w, r, err)
+			return
+		}
+	default:
+		after, err = h.Store.ResolveCursor(ctx, cur)
+		switch {
+		case errors.Is(err, store.ErrCursorMalformed):
+			WriteError(w, r, paramError(http.StatusBadRequest, "after",
+				"after is not a cursor of this feed: send the nextCursor (or a Cursor) of an earlier answer as it was, leave it out to read from the start, or send after=now to read only what changes from now on."))
+			return
+		case errors.Is(err, store.ErrCursorGone):
+			e := paramError(http.StatusGone, "after",
+				"This cursor cannot be continued: it was made by another database or points past the end of this log (the directory was restored from a backup, or moved). Read the current state again (GET /api/organisations, GET /api/participants), then follow GET /api/changes?after=now.")
+			e.Code = "cursor_gone"
+			WriteError(w, r, e)
+			return
+		case err != nil:
+			WriteError(w, r, err)
+			return
+		}
+	}
+	if wait > 0 {
+		// A long poll outlives the server's write timeout: give this
+		// answer its own deadline (the wait and some room).
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(time.Duration(wait)*time.Second + 30*time.Second))
+	}
+	recs, err := h.wait(ctx, after, limit, time.Duration(wait)*time.Second)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	page := changesPage{Content: make([]store.Change, 0, len(recs)), NextCursor: store.EncodeCursor(epoch, after)}
+	for _, rec := range recs {
+		c := store.ChangeOf(epoch, rec)
+		page.Content = append(page.Content, c)
+		page.NextCursor = c.Cursor
+	}
+	WriteJSON(w, http.StatusOK, page)
+}
+
+// wait reads the changes after after; when there are none it waits up to
+// d for a commit (or, for other instances' commits, the poll interval)
+// and reads again.
+func (h *Changes) wait(ctx context.Context, after int64, limit int, d time.Duration) ([]store.AuditRecord, error) {
+	poll := h.Poll
+	if poll <= 0 {
+		poll = time.Second
+	}
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		commit := h.Store.NextCommit()
+		recs, err := h.Store.ChangesAfter(ctx, after, limit)
+		if err != nil || len(recs) > 0 || d <= 0 {
+			return recs, err
+		}
+		t := time.NewTimer(poll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-deadline.C:
+			t.Stop()
+			return nil, nil
+		case <-commit:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}

@@ -1,0 +1,511 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Webhook is a subscription of an HTTPS receiver to the changes of some
+// subject types (docs/design.md §15). The secret is kept sealed under the
+// KEK and never leaves the store in the clear.
+type Webhook struct {
+	WebhookID    string    `json:"WebhookId"`
+	URL          string    `json:"Url"`
+	Description  string    `json:"Description"`
+	SubjectTypes []string  `json:"SubjectTypes"`
+	Status       string    `json:"Status"` // Active, Inactive, or Paused (by the deliverer)
+	PausedReason string    `json:"PausedReason,omitempty"`
+	CreatedOn    time.Time `json:"CreatedOn"`
+	UpdatedOn    time.Time `json:"UpdatedOn"`
+	SealedSecret []byte    `json:"-"`
+}
+
+// WebhookSubjectTypes are the subject types of the audit log a webhook can
+// subscribe to (every SubjectType the store writes).
+var WebhookSubjectTypes = []string{
+	"Application", "AuthorisationDomain", "AuthorisationServer", "Authority", "AuthorityClaim", "Certification",
+	"Contact", "DataAdministrator", "Document", "ExpiryNotice", "FederationKey", "Flag", "IdentityProvider",
+	"KeyMaterial", "Organisation", "OrganisationCertificate", "Role", "RoleMetadataPolicy", "Session",
+	"SigningKey", "SuperUser", "Webhook",
+}
+
+// WebhookDelivery is one change sent (or to be sent) to one webhook.
+type WebhookDelivery struct {
+	DeliveryID     int64     `json:"DeliveryId"`
+	WebhookID      string    `json:"WebhookId"`
+	Change         Change    `json:"Change"`
+	Status         string    `json:"Status"` // Pending, Delivered, Failed
+	Attempts       int       `json:"Attempts"`
+	LastStatusCode int       `json:"LastStatusCode,omitempty"`
+	LastError      string    `json:"LastError,omitempty"`
+	LastDurationMs int64     `json:"LastDurationMs"`
+	LastAttemptOn  string    `json:"LastAttemptOn,omitempty"`
+	NextAttemptOn  string    `json:"NextAttemptOn,omitempty"`
+	CreatedOn      time.Time `json:"CreatedOn"`
+}
+
+const webhookCols = `webhook_id, url, description, status, secret_sealed, paused_reason, created_at, updated_at`
+
+func scanWebhook(row interface{ Scan(...any) error }) (Webhook, error) {
+	var w Webhook
+	var created, updated string
+	err := row.Scan(&w.WebhookID, &w.URL, &w.Description, &w.Status, &w.SealedSecret, &w.PausedReason, &created, &updated)
+	w.CreatedOn, w.UpdatedOn = parseStamp(created), parseStamp(updated)
+	return w, err
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func webhookTypes(ctx context.Context, q querier, ws []Webhook) error {
+	for i := range ws {
+		rows, err := q.QueryContext(ctx, `SELECT subject_type FROM webhook_subject_types WHERE webhook_id = ? ORDER BY subject_type`, ws[i].WebhookID)
+		if err != nil {
+			return err
+		}
+		ws[i].SubjectTypes = []string{}
+		for rows.Next() {
+			var t string
+			if err := rows.Scan(&t); err != nil {
+				rows.Close()
+				return err
+			}
+			ws[i].SubjectTypes = append(ws[i].SubjectTypes, t)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ListWebhooks lists every webhook, oldest first.
+func (d *DB) ListWebhooks(ctx context.Context) ([]Webhook, error) {
+	return d.webhooksWhere(ctx, d.db, `1=1`)
+}
+
+// PausedWebhooks lists the webhooks the deliverer paused (for the home page).
+func (d *DB) PausedWebhooks(ctx context.Context) ([]Webhook, error) {
+	return d.webhooksWhere(ctx, d.db, `status = 'Paused'`)
+}
+
+func (d *DB) webhooksWhere(ctx context.Context, q querier, where string, args ...any) ([]Webhook, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE `+where+` ORDER BY created_at, webhook_id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: webhooks: %w", err)
+	}
+	out := []Webhook{}
+	for rows.Next() {
+		w, err := scanWebhook(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, webhookTypes(ctx, q, out)
+}
+
+// GetWebhook returns one webhook (ErrNotFound when there is none).
+func (d *DB) GetWebhook(ctx context.Context, id string) (Webhook, error) {
+	ws, err := d.webhooksWhere(ctx, d.db, `webhook_id = ?`, id)
+	if err != nil {
+		return Webhook{}, err
+	}
+	if len(ws) == 0 {
+		return Webhook{}, ErrNotFound
+	}
+	return ws[0], nil
+}
+
+func getWebhookTx(ctx context.Context, tx *sql.Tx, id string) (Webhook, error) {
+	w, err := scanWebhook(tx.QueryRowContext(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE webhook_id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Webhook{}, ErrNotFound
+	}
+	if err != nil {
+		return Webhook{}, err
+	}
+	ws := []Webhook{w}
+	if err := webhookTypes(ctx, tx, ws); err != nil {
+		return Webhook{}, err
+	}
+	return ws[0], nil
+}
+
+func setWebhookTypes(ctx context.Context, tx *sql.Tx, id string, types []string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM webhook_subject_types WHERE webhook_id = ?`, id); err != nil {
+		return err
+	}
+	for _, t := range types {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_subject_types(webhook_id, subject_type) VALUES (?, ?)`, id, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func webhookSummary(w Webhook) string {
+	types := slices.Clone(w.SubjectTypes)
+	sort.Strings(types)
+	return fmt.Sprintf("Url: %s; SubjectTypes: %s; Status: %s", w.URL, strings.Join(types, ", "), w.Status)
+}
+
+// CreateWebhook stores a new webhook (its id is made here unless given) with its sealed
+// secret.
+func (d *DB) CreateWebhook(ctx context.Context, a Audit, w Webhook) (Webhook, error) {
+	if w.WebhookID == "" {
+		w.WebhookID = NewID()
+	}
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		now := d.stamp()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO webhooks(webhook_id, url, description, status, secret_sealed, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, w.WebhookID, w.URL, w.Description, w.Status, w.SealedSecret, now, now); err != nil {
+			return err
+		}
+		if err := setWebhookTypes(ctx, tx, w.WebhookID, w.SubjectTypes); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "Webhook", SubjectID: w.WebhookID, Summary: webhookSummary(w)})
+	})
+	if err != nil {
+		return Webhook{}, fmt.Errorf("store: create webhook: %w", err)
+	}
+	return d.GetWebhook(ctx, w.WebhookID)
+}
+
+// UpdateWebhook replaces the writable fields (Url, Description,
+// SubjectTypes, Status); check sees the current webhook first (If-Match).
+// Setting a Paused webhook Active resumes its deliveries.
+func (d *DB) UpdateWebhook(ctx context.Context, a Audit, w Webhook, check func(Webhook) error) (Webhook, error) {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := getWebhookTx(ctx, tx, w.WebhookID)
+		if err != nil {
+			return err
+		}
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		reason, failing := cur.PausedReason, "failing_since"
+		if w.Status != "Paused" {
+			reason, failing = "", "0"
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE webhooks SET url = ?, description = ?, status = ?, paused_reason = ?, failing_since = `+failing+`, updated_at = ?
+			WHERE webhook_id = ?`, w.URL, w.Description, w.Status, reason, d.stamp(), w.WebhookID); err != nil {
+			return err
+		}
+		if err := setWebhookTypes(ctx, tx, w.WebhookID, w.SubjectTypes); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, w.Status), SubjectType: "Webhook", SubjectID: w.WebhookID,
+			Summary: webhookSummary(cur) + " -> " + webhookSummary(w)})
+	})
+	if err != nil {
+		return Webhook{}, err
+	}
+	return d.GetWebhook(ctx, w.WebhookID)
+}
+
+// RotateWebhookSecret replaces the sealed secret of a webhook.
+func (d *DB) RotateWebhookSecret(ctx context.Context, a Audit, id string, sealed []byte) (Webhook, error) {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE webhooks SET secret_sealed = ?, updated_at = ? WHERE webhook_id = ?`, sealed, d.stamp(), id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "rotate_secret", SubjectType: "Webhook", SubjectID: id, Summary: "secret replaced"})
+	})
+	if err != nil {
+		return Webhook{}, err
+	}
+	return d.GetWebhook(ctx, id)
+}
+
+// DeleteWebhook removes a webhook and its delivery log.
+func (d *DB) DeleteWebhook(ctx context.Context, a Audit, id string) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := getWebhookTx(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE webhook_id = ?`, id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM webhook_subject_types WHERE webhook_id = ?`, id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM webhooks WHERE webhook_id = ?`, id); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "delete", SubjectType: "Webhook", SubjectID: id, Summary: webhookSummary(cur)})
+	})
+}
+
+const deliveryCols = `d.delivery_id, d.webhook_id, d.status, d.attempts, d.last_status_code, d.last_error, d.last_duration_ms, d.last_attempt_at,
+	d.next_attempt_at, d.created_at, a.id, a.at, a.actor, a.action, a.subject_type, a.subject_id, a.organisation_id`
+
+func scanDelivery(row interface{ Scan(...any) error }, epoch string) (WebhookDelivery, error) {
+	var dl WebhookDelivery
+	var created, at string
+	var next int64
+	var r AuditRecord
+	err := row.Scan(&dl.DeliveryID, &dl.WebhookID, &dl.Status, &dl.Attempts, &dl.LastStatusCode, &dl.LastError, &dl.LastDurationMs, &dl.LastAttemptOn,
+		&next, &created, &r.ID, &at, &r.Actor, &r.Action, &r.SubjectType, &r.SubjectID, &r.OrganisationID)
+	dl.CreatedOn = parseStamp(created)
+	r.At = parseStamp(at)
+	dl.Change = ChangeOf(epoch, r)
+	if dl.Status == "Pending" && next > 0 {
+		dl.NextAttemptOn = time.UnixMilli(next).UTC().Format(time.RFC3339)
+	}
+	return dl, err
+}
+
+// ListWebhookDeliveries returns one page of a webhook's delivery log,
+// newest first, and the total.
+func (d *DB) ListWebhookDeliveries(ctx context.Context, webhookID string, page, size int) ([]WebhookDelivery, int, error) {
+	epoch, err := d.FeedEpoch(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	var total int
+	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = ?`, webhookID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: webhook deliveries: %w", err)
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries d JOIN audit_log a ON a.id = d.audit_id
+		WHERE d.webhook_id = ? ORDER BY d.delivery_id DESC LIMIT ? OFFSET ?`, webhookID, size, page*size)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: webhook deliveries: %w", err)
+	}
+	defer rows.Close()
+	out := []WebhookDelivery{}
+	for rows.Next() {
+		dl, err := scanDelivery(rows, epoch)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, dl)
+	}
+	return out, total, rows.Err()
+}
+
+// GetWebhookDelivery returns one delivery of a webhook.
+func (d *DB) GetWebhookDelivery(ctx context.Context, webhookID string, deliveryID int64) (WebhookDelivery, error) {
+	epoch, err := d.FeedEpoch(ctx)
+	if err != nil {
+		return WebhookDelivery{}, err
+	}
+	dl, err := scanDelivery(d.db.QueryRowContext(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries d JOIN audit_log a ON a.id = d.audit_id
+		WHERE d.webhook_id = ? AND d.delivery_id = ?`, webhookID, deliveryID), epoch)
+	if errors.Is(err, sql.ErrNoRows) {
+		return WebhookDelivery{}, ErrNotFound
+	}
+	return dl, err
+}
+
+// Redeliver queues a delivery again, now, with a fresh retry window
+// (whatever its status: a Delivered one is sent once more).
+func (d *DB) Redeliver(ctx context.Context, a Audit, webhookID string, deliveryID int64) (WebhookDelivery, error) {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = 'Pending', next_attempt_at = 0, first_attempt_at = 0, lease_owner = '', lease_until = 0
+			WHERE webhook_id = ? AND delivery_id = ?`, webhookID, deliveryID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "redeliver", SubjectType: "Webhook", SubjectID: webhookID,
+			Summary: fmt.Sprintf("delivery %d queued again", deliveryID)})
+	})
+	if err != nil {
+		return WebhookDelivery{}, err
+	}
+	return d.GetWebhookDelivery(ctx, webhookID, deliveryID)
+}
+
+// DueDelivery is a delivery a deliverer has claimed: what it needs to send it.
+type DueDelivery struct {
+	DeliveryID     int64
+	WebhookID      string
+	URL            string
+	SealedSecret   []byte
+	Attempts       int   // attempts made before this one
+	FirstAttemptAt int64 // unix ms; 0: this is the first
+	Change         Change
+}
+
+// ClaimDeliveries takes up to n deliveries that are due at now for owner,
+// for lease: a conditional UPDATE that only a row nobody holds (or whose
+// lease has run out) passes, so deliverers sharing the database never send
+// the same delivery at once. Deliveries of webhooks that are not Active
+// wait. On PostgreSQL the inner SELECT takes FOR UPDATE SKIP LOCKED.
+func (d *DB) ClaimDeliveries(ctx context.Context, owner string, now time.Time, lease time.Duration, n int) ([]DueDelivery, error) {
+	epoch, err := d.FeedEpoch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	nowMs, until := now.UnixMilli(), now.Add(lease).UnixMilli()
+	// Look before taking the write lock: most polls find nothing due.
+	var due int
+	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries d JOIN webhooks w ON w.webhook_id = d.webhook_id
+		WHERE d.status = 'Pending' AND d.next_attempt_at <= ? AND d.lease_until <= ? AND w.status = 'Active' LIMIT 1) x`, nowMs, nowMs).Scan(&due); err != nil {
+		return nil, fmt.Errorf("store: due deliveries: %w", err)
+	}
+	if due == 0 {
+		return nil, nil
+	}
+	var ids []int64
+	err = d.tx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
+			WHERE delivery_id IN (
+				SELECT d.delivery_id FROM webhook_deliveries d JOIN webhooks w ON w.webhook_id = d.webhook_id
+				WHERE d.status = 'Pending' AND d.next_attempt_at <= ? AND d.lease_until <= ? AND w.status = 'Active'
+				ORDER BY d.next_attempt_at, d.delivery_id LIMIT ?)
+			AND status = 'Pending' AND lease_until <= ?
+			RETURNING delivery_id`, owner, until, nowMs, nowMs, n, nowMs)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: claim deliveries: %w", err)
+	}
+	out := make([]DueDelivery, 0, len(ids))
+	for _, id := range ids {
+		var dd DueDelivery
+		var r AuditRecord
+		var at string
+		err := d.db.QueryRowContext(ctx, `SELECT d.delivery_id, d.webhook_id, w.url, w.secret_sealed, d.attempts, d.first_attempt_at,
+			a.id, a.at, a.actor, a.action, a.subject_type, a.subject_id, a.organisation_id
+			FROM webhook_deliveries d JOIN webhooks w ON w.webhook_id = d.webhook_id JOIN audit_log a ON a.id = d.audit_id
+			WHERE d.delivery_id = ?`, id).Scan(&dd.DeliveryID, &dd.WebhookID, &dd.URL, &dd.SealedSecret, &dd.Attempts, &dd.FirstAttemptAt,
+			&r.ID, &at, &r.Actor, &r.Action, &r.SubjectType, &r.SubjectID, &r.OrganisationID)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // deleted with its webhook since
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store: claimed delivery: %w", err)
+		}
+		r.At = parseStamp(at)
+		dd.Change = ChangeOf(epoch, r)
+		out = append(out, dd)
+	}
+	return out, nil
+}
+
+// NextDeliveryDue is when the earliest pending delivery of an Active
+// webhook falls due (ok false when none is pending).
+func (d *DB) NextDeliveryDue(ctx context.Context) (at time.Time, ok bool, err error) {
+	var next sql.NullInt64
+	if err := d.db.QueryRowContext(ctx, `SELECT MIN(CASE WHEN d.lease_until > d.next_attempt_at THEN d.lease_until ELSE d.next_attempt_at END)
+		FROM webhook_deliveries d JOIN webhooks w ON w.webhook_id = d.webhook_id
+		WHERE d.status = 'Pending' AND w.status = 'Active'`).Scan(&next); err != nil {
+		return time.Time{}, false, fmt.Errorf("store: next delivery: %w", err)
+	}
+	if !next.Valid {
+		return time.Time{}, false, nil
+	}
+	return time.UnixMilli(next.Int64), true, nil
+}
+
+// DeliveryOutcome is what one attempt came to.
+type DeliveryOutcome struct {
+	At         time.Time
+	OK         bool // a 2xx
+	StatusCode int  // 0: no answer
+	Error      string
+	Duration   time.Duration
+	// NextAttempt is when to try again; zero: give up (Failed).
+	NextAttempt time.Time
+	// FirstAttemptAt is when the first attempt of this delivery was made.
+	FirstAttemptAt time.Time
+	// PauseAfter: a webhook whose attempts have all failed for this long
+	// is Paused (its pending deliveries wait until it is Active again).
+	PauseAfter time.Duration
+}
+
+// FinishDelivery records an attempt of a delivery owner holds (a lease
+// lost meanwhile records nothing) and keeps the webhook's failure streak:
+// a success ends it, and a streak longer than PauseAfter, or a delivery
+// that gives up during a streak, pauses the webhook (audited, actor
+// "trustframe").
+func (d *DB) FinishDelivery(ctx context.Context, owner string, dd DueDelivery, o DeliveryOutcome) error {
+	status, next := "Pending", o.NextAttempt.UnixMilli()
+	switch {
+	case o.OK:
+		status, next = "Delivered", 0
+	case o.NextAttempt.IsZero():
+		status, next = "Failed", 0
+	}
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, first_attempt_at = ?,
+			last_status_code = ?, last_error = ?, last_duration_ms = ?, last_attempt_at = ?, lease_owner = '', lease_until = 0
+			WHERE delivery_id = ? AND lease_owner = ?`,
+			status, next, o.FirstAttemptAt.UnixMilli(), o.StatusCode, o.Error, o.Duration.Milliseconds(), o.At.UTC().Format(time.RFC3339Nano), dd.DeliveryID, owner)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil // the lease ran out and someone else has it
+		}
+		if o.OK {
+			_, err := tx.ExecContext(ctx, `UPDATE webhooks SET failing_since = 0 WHERE webhook_id = ?`, dd.WebhookID)
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE webhooks SET failing_since = ? WHERE webhook_id = ? AND failing_since = 0`, o.At.UnixMilli(), dd.WebhookID); err != nil {
+			return err
+		}
+		var since int64
+		var wstatus string
+		if err := tx.QueryRowContext(ctx, `SELECT failing_since, status FROM webhooks WHERE webhook_id = ?`, dd.WebhookID).Scan(&since, &wstatus); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil
+			}
+			return err
+		}
+		// Paused when the failures have lasted PauseAfter, or when a
+		// delivery gives up (its retries ran out) with no success since.
+		if wstatus != "Active" || (status != "Failed" && (o.PauseAfter <= 0 || o.At.Sub(time.UnixMilli(since)) < o.PauseAfter)) {
+			return nil
+		}
+		reason := fmt.Sprintf("every delivery has failed since %s (last: %s)", time.UnixMilli(since).UTC().Format(time.RFC3339), lastFailure(o))
+		if _, err := tx.ExecContext(ctx, `UPDATE webhooks SET status = 'Paused', paused_reason = ?, updated_at = ? WHERE webhook_id = ?`,
+			reason, d.stamp(), dd.WebhookID); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: "trustframe", Action: "pause", SubjectType: "Webhook", SubjectID: dd.WebhookID, Summary: "Status: Active -> Paused; " + reason})
+	})
+}
+
+func lastFailure(o DeliveryOutcome) string {
+	if o.StatusCode != 0 {
+		return fmt.Sprintf("HTTP %d", o.StatusCode)
+	}
+	return o.Error
+}

@@ -1,0 +1,192 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/store/storetest"
+)
+
+// TestOutboxRowsAreWrittenWithTheChange: a change queues one delivery per
+// Active webhook subscribed to its subject type, in its own transaction;
+// a change that is refused (rolled back) queues nothing, and Inactive
+// webhooks get nothing.
+func TestOutboxRowsAreWrittenWithTheChange(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	a := store.Audit{Actor: "admin@example.com"}
+	on, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"SuperUser"}, Status: "Active", SealedSecret: []byte("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/b", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
+	off, _ := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/c", SubjectTypes: []string{"SuperUser"}, Status: "Inactive", SealedSecret: []byte("x")})
+	if _, err := db.CreateSuperUser(ctx, a, "one@example.com", "Active"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CreateSuperUser(ctx, a, "one@example.com", "Active"); err == nil {
+		t.Fatal("a duplicate Super User was created")
+	}
+	count := func(id string) int {
+		_, n, err := db.ListWebhookDeliveries(ctx, id, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(on.WebhookID); n != 1 {
+		t.Fatalf("subscribed webhook: %d deliveries, want 1 (the refused change queues none)", n)
+	}
+	if n := count(other.WebhookID) + count(off.WebhookID); n != 0 {
+		t.Fatalf("%d deliveries to webhooks of another type or Inactive", n)
+	}
+}
+
+// TestClaimsAreExclusiveAcrossProcesses: two deliverers on two handles of
+// one database file (two instances) claim at the same time; every delivery
+// is taken by exactly one of them while its lease holds, and a lease that
+// runs out lets the delivery be taken again.
+func TestClaimsAreExclusiveAcrossProcesses(t *testing.T) {
+	path := storetest.Path(t)
+	ctx := context.Background()
+	var dbs []*store.DB
+	for range 2 {
+		db, err := store.Open(ctx, path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		dbs = append(dbs, db)
+	}
+	a := store.Audit{Actor: "admin@example.com"}
+	wh, err := dbs[0].CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 60
+	for i := range n {
+		if err := dbs[i%2].RecordEvent(ctx, store.AuditRecord{Actor: "x", Action: "update", SubjectType: "Organisation", SubjectID: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	var mu sync.Mutex
+	claimed := map[int64]string{}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			owner := fmt.Sprint("owner-", w)
+			for {
+				got, err := dbs[w%2].ClaimDeliveries(ctx, owner, now, time.Minute, 5)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(got) == 0 {
+					return
+				}
+				mu.Lock()
+				for _, d := range got {
+					if prev, ok := claimed[d.DeliveryID]; ok {
+						t.Errorf("delivery %d claimed by %s and %s", d.DeliveryID, prev, owner)
+					}
+					claimed[d.DeliveryID] = owner
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(claimed) != n {
+		t.Fatalf("%d deliveries claimed, want %d", len(claimed), n)
+	}
+	// Within the lease nobody else takes them; after it, one is taken again,
+	// and the first owner's late result is not recorded.
+	if got, _ := dbs[1].ClaimDeliveries(ctx, "late", now.Add(30*time.Second), time.Minute, 100); len(got) != 0 {
+		t.Fatalf("%d claimed while leased", len(got))
+	}
+	again, _ := dbs[1].ClaimDeliveries(ctx, "late", now.Add(2*time.Minute), time.Minute, 100)
+	if len(again) != n {
+		t.Fatalf("%d claimed after the leases ran out, want %d", len(again), n)
+	}
+	d := again[0]
+	if err := dbs[0].FinishDelivery(ctx, claimed[d.DeliveryID], d, store.DeliveryOutcome{At: now, OK: true, StatusCode: 200}); err != nil {
+		t.Fatal(err)
+	}
+	ds, _, _ := dbs[0].ListWebhookDeliveries(ctx, wh.WebhookID, 0, n)
+	for _, x := range ds {
+		if x.DeliveryID == d.DeliveryID && (x.Status != "Pending" || x.Attempts != 0) {
+			t.Fatalf("a lost lease recorded its result: %+v", x)
+		}
+	}
+	if err := dbs[1].FinishDelivery(ctx, "late", d, store.DeliveryOutcome{At: now, OK: true, StatusCode: 200}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := dbs[0].GetWebhookDelivery(ctx, wh.WebhookID, d.DeliveryID)
+	if got.Status != "Delivered" || got.Attempts != 1 || got.LastStatusCode != 200 {
+		t.Fatalf("after the holder finished: %+v", got)
+	}
+}
+
+// TestCursors: a cursor names its log and position; anything else is
+// malformed.
+func TestCursors(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	epoch, err := db.FeedEpoch(ctx)
+	if err != nil || len(epoch) != 32 {
+		t.Fatalf("epoch %q %v", epoch, err)
+	}
+	if again, _ := db.FeedEpoch(ctx); again != epoch {
+		t.Fatal("the epoch changed")
+	}
+	last, _ := db.LastChangeID(ctx)
+	if id, err := db.ResolveCursor(ctx, store.EncodeCursor(epoch, last)); err != nil || id != last {
+		t.Fatalf("own cursor: %d %v", id, err)
+	}
+	for _, bad := range []string{"", "x", "YzEu", store.EncodeCursor("zz", 1), store.EncodeCursor(epoch, -1)} {
+		if _, err := db.ResolveCursor(ctx, bad); err != store.ErrCursorMalformed {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+// TestOutboxRowsOfGroupCommittedRecords: SSA issuance records, written in
+// shared (group commit) transactions by concurrent callers, queue one
+// delivery each as well.
+func TestOutboxRowsOfGroupCommittedRecords(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	wh, err := db.CreateWebhook(ctx, store.Audit{Actor: "a"}, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Application"}, Status: "Active", SealedSecret: []byte("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := db.RecordSSA(ctx, store.Audit{Actor: "a"}, "org", fmt.Sprint("app-", i), "PS256", "kid", fmt.Sprint(i)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	ds, total, err := db.ListWebhookDeliveries(ctx, wh.WebhookID, 0, 100)
+	if err != nil || total != 40 {
+		t.Fatalf("%d deliveries (%v), want 40", total, err)
+	}
+	seen := map[string]bool{}
+	for _, d := range ds {
+		if d.Change.Action != "ssa_issued" || seen[d.Change.SubjectID] {
+			t.Fatalf("delivery %+v", d)
+		}
+		seen[d.Change.SubjectID] = true
+	}
+}
