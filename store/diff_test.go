@@ -2,11 +2,11 @@ package store_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/store/storetest"
 )
 
 // TestAuditSeesAnOptionalMemberCleared: optional members are left out of
@@ -14,7 +14,7 @@ import (
 // in the audit record.
 func TestAuditSeesAnOptionalMemberCleared(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "t.db"), nil)
+	db, err := store.Open(ctx, storetest.Path(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

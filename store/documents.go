@@ -247,7 +247,7 @@ func (d *DB) ListOrganisationCertifications(ctx context.Context, orgID string) (
 		LEFT JOIN authorisation_servers a ON c.subject_type = 'AuthorisationServer' AND a.authorisation_server_id = c.subject_id
 		WHERE (c.subject_type = 'SoftwareStatement' AND c.subject_id IN (SELECT software_statement_id FROM software_statements WHERE organisation_id = ?))
 		   OR (c.subject_type = 'AuthorisationServer' AND c.subject_id IN (SELECT authorisation_server_id FROM authorisation_servers WHERE organisation_id = ?))
-		ORDER BY 12 COLLATE NOCASE, c.subject_id, c.start_date DESC, c.certification_id`, orgID, orgID)
+		ORDER BY COALESCE(s.client_name, a.customer_friendly_name, '') COLLATE NOCASE, c.subject_id, c.start_date DESC, c.certification_id`, orgID, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("store: organisation certifications: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/store/storetest"
 )
 
 // domainFixture: domain "Payments" with roles ASPSP, PISP (Federation)
@@ -26,7 +27,11 @@ var who = store.Audit{Actor: "su@example.com"}
 
 func newDomainFixture(t *testing.T) domainFixture {
 	t.Helper()
-	db := open(t)
+	return newDomainFixtureOn(t, open(t))
+}
+
+func newDomainFixtureOn(t *testing.T, db *store.DB) domainFixture {
+	t.Helper()
 	ctx := context.Background()
 	must := func(err error) {
 		t.Helper()
@@ -176,6 +181,28 @@ func TestAuthorityClaimRules(t *testing.T) {
 // organisation; exactly one wins every time.
 func TestExclusiveRuleUnderConcurrentWriters(t *testing.T) {
 	f := newDomainFixture(t)
+	raceExclusive(t, f, [2]*store.DB{f.db, f.db})
+}
+
+// TestExclusiveRuleAcrossInstances: the same race between two instances
+// (two store.DB on one database, as two servers behind a load balancer):
+// still exactly one winner, on either engine.
+func TestExclusiveRuleAcrossInstances(t *testing.T) {
+	path := storetest.Path(t)
+	var dbs [2]*store.DB
+	for i := range dbs {
+		db, err := store.Open(context.Background(), path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		dbs[i] = db
+	}
+	raceExclusive(t, newDomainFixtureOn(t, dbs[0]), dbs)
+}
+
+func raceExclusive(t *testing.T, f domainFixture, dbs [2]*store.DB) {
+	t.Helper()
 	ctx := context.Background()
 	for round := 0; round < 20; round++ {
 		o, err := f.db.CreateOrganisation(ctx, who, store.Organisation{OrganisationName: fmt.Sprintf("Race %d", round), RegistrationNumber: "R", CountryOfRegistration: "GB", Status: "Active"})
@@ -196,7 +223,7 @@ func TestExclusiveRuleUnderConcurrentWriters(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				_, errs[i] = f.db.CreateAuthorityClaim(ctx, who, claims[i])
+				_, errs[i] = dbs[i].CreateAuthorityClaim(ctx, who, claims[i])
 			}()
 		}
 		close(start)

@@ -4,15 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/trustframe/trustframe/store/storetest"
 )
 
 func openInternal(t *testing.T, opts ...Option) *DB {
 	t.Helper()
-	d, err := Open(context.Background(), filepath.Join(t.TempDir(), "t.db"), nil, opts...)
+	d, err := Open(context.Background(), storetest.Path(t), nil, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +55,12 @@ func TestGroupCommitBatchesWaitingRecords(t *testing.T) {
 	hold, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if d.engine == Postgres {
+		// What SQLite's immediate transaction holds: the write lock.
+		if _, err := hold.Exec(`SELECT pg_advisory_xact_lock(?)`, writeLockKey); err != nil {
+			t.Fatal(err)
+		}
 	}
 	before := d.WriteVersion()
 	errs := make([]chan error, 10)
@@ -109,6 +116,12 @@ func TestGroupCommitFailureAcknowledgesNothing(t *testing.T) {
 	hold, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if d.engine == Postgres {
+		// What SQLite's immediate transaction holds: the write lock.
+		if _, err := hold.Exec(`SELECT pg_advisory_xact_lock(?)`, writeLockKey); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var wg sync.WaitGroup
 	results := make([]error, 5)

@@ -3,11 +3,11 @@ package store_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/store/storetest"
 )
 
 // TestIdempotencyKeys: a key is claimed once; a second claim sees the
@@ -16,7 +16,7 @@ import (
 func TestIdempotencyKeys(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "t.db"), func() time.Time { return now })
+	db, err := store.Open(ctx, storetest.Path(t), func() time.Time { return now })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,11 +91,11 @@ func (d *DB) RecordExpiryNotice(ctx context.Context, items []NoticeItem, msgs []
 			return nil
 		}
 		for _, m := range msgs {
-			res, err := tx.ExecContext(ctx, `INSERT INTO outbox(at, recipient, subject, body) VALUES (?, ?, ?, ?)`, now, m.To, m.Subject, m.Body)
-			if err != nil {
+			var id int64
+			if err := tx.QueryRowContext(ctx, `INSERT INTO outbox(at, recipient, subject, body) VALUES (?, ?, ?, ?) RETURNING id`,
+				now, m.To, m.Subject, m.Body).Scan(&id); err != nil {
 				return err
 			}
-			id, _ := res.LastInsertId()
 			ids = append(ids, id)
 		}
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: "system", Action: "expiry_notice", SubjectType: "ExpiryNotice", SubjectID: "*",

@@ -62,15 +62,19 @@ var OrgSortColumns = map[string]string{
 	"CreatedOn":             "created_on",
 }
 
-func (f OrgFilter) where() (string, []any) {
+func (f OrgFilter) where(e Engine) (string, []any) {
 	where := []string{"1=1"}
 	var args []any
-	if m := ftsQuery(f.Q); m != "" {
+	if m := ftsQuery(f.Q); m != "" && e == Postgres {
+		// The same words as prefixes against the tsvector (migration 0003).
+		where = append(where, `search @@ to_tsquery('simple', tf_fold(?))`)
+		args = append(args, tsQuery(f.Q))
+	} else if m != "" {
 		where = append(where, `rowid IN (SELECT rowid FROM organisations_fts WHERE organisations_fts MATCH ?)`)
 		args = append(args, m)
 	} else if strings.TrimSpace(f.Q) != "" {
 		// Only punctuation: nothing can match a word.
-		where = append(where, "0")
+		where = append(where, "1=0")
 	}
 	if f.Status != "" {
 		where = append(where, "status = ?")
@@ -108,6 +112,19 @@ func ftsQuery(q string) string {
 	return strings.Join(parts, " ")
 }
 
+// tsQuery is ftsQuery for PostgreSQL: the same words, each a quoted
+// prefix, all required ('acme':* & 'ban':*).
+func tsQuery(q string) string {
+	words := strings.FieldsFunc(q, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	})
+	parts := make([]string, 0, len(words))
+	for _, w := range words {
+		parts = append(parts, `'`+w+`':*`)
+	}
+	return strings.Join(parts, " & ")
+}
+
 func (f OrgFilter) key() string {
 	return f.Q + "\x00" + f.Status + "\x00" + f.Flag + "\x00" + f.Domain + "\x00" + f.Role
 }
@@ -128,7 +145,7 @@ func (d *DB) ListOrganisations(ctx context.Context, f OrgFilter) ([]Organisation
 	if f.Size <= 0 {
 		f.Size = 20
 	}
-	where, args := f.where()
+	where, args := f.where(d.engine)
 	total, ok, tok := d.lists.count(f)
 	if !ok {
 		if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisations WHERE `+where, args...).Scan(&total); err != nil {
@@ -451,7 +468,7 @@ func (d *DB) EachOrganisation(ctx context.Context, f OrgFilter, fn func(o Organi
 	if f.Desc {
 		dir = "DESC"
 	}
-	where, args := f.where()
+	where, args := f.where(d.engine)
 	// Flag names of every organisation that has any, in one pass.
 	names := map[string][]string{}
 	frows, err := d.db.QueryContext(ctx, `SELECT of.organisation_id, fl.name FROM organisation_flags of JOIN flags fl ON fl.flag_id = of.flag_id ORDER BY fl.name`)

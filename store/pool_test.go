@@ -3,12 +3,12 @@ package store_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/store/storetest"
 )
 
 // TestPoolKeepsConnections: a burst of concurrent reads wider than the
@@ -61,7 +61,7 @@ func TestRoleCachedAndInvalidated(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Now()
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "t.db"), clock)
+	db, err := store.Open(context.Background(), storetest.Path(t), clock)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,7 @@
-// Package store keeps trustframe's data in SQLite (modernc.org/sqlite, no cgo).
+// Package store keeps trustframe's data in SQLite (modernc.org/sqlite, no
+// cgo), the embedded default, or in PostgreSQL 15+ (pgx): one package, one
+// code path on *sql.DB, the engine deciding the few dialect differences
+// (engine.go).
 //
 // One exported method is one transaction; the audit record of a change is
 // written in the same transaction as the change.
@@ -19,10 +22,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrationFS embed.FS
 
 // Sentinel errors. Handlers map them to HTTP statuses.
@@ -47,15 +52,20 @@ func (e *ConflictError) Unwrap() error { return ErrConflict }
 
 // DB is the trustframe database.
 type DB struct {
-	db         *sql.DB
-	now        func() time.Time
-	lists      listCache
-	stmts      sync.Map     // query text -> *sql.Stmt, for the hot paths
-	idpVersion atomic.Int64 // see IdentityProvidersVersion
-	writes     atomic.Int64 // see WriteVersion
-	dirWrites  atomic.Int64 // see DirectoryVersion
-	roles      roleCache
-	group      groupCommit // see recordGrouped
+	db     *sql.DB
+	engine Engine
+	// lockTimeout is the busy timeout on PostgreSQL, as its lock_timeout.
+	lockTimeout string
+	now         func() time.Time
+	lists       listCache
+	stmts       sync.Map     // query text -> *sql.Stmt, for the hot paths
+	idpVersion  atomic.Int64 // see IdentityProvidersVersion
+	writes      atomic.Int64 // see WriteVersion
+	dirWrites   atomic.Int64 // see DirectoryVersion
+	roles       roleCache
+	group       groupCommit // see recordGrouped
+	instance    string      // this process's id in write notifications (PostgreSQL)
+	notes       *listener   // other instances' writes (PostgreSQL, notify.go)
 	// The change feed (changes.go): commit wake-ups and the log's epoch.
 	commits     commitSignal
 	feedEpochMu sync.Mutex
@@ -98,14 +108,15 @@ type options struct {
 	busyTimeout time.Duration
 }
 
-// WithBusyTimeout sets how long a write waits for SQLite's one writer
-// before it fails as ErrBusy (default 10 s).
+// WithBusyTimeout sets how long a write waits for SQLite's one writer (on
+// PostgreSQL: for the write lock) before it fails as ErrBusy (default 10 s).
 func WithBusyTimeout(d time.Duration) Option {
 	return func(o *options) { o.busyTimeout = d }
 }
 
-// Open opens (creating when needed) the SQLite database at path and applies
-// every pending migration.
+// Open opens the database and applies every pending migration. path is
+// either a SQLite file (created when needed) or a postgres:// URL
+// (IsPostgresURL) of an existing PostgreSQL database.
 func Open(ctx context.Context, path string, now func() time.Time, opts ...Option) (*DB, error) {
 	if now == nil {
 		now = time.Now
@@ -113,6 +124,27 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...Option
 	o := options{busyTimeout: 10 * time.Second}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if IsPostgresURL(path) {
+		sqldb, err := openPostgres(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		d := &DB{db: sqldb, now: now, engine: Postgres, lockTimeout: strconv.FormatInt(o.busyTimeout.Milliseconds(), 10) + "ms", instance: NewID()}
+		if err := d.migrate(ctx); err != nil {
+			sqldb.Close()
+			return nil, fmt.Errorf("%w (%s)", err, Where(path))
+		}
+		cfg, err := pgx.ParseConfig(path)
+		if err != nil {
+			sqldb.Close()
+			return nil, err
+		}
+		if err := d.listen(ctx, cfg); err != nil {
+			sqldb.Close()
+			return nil, fmt.Errorf("store: listen for other instances' writes on %s: %v", Where(path), scrub(err, path))
+		}
+		return d, nil
 	}
 	q := url.Values{}
 	q.Add("_pragma", "foreign_keys(1)")
@@ -154,6 +186,7 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...Option
 
 // Close closes the database.
 func (d *DB) Close() error {
+	d.stopListening()
 	d.WaitBackground()
 	d.stmts.Range(func(_, v any) bool { v.(*sql.Stmt).Close(); return true })
 	return d.db.Close()
@@ -162,28 +195,80 @@ func (d *DB) Close() error {
 // SQL exposes the handle for the session store and tests.
 func (d *DB) SQL() *sql.DB { return d.db }
 
+// migrationDir holds an engine's migrations: SQLite's in migrations/,
+// PostgreSQL's in migrations/postgres/, with the same numbers and names
+// (TestMigrationsSameOnBothEngines).
+func migrationDir(e Engine) string {
+	if e == Postgres {
+		return "migrations/postgres"
+	}
+	return "migrations"
+}
+
+// MigrationNames lists an engine's migration files in order.
+func MigrationNames(e Engine) ([]string, error) {
+	names, err := fs.Glob(migrationFS, migrationDir(e)+"/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range names {
+		names[i] = strings.TrimPrefix(n, migrationDir(e)+"/")
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
 func (d *DB) migrate(ctx context.Context) error {
-	if _, err := d.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	run := d.tx
+	if d.engine == Postgres {
+		// Every instance may start at once: one session lock makes the
+		// others wait, then find the migrations applied.
+		conn, err := d.db.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("store: migrations: %w", err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(?)`, migrateLockKey); err != nil {
+			return fmt.Errorf("store: migrations lock: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(?)`, migrateLockKey)
+		run = func(ctx context.Context, fn func(*sql.Tx) error) error {
+			tx, err := conn.BeginTx(ctx, nil)
+			if err != nil {
+				return err
+			}
+			if err := fn(tx); err != nil {
+				_ = tx.Rollback()
+				return err
+			}
+			return tx.Commit()
+		}
+		if err := run(ctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+				version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`)
+			return err
+		}); err != nil {
+			return fmt.Errorf("store: migrations table: %w", err)
+		}
+	} else if _, err := d.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
 		return fmt.Errorf("store: migrations table: %w", err)
 	}
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	names, err := MigrationNames(d.engine)
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
+	for _, base := range names {
 		num, _, ok := strings.Cut(base, "_")
 		version, err := strconv.Atoi(num)
 		if !ok || err != nil {
 			return fmt.Errorf("store: migration %s: name must start with a number and _", base)
 		}
-		body, err := migrationFS.ReadFile(name)
+		body, err := migrationFS.ReadFile(migrationDir(d.engine) + "/" + base)
 		if err != nil {
 			return err
 		}
-		err = d.tx(ctx, func(tx *sql.Tx) error {
+		err = run(ctx, func(tx *sql.Tx) error {
 			var n int
 			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
 				return err
@@ -234,8 +319,19 @@ var ErrBusy = errors.New("store: the database is busy")
 var ErrFull = errors.New("store: the disk is full")
 
 // busy marks SQLite's SQLITE_BUSY and SQLITE_LOCKED as ErrBusy, and
-// SQLITE_FULL as ErrFull.
+// SQLITE_FULL as ErrFull; PostgreSQL's serialisation failures and
+// deadlocks as ErrBusy, a full disk as ErrFull.
 func busy(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "40001", "40P01", "55P03": // serialization_failure, deadlock_detected, lock_not_available
+			return fmt.Errorf("%w: %v", ErrBusy, err)
+		case "53100", "53200": // disk_full, out_of_memory
+			return fmt.Errorf("%w: %v", ErrFull, err)
+		}
+		return err
+	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
@@ -248,7 +344,9 @@ func busy(err error) error {
 	return err
 }
 
-// tx runs fn in one immediate (write) transaction.
+// tx runs fn in one immediate (write) transaction. On PostgreSQL it first
+// takes the write lock (writeLockKey), so write transactions run one at a
+// time across every instance, as SQLite's do.
 func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return d.commit(ctx, true, fn)
 }
@@ -260,6 +358,15 @@ func (d *DB) commit(ctx context.Context, directory bool, fn func(*sql.Tx) error)
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return busy(fmt.Errorf("store: begin: %w", err))
+	}
+	if d.engine == Postgres {
+		// The notification goes out at commit: other instances then drop
+		// what they cached (notify.go).
+		if _, err := tx.ExecContext(ctx, `SELECT set_config('lock_timeout', ?, true), pg_advisory_xact_lock(?), pg_notify('`+writesChannel+`', ?)`,
+			d.lockTimeout, writeLockKey, d.instance); err != nil {
+			_ = tx.Rollback()
+			return busy(fmt.Errorf("store: write lock: %w", err))
+		}
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
@@ -296,9 +403,16 @@ func parseStamp(s string) time.Time {
 // Ping checks the database answers (readiness).
 func (d *DB) Ping(ctx context.Context) error { return d.db.PingContext(ctx) }
 
+// ErrNotOnThisEngine is an operation the engine does not offer (a
+// PostgreSQL database is backed up with pg_dump, not by trustframe).
+var ErrNotOnThisEngine = errors.New("store: not available on this database engine")
+
 // Backup writes a consistent copy of the database to path (VACUUM INTO),
-// while the service keeps running. path must not exist.
+// while the service keeps running. path must not exist. SQLite only.
 func (d *DB) Backup(ctx context.Context, path string) error {
+	if d.engine == Postgres {
+		return ErrNotOnThisEngine
+	}
 	if _, err := d.db.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
 		return fmt.Errorf("store: backup to %s: %w", path, err)
 	}
@@ -307,7 +421,15 @@ func (d *DB) Backup(ctx context.Context, path string) error {
 
 // IntegrityCheck runs SQLite's quick check of the whole database file and
 // returns an error naming what it found when the file is damaged.
+// On PostgreSQL, which checks its own pages, it checks the database
+// answers.
 func (d *DB) IntegrityCheck(ctx context.Context) error {
+	if d.engine == Postgres {
+		if err := d.db.PingContext(ctx); err != nil {
+			return fmt.Errorf("store: integrity check: %w", err)
+		}
+		return nil
+	}
 	var check string
 	if err := d.db.QueryRowContext(ctx, "PRAGMA quick_check").Scan(&check); err != nil {
 		return fmt.Errorf("store: integrity check: %w", err)

@@ -356,11 +356,10 @@ func (d *DB) InviteDataAdministrator(ctx context.Context, a Audit, email string,
 			email, a.Actor, now, now); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO outbox(at, recipient, subject, body) VALUES (?, ?, ?, ?)`, now, msg.To, msg.Subject, msg.Body)
-		if err != nil {
+		if err := tx.QueryRowContext(ctx, `INSERT INTO outbox(at, recipient, subject, body) VALUES (?, ?, ?, ?) RETURNING id`,
+			now, msg.To, msg.Subject, msg.Body).Scan(&outboxID); err != nil {
 			return err
 		}
-		outboxID, _ = res.LastInsertId()
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "invite", SubjectType: "DataAdministrator", SubjectID: email, Summary: "Status: Invited"})
 	})
 	if err != nil {

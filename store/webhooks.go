@@ -396,6 +396,9 @@ func (d *DB) ClaimDeliveries(ctx context.Context, owner string, now time.Time, l
 	if err != nil {
 		return nil, fmt.Errorf("store: claim deliveries: %w", err)
 	}
+	// Oldest first, as SQLite returns them: PostgreSQL's RETURNING has no
+	// order of its own.
+	slices.Sort(ids)
 	out := make([]DueDelivery, 0, len(ids))
 	for _, id := range ids {
 		var dd DueDelivery

@@ -3,12 +3,12 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/store/storetest"
 )
 
 // TestOutboxRowsAreWrittenWithTheChange: a change queues one delivery per
@@ -51,7 +51,7 @@ func TestOutboxRowsAreWrittenWithTheChange(t *testing.T) {
 // is taken by exactly one of them while its lease holds, and a lease that
 // runs out lets the delivery be taken again.
 func TestClaimsAreExclusiveAcrossProcesses(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "t.db")
+	path := storetest.Path(t)
 	ctx := context.Background()
 	var dbs []*store.DB
 	for range 2 {

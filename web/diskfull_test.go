@@ -23,6 +23,9 @@ import (
 // so SQLite answers SQLITE_FULL to them.
 func fillDatabase(t *testing.T, db *store.DB, tables ...string) {
 	t.Helper()
+	if db.Engine() == store.Postgres {
+		t.Skip("a full disk is made with SQLite's max_page_count; on PostgreSQL disk_full (53100) is ErrFull by store.busy (TestBusyMapsPostgresErrors)")
+	}
 	ctx := context.Background()
 	sqldb := db.SQL()
 	sqldb.SetMaxIdleConns(8) // keep the connections that carry the pragma

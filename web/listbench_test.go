@@ -45,6 +45,47 @@ func benchDir(b *testing.B, n int) string {
 	return dir
 }
 
+// benchDatabase returns the data directory and database of the list
+// benchmarks: benchDir's SQLite file, or with TRUSTFRAME_BENCH_DATABASE set
+// to a postgres:// URL that database, seeded once with n organisations
+// (docs/benchmarks.md, "On PostgreSQL").
+func benchDatabase(b *testing.B, n int) (dir, database string) {
+	database = os.Getenv("TRUSTFRAME_BENCH_DATABASE")
+	if database == "" {
+		dir = benchDir(b, n)
+		return dir, filepath.Join(dir, "trustframe.db")
+	}
+	// The key files stay beside the database between runs: its signing
+	// keys are sealed with the KEK made on the first.
+	dir = os.Getenv("TRUSTFRAME_BENCH_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "trustframe-bench-pg-"+strconv.Itoa(n))
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	db, err := store.Open(context.Background(), database, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	var have int
+	if err := db.SQL().QueryRow(`SELECT COUNT(*) FROM organisations`).Scan(&have); err != nil {
+		b.Fatal(err)
+	}
+	if have == 0 {
+		if err := db.SeedDirectory(context.Background(), store.Audit{Actor: "bench"}, n, 1); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := db.SQL().Exec(`ANALYZE`); err != nil {
+			b.Fatal(err)
+		}
+	} else if have != n {
+		b.Fatalf("TRUSTFRAME_BENCH_DATABASE holds %d organisations, want %d (or none)", have, n)
+	}
+	return dir, database
+}
+
 func benchOrgs() int {
 	if n, err := strconv.Atoi(os.Getenv("TRUSTFRAME_BENCH_ORGS")); err == nil && n > 0 {
 		return n
@@ -58,7 +99,8 @@ func benchOrgs() int {
 // 16 concurrent clients. It reports p50 and p99 in microseconds.
 func BenchmarkOrganisationList(b *testing.B) {
 	n := benchOrgs()
-	env := webtest.StartIn(b, benchDir(b, n), nil)
+	dir, database := benchDatabase(b, n)
+	env := webtest.StartOn(b, dir, database, nil)
 	tok := webtest.Token(b, env.URL, "admin@example.com", nil).AccessToken
 	sess := webtest.Browser()
 	webtest.SignIn(b, sess, env.URL, "admin@example.com").Body.Close()

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"database/sql"
+	"encoding/hex"
 	"net/http"
 	"strings"
 	"sync"
@@ -28,19 +29,20 @@ func (c *testClock) Add(d time.Duration) {
 // sessionRows snapshots the sessions table (token, expiry, data).
 func sessionRows(t *testing.T, db *sql.DB) string {
 	t.Helper()
-	rows, err := db.Query(`SELECT token, expiry, hex(data) FROM sessions ORDER BY token`)
+	rows, err := db.Query(`SELECT token, expiry, data FROM sessions ORDER BY token`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	var b strings.Builder
 	for rows.Next() {
-		var tok, data string
+		var tok string
+		var data []byte
 		var exp float64
 		if err := rows.Scan(&tok, &exp, &data); err != nil {
 			t.Fatal(err)
 		}
-		b.WriteString(tok + " " + time.Unix(int64(exp), 0).String() + " " + data + "\n")
+		b.WriteString(tok + " " + time.Unix(int64(exp), 0).String() + " " + hex.EncodeToString(data) + "\n")
 	}
 	return b.String()
 }

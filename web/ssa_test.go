@@ -287,7 +287,7 @@ func TestWrongKEKIsRefused(t *testing.T) {
 	before, _ := env.DB.ListSigningKeys(context.Background())
 	env.HTTP.Close()
 
-	db, err := store.Open(context.Background(), filepath.Join(dir, "trustframe.db"), nil)
+	db, err := store.Open(context.Background(), webtest.Database(t, dir), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -582,14 +582,33 @@ func TestWebhookSecretNotKeptForReplays(t *testing.T) {
 	if len(ws) != 1 {
 		t.Fatalf("%d webhooks after a replayed create", len(ws))
 	}
+	// containing counts the rows whose column holds key (read whole, so the
+	// check is the same on both engines).
+	containing := func(query, key string) int {
+		rows, err := env.DB.SQL().Query(query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		n := 0
+		for rows.Next() {
+			var b []byte
+			if err := rows.Scan(&b); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(b), key) {
+				n++
+			}
+		}
+		return n
+	}
 	for _, s := range []string{secret, rot["Secret"].(string)} {
 		key := strings.TrimPrefix(s, "whsec_")
-		var n int
-		if err := env.DB.SQL().QueryRow(`SELECT COUNT(*) FROM idempotency_keys WHERE instr(CAST(body AS TEXT), ?) > 0`, key).Scan(&n); err != nil || n != 0 {
-			t.Fatalf("the secret is kept in the clear for replays (%d, %v)", n, err)
+		if n := containing(`SELECT body FROM idempotency_keys`, key); n != 0 {
+			t.Fatalf("the secret is kept in the clear for replays (%d rows)", n)
 		}
-		if err := env.DB.SQL().QueryRow(`SELECT COUNT(*) FROM webhooks WHERE instr(CAST(secret_sealed AS TEXT), ?) > 0`, key).Scan(&n); err != nil || n != 0 {
-			t.Fatalf("the secret is stored in the clear (%d, %v)", n, err)
+		if n := containing(`SELECT secret_sealed FROM webhooks`, key); n != 0 {
+			t.Fatalf("the secret is stored in the clear (%d rows)", n)
 		}
 	}
 	// Without an Idempotency-Key the internal header is not sent either.

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/trustframe/trustframe/store"
 )
 
 // cmdBackup copies the database consistently, even while serve runs. The
@@ -17,8 +19,17 @@ func cmdBackup(ctx context.Context, args []string, getenv func(string) string, s
 	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", "./trustframe-data", "directory of the database")
 	to := fs.String("to", "", "file to write the copy to (must not exist)")
+	database := fs.String("database", "", databaseUsage)
 	if err := parseFlags(fs, args, getenv, stderr); err != nil {
 		return err
+	}
+	if err := checkDatabase(*database); err != nil {
+		return err
+	}
+	if *database != "" {
+		// PostgreSQL has its own tools for a consistent copy.
+		return fmt.Errorf("%w: backup copies SQLite databases; this one is %s: back it up with PostgreSQL's tools, e.g. pg_dump --format=custom --file=trustframe.dump \"$TRUSTFRAME_DATABASE\" (restore with pg_restore), or the server's base backups; the KEK (%s) is not in the database: keep it apart",
+			errUsage, store.Where(*database), filepath.Join(*dataDir, "kek.key"))
 	}
 	if *to == "" {
 		return fmt.Errorf("%w: --to FILE is required", errUsage)
@@ -31,7 +42,7 @@ func cmdBackup(ctx context.Context, args []string, getenv func(string) string, s
 	if _, err := os.Stat(filepath.Join(*dataDir, "trustframe.db")); err != nil {
 		return fmt.Errorf("no database in %s: %w", *dataDir, err)
 	}
-	db, err := openStore(ctx, *dataDir)
+	db, err := openStore(ctx, *dataDir, "")
 	if err != nil {
 		return err
 	}

@@ -73,25 +73,36 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 	}()
 
 	// The database.
-	path := filepath.Join(f.dataDir, "trustframe.db")
-	st, err := os.Stat(path)
-	if err != nil {
-		r.fail("database", "no database at %s: start trustframe serve (or migrate) with this --data-dir first", path)
-		return &exitError{code: 1, err: errors.New("the deployment has problems")}
+	if err := checkDatabase(f.database); err != nil {
+		return err
 	}
-	if st.Mode().Perm()&0o077 != 0 {
-		r.warn("database file", "%s is readable by others (mode %o); it holds sessions and sealed keys: chmod 600", path, st.Mode().Perm())
+	path := filepath.Join(f.dataDir, "trustframe.db")
+	if f.database != "" {
+		path = f.database
+	} else {
+		st, err := os.Stat(path)
+		if err != nil {
+			r.fail("database", "no database at %s: start trustframe serve (or migrate) with this --data-dir first", path)
+			return &exitError{code: 1, err: errors.New("the deployment has problems")}
+		}
+		if st.Mode().Perm()&0o077 != 0 {
+			r.warn("database file", "%s is readable by others (mode %o); it holds sessions and sealed keys: chmod 600", path, st.Mode().Perm())
+		}
 	}
 	db, err := store.Open(ctx, path, time.Now)
 	if err != nil {
-		r.fail("database", "%s does not open: %v", path, err)
+		r.fail("database", "%s does not open: %v", shownDatabase(path), err)
 		return &exitError{code: 1, err: errors.New("the deployment has problems")}
 	}
 	defer db.Close()
 	if err := db.IntegrityCheck(ctx); err != nil {
 		r.fail("database", "%v", err)
 	} else if names, err := db.Migrations(ctx); err == nil && len(names) > 0 {
-		r.ok("database", "%s, integrity ok, at migration %s", path, names[len(names)-1])
+		check := "integrity ok" // SQLite's quick_check; PostgreSQL checks its own pages
+		if db.Engine() == store.Postgres {
+			check = "answers"
+		}
+		r.ok("database", "%s, %s, at migration %s", shownDatabase(path), check, names[len(names)-1])
 	}
 
 	// The key-encryption key and the signing keys it seals.
@@ -220,4 +231,13 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		return &exitError{code: 1, err: errors.New("the deployment has problems")}
 	}
 	return nil
+}
+
+// shownDatabase names a database for people: the file, or PostgreSQL's
+// host, port and database without the password.
+func shownDatabase(path string) string {
+	if store.IsPostgresURL(path) {
+		return store.Where(path)
+	}
+	return path
 }

@@ -27,6 +27,7 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	sub := args[0]
 	fs := flag.NewFlagSet("keys "+sub, flag.ContinueOnError)
 	dataDir := fs.String("data-dir", "./trustframe-data", "directory of the database")
+	database := fs.String("database", "", databaseUsage)
 	kekFile := fs.String("kek-file", "", "key-encryption key (default <data-dir>/kek.key)")
 	alg := fs.String("alg", "", "rotate: the algorithm (default: every enabled one)")
 	kid := fs.String("kid", "", "retire: the key to retire")
@@ -44,7 +45,7 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 			return fmt.Errorf("%w: unknown algorithm %q", errUsage, a)
 		}
 	}
-	db, err := openStore(ctx, *dataDir)
+	db, err := openStore(ctx, *dataDir, *database)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ var commands = []command{
 	{"doctor", "[serve flags]", "check a deployment: database, KEK, keys, URL, sign-in issuer, SMTP, identity providers"},
 	{"anchor", "--config FILE [--addr HOST:PORT]", "a standalone OpenID Federation trust anchor (docs/anchor.example.yaml)"},
 	{"backup", "--to FILE", "copy the database consistently (also while serve runs)"},
+	{"copy-database", "--from FILE --to postgres://…", "move a SQLite directory into an empty PostgreSQL database, then verify it"},
 	{"keys", "list|rotate|retire [flags]", "the SSA signing keys, offline: list; rotate [--alg ALG]; retire --kid KID"},
 	{"seed", "--organisations N", "load synthetic organisations (demos, benchmarks)"},
 	{"login", "--server URL [--no-dpop]", "sign in (browser, PKCE) and keep a DPoP-bound token (--no-dpop: a plain Bearer token)"},
@@ -151,6 +152,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return cmdAnchor(ctx, args[1:], getenv, stdout, stderr)
 	case "backup":
 		return cmdBackup(ctx, args[1:], getenv, stdout, stderr)
+	case "copy-database":
+		return cmdCopyDatabase(ctx, args[1:], getenv, stdout, stderr)
 	case "seed":
 		return cmdSeed(ctx, args[1:], getenv, stdout, stderr)
 	case "doctor":

@@ -23,6 +23,7 @@ import (
 
 type serveFlags struct {
 	addr, dataDir, baseURL, apiAudience  string
+	database                             string
 	oidcIssuer, oidcClientID, oidcSecret string
 	emailClaim, bootstrap, smtpURL       string
 	devIdPAllowRemote                    bool
@@ -48,6 +49,7 @@ type serveFlags struct {
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringVar(&f.dataDir, "data-dir", "./trustframe-data", "directory of the database and key files (created when missing)")
+	fs.StringVar(&f.database, "database", "", databaseUsage)
 	fs.StringVar(&f.baseURL, "base-url", "", "public URL of the service (default http://<addr>)")
 	fs.StringVar(&f.apiAudience, "api-audience", "", "audience of API access tokens (default <base-url>/api)")
 	fs.StringVar(&f.oidcIssuer, "oidc-issuer", "", "OpenID Provider for sign-in and API tokens; empty: the development identity provider at /dev/idp")
@@ -89,9 +91,30 @@ func (f *serveFlags) logger(stderr io.Writer) *slog.Logger {
 	return slog.New(web.RedactingHandler(slog.NewTextHandler(stderr, nil)))
 }
 
-func openStore(ctx context.Context, dataDir string) (*store.DB, error) {
+// databaseUsage documents --database on every command that opens the store.
+const databaseUsage = "database: empty for SQLite (trustframe.db in the data directory), or a postgres:// URL of a PostgreSQL 15+ database"
+
+// checkDatabase refuses a --database that is neither empty nor a
+// PostgreSQL URL.
+func checkDatabase(database string) error {
+	if database != "" && !store.IsPostgresURL(database) {
+		return fmt.Errorf("%w: --database must be empty (SQLite in the data directory) or a postgres:// URL", errUsage)
+	}
+	return nil
+}
+
+// openStore opens the database: database when it is a PostgreSQL URL,
+// else the SQLite file in dataDir.
+func openStore(ctx context.Context, dataDir, database string) (*store.DB, error) {
+	if err := checkDatabase(database); err != nil {
+		return nil, err
+	}
+	// The key files live in the data directory on either engine.
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	if database != "" {
+		return store.Open(ctx, database, time.Now)
 	}
 	path := filepath.Join(dataDir, "trustframe.db")
 	// The database holds sessions and sealed keys: readable by its owner only.
@@ -105,10 +128,11 @@ func openStore(ctx context.Context, dataDir string) (*store.DB, error) {
 func cmdMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", "./trustframe-data", "directory of the database")
+	database := fs.String("database", "", databaseUsage)
 	if err := parseFlags(fs, args, getenv, stderr); err != nil {
 		return err
 	}
-	db, err := openStore(ctx, *dataDir)
+	db, err := openStore(ctx, *dataDir, *database)
 	if err != nil {
 		return err
 	}
@@ -117,7 +141,11 @@ func cmdMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "database at %s is at migration %s (%d applied)\n", *dataDir, names[len(names)-1], len(names))
+	where := *dataDir
+	if *database != "" {
+		where = store.Where(*database)
+	}
+	fmt.Fprintf(stdout, "database at %s is at migration %s (%d applied)\n", where, names[len(names)-1], len(names))
 	return nil
 }
 
@@ -168,7 +196,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if _, err := lifecycle.ParseVocabulary(f.statusVocabulary); err != nil {
 		return fmt.Errorf("%w: --status-vocabulary: %v", errUsage, err)
 	}
-	db, err := openStore(ctx, f.dataDir)
+	db, err := openStore(ctx, f.dataDir, f.database)
 	if err != nil {
 		return err
 	}

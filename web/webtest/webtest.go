@@ -17,11 +17,13 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/store/storetest"
 	"github.com/trustframe/trustframe/web"
 )
 
@@ -40,17 +42,46 @@ type Env struct {
 // ServeHTTP serves one request in process, through the contract check.
 func (e *Env) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.Handler.ServeHTTP(w, r) }
 
-// Start runs a server on a fresh SQLite file with admin@example.com as the
-// bootstrap Super User. mod may adjust the configuration.
+// Start runs a server on a fresh database with admin@example.com as the
+// bootstrap Super User. mod may adjust the configuration. The database is
+// a SQLite file, or with TRUSTFRAME_TEST_POSTGRES set a PostgreSQL database
+// of its own (store/storetest).
 func Start(t testing.TB, mod func(*web.Config)) *Env {
 	t.Helper()
 	return StartIn(t, t.TempDir(), mod)
 }
 
-// StartIn runs a server on the database in dir (created when missing).
+// pgByDir keeps the PostgreSQL database of each data directory, so that a
+// server started again in the same directory finds its data again.
+var pgByDir sync.Map
+
+// Database returns the database of the data directory dir: its SQLite file,
+// or on PostgreSQL the database made for dir on first use.
+func Database(t testing.TB, dir string) string {
+	t.Helper()
+	if !storetest.Postgres() {
+		return filepath.Join(dir, "trustframe.db")
+	}
+	if u, ok := pgByDir.Load(dir); ok {
+		return u.(string)
+	}
+	u := storetest.Path(t)
+	pgByDir.Store(dir, u)
+	t.Cleanup(func() { pgByDir.Delete(dir) })
+	return u
+}
+
+// StartIn runs a server on the database of dir (created when missing).
 func StartIn(t testing.TB, dir string, mod func(*web.Config)) *Env {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(dir, "trustframe.db"), nil)
+	return StartOn(t, dir, Database(t, dir), mod)
+}
+
+// StartOn runs a server with data directory dir on the database named by
+// database (a SQLite file or a postgres:// URL).
+func StartOn(t testing.TB, dir, database string, mod func(*web.Config)) *Env {
+	t.Helper()
+	db, err := store.Open(context.Background(), database, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
