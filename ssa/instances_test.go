@@ -1,0 +1,52 @@
+package ssa_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/trustframe/trustframe/ssa"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/store/storetest"
+)
+
+// TestRotationSeenByEveryInstance: two instances on one database (either
+// engine), each with its keyring; a key rotated on one is the key the
+// other signs with at its next assertion, with no restart and no wait.
+func TestRotationSeenByEveryInstance(t *testing.T) {
+	ctx := context.Background()
+	path := storetest.Path(t)
+	kekPath := filepath.Join(t.TempDir(), "kek.key")
+	var rings [2]*ssa.Keyring
+	for i := range rings {
+		db, err := store.Open(ctx, path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		kek, err := ssa.LoadOrCreateKEK(kekPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rings[i], err = ssa.OpenKeyring(ctx, db, kek, []string{ssa.PS256, ssa.MLDSA65}, 2048); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, alg := range []string{ssa.PS256, ssa.MLDSA65} {
+		_, before, err := rings[1].Signer(ctx, alg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rotated, err := rings[0].Rotate(ctx, store.Audit{Actor: "a@example.com"}, alg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, after, err := rings[1].Signer(ctx, alg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rotated.Kid == before.Kid || after.Kid != rotated.Kid {
+			t.Fatalf("%s: the other instance signs with %s after the rotation to %s (was %s)", alg, after.Kid, rotated.Kid, before.Kid)
+		}
+	}
+}
