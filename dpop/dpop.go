@@ -332,7 +332,11 @@ type Checker struct {
 	Skew   time.Duration    // how far in the future iat may be; default 5 s
 	Now    func() time.Time // default time.Now
 	Nonces *Nonces          // nil: no server nonces
-	replay *ReplayCache
+	// Replay remembers the proofs seen; nil: a ReplayCache in this process.
+	// Several instances of one server share one (a table of the database),
+	// so that a proof used on one is refused on all.
+	Replay ReplayStore
+	replay ReplayStore
 	keys   *keyCacheT
 	once   sync.Once
 }
@@ -351,7 +355,10 @@ func (c *Checker) init() {
 		if c.Now == nil {
 			c.Now = time.Now
 		}
-		c.replay = NewReplayCache(1_000_000, c.Now)
+		c.replay = c.Replay
+		if c.replay == nil {
+			c.replay = NewReplayCache(1_000_000, c.Now)
+		}
 		c.keys = newKeyCache(4096)
 	})
 }
@@ -466,6 +473,13 @@ func NormalizeURI(u *url.URL) string {
 	return scheme + "://" + host + path
 }
 
+// ReplayStore remembers proof identifiers until they expire. Add records
+// key until exp and reports false when key is already live, or when it
+// cannot be recorded (a proof then cannot be accepted safely).
+type ReplayStore interface {
+	Add(key string, exp time.Time) bool
+}
+
 // ReplayCache remembers proof identifiers until they expire, with a bound
 // on the number of entries.
 type ReplayCache struct {
@@ -524,11 +538,21 @@ type Nonces struct {
 func NewNonces(lifetime time.Duration, now func() time.Time) *Nonces {
 	k := make([]byte, 32)
 	_, _ = rand.Read(k)
+	return NewNoncesWithKey(k, lifetime, now)
+}
+
+// NewNoncesWithKey makes a nonce source with key: instances that share the
+// key accept each other's nonces.
+func NewNoncesWithKey(key []byte, lifetime time.Duration, now func() time.Time) *Nonces {
 	if now == nil {
 		now = time.Now
 	}
-	return &Nonces{key: k, Lifetime: lifetime, Now: now}
+	return &Nonces{key: append([]byte(nil), key...), Lifetime: lifetime, Now: now}
 }
+
+// SetKey replaces the key (before any nonce is made or checked: it is not
+// safe while requests are served).
+func (n *Nonces) SetKey(key []byte) { n.key = append([]byte(nil), key...) }
 
 // New returns a fresh nonce.
 func (n *Nonces) New() string {

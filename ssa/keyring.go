@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -21,6 +23,7 @@ import (
 type KEK struct {
 	aead cipher.AEAD
 	path string
+	raw  []byte // for Derive only
 }
 
 // LoadKEK reads the KEK file (64 hex characters); a missing file is an
@@ -144,7 +147,16 @@ func newKEK(key []byte, path string) (*KEK, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &KEK{aead: aead, path: path}, nil
+	return &KEK{aead: aead, path: path, raw: append([]byte(nil), key...)}, nil
+}
+
+// Derive is a 32-byte key for purpose, the same wherever this KEK is
+// (HMAC-SHA256 of the purpose under the KEK): what several instances of one
+// directory share without storing it, e.g. the DPoP nonce key.
+func (k *KEK) Derive(purpose string) []byte {
+	m := hmac.New(sha256.New, k.raw)
+	m.Write([]byte("trustframe derived key\x00" + purpose))
+	return m.Sum(nil)
 }
 
 // Seal encrypts with a fresh nonce; aad binds the ciphertext to its key id.

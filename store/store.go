@@ -62,6 +62,7 @@ type DB struct {
 	idpVersion  atomic.Int64 // see IdentityProvidersVersion
 	writes      atomic.Int64 // see WriteVersion
 	dirWrites   atomic.Int64 // see DirectoryVersion
+	proofs      atomic.Int64 // UseProof calls (dpopproofs.go)
 	roles       roleCache
 	group       groupCommit // see recordGrouped
 	instance    string      // this process's id in write notifications (PostgreSQL)

@@ -148,6 +148,11 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	}
 	s.dpop = &dpop.Checker{Window: cfg.DPoPWindow, Skew: cfg.DPoPSkew, Now: cfg.Now, Nonces: s.nonces}
 	s.tokDPoP = &dpop.Checker{Window: cfg.DPoPWindow, Skew: cfg.DPoPSkew, Now: cfg.Now, Nonces: s.nonces}
+	if db.Engine() == store.Postgres {
+		// Several instances may share this database: a proof used on one is
+		// refused on all (docs/design.md §2.1).
+		s.dpop.Replay, s.tokDPoP.Replay = proofLog{db}, proofLog{db}
+	}
 
 	sm := scs.New()
 	sm.Store = db.Sessions()
@@ -249,6 +254,10 @@ func (s *Server) openKeyring(ctx context.Context) error {
 		return err
 	}
 	s.kek = kek
+	if s.nonces != nil {
+		// Every instance with this KEK makes and accepts the same nonces.
+		s.nonces.SetKey(kek.Derive("dpop nonce"))
+	}
 	s.keys, err = ssa.OpenKeyring(ctx, s.db, kek, cfg.SSASigningAlgs, cfg.SSARSABits)
 	if err != nil {
 		return err
@@ -382,4 +391,13 @@ func (s *Server) signInIssuer() string {
 		return s.idp.Issuer()
 	}
 	return s.cfg.OIDCIssuer
+}
+
+// proofLog keeps the DPoP proofs seen in the database (store.UseProof).
+type proofLog struct{ db *store.DB }
+
+func (p proofLog) Add(key string, exp time.Time) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return p.db.UseProof(ctx, key, exp)
 }

@@ -1,0 +1,34 @@
+package ssa_test
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/trustframe/trustframe/ssa"
+)
+
+// TestKEKDerive: the same KEK file gives the same derived key wherever it
+// is loaded; another purpose or another KEK gives another key.
+func TestKEKDerive(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kek.key")
+	k1, err := ssa.LoadOrCreateKEK(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, err := ssa.LoadKEK(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := ssa.LoadOrCreateKEK(filepath.Join(t.TempDir(), "kek.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := k1.Derive("dpop nonce")
+	if len(a) != 32 || !bytes.Equal(a, k2.Derive("dpop nonce")) {
+		t.Fatal("the same KEK derived different keys")
+	}
+	if bytes.Equal(a, k1.Derive("something else")) || bytes.Equal(a, other.Derive("dpop nonce")) {
+		t.Fatal("another purpose or another KEK derived the same key")
+	}
+}

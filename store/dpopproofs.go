@@ -1,0 +1,31 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// proofPurgeEvery is how many recorded proofs pass between two purges of
+// the expired ones.
+const proofPurgeEvery = 1000
+
+// UseProof records the key of a DPoP proof (its key thumbprint and jti)
+// until exp, in the database shared by every instance, and reports whether
+// it was not already recorded and live: false is a replay, or a database
+// that cannot record it (the proof then cannot be accepted safely). One
+// statement outside the write lock: a proof is not a change of the
+// directory and tells no other instance to drop its caches.
+func (d *DB) UseProof(ctx context.Context, key string, exp time.Time) bool {
+	now := d.now().UnixMilli()
+	if d.proofs.Add(1)%proofPurgeEvery == 0 {
+		_, _ = d.db.ExecContext(ctx, `DELETE FROM dpop_proofs WHERE expires_at <= ?`, now)
+	}
+	res, err := d.db.ExecContext(ctx, `INSERT INTO dpop_proofs(proof_key, expires_at) VALUES (?, ?)
+		ON CONFLICT (proof_key) DO UPDATE SET expires_at = excluded.expires_at WHERE dpop_proofs.expires_at <= ?`,
+		key, exp.UnixMilli(), now)
+	if err != nil {
+		return false
+	}
+	n, err := res.RowsAffected()
+	return err == nil && n == 1
+}
