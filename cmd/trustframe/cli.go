@@ -351,13 +351,22 @@ func waitForCode(ctx context.Context, ln net.Listener, state string, timeout tim
 		} else {
 			fmt.Fprintln(w, "trustframe: signed in. You can close this tab.")
 		}
+		// The page goes out before the login goes on (and shuts this
+		// server down): the browser must not see a closed connection.
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
 		select {
 		case got <- res:
 		default:
 		}
 	})}
 	go hs.Serve(ln)
-	defer hs.Close()
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx) // lets the answer being written finish
+	}()
 
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
