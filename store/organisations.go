@@ -146,6 +146,7 @@ func (d *DB) ListOrganisations(ctx context.Context, f OrgFilter) ([]Organisation
 		f.Size = 20
 	}
 	where, args := f.where(d.engine)
+	d.Sync(ctx)
 	total, ok, tok := d.lists.count(f)
 	if !ok {
 		if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisations WHERE `+where, args...).Scan(&total); err != nil {

@@ -62,6 +62,7 @@ type DB struct {
 	idpVersion  atomic.Int64 // see IdentityProvidersVersion
 	writes      atomic.Int64 // see WriteVersion
 	dirWrites   atomic.Int64 // see DirectoryVersion
+	seen        atomic.Int64 // the shared write count last seen (Sync, PostgreSQL)
 	proofs      atomic.Int64 // UseProof calls (dpopproofs.go)
 	roles       roleCache
 	group       groupCommit // see recordGrouped
@@ -369,6 +370,14 @@ func (d *DB) commit(ctx context.Context, directory bool, fn func(*sql.Tx) error)
 			return busy(fmt.Errorf("store: write lock: %w", err))
 		}
 	}
+	var version int64
+	if d.engine == Postgres && directory {
+		// Other instances compare it before using a cache (Sync).
+		if err := tx.QueryRowContext(ctx, `UPDATE store_version SET n = n + 1 WHERE id = 1 RETURNING n`).Scan(&version); err != nil {
+			_ = tx.Rollback()
+			return busy(fmt.Errorf("store: version: %w", err))
+		}
+	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
 		return busy(err)
@@ -380,8 +389,30 @@ func (d *DB) commit(ctx context.Context, directory bool, fn func(*sql.Tx) error)
 	if directory {
 		d.dirWrites.Add(1)
 	}
+	for seen := d.seen.Load(); version > seen && !d.seen.CompareAndSwap(seen, version); seen = d.seen.Load() {
+	}
 	d.commits.fire()
 	return nil
+}
+
+// Sync makes the next answers of this instance see every directory write
+// committed before it, by any instance: on PostgreSQL it reads the shared
+// write count (one indexed row) and, when another instance has written
+// since this one last looked, drops every cache as a notification would
+// (notify.go). Notifications alone arrive a moment after the commit; Sync
+// closes that gap for the reads that use a cache. Nothing on SQLite (one
+// process).
+func (d *DB) Sync(ctx context.Context) {
+	if d.engine != Postgres {
+		return
+	}
+	var n int64
+	if err := d.db.QueryRowContext(ctx, `SELECT n FROM store_version WHERE id = 1`).Scan(&n); err != nil {
+		return // the read that follows meets the same error, and says it
+	}
+	if seen := d.seen.Load(); n > seen && d.seen.CompareAndSwap(seen, n) {
+		d.remoteWrite()
+	}
 }
 
 // WriteVersion changes with every write this process commits: a cache of

@@ -72,6 +72,7 @@ func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(
 // empties (rolecache.go).
 func (d *DB) RoleOf(ctx context.Context, email string) (Role, error) {
 	email = NormalizeEmail(email)
+	d.Sync(ctx)
 	now := d.now()
 	role, ok, gen := d.roles.get(email, now)
 	if ok {

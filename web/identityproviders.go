@@ -189,6 +189,7 @@ func (a *authenticator) webSignIn(ctx context.Context) ([]*boundIssuer, error) {
 // boundIssuers are the Active identity providers by issuer, reloaded when
 // they changed.
 func (a *authenticator) boundIssuers(ctx context.Context) (map[string]*boundIssuer, error) {
+	a.s.db.Sync(ctx) // another instance's change to the providers is seen now
 	a.bmu.Lock()
 	defer a.bmu.Unlock()
 	now := time.Now()

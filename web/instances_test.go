@@ -1,12 +1,17 @@
 package web_test
 
 import (
+	"context"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/store/storetest"
 	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
@@ -65,5 +70,78 @@ func TestDPoPAcrossInstances(t *testing.T) {
 	r, body := call(t, "GET", a.URL+api, http.Header{"Authorization": {"DPoP " + tok.AccessToken}, "Dpop": {p}})
 	if r.StatusCode != 401 || !strings.Contains(body, "jti_replay") {
 		t.Fatalf("the proof used on B, again on A: %d %s", r.StatusCode, body)
+	}
+}
+
+// TestTwoInstancesOnOneDatabase: two instances of one directory on one
+// PostgreSQL database (same data directory and base URL, as behind a load
+// balancer, no sticky sessions): a session made on A works on B; an
+// organisation created on A is in B's list, total and deep pages at the
+// next request; a signing key rotated on A is the key B signs with.
+func TestTwoInstancesOnOneDatabase(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("several instances share a database on PostgreSQL (TRUSTFRAME_TEST_POSTGRES, set by .ci/test); one SQLite file is one process's")
+	}
+	dir := t.TempDir()
+	a := webtest.StartIn(t, dir, nil)
+	b := webtest.StartOn(t, dir, webtest.Database(t, dir), func(c *web.Config) { c.BaseURL = a.URL })
+	ctx := context.Background()
+	if err := a.DB.SeedDirectory(ctx, store.Audit{Actor: "seed"}, 1100, 7); err != nil {
+		t.Fatal(err)
+	}
+	onA := &api{t: t, base: a.URL, token: webtest.Token(t, a.URL, "admin@example.com", nil).AccessToken}
+	onB := &api{t: t, base: b.URL, token: onA.token}
+
+	// A session made on A, presented to B.
+	browser := webtest.Browser()
+	webtest.SignIn(t, browser, a.URL, "admin@example.com").Body.Close()
+	req, _ := http.NewRequest("GET", b.URL+"/organisations", nil)
+	for _, c := range browser.Jar.Cookies(mustURL(a.URL)) {
+		req.AddCookie(c)
+	}
+	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("A's session on B: %d (%s)", resp.StatusCode, resp.Header.Get("Location"))
+	}
+
+	// B reads a deep page (its anchors built), A writes, B reads again.
+	page := func(on *api, n int) (int, []any) {
+		m := on.must(200, "GET", fmt.Sprintf("/organisations?size=20&page=%d", n), "")
+		l, _ := m["content"].([]any)
+		return int(m["totalSize"].(float64)), l
+	}
+	total, _ := page(onB, 50)
+	onA.must(201, "POST", "/organisations", `{"OrganisationName":"AAAA First Bank","RegistrationNumber":"1","CountryOfRegistration":"GB","Status":"Active"}`)
+	totalB, deepB := page(onB, 50)
+	totalA, deepA := page(onA, 50)
+	if totalB != total+1 || totalA != totalB {
+		t.Fatalf("totals after A's write: B %d, A %d, before %d", totalB, totalA, total)
+	}
+	if fmt.Sprint(deepA) != fmt.Sprint(deepB) {
+		t.Fatal("B's deep page differs from A's after A's write")
+	}
+	if first, _ := onB.must(200, "GET", "/organisations?size=1", "")["content"].([]any); len(first) != 1 || first[0].(map[string]any)["OrganisationName"] != "AAAA First Bank" {
+		t.Fatalf("B's first page after A's write: %v", first)
+	}
+
+	// A key rotated on A signs on B.
+	org := onA.must(201, "POST", "/organisations", `{"OrganisationName":"Signer","RegistrationNumber":"2","CountryOfRegistration":"GB","Status":"Active"}`)["OrganisationId"].(string)
+	app := onA.must(201, "POST", "/organisations/"+org+"/softwarestatements", `{"ClientName":"App","RedirectUri":["https://app.example/cb"]}`)["SoftwareStatementId"].(string)
+	kid := onA.must(201, "POST", "/references/signing-keys", `{"alg":"PS256"}`)["kid"].(string)
+	req, _ = http.NewRequest("GET", b.URL+"/api/organisations/"+org+"/softwarestatements/"+app+"/assertion?signingAlg=PS256", nil)
+	req.Header.Set("Authorization", "Bearer "+onA.token)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jws, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	hdr, _ := base64.RawURLEncoding.DecodeString(strings.SplitN(string(jws), ".", 2)[0])
+	if resp.StatusCode != 200 || !strings.Contains(string(hdr), `"kid":"`+kid+`"`) {
+		t.Fatalf("B's SSA after the rotation on A to %s: %d %s", kid, resp.StatusCode, hdr)
 	}
 }
