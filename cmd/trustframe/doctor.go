@@ -72,9 +72,27 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		fmt.Fprintf(stdout, "\n%d failed, %d warnings.\n", r.fails, r.warns)
 	}()
 
-	// The database.
-	if err := checkDatabase(f.database); err != nil {
+	db, err := doctorDatabase(ctx, r, &f)
+	if err != nil {
 		return err
+	}
+	defer db.Close()
+	doctorKeys(ctx, r, &f, db)
+	doctorSuperUsers(ctx, r, &f, db)
+	base := doctorBaseURL(r, &f)
+	allowPrivate := doctorSignIn(ctx, r, &f, base)
+	doctorSMTP(r, &f)
+	doctorIdentityProviders(ctx, r, db, allowPrivate)
+	if r.fails > 0 {
+		return &exitError{code: 1, err: errors.New("the deployment has problems")}
+	}
+	return nil
+}
+
+// doctorDatabase opens the database and checks it; the caller closes it.
+func doctorDatabase(ctx context.Context, r *doctorReport, f *serveFlags) (*store.DB, error) {
+	if err := checkDatabase(f.database); err != nil {
+		return nil, err
 	}
 	path := filepath.Join(f.dataDir, "trustframe.db")
 	if f.database != "" {
@@ -83,7 +101,7 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		st, err := os.Stat(path)
 		if err != nil {
 			r.fail("database", "no database at %s: start trustframe serve (or migrate) with this --data-dir first", path)
-			return &exitError{code: 1, err: errors.New("the deployment has problems")}
+			return nil, &exitError{code: 1, err: errors.New("the deployment has problems")}
 		}
 		if st.Mode().Perm()&0o077 != 0 {
 			r.warn("database file", "%s is readable by others (mode %o); it holds sessions and sealed keys: chmod 600", path, st.Mode().Perm())
@@ -92,9 +110,8 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 	db, err := store.Open(ctx, path, time.Now)
 	if err != nil {
 		r.fail("database", "%s does not open: %v", shownDatabase(path), err)
-		return &exitError{code: 1, err: errors.New("the deployment has problems")}
+		return nil, &exitError{code: 1, err: errors.New("the deployment has problems")}
 	}
-	defer db.Close()
 	if err := db.IntegrityCheck(ctx); err != nil {
 		r.fail("database", "%v", err)
 	} else if names, err := db.Migrations(ctx); err == nil && len(names) > 0 {
@@ -105,7 +122,11 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		r.ok("database", "%s, %s, at migration %s", shownDatabase(path), check, names[len(names)-1])
 	}
 
-	// The key-encryption key and the signing keys it seals.
+	return db, nil
+}
+
+// doctorKeys checks the key-encryption key and the SSA signing keys.
+func doctorKeys(ctx context.Context, r *doctorReport, f *serveFlags, db *store.DB) {
 	kekPath := f.kekFile
 	if kekPath == "" {
 		kekPath = filepath.Join(f.dataDir, "kek.key")
@@ -137,7 +158,10 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		}
 	}
 
-	// Somebody can sign in and administer.
+}
+
+// doctorSuperUsers checks that somebody can sign in and administer.
+func doctorSuperUsers(ctx context.Context, r *doctorReport, f *serveFlags, db *store.DB) {
 	users, err := db.ListSuperUsers(ctx)
 	active := 0
 	for _, u := range users {
@@ -156,7 +180,10 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		r.ok("Super Users", "%d Active", active)
 	}
 
-	// The public URL.
+}
+
+// doctorBaseURL checks the public URL and returns it.
+func doctorBaseURL(r *doctorReport, f *serveFlags) string {
 	base := f.baseURL
 	if base == "" {
 		base = "http://" + f.addr
@@ -171,7 +198,12 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		r.ok("base URL", "%s", base)
 	}
 
-	// The sign-in issuer.
+	return base
+}
+
+// doctorSignIn checks the sign-in issuer and returns whether private
+// issuer addresses are allowed.
+func doctorSignIn(ctx context.Context, r *doctorReport, f *serveFlags, base string) bool {
 	allowPrivate := f.oidcIssuer == "" && !f.devIdPAllowRemote
 	if f.allowPrivateIssuers != "" {
 		allowPrivate = f.allowPrivateIssuers == "true"
@@ -190,7 +222,11 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		userInfoCheck(r, "sign-in e-mail", f.oidcIssuer, f.emailClaim, md.UserinfoEndpoint)
 	}
 
-	// SMTP.
+	return allowPrivate
+}
+
+// doctorSMTP checks that the mail server answers.
+func doctorSMTP(r *doctorReport, f *serveFlags) {
 	if f.smtpURL == "" {
 		r.warn("SMTP", "none: invitations and expiry notices stay in the outbox (Reference Data > Outbox)")
 	} else if u, err := url.Parse(f.smtpURL); err != nil || u.Scheme != "smtp" || u.Host == "" {
@@ -209,7 +245,10 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		}
 	}
 
-	// Bound identity providers.
+}
+
+// doctorIdentityProviders checks that the bound identity providers answer.
+func doctorIdentityProviders(ctx context.Context, r *doctorReport, db *store.DB, allowPrivate bool) {
 	idps, err := db.ListIdentityProviders(ctx)
 	if err != nil {
 		r.fail("identity providers", "%v", err)
@@ -227,10 +266,6 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 			userInfoCheck(r, "identity provider e-mail", p.Name+" ("+p.Issuer+")", p.EmailClaim, md.UserinfoEndpoint)
 		}
 	}
-	if r.fails > 0 {
-		return &exitError{code: 1, err: errors.New("the deployment has problems")}
-	}
-	return nil
 }
 
 // shownDatabase names a database for people: the file, or PostgreSQL's

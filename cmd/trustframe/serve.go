@@ -157,70 +157,18 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	log := f.logger(stderr)
-	if f.bootstrap != "" && !strings.Contains(f.bootstrap, "@") {
-		return fmt.Errorf("%w: --bootstrap-super-user %q is not an e-mail address", errUsage, f.bootstrap)
-	}
-	if f.oidcIssuer != "" && f.oidcClientID == "" {
-		return fmt.Errorf("%w: --oidc-issuer needs --oidc-client-id", errUsage)
-	}
-	if f.smtpURL != "" {
-		if err := web.CheckSMTPURL(f.smtpURL); err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
-		}
-	}
-	if f.oidcIssuer == "" {
-		base := f.baseURL
-		if base == "" {
-			base = "http://" + f.addr
-		}
-		if err := web.CheckDevIdPBaseURL(base, f.devIdPAllowRemote); err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
-		}
-	}
-	if f.webhookTimeout < time.Second || f.webhookTimeout > time.Minute {
-		return fmt.Errorf("%w: --webhook-timeout must be from 1s to 60s", errUsage)
-	}
-	if f.expiryNoticeDays < 0 || f.expiryNoticeDays > 365 {
-		return fmt.Errorf("%w: --expiry-notice-days must be 0 (off) to 365", errUsage)
-	}
-
-	var allowPrivate *bool
-	switch f.allowPrivateIssuers {
-	case "":
-	case "true", "false":
-		v := f.allowPrivateIssuers == "true"
-		allowPrivate = &v
-	default:
-		return fmt.Errorf("%w: --allow-private-issuer-urls must be true or false", errUsage)
-	}
-	if _, err := lifecycle.ParseVocabulary(f.statusVocabulary); err != nil {
-		return fmt.Errorf("%w: --status-vocabulary: %v", errUsage, err)
+	allowPrivate, err := f.check()
+	if err != nil {
+		return err
 	}
 	db, err := openStore(ctx, f.dataDir, f.database)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	// Check everything before changing anything: the KEK must open this
-	// database's keys (a missing one is created only on a first start), and
-	// the bootstrap Super User is made only once the server is built.
-	kekPath := f.kekFile
-	if kekPath == "" {
-		kekPath = filepath.Join(f.dataDir, "kek.key")
-	}
-	if err := ssa.CheckKEK(ctx, db, kekPath); err != nil {
+	kekPath, err := f.checkBeforeStart(ctx, db, log)
+	if err != nil {
 		return err
-	}
-	if types := splitList(f.expiryNoticeContacts); len(types) > 0 {
-		known, err := db.ListContactTypes(ctx)
-		if err != nil {
-			return err
-		}
-		for _, t := range types {
-			if !slices.ContainsFunc(known, func(k store.ReferenceItem) bool { return k.Name == t }) {
-				log.Warn("--expiry-notice-contacts names a contact type that does not exist; nobody of it will be told", "type", t)
-			}
-		}
 	}
 
 	ln, err := net.Listen("tcp", f.addr)
@@ -232,18 +180,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if baseURL == "" {
 		baseURL = "http://" + ln.Addr().String()
 	}
-	srv, err := web.NewServer(ctx, web.Config{
-		BaseURL: baseURL, APIAudience: f.apiAudience,
-		OIDCIssuer: f.oidcIssuer, OIDCClientID: f.oidcClientID, OIDCClientSecret: f.oidcSecret,
-		EmailClaim: f.emailClaim, DevIdPAllowRemote: f.devIdPAllowRemote,
-		DataDir: f.dataDir, SMTPURL: f.smtpURL, RateLimit: f.rateLimit, APIRateLimit: f.apiRateLimit, Logger: log,
-		DPoPNonce: f.dpopNonce, DPoPWindow: f.dpopWindow, DPoPSkew: f.dpopSkew,
-		TokenTypes: splitList(f.tokenTypes), StatusVocabulary: f.statusVocabulary, AllowPrivateIssuerURLs: allowPrivate,
-		KEKFile: kekPath, SSASigningAlgs: splitList(f.ssaAlgs), SSARSABits: f.ssaRSABits, SSAIssuer: f.ssaIssuer,
-		FederationEntityID: f.fedEntityID, FederationOrganizationName: f.fedOrgName, FederationStatementLifetime: f.fedLifetime, FederationSigningAlg: f.fedAlg,
-		ExpiryNoticeDays: f.expiryNoticeDays, ExpiryNoticeContacts: splitList(f.expiryNoticeContacts), Version: version,
-		AllowPrivateWebhookURLs: f.allowPrivateWebhooks, WebhookTimeout: f.webhookTimeout,
-	}, db)
+	srv, err := web.NewServer(ctx, f.webConfig(baseURL, kekPath, allowPrivate, log), db)
 	if err != nil {
 		return err
 	}
@@ -310,6 +247,94 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	<-hooksDone // an attempt in flight is abandoned; its lease runs out
 	fmt.Fprintln(stdout, "trustframe stopped")
 	return nil
+}
+
+// check refuses flag values serve cannot start with (a usage error) and
+// returns --allow-private-issuer-urls (nil: not set).
+func (f *serveFlags) check() (*bool, error) {
+	if f.bootstrap != "" && !strings.Contains(f.bootstrap, "@") {
+		return nil, fmt.Errorf("%w: --bootstrap-super-user %q is not an e-mail address", errUsage, f.bootstrap)
+	}
+	if f.oidcIssuer != "" && f.oidcClientID == "" {
+		return nil, fmt.Errorf("%w: --oidc-issuer needs --oidc-client-id", errUsage)
+	}
+	if f.smtpURL != "" {
+		if err := web.CheckSMTPURL(f.smtpURL); err != nil {
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
+	if f.oidcIssuer == "" {
+		base := f.baseURL
+		if base == "" {
+			base = "http://" + f.addr
+		}
+		if err := web.CheckDevIdPBaseURL(base, f.devIdPAllowRemote); err != nil {
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
+	if f.webhookTimeout < time.Second || f.webhookTimeout > time.Minute {
+		return nil, fmt.Errorf("%w: --webhook-timeout must be from 1s to 60s", errUsage)
+	}
+	if f.expiryNoticeDays < 0 || f.expiryNoticeDays > 365 {
+		return nil, fmt.Errorf("%w: --expiry-notice-days must be 0 (off) to 365", errUsage)
+	}
+
+	var allowPrivate *bool
+	switch f.allowPrivateIssuers {
+	case "":
+	case "true", "false":
+		v := f.allowPrivateIssuers == "true"
+		allowPrivate = &v
+	default:
+		return nil, fmt.Errorf("%w: --allow-private-issuer-urls must be true or false", errUsage)
+	}
+	if _, err := lifecycle.ParseVocabulary(f.statusVocabulary); err != nil {
+		return nil, fmt.Errorf("%w: --status-vocabulary: %v", errUsage, err)
+	}
+	return allowPrivate, nil
+}
+
+// checkBeforeStart checks everything before changing anything: the KEK
+// must open this database's keys (a missing one is created only on a first
+// start); it returns the KEK's path. The bootstrap Super User is made only
+// once the server is built.
+func (f *serveFlags) checkBeforeStart(ctx context.Context, db *store.DB, log *slog.Logger) (string, error) {
+	kekPath := f.kekFile
+	if kekPath == "" {
+		kekPath = filepath.Join(f.dataDir, "kek.key")
+	}
+	if err := ssa.CheckKEK(ctx, db, kekPath); err != nil {
+		return "", err
+	}
+	if types := splitList(f.expiryNoticeContacts); len(types) > 0 {
+		known, err := db.ListContactTypes(ctx)
+		if err != nil {
+			return "", err
+		}
+		for _, t := range types {
+			if !slices.ContainsFunc(known, func(k store.ReferenceItem) bool { return k.Name == t }) {
+				log.Warn("--expiry-notice-contacts names a contact type that does not exist; nobody of it will be told", "type", t)
+			}
+		}
+	}
+
+	return kekPath, nil
+}
+
+// webConfig is the server's configuration from the flags.
+func (f *serveFlags) webConfig(baseURL, kekPath string, allowPrivate *bool, log *slog.Logger) web.Config {
+	return web.Config{
+		BaseURL: baseURL, APIAudience: f.apiAudience,
+		OIDCIssuer: f.oidcIssuer, OIDCClientID: f.oidcClientID, OIDCClientSecret: f.oidcSecret,
+		EmailClaim: f.emailClaim, DevIdPAllowRemote: f.devIdPAllowRemote,
+		DataDir: f.dataDir, SMTPURL: f.smtpURL, RateLimit: f.rateLimit, APIRateLimit: f.apiRateLimit, Logger: log,
+		DPoPNonce: f.dpopNonce, DPoPWindow: f.dpopWindow, DPoPSkew: f.dpopSkew,
+		TokenTypes: splitList(f.tokenTypes), StatusVocabulary: f.statusVocabulary, AllowPrivateIssuerURLs: allowPrivate,
+		KEKFile: kekPath, SSASigningAlgs: splitList(f.ssaAlgs), SSARSABits: f.ssaRSABits, SSAIssuer: f.ssaIssuer,
+		FederationEntityID: f.fedEntityID, FederationOrganizationName: f.fedOrgName, FederationStatementLifetime: f.fedLifetime, FederationSigningAlg: f.fedAlg,
+		ExpiryNoticeDays: f.expiryNoticeDays, ExpiryNoticeContacts: splitList(f.expiryNoticeContacts), Version: version,
+		AllowPrivateWebhookURLs: f.allowPrivateWebhooks, WebhookTimeout: f.webhookTimeout,
+	}
 }
 
 func purgeSessions(ctx context.Context, db *store.DB, log *slog.Logger) {
