@@ -343,6 +343,7 @@ func (d *DB) Redeliver(ctx context.Context, a Audit, webhookID string, deliveryI
 // DueDelivery is a delivery a deliverer has claimed: what it needs to send it.
 type DueDelivery struct {
 	DeliveryID     int64
+	Epoch          string // the feed's epoch: with DeliveryID, the webhook-id
 	WebhookID      string
 	URL            string
 	SealedSecret   []byte
@@ -417,6 +418,7 @@ func (d *DB) ClaimDeliveries(ctx context.Context, owner string, now time.Time, l
 		}
 		r.At = parseStamp(at)
 		dd.Change = ChangeOf(epoch, r)
+		dd.Epoch = epoch
 		out = append(out, dd)
 	}
 	return out, nil

@@ -2,13 +2,16 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/store/storetest"
+	"github.com/trustframe/trustframe/webhooks"
 )
 
 // TestOutboxRowsAreWrittenWithTheChange: a change queues one delivery per
@@ -188,5 +191,90 @@ func TestOutboxRowsOfGroupCommittedRecords(t *testing.T) {
 			t.Fatalf("delivery %+v", d)
 		}
 		seen[d.Change.SubjectID] = true
+	}
+}
+
+// TestRestoredBackupStartsANewFeed: a database restored from a backup
+// (the copy opened in place of the original) is a new log: a cursor taken
+// on the original after the backup is refused (ErrCursorGone, a 410)
+// instead of resolving to ids the copy reuses for other changes, and the
+// webhook-id of every delivery made after the restore differs from every
+// one sent before (receivers deduplicate by it).
+func TestRestoredBackupStartsANewFeed(t *testing.T) {
+	db := open(t)
+	if db.Engine() == store.Postgres {
+		t.Skip("Backup is SQLite's (a PostgreSQL database is restored with pg_restore; see README, Backups)")
+	}
+	ctx := context.Background()
+	a := store.Audit{Actor: "admin@example.com"}
+	if _, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	event := func(d *store.DB, id string) {
+		t.Helper()
+		if err := d.RecordEvent(ctx, store.AuditRecord{Actor: "x", Action: "update", SubjectType: "Organisation", SubjectID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sent := map[string]string{} // webhook-id -> the change it announced
+	claim := func(d *store.DB, owner string) {
+		t.Helper()
+		due, err := d.ClaimDeliveries(ctx, owner, time.Now(), time.Minute, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, dd := range due {
+			id := webhooks.MessageID(dd.Epoch, dd.DeliveryID)
+			if before, ok := sent[id]; ok {
+				t.Fatalf("webhook-id %s announced %s before the restore and %s after", id, before, dd.Change.SubjectID)
+			}
+			sent[id] = dd.Change.SubjectID
+		}
+	}
+	event(db, "before-backup")
+	// A running server has made its epoch long before any backup.
+	epoch, err := db.FeedEpoch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyPath := filepath.Join(t.TempDir(), "copy.db")
+	if err := db.Backup(ctx, copyPath); err != nil {
+		t.Fatal(err)
+	}
+	event(db, "after-backup-1")
+	event(db, "after-backup-2")
+	last, err := db.LastChangeID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cursor := store.EncodeCursor(epoch, last)
+	claim(db, "original")
+	if len(sent) != 3 {
+		t.Fatalf("%d deliveries on the original, want 3", len(sent))
+	}
+
+	restored, err := store.Open(ctx, copyPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { restored.Close() })
+	for i := range 4 {
+		event(restored, fmt.Sprint("after-restore-", i))
+	}
+	if _, err := restored.ResolveCursor(ctx, cursor); !errors.Is(err, store.ErrCursorGone) {
+		t.Fatalf("a cursor of the original after the backup, on the restored copy: %v, want ErrCursorGone", err)
+	}
+	if e2, _ := restored.FeedEpoch(ctx); e2 == epoch {
+		t.Fatal("the restored copy kept the original's feed epoch")
+	}
+	// The copy still has the delivery of the change before the backup,
+	// and one for each change after the restore: none may reuse an id.
+	claim(restored, "restored")
+	if len(sent) != 3+5 {
+		t.Fatalf("%d webhook-ids in all, want 8 distinct", len(sent))
+	}
+	// The original is untouched: its own cursor still resolves.
+	if _, err := db.ResolveCursor(ctx, cursor); err != nil {
+		t.Fatalf("the original's own cursor: %v", err)
 	}
 }

@@ -186,7 +186,7 @@ func (d *Deliverer) send(ctx context.Context, dd store.DueDelivery) (int, error)
 		return 0, errors.New("the webhook's secret cannot be opened with this KEK")
 	}
 	body := Body(dd.Change)
-	id := MessageID(dd.DeliveryID)
+	id := MessageID(dd.Epoch, dd.DeliveryID)
 	ts := d.Now().Unix()
 	actx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
