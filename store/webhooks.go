@@ -356,7 +356,10 @@ type DueDelivery struct {
 // for lease: a conditional UPDATE that only a row nobody holds (or whose
 // lease has run out) passes, so deliverers sharing the database never send
 // the same delivery at once. Deliveries of webhooks that are not Active
-// wait. On PostgreSQL the inner SELECT takes FOR UPDATE SKIP LOCKED.
+// wait. A webhook has at most one delivery in flight: one holding a live
+// lease gets nothing more, and one whose last attempt failed gets nothing
+// until that retry is due (then its oldest due row, the retry, goes
+// first), so a receiver that hangs holds one worker, not all of them.
 func (d *DB) ClaimDeliveries(ctx context.Context, owner string, now time.Time, lease time.Duration, n int) ([]DueDelivery, error) {
 	epoch, err := d.FeedEpoch(ctx)
 	if err != nil {
@@ -366,7 +369,7 @@ func (d *DB) ClaimDeliveries(ctx context.Context, owner string, now time.Time, l
 	// Look before taking the write lock: most polls find nothing due.
 	var due int
 	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries d JOIN webhooks w ON w.webhook_id = d.webhook_id
-		WHERE d.status = 'Pending' AND d.next_attempt_at <= ? AND d.lease_until <= ? AND w.status = 'Active' LIMIT 1) x`, nowMs, nowMs).Scan(&due); err != nil {
+		WHERE `+claimable+` LIMIT 1) x`, nowMs, nowMs, nowMs, nowMs, nowMs, nowMs).Scan(&due); err != nil {
 		return nil, fmt.Errorf("store: due deliveries: %w", err)
 	}
 	if due == 0 {
@@ -377,10 +380,10 @@ func (d *DB) ClaimDeliveries(ctx context.Context, owner string, now time.Time, l
 		rows, err := tx.QueryContext(ctx, `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
 			WHERE delivery_id IN (
 				SELECT d.delivery_id FROM webhook_deliveries d JOIN webhooks w ON w.webhook_id = d.webhook_id
-				WHERE d.status = 'Pending' AND d.next_attempt_at <= ? AND d.lease_until <= ? AND w.status = 'Active'
+				WHERE `+claimable+`
 				ORDER BY d.next_attempt_at, d.delivery_id LIMIT ?)
 			AND status = 'Pending' AND lease_until <= ?
-			RETURNING delivery_id`, owner, until, nowMs, nowMs, n, nowMs)
+			RETURNING delivery_id`, owner, until, nowMs, nowMs, nowMs, nowMs, nowMs, nowMs, n, nowMs)
 		if err != nil {
 			return err
 		}
@@ -424,13 +427,28 @@ func (d *DB) ClaimDeliveries(ctx context.Context, owner string, now time.Time, l
 	return out, nil
 }
 
-// NextDeliveryDue is when the earliest pending delivery of an Active
-// webhook falls due (ok false when none is pending).
+// claimable is the condition (on d, a delivery, and w, its webhook; six
+// times the time now as arguments) of a row ClaimDeliveries may take: due,
+// nobody's, of an Active webhook, the oldest due row of its webhook, and
+// its webhook has no delivery in flight nor a failed one waiting for its
+// retry.
+const claimable = `d.status = 'Pending' AND d.next_attempt_at <= ? AND d.lease_until <= ? AND w.status = 'Active'
+	AND d.delivery_id = (SELECT MIN(o.delivery_id) FROM webhook_deliveries o
+		WHERE o.webhook_id = d.webhook_id AND o.status = 'Pending' AND o.next_attempt_at <= ? AND o.lease_until <= ?)
+	AND NOT EXISTS (SELECT 1 FROM webhook_deliveries o WHERE o.webhook_id = d.webhook_id AND o.status = 'Pending'
+		AND (o.lease_until > ? OR (o.attempts > 0 AND o.next_attempt_at > ?)))`
+
+// NextDeliveryDue is when a pending delivery of an Active webhook can next
+// be claimed (ok false when none is pending): for each webhook, its
+// earliest due row, but not before its delivery in flight is done (its
+// lease) nor before its failed delivery's retry.
 func (d *DB) NextDeliveryDue(ctx context.Context) (at time.Time, ok bool, err error) {
 	var next sql.NullInt64
-	if err := d.db.QueryRowContext(ctx, `SELECT MIN(CASE WHEN d.lease_until > d.next_attempt_at THEN d.lease_until ELSE d.next_attempt_at END)
+	if err := d.db.QueryRowContext(ctx, `SELECT MIN(CASE WHEN blocked > due THEN blocked ELSE due END) FROM (
+		SELECT MIN(CASE WHEN d.lease_until > d.next_attempt_at THEN d.lease_until ELSE d.next_attempt_at END) AS due,
+			MAX(CASE WHEN d.attempts = 0 OR d.lease_until > d.next_attempt_at THEN d.lease_until ELSE d.next_attempt_at END) AS blocked
 		FROM webhook_deliveries d JOIN webhooks w ON w.webhook_id = d.webhook_id
-		WHERE d.status = 'Pending' AND w.status = 'Active'`).Scan(&next); err != nil {
+		WHERE d.status = 'Pending' AND w.status = 'Active' GROUP BY d.webhook_id) x`).Scan(&next); err != nil {
 		return time.Time{}, false, fmt.Errorf("store: next delivery: %w", err)
 	}
 	if !next.Valid {

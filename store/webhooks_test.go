@@ -66,12 +66,15 @@ func TestClaimsAreExclusiveAcrossProcesses(t *testing.T) {
 		dbs = append(dbs, db)
 	}
 	a := store.Audit{Actor: "admin@example.com"}
-	wh, err := dbs[0].CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A webhook has one delivery in flight at a time: 60 webhooks, one
+	// due delivery each (and a second waiting behind it).
 	const n = 60
-	for i := range n {
+	for range n {
+		if _, err := dbs[0].CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 2 {
 		if err := dbs[i%2].RecordEvent(ctx, store.AuditRecord{Actor: "x", Action: "update", SubjectType: "Organisation", SubjectID: fmt.Sprint(i)}); err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +110,7 @@ func TestClaimsAreExclusiveAcrossProcesses(t *testing.T) {
 	}
 	wg.Wait()
 	if len(claimed) != n {
-		t.Fatalf("%d deliveries claimed, want %d", len(claimed), n)
+		t.Fatalf("%d deliveries claimed, want %d (one per webhook)", len(claimed), n)
 	}
 	// Within the lease nobody else takes them; after it, one is taken again,
 	// and the first owner's late result is not recorded.
@@ -122,7 +125,7 @@ func TestClaimsAreExclusiveAcrossProcesses(t *testing.T) {
 	if err := dbs[0].FinishDelivery(ctx, claimed[d.DeliveryID], d, store.DeliveryOutcome{At: now, OK: true, StatusCode: 200}); err != nil {
 		t.Fatal(err)
 	}
-	ds, _, _ := dbs[0].ListWebhookDeliveries(ctx, wh.WebhookID, 0, n)
+	ds, _, _ := dbs[0].ListWebhookDeliveries(ctx, d.WebhookID, 0, n)
 	for _, x := range ds {
 		if x.DeliveryID == d.DeliveryID && (x.Status != "Pending" || x.Attempts != 0) {
 			t.Fatalf("a lost lease recorded its result: %+v", x)
@@ -131,7 +134,7 @@ func TestClaimsAreExclusiveAcrossProcesses(t *testing.T) {
 	if err := dbs[1].FinishDelivery(ctx, "late", d, store.DeliveryOutcome{At: now, OK: true, StatusCode: 200}); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := dbs[0].GetWebhookDelivery(ctx, wh.WebhookID, d.DeliveryID)
+	got, _ := dbs[0].GetWebhookDelivery(ctx, d.WebhookID, d.DeliveryID)
 	if got.Status != "Delivered" || got.Attempts != 1 || got.LastStatusCode != 200 {
 		t.Fatalf("after the holder finished: %+v", got)
 	}
@@ -219,16 +222,24 @@ func TestRestoredBackupStartsANewFeed(t *testing.T) {
 	sent := map[string]string{} // webhook-id -> the change it announced
 	claim := func(d *store.DB, owner string) {
 		t.Helper()
-		due, err := d.ClaimDeliveries(ctx, owner, time.Now(), time.Minute, 100)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, dd := range due {
-			id := webhooks.MessageID(dd.Epoch, dd.DeliveryID)
-			if before, ok := sent[id]; ok {
-				t.Fatalf("webhook-id %s announced %s before the restore and %s after", id, before, dd.Change.SubjectID)
+		for {
+			due, err := d.ClaimDeliveries(ctx, owner, time.Now(), time.Minute, 100)
+			if err != nil {
+				t.Fatal(err)
 			}
-			sent[id] = dd.Change.SubjectID
+			if len(due) == 0 {
+				return
+			}
+			for _, dd := range due {
+				if err := d.FinishDelivery(ctx, owner, dd, store.DeliveryOutcome{At: time.Now(), OK: true, StatusCode: 200}); err != nil {
+					t.Fatal(err)
+				}
+				id := webhooks.MessageID(dd.Epoch, dd.DeliveryID)
+				if before, ok := sent[id]; ok {
+					t.Fatalf("webhook-id %s announced %s before the restore and %s after", id, before, dd.Change.SubjectID)
+				}
+				sent[id] = dd.Change.SubjectID
+			}
 		}
 	}
 	event(db, "before-backup")
@@ -276,5 +287,73 @@ func TestRestoredBackupStartsANewFeed(t *testing.T) {
 	// The original is untouched: its own cursor still resolves.
 	if _, err := db.ResolveCursor(ctx, cursor); err != nil {
 		t.Fatalf("the original's own cursor: %v", err)
+	}
+}
+
+// TestClaimsOneDeliveryPerWebhookAtATime: a webhook with a delivery in
+// flight gets no other, and one whose last attempt failed gets nothing
+// new until its retry is due, when the retry goes first; other webhooks
+// are not held up meanwhile.
+func TestClaimsOneDeliveryPerWebhookAtATime(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	a := store.Audit{Actor: "admin@example.com"}
+	slow, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fine, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/b", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := db.RecordEvent(ctx, store.AuditRecord{Actor: "x", Action: "update", SubjectType: "Organisation", SubjectID: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	byHook := func(ds []store.DueDelivery) map[string][]store.DueDelivery {
+		m := map[string][]store.DueDelivery{}
+		for _, d := range ds {
+			m[d.WebhookID] = append(m[d.WebhookID], d)
+		}
+		return m
+	}
+	first, err := db.ClaimDeliveries(ctx, "o", now, time.Minute, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := byHook(first)
+	if len(first) != 2 || len(m[slow.WebhookID]) != 1 || len(m[fine.WebhookID]) != 1 {
+		t.Fatalf("first claim: %+v, want one delivery of each webhook", first)
+	}
+	if more, _ := db.ClaimDeliveries(ctx, "o", now, time.Minute, 10); len(more) != 0 {
+		t.Fatalf("claimed %d more while each webhook has one in flight", len(more))
+	}
+	failed := m[slow.WebhookID][0]
+	retryAt := now.Add(30 * time.Second)
+	if err := db.FinishDelivery(ctx, "o", failed, store.DeliveryOutcome{At: now, StatusCode: 500, NextAttempt: retryAt, FirstAttemptAt: now, PauseAfter: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.FinishDelivery(ctx, "o", m[fine.WebhookID][0], store.DeliveryOutcome{At: now, OK: true, StatusCode: 200, FirstAttemptAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	next, err := db.ClaimDeliveries(ctx, "o", now.Add(time.Second), time.Second, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(next) != 1 || next[0].WebhookID != fine.WebhookID {
+		t.Fatalf("while the failed delivery waits for its retry: %+v, want only the healthy webhook's next", next)
+	}
+	if at, ok, _ := db.NextDeliveryDue(ctx); !ok || at.After(now.Add(2*time.Second)) {
+		t.Fatalf("next due %v %v: the healthy webhook's lease ends first", at, ok)
+	}
+	due, err := db.ClaimDeliveries(ctx, "o", retryAt, time.Minute, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = byHook(due)
+	if len(m[slow.WebhookID]) != 1 || m[slow.WebhookID][0].DeliveryID != failed.DeliveryID || m[slow.WebhookID][0].Attempts != 1 {
+		t.Fatalf("when the retry is due: %+v, want the failed delivery again first", due)
 	}
 }

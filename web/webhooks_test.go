@@ -696,3 +696,63 @@ func TestWebhookConsole(t *testing.T) {
 		t.Fatalf("deleted webhook page: %d", st)
 	}
 }
+
+// TestHangingReceiverDoesNotSlowTheOthers: a receiver that never answers
+// holds at most one delivery at a time (one worker, one timeout) and its
+// next deliveries wait for its retry, so a healthy receiver subscribed to
+// the same changes gets all twelve well within one timeout of the
+// hanging one.
+func TestHangingReceiverDoesNotSlowTheOthers(t *testing.T) {
+	const timeout = 3 * time.Second
+	env := startDelivering(t, func(c *web.Config) {
+		c.WebhookTimeout = timeout
+		c.WebhookBackoff = func(int) time.Duration { return 100 * time.Millisecond }
+	})
+	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	var mu sync.Mutex
+	inFlight, most, hangs := 0, 0, 0
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		hangs++
+		most = max(most, inFlight)
+		mu.Unlock()
+		defer func() { mu.Lock(); inFlight--; mu.Unlock() }()
+		_, _ = io.ReadAll(r.Body)
+		select {
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+	}))
+	t.Cleanup(func() { hang.CloseClientConnections(); hang.Close() })
+	createWebhook(t, env, tok, `{"Url":"`+hang.URL+`/hang","SubjectTypes":["Organisation"]}`)
+	rc := newReceiver(t)
+	healthy := createWebhook(t, env, tok, `{"Url":"`+rc.srv.URL+`/ok","SubjectTypes":["Organisation"]}`)
+	rc.mu.Lock()
+	rc.secret = healthy.Secret
+	rc.mu.Unlock()
+
+	ctx := context.Background()
+	t0 := time.Now()
+	for i := range 12 {
+		if err := env.DB.RecordEvent(ctx, store.AuditRecord{Actor: "x", Action: "update", SubjectType: "Organisation", SubjectID: strconv.Itoa(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, timeout, "the healthy receiver's twelve changes", func() bool { return len(rc.received()) >= 12 })
+	if took := time.Since(t0); took > timeout/2 {
+		t.Fatalf("the healthy receiver got its twelve changes after %s: the hanging one held it up (timeout %s)", took, timeout)
+	}
+	seen := map[string]bool{}
+	for _, r := range rc.received() {
+		seen[r.Body.Data.SubjectID] = true
+	}
+	if len(seen) != 12 {
+		t.Fatalf("the healthy receiver got %d distinct changes, want 12", len(seen))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hangs == 0 || most != 1 {
+		t.Fatalf("the hanging receiver had %d requests, at most %d at once; want some, one at a time", hangs, most)
+	}
+}
