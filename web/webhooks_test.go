@@ -756,3 +756,31 @@ func TestHangingReceiverDoesNotSlowTheOthers(t *testing.T) {
 		t.Fatalf("the hanging receiver had %d requests, at most %d at once; want some, one at a time", hangs, most)
 	}
 }
+
+// TestWebhookOnReferenceListTypes: a webhook subscribed to contact,
+// document and certification types (reference data) is accepted and told
+// when one is created.
+func TestWebhookOnReferenceListTypes(t *testing.T) {
+	env := startDelivering(t, nil)
+	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	rc := newReceiver(t)
+	wh := createWebhook(t, env, tok, `{"Url":"`+rc.srv.URL+`/refs","SubjectTypes":["ContactType","DocumentType","CertificationType"]}`)
+	rc.mu.Lock()
+	rc.secret = wh.Secret
+	rc.mu.Unlock()
+	for _, p := range []string{"contact-types", "document-types", "certification-types"} {
+		if resp, b := do(t, "POST", env.URL+"/api/references/"+p, tok, `{"Name":"Legal","Description":"x"}`); resp.StatusCode != http.StatusCreated {
+			t.Fatalf("%s: %d %s", p, resp.StatusCode, b)
+		}
+	}
+	waitFor(t, 5*time.Second, "three reference changes", func() bool { return len(rc.received()) >= 3 })
+	types := map[string]bool{}
+	for _, r := range rc.received() {
+		types[r.Body.Type] = true
+	}
+	for _, want := range []string{"ContactType.create", "DocumentType.create", "CertificationType.create"} {
+		if !types[want] {
+			t.Errorf("no %s delivered (got %v)", want, types)
+		}
+	}
+}
