@@ -322,10 +322,11 @@ func (d *DB) GetWebhookDelivery(ctx context.Context, webhookID string, deliveryI
 }
 
 // Redeliver queues a delivery again, now, with a fresh retry window
-// (whatever its status: a Delivered one is sent once more).
+// (whatever its status: a Delivered one is sent once more): 24 h from its
+// next attempt, and the backoff starts again at its first step.
 func (d *DB) Redeliver(ctx context.Context, a Audit, webhookID string, deliveryID int64) (WebhookDelivery, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = 'Pending', next_attempt_at = 0, first_attempt_at = 0, lease_owner = '', lease_until = 0
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = 'Pending', next_attempt_at = 0, first_attempt_at = 0, window_attempts = 0, lease_owner = '', lease_until = 0
 			WHERE webhook_id = ? AND delivery_id = ?`, webhookID, deliveryID)
 		if err != nil {
 			return err
@@ -349,7 +350,7 @@ type DueDelivery struct {
 	WebhookID      string
 	URL            string
 	SealedSecret   []byte
-	Attempts       int   // attempts made before this one
+	Attempts       int   // attempts made before this one in this retry window (since the last Redeliver)
 	FirstAttemptAt int64 // unix ms; 0: this is the first
 	Change         Change
 }
@@ -410,7 +411,7 @@ func (d *DB) ClaimDeliveries(ctx context.Context, owner string, now time.Time, l
 		var dd DueDelivery
 		var r AuditRecord
 		var at string
-		err := d.db.QueryRowContext(ctx, `SELECT d.delivery_id, d.webhook_id, w.url, w.secret_sealed, d.attempts, d.first_attempt_at,
+		err := d.db.QueryRowContext(ctx, `SELECT d.delivery_id, d.webhook_id, w.url, w.secret_sealed, d.window_attempts, d.first_attempt_at,
 			a.id, a.at, a.actor, a.action, a.subject_type, a.subject_id, a.organisation_id
 			FROM webhook_deliveries d JOIN webhooks w ON w.webhook_id = d.webhook_id JOIN audit_log a ON a.id = d.audit_id
 			WHERE d.delivery_id = ?`, id).Scan(&dd.DeliveryID, &dd.WebhookID, &dd.URL, &dd.SealedSecret, &dd.Attempts, &dd.FirstAttemptAt,
@@ -489,7 +490,7 @@ func (d *DB) FinishDelivery(ctx context.Context, owner string, dd DueDelivery, o
 		status, next = "Failed", 0
 	}
 	return d.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, first_attempt_at = ?,
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, window_attempts = window_attempts + 1, next_attempt_at = ?, first_attempt_at = ?,
 			last_status_code = ?, last_error = ?, last_duration_ms = ?, last_attempt_at = ?, lease_owner = '', lease_until = 0
 			WHERE delivery_id = ? AND lease_owner = ?`,
 			status, next, o.FirstAttemptAt.UnixMilli(), o.StatusCode, o.Error, o.Duration.Milliseconds(), o.At.UTC().Format(time.RFC3339Nano), dd.DeliveryID, owner)

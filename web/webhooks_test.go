@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -783,4 +784,55 @@ func TestWebhookOnReferenceListTypes(t *testing.T) {
 			t.Errorf("no %s delivered (got %v)", want, types)
 		}
 	}
+}
+
+// TestRedeliverRestartsTheBackoff: a delivery redelivered after failing
+// three times is retried on the schedule's first step again (5 s by
+// default), not where the earlier attempts had left it; the log keeps
+// counting every attempt.
+func TestRedeliverRestartsTheBackoff(t *testing.T) {
+	var mu sync.Mutex
+	var steps []int
+	env := startDelivering(t, func(c *web.Config) {
+		c.WebhookBackoff = func(n int) time.Duration {
+			mu.Lock()
+			steps = append(steps, n)
+			mu.Unlock()
+			if n < 3 {
+				return 50 * time.Millisecond
+			}
+			return time.Hour
+		}
+	})
+	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	rc := newReceiver(t)
+	rc.answer = func(int) int { return 500 }
+	wh := createWebhook(t, env, tok, `{"Url":"`+rc.srv.URL+`/fail","SubjectTypes":["Organisation"]}`)
+	rc.mu.Lock()
+	rc.secret = wh.Secret
+	rc.mu.Unlock()
+	if err := env.DB.RecordEvent(context.Background(), store.AuditRecord{Actor: "x", Action: "update", SubjectType: "Organisation", SubjectID: "o1"}); err != nil {
+		t.Fatal(err)
+	}
+	backoffs := func() []int { mu.Lock(); defer mu.Unlock(); return slices.Clone(steps) }
+	waitFor(t, 5*time.Second, "three failed attempts", func() bool { return len(backoffs()) >= 3 })
+	if got := backoffs(); !slices.Equal(got, []int{1, 2, 3}) {
+		t.Fatalf("retries before the redelivery took steps %v, want [1 2 3]", got)
+	}
+	ds, _, err := env.DB.ListWebhookDeliveries(context.Background(), wh.WebhookID, 0, 10)
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("deliveries: %v %d", err, len(ds))
+	}
+	resp, b := do(t, "POST", env.URL+"/api/references/webhooks/"+wh.WebhookID+"/deliveries/"+strconv.FormatInt(ds[0].DeliveryID, 10)+"/redeliver", tok, "")
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("redeliver: %d %s", resp.StatusCode, b)
+	}
+	waitFor(t, 5*time.Second, "the redelivery's attempt", func() bool { return len(backoffs()) >= 4 })
+	if got := backoffs(); got[3] != 1 {
+		t.Fatalf("the failed redelivery is retried at step %d of the backoff, want 1 (steps %v)", got[3], got)
+	}
+	waitFor(t, 5*time.Second, "the attempt recorded", func() bool {
+		d, err := env.DB.GetWebhookDelivery(context.Background(), wh.WebhookID, ds[0].DeliveryID)
+		return err == nil && d.Attempts == 4 && d.Status == "Pending"
+	})
 }
