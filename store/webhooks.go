@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -159,10 +160,31 @@ func setWebhookTypes(ctx context.Context, tx *sql.Tx, id string, types []string)
 	return nil
 }
 
+// webhookSummary is what the audit log says of a webhook. Of its URL only
+// the scheme and host: a receiver's URL may carry a token in its path or
+// query, and Data Administrators read the audit log (docs/decisions.md).
 func webhookSummary(w Webhook) string {
 	types := slices.Clone(w.SubjectTypes)
 	sort.Strings(types)
-	return fmt.Sprintf("Url: %s; SubjectTypes: %s; Status: %s", w.URL, strings.Join(types, ", "), w.Status)
+	return fmt.Sprintf("Url: %s; SubjectTypes: %s; Status: %s", urlOrigin(w.URL), strings.Join(types, ", "), w.Status)
+}
+
+// urlChange notes a change of URL the summaries' origins do not show.
+func urlChange(from, to string) string {
+	if from != to && urlOrigin(from) == urlOrigin(to) {
+		return " (Url path or query changed)"
+	}
+	return ""
+}
+
+// urlOrigin is scheme://host[:port] of raw, without user, path, query or
+// fragment.
+func urlOrigin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "(not a URL)"
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // CreateWebhook stores a new webhook (its id is made here unless given) with its sealed
@@ -214,7 +236,7 @@ func (d *DB) UpdateWebhook(ctx context.Context, a Audit, w Webhook, check func(W
 			return err
 		}
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, w.Status), SubjectType: "Webhook", SubjectID: w.WebhookID,
-			Summary: webhookSummary(cur) + " -> " + webhookSummary(w)})
+			Summary: webhookSummary(cur) + " -> " + webhookSummary(w) + urlChange(cur.URL, w.URL)})
 	})
 	if err != nil {
 		return Webhook{}, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -355,5 +356,50 @@ func TestClaimsOneDeliveryPerWebhookAtATime(t *testing.T) {
 	m = byHook(due)
 	if len(m[slow.WebhookID]) != 1 || m[slow.WebhookID][0].DeliveryID != failed.DeliveryID || m[slow.WebhookID][0].Attempts != 1 {
 		t.Fatalf("when the retry is due: %+v, want the failed delivery again first", due)
+	}
+}
+
+// TestWebhookAuditShowsOnlySchemeAndHost: a webhook URL may carry a token
+// in its path or query; the audit log (read by Data Administrators too)
+// names only its scheme and host, on create, update and delete.
+func TestWebhookAuditShowsOnlySchemeAndHost(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	a := store.Audit{Actor: "admin@example.com"}
+	wh, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8:8443/hooks/PATHTOKEN1?key=QUERYTOKEN1", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wh.URL = "https://hooks.example.com/PATHTOKEN2?key=QUERYTOKEN2"
+	if _, err := db.UpdateWebhook(ctx, a, wh, nil); err != nil {
+		t.Fatal(err)
+	}
+	wh.URL = "https://hooks.example.com/PATHTOKEN3"
+	if _, err := db.UpdateWebhook(ctx, a, wh, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteWebhook(ctx, a, wh.WebhookID); err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err := db.ListAudit(ctx, store.AuditFilter{SubjectType: "Webhook", Size: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 4 {
+		t.Fatalf("%d webhook audit records, want 4", len(recs))
+	}
+	var all string
+	for _, r := range recs {
+		all += r.Summary + "\n"
+	}
+	for _, secret := range []string{"TOKEN", "hooks/", "key="} {
+		if strings.Contains(all, secret) {
+			t.Errorf("the audit log shows %q of a webhook URL:\n%s", secret, all)
+		}
+	}
+	for _, want := range []string{"https://8.8.8.8:8443", "https://hooks.example.com", "(Url path or query changed)"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the audit log does not name %s:\n%s", want, all)
+		}
 	}
 }
