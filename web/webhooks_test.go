@@ -836,3 +836,53 @@ func TestRedeliverRestartsTheBackoff(t *testing.T) {
 		return err == nil && d.Attempts == 4 && d.Status == "Pending"
 	})
 }
+
+// TestPrivateReceiverNeverContacted: with private receivers not allowed
+// (the default), a webhook whose URL came to point at a private address
+// after it was accepted (here: changed in the database, as a name
+// re-pointed at a loopback address would be) is refused at the
+// connection: the receiver never sees a request, and the attempt is
+// logged as failed.
+func TestPrivateReceiverNeverContacted(t *testing.T) {
+	env := startDelivering(t, func(c *web.Config) {
+		c.AllowPrivateWebhookURLs = false
+		c.WebhookBackoff = func(int) time.Duration { return time.Hour }
+	})
+	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	var hits sync.Mutex
+	n := 0
+	private := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Lock()
+		n++
+		hits.Unlock()
+	}))
+	t.Cleanup(private.Close)
+	if resp, b := do(t, "POST", env.URL+"/api/references/webhooks", tok, `{"Url":"`+private.URL+`/hook","SubjectTypes":["Organisation"]}`); resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("a private URL was accepted: %d %s", resp.StatusCode, b)
+	}
+	wh := createWebhook(t, env, tok, `{"Url":"https://8.8.8.8/hook","SubjectTypes":["Organisation"]}`)
+	if _, err := env.DB.SQL().Exec(`UPDATE webhooks SET url = ? WHERE webhook_id = ?`, private.URL+"/hook", wh.WebhookID); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.DB.RecordEvent(context.Background(), store.AuditRecord{Actor: "x", Action: "update", SubjectType: "Organisation", SubjectID: "o1"}); err != nil {
+		t.Fatal(err)
+	}
+	var d store.WebhookDelivery
+	waitFor(t, 10*time.Second, "the refused attempt", func() bool {
+		ds, _, err := env.DB.ListWebhookDeliveries(context.Background(), wh.WebhookID, 0, 10)
+		if err != nil || len(ds) != 1 {
+			return false
+		}
+		d = ds[0]
+		return d.Attempts == 1
+	})
+	if d.Status != "Pending" || d.LastStatusCode != 0 || !strings.Contains(d.LastError, "not public") {
+		t.Fatalf("attempt at a private address: %+v", d)
+	}
+	hits.Lock()
+	defer hits.Unlock()
+	if n != 0 {
+		t.Fatalf("the private receiver was contacted %d times", n)
+	}
+	t.Logf("refused: %s", d.LastError)
+}
