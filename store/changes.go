@@ -71,7 +71,9 @@ func DecodeCursor(s string) (epoch string, id int64, err error) {
 }
 
 // FeedEpoch is the identity of this database's audit log, made on first
-// use and kept (a copy made by backup keeps it too).
+// use and kept. A copy made by Backup does not keep it (a restored
+// database is a new log); after pg_restore the operator deletes it
+// (README, Backups and restore).
 func (d *DB) FeedEpoch(ctx context.Context) (string, error) {
 	d.feedEpochMu.Lock()
 	defer d.feedEpochMu.Unlock()

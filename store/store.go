@@ -448,7 +448,20 @@ func (d *DB) Backup(ctx context.Context, path string) error {
 	if _, err := d.db.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
 		return fmt.Errorf("store: backup to %s: %w", path, err)
 	}
-	return nil
+	// The copy forgets the change feed's epoch: restored, it makes a new
+	// one, so every cursor handed out before is refused (410) instead of
+	// resolving to audit ids the restored log reuses for other changes,
+	// and webhook-ids (which carry the epoch) are never reused either
+	// (docs/decisions.md, "Backups and the change feed").
+	cp, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		return fmt.Errorf("store: backup to %s: %w", path, err)
+	}
+	defer cp.Close()
+	if _, err := cp.ExecContext(ctx, `DELETE FROM change_feed WHERE name = 'epoch'`); err != nil {
+		return fmt.Errorf("store: backup to %s: forget the feed epoch: %w", path, err)
+	}
+	return cp.Close()
 }
 
 // IntegrityCheck runs SQLite's quick check of the whole database file and

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -27,12 +28,14 @@ type Webhook struct {
 }
 
 // WebhookSubjectTypes are the subject types of the audit log a webhook can
-// subscribe to (every SubjectType the store writes).
+// subscribe to: every SubjectType written for a change. Left out on
+// purpose: AuditLog and OrganisationList, the records that an export was
+// read (TestEverySubjectTypeIsOfferedToWebhooks keeps the list whole).
 var WebhookSubjectTypes = []string{
 	"Application", "AuthorisationDomain", "AuthorisationServer", "Authority", "AuthorityClaim", "Certification",
-	"Contact", "DataAdministrator", "Document", "ExpiryNotice", "FederationKey", "Flag", "IdentityProvider",
-	"KeyMaterial", "Organisation", "OrganisationCertificate", "Role", "RoleMetadataPolicy", "Session",
-	"SigningKey", "SuperUser", "Webhook",
+	"CertificationType", "Contact", "ContactType", "DataAdministrator", "Document", "DocumentType", "ExpiryNotice",
+	"FederationKey", "Flag", "IdentityProvider", "KeyMaterial", "Organisation", "OrganisationCertificate", "Role",
+	"RoleMetadataPolicy", "Session", "SigningKey", "SuperUser", "Webhook",
 }
 
 // WebhookDelivery is one change sent (or to be sent) to one webhook.
@@ -157,10 +160,31 @@ func setWebhookTypes(ctx context.Context, tx *sql.Tx, id string, types []string)
 	return nil
 }
 
+// webhookSummary is what the audit log says of a webhook. Of its URL only
+// the scheme and host: a receiver's URL may carry a token in its path or
+// query, and Data Administrators read the audit log (docs/decisions.md).
 func webhookSummary(w Webhook) string {
 	types := slices.Clone(w.SubjectTypes)
 	sort.Strings(types)
-	return fmt.Sprintf("Url: %s; SubjectTypes: %s; Status: %s", w.URL, strings.Join(types, ", "), w.Status)
+	return fmt.Sprintf("Url: %s; SubjectTypes: %s; Status: %s", urlOrigin(w.URL), strings.Join(types, ", "), w.Status)
+}
+
+// urlChange notes a change of URL the summaries' origins do not show.
+func urlChange(from, to string) string {
+	if from != to && urlOrigin(from) == urlOrigin(to) {
+		return " (Url path or query changed)"
+	}
+	return ""
+}
+
+// urlOrigin is scheme://host[:port] of raw, without user, path, query or
+// fragment.
+func urlOrigin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "(not a URL)"
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // CreateWebhook stores a new webhook (its id is made here unless given) with its sealed
@@ -212,7 +236,7 @@ func (d *DB) UpdateWebhook(ctx context.Context, a Audit, w Webhook, check func(W
 			return err
 		}
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, w.Status), SubjectType: "Webhook", SubjectID: w.WebhookID,
-			Summary: webhookSummary(cur) + " -> " + webhookSummary(w)})
+			Summary: webhookSummary(cur) + " -> " + webhookSummary(w) + urlChange(cur.URL, w.URL)})
 	})
 	if err != nil {
 		return Webhook{}, err
@@ -320,10 +344,11 @@ func (d *DB) GetWebhookDelivery(ctx context.Context, webhookID string, deliveryI
 }
 
 // Redeliver queues a delivery again, now, with a fresh retry window
-// (whatever its status: a Delivered one is sent once more).
+// (whatever its status: a Delivered one is sent once more): 24 h from its
+// next attempt, and the backoff starts again at its first step.
 func (d *DB) Redeliver(ctx context.Context, a Audit, webhookID string, deliveryID int64) (WebhookDelivery, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = 'Pending', next_attempt_at = 0, first_attempt_at = 0, lease_owner = '', lease_until = 0
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = 'Pending', next_attempt_at = 0, first_attempt_at = 0, window_attempts = 0, lease_owner = '', lease_until = 0
 			WHERE webhook_id = ? AND delivery_id = ?`, webhookID, deliveryID)
 		if err != nil {
 			return err
@@ -343,10 +368,11 @@ func (d *DB) Redeliver(ctx context.Context, a Audit, webhookID string, deliveryI
 // DueDelivery is a delivery a deliverer has claimed: what it needs to send it.
 type DueDelivery struct {
 	DeliveryID     int64
+	Epoch          string // the feed's epoch: with DeliveryID, the webhook-id
 	WebhookID      string
 	URL            string
 	SealedSecret   []byte
-	Attempts       int   // attempts made before this one
+	Attempts       int   // attempts made before this one in this retry window (since the last Redeliver)
 	FirstAttemptAt int64 // unix ms; 0: this is the first
 	Change         Change
 }
@@ -355,7 +381,10 @@ type DueDelivery struct {
 // for lease: a conditional UPDATE that only a row nobody holds (or whose
 // lease has run out) passes, so deliverers sharing the database never send
 // the same delivery at once. Deliveries of webhooks that are not Active
-// wait. On PostgreSQL the inner SELECT takes FOR UPDATE SKIP LOCKED.
+// wait. A webhook has at most one delivery in flight: one holding a live
+// lease gets nothing more, and one whose last attempt failed gets nothing
+// until that retry is due (then its oldest due row, the retry, goes
+// first), so a receiver that hangs holds one worker, not all of them.
 func (d *DB) ClaimDeliveries(ctx context.Context, owner string, now time.Time, lease time.Duration, n int) ([]DueDelivery, error) {
 	epoch, err := d.FeedEpoch(ctx)
 	if err != nil {
@@ -365,7 +394,7 @@ func (d *DB) ClaimDeliveries(ctx context.Context, owner string, now time.Time, l
 	// Look before taking the write lock: most polls find nothing due.
 	var due int
 	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries d JOIN webhooks w ON w.webhook_id = d.webhook_id
-		WHERE d.status = 'Pending' AND d.next_attempt_at <= ? AND d.lease_until <= ? AND w.status = 'Active' LIMIT 1) x`, nowMs, nowMs).Scan(&due); err != nil {
+		WHERE `+claimable+` LIMIT 1) x`, nowMs, nowMs, nowMs, nowMs, nowMs, nowMs).Scan(&due); err != nil {
 		return nil, fmt.Errorf("store: due deliveries: %w", err)
 	}
 	if due == 0 {
@@ -376,10 +405,10 @@ func (d *DB) ClaimDeliveries(ctx context.Context, owner string, now time.Time, l
 		rows, err := tx.QueryContext(ctx, `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
 			WHERE delivery_id IN (
 				SELECT d.delivery_id FROM webhook_deliveries d JOIN webhooks w ON w.webhook_id = d.webhook_id
-				WHERE d.status = 'Pending' AND d.next_attempt_at <= ? AND d.lease_until <= ? AND w.status = 'Active'
+				WHERE `+claimable+`
 				ORDER BY d.next_attempt_at, d.delivery_id LIMIT ?)
 			AND status = 'Pending' AND lease_until <= ?
-			RETURNING delivery_id`, owner, until, nowMs, nowMs, n, nowMs)
+			RETURNING delivery_id`, owner, until, nowMs, nowMs, nowMs, nowMs, nowMs, nowMs, n, nowMs)
 		if err != nil {
 			return err
 		}
@@ -404,7 +433,7 @@ func (d *DB) ClaimDeliveries(ctx context.Context, owner string, now time.Time, l
 		var dd DueDelivery
 		var r AuditRecord
 		var at string
-		err := d.db.QueryRowContext(ctx, `SELECT d.delivery_id, d.webhook_id, w.url, w.secret_sealed, d.attempts, d.first_attempt_at,
+		err := d.db.QueryRowContext(ctx, `SELECT d.delivery_id, d.webhook_id, w.url, w.secret_sealed, d.window_attempts, d.first_attempt_at,
 			a.id, a.at, a.actor, a.action, a.subject_type, a.subject_id, a.organisation_id
 			FROM webhook_deliveries d JOIN webhooks w ON w.webhook_id = d.webhook_id JOIN audit_log a ON a.id = d.audit_id
 			WHERE d.delivery_id = ?`, id).Scan(&dd.DeliveryID, &dd.WebhookID, &dd.URL, &dd.SealedSecret, &dd.Attempts, &dd.FirstAttemptAt,
@@ -417,18 +446,34 @@ func (d *DB) ClaimDeliveries(ctx context.Context, owner string, now time.Time, l
 		}
 		r.At = parseStamp(at)
 		dd.Change = ChangeOf(epoch, r)
+		dd.Epoch = epoch
 		out = append(out, dd)
 	}
 	return out, nil
 }
 
-// NextDeliveryDue is when the earliest pending delivery of an Active
-// webhook falls due (ok false when none is pending).
+// claimable is the condition (on d, a delivery, and w, its webhook; six
+// times the time now as arguments) of a row ClaimDeliveries may take: due,
+// nobody's, of an Active webhook, the oldest due row of its webhook, and
+// its webhook has no delivery in flight nor a failed one waiting for its
+// retry.
+const claimable = `d.status = 'Pending' AND d.next_attempt_at <= ? AND d.lease_until <= ? AND w.status = 'Active'
+	AND d.delivery_id = (SELECT MIN(o.delivery_id) FROM webhook_deliveries o
+		WHERE o.webhook_id = d.webhook_id AND o.status = 'Pending' AND o.next_attempt_at <= ? AND o.lease_until <= ?)
+	AND NOT EXISTS (SELECT 1 FROM webhook_deliveries o WHERE o.webhook_id = d.webhook_id AND o.status = 'Pending'
+		AND (o.lease_until > ? OR (o.attempts > 0 AND o.next_attempt_at > ?)))`
+
+// NextDeliveryDue is when a pending delivery of an Active webhook can next
+// be claimed (ok false when none is pending): for each webhook, its
+// earliest due row, but not before its delivery in flight is done (its
+// lease) nor before its failed delivery's retry.
 func (d *DB) NextDeliveryDue(ctx context.Context) (at time.Time, ok bool, err error) {
 	var next sql.NullInt64
-	if err := d.db.QueryRowContext(ctx, `SELECT MIN(CASE WHEN d.lease_until > d.next_attempt_at THEN d.lease_until ELSE d.next_attempt_at END)
+	if err := d.db.QueryRowContext(ctx, `SELECT MIN(CASE WHEN blocked > due THEN blocked ELSE due END) FROM (
+		SELECT MIN(CASE WHEN d.lease_until > d.next_attempt_at THEN d.lease_until ELSE d.next_attempt_at END) AS due,
+			MAX(CASE WHEN d.attempts = 0 OR d.lease_until > d.next_attempt_at THEN d.lease_until ELSE d.next_attempt_at END) AS blocked
 		FROM webhook_deliveries d JOIN webhooks w ON w.webhook_id = d.webhook_id
-		WHERE d.status = 'Pending' AND w.status = 'Active'`).Scan(&next); err != nil {
+		WHERE d.status = 'Pending' AND w.status = 'Active' GROUP BY d.webhook_id) x`).Scan(&next); err != nil {
 		return time.Time{}, false, fmt.Errorf("store: next delivery: %w", err)
 	}
 	if !next.Valid {
@@ -467,7 +512,7 @@ func (d *DB) FinishDelivery(ctx context.Context, owner string, dd DueDelivery, o
 		status, next = "Failed", 0
 	}
 	return d.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, first_attempt_at = ?,
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, window_attempts = window_attempts + 1, next_attempt_at = ?, first_attempt_at = ?,
 			last_status_code = ?, last_error = ?, last_duration_ms = ?, last_attempt_at = ?, lease_owner = '', lease_until = 0
 			WHERE delivery_id = ? AND lease_owner = ?`,
 			status, next, o.FirstAttemptAt.UnixMilli(), o.StatusCode, o.Error, o.Duration.Milliseconds(), o.At.UTC().Format(time.RFC3339Nano), dd.DeliveryID, owner)

@@ -2,13 +2,17 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/store/storetest"
+	"github.com/trustframe/trustframe/webhooks"
 )
 
 // TestOutboxRowsAreWrittenWithTheChange: a change queues one delivery per
@@ -63,12 +67,15 @@ func TestClaimsAreExclusiveAcrossProcesses(t *testing.T) {
 		dbs = append(dbs, db)
 	}
 	a := store.Audit{Actor: "admin@example.com"}
-	wh, err := dbs[0].CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A webhook has one delivery in flight at a time: 60 webhooks, one
+	// due delivery each (and a second waiting behind it).
 	const n = 60
-	for i := range n {
+	for range n {
+		if _, err := dbs[0].CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 2 {
 		if err := dbs[i%2].RecordEvent(ctx, store.AuditRecord{Actor: "x", Action: "update", SubjectType: "Organisation", SubjectID: fmt.Sprint(i)}); err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +111,7 @@ func TestClaimsAreExclusiveAcrossProcesses(t *testing.T) {
 	}
 	wg.Wait()
 	if len(claimed) != n {
-		t.Fatalf("%d deliveries claimed, want %d", len(claimed), n)
+		t.Fatalf("%d deliveries claimed, want %d (one per webhook)", len(claimed), n)
 	}
 	// Within the lease nobody else takes them; after it, one is taken again,
 	// and the first owner's late result is not recorded.
@@ -119,7 +126,7 @@ func TestClaimsAreExclusiveAcrossProcesses(t *testing.T) {
 	if err := dbs[0].FinishDelivery(ctx, claimed[d.DeliveryID], d, store.DeliveryOutcome{At: now, OK: true, StatusCode: 200}); err != nil {
 		t.Fatal(err)
 	}
-	ds, _, _ := dbs[0].ListWebhookDeliveries(ctx, wh.WebhookID, 0, n)
+	ds, _, _ := dbs[0].ListWebhookDeliveries(ctx, d.WebhookID, 0, n)
 	for _, x := range ds {
 		if x.DeliveryID == d.DeliveryID && (x.Status != "Pending" || x.Attempts != 0) {
 			t.Fatalf("a lost lease recorded its result: %+v", x)
@@ -128,7 +135,7 @@ func TestClaimsAreExclusiveAcrossProcesses(t *testing.T) {
 	if err := dbs[1].FinishDelivery(ctx, "late", d, store.DeliveryOutcome{At: now, OK: true, StatusCode: 200}); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := dbs[0].GetWebhookDelivery(ctx, wh.WebhookID, d.DeliveryID)
+	got, _ := dbs[0].GetWebhookDelivery(ctx, d.WebhookID, d.DeliveryID)
 	if got.Status != "Delivered" || got.Attempts != 1 || got.LastStatusCode != 200 {
 		t.Fatalf("after the holder finished: %+v", got)
 	}
@@ -188,5 +195,211 @@ func TestOutboxRowsOfGroupCommittedRecords(t *testing.T) {
 			t.Fatalf("delivery %+v", d)
 		}
 		seen[d.Change.SubjectID] = true
+	}
+}
+
+// TestRestoredBackupStartsANewFeed: a database restored from a backup
+// (the copy opened in place of the original) is a new log: a cursor taken
+// on the original after the backup is refused (ErrCursorGone, a 410)
+// instead of resolving to ids the copy reuses for other changes, and the
+// webhook-id of every delivery made after the restore differs from every
+// one sent before (receivers deduplicate by it).
+func TestRestoredBackupStartsANewFeed(t *testing.T) {
+	db := open(t)
+	if db.Engine() == store.Postgres {
+		t.Skip("Backup is SQLite's (a PostgreSQL database is restored with pg_restore; see README, Backups)")
+	}
+	ctx := context.Background()
+	a := store.Audit{Actor: "admin@example.com"}
+	if _, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	event := func(d *store.DB, id string) {
+		t.Helper()
+		if err := d.RecordEvent(ctx, store.AuditRecord{Actor: "x", Action: "update", SubjectType: "Organisation", SubjectID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sent := map[string]string{} // webhook-id -> the change it announced
+	claim := func(d *store.DB, owner string) {
+		t.Helper()
+		for {
+			due, err := d.ClaimDeliveries(ctx, owner, time.Now(), time.Minute, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(due) == 0 {
+				return
+			}
+			for _, dd := range due {
+				if err := d.FinishDelivery(ctx, owner, dd, store.DeliveryOutcome{At: time.Now(), OK: true, StatusCode: 200}); err != nil {
+					t.Fatal(err)
+				}
+				id := webhooks.MessageID(dd.Epoch, dd.DeliveryID)
+				if before, ok := sent[id]; ok {
+					t.Fatalf("webhook-id %s announced %s before the restore and %s after", id, before, dd.Change.SubjectID)
+				}
+				sent[id] = dd.Change.SubjectID
+			}
+		}
+	}
+	event(db, "before-backup")
+	// A running server has made its epoch long before any backup.
+	epoch, err := db.FeedEpoch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyPath := filepath.Join(t.TempDir(), "copy.db")
+	if err := db.Backup(ctx, copyPath); err != nil {
+		t.Fatal(err)
+	}
+	event(db, "after-backup-1")
+	event(db, "after-backup-2")
+	last, err := db.LastChangeID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cursor := store.EncodeCursor(epoch, last)
+	claim(db, "original")
+	if len(sent) != 3 {
+		t.Fatalf("%d deliveries on the original, want 3", len(sent))
+	}
+
+	restored, err := store.Open(ctx, copyPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { restored.Close() })
+	for i := range 4 {
+		event(restored, fmt.Sprint("after-restore-", i))
+	}
+	if _, err := restored.ResolveCursor(ctx, cursor); !errors.Is(err, store.ErrCursorGone) {
+		t.Fatalf("a cursor of the original after the backup, on the restored copy: %v, want ErrCursorGone", err)
+	}
+	if e2, _ := restored.FeedEpoch(ctx); e2 == epoch {
+		t.Fatal("the restored copy kept the original's feed epoch")
+	}
+	// The copy still has the delivery of the change before the backup,
+	// and one for each change after the restore: none may reuse an id.
+	claim(restored, "restored")
+	if len(sent) != 3+5 {
+		t.Fatalf("%d webhook-ids in all, want 8 distinct", len(sent))
+	}
+	// The original is untouched: its own cursor still resolves.
+	if _, err := db.ResolveCursor(ctx, cursor); err != nil {
+		t.Fatalf("the original's own cursor: %v", err)
+	}
+}
+
+// TestClaimsOneDeliveryPerWebhookAtATime: a webhook with a delivery in
+// flight gets no other, and one whose last attempt failed gets nothing
+// new until its retry is due, when the retry goes first; other webhooks
+// are not held up meanwhile.
+func TestClaimsOneDeliveryPerWebhookAtATime(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	a := store.Audit{Actor: "admin@example.com"}
+	slow, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fine, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/b", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := db.RecordEvent(ctx, store.AuditRecord{Actor: "x", Action: "update", SubjectType: "Organisation", SubjectID: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	byHook := func(ds []store.DueDelivery) map[string][]store.DueDelivery {
+		m := map[string][]store.DueDelivery{}
+		for _, d := range ds {
+			m[d.WebhookID] = append(m[d.WebhookID], d)
+		}
+		return m
+	}
+	first, err := db.ClaimDeliveries(ctx, "o", now, time.Minute, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := byHook(first)
+	if len(first) != 2 || len(m[slow.WebhookID]) != 1 || len(m[fine.WebhookID]) != 1 {
+		t.Fatalf("first claim: %+v, want one delivery of each webhook", first)
+	}
+	if more, _ := db.ClaimDeliveries(ctx, "o", now, time.Minute, 10); len(more) != 0 {
+		t.Fatalf("claimed %d more while each webhook has one in flight", len(more))
+	}
+	failed := m[slow.WebhookID][0]
+	retryAt := now.Add(30 * time.Second)
+	if err := db.FinishDelivery(ctx, "o", failed, store.DeliveryOutcome{At: now, StatusCode: 500, NextAttempt: retryAt, FirstAttemptAt: now, PauseAfter: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.FinishDelivery(ctx, "o", m[fine.WebhookID][0], store.DeliveryOutcome{At: now, OK: true, StatusCode: 200, FirstAttemptAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	next, err := db.ClaimDeliveries(ctx, "o", now.Add(time.Second), time.Second, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(next) != 1 || next[0].WebhookID != fine.WebhookID {
+		t.Fatalf("while the failed delivery waits for its retry: %+v, want only the healthy webhook's next", next)
+	}
+	if at, ok, _ := db.NextDeliveryDue(ctx); !ok || at.After(now.Add(2*time.Second)) {
+		t.Fatalf("next due %v %v: the healthy webhook's lease ends first", at, ok)
+	}
+	due, err := db.ClaimDeliveries(ctx, "o", retryAt, time.Minute, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = byHook(due)
+	if len(m[slow.WebhookID]) != 1 || m[slow.WebhookID][0].DeliveryID != failed.DeliveryID || m[slow.WebhookID][0].Attempts != 1 {
+		t.Fatalf("when the retry is due: %+v, want the failed delivery again first", due)
+	}
+}
+
+// TestWebhookAuditShowsOnlySchemeAndHost: a webhook URL may carry a token
+// in its path or query; the audit log (read by Data Administrators too)
+// names only its scheme and host, on create, update and delete.
+func TestWebhookAuditShowsOnlySchemeAndHost(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	a := store.Audit{Actor: "admin@example.com"}
+	wh, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8:8443/hooks/PATHTOKEN1?key=QUERYTOKEN1", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wh.URL = "https://hooks.example.com/PATHTOKEN2?key=QUERYTOKEN2"
+	if _, err := db.UpdateWebhook(ctx, a, wh, nil); err != nil {
+		t.Fatal(err)
+	}
+	wh.URL = "https://hooks.example.com/PATHTOKEN3"
+	if _, err := db.UpdateWebhook(ctx, a, wh, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteWebhook(ctx, a, wh.WebhookID); err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err := db.ListAudit(ctx, store.AuditFilter{SubjectType: "Webhook", Size: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 4 {
+		t.Fatalf("%d webhook audit records, want 4", len(recs))
+	}
+	var all string
+	for _, r := range recs {
+		all += r.Summary + "\n"
+	}
+	for _, secret := range []string{"TOKEN", "hooks/", "key="} {
+		if strings.Contains(all, secret) {
+			t.Errorf("the audit log shows %q of a webhook URL:\n%s", secret, all)
+		}
+	}
+	for _, want := range []string{"https://8.8.8.8:8443", "https://hooks.example.com", "(Url path or query changed)"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the audit log does not name %s:\n%s", want, all)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -250,7 +251,11 @@ func TestWebhookDeliveriesSignedOnceRetriedAndStoppedWhenInactive(t *testing.T) 
 		t.Fatalf("redeliver: %d %s", resp.StatusCode, b)
 	}
 	waitFor(t, 5*time.Second, "the redelivery", func() bool { return len(rc.received()) >= 7 })
-	if got, want := rc.received(), webhooks.MessageID(log.Content[1].DeliveryID); got[6].ID != want || !ids[want] {
+	epoch, _, err := store.DecodeCursor(log.Content[1].Change.Cursor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rc.received(), webhooks.MessageID(epoch, log.Content[1].DeliveryID); got[6].ID != want || !ids[want] {
 		t.Fatalf("redelivered %s, want %s (one of the first three)", got[6].ID, want)
 	}
 
@@ -691,4 +696,193 @@ func TestWebhookConsole(t *testing.T) {
 	if _, st = page(c.Get(env.URL + "/references/webhooks/" + id)); st != 404 {
 		t.Fatalf("deleted webhook page: %d", st)
 	}
+}
+
+// TestHangingReceiverDoesNotSlowTheOthers: a receiver that never answers
+// holds at most one delivery at a time (one worker, one timeout) and its
+// next deliveries wait for its retry, so a healthy receiver subscribed to
+// the same changes gets all twelve well within one timeout of the
+// hanging one.
+func TestHangingReceiverDoesNotSlowTheOthers(t *testing.T) {
+	const timeout = 3 * time.Second
+	env := startDelivering(t, func(c *web.Config) {
+		c.WebhookTimeout = timeout
+		c.WebhookBackoff = func(int) time.Duration { return 100 * time.Millisecond }
+	})
+	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	var mu sync.Mutex
+	inFlight, most, hangs := 0, 0, 0
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		hangs++
+		most = max(most, inFlight)
+		mu.Unlock()
+		defer func() { mu.Lock(); inFlight--; mu.Unlock() }()
+		_, _ = io.ReadAll(r.Body)
+		select {
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+	}))
+	t.Cleanup(func() { hang.CloseClientConnections(); hang.Close() })
+	createWebhook(t, env, tok, `{"Url":"`+hang.URL+`/hang","SubjectTypes":["Organisation"]}`)
+	rc := newReceiver(t)
+	healthy := createWebhook(t, env, tok, `{"Url":"`+rc.srv.URL+`/ok","SubjectTypes":["Organisation"]}`)
+	rc.mu.Lock()
+	rc.secret = healthy.Secret
+	rc.mu.Unlock()
+
+	ctx := context.Background()
+	t0 := time.Now()
+	for i := range 12 {
+		if err := env.DB.RecordEvent(ctx, store.AuditRecord{Actor: "x", Action: "update", SubjectType: "Organisation", SubjectID: strconv.Itoa(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, timeout, "the healthy receiver's twelve changes", func() bool { return len(rc.received()) >= 12 })
+	if took := time.Since(t0); took > timeout/2 {
+		t.Fatalf("the healthy receiver got its twelve changes after %s: the hanging one held it up (timeout %s)", took, timeout)
+	}
+	seen := map[string]bool{}
+	for _, r := range rc.received() {
+		seen[r.Body.Data.SubjectID] = true
+	}
+	if len(seen) != 12 {
+		t.Fatalf("the healthy receiver got %d distinct changes, want 12", len(seen))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hangs == 0 || most != 1 {
+		t.Fatalf("the hanging receiver had %d requests, at most %d at once; want some, one at a time", hangs, most)
+	}
+}
+
+// TestWebhookOnReferenceListTypes: a webhook subscribed to contact,
+// document and certification types (reference data) is accepted and told
+// when one is created.
+func TestWebhookOnReferenceListTypes(t *testing.T) {
+	env := startDelivering(t, nil)
+	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	rc := newReceiver(t)
+	wh := createWebhook(t, env, tok, `{"Url":"`+rc.srv.URL+`/refs","SubjectTypes":["ContactType","DocumentType","CertificationType"]}`)
+	rc.mu.Lock()
+	rc.secret = wh.Secret
+	rc.mu.Unlock()
+	for _, p := range []string{"contact-types", "document-types", "certification-types"} {
+		if resp, b := do(t, "POST", env.URL+"/api/references/"+p, tok, `{"Name":"Legal","Description":"x"}`); resp.StatusCode != http.StatusCreated {
+			t.Fatalf("%s: %d %s", p, resp.StatusCode, b)
+		}
+	}
+	waitFor(t, 5*time.Second, "three reference changes", func() bool { return len(rc.received()) >= 3 })
+	types := map[string]bool{}
+	for _, r := range rc.received() {
+		types[r.Body.Type] = true
+	}
+	for _, want := range []string{"ContactType.create", "DocumentType.create", "CertificationType.create"} {
+		if !types[want] {
+			t.Errorf("no %s delivered (got %v)", want, types)
+		}
+	}
+}
+
+// TestRedeliverRestartsTheBackoff: a delivery redelivered after failing
+// three times is retried on the schedule's first step again (5 s by
+// default), not where the earlier attempts had left it; the log keeps
+// counting every attempt.
+func TestRedeliverRestartsTheBackoff(t *testing.T) {
+	var mu sync.Mutex
+	var steps []int
+	env := startDelivering(t, func(c *web.Config) {
+		c.WebhookBackoff = func(n int) time.Duration {
+			mu.Lock()
+			steps = append(steps, n)
+			mu.Unlock()
+			if n < 3 {
+				return 50 * time.Millisecond
+			}
+			return time.Hour
+		}
+	})
+	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	rc := newReceiver(t)
+	rc.answer = func(int) int { return 500 }
+	wh := createWebhook(t, env, tok, `{"Url":"`+rc.srv.URL+`/fail","SubjectTypes":["Organisation"]}`)
+	rc.mu.Lock()
+	rc.secret = wh.Secret
+	rc.mu.Unlock()
+	if err := env.DB.RecordEvent(context.Background(), store.AuditRecord{Actor: "x", Action: "update", SubjectType: "Organisation", SubjectID: "o1"}); err != nil {
+		t.Fatal(err)
+	}
+	backoffs := func() []int { mu.Lock(); defer mu.Unlock(); return slices.Clone(steps) }
+	waitFor(t, 5*time.Second, "three failed attempts", func() bool { return len(backoffs()) >= 3 })
+	if got := backoffs(); !slices.Equal(got, []int{1, 2, 3}) {
+		t.Fatalf("retries before the redelivery took steps %v, want [1 2 3]", got)
+	}
+	ds, _, err := env.DB.ListWebhookDeliveries(context.Background(), wh.WebhookID, 0, 10)
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("deliveries: %v %d", err, len(ds))
+	}
+	resp, b := do(t, "POST", env.URL+"/api/references/webhooks/"+wh.WebhookID+"/deliveries/"+strconv.FormatInt(ds[0].DeliveryID, 10)+"/redeliver", tok, "")
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("redeliver: %d %s", resp.StatusCode, b)
+	}
+	waitFor(t, 5*time.Second, "the redelivery's attempt", func() bool { return len(backoffs()) >= 4 })
+	if got := backoffs(); got[3] != 1 {
+		t.Fatalf("the failed redelivery is retried at step %d of the backoff, want 1 (steps %v)", got[3], got)
+	}
+	waitFor(t, 5*time.Second, "the attempt recorded", func() bool {
+		d, err := env.DB.GetWebhookDelivery(context.Background(), wh.WebhookID, ds[0].DeliveryID)
+		return err == nil && d.Attempts == 4 && d.Status == "Pending"
+	})
+}
+
+// TestPrivateReceiverNeverContacted: with private receivers not allowed
+// (the default), a webhook whose URL came to point at a private address
+// after it was accepted (here: changed in the database, as a name
+// re-pointed at a loopback address would be) is refused at the
+// connection: the receiver never sees a request, and the attempt is
+// logged as failed.
+func TestPrivateReceiverNeverContacted(t *testing.T) {
+	env := startDelivering(t, func(c *web.Config) {
+		c.AllowPrivateWebhookURLs = false
+		c.WebhookBackoff = func(int) time.Duration { return time.Hour }
+	})
+	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	var hits sync.Mutex
+	n := 0
+	private := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Lock()
+		n++
+		hits.Unlock()
+	}))
+	t.Cleanup(private.Close)
+	if resp, b := do(t, "POST", env.URL+"/api/references/webhooks", tok, `{"Url":"`+private.URL+`/hook","SubjectTypes":["Organisation"]}`); resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("a private URL was accepted: %d %s", resp.StatusCode, b)
+	}
+	wh := createWebhook(t, env, tok, `{"Url":"https://8.8.8.8/hook","SubjectTypes":["Organisation"]}`)
+	if _, err := env.DB.SQL().Exec(`UPDATE webhooks SET url = ? WHERE webhook_id = ?`, private.URL+"/hook", wh.WebhookID); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.DB.RecordEvent(context.Background(), store.AuditRecord{Actor: "x", Action: "update", SubjectType: "Organisation", SubjectID: "o1"}); err != nil {
+		t.Fatal(err)
+	}
+	var d store.WebhookDelivery
+	waitFor(t, 10*time.Second, "the refused attempt", func() bool {
+		ds, _, err := env.DB.ListWebhookDeliveries(context.Background(), wh.WebhookID, 0, 10)
+		if err != nil || len(ds) != 1 {
+			return false
+		}
+		d = ds[0]
+		return d.Attempts == 1
+	})
+	if d.Status != "Pending" || d.LastStatusCode != 0 || !strings.Contains(d.LastError, "not public") {
+		t.Fatalf("attempt at a private address: %+v", d)
+	}
+	hits.Lock()
+	defer hits.Unlock()
+	if n != 0 {
+		t.Fatalf("the private receiver was contacted %d times", n)
+	}
+	t.Logf("refused: %s", d.LastError)
 }

@@ -97,7 +97,8 @@ func (d *Deliverer) lease() time.Duration { return d.Timeout + 5*time.Second }
 
 // Run delivers until ctx ends. It wakes on every commit of this process,
 // when a worker is free again, when the next retry falls due, and at
-// least every Poll. It claims only as many deliveries as it has free
+// least every Poll; while every worker is busy it waits only for one to
+// be freed. It claims only as many deliveries as it has free
 // workers, so a receiver that hangs holds one worker for one timeout and
 // never delays the others.
 func (d *Deliverer) Run(ctx context.Context) {
@@ -109,31 +110,39 @@ func (d *Deliverer) Run(ctx context.Context) {
 	for ctx.Err() == nil {
 		commit := d.Store.NextCommit()
 		free := d.Workers - len(busy)
-		n := 0
-		if free > 0 {
-			due, err := d.Store.ClaimDeliveries(ctx, d.owner, d.Now(), d.lease(), free)
-			if err != nil && ctx.Err() == nil {
-				d.Log.Warn("webhooks: claim deliveries", "err", err)
+		if free == 0 {
+			// Every worker is sending: nothing can be claimed until one
+			// is done (each attempt is bounded by Timeout), so wait for
+			// that, not for commits or the next due row (that was a
+			// 10 ms busy poll while rows were due).
+			select {
+			case <-ctx.Done():
+			case <-freed:
 			}
-			for _, dd := range due {
-				busy <- struct{}{}
-				wg.Add(1)
-				go func() {
-					defer func() {
-						<-busy
-						wg.Done()
-						select {
-						case freed <- struct{}{}:
-						default:
-						}
-					}()
-					d.deliver(ctx, dd)
+			continue
+		}
+		due, err := d.Store.ClaimDeliveries(ctx, d.owner, d.Now(), d.lease(), free)
+		if err != nil && ctx.Err() == nil {
+			d.Log.Warn("webhooks: claim deliveries", "err", err)
+		}
+		for _, dd := range due {
+			busy <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer func() {
+					<-busy
+					wg.Done()
+					select {
+					case freed <- struct{}{}:
+					default:
+					}
 				}()
-			}
-			n = len(due)
-			if n > 0 && n < free {
-				continue // there may be more due
-			}
+				d.deliver(ctx, dd)
+			}()
+		}
+		n := len(due)
+		if n > 0 && n < free {
+			continue // there may be more due
 		}
 		wait := d.Poll
 		if n == 0 {
@@ -186,7 +195,7 @@ func (d *Deliverer) send(ctx context.Context, dd store.DueDelivery) (int, error)
 		return 0, errors.New("the webhook's secret cannot be opened with this KEK")
 	}
 	body := Body(dd.Change)
-	id := MessageID(dd.DeliveryID)
+	id := MessageID(dd.Epoch, dd.DeliveryID)
 	ts := d.Now().Unix()
 	actx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()

@@ -72,8 +72,13 @@ func Body(c store.Change) []byte {
 }
 
 // MessageID is the webhook-id of a delivery: the same for every attempt
-// and redelivery of it.
-func MessageID(deliveryID int64) string { return "msg_" + strconv.FormatInt(deliveryID, 10) }
+// and redelivery of it. It carries the first 16 hex digits of the feed's
+// epoch because delivery ids alone repeat after a restore from a backup
+// (the restored database makes a new epoch), and receivers deduplicate by
+// webhook-id.
+func MessageID(epoch string, deliveryID int64) string {
+	return "msg_" + epoch[:min(16, len(epoch))] + "_" + strconv.FormatInt(deliveryID, 10)
+}
 
 // CheckURL returns why raw cannot be a webhook URL ("" when it can): it
 // must be https (http only when private receivers are allowed), without
