@@ -87,7 +87,7 @@ func TestBackupAndMigrateOnPostgres(t *testing.T) {
 		func(string) string { return "" }, nil, &stdout, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stdout.String(), "PostgreSQL at 127.0.0.1:") || !strings.Contains(stdout.String(), "is at migration 00") {
+	if !strings.Contains(stdout.String(), "PostgreSQL at ") || !strings.Contains(stdout.String(), "is at migration 00") || strings.Contains(stdout.String(), "password") {
 		t.Fatalf("migrate: %s", stdout.String())
 	}
 }
