@@ -41,20 +41,23 @@ func getChanges(base, tok, query string) (int, changePage, string, error) {
 }
 
 // TestChangeFeedUnderConcurrentWriters: 50 writers change the directory at
-// once through the API while a reader follows the feed with long polls;
-// the reader sees every change exactly once, in commit (audit id) order,
-// and nothing else.
+// once through the API, and 25 more fetch software statement assertions
+// (whose audit records the store writes by group commit), while a reader
+// follows the feed with long polls; the reader sees every change exactly
+// once, in commit (audit id) order, and nothing else.
 func TestChangeFeedUnderConcurrentWriters(t *testing.T) {
 	env := webtest.Start(t, nil)
 	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
 	ctx := context.Background()
+	oid, aid := setupApp(t, newAPI(t, env, "admin@example.com"))
+	assertion := env.URL + "/api/organisations/" + oid + "/softwarestatements/" + aid + "/assertion"
 	_, start, body, err := getChanges(env.URL, tok, "after=now")
 	if err != nil || start.NextCursor == "" {
 		t.Fatalf("after=now: %v %s", err, body)
 	}
 	startID, _ := env.DB.LastChangeID(ctx)
 
-	const writers, each = 50, 4
+	const writers, ssaWriters, each = 50, 25, 4
 	var seen []store.Change
 	followErr := make(chan error, 1)
 	stop := make(chan struct{})
@@ -80,7 +83,26 @@ func TestChangeFeedUnderConcurrentWriters(t *testing.T) {
 	}()
 
 	var wg sync.WaitGroup
-	errs := make(chan error, writers*each)
+	errs := make(chan error, (writers+ssaWriters)*each)
+	for w := range ssaWriters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				req, _ := http.NewRequest(http.MethodGet, assertion, nil)
+				req.Header.Set("Authorization", "Bearer "+tok)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					errs <- err
+					continue
+				}
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					errs <- fmt.Errorf("assertion %d-%d: %d", w, i, resp.StatusCode)
+				}
+			}
+		}()
+	}
 	for w := range writers {
 		wg.Add(1)
 		go func() {
@@ -126,8 +148,17 @@ func TestChangeFeedUnderConcurrentWriters(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if len(want) < writers*each {
-		t.Fatalf("only %d audit records for %d writes", len(want), writers*each)
+	if len(want) < (writers+ssaWriters)*each {
+		t.Fatalf("only %d audit records for %d writes", len(want), (writers+ssaWriters)*each)
+	}
+	issued := 0
+	for _, r := range want {
+		if r.Action == "ssa_issued" {
+			issued++
+		}
+	}
+	if issued != ssaWriters*each {
+		t.Fatalf("%d ssa_issued records in the log, want %d", issued, ssaWriters*each)
 	}
 	if len(seen) != len(want) {
 		t.Fatalf("the feed gave %d changes, the log holds %d", len(seen), len(want))
