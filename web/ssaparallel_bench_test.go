@@ -25,8 +25,8 @@ func BenchmarkSSAInFlight(b *testing.B) {
 	oid := mustJSON(b, a, "POST", "/organisations", `{"OrganisationName":"Bench","RegistrationNumber":"1","CountryOfRegistration":"GB","Status":"Active"}`)["OrganisationId"].(string)
 	aid := mustJSON(b, a, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Bench app","RedirectUri":["https://app.example/cb"]}`)["SoftwareStatementId"].(string)
 	for _, alg := range []string{ssa.PS256, ssa.MLDSA65} {
-		for _, par := range []int{1, 4} {
-			b.Run(alg+"/inflight="+map[int]string{1: "1xcores", 4: "4xcores"}[par], func(b *testing.B) {
+		for _, par := range []int{1, 2, 4} {
+			b.Run(alg+"/inflight="+map[int]string{1: "1xcores", 2: "2xcores", 4: "4xcores"}[par], func(b *testing.B) {
 				path := env.URL + "/api/organisations/" + oid + "/softwarestatements/" + aid + "/assertion?signingAlg=" + alg
 				var mu sync.Mutex
 				var lat []time.Duration
