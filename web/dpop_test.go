@@ -189,24 +189,7 @@ func TestRefreshTokenStaysBoundToTheKey(t *testing.T) {
 func TestDPoPServerNonces(t *testing.T) {
 	env := webtest.Start(t, func(c *web.Config) { c.DPoPNonce = true })
 	key := newDPoPSigner(t)
-	tokURL := env.URL + "/dev/idp/token"
-	verifier, challenge := webtest.PKCE()
-	redirect := "http://127.0.0.1:8765/cb"
-	code := webtest.Authorize(t, env.URL, "admin@example.com", redirect, challenge)
-	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect}, "client_id": {"trustframe-cli"}, "code_verifier": {verifier}}
-	post := func(nonce string) (*http.Response, map[string]any) {
-		req, _ := http.NewRequest("POST", tokURL, strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("DPoP", proof(t, key, "POST", tokURL, "", nonce))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var m map[string]any
-		json.NewDecoder(resp.Body).Decode(&m)
-		return resp, m
-	}
+	post := tokenPoster(t, env.URL, key)
 	resp, m := post("")
 	nonce := resp.Header.Get("DPoP-Nonce")
 	if resp.StatusCode != 400 || m["error"] != "use_dpop_nonce" || nonce == "" {
@@ -255,4 +238,29 @@ func TestProtectedResourceMetadata(t *testing.T) {
 	if r.StatusCode != 200 || m["resource"] != env.URL+"/api" || m["authorization_servers"].([]any)[0] != env.URL+"/dev/idp" {
 		t.Fatalf("%d %s", r.StatusCode, b)
 	}
+}
+
+// tokenPoster signs admin@example.com in at base's development identity
+// provider (PKCE) and returns a function that redeems the code at the token
+// endpoint with a DPoP proof carrying nonce (empty: none).
+func tokenPoster(t *testing.T, base string, key *dpop.Signer) func(nonce string) (*http.Response, map[string]any) {
+	tokURL := base + "/dev/idp/token"
+	verifier, challenge := webtest.PKCE()
+	redirect := "http://127.0.0.1:8765/cb"
+	code := webtest.Authorize(t, base, "admin@example.com", redirect, challenge)
+	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect}, "client_id": {"trustframe-cli"}, "code_verifier": {verifier}}
+	post := func(nonce string) (*http.Response, map[string]any) {
+		req, _ := http.NewRequest("POST", tokURL, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("DPoP", proof(t, key, "POST", tokURL, "", nonce))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		json.NewDecoder(resp.Body).Decode(&m)
+		return resp, m
+	}
+	return post
 }

@@ -3,11 +3,9 @@ package web_test
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -32,24 +30,7 @@ func TestDPoPAcrossInstances(t *testing.T) {
 	api := "/api/users/super"
 
 	// A token from A's token endpoint (which asks for a nonce first).
-	tokURL := a.URL + "/dev/idp/token"
-	verifier, challenge := webtest.PKCE()
-	redirect := "http://127.0.0.1:8765/cb"
-	code := webtest.Authorize(t, a.URL, "admin@example.com", redirect, challenge)
-	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect}, "client_id": {"trustframe-cli"}, "code_verifier": {verifier}}
-	post := func(nonce string) (*http.Response, map[string]any) {
-		req, _ := http.NewRequest("POST", tokURL, strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("DPoP", proof(t, key, "POST", tokURL, "", nonce))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var m map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&m)
-		return resp, m
-	}
+	post := tokenPoster(t, a.URL, key)
 	resp, _ := post("")
 	resp, m := post(resp.Header.Get("DPoP-Nonce"))
 	if resp.StatusCode != 200 {
