@@ -22,12 +22,13 @@ import (
 )
 
 // TestHelperServeProcess is not a test: TestKill9BetweenCommitAndDelivery
-// runs the test binary again as a server process through it, so that the
-// server can be killed with SIGKILL like a real one.
+// and TestTwoServeProcessesOnPostgres run the test binary again as a server
+// process through it (startServeProcess), so that the server can be killed
+// with SIGKILL like a real one.
 func TestHelperServeProcess(t *testing.T) {
 	args := os.Getenv("TRUSTFRAME_HELPER_SERVE_ARGS")
 	if args == "" {
-		t.Skip("only run as a child process of TestKill9BetweenCommitAndDelivery")
+		t.Skip("only run as a child process of startServeProcess")
 	}
 	err := run(context.Background(), strings.Split(args, "\x1f"), func(string) string { return "" }, strings.NewReader(""), os.Stdout, os.Stderr)
 	if err != nil {
@@ -40,27 +41,62 @@ func TestHelperServeProcess(t *testing.T) {
 // its URL and the process.
 func startChild(t *testing.T, args ...string) (string, *exec.Cmd) {
 	t.Helper()
+	c := startServeProcess(t, args...)
+	return c.base, c.cmd
+}
+
+// child is a `trustframe serve` process started by startServeProcess.
+type child struct {
+	base   string // the base URL it prints
+	listen string // the address it listens on (differs from base with --base-url)
+	cmd    *exec.Cmd
+	log    *webtest.LogBuffer // its standard error
+}
+
+// startServeProcess runs `trustframe serve --addr 127.0.0.1:0 args...` in
+// a process of its own. Its log is shown when the test fails.
+func startServeProcess(t *testing.T, args ...string) *child {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperServeProcess$")
 	cmd.Env = append(os.Environ(), "TRUSTFRAME_HELPER_SERVE_ARGS="+strings.Join(append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), "\x1f"))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = io.Discard
+	logs := &webtest.LogBuffer{}
+	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			l := logs.String()
+			if len(l) > 8000 {
+				l = "…" + l[len(l)-8000:]
+			}
+			t.Logf("log of the server process %d:\n%s", cmd.Process.Pid, l)
+		}
+	})
 	urlRe := regexp.MustCompile(`listening on (http://\S+)`)
+	listenRe := regexp.MustCompile(`msg=listening listen=(\S+)`)
 	lines := bufio.NewScanner(out)
 	for lines.Scan() {
 		if m := urlRe.FindStringSubmatch(lines.Text()); m != nil {
 			go io.Copy(io.Discard, out)
-			return m[1], cmd
+			// The log line comes before the printed one; its copy may lag.
+			for range 100 {
+				if l := listenRe.FindStringSubmatch(logs.String()); l != nil {
+					return &child{base: m[1], listen: "http://" + l[1], cmd: cmd, log: logs}
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			t.Fatalf("the server process logged no listen address:\n%s", logs.String())
 		}
 	}
-	t.Fatal("the server process never said where it listens")
-	return "", nil
+	t.Fatalf("the server process never said where it listens:\n%s", logs.String())
+	return nil
 }
 
 // TestKill9BetweenCommitAndDelivery: a change commits, its delivery is in
