@@ -97,7 +97,7 @@ func orgBody(name string) string {
 
 // copyFile copies a key file from one data directory to another, mode 0600,
 // as the README tells an operator to copy kek.key to each host.
-func copyFile(t *testing.T, from, to string) {
+func copyFile(t testing.TB, from, to string) {
 	t.Helper()
 	b, err := os.ReadFile(from)
 	if err != nil {

@@ -55,7 +55,7 @@ type child struct {
 
 // startServeProcess runs `trustframe serve --addr 127.0.0.1:0 args...` in
 // a process of its own. Its log is shown when the test fails.
-func startServeProcess(t *testing.T, args ...string) *child {
+func startServeProcess(t testing.TB, args ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperServeProcess$")
 	cmd.Env = append(os.Environ(), "TRUSTFRAME_HELPER_SERVE_ARGS="+strings.Join(append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), "\x1f"))
