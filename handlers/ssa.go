@@ -156,12 +156,20 @@ func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStat
 		SoftwareStatus: h.Vocab.Display(app.Status), OrgID: o.OrganisationID, OrgName: o.OrganisationName, OrgStatus: h.Vocab.Display(o.Status),
 		BackchannelTokenDeliveryMode: app.BackchannelTokenDeliveryMode, BackchannelClientNotificationEndpoint: app.BackchannelClientNotificationEndpoint,
 	}
-	token, c, err := ssa.Issue(key, c, h.Now())
-	if err != nil {
-		return "", err
+	// The SSA is handed out only once its audit record is durable; the
+	// record (which names the jti) is committed while the assertion is
+	// signed, so a request waits for the slower of the two, not their sum
+	// (docs/design.md §6).
+	c.Jti = ssa.NewJTI()
+	audited := make(chan error, 1)
+	go func() {
+		audited <- h.Store.RecordSSA(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, o.OrganisationID, app.SoftwareStatementID, alg, jwk.Kid, c.Jti)
+	}()
+	token, _, err := ssa.Issue(key, c, h.Now())
+	if aerr := <-audited; aerr != nil {
+		return "", aerr
 	}
-	// The SSA is handed out only once its audit record is written.
-	if err := h.Store.RecordSSA(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, o.OrganisationID, app.SoftwareStatementID, alg, jwk.Kid, c.Jti); err != nil {
+	if err != nil {
 		return "", err
 	}
 	return token, nil

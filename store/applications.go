@@ -181,9 +181,25 @@ func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 // SSASubject reads an application and its organisation in one query,
 // without flags: what an SSA needs.
 func (d *DB) SSASubject(ctx context.Context, orgID, appID string) (Organisation, SoftwareStatement, error) {
-	row := d.queryRow(ctx, `SELECT o.organisation_id, o.name, o.status, `+prefixed("s.", ssCols)+`
+	// Asked on every SSA: kept while the directory is unchanged
+	// (readcache.go). Callers must not change the lists of what it returns.
+	sub, err := cached(ctx, d, &d.ssaSubjects, [2]string{orgID, appID}, func() (ssaSubject, error) {
+		return d.readSSASubject(ctx, orgID, appID)
+	})
+	return sub.o, sub.s, err
+}
+
+type ssaSubject struct {
+	o Organisation
+	s SoftwareStatement
+}
+
+var ssaSubjectQuery = `SELECT o.organisation_id, o.name, o.status, ` + prefixed("s.", ssCols) + `
 		FROM software_statements s JOIN organisations o ON o.organisation_id = s.organisation_id
-		WHERE s.organisation_id = ? AND s.software_statement_id = ?`, orgID, appID)
+		WHERE s.organisation_id = ? AND s.software_statement_id = ?`
+
+func (d *DB) readSSASubject(ctx context.Context, orgID, appID string) (ssaSubject, error) {
+	row := d.queryRow(ctx, ssaSubjectQuery, orgID, appID)
 	var o Organisation
 	var s SoftwareStatement
 	var redirects, roles, origins, c, u string
@@ -191,11 +207,11 @@ func (d *DB) SSASubject(ctx context.Context, orgID, appID string) (Organisation,
 		&s.SoftwareStatementID, &s.OrganisationID, &s.ClientID, &s.ClientName, &s.Description, &s.Version,
 		&redirects, &roles, &s.JwksURI, &s.Status, &s.BackchannelTokenDeliveryMode, &s.BackchannelClientNotificationEndpoint, &origins, &c, &u)
 	if errors.Is(err, sql.ErrNoRows) {
-		return o, s, ErrNotFound
+		return ssaSubject{o, s}, ErrNotFound
 	}
 	s.RedirectURI, s.Roles, s.SoftwareOriginsURI = parseList(redirects), parseList(roles), parseList(origins)
 	s.CreatedOn, s.UpdatedOn = parseStamp(c), parseStamp(u)
-	return o, s, err
+	return ssaSubject{o, s}, err
 }
 
 func prefixed(p, cols string) string {

@@ -30,6 +30,26 @@ type Organisation struct {
 
 const orgCols = `organisation_id, name, legal_entity_name, registration_number, country, address_line1, address_line2, city, postcode, status, created_on, updated_on`
 
+// orgFlagsCol is the flags of the row's organisation, as one column
+// (ids joined by U+001F, in order): a page or a point read is one query,
+// one round trip on PostgreSQL, instead of two.
+const orgFlagsCol = `(SELECT group_concat(flag_id, char(31) ORDER BY flag_id) FROM organisation_flags f WHERE f.organisation_id = organisations.organisation_id)`
+
+// scanOrgFlags reads a row of orgCols followed by orgFlagsCol.
+func scanOrgFlags(row interface{ Scan(...any) error }) (Organisation, error) {
+	var o Organisation
+	var c, u string
+	var flags sql.NullString
+	err := row.Scan(&o.OrganisationID, &o.OrganisationName, &o.LegalEntityName, &o.RegistrationNumber, &o.CountryOfRegistration,
+		&o.AddressLine1, &o.AddressLine2, &o.City, &o.Postcode, &o.Status, &c, &u, &flags)
+	o.CreatedOn, o.UpdatedOn = parseStamp(c), parseStamp(u)
+	o.Flags = []string{}
+	if flags.String != "" {
+		o.Flags = strings.Split(flags.String, "\x1f")
+	}
+	return o, err
+}
+
 func scanOrg(row interface{ Scan(...any) error }) (Organisation, error) {
 	var o Organisation
 	var c, u string
@@ -176,31 +196,22 @@ func (d *DB) ListOrganisations(ctx context.Context, f OrgFilter) ([]Organisation
 			})
 		}
 	}
-	q := `SELECT ` + orgCols + ` FROM organisations WHERE organisation_id IN (` + inner + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?) ORDER BY ` + order
+	q := `SELECT ` + orgCols + `, ` + orgFlagsCol + ` FROM organisations WHERE organisation_id IN (` + inner + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?) ORDER BY ` + order
 	rows, err := d.db.QueryContext(ctx, q, append(innerArgs, f.Size, skip)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list organisations: %w", err)
 	}
 	defer rows.Close()
 	var out []Organisation
-	var ids []string
 	for rows.Next() {
-		o, err := scanOrg(rows)
+		o, err := scanOrgFlags(rows)
 		if err != nil {
 			return nil, 0, err
 		}
 		out = append(out, o)
-		ids = append(ids, o.OrganisationID)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, err
-	}
-	flags, err := flagsOf(ctx, d.db, "organisation_flags", "organisation_id", ids)
-	if err != nil {
-		return nil, 0, err
-	}
-	for i := range out {
-		out[i].Flags = nonNil(flags[out[i].OrganisationID])
 	}
 	if out == nil {
 		out = []Organisation{}
@@ -263,23 +274,12 @@ func listRowTx(ctx context.Context, tx *sql.Tx, id string) (*listRow, error) {
 func (d *DB) GetOrganisation(ctx context.Context, id string) (Organisation, error) {
 	// One prepared statement, flags included: this is the API's hottest
 	// read, and each statement is a read transaction of its own.
-	var o Organisation
-	var c, u string
-	var flags sql.NullString
-	err := d.queryRow(ctx, `SELECT `+orgCols+`,
-		(SELECT group_concat(flag_id, char(31) ORDER BY flag_id) FROM organisation_flags f WHERE f.organisation_id = organisations.organisation_id)
-		FROM organisations WHERE organisation_id = ?`, id).Scan(&o.OrganisationID, &o.OrganisationName, &o.LegalEntityName, &o.RegistrationNumber,
-		&o.CountryOfRegistration, &o.AddressLine1, &o.AddressLine2, &o.City, &o.Postcode, &o.Status, &c, &u, &flags)
+	o, err := scanOrgFlags(d.queryRow(ctx, `SELECT `+orgCols+`, `+orgFlagsCol+` FROM organisations WHERE organisation_id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, ErrNotFound
 	}
 	if err != nil {
 		return o, fmt.Errorf("store: get organisation: %w", err)
-	}
-	o.CreatedOn, o.UpdatedOn = parseStamp(c), parseStamp(u)
-	o.Flags = []string{}
-	if flags.String != "" {
-		o.Flags = strings.Split(flags.String, "\x1f")
 	}
 	return o, nil
 }

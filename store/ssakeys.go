@@ -68,13 +68,18 @@ func (d *DB) CurrentSigningKey(ctx context.Context, alg string) (SigningKey, err
 }
 
 // CurrentSigningKid is the kid of the key that signs for alg (no blobs read).
+// It is asked on every SSA: the answer is kept while the directory is
+// unchanged (readcache.go), so a rotation on any instance is seen by the next
+// assertion.
 func (d *DB) CurrentSigningKid(ctx context.Context, alg string) (string, error) {
-	var kid string
-	err := d.queryRow(ctx, `SELECT kid FROM ssa_keys WHERE alg = ? AND status = 'Active' ORDER BY created_at DESC, kid LIMIT 1`, alg).Scan(&kid)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", ErrNotFound
-	}
-	return kid, err
+	return cached(ctx, d, &d.signingKids, alg, func() (string, error) {
+		var kid string
+		err := d.queryRow(ctx, `SELECT kid FROM ssa_keys WHERE alg = ? AND status = 'Active' ORDER BY created_at DESC, kid LIMIT 1`, alg).Scan(&kid)
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", ErrNotFound
+		}
+		return kid, err
+	})
 }
 
 // GetSigningKey returns one key by kid.

@@ -154,3 +154,28 @@ func BenchmarkAPIReadDirectory(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkAPIPointRead is the point read of bench/compare's "point read"
+// (GET /api/organisations/{id}, Bearer) in process: its allocations and a
+// CPU profile without the load generator's share.
+func BenchmarkAPIPointRead(b *testing.B) {
+	env := webtest.Start(b, nil)
+	tok := webtest.Token(b, env.URL, "admin@example.com", nil).AccessToken
+	a := &api{t: &testing.T{}, base: env.URL, token: tok}
+	var ids []string
+	for i := range 50 {
+		ids = append(ids, mustJSON(b, a, "POST", "/organisations", `{"OrganisationName":"Bench `+strconv.Itoa(i)+`","RegistrationNumber":"`+strconv.Itoa(i)+`","CountryOfRegistration":"GB","Status":"Active"}`)["OrganisationId"].(string))
+	}
+	runtime.GC()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req := httptest.NewRequest("GET", env.URL+"/api/organisations/"+ids[i%len(ids)], nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		rec := httptest.NewRecorder()
+		env.Server.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatal(rec.Code, rec.Body.String())
+		}
+	}
+}

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
 	"strings"
@@ -34,5 +35,41 @@ func TestClientDisconnectIsNotA500(t *testing.T) {
 	out := logs.String()
 	if strings.Contains(out, "level=ERROR") || !strings.Contains(out, "client disconnected") {
 		t.Fatalf("log:\n%s", out)
+	}
+}
+
+// TestAccessLogLine: every request leaves one line with its method, path,
+// status, size, duration and request id, through the redacting handler
+// (credentials in a URL are hidden, the rest is untouched).
+func TestAccessLogLine(t *testing.T) {
+	logs := &webtest.LogBuffer{}
+	env := webtest.Start(t, func(c *web.Config) {
+		c.Logger = slog.New(web.RedactingHandler(slog.NewJSONHandler(logs, nil)))
+	})
+	for _, path := range []string{"/healthz", "/no/such/page/smtp://user:secret@mail.example"} {
+		req := httptest.NewRequest("GET", env.URL+path, nil)
+		rec := httptest.NewRecorder()
+		env.Server.ServeHTTP(rec, req)
+	}
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("not a JSON line: %q", l)
+		}
+		if m["msg"] == "http" {
+			lines = append(lines, m)
+		}
+	}
+	if len(lines) != 2 {
+		t.Fatalf("%d access lines, want 2:\n%s", len(lines), logs)
+	}
+	first := lines[0]
+	if first["method"] != "GET" || first["path"] != "/healthz" || first["status"] != float64(200) || first["level"] != "INFO" ||
+		first["bytes"].(float64) <= 0 || first["id"] == nil || first["id"] == "" || first["dur"] == nil || first["source"] != nil {
+		t.Fatalf("access line %v", first)
+	}
+	if p := lines[1]["path"].(string); strings.Contains(p, "secret") || !strings.Contains(p, "REDACTED@mail.example") || lines[1]["status"] != float64(404) {
+		t.Fatalf("access line of a path with credentials: %v", lines[1])
 	}
 }

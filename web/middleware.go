@@ -90,8 +90,15 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			// Not the server's failure: the client went away first.
 			lvl, msg = slog.LevelInfo, "client disconnected"
 		}
-		s.log.Log(r.Context(), lvl, msg, "method", r.Method, "path", r.URL.Path, "status", sw.status,
-			"bytes", sw.bytes, "dur", time.Since(start).Round(time.Microsecond), "id", r.Context().Value(requestIDKey{}))
+		// The record is made by hand: Logger.Log would walk the stack for a
+		// source location that no handler here prints, on every request.
+		if h := s.log.Handler(); h.Enabled(r.Context(), lvl) {
+			rec := slog.NewRecord(time.Now(), lvl, msg, 0)
+			rec.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sw.status),
+				slog.Int("bytes", sw.bytes), slog.Duration("dur", time.Since(start).Round(time.Microsecond)),
+				slog.Any("id", r.Context().Value(requestIDKey{})))
+			_ = h.Handle(r.Context(), rec)
+		}
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"regexp"
+	"strings"
 )
 
 // urlCredentials matches the user information of a URL (scheme://user:pass@),
@@ -13,6 +14,9 @@ var urlCredentials = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://)[^\s/?#]*@`
 // RedactURLs hides the credentials of every URL in s: smtp://u:pw@host
 // becomes smtp://REDACTED@host. Log lines and start-up errors pass through it.
 func RedactURLs(s string) string {
+	if !strings.Contains(s, "@") { // no user information: most strings, every access-log line
+		return s
+	}
 	return urlCredentials.ReplaceAllString(s, "${1}REDACTED@")
 }
 

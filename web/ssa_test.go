@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"io"
@@ -16,6 +17,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/store/storetest"
 	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
@@ -344,5 +346,57 @@ func TestSigningKeysPage(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/jwk-set+json" {
 		t.Fatalf("keyset under /api: %d", resp.StatusCode)
+	}
+}
+
+// An SSA is handed out only once its audit record is durable: while another
+// writer holds the database, the assertion is refused (503, no token) and
+// nothing names it in the log; once the writer lets go, it is issued.
+func TestSSAWithheldWhileItsAuditCannotCommit(t *testing.T) {
+	if storetest.Postgres() {
+		t.Skip("holds SQLite's write lock from a second connection; PostgreSQL's write lock is covered by store's group-commit tests")
+	}
+	dir := t.TempDir()
+	env := webtest.StartWith(t, dir, webtest.Database(t, dir), nil, store.WithBusyTimeout(200*time.Millisecond))
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", `{"OrganisationName":"Acme","RegistrationNumber":"1","CountryOfRegistration":"GB","Status":"Active"}`)["OrganisationId"].(string)
+	aid := a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Payments","RedirectUri":["https://tpp.example/cb"]}`)["SoftwareStatementId"].(string)
+	path := "/organisations/" + oid + "/softwarestatements/" + aid + "/assertion?signingAlg=ML-DSA-65"
+	issued := func() int {
+		recs, _, err := env.DB.ListAudit(context.Background(), store.AuditFilter{Action: "ssa_issued", SubjectID: aid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(recs)
+	}
+
+	other, err := sql.Open("sqlite", webtest.Database(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	resp, body := getRaw(t, a, path)
+	if resp.StatusCode != http.StatusServiceUnavailable || strings.Contains(body, "eyJ") || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("assertion while the log cannot be written: %d %s (Retry-After %q), want 503 without a token", resp.StatusCode, body[:min(len(body), 200)], resp.Header.Get("Retry-After"))
+	}
+	if _, err := conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	if n := issued(); n != 0 {
+		t.Fatalf("%d ssa_issued records after a refused assertion, want 0", n)
+	}
+	if resp, body := getRaw(t, a, path); resp.StatusCode != 200 || !strings.HasPrefix(body, "eyJ") {
+		t.Fatalf("assertion once the writer let go: %d %s", resp.StatusCode, body[:min(len(body), 200)])
+	}
+	if n := issued(); n != 1 {
+		t.Fatalf("%d ssa_issued records, want 1", n)
 	}
 }

@@ -81,7 +81,14 @@ func StartIn(t testing.TB, dir string, mod func(*web.Config)) *Env {
 // database (a SQLite file or a postgres:// URL).
 func StartOn(t testing.TB, dir, database string, mod func(*web.Config)) *Env {
 	t.Helper()
-	db, err := store.Open(context.Background(), database, nil)
+	return StartWith(t, dir, database, mod)
+}
+
+// StartWith is StartOn with options for the store (a short busy timeout,
+// for a test that holds the database's write lock).
+func StartWith(t testing.TB, dir, database string, mod func(*web.Config), opts ...store.Option) *Env {
+	t.Helper()
+	db, err := store.Open(context.Background(), database, nil, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
