@@ -371,7 +371,7 @@ func (c *answers) compareAll() {
 		t.Fatalf("totalSize %v, want 10006", total)
 	}
 	var sample []string
-	for _, p := range []string{"?size=200", "?size=200&page=25", "?size=200&page=50", "?page=250&size=20", "?page=500&size=20", "?page=9999999", "?size=1&page=10005", "?size=7&page=1429"} {
+	for _, p := range []string{"?size=50", "?size=50&page=100", "?size=50&page=200", "?page=250&size=20", "?page=500&size=20", "?page=9999999", "?size=1&page=10005", "?size=7&page=1429"} {
 		sample = append(sample, ids(c.get("/api/organisations"+p), "OrganisationId")...)
 	}
 	// Every sort, both ways, at the start and deep in the list.
