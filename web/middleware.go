@@ -96,7 +96,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			rec := slog.NewRecord(time.Now(), lvl, msg, 0)
 			rec.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sw.status),
 				slog.Int("bytes", sw.bytes), slog.Duration("dur", time.Since(start).Round(time.Microsecond)),
-				slog.Any("id", r.Context().Value(requestIDKey{})))
+				slog.Any("id", r.Context().Value(requestIDKey{})), slog.String("client", s.clientAddr(r)))
 			_ = h.Handle(r.Context(), rec)
 		}
 	})
@@ -154,9 +154,8 @@ func remoteDevIdPBanner(next http.Handler) http.Handler {
 func (s *Server) loopbackOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.cfg.DevIdPAllowRemote {
-			host, _, err := net.SplitHostPort(r.RemoteAddr)
-			ip := net.ParseIP(host)
-			if err != nil || ip == nil || !ip.IsLoopback() {
+			ip := net.ParseIP(s.clientAddr(r))
+			if ip == nil || !ip.IsLoopback() {
 				handlers.WriteError(w, r, handlers.CodeDevIDPLoopbackOnly.New("The development identity provider answers loopback clients only (--dev-idp-allow-remote to change)."))
 				return
 			}
@@ -217,14 +216,12 @@ func (l *rateLimiter) allow(key string) (bool, time.Duration) {
 	return true, 0
 }
 
-// rateLimit applies the limiter to sign-in and token endpoints.
+// rateLimit applies the limiter to sign-in and token endpoints, one bucket
+// per client address (clientAddr: behind a trusted proxy, the address it
+// forwards).
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host, _, err := net.SplitHostPort(r.RemoteAddr)
-		if err != nil {
-			host = r.RemoteAddr
-		}
-		if ok, wait := s.limiter.allow(host); !ok {
+		if ok, wait := s.limiter.allow(s.clientAddr(r)); !ok {
 			w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
 			handlers.WriteError(w, r, handlers.CodeRateLimited.New("Too many sign-in or token requests; try again shortly."))
 			return
