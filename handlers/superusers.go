@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -81,9 +80,6 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 	fields := map[string]string{}
 	if !ValidEmail(in.Email) {
 		fields["Email"] = "Enter a valid e-mail address, like name@example.com."
-	}
-	if in.Status == "" {
-		in.Status = lifecycle.Active // the API description's default
 	}
 	if !validAdminStatus(in.Status) {
 		fields["Status"] = "Status must be Active or Inactive."
