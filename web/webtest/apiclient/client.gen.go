@@ -1723,7 +1723,7 @@ type SuperUserGrantedBy string
 // SuperUserInput defines model for SuperUserInput.
 type SuperUserInput struct {
 	Email  openapi_types.Email `json:"Email"`
-	Status *ActiveInactive     `json:"Status,omitempty"`
+	Status ActiveInactive      `json:"Status"`
 }
 
 // Timestamp defines model for Timestamp.

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "19971323b8601193138db3fb1f669df3c2be302144a015a6d71de3b80ec38e30"
+const SpecSHA256 = "9bb6d3792bc981818c5d04748db5be064ddee7a6af7d4c5085fa04b059fbe766"
