@@ -102,32 +102,45 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 	})
 }
 
-// securityHeaders sets the headers of docs/design.md §11 on every response.
-// The values are made once; each response gets the same (never modified)
-// slices, so setting them allocates nothing.
+// securityHeaders sets the headers of docs/design.md §11 on every response:
+// pages get the browser's whole set; API answers (JSON under /api, never
+// rendered as a document) get what matters to them — a CSP that loads
+// nothing and cannot be framed, nosniff, and HSTS on https — and not the
+// headers that only govern a rendered page (X-Frame-Options,
+// Referrer-Policy, COOP, Permissions-Policy), which every API client would
+// otherwise parse on every answer. The values are made once; each response
+// gets the same (never modified) slices, so setting them allocates nothing.
 func (s *Server) securityHeaders(next http.Handler) http.Handler {
 	const csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
-	common := http.Header{}
-	common.Set("X-Content-Type-Options", "nosniff")
-	common.Set("X-Frame-Options", "DENY")
-	common.Set("Referrer-Policy", "same-origin")
-	common.Set("Cross-Origin-Opener-Policy", "same-origin")
-	common.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
-	if strings.HasPrefix(s.cfg.BaseURL, "https://") {
-		common.Set("Strict-Transport-Security", "max-age=63072000; includeSubDomains")
+	https := strings.HasPrefix(s.cfg.BaseURL, "https://")
+	page, api := http.Header{}, http.Header{}
+	for _, h := range []http.Header{page, api} {
+		h.Set("X-Content-Type-Options", "nosniff")
+		if https {
+			h.Set("Strict-Transport-Security", "max-age=63072000; includeSubDomains")
+		}
 	}
+	page.Set("X-Frame-Options", "DENY")
+	page.Set("Referrer-Policy", "same-origin")
+	page.Set("Cross-Origin-Opener-Policy", "same-origin")
+	page.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+	page.Set("Content-Security-Policy", csp+"; form-action 'self'")
+	api.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
 	// The development sign-in form redirects to the client's (loopback)
 	// redirect URI, which form-action 'self' would block in browsers.
-	withFormAction, devIdP := []string{csp + "; form-action 'self'"}, []string{csp}
+	devIdP := page.Clone()
+	devIdP.Set("Content-Security-Policy", csp)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		for k, v := range common {
-			h[k] = v[:1:1] // capacity 1: an Add elsewhere copies instead of writing into the shared array
+		set := page
+		switch {
+		case handlers.IsAPI(r):
+			set = api
+		case strings.HasPrefix(r.URL.Path, "/dev/idp/"):
+			set = devIdP
 		}
-		if strings.HasPrefix(r.URL.Path, "/dev/idp/") {
-			h["Content-Security-Policy"] = devIdP[:1:1]
-		} else {
-			h["Content-Security-Policy"] = withFormAction[:1:1]
+		h := w.Header()
+		for k, v := range set {
+			h[k] = v // one value each: an Add elsewhere copies instead of writing into the shared array
 		}
 		next.ServeHTTP(w, r)
 	})

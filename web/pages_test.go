@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -312,5 +313,58 @@ func TestRateLimitOnDevIdPRevokeAndAuthorizePage(t *testing.T) {
 				t.Fatalf("codes %v", codes)
 			}
 		})
+	}
+}
+
+// TestSecurityHeaderSets: a page carries the browser's whole set; an API
+// answer carries the set that matters to JSON (a CSP that loads nothing
+// and cannot be framed, nosniff) and not the page-only headers; with an
+// https base URL both carry HSTS.
+func TestSecurityHeaderSets(t *testing.T) {
+	for _, base := range []string{"", "https://127.0.0.1:8443"} {
+		env := webtest.Start(t, func(c *web.Config) {
+			if base != "" {
+				c.BaseURL = base
+			}
+		})
+		get := func(path string, hdr ...string) http.Header {
+			req := httptest.NewRequest("GET", env.URL+path, nil)
+			for i := 0; i+1 < len(hdr); i += 2 {
+				req.Header.Set(hdr[i], hdr[i+1])
+			}
+			rec := httptest.NewRecorder()
+			env.Server.ServeHTTP(rec, req)
+			return rec.Header()
+		}
+		pageHdr := get("/login")
+		apiHdr := get("/api/users/super") // 401: headers on refusals too
+		for name, want := range map[string]string{"X-Frame-Options": "DENY", "Referrer-Policy": "same-origin",
+			"Cross-Origin-Opener-Policy": "same-origin", "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
+			"X-Content-Type-Options": "nosniff"} {
+			if got := pageHdr.Get(name); got != want {
+				t.Errorf("page %s = %q, want %q", name, got, want)
+			}
+		}
+		if csp := pageHdr.Get("Content-Security-Policy"); !strings.Contains(csp, "form-action 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") {
+			t.Errorf("page CSP %q", csp)
+		}
+		if got := apiHdr.Get("Content-Security-Policy"); got != "default-src 'none'; frame-ancestors 'none'" {
+			t.Errorf("API CSP %q", got)
+		}
+		if apiHdr.Get("X-Content-Type-Options") != "nosniff" || apiHdr.Get("X-Frame-Options") != "" || apiHdr.Get("Permissions-Policy") != "" {
+			t.Errorf("API headers %v", apiHdr)
+		}
+		for _, h := range []http.Header{pageHdr, apiHdr} {
+			if hsts := h.Get("Strict-Transport-Security"); (base != "") != (hsts != "") {
+				t.Errorf("base %q: HSTS %q", base, hsts)
+			}
+		}
+		// Each answer has its own header map: one answer's Add does not
+		// reach the next's.
+		a := get("/login")
+		a.Add("X-Content-Type-Options", "other")
+		if b := get("/login"); len(b.Values("X-Content-Type-Options")) != 1 {
+			t.Errorf("a shared header value leaked: %v", b.Values("X-Content-Type-Options"))
+		}
 	}
 }
