@@ -135,6 +135,10 @@ func Render(w http.ResponseWriter, r *http.Request, status int, view templ.Compo
 // client that asked for the other; a handler that answers some other way
 // (http.Redirect) after looking at either header calls it itself.
 func Vary(w http.ResponseWriter) {
+	if _, ok := w.Header()["Vary"]; !ok { // the common case: one line, nothing to merge
+		w.Header()["Vary"] = []string{"Accept, HX-Request"}
+		return
+	}
 	has := map[string]bool{}
 	for _, v := range w.Header().Values("Vary") {
 		for _, f := range strings.Split(v, ",") {
