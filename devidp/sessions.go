@@ -109,6 +109,22 @@ func (s *sessions) get(m map[string]*entry, key string) (*entry, error) {
 	return e, nil
 }
 
+// keep stores an entry under mu (put, for the maps without an index).
+func (s *sessions) keep(m map[string]*entry, key string, req fosite.Requester, ttl time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.put(m, key, req, ttl)
+}
+
+// request is the request of an entry, active or not.
+func (s *sessions) request(m map[string]*entry, key string) (fosite.Requester, error) {
+	e, err := s.get(m, key)
+	if err != nil {
+		return nil, err
+	}
+	return e.req, nil
+}
+
 func (s *sessions) del(m map[string]*entry, key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -118,9 +134,7 @@ func (s *sessions) del(m map[string]*entry, key string) {
 // Authorize codes (oauth2.AuthorizeCodeStorage).
 
 func (s *sessions) CreateAuthorizeCodeSession(_ context.Context, code string, req fosite.Requester) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.put(s.codes, code, req, s.codeTTL)
+	s.keep(s.codes, code, req, s.codeTTL)
 	return nil
 }
 
@@ -149,18 +163,12 @@ func (s *sessions) InvalidateAuthorizeCodeSession(_ context.Context, code string
 // PKCE requests (pkce.PKCERequestStorage).
 
 func (s *sessions) CreatePKCERequestSession(_ context.Context, code string, req fosite.Requester) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.put(s.pkce, code, req, s.codeTTL)
+	s.keep(s.pkce, code, req, s.codeTTL)
 	return nil
 }
 
 func (s *sessions) GetPKCERequestSession(_ context.Context, code string, _ fosite.Session) (fosite.Requester, error) {
-	e, err := s.get(s.pkce, code)
-	if err != nil {
-		return nil, err
-	}
-	return e.req, nil
+	return s.request(s.pkce, code)
 }
 
 func (s *sessions) DeletePKCERequestSession(_ context.Context, code string) error {
@@ -171,18 +179,12 @@ func (s *sessions) DeletePKCERequestSession(_ context.Context, code string) erro
 // OpenID Connect requests (openid.OpenIDConnectRequestStorage).
 
 func (s *sessions) CreateOpenIDConnectSession(_ context.Context, code string, req fosite.Requester) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.put(s.oidc, code, req, s.codeTTL)
+	s.keep(s.oidc, code, req, s.codeTTL)
 	return nil
 }
 
 func (s *sessions) GetOpenIDConnectSession(_ context.Context, code string, _ fosite.Requester) (fosite.Requester, error) {
-	e, err := s.get(s.oidc, code)
-	if err != nil {
-		return nil, err
-	}
-	return e.req, nil
+	return s.request(s.oidc, code)
 }
 
 func (s *sessions) DeleteOpenIDConnectSession(_ context.Context, code string) error {
@@ -201,11 +203,7 @@ func (s *sessions) CreateAccessTokenSession(_ context.Context, sig string, req f
 }
 
 func (s *sessions) GetAccessTokenSession(_ context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
-	e, err := s.get(s.access, sig)
-	if err != nil {
-		return nil, err
-	}
-	return e.req, nil
+	return s.request(s.access, sig)
 }
 
 func (s *sessions) DeleteAccessTokenSession(_ context.Context, sig string) error {

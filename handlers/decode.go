@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxBody is the largest request body accepted outside attachments.
@@ -58,7 +59,7 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 		if _, err := dec.Token(); err != io.EOF {
 			return CodeMalformedJSON.New("the body holds more than one JSON value")
 		}
-		return nil
+		return checkText(reflect.ValueOf(dst), "")
 	case "application/x-www-form-urlencoded", "multipart/form-data":
 		if IsAPI(r) {
 			return CodeUnsupportedMediaType.New("the API takes application/json")
@@ -76,7 +77,10 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 			}
 			return CodeMalformedForm.New("the form could not be read")
 		}
-		return formInto(r.PostForm, dst)
+		if err := formInto(r.PostForm, dst); err != nil {
+			return err
+		}
+		return checkText(reflect.ValueOf(dst), "")
 	default:
 		return CodeUnsupportedMediaType.New("unsupported Content-Type " + ct)
 	}
@@ -143,4 +147,71 @@ func formInto(form url.Values, dst any) error {
 		}
 	}
 	return nil
+}
+
+// checkText refuses text that one of the engines cannot keep as sent: a
+// NUL character (PostgreSQL's text holds none) or bytes that are not UTF-8
+// (a form; JSON decoding already replaced them). Both engines then store
+// the same thing, and the client learns which field to fix
+// (docs/design.md §4).
+func checkText(v reflect.Value, path string) error {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			return checkText(v.Elem(), path)
+		}
+	case reflect.String:
+		if s := v.String(); strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s) {
+			msg := "contains a NUL character or bytes that are not UTF-8"
+			return CodeValidationFailed.New(path + " " + msg).WithFields(FieldError{Field: path, Code: FieldInvalid, Message: msg})
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			if err := checkText(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		it := v.MapRange()
+		for it.Next() {
+			key := fmt.Sprint(it.Key().Interface())
+			if err := checkText(it.Key(), path); err != nil {
+				return err
+			}
+			if err := checkText(it.Value(), joinPath(path, key)); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			if !t.Field(i).IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = t.Field(i).Name
+			}
+			if t.Field(i).Anonymous && t.Field(i).Tag.Get("json") == "" {
+				name = "" // embedded: its fields are the parent's
+			}
+			if err := checkText(v.Field(i), joinPath(path, name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func joinPath(path, name string) string {
+	switch {
+	case name == "":
+		return path
+	case path == "":
+		return name
+	}
+	return path + "." + name
 }

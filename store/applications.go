@@ -38,7 +38,7 @@ const ssCols = `software_statement_id, organisation_id, client_id, client_name, 
 // ssSelect is what scanSS reads: ssCols and the federation entity ID.
 const ssSelect = ssCols + `, federation_entity_id`
 
-func scanSS(row interface{ Scan(...any) error }) (SoftwareStatement, error) {
+func scanSS(row rowScanner) (SoftwareStatement, error) {
 	var s SoftwareStatement
 	var redirects, roles, origins, c, u string
 	err := row.Scan(&s.SoftwareStatementID, &s.OrganisationID, &s.ClientID, &s.ClientName, &s.Description, &s.Version,
@@ -51,34 +51,18 @@ func scanSS(row interface{ Scan(...any) error }) (SoftwareStatement, error) {
 
 // ListSoftwareStatements returns an organisation's applications.
 func (d *DB) ListSoftwareStatements(ctx context.Context, orgID string) ([]SoftwareStatement, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+ssSelect+` FROM software_statements WHERE organisation_id = ? ORDER BY client_name, software_statement_id`, orgID)
+	out, err := queryList(ctx, d.db, scanSS, `SELECT `+ssSelect+` FROM software_statements WHERE organisation_id = ? ORDER BY client_name, software_statement_id`, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("store: list applications: %w", err)
 	}
-	defer rows.Close()
-	out := []SoftwareStatement{}
-	var ids []string
-	for rows.Next() {
-		s, err := scanSS(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-		ids = append(ids, s.SoftwareStatementID)
-	}
-	flags, err := flagsOf(ctx, d.db, "software_statement_flags", "software_statement_id", ids)
-	for i := range out {
-		out[i].Flags = nonNil(flags[out[i].SoftwareStatementID])
-	}
-	return out, err
+	return out, withFlags(ctx, d.db, "software_statement_flags", "software_statement_id", out, (*SoftwareStatement).flags)
 }
+
+func (s *SoftwareStatement) flags() (string, *[]string) { return s.SoftwareStatementID, &s.Flags }
 
 // GetSoftwareStatement returns one application of an organisation or ErrNotFound.
 func (d *DB) GetSoftwareStatement(ctx context.Context, orgID, id string) (SoftwareStatement, error) {
-	s, err := scanSS(d.db.QueryRowContext(ctx, `SELECT `+ssSelect+` FROM software_statements WHERE organisation_id = ? AND software_statement_id = ?`, orgID, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return s, ErrNotFound
-	}
+	s, err := queryOne(ctx, d.db, scanSS, `SELECT `+ssSelect+` FROM software_statements WHERE organisation_id = ? AND software_statement_id = ?`, orgID, id)
 	if err != nil {
 		return s, err
 	}
@@ -133,10 +117,7 @@ func (d *DB) CreateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 // UpdateSoftwareStatement replaces an application's writable fields.
 func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareStatement, check func(cur SoftwareStatement) error) (SoftwareStatement, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := scanSS(tx.QueryRowContext(ctx, `SELECT `+ssSelect+` FROM software_statements WHERE organisation_id = ? AND software_statement_id = ?`, s.OrganisationID, s.SoftwareStatementID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
+		cur, err := queryOne(ctx, tx, scanSS, `SELECT `+ssSelect+` FROM software_statements WHERE organisation_id = ? AND software_statement_id = ?`, s.OrganisationID, s.SoftwareStatementID)
 		if err != nil {
 			return err
 		}

@@ -123,7 +123,7 @@ func (f AuditFilter) where() (string, []any) {
 
 const auditCols = `id, at, actor, action, subject_type, subject_id, organisation_id, key_id, certificate_type, summary`
 
-func scanAudit(row interface{ Scan(...any) error }) (AuditRecord, error) {
+func scanAudit(row rowScanner) (AuditRecord, error) {
 	var r AuditRecord
 	var at string
 	err := row.Scan(&r.ID, &at, &r.Actor, &r.Action, &r.SubjectType, &r.SubjectID, &r.OrganisationID, &r.KeyID, &r.CertificateType, &r.Summary)
@@ -162,40 +162,22 @@ func (d *DB) ListAudit(ctx context.Context, f AuditFilter) ([]AuditRecord, int, 
 	if f.Size <= 0 {
 		f.Size = 20
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT `+auditCols+` FROM audit_log `+where+` ORDER BY id DESC LIMIT ? OFFSET ?`,
+	out, err := queryList(ctx, d.db, scanAudit, `SELECT `+auditCols+` FROM audit_log `+where+` ORDER BY id DESC LIMIT ? OFFSET ?`,
 		append(args, f.Size, f.Page*f.Size)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list audit: %w", err)
 	}
-	defer rows.Close()
-	var out []AuditRecord
-	for rows.Next() {
-		r, err := scanAudit(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, r)
-	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // LatestAudit returns the n newest audit records (no total: the home page
 // needs no count of a log that only grows).
 func (d *DB) LatestAudit(ctx context.Context, n int) ([]AuditRecord, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+auditCols+` FROM audit_log ORDER BY id DESC LIMIT ?`, n)
+	out, err := queryList(ctx, d.db, scanAudit, `SELECT `+auditCols+` FROM audit_log ORDER BY id DESC LIMIT ?`, n)
 	if err != nil {
 		return nil, fmt.Errorf("store: latest audit: %w", err)
 	}
-	defer rows.Close()
-	var out []AuditRecord
-	for rows.Next() {
-		r, err := scanAudit(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // AuditActions lists the actions the audit log holds (for the Action
@@ -203,20 +185,11 @@ func (d *DB) LatestAudit(ctx context.Context, n int) ([]AuditRecord, error) {
 func (d *DB) AuditActions(ctx context.Context, subjectType, subjectID string) ([]string, error) {
 	f := AuditFilter{SubjectType: subjectType, SubjectID: subjectID}
 	where, args := f.where()
-	rows, err := d.db.QueryContext(ctx, `SELECT DISTINCT action FROM audit_log `+where+` ORDER BY action`, args...)
+	out, err := queryList(ctx, d.db, scanString, `SELECT DISTINCT action FROM audit_log `+where+` ORDER BY action`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: audit actions: %w", err)
 	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var a string
-		if err := rows.Scan(&a); err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // AuditNames are the current names of what audit records are about, so a

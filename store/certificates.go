@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -41,35 +40,23 @@ type CertificateType struct {
 
 // ListCertificateTypes returns the certificate types.
 func (d *DB) ListCertificateTypes(ctx context.Context) ([]CertificateType, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT name, description, use, status FROM certificate_types ORDER BY name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []CertificateType{}
-	for rows.Next() {
-		var t CertificateType
-		if err := rows.Scan(&t.Name, &t.Description, &t.Use, &t.Status); err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return queryList(ctx, d.db, scanCertType, `SELECT name, description, use, status FROM certificate_types ORDER BY name`)
+}
+
+func scanCertType(row rowScanner) (CertificateType, error) {
+	var t CertificateType
+	err := row.Scan(&t.Name, &t.Description, &t.Use, &t.Status)
+	return t, err
 }
 
 // GetCertificateType returns one type or ErrNotFound.
 func (d *DB) GetCertificateType(ctx context.Context, name string) (CertificateType, error) {
-	var t CertificateType
-	err := d.db.QueryRowContext(ctx, `SELECT name, description, use, status FROM certificate_types WHERE name = ?`, name).Scan(&t.Name, &t.Description, &t.Use, &t.Status)
-	if errors.Is(err, sql.ErrNoRows) {
-		return t, ErrNotFound
-	}
-	return t, err
+	return queryOne(ctx, d.db, scanCertType, `SELECT name, description, use, status FROM certificate_types WHERE name = ?`, name)
 }
 
 const certCols = `kid, organisation_id, certificate_type, subject_dn, issuer_dn, serial, not_before, not_after, pem, public_jwk, status, revoke_reason, revoked_on, created_on, created_by`
 
-func scanCert(row interface{ Scan(...any) error }) (Certificate, error) {
+func scanCert(row rowScanner) (Certificate, error) {
 	var c Certificate
 	var nb, na, co, jwk string
 	var ro sql.NullString
@@ -91,29 +78,16 @@ func (d *DB) ListCertificates(ctx context.Context, orgID, typ string) ([]Certifi
 		q += ` AND certificate_type = ?`
 		args = append(args, typ)
 	}
-	rows, err := d.db.QueryContext(ctx, q+` ORDER BY created_on DESC, kid`, args...)
+	out, err := queryList(ctx, d.db, scanCert, q+` ORDER BY created_on DESC, kid`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list certificates: %w", err)
 	}
-	defer rows.Close()
-	out := []Certificate{}
-	for rows.Next() {
-		c, err := scanCert(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // GetCertificate returns one certificate of an organisation by kid.
 func (d *DB) GetCertificate(ctx context.Context, orgID, kid string) (Certificate, error) {
-	c, err := scanCert(d.db.QueryRowContext(ctx, `SELECT `+certCols+` FROM organisation_certificates WHERE organisation_id = ? AND kid = ?`, orgID, kid))
-	if errors.Is(err, sql.ErrNoRows) {
-		return c, ErrNotFound
-	}
-	return c, err
+	return queryOne(ctx, d.db, scanCert, `SELECT `+certCols+` FROM organisation_certificates WHERE organisation_id = ? AND kid = ?`, orgID, kid)
 }
 
 // AddCertificate stores a checked certificate; a kid already known is a conflict.
@@ -149,17 +123,9 @@ func (d *DB) AddCertificate(ctx context.Context, a Audit, c Certificate) (Certif
 // transaction (If-Match).
 func (d *DB) RevokeCertificate(ctx context.Context, a Audit, orgID, kid, reason string, check func(cur Certificate) error) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := scanCert(tx.QueryRowContext(ctx, `SELECT `+certCols+` FROM organisation_certificates WHERE organisation_id = ? AND kid = ?`, orgID, kid))
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
+		cur, err := current(ctx, tx, scanCert, check, `SELECT `+certCols+` FROM organisation_certificates WHERE organisation_id = ? AND kid = ?`, orgID, kid)
 		if err != nil {
 			return err
-		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
 		}
 		status, typ := cur.Status, cur.OrganisationCertificateType
 		if status == "Revoked" {

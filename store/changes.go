@@ -144,20 +144,11 @@ func (d *DB) LastChangeID(ctx context.Context) (int64, error) {
 // reader therefore never skips a record that commits later with a smaller
 // id. PostgreSQL needs its own rule (docs/decisions.md, change feed).
 func (d *DB) ChangesAfter(ctx context.Context, after int64, limit int) ([]AuditRecord, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+auditCols+` FROM audit_log WHERE id > ? ORDER BY id LIMIT ?`, after, limit)
+	out, err := queryList(ctx, d.db, scanAudit, `SELECT `+auditCols+` FROM audit_log WHERE id > ? ORDER BY id LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: changes: %w", err)
 	}
-	defer rows.Close()
-	var out []AuditRecord
-	for rows.Next() {
-		r, err := scanAudit(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // commitSignal wakes whoever waits for the next commit of this process

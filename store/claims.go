@@ -29,7 +29,7 @@ type AuthorityClaim struct {
 const claimSelect = `SELECT c.claim_id, c.organisation_id, c.authority_id, a.name, c.domain, c.role, c.registration_id, c.status, c.created_on, c.updated_on
 	FROM organisation_authority_claims c JOIN authorities a ON a.authority_id = c.authority_id`
 
-func scanClaim(row interface{ Scan(...any) error }) (AuthorityClaim, error) {
+func scanClaim(row rowScanner) (AuthorityClaim, error) {
 	var c AuthorityClaim
 	var cr, up string
 	err := row.Scan(&c.ClaimID, &c.OrganisationID, &c.AuthorityID, &c.AuthorityName, &c.AuthorisationDomain, &c.Role, &c.RegistrationID, &c.Status, &cr, &up)
@@ -39,30 +39,11 @@ func scanClaim(row interface{ Scan(...any) error }) (AuthorityClaim, error) {
 
 // ListAuthorityClaims returns an organisation's claims, Active first.
 func (d *DB) ListAuthorityClaims(ctx context.Context, orgID string) ([]AuthorityClaim, error) {
-	rows, err := d.db.QueryContext(ctx, claimSelect+` WHERE c.organisation_id = ? ORDER BY c.status, c.domain, c.role, c.created_on`, orgID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []AuthorityClaim{}
-	for rows.Next() {
-		c, err := scanClaim(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return queryList(ctx, d.db, scanClaim, claimSelect+` WHERE c.organisation_id = ? ORDER BY c.status, c.domain, c.role, c.created_on`, orgID)
 }
 
-func getClaim(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, orgID, id string) (AuthorityClaim, error) {
-	c, err := scanClaim(q.QueryRowContext(ctx, claimSelect+` WHERE c.organisation_id = ? AND c.claim_id = ?`, orgID, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return c, ErrNotFound
-	}
-	return c, err
+func getClaim(ctx context.Context, q rowQuerier, orgID, id string) (AuthorityClaim, error) {
+	return queryOne(ctx, q, scanClaim, claimSelect+` WHERE c.organisation_id = ? AND c.claim_id = ?`, orgID, id)
 }
 
 // GetAuthorityClaim returns one claim of an organisation or ErrNotFound.
@@ -76,23 +57,8 @@ func (d *DB) ActiveClaimRoles(ctx context.Context, orgID string) ([]string, erro
 	return activeRoles(ctx, d.db, orgID)
 }
 
-func activeRoles(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, orgID string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT DISTINCT role FROM organisation_authority_claims WHERE organisation_id = ? AND status = 'Active' ORDER BY role`, orgID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var r string
-		if err := rows.Scan(&r); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+func activeRoles(ctx context.Context, q querier, orgID string) ([]string, error) {
+	return queryList(ctx, q, scanString, `SELECT DISTINCT role FROM organisation_authority_claims WHERE organisation_id = ? AND status = 'Active' ORDER BY role`, orgID)
 }
 
 // checkActiveClaim checks, inside the write transaction, what must hold
@@ -360,9 +326,7 @@ func domainClaimID(org, authority, domain string) string {
 // participantClaims adds the Active claims of the listed organisations
 // (index: organisation id -> position in out) in one pass over the Active
 // claims; authorities' names come from a map (there are few).
-func participantClaims(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, out []Participant, index map[string]int) error {
+func participantClaims(ctx context.Context, q querier, out []Participant, index map[string]int) error {
 	names := map[string]string{}
 	arows, err := q.QueryContext(ctx, `SELECT authority_id, name FROM authorities`)
 	if err != nil {

@@ -35,7 +35,7 @@ var ContactSortColumns = map[string]string{
 	"CreatedOn":    "created_on",
 }
 
-func scanContact(row interface{ Scan(...any) error }) (Contact, error) {
+func scanContact(row rowScanner) (Contact, error) {
 	var c Contact
 	var cr, up string
 	err := row.Scan(&c.ContactID, &c.OrganisationID, &c.ContactType, &c.FirstName, &c.LastName, &c.Department, &c.EmailAddress, &c.PhoneNumber, &cr, &up)
@@ -60,30 +60,17 @@ func (d *DB) ListContacts(ctx context.Context, orgID, sortBy string, desc bool, 
 	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM contacts WHERE organisation_id = ?`, orgID).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT `+contactCols+` FROM contacts WHERE organisation_id = ? ORDER BY `+col+` `+dir+`, contact_id `+dir+` LIMIT ? OFFSET ?`,
+	out, err := queryList(ctx, d.db, scanContact, `SELECT `+contactCols+` FROM contacts WHERE organisation_id = ? ORDER BY `+col+` `+dir+`, contact_id `+dir+` LIMIT ? OFFSET ?`,
 		orgID, size, page*size)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list contacts: %w", err)
 	}
-	defer rows.Close()
-	out := []Contact{}
-	for rows.Next() {
-		c, err := scanContact(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, c)
-	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // GetContact returns one contact of an organisation or ErrNotFound.
 func (d *DB) GetContact(ctx context.Context, orgID, id string) (Contact, error) {
-	c, err := scanContact(d.db.QueryRowContext(ctx, `SELECT `+contactCols+` FROM contacts WHERE organisation_id = ? AND contact_id = ?`, orgID, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return c, ErrNotFound
-	}
-	return c, err
+	return queryOne(ctx, d.db, scanContact, `SELECT `+contactCols+` FROM contacts WHERE organisation_id = ? AND contact_id = ?`, orgID, id)
 }
 
 func checkContactType(ctx context.Context, tx *sql.Tx, name, old string) error {
@@ -128,17 +115,9 @@ func (d *DB) CreateContact(ctx context.Context, a Audit, c Contact) (Contact, er
 // UpdateContact replaces a contact's fields.
 func (d *DB) UpdateContact(ctx context.Context, a Audit, c Contact, check func(cur Contact) error) (Contact, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := scanContact(tx.QueryRowContext(ctx, `SELECT `+contactCols+` FROM contacts WHERE organisation_id = ? AND contact_id = ?`, c.OrganisationID, c.ContactID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
+		cur, err := current(ctx, tx, scanContact, check, `SELECT `+contactCols+` FROM contacts WHERE organisation_id = ? AND contact_id = ?`, c.OrganisationID, c.ContactID)
 		if err != nil {
 			return err
-		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
 		}
 		if err := checkContactType(ctx, tx, c.ContactType, cur.ContactType); err != nil {
 			return err
@@ -159,17 +138,9 @@ func (d *DB) UpdateContact(ctx context.Context, a Audit, c Contact, check func(c
 // DeleteContact removes a contact.
 func (d *DB) DeleteContact(ctx context.Context, a Audit, orgID, id string, check func(cur Contact) error) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := scanContact(tx.QueryRowContext(ctx, `SELECT `+contactCols+` FROM contacts WHERE organisation_id = ? AND contact_id = ?`, orgID, id))
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
+		cur, err := current(ctx, tx, scanContact, check, `SELECT `+contactCols+` FROM contacts WHERE organisation_id = ? AND contact_id = ?`, orgID, id)
 		if err != nil {
 			return err
-		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM contacts WHERE contact_id = ?`, id); err != nil {
 			return err

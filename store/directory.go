@@ -171,9 +171,7 @@ func setFlags(ctx context.Context, tx *sql.Tx, table, idCol, id, flagType string
 	return nil
 }
 
-func flagsOf(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, table, idCol string, ids []string) (map[string][]string, error) {
+func flagsOf(ctx context.Context, q querier, table, idCol string, ids []string) (map[string][]string, error) {
 	out := map[string][]string{}
 	// SQLite caps the variables of one statement: ask in chunks.
 	const chunk = 500
@@ -202,6 +200,21 @@ func flagsOf(ctx context.Context, q interface {
 		}
 	}
 	return out, nil
+}
+
+// withFlags sets the flags of every item of list from table (its idCol the
+// item's id): of names an item's id and its Flags field.
+func withFlags[T any](ctx context.Context, q querier, table, idCol string, list []T, of func(*T) (string, *[]string)) error {
+	ids := make([]string, len(list))
+	for i := range list {
+		ids[i], _ = of(&list[i])
+	}
+	flags, err := flagsOf(ctx, q, table, idCol, ids)
+	for i := range list {
+		id, f := of(&list[i])
+		*f = nonNil(flags[id])
+	}
+	return err
 }
 
 func nonNil(l []string) []string {

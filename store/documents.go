@@ -24,7 +24,7 @@ type Document struct {
 
 const docCols = `document_id, organisation_id, document_type, description, reference_number, start_date, expiry_date, created_on, updated_on`
 
-func scanDoc(row interface{ Scan(...any) error }) (Document, error) {
+func scanDoc(row rowScanner) (Document, error) {
 	var d Document
 	var c, u string
 	err := row.Scan(&d.DocumentID, &d.OrganisationID, &d.DocumentType, &d.DocumentDescription, &d.DocumentReferenceNumber,
@@ -39,29 +39,16 @@ func (d *DB) ListDocuments(ctx context.Context, orgID string, page, size int) ([
 	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM documents WHERE organisation_id = ?`, orgID).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT `+docCols+` FROM documents WHERE organisation_id = ? ORDER BY created_on DESC, document_id LIMIT ? OFFSET ?`, orgID, size, page*size)
+	out, err := queryList(ctx, d.db, scanDoc, `SELECT `+docCols+` FROM documents WHERE organisation_id = ? ORDER BY created_on DESC, document_id LIMIT ? OFFSET ?`, orgID, size, page*size)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list documents: %w", err)
 	}
-	defer rows.Close()
-	out := []Document{}
-	for rows.Next() {
-		doc, err := scanDoc(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, doc)
-	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // GetDocument returns one document or ErrNotFound.
 func (d *DB) GetDocument(ctx context.Context, orgID, id string) (Document, error) {
-	doc, err := scanDoc(d.db.QueryRowContext(ctx, `SELECT `+docCols+` FROM documents WHERE organisation_id = ? AND document_id = ?`, orgID, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return doc, ErrNotFound
-	}
-	return doc, err
+	return queryOne(ctx, d.db, scanDoc, `SELECT `+docCols+` FROM documents WHERE organisation_id = ? AND document_id = ?`, orgID, id)
 }
 
 func checkRefActive(ctx context.Context, tx *sql.Tx, k RefKind, field, name, old string) error {
@@ -101,17 +88,9 @@ func (d *DB) SaveDocument(ctx context.Context, a Audit, doc Document, check func
 			return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "Document", SubjectID: doc.DocumentID,
 				OrganisationID: doc.OrganisationID, Summary: created(doc)})
 		}
-		cur, err := scanDoc(tx.QueryRowContext(ctx, `SELECT `+docCols+` FROM documents WHERE organisation_id = ? AND document_id = ?`, doc.OrganisationID, doc.DocumentID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
+		cur, err := current(ctx, tx, scanDoc, check, `SELECT `+docCols+` FROM documents WHERE organisation_id = ? AND document_id = ?`, doc.OrganisationID, doc.DocumentID)
 		if err != nil {
 			return err
-		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
 		}
 		if err := checkRefActive(ctx, tx, DocumentTypes, "DocumentType", doc.DocumentType, cur.DocumentType); err != nil {
 			return err
@@ -146,7 +125,7 @@ type Certification struct {
 
 const certfCols = `certification_id, organisation_id, subject_type, subject_id, certification_type, start_date, expiration_date, uri, status, created_on, updated_on`
 
-func scanCertf(row interface{ Scan(...any) error }) (Certification, error) {
+func scanCertf(row rowScanner) (Certification, error) {
 	var c Certification
 	var cr, up string
 	err := row.Scan(&c.CertificationID, &c.OrganisationID, &c.SubjectType, &c.SubjectID, &c.CertificationType, &c.CertificationStartDate,
@@ -157,29 +136,12 @@ func scanCertf(row interface{ Scan(...any) error }) (Certification, error) {
 
 // ListCertifications returns the certifications of a subject.
 func (d *DB) ListCertifications(ctx context.Context, subjectType, subjectID string) ([]Certification, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+certfCols+` FROM certifications WHERE subject_type = ? AND subject_id = ? ORDER BY start_date DESC, certification_id`, subjectType, subjectID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Certification{}
-	for rows.Next() {
-		c, err := scanCertf(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return queryList(ctx, d.db, scanCertf, `SELECT `+certfCols+` FROM certifications WHERE subject_type = ? AND subject_id = ? ORDER BY start_date DESC, certification_id`, subjectType, subjectID)
 }
 
 // GetCertification returns one certification of a subject or ErrNotFound.
 func (d *DB) GetCertification(ctx context.Context, subjectType, subjectID, id string) (Certification, error) {
-	c, err := scanCertf(d.db.QueryRowContext(ctx, `SELECT `+certfCols+` FROM certifications WHERE subject_type = ? AND subject_id = ? AND certification_id = ?`, subjectType, subjectID, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return c, ErrNotFound
-	}
-	return c, err
+	return queryOne(ctx, d.db, scanCertf, `SELECT `+certfCols+` FROM certifications WHERE subject_type = ? AND subject_id = ? AND certification_id = ?`, subjectType, subjectID, id)
 }
 
 // SaveCertification creates (empty CertificationID) or replaces a certification.
@@ -201,17 +163,9 @@ func (d *DB) SaveCertification(ctx context.Context, a Audit, c Certification, ch
 			return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "Certification", SubjectID: c.CertificationID,
 				OrganisationID: c.OrganisationID, Summary: created(c)})
 		}
-		cur, err := scanCertf(tx.QueryRowContext(ctx, `SELECT `+certfCols+` FROM certifications WHERE subject_type = ? AND subject_id = ? AND certification_id = ?`, c.SubjectType, c.SubjectID, c.CertificationID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
+		cur, err := current(ctx, tx, scanCertf, check, `SELECT `+certfCols+` FROM certifications WHERE subject_type = ? AND subject_id = ? AND certification_id = ?`, c.SubjectType, c.SubjectID, c.CertificationID)
 		if err != nil {
 			return err
-		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
 		}
 		if err := checkRefActive(ctx, tx, CertificationTypes, "CertificationType", c.CertificationType, cur.CertificationType); err != nil {
 			return err
@@ -240,8 +194,7 @@ type OrgCertification struct {
 // applications and authorisation servers of an organisation, by holder
 // (through the holders, whose subject index the certifications table has).
 func (d *DB) ListOrganisationCertifications(ctx context.Context, orgID string) ([]OrgCertification, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT c.certification_id, c.organisation_id, c.subject_type, c.subject_id, c.certification_type, c.start_date,
-			c.expiration_date, c.uri, c.status, c.created_on, c.updated_on, COALESCE(s.client_name, a.customer_friendly_name, '')
+	out, err := queryList(ctx, d.db, scanOrgCertf, `SELECT `+prefixed("c.", certfCols)+`, COALESCE(s.client_name, a.customer_friendly_name, '')
 		FROM certifications c
 		LEFT JOIN software_statements s ON c.subject_type = 'SoftwareStatement' AND s.software_statement_id = c.subject_id
 		LEFT JOIN authorisation_servers a ON c.subject_type = 'AuthorisationServer' AND a.authorisation_server_id = c.subject_id
@@ -251,18 +204,16 @@ func (d *DB) ListOrganisationCertifications(ctx context.Context, orgID string) (
 	if err != nil {
 		return nil, fmt.Errorf("store: organisation certifications: %w", err)
 	}
-	defer rows.Close()
-	out := []OrgCertification{}
-	for rows.Next() {
-		var h OrgCertification
-		var cr, up string
-		c := &h.Certification
-		if err := rows.Scan(&c.CertificationID, &c.OrganisationID, &c.SubjectType, &c.SubjectID, &c.CertificationType, &c.CertificationStartDate,
-			&c.CertificationExpirationDate, &c.CertificationURI, &c.Status, &cr, &up, &h.HolderName); err != nil {
-			return nil, err
-		}
-		c.CreatedOn, c.UpdatedOn = parseStamp(cr), parseStamp(up)
-		out = append(out, h)
-	}
-	return out, rows.Err()
+	return out, nil
+}
+
+// scanOrgCertf reads certfCols (prefixed) and the holder's name.
+func scanOrgCertf(row rowScanner) (OrgCertification, error) {
+	var h OrgCertification
+	var cr, up string
+	c := &h.Certification
+	err := row.Scan(&c.CertificationID, &c.OrganisationID, &c.SubjectType, &c.SubjectID, &c.CertificationType, &c.CertificationStartDate,
+		&c.CertificationExpirationDate, &c.CertificationURI, &c.Status, &cr, &up, &h.HolderName)
+	c.CreatedOn, c.UpdatedOn = parseStamp(cr), parseStamp(up)
+	return h, err
 }

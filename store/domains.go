@@ -56,56 +56,31 @@ func inUse(summary string, parts map[string]any) error {
 
 // claimsWhere lists up to 100 claims matching cond (a condition on the
 // claims table c); activeOnly keeps Active claims.
-func claimsWhere(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, cond string, activeOnly bool, args ...any) ([]ClaimRef, error) {
+func claimsWhere(ctx context.Context, q querier, cond string, activeOnly bool, args ...any) ([]ClaimRef, error) {
 	query := `SELECT claim_id, organisation_id, domain, role FROM organisation_authority_claims c WHERE ` + cond
 	if activeOnly {
 		query += ` AND c.status = 'Active'`
 	}
-	rows, err := q.QueryContext(ctx, query+` ORDER BY organisation_id, domain, role, claim_id LIMIT 100`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []ClaimRef
-	for rows.Next() {
+	return queryList(ctx, q, func(row rowScanner) (ClaimRef, error) {
 		var c ClaimRef
-		if err := rows.Scan(&c.ClaimID, &c.OrganisationID, &c.AuthorisationDomain, &c.Role); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+		err := row.Scan(&c.ClaimID, &c.OrganisationID, &c.AuthorisationDomain, &c.Role)
+		return c, err
+	}, query+` ORDER BY organisation_id, domain, role, claim_id LIMIT 100`, args...)
 }
 
 // ListAuthorisationDomains returns every domain by name.
 func (d *DB) ListAuthorisationDomains(ctx context.Context) ([]AuthorisationDomain, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT name, description, status FROM authorisation_domains ORDER BY name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []AuthorisationDomain{}
-	for rows.Next() {
-		var a AuthorisationDomain
-		if err := rows.Scan(&a.Name, &a.Description, &a.Status); err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return queryList(ctx, d.db, scanDomain, `SELECT name, description, status FROM authorisation_domains ORDER BY name`)
 }
 
-func getDomain(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, name string) (AuthorisationDomain, error) {
+func scanDomain(row rowScanner) (AuthorisationDomain, error) {
 	var a AuthorisationDomain
-	err := q.QueryRowContext(ctx, `SELECT name, description, status FROM authorisation_domains WHERE name = ?`, name).Scan(&a.Name, &a.Description, &a.Status)
-	if errors.Is(err, sql.ErrNoRows) {
-		return a, ErrNotFound
-	}
+	err := row.Scan(&a.Name, &a.Description, &a.Status)
 	return a, err
+}
+
+func getDomain(ctx context.Context, q rowQuerier, name string) (AuthorisationDomain, error) {
+	return queryOne(ctx, q, scanDomain, `SELECT name, description, status FROM authorisation_domains WHERE name = ?`, name)
 }
 
 // GetAuthorisationDomain returns one domain or ErrNotFound.
@@ -259,51 +234,27 @@ func inUseSummary(parts map[string]any) string {
 
 // namedRows reads two-column rows into maps with the given keys.
 func namedRows(ctx context.Context, tx *sql.Tx, query, k1, k2 string, args ...any) ([]map[string]string, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []map[string]string
-	for rows.Next() {
+	return queryList(ctx, tx, func(row rowScanner) (map[string]string, error) {
 		var a, b string
-		if err := rows.Scan(&a, &b); err != nil {
-			return nil, err
-		}
-		out = append(out, map[string]string{k1: a, k2: b})
-	}
-	return out, rows.Err()
+		err := row.Scan(&a, &b)
+		return map[string]string{k1: a, k2: b}, err
+	}, query, args...)
 }
 
 const roleCols = `name, domain, type, exclusive, description, status`
 
-func scanRole(row interface{ Scan(...any) error }) (DomainRole, error) {
+func scanRole(row rowScanner) (DomainRole, error) {
 	var r DomainRole
 	err := row.Scan(&r.Name, &r.AuthorisationDomain, &r.Type, &r.Exclusive, &r.Description, &r.Status)
 	return r, err
 }
 
-func (d *DB) listRoles(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, domain string) ([]DomainRole, error) {
+func (d *DB) listRoles(ctx context.Context, q querier, domain string) ([]DomainRole, error) {
 	query, args := `SELECT `+roleCols+` FROM authorisation_domain_roles ORDER BY domain, name`, []any{}
 	if domain != "" {
 		query, args = `SELECT `+roleCols+` FROM authorisation_domain_roles WHERE domain = ? ORDER BY name`, []any{domain}
 	}
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []DomainRole{}
-	for rows.Next() {
-		r, err := scanRole(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return queryList(ctx, q, scanRole, query, args...)
 }
 
 // ListDomainRoles returns the roles of one domain, or of every domain when
@@ -312,14 +263,8 @@ func (d *DB) ListDomainRoles(ctx context.Context, domain string) ([]DomainRole, 
 	return d.listRoles(ctx, d.db, domain)
 }
 
-func getRole(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, domain, name string) (DomainRole, error) {
-	r, err := scanRole(q.QueryRowContext(ctx, `SELECT `+roleCols+` FROM authorisation_domain_roles WHERE domain = ? AND name = ?`, domain, name))
-	if errors.Is(err, sql.ErrNoRows) {
-		return r, ErrNotFound
-	}
-	return r, err
+func getRole(ctx context.Context, q rowQuerier, domain, name string) (DomainRole, error) {
+	return queryOne(ctx, q, scanRole, `SELECT `+roleCols+` FROM authorisation_domain_roles WHERE domain = ? AND name = ?`, domain, name)
 }
 
 // GetDomainRole returns one role of a domain or ErrNotFound.
@@ -436,9 +381,7 @@ func (d *DB) DeleteDomainRole(ctx context.Context, a Audit, domain, name string)
 
 const authorityCols = `authority_id, name, code, country, status`
 
-func (d *DB) authorities(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, id string) ([]Authority, error) {
+func (d *DB) authorities(ctx context.Context, q querier, id string) ([]Authority, error) {
 	query, args := `SELECT `+authorityCols+` FROM authorities ORDER BY name`, []any{}
 	if id != "" {
 		query, args = `SELECT `+authorityCols+` FROM authorities WHERE authority_id = ?`, []any{id}

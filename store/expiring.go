@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"time"
 )
 
@@ -56,73 +55,46 @@ type Expiring struct {
 // items of each kind, soonest first. Items of Withdrawn (Inactive)
 // organisations are left out: nobody relies on them any more.
 func (d *DB) Expiring(ctx context.Context, before time.Time, limit int) (Expiring, error) {
-	out := Expiring{Before: before.UTC(), Certificates: []ExpiringCertificate{}, Documents: []ExpiringDocument{}, Certifications: []ExpiringCertification{}}
+	out := Expiring{Before: before.UTC()}
 	day := before.UTC().Format("2006-01-02")
 	// Three reads, not one transaction: each list is consistent in itself.
-	err := func(tx *sql.DB) error {
-		rows, err := tx.QueryContext(ctx, `SELECT c.kid, c.organisation_id, o.name, c.certificate_type, c.subject_dn, c.not_after
-			FROM organisation_certificates c JOIN organisations o ON o.organisation_id = c.organisation_id
-			WHERE c.status = 'Active' AND c.not_after < ? AND o.status <> 'Withdrawn'
-			ORDER BY c.not_after, c.kid LIMIT ?`, before.UTC().Format(fixedStamp), limit+1)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var c ExpiringCertificate
-			var na string
-			if err := rows.Scan(&c.Kid, &c.OrganisationID, &c.OrganisationName, &c.CertificateType, &c.SubjectDN, &na); err != nil {
-				rows.Close()
-				return err
-			}
-			c.NotAfter = parseStamp(na)
-			out.Certificates = append(out.Certificates, c)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-
-		rows, err = tx.QueryContext(ctx, `SELECT d.document_id, d.organisation_id, o.name, d.document_type, d.reference_number, d.expiry_date
-			FROM documents d JOIN organisations o ON o.organisation_id = d.organisation_id
-			WHERE d.expiry_date <> '' AND d.expiry_date < ? AND o.status <> 'Withdrawn'
-			ORDER BY d.expiry_date, d.document_id LIMIT ?`, day, limit+1)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var x ExpiringDocument
-			if err := rows.Scan(&x.DocumentID, &x.OrganisationID, &x.OrganisationName, &x.DocumentType, &x.DocumentReferenceNumber, &x.DocumentExpiryDate); err != nil {
-				rows.Close()
-				return err
-			}
-			out.Documents = append(out.Documents, x)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-
-		rows, err = tx.QueryContext(ctx, `SELECT c.certification_id, c.organisation_id, o.name, c.subject_type, c.subject_id,
-				COALESCE(s.client_name, a.customer_friendly_name, ''), c.certification_type, c.expiration_date
-			FROM certifications c JOIN organisations o ON o.organisation_id = c.organisation_id
-			LEFT JOIN software_statements s ON c.subject_type = 'SoftwareStatement' AND s.software_statement_id = c.subject_id
-			LEFT JOIN authorisation_servers a ON c.subject_type = 'AuthorisationServer' AND a.authorisation_server_id = c.subject_id
-			WHERE c.status = 'Active' AND c.expiration_date <> '' AND c.expiration_date < ? AND o.status <> 'Withdrawn'
-			ORDER BY c.expiration_date, c.certification_id LIMIT ?`, day, limit+1)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var x ExpiringCertification
-			if err := rows.Scan(&x.CertificationID, &x.OrganisationID, &x.OrganisationName, &x.SubjectType, &x.SubjectID, &x.SubjectName,
-				&x.CertificationType, &x.CertificationExpirationDate); err != nil {
-				return err
-			}
-			out.Certifications = append(out.Certifications, x)
-		}
-		return rows.Err()
-	}(d.db)
+	var err error
+	out.Certificates, err = queryList(ctx, d.db, func(row rowScanner) (ExpiringCertificate, error) {
+		var c ExpiringCertificate
+		var na string
+		err := row.Scan(&c.Kid, &c.OrganisationID, &c.OrganisationName, &c.CertificateType, &c.SubjectDN, &na)
+		c.NotAfter = parseStamp(na)
+		return c, err
+	}, `SELECT c.kid, c.organisation_id, o.name, c.certificate_type, c.subject_dn, c.not_after
+		FROM organisation_certificates c JOIN organisations o ON o.organisation_id = c.organisation_id
+		WHERE c.status = 'Active' AND c.not_after < ? AND o.status <> 'Withdrawn'
+		ORDER BY c.not_after, c.kid LIMIT ?`, before.UTC().Format(fixedStamp), limit+1)
+	if err != nil {
+		return Expiring{}, err
+	}
+	out.Documents, err = queryList(ctx, d.db, func(row rowScanner) (ExpiringDocument, error) {
+		var x ExpiringDocument
+		err := row.Scan(&x.DocumentID, &x.OrganisationID, &x.OrganisationName, &x.DocumentType, &x.DocumentReferenceNumber, &x.DocumentExpiryDate)
+		return x, err
+	}, `SELECT d.document_id, d.organisation_id, o.name, d.document_type, d.reference_number, d.expiry_date
+		FROM documents d JOIN organisations o ON o.organisation_id = d.organisation_id
+		WHERE d.expiry_date <> '' AND d.expiry_date < ? AND o.status <> 'Withdrawn'
+		ORDER BY d.expiry_date, d.document_id LIMIT ?`, day, limit+1)
+	if err != nil {
+		return Expiring{}, err
+	}
+	out.Certifications, err = queryList(ctx, d.db, func(row rowScanner) (ExpiringCertification, error) {
+		var x ExpiringCertification
+		err := row.Scan(&x.CertificationID, &x.OrganisationID, &x.OrganisationName, &x.SubjectType, &x.SubjectID, &x.SubjectName,
+			&x.CertificationType, &x.CertificationExpirationDate)
+		return x, err
+	}, `SELECT c.certification_id, c.organisation_id, o.name, c.subject_type, c.subject_id,
+			COALESCE(s.client_name, a.customer_friendly_name, ''), c.certification_type, c.expiration_date
+		FROM certifications c JOIN organisations o ON o.organisation_id = c.organisation_id
+		LEFT JOIN software_statements s ON c.subject_type = 'SoftwareStatement' AND s.software_statement_id = c.subject_id
+		LEFT JOIN authorisation_servers a ON c.subject_type = 'AuthorisationServer' AND a.authorisation_server_id = c.subject_id
+		WHERE c.status = 'Active' AND c.expiration_date <> '' AND c.expiration_date < ? AND o.status <> 'Withdrawn'
+		ORDER BY c.expiration_date, c.certification_id LIMIT ?`, day, limit+1)
 	if err != nil {
 		return Expiring{}, err
 	}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 )
@@ -27,40 +26,25 @@ const fedSubjectsSQL = `SELECT s.federation_entity_id, 'Application', s.software
 	FROM authorisation_servers a JOIN organisations o ON o.organisation_id = a.organisation_id
 	WHERE a.federation_entity_id <> '' AND a.status = 'Active' AND o.status = 'Active' %s`
 
-func scanFedSubjects(rows *sql.Rows) ([]FederationSubject, error) {
-	defer rows.Close()
-	out := []FederationSubject{}
-	for rows.Next() {
-		var s FederationSubject
-		var roles string
-		if err := rows.Scan(&s.EntityID, &s.Kind, &s.ID, &s.OrganisationID, &s.OrganisationName, &roles); err != nil {
-			return nil, err
-		}
-		if s.Kind == "Application" {
-			s.Roles = parseList(roles)
-		}
-		out = append(out, s)
+func scanFedSubject(row rowScanner) (FederationSubject, error) {
+	var s FederationSubject
+	var roles string
+	err := row.Scan(&s.EntityID, &s.Kind, &s.ID, &s.OrganisationID, &s.OrganisationName, &roles)
+	if s.Kind == "Application" {
+		s.Roles = parseList(roles)
 	}
-	return out, rows.Err()
+	return s, err
 }
 
 // FederationSubjects lists every subordinate of the directory's federation,
 // in no particular order.
 func (d *DB) FederationSubjects(ctx context.Context) ([]FederationSubject, error) {
-	rows, err := d.db.QueryContext(ctx, fmt.Sprintf(fedSubjectsSQL, "", ""))
-	if err != nil {
-		return nil, err
-	}
-	return scanFedSubjects(rows)
+	return queryList(ctx, d.db, scanFedSubject, fmt.Sprintf(fedSubjectsSQL, "", ""))
 }
 
 // FederationSubjectByEntityID is one subordinate, or ErrNotFound.
 func (d *DB) FederationSubjectByEntityID(ctx context.Context, entityID string) (FederationSubject, error) {
-	rows, err := d.db.QueryContext(ctx, fmt.Sprintf(fedSubjectsSQL, "AND s.federation_entity_id = ?1", "AND a.federation_entity_id = ?1"), entityID)
-	if err != nil {
-		return FederationSubject{}, err
-	}
-	out, err := scanFedSubjects(rows)
+	out, err := queryList(ctx, d.db, scanFedSubject, fmt.Sprintf(fedSubjectsSQL, "AND s.federation_entity_id = ?1", "AND a.federation_entity_id = ?1"), entityID)
 	if err != nil {
 		return FederationSubject{}, err
 	}
@@ -73,20 +57,7 @@ func (d *DB) FederationSubjectByEntityID(ctx context.Context, entityID string) (
 // FederationSigningKeys is an organisation's Active key material with Use
 // sig: the jwks of its subordinate statements.
 func (d *DB) FederationSigningKeys(ctx context.Context, orgID string) ([]json.RawMessage, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT public_jwk FROM key_material WHERE organisation_id = ? AND status = 'Active' AND use = 'sig' ORDER BY created_on, key_material_id`, orgID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []json.RawMessage{}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, json.RawMessage(s))
-	}
-	return out, rows.Err()
+	return queryList(ctx, d.db, scanJSON, `SELECT public_jwk FROM key_material WHERE organisation_id = ? AND status = 'Active' AND use = 'sig' ORDER BY created_on, key_material_id`, orgID)
 }
 
 // OrganisationsWithSigningKeys is the set of organisations that have Active
@@ -129,28 +100,17 @@ const heldPoliciesSQL = `SELECT c.organisation_id, p.authorisation_domain, p.rol
 // FederationPolicies lists the held policies of one organisation, or of
 // every organisation when orgID is "".
 func (d *DB) FederationPolicies(ctx context.Context, orgID string) ([]HeldPolicy, error) {
-	var rows *sql.Rows
-	var err error
-	if orgID == "" {
-		rows, err = d.db.QueryContext(ctx, fmt.Sprintf(heldPoliciesSQL, ""))
-	} else {
-		rows, err = d.db.QueryContext(ctx, fmt.Sprintf(heldPoliciesSQL, "AND c.organisation_id = ?"), orgID)
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []HeldPolicy{}
-	for rows.Next() {
+	scan := func(row rowScanner) (HeldPolicy, error) {
 		var p HeldPolicy
 		var pol string
-		if err := rows.Scan(&p.OrganisationID, &p.AuthorisationDomain, &p.Role, &p.EntityType, &pol); err != nil {
-			return nil, err
-		}
+		err := row.Scan(&p.OrganisationID, &p.AuthorisationDomain, &p.Role, &p.EntityType, &pol)
 		p.Policy = json.RawMessage(pol)
-		out = append(out, p)
+		return p, err
 	}
-	return out, rows.Err()
+	if orgID == "" {
+		return queryList(ctx, d.db, scan, fmt.Sprintf(heldPoliciesSQL, ""))
+	}
+	return queryList(ctx, d.db, scan, fmt.Sprintf(heldPoliciesSQL, "AND c.organisation_id = ?"), orgID)
 }
 
 // ActiveRolePolicies returns the Active policies of the named roles (for
@@ -163,21 +123,12 @@ func (d *DB) ActiveRolePolicies(ctx context.Context, domain, role string) ([]Hel
 	if n == 0 {
 		return nil, ErrNotFound
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT authorisation_domain, role, entity_type, policy FROM role_metadata_policies
-		WHERE authorisation_domain = ? AND role = ? AND status = 'Active' ORDER BY entity_type`, domain, role)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []HeldPolicy{}
-	for rows.Next() {
+	return queryList(ctx, d.db, func(row rowScanner) (HeldPolicy, error) {
 		var p HeldPolicy
 		var pol string
-		if err := rows.Scan(&p.AuthorisationDomain, &p.Role, &p.EntityType, &pol); err != nil {
-			return nil, err
-		}
+		err := row.Scan(&p.AuthorisationDomain, &p.Role, &p.EntityType, &pol)
 		p.Policy = json.RawMessage(pol)
-		out = append(out, p)
-	}
-	return out, rows.Err()
+		return p, err
+	}, `SELECT authorisation_domain, role, entity_type, policy FROM role_metadata_policies
+		WHERE authorisation_domain = ? AND role = ? AND status = 'Active' ORDER BY entity_type`, domain, role)
 }

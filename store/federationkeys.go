@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 )
 
 // Federation signing keys (docs/design.md §13): the directory signs its
@@ -19,11 +18,7 @@ func (d *DB) ListFederationKeys(ctx context.Context) ([]SigningKey, error) {
 
 // CurrentFederationKey is the key that signs: the newest Active one.
 func (d *DB) CurrentFederationKey(ctx context.Context) (SigningKey, error) {
-	k, err := scanSigKey(d.db.QueryRowContext(ctx, `SELECT `+sigKeyCols+` FROM federation_keys WHERE status = 'Active' ORDER BY created_at DESC, kid LIMIT 1`))
-	if errors.Is(err, sql.ErrNoRows) {
-		return k, ErrNotFound
-	}
-	return k, err
+	return queryOne(ctx, d.db, scanSigKey, `SELECT `+sigKeyCols+` FROM federation_keys WHERE status = 'Active' ORDER BY created_at DESC, kid LIMIT 1`)
 }
 
 // AddFederationKey stores a new key that signs from now on; every other

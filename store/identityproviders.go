@@ -49,7 +49,7 @@ type GroupRole struct {
 
 const idpCols = `name, issuer, jwks_uri, audience, email_claim, description, status, client_id, client_secret, email_domains, groups_claim, group_roles, created_on, updated_on`
 
-func scanIdP(row interface{ Scan(...any) error }) (IdentityProvider, error) {
+func scanIdP(row rowScanner) (IdentityProvider, error) {
 	var p IdentityProvider
 	var c, u, domains, groupRoles string
 	err := row.Scan(&p.Name, &p.Issuer, &p.JwksURI, &p.Audience, &p.EmailClaim, &p.Description, &p.Status, &p.ClientID, &p.SealedSecret, &domains,
@@ -71,29 +71,12 @@ func (d *DB) IdentityProvidersVersion() int64 { return d.idpVersion.Load() }
 
 // ListIdentityProviders returns every identity provider by name.
 func (d *DB) ListIdentityProviders(ctx context.Context) ([]IdentityProvider, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+idpCols+` FROM identity_providers ORDER BY name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []IdentityProvider{}
-	for rows.Next() {
-		p, err := scanIdP(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return queryList(ctx, d.db, scanIdP, `SELECT `+idpCols+` FROM identity_providers ORDER BY name`)
 }
 
 // GetIdentityProvider returns one identity provider or ErrNotFound.
 func (d *DB) GetIdentityProvider(ctx context.Context, name string) (IdentityProvider, error) {
-	p, err := scanIdP(d.db.QueryRowContext(ctx, `SELECT `+idpCols+` FROM identity_providers WHERE name = ?`, name))
-	if errors.Is(err, sql.ErrNoRows) {
-		return p, ErrNotFound
-	}
-	return p, err
+	return queryOne(ctx, d.db, scanIdP, `SELECT `+idpCols+` FROM identity_providers WHERE name = ?`, name)
 }
 
 // issuerTaken refuses a second identity provider with the same issuer.
@@ -143,17 +126,9 @@ func (d *DB) CreateIdentityProvider(ctx context.Context, a Audit, p IdentityProv
 // provider; check sees the current one first (If-Match).
 func (d *DB) UpdateIdentityProvider(ctx context.Context, a Audit, p IdentityProvider, check func(cur IdentityProvider) error) (IdentityProvider, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := scanIdP(tx.QueryRowContext(ctx, `SELECT `+idpCols+` FROM identity_providers WHERE name = ?`, p.Name))
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
+		cur, err := current(ctx, tx, scanIdP, check, `SELECT `+idpCols+` FROM identity_providers WHERE name = ?`, p.Name)
 		if err != nil {
 			return err
-		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
 		}
 		if err := issuerTaken(ctx, tx, p); err != nil {
 			return err

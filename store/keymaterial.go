@@ -39,7 +39,7 @@ type Attachment struct {
 
 const kmCols = `key_material_id, organisation_id, kid, use, public_jwk, status, revoke_reason, description, created_on, updated_on, revoked_on`
 
-func scanKM(row interface{ Scan(...any) error }) (KeyMaterial, error) {
+func scanKM(row rowScanner) (KeyMaterial, error) {
 	var k KeyMaterial
 	var jwk, c, u string
 	var r sql.NullString
@@ -54,29 +54,16 @@ func scanKM(row interface{ Scan(...any) error }) (KeyMaterial, error) {
 
 // ListKeyMaterial returns an organisation's key material.
 func (d *DB) ListKeyMaterial(ctx context.Context, orgID string) ([]KeyMaterial, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+kmCols+` FROM key_material WHERE organisation_id = ? ORDER BY created_on DESC, key_material_id`, orgID)
+	out, err := queryList(ctx, d.db, scanKM, `SELECT `+kmCols+` FROM key_material WHERE organisation_id = ? ORDER BY created_on DESC, key_material_id`, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("store: list key material: %w", err)
 	}
-	defer rows.Close()
-	out := []KeyMaterial{}
-	for rows.Next() {
-		k, err := scanKM(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // GetKeyMaterial returns one item or ErrNotFound.
 func (d *DB) GetKeyMaterial(ctx context.Context, orgID, id string) (KeyMaterial, error) {
-	k, err := scanKM(d.db.QueryRowContext(ctx, `SELECT `+kmCols+` FROM key_material WHERE organisation_id = ? AND key_material_id = ?`, orgID, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return k, ErrNotFound
-	}
-	return k, err
+	return queryOne(ctx, d.db, scanKM, `SELECT `+kmCols+` FROM key_material WHERE organisation_id = ? AND key_material_id = ?`, orgID, id)
 }
 
 // CreateKeyMaterial stores a public key; a Kid the organisation has is a conflict.
@@ -111,17 +98,9 @@ func (d *DB) CreateKeyMaterial(ctx context.Context, a Audit, k KeyMaterial) (Key
 // Revoked key material cannot change any more (ConflictError).
 func (d *DB) UpdateKeyMaterial(ctx context.Context, a Audit, k KeyMaterial, check func(cur KeyMaterial) error) (KeyMaterial, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := scanKM(tx.QueryRowContext(ctx, `SELECT `+kmCols+` FROM key_material WHERE organisation_id = ? AND key_material_id = ?`, k.OrganisationID, k.KeyMaterialID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
+		cur, err := current(ctx, tx, scanKM, check, `SELECT `+kmCols+` FROM key_material WHERE organisation_id = ? AND key_material_id = ?`, k.OrganisationID, k.KeyMaterialID)
 		if err != nil {
 			return err
-		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
 		}
 		if cur.Status == "Revoked" {
 			return &ConflictError{Message: "key material " + cur.Kid + " is revoked and cannot change"}
@@ -147,7 +126,7 @@ func (d *DB) UpdateKeyMaterial(ctx context.Context, a Audit, k KeyMaterial, chec
 
 const attCols = `attachment_id, key_material_id, file_name, content_type, size, sha256, description, created_on, updated_on`
 
-func scanAtt(row interface{ Scan(...any) error }) (Attachment, error) {
+func scanAtt(row rowScanner) (Attachment, error) {
 	var t Attachment
 	var c, u string
 	err := row.Scan(&t.KeyMaterialAttachmentID, &t.KeyMaterialID, &t.FileName, &t.ContentType, &t.Size, &t.SHA256, &t.Description, &c, &u)
@@ -157,20 +136,7 @@ func scanAtt(row interface{ Scan(...any) error }) (Attachment, error) {
 
 // ListAttachments returns the attachments of key material.
 func (d *DB) ListAttachments(ctx context.Context, kmID string) ([]Attachment, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+attCols+` FROM key_material_attachments WHERE key_material_id = ? ORDER BY created_on, attachment_id`, kmID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Attachment{}
-	for rows.Next() {
-		t, err := scanAtt(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return queryList(ctx, d.db, scanAtt, `SELECT `+attCols+` FROM key_material_attachments WHERE key_material_id = ? ORDER BY created_on, attachment_id`, kmID)
 }
 
 // GetAttachment returns one attachment and, when withContent, its bytes.
@@ -279,18 +245,5 @@ func (d *DB) OrganisationKeys(ctx context.Context, orgID string, active bool) ([
 		q = `SELECT public_jwk FROM organisation_certificates WHERE organisation_id = ?1 AND (status <> 'Active' OR not_after <= ?2)
 			UNION ALL SELECT public_jwk FROM key_material WHERE organisation_id = ?1 AND status <> 'Active'`
 	}
-	rows, err := d.db.QueryContext(ctx, q, orgID, now)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []json.RawMessage{}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, json.RawMessage(s))
-	}
-	return out, rows.Err()
+	return queryList(ctx, d.db, scanJSON, q, orgID, now)
 }

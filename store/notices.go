@@ -53,20 +53,11 @@ func (d *DB) ActiveAdministrators(ctx context.Context) ([]string, error) {
 
 // strings runs a query of one text column.
 func (d *DB) strings(ctx context.Context, q string, args ...any) ([]string, error) {
-	rows, err := d.db.QueryContext(ctx, q, args...)
+	out, err := queryList(ctx, d.db, scanString, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // RecordExpiryNotice marks the items as announced and queues one message per

@@ -36,7 +36,7 @@ const orgCols = `organisation_id, name, legal_entity_name, registration_number, 
 const orgFlagsCol = `(SELECT group_concat(flag_id, char(31) ORDER BY flag_id) FROM organisation_flags f WHERE f.organisation_id = organisations.organisation_id)`
 
 // scanOrgFlags reads a row of orgCols followed by orgFlagsCol.
-func scanOrgFlags(row interface{ Scan(...any) error }) (Organisation, error) {
+func scanOrgFlags(row rowScanner) (Organisation, error) {
 	var o Organisation
 	var c, u string
 	var flags sql.NullString
@@ -50,7 +50,7 @@ func scanOrgFlags(row interface{ Scan(...any) error }) (Organisation, error) {
 	return o, err
 }
 
-func scanOrg(row interface{ Scan(...any) error }) (Organisation, error) {
+func scanOrg(row rowScanner) (Organisation, error) {
 	var o Organisation
 	var c, u string
 	err := row.Scan(&o.OrganisationID, &o.OrganisationName, &o.LegalEntityName, &o.RegistrationNumber, &o.CountryOfRegistration,
@@ -189,24 +189,9 @@ func (d *DB) ListOrganisations(ctx context.Context, f OrgFilter) ([]Organisation
 			})
 		}
 	}
-	rows, err := d.db.QueryContext(ctx, orgPageSQL(col, f.Desc, where, keyset), append(pageArgs, f.Size, skip)...)
+	out, err := queryList(ctx, d.db, scanOrgFlags, orgPageSQL(col, f.Desc, where, keyset), append(pageArgs, f.Size, skip)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list organisations: %w", err)
-	}
-	defer rows.Close()
-	var out []Organisation
-	for rows.Next() {
-		o, err := scanOrgFlags(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, o)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, err
-	}
-	if out == nil {
-		out = []Organisation{}
 	}
 	return out, total, nil
 }
@@ -448,28 +433,15 @@ func (d *DB) Participants(ctx context.Context) ([]Participant, error) {
 	for i := range out {
 		out[i].Flags = nonNil(flags[out[i].OrganisationID])
 	}
-	srows, err := d.db.QueryContext(ctx, `SELECT `+asSelect+` FROM authorisation_servers s WHERE status = 'Active'
+	servers, err := queryList(ctx, d.db, scanAS, `SELECT `+asSelect+` FROM authorisation_servers s WHERE status = 'Active'
 		AND organisation_id IN (SELECT organisation_id FROM organisations WHERE status = 'Active') ORDER BY customer_friendly_name`)
 	if err != nil {
 		return nil, err
 	}
-	defer srows.Close()
-	var sids []string
-	var servers []AuthorisationServer
-	for srows.Next() {
-		s, err := scanAS(srows)
-		if err != nil {
-			return nil, err
-		}
-		servers = append(servers, s)
-		sids = append(sids, s.AuthorisationServerID)
-	}
-	sflags, err := flagsOf(ctx, d.db, "authorisation_server_flags", "authorisation_server_id", sids)
-	if err != nil {
+	if err := withFlags(ctx, d.db, "authorisation_server_flags", "authorisation_server_id", servers, (*AuthorisationServer).flags); err != nil {
 		return nil, err
 	}
 	for _, s := range servers {
-		s.Flags = nonNil(sflags[s.AuthorisationServerID])
 		i := index[s.OrganisationID]
 		out[i].AuthorisationServers = append(out[i].AuthorisationServers, s)
 	}
@@ -666,20 +638,7 @@ func (d *DB) SameRegistration(ctx context.Context, number, country, exceptID str
 	if number == "" {
 		return nil, nil
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT `+orgCols+` FROM organisations
+	return queryList(ctx, d.db, scanOrg, `SELECT `+orgCols+` FROM organisations
 		WHERE lower(trim(registration_number)) = lower(?) AND lower(trim(country)) = lower(?) AND organisation_id <> ?
 		ORDER BY created_on LIMIT 5`, number, country, exceptID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Organisation
-	for rows.Next() {
-		o, err := scanOrg(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o)
-	}
-	return out, rows.Err()
 }

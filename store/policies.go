@@ -26,7 +26,7 @@ type RoleMetadataPolicy struct {
 
 const rmpCols = `policy_id, authorisation_domain, role, entity_type, policy, description, status, created_on, updated_on`
 
-func scanRMP(row interface{ Scan(...any) error }) (RoleMetadataPolicy, error) {
+func scanRMP(row rowScanner) (RoleMetadataPolicy, error) {
 	var p RoleMetadataPolicy
 	var pol, c, u string
 	err := row.Scan(&p.PolicyID, &p.AuthorisationDomain, &p.Role, &p.EntityType, &pol, &p.Description, &p.Status, &c, &u)
@@ -36,29 +36,12 @@ func scanRMP(row interface{ Scan(...any) error }) (RoleMetadataPolicy, error) {
 
 // ListRoleMetadataPolicies returns every policy.
 func (d *DB) ListRoleMetadataPolicies(ctx context.Context) ([]RoleMetadataPolicy, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+rmpCols+` FROM role_metadata_policies ORDER BY authorisation_domain, role, entity_type`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []RoleMetadataPolicy{}
-	for rows.Next() {
-		p, err := scanRMP(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return queryList(ctx, d.db, scanRMP, `SELECT `+rmpCols+` FROM role_metadata_policies ORDER BY authorisation_domain, role, entity_type`)
 }
 
 // GetRoleMetadataPolicy returns one policy or ErrNotFound.
 func (d *DB) GetRoleMetadataPolicy(ctx context.Context, id string) (RoleMetadataPolicy, error) {
-	p, err := scanRMP(d.db.QueryRowContext(ctx, `SELECT `+rmpCols+` FROM role_metadata_policies WHERE policy_id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return p, ErrNotFound
-	}
-	return p, err
+	return queryOne(ctx, d.db, scanRMP, `SELECT `+rmpCols+` FROM role_metadata_policies WHERE policy_id = ?`, id)
 }
 
 // SaveRoleMetadataPolicy creates (empty PolicyID) or replaces a policy; one
@@ -89,17 +72,9 @@ func (d *DB) SaveRoleMetadataPolicy(ctx context.Context, a Audit, p RoleMetadata
 			return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "RoleMetadataPolicy", SubjectID: p.PolicyID,
 				Summary: "AuthorisationDomain: " + p.AuthorisationDomain + "; Role: " + p.Role + "; EntityType: " + p.EntityType})
 		}
-		cur, err := scanRMP(tx.QueryRowContext(ctx, `SELECT `+rmpCols+` FROM role_metadata_policies WHERE policy_id = ?`, p.PolicyID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
+		cur, err := current(ctx, tx, scanRMP, check, `SELECT `+rmpCols+` FROM role_metadata_policies WHERE policy_id = ?`, p.PolicyID)
 		if err != nil {
 			return err
-		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE role_metadata_policies SET authorisation_domain=?, role=?, entity_type=?, policy=?, description=?, status=?, updated_on=? WHERE policy_id=?`,
 			p.AuthorisationDomain, p.Role, p.EntityType, string(p.Policy), p.Description, p.Status, now, p.PolicyID); err != nil {

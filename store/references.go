@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 )
 
@@ -41,33 +40,21 @@ func (d *DB) ListRefs(ctx context.Context, k RefKind) ([]ReferenceItem, error) {
 	if err := k.valid(); err != nil {
 		return nil, err
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT name, description, status FROM `+k.Table+` ORDER BY name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []ReferenceItem{}
-	for rows.Next() {
-		var r ReferenceItem
-		if err := rows.Scan(&r.Name, &r.Description, &r.Status); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return queryList(ctx, d.db, scanRef, `SELECT name, description, status FROM `+k.Table+` ORDER BY name`)
+}
+
+func scanRef(row rowScanner) (ReferenceItem, error) {
+	var r ReferenceItem
+	err := row.Scan(&r.Name, &r.Description, &r.Status)
+	return r, err
 }
 
 // GetRef returns one item or ErrNotFound.
 func (d *DB) GetRef(ctx context.Context, k RefKind, name string) (ReferenceItem, error) {
-	var r ReferenceItem
 	if err := k.valid(); err != nil {
-		return r, err
+		return ReferenceItem{}, err
 	}
-	err := d.db.QueryRowContext(ctx, `SELECT name, description, status FROM `+k.Table+` WHERE name = ?`, name).Scan(&r.Name, &r.Description, &r.Status)
-	if errors.Is(err, sql.ErrNoRows) {
-		return r, ErrNotFound
-	}
-	return r, err
+	return queryOne(ctx, d.db, scanRef, `SELECT name, description, status FROM `+k.Table+` WHERE name = ?`, name)
 }
 
 // CreateRef adds an item; an existing name is a conflict.
@@ -103,18 +90,9 @@ func (d *DB) UpdateRef(ctx context.Context, k RefKind, a Audit, r ReferenceItem,
 		return r, err
 	}
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		var cur ReferenceItem
-		err := tx.QueryRowContext(ctx, `SELECT name, description, status FROM `+k.Table+` WHERE name = ?`, r.Name).Scan(&cur.Name, &cur.Description, &cur.Status)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
+		cur, err := current(ctx, tx, scanRef, check, `SELECT name, description, status FROM `+k.Table+` WHERE name = ?`, r.Name)
 		if err != nil {
 			return err
-		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
 		}
 		if k == CertificationTypes && cur.Status == "Active" && r.Status == "Inactive" {
 			held, err := certificationsHeld(ctx, tx, r.Name, true)
@@ -153,20 +131,11 @@ func certificationsHeld(ctx context.Context, tx *sql.Tx, typ string, activeOnly 
 		q += ` AND ((c.subject_type = 'SoftwareStatement' AND EXISTS (SELECT 1 FROM software_statements s WHERE s.software_statement_id = c.subject_id AND s.status = 'Active'))
 			OR (c.subject_type = 'AuthorisationServer' AND EXISTS (SELECT 1 FROM authorisation_servers a WHERE a.authorisation_server_id = c.subject_id AND a.status = 'Active')))`
 	}
-	rows, err := tx.QueryContext(ctx, q+` ORDER BY c.organisation_id, c.certification_id LIMIT 100`, typ)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []HeldCertification
-	for rows.Next() {
+	return queryList(ctx, tx, func(row rowScanner) (HeldCertification, error) {
 		var h HeldCertification
-		if err := rows.Scan(&h.CertificationID, &h.OrganisationID, &h.SubjectType, &h.SubjectID); err != nil {
-			return nil, err
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
+		err := row.Scan(&h.CertificationID, &h.OrganisationID, &h.SubjectType, &h.SubjectID)
+		return h, err
+	}, q+` ORDER BY c.organisation_id, c.certification_id LIMIT 100`, typ)
 }
 
 // InUse is what stands in the way of deleting a reference item.
@@ -185,55 +154,30 @@ func (d *DB) DeleteRef(ctx context.Context, k RefKind, a Audit, name string, che
 		return err
 	}
 	return d.tx(ctx, func(tx *sql.Tx) error {
-		var cur ReferenceItem
-		err := tx.QueryRowContext(ctx, `SELECT name, description, status FROM `+k.Table+` WHERE name = ?`, name).Scan(&cur.Name, &cur.Description, &cur.Status)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
-		if err != nil {
+		if _, err := current(ctx, tx, scanRef, check, `SELECT name, description, status FROM `+k.Table+` WHERE name = ?`, name); err != nil {
 			return err
-		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
 		}
 		var inTheWay map[string]any
 		count := 0
 		switch k {
 		case ContactTypes:
-			rows, err := tx.QueryContext(ctx, `SELECT contact_id, organisation_id, trim(first_name || ' ' || last_name) FROM contacts WHERE contact_type = ? ORDER BY organisation_id, contact_id LIMIT 100`, name)
+			used, err := queryList(ctx, tx, func(row rowScanner) (InUse, error) {
+				var u InUse
+				err := row.Scan(&u.ContactID, &u.OrganisationID, &u.Name)
+				return u, err
+			}, `SELECT contact_id, organisation_id, trim(first_name || ' ' || last_name) FROM contacts WHERE contact_type = ? ORDER BY organisation_id, contact_id LIMIT 100`, name)
 			if err != nil {
 				return err
 			}
-			var used []InUse
-			for rows.Next() {
-				var u InUse
-				if err := rows.Scan(&u.ContactID, &u.OrganisationID, &u.Name); err != nil {
-					rows.Close()
-					return err
-				}
-				used = append(used, u)
-			}
-			rows.Close()
 			if count = len(used); count > 0 {
 				inTheWay = map[string]any{"Contacts": used}
 			}
 		case DocumentTypes:
-			rows, err := tx.QueryContext(ctx, `SELECT document_id, organisation_id FROM documents WHERE document_type = ? ORDER BY organisation_id, document_id LIMIT 100`, name)
+			used, err := namedRows(ctx, tx, `SELECT document_id, organisation_id FROM documents WHERE document_type = ? ORDER BY organisation_id, document_id LIMIT 100`,
+				"DocumentId", "OrganisationId", name)
 			if err != nil {
 				return err
 			}
-			var used []map[string]string
-			for rows.Next() {
-				var id, org string
-				if err := rows.Scan(&id, &org); err != nil {
-					rows.Close()
-					return err
-				}
-				used = append(used, map[string]string{"DocumentId": id, "OrganisationId": org})
-			}
-			rows.Close()
 			if count = len(used); count > 0 {
 				inTheWay = map[string]any{"Documents": used}
 			}
@@ -282,30 +226,18 @@ func (d *DB) ListFlags(ctx context.Context, typ string) ([]Flag, error) {
 		q += ` WHERE type = ?`
 		args = append(args, typ)
 	}
-	rows, err := d.db.QueryContext(ctx, q+` ORDER BY type, name`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Flag{}
-	for rows.Next() {
-		var f Flag
-		if err := rows.Scan(&f.FlagID, &f.Name, &f.Description, &f.Type, &f.Status); err != nil {
-			return nil, err
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
+	return queryList(ctx, d.db, scanFlag, q+` ORDER BY type, name`, args...)
+}
+
+func scanFlag(row rowScanner) (Flag, error) {
+	var f Flag
+	err := row.Scan(&f.FlagID, &f.Name, &f.Description, &f.Type, &f.Status)
+	return f, err
 }
 
 // GetFlag returns one flag or ErrNotFound.
 func (d *DB) GetFlag(ctx context.Context, id string) (Flag, error) {
-	var f Flag
-	err := d.db.QueryRowContext(ctx, `SELECT flag_id, name, description, type, status FROM flags WHERE flag_id = ?`, id).Scan(&f.FlagID, &f.Name, &f.Description, &f.Type, &f.Status)
-	if errors.Is(err, sql.ErrNoRows) {
-		return f, ErrNotFound
-	}
-	return f, err
+	return queryOne(ctx, d.db, scanFlag, `SELECT flag_id, name, description, type, status FROM flags WHERE flag_id = ?`, id)
 }
 
 func flagNameTaken(ctx context.Context, tx *sql.Tx, f Flag) error {
@@ -342,18 +274,9 @@ func (d *DB) CreateFlag(ctx context.Context, a Audit, f Flag) (Flag, error) {
 // UpdateFlag changes a flag's name, description and status (not its type).
 func (d *DB) UpdateFlag(ctx context.Context, a Audit, f Flag, check func(cur Flag) error) (Flag, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		var cur Flag
-		err := tx.QueryRowContext(ctx, `SELECT flag_id, name, description, type, status FROM flags WHERE flag_id = ?`, f.FlagID).Scan(&cur.FlagID, &cur.Name, &cur.Description, &cur.Type, &cur.Status)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
+		cur, err := current(ctx, tx, scanFlag, check, `SELECT flag_id, name, description, type, status FROM flags WHERE flag_id = ?`, f.FlagID)
 		if err != nil {
 			return err
-		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
 		}
 		if f.Type != cur.Type {
 			return &FieldError{Field: "Type", Message: "the type of a flag cannot change"}

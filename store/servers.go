@@ -30,7 +30,7 @@ const asCols = `authorisation_server_id, organisation_id, customer_friendly_name
 // asSelect is what scanAS reads: asCols and the federation entity ID.
 const asSelect = asCols + `, federation_entity_id`
 
-func scanAS(row interface{ Scan(...any) error }) (AuthorisationServer, error) {
+func scanAS(row rowScanner) (AuthorisationServer, error) {
 	var s AuthorisationServer
 	var c, u string
 	err := row.Scan(&s.AuthorisationServerID, &s.OrganisationID, &s.CustomerFriendlyName, &s.Description, &s.Issuer,
@@ -42,34 +42,18 @@ func scanAS(row interface{ Scan(...any) error }) (AuthorisationServer, error) {
 
 // ListAuthorisationServers returns an organisation's servers.
 func (d *DB) ListAuthorisationServers(ctx context.Context, orgID string) ([]AuthorisationServer, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+asSelect+` FROM authorisation_servers WHERE organisation_id = ? ORDER BY customer_friendly_name, authorisation_server_id`, orgID)
+	out, err := queryList(ctx, d.db, scanAS, `SELECT `+asSelect+` FROM authorisation_servers WHERE organisation_id = ? ORDER BY customer_friendly_name, authorisation_server_id`, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("store: list servers: %w", err)
 	}
-	defer rows.Close()
-	out := []AuthorisationServer{}
-	var ids []string
-	for rows.Next() {
-		s, err := scanAS(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-		ids = append(ids, s.AuthorisationServerID)
-	}
-	flags, err := flagsOf(ctx, d.db, "authorisation_server_flags", "authorisation_server_id", ids)
-	for i := range out {
-		out[i].Flags = nonNil(flags[out[i].AuthorisationServerID])
-	}
-	return out, err
+	return out, withFlags(ctx, d.db, "authorisation_server_flags", "authorisation_server_id", out, (*AuthorisationServer).flags)
 }
+
+func (s *AuthorisationServer) flags() (string, *[]string) { return s.AuthorisationServerID, &s.Flags }
 
 // GetAuthorisationServer returns one server of an organisation or ErrNotFound.
 func (d *DB) GetAuthorisationServer(ctx context.Context, orgID, id string) (AuthorisationServer, error) {
-	s, err := scanAS(d.db.QueryRowContext(ctx, `SELECT `+asSelect+` FROM authorisation_servers WHERE organisation_id = ? AND authorisation_server_id = ?`, orgID, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return s, ErrNotFound
-	}
+	s, err := queryOne(ctx, d.db, scanAS, `SELECT `+asSelect+` FROM authorisation_servers WHERE organisation_id = ? AND authorisation_server_id = ?`, orgID, id)
 	if err != nil {
 		return s, err
 	}
@@ -147,10 +131,7 @@ func (d *DB) CreateAuthorisationServer(ctx context.Context, a Audit, s Authorisa
 // UpdateAuthorisationServer replaces a server's writable fields.
 func (d *DB) UpdateAuthorisationServer(ctx context.Context, a Audit, s AuthorisationServer, check func(cur AuthorisationServer) error) (AuthorisationServer, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := scanAS(tx.QueryRowContext(ctx, `SELECT `+asSelect+` FROM authorisation_servers WHERE organisation_id = ? AND authorisation_server_id = ?`, s.OrganisationID, s.AuthorisationServerID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
+		cur, err := queryOne(ctx, tx, scanAS, `SELECT `+asSelect+` FROM authorisation_servers WHERE organisation_id = ? AND authorisation_server_id = ?`, s.OrganisationID, s.AuthorisationServerID)
 		if err != nil {
 			return err
 		}

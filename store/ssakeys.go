@@ -21,7 +21,7 @@ type SigningKey struct {
 
 const sigKeyCols = `kid, alg, status, created_at, retired_at, public_jwk, private_enc`
 
-func scanSigKey(row interface{ Scan(...any) error }) (SigningKey, error) {
+func scanSigKey(row rowScanner) (SigningKey, error) {
 	var k SigningKey
 	var c string
 	var r sql.NullString
@@ -42,29 +42,16 @@ func (d *DB) ListSigningKeys(ctx context.Context) ([]SigningKey, error) {
 // listKeys returns every key of a key table (ssa_keys, federation_keys),
 // newest first.
 func (d *DB) listKeys(ctx context.Context, table string) ([]SigningKey, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+sigKeyCols+` FROM `+table+` ORDER BY created_at DESC, kid`)
+	out, err := queryList(ctx, d.db, scanSigKey, `SELECT `+sigKeyCols+` FROM `+table+` ORDER BY created_at DESC, kid`)
 	if err != nil {
 		return nil, fmt.Errorf("store: %s: %w", table, err)
 	}
-	defer rows.Close()
-	out := []SigningKey{}
-	for rows.Next() {
-		k, err := scanSigKey(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // CurrentSigningKey is the newest Active key of an algorithm: the one that signs.
 func (d *DB) CurrentSigningKey(ctx context.Context, alg string) (SigningKey, error) {
-	k, err := scanSigKey(d.db.QueryRowContext(ctx, `SELECT `+sigKeyCols+` FROM ssa_keys WHERE alg = ? AND status = 'Active' ORDER BY created_at DESC, kid LIMIT 1`, alg))
-	if errors.Is(err, sql.ErrNoRows) {
-		return k, ErrNotFound
-	}
-	return k, err
+	return queryOne(ctx, d.db, scanSigKey, `SELECT `+sigKeyCols+` FROM ssa_keys WHERE alg = ? AND status = 'Active' ORDER BY created_at DESC, kid LIMIT 1`, alg)
 }
 
 // CurrentSigningKid is the kid of the key that signs for alg (no blobs read).
@@ -84,11 +71,7 @@ func (d *DB) CurrentSigningKid(ctx context.Context, alg string) (string, error) 
 
 // GetSigningKey returns one key by kid.
 func (d *DB) GetSigningKey(ctx context.Context, kid string) (SigningKey, error) {
-	k, err := scanSigKey(d.db.QueryRowContext(ctx, `SELECT `+sigKeyCols+` FROM ssa_keys WHERE kid = ?`, kid))
-	if errors.Is(err, sql.ErrNoRows) {
-		return k, ErrNotFound
-	}
-	return k, err
+	return queryOne(ctx, d.db, scanSigKey, `SELECT `+sigKeyCols+` FROM ssa_keys WHERE kid = ?`, kid)
 }
 
 // AddSigningKey stores a new Active key; it signs from now on.

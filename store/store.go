@@ -296,20 +296,7 @@ func (d *DB) migrate(ctx context.Context) error {
 
 // Migrations lists the applied migrations in order.
 func (d *DB) Migrations(ctx context.Context) ([]string, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT name FROM schema_migrations ORDER BY version`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return queryList(ctx, d.db, scanString, `SELECT name FROM schema_migrations ORDER BY version`)
 }
 
 // ErrBusy is a write that waited for SQLite's one writer longer than the

@@ -171,7 +171,7 @@ func (d *DB) EnsureSuperUser(ctx context.Context, email string) (bool, error) {
 
 const superUserCols = `email, status, created_at, created_by, updated_at, via_group, via_provider`
 
-func scanSuperUser(row interface{ Scan(...any) error }) (SuperUser, error) {
+func scanSuperUser(row rowScanner) (SuperUser, error) {
 	var u SuperUser
 	var created, updated, group, provider string
 	if err := row.Scan(&u.Email, &u.Status, &created, &u.CreatedBy, &updated, &group, &provider); err != nil {
@@ -184,32 +184,20 @@ func scanSuperUser(row interface{ Scan(...any) error }) (SuperUser, error) {
 
 // ListSuperUsers returns every Super User, by e-mail.
 func (d *DB) ListSuperUsers(ctx context.Context) ([]SuperUser, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+superUserCols+` FROM super_users ORDER BY email`)
+	out, err := queryList(ctx, d.db, scanSuperUser, `SELECT `+superUserCols+` FROM super_users ORDER BY email`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list super users: %w", err)
 	}
-	defer rows.Close()
-	out := []SuperUser{}
-	for rows.Next() {
-		u, err := scanSuperUser(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // GetSuperUser returns one Super User or ErrNotFound.
 func (d *DB) GetSuperUser(ctx context.Context, email string) (SuperUser, error) {
-	u, err := scanSuperUser(d.db.QueryRowContext(ctx, `SELECT `+superUserCols+` FROM super_users WHERE email = ?`, NormalizeEmail(email)))
-	if errors.Is(err, sql.ErrNoRows) {
-		return u, ErrNotFound
-	}
-	if err != nil {
+	u, err := queryOne(ctx, d.db, scanSuperUser, `SELECT `+superUserCols+` FROM super_users WHERE email = ?`, NormalizeEmail(email))
+	if err != nil && !errors.Is(err, ErrNotFound) {
 		return u, fmt.Errorf("store: get super user: %w", err)
 	}
-	return u, nil
+	return u, err
 }
 
 // CreateSuperUser adds a Super User; an existing e-mail is a ConflictError.
@@ -246,17 +234,9 @@ func (d *DB) SetSuperUserStatus(ctx context.Context, a Audit, email, status stri
 	defer d.roles.invalidate() // after the commit: the role may have changed
 	email = NormalizeEmail(email)
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := scanSuperUser(tx.QueryRowContext(ctx, `SELECT `+superUserCols+` FROM super_users WHERE email = ?`, email))
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
+		cur, err := current(ctx, tx, scanSuperUser, check, `SELECT `+superUserCols+` FROM super_users WHERE email = ?`, email)
 		if err != nil {
 			return err
-		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
 		}
 		old := cur.Status
 		if old == status {
@@ -287,7 +267,7 @@ func (d *DB) SetSuperUserStatus(ctx context.Context, a Audit, email, status stri
 
 const dataAdminCols = `email, status, invited_by, invited_at, activated_at, updated_at, via_group, via_provider`
 
-func scanDataAdmin(row interface{ Scan(...any) error }) (DataAdministrator, error) {
+func scanDataAdmin(row rowScanner) (DataAdministrator, error) {
 	var u DataAdministrator
 	var invited, updated, group, provider string
 	var activated sql.NullString
@@ -305,32 +285,20 @@ func scanDataAdmin(row interface{ Scan(...any) error }) (DataAdministrator, erro
 
 // ListDataAdministrators returns every Data Administrator, by e-mail.
 func (d *DB) ListDataAdministrators(ctx context.Context) ([]DataAdministrator, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+dataAdminCols+` FROM data_administrators ORDER BY email`)
+	out, err := queryList(ctx, d.db, scanDataAdmin, `SELECT `+dataAdminCols+` FROM data_administrators ORDER BY email`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list data administrators: %w", err)
 	}
-	defer rows.Close()
-	out := []DataAdministrator{}
-	for rows.Next() {
-		u, err := scanDataAdmin(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // GetDataAdministrator returns one Data Administrator or ErrNotFound.
 func (d *DB) GetDataAdministrator(ctx context.Context, email string) (DataAdministrator, error) {
-	u, err := scanDataAdmin(d.db.QueryRowContext(ctx, `SELECT `+dataAdminCols+` FROM data_administrators WHERE email = ?`, NormalizeEmail(email)))
-	if errors.Is(err, sql.ErrNoRows) {
-		return u, ErrNotFound
-	}
-	if err != nil {
+	u, err := queryOne(ctx, d.db, scanDataAdmin, `SELECT `+dataAdminCols+` FROM data_administrators WHERE email = ?`, NormalizeEmail(email))
+	if err != nil && !errors.Is(err, ErrNotFound) {
 		return u, fmt.Errorf("store: get data administrator: %w", err)
 	}
-	return u, nil
+	return u, err
 }
 
 // Invitation is the message that tells an invitee how to sign in.
@@ -377,17 +345,9 @@ func (d *DB) SetDataAdministratorStatus(ctx context.Context, a Audit, email, sta
 	defer d.roles.invalidate() // after the commit: the role may have changed
 	email = NormalizeEmail(email)
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := scanDataAdmin(tx.QueryRowContext(ctx, `SELECT `+dataAdminCols+` FROM data_administrators WHERE email = ?`, email))
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
+		cur, err := current(ctx, tx, scanDataAdmin, check, `SELECT `+dataAdminCols+` FROM data_administrators WHERE email = ?`, email)
 		if err != nil {
 			return err
-		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
 		}
 		old := cur.Status
 		if old == status {
@@ -427,20 +387,15 @@ func (d *DB) MarkDelivered(ctx context.Context, id int64) error {
 
 // ListOutbox returns the newest messages first.
 func (d *DB) ListOutbox(ctx context.Context, limit int) ([]OutboxMessage, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT id, at, recipient, subject, body, delivered FROM outbox ORDER BY id DESC LIMIT ?`, limit)
+	out, err := queryList(ctx, d.db, func(row rowScanner) (OutboxMessage, error) {
+		var m OutboxMessage
+		var at string
+		err := row.Scan(&m.ID, &at, &m.To, &m.Subject, &m.Body, &m.Delivered)
+		m.At = parseStamp(at)
+		return m, err
+	}, `SELECT id, at, recipient, subject, body, delivered FROM outbox ORDER BY id DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: outbox: %w", err)
 	}
-	defer rows.Close()
-	out := []OutboxMessage{}
-	for rows.Next() {
-		var m OutboxMessage
-		var at string
-		if err := rows.Scan(&m.ID, &at, &m.To, &m.Subject, &m.Body, &m.Delivered); err != nil {
-			return nil, err
-		}
-		m.At = parseStamp(at)
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return out, nil
 }

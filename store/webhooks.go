@@ -55,7 +55,7 @@ type WebhookDelivery struct {
 
 const webhookCols = `webhook_id, url, description, status, secret_sealed, paused_reason, created_at, updated_at`
 
-func scanWebhook(row interface{ Scan(...any) error }) (Webhook, error) {
+func scanWebhook(row rowScanner) (Webhook, error) {
 	var w Webhook
 	var created, updated string
 	err := row.Scan(&w.WebhookID, &w.URL, &w.Description, &w.Status, &w.SealedSecret, &w.PausedReason, &created, &updated)
@@ -63,29 +63,13 @@ func scanWebhook(row interface{ Scan(...any) error }) (Webhook, error) {
 	return w, err
 }
 
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
 func webhookTypes(ctx context.Context, q querier, ws []Webhook) error {
 	for i := range ws {
-		rows, err := q.QueryContext(ctx, `SELECT subject_type FROM webhook_subject_types WHERE webhook_id = ? ORDER BY subject_type`, ws[i].WebhookID)
+		types, err := queryList(ctx, q, scanString, `SELECT subject_type FROM webhook_subject_types WHERE webhook_id = ? ORDER BY subject_type`, ws[i].WebhookID)
 		if err != nil {
 			return err
 		}
-		ws[i].SubjectTypes = []string{}
-		for rows.Next() {
-			var t string
-			if err := rows.Scan(&t); err != nil {
-				rows.Close()
-				return err
-			}
-			ws[i].SubjectTypes = append(ws[i].SubjectTypes, t)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
+		ws[i].SubjectTypes = types
 	}
 	return nil
 }
@@ -101,22 +85,11 @@ func (d *DB) PausedWebhooks(ctx context.Context) ([]Webhook, error) {
 }
 
 func (d *DB) webhooksWhere(ctx context.Context, q querier, where string, args ...any) ([]Webhook, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE `+where+` ORDER BY created_at, webhook_id`, args...)
+	// The rows are closed before webhookTypes reads more on q (one
+	// connection when q is a transaction).
+	out, err := queryList(ctx, q, scanWebhook, `SELECT `+webhookCols+` FROM webhooks WHERE `+where+` ORDER BY created_at, webhook_id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: webhooks: %w", err)
-	}
-	out := []Webhook{}
-	for rows.Next() {
-		w, err := scanWebhook(rows)
-		if err != nil {
-			rows.Close()
-			return nil, err
-		}
-		out = append(out, w)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	return out, webhookTypes(ctx, q, out)
 }
@@ -134,10 +107,7 @@ func (d *DB) GetWebhook(ctx context.Context, id string) (Webhook, error) {
 }
 
 func getWebhookTx(ctx context.Context, tx *sql.Tx, id string) (Webhook, error) {
-	w, err := scanWebhook(tx.QueryRowContext(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE webhook_id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return Webhook{}, ErrNotFound
-	}
+	w, err := queryOne(ctx, tx, scanWebhook, `SELECT `+webhookCols+` FROM webhooks WHERE webhook_id = ?`, id)
 	if err != nil {
 		return Webhook{}, err
 	}
@@ -285,20 +255,23 @@ func (d *DB) DeleteWebhook(ctx context.Context, a Audit, id string) error {
 const deliveryCols = `d.delivery_id, d.webhook_id, d.status, d.attempts, d.last_status_code, d.last_error, d.last_duration_ms, d.last_attempt_at,
 	d.next_attempt_at, d.created_at, a.id, a.at, a.actor, a.action, a.subject_type, a.subject_id, a.organisation_id`
 
-func scanDelivery(row interface{ Scan(...any) error }, epoch string) (WebhookDelivery, error) {
-	var dl WebhookDelivery
-	var created, at string
-	var next int64
-	var r AuditRecord
-	err := row.Scan(&dl.DeliveryID, &dl.WebhookID, &dl.Status, &dl.Attempts, &dl.LastStatusCode, &dl.LastError, &dl.LastDurationMs, &dl.LastAttemptOn,
-		&next, &created, &r.ID, &at, &r.Actor, &r.Action, &r.SubjectType, &r.SubjectID, &r.OrganisationID)
-	dl.CreatedOn = parseStamp(created)
-	r.At = parseStamp(at)
-	dl.Change = ChangeOf(epoch, r)
-	if dl.Status == "Pending" && next > 0 {
-		dl.NextAttemptOn = time.UnixMilli(next).UTC().Format(time.RFC3339)
+// scanDelivery reads deliveryCols, the change in the change feed's epoch.
+func scanDelivery(epoch string) func(rowScanner) (WebhookDelivery, error) {
+	return func(row rowScanner) (WebhookDelivery, error) {
+		var dl WebhookDelivery
+		var created, at string
+		var next int64
+		var r AuditRecord
+		err := row.Scan(&dl.DeliveryID, &dl.WebhookID, &dl.Status, &dl.Attempts, &dl.LastStatusCode, &dl.LastError, &dl.LastDurationMs, &dl.LastAttemptOn,
+			&next, &created, &r.ID, &at, &r.Actor, &r.Action, &r.SubjectType, &r.SubjectID, &r.OrganisationID)
+		dl.CreatedOn = parseStamp(created)
+		r.At = parseStamp(at)
+		dl.Change = ChangeOf(epoch, r)
+		if dl.Status == "Pending" && next > 0 {
+			dl.NextAttemptOn = time.UnixMilli(next).UTC().Format(time.RFC3339)
+		}
+		return dl, err
 	}
-	return dl, err
 }
 
 // ListWebhookDeliveries returns one page of a webhook's delivery log,
@@ -312,21 +285,12 @@ func (d *DB) ListWebhookDeliveries(ctx context.Context, webhookID string, page, 
 	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = ?`, webhookID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("store: webhook deliveries: %w", err)
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries d JOIN audit_log a ON a.id = d.audit_id
+	out, err := queryList(ctx, d.db, scanDelivery(epoch), `SELECT `+deliveryCols+` FROM webhook_deliveries d JOIN audit_log a ON a.id = d.audit_id
 		WHERE d.webhook_id = ? ORDER BY d.delivery_id DESC LIMIT ? OFFSET ?`, webhookID, size, page*size)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: webhook deliveries: %w", err)
 	}
-	defer rows.Close()
-	out := []WebhookDelivery{}
-	for rows.Next() {
-		dl, err := scanDelivery(rows, epoch)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, dl)
-	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // GetWebhookDelivery returns one delivery of a webhook.
@@ -335,12 +299,8 @@ func (d *DB) GetWebhookDelivery(ctx context.Context, webhookID string, deliveryI
 	if err != nil {
 		return WebhookDelivery{}, err
 	}
-	dl, err := scanDelivery(d.db.QueryRowContext(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries d JOIN audit_log a ON a.id = d.audit_id
-		WHERE d.webhook_id = ? AND d.delivery_id = ?`, webhookID, deliveryID), epoch)
-	if errors.Is(err, sql.ErrNoRows) {
-		return WebhookDelivery{}, ErrNotFound
-	}
-	return dl, err
+	return queryOne(ctx, d.db, scanDelivery(epoch), `SELECT `+deliveryCols+` FROM webhook_deliveries d JOIN audit_log a ON a.id = d.audit_id
+		WHERE d.webhook_id = ? AND d.delivery_id = ?`, webhookID, deliveryID)
 }
 
 // Redeliver queues a delivery again, now, with a fresh retry window

@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -71,6 +72,10 @@ type Config struct {
 	// ExpiryNoticeContacts are the contact types of an organisation that
 	// are told about its own expiring items too (none by default).
 	ExpiryNoticeContacts []string
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client (sign-in rate limit, development identity provider's
+	// loopback check, access log); empty trusts nobody (clientaddr.go).
+	TrustedProxies []netip.Prefix
 	// Webhooks (docs/design.md §15). AllowPrivateWebhookURLs accepts http
 	// and loopback/private receivers (--allow-private-webhook-urls: tests
 	// and development); WebhookTimeout bounds one attempt (default 10 s);

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -120,5 +122,38 @@ func TestCopyDatabaseCommand(t *testing.T) {
 	err := run(context.Background(), []string{"copy-database", "--from", src, "--to", url}, func(string) string { return "" }, nil, &out, &bytes.Buffer{})
 	if exitCode(err) != 1 || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("second copy: %v", err)
+	}
+}
+
+// A malformed --trusted-proxies (or TRUSTFRAME_TRUSTED_PROXIES) stops serve
+// before it listens or touches the data directory: a usage error naming
+// the flag and the bad value, exit status 2 like every other bad flag value.
+func TestServeRefusesMalformedTrustedProxies(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+	}{
+		{args: []string{"--trusted-proxies", "10.0.0.0/8,proxy.example"}},
+		{args: []string{"--trusted-proxies", "10.0.0.0/33"}},
+		{env: map[string]string{"TRUSTFRAME_TRUSTED_PROXIES": "192.0.2.300"}},
+	} {
+		dir := t.TempDir() + "/data"
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, c.args...)
+		err := run(context.Background(), args, func(k string) string { return c.env[k] }, nil, &stdout, &stderr)
+		if exitCode(err) != 2 || !strings.Contains(err.Error(), "--trusted-proxies") || !strings.Contains(err.Error(), "is not an IP address or CIDR prefix") {
+			t.Fatalf("%v %v: exit %d: %v", c.args, c.env, exitCode(err), err)
+		}
+		if strings.Contains(stdout.String(), "listening on") {
+			t.Fatalf("%v: it listened", c.args)
+		}
+		if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
+			t.Fatalf("%v: the data directory was made", c.args)
+		}
+	}
+	// A good value starts.
+	base, _ := startProgram(t, "--trusted-proxies", "127.0.0.1, 10.0.0.0/8, fd00::/8")
+	if resp, err := http.Get(base + "/healthz"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz: %v %v", resp, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -44,6 +45,8 @@ type serveFlags struct {
 	fedLifetime                          time.Duration
 	allowPrivateWebhooks                 bool
 	webhookTimeout                       time.Duration
+	trustedProxies                       string
+	proxies                              []netip.Prefix // trustedProxies, parsed by check
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -80,6 +83,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.fedAlg, "federation-signing-alg", "ES256", "algorithm of new federation signing keys: ES256, ES384, PS256 or EdDSA")
 	fs.BoolVar(&f.allowPrivateWebhooks, "allow-private-webhook-urls", false, "accept http and loopback/private webhook receivers (tests and development only)")
 	fs.DurationVar(&f.webhookTimeout, "webhook-timeout", 10*time.Second, "how long one webhook delivery attempt may take, connection to answer (1s to 60s)")
+	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "reverse proxies (comma-separated IP addresses and CIDR prefixes) whose X-Forwarded-For names the client for the sign-in rate limit and the access log; empty: trust nobody")
 	fs.StringVar(&f.tokenTypes, "api-token-types", "at+jwt,application/at+jwt", "JWT typ values accepted for API access tokens, comma-separated (add JWT for issuers such as Keycloak)")
 }
 
@@ -272,6 +276,11 @@ func (f *serveFlags) check() (*bool, error) {
 			return nil, fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
+	proxies, err := web.ParseTrustedProxies(f.trustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --trusted-proxies: %v", errUsage, err)
+	}
+	f.proxies = proxies
 	if f.webhookTimeout < time.Second || f.webhookTimeout > time.Minute {
 		return nil, fmt.Errorf("%w: --webhook-timeout must be from 1s to 60s", errUsage)
 	}
@@ -334,6 +343,7 @@ func (f *serveFlags) webConfig(baseURL, kekPath string, allowPrivate *bool, log 
 		FederationEntityID: f.fedEntityID, FederationOrganizationName: f.fedOrgName, FederationStatementLifetime: f.fedLifetime, FederationSigningAlg: f.fedAlg,
 		ExpiryNoticeDays: f.expiryNoticeDays, ExpiryNoticeContacts: splitList(f.expiryNoticeContacts), Version: version,
 		AllowPrivateWebhookURLs: f.allowPrivateWebhooks, WebhookTimeout: f.webhookTimeout,
+		TrustedProxies: f.proxies,
 	}
 }
 

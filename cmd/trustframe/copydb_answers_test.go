@@ -1,0 +1,468 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/store/storetest"
+	"github.com/trustframe/trustframe/web"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// TestCopyDatabaseSameAnswers (issue 12): a 10,000-organisation SQLite
+// directory, with every kind of child on a sample of organisations so
+// that every table has rows, copied by `trustframe copy-database` into an
+// empty PostgreSQL database, gives the same API answers on PostgreSQL as
+// on SQLite: list pages (first, deep, last, past the end), totals, every
+// sort, searches (accented words too), point reads of organisations and
+// all their children, the public participants answer and keystores, the
+// audit log, the change feed, and the reference data.
+func TestCopyDatabaseSameAnswers(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("needs a PostgreSQL server (TRUSTFRAME_TEST_POSTGRES, set by .ci/test)")
+	}
+	if testing.Short() {
+		t.Skip("seeds 10,000 organisations (-short)")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "trustframe.db")
+	yes := true
+	received := make(chan struct{}, 100)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+		select {
+		case received <- struct{}{}:
+		default:
+		}
+	}))
+	t.Cleanup(hook.Close)
+	conf := func(c *web.Config) {
+		c.AllowPrivateIssuerURLs = &yes
+		c.AllowPrivateWebhookURLs = true
+		c.ExpiryNoticeDays = 30
+	}
+	a := webtest.StartOn(t, dir, src, conf)
+
+	start := time.Now()
+	if err := a.DB.SeedDirectory(ctx, store.Audit{Actor: "seed"}, 10_000, 12); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("seeded 10,000 organisations in %s", time.Since(start).Round(time.Millisecond))
+	// The token is made before the copy: signing in writes (sessions, the
+	// audit log), and afterwards both databases must hold the same rows.
+	api := newAPIClient(t, a)
+	fillEveryTable(t, a, api, hook.URL, received)
+
+	// Every table the copy moves has rows, so that every table is copied
+	// and compared. dpop_proofs is the exception: it holds the jti of
+	// DPoP proofs for their few minutes of validity, and no answer reads it.
+	empty := emptyTables(t, src)
+	if !slices.Equal(empty, []string{"dpop_proofs"}) {
+		t.Fatalf("tables without rows before the copy: %v", empty)
+	}
+
+	pg := storetest.Path(t)
+	var out bytes.Buffer
+	start = time.Now()
+	if err := run(ctx, []string{"copy-database", "--from", src, "--to", pg}, func(string) string { return "" }, nil, &out, io.Discard); err != nil {
+		t.Fatalf("copy-database: %v\n%s", err, out.String())
+	}
+	took := time.Since(start)
+	if !strings.Contains(out.String(), "organisations: 10006/10006 rows") || !strings.Contains(out.String(), "copied and verified") {
+		t.Fatalf("copy-database said: %s", out.String())
+	}
+	t.Logf("copy-database of the 10,000-organisation directory took %s: %s", took.Round(time.Millisecond), lastLine(out.String()))
+
+	// The same data directory (the KEK) and base URL (the issuer, links),
+	// as after moving a deployment.
+	b := webtest.StartOn(t, dir, pg, func(c *web.Config) { conf(c); c.BaseURL = a.URL })
+	cmp := &answers{t: t, a: a.URL, b: b.URL, token: api.tok}
+	cmp.compareAll()
+	t.Logf("%d requests, the same answers from SQLite and PostgreSQL", cmp.n)
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-2]
+}
+
+// fillEveryTable adds, through the API, what the seed does not make:
+// organisations with accented names, each with every kind of child
+// (flags, certificates, key material and its attachments, documents,
+// certifications), reference data, administrators, an identity provider,
+// a role metadata policy, a webhook and its deliveries, an idempotent
+// create, a browser session and the expiry notices.
+func fillEveryTable(t *testing.T, env *webtest.Env, api *apiClient, hookURL string, received chan struct{}) {
+	t.Helper()
+	issuer := discoveryServer(t)
+	wh := api.call("POST", "/references/webhooks", `{"Url":"`+hookURL+`/hook","SubjectTypes":["Organisation","Application"]}`, 201)
+	orgFlag := api.call("POST", "/references/flags", `{"Name":"Sandbox","Type":"Organisation"}`, 201)["FlagId"].(string)
+	asFlag := api.call("POST", "/references/flags", `{"Name":"Test AS","Type":"Authorisation_Server"}`, 201)["FlagId"].(string)
+	appFlag := api.call("POST", "/references/flags", `{"Name":"Beta","Type":"Software_Statement"}`, 201)["FlagId"].(string)
+	soon := time.Now().UTC().AddDate(0, 0, 10).Format("2006-01-02")
+	for i, name := range []string{"Banco São Paulo", "Société Générale Crédit", "Zürich Kantonalbank", "Caixa Económica", "Ørsted Sparekasse"} {
+		body := fmt.Sprintf(`{"OrganisationName":%q,"RegistrationNumber":"ACC-%d","CountryOfRegistration":"%s","Flags":["%s"]}`, name, i, []string{"BR", "FR", "DE", "PT", "DK"}[i], orgFlag)
+		oid := api.call("POST", "/organisations", body, 201)["OrganisationId"].(string)
+		base := "/organisations/" + oid
+		api.call("POST", base+"/contacts", `{"ContactType":"Technical","FirstName":"José","LastName":"Müller","EmailAddress":"tech@acc`+fmt.Sprint(i)+`.example"}`, 201)
+		srv := api.call("POST", base+"/authorisationservers", `{"CustomerFriendlyName":"AS `+name+`","Issuer":"`+discoveryServer(t)+`","Flags":["`+asFlag+`"]}`, 201)["AuthorisationServerId"].(string)
+		app := api.call("POST", base+"/softwarestatements", `{"ClientName":"App `+name+`","RedirectUri":["https://app`+fmt.Sprint(i)+`.example/cb"],"Flags":["`+appFlag+`"]}`, 201)["SoftwareStatementId"].(string)
+		api.call("POST", base+"/authority-claims", `{"AuthorityId":"5eed0000-0000-4000-8000-000000000003","AuthorisationDomain":"Open Finance","Role":"AISP","RegistrationId":"EBA-ACC-`+fmt.Sprint(i)+`"}`, 201)
+		api.call("POST", base+"/softwarestatements/"+app+"/certifications", `{"CertificationType":"FAPI","CertificationStartDate":"2026-01-01","CertificationExpirationDate":"2099-06-30"}`, 201)
+		api.call("POST", base+"/authorisationservers/"+srv+"/certifications", `{"CertificationType":"FAPI","CertificationStartDate":"2026-01-01"}`, 201)
+		api.call("POST", base+"/documents", `{"DocumentType":"Licence","DocumentReferenceNumber":"LIC-`+fmt.Sprint(i)+`","DocumentExpiryDate":"`+soon+`"}`, 201)
+		api.postPEM(base+"/certificates/qseal", webtest.ValidCert(t, "p256", fmt.Sprintf("seal%d.example", i)))
+		k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+		pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+		km := api.call("POST", base+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig","Description":"signing"}`, 201)["KeyMaterialID"].(string)
+		api.multipart(base+"/key-material/"+km+"/attachments", "policy.txt", []byte("key policy of "+name))
+	}
+	api.call("POST", "/users/super", `{"Email":"second@example.com","Status":"Active"}`, 201)
+	api.call("POST", "/users/data-administrators", `{"Email":"dana@example.com"}`, 201)
+	api.call("POST", "/references/identity-providers", `{"Name":"partner","EmailDomains":["partner.example"],"Issuer":"`+issuer+`"}`, 201)
+	api.call("POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Open Finance","Role":"AISP","EntityType":"openid_relying_party","Policy":{"scope":{"essential":true}}}`, 201)
+	api.callWith("POST", "/organisations", `{"OrganisationName":"Idempotent Bank","RegistrationNumber":"IDEM-1","CountryOfRegistration":"GB"}`, 201, "Idempotency-Key", "copy-1")
+	// A browser session, and a refresh token of the development identity
+	// provider (the CLI's sign-in asks for one).
+	webtest.SignIn(t, webtest.Browser(), env.URL, "admin@example.com").Body.Close()
+	webtest.Token(t, env.URL, "dana@example.com", nil)
+	if n, err := env.Server.SendExpiryNotices(context.Background()); err != nil || n == 0 {
+		t.Fatalf("expiry notices: %d %v", n, err)
+	}
+	// Deliver the webhook's messages, then stop: nothing writes during the copy.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { env.Server.DeliverWebhooks(ctx); close(done) }()
+	select {
+	case <-received:
+	case <-time.After(30 * time.Second):
+		t.Error("no webhook delivery within 30 s")
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		l := api.call("GET", "/references/webhooks/"+wh["WebhookId"].(string)+"/deliveries", "", 200)
+		if c, _ := l["content"].([]any); len(c) > 0 {
+			break
+		}
+	}
+	cancel()
+	<-done
+}
+
+// emptyTables lists the tables of the SQLite file that copy-database
+// copies and that have no rows.
+func emptyTables(t *testing.T, file string) []string {
+	t.Helper()
+	raw, err := sql.Open("sqlite", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	// The tables copy-database copies: not SQLite's own, not the
+	// migrations' bookkeeping, not the search index (FTS5, rebuilt on
+	// PostgreSQL by its own index).
+	rows, err := raw.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+		AND name NOT LIKE 'organisations_fts%' AND name <> 'schema_migrations' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		rows.Scan(&n)
+		names = append(names, n)
+	}
+	rows.Close()
+	var empty []string
+	for _, n := range names {
+		var c int
+		if err := raw.QueryRow(`SELECT COUNT(*) FROM ` + n).Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		if c == 0 {
+			empty = append(empty, n)
+		}
+	}
+	return empty
+}
+
+func (c *apiClient) callWith(method, path, body string, want int, header, value string) map[string]any {
+	c.t.Helper()
+	req, _ := http.NewRequest(method, c.url+"/api"+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+c.tok)
+	req.Header.Set(header, value)
+	return c.send(req, want)
+}
+
+func (c *apiClient) postPEM(path, pemText string) map[string]any {
+	c.t.Helper()
+	req, _ := http.NewRequest("POST", c.url+"/api"+path, strings.NewReader(pemText))
+	req.Header.Set("Content-Type", "application/x-pem-file")
+	req.Header.Set("Authorization", "Bearer "+c.tok)
+	return c.send(req, 201)
+}
+
+func (c *apiClient) multipart(path, fileName string, content []byte) map[string]any {
+	c.t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	fw, _ := mw.CreateFormFile("file", fileName)
+	fw.Write(content)
+	mw.Close()
+	req, _ := http.NewRequest("POST", c.url+"/api"+path, &buf)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+c.tok)
+	return c.send(req, 201)
+}
+
+func (c *apiClient) send(req *http.Request, want int) map[string]any {
+	c.t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		c.t.Fatalf("%s %s: %d %s", req.Method, req.URL.Path, resp.StatusCode, b)
+	}
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+// answers asks both servers the same questions and fails on any
+// difference of status, body or the headers a client acts on.
+type answers struct {
+	t        *testing.T
+	a, b     string
+	token    string
+	n        int
+	failures int
+}
+
+// compared are the headers that must be equal. Not among them: Date (the
+// two answers are made at different instants), the headers that are the
+// same by construction (Cache-Control, Vary, security headers), and
+// Last-Modified, which only the public participants answer sends: it is
+// when this process first built that body (handlers/publiccache.go), not
+// a time in the data, so two servers started at different instants differ;
+// its ETag, the hash of the body, is compared.
+var compared = []string{"Content-Type", "ETag", "Location", "Link", "Retry-After"}
+
+// normalise removes from an answer what is computed from the clock at
+// the instant of the request rather than read from the database:
+// /api/expiring's Before (now plus the notice window).
+func normalise(path string, body []byte) []byte {
+	if !strings.HasPrefix(path, "/api/expiring") {
+		return body
+	}
+	var m map[string]any
+	if json.Unmarshal(body, &m) != nil {
+		return body
+	}
+	delete(m, "Before")
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// get asks both servers for path and returns the (equal) JSON answer.
+func (c *answers) get(path string) any {
+	c.t.Helper()
+	c.n++
+	sa, ha, ba := c.fetch(c.a, path)
+	sb, hb, bb := c.fetch(c.b, path)
+	fail := func(what string, x, y any) {
+		c.t.Helper()
+		c.failures++
+		if c.failures <= 20 {
+			c.t.Errorf("GET %s: %s differs:\n  SQLite:     %v\n  PostgreSQL: %v", path, what, x, y)
+		}
+	}
+	if sa != sb {
+		fail("status", sa, sb)
+	}
+	for _, h := range compared {
+		if ha.Get(h) != hb.Get(h) {
+			fail(h, ha.Get(h), hb.Get(h))
+		}
+	}
+	if !bytes.Equal(normalise(path, ba), normalise(path, bb)) {
+		fail("body", clip(ba), clip(bb))
+	}
+	if sa != 200 {
+		c.t.Errorf("GET %s: %d %s", path, sa, clip(ba))
+	}
+	var v any
+	_ = json.Unmarshal(ba, &v)
+	return v
+}
+
+func clip(b []byte) string {
+	if len(b) > 600 {
+		return string(b[:600]) + "…"
+	}
+	return string(b)
+}
+
+func (c *answers) fetch(base, path string) (int, http.Header, []byte) {
+	c.t.Helper()
+	req, _ := http.NewRequest("GET", base+path, nil)
+	if strings.HasPrefix(path, "/api/") {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, b
+}
+
+// ids returns the first of fields present in every item of a list
+// answer (an array, or an object's content or list).
+func ids(v any, fields ...string) []string {
+	items, _ := v.([]any)
+	if m, ok := v.(map[string]any); ok {
+		items, _ = m["content"].([]any)
+		if items == nil {
+			items, _ = m["list"].([]any)
+		}
+	}
+	var out []string
+	for _, it := range items {
+		if o, ok := it.(map[string]any); ok {
+			for _, f := range fields {
+				if s, ok := o[f].(string); ok {
+					out = append(out, s)
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (c *answers) compareAll() {
+	t := c.t
+	// Lists: first page, a deep page, the last page, past the end, sizes.
+	first, _ := c.get("/api/organisations").(map[string]any)
+	total, _ := first["totalSize"].(float64)
+	if total != 10_006 {
+		t.Fatalf("totalSize %v, want 10006", total)
+	}
+	var sample []string
+	for _, p := range []string{"?size=50", "?size=50&page=100", "?size=50&page=200", "?page=250&size=20", "?page=500&size=20", "?page=9999999", "?size=1&page=10005", "?size=7&page=1429"} {
+		sample = append(sample, ids(c.get("/api/organisations"+p), "OrganisationId")...)
+	}
+	// Every sort, both ways, at the start and deep in the list.
+	for _, f := range []string{"OrganisationName", "RegistrationNumber", "CountryOfRegistration", "Status", "CreatedOn"} {
+		for _, d := range []string{"asc", "desc"} {
+			for _, p := range []string{"0", "137", "500"} {
+				c.get("/api/organisations?size=20&sort=" + f + "," + d + "&page=" + p)
+			}
+		}
+	}
+	// Search: words, prefixes, several words, accents and case either way,
+	// with filters and sorts, and nothing found.
+	for _, q := range []string{"Acme", "acme", "north", "Harbour Trust", "São", "sao", "SAO PAULO", "société", "societe", "crédit", "credit", "zurich", "Zürich",
+		"económica", "orsted", "Ørsted", "josé", "00042", "RN0", "ACC-3", "nothing-like-this", "Pay", "Building Society"} {
+		c.get("/api/organisations?q=" + url.QueryEscape(q))
+		c.get("/api/organisations?size=5&page=1&sort=OrganisationName,desc&q=" + url.QueryEscape(q))
+	}
+	for _, f := range []string{"Status=Active", "Status=Withdrawn&size=50&page=20", "AuthorisationDomain=Open+Finance&Role=PISP&page=40",
+		"Role=SANDBOX", "Status=Pending&q=bank&sort=CreatedOn,desc"} {
+		c.get("/api/organisations?" + f)
+	}
+	flags := c.get("/api/references/flags")
+	for _, id := range ids(flags, "FlagId") {
+		c.get("/api/references/flags/" + id)
+		c.get("/api/organisations?Flag=" + id)
+	}
+	for _, q := range []string{"bank", "São Paulo", "zurich", "ACC"} {
+		sample = append(sample, ids(c.get("/api/organisations?q="+url.QueryEscape(q)), "OrganisationId")...)
+	}
+	// Point reads of a sample of organisations and of all their children.
+	slices.Sort(sample)
+	sample = slices.Compact(sample)
+	read := map[string]int{} // point reads by kind, so that none is left out unnoticed
+	for _, oid := range sample {
+		base := "/api/organisations/" + oid
+		c.get(base)
+		for _, child := range []struct{ path, id string }{{"/contacts", "ContactId"}, {"/authorisationservers", "AuthorisationServerId"},
+			{"/softwarestatements", "SoftwareStatementId"}, {"/authority-claims", "OrganisationAuthorityClaimId"}, {"/documents", "DocumentId"},
+			{"/key-material", "KeyMaterialID"}} {
+			for _, id := range ids(c.get(base+child.path), child.id, "ClaimId") {
+				c.get(base + child.path + "/" + id)
+				read[child.path]++
+				switch child.path {
+				case "/softwarestatements", "/authorisationservers":
+					c.get(base + child.path + "/" + id + "/certifications")
+				case "/key-material":
+					for _, att := range ids(c.get(base+child.path+"/"+id+"/attachments"), "KeyMaterialAttachmentID") {
+						c.get(base + child.path + "/" + id + "/attachments/" + att)
+						read["attachments"]++
+					}
+				}
+			}
+		}
+		for _, kid := range ids(c.get(base+"/certificates"), "kid") {
+			c.get(base + "/certificates/kid/" + kid)
+			read["certificates"]++
+		}
+		c.get(base + "/certifications")
+		c.get("/keystore/" + oid + "/application.jwks")
+		c.get("/keystore/" + oid + "/inactive/application.jwks")
+	}
+	t.Logf("%d organisations read, and of their children: %v", len(sample), read)
+	for _, kind := range []string{"/contacts", "/authorisationservers", "/softwarestatements", "/authority-claims", "/documents", "/key-material", "attachments", "certificates"} {
+		if read[kind] == 0 {
+			t.Errorf("no %s was read", kind)
+		}
+	}
+	// The public answers.
+	c.get("/api/participants")
+	c.get("/keystore/ssa.jwks")
+	c.get("/federation/list")
+	// The audit log and the change feed: first pages, a deep page, filters.
+	for _, p := range []string{"/api/audit", "/api/audit?page=1", "/api/audit?size=200", "/api/changes", "/api/changes?size=200", "/api/expiring"} {
+		c.get(p)
+	}
+	// References and administrators.
+	for _, p := range []string{"/api/references/contact-types", "/api/references/document-types", "/api/references/certification-types",
+		"/api/references/authorisation-domains", "/api/references/authorisation-domains/Open%20Finance/roles", "/api/references/authorities",
+		"/api/references/signing-keys", "/api/references/signing-keys/federation", "/api/references/role-metadata-policies",
+		"/api/references/identity-providers", "/api/references/identity-providers/partner", "/api/references/webhooks",
+		"/api/users/super", "/api/users/data-administrators", "/api/users/data-administrators/dana@example.com"} {
+		c.get(p)
+	}
+	for _, id := range ids(c.get("/api/references/webhooks"), "WebhookId") {
+		c.get("/api/references/webhooks/" + id)
+		c.get("/api/references/webhooks/" + id + "/deliveries")
+	}
+	for _, id := range ids(c.get("/api/references/role-metadata-policies"), "PolicyId") {
+		c.get("/api/references/role-metadata-policies/" + id)
+	}
+	if c.failures > 20 {
+		t.Errorf("… and %d more differences", c.failures-20)
+	}
+}
