@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/trustframe/trustframe/store/storetest"
 )
 
 // The ids of a page of the organisation list sorted by name, alone or
@@ -97,4 +99,62 @@ func TestListPageReadsIndexAlone(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A migration applied on PostgreSQL is followed by a vacuum of
+// organisations: a migration that rewrites the table (0026 does) empties
+// its visibility map, and until it is filled again the list's index-only
+// scans read a table row for every index entry (a deep page ~500).
+// SQLite has no visibility map: the test is PostgreSQL's.
+func TestMigrationsLeaveOrganisationsVacuumed(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("a visibility map is PostgreSQL's (TRUSTFRAME_TEST_POSTGRES)")
+	}
+	ctx := context.Background()
+	path := storetest.Path(t)
+	d, err := Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	t.Cleanup(func() {
+		if !closed {
+			d.Close()
+		}
+	})
+	if err := d.SeedDirectory(ctx, Audit{Actor: "t"}, 600, 1); err != nil {
+		t.Fatal(err)
+	}
+	visible := func(d *DB) (all, pages int) {
+		t.Helper()
+		if err := d.db.QueryRowContext(ctx, `SELECT relallvisible, relpages FROM pg_class WHERE relname = 'organisations'`).Scan(&all, &pages); err != nil {
+			t.Fatal(err)
+		}
+		return all, pages
+	}
+	// A rewrite as a migration's, then 0027 to apply again at the next start.
+	for _, q := range []string{`VACUUM FULL organisations`, `ANALYZE organisations`, `DELETE FROM schema_migrations WHERE version = 27`} {
+		if _, err := d.db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if all, pages := visible(d); all != 0 || pages == 0 {
+		t.Fatalf("after the rewrite %d of %d pages all-visible, want 0 of some", all, pages)
+	}
+	d.Close()
+	closed = true
+	again := openAt(t, path)
+	if all, pages := visible(again); all != pages {
+		t.Fatalf("after the migration %d of %d pages all-visible, want all", all, pages)
+	}
+}
+
+func openAt(t *testing.T, path string) *DB {
+	t.Helper()
+	d, err := Open(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
 }
