@@ -158,10 +158,6 @@ func (d *DB) ListOrganisations(ctx context.Context, f OrgFilter) ([]Organisation
 		f.Sort = "OrganisationName"
 		col = OrgSortColumns[f.Sort]
 	}
-	dir, cmp, strict := "ASC", ">=", ">"
-	if f.Desc {
-		dir, cmp, strict = "DESC", "<=", "<"
-	}
 	if f.Size <= 0 {
 		f.Size = 20
 	}
@@ -178,30 +174,57 @@ func (d *DB) ListOrganisations(ctx context.Context, f OrgFilter) ([]Organisation
 	if offset >= total {
 		return []Organisation{}, total, nil
 	}
-	order := col + ` ` + dir + `, organisation_id ` + dir
-	inner := `SELECT organisation_id FROM organisations WHERE ` + where
-	innerArgs := append([]any{}, args...)
+	pageArgs := append([]any{}, args...)
 	skip := offset
+	keyset := false
 	if offset >= anchorStep {
 		if a, ok := d.lists.seek(f, offset); ok {
-			// (sort value, id) from the anchor on, written so that SQLite
-			// seeks the index (a row value with COLLATE would scan it).
-			inner += ` AND ` + col + ` ` + cmp + ` ? AND (` + col + ` ` + strict + ` ? OR organisation_id ` + cmp + ` ?)`
-			innerArgs = append(innerArgs, a.val, a.val, a.id)
+			keyset = true
+			pageArgs = append(pageArgs, a.val, a.val, a.id)
 			skip = offset - a.pos
 		} else {
 			// No anchors yet: this page pays an OFFSET, the next ones not.
 			d.lists.buildAnchors(f, func(ctx context.Context) ([]anchor, error) {
-				return d.orgAnchors(ctx, col, order, where, args)
+				return d.orgAnchors(ctx, col, orgOrder(col, f.Desc), where, args)
 			})
 		}
 	}
-	q := `SELECT ` + orgCols + `, ` + orgFlagsCol + ` FROM organisations WHERE organisation_id IN (` + inner + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?) ORDER BY ` + order
-	out, err := queryList(ctx, d.db, scanOrgFlags, q, append(innerArgs, f.Size, skip)...)
+	out, err := queryList(ctx, d.db, scanOrgFlags, orgPageSQL(col, f.Desc, where, keyset), append(pageArgs, f.Size, skip)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list organisations: %w", err)
 	}
 	return out, total, nil
+}
+
+// orgOrder is the ORDER BY of the organisation list sorted on col: the
+// organisation id breaks ties, so every row has one place.
+func orgOrder(col string, desc bool) string {
+	dir := "ASC"
+	if desc {
+		dir = "DESC"
+	}
+	return col + ` ` + dir + `, organisation_id ` + dir
+}
+
+// orgPageSQL is the query of one page of the organisation list sorted on
+// col: the ids of the page by the sort's index (from a page anchor on when
+// keyset), then their rows and flags. Its arguments are where's, then the
+// anchor's (value, value, id) when keyset, then the page size and the rows
+// to skip. On PostgreSQL the ids come from the index alone (an index-only
+// scan, migration 0027), as they do from SQLite's covering index.
+func orgPageSQL(col string, desc bool, where string, keyset bool) string {
+	cmp, strict := ">=", ">"
+	if desc {
+		cmp, strict = "<=", "<"
+	}
+	order := orgOrder(col, desc)
+	inner := `SELECT organisation_id FROM organisations WHERE ` + where
+	if keyset {
+		// (sort value, id) from the anchor on, written so that SQLite
+		// seeks the index (a row value with COLLATE would scan it).
+		inner += ` AND ` + col + ` ` + cmp + ` ? AND (` + col + ` ` + strict + ` ? OR organisation_id ` + cmp + ` ?)`
+	}
+	return `SELECT ` + orgCols + `, ` + orgFlagsCol + ` FROM organisations WHERE organisation_id IN (` + inner + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?) ORDER BY ` + order
 }
 
 // orgAnchors reads the (sort value, id) of every anchorStep-th row of a

@@ -224,6 +224,7 @@ func MigrationNames(e Engine) ([]string, error) {
 
 func (d *DB) migrate(ctx context.Context) error {
 	run := d.tx
+	var vacuum func() error
 	if d.engine == Postgres {
 		// Every instance may start at once: one session lock makes the
 		// others wait, then find the migrations applied.
@@ -247,6 +248,14 @@ func (d *DB) migrate(ctx context.Context) error {
 			}
 			return tx.Commit()
 		}
+		// A migration may rewrite organisations (0026 does), which
+		// empties its visibility map: until a vacuum fills it again the
+		// list's index-only scans (0027) read a table row for each index
+		// entry, and autovacuum may not come for a long while.
+		vacuum = func() error {
+			_, err := conn.ExecContext(ctx, `VACUUM (ANALYZE) organisations`)
+			return err
+		}
 		if err := run(ctx, func(tx *sql.Tx) error {
 			_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 				version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`)
@@ -262,6 +271,7 @@ func (d *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	applied := 0
 	for _, base := range names {
 		num, _, ok := strings.Cut(base, "_")
 		version, err := strconv.Atoi(num)
@@ -283,12 +293,18 @@ func (d *DB) migrate(ctx context.Context) error {
 			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 				return fmt.Errorf("store: migration %s: %w", base, err)
 			}
+			applied++
 			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)`,
 				version, base, d.stamp())
 			return err
 		})
 		if err != nil {
 			return err
+		}
+	}
+	if applied > 0 && vacuum != nil {
+		if err := vacuum(); err != nil {
+			return fmt.Errorf("store: vacuum after migrations: %w", err)
 		}
 	}
 	return nil
