@@ -176,7 +176,17 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...Option
 	sqldb.SetMaxIdleConns(maxConns)
 	sqldb.SetConnMaxIdleTime(0)
 	sqldb.SetConnMaxLifetime(0)
-	if err := sqldb.PingContext(ctx); err != nil {
+	// The first connection switches a new file to WAL, and SQLite answers
+	// that pragma BUSY at once, without waiting, while another process
+	// opening the same new file holds its lock: try again for as long as
+	// a write would wait (TestMigrationsRaceAppliesEachOnce).
+	for deadline := time.Now().Add(o.busyTimeout); ; time.Sleep(10 * time.Millisecond) {
+		err = sqldb.PingContext(ctx)
+		if err == nil || !errors.Is(busy(err), ErrBusy) || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil {
 		sqldb.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
