@@ -108,8 +108,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 // nothing and cannot be framed, nosniff, and HSTS on https — and not the
 // headers that only govern a rendered page (X-Frame-Options,
 // Referrer-Policy, COOP, Permissions-Policy), which every API client would
-// otherwise parse on every answer. The values are made once; each response
-// gets the same (never modified) slices, so setting them allocates nothing.
+// otherwise parse on every answer. The values are made once.
 func (s *Server) securityHeaders(next http.Handler) http.Handler {
 	const csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
 	https := strings.HasPrefix(s.cfg.BaseURL, "https://")
@@ -140,7 +139,7 @@ func (s *Server) securityHeaders(next http.Handler) http.Handler {
 		}
 		h := w.Header()
 		for k, v := range set {
-			h[k] = v // one value each: an Add elsewhere copies instead of writing into the shared array
+			h[k] = []string{v[0]} // keys canonical already; a slice of its own, so no answer can change another's
 		}
 		next.ServeHTTP(w, r)
 	})
