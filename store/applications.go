@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -163,11 +164,14 @@ func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 // without flags: what an SSA needs.
 func (d *DB) SSASubject(ctx context.Context, orgID, appID string) (Organisation, SoftwareStatement, error) {
 	// Asked on every SSA: kept while the directory is unchanged
-	// (readcache.go). Callers must not change the lists of what it returns.
+	// (readcache.go). The lists are copied out, so no caller can change
+	// the kept answer.
 	sub, err := cached(ctx, d, &d.ssaSubjects, [2]string{orgID, appID}, func() (ssaSubject, error) {
 		return d.readSSASubject(ctx, orgID, appID)
 	})
-	return sub.o, sub.s, err
+	s := sub.s
+	s.RedirectURI, s.Roles, s.SoftwareOriginsURI = slices.Clone(s.RedirectURI), slices.Clone(s.Roles), slices.Clone(s.SoftwareOriginsURI)
+	return sub.o, s, err
 }
 
 type ssaSubject struct {

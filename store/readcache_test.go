@@ -116,3 +116,27 @@ func TestReadCacheSeesEveryWrite(t *testing.T) {
 		t.Fatalf("after ReadCacheAge: %q, want k3", got)
 	}
 }
+
+// TestSSASubjectCopiesOut: a caller that changes a list of the answer
+// does not change the kept one.
+func TestSSASubjectCopiesOut(t *testing.T) {
+	ctx := context.Background()
+	d := openInternal(t)
+	a := Audit{Actor: "admin@example.com"}
+	o, err := d.CreateOrganisation(ctx, a, Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := d.CreateSoftwareStatement(ctx, a, SoftwareStatement{OrganisationID: o.OrganisationID, ClientName: "One", Status: "Active", RedirectURI: []string{"https://one.example/cb"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, s, err := d.SSASubject(ctx, o.OrganisationID, app.SoftwareStatementID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.RedirectURI[0] = "https://changed.example/cb"
+	if _, again, _ := d.SSASubject(ctx, o.OrganisationID, app.SoftwareStatementID); again.RedirectURI[0] != "https://one.example/cb" {
+		t.Fatalf("the kept answer changed: %v", again.RedirectURI)
+	}
+}
