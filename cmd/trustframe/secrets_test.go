@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/trustframe/trustframe/web"
 )
 
 // Issue 14 point 3: an --smtp-url that cannot be used stops the start,
@@ -47,10 +49,12 @@ func TestLogRedactsURLCredentials(t *testing.T) {
 	for _, format := range []string{"text", "json"} {
 		var buf bytes.Buffer
 		f := serveFlags{logFormat: format}
-		log := f.logger(&buf)
+		lw := web.NewLogBuffer(&buf, time.Hour)
+		log := f.logger(lw)
 		log.Error("SMTP send to smtp://u:S3cretPW@mail.example:587 failed", "err", errors.New(`dial "smtp://u:S3cretPW@mail.example:587": refused`),
 			"url", "https://client:S3cretPW@idp.example/token")
 		log.With("issuer", "https://a:S3cretPW@idp.example").WithGroup("g").Info("x", "u", "smtp://u:p%40S3cretPW@h")
+		_ = lw.Flush()
 		if s := buf.String(); strings.Contains(s, "S3cretPW") || !strings.Contains(s, "mail.example:587") || !strings.Contains(s, "idp.example") {
 			t.Fatalf("%s log: %s", format, s)
 		}

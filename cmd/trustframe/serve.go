@@ -87,13 +87,18 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tokenTypes, "api-token-types", "at+jwt,application/at+jwt", "JWT typ values accepted for API access tokens, comma-separated (add JWT for issuers such as Keycloak)")
 }
 
-// logger writes the log; no line carries a URL's credentials.
-func (f *serveFlags) logger(stderr io.Writer) *slog.Logger {
+// logger writes the log to w; no line carries a URL's credentials, and a
+// warning or an error goes out at once with the lines before it.
+func (f *serveFlags) logger(w *web.LogBuffer) *slog.Logger {
+	var h slog.Handler = slog.NewTextHandler(w, nil)
 	if f.logFormat == "json" {
-		return slog.New(web.RedactingHandler(slog.NewJSONHandler(stderr, nil)))
+		h = slog.NewJSONHandler(w, nil)
 	}
-	return slog.New(web.RedactingHandler(slog.NewTextHandler(stderr, nil)))
+	return slog.New(web.FlushingHandler(web.RedactingHandler(h), w, slog.LevelWarn))
 }
+
+// logFlushAfter is how long a log line may wait to be written with others.
+const logFlushAfter = 50 * time.Millisecond
 
 // databaseUsage documents --database on every command that opens the store.
 const databaseUsage = "database: empty for SQLite (trustframe.db in the data directory), or a postgres:// URL of a PostgreSQL 15+ database"
@@ -160,7 +165,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := parseFlags(fs, args, getenv, stderr); err != nil {
 		return err
 	}
-	log := f.logger(stderr)
+	logw := web.NewLogBuffer(stderr, logFlushAfter)
+	defer logw.Flush()
+	log := f.logger(logw)
 	allowPrivate, err := f.check()
 	if err != nil {
 		return err
@@ -222,6 +229,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	log.Info("listening", "listen", ln.Addr().String(), "base_url", baseURL)
+	_ = logw.Flush()
 	fmt.Fprintf(stdout, "trustframe %s is listening on %s\n", version, baseURL)
 	if srv.DevIdP() {
 		fmt.Fprintf(stdout, "Open %s/ and sign in as %s with the development identity provider.\n", baseURL, f.bootstrap)
