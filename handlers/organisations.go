@@ -127,7 +127,8 @@ func (h *Organisations) GetOrganisation(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	SetETag(w, o)
-	RespondPage(w, r, http.StatusOK, h.showOrg(o), func() (templ.Component, error) {
+	shown := orgAnswer(h.showOrg(o))
+	RespondPage(w, r, http.StatusOK, &shown, func() (templ.Component, error) {
 		_, names, err := h.flagOpts(r.Context(), "Organisation", nil, false)
 		if err != nil {
 			return nil, err

@@ -59,3 +59,28 @@ func FuzzAppendStringIsEncodingJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestOrganisationJSONIsEncodingJSON: the point read's own encoder writes
+// exactly what json.Marshal writes for every field (a field added to
+// store.Organisation and not to the encoder fails here), with and without
+// a StatusReason, nil and empty flags, strings that need escaping, and
+// times in another zone.
+func TestOrganisationJSONIsEncodingJSON(t *testing.T) {
+	odd := []string{"", "plain", `quote " back \ slash`, "tab\tnew\nline\rcr\bbs\fff", "\x00\x01\x1f\x7f", "<b>&amp;</b>", "naïve ünïcödé 日本", "line\u2028para\u2029", "bad \xff utf8 \xc3", "emoji 🏦"}
+	at := time.Date(2026, 11, 22, 18, 0, 0, 123456789, time.FixedZone("X", 3600))
+	var orgs []store.Organisation
+	for i, s := range odd {
+		orgs = append(orgs, store.Organisation{OrganisationID: s + "id", OrganisationName: s, LegalEntityName: s + "L", RegistrationNumber: s + "R", CountryOfRegistration: s,
+			AddressLine1: s, AddressLine2: s + "2", City: s + "c", Postcode: s + "p", Status: s + "s", StatusReason: s, Flags: []string{s, "f"}, CreatedOn: at, UpdatedOn: at.Add(time.Duration(i) * time.Second).UTC()})
+	}
+	orgs = append(orgs, store.Organisation{}, store.Organisation{Flags: []string{}})
+	for _, o := range orgs {
+		want, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := (*orgAnswer)(&o).appendJSON(nil); !bytes.Equal(got, want) {
+			t.Fatalf("got  %s\nwant %s", got, want)
+		}
+	}
+}

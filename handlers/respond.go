@@ -157,15 +157,24 @@ func vary(w http.ResponseWriter) { Vary(w) }
 // WriteJSON writes v as JSON.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	vary(w)
-	b, err := json.Marshal(v)
-	if err != nil {
-		http.Error(w, "Internal error", http.StatusInternalServerError)
-		return
+	var b []byte
+	if a, ok := v.(jsonAppender); ok {
+		b = a.appendJSON(make([]byte, 0, 1024))
+	} else {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			http.Error(w, "Internal error", http.StatusInternalServerError)
+			return
+		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
 }
+
+// jsonAppender is an answer that writes its own JSON (exactly what
+// json.Marshal would write, without reflection).
+type jsonAppender interface{ appendJSON([]byte) []byte }
 
 // Redirect answers a browser form post: HX-Redirect for htmx, 303 otherwise.
 func Redirect(w http.ResponseWriter, r *http.Request, to string) {

@@ -348,7 +348,7 @@ func (d *DB) CreateOrganisation(ctx context.Context, a Audit, o Organisation) (O
 		now := d.stamp()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO organisations(`+orgCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
 			o.OrganisationID, o.OrganisationName, o.LegalEntityName, o.RegistrationNumber, o.CountryOfRegistration,
-			o.AddressLine1, o.AddressLine2, o.City, o.Status, now, now); err != nil {
+			o.AddressLine1, o.AddressLine2, o.City, o.Postcode, o.Status, now, now); err != nil {
 			return err
 		}
 		if err := setFlags(ctx, tx, "organisation_flags", "organisation_id", o.OrganisationID, "Organisation", o.Flags); err != nil {
@@ -393,7 +393,7 @@ func (d *DB) UpdateOrganisation(ctx context.Context, a Audit, o Organisation, ch
 		if _, err := tx.ExecContext(ctx, `UPDATE organisations SET name=?, legal_entity_name=?, registration_number=?, country=?,
 			address_line1=?, address_line2=?, city=?, postcode=?, status=?, updated_on=? WHERE organisation_id=?`,
 			o.OrganisationName, o.LegalEntityName, o.RegistrationNumber, o.CountryOfRegistration, o.AddressLine1, o.AddressLine2,
-			o.City, o.Status, d.stamp(), o.OrganisationID); err != nil {
+			o.City, o.Postcode, o.Status, d.stamp(), o.OrganisationID); err != nil {
 			return err
 		}
 		if err := setFlags(ctx, tx, "organisation_flags", "organisation_id", o.OrganisationID, "Organisation", o.Flags); err != nil {
@@ -576,7 +576,7 @@ func (d *DB) CreateOrganisations(ctx context.Context, a Audit, orgs []Organisati
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO organisations(`+orgCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
 				o.OrganisationID, o.OrganisationName, o.LegalEntityName, o.RegistrationNumber, o.CountryOfRegistration,
-				o.AddressLine1, o.AddressLine2, o.City, o.Status, now, now); err != nil {
+				o.AddressLine1, o.AddressLine2, o.City, o.Postcode, o.Status, now, now); err != nil {
 				return err
 			}
 			if err := setFlags(ctx, tx, "organisation_flags", "organisation_id", o.OrganisationID, "Organisation", o.Flags); err != nil {
