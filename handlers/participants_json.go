@@ -26,6 +26,27 @@ func (l participantList) appendJSON(b []byte) []byte {
 	return append(b, ']')
 }
 
+// sizeHint is about the length of l's JSON, a tenth more than an even
+// sample of its participants gives, so that the answer is built in one
+// allocation. Grown as it is written instead (a copy and fresh pages each
+// time), it took a third of the first build at 100,000 organisations with
+// claims (docs/benchmarks.md).
+func (l participantList) sizeHint() int {
+	const samples = 256
+	if len(l) == 0 {
+		return 2
+	}
+	step := max(1, len(l)/samples)
+	var scratch []byte
+	n, total := 0, 0
+	for i := 0; i < len(l); i += step {
+		scratch = appendParticipant(scratch[:0], &l[i])
+		total += len(scratch) + 1
+		n++
+	}
+	return total/n*len(l)*11/10 + 2
+}
+
 func appendParticipant(b []byte, p *store.Participant) []byte {
 	b = appendOrgMembers(b, &p.Organisation)
 	b = append(b, `,"AuthorisationServers":`...)

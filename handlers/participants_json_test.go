@@ -3,6 +3,8 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,6 +83,40 @@ func TestOrganisationJSONIsEncodingJSON(t *testing.T) {
 		}
 		if got := (*orgAnswer)(&o).appendJSON(nil); !bytes.Equal(got, want) {
 			t.Fatalf("got  %s\nwant %s", got, want)
+		}
+	}
+}
+
+// The participants answer is built in the allocation sizeHint asks for:
+// no growing (a copy of everything so far each time), and not much more
+// than it needs, whatever the mix of large and small participants.
+func TestParticipantsSizeHintFits(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	at := time.Date(2026, 11, 22, 18, 0, 0, 123456789, time.UTC)
+	word := func(n int) string { return strings.Repeat("x", rnd.IntN(n)) }
+	for _, n := range []int{1, 7, 300, 5000} {
+		var l participantList
+		for i := range n {
+			p := store.Participant{Organisation: store.Organisation{OrganisationID: word(40), OrganisationName: word(120), City: word(30),
+				Status: "Active", Flags: []string{}, CreatedOn: at, UpdatedOn: at}}
+			if i%3 == 0 { // a third with servers and claims, in runs
+				for range rnd.IntN(4) {
+					p.AuthorisationServers = append(p.AuthorisationServers, store.AuthorisationServer{Issuer: "https://as.example/" + word(60), Description: word(400)})
+				}
+				for range rnd.IntN(5) {
+					p.OrgDomainRoleClaims = append(p.OrgDomainRoleClaims, store.OrgDomainRoleClaim{OrganisationAuthorityClaimID: word(36), Role: word(20)})
+				}
+			}
+			l = append(l, p)
+		}
+		hint := l.sizeHint()
+		b := make([]byte, 0, hint)
+		out := l.appendJSON(b)
+		if cap(out) != cap(b) {
+			t.Errorf("%d participants: the answer grew past the hint (%d bytes, hint %d)", n, len(out), hint)
+		}
+		if n >= 300 && hint > len(out)*5/4 {
+			t.Errorf("%d participants: hint %d for %d bytes", n, hint, len(out))
 		}
 	}
 }

@@ -60,7 +60,7 @@ func (c *publicCache) answer(ctx context.Context, version int64, build func(cont
 	var body []byte
 	if l, ok := v.(participantList); ok {
 		// The participants list writes its own JSON (participants_json.go).
-		body = l.appendJSON(make([]byte, 0, 1024*len(l)+2))
+		body = l.appendJSON(make([]byte, 0, l.sizeHint()))
 	} else if body, err = json.Marshal(v); err != nil {
 		return nil, err
 	}
