@@ -40,7 +40,7 @@ func (o Organisation) AppendVersion(b []byte) []byte {
 		o.CountryOfRegistration, o.AddressLine1, o.AddressLine2, o.City, o.Postcode, o.Status, o.StatusReason} {
 		b = appendField(b, s)
 	}
-	b = strconv.AppendInt(b, int64(len(o.Flags)), 10)
+	b = append(strconv.AppendInt(b, int64(len(o.Flags)), 10), ':')
 	for _, f := range o.Flags {
 		b = appendField(b, f)
 	}

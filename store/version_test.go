@@ -3,6 +3,7 @@ package store_test
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,5 +49,16 @@ func TestOrganisationVersionCoversEveryField(t *testing.T) {
 	a.Flags, b.Flags = []string{"ab", "c"}, []string{"a", "bc"}
 	if bytes.Equal(a.AppendVersion(nil), b.AppendVersion(nil)) {
 		t.Error("flags split differently append the same")
+	}
+	// The number of flags is delimited from the first flag's length: one
+	// flag of 150 bytes must not read as eleven flags, the first of 50.
+	t50, x8 := strings.Repeat("t", 50), strings.Repeat("x", 8)
+	a.Flags = []string{t50 + strings.Repeat("8:"+x8, 10)}
+	b.Flags = []string{t50}
+	for range 10 {
+		b.Flags = append(b.Flags, x8)
+	}
+	if bytes.Equal(a.AppendVersion(nil), b.AppendVersion(nil)) {
+		t.Error("one flag and eleven flags append the same")
 	}
 }
