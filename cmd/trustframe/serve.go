@@ -97,8 +97,9 @@ func (f *serveFlags) logger(w *web.LogBuffer) *slog.Logger {
 	return slog.New(web.FlushingHandler(web.RedactingHandler(h), w, slog.LevelWarn))
 }
 
-// logFlushAfter is how long a log line may wait to be written with others.
-const logFlushAfter = 50 * time.Millisecond
+// logFlushAfter is how long a log line may wait to be written with others
+// (a variable for TestServeWritesItsLogWhenItStops).
+var logFlushAfter = 50 * time.Millisecond
 
 // databaseUsage documents --database on every command that opens the store.
 const databaseUsage = "database: empty for SQLite (trustframe.db in the data directory), or a postgres:// URL of a PostgreSQL 15+ database"

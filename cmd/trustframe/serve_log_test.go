@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestServeWritesItsLogWhenItStops: serve gathers its log lines, and none
+// is left behind: the "listening" line is out before the address is
+// printed, and the access log and "shutting down" are out when serve
+// returns, however long the gathering delay.
+func TestServeWritesItsLogWhenItStops(t *testing.T) {
+	defer func(d time.Duration) { logFlushAfter = d }(logFlushAfter)
+	logFlushAfter = time.Hour // nothing is written by the timer in this test
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &lockedBuffer{} // cli_follow_test.go
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, func(string) string { return "" }, strings.NewReader(""), pw, stderr)
+		pw.Close()
+	}()
+	urlRe := regexp.MustCompile(`listening on (http://\S+)`)
+	var base string
+	for lines := bufio.NewScanner(pr); base == "" && lines.Scan(); {
+		if m := urlRe.FindStringSubmatch(lines.Text()); m != nil {
+			base = m[1]
+		}
+	}
+	if base == "" {
+		t.Fatal("the program never said where it listens")
+	}
+	go io.Copy(io.Discard, pr)
+	if !strings.Contains(stderr.String(), "msg=listening") {
+		t.Fatalf("the address was printed before the listening line was written:\n%s", stderr.String())
+	}
+	resp, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	log := stderr.String()
+	for _, want := range []string{"path=/healthz status=200", `msg="shutting down"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("after serve returned, the log lacks %q:\n%s", want, log)
+		}
+	}
+}
