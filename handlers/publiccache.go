@@ -41,6 +41,14 @@ func (c *publicCache) get(ctx context.Context, version int64, build func(context
 	return v.val, nil
 }
 
+// publicGzipLevel compresses the public answers. Level 5 makes the
+// participants list of 100,000 organisations a fifth smaller than
+// gzip.BestSpeed (11.4 against 14.3 MB) in the same time (about half a
+// second, in the background rebuild); every client that takes gzip gets
+// fewer bytes. Levels above it cost more time for little (docs/design.md
+// §5, docs/benchmarks.md).
+const publicGzipLevel = 5
+
 // carryFrom keeps Last-Modified when a rebuild found the same body.
 func (a *publicAnswer) carryFrom(old *publicAnswer) {
 	if old.etag == a.etag {
@@ -65,7 +73,7 @@ func (c *publicCache) answer(ctx context.Context, version int64, build func(cont
 		return nil, err
 	}
 	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+	zw, _ := gzip.NewWriterLevel(&gz, publicGzipLevel)
 	_, _ = zw.Write(body)
 	_ = zw.Close()
 	sum := sha256.Sum256(body)
