@@ -15,8 +15,8 @@ import (
 // publicCache holds one public, expensive answer (the participants list of
 // a large directory: tens of megabytes) ready to send, plain and gzipped,
 // rebuilt in the background after a change (rebuilt.go). Its ETag is a hash
-// of the body and Last-Modified the time the body last changed: both stay
-// the same when a rebuild finds nothing new.
+// of the body and Last-Modified the time the build of the body last
+// changed began: both stay the same when a rebuild finds nothing new.
 type publicCache struct {
 	rebuilt[*publicAnswer]
 }
@@ -24,7 +24,7 @@ type publicCache struct {
 // publicAnswer is one built answer; never changed once built.
 type publicAnswer struct {
 	version  int64
-	modified time.Time // when its body last changed
+	modified time.Time // when the build that last changed its body began
 	body, gz []byte
 	etag     string
 }
@@ -61,6 +61,13 @@ func (a *publicAnswer) carryFrom(old *publicAnswer) {
 func (a *publicAnswer) large() bool { return len(a.body) >= 16<<20 }
 
 func (c *publicCache) answer(ctx context.Context, version int64, build func(context.Context) (any, error)) (*publicAnswer, error) {
+	// Last-Modified is when the build began to read: every change the body
+	// lacks was committed after it. Stamped when the build ends, a slow
+	// build on one instance could carry a later date than a quicker one on
+	// another instance that holds a newer change, and that instance would
+	// answer the slow one's date with a 304 for a body the client has not
+	// seen (docs/design.md §14).
+	began := c.clock()
 	v, err := build(ctx)
 	if err != nil {
 		return nil, err
@@ -77,7 +84,7 @@ func (c *publicCache) answer(ctx context.Context, version int64, build func(cont
 	_, _ = zw.Write(body)
 	_ = zw.Close()
 	sum := sha256.Sum256(body)
-	return &publicAnswer{version: version, modified: c.clock(), body: body, gz: gz.Bytes(), etag: `"` + hex.EncodeToString(sum[:12]) + `"`}, nil
+	return &publicAnswer{version: version, modified: began, body: body, gz: gz.Bytes(), etag: `"` + hex.EncodeToString(sum[:12]) + `"`}, nil
 }
 
 // serve writes the answer: 304 for a matching If-None-Match (or, without

@@ -250,3 +250,58 @@ func waitRebuilt[T any](c *rebuilt[T]) {
 	c.mu.Unlock()
 	<-done
 }
+
+// TestLastModifiedIsWhenTheBuildBegan: two instances each build the list.
+// A's build starts first and is slow; a change lands; B's build starts
+// after it, holds it and ends first. A client that read A's list and asks
+// B with A's Last-Modified must get B's list, not a 304: each date is when
+// its build began to read (stamped at the end, A's would be the later one
+// and B would answer 304 for a change the client has not seen).
+func TestLastModifiedIsWhenTheBuildBegan(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	a := &publicCache{rebuilt[*publicAnswer]{now: clock}}
+	b := &publicCache{rebuilt[*publicAnswer]{now: clock}}
+	fa, fb := newFakeBuild(), newFakeBuild()
+	ctx := context.Background()
+
+	gotA := make(chan *publicAnswer)
+	go func() {
+		ans, err := a.get(ctx, 1, fa.build)
+		if err != nil {
+			t.Error(err)
+		}
+		gotA <- ans
+	}()
+	<-fa.started         // A begins to read: the store without the change
+	advance(time.Second) // the change is committed
+	advance(time.Second) // B begins to read: the store with it
+	gotB := make(chan *publicAnswer)
+	go func() {
+		ans, err := b.get(ctx, 2, fb.build)
+		if err != nil {
+			t.Error(err)
+		}
+		gotB <- ans
+	}()
+	<-fb.started
+	advance(time.Second)
+	fb.release <- []string{"old", "change"}
+	ansB := <-gotB
+	advance(10 * time.Second) // A is slow
+	fa.release <- []string{"old"}
+	ansA := <-gotA
+
+	if !ansB.modified.After(ansA.modified) {
+		t.Fatalf("B's list holds the change but is dated %v, A's without it %v", ansB.modified, ansA.modified)
+	}
+	req := httptest.NewRequest("GET", "/api/participants", nil)
+	req.Header.Set("If-Modified-Since", ansA.modified.Format(http.TimeFormat))
+	rec := httptest.NewRecorder()
+	ansB.serve(rec, req, "60")
+	if rec.Code != http.StatusOK || rec.Body.String() != `["old","change"]` {
+		t.Fatalf("B answered A's Last-Modified with %d %q, want its list", rec.Code, rec.Body)
+	}
+}
