@@ -44,7 +44,7 @@ const (
 	RuleSignature   = "signature"       // verifies with jwk
 	RuleClaims      = "required_claims" // jti, htm, htu, iat present
 	RuleHTM         = "htm"             // method matches
-	RuleHTU         = "htu"             // URI matches, no query or fragment
+	RuleHTU         = "htu"             // URI matches, query and fragment ignored
 	RuleIAT         = "iat"             // within the window
 	RuleNonce       = "nonce"           // the server's nonce
 	RuleATH         = "ath"             // hash of the access token
@@ -430,29 +430,30 @@ func (c *Checker) Check(headers []string, req Request) (*Proof, error) {
 	return p, nil
 }
 
-// matchHTU compares a proof's htu with the request URI: scheme and host
-// case-insensitive, default ports dropped, path exact; a query or fragment
-// in htu is refused.
+// matchHTU compares a proof's htu with the request URI, ignoring any query
+// and fragment parts of either (RFC 9449 §4.3 (9)): scheme and host
+// case-insensitive, default ports dropped, path compared after RFC 3986
+// §6.2.2 normalisation (see NormalizeURI).
 func matchHTU(htu, want string) error {
 	u, err := url.Parse(htu)
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return fail(RuleHTU, "htu is not an absolute URI")
-	}
-	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(htu, "?#") {
-		return fail(RuleHTU, "htu must not have a query or fragment")
 	}
 	w, err := url.Parse(want)
 	if err != nil {
 		return fail(RuleHTU, "the request URI cannot be parsed")
 	}
 	if NormalizeURI(u) != NormalizeURI(w) {
-		return fail(RuleHTU, "htu %q does not match the request URI %q", htu, NormalizeURI(w))
+		return fail(RuleHTU, "htu %q does not match the request URI %q", NormalizeURI(u), NormalizeURI(w))
 	}
 	return nil
 }
 
-// NormalizeURI is scheme://host[:port]/path, lower-case scheme and host,
-// default port dropped, no query or fragment (RFC 9449 §4.3 and RFC 3986 §6).
+// NormalizeURI is scheme://host[:port]/path with the normalisations of
+// RFC 3986 §6.2.2 and §6.2.3 that RFC 9449 §4.3 asks for: lower-case scheme
+// and host, default port dropped, empty path as "/", percent-encodings of
+// unreserved characters decoded and the others' hex digits in upper case;
+// no query or fragment.
 func NormalizeURI(u *url.URL) string {
 	scheme := strings.ToLower(u.Scheme)
 	host := strings.ToLower(u.Hostname())
@@ -466,11 +467,60 @@ func NormalizeURI(u *url.URL) string {
 	if port != "" {
 		host += ":" + port
 	}
-	path := u.EscapedPath()
+	path := normalizePercent(u.EscapedPath())
 	if path == "" {
 		path = "/"
 	}
 	return scheme + "://" + host + path
+}
+
+// normalizePercent decodes the percent-encoded unreserved characters of an
+// escaped path and writes the hex digits of the other escapes in upper case
+// (RFC 3986 §6.2.2.1, §6.2.2.2).
+func normalizePercent(p string) string {
+	if !strings.Contains(p, "%") {
+		return p
+	}
+	const hexUpper = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] != '%' || i+2 >= len(p) {
+			b.WriteByte(p[i])
+			continue
+		}
+		hi, lo := unhex(p[i+1]), unhex(p[i+2])
+		if hi < 0 || lo < 0 {
+			b.WriteByte(p[i])
+			continue
+		}
+		c := byte(hi<<4 | lo)
+		if unreserved(c) {
+			b.WriteByte(c)
+		} else {
+			b.WriteByte('%')
+			b.WriteByte(hexUpper[hi])
+			b.WriteByte(hexUpper[lo])
+		}
+		i += 2
+	}
+	return b.String()
+}
+
+func unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// unreserved is RFC 3986 §2.3's ALPHA / DIGIT / "-" / "." / "_" / "~".
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
 // ReplayStore remembers proof identifiers until they expire. Add records
