@@ -678,11 +678,19 @@ func (a *authenticator) authenticateRequest(r *http.Request) (AccessToken, error
 	if len(authz) == 0 {
 		return AccessToken{}, a.challenge("", handlers.Code{}, "an access token is required (Authorization: Bearer <token> or DPoP <token> with a DPoP proof)")
 	}
-	if len(authz) > 1 || strings.Contains(authz[0], ",") {
+	if len(authz) > 1 {
 		return AccessToken{}, a.challenge("", handlers.CodeInvalidRequest, "send exactly one Authorization header with one scheme")
 	}
 	scheme, raw, _ := strings.Cut(authz[0], " ")
 	raw = strings.TrimSpace(raw)
+	if !strings.EqualFold(scheme, "Bearer") && !strings.EqualFold(scheme, "DPoP") {
+		// RFC 6750 §3.1: an unsupported method gets the bare challenges,
+		// as no credentials do.
+		return AccessToken{}, a.challenge("", handlers.Code{}, "unsupported authorization scheme "+scheme+"; send Authorization: Bearer <token> or DPoP <token> with a DPoP proof")
+	}
+	if strings.Contains(raw, ",") {
+		return AccessToken{}, a.challenge("", handlers.CodeInvalidRequest, "send exactly one Authorization header with one scheme")
+	}
 	switch {
 	case strings.EqualFold(scheme, "Bearer"):
 		if raw == "" {
@@ -714,16 +722,15 @@ func (a *authenticator) authenticateRequest(r *http.Request) (AccessToken, error
 			return AccessToken{}, a.proofError(err)
 		}
 		return tok, nil
-	default:
-		return AccessToken{}, a.challenge("", handlers.CodeInvalidRequest, "unsupported authorization scheme "+scheme)
 	}
+	return AccessToken{}, a.challenge("", handlers.Code{}, "unsupported authorization scheme "+scheme)
 }
 
 // challenge is a 401 (400 for invalid_request) with the WWW-Authenticate
 // challenges of RFC 6750 and RFC 9449 §7.1: the scheme in error gets the
 // error; with no scheme both are offered.
 func (a *authenticator) challenge(scheme string, code handlers.Code, msg string) *handlers.Error {
-	desc := strings.ReplaceAll(msg, `"`, "'")
+	desc := errorDescription(msg)
 	bearer := `Bearer realm="trustframe"`
 	dp := `DPoP realm="trustframe", algs="` + a.s.dpop.AlgList() + `"`
 	if code.Name != "" {
@@ -744,6 +751,22 @@ func (a *authenticator) challenge(scheme string, code handlers.Code, msg string)
 		code = handlers.CodeUnauthenticated
 	}
 	return code.New(msg).WithHeader(h)
+}
+
+// errorDescription fits msg to RFC 6750 §3's error_description: only
+// %x20-21 / %x23-5B / %x5D-7E. A double quote becomes ', and a backslash,
+// a control character or a non-ASCII one (which may come from what the
+// client sent) becomes ?.
+func errorDescription(msg string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '"':
+			return '\''
+		case r == '\\' || r < 0x20 || r > 0x7e:
+			return '?'
+		}
+		return r
+	}, msg)
 }
 
 // proofError reports a refused DPoP proof and the rule it broke.
