@@ -153,12 +153,12 @@ type proofHeader struct {
 }
 
 type proofClaims struct {
-	JTI   *string      `json:"jti"`
-	HTM   *string      `json:"htm"`
-	HTU   *string      `json:"htu"`
-	IAT   *json.Number `json:"iat"`
-	ATH   *string      `json:"ath"`
-	Nonce *string      `json:"nonce"`
+	JTI   *string         `json:"jti"`
+	HTM   *string         `json:"htm"`
+	HTU   *string         `json:"htu"`
+	IAT   json.RawMessage `json:"iat"` // a JSON number; json.Number would take "123" too
+	ATH   *string         `json:"ath"`
+	Nonce *string         `json:"nonce"`
 }
 
 // Parse parses a proof and checks everything that does not depend on the
@@ -222,13 +222,17 @@ func parse(raw string, algs []string, cache *keyCacheT) (*Proof, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, fail(RuleMalformed, "the claims are not a JSON object")
 	}
-	if c.JTI == nil || *c.JTI == "" || c.HTM == nil || c.HTU == nil || c.IAT == nil {
+	if c.JTI == nil || *c.JTI == "" || c.HTM == nil || c.HTU == nil || len(c.IAT) == 0 || string(c.IAT) == "null" {
 		return nil, fail(RuleClaims, "jti, htm, htu and iat are required")
 	}
 	if len(*c.JTI) > 256 {
 		return nil, fail(RuleClaims, "jti is longer than 256 characters")
 	}
-	iat, err := c.IAT.Float64()
+	var iatNum json.Number
+	if c.IAT[0] == '"' || json.Unmarshal(c.IAT, &iatNum) != nil {
+		return nil, fail(RuleClaims, "iat must be a NumericDate (a JSON number)")
+	}
+	iat, err := iatNum.Float64()
 	if err != nil || iat <= 0 || iat > 1e11 {
 		return nil, fail(RuleClaims, "iat must be a NumericDate")
 	}
