@@ -134,3 +134,34 @@ func scopeString(l []any) any {
 	}
 	return strings.Join(parts, " ")
 }
+
+// ApplySuperiorMetadata applies the metadata claim of the subordinate
+// statement about an entity to the metadata of its entity configuration
+// (OpenID Federation 1.0, the metadata claim): the statement's parameters
+// override those of the same name, only under the entity types the entity
+// configuration has; no entity type is added. Neither input is changed.
+func ApplySuperiorMetadata(metadata, superior map[string]any) map[string]any {
+	out := make(map[string]any, len(metadata))
+	for etype, m := range metadata {
+		out[etype] = m
+	}
+	for etype, sv := range superior {
+		over, ok := sv.(map[string]any)
+		if !ok {
+			continue
+		}
+		cur, ok := out[etype].(map[string]any)
+		if !ok {
+			continue
+		}
+		merged := make(map[string]any, len(cur)+len(over))
+		for k, v := range cur {
+			merged[k] = v
+		}
+		for k, v := range over {
+			merged[k] = v
+		}
+		out[etype] = merged
+	}
+	return out
+}
