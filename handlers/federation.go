@@ -122,18 +122,22 @@ func (h *Federation) statement(ctx context.Context, sub store.FederationSubject,
 	if err != nil {
 		return nil, err
 	}
+	// metadata_policy holds only entity types with at least one parameter
+	// policy, and is left out when there is none (OpenID Federation 1.0,
+	// Metadata Policy Structure: "one or more members" at each level).
 	mp := map[string]any{}
-	for _, t := range subjectTypes(sub.Kind) {
-		mp[t] = federation.Policy{}
-	}
 	for t, p := range policies {
-		mp[t] = p
+		if len(p) > 0 {
+			mp[t] = p
+		}
 	}
 	claims := map[string]any{
 		"iss": h.EntityID, "sub": sub.EntityID, "iat": now.Unix(), "exp": now.Add(h.Keys.Lifetime()).Unix(),
-		"jwks":            map[string]any{"keys": keys},
-		"metadata_policy": mp,
-		"metadata":        map[string]any{"federation_entity": map[string]any{"organization_name": sub.OrganisationName}},
+		"jwks":     map[string]any{"keys": keys},
+		"metadata": map[string]any{"federation_entity": map[string]any{"organization_name": sub.OrganisationName}},
+	}
+	if len(mp) > 0 {
+		claims["metadata_policy"] = mp
 	}
 	return &Statement{Subject: sub, Claims: claims, Policy: policies}, nil
 }

@@ -181,3 +181,20 @@ func TestFederationListUnsupportedParameters(t *testing.T) {
 		t.Fatalf("entity_type: %d %s", code, body)
 	}
 }
+
+// TestFederationStatementHasNoEmptyPolicies: a metadata_policy claim holds
+// one or more entity types, each with one or more parameter policies
+// (OpenID Federation 1.0, Metadata Policy Structure); a subject with no
+// policy gets a statement without the claim rather than empty members that
+// a strict resolver refuses.
+func TestFederationStatementHasNoEmptyPolicies(t *testing.T) {
+	env, leaf, keys := specEnv(t)
+	code, _, stmt := fedGet(t, env, "/federation/fetch?sub="+url.QueryEscape(leaf.srv.URL))
+	if code != 200 {
+		t.Fatalf("fetch: %d %s", code, stmt)
+	}
+	c := fedClaims(t, stmt, "entity-statement+jwt", &keys)
+	if mp, ok := c["metadata_policy"]; ok {
+		t.Fatalf("a subject without policies has metadata_policy %v", mp)
+	}
+}
