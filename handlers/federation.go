@@ -497,6 +497,11 @@ func (h *Federation) fetchEntityConfiguration(ctx context.Context, st *Statement
 	if claims["iss"] != id || claims["sub"] != id {
 		return fail("iss and sub must both be %s", id)
 	}
+	// crit names extension claims that must be understood; this directory
+	// understands none (Entity Statement Validation).
+	if c, _ := claims["crit"].([]any); len(c) > 0 || (claims["crit"] != nil && c == nil) {
+		return fail("crit names claims this directory does not understand: %v", claims["crit"])
+	}
 	if e, ok := claims["exp"].(float64); !ok || int64(e) <= now.Unix() {
 		return fail("the entity configuration has expired (or has no exp)")
 	}

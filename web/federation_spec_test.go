@@ -128,10 +128,11 @@ func TestFederationResolveValidatesEntityConfiguration(t *testing.T) {
 		edit  func(map[string]any)
 		want  string
 	}{
-		"no kid":          {noKid: true, want: "kid"},
-		"iat in a future": {edit: func(m map[string]any) { m["iat"] = time.Now().Add(time.Hour).Unix() }, want: "iat"},
-		"no iat":          {edit: func(m map[string]any) { delete(m, "iat") }, want: "iat"},
-		"no jwks":         {edit: func(m map[string]any) { delete(m, "jwks") }, want: "jwks"},
+		"no kid":                            {noKid: true, want: "kid"},
+		"iat in a future":                   {edit: func(m map[string]any) { m["iat"] = time.Now().Add(time.Hour).Unix() }, want: "iat"},
+		"no iat":                            {edit: func(m map[string]any) { delete(m, "iat") }, want: "iat"},
+		"no jwks":                           {edit: func(m map[string]any) { delete(m, "jwks") }, want: "jwks"},
+		"crit names a claim not understood": {edit: func(m map[string]any) { m["crit"] = []string{"x_limit"}; m["x_limit"] = 1 }, want: "crit"},
 		"jwks of another key": {edit: func(m map[string]any) {
 			m["jwks"] = jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: other.Public(), KeyID: leaf.kid}}}
 		}, want: "jwks"},

@@ -328,6 +328,11 @@ func verify(raw string, keys json.RawMessage) (map[string]any, error) {
 			if err := json.Unmarshal(payload, &claims); err != nil {
 				return nil, errors.New("the claims are not JSON")
 			}
+			// crit names extension claims that must be understood; this
+			// anchor understands none (Entity Statement Validation).
+			if c, _ := claims["crit"].([]any); len(c) > 0 || (claims["crit"] != nil && c == nil) {
+				return nil, fmt.Errorf("crit names claims this anchor does not understand: %v", claims["crit"])
+			}
 			return claims, nil
 		}
 	}

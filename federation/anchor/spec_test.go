@@ -61,11 +61,12 @@ func TestResolveChecksEntityConfiguration(t *testing.T) {
 		edit  func(map[string]any)
 		want  string
 	}{
-		"no kid":              {noKid: true, want: "kid"},
-		"iat in future":       {edit: func(m map[string]any) { m["iat"] = time.Now().Add(time.Hour).Unix() }, want: "iat"},
-		"no iat":              {edit: func(m map[string]any) { delete(m, "iat") }, want: "iat"},
-		"no jwks":             {edit: func(m map[string]any) { delete(m, "jwks") }, want: "jwks"},
-		"jwks of another key": {want: "jwks"}, // edit set below: it needs the entity's kid
+		"no kid":                            {noKid: true, want: "kid"},
+		"iat in future":                     {edit: func(m map[string]any) { m["iat"] = time.Now().Add(time.Hour).Unix() }, want: "iat"},
+		"no iat":                            {edit: func(m map[string]any) { delete(m, "iat") }, want: "iat"},
+		"no jwks":                           {edit: func(m map[string]any) { delete(m, "jwks") }, want: "jwks"},
+		"crit names a claim not understood": {edit: func(m map[string]any) { m["crit"] = []string{"x_limit"}; m["x_limit"] = 1 }, want: "crit"},
+		"jwks of another key":               {want: "jwks"}, // edit set below: it needs the entity's kid
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "RP"}}, anchorID)
