@@ -28,3 +28,71 @@ func TestApplyPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyEssentialWithEmptySubset: subset_of may narrow a present
+// parameter to the empty array, and essential true is then satisfied (the
+// parameter is present): OpenID Federation 1.0, Notes on Operators, the
+// table of essential and subset_of outputs ([a,b,c] on [d,e] gives [], not
+// an error).
+func TestApplyEssentialWithEmptySubset(t *testing.T) {
+	for _, essential := range []bool{true, false} {
+		out, err := ApplyPolicy(map[string]any{
+			"grant_types": map[string]any{"essential": essential, "subset_of": []any{"a", "b", "c"}},
+		}, map[string]any{"grant_types": []any{"d", "e"}})
+		if err != nil {
+			t.Fatalf("essential %v: %v", essential, err)
+		}
+		if g, ok := out["grant_types"].([]any); !ok || len(g) != 0 {
+			t.Fatalf("essential %v: got %v, want []", essential, out)
+		}
+	}
+	// Absent and essential is still an error.
+	if _, err := ApplyPolicy(map[string]any{"grant_types": map[string]any{"essential": true, "subset_of": []any{"a"}}}, map[string]any{}); err == nil {
+		t.Fatal("an absent essential parameter was accepted")
+	}
+}
+
+// TestApplyScopeAsStringArray: the scope parameter is a space-separated
+// string that policy operators treat as an array of scope values, and the
+// result is a space-separated string again (OpenID Federation 1.0, Notes on
+// Operators).
+func TestApplyScopeAsStringArray(t *testing.T) {
+	out, err := ApplyPolicy(map[string]any{
+		"scope": map[string]any{"subset_of": []any{"openid", "accounts", "payments"}, "superset_of": []any{"openid"}},
+	}, map[string]any{"scope": "openid accounts email"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out["scope"] != "openid accounts" {
+		t.Fatalf("scope: got %#v, want \"openid accounts\"", out["scope"])
+	}
+	out, err = ApplyPolicy(map[string]any{"scope": map[string]any{"add": []any{"openid"}}}, map[string]any{"scope": "accounts"})
+	if err != nil || out["scope"] != "accounts openid" {
+		t.Fatalf("scope add: %#v %v", out["scope"], err)
+	}
+	out, err = ApplyPolicy(map[string]any{"scope": map[string]any{"default": "openid", "one_of": []any{"openid", "openid accounts"}}}, map[string]any{})
+	if err != nil || out["scope"] != "openid" {
+		t.Fatalf("scope default and one_of: %#v %v", out["scope"], err)
+	}
+	if _, err := ApplyPolicy(map[string]any{"scope": map[string]any{"superset_of": []any{"openid"}}}, map[string]any{"scope": "accounts"}); err == nil {
+		t.Fatal("a scope without openid passed superset_of [openid]")
+	}
+}
+
+// TestApplyRefusesWrongMetadataType: add, subset_of and superset_of act on
+// arrays; a metadata parameter of another JSON type is a policy error
+// (OpenID Federation 1.0, Metadata Policy Operators: "When the metadata parameter has a JSON value type that is not
+// supported, the operator MUST produce a policy error"), not silently
+// replaced by an array.
+func TestApplyRefusesWrongMetadataType(t *testing.T) {
+	for name, pol := range map[string]map[string]any{
+		"add":         {"contacts": map[string]any{"add": []any{"ops@x"}}},
+		"subset_of":   {"contacts": map[string]any{"subset_of": []any{"ops@x"}}},
+		"superset_of": {"contacts": map[string]any{"superset_of": []any{}}},
+	} {
+		out, err := ApplyPolicy(pol, map[string]any{"contacts": "ops@x"})
+		if err == nil {
+			t.Errorf("%s on a string parameter: accepted, gave %v", name, out)
+		}
+	}
+}

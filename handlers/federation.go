@@ -122,18 +122,22 @@ func (h *Federation) statement(ctx context.Context, sub store.FederationSubject,
 	if err != nil {
 		return nil, err
 	}
+	// metadata_policy holds only entity types with at least one parameter
+	// policy, and is left out when there is none (OpenID Federation 1.0,
+	// Metadata Policy Structure: "one or more members" at each level).
 	mp := map[string]any{}
-	for _, t := range subjectTypes(sub.Kind) {
-		mp[t] = federation.Policy{}
-	}
 	for t, p := range policies {
-		mp[t] = p
+		if len(p) > 0 {
+			mp[t] = p
+		}
 	}
 	claims := map[string]any{
 		"iss": h.EntityID, "sub": sub.EntityID, "iat": now.Unix(), "exp": now.Add(h.Keys.Lifetime()).Unix(),
-		"jwks":            map[string]any{"keys": keys},
-		"metadata_policy": mp,
-		"metadata":        map[string]any{"federation_entity": map[string]any{"organization_name": sub.OrganisationName}},
+		"jwks":     map[string]any{"keys": keys},
+		"metadata": map[string]any{"federation_entity": map[string]any{"organization_name": sub.OrganisationName}},
+	}
+	if len(mp) > 0 {
+		claims["metadata_policy"] = mp
 	}
 	return &Statement{Subject: sub, Claims: claims, Policy: policies}, nil
 }
@@ -217,6 +221,14 @@ func (h *Federation) Fetch(w http.ResponseWriter, r *http.Request) {
 // made by another process), in the background while the previous list is
 // served (rebuilt.go), and filtered per request.
 func (h *Federation) List(w http.ResponseWriter, r *http.Request) {
+	// Filters this directory does not support are refused rather than
+	// ignored (OpenID Federation 1.0, Subordinate Listing Request).
+	for _, p := range []string{"trust_marked", "trust_mark_type", "intermediate"} {
+		if r.URL.Query().Has(p) {
+			anchor.WriteError(w, http.StatusBadRequest, "unsupported_parameter", "the "+p+" filter is not supported")
+			return
+		}
+	}
 	v, err := h.list.get(r.Context(), h.Store.DirectoryVersion(), h.buildList)
 	if err != nil {
 		h.fedFail(w, r, "", err)
@@ -322,12 +334,14 @@ func (h *Federation) buildList(ctx context.Context) (fedList, error) {
 // resolve-response+jwt. A chain that does not hold is 400 invalid_trust_chain.
 func (h *Federation) Resolve(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	sub, ta := q.Get("sub"), q.Get("trust_anchor")
-	if sub == "" || ta == "" {
+	// trust_anchor may be given several times; one of them being this
+	// directory is enough (OpenID Federation 1.0, Resolve Request).
+	sub, tas := q.Get("sub"), q["trust_anchor"]
+	if sub == "" || len(tas) == 0 || tas[0] == "" {
 		anchor.WriteError(w, http.StatusBadRequest, "invalid_request", "sub and trust_anchor are required")
 		return
 	}
-	if ta != h.EntityID {
+	if !contains(tas, h.EntityID) {
 		anchor.WriteError(w, http.StatusNotFound, "invalid_trust_anchor", "this trust anchor is "+h.EntityID)
 		return
 	}
@@ -377,6 +391,10 @@ func (h *Federation) resolve(ctx context.Context, sub string, now time.Time, typ
 	if metadata == nil {
 		metadata = map[string]any{}
 	}
+	// The statement's own metadata (the organisation's name) first, then
+	// the policies (OpenID Federation 1.0, Metadata Policy Application).
+	sm, _ := st.Claims["metadata"].(map[string]any)
+	metadata = federation.ApplySuperiorMetadata(metadata, sm)
 	for etype, pol := range st.Policy {
 		m, ok := metadata[etype].(map[string]any)
 		if !ok {
@@ -463,17 +481,12 @@ func (h *Federation) fetchEntityConfiguration(ctx context.Context, st *Statement
 	if err := json.Unmarshal(kb, &set); err != nil {
 		return fail("the organisation's keys cannot be read")
 	}
+	// The kid header is required and names the key (Entity Statement Validation).
 	kid := jws.Signatures[0].Header.KeyID
-	var payload []byte
-	for _, k := range set.Keys {
-		if kid != "" && k.KeyID != kid {
-			continue
-		}
-		if p, err := jws.Verify(k); err == nil {
-			payload = p
-			break
-		}
+	if kid == "" {
+		return fail("the entity configuration has no kid header")
 	}
+	payload := verifyWith(jws, set, kid)
 	if payload == nil {
 		return fail("the signature (kid %q) is not made by a key of the organisation's Active key material", kid)
 	}
@@ -484,14 +497,43 @@ func (h *Federation) fetchEntityConfiguration(ctx context.Context, st *Statement
 	if claims["iss"] != id || claims["sub"] != id {
 		return fail("iss and sub must both be %s", id)
 	}
+	// crit names extension claims that must be understood; this directory
+	// understands none (Entity Statement Validation).
+	if c, _ := claims["crit"].([]any); len(c) > 0 || (claims["crit"] != nil && c == nil) {
+		return fail("crit names claims this directory does not understand: %v", claims["crit"])
+	}
 	if e, ok := claims["exp"].(float64); !ok || int64(e) <= now.Unix() {
 		return fail("the entity configuration has expired (or has no exp)")
+	}
+	if i, ok := claims["iat"].(float64); !ok || int64(i) > now.Add(clockSkew).Unix() {
+		return fail("the entity configuration's iat is missing or in the future")
+	}
+	// Its own jwks (required) must verify it too (Validating a Trust Chain:
+	// ES[0] with ES[0]["jwks"]).
+	var own jose.JSONWebKeySet
+	ob, _ := json.Marshal(claims["jwks"])
+	if err := json.Unmarshal(ob, &own); err != nil || len(own.Keys) == 0 || verifyWith(jws, own, kid) == nil {
+		return fail("the entity configuration's own jwks is missing or holds no key (kid %q) that verifies it", kid)
 	}
 	hints, _ := claims["authority_hints"].([]any)
 	if !containsAny(hints, h.EntityID) {
 		return fail("authority_hints do not name this trust anchor (%s)", h.EntityID)
 	}
 	return raw, claims, nil
+}
+
+// clockSkew is the leeway allowed on a statement's iat.
+const clockSkew = time.Minute
+
+// verifyWith returns the payload of jws verified with the key kid of set,
+// or nil.
+func verifyWith(jws *jose.JSONWebSignature, set jose.JSONWebKeySet, kid string) []byte {
+	for _, k := range set.Key(kid) {
+		if p, err := jws.Verify(k); err == nil {
+			return p
+		}
+	}
+	return nil
 }
 
 func containsAny(l []any, s string) bool {

@@ -228,7 +228,9 @@ func TestDirectoryFederationEndToEnd(t *testing.T) {
 	appPath := "/organisations/" + oid + "/softwarestatements/" + app["SoftwareStatementId"].(string)
 	a.must(200, "PUT", appPath, `{"ClientName":"Acme RP","Status":"Active","Roles":[],"FederationEntityId":"`+rp.srv.URL+`"}`)
 	_, _, stmt = fedGet(t, env, "/federation/fetch?sub="+url.QueryEscape(rp.srv.URL))
-	jsonEq(t, fedClaims(t, stmt, "entity-statement+jwt", anchorKeys)["metadata_policy"].(map[string]any)["openid_relying_party"], `{}`)
+	if mp, ok := fedClaims(t, stmt, "entity-statement+jwt", anchorKeys)["metadata_policy"]; ok {
+		t.Fatalf("metadata_policy after the role is lost: %v", mp)
+	}
 
 	// A subject whose authority_hints do not name the anchor: 400 invalid_trust_chain.
 	rp.hints = []string{"https://other.example.com"}

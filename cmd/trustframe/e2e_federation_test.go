@@ -58,6 +58,7 @@ func TestEndToEndFederationSimulatorAndCheckNow(t *testing.T) {
 	rp = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		signer, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: key, KeyID: kid}}, (&jose.SignerOptions{}).WithType("entity-statement+jwt"))
 		b, _ := json.Marshal(map[string]any{"iss": rp.URL, "sub": rp.URL, "iat": time.Now().Unix(), "exp": time.Now().Add(time.Hour).Unix(),
+			"jwks":            jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &key.PublicKey, KeyID: kid}}},
 			"authority_hints": hints, "metadata": map[string]any{"openid_relying_party": map[string]any{"grant_types": []string{"authorization_code", "implicit"}}}})
 		jws, _ := signer.Sign(b)
 		s, _ := jws.CompactSerialize()

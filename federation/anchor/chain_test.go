@@ -25,6 +25,8 @@ type entity struct {
 	hints    []string
 	metadata map[string]any
 	subs     map[string]map[string]any // sub → extra claims (metadata_policy, constraints, jwks)
+	ecEdit   func(map[string]any)      // if set, changes the entity configuration's claims
+	noKid    bool                      // sign without a kid header
 }
 
 func (e *entity) id() string { return e.srv.URL }
@@ -35,6 +37,9 @@ func (e *entity) jwks() json.RawMessage {
 
 func (e *entity) sign(claims map[string]any) string {
 	kid := "k-" + e.srv.URL[len(e.srv.URL)-5:]
+	if e.noKid {
+		kid = ""
+	}
 	sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: e.key, KeyID: kid}}, (&jose.SignerOptions{}).WithType("entity-statement+jwt"))
 	b, _ := json.Marshal(claims)
 	jws, _ := sig.Sign(b)
@@ -56,8 +61,12 @@ func newEntity(t *testing.T, metadata map[string]any, hints ...string) *entity {
 			if len(e.subs) > 0 {
 				md["federation_entity"] = map[string]any{"federation_fetch_endpoint": e.id() + "/fetch"}
 			}
-			w.Write([]byte(e.sign(map[string]any{"iss": e.id(), "sub": e.id(), "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(),
-				"jwks": e.jwks(), "metadata": md, "authority_hints": e.hints})))
+			ec := map[string]any{"iss": e.id(), "sub": e.id(), "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(),
+				"jwks": e.jwks(), "metadata": md, "authority_hints": e.hints}
+			if e.ecEdit != nil {
+				e.ecEdit(ec)
+			}
+			w.Write([]byte(e.sign(ec)))
 		case "/fetch":
 			extra, ok := e.subs[r.URL.Query().Get("sub")]
 			if !ok {

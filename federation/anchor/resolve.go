@@ -36,12 +36,13 @@ type link struct {
 // use are ignored.
 func (s *Server) resolve(w http.ResponseWriter, r *http.Request, a *Anchor, now time.Time) {
 	q := r.URL.Query()
-	sub, ta := q.Get("sub"), q.Get("trust_anchor")
-	if sub == "" || ta == "" {
+	// trust_anchor may be repeated; this anchor among them is enough.
+	sub, tas := q.Get("sub"), q["trust_anchor"]
+	if sub == "" || len(tas) == 0 || tas[0] == "" {
 		writeFedError(w, &fedError{http.StatusBadRequest, "invalid_request", "sub and trust_anchor are required"})
 		return
 	}
-	if ta != a.cfg.EntityID {
+	if !slices.Contains(tas, a.cfg.EntityID) {
 		writeFedError(w, &fedError{http.StatusNotFound, "invalid_trust_anchor", "this anchor is " + a.cfg.EntityID})
 		return
 	}
@@ -66,22 +67,9 @@ func (s *Server) resolveToken(ctx context.Context, a *Anchor, sub string, now ti
 	if metadata == nil {
 		metadata = map[string]any{}
 	}
-	// The immediate superior's metadata overrides the subject's.
-	last := links[len(links)-1].claims
-	if over, ok := last["metadata"].(map[string]any); ok {
-		for etype, ov := range over {
-			m, _ := metadata[etype].(map[string]any)
-			if m == nil {
-				m = map[string]any{}
-			}
-			if om, ok := ov.(map[string]any); ok {
-				for k, v := range om {
-					m[k] = v
-				}
-			}
-			metadata[etype] = m
-		}
-	}
+	// The immediate superior's metadata overrides the subject's, under the
+	// entity types the subject has.
+	metadata = federation.ApplySuperiorMetadata(metadata, asMap(links[len(links)-1].claims["metadata"]))
 	// Constraints of every statement (§6.2), then the merged policies (§6.1.4).
 	merged := map[string]federation.Policy{}
 	for i, l := range links {
@@ -92,12 +80,21 @@ func (s *Server) resolveToken(ctx context.Context, a *Anchor, sub string, now ti
 		if err := c.CheckPath(len(links) - 1 - i); err != nil {
 			return "", chainError("%v", err)
 		}
-		for _, below := range links[i+1:] {
+		// Naming constraints bind the statement's subject and everything below it.
+		for _, below := range links[i:] {
 			if err := c.CheckName(fmt.Sprint(below.claims["sub"])); err != nil {
 				return "", chainError("%v", err)
 			}
 		}
 		metadata = c.FilterEntityTypes(metadata)
+		// Every statement's policy is validated before it is merged; an
+		// operator this anchor does not know is ignored unless
+		// metadata_policy_crit names it (Metadata Policy Resolution).
+		for _, op := range asList(l.claims["metadata_policy_crit"]) {
+			if name, _ := op.(string); !slices.Contains(federation.Operators, name) {
+				return "", chainError("the statement about %v names the critical policy operator %v, which this anchor does not support", l.claims["sub"], op)
+			}
+		}
 		mp := asMap(l.claims["metadata_policy"])
 		etypes := make([]string, 0, len(mp))
 		for t := range mp {
@@ -109,6 +106,11 @@ func (s *Server) resolveToken(ctx context.Context, a *Anchor, sub string, now ti
 			p, err := federation.ParsePolicy(b)
 			if err != nil {
 				return "", chainError("the %s policy of the statement about %v is not a policy", etype, l.claims["sub"])
+			}
+			p = knownOperators(p)
+			pb, _ := json.Marshal(p)
+			for _, pe := range federation.ValidatePolicy(pb) {
+				return "", chainError("the %s policy of the statement about %v: %v", etype, l.claims["sub"], pe)
 			}
 			if cur, ok := merged[etype]; ok {
 				if p, err = federation.MergePolicies(cur, p); err != nil {
@@ -162,6 +164,29 @@ func (s *Server) resolveToken(ctx context.Context, a *Anchor, sub string, now ti
 		"iss": a.cfg.EntityID, "sub": sub, "iat": now.Unix(), "exp": exp,
 		"metadata": metadata, "trust_chain": chain,
 	})
+}
+
+// knownOperators drops the operators that are not standard (they are
+// ignored when not critical) and the parameters left with none.
+func knownOperators(p federation.Policy) federation.Policy {
+	out := federation.Policy{}
+	for param, ops := range p {
+		kept := map[string]any{}
+		for op, v := range ops {
+			if slices.Contains(federation.Operators, op) {
+				kept[op] = v
+			}
+		}
+		if len(kept) > 0 || len(ops) == 0 {
+			out[param] = kept
+		}
+	}
+	return out
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
 }
 
 func asMap(v any) map[string]any {
@@ -247,6 +272,16 @@ func statementClaims(sb *Subordinate, a *Anchor, sub string, now time.Time, keys
 
 var errNoStatement = errors.New("no statement")
 
+// clockSkew is the leeway allowed on a statement's iat.
+const clockSkew = time.Minute
+
+// issuedBefore reports whether the statement has an iat no later than now
+// (with clockSkew of leeway).
+func issuedBefore(claims map[string]any, now time.Time) bool {
+	i, ok := claims["iat"].(float64)
+	return ok && int64(i) <= now.Add(clockSkew).Unix()
+}
+
 var jwsAlgs = []jose.SignatureAlgorithm{jose.RS256, jose.PS256, jose.ES256, jose.ES384, jose.EdDSA, jose.PS384, jose.PS512, jose.RS384, jose.RS512}
 
 // get fetches a statement body (at most 512 KiB).
@@ -282,15 +317,21 @@ func verify(raw string, keys json.RawMessage) (map[string]any, error) {
 	if err := json.Unmarshal(keys, &set); err != nil {
 		return nil, errors.New("the keys to verify it with are not a JWK set")
 	}
+	// The kid header is required and names the key (Entity Statement Validation).
 	kid := jws.Signatures[0].Header.KeyID
-	for _, k := range set.Keys {
-		if kid != "" && k.KeyID != kid {
-			continue
-		}
+	if kid == "" {
+		return nil, errors.New("the statement has no kid header")
+	}
+	for _, k := range set.Key(kid) {
 		if payload, err := jws.Verify(k); err == nil {
 			var claims map[string]any
 			if err := json.Unmarshal(payload, &claims); err != nil {
 				return nil, errors.New("the claims are not JSON")
+			}
+			// crit names extension claims that must be understood; this
+			// anchor understands none (Entity Statement Validation).
+			if c, _ := claims["crit"].([]any); len(c) > 0 || (claims["crit"] != nil && c == nil) {
+				return nil, fmt.Errorf("crit names claims this anchor does not understand: %v", claims["crit"])
 			}
 			return claims, nil
 		}
@@ -319,6 +360,17 @@ func (s *Server) fetchEntityConfiguration(ctx context.Context, id string, keys j
 	}
 	if e, ok := claims["exp"].(float64); !ok || int64(e) <= now.Unix() {
 		return "", nil, chainError("%s is expired or has no exp", u)
+	}
+	if !issuedBefore(claims, now) {
+		return "", nil, chainError("%s: iat is missing or in the future", u)
+	}
+	// Its own jwks (required) must verify it too (Validating a Trust Chain).
+	own, _ := json.Marshal(claims["jwks"])
+	if claims["jwks"] == nil {
+		return "", nil, chainError("%s has no jwks", u)
+	}
+	if _, err := verify(raw, own); err != nil {
+		return "", nil, chainError("%s: its own jwks does not verify it: %v", u, err)
 	}
 	hints, _ := claims["authority_hints"].([]any)
 	if !slices.Contains(hints, any(superior)) {
@@ -350,6 +402,9 @@ func (s *Server) fetchStatement(ctx context.Context, endpoint, iss, sub string, 
 	}
 	if e, ok := claims["exp"].(float64); !ok || int64(e) <= now.Unix() {
 		return "", nil, chainError("the statement of %s about %s is expired", iss, sub)
+	}
+	if !issuedBefore(claims, now) {
+		return "", nil, chainError("the statement of %s about %s: iat is missing or in the future", iss, sub)
 	}
 	return raw, claims, nil
 }

@@ -1,0 +1,139 @@
+package anchor
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestResolveStatementMetadataOnlyForLeafTypes: the metadata claim of the
+// anchor's statement overrides the leaf's parameters only under entity
+// types the leaf's entity configuration has; it adds none (OpenID
+// Federation 1.0, the metadata claim).
+func TestResolveStatementMetadataOnlyForLeafTypes(t *testing.T) {
+	e := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "Own"}}, anchorID)
+	srv, keys := anchorWith(t, "  - entity_id: "+e.id()+"\n    jwks_file: "+jwksFile(t, e)+"\n"+
+		"    metadata: {openid_relying_party: {client_name: Anchor's}, openid_provider: {issuer: https://op.example.com}}\n")
+	resp, body := get(t, srv.URL, "/resolve?sub="+e.id()+"&trust_anchor="+anchorID)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	md := parseStatement(t, body, "resolve-response+jwt", keys)["metadata"].(map[string]any)
+	if md["openid_relying_party"].(map[string]any)["client_name"] != "Anchor's" {
+		t.Fatalf("the statement's metadata did not override the leaf's: %v", md)
+	}
+	if _, ok := md["openid_provider"]; ok {
+		t.Fatalf("the statement's metadata added an entity type the leaf lacks: %v", md)
+	}
+}
+
+// TestResolveNamingConstraintsCoverTheSubject: naming constraints of a
+// statement bind its own subject as well as the entities below it (they
+// restrict "the Entity Identifiers of Subordinate Entities in a Trust
+// Chain"): a direct subordinate outside the permitted names does not
+// resolve, nor does an intermediate outside them.
+func TestResolveNamingConstraintsCoverTheSubject(t *testing.T) {
+	e := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "RP"}}, anchorID)
+	srv, _ := anchorWith(t, "  - entity_id: "+e.id()+"\n    jwks_file: "+jwksFile(t, e)+"\n"+
+		"    constraints: {naming_constraints: {permitted: [.example.com]}}\n")
+	if resp, body := get(t, srv.URL, "/resolve?sub="+e.id()+"&trust_anchor="+anchorID); resp.StatusCode != 400 || !strings.Contains(body, "invalid_trust_chain") {
+		t.Fatalf("direct subordinate outside the permitted names: %d %s", resp.StatusCode, body)
+	}
+	srv, _ = anchorWith(t, "  - entity_id: "+e.id()+"\n    jwks_file: "+jwksFile(t, e)+"\n"+
+		"    constraints: {naming_constraints: {excluded: [127.0.0.1]}}\n")
+	if resp, body := get(t, srv.URL, "/resolve?sub="+e.id()+"&trust_anchor="+anchorID); resp.StatusCode != 400 || !strings.Contains(body, "excluded") {
+		t.Fatalf("excluded direct subordinate: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestResolveChecksEntityConfiguration: a kid header, an iat not in the
+// future and the entity's own jwks verifying it are required (OpenID
+// Federation 1.0, Entity Statement Validation and Validating a Trust Chain).
+func TestResolveChecksEntityConfiguration(t *testing.T) {
+	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	for name, c := range map[string]struct {
+		noKid bool
+		edit  func(map[string]any)
+		want  string
+	}{
+		"no kid":                            {noKid: true, want: "kid"},
+		"iat in future":                     {edit: func(m map[string]any) { m["iat"] = time.Now().Add(time.Hour).Unix() }, want: "iat"},
+		"no iat":                            {edit: func(m map[string]any) { delete(m, "iat") }, want: "iat"},
+		"no jwks":                           {edit: func(m map[string]any) { delete(m, "jwks") }, want: "jwks"},
+		"crit names a claim not understood": {edit: func(m map[string]any) { m["crit"] = []string{"x_limit"}; m["x_limit"] = 1 }, want: "crit"},
+		"jwks of another key":               {want: "jwks"}, // edit set below: it needs the entity's kid
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "RP"}}, anchorID)
+			kf := jwksFile(t, e)
+			e.noKid, e.ecEdit = c.noKid, c.edit
+			if name == "jwks of another key" {
+				kid := "k-" + e.srv.URL[len(e.srv.URL)-5:]
+				e.ecEdit = func(m map[string]any) { m["jwks"] = json.RawMessage(publicJWKS(other, kid)) }
+			}
+			srv, _ := anchorWith(t, "  - entity_id: "+e.id()+"\n    jwks_file: "+kf+"\n")
+			resp, body := get(t, srv.URL, "/resolve?sub="+e.id()+"&trust_anchor="+anchorID)
+			if resp.StatusCode != 400 || !strings.Contains(body, "invalid_trust_chain") || !strings.Contains(body, c.want) {
+				t.Fatalf("%d %.300s", resp.StatusCode, body)
+			}
+		})
+	}
+}
+
+// TestResolveValidatesIntermediatePolicies: an intermediate's metadata
+// policy is validated before it is merged (OpenID Federation 1.0, Metadata
+// Policy Resolution): operators that may not be combined are a policy error
+// even where the anchor has no policy of its own; an operator the anchor
+// does not know is ignored unless metadata_policy_crit names it.
+func TestResolveValidatesIntermediatePolicies(t *testing.T) {
+	for name, c := range map[string]struct {
+		extra map[string]any
+		code  int
+	}{
+		"one_of with subset_of": {map[string]any{"metadata_policy": map[string]any{"openid_relying_party": map[string]any{
+			"response_types": map[string]any{"one_of": []any{"code"}, "subset_of": []any{"code"}}}}}, 400},
+		"unknown operator, not critical": {map[string]any{"metadata_policy": map[string]any{"openid_relying_party": map[string]any{
+			"grant_types": map[string]any{"regexp": "^a", "subset_of": []any{"authorization_code"}}}}}, 200},
+		"unknown operator, critical": {map[string]any{"metadata_policy_crit": []any{"regexp"}, "metadata_policy": map[string]any{"openid_relying_party": map[string]any{
+			"grant_types": map[string]any{"regexp": "^a"}}}}, 400},
+	} {
+		t.Run(name, func(t *testing.T) {
+			inter := newEntity(t, nil, anchorID)
+			leaf := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"grant_types": []any{"authorization_code"}}}, inter.id())
+			extra := map[string]any{"jwks": leaf.jwks()}
+			for k, v := range c.extra {
+				extra[k] = v
+			}
+			inter.subs[leaf.id()] = extra
+			srv, _ := anchorWith(t, "  - entity_id: "+inter.id()+"\n    jwks_file: "+jwksFile(t, inter)+"\n")
+			resp, body := get(t, srv.URL, "/resolve?sub="+leaf.id()+"&trust_anchor="+anchorID)
+			if resp.StatusCode != c.code || (c.code == 400 && !strings.Contains(body, "invalid_trust_chain")) {
+				t.Fatalf("want %d: %d %.300s", c.code, resp.StatusCode, body)
+			}
+		})
+	}
+}
+
+// TestAnchorListAndResolveParameters: list refuses the filters it does not
+// support with 400 unsupported_parameter; resolve accepts a repeated
+// trust_anchor with this anchor among them (OpenID Federation 1.0,
+// Subordinate Listing Request and Resolve Request).
+func TestAnchorListAndResolveParameters(t *testing.T) {
+	e := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "RP"}}, anchorID)
+	srv, _ := anchorWith(t, "  - entity_id: "+e.id()+"\n    jwks_file: "+jwksFile(t, e)+"\n")
+	for _, q := range []string{"trust_marked=true", "trust_mark_type=x", "intermediate=false"} {
+		resp, body := get(t, srv.URL, "/list?"+q)
+		if resp.StatusCode != 400 || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(body, "unsupported_parameter") {
+			t.Errorf("%s: %d %s", q, resp.StatusCode, body)
+		}
+	}
+	resp, body := get(t, srv.URL, "/resolve?sub="+e.id()+"&trust_anchor="+url.QueryEscape("https://other.example")+"&trust_anchor="+anchorID)
+	if resp.StatusCode != 200 {
+		t.Fatalf("repeated trust_anchor: %d %.300s", resp.StatusCode, body)
+	}
+}

@@ -1,0 +1,201 @@
+package web_test
+
+import (
+	"crypto/ecdsa"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// specLeaf serves an entity configuration whose claims and headers a test
+// shapes, to check what the directory's resolve endpoint accepts
+// (OpenID Federation 1.0, Entity Statement Validation and Trust Chain
+// validation).
+type specLeaf struct {
+	srv    *httptest.Server
+	key    *ecdsa.PrivateKey
+	kid    string
+	noKid  bool
+	claims func(id string, now time.Time) map[string]any
+}
+
+func newSpecLeaf(t *testing.T, key *ecdsa.PrivateKey, kid string) *specLeaf {
+	l := &specLeaf{key: key, kid: kid}
+	l.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/.well-known/openid-federation" {
+			http.NotFound(w, r)
+			return
+		}
+		id := l.srv.URL
+		sk := jose.JSONWebKey{Key: key, KeyID: l.kid}
+		if l.noKid {
+			sk.KeyID = ""
+		}
+		signer, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: sk}, (&jose.SignerOptions{}).WithType("entity-statement+jwt"))
+		b, _ := json.Marshal(l.claims(id, time.Now()))
+		jws, _ := signer.Sign(b)
+		s, _ := jws.CompactSerialize()
+		w.Header().Set("Content-Type", "application/entity-statement+jwt")
+		_, _ = io.WriteString(w, s)
+	}))
+	t.Cleanup(l.srv.Close)
+	return l
+}
+
+// specEnv is a directory with one Active organisation "Acme Bank" whose
+// key material holds key, and an Active application whose federation
+// entity is the leaf.
+func specEnv(t *testing.T) (*webtest.Env, *specLeaf, jose.JSONWebKeySet) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", `{"OrganisationName":"Acme Bank","RegistrationNumber":"A-1","CountryOfRegistration":"GB","Status":"Active"}`)["OrganisationId"].(string)
+	key := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pb, _ := json.Marshal(jose.JSONWebKey{Key: key.Public(), KeyID: "acme-sig-1"})
+	kid := a.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pb)+`,"Use":"sig"}`)["Kid"].(string)
+	leaf := newSpecLeaf(t, key, kid)
+	anchor := env.URL
+	leaf.claims = func(id string, now time.Time) map[string]any {
+		return map[string]any{"iss": id, "sub": id, "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(),
+			"jwks":            jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: key.Public(), KeyID: kid}}},
+			"authority_hints": []string{anchor},
+			"metadata": map[string]any{
+				"federation_entity":    map[string]any{"organization_name": "Self-declared Name"},
+				"openid_relying_party": map[string]any{"client_name": "Acme RP"},
+			}}
+	}
+	a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Acme RP","Status":"Active","FederationEntityId":"`+leaf.srv.URL+`"}`)
+	_, _, ec := fedGet(t, env, "/.well-known/openid-federation")
+	keys := jose.JSONWebKeySet{}
+	kb, _ := json.Marshal(fedClaims(t, ec, "entity-statement+jwt", nil)["jwks"])
+	_ = json.Unmarshal(kb, &keys)
+	return env, leaf, keys
+}
+
+func resolvePath(env *webtest.Env, sub string) string {
+	return "/federation/resolve?sub=" + url.QueryEscape(sub) + "&trust_anchor=" + url.QueryEscape(env.URL)
+}
+
+// TestFederationResolveAppliesStatementMetadata: the metadata claim of the
+// directory's subordinate statement (the organisation's name under
+// federation_entity) overrides the leaf's own parameters of that entity
+// type before policies apply (OpenID Federation 1.0, the metadata claim and
+// Metadata Policy Application), and adds no entity type the leaf lacks.
+func TestFederationResolveAppliesStatementMetadata(t *testing.T) {
+	env, leaf, keys := specEnv(t)
+	code, _, tok := fedGet(t, env, resolvePath(env, leaf.srv.URL))
+	if code != 200 {
+		t.Fatalf("resolve: %d %s", code, tok)
+	}
+	md := fedClaims(t, tok, "resolve-response+jwt", &keys)["metadata"].(map[string]any)
+	if got := md["federation_entity"].(map[string]any)["organization_name"]; got != "Acme Bank" {
+		t.Fatalf("federation_entity.organization_name = %v, want the statement's Acme Bank", got)
+	}
+	// A leaf without federation_entity metadata does not get it from the statement.
+	base := leaf.claims
+	leaf.claims = func(id string, now time.Time) map[string]any {
+		c := base(id, now)
+		delete(c["metadata"].(map[string]any), "federation_entity")
+		return c
+	}
+	code, _, tok = fedGet(t, env, resolvePath(env, leaf.srv.URL))
+	if code != 200 {
+		t.Fatalf("resolve: %d %s", code, tok)
+	}
+	if md := fedClaims(t, tok, "resolve-response+jwt", &keys)["metadata"].(map[string]any); md["federation_entity"] != nil {
+		t.Fatalf("the statement's metadata added an entity type the leaf does not have: %v", md)
+	}
+}
+
+// TestFederationResolveValidatesEntityConfiguration: the leaf's entity
+// configuration must carry a kid header, an iat in the past, and a jwks
+// claim whose key verifies its signature (OpenID Federation 1.0, Entity
+// Statement Validation; Validating a Trust Chain: ES[0] verifies with
+// ES[0]["jwks"]); otherwise 400 invalid_trust_chain.
+func TestFederationResolveValidatesEntityConfiguration(t *testing.T) {
+	env, leaf, _ := specEnv(t)
+	base := leaf.claims
+	other := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	for name, c := range map[string]struct {
+		noKid bool
+		edit  func(map[string]any)
+		want  string
+	}{
+		"no kid":                            {noKid: true, want: "kid"},
+		"iat in a future":                   {edit: func(m map[string]any) { m["iat"] = time.Now().Add(time.Hour).Unix() }, want: "iat"},
+		"no iat":                            {edit: func(m map[string]any) { delete(m, "iat") }, want: "iat"},
+		"no jwks":                           {edit: func(m map[string]any) { delete(m, "jwks") }, want: "jwks"},
+		"crit names a claim not understood": {edit: func(m map[string]any) { m["crit"] = []string{"x_limit"}; m["x_limit"] = 1 }, want: "crit"},
+		"jwks of another key": {edit: func(m map[string]any) {
+			m["jwks"] = jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: other.Public(), KeyID: leaf.kid}}}
+		}, want: "jwks"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			leaf.noKid = c.noKid
+			leaf.claims = func(id string, now time.Time) map[string]any {
+				m := base(id, now)
+				if c.edit != nil {
+					c.edit(m)
+				}
+				return m
+			}
+			code, ctype, body := fedGet(t, env, resolvePath(env, leaf.srv.URL))
+			if code != 400 || ctype != "application/json" || !strings.Contains(body, "invalid_trust_chain") || !strings.Contains(body, c.want) {
+				t.Fatalf("%d %s %.300s", code, ctype, body)
+			}
+		})
+	}
+}
+
+// TestFederationResolveSeveralTrustAnchors: trust_anchor may occur several
+// times and the resolver may answer for any of them (OpenID Federation 1.0,
+// Resolve Request): one of them being this directory is enough.
+func TestFederationResolveSeveralTrustAnchors(t *testing.T) {
+	env, leaf, _ := specEnv(t)
+	code, ctype, body := fedGet(t, env, "/federation/resolve?sub="+url.QueryEscape(leaf.srv.URL)+
+		"&trust_anchor="+url.QueryEscape("https://other.example.com")+"&trust_anchor="+url.QueryEscape(env.URL))
+	if code != 200 || ctype != "application/resolve-response+jwt" {
+		t.Fatalf("%d %s %.300s", code, ctype, body)
+	}
+}
+
+// TestFederationListUnsupportedParameters: the list endpoint answers 400
+// unsupported_parameter for the filters it does not support (trust_marked,
+// trust_mark_type, intermediate) rather than an unfiltered list
+// (OpenID Federation 1.0, Subordinate Listing Request).
+func TestFederationListUnsupportedParameters(t *testing.T) {
+	env, _, _ := specEnv(t)
+	for _, q := range []string{"trust_marked=true", "trust_mark_type=https://tm.example.com/x", "intermediate=true"} {
+		code, ctype, body := fedGet(t, env, "/federation/list?"+q)
+		if code != 400 || ctype != "application/json" || !strings.Contains(body, "unsupported_parameter") {
+			t.Errorf("%s: %d %s %s", q, code, ctype, body)
+		}
+	}
+	if code, _, body := fedGet(t, env, "/federation/list?entity_type=openid_relying_party"); code != 200 || !strings.Contains(body, "127.0.0.1") {
+		t.Fatalf("entity_type: %d %s", code, body)
+	}
+}
+
+// TestFederationStatementHasNoEmptyPolicies: a metadata_policy claim holds
+// one or more entity types, each with one or more parameter policies
+// (OpenID Federation 1.0, Metadata Policy Structure); a subject with no
+// policy gets a statement without the claim rather than empty members that
+// a strict resolver refuses.
+func TestFederationStatementHasNoEmptyPolicies(t *testing.T) {
+	env, leaf, keys := specEnv(t)
+	code, _, stmt := fedGet(t, env, "/federation/fetch?sub="+url.QueryEscape(leaf.srv.URL))
+	if code != 200 {
+		t.Fatalf("fetch: %d %s", code, stmt)
+	}
+	c := fedClaims(t, stmt, "entity-statement+jwt", &keys)
+	if mp, ok := c["metadata_policy"]; ok {
+		t.Fatalf("a subject without policies has metadata_policy %v", mp)
+	}
+}
