@@ -561,9 +561,9 @@ func (a *authenticator) verifyAccessTokenUncached(ctx context.Context, raw strin
 	if err != nil {
 		return AccessToken{}, fmt.Errorf("the token's issuer %s", err)
 	}
-	jkt := ""
-	if cnf, ok := claims["cnf"].(map[string]any); ok {
-		jkt, _ = cnf["jkt"].(string)
+	jkt, err := boundKey(claims)
+	if err != nil {
+		return AccessToken{}, err
 	}
 	if email == "" {
 		// RFC 9068 tokens carry sub, often not the e-mail: ask the issuer.
@@ -588,13 +588,29 @@ func (a *authenticator) verifyAccessTokenUncached(ctx context.Context, raw strin
 			return AccessToken{}, fmt.Errorf("identity provider %s: %w", bound.name, err)
 		}
 	}
-	if cnf, ok := claims["cnf"].(map[string]any); ok {
-		at.JKT, _ = cnf["jkt"].(string)
-		if at.JKT == "" {
-			return AccessToken{}, errors.New("the token's cnf claim has no jkt")
-		}
-	}
+	at.JKT = jkt
 	return at, nil
+}
+
+// boundKey is the thumbprint of the key a token is bound to (cnf.jkt), ""
+// for a token without cnf. A cnf that is not an object, or one without a
+// jkt (bound some other way, such as to a certificate), is an error: such a
+// token is bound in a way this server cannot check, and must not pass as
+// an unbound one.
+func boundKey(claims map[string]any) (string, error) {
+	raw, ok := claims["cnf"]
+	if !ok {
+		return "", nil
+	}
+	cnf, ok := raw.(map[string]any)
+	if !ok {
+		return "", errors.New("the token's cnf claim is not a JSON object")
+	}
+	jkt, _ := cnf["jkt"].(string)
+	if jkt == "" {
+		return "", errors.New("the token's cnf claim has no jkt")
+	}
+	return jkt, nil
 }
 
 // errUnverified: the provider says the e-mail is not verified.

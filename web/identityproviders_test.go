@@ -122,6 +122,30 @@ func TestIdentityProviderDPoPToken(t *testing.T) {
 	}
 }
 
+// A token whose cnf claim is there but is not an object (RFC 7800: a JSON
+// object) says it is bound in a way we cannot read: it is refused, not
+// taken as an unbound Bearer token.
+func TestTokenWithUnreadableCnfIsRefused(t *testing.T) {
+	op := newFakeOP(t)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	admin.must(201, "POST", "/references/identity-providers", `{"Name":"kc","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`","Audience":"automation"}`)
+	api := env.URL + "/api/users/super"
+	for name, cnf := range map[string]any{"string": "thumbprint", "array": []any{"a"}, "number": 1, "object without jkt": map[string]any{"x5t#S256": "abc"}} {
+		tok := op.token(t, "at+jwt", map[string]any{"iss": op.srv.URL, "aud": "automation", "sub": "robot", "email": "admin@example.com",
+			"exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Unix(), "cnf": cnf})
+		if r, b := do(t, "GET", api, tok, ""); r.StatusCode != 401 || !strings.Contains(b, "cnf") {
+			t.Errorf("cnf %s as Bearer: %d %s", name, r.StatusCode, b)
+		}
+	}
+	// The same token without cnf is an unbound Bearer token.
+	tok := op.token(t, "at+jwt", map[string]any{"iss": op.srv.URL, "aud": "automation", "sub": "robot", "email": "admin@example.com",
+		"exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Unix()})
+	if r, b := do(t, "GET", api, tok, ""); r.StatusCode != 200 {
+		t.Fatalf("unbound token: %d %s", r.StatusCode, b)
+	}
+}
+
 // Every bad input is a 4xx that names the field, and nothing is saved.
 func TestIdentityProviderBadInput(t *testing.T) {
 	op := newFakeOP(t)
