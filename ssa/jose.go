@@ -212,19 +212,29 @@ func Verify(token string, key JWK) ([]byte, error) {
 	if len(parts) != 3 {
 		return nil, errors.New("ssa: not a compact JWS")
 	}
-	hb, err := b64.DecodeString(parts[0])
+	hb, err := decodePart(parts[0])
 	if err != nil {
 		return nil, errors.New("ssa: header is not base64url")
 	}
 	var h struct {
-		Alg string `json:"alg"`
+		Alg  string          `json:"alg"`
+		Crit json.RawMessage `json:"crit"`
 	}
-	if err := json.Unmarshal(hb, &h); err != nil || h.Alg != key.Alg {
+	if err := json.Unmarshal(hb, &h); err != nil || h.Alg == "" || h.Alg != key.Alg {
 		return nil, fmt.Errorf("ssa: header alg %q is not the key's %q", h.Alg, key.Alg)
 	}
-	sig, err := b64.DecodeString(parts[2])
+	// RFC 7515 §4.1.11: an extension named in crit that the recipient does
+	// not understand makes the JWS invalid; this verifier understands none.
+	if h.Crit != nil {
+		return nil, errors.New("ssa: the header names critical extensions (crit) this verifier does not support")
+	}
+	sig, err := decodePart(parts[2])
 	if err != nil {
 		return nil, errors.New("ssa: signature is not base64url")
+	}
+	payload, err := decodePart(parts[1])
+	if err != nil {
+		return nil, errors.New("ssa: payload is not base64url")
 	}
 	input := []byte(parts[0] + "." + parts[1])
 	switch key.Kty {
@@ -262,5 +272,17 @@ func Verify(token string, key JWK) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("ssa: unknown kty %q", key.Kty)
 	}
-	return b64.DecodeString(parts[1])
+	return payload, nil
+}
+
+// strictB64 refuses non-zero trailing bits; decodePart also refuses the CR
+// and LF that Go's decoder skips: RFC 7515 §5.2 decodes each part with no
+// line breaks, white space or other characters, so one JWS has one string.
+var strictB64 = base64.RawURLEncoding.Strict()
+
+func decodePart(s string) ([]byte, error) {
+	if strings.ContainsAny(s, "\r\n") {
+		return nil, errors.New("ssa: line break in base64url")
+	}
+	return strictB64.DecodeString(s)
 }
