@@ -20,7 +20,7 @@ type Claims struct {
 	SoftwareRedirectURIs                  []string `json:"software_redirect_uris"`
 	SoftwareRoles                         []string `json:"software_roles"`
 	SoftwareJwksURI                       string   `json:"software_jwks_uri"`
-	SoftwareOriginURIs                    []string `json:"software_origin_uris,omitempty"`
+	SoftwareOriginURIs                    []string `json:"software_origin_uris"`
 	SoftwareStatus                        string   `json:"software_status"`
 	OrgID                                 string   `json:"org_id"`
 	OrgName                               string   `json:"org_name"`
@@ -48,6 +48,9 @@ func Issue(k *PrivateKey, c Claims, now time.Time) (string, Claims, error) {
 	}
 	if c.SoftwareRoles == nil {
 		c.SoftwareRoles = []string{}
+	}
+	if c.SoftwareOriginURIs == nil {
+		c.SoftwareOriginURIs = []string{}
 	}
 	payload, err := json.Marshal(c)
 	if err != nil {
