@@ -879,7 +879,7 @@ type Certificate struct {
 	Status       CertificateStatus `json:"Status"`
 	SubjectDN    string            `json:"SubjectDN"`
 
-	// Kid RFC 7638 thumbprint of the public key
+	// Kid base64url SHA-256 of the certificate DER (the x5t#S256 value), not an RFC 7638 thumbprint
 	Kid string `json:"kid"`
 }
 

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "9bb6d3792bc981818c5d04748db5be064ddee7a6af7d4c5085fa04b059fbe766"
+const SpecSHA256 = "372c390d582890f09f1eae6a03b73840ea7c6b22619747e725d9cda168d030d5"
