@@ -245,6 +245,9 @@ func Verify(token string, key JWK) ([]byte, error) {
 			return nil, errors.New("ssa: bad RSA key")
 		}
 		pub := &rsa.PublicKey{N: new(big.Int).SetBytes(nb), E: int(new(big.Int).SetBytes(eb).Int64())}
+		if pub.N.BitLen() < 2048 { // RFC 7518 §3.5
+			return nil, errors.New("ssa: PS256 needs an RSA key of 2048 bits or more")
+		}
 		sum := sha256.Sum256(input)
 		if rsa.VerifyPSS(pub, crypto.SHA256, sum[:], sig, &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthEqualsHash}) != nil {
 			return nil, errors.New("ssa: bad signature")

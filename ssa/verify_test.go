@@ -1,6 +1,8 @@
 package ssa
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
 	"strings"
 	"testing"
 )
@@ -104,4 +106,21 @@ func flipSpareBits(s string) (string, bool) {
 	}
 	i := strings.IndexByte(alphabet, s[len(s)-1])
 	return s[:len(s)-1] + string(alphabet[i|spare]), true
+}
+
+// TestVerifyRefusesShortRSAKeys: RFC 7518 §3.5: "A key of size 2048 bits
+// or larger MUST be used with these algorithms" (PS256).
+func TestVerifyRefusesShortRSAKeys(t *testing.T) {
+	rk, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &PrivateKey{Alg: PS256, rsa: rk}
+	tok, err := k.SignJWS(map[string]any{"typ": "JWT"}, []byte(`{"iss":"x"}`), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Verify(tok, k.PublicJWK()); err == nil {
+		t.Fatal("a PS256 signature by a 1024-bit key verified")
+	}
 }
