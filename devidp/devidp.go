@@ -409,6 +409,11 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	if p.cfg.ProofBinder != nil {
 		var err error
 		jkt, err = p.cfg.ProofBinder(r)
+		if errors.Is(err, dpop.ErrReplayUnavailable) {
+			w.Header().Set("Retry-After", "1")
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "temporarily_unavailable", "error_description": err.Error()})
+			return
+		}
 		if err != nil {
 			code := "invalid_dpop_proof"
 			var de *dpop.Error

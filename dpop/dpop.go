@@ -428,7 +428,11 @@ func (c *Checker) Check(headers []string, req Request) (*Proof, error) {
 	if req.JKT != "" && !hmac.Equal([]byte(p.Thumbprint), []byte(req.JKT)) {
 		return nil, fail(RuleBinding, "the proof's key is not the key the token is bound to")
 	}
-	if !c.replay.Add(p.Thumbprint+"|"+p.JTI, p.IAT.Add(c.Window+c.Skew)) {
+	fresh, err := c.replay.Add(p.Thumbprint+"|"+p.JTI, p.IAT.Add(c.Window+c.Skew))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrReplayUnavailable, err)
+	}
+	if !fresh {
 		return nil, fail(RuleReplay, "this proof (jti) was already used")
 	}
 	return p, nil
@@ -528,11 +532,21 @@ func unreserved(c byte) bool {
 }
 
 // ReplayStore remembers proof identifiers until they expire. Add records
-// key until exp and reports false when key is already live, or when it
-// cannot be recorded (a proof then cannot be accepted safely).
+// key until exp and reports false when key is already live (a replay); an
+// error when it cannot record it now (a full cache, a database that does
+// not answer): the proof then cannot be accepted safely, but it is not a
+// replay, and the client may try again.
 type ReplayStore interface {
-	Add(key string, exp time.Time) bool
+	Add(key string, exp time.Time) (bool, error)
 }
+
+// ErrReplayUnavailable: a proof could not be checked against the proofs
+// already seen (Check wraps the ReplayStore's error with it). Not the
+// client's fault: answered 503 with Retry-After, not 401.
+var ErrReplayUnavailable = errors.New("dpop: the proofs already seen cannot be checked now")
+
+// errReplayFull: a ReplayCache full of live entries.
+var errReplayFull = errors.New("the replay cache is full of live proofs")
 
 // ReplayCache remembers proof identifiers until they expire, with a bound
 // on the number of entries.
@@ -549,9 +563,9 @@ func NewReplayCache(max int, now func() time.Time) *ReplayCache {
 	return &ReplayCache{max: max, now: now, entries: map[string]time.Time{}}
 }
 
-// Add records key until exp; false when key is already live or the cache is
-// full of live entries (a proof then cannot be accepted safely).
-func (c *ReplayCache) Add(key string, exp time.Time) bool {
+// Add records key until exp; false when key is already live, an error when
+// the cache is full of live entries (a proof then cannot be accepted safely).
+func (c *ReplayCache) Add(key string, exp time.Time) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
@@ -564,13 +578,13 @@ func (c *ReplayCache) Add(key string, exp time.Time) bool {
 		c.sweep = now
 	}
 	if e, ok := c.entries[key]; ok && e.After(now) {
-		return false
+		return false, nil
 	}
 	if len(c.entries) >= c.max {
-		return false
+		return false, errReplayFull
 	}
 	c.entries[key] = exp
-	return true
+	return true, nil
 }
 
 // Len is the number of entries held.

@@ -194,20 +194,42 @@ func TestReplayedJTI(t *testing.T) {
 func TestReplayCacheExpiresAndIsBounded(t *testing.T) {
 	now := t0
 	rc := NewReplayCache(3, func() time.Time { return now })
+	add := func(k string, exp time.Time) (bool, error) { return rc.Add(k, exp) }
 	for i, k := range []string{"a", "b", "c"} {
-		if !rc.Add(k, now.Add(time.Duration(i+1)*time.Minute)) {
-			t.Fatal("add")
+		if fresh, err := add(k, now.Add(time.Duration(i+1)*time.Minute)); !fresh || err != nil {
+			t.Fatal("add", err)
 		}
 	}
-	if rc.Add("d", now.Add(time.Minute)) {
-		t.Fatal("a full cache of live entries must refuse")
+	if fresh, err := add("b", now.Add(time.Minute)); fresh || err != nil {
+		t.Fatalf("a live key again: fresh %v, err %v; want a replay (false, no error)", fresh, err)
+	}
+	if fresh, err := add("d", now.Add(time.Minute)); fresh || err == nil {
+		t.Fatalf("a full cache of live entries: fresh %v, err %v; want an error (not a replay)", fresh, err)
 	}
 	now = now.Add(90 * time.Second) // "a" expired
-	if !rc.Add("d", now.Add(time.Minute)) || rc.Len() != 3 {
-		t.Fatalf("expired entry not dropped: %d", rc.Len())
+	if fresh, err := add("d", now.Add(time.Minute)); !fresh || err != nil || rc.Len() != 3 {
+		t.Fatalf("expired entry not dropped: %d %v", rc.Len(), err)
 	}
-	if !rc.Add("a", now.Add(time.Minute)) == false && rc.Len() > 3 {
+	if fresh, _ := add("a", now.Add(time.Minute)); fresh || rc.Len() > 3 {
 		t.Fatal("bound exceeded")
+	}
+}
+
+// failingReplay is a ReplayStore that cannot record anything.
+type failingReplay struct{}
+
+func (failingReplay) Add(string, time.Time) (bool, error) { return false, errors.New("database gone") }
+
+// TestReplayStoreErrorIsNotAReplay: when the proofs seen cannot be checked,
+// Check fails with ErrReplayUnavailable, not with the jti_replay rule (the
+// client did nothing wrong and may try again).
+func TestReplayStoreErrorIsNotAReplay(t *testing.T) {
+	h, cl := goodParts()
+	c := &Checker{Now: func() time.Time { return t0 }, Replay: failingReplay{}}
+	_, err := c.Check([]string{build(t, h, cl, ecKey)}, request())
+	var de *Error
+	if !errors.Is(err, ErrReplayUnavailable) || errors.As(err, &de) {
+		t.Fatalf("Check: %v; want ErrReplayUnavailable and no rule", err)
 	}
 }
 

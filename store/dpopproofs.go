@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -11,11 +12,12 @@ const proofPurgeEvery = 1000
 
 // UseProof records the key of a DPoP proof (its key thumbprint and jti)
 // until exp, in the database shared by every instance, and reports whether
-// it was not already recorded and live: false is a replay, or a database
-// that cannot record it (the proof then cannot be accepted safely). One
-// statement outside the write lock: a proof is not a change of the
-// directory and tells no other instance to drop its caches.
-func (d *DB) UseProof(ctx context.Context, key string, exp time.Time) bool {
+// it was not already recorded and live: false is a replay; an error, a
+// database that cannot record it now (the proof then cannot be accepted
+// safely, and the client may try again). One statement outside the write
+// lock: a proof is not a change of the directory and tells no other
+// instance to drop its caches.
+func (d *DB) UseProof(ctx context.Context, key string, exp time.Time) (bool, error) {
 	now := d.now().UnixMilli()
 	if d.proofs.Add(1)%proofPurgeEvery == 0 {
 		_, _ = d.db.ExecContext(ctx, `DELETE FROM dpop_proofs WHERE expires_at <= ?`, now)
@@ -24,8 +26,11 @@ func (d *DB) UseProof(ctx context.Context, key string, exp time.Time) bool {
 		ON CONFLICT (proof_key) DO UPDATE SET expires_at = excluded.expires_at WHERE dpop_proofs.expires_at <= ?`,
 		key, exp.UnixMilli(), now)
 	if err != nil {
-		return false
+		return false, fmt.Errorf("store: dpop proof: %w", busy(err))
 	}
 	n, err := res.RowsAffected()
-	return err == nil && n == 1
+	if err != nil {
+		return false, fmt.Errorf("store: dpop proof: %w", err)
+	}
+	return n == 1, nil
 }

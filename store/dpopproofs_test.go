@@ -27,20 +27,41 @@ func TestProofUsedOnceAcrossInstances(t *testing.T) {
 	}
 	ctx := context.Background()
 	exp := now.Add(65 * time.Second)
-	if !dbs[0].UseProof(ctx, "thumb|jti-1", exp) {
+	use := func(db *store.DB, key string, exp time.Time) bool {
+		t.Helper()
+		fresh, err := db.UseProof(ctx, key, exp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fresh
+	}
+	if !use(dbs[0], "thumb|jti-1", exp) {
 		t.Fatal("a new proof was refused")
 	}
-	if dbs[1].UseProof(ctx, "thumb|jti-1", exp) || dbs[0].UseProof(ctx, "thumb|jti-1", exp) {
+	if use(dbs[1], "thumb|jti-1", exp) || use(dbs[0], "thumb|jti-1", exp) {
 		t.Fatal("a replayed proof was accepted")
 	}
-	if !dbs[1].UseProof(ctx, "thumb|jti-2", exp) {
+	if !use(dbs[1], "thumb|jti-2", exp) {
 		t.Fatal("another proof was refused")
 	}
 	now = exp.Add(time.Second) // clock moves past the window
-	if !dbs[1].UseProof(ctx, "thumb|jti-1", now.Add(65*time.Second)) {
+	if !use(dbs[1], "thumb|jti-1", now.Add(65*time.Second)) {
 		t.Fatal("an expired key could not be recorded again")
 	}
-	if dbs[0].UseProof(ctx, "thumb|jti-1", now.Add(65*time.Second)) {
+	if use(dbs[0], "thumb|jti-1", now.Add(65*time.Second)) {
 		t.Fatal("the key recorded again was accepted twice")
+	}
+}
+
+// TestProofOnAClosedDatabaseIsAnError: a database that cannot record the
+// proof says so (an error), which is not the same as a replay (false).
+func TestProofOnAClosedDatabaseIsAnError(t *testing.T) {
+	db, err := store.Open(context.Background(), storetest.Path(t), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if fresh, err := db.UseProof(context.Background(), "thumb|jti", time.Now().Add(time.Minute)); err == nil || fresh {
+		t.Fatalf("closed database: fresh %v, err %v; want an error", fresh, err)
 	}
 }

@@ -787,6 +787,11 @@ func errorDescription(msg string) string {
 
 // proofError reports a refused DPoP proof and the rule it broke.
 func (a *authenticator) proofError(err error) error {
+	if errors.Is(err, dpop.ErrReplayUnavailable) {
+		// Not the client's fault, nor a replay: it may try again.
+		return handlers.CodeBusy.New("The DPoP proof cannot be checked against the proofs already seen just now; nothing was done. Try again with a new proof in a moment.").
+			WithHeader(http.Header{"Retry-After": {"1"}})
+	}
 	var de *dpop.Error
 	if !errors.As(err, &de) {
 		return err

@@ -401,7 +401,7 @@ func (s *Server) signInIssuer() string {
 // proofLog keeps the DPoP proofs seen in the database (store.UseProof).
 type proofLog struct{ db *store.DB }
 
-func (p proofLog) Add(key string, exp time.Time) bool {
+func (p proofLog) Add(key string, exp time.Time) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return p.db.UseProof(ctx, key, exp)
