@@ -53,6 +53,19 @@ func validRefName(f map[string]string, field, name string) {
 	if strings.ContainsAny(name, "/|?#%\\") || strings.TrimSpace(name) != name {
 		f[field] = field + " cannot contain / \\ | ? # % or surrounding spaces."
 	}
+	if dotSegment(name) {
+		f[field] = dotSegmentMessage(field)
+	}
+}
+
+// dotSegment reports a name that cannot be the last segment of its URL:
+// "." and ".." are dot segments, which browsers, proxies and most clients
+// remove before sending (RFC 3986 §5.2.4), so /roles/../delete would reach
+// the domain's delete instead of the role's.
+func dotSegment(name string) bool { return name == "." || name == ".." }
+
+func dotSegmentMessage(field string) string {
+	return field + " cannot be . or .. (a URL cannot carry them as a name)."
 }
 
 func (h *Domains) actor(r *http.Request) store.Audit {

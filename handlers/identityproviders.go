@@ -137,6 +137,9 @@ func (h *IdentityProviders) validate(p *store.IdentityProvider) map[string]strin
 	if strings.ContainsAny(p.Name, "/?#") {
 		f["Name"] = "Name cannot contain /, ? or #."
 	}
+	if dotSegment(p.Name) {
+		f["Name"] = dotSegmentMessage("Name")
+	}
 	required(f, "Issuer", p.Issuer, "Issuer")
 	checkLen(f, "Issuer", p.Issuer, 500)
 	if p.Issuer != "" && h.OwnIssuer != "" && strings.TrimRight(p.Issuer, "/") == strings.TrimRight(h.OwnIssuer, "/") {

@@ -112,6 +112,9 @@ func validateRef(it *store.ReferenceItem, isNew bool) map[string]string {
 		if strings.ContainsAny(it.Name, "/|?#%") {
 			f["Name"] = "The name cannot contain / | ? # or %."
 		}
+		if dotSegment(it.Name) {
+			f["Name"] = dotSegmentMessage("The name")
+		}
 	}
 	checkLen(f, "Description", it.Description, 500)
 	activeOrInactive(f, &it.Status)
