@@ -57,7 +57,8 @@ func snapshot(t *testing.T, su *api, orgs ...string) string {
 		paths = append(paths, "/organisations/"+o, "/organisations/"+o+"/authority-claims", "/organisations/"+o+"/softwarestatements", "/organisations/"+o+"/contacts")
 	}
 	for _, p := range paths {
-		fmt.Fprintf(&b, "%s %s\n", p, mustMarshal(su.must(200, "GET", p, "")))
+		r, m := su.do("GET", p, "")
+		fmt.Fprintf(&b, "%s %d %s\n", p, r.StatusCode, mustMarshal(m))
 	}
 	return b.String()
 }
@@ -432,5 +433,105 @@ func TestReviewReferenceNamesAreAddressable(t *testing.T) {
 	}
 	if after := snapshot(t, su); after != before {
 		t.Fatalf("refused requests changed something:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// TestReviewSigningKeyKindsStayApart: the SSA keys' retire takes only SSA
+// keys: the federation key's kid under it is a 404 and the federation
+// keeps signing; unknown kids are 404s; rotation takes only a known alg.
+func TestReviewSigningKeyKindsStayApart(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	fed := su.must(200, "GET", "/references/signing-keys/federation", "")["list"].([]any)
+	if len(fed) != 1 {
+		t.Fatalf("federation keys: %v", fed)
+	}
+	fedKid := fed[0].(map[string]any)["kid"].(string)
+	before := snapshot(t, su)
+	for _, kid := range []string{fedKid, "nope", strings.Repeat("k", 5000)} {
+		if r, m := su.do("POST", "/references/signing-keys/"+kid+"/retire", ""); r.StatusCode != 404 {
+			t.Errorf("retire %.40s: %d %v, want 404", kid, r.StatusCode, m)
+		}
+	}
+	for _, body := range []string{`{"alg":"none"}`, `{"alg":"HS256"}`, `{"alg":""}`, `{}`} {
+		if r, m := su.do("POST", "/references/signing-keys", body); r.StatusCode != 422 || fieldsOf(m)["alg"] == "" {
+			t.Errorf("rotate %s: %d %v, want 422 on alg", body, r.StatusCode, m)
+		}
+	}
+	if r, m := su.do("POST", "/references/signing-keys", `{"alg":1}`); r.StatusCode != 400 {
+		t.Errorf("rotate with a number: %d %v", r.StatusCode, m)
+	}
+	if after := snapshot(t, su); after != before {
+		t.Fatalf("refused requests changed something:\nbefore %s\nafter  %s", before, after)
+	}
+	resp, err := http.Get(env.URL + "/.well-known/openid-federation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("entity configuration: %d", resp.StatusCode)
+	}
+}
+
+// TestReviewDuplicateCreatesAtOnce: the same reference item created by
+// several requests at once is made once; the others get 409, none a 5xx.
+// A role becoming Exclusive races claims that would break the rule.
+func TestReviewDuplicateCreatesAtOnce(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	auth := setupDomains(t, su)
+	for _, c := range []struct{ path, body string }{
+		{"/references/authorisation-domains", `{"Name":"Twice"}`},
+		{"/references/authorisation-domains/Payments/roles", `{"Name":"TWICE","Type":"Federation"}`},
+		{"/references/authorities", `{"AuthorityName":"Twice","AuthorityCode":"TW","Country":"GB"}`},
+		{"/references/contact-types", `{"Name":"Twice"}`},
+	} {
+		var wg sync.WaitGroup
+		codes := make(chan int, 6)
+		for range 6 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r, _ := su.do("POST", c.path, c.body)
+				codes <- r.StatusCode
+			}()
+		}
+		wg.Wait()
+		close(codes)
+		n := map[int]int{}
+		for code := range codes {
+			n[code]++
+		}
+		if n[201] != 1 || n[409] != 5 {
+			t.Errorf("%s at once: %v, want one 201 and five 409", c.path, n)
+		}
+	}
+	// Claims on PISP and AISP for one organisation racing PISP becoming
+	// Exclusive: at the end no organisation holds an Exclusive role beside
+	// another.
+	for round := range 4 {
+		x, y := fmt.Sprintf("X%d", round), fmt.Sprintf("Y%d", round)
+		su.must(201, "POST", "/references/authorisation-domains/Payments/roles", `{"Name":"`+x+`","Type":"Federation"}`)
+		su.must(201, "POST", "/references/authorisation-domains/Payments/roles", `{"Name":"`+y+`","Type":"Federation"}`)
+		oid := su.must(201, "POST", "/organisations", org(fmt.Sprintf("Ex%d", round)))["OrganisationId"].(string)
+		grant(t, su, oid, auth, "Payments", x)
+		var wg sync.WaitGroup
+		wg.Add(2)
+		var c1, c2 int
+		go func() {
+			defer wg.Done()
+			r, _ := su.do("POST", "/organisations/"+oid+"/authority-claims", `{"AuthorityId":"`+auth+`","AuthorisationDomain":"Payments","Role":"`+y+`"}`)
+			c1 = r.StatusCode
+		}()
+		go func() {
+			defer wg.Done()
+			r, _ := su.do("PUT", "/references/authorisation-domains/Payments/roles/"+x, `{"Type":"Federation","Exclusive":true}`)
+			c2 = r.StatusCode
+		}()
+		wg.Wait()
+		if !(c1 == 201 && c2 == 409) && !(c1 == 409 && c2 == 200) {
+			t.Fatalf("round %d: claim %d, Exclusive %d", round, c1, c2)
+		}
 	}
 }
