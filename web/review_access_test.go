@@ -535,3 +535,45 @@ func TestReviewDuplicateCreatesAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewWrongMethods: a method a route does not take is a 405
+// problem+json with the Allow header RFC 9110 §15.5.6 requires, and
+// changes nothing.
+func TestReviewWrongMethods(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	auth := setupDomains(t, su)
+	oid := su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	cid := grant(t, su, oid, auth, "Payments", "PISP")
+	wh := su.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/h","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
+	before := snapshot(t, su, oid)
+	for _, c := range []struct{ method, path, allow string }{
+		{"PATCH", "/references/authorisation-domains/Payments", "DELETE, GET, PUT"},
+		{"POST", "/references/authorisation-domains/Payments", "DELETE, GET, PUT"},
+		{"DELETE", "/references/authorisation-domains/Payments/roles", "GET, POST"},
+		{"PATCH", "/references/authorities/" + auth, "DELETE, GET, PUT"},
+		{"PATCH", "/organisations/" + oid + "/authority-claims/" + cid, "GET, PUT"},
+		{"DELETE", "/organisations/" + oid + "/authority-claims/" + cid, "GET, PUT"},
+		{"PUT", "/organisations/" + oid + "/authority-claims", "GET, POST"},
+		{"POST", "/changes", "GET"},
+		{"GET", "/references/webhooks/" + wh + "/rotate-secret", "POST"},
+		{"PATCH", "/references/webhooks/" + wh, "DELETE, GET, PUT"},
+		{"DELETE", "/references/identity-providers/x", "GET, PUT"},
+		{"PUT", "/references/signing-keys/federation", "GET, POST"},
+		{"PATCH", "/users/super/admin@example.com", "GET, PUT"},
+		{"POST", "/users/data-administrators/dana@example.com", "GET, PUT"},
+	} {
+		r, m := su.do(c.method, c.path, `{}`)
+		allow := strings.Split(strings.ReplaceAll(r.Header.Get("Allow"), " ", ""), ",")
+		sort.Strings(allow)
+		if r.StatusCode != 405 || r.Header.Get("Content-Type") != "application/problem+json" || len(m["errors"].([]any)) == 0 {
+			t.Errorf("%s %s: %d %s %v, want a 405 problem", c.method, c.path, r.StatusCode, r.Header.Get("Content-Type"), m)
+		}
+		if got := strings.Join(allow, ", "); got != c.allow && got != strings.Replace(c.allow, "GET", "GET, HEAD", 1) {
+			t.Errorf("%s %s: Allow %q, want %q", c.method, c.path, r.Header.Get("Allow"), c.allow)
+		}
+	}
+	if after := snapshot(t, su, oid); after != before {
+		t.Fatalf("refused requests changed something:\nbefore %s\nafter  %s", before, after)
+	}
+}

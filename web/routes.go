@@ -51,8 +51,11 @@ func (s *Server) routes() http.Handler {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		handlers.WriteError(w, r, handlers.CodeNotFound.New("There is nothing at "+r.URL.Path+"."))
 	})
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		handlers.WriteError(w, r, handlers.CodeMethodNotAllowed.New(r.Method+" is not allowed on "+r.URL.Path+"."))
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		if allow := allowedMethods(r, req); allow != "" {
+			w.Header().Set("Allow", allow) // a 405 must say what is allowed (RFC 9110 §15.5.6)
+		}
+		handlers.WriteError(w, req, handlers.CodeMethodNotAllowed.New(req.Method+" is not allowed on "+req.URL.Path+"."))
 	})
 
 	// Operations.
@@ -392,6 +395,31 @@ func (s *Server) routes() http.Handler {
 		})
 	})
 	return r
+}
+
+// allowedMethods lists the methods the router takes at the request's path,
+// for the Allow header of a 405 (chi sets it only without a handler of our
+// own).
+func allowedMethods(mux *chi.Mux, r *http.Request) string {
+	path := r.URL.RawPath
+	if path == "" {
+		path = r.URL.Path
+	}
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if p := mux.Find(chi.NewRouteContext(), m, path); p != "" && !alwaysRefused[m+" "+p] {
+			allow = append(allow, m)
+		}
+	}
+	return strings.Join(allow, ", ")
+}
+
+// alwaysRefused are the routes whose handler answers 405 with its own
+// reason (nothing of theirs is ever deleted): no Allow lists them.
+var alwaysRefused = map[string]bool{
+	"DELETE /api/users/super/{email}":                              true,
+	"DELETE /api/users/data-administrators/{email}":                true,
+	"DELETE /api/organisations/{orgID}/authority-claims/{claimID}": true,
 }
 
 // noHardDelete answers DELETE on administrators: removal is Status Inactive.
