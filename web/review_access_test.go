@@ -577,3 +577,28 @@ func TestReviewWrongMethods(t *testing.T) {
 		t.Fatalf("refused requests changed something:\nbefore %s\nafter  %s", before, after)
 	}
 }
+
+// TestReviewClaimStaleIfMatch: a claim's PUT with a stale If-Match is a
+// 412 that changes nothing; with the current ETag it passes.
+func TestReviewClaimStaleIfMatch(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	auth := setupDomains(t, su)
+	dana := newAPIWithInvite(t, env, su, "dana@example.com")
+	oid := su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	path := "/organisations/" + oid + "/authority-claims/" + grant(t, dana, oid, auth, "Payments", "PISP")
+	r, _ := dana.do("GET", path, "")
+	etag := r.Header.Get("ETag")
+	dana.must(200, "PUT", path, `{"RegistrationId":"R-2","Status":"Active"}`)
+	before := snapshot(t, su, oid)
+	if r, m := dana.do("PUT", path, `{"RegistrationId":"R-3","Status":"Inactive"}`, "If-Match", etag); r.StatusCode != 412 || r.Header.Get("Content-Type") != "application/problem+json" {
+		t.Fatalf("stale If-Match: %d %v", r.StatusCode, m)
+	}
+	if after := snapshot(t, su, oid); after != before {
+		t.Fatalf("a 412 changed something:\nbefore %s\nafter  %s", before, after)
+	}
+	r, _ = dana.do("GET", path, "")
+	if r, m := dana.do("PUT", path, `{"RegistrationId":"R-3","Status":"Inactive"}`, "If-Match", r.Header.Get("ETag")); r.StatusCode != 200 || m["Status"] != "Inactive" {
+		t.Fatalf("current If-Match: %d %v", r.StatusCode, m)
+	}
+}
