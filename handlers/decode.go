@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,7 +36,8 @@ func ListSize(r *http.Request, size int) int {
 	return 200
 }
 
-// Decode reads a JSON body (unknown fields refused) or a form into dst.
+// Decode reads a JSON body (unknown fields, names in another case and
+// repeated members refused: jsonkeys.go) or a form into dst.
 // Forms are mapped by the `json` tag name of each string field.
 func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -48,7 +50,14 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 		if ct == "" && IsAPI(r) {
 			return CodeUnsupportedMediaType.New("send Content-Type: application/json")
 		}
-		dec := json.NewDecoder(r.Body)
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return jsonError(err)
+		}
+		if err := checkKeys(body, reflect.TypeOf(dst)); err != nil {
+			return err
+		}
+		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(dst); err != nil {
 			return jsonError(err)

@@ -1,0 +1,170 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// checkKeys walks a JSON body beside the Go type it is decoded into and
+// refuses what encoding/json would quietly accept (docs/design.md §4):
+//
+//   - a member name that matches a field only when case is ignored
+//     ({"organisationName": …} for OrganisationName): encoding/json takes
+//     it; our field names are case-sensitive, so it is an unknown field;
+//   - a member that appears twice in one object ({"Status":"Inactive",
+//     "Status":"Active"}): encoding/json keeps the last, a proxy or a
+//     validator in front of us may have read the first.
+//
+// Values decoded into `any`, maps or types with their own UnmarshalJSON
+// are checked for repeated members only. Type mismatches are left to the
+// decoder, which names them.
+func checkKeys(body []byte, t reflect.Type) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	err := walkValue(dec, t, "")
+	if _, ok := err.(*Error); ok {
+		return err
+	}
+	return nil // malformed JSON: the decoder says so
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// walkValue reads one value from dec; t is the type it is decoded into
+// (nil: anything).
+func walkValue(dec *json.Decoder, t reflect.Type, path string) error {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t != nil && (reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType)) {
+		t = nil // its own shape
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return nil // a scalar
+	}
+	switch d {
+	case '[':
+		var elem reflect.Type
+		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			elem = t.Elem()
+		}
+		for dec.More() {
+			if err := walkValue(dec, elem, path); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token() // ]
+		return err
+	case '{':
+		var fields map[string]reflect.Type
+		var folded map[string]string
+		var elem reflect.Type
+		switch {
+		case t != nil && t.Kind() == reflect.Struct:
+			fields, folded = jsonFields(t)
+		case t != nil && t.Kind() == reflect.Map:
+			elem = t.Elem()
+		}
+		seen := map[string]bool{}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			key, _ := tok.(string)
+			name := key
+			if path != "" {
+				name = path + "." + key
+			}
+			if seen[key] {
+				return CodeMalformedJSON.New("member " + name + " appears more than once").
+					WithFields(FieldError{Field: name, Code: FieldInvalid, Message: "appears more than once"})
+			}
+			seen[key] = true
+			vt := elem
+			if fields != nil {
+				ft, exact := fields[key]
+				if !exact {
+					if want, near := folded[strings.ToLower(key)]; near {
+						return CodeUnknownField.New("unknown field " + name + " (field names are case-sensitive: " + want + ")").
+							WithFields(FieldError{Field: name, Code: FieldUnknownField, Message: "not a field of this resource; did you mean " + want + "?"})
+					}
+					// Unknown altogether: the decoder refuses it by name.
+				}
+				vt = ft
+			}
+			if err := walkValue(dec, vt, name); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token() // }
+		return err
+	}
+	return nil
+}
+
+// jsonFields maps the JSON member names of struct type t to their types
+// (embedded structs' fields promoted, as encoding/json does) and their
+// lower-case forms to the names.
+func jsonFields(t reflect.Type) (map[string]reflect.Type, map[string]string) {
+	if f, ok := fieldCache.Load(t); ok {
+		e := f.(fieldEntry)
+		return e.exact, e.folded
+	}
+	exact, folded := map[string]reflect.Type{}, map[string]string{}
+	var add func(t reflect.Type)
+	add = func(t reflect.Type) {
+		// A struct's own fields first: they hide an embedded struct's
+		// fields of the same name, as in encoding/json.
+		var embedded []reflect.Type
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			name, _, _ := strings.Cut(tag, ",")
+			if f.Anonymous && name == "" {
+				ft := f.Type
+				if ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if ft.Kind() == reflect.Struct {
+					embedded = append(embedded, ft)
+					continue
+				}
+			}
+			if !f.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if _, dup := exact[name]; !dup {
+				exact[name] = f.Type
+				folded[strings.ToLower(name)] = name
+			}
+		}
+		for _, e := range embedded {
+			add(e)
+		}
+	}
+	add(t)
+	fieldCache.Store(t, fieldEntry{exact, folded})
+	return exact, folded
+}
+
+type fieldEntry struct {
+	exact  map[string]reflect.Type
+	folded map[string]string
+}
+
+var fieldCache sync.Map // reflect.Type → fieldEntry
