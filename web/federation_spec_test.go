@@ -199,3 +199,31 @@ func TestFederationStatementHasNoEmptyPolicies(t *testing.T) {
 		t.Fatalf("a subject without policies has metadata_policy %v", mp)
 	}
 }
+
+// TestFederationWrongMethodIsAFederationError: the federation endpoints
+// take GET; any other method is a 405 with Allow and the federation's JSON
+// error shape ({error, error_description}), as the standalone anchor
+// answers, not the console's error page.
+func TestFederationWrongMethodIsAFederationError(t *testing.T) {
+	env := webtest.Start(t, nil)
+	for _, path := range []string{"/.well-known/openid-federation", "/federation/fetch", "/federation/list", "/federation/resolve"} {
+		for _, method := range []string{"POST", "PUT", "DELETE"} {
+			req, _ := http.NewRequest(method, env.URL+path, strings.NewReader("sub=x"))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var e struct {
+				Error       string `json:"error"`
+				Description string `json:"error_description"`
+			}
+			if resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET" || resp.Header.Get("Content-Type") != "application/json" ||
+				json.Unmarshal(b, &e) != nil || e.Error != "invalid_request" || e.Description == "" {
+				t.Errorf("%s %s: %d Allow %q %s %s", method, path, resp.StatusCode, resp.Header.Get("Allow"), resp.Header.Get("Content-Type"), b)
+			}
+		}
+	}
+}

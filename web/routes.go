@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/trustframe/trustframe/federation/anchor"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/lifecycle"
@@ -54,6 +55,12 @@ func (s *Server) routes() http.Handler {
 	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
 		if allow := allowedMethods(r, req); allow != "" {
 			w.Header().Set("Allow", allow) // a 405 must say what is allowed (RFC 9110 §15.5.6)
+		}
+		if req.URL.Path == "/.well-known/openid-federation" || strings.HasPrefix(req.URL.Path, "/federation/") {
+			// Federation endpoints answer errors in their own JSON shape
+			// (docs/design.md §13), as the standalone anchor does.
+			anchor.WriteError(w, http.StatusMethodNotAllowed, "invalid_request", req.Method+" is not allowed on "+req.URL.Path+"; only GET is served")
+			return
 		}
 		handlers.WriteError(w, req, handlers.CodeMethodNotAllowed.New(req.Method+" is not allowed on "+req.URL.Path+"."))
 	})

@@ -201,6 +201,10 @@ func (c *Contract) Check(req *http.Request, status int, header http.Header, body
 			return c.checkProblem(mt, body)
 		case api:
 			return fmt.Sprintf("%s %s is not in the OpenAPI description (status %d)", req.Method, path, status)
+		case status == http.StatusMethodNotAllowed && c.described(path) && mt == "application/json":
+			// A described federation endpoint asked with a method it does
+			// not take answers the federation's own error object.
+			return checkFedError(body)
 		case isJSON(mt):
 			if mt == "application/problem+json" {
 				return c.checkProblem(mt, body)
@@ -388,4 +392,17 @@ func varyHas(h http.Header, name string) bool {
 		}
 	}
 	return false
+}
+
+// checkFedError checks an OpenID Federation error object: error and
+// error_description, both strings, error not empty.
+func checkFedError(body []byte) string {
+	var e struct {
+		Error       *string `json:"error"`
+		Description *string `json:"error_description"`
+	}
+	if err := json.Unmarshal(body, &e); err != nil || e.Error == nil || *e.Error == "" || e.Description == nil {
+		return "a federation error must be {error, error_description}: " + string(body)
+	}
+	return ""
 }
