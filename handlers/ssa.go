@@ -1,10 +1,12 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -287,6 +289,23 @@ func (h *SSA) ListFederationKeys(w http.ResponseWriter, r *http.Request) {
 // RotateFederationKey makes a new federation signing key; the previous one
 // stops signing and stays published for a statement lifetime.
 func (h *SSA) RotateFederationKey(w http.ResponseWriter, r *http.Request) {
+	// Nothing to choose (one algorithm): a body, when there is one, must
+	// be an empty object; a field in it is refused, not ignored.
+	if IsAPI(r) {
+		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+		if err != nil {
+			WriteError(w, r, CodeTooLarge.New("the body is too large"))
+			return
+		}
+		if len(bytes.TrimSpace(b)) > 0 {
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			var none struct{}
+			if err := Decode(w, r, &none); err != nil {
+				WriteError(w, r, err)
+				return
+			}
+		}
+	}
 	jwk, err := h.FedKeys.Rotate(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email})
 	h.Saved(w, r, Saved{Err: err, Flash: "New federation key " + jwk.KeyID + " signs from now on.", Page: "/references/signing-keys", Status: http.StatusCreated, Body: jwk})
 }

@@ -315,7 +315,16 @@ func TestFederationKeyRotation(t *testing.T) {
 		t.Fatalf("published after rotation: %v (old %s)", kids, oldKid)
 	}
 	list := a.must(200, "GET", "/references/signing-keys/federation", "")
-	_ = list
+	// A body with a field is refused, and makes no key; {} is a rotation.
+	for _, body := range []string{`{"alg":"ES384"}`, `{"kty":"RSA"}`, `[]`, `{`} {
+		if r, m := a.do("POST", "/references/signing-keys/federation", body); r.StatusCode != 400 {
+			t.Errorf("rotate with %s: %d %v", body, r.StatusCode, m)
+		}
+	}
+	if again := a.must(200, "GET", "/references/signing-keys/federation", ""); toJSON(t, again) != toJSON(t, list) {
+		t.Fatalf("a refused rotation changed the keys:\n%v\n%v", list, again)
+	}
+	a.must(201, "POST", "/references/signing-keys/federation", `{}`)
 }
 
 // TestPolicySimulator: the merged policy and the metadata it yields, or a
