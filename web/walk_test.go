@@ -1,0 +1,63 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// Findings of a walk through the console as a new user (a Super User and a
+// Data Administrator setting up domains, roles, claims, applications, SSAs
+// and policies).
+
+// TestConsoleRoleFormErrorIsTiedToItsField: a refused new role (Domains and
+// Roles) marks its Name field as the other forms do, so the field is shown
+// in error, gets focus (static/console.js focuses [aria-invalid]) and a
+// screen reader reads the message with it.
+func TestConsoleRoleFormErrorIsTiedToItsField(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	su.must(201, "POST", "/references/authorisation-domains", `{"Name":"Payments"}`)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.PostForm(env.URL+"/references/authorisation-domains/Payments/roles", url.Values{"Name": {""}, "Type": {"Directory"}, "Exclusive": {"true"}, "Description": {"Payment initiation"}, "Status": {"Active"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	in := doc.Find("input#role-name-Payments")
+	msg := doc.Find("#role-name-Payments-error")
+	if msg.Text() == "" {
+		t.Fatal("no message beside the role name")
+	}
+	if v, _ := in.Attr("aria-invalid"); v != "true" {
+		t.Errorf("role name input has aria-invalid %q, want true", v)
+	}
+	if v, _ := in.Attr("aria-describedby"); v != "role-name-Payments-error" {
+		t.Errorf("role name input has aria-describedby %q, want role-name-Payments-error", v)
+	}
+	// The other forms of the page are not marked.
+	if n := doc.Find(`[aria-invalid="true"]`).Length(); n != 1 {
+		t.Errorf("%d fields marked invalid, want 1", n)
+	}
+	form := doc.Find("details[open] [data-testid=role-form]")
+	if !strings.Contains(form.Text(), "Add role") {
+		t.Fatal("the role form is not open")
+	}
+	// What was typed stays (nothing to type again).
+	if v, _ := form.Find("#role-desc-Payments").Attr("value"); v != "Payment initiation" {
+		t.Errorf("description kept as %q", v)
+	}
+	if _, ok := form.Find("[data-testid=role-exclusive]").Attr("checked"); !ok {
+		t.Error("Exclusive not kept")
+	}
+	if v, _ := form.Find("#role-type-Payments option[selected]").Attr("value"); v != "Directory" {
+		t.Errorf("type kept as %q", v)
+	}
+}
