@@ -1,6 +1,9 @@
 package web_test
 
 import (
+	"slices"
+
+	"github.com/PuerkitoBio/goquery"
 	"net/http"
 	"net/url"
 	"strings"
@@ -59,5 +62,47 @@ func TestConsoleRoleFormErrorIsTiedToItsField(t *testing.T) {
 	}
 	if v, _ := form.Find("#role-type-Payments option[selected]").Attr("value"); v != "Directory" {
 		t.Errorf("type kept as %q", v)
+	}
+}
+
+// TestAuditSubjectTypeIsPicked: the audit log's Subject type filter is a
+// list of the subject types the log holds, as Action is: typed by hand, a
+// user had to guess AuthorityClaim or RoleMetadataPolicy, and "organisation"
+// (lower case) found nothing.
+func TestAuditSubjectTypeIsPicked(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	auth := setupDomains(t, su)
+	oid := su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	grant(t, su, oid, auth, "Payments", "PISP")
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.Get(env.URL + "/audit?Subject=AuthorityClaim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	sel := doc.Find(`[data-testid=audit-filter] select[name=Subject]`)
+	if sel.Length() != 1 {
+		t.Fatalf("no Subject type list in the audit filter")
+	}
+	var opts []string
+	sel.Find("option").Each(func(_ int, o *goquery.Selection) {
+		v, _ := o.Attr("value")
+		opts = append(opts, v)
+	})
+	for _, want := range []string{"", "AuthorityClaim", "Organisation", "Role", "AuthorisationDomain"} {
+		if !slices.Contains(opts, want) {
+			t.Errorf("Subject type options %v lack %q", opts, want)
+		}
+	}
+	if v, _ := sel.Find("option[selected]").Attr("value"); v != "AuthorityClaim" {
+		t.Errorf("selected %q, want AuthorityClaim", v)
+	}
+	if n := doc.Find("[data-testid=audit-count]").Text(); !strings.HasPrefix(strings.TrimSpace(n), "1 event") {
+		t.Errorf("count %q, want 1 event", n)
+	}
+	if id, _ := sel.Attr("id"); id == "" || doc.Find(`label[for="`+id+`"]`).Length() != 1 && sel.Closest("label").Length() != 1 {
+		t.Error("the Subject type list has no label")
 	}
 }
