@@ -605,7 +605,7 @@ func AppFormPage(s Shell, f AppForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("FederationEntityId", "Federation entity ID (optional; the directory's federation lists it, docs/design.md §13)", "url", f.App.FederationEntityID, f.Errors["FederationEntityId"], false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Input("FederationEntityId", "Federation entity ID (optional; the directory's OpenID Federation lists the application under it)", "url", f.App.FederationEntityID, f.Errors["FederationEntityId"], false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
