@@ -746,7 +746,7 @@ func Audit(s Shell, p AuditPage) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "<h1>Audit</h1><form method=\"get\" action=\"/audit\" class=\"tf-filters\" role=\"search\" data-testid=\"audit-filter\"><label for=\"audit-subject-filter\">Subject type <select id=\"audit-subject-filter\" name=\"Subject\"><option value=\"\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "<h1>Audit</h1><form method=\"get\" action=\"/audit\" class=\"tf-filters\" role=\"search\" aria-label=\"Filter the audit log\" data-testid=\"audit-filter\"><label for=\"audit-subject-filter\">Subject type <select id=\"audit-subject-filter\" name=\"Subject\"><option value=\"\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -132,3 +132,37 @@ func TestApplicationFormSpeaksToUsers(t *testing.T) {
 		t.Errorf("the form cites the design document: %q", label)
 	}
 }
+
+// TestSearchLandmarksHaveNames: a page with a filter form has two search
+// landmarks (the header's quick find and the filter); each needs its own
+// name, or a screen reader's landmark list shows two "search" alike (axe
+// landmark-unique).
+func TestSearchLandmarksHaveNames(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for _, p := range []string{"/organisations", "/audit"} {
+		resp, err := c.Get(env.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := docOf(t, resp)
+		names := map[string]bool{}
+		doc.Find(`[role=search], search`).Each(func(_ int, s *goquery.Selection) {
+			name, _ := s.Attr("aria-label")
+			if id, ok := s.Attr("aria-labelledby"); ok {
+				name = doc.Find("#" + id).Text()
+			}
+			name = strings.TrimSpace(name)
+			if name == "" {
+				t.Errorf("%s: a search landmark without a name: %s", p, goquery.NodeName(s)+"."+s.AttrOr("class", "")+" "+s.AttrOr("data-testid", ""))
+			} else if names[name] {
+				t.Errorf("%s: two search landmarks named %q", p, name)
+			}
+			names[name] = true
+		})
+		if len(names) == 0 {
+			t.Errorf("%s: no search landmark", p)
+		}
+	}
+}
