@@ -17,7 +17,6 @@ type policyStore interface {
 	ListRoleMetadataPolicies(ctx context.Context) ([]store.RoleMetadataPolicy, error)
 	GetRoleMetadataPolicy(ctx context.Context, id string) (store.RoleMetadataPolicy, error)
 	SaveRoleMetadataPolicy(ctx context.Context, a store.Audit, p store.RoleMetadataPolicy, check func(store.RoleMetadataPolicy) error) (store.RoleMetadataPolicy, error)
-	ListAuthorisationDomains(ctx context.Context) ([]store.AuthorisationDomain, error)
 	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
 }
 
@@ -41,6 +40,7 @@ type policyIn struct {
 
 // policyForm is the browser form (the policy as text).
 type policyForm struct {
+	DomainRole          string `json:"DomainRole"` // the console's one list: "Payments/PISP"
 	AuthorisationDomain string `json:"AuthorisationDomain"`
 	Role                string `json:"Role"`
 	EntityType          string `json:"EntityType"`
@@ -56,22 +56,14 @@ func (h *Policies) page(w http.ResponseWriter, r *http.Request, status int, form
 		return
 	}
 	form.EntityTypes = federation.EntityTypes
-	doms, err := h.Store.ListAuthorisationDomains(r.Context())
-	if err != nil {
-		WriteError(w, r, during("ListAuthorisationDomains", err))
-		return
-	}
 	roles, err := h.Store.ListDomainRoles(r.Context(), "")
 	if err != nil {
 		WriteError(w, r, during("ListDomainRoles", err))
 		return
 	}
-	for _, d := range doms {
-		form.DomainOpts = append(form.DomainOpts, views.Option{Value: d.Name, Label: d.Name, Selected: d.Name == form.AuthorisationDomain})
-	}
 	for _, ro := range roles {
 		if ro.Type == "Federation" {
-			form.RoleOpts = append(form.RoleOpts, views.Option{Value: ro.Name, Label: ro.AuthorisationDomain + ": " + ro.Name,
+			form.RoleOpts = append(form.RoleOpts, views.Option{Value: ro.AuthorisationDomain + "/" + ro.Name, Label: ro.AuthorisationDomain + ": " + ro.Name,
 				Selected: ro.Name == form.Role && ro.AuthorisationDomain == form.AuthorisationDomain})
 		}
 	}
@@ -141,6 +133,9 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	if isAPI {
 		p = store.RoleMetadataPolicy{AuthorisationDomain: in.AuthorisationDomain, Role: in.Role, EntityType: in.EntityType, Policy: in.Policy, Description: in.Description, Status: in.Status}
 	} else {
+		if form.DomainRole != "" {
+			form.AuthorisationDomain, form.Role, _ = strings.Cut(form.DomainRole, "/")
+		}
 		p = store.RoleMetadataPolicy{AuthorisationDomain: form.AuthorisationDomain, Role: form.Role, EntityType: form.EntityType, Policy: json.RawMessage(form.Policy), Description: form.Description, Status: form.Status}
 	}
 	p.PolicyID = PathParam(r, "policyID")
@@ -155,7 +150,19 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 		Page: "/references/role-metadata-policies", Status: http.StatusOK, Body: saved, ETag: saved,
 		Again: anyAgain(func(e *Error) {
 			h.page(w, r, e.Status, views.PolicyForm{AuthorisationDomain: p.AuthorisationDomain, Role: p.Role, EntityType: p.EntityType, Policy: string(p.Policy),
-				Description: p.Description, Errors: fieldMessages(e, "Role")})
+				Description: p.Description, Errors: domainRoleErrors(fieldMessages(e, "DomainRole"))})
 		}),
 	}.Created(isNew, "/api/references/role-metadata-policies/"+saved.PolicyID))
+}
+
+// domainRoleErrors shows the errors of AuthorisationDomain and Role beside
+// the console's one list of domain roles (DomainRole).
+func domainRoleErrors(m map[string]string) map[string]string {
+	for _, f := range []string{"AuthorisationDomain", "Role"} {
+		if m[f] != "" {
+			m["DomainRole"] = strings.TrimSpace(m["DomainRole"] + " " + m[f])
+			delete(m, f)
+		}
+	}
+	return m
 }

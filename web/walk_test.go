@@ -218,3 +218,69 @@ func TestConflictLeadsToWhatIsInTheWay(t *testing.T) {
 		t.Errorf("contact type in use: %d, link %q", resp.StatusCode, href)
 	}
 }
+
+// TestPolicyFormPicksDomainAndRoleTogether: the new-policy form offers one
+// list of domain roles ("Payments: PISP"), as the Roles tab's claim form
+// does. It had a domain list and a role list whose options already named
+// their domain: picking "Data: DATA" with the domain left at Payments was
+// refused ("DATA" is not a role of the domain "Payments"), and with a role
+// name in two domains the lists could not tell them apart.
+func TestPolicyFormPicksDomainAndRoleTogether(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	setupDomains(t, su)
+	su.must(201, "POST", "/references/authorisation-domains/Data/roles", `{"Name":"PISP","Type":"Federation"}`)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.Get(env.URL + "/references/role-metadata-policies")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	form := doc.Find("[data-testid=policy-form]")
+	if n := form.Find("select[name=AuthorisationDomain]").Length(); n != 0 {
+		t.Errorf("the form has a separate domain list beside the role list")
+	}
+	var vals []string
+	form.Find("select[name=DomainRole] option").Each(func(_ int, o *goquery.Selection) { vals = append(vals, o.AttrOr("value", "")) })
+	for _, want := range []string{"Payments/PISP", "Data/PISP", "Data/DATA"} {
+		if !slices.Contains(vals, want) {
+			t.Errorf("domain and role options %v lack %s", vals, want)
+		}
+	}
+	// Data's PISP, picked from the one list, is saved for Data.
+	resp, err = c.PostForm(env.URL+"/references/role-metadata-policies", url.Values{"DomainRole": {"Data/PISP"}, "EntityType": {"openid_relying_party"},
+		"Policy": {`{"grant_types":{"subset_of":["authorization_code"]}}`}, "Status": {"Active"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("save: %d", resp.StatusCode)
+	}
+	list := su.must(200, "GET", "/references/role-metadata-policies", "")["list"].([]any)
+	if len(list) != 1 || list[0].(map[string]any)["AuthorisationDomain"] != "Data" || list[0].(map[string]any)["Role"] != "PISP" {
+		t.Fatalf("saved %v", list)
+	}
+	id := list[0].(map[string]any)["PolicyId"].(string)
+	// Its edit form shows that one choice, not Payments' PISP.
+	resp, err = c.Get(env.URL + "/references/role-metadata-policies")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc = docOf(t, resp)
+	sel := doc.Find("[data-testid=policy-edit-form] select[name=DomainRole] option[selected]")
+	if sel.Length() != 1 || sel.AttrOr("value", "") != "Data/PISP" {
+		t.Errorf("edit form selects %d option(s), %q", sel.Length(), sel.AttrOr("value", ""))
+	}
+	// A refused save shows its message beside the one list.
+	resp, err = c.PostForm(env.URL+"/references/role-metadata-policies/"+id, url.Values{"DomainRole": {"Data/NOPE"}, "EntityType": {"openid_relying_party"},
+		"Policy": {`{"grant_types":{"subset_of":["authorization_code"]}}`}, "Status": {"Active"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc = docOf(t, resp)
+	if resp.StatusCode != 422 || doc.Find("#e-DomainRole").Text() == "" {
+		t.Errorf("refused save: %d, message beside the list %q", resp.StatusCode, doc.Find("#e-DomainRole").Text())
+	}
+}
