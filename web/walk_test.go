@@ -284,3 +284,23 @@ func TestPolicyFormPicksDomainAndRoleTogether(t *testing.T) {
 		t.Errorf("refused save: %d, message beside the list %q", resp.StatusCode, doc.Find("#e-DomainRole").Text())
 	}
 }
+
+// TestOrganisationHeaderReadsAsWords: the line under an organisation's
+// name reads "12345678 · GB · Pending"; the status word was glued to the
+// dot ("GB ·Pending").
+func TestOrganisationHeaderReadsAsWords(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	oid := su.must(201, "POST", "/organisations", `{"OrganisationName":"Acme","RegistrationNumber":"12345678","CountryOfRegistration":"GB"}`)["OrganisationId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.Get(env.URL + "/organisations/" + oid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	line := strings.Join(strings.Fields(doc.Find("hgroup p").First().Text()), " ")
+	if !strings.HasPrefix(line, "12345678 · GB · ") {
+		t.Errorf("header line %q", line)
+	}
+}
