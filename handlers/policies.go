@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -104,6 +106,10 @@ func validatePolicy(in *store.RoleMetadataPolicy) error {
 	checkLen(f, "Description", in.Description, 500)
 	activeOrInactive(f, &in.Status)
 	e := Validation(f)
+	if msg := jsonMistake(in.Policy); msg != "" {
+		e.Fields = append(e.Fields, FieldError{Code: FieldInvalidPolicy, Field: "Policy", Message: msg})
+		return e
+	}
 	for _, pe := range federation.ValidatePolicy(in.Policy) {
 		msg := pe.Message
 		if pe.Parameter != "" {
@@ -165,4 +171,20 @@ func domainRoleErrors(m map[string]string) map[string]string {
 		}
 	}
 	return m
+}
+
+// jsonMistake says what is wrong with a policy typed in the console that is
+// not JSON, and where ("" when it is JSON, or empty: ValidatePolicy names
+// that).
+func jsonMistake(raw []byte) string {
+	if len(bytes.TrimSpace(raw)) == 0 || json.Valid(raw) {
+		return ""
+	}
+	var v any
+	err := json.Unmarshal(raw, &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("The policy is not valid JSON: %s (at character %d).", se.Error(), se.Offset)
+	}
+	return "The policy is not valid JSON: " + err.Error() + "."
 }

@@ -335,3 +335,32 @@ func TestSSAIsShownReadable(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyJSONMistakeIsNamed: a policy typed with a JSON mistake (a
+// missing brace) is refused beside the field with what is wrong and where;
+// it said "the policy must be a JSON object of metadata parameters", which
+// the user had typed. What was typed stays in the field.
+func TestPolicyJSONMistakeIsNamed(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	setupDomains(t, su)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	typed := `{"grant_types": {"subset_of": ["authorization_code"]}`
+	resp, err := c.PostForm(env.URL+"/references/role-metadata-policies", url.Values{"DomainRole": {"Payments/PISP"}, "EntityType": {"openid_relying_party"},
+		"Policy": {typed}, "Status": {"Active"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	msg := doc.Find("#e-Policy").Text()
+	if resp.StatusCode != 422 || !strings.Contains(msg, "not valid JSON") || !strings.Contains(msg, "character") {
+		t.Errorf("%d, message %q", resp.StatusCode, msg)
+	}
+	if got := doc.Find("#f-Policy").Text(); got != typed {
+		t.Errorf("the field holds %q", got)
+	}
+	if l := su.must(200, "GET", "/references/role-metadata-policies", "")["list"].([]any); len(l) != 0 {
+		t.Errorf("%d policies saved", len(l))
+	}
+}
