@@ -54,3 +54,25 @@ func TestEndToEndControlsAreNotStretched(t *testing.T) {
 		t.Errorf("Generate SSA's bottom is %.0f px from the list's", gap)
 	}
 }
+
+// TestEndToEndBreadcrumbHasDividers: the crumbs are divided ("Organisations
+// › Acme Bank › Roles"). The nav was labelled "Breadcrumb" and Pico styles
+// nav[aria-label=breadcrumb] only (attribute values match case-sensitively):
+// the crumbs stood apart like three links of a menu.
+func TestEndToEndBreadcrumbHasDividers(t *testing.T) {
+	env := webtest.Start(t, nil)
+	api := newAPIClient(t, env)
+	org := api.call("POST", "/organisations", `{"OrganisationName":"Acme Bank","RegistrationNumber":"12345678","CountryOfRegistration":"GB"}`, 201)
+	ctx := newBrowser(t)
+	signIn(t, ctx, env.URL, "admin@example.com")
+	if err := chromedp.Do(ctx, chromedp.Navigate(env.URL+"/organisations/"+org["OrganisationId"].(string)+"/contacts"), chromedp.WaitVisible(chromedp.CSS(`main h1`))); err != nil {
+		t.Fatal(err)
+	}
+	divider, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const crumbs = [...document.querySelectorAll("nav")].find(n => /breadcrumb/i.test(n.getAttribute("aria-label") || "")); return getComputedStyle(crumbs.querySelector("li"), "::after").content })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if divider == "" || divider == "none" || divider == "normal" {
+		t.Errorf("no divider after the first crumb (content %q)", divider)
+	}
+}
