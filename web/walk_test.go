@@ -403,3 +403,23 @@ func TestClaimFormOffersOnlyClaimableRoles(t *testing.T) {
 		t.Error("Data/DATA not offered once Data Office covers Data")
 	}
 }
+
+// TestImportPageSaysRolesAreNotImported: the import takes the export's
+// columns, Roles among them, and ignores Roles (a role is an authority
+// claim, recorded on its own). The page said only CreatedOn and UpdatedOn
+// were ignored: a user importing an export with roles found none and no
+// word why.
+func TestImportPageSaysRolesAreNotImported(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.Get(env.URL + "/organisations/import")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	txt := strings.Join(strings.Fields(doc.Find("main").Text()), " ")
+	if !strings.Contains(txt, "Roles, CreatedOn and UpdatedOn are ignored") || !strings.Contains(txt, "Roles tab") {
+		t.Errorf("the import page does not say Roles are not imported: %q", txt)
+	}
+}
