@@ -423,3 +423,22 @@ func TestImportPageSaysRolesAreNotImported(t *testing.T) {
 		t.Errorf("the import page does not say Roles are not imported: %q", txt)
 	}
 }
+
+// TestHomeNamesDomainsAndRoles: a Super User's home page names Domains and
+// Roles among Reference Data (what a new directory needs set up before its
+// organisations can hold roles); the card listed administrators, types,
+// flags, identity providers and signing keys only.
+func TestHomeNamesDomainsAndRoles(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.Get(env.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	card := doc.Find(`main article:has(a[href="/references"])`).Text()
+	if !strings.Contains(card, "domains and roles") {
+		t.Errorf("the Reference Data card reads %q", strings.Join(strings.Fields(card), " "))
+	}
+}
