@@ -98,8 +98,12 @@ func (h *Claims) tab(w http.ResponseWriter, r *http.Request, status int, o store
 		return
 	}
 	p.OrgPage, p.Claims = h.Org.orgPage(o, views.TabRoles), claims
+	covered := map[string]bool{} // domains an Active authority covers: only their roles can be claimed
 	for _, a := range auths {
 		if a.Status == "Active" {
+			for _, d := range a.AuthorisationDomains {
+				covered[d] = true
+			}
 			p.AuthorityOpts = append(p.AuthorityOpts, views.Option{Value: a.AuthorityID, Label: a.AuthorityName + " (" + a.AuthorityCode + "; " + strings.Join(a.AuthorisationDomains, ", ") + ")", Selected: a.AuthorityID == p.Form.AuthorityID})
 		}
 	}
@@ -107,12 +111,13 @@ func (h *Claims) tab(w http.ResponseWriter, r *http.Request, status int, o store
 	for _, ro := range roles {
 		key := ro.AuthorisationDomain + "/" + ro.Name
 		p.Exclusive[key] = ro.Exclusive
-		if ro.Status == "Active" {
+		chosen := key == p.Form.AuthorisationDomain+"/"+p.Form.Role
+		if ro.Status == "Active" && (covered[ro.AuthorisationDomain] || chosen) {
 			label := ro.AuthorisationDomain + ": " + ro.Name
 			if ro.Exclusive {
 				label += " (Exclusive)"
 			}
-			p.RoleOpts = append(p.RoleOpts, views.Option{Value: key, Label: label, Selected: key == p.Form.AuthorisationDomain+"/"+p.Form.Role})
+			p.RoleOpts = append(p.RoleOpts, views.Option{Value: key, Label: label, Selected: chosen})
 		}
 	}
 	if p.Errors == nil {

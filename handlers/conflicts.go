@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/trustframe/trustframe/paths"
+	"github.com/trustframe/trustframe/views"
 )
 
 // A conflict (409) names what is in the way as data (store.ConflictError,
@@ -12,8 +15,10 @@ import (
 // (conflictWire, docs/design.md §4); the console lists it (conflictList).
 
 // conflictList is a conflict as a page shows it: the summary and one line
-// per record in the way. Without anything named it says the item is in use.
-func conflictList(e *Error) (string, []string) {
+// per record in the way, each with a link to the page that shows it (the
+// organisation's tab) when the record names its organisation. Without
+// anything named it says the item is in use.
+func conflictList(e *Error) (string, []views.InTheWay) {
 	if items := inTheWayItems(e.InTheWay); len(items) > 0 {
 		return e.Message, items
 	}
@@ -24,8 +29,9 @@ func conflictList(e *Error) (string, []string) {
 }
 
 // inTheWayItems lists what a conflict names, kinds in name order, one line
-// per record: "Contact: ContactId c1, Name Ann Lee, OrganisationId o1".
-func inTheWayItems(inTheWay map[string]any) []string {
+// per record: "Contact: ContactId c1, Name Ann Lee, OrganisationId o1",
+// linked to where the record is changed.
+func inTheWayItems(inTheWay map[string]any) []views.InTheWay {
 	raw := make(map[string]json.RawMessage, len(inTheWay))
 	for k, v := range inTheWay {
 		b, err := json.Marshal(v)
@@ -34,13 +40,62 @@ func inTheWayItems(inTheWay map[string]any) []string {
 		}
 		raw[k] = b
 	}
-	items, _ := listRecords(raw)
+	recs, _ := conflictRecords(raw)
+	items := make([]views.InTheWay, 0, len(recs))
+	for _, rec := range recs {
+		it := views.InTheWay{Text: rec.line()}
+		if org, ok := rec.fields["OrganisationId"].(string); ok && org != "" {
+			tab, label := inTheWayTab(rec.kind)
+			it.Href, it.LinkLabel = paths.Organisation(org), "Open the organisation"
+			if tab != "" {
+				it.Href, it.LinkLabel = paths.OrganisationTab(org, tab), label
+			}
+		}
+		items = append(items, it)
+	}
 	return items
 }
 
-// listRecords formats each kind's list of records; ok is false when a kind
-// is not a list of objects.
-func listRecords(m map[string]json.RawMessage) (items []string, ok bool) {
+// inTheWayTab is the organisation's tab that shows records of a kind of
+// conflict payload, and the link's words.
+func inTheWayTab(kind string) (tab, label string) {
+	switch kind {
+	case "Claims":
+		return "authority-claims", "Open the organisation's Roles"
+	case "Contacts":
+		return "contacts", "Open the organisation's Contacts"
+	case "Documents":
+		return "documents", "Open the organisation's Documents"
+	case "Certifications":
+		return "certifications", "Open the organisation's Certifications"
+	}
+	return "", ""
+}
+
+// conflictRecord is one record of a conflict payload, of its kind
+// ("Claims", "Contacts", …).
+type conflictRecord struct {
+	kind   string
+	fields map[string]any
+}
+
+// line is the record as one line: "Claim: ClaimId c1, OrganisationId o1".
+func (r conflictRecord) line() string {
+	fields := make([]string, 0, len(r.fields))
+	for f := range r.fields {
+		fields = append(fields, f)
+	}
+	sort.Strings(fields)
+	parts := make([]string, 0, len(fields))
+	for _, f := range fields {
+		parts = append(parts, fmt.Sprintf("%s %v", f, r.fields[f]))
+	}
+	return strings.TrimSuffix(r.kind, "s") + ": " + strings.Join(parts, ", ")
+}
+
+// conflictRecords reads each kind's list of records, kinds in name order;
+// ok is false when a kind is not a list of objects.
+func conflictRecords(m map[string]json.RawMessage) (recs []conflictRecord, ok bool) {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -54,17 +109,18 @@ func listRecords(m map[string]json.RawMessage) (items []string, ok bool) {
 			continue
 		}
 		for _, it := range list {
-			fields := make([]string, 0, len(it))
-			for f := range it {
-				fields = append(fields, f)
-			}
-			sort.Strings(fields)
-			parts := make([]string, 0, len(fields))
-			for _, f := range fields {
-				parts = append(parts, fmt.Sprintf("%s %v", f, it[f]))
-			}
-			items = append(items, strings.TrimSuffix(k, "s")+": "+strings.Join(parts, ", "))
+			recs = append(recs, conflictRecord{kind: k, fields: it})
 		}
+	}
+	return recs, ok
+}
+
+// listRecords formats each kind's list of records; ok is false when a kind
+// is not a list of objects.
+func listRecords(m map[string]json.RawMessage) (items []string, ok bool) {
+	recs, ok := conflictRecords(m)
+	for _, r := range recs {
+		items = append(items, r.line())
 	}
 	return items, ok
 }

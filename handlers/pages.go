@@ -23,6 +23,7 @@ type Pages struct {
 		EachAudit(ctx context.Context, f store.AuditFilter, fn func(store.AuditRecord) error) error
 		LatestAudit(ctx context.Context, n int) ([]store.AuditRecord, error)
 		AuditActions(ctx context.Context, subjectType, subjectID string) ([]string, error)
+		AuditSubjectTypes(ctx context.Context) ([]string, error)
 		NamesForAudit(ctx context.Context, recs []store.AuditRecord) (store.AuditNames, error)
 		RecordEvent(ctx context.Context, r store.AuditRecord) error
 		Expiring(ctx context.Context, before time.Time, limit int) (store.Expiring, error)
@@ -199,6 +200,10 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
+		subjects, err := h.Store.AuditSubjectTypes(r.Context())
+		if err != nil {
+			return nil, err
+		}
 		link := func(mod func(url.Values)) string {
 			v := url.Values{}
 			for k, vs := range q {
@@ -207,7 +212,7 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 			mod(v)
 			return "/audit?" + v.Encode()
 		}
-		p := views.AuditPage{Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, Total: total, Page: page, TotalPages: env.TotalPages, Action: f.Action, Subject: f.SubjectType,
+		p := views.AuditPage{Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, SubjectTypes: subjects, Total: total, Page: page, TotalPages: env.TotalPages, Action: f.Action, Subject: f.SubjectType,
 			OrganisationID: f.OrganisationID, KeyID: f.KeyID, From: q.Get("From"), To: q.Get("To"),
 			ClearURL: link(func(v url.Values) { v.Del("Action"); v.Del("page") })}
 		ex := url.Values{}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -17,7 +19,6 @@ type policyStore interface {
 	ListRoleMetadataPolicies(ctx context.Context) ([]store.RoleMetadataPolicy, error)
 	GetRoleMetadataPolicy(ctx context.Context, id string) (store.RoleMetadataPolicy, error)
 	SaveRoleMetadataPolicy(ctx context.Context, a store.Audit, p store.RoleMetadataPolicy, check func(store.RoleMetadataPolicy) error) (store.RoleMetadataPolicy, error)
-	ListAuthorisationDomains(ctx context.Context) ([]store.AuthorisationDomain, error)
 	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
 }
 
@@ -41,6 +42,7 @@ type policyIn struct {
 
 // policyForm is the browser form (the policy as text).
 type policyForm struct {
+	DomainRole          string `json:"DomainRole"` // the console's one list: "Payments/PISP"
 	AuthorisationDomain string `json:"AuthorisationDomain"`
 	Role                string `json:"Role"`
 	EntityType          string `json:"EntityType"`
@@ -56,22 +58,14 @@ func (h *Policies) page(w http.ResponseWriter, r *http.Request, status int, form
 		return
 	}
 	form.EntityTypes = federation.EntityTypes
-	doms, err := h.Store.ListAuthorisationDomains(r.Context())
-	if err != nil {
-		WriteError(w, r, during("ListAuthorisationDomains", err))
-		return
-	}
 	roles, err := h.Store.ListDomainRoles(r.Context(), "")
 	if err != nil {
 		WriteError(w, r, during("ListDomainRoles", err))
 		return
 	}
-	for _, d := range doms {
-		form.DomainOpts = append(form.DomainOpts, views.Option{Value: d.Name, Label: d.Name, Selected: d.Name == form.AuthorisationDomain})
-	}
 	for _, ro := range roles {
 		if ro.Type == "Federation" {
-			form.RoleOpts = append(form.RoleOpts, views.Option{Value: ro.Name, Label: ro.AuthorisationDomain + ": " + ro.Name,
+			form.RoleOpts = append(form.RoleOpts, views.Option{Value: ro.AuthorisationDomain + "/" + ro.Name, Label: ro.AuthorisationDomain + ": " + ro.Name,
 				Selected: ro.Name == form.Role && ro.AuthorisationDomain == form.AuthorisationDomain})
 		}
 	}
@@ -112,6 +106,10 @@ func validatePolicy(in *store.RoleMetadataPolicy) error {
 	checkLen(f, "Description", in.Description, 500)
 	activeOrInactive(f, &in.Status)
 	e := Validation(f)
+	if msg := jsonMistake(in.Policy); msg != "" {
+		e.Fields = append(e.Fields, FieldError{Code: FieldInvalidPolicy, Field: "Policy", Message: msg})
+		return e
+	}
 	for _, pe := range federation.ValidatePolicy(in.Policy) {
 		msg := pe.Message
 		if pe.Parameter != "" {
@@ -141,6 +139,9 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	if isAPI {
 		p = store.RoleMetadataPolicy{AuthorisationDomain: in.AuthorisationDomain, Role: in.Role, EntityType: in.EntityType, Policy: in.Policy, Description: in.Description, Status: in.Status}
 	} else {
+		if form.DomainRole != "" {
+			form.AuthorisationDomain, form.Role, _ = strings.Cut(form.DomainRole, "/")
+		}
 		p = store.RoleMetadataPolicy{AuthorisationDomain: form.AuthorisationDomain, Role: form.Role, EntityType: form.EntityType, Policy: json.RawMessage(form.Policy), Description: form.Description, Status: form.Status}
 	}
 	p.PolicyID = PathParam(r, "policyID")
@@ -155,7 +156,35 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 		Page: "/references/role-metadata-policies", Status: http.StatusOK, Body: saved, ETag: saved,
 		Again: anyAgain(func(e *Error) {
 			h.page(w, r, e.Status, views.PolicyForm{AuthorisationDomain: p.AuthorisationDomain, Role: p.Role, EntityType: p.EntityType, Policy: string(p.Policy),
-				Description: p.Description, Errors: fieldMessages(e, "Role")})
+				Description: p.Description, Errors: domainRoleErrors(fieldMessages(e, "DomainRole"))})
 		}),
 	}.Created(isNew, "/api/references/role-metadata-policies/"+saved.PolicyID))
+}
+
+// domainRoleErrors shows the errors of AuthorisationDomain and Role beside
+// the console's one list of domain roles (DomainRole).
+func domainRoleErrors(m map[string]string) map[string]string {
+	for _, f := range []string{"AuthorisationDomain", "Role"} {
+		if m[f] != "" {
+			m["DomainRole"] = strings.TrimSpace(m["DomainRole"] + " " + m[f])
+			delete(m, f)
+		}
+	}
+	return m
+}
+
+// jsonMistake says what is wrong with a policy typed in the console that is
+// not JSON, and where ("" when it is JSON, or empty: ValidatePolicy names
+// that).
+func jsonMistake(raw []byte) string {
+	if len(bytes.TrimSpace(raw)) == 0 || json.Valid(raw) {
+		return ""
+	}
+	var v any
+	err := json.Unmarshal(raw, &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("The policy is not valid JSON: %s (at character %d).", se.Error(), se.Offset)
+	}
+	return "The policy is not valid JSON: " + err.Error() + "."
 }

@@ -106,6 +106,7 @@ func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Algs, p.SSA, p.SSAAlg = h.Keys.Enabled(), token, alg
 	p.SSARoles = rolesInToken(token)
+	p.SSAHeader, p.SSAClaims = readableToken(token)
 	status := http.StatusOK
 	if err != nil {
 		p.SSAError, status = AsError(err).Message, AsError(err).Status
@@ -257,6 +258,27 @@ func (h *SSA) RetireKey(w http.ResponseWriter, r *http.Request) {
 
 // rolesInToken reads software_roles from a signed SSA, so the page says
 // what the token itself carries.
+// readableToken is what a signed token says, for people: its header and
+// its claims as indented JSON ("" when the token is not a JWS of JSON).
+func readableToken(token string) (header, claims string) {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return "", ""
+	}
+	indent := func(seg string) string {
+		raw, err := base64.RawURLEncoding.DecodeString(seg)
+		if err != nil {
+			return ""
+		}
+		var out bytes.Buffer
+		if json.Indent(&out, raw, "", "  ") != nil {
+			return ""
+		}
+		return out.String()
+	}
+	return indent(parts[0]), indent(parts[1])
+}
+
 func rolesInToken(token string) []string {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {

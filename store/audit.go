@@ -192,6 +192,16 @@ func (d *DB) AuditActions(ctx context.Context, subjectType, subjectID string) ([
 	return out, nil
 }
 
+// AuditSubjectTypes lists the subject types the audit log holds (for the
+// Subject type filter of the audit page), read from the audit_subject index.
+func (d *DB) AuditSubjectTypes(ctx context.Context) ([]string, error) {
+	out, err := queryList(ctx, d.db, scanString, `SELECT DISTINCT subject_type FROM audit_log ORDER BY subject_type`)
+	if err != nil {
+		return nil, fmt.Errorf("store: audit subject types: %w", err)
+	}
+	return out, nil
+}
+
 // AuditNames are the current names of what audit records are about, so a
 // page can say "updated organisation Acme Bank" instead of an id. A thing
 // deleted since has no name; the page shows its id.

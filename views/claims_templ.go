@@ -24,7 +24,7 @@ type ClaimsPage struct {
 	Form          store.AuthorityClaim
 	Errors        map[string]string
 	Conflict      string
-	InTheWay      []string
+	InTheWay      []InTheWay
 }
 
 func ClaimsTab(s Shell, p ClaimsPage) templ.Component {

@@ -153,8 +153,16 @@ type RefPage struct {
 	Items    []store.ReferenceItem
 	Form     store.ReferenceItem
 	Errors   map[string]string
-	Conflict string   // summary of a refused delete
-	InTheWay []string // what stands in the way, from the payload
+	Conflict string     // summary of a refused delete
+	InTheWay []InTheWay // what stands in the way, from the payload
+}
+
+// InTheWay is one record that stands in the way of a refused change, as a
+// line, with a link to the page where it is changed when there is one.
+type InTheWay struct {
+	Text      string
+	Href      string
+	LinkLabel string
 }
 
 // FlagTypeLabel is the human label of a flag's Type (the API keeps the

@@ -184,7 +184,7 @@ func Home(s Shell, p HomePage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if s.SuperUser {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<article><header><a href=\"/references\">Reference Data</a></header>Administrators, types, flags, identity providers and signing keys.</article>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<article><header><a href=\"/references\">Reference Data</a></header>Administrators, domains and roles, types, flags, identity providers, metadata policies and signing keys.</article>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
