@@ -192,6 +192,12 @@ func TestConflictLeadsToWhatIsInTheWay(t *testing.T) {
 	if li.Length() != 1 {
 		t.Fatalf("%d items in the way", li.Length())
 	}
+	// The summary is announced (role=alert), on an element that may take
+	// that role: an article may not (axe aria-allowed-role).
+	if doc.Find("article[role]").Length() != 0 || !strings.Contains(doc.Find("[data-testid=conflict] [role=alert]").Text(), "is held by") {
+		h, _ := doc.Find("[data-testid=conflict]").Html()
+		t.Errorf("conflict box: %s", h)
+	}
 	href, _ := li.Find("a").Attr("href")
 	if href != "/organisations/"+oid+"/authority-claims" {
 		t.Errorf("the claim in the way links to %q, want its organisation's Roles tab", href)
