@@ -256,42 +256,40 @@ func (h *SSA) RetireKey(w http.ResponseWriter, r *http.Request) {
 		}})
 }
 
-// rolesInToken reads software_roles from a signed SSA, so the page says
-// what the token itself carries.
+// tokenPart decodes part i (0 header, 1 claims) of a compact JWS; nil
+// when token is not one.
+func tokenPart(token string, i int) []byte {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(parts[i])
+	if err != nil {
+		return nil
+	}
+	return raw
+}
+
 // readableToken is what a signed token says, for people: its header and
 // its claims as indented JSON ("" when the token is not a JWS of JSON).
 func readableToken(token string) (header, claims string) {
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		return "", ""
-	}
-	indent := func(seg string) string {
-		raw, err := base64.RawURLEncoding.DecodeString(seg)
-		if err != nil {
-			return ""
-		}
+	indent := func(raw []byte) string {
 		var out bytes.Buffer
-		if json.Indent(&out, raw, "", "  ") != nil {
+		if raw == nil || json.Indent(&out, raw, "", "  ") != nil {
 			return ""
 		}
 		return out.String()
 	}
-	return indent(parts[0]), indent(parts[1])
+	return indent(tokenPart(token, 0)), indent(tokenPart(token, 1))
 }
 
+// rolesInToken reads software_roles from a signed SSA, so the page says
+// what the token itself carries.
 func rolesInToken(token string) []string {
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		return nil
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		return nil
-	}
 	var c struct {
 		Roles []string `json:"software_roles"`
 	}
-	if json.Unmarshal(raw, &c) != nil {
+	if json.Unmarshal(tokenPart(token, 1), &c) != nil {
 		return nil
 	}
 	return c.Roles
