@@ -223,11 +223,8 @@ func (h *Federation) Fetch(w http.ResponseWriter, r *http.Request) {
 func (h *Federation) List(w http.ResponseWriter, r *http.Request) {
 	// Filters this directory does not support are refused rather than
 	// ignored (OpenID Federation 1.0, Subordinate Listing Request).
-	for _, p := range []string{"trust_marked", "trust_mark_type", "intermediate"} {
-		if r.URL.Query().Has(p) {
-			anchor.WriteError(w, http.StatusBadRequest, "unsupported_parameter", "the "+p+" filter is not supported")
-			return
-		}
+	if anchor.UnsupportedListFilter(w, r.URL.Query()) {
+		return
 	}
 	v, err := h.list.get(r.Context(), h.Store.DirectoryVersion(), h.buildList)
 	if err != nil {
@@ -499,13 +496,13 @@ func (h *Federation) fetchEntityConfiguration(ctx context.Context, st *Statement
 	}
 	// crit names extension claims that must be understood; this directory
 	// understands none (Entity Statement Validation).
-	if c, _ := claims["crit"].([]any); len(c) > 0 || (claims["crit"] != nil && c == nil) {
+	if anchor.CritNamesClaims(claims) {
 		return fail("crit names claims this directory does not understand: %v", claims["crit"])
 	}
 	if e, ok := claims["exp"].(float64); !ok || int64(e) <= now.Unix() {
 		return fail("the entity configuration has expired (or has no exp)")
 	}
-	if i, ok := claims["iat"].(float64); !ok || int64(i) > now.Add(clockSkew).Unix() {
+	if !anchor.IssuedBefore(claims, now) {
 		return fail("the entity configuration's iat is missing or in the future")
 	}
 	// Its own jwks (required) must verify it too (Validating a Trust Chain:
@@ -521,9 +518,6 @@ func (h *Federation) fetchEntityConfiguration(ctx context.Context, st *Statement
 	}
 	return raw, claims, nil
 }
-
-// clockSkew is the leeway allowed on a statement's iat.
-const clockSkew = time.Minute
 
 // verifyWith returns the payload of jws verified with the key kid of set,
 // or nil.

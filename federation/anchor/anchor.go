@@ -422,11 +422,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJWT(w, "entity-statement+jwt", tok, a.lifetime)
 	case "/list":
 		// Filters this anchor does not support are refused, not ignored.
-		for _, p := range []string{"trust_marked", "trust_mark_type", "intermediate"} {
-			if q.Has(p) {
-				writeFedError(w, &fedError{http.StatusBadRequest, "unsupported_parameter", "the " + p + " filter is not supported"})
-				return
-			}
+		if UnsupportedListFilter(w, q) {
+			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(a.List(q["entity_type"]))

@@ -272,16 +272,6 @@ func statementClaims(sb *Subordinate, a *Anchor, sub string, now time.Time, keys
 
 var errNoStatement = errors.New("no statement")
 
-// clockSkew is the leeway allowed on a statement's iat.
-const clockSkew = time.Minute
-
-// issuedBefore reports whether the statement has an iat no later than now
-// (with clockSkew of leeway).
-func issuedBefore(claims map[string]any, now time.Time) bool {
-	i, ok := claims["iat"].(float64)
-	return ok && int64(i) <= now.Add(clockSkew).Unix()
-}
-
 var jwsAlgs = []jose.SignatureAlgorithm{jose.RS256, jose.PS256, jose.ES256, jose.ES384, jose.EdDSA, jose.PS384, jose.PS512, jose.RS384, jose.RS512}
 
 // get fetches a statement body (at most 512 KiB).
@@ -330,7 +320,7 @@ func verify(raw string, keys json.RawMessage) (map[string]any, error) {
 			}
 			// crit names extension claims that must be understood; this
 			// anchor understands none (Entity Statement Validation).
-			if c, _ := claims["crit"].([]any); len(c) > 0 || (claims["crit"] != nil && c == nil) {
+			if CritNamesClaims(claims) {
 				return nil, fmt.Errorf("crit names claims this anchor does not understand: %v", claims["crit"])
 			}
 			return claims, nil
@@ -361,7 +351,7 @@ func (s *Server) fetchEntityConfiguration(ctx context.Context, id string, keys j
 	if e, ok := claims["exp"].(float64); !ok || int64(e) <= now.Unix() {
 		return "", nil, chainError("%s is expired or has no exp", u)
 	}
-	if !issuedBefore(claims, now) {
+	if !IssuedBefore(claims, now) {
 		return "", nil, chainError("%s: iat is missing or in the future", u)
 	}
 	// Its own jwks (required) must verify it too (Validating a Trust Chain).
@@ -403,7 +393,7 @@ func (s *Server) fetchStatement(ctx context.Context, endpoint, iss, sub string, 
 	if e, ok := claims["exp"].(float64); !ok || int64(e) <= now.Unix() {
 		return "", nil, chainError("the statement of %s about %s is expired", iss, sub)
 	}
-	if !issuedBefore(claims, now) {
+	if !IssuedBefore(claims, now) {
 		return "", nil, chainError("the statement of %s about %s: iat is missing or in the future", iss, sub)
 	}
 	return raw, claims, nil

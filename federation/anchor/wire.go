@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -38,3 +39,35 @@ func WriteError(w http.ResponseWriter, status int, code, description string) {
 func WriteJWT(w http.ResponseWriter, typ, tok string, lifetime time.Duration) {
 	writeJWT(w, typ, tok, lifetime)
 }
+
+// UnsupportedListFilter answers 400 unsupported_parameter and reports true
+// when a list request uses a filter neither the anchor nor the directory
+// supports (OpenID Federation 1.0, Subordinate Listing Request: refused,
+// not ignored).
+func UnsupportedListFilter(w http.ResponseWriter, q url.Values) bool {
+	for _, p := range []string{"trust_marked", "trust_mark_type", "intermediate"} {
+		if q.Has(p) {
+			writeFedError(w, &fedError{http.StatusBadRequest, "unsupported_parameter", "the " + p + " filter is not supported"})
+			return true
+		}
+	}
+	return false
+}
+
+// CritNamesClaims reports a statement whose crit names extension claims:
+// they must be understood, and neither resolver understands any (Entity
+// Statement Validation).
+func CritNamesClaims(claims map[string]any) bool {
+	c, _ := claims["crit"].([]any)
+	return len(c) > 0 || (claims["crit"] != nil && c == nil)
+}
+
+// IssuedBefore reports whether a statement has an iat no later than now,
+// with ClockSkew of leeway.
+func IssuedBefore(claims map[string]any, now time.Time) bool {
+	i, ok := claims["iat"].(float64)
+	return ok && int64(i) <= now.Add(ClockSkew).Unix()
+}
+
+// ClockSkew is the leeway allowed on a statement's iat.
+const ClockSkew = time.Minute
