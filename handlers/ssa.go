@@ -127,6 +127,24 @@ func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStat
 		msg := "the application is " + h.Vocab.Display(app.Status) + ": only an Active application gets an SSA"
 		return "", CodeApplicationNotActive.New(msg).WithFields(FieldError{Code: CodeApplicationNotActive.Name, Field: "Status", Message: msg})
 	}
+	// A key retired elsewhere (the keys command beside the server, another
+	// instance) after this server read its current kid signs nothing: its
+	// record is refused (store.ErrKeyRetired) and the SSA is signed again
+	// with the key current now (docs/design.md §6).
+	for attempt := 1; ; attempt++ {
+		token, err := h.signOnce(r, o, app, alg)
+		if !errors.Is(err, store.ErrKeyRetired) {
+			return token, err
+		}
+		if attempt == 3 {
+			return "", CodeBusy.New("The signing keys are being changed; no SSA was issued. Try again in a moment.").
+				WithHeader(http.Header{"Retry-After": {"1"}})
+		}
+	}
+}
+
+// signOnce signs with the current key of alg and records the SSA.
+func (h *SSA) signOnce(r *http.Request, o store.Organisation, app store.SoftwareStatement, alg string) (string, error) {
 	key, jwk, err := h.Keys.Signer(r.Context(), alg)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {

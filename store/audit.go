@@ -20,6 +20,10 @@ type AuditRecord struct {
 	KeyID           string    `json:"KeyId,omitempty"`
 	CertificateType string    `json:"CertificateType,omitempty"`
 	Summary         string    `json:"Summary"`
+
+	// signedBy: the record is written only while the SSA key KeyID is
+	// Active (RecordSSA).
+	signedBy bool
 }
 
 // Audit names who does a change; every write method takes one.
@@ -54,17 +58,42 @@ const auditInsert = `INSERT INTO audit_log
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 func (d *DB) writeAudit(ctx context.Context, tx *sql.Tx, r AuditRecord) error {
+	_, err := d.insertAudit(ctx, tx, r)
+	return err
+}
+
+// auditIfKeyActive writes an SSA's record only while the key that signed it
+// is still Active in the same transaction.
+const auditIfKeyActive = `INSERT INTO audit_log
+		(at, actor, action, subject_type, subject_id, organisation_id, key_id, certificate_type, summary)
+		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM ssa_keys WHERE kid = ? AND status = 'Active')`
+
+// insertAudit writes r and reports whether it was written: a record with
+// signedBy set is not written when its key is no longer Active.
+func (d *DB) insertAudit(ctx context.Context, tx *sql.Tx, r AuditRecord) (bool, error) {
+	query := auditInsert
 	args := []any{d.stamp(), r.Actor, r.Action, r.SubjectType, r.SubjectID, r.OrganisationID, r.KeyID, r.CertificateType, r.Summary}
+	if r.signedBy {
+		query, args = auditIfKeyActive, append(args, r.KeyID)
+	}
+	var res sql.Result
 	var err error
-	if st, perr := d.prepared(ctx, auditInsert); perr == nil {
-		_, err = tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	if st, perr := d.prepared(ctx, query); perr == nil {
+		res, err = tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 	} else {
-		_, err = tx.ExecContext(ctx, auditInsert, args...)
+		res, err = tx.ExecContext(ctx, query, args...)
 	}
 	if err != nil {
-		return fmt.Errorf("store: audit: %w", err)
+		return false, fmt.Errorf("store: audit: %w", err)
 	}
-	return nil
+	if !r.signedBy {
+		return true, nil
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("store: audit: %w", err)
+	}
+	return n == 1, nil
 }
 
 // RecordEvent writes an audit record that goes with no other change (a

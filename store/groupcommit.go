@@ -26,9 +26,10 @@ type groupCommit struct {
 }
 
 type groupReq struct {
-	rec  AuditRecord
-	done chan error    // the batch's outcome
-	lead chan struct{} // this caller commits the next batch
+	rec     AuditRecord
+	done    chan error    // the batch's outcome, or refused
+	lead    chan struct{} // this caller commits the next batch
+	refused error         // this record was not written (ErrKeyRetired)
 }
 
 // recordGrouped writes r and returns once it is durable.
@@ -64,13 +65,22 @@ func (d *DB) commitBatch(ctx context.Context) {
 
 	err := d.commit(ctx, false, func(tx *sql.Tx) error {
 		for _, req := range batch {
-			if err := d.writeAudit(ctx, tx, req.rec); err != nil {
+			written, err := d.insertAudit(ctx, tx, req.rec)
+			if err != nil {
 				return err
+			}
+			req.refused = nil
+			if !written {
+				req.refused = ErrKeyRetired
 			}
 		}
 		return nil
 	})
 	for _, req := range batch {
+		if err == nil && req.refused != nil {
+			req.done <- req.refused
+			continue
+		}
 		req.done <- err
 	}
 

@@ -18,6 +18,11 @@ func openInternal(t *testing.T, opts ...Option) *DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
+	// The key the tests' SSA records name: a record is written only while
+	// its key is Active (RecordSSA).
+	if err := d.AddSigningKey(context.Background(), Audit{Actor: "a@example.com"}, SigningKey{Kid: "kid", Alg: "PS256", PublicJWK: `{}`, PrivateEnc: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
 	return d
 }
 

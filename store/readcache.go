@@ -60,3 +60,10 @@ func cached[K comparable, V any](ctx context.Context, d *DB, c *readCache[K, V],
 	c.m[k] = cachedRead[V]{v: v, at: now}
 	return v, nil
 }
+
+// forget drops every kept answer (a read found one of them out of date).
+func (c *readCache[K, V]) forget() {
+	c.mu.Lock()
+	c.m = nil
+	c.mu.Unlock()
+}

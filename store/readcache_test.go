@@ -26,6 +26,9 @@ func TestReadCacheSeesEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
+	if err := d.AddSigningKey(ctx, Audit{Actor: "a@example.com"}, SigningKey{Kid: "kid", Alg: "PS256", PublicJWK: `{}`, PrivateEnc: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
 	other, err := Open(ctx, path, now)
 	if err != nil {
 		t.Fatal(err)

@@ -134,10 +134,23 @@ func (d *DB) SetKEKCheck(ctx context.Context, b []byte) error {
 	})
 }
 
+// ErrKeyRetired means an SSA's record was not written because the key
+// that signed it is no longer Active (retired by another process or
+// instance after this one read its current key): the SSA must not be
+// handed out.
+var ErrKeyRetired = errors.New("store: the signing key was retired")
+
 // RecordSSA writes the audit record of an issued SSA and returns once it
 // is durable; records of concurrent SSAs share one transaction (group
-// commit, groupcommit.go).
+// commit, groupcommit.go). The record is written only while the key kid is
+// Active, checked in the transaction that writes it; otherwise nothing is
+// written, the cached current kids are dropped and the answer is
+// ErrKeyRetired.
 func (d *DB) RecordSSA(ctx context.Context, a Audit, orgID, appID, alg, kid, jti string) error {
-	return d.recordGrouped(ctx, AuditRecord{Actor: a.Actor, Action: "ssa_issued", SubjectType: "Application", SubjectID: appID,
-		OrganisationID: orgID, KeyID: kid, Summary: "alg " + alg + "; kid " + kid + "; jti " + jti})
+	err := d.recordGrouped(ctx, AuditRecord{Actor: a.Actor, Action: "ssa_issued", SubjectType: "Application", SubjectID: appID,
+		OrganisationID: orgID, KeyID: kid, Summary: "alg " + alg + "; kid " + kid + "; jti " + jti, signedBy: true})
+	if errors.Is(err, ErrKeyRetired) {
+		d.signingKids.forget()
+	}
+	return err
 }

@@ -170,6 +170,7 @@ func TestCursors(t *testing.T) {
 func TestOutboxRowsOfGroupCommittedRecords(t *testing.T) {
 	db := open(t)
 	ctx := context.Background()
+	withSigningKey(t, db, "kid")
 	wh, err := db.CreateWebhook(ctx, store.Audit{Actor: "a"}, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Application"}, Status: "Active", SealedSecret: []byte("x")})
 	if err != nil {
 		t.Fatal(err)

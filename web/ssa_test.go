@@ -276,6 +276,46 @@ func TestSigningKeyRotationAndRetirement(t *testing.T) {
 	a.must(422, "POST", "/references/signing-keys", `{"alg":"ES256"}`)
 }
 
+// TestKeyRetiredBesideTheServerNeverSigns: a key retired by another process
+// (the keys command beside the server) while the server still holds it as
+// the current key — kept for up to a second — signs no SSA: the SSA's record
+// commits only while its key is Active, and the server signs again with the
+// key that is current now (docs/design.md §6).
+func TestKeyRetiredBesideTheServerNeverSigns(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid, aid := setupApp(t, a)
+	path := "/organisations/" + oid + "/softwarestatements/" + aid + "/assertion?signingAlg=PS256"
+	_, first := getRaw(t, a, path)
+	oh, _ := jwtParts(t, first)
+	nk := a.must(201, "POST", "/references/signing-keys", `{"alg":"PS256"}`)["kid"].(string)
+	_, second := getRaw(t, a, path)
+	if h, _ := jwtParts(t, second); h["kid"] != nk {
+		t.Fatalf("the rotated key does not sign: %v", h["kid"])
+	}
+	// Another process retires the key the server has just signed with.
+	other, err := store.Open(context.Background(), webtest.Database(t, env.DataDir), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.RetireSigningKey(context.Background(), store.Audit{Actor: "cli@example.com"}, nk, func(string) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	resp, third := getRaw(t, a, path)
+	h, _ := jwtParts(t, third)
+	if resp.StatusCode != 200 || h["kid"] != oh["kid"] {
+		t.Fatalf("after the retirement beside the server: %d, kid %v, want the older key %v", resp.StatusCode, h["kid"], oh["kid"])
+	}
+	recs, _, err := env.DB.ListAudit(context.Background(), store.AuditFilter{Action: "ssa_issued", KeyID: nk, Size: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 {
+		t.Fatalf("%d records of SSAs signed by the retired key, want the 1 signed before it was retired", len(recs))
+	}
+}
+
 // TestWrongKEKIsRefused: a database started with one KEK refuses another,
 // and nothing is lost or overwritten.
 func TestWrongKEKIsRefused(t *testing.T) {
