@@ -56,8 +56,12 @@ func (h *Applications) AppDetailPage(r *http.Request, o store.Organisation, a st
 		return views.AppDetailPage{}, err
 	}
 	held, err := h.Store.ActiveClaimRoles(r.Context(), o.OrganisationID)
-	return views.AppDetailPage{OrgPage: h.orgPage(o, views.TabApplications), App: h.showApp(a), FlagNames: names,
-		AppStatus: h.nextStatuses(lifecycle.Application, a.Status), StaleRoles: notIn(a.Roles, held)}, err
+	p := views.AppDetailPage{OrgPage: h.orgPage(o, views.TabApplications), App: h.showApp(a), FlagNames: names,
+		AppStatus: h.nextStatuses(lifecycle.Application, a.Status), StaleRoles: notIn(a.Roles, held)}
+	if refused := h.ssaRefused(o, a); refused != nil {
+		p.SSARefused = refused.Message
+	}
+	return p, err
 }
 
 // notIn lists the entries of l that are not in of.

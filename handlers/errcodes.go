@@ -43,6 +43,7 @@ var (
 	CodeNotFound              = Code{"not_found", http.StatusNotFound}
 	CodeMethodNotAllowed      = Code{"method_not_allowed", http.StatusMethodNotAllowed}
 	CodeApplicationNotActive  = Code{"application_not_active", http.StatusConflict}
+	CodeOrganisationNotActive = Code{"organisation_not_active", http.StatusConflict}
 	CodeConflict              = Code{"conflict", http.StatusConflict}
 	CodeIdempotencyInProgress = Code{"idempotency_in_progress", http.StatusConflict}
 	CodeInvalidTransition     = Code{"invalid_transition", http.StatusConflict}

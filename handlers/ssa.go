@@ -122,10 +122,23 @@ func (h *SSA) appPage(r *http.Request, o store.Organisation, app store.SoftwareS
 	return views.AppDetailWithSSA(h.Shell(r, app.ClientName, "organisations", h.Apps.orgCrumbs(&o, app.ClientName)...), p)
 }
 
-func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStatement, alg string) (string, error) {
+// ssaRefused says why the directory signs no SSA for app now (nil: it
+// does): only an Active application of an Active organisation gets one
+// (docs/design.md §6).
+func (b *Base) ssaRefused(o store.Organisation, app store.SoftwareStatement) *Error {
 	if app.Status != lifecycle.Active {
-		msg := "the application is " + h.Vocab.Display(app.Status) + ": only an Active application gets an SSA"
-		return "", CodeApplicationNotActive.New(msg).WithFields(FieldError{Code: CodeApplicationNotActive.Name, Field: "Status", Message: msg})
+		msg := "the application is " + b.Vocab.Display(app.Status) + ": only an Active application gets an SSA"
+		return CodeApplicationNotActive.New(msg).WithFields(FieldError{Code: CodeApplicationNotActive.Name, Field: "Status", Message: msg})
+	}
+	if o.Status != lifecycle.Active {
+		return CodeOrganisationNotActive.New("the organisation is " + b.Vocab.Display(o.Status) + ": only the applications of an Active organisation get an SSA")
+	}
+	return nil
+}
+
+func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStatement, alg string) (string, error) {
+	if refused := h.ssaRefused(o, app); refused != nil {
+		return "", refused
 	}
 	// A key retired elsewhere (the keys command beside the server, another
 	// instance) after this server read its current kid signs nothing: its

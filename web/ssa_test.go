@@ -237,6 +237,54 @@ func TestSSADisabledAlgAndInactiveApplication(t *testing.T) {
 	dana.must(403, "POST", "/references/signing-keys", `{"alg":"PS256"}`)
 }
 
+// TestSSAOnlyForAnActiveOrganisation: the directory signs an SSA only for an
+// Active application of an Active organisation: one Pending approval or
+// Withdrawn is not vouched for, whatever its application's status
+// (docs/design.md §6).
+func TestSSAOnlyForAnActiveOrganisation(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid, aid := setupApp(t, a)
+	path := "/organisations/" + oid + "/softwarestatements/" + aid + "/assertion"
+	browser := webtest.Browser()
+	webtest.SignIn(t, browser, env.URL, "admin@example.com").Body.Close()
+	if pr, _ := browser.Get(env.URL + "/organisations/" + oid + "/softwarestatements/" + aid); docOf(t, pr).Find("[data-testid=ssa-refused]").Length() != 0 {
+		t.Fatal("the application page of an Active organisation says no SSA can be generated")
+	}
+	for _, st := range []string{"Pending", "Withdrawn"} {
+		a.must(200, "PUT", "/organisations/"+oid, strings.TrimSuffix(org("Acme"), "}")+`,"Status":"`+st+`"}`)
+		resp, body := getRaw(t, a, path)
+		if resp.StatusCode != 409 || !strings.Contains(body, `"organisation_not_active"`) || !strings.Contains(body, st) {
+			t.Fatalf("organisation %s: %d %s", st, resp.StatusCode, body)
+		}
+		// The application page says so beside a disabled button.
+		pr, err := browser.Get(env.URL + "/organisations/" + oid + "/softwarestatements/" + aid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := docOf(t, pr)
+		btn := doc.Find("[data-testid=generate-ssa]")
+		note := doc.Find("[data-testid=ssa-refused]").Text()
+		if _, disabled := btn.Attr("disabled"); !disabled || !strings.Contains(note, "organisation is "+st) {
+			t.Fatalf("application page of a %s organisation: button disabled %v, note %q", st, disabled, note)
+		}
+		if st == "Withdrawn" {
+			break
+		}
+		a.must(200, "PUT", "/organisations/"+oid, strings.TrimSuffix(org("Acme"), "}")+`,"Status":"Active"}`)
+		if resp, body := getRaw(t, a, path); resp.StatusCode != 200 {
+			t.Fatalf("organisation Active again after %s: %d %s", st, resp.StatusCode, body)
+		}
+	}
+	recs, _, err := env.DB.ListAudit(context.Background(), store.AuditFilter{Action: "ssa_issued", Size: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 {
+		t.Fatalf("%d SSAs recorded, want the one issued while the organisation was Active", len(recs))
+	}
+}
+
 func TestSigningKeyRotationAndRetirement(t *testing.T) {
 	env := webtest.Start(t, nil)
 	a := newAPI(t, env, "admin@example.com")

@@ -318,7 +318,7 @@ func TestOrganisationHeaderReadsAsWords(t *testing.T) {
 func TestSSAIsShownReadable(t *testing.T) {
 	env := webtest.Start(t, nil)
 	su := newAPI(t, env, "admin@example.com")
-	oid := su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	oid := su.must(201, "POST", "/organisations", strings.TrimSuffix(org("Acme"), "}")+`,"Status":"Active"}`)["OrganisationId"].(string)
 	aid := su.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Payments app","RedirectUri":["https://app.acme.example/cb"]}`)["SoftwareStatementId"].(string)
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()

@@ -55,6 +55,7 @@ func TestEndToEndDirectory(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("f-OrganisationName"), "Acme Bank"),
 		chromedp.SendKeys(chromedp.ID("f-RegistrationNumber"), "12345678"),
 		chromedp.SendKeys(chromedp.ID("f-CountryOfRegistration"), "GB"),
+		chromedp.SetValue(chromedp.ID("f-Status"), "Active"), // its application gets an SSA below
 		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
 	))

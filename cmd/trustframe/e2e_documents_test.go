@@ -127,12 +127,25 @@ func startDocumentWizard(t *testing.T, ctx context.Context, base string) {
 // organisation form and waits for its page.
 func createAcmeBank(t *testing.T, ctx context.Context, base string) {
 	t.Helper()
-	must(t, chromedp.Do(ctx,
-		chromedp.Navigate(base+"/organisations/new"),
+	createAcmeBankWith(t, ctx, base)
+}
+
+// createActiveAcmeBank creates it Active (new organisations start Pending),
+// as one whose applications get SSAs must be.
+func createActiveAcmeBank(t *testing.T, ctx context.Context, base string) {
+	t.Helper()
+	createAcmeBankWith(t, ctx, base, chromedp.SetValue(chromedp.ID("f-Status"), "Active"))
+}
+
+func createAcmeBankWith(t *testing.T, ctx context.Context, base string, more ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	actions := []chromedp.Action[chromedp.Void]{
+		chromedp.Navigate(base + "/organisations/new"),
 		chromedp.SendKeys(chromedp.ID("f-OrganisationName"), "Acme Bank"),
 		chromedp.SendKeys(chromedp.ID("f-RegistrationNumber"), "12345678"),
 		chromedp.SendKeys(chromedp.ID("f-CountryOfRegistration"), "GB"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
-	))
+	}
+	actions = append(actions, more...)
+	actions = append(actions, chromedp.Click(chromedp.CSS(`[data-testid=save]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)))
+	must(t, chromedp.Do(ctx, actions...))
 }

@@ -68,7 +68,7 @@ func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
 
 	// The Data Administrator records the claim.
 	signIn(t, ctx, base, "dana@example.com")
-	createAcmeBank(t, ctx, base)
+	createActiveAcmeBank(t, ctx, base)
 	must(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`[data-testid=tab-roles]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=claim-form]`)),
