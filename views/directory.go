@@ -163,6 +163,10 @@ type InTheWay struct {
 	Text      string
 	Href      string
 	LinkLabel string
+	// Name, when set, is the link (to Href) inside the line: Prefix, Name,
+	// then Text ("Claim: " Acme Bank " holds Payments — PISP"), and
+	// LinkLabel is not used.
+	Prefix, Name string
 }
 
 // FlagTypeLabel is the human label of a flag's Type (the API keeps the

@@ -230,7 +230,10 @@ func TestDomainsRolesAuthoritiesRulesAndBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := docOf(t, resp)
-	if resp.StatusCode != 409 || !strings.Contains(doc.Find("[data-testid=in-the-way] li").First().Text(), cid) {
+	// (by the organisation's name, linked to its Roles tab: the claim's id
+	// is the API's, TestInTheWayNamesWhatAPersonRecognises)
+	if li := doc.Find("[data-testid=in-the-way] li").First(); resp.StatusCode != 409 || !strings.Contains(li.Text(), "Acme") ||
+		li.Find("a").AttrOr("href", "") != "/organisations/"+oid+"/authority-claims" {
 		t.Fatalf("page conflict: %d %q", resp.StatusCode, doc.Find("[data-testid=conflict]").Text())
 	}
 	// Edit from the page: a domain's description, a role's type.
