@@ -32,7 +32,8 @@ type OrganisationsPage struct {
 	Q          string
 	StatusOpts []Option
 	FlagOpts   []Option
-	RoleOpts   []Option // Role= filter: role names of every domain
+	RoleOpts   []Option            // the Role filter: "Domain — Role" (value Domain/Role, sent as DomainRole)
+	Roles      map[string][]string // OrganisationId -> "Domain — Role" of its Active claims
 	SortLinks  map[string]string
 	SortField  string
 	SortDesc   bool
