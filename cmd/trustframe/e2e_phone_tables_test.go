@@ -50,7 +50,7 @@ func TestEndToEndTablesReadOnAPhone(t *testing.T) {
 	}))
 	t.Cleanup(disc.Close)
 
-	call("POST", "/references/webhooks", "application/json", `{"Url":"https://8.8.8.8/hook","SubjectTypes":["Organisation"]}`)
+	hook := call("POST", "/references/webhooks", "application/json", `{"Url":"https://8.8.8.8/hook","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
 	oid := call("POST", "/organisations", "application/json", `{"OrganisationName":"Acme Bank International Holdings","RegistrationNumber":"12345678","CountryOfRegistration":"GB"}`)["OrganisationId"].(string)
 	base := "/organisations/" + oid
 	aid := call("POST", base+"/softwarestatements", "application/json", `{"ClientName":"Payments app","RedirectUri":["https://app.acme.example/cb"]}`)["SoftwareStatementId"].(string)
@@ -75,6 +75,7 @@ func TestEndToEndTablesReadOnAPhone(t *testing.T) {
 		"/references/super-users", "/references/data-administrators",
 		base + "/contacts", base + "/documents", base + "/certifications", base + "/softwarestatements",
 		base + "/softwarestatements/" + aid, base + "/authorisationservers", base + "/certificates",
+		"/references/webhooks/" + hook + "/deliveries", "/api-reference",
 	}
 	ctx := newBrowserFor(t, 5*time.Minute)
 	signIn(t, ctx, env.URL, "admin@example.com")
