@@ -177,3 +177,57 @@ const phoneTablesJS = `(function(){
   });
   return {Tables: n, Problems: out.slice(0, 12)};
 })()`
+
+// TestEndToEndRoleFilterPicksDomainRole: on the organisation list, picking
+// "Data — PISP" in the Role filter and pressing Search (a boosted form)
+// lands on the list with AuthorisationDomain=Data&Role=PISP, showing the
+// one organisation that holds Data's PISP, with its roles in the Roles
+// column; the PISP of Payments is another choice.
+func TestEndToEndRoleFilterPicksDomainRole(t *testing.T) {
+	env := webtest.Start(t, nil)
+	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	call := func(method, path, body string) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest(method, env.URL+"/api"+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		if resp.StatusCode/100 != 2 {
+			t.Fatalf("%s %s: %d %v", method, path, resp.StatusCode, m)
+		}
+		return m
+	}
+	for _, d := range []string{"Payments", "Data"} {
+		call("POST", "/references/authorisation-domains", `{"Name":"`+d+`"}`)
+		call("POST", "/references/authorisation-domains/"+d+"/roles", `{"Name":"PISP","Type":"Federation"}`)
+	}
+	au := call("POST", "/references/authorities", `{"AuthorityName":"Central Bank","AuthorityCode":"CB","Country":"GB","AuthorisationDomains":["Payments","Data"]}`)["AuthorityId"].(string)
+	for _, o := range []struct{ name, domain string }{{"Acme", "Payments"}, {"Beta", "Data"}} {
+		id := call("POST", "/organisations", `{"OrganisationName":"`+o.name+`","RegistrationNumber":"R-`+o.name+`","CountryOfRegistration":"GB"}`)["OrganisationId"].(string)
+		call("POST", "/organisations/"+id+"/authority-claims", `{"AuthorityId":"`+au+`","AuthorisationDomain":"`+o.domain+`","Role":"PISP"}`)
+	}
+	ctx := newBrowser(t)
+	signIn(t, ctx, env.URL, "admin@example.com")
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(env.URL+"/organisations"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=role-filter]`)),
+		chromedp.SetValue(chromedp.CSS(`[data-testid=role-filter]`), "Data/PISP"),
+		chromedp.Click(chromedp.CSS(`[data-testid=org-filter] button[type=submit]`)),
+	))
+	if !waitTrue(t, ctx, `location.search.indexOf("AuthorisationDomain=Data") >= 0 && document.querySelectorAll("[data-testid=organisation-row]").length === 1`) {
+		loc, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href`))
+		t.Fatalf("after the filter: %s", loc)
+	}
+	row, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=organisation-row]`)))
+	sel, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(function(s){return s.options[s.selectedIndex].text})(document.querySelector("[data-testid=role-filter]"))`))
+	if !strings.Contains(row, "Beta") || !strings.Contains(row, "Data — PISP") || sel != "Data — PISP" {
+		t.Errorf("row %q, filter shows %q", row, sel)
+	}
+	checkAccessibility(t, ctx, "organisations filtered by a domain role")
+}
