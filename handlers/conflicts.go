@@ -29,8 +29,11 @@ func conflictList(e *Error) (string, []views.InTheWay) {
 }
 
 // inTheWayItems lists what a conflict names, kinds in name order, one line
-// per record: "Contact: ContactId c1, Name Ann Lee, OrganisationId o1",
-// linked to where the record is changed.
+// per record, in the words a person recognises: a claim by its
+// organisation's name (linked to the organisation's Roles tab), its domain
+// and role and its authority; a role by its domain and name; an authority
+// by its name. Other records are listed field by field ("Contact: ContactId
+// c1, Name Ann Lee, OrganisationId o1"), linked to where they are changed.
 func inTheWayItems(inTheWay map[string]any) []views.InTheWay {
 	raw := make(map[string]json.RawMessage, len(inTheWay))
 	for k, v := range inTheWay {
@@ -43,6 +46,10 @@ func inTheWayItems(inTheWay map[string]any) []views.InTheWay {
 	recs, _ := conflictRecords(raw)
 	items := make([]views.InTheWay, 0, len(recs))
 	for _, rec := range recs {
+		if it, ok := rec.named(); ok {
+			items = append(items, it)
+			continue
+		}
 		it := views.InTheWay{Text: rec.line()}
 		if org, ok := rec.fields["OrganisationId"].(string); ok && org != "" {
 			tab, label := inTheWayTab(rec.kind)
@@ -54,6 +61,44 @@ func inTheWayItems(inTheWay map[string]any) []views.InTheWay {
 		items = append(items, it)
 	}
 	return items
+}
+
+// named is the line of a record of the domains and roles (docs/design.md
+// §12) by its names; ok is false for other kinds, or a record without the
+// names (a payload of an older release).
+func (r conflictRecord) named() (views.InTheWay, bool) {
+	str := func(f string) string { s, _ := r.fields[f].(string); return s }
+	switch r.kind {
+	case "Claims":
+		org, orgName, dom, role := str("OrganisationId"), str("OrganisationName"), str("AuthorisationDomain"), str("Role")
+		if org == "" || orgName == "" || dom == "" || role == "" {
+			return views.InTheWay{}, false
+		}
+		text := " holds " + dom + " — " + role
+		if a := str("AuthorityName"); a != "" {
+			text += ", authorised by " + a
+		}
+		if st := str("Status"); st != "" && st != "Active" {
+			text += " (" + st + ")"
+		}
+		return views.InTheWay{Prefix: "Claim: ", Name: orgName, Text: text, Href: paths.OrganisationTab(org, "authority-claims")}, true
+	case "Roles":
+		if str("AuthorisationDomain") == "" || str("Name") == "" {
+			return views.InTheWay{}, false
+		}
+		return views.InTheWay{Text: "Role: " + str("AuthorisationDomain") + " — " + str("Name")}, true
+	case "Authorities":
+		if str("AuthorityName") == "" {
+			return views.InTheWay{}, false
+		}
+		return views.InTheWay{Text: "Authority: " + str("AuthorityName"), Href: "/references/authorisation-domains#authorities", LinkLabel: "Open the authorities"}, true
+	case "RoleMetadataPolicies":
+		if str("Policy") == "" {
+			return views.InTheWay{}, false
+		}
+		return views.InTheWay{Text: "Role metadata policy: " + str("Policy"), Href: "/references/role-metadata-policies", LinkLabel: "Open the role metadata policies"}, true
+	}
+	return views.InTheWay{}, false
 }
 
 // inTheWayTab is the organisation's tab that shows records of a kind of

@@ -30,6 +30,7 @@ type organisationStore interface {
 	ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
 	EachOrganisation(ctx context.Context, f store.OrgFilter, fn func(o store.Organisation, flagNames, roles []string) error) error
 	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
+	ActiveRolesOf(ctx context.Context, ids []string) (map[string][]store.HeldRole, error)
 	CreateOrganisations(ctx context.Context, a store.Audit, orgs []store.Organisation) ([]string, error)
 	OrganisationReadiness(ctx context.Context, orgID string, now time.Time) (store.Readiness, error)
 	DirectoryVersion() int64
@@ -45,6 +46,10 @@ type organisationStore interface {
 // ListOrganisations is the organisation list: search, filters, sort, pages.
 func (h *Organisations) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	if q.Has("DomainRole") && !WantsJSON(r) {
+		domainRoleRedirect(w, r, q)
+		return
+	}
 	page, size, err := PageParams(q)
 	if err != nil {
 		WriteError(w, r, err)
@@ -91,11 +96,26 @@ func (h *Organisations) orgListPage(r *http.Request, f store.OrgFilter, env Page
 	if err != nil {
 		return nil, err
 	}
-	roleOpts, err := h.roleOpts(r.Context(), f.Role)
+	roleOpts, err := h.roleOpts(r.Context(), f.Domain, f.Role)
 	if err != nil {
 		return nil, err
 	}
-	p := views.OrganisationsPage{Items: env.Content, Q: f.Q, StatusOpts: h.statusOpts(lifecycle.Organisation, f.Status, true), FlagOpts: flagOpts, RoleOpts: roleOpts,
+	// The Roles column: the page's organisations' Active roles, one query.
+	ids := make([]string, len(env.Content))
+	for i, o := range env.Content {
+		ids[i] = o.OrganisationID
+	}
+	held, err := h.Store.ActiveRolesOf(r.Context(), ids)
+	if err != nil {
+		return nil, err
+	}
+	orgRoles := make(map[string][]string, len(held))
+	for id, hs := range held {
+		for _, hr := range hs {
+			orgRoles[id] = append(orgRoles[id], hr.AuthorisationDomain+" — "+hr.Role)
+		}
+	}
+	p := views.OrganisationsPage{Items: env.Content, Q: f.Q, StatusOpts: h.statusOpts(lifecycle.Organisation, f.Status, true), FlagOpts: flagOpts, RoleOpts: roleOpts, Roles: orgRoles,
 		SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, SortParam: q.Get("sort"), Total: total, Page: page, TotalPages: env.TotalPages,
 		Filtered: f.Q != "" || f.Status != "" || f.Flag != "" || f.Role != "" || f.Domain != ""}
 	eq := url.Values{}

@@ -2,11 +2,13 @@ package handlers
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/trustframe/trustframe/lifecycle"
+	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -68,21 +70,52 @@ func (h *Organisations) roleFilter(ctx context.Context, q url.Values) (domain, r
 	return domain, role, nil
 }
 
-// roleOpts are the choices of the organisation list's Role filter.
-func (h *Organisations) roleOpts(ctx context.Context, cur string) ([]views.Option, error) {
+// roleOpts are the choices of the organisation list's Role filter, one
+// per domain role, "Payments — PISP" (value "Payments/PISP": a role name
+// alone is ambiguous when two domains have a role of that name), each
+// domain's "Payments — any role" ("Payments/") first; a URL with Role=
+// alone (the API's filter, every domain) shows as "PISP — any domain".
+func (h *Organisations) roleOpts(ctx context.Context, domain, role string) ([]views.Option, error) {
 	roles, err := h.Store.ListDomainRoles(ctx, "")
 	if err != nil {
 		return nil, err
 	}
-	out := []views.Option{{Value: "", Label: "Any role", Selected: cur == ""}}
+	out := []views.Option{{Value: "", Label: "Any role", Selected: domain == "" && role == ""}}
+	if domain == "" && role != "" {
+		out = append(out, views.Option{Value: "/" + role, Label: role + " — any domain", Selected: true})
+	}
 	seen := map[string]bool{}
 	for _, ro := range roles {
-		if !seen[ro.Name] {
-			seen[ro.Name] = true
-			out = append(out, views.Option{Value: ro.Name, Label: ro.Name, Selected: ro.Name == cur})
+		if d := ro.AuthorisationDomain; !seen[d] {
+			seen[d] = true
+			out = append(out, views.Option{Value: d + "/", Label: d + " — any role", Selected: domain == d && role == ""})
 		}
+		out = append(out, views.Option{Value: ro.AuthorisationDomain + "/" + ro.Name, Label: ro.AuthorisationDomain + " — " + ro.Name,
+			Selected: domain == ro.AuthorisationDomain && role == ro.Name})
 	}
 	return out, nil
+}
+
+// domainRoleRedirect answers the console's Role filter, which sends one
+// choice DomainRole=Domain/Role: the list's URL with AuthorisationDomain=
+// and Role= instead (the API's filters; either may be empty), the other
+// filters and the sort kept, empty ones and the page dropped.
+func domainRoleRedirect(w http.ResponseWriter, r *http.Request, q url.Values) {
+	domain, role, _ := strings.Cut(q.Get("DomainRole"), "/")
+	q.Del("DomainRole")
+	q.Del("page")
+	q.Set("AuthorisationDomain", domain)
+	q.Set("Role", role)
+	for k, v := range q {
+		if len(v) == 0 || v[0] == "" {
+			q.Del(k)
+		}
+	}
+	to := paths.Organisations()
+	if len(q) > 0 {
+		to += "?" + q.Encode()
+	}
+	Redirect(w, r, to)
 }
 
 func strconvQuote(s string) string { return strconv.Quote(s) }

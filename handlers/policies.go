@@ -76,7 +76,7 @@ func (h *Policies) page(w http.ResponseWriter, r *http.Request, status int, form
 // List lists the policies.
 func (h *Policies) List(w http.ResponseWriter, r *http.Request) {
 	PageOrList(w, r, func() {
-		h.page(w, r, http.StatusOK, views.PolicyForm{Policy: "{\n  \"grant_types\": {\"subset_of\": [\"authorization_code\"]}\n}"})
+		h.page(w, r, http.StatusOK, views.PolicyForm{})
 	}, h.Store.ListRoleMetadataPolicies)
 }
 
@@ -90,6 +90,9 @@ func (h *Policies) Get(w http.ResponseWriter, r *http.Request) {
 	SetETag(w, p)
 	WriteJSON(w, http.StatusOK, p)
 }
+
+// policyRequired is the message of a policy left empty.
+const policyRequired = "Write the policy: a JSON object naming each metadata parameter and its operators, for example {\"grant_types\": {\"subset_of\": [\"authorization_code\"]}}."
 
 // validate checks a policy: an unsupported entity type is a 400 (docs/design.md §7);
 // field and operator problems are a 422, one entry per problem.
@@ -106,6 +109,12 @@ func validatePolicy(in *store.RoleMetadataPolicy) error {
 	checkLen(f, "Description", in.Description, 500)
 	activeOrInactive(f, &in.Status)
 	e := Validation(f)
+	if len(bytes.TrimSpace(in.Policy)) == 0 {
+		// Nothing written (the console's field starts empty, its example is
+		// a placeholder: docs/decisions.md).
+		e.Fields = append(e.Fields, FieldError{Code: FieldRequired, Field: "Policy", Message: policyRequired})
+		return e
+	}
 	if msg := jsonMistake(in.Policy); msg != "" {
 		e.Fields = append(e.Fields, FieldError{Code: FieldInvalidPolicy, Field: "Policy", Message: msg})
 		return e

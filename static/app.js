@@ -205,3 +205,53 @@ document.addEventListener("DOMContentLoaded", function () {
     first.focus();
   }
 });
+
+// Tables on a phone (docs/decisions.md "Tables on a phone"): each cell of a
+// table with a heading row gets its column's heading as data-label, which
+// app.css shows above the cell when the rows stack (narrow windows). A cell
+// with nothing in it is marked tf-blank (hidden when stacked); a column
+// whose heading is visually hidden (the actions) gets no label.
+function tfLabelCells(root) {
+  if (!root || !root.querySelectorAll) {
+    return;
+  }
+  var tables = root.tagName === "TABLE" ? [root] : Array.prototype.slice.call(root.querySelectorAll("table"));
+  tables.forEach(function (t) {
+    var head = t.tHead && t.tHead.rows[0];
+    if (!head) {
+      return;
+    }
+    var labels = [];
+    Array.prototype.forEach.call(head.cells, function (h) {
+      var c = h.cloneNode(true);
+      Array.prototype.forEach.call(c.querySelectorAll(".visually-hidden"), function (v) { v.remove(); });
+      var l = c.textContent.replace(/[▲▼]/g, "").replace(/\s+/g, " ").trim();
+      for (var i = 0; i < (h.colSpan || 1); i++) {
+        labels.push(l);
+      }
+    });
+    Array.prototype.forEach.call(t.tBodies, function (b) {
+      Array.prototype.forEach.call(b.rows, function (tr) {
+        var col = 0;
+        Array.prototype.forEach.call(tr.cells, function (td) {
+          var l = labels[col] || "";
+          if (l) {
+            td.setAttribute("data-label", l);
+          } else {
+            td.removeAttribute("data-label");
+          }
+          var blank = td.textContent.trim() === "" && !td.querySelector("input:not([type=hidden]), button, select, textarea, img, svg, a");
+          td.classList.toggle("tf-blank", blank);
+          col += td.colSpan || 1;
+        });
+      });
+    });
+    t.classList.add("tf-labelled");
+  });
+}
+document.addEventListener("DOMContentLoaded", function () { tfLabelCells(document); });
+document.addEventListener("htmx:load", function (ev) {
+  var el = ev.detail.elt;
+  var t = el && el.closest && el.closest("table");
+  tfLabelCells(t || el);
+});

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -398,4 +399,43 @@ func participantClaims(ctx context.Context, q querier, out []Participant, index 
 		}
 	}
 	return nil
+}
+
+// HeldRole is a role an organisation holds through an Active claim.
+type HeldRole struct {
+	AuthorisationDomain string
+	Role                string
+}
+
+// ActiveRolesOf returns the roles of the Active claims of each of the
+// organisations ids (a page of the organisation list), by domain and role,
+// in one query over the claims_organisation index; an organisation
+// without Active claims has no entry.
+func (d *DB) ActiveRolesOf(ctx context.Context, ids []string) (map[string][]HeldRole, error) {
+	out := map[string][]HeldRole{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	type held struct {
+		org string
+		HeldRole
+	}
+	rows, err := queryList(ctx, d.db, func(row rowScanner) (held, error) {
+		var h held
+		err := row.Scan(&h.org, &h.AuthorisationDomain, &h.Role)
+		return h, err
+	}, `SELECT organisation_id, domain, role FROM organisation_authority_claims
+		WHERE organisation_id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`) AND status = 'Active'
+		ORDER BY organisation_id, domain, role`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: roles of organisations: %w", err)
+	}
+	for _, h := range rows {
+		out[h.org] = append(out[h.org], h.HeldRole)
+	}
+	return out, nil
 }

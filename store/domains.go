@@ -40,12 +40,19 @@ type Authority struct {
 	AuthorisationDomains []string `json:"AuthorisationDomains"`
 }
 
-// ClaimRef names a claim in the way of a change (the conflict payload).
+// ClaimRef names a claim in the way of a change (the conflict payload):
+// its ids for programs and, added later (additive), the organisation's
+// and the authority's names and the claim's status for the people who
+// read the console's list of what is in the way.
 type ClaimRef struct {
 	ClaimID             string `json:"ClaimId"`
 	OrganisationID      string `json:"OrganisationId"`
+	OrganisationName    string `json:"OrganisationName"`
 	AuthorisationDomain string `json:"AuthorisationDomain"`
 	Role                string `json:"Role"`
+	AuthorityID         string `json:"AuthorityId"`
+	AuthorityName       string `json:"AuthorityName"`
+	Status              string `json:"Status"`
 }
 
 // inUse is the conflict of something the named records still use
@@ -57,15 +64,17 @@ func inUse(summary string, parts map[string]any) error {
 // claimsWhere lists up to 100 claims matching cond (a condition on the
 // claims table c); activeOnly keeps Active claims.
 func claimsWhere(ctx context.Context, q querier, cond string, activeOnly bool, args ...any) ([]ClaimRef, error) {
-	query := `SELECT claim_id, organisation_id, domain, role FROM organisation_authority_claims c WHERE ` + cond
+	query := `SELECT c.claim_id, c.organisation_id, COALESCE(o.name, ''), c.domain, c.role, c.authority_id, COALESCE(a.name, ''), c.status
+		FROM organisation_authority_claims c LEFT JOIN organisations o ON o.organisation_id = c.organisation_id
+		LEFT JOIN authorities a ON a.authority_id = c.authority_id WHERE ` + cond
 	if activeOnly {
 		query += ` AND c.status = 'Active'`
 	}
 	return queryList(ctx, q, func(row rowScanner) (ClaimRef, error) {
 		var c ClaimRef
-		err := row.Scan(&c.ClaimID, &c.OrganisationID, &c.AuthorisationDomain, &c.Role)
+		err := row.Scan(&c.ClaimID, &c.OrganisationID, &c.OrganisationName, &c.AuthorisationDomain, &c.Role, &c.AuthorityID, &c.AuthorityName, &c.Status)
 		return c, err
-	}, query+` ORDER BY organisation_id, domain, role, claim_id LIMIT 100`, args...)
+	}, query+` ORDER BY c.organisation_id, c.domain, c.role, c.claim_id LIMIT 100`, args...)
 }
 
 // ListAuthorisationDomains returns every domain by name.

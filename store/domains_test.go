@@ -434,3 +434,44 @@ func TestAuditNamesAuthoritiesAndClaims(t *testing.T) {
 		t.Errorf("claim named %q", got)
 	}
 }
+
+// TestActiveRolesOfAPage: the roles of the Active claims of the given
+// organisations (the organisation list's Roles column), by domain and
+// role; an Inactive claim, and an organisation not asked for, are not in.
+func TestActiveRolesOfAPage(t *testing.T) {
+	f := newDomainFixture(t)
+	ctx := context.Background()
+	other, err := f.db.CreateOrganisation(ctx, who, store.Organisation{OrganisationName: "Other", RegistrationNumber: "2", CountryOfRegistration: "GB", Status: "Active"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := f.db.CreateOrganisation(ctx, who, store.Organisation{OrganisationName: "None", RegistrationNumber: "3", CountryOfRegistration: "GB", Status: "Active"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []store.AuthorityClaim{f.claim("PISP", "Payments"), f.claim("ASPSP", "Data"), f.claim("ASPSP", "Payments")} {
+		if _, err := f.db.CreateAuthorityClaim(ctx, who, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ended := f.claim("DATA", "Data")
+	ended.OrganisationID = other.OrganisationID
+	ended.Status = "Inactive"
+	if _, err := f.db.CreateAuthorityClaim(ctx, who, ended); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.db.ActiveRolesOf(ctx, []string{f.org, other.OrganisationID, none.OrganisationID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []store.HeldRole{{AuthorisationDomain: "Data", Role: "ASPSP"}, {AuthorisationDomain: "Payments", Role: "ASPSP"}, {AuthorisationDomain: "Payments", Role: "PISP"}}
+	if fmt.Sprint(got[f.org]) != fmt.Sprint(want) || len(got) != 1 {
+		t.Errorf("roles %v, want only %s: %v", got, f.org, want)
+	}
+	if got, err := f.db.ActiveRolesOf(ctx, []string{other.OrganisationID}); err != nil || len(got) != 0 {
+		t.Errorf("an organisation with Inactive claims only: %v %v", got, err)
+	}
+	if got, err := f.db.ActiveRolesOf(ctx, nil); err != nil || len(got) != 0 {
+		t.Errorf("no ids: %v %v", got, err)
+	}
+}

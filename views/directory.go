@@ -32,7 +32,8 @@ type OrganisationsPage struct {
 	Q          string
 	StatusOpts []Option
 	FlagOpts   []Option
-	RoleOpts   []Option // Role= filter: role names of every domain
+	RoleOpts   []Option            // the Role filter: "Domain — Role" (value Domain/Role, sent as DomainRole)
+	Roles      map[string][]string // OrganisationId -> "Domain — Role" of its Active claims
 	SortLinks  map[string]string
 	SortField  string
 	SortDesc   bool
@@ -163,6 +164,10 @@ type InTheWay struct {
 	Text      string
 	Href      string
 	LinkLabel string
+	// Name, when set, is the link (to Href) inside the line: Prefix, Name,
+	// then Text ("Claim: " Acme Bank " holds Payments — PISP"), and
+	// LinkLabel is not used.
+	Prefix, Name string
 }
 
 // FlagTypeLabel is the human label of a flag's Type (the API keeps the

@@ -230,7 +230,10 @@ func TestDomainsRolesAuthoritiesRulesAndBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := docOf(t, resp)
-	if resp.StatusCode != 409 || !strings.Contains(doc.Find("[data-testid=in-the-way] li").First().Text(), cid) {
+	// (by the organisation's name, linked to its Roles tab: the claim's id
+	// is the API's, TestInTheWayNamesWhatAPersonRecognises)
+	if li := doc.Find("[data-testid=in-the-way] li").First(); resp.StatusCode != 409 || !strings.Contains(li.Text(), "Acme") ||
+		li.Find("a").AttrOr("href", "") != "/organisations/"+oid+"/authority-claims" {
 		t.Fatalf("page conflict: %d %q", resp.StatusCode, doc.Find("[data-testid=conflict]").Text())
 	}
 	// Edit from the page: a domain's description, a role's type.
@@ -631,8 +634,10 @@ func TestOrganisationListRoleFilterAndCSVRoles(t *testing.T) {
 	// The page offers the filter.
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	// (Role= alone matches the role in every domain:
+	// TestOrganisationListRoleFilterNamesTheDomain)
 	_, doc := page(t, c, env.URL+"/organisations?Role=PISP")
-	if doc.Find("[data-testid=role-filter] option[selected]").Text() != "PISP" || !strings.Contains(doc.Find("[data-testid=org-count]").Text(), "1 organisation") {
+	if doc.Find("[data-testid=role-filter] option[selected]").Text() != "PISP — any domain" || !strings.Contains(doc.Find("[data-testid=org-count]").Text(), "1 organisation") {
 		t.Fatalf("page: %q %q", doc.Find("[data-testid=role-filter] option[selected]").Text(), doc.Find("[data-testid=org-count]").Text())
 	}
 }

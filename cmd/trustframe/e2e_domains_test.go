@@ -86,7 +86,7 @@ func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
 	))
 	summary, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=conflict] strong`)))
 	item, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=in-the-way] li`)))
-	if !strings.Contains(summary, "Exclusive") || !strings.Contains(item, "Role PISP") || !strings.Contains(item, "AuthorisationDomain Payments") || strings.Contains(item, "{") {
+	if !strings.Contains(summary, "Exclusive") || !strings.Contains(item, "Acme Bank") || !strings.Contains(item, "Payments — PISP") || strings.Contains(item, "{") {
 		t.Fatalf("the conflict reads %q / %q", summary, item)
 	}
 	rows, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("[data-testid=claim-row]").length`))

@@ -1122,8 +1122,10 @@ type FieldError struct {
 	Code string `json:"code"`
 
 	// Field the member (or parameter) in error; left out when the problem is not about one field
-	Field   *string `json:"field,omitempty"`
-	Message string  `json:"message"`
+	Field *string `json:"field,omitempty"`
+
+	// Message On a 409 for something in use: a summary, a |, then a JSON object naming what is in the way by kind, for example {"Claims":[ConflictClaim…],"Roles":[{AuthorisationDomain, Name}],"Authorities":[{AuthorityId, AuthorityName}]}
+	Message string `json:"message"`
 }
 
 // Flag defines model for Flag.
@@ -2067,7 +2069,7 @@ type ListOrganisationsParams struct {
 	// AuthorisationDomain organisations with an Active claim in this domain (400 for an unknown domain)
 	AuthorisationDomain *OrgAuthorisationDomain `form:"AuthorisationDomain,omitempty" json:"AuthorisationDomain,omitempty"`
 
-	// Role organisations with an Active claim on this role (400 for an unknown role)
+	// Role organisations with an Active claim on this role (400 for an unknown role); with AuthorisationDomain the role of that domain, alone a role of this name in any domain
 	Role *OrgRole `form:"Role,omitempty" json:"Role,omitempty"`
 }
 
@@ -2089,7 +2091,7 @@ type ExportOrganisationsParams struct {
 	// AuthorisationDomain organisations with an Active claim in this domain (400 for an unknown domain)
 	AuthorisationDomain *OrgAuthorisationDomain `form:"AuthorisationDomain,omitempty" json:"AuthorisationDomain,omitempty"`
 
-	// Role organisations with an Active claim on this role (400 for an unknown role)
+	// Role organisations with an Active claim on this role (400 for an unknown role); with AuthorisationDomain the role of that domain, alone a role of this name in any domain
 	Role *OrgRole `form:"Role,omitempty" json:"Role,omitempty"`
 
 	// Sort Field,asc|desc

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "372c390d582890f09f1eae6a03b73840ea7c6b22619747e725d9cda168d030d5"
+const SpecSHA256 = "e76d3a3431e79ab0fd8d57cb3cdcdb02560362ff59423ca92f35da20df30b253"
