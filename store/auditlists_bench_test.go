@@ -1,4 +1,4 @@
-package store_test
+package store
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/store/storetest"
 )
 
@@ -48,7 +47,7 @@ func sqlCase(expr string, list []string) string {
 // applications of which one, app-heavy, has a tenth of them; the rest
 // over 15 subject types and 40 other actions. It returns the records
 // of app-heavy.
-func fillAuditLog(tb testing.TB, db *store.DB, n int) int {
+func fillAuditLog(tb testing.TB, db *DB, n int) int {
 	tb.Helper()
 	ctx := context.Background()
 	const batch = 100000
@@ -63,7 +62,7 @@ func fillAuditLog(tb testing.TB, db *store.DB, n int) int {
 		to := min(from+batch-1, n)
 		q := fmt.Sprintf(`WITH RECURSIVE s(i) AS (SELECT %d UNION ALL SELECT i + 1 FROM s WHERE i < %d)
 			INSERT INTO audit_log %s %s FROM s`, from, to, cols, sel)
-		if _, err := db.SQL().ExecContext(ctx, q); err != nil {
+		if _, err := db.db.ExecContext(ctx, q); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -90,7 +89,7 @@ func BenchmarkAuditFilterLists(b *testing.B) {
 		}
 	}
 	ctx := context.Background()
-	db, err := store.Open(ctx, storetest.Path(b), nil)
+	db, err := Open(ctx, storetest.Path(b), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -100,8 +99,8 @@ func BenchmarkAuditFilterLists(b *testing.B) {
 	// PostgreSQL's autovacuum would analyse a table after such a load;
 	// the service never runs ANALYZE on SQLite, so its planner works from
 	// its defaults here as in production.
-	if db.Engine() == store.Postgres {
-		if _, err := db.SQL().ExecContext(ctx, `VACUUM ANALYZE`); err != nil {
+	if db.Engine() == Postgres {
+		if _, err := db.db.ExecContext(ctx, `VACUUM ANALYZE`); err != nil {
 			b.Fatal(err)
 		}
 	}
