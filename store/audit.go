@@ -209,12 +209,39 @@ func (d *DB) LatestAudit(ctx context.Context, n int) ([]AuditRecord, error) {
 	return out, nil
 }
 
+// The audit filter lists' queries read audit_actions alone
+// (TestAuditFilterListsReadNoRecords).
+const (
+	auditActionsSQL       = `SELECT DISTINCT action FROM audit_actions ORDER BY action`
+	auditActionsOfTypeSQL = `SELECT action FROM audit_actions WHERE subject_type = ? ORDER BY action`
+	auditSubjectTypesSQL  = `SELECT DISTINCT subject_type FROM audit_actions ORDER BY subject_type`
+)
+
+// auditActionsOfSubjectSQL lists one subject's actions from its records.
+func auditActionsOfSubjectSQL(subjectType, subjectID string) (string, []any) {
+	where, args := AuditFilter{SubjectType: subjectType, SubjectID: subjectID}.where()
+	return `SELECT DISTINCT action FROM audit_log ` + where + ` ORDER BY action`, args
+}
+
 // AuditActions lists the actions the audit log holds (for the Action
-// filter), restricted by subject type and id when given.
+// filter), sorted, restricted by subject type and id when given. Without
+// a subject id they come from audit_actions, the (subject type, action)
+// pairs the log holds, kept by a trigger on every insert (migration 0028;
+// docs/design.md §9): a DISTINCT over the log read all of it, and it
+// grows by a record per SSA issued. One subject's actions are read from
+// its own records through the audit_subject index.
 func (d *DB) AuditActions(ctx context.Context, subjectType, subjectID string) ([]string, error) {
-	f := AuditFilter{SubjectType: subjectType, SubjectID: subjectID}
-	where, args := f.where()
-	out, err := queryList(ctx, d.db, scanString, `SELECT DISTINCT action FROM audit_log `+where+` ORDER BY action`, args...)
+	var q string
+	var args []any
+	switch {
+	case subjectID != "":
+		q, args = auditActionsOfSubjectSQL(subjectType, subjectID)
+	case subjectType != "":
+		q, args = auditActionsOfTypeSQL, []any{subjectType}
+	default:
+		q = auditActionsSQL
+	}
+	out, err := queryList(ctx, d.db, scanString, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: audit actions: %w", err)
 	}
@@ -222,9 +249,10 @@ func (d *DB) AuditActions(ctx context.Context, subjectType, subjectID string) ([
 }
 
 // AuditSubjectTypes lists the subject types the audit log holds (for the
-// Subject type filter of the audit page), read from the audit_subject index.
+// Subject type filter of the audit page), sorted, from audit_actions (see
+// AuditActions).
 func (d *DB) AuditSubjectTypes(ctx context.Context) ([]string, error) {
-	out, err := queryList(ctx, d.db, scanString, `SELECT DISTINCT subject_type FROM audit_log ORDER BY subject_type`)
+	out, err := queryList(ctx, d.db, scanString, auditSubjectTypesSQL)
 	if err != nil {
 		return nil, fmt.Errorf("store: audit subject types: %w", err)
 	}
