@@ -57,6 +57,20 @@ func TestCopySQLiteToPostgres(t *testing.T) {
 	if rep.AuditRecords == 0 || rep.Rows < 1200*4 || len(seen) < rep.Tables {
 		t.Fatalf("report %+v, %d progress lines", rep, len(seen))
 	}
+	// The audit page's filter lists (derived from the log, not copied).
+	for _, side := range []*store.DB{src, dst} {
+		types, err := side.AuditSubjectTypes(ctx)
+		if err != nil || len(types) < 2 {
+			t.Fatalf("subject types %v %v", types, err)
+		}
+	}
+	ta, _ := src.AuditSubjectTypes(ctx)
+	tb, _ := dst.AuditSubjectTypes(ctx)
+	aa, _ := src.AuditActions(ctx, "", "")
+	ab, _ := dst.AuditActions(ctx, "", "")
+	if !reflect.DeepEqual(ta, tb) || !reflect.DeepEqual(aa, ab) {
+		t.Fatalf("filter lists after the copy: subject types %v / %v, actions %v / %v", ta, tb, aa, ab)
+	}
 
 	for _, f := range []store.OrgFilter{
 		{Size: 20}, {Size: 20, Page: 59}, {Size: 20, Page: 30, Sort: "RegistrationNumber", Desc: true},
