@@ -447,6 +447,10 @@ func matchHTU(htu, want string) error {
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return fail(RuleHTU, "htu is not an absolute URI")
 	}
+	if u.User != nil {
+		// Normalisation keeps user information, and the request URI has none.
+		return fail(RuleHTU, "htu carries user information; the request URI has none")
+	}
 	w, err := url.Parse(want)
 	if err != nil {
 		return fail(RuleHTU, "the request URI cannot be parsed")
@@ -461,7 +465,8 @@ func matchHTU(htu, want string) error {
 // RFC 3986 §6.2.2 and §6.2.3 that RFC 9449 §4.3 asks for: lower-case scheme
 // and host, default port dropped, empty path as "/", percent-encodings of
 // unreserved characters decoded and the others' hex digits in upper case;
-// no query or fragment.
+// no query or fragment. Dot segments are kept (docs/decisions.md: the router
+// does not remove them either, so a path with them names what it routes to).
 func NormalizeURI(u *url.URL) string {
 	scheme := strings.ToLower(u.Scheme)
 	host := strings.ToLower(u.Hostname())

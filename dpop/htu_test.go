@@ -61,3 +61,46 @@ func TestHTUSyntaxNormalisation(t *testing.T) {
 		t.Fatalf("%%2F taken for /: %v", err)
 	}
 }
+
+// TestHTUDotSegmentsAreKept: dot segments are compared as they are, on
+// either side (docs/decisions.md: the router does not remove them, so the
+// request "/api/x/../users/super" is not routed as "/api/users/super", and a
+// proof made for one is not a proof for the other).
+func TestHTUDotSegmentsAreKept(t *testing.T) {
+	for i, tc := range []struct{ htu, url string }{
+		{"https://tf.example/api/x/../users/super", targetURL},
+		{targetURL, "https://tf.example/api/x/../users/super"},
+	} {
+		h, c := goodParts()
+		c["htu"], c["jti"] = tc.htu, "jti-dot"+string(rune('a'+i))
+		req := request()
+		req.URL = tc.url
+		_, err := checker().Check([]string{build(t, h, c, ecKey)}, req)
+		var de *Error
+		if !errors.As(err, &de) || de.Rule != RuleHTU {
+			t.Errorf("htu %s, request %s: %v, want %s", tc.htu, tc.url, err, RuleHTU)
+		}
+	}
+	h, c := goodParts()
+	c["htu"] = "https://tf.example/api/x/../users/super"
+	req := request()
+	req.URL = c["htu"].(string)
+	if _, err := checker().Check([]string{build(t, h, c, ecKey)}, req); err != nil {
+		t.Errorf("the same dotted path on both sides: %v", err)
+	}
+}
+
+// TestHTUWithUserInfoIsRefused: the request URI a server compares htu with
+// has no user information, and normalisation keeps it (RFC 3986 §6.2.2), so
+// an htu carrying one ("https://someone@tf.example/…") is another URI.
+func TestHTUWithUserInfoIsRefused(t *testing.T) {
+	for _, htu := range []string{"https://someone@tf.example/api/users/super", "https://a:b@tf.example/api/users/super", "https://@tf.example/api/users/super"} {
+		h, c := goodParts()
+		c["htu"] = htu
+		_, err := checker().Check([]string{build(t, h, c, ecKey)}, request())
+		var de *Error
+		if !errors.As(err, &de) || de.Rule != RuleHTU {
+			t.Errorf("htu %s: %v, want %s", htu, err, RuleHTU)
+		}
+	}
+}
