@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -136,16 +137,46 @@ func TestInTheWayOfReferenceTypesNamesWhatAPersonRecognises(t *testing.T) {
 		}
 		t.Errorf("%s: no record with %s %v in %v", what, key, want[key], recs)
 	}
+	// The OpenAPI description names every field the payload sends, of the
+	// type it is sent as.
+	spec, err := openapi3.NewLoader().LoadFromFile("../handlers/openapi/openapi-2.6.0.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	described := func(kind, schema string, recs []map[string]any) {
+		t.Helper()
+		ref := spec.Components.Schemas[schema]
+		if ref == nil || ref.Value == nil {
+			t.Fatalf("the OpenAPI description has no %s", schema)
+		}
+		if len(recs) == 0 {
+			t.Errorf("no %s in the payload", kind)
+		}
+		for _, r := range recs {
+			for k := range r {
+				if ref.Value.Properties[k] == nil {
+					t.Errorf("%s: the payload's %s is not described in %s", kind, k, schema)
+				}
+			}
+			if err := ref.Value.VisitJSON(map[string]any(r)); err != nil {
+				t.Errorf("%s: %v does not follow %s: %v", kind, r, schema, err)
+			}
+		}
+	}
+
 	p := payload("DELETE", "/references/contact-types/Billing", "")
+	described("Contacts", "ConflictContact", p["Contacts"])
 	has("API contacts", p["Contacts"], "ContactId", map[string]any{"ContactId": ann, "OrganisationId": acme, "Name": "Ann Doe",
 		"OrganisationName": "Acme Bank", "EmailAddress": "ann@acme.example"})
 	has("API contacts", p["Contacts"], "ContactId", map[string]any{"ContactId": bea, "OrganisationId": beta, "Name": "Zane",
 		"OrganisationName": "Beta Savings", "EmailAddress": "zane@beta.example"})
 	p = payload("DELETE", "/references/document-types/Licence", "")
+	described("Documents", "ConflictDocument", p["Documents"])
 	has("API documents", p["Documents"], "DocumentId", map[string]any{"DocumentId": lic, "OrganisationId": acme,
 		"OrganisationName": "Acme Bank", "DocumentType": "Licence", "DocumentReferenceNumber": "FCA-123456", "DocumentDescription": "payment institution licence"})
 	for _, req := range [][3]string{{"PUT", "/references/certification-types/FAPI", `{"Status":"Inactive"}`}, {"DELETE", "/references/certification-types/FAPI", ""}} {
 		p = payload(req[0], req[1], req[2])
+		described("Certifications", "ConflictCertification", p["Certifications"])
 		has("API certifications "+req[0], p["Certifications"], "CertificationId", map[string]any{"CertificationId": appCert, "OrganisationId": beta,
 			"SubjectType": "SoftwareStatement", "SubjectId": app, "OrganisationName": "Beta Savings", "CertificationType": "FAPI", "SubjectName": "Payments app"})
 		has("API certifications "+req[0], p["Certifications"], "CertificationId", map[string]any{"CertificationId": srvCert, "OrganisationId": acme,
