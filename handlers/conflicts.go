@@ -32,8 +32,12 @@ func conflictList(e *Error) (string, []views.InTheWay) {
 // per record, in the words a person recognises: a claim by its
 // organisation's name (linked to the organisation's Roles tab), its domain
 // and role and its authority; a role by its domain and name; an authority
-// by its name. Other records are listed field by field ("Contact: ContactId
-// c1, Name Ann Lee, OrganisationId o1"), linked to where they are changed.
+// by its name; a contact, document or certification by its organisation's
+// name (linked to the organisation's tab where it is changed) and its own
+// ("Contact: Acme Bank — Ann Lee, ann@acme.example"). Records without the
+// names (a payload of an older release) are listed field by field
+// ("Contact: ContactId c1, Name Ann Lee, OrganisationId o1"), linked to
+// where they are changed.
 func inTheWayItems(inTheWay map[string]any) []views.InTheWay {
 	raw := make(map[string]json.RawMessage, len(inTheWay))
 	for k, v := range inTheWay {
@@ -63,8 +67,7 @@ func inTheWayItems(inTheWay map[string]any) []views.InTheWay {
 	return items
 }
 
-// named is the line of a record of the domains and roles (docs/design.md
-// §12) by its names; ok is false for other kinds, or a record without the
+// named is the line of a record by its names (docs/design.md §4, §12); ok is false for other kinds, or a record without the
 // names (a payload of an older release).
 func (r conflictRecord) named() (views.InTheWay, bool) {
 	str := func(f string) string { s, _ := r.fields[f].(string); return s }
@@ -92,6 +95,14 @@ func (r conflictRecord) named() (views.InTheWay, bool) {
 			return views.InTheWay{}, false
 		}
 		return views.InTheWay{Text: "Authority: " + str("AuthorityName"), Href: "/references/authorisation-domains#authorities", LinkLabel: "Open the authorities"}, true
+	case "Contacts", "Documents", "Certifications":
+		org, orgName := str("OrganisationId"), str("OrganisationName")
+		what := r.ownName(str)
+		if org == "" || orgName == "" || what == "" {
+			return views.InTheWay{}, false
+		}
+		tab, _ := inTheWayTab(r.kind)
+		return views.InTheWay{Prefix: strings.TrimSuffix(r.kind, "s") + ": ", Name: orgName, Text: " — " + what, Href: paths.OrganisationTab(org, tab)}, true
 	case "RoleMetadataPolicies":
 		if str("Policy") == "" {
 			return views.InTheWay{}, false
@@ -99,6 +110,53 @@ func (r conflictRecord) named() (views.InTheWay, bool) {
 		return views.InTheWay{Text: "Role metadata policy: " + str("Policy"), Href: "/references/role-metadata-policies", LinkLabel: "Open the role metadata policies"}, true
 	}
 	return views.InTheWay{}, false
+}
+
+// ownName is how a person knows a contact ("Ann Doe, ann@acme.example"),
+// a document (its type and reference number, or its description when it
+// has none) or a certification (its type and the application or
+// authorisation server that holds it); "" when the payload lacks the
+// names (an older release's).
+func (r conflictRecord) ownName(str func(string) string) string {
+	join := func(parts ...string) string {
+		var out []string
+		for _, p := range parts {
+			if p != "" {
+				out = append(out, p)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	switch r.kind {
+	case "Contacts":
+		name, mail := str("Name"), str("EmailAddress")
+		if name == "" || mail == "" {
+			return join(name, mail)
+		}
+		return name + ", " + mail
+	case "Documents":
+		typ, ref, desc := str("DocumentType"), str("DocumentReferenceNumber"), str("DocumentDescription")
+		if typ == "" {
+			return ""
+		}
+		if ref == "" && desc != "" {
+			return typ + " “" + desc + "”"
+		}
+		return join(typ, ref)
+	case "Certifications":
+		typ, holder := str("CertificationType"), str("SubjectName")
+		if typ == "" || holder == "" {
+			return ""
+		}
+		switch str("SubjectType") {
+		case "SoftwareStatement":
+			return typ + " of the application " + holder
+		case "AuthorisationServer":
+			return typ + " of the authorisation server " + holder
+		}
+		return typ + " of " + holder
+	}
+	return ""
 }
 
 // inTheWayTab is the organisation's tab that shows records of a kind of

@@ -115,34 +115,62 @@ func (d *DB) UpdateRef(ctx context.Context, k RefKind, a Audit, r ReferenceItem,
 	return d.GetRef(ctx, k, r.Name)
 }
 
-// HeldCertification names a certification in the way of a change.
+// HeldCertification names a certification in the way of a change: its
+// ids for programs and, added later (additive), the organisation's name,
+// the certification's type and the name of the application (ClientName)
+// or authorisation server (CustomerFriendlyName) that holds it, for the
+// people who read the console's list of what is in the way.
 type HeldCertification struct {
-	CertificationID string `json:"CertificationId"`
-	OrganisationID  string `json:"OrganisationId"`
-	SubjectType     string `json:"SubjectType"`
-	SubjectID       string `json:"SubjectId"`
+	CertificationID   string `json:"CertificationId"`
+	OrganisationID    string `json:"OrganisationId"`
+	OrganisationName  string `json:"OrganisationName"`
+	CertificationType string `json:"CertificationType"`
+	SubjectType       string `json:"SubjectType"`
+	SubjectID         string `json:"SubjectId"`
+	SubjectName       string `json:"SubjectName"`
 }
 
-// certificationsHeld lists certifications of a type; with activeOnly, only
+// certificationsHeld lists certifications of a type with the names of
+// their organisation and holder (joined, one query); with activeOnly, only
 // those whose application or authorisation server is Active.
 func certificationsHeld(ctx context.Context, tx *sql.Tx, typ string, activeOnly bool) ([]HeldCertification, error) {
-	q := `SELECT c.certification_id, c.organisation_id, c.subject_type, c.subject_id FROM certifications c WHERE c.certification_type = ?`
+	q := `SELECT c.certification_id, c.organisation_id, COALESCE(o.name, ''), c.certification_type, c.subject_type, c.subject_id,
+			COALESCE(s.client_name, a.customer_friendly_name, '')
+		FROM certifications c LEFT JOIN organisations o ON o.organisation_id = c.organisation_id
+		LEFT JOIN software_statements s ON c.subject_type = 'SoftwareStatement' AND s.software_statement_id = c.subject_id
+		LEFT JOIN authorisation_servers a ON c.subject_type = 'AuthorisationServer' AND a.authorisation_server_id = c.subject_id
+		WHERE c.certification_type = ?`
 	if activeOnly {
-		q += ` AND ((c.subject_type = 'SoftwareStatement' AND EXISTS (SELECT 1 FROM software_statements s WHERE s.software_statement_id = c.subject_id AND s.status = 'Active'))
-			OR (c.subject_type = 'AuthorisationServer' AND EXISTS (SELECT 1 FROM authorisation_servers a WHERE a.authorisation_server_id = c.subject_id AND a.status = 'Active')))`
+		q += ` AND (s.status = 'Active' OR a.status = 'Active')`
 	}
 	return queryList(ctx, tx, func(row rowScanner) (HeldCertification, error) {
 		var h HeldCertification
-		err := row.Scan(&h.CertificationID, &h.OrganisationID, &h.SubjectType, &h.SubjectID)
+		err := row.Scan(&h.CertificationID, &h.OrganisationID, &h.OrganisationName, &h.CertificationType, &h.SubjectType, &h.SubjectID, &h.SubjectName)
 		return h, err
 	}, q+` ORDER BY c.organisation_id, c.certification_id LIMIT 100`, typ)
 }
 
-// InUse is what stands in the way of deleting a reference item.
+// InUse is a contact in the way of deleting its contact type: its ids
+// and name and, added later (additive), its e-mail address and its
+// organisation's name.
 type InUse struct {
-	ContactID      string `json:"ContactId"`
-	OrganisationID string `json:"OrganisationId"`
-	Name           string `json:"Name"`
+	ContactID        string `json:"ContactId"`
+	OrganisationID   string `json:"OrganisationId"`
+	OrganisationName string `json:"OrganisationName"`
+	Name             string `json:"Name"`
+	EmailAddress     string `json:"EmailAddress"`
+}
+
+// DocumentInUse is a document in the way of deleting its document type:
+// its ids and, added later (additive), its organisation's name, type,
+// reference number and description.
+type DocumentInUse struct {
+	DocumentID              string `json:"DocumentId"`
+	OrganisationID          string `json:"OrganisationId"`
+	OrganisationName        string `json:"OrganisationName"`
+	DocumentType            string `json:"DocumentType"`
+	DocumentReferenceNumber string `json:"DocumentReferenceNumber"`
+	DocumentDescription     string `json:"DocumentDescription"`
 }
 
 // DeleteRef removes an item nothing uses. When something uses it, the
@@ -163,9 +191,11 @@ func (d *DB) DeleteRef(ctx context.Context, k RefKind, a Audit, name string, che
 		case ContactTypes:
 			used, err := queryList(ctx, tx, func(row rowScanner) (InUse, error) {
 				var u InUse
-				err := row.Scan(&u.ContactID, &u.OrganisationID, &u.Name)
+				err := row.Scan(&u.ContactID, &u.OrganisationID, &u.OrganisationName, &u.Name, &u.EmailAddress)
 				return u, err
-			}, `SELECT contact_id, organisation_id, trim(first_name || ' ' || last_name) FROM contacts WHERE contact_type = ? ORDER BY organisation_id, contact_id LIMIT 100`, name)
+			}, `SELECT c.contact_id, c.organisation_id, COALESCE(o.name, ''), trim(c.first_name || ' ' || c.last_name), c.email_address
+				FROM contacts c LEFT JOIN organisations o ON o.organisation_id = c.organisation_id
+				WHERE c.contact_type = ? ORDER BY c.organisation_id, c.contact_id LIMIT 100`, name)
 			if err != nil {
 				return err
 			}
@@ -173,8 +203,13 @@ func (d *DB) DeleteRef(ctx context.Context, k RefKind, a Audit, name string, che
 				inTheWay = map[string]any{"Contacts": used}
 			}
 		case DocumentTypes:
-			used, err := namedRows(ctx, tx, `SELECT document_id, organisation_id FROM documents WHERE document_type = ? ORDER BY organisation_id, document_id LIMIT 100`,
-				"DocumentId", "OrganisationId", name)
+			used, err := queryList(ctx, tx, func(row rowScanner) (DocumentInUse, error) {
+				var u DocumentInUse
+				err := row.Scan(&u.DocumentID, &u.OrganisationID, &u.OrganisationName, &u.DocumentType, &u.DocumentReferenceNumber, &u.DocumentDescription)
+				return u, err
+			}, `SELECT d.document_id, d.organisation_id, COALESCE(o.name, ''), d.document_type, d.reference_number, d.description
+				FROM documents d LEFT JOIN organisations o ON o.organisation_id = d.organisation_id
+				WHERE d.document_type = ? ORDER BY d.organisation_id, d.document_id LIMIT 100`, name)
 			if err != nil {
 				return err
 			}

@@ -52,7 +52,8 @@ func orgPath(t *testing.T, ctx context.Context) string {
 // the page (issue 13, point 1): a duplicate contact type name, deleting a
 // contact type in use (with what is in the way as a list), a duplicate
 // Data Administrator invite, disabling and deleting a certification type
-// an active application holds; a stale field error goes once the field
+// an active application holds (each record in the way named as a person
+// knows it, not by id); a stale field error goes once the field
 // changes; a request that never reaches the server says so.
 func TestEndToEndRefusalsAreShown(t *testing.T) {
 	ctx := newBrowser(t)
@@ -104,8 +105,13 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid=delete-Business]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=in-the-way]`)),
 	))
-	if got := text(t, ctx, `[data-testid=in-the-way]`); !strings.Contains(got, "Adams") {
+	// The contact by name and e-mail, its organisation by name (linked to
+	// its Contacts tab), no ids.
+	if got := text(t, ctx, `[data-testid=in-the-way]`); !strings.Contains(got, "Acme Bank — Adams, adams@acme.example") || strings.Contains(got, "ContactId") {
 		t.Fatalf("in the way: %q", got)
+	}
+	if href, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("[data-testid=in-the-way-link]").getAttribute("href")`)); href != org+"/contacts" {
+		t.Fatalf("in the way links to %q, want %s/contacts", href, org)
 	}
 	checkAccessibility(t, ctx, "contact type in use")
 
@@ -130,7 +136,7 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 	))
 	clickRowButton(t, ctx, `[data-testid=reference-row]`, "FAPI", "Disable")
 	must(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid=in-the-way]`))))
-	if got := text(t, ctx, `[data-testid=in-the-way]`); !strings.Contains(got, "SoftwareStatement") {
+	if got := text(t, ctx, `[data-testid=in-the-way]`); !strings.Contains(got, "Acme Bank — FAPI of the application Payments app") {
 		t.Fatalf("disable FAPI, in the way: %q", got)
 	}
 	must(t, chromedp.Do(ctx,
@@ -138,7 +144,7 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid=delete-FAPI]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=in-the-way]`)),
 	))
-	if got := text(t, ctx, `[data-testid=in-the-way]`); !strings.Contains(got, "SoftwareStatement") {
+	if got := text(t, ctx, `[data-testid=in-the-way]`); !strings.Contains(got, "Acme Bank — FAPI of the application Payments app") {
 		t.Fatalf("delete FAPI, in the way: %q", got)
 	}
 

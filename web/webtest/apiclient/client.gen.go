@@ -1124,7 +1124,7 @@ type FieldError struct {
 	// Field the member (or parameter) in error; left out when the problem is not about one field
 	Field *string `json:"field,omitempty"`
 
-	// Message On a 409 for something in use: a summary, a |, then a JSON object naming what is in the way by kind, for example {"Claims":[ConflictClaim…],"Roles":[{AuthorisationDomain, Name}],"Authorities":[{AuthorityId, AuthorityName}]}
+	// Message On a 409 for something in use: a summary, a |, then a JSON object naming what is in the way by kind, for example {"Claims":[ConflictClaim…],"Roles":[{AuthorisationDomain, Name}],"Authorities":[{AuthorityId, AuthorityName}]}; deleting a contact, document or certification type in use (or disabling a certification type an Active application or server holds) names {"Contacts":[ConflictContact…]}, {"Documents":[ConflictDocument…]} or {"Certifications":[ConflictCertification…]}
 	Message string `json:"message"`
 }
 

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "e76d3a3431e79ab0fd8d57cb3cdcdb02560362ff59423ca92f35da20df30b253"
+const SpecSHA256 = "485fe7aa7a7e5b579064b000cfdca69caa10b93f6196752cef43988ac491eceb"

@@ -1,0 +1,185 @@
+package web_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// TestInTheWayOfReferenceTypesNamesWhatAPersonRecognises: when a contact,
+// document or certification type cannot be deleted (or a certification
+// type disabled) because records use it, each line of what is in the way
+// names the record as a person knows it (the contact's name and e-mail,
+// the document's type and reference number, the certification's type and
+// the application or server that holds it) and its organisation's name,
+// linked to the organisation's tab where the record is changed. Before,
+// each line read "Contact: ContactId 1a2b…, Name Ann Doe, OrganisationId
+// 4c…": ids no one recognises. The API's payload keeps its fields and
+// gains the names.
+func TestInTheWayOfReferenceTypesNamesWhatAPersonRecognises(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	acme := su.must(201, "POST", "/organisations", org("Acme Bank"))["OrganisationId"].(string)
+	beta := su.must(201, "POST", "/organisations", org("Beta Savings"))["OrganisationId"].(string)
+
+	ann := su.must(201, "POST", "/organisations/"+acme+"/contacts", `{"ContactType":"Billing","FirstName":"Ann","LastName":"Doe","EmailAddress":"ann@acme.example"}`)["ContactId"].(string)
+	bea := su.must(201, "POST", "/organisations/"+beta+"/contacts", `{"ContactType":"Billing","LastName":"Zane","EmailAddress":"zane@beta.example"}`)["ContactId"].(string)
+	lic := su.must(201, "POST", "/organisations/"+acme+"/documents", `{"DocumentType":"Licence","DocumentReferenceNumber":"FCA-123456","DocumentDescription":"payment institution licence"}`)["DocumentId"].(string)
+	app := su.must(201, "POST", "/organisations/"+beta+"/softwarestatements", `{"ClientName":"Payments app"}`)["SoftwareStatementId"].(string)
+	disc := discoveryServer(t, func(self string) string { return self })
+	srv := su.must(201, "POST", "/organisations/"+acme+"/authorisationservers", `{"CustomerFriendlyName":"Acme login","Issuer":"`+disc+`"}`)["AuthorisationServerId"].(string)
+	appCert := su.must(201, "POST", "/organisations/"+beta+"/softwarestatements/"+app+"/certifications", `{"CertificationType":"FAPI","CertificationStartDate":"2026-03-01"}`)["CertificationId"].(string)
+	srvCert := su.must(201, "POST", "/organisations/"+acme+"/authorisationservers/"+srv+"/certifications", `{"CertificationType":"FAPI","CertificationStartDate":"2026-03-01"}`)["CertificationId"].(string)
+	ids := []string{acme, beta, ann, bea, lic, app, srv, appCert, srvCert}
+
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	post := func(path string, form url.Values) *goquery.Document {
+		t.Helper()
+		resp, err := c.PostForm(env.URL+path, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := docOf(t, resp)
+		if resp.StatusCode != http.StatusConflict {
+			t.Fatalf("%s: status %d, want 409", path, resp.StatusCode)
+		}
+		return doc
+	}
+	// line checks the one line that names org: its words, no ids, and the
+	// organisation's name linking to its tab.
+	line := func(what string, doc *goquery.Document, orgName, orgID, tab string, words ...string) {
+		t.Helper()
+		var found *goquery.Selection
+		doc.Find("[data-testid=in-the-way] li").Each(func(_ int, li *goquery.Selection) {
+			if strings.Contains(li.Text(), orgName) {
+				found = li
+			}
+		})
+		if found == nil {
+			t.Errorf("%s: no line names %s: %q", what, orgName, doc.Find("[data-testid=in-the-way]").Text())
+			return
+		}
+		text := strings.Join(strings.Fields(found.Text()), " ")
+		for _, want := range words {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: the line %q does not name %s", what, text, want)
+			}
+		}
+		for _, id := range ids {
+			if strings.Contains(text, id) {
+				t.Errorf("%s: the line %q shows the id %s", what, text, id)
+			}
+		}
+		a := found.Find("a[data-testid=in-the-way-link]")
+		if href, _ := a.Attr("href"); a.Length() != 1 || href != "/organisations/"+orgID+"/"+tab || strings.TrimSpace(a.Text()) != orgName {
+			t.Errorf("%s: the line %q links %q to %q, want %s to its %s tab", what, text, a.Text(), href, orgName, tab)
+		}
+	}
+
+	// Contact type: each contact by name and e-mail, each under its own
+	// organisation.
+	doc := post("/references/contact-types/Billing/delete", url.Values{})
+	if n := doc.Find("[data-testid=in-the-way] li").Length(); n != 2 {
+		t.Errorf("delete contact type: %d lines, want 2", n)
+	}
+	line("delete contact type", doc, "Acme Bank", acme, "contacts", "Contact:", "Ann Doe", "ann@acme.example")
+	line("delete contact type", doc, "Beta Savings", beta, "contacts", "Contact:", "Zane", "zane@beta.example")
+
+	// Document type: the document by type and reference number.
+	doc = post("/references/document-types/Licence/delete", url.Values{})
+	line("delete document type", doc, "Acme Bank", acme, "documents", "Document:", "Licence", "FCA-123456")
+
+	// Certification type: disabling (Active holders) and deleting name the
+	// application or server that holds the certification.
+	doc = post("/references/certification-types/FAPI", url.Values{"Description": {"FAPI"}, "Status": {"Inactive"}})
+	line("disable certification type", doc, "Beta Savings", beta, "certifications", "Certification:", "FAPI", "application Payments app")
+	line("disable certification type", doc, "Acme Bank", acme, "certifications", "Certification:", "FAPI", "authorisation server Acme login")
+	doc = post("/references/certification-types/FAPI/delete", url.Values{})
+	line("delete certification type", doc, "Beta Savings", beta, "certifications", "Certification:", "FAPI", "application Payments app")
+	line("delete certification type", doc, "Acme Bank", acme, "certifications", "Certification:", "FAPI", "authorisation server Acme login")
+
+	// The API keeps each payload's fields and adds the names.
+	payload := func(method, path, body string) map[string][]map[string]any {
+		t.Helper()
+		resp, m := su.do(method, path, body)
+		if resp.StatusCode != 409 {
+			t.Fatalf("API %s %s: %d %v", method, path, resp.StatusCode, m)
+		}
+		_, p, ok := strings.Cut(m["errors"].([]any)[0].(map[string]any)["message"].(string), "|")
+		if !ok {
+			t.Fatalf("API %s %s: no payload in %v", method, path, m)
+		}
+		var out map[string][]map[string]any
+		if err := json.Unmarshal([]byte(p), &out); err != nil {
+			t.Fatalf("API %s %s: payload %q: %v", method, path, p, err)
+		}
+		return out
+	}
+	has := func(what string, recs []map[string]any, key string, want map[string]any) {
+		t.Helper()
+		for _, r := range recs {
+			if r[key] != want[key] {
+				continue
+			}
+			for k, v := range want {
+				if r[k] != v {
+					t.Errorf("%s: %s = %v, want %v (%v)", what, k, r[k], v, r)
+				}
+			}
+			return
+		}
+		t.Errorf("%s: no record with %s %v in %v", what, key, want[key], recs)
+	}
+	// The OpenAPI description names every field the payload sends, of the
+	// type it is sent as.
+	spec, err := openapi3.NewLoader().LoadFromFile("../handlers/openapi/openapi-2.6.0.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	described := func(kind, schema string, recs []map[string]any) {
+		t.Helper()
+		ref := spec.Components.Schemas[schema]
+		if ref == nil || ref.Value == nil {
+			t.Fatalf("the OpenAPI description has no %s", schema)
+		}
+		if len(recs) == 0 {
+			t.Errorf("no %s in the payload", kind)
+		}
+		for _, r := range recs {
+			for k := range r {
+				if ref.Value.Properties[k] == nil {
+					t.Errorf("%s: the payload's %s is not described in %s", kind, k, schema)
+				}
+			}
+			if err := ref.Value.VisitJSON(map[string]any(r)); err != nil {
+				t.Errorf("%s: %v does not follow %s: %v", kind, r, schema, err)
+			}
+		}
+	}
+
+	p := payload("DELETE", "/references/contact-types/Billing", "")
+	described("Contacts", "ConflictContact", p["Contacts"])
+	has("API contacts", p["Contacts"], "ContactId", map[string]any{"ContactId": ann, "OrganisationId": acme, "Name": "Ann Doe",
+		"OrganisationName": "Acme Bank", "EmailAddress": "ann@acme.example"})
+	has("API contacts", p["Contacts"], "ContactId", map[string]any{"ContactId": bea, "OrganisationId": beta, "Name": "Zane",
+		"OrganisationName": "Beta Savings", "EmailAddress": "zane@beta.example"})
+	p = payload("DELETE", "/references/document-types/Licence", "")
+	described("Documents", "ConflictDocument", p["Documents"])
+	has("API documents", p["Documents"], "DocumentId", map[string]any{"DocumentId": lic, "OrganisationId": acme,
+		"OrganisationName": "Acme Bank", "DocumentType": "Licence", "DocumentReferenceNumber": "FCA-123456", "DocumentDescription": "payment institution licence"})
+	for _, req := range [][3]string{{"PUT", "/references/certification-types/FAPI", `{"Status":"Inactive"}`}, {"DELETE", "/references/certification-types/FAPI", ""}} {
+		p = payload(req[0], req[1], req[2])
+		described("Certifications", "ConflictCertification", p["Certifications"])
+		has("API certifications "+req[0], p["Certifications"], "CertificationId", map[string]any{"CertificationId": appCert, "OrganisationId": beta,
+			"SubjectType": "SoftwareStatement", "SubjectId": app, "OrganisationName": "Beta Savings", "CertificationType": "FAPI", "SubjectName": "Payments app"})
+		has("API certifications "+req[0], p["Certifications"], "CertificationId", map[string]any{"CertificationId": srvCert, "OrganisationId": acme,
+			"SubjectType": "AuthorisationServer", "SubjectId": srv, "OrganisationName": "Acme Bank", "CertificationType": "FAPI", "SubjectName": "Acme login"})
+	}
+}
