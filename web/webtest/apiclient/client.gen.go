@@ -3621,14 +3621,14 @@ type ClientInterface interface {
 	// Corresponds with GET /references/contact-types/{Name} (the `GetContactType` operationId).
 	GetContactType(ctx context.Context, name RefName, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateContactTypeWithBody Change a contact type (the name cannot change; disabling one in use: 409 with what holds it)
+	// UpdateContactTypeWithBody Change a contact type (the name cannot change; one in use may be disabled: the contacts that have it keep it, new ones cannot take it)
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PUT /references/contact-types/{Name} (the `UpdateContactType` operationId).
 	UpdateContactTypeWithBody(ctx context.Context, name RefName, params *UpdateContactTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateContactType Change a contact type (the name cannot change; disabling one in use: 409 with what holds it)
+	// UpdateContactType Change a contact type (the name cannot change; one in use may be disabled: the contacts that have it keep it, new ones cannot take it)
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3664,14 +3664,14 @@ type ClientInterface interface {
 	// Corresponds with GET /references/document-types/{Name} (the `GetDocumentType` operationId).
 	GetDocumentType(ctx context.Context, name RefName, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateDocumentTypeWithBody Change a document type (the name cannot change; disabling one in use: 409 with what holds it)
+	// UpdateDocumentTypeWithBody Change a document type (the name cannot change; one in use may be disabled: the documents that have it keep it, new ones cannot take it)
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PUT /references/document-types/{Name} (the `UpdateDocumentType` operationId).
 	UpdateDocumentTypeWithBody(ctx context.Context, name RefName, params *UpdateDocumentTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateDocumentType Change a document type (the name cannot change; disabling one in use: 409 with what holds it)
+	// UpdateDocumentType Change a document type (the name cannot change; one in use may be disabled: the documents that have it keep it, new ones cannot take it)
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5823,7 +5823,7 @@ func (c *Client) GetContactType(ctx context.Context, name RefName, reqEditors ..
 	return c.Client.Do(req)
 }
 
-// UpdateContactTypeWithBody Change a contact type (the name cannot change; disabling one in use: 409 with what holds it)
+// UpdateContactTypeWithBody Change a contact type (the name cannot change; one in use may be disabled: the contacts that have it keep it, new ones cannot take it)
 //
 // Takes any type of body and a specified content type.
 //
@@ -5840,7 +5840,7 @@ func (c *Client) UpdateContactTypeWithBody(ctx context.Context, name RefName, pa
 	return c.Client.Do(req)
 }
 
-// UpdateContactType Change a contact type (the name cannot change; disabling one in use: 409 with what holds it)
+// UpdateContactType Change a contact type (the name cannot change; one in use may be disabled: the contacts that have it keep it, new ones cannot take it)
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5936,7 +5936,7 @@ func (c *Client) GetDocumentType(ctx context.Context, name RefName, reqEditors .
 	return c.Client.Do(req)
 }
 
-// UpdateDocumentTypeWithBody Change a document type (the name cannot change; disabling one in use: 409 with what holds it)
+// UpdateDocumentTypeWithBody Change a document type (the name cannot change; one in use may be disabled: the documents that have it keep it, new ones cannot take it)
 //
 // Takes any type of body and a specified content type.
 //
@@ -5953,7 +5953,7 @@ func (c *Client) UpdateDocumentTypeWithBody(ctx context.Context, name RefName, p
 	return c.Client.Do(req)
 }
 
-// UpdateDocumentType Change a document type (the name cannot change; disabling one in use: 409 with what holds it)
+// UpdateDocumentType Change a document type (the name cannot change; one in use may be disabled: the documents that have it keep it, new ones cannot take it)
 //
 // Takes a body of the `application/json` content type.
 //
@@ -14219,14 +14219,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /references/contact-types/{Name} (the `GetContactType` operationId).
 	GetContactTypeWithResponse(ctx context.Context, name RefName, reqEditors ...RequestEditorFn) (*GetContactTypeResponse, error)
 
-	// UpdateContactTypeWithBodyWithResponse Change a contact type (the name cannot change; disabling one in use: 409 with what holds it)
+	// UpdateContactTypeWithBodyWithResponse Change a contact type (the name cannot change; one in use may be disabled: the contacts that have it keep it, new ones cannot take it)
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PUT /references/contact-types/{Name} (the `UpdateContactType` operationId).
 	UpdateContactTypeWithBodyWithResponse(ctx context.Context, name RefName, params *UpdateContactTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateContactTypeResponse, error)
 
-	// UpdateContactTypeWithResponse Change a contact type (the name cannot change; disabling one in use: 409 with what holds it)
+	// UpdateContactTypeWithResponse Change a contact type (the name cannot change; one in use may be disabled: the contacts that have it keep it, new ones cannot take it)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14268,14 +14268,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /references/document-types/{Name} (the `GetDocumentType` operationId).
 	GetDocumentTypeWithResponse(ctx context.Context, name RefName, reqEditors ...RequestEditorFn) (*GetDocumentTypeResponse, error)
 
-	// UpdateDocumentTypeWithBodyWithResponse Change a document type (the name cannot change; disabling one in use: 409 with what holds it)
+	// UpdateDocumentTypeWithBodyWithResponse Change a document type (the name cannot change; one in use may be disabled: the documents that have it keep it, new ones cannot take it)
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PUT /references/document-types/{Name} (the `UpdateDocumentType` operationId).
 	UpdateDocumentTypeWithBodyWithResponse(ctx context.Context, name RefName, params *UpdateDocumentTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateDocumentTypeResponse, error)
 
-	// UpdateDocumentTypeWithResponse Change a document type (the name cannot change; disabling one in use: 409 with what holds it)
+	// UpdateDocumentTypeWithResponse Change a document type (the name cannot change; one in use may be disabled: the documents that have it keep it, new ones cannot take it)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -23718,7 +23718,7 @@ func (c *ClientWithResponses) GetContactTypeWithResponse(ctx context.Context, na
 	return ParseGetContactTypeResponse(rsp)
 }
 
-// UpdateContactTypeWithBodyWithResponse Change a contact type (the name cannot change; disabling one in use: 409 with what holds it)
+// UpdateContactTypeWithBodyWithResponse Change a contact type (the name cannot change; one in use may be disabled: the contacts that have it keep it, new ones cannot take it)
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -23731,7 +23731,7 @@ func (c *ClientWithResponses) UpdateContactTypeWithBodyWithResponse(ctx context.
 	return ParseUpdateContactTypeResponse(rsp)
 }
 
-// UpdateContactTypeWithResponse Change a contact type (the name cannot change; disabling one in use: 409 with what holds it)
+// UpdateContactTypeWithResponse Change a contact type (the name cannot change; one in use may be disabled: the contacts that have it keep it, new ones cannot take it)
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -23809,7 +23809,7 @@ func (c *ClientWithResponses) GetDocumentTypeWithResponse(ctx context.Context, n
 	return ParseGetDocumentTypeResponse(rsp)
 }
 
-// UpdateDocumentTypeWithBodyWithResponse Change a document type (the name cannot change; disabling one in use: 409 with what holds it)
+// UpdateDocumentTypeWithBodyWithResponse Change a document type (the name cannot change; one in use may be disabled: the documents that have it keep it, new ones cannot take it)
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -23822,7 +23822,7 @@ func (c *ClientWithResponses) UpdateDocumentTypeWithBodyWithResponse(ctx context
 	return ParseUpdateDocumentTypeResponse(rsp)
 }
 
-// UpdateDocumentTypeWithResponse Change a document type (the name cannot change; disabling one in use: 409 with what holds it)
+// UpdateDocumentTypeWithResponse Change a document type (the name cannot change; one in use may be disabled: the documents that have it keep it, new ones cannot take it)
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

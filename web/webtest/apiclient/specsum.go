@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "485fe7aa7a7e5b579064b000cfdca69caa10b93f6196752cef43988ac491eceb"
+const SpecSHA256 = "c79b44d87db9d3e61a81cc81e5583ca0cc08583f09b2ccd8b662152b0350aed7"
