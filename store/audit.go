@@ -76,10 +76,15 @@ func (d *DB) insertAudit(ctx context.Context, tx *sql.Tx, r AuditRecord) (bool, 
 	if r.signedBy {
 		query, args = auditIfKeyActive, append(args, r.KeyID)
 	}
+	// Only a statement prepared already (Open prepares both): preparing one
+	// here would take a second connection from the pool while this
+	// transaction holds the write lock, and with every other connection
+	// held by writers waiting for that lock, none would come until their
+	// busy timeout failed them (TestChangeFeedUnderConcurrentWriters).
 	var res sql.Result
 	var err error
-	if st, perr := d.prepared(ctx, query); perr == nil {
-		res, err = tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	if st, ok := d.stmts.Load(query); ok {
+		res, err = tx.StmtContext(ctx, st.(*sql.Stmt)).ExecContext(ctx, args...)
 	} else {
 		res, err = tx.ExecContext(ctx, query, args...)
 	}

@@ -184,3 +184,38 @@ func TestAuditOnlyCommitsLeaveTheDirectoryVersion(t *testing.T) {
 		t.Fatalf("%d records (%v), want both", n, err)
 	}
 }
+
+// TestGroupCommitNeedsNoSecondConnection: a batch's transaction holds one
+// connection and the write lock; if writing its records needed another
+// connection from the pool (preparing a statement on the pool did, the
+// first time), a pool whose other connections are all held — by writers
+// waiting for that lock, under load — would give none until they failed.
+// Here every other connection is held, and the SSA's record still commits.
+func TestGroupCommitNeedsNoSecondConnection(t *testing.T) {
+	d := openInternal(t) // adds the Active key "kid"
+	ctx := context.Background()
+	var held []*sql.Conn
+	for range d.db.Stats().MaxOpenConnections - 1 {
+		c, err := d.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	done := make(chan error, 1)
+	go func() { done <- d.RecordSSA(ctx, Audit{Actor: "a@example.com"}, "org", "app", "PS256", "kid", "jti") }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("with one connection free: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		// Closing the held connections (deferred) lets it finish.
+		t.Fatal("the batch waited for a second connection from the pool")
+	}
+}

@@ -148,6 +148,7 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...Option
 			sqldb.Close()
 			return nil, fmt.Errorf("store: listen for other instances' writes on %s: %v", Where(path), scrub(err, path))
 		}
+		d.prepareInTx(ctx)
 		return d, nil
 	}
 	q := url.Values{}
@@ -195,7 +196,19 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...Option
 		sqldb.Close()
 		return nil, err
 	}
+	d.prepareInTx(ctx)
 	return d, nil
+}
+
+// prepareInTx prepares the statements that run inside write transactions
+// (insertAudit) while nothing else holds a connection: prepared later, in
+// the transaction, they would need a second connection from the pool.
+// A failure only leaves them unprepared (insertAudit then prepares on the
+// transaction's own connection each time).
+func (d *DB) prepareInTx(ctx context.Context) {
+	for _, q := range []string{auditInsert, auditIfKeyActive} {
+		_, _ = d.prepared(ctx, q)
+	}
 }
 
 // Close closes the database.
