@@ -1,12 +1,18 @@
 package web_test
 
 import (
+	"context"
+	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/trustframe/trustframe/web/webtest"
+	"github.com/trustframe/trustframe/webhooks"
 )
 
 // TestForbiddenPageOfASignedInAdministrator: a Data Administrator who
@@ -74,4 +80,64 @@ func TestTryItShowsRefusalsBesideTheirFields(t *testing.T) {
 			t.Errorf("#%s: its message is not shown as an error", field)
 		}
 	}
+}
+
+// TestWebhookDeliveriesReadLikeTheRestOfTheConsole: a webhook's delivery
+// log shows its times as every other table does ("2026-11-23 08:05 UTC")
+// and counts in words that agree ("1 delivery"). It showed
+// "next 2026-11-23T08:05:24Z", "2026-11-23T08:05:24.053498734Z" and
+// "1 deliveries".
+func TestWebhookDeliveriesReadLikeTheRestOfTheConsole(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	hook := su.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/hook","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
+	su.must(201, "POST", "/organisations", org("Acme Bank"))
+	// One attempt, refused by the receiver: the delivery has a last
+	// attempt and waits for the next.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	d := &webhooks.Deliverer{Store: env.DB, Open: func(string, []byte) ([]byte, error) { return make([]byte, 32), nil },
+		Client: &http.Client{Transport: refusingTransport{}}, Poll: 50 * time.Millisecond, Backoff: func(int) time.Duration { return time.Hour }}
+	go func() { d.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	var doc *goquery.Document
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		resp, err := c.Get(env.URL + "/references/webhooks/" + hook)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc = docOf(t, resp)
+		if strings.TrimSpace(doc.Find("[data-testid=delivery-attempts]").Text()) == "1" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no attempt logged: %q", doc.Find("[data-testid=deliveries]").Text())
+		}
+	}
+	row := doc.Find("[data-testid=delivery-row]")
+	stamp := regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d UTC$`)
+	status := strings.Join(strings.Fields(row.Find("[data-testid=delivery-status] small").Text()), " ")
+	if !stamp.MatchString(strings.TrimPrefix(status, "next ")) {
+		t.Errorf("the next attempt reads %q, want next YYYY-MM-DD HH:MM UTC", status)
+	}
+	if last := strings.TrimSpace(row.Find("td").Eq(6).Text()); !stamp.MatchString(last) {
+		t.Errorf("the last attempt reads %q, want YYYY-MM-DD HH:MM UTC", last)
+	}
+	pages := strings.Join(strings.Fields(doc.Find(`nav[aria-label="Deliveries pages"]`).Text()), " ")
+	if !strings.Contains(pages, "1 delivery") || strings.Contains(pages, "1 deliveries") {
+		t.Errorf("the count reads %q, want 1 delivery", pages)
+	}
+}
+
+// refusingTransport answers every request 503 without sending it.
+type refusingTransport struct{}
+
+func (refusingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_ = r.Body.Close()
+	}
+	return &http.Response{StatusCode: http.StatusServiceUnavailable, Body: io.NopCloser(strings.NewReader("")), Header: http.Header{}, Request: r}, nil
 }
