@@ -160,7 +160,7 @@ func (h *IdentityProviders) validate(p *store.IdentityProvider) map[string]strin
 	p.EmailDomains = normalDomains(p.EmailDomains)
 	switch {
 	case len(p.EmailDomains) == 0:
-		f["EmailDomains"] = "EmailDomains is required: the domains whose e-mails this provider may vouch for, or * for any."
+		f["EmailDomains"] = "E-mail domains are required: the domains whose e-mails this provider may vouch for, or * for any."
 	case len(p.EmailDomains) > 50:
 		f["EmailDomains"] = "At most 50 domains."
 	case slices.Contains(p.EmailDomains, "*") && len(p.EmailDomains) > 1:

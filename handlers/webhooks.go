@@ -85,7 +85,9 @@ func (h *Webhooks) actor(r *http.Request) store.Audit {
 func (h *Webhooks) validate(ctx context.Context, in *webhookIn, creating bool) (map[string]string, []byte) {
 	f := map[string]string{}
 	in.URL = strings.TrimSpace(in.URL)
-	required(f, "Url", in.URL, "Url")
+	if in.URL == "" {
+		f["Url"] = "A receiver URL (https) is required."
+	}
 	if in.URL != "" {
 		if msg := webhooks.CheckURL(ctx, in.URL, h.AllowPrivate, nil); msg != "" {
 			f["Url"] = msg

@@ -141,3 +141,31 @@ func (refusingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return &http.Response{StatusCode: http.StatusServiceUnavailable, Body: io.NopCloser(strings.NewReader("")), Header: http.Header{}, Request: r}, nil
 }
+
+// TestRequiredFieldsAreNamedAsTheirLabels: a required field left empty is
+// named as its label says ("Receiver URL", "E-mail domains"), not by its
+// API member: the forms said "Url is required." under "Receiver URL
+// (https)" and "EmailDomains is required" under "E-mail domains it may
+// vouch for".
+func TestRequiredFieldsAreNamedAsTheirLabels(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for _, tc := range []struct{ path, field, want, not string }{
+		{"/references/webhooks", "Url", "receiver URL", "Url is"},
+		{"/references/identity-providers", "EmailDomains", "E-mail domains", "EmailDomains"},
+	} {
+		resp, err := c.PostForm(env.URL+tc.path, url.Values{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := docOf(t, resp)
+		if resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("%s: status %d, want 422", tc.path, resp.StatusCode)
+		}
+		msg := doc.Find("#e-" + tc.field).Text()
+		if !strings.Contains(msg, tc.want) || strings.Contains(msg, tc.not) {
+			t.Errorf("%s: %s's message is %q, want it to name the %s", tc.path, tc.field, msg, tc.want)
+		}
+	}
+}
