@@ -1,8 +1,10 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -167,5 +169,41 @@ func TestRequiredFieldsAreNamedAsTheirLabels(t *testing.T) {
 		if !strings.Contains(msg, tc.want) || strings.Contains(msg, tc.not) {
 			t.Errorf("%s: %s's message is %q, want it to name the %s", tc.path, tc.field, msg, tc.want)
 		}
+	}
+}
+
+// TestImportTakesASemicolonSeparatedFile: a spreadsheet saved as CSV where
+// the decimal separator is a comma (Excel in much of Europe and Brazil)
+// separates its columns with semicolons. The import refused it with
+// `unknown column "OrganisationName;RegistrationNumber;CountryOfRegistration"`;
+// it now reads it, and a file that is neither is still refused.
+func TestImportTakesASemicolonSeparatedFile(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	upload := func(content string) (*http.Response, *goquery.Document) {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		fw, _ := mw.CreateFormFile("file", "orgs.csv")
+		_, _ = io.WriteString(fw, content)
+		_ = mw.Close()
+		req, _ := http.NewRequest("POST", env.URL+"/organisations/import", &buf)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, docOf(t, resp)
+	}
+	resp, doc := upload("\ufeffOrganisationName;RegistrationNumber;CountryOfRegistration;City\r\nSemi Bank;998;GB;\"Leeds; West Yorkshire\"\r\n")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(doc.Find("[data-testid=flash]").Text(), "1 organisation was imported") {
+		t.Fatalf("semicolons: %d %q %q", resp.StatusCode, doc.Find("[data-testid=flash]").Text(), strings.Join(strings.Fields(doc.Find("main").Text()), " "))
+	}
+	if !strings.Contains(doc.Find("main").Text(), "Semi Bank") {
+		t.Errorf("Semi Bank is not listed")
+	}
+	resp, doc = upload("OrganisationName|RegistrationNumber|CountryOfRegistration\nPipe Bank|997|GB\n")
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(doc.Find("main").Text(), "unknown column") {
+		t.Errorf("pipes: %d %q", resp.StatusCode, strings.Join(strings.Fields(doc.Find("main").Text()), " "))
 	}
 }
