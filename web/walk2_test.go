@@ -207,3 +207,42 @@ func TestImportTakesASemicolonSeparatedFile(t *testing.T) {
 		t.Errorf("pipes: %d %q", resp.StatusCode, strings.Join(strings.Fields(doc.Find("main").Text()), " "))
 	}
 }
+
+// TestAuditPeriodRefusalKeepsTheFilters: a period the audit page cannot
+// use (To before From) is refused (400) on the audit page itself, the
+// message beside the field and the filters kept to correct. It was an error
+// page ("Bad Request … Back to the start page"): the filters were gone.
+// The API still answers a problem.
+func TestAuditPeriodRefusalKeepsTheFilters(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.Get(env.URL + "/audit?From=2026-12-01&To=2026-01-01&Action=login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("status %d, want 400", resp.StatusCode)
+	}
+	form := doc.Find("[data-testid=audit-filter]")
+	if form.Length() == 0 {
+		t.Fatalf("no filter form: %q", strings.Join(strings.Fields(doc.Find("main").Text()), " "))
+	}
+	if v, _ := form.Find("input[name=From]").Attr("value"); v != "2026-12-01" {
+		t.Errorf("From is %q, want the period sent", v)
+	}
+	to := form.Find("input[name=To]")
+	if v, _ := to.Attr("aria-invalid"); v != "true" {
+		t.Errorf("To is not marked invalid")
+	}
+	by, _ := to.Attr("aria-describedby")
+	if msg := doc.Find("#" + by).Text(); by == "" || !strings.Contains(msg, "To must not be before From") {
+		t.Errorf("To is described by %q: %q", by, msg)
+	}
+	if doc.Find("[data-testid=audit] tbody tr").Length() != 0 {
+		t.Errorf("records are listed for a period refused")
+	}
+	su := newAPI(t, env, "admin@example.com")
+	su.must(400, "GET", "/audit?From=2026-12-01&To=2026-01-01", "")
+}
