@@ -332,7 +332,12 @@ func (h *Webhooks) Redeliver(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d, err := h.Store.Redeliver(r.Context(), h.actor(r), cur.WebhookID, id)
+	flash := "Delivery " + strconv.FormatInt(id, 10) + " queued again."
+	if cur.Status != "Active" {
+		// Only an Active webhook's deliveries are sent (docs/design.md §15).
+		flash = "Delivery " + strconv.FormatInt(id, 10) + " queued again; it is sent when the webhook is Active again (it is " + cur.Status + ")."
+	}
 	h.Saved(w, r, Saved{Err: storeError(during("Redeliver", err), "Delivery"),
-		Flash: "Delivery " + strconv.FormatInt(id, 10) + " queued again.", Page: webhookPath(cur.WebhookID),
+		Flash: flash, Page: webhookPath(cur.WebhookID),
 		Status: http.StatusAccepted, Body: d})
 }

@@ -246,3 +246,39 @@ func TestAuditPeriodRefusalKeepsTheFilters(t *testing.T) {
 	su := newAPI(t, env, "admin@example.com")
 	su.must(400, "GET", "/audit?From=2026-12-01&To=2026-01-01", "")
 }
+
+// TestRedeliverOnAnInactiveWebhookSaysWhenItIsSent: Redeliver on a webhook
+// that is not Active queues the delivery, which waits for the webhook to be
+// Active again; the notice said only "Delivery 1 queued again.", and
+// nothing came.
+func TestRedeliverOnAnInactiveWebhookSaysWhenItIsSent(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	hook := su.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/hook","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
+	su.must(201, "POST", "/organisations", org("Acme Bank"))
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	redeliver := func() string {
+		t.Helper()
+		resp, err := c.PostForm(env.URL+"/references/webhooks/"+hook+"/deliveries/1/redeliver", url.Values{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := docOf(t, resp)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		return doc.Find("[data-testid=flash]").Text()
+	}
+	if msg := redeliver(); !strings.Contains(msg, "queued again") || strings.Contains(msg, "Active again") {
+		t.Errorf("Active webhook: %q", msg)
+	}
+	resp, err := c.PostForm(env.URL+"/references/webhooks/"+hook, url.Values{"Status": {"Inactive"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if msg := redeliver(); !strings.Contains(msg, "queued again") || !strings.Contains(msg, "sent when the webhook is Active again") {
+		t.Errorf("Inactive webhook: %q", msg)
+	}
+}
