@@ -339,7 +339,9 @@ func validateGroups(f map[string]string, p *store.IdentityProvider) {
 			}
 			seen[g.Group] = i
 		}
-		if g.Role != store.RoleDataAdmin && g.Role != store.RoleSuperUser {
+		if g.Role == "" {
+			f[at+".Role"] = "Role is required: DataAdministrator or SuperUser."
+		} else if g.Role != store.RoleDataAdmin && g.Role != store.RoleSuperUser {
 			f[at+".Role"] = "Role must be DataAdministrator or SuperUser."
 		}
 	}
