@@ -312,3 +312,35 @@ func TestGroupMappingRefusalsSpeakInLines(t *testing.T) {
 		t.Errorf("the line without a role: %q", msg)
 	}
 }
+
+// TestAuditSaysWhatWasDoneToAWebhook: the audit log (and the home page's
+// latest activity) says in words what was done: "made a new secret for
+// webhook …", "queued a delivery again to webhook …". It read "rotate
+// secret webhook …" and "redeliver webhook …", the action's code.
+func TestAuditSaysWhatWasDoneToAWebhook(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	hook := su.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/hook","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
+	su.must(201, "POST", "/organisations", org("Acme Bank"))
+	su.must(200, "POST", "/references/webhooks/"+hook+"/rotate-secret", "")
+	su.must(202, "POST", "/references/webhooks/"+hook+"/deliveries/1/redeliver", "")
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for _, p := range []string{"/audit", "/"} {
+		resp, err := c.Get(env.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(strings.Fields(docOf(t, resp).Find("main").Text()), " ")
+		for _, want := range []string{"made a new secret for webhook", "queued a delivery again to webhook"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s does not say %q", p, want)
+			}
+		}
+		for _, code := range []string{"rotate secret webhook", "redeliver webhook"} {
+			if strings.Contains(text, code) {
+				t.Errorf("%s says %q", p, code)
+			}
+		}
+	}
+}
