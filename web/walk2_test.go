@@ -156,8 +156,11 @@ func TestRequiredFieldsAreNamedAsTheirLabels(t *testing.T) {
 	for _, tc := range []struct{ path, field, want, not string }{
 		{"/references/webhooks", "Url", "receiver URL", "Url is"},
 		{"/references/identity-providers", "EmailDomains", "E-mail domains", "EmailDomains"},
+		{"/references/webhooks?Url=ftp://x", "Url", "receiver URL must be https", "Url must"},
 	} {
-		resp, err := c.PostForm(env.URL+tc.path, url.Values{})
+		path, query, _ := strings.Cut(tc.path, "?")
+		form, _ := url.ParseQuery(query)
+		resp, err := c.PostForm(env.URL+path, form)
 		if err != nil {
 			t.Fatal(err)
 		}
