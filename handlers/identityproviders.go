@@ -150,7 +150,7 @@ func (h *IdentityProviders) validate(p *store.IdentityProvider) map[string]strin
 		p.EmailClaim = "email"
 	}
 	if !claimName.MatchString(p.EmailClaim) {
-		f["EmailClaim"] = "EmailClaim must be a claim name: letters, digits and _ . : / - (at most 100)."
+		f["EmailClaim"] = "The e-mail claim must be a claim name: letters, digits and _ . : / - (at most 100)."
 	}
 	checkLen(f, "Description", p.Description, 500)
 	activeOrInactive(f, &p.Status)
@@ -181,7 +181,7 @@ func (h *IdentityProviders) secret(f map[string]string, p *store.IdentityProvide
 	checkLen(f, "ClientSecret", secret, 500)
 	switch {
 	case p.ClientID == "" && secret != "":
-		f["ClientSecret"] = "A client secret needs a ClientId."
+		f["ClientSecret"] = "A client secret needs a client ID."
 	case p.ClientID == "":
 		p.SealedSecret = []byte{} // no web sign-in: forget the secret
 	case secret != "" && h.SealSecret != nil:
@@ -312,7 +312,7 @@ func validateGroups(f map[string]string, p *store.IdentityProvider) {
 		p.GroupsClaim = "groups"
 	}
 	if !claimName.MatchString(p.GroupsClaim) {
-		f["GroupsClaim"] = "GroupsClaim must be a claim name: letters, digits and _ . : / - (at most 100)."
+		f["GroupsClaim"] = "The groups claim must be a claim name: letters, digits and _ . : / - (at most 100)."
 	}
 	if p.GroupRoles == nil {
 		p.GroupRoles = []store.GroupRole{}

@@ -157,6 +157,9 @@ func TestRequiredFieldsAreNamedAsTheirLabels(t *testing.T) {
 		{"/references/webhooks", "Url", "receiver URL", "Url is"},
 		{"/references/identity-providers", "EmailDomains", "E-mail domains", "EmailDomains"},
 		{"/references/webhooks?Url=ftp://x", "Url", "receiver URL must be https", "Url must"},
+		{"/references/identity-providers?EmailClaim=a%20b", "EmailClaim", "The e-mail claim must be", "EmailClaim"},
+		{"/references/identity-providers?GroupsClaim=a%20b", "GroupsClaim", "The groups claim must be", "GroupsClaim"},
+		{"/references/identity-providers?ClientSecret=s3cret", "ClientSecret", "needs a client ID", "ClientId"},
 	} {
 		path, query, _ := strings.Cut(tc.path, "?")
 		form, _ := url.ParseQuery(query)
