@@ -150,7 +150,7 @@ func (h *IdentityProviders) validate(p *store.IdentityProvider) map[string]strin
 		p.EmailClaim = "email"
 	}
 	if !claimName.MatchString(p.EmailClaim) {
-		f["EmailClaim"] = "EmailClaim must be a claim name: letters, digits and _ . : / - (at most 100)."
+		f["EmailClaim"] = "The e-mail claim must be a claim name: letters, digits and _ . : / - (at most 100)."
 	}
 	checkLen(f, "Description", p.Description, 500)
 	activeOrInactive(f, &p.Status)
@@ -160,7 +160,7 @@ func (h *IdentityProviders) validate(p *store.IdentityProvider) map[string]strin
 	p.EmailDomains = normalDomains(p.EmailDomains)
 	switch {
 	case len(p.EmailDomains) == 0:
-		f["EmailDomains"] = "EmailDomains is required: the domains whose e-mails this provider may vouch for, or * for any."
+		f["EmailDomains"] = "E-mail domains are required: the domains whose e-mails this provider may vouch for, or * for any."
 	case len(p.EmailDomains) > 50:
 		f["EmailDomains"] = "At most 50 domains."
 	case slices.Contains(p.EmailDomains, "*") && len(p.EmailDomains) > 1:
@@ -181,7 +181,7 @@ func (h *IdentityProviders) secret(f map[string]string, p *store.IdentityProvide
 	checkLen(f, "ClientSecret", secret, 500)
 	switch {
 	case p.ClientID == "" && secret != "":
-		f["ClientSecret"] = "A client secret needs a ClientId."
+		f["ClientSecret"] = "A client secret needs a client ID."
 	case p.ClientID == "":
 		p.SealedSecret = []byte{} // no web sign-in: forget the secret
 	case secret != "" && h.SealSecret != nil:
@@ -312,7 +312,7 @@ func validateGroups(f map[string]string, p *store.IdentityProvider) {
 		p.GroupsClaim = "groups"
 	}
 	if !claimName.MatchString(p.GroupsClaim) {
-		f["GroupsClaim"] = "GroupsClaim must be a claim name: letters, digits and _ . : / - (at most 100)."
+		f["GroupsClaim"] = "The groups claim must be a claim name: letters, digits and _ . : / - (at most 100)."
 	}
 	if p.GroupRoles == nil {
 		p.GroupRoles = []store.GroupRole{}
@@ -339,7 +339,9 @@ func validateGroups(f map[string]string, p *store.IdentityProvider) {
 			}
 			seen[g.Group] = i
 		}
-		if g.Role != store.RoleDataAdmin && g.Role != store.RoleSuperUser {
+		if g.Role == "" {
+			f[at+".Role"] = "Role is required: DataAdministrator or SuperUser."
+		} else if g.Role != store.RoleDataAdmin && g.Role != store.RoleSuperUser {
 			f[at+".Role"] = "Role must be DataAdministrator or SuperUser."
 		}
 	}

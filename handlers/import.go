@@ -88,14 +88,40 @@ func readImport(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return nil, CodeUnsupportedMediaType.New("send text/csv, or multipart/form-data with a part named file")
 }
 
+// semicolonHeader reports whether a one-column header is the export's
+// columns separated by semicolons.
+func semicolonHeader(h string) bool {
+	names := strings.Split(h, ";")
+	if len(names) < 2 {
+		return false
+	}
+	for _, n := range names {
+		if !slices.Contains(importColumns, strings.TrimSpace(n)) {
+			return false
+		}
+	}
+	return true
+}
+
 // parseImport turns the CSV into organisations, checking every row as the
 // New organisation form would; it returns every problem it finds (up to
 // maxImportErrors), each naming its row and column.
 func (h *Organisations) parseImport(r *http.Request, data []byte) ([]store.Organisation, error) {
-	cr := csv.NewReader(strings.NewReader(strings.TrimPrefix(string(data), "\ufeff")))
+	text := strings.TrimPrefix(string(data), "\ufeff")
+	cr := csv.NewReader(strings.NewReader(text))
 	header, err := cr.Read()
 	if err != nil {
 		return nil, CodeMalformedCSV.New("the file has no CSV header row")
+	}
+	if len(header) == 1 && semicolonHeader(header[0]) {
+		// Saved where the decimal separator is a comma (Excel in much of
+		// Europe and Brazil): the columns are separated by semicolons
+		// (docs/decisions.md).
+		cr = csv.NewReader(strings.NewReader(text))
+		cr.Comma = ';'
+		if header, err = cr.Read(); err != nil {
+			return nil, CodeMalformedCSV.New("the file has no CSV header row")
+		}
 	}
 	col := map[string]int{}
 	for i, name := range header {

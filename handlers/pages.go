@@ -180,18 +180,31 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f, err := auditFilter(q)
+	status, refused := http.StatusOK, map[string]string{}
 	if err != nil {
-		WriteError(w, r, err)
-		return
+		// On the page, a period refused is shown beside its field, the
+		// filters kept to correct; the API answers the problem.
+		e := AsError(err)
+		if WantsJSON(r) || len(e.Fields) == 0 {
+			WriteError(w, r, err)
+			return
+		}
+		for _, fe := range e.Fields {
+			refused[fe.Field] = fe.Message
+		}
+		status = e.Status
 	}
 	f.Page, f.Size = page, size
-	recs, total, err := h.Store.ListAudit(r.Context(), f)
-	if err != nil {
-		WriteError(w, r, during("ListAudit", err))
-		return
+	var recs []store.AuditRecord
+	total := 0
+	if len(refused) == 0 {
+		if recs, total, err = h.Store.ListAudit(r.Context(), f); err != nil {
+			WriteError(w, r, during("ListAudit", err))
+			return
+		}
 	}
 	env := NewPaged(recs, page, size, total)
-	RespondPage(w, r, http.StatusOK, env, func() (templ.Component, error) {
+	RespondPage(w, r, status, env, func() (templ.Component, error) {
 		names, err := h.Store.NamesForAudit(r.Context(), recs)
 		if err != nil {
 			return nil, err
@@ -213,7 +226,7 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 			return "/audit?" + v.Encode()
 		}
 		p := views.AuditPage{Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, SubjectTypes: subjects, Total: total, Page: page, TotalPages: env.TotalPages, Action: f.Action, Subject: f.SubjectType,
-			OrganisationID: f.OrganisationID, KeyID: f.KeyID, From: q.Get("From"), To: q.Get("To"),
+			OrganisationID: f.OrganisationID, KeyID: f.KeyID, From: q.Get("From"), To: q.Get("To"), Errors: refused,
 			ClearURL: link(func(v url.Values) { v.Del("Action"); v.Del("page") })}
 		ex := url.Values{}
 		for k, vs := range q {

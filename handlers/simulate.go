@@ -140,7 +140,15 @@ func (h *Policies) TryIt(w http.ResponseWriter, r *http.Request) {
 			}
 			status = http.StatusUnprocessableEntity
 			for _, fe := range e.Fields {
-				p.Errors = append(p.Errors, fe.Field+": "+fe.Message)
+				switch fe.Field {
+				case "Roles", "EntityType", "Metadata":
+					if p.FieldErrors == nil {
+						p.FieldErrors = map[string]string{}
+					}
+					p.FieldErrors[fe.Field] = fe.Message
+				default:
+					p.Errors = append(p.Errors, fe.Field+": "+fe.Message)
+				}
 			}
 			if len(e.Fields) == 0 {
 				p.Errors = append(p.Errors, e.Message)

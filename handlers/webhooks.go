@@ -85,7 +85,9 @@ func (h *Webhooks) actor(r *http.Request) store.Audit {
 func (h *Webhooks) validate(ctx context.Context, in *webhookIn, creating bool) (map[string]string, []byte) {
 	f := map[string]string{}
 	in.URL = strings.TrimSpace(in.URL)
-	required(f, "Url", in.URL, "Url")
+	if in.URL == "" {
+		f["Url"] = "A receiver URL (https) is required."
+	}
 	if in.URL != "" {
 		if msg := webhooks.CheckURL(ctx, in.URL, h.AllowPrivate, nil); msg != "" {
 			f["Url"] = msg
@@ -330,7 +332,12 @@ func (h *Webhooks) Redeliver(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d, err := h.Store.Redeliver(r.Context(), h.actor(r), cur.WebhookID, id)
+	flash := "Delivery " + strconv.FormatInt(id, 10) + " queued again."
+	if cur.Status != "Active" {
+		// Only an Active webhook's deliveries are sent (docs/design.md §15).
+		flash = "Delivery " + strconv.FormatInt(id, 10) + " queued again; it is sent when the webhook is Active again (it is " + cur.Status + ")."
+	}
 	h.Saved(w, r, Saved{Err: storeError(during("Redeliver", err), "Delivery"),
-		Flash: "Delivery " + strconv.FormatInt(id, 10) + " queued again.", Page: webhookPath(cur.WebhookID),
+		Flash: flash, Page: webhookPath(cur.WebhookID),
 		Status: http.StatusAccepted, Body: d})
 }

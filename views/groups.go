@@ -1,6 +1,7 @@
 package views
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 
@@ -32,7 +33,9 @@ func groupErrors(errs map[string]string) string {
 	sort.Strings(keys)
 	var out []string
 	for _, k := range keys {
-		msg := errs[k]
+		// A message that names another mapping by its index (GroupRoles[0])
+		// names its line.
+		msg := apiIndex.ReplaceAllStringFunc(errs[k], func(m string) string { return "line " + lineOf(m[len("GroupRoles["):]) })
 		if i := strings.Index(k, "["); i >= 0 {
 			msg = "Line " + lineOf(k[i+1:]) + ": " + msg
 		}
@@ -40,6 +43,8 @@ func groupErrors(errs map[string]string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+var apiIndex = regexp.MustCompile(`GroupRoles\[\d+\]`)
 
 // lineOf turns the index of "2].Role" into the form's line number "3".
 func lineOf(s string) string {

@@ -88,19 +88,19 @@ func MessageID(epoch string, deliveryID int64) string {
 func CheckURL(ctx context.Context, raw string, allowPrivate bool, resolver *net.Resolver) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.Opaque != "" {
-		return "Url must be an absolute https URL."
+		return "The receiver URL must be an absolute https URL."
 	}
 	if len(raw) > 2000 {
-		return "Url is longer than 2000 characters."
+		return "The receiver URL is longer than 2000 characters."
 	}
 	if u.Scheme != "https" && !(allowPrivate && u.Scheme == "http") {
-		return "Url must be https."
+		return "The receiver URL must be https."
 	}
 	if u.User != nil {
-		return "Url must not carry a user name or password."
+		return "The receiver URL must not carry a user name or password."
 	}
 	if u.Fragment != "" {
-		return "Url must not have a fragment."
+		return "The receiver URL must not have a fragment."
 	}
 	if allowPrivate {
 		return ""
@@ -108,12 +108,12 @@ func CheckURL(ctx context.Context, raw string, allowPrivate bool, resolver *net.
 	host := u.Hostname()
 	if ip := net.ParseIP(host); ip != nil {
 		if !issuer.Public(ip) {
-			return "Url must point to a public address (this one is private, loopback or reserved)."
+			return "The receiver URL must point to a public address (this one is private, loopback or reserved)."
 		}
 		return ""
 	}
 	if h := strings.ToLower(strings.TrimSuffix(host, ".")); h == "localhost" || strings.HasSuffix(h, ".localhost") || !strings.Contains(h, ".") {
-		return "Url must name a public host."
+		return "The receiver URL must name a public host."
 	}
 	if resolver == nil {
 		resolver = net.DefaultResolver
@@ -122,11 +122,11 @@ func CheckURL(ctx context.Context, raw string, allowPrivate bool, resolver *net.
 	defer cancel()
 	addrs, err := resolver.LookupIPAddr(rctx, host)
 	if err != nil || len(addrs) == 0 {
-		return "Url's host " + host + " could not be resolved."
+		return "The receiver URL's host " + host + " could not be resolved."
 	}
 	for _, a := range addrs {
 		if !issuer.Public(a.IP) {
-			return "Url's host " + host + " resolves to an address that is not public."
+			return "The receiver URL's host " + host + " resolves to an address that is not public."
 		}
 	}
 	return ""
