@@ -317,6 +317,7 @@ var auditNameQueries = map[string]string{
 	"RoleMetadataPolicy": `SELECT role || ' ' || entity_type FROM role_metadata_policies WHERE policy_id = ?`,
 	"KeyMaterial":        `SELECT kid FROM key_material WHERE key_material_id = ?`,
 	"Authority":          `SELECT name FROM authorities WHERE authority_id = ?`,
+	"Webhook":            `SELECT url FROM webhooks WHERE webhook_id = ?`,
 	"AuthorityClaim": `SELECT c.domain || '/' || c.role || ' by ' || a.name FROM organisation_authority_claims c
 		JOIN authorities a ON a.authority_id = c.authority_id WHERE c.claim_id = ?`,
 }

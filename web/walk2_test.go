@@ -338,7 +338,8 @@ func TestAuditSaysWhatWasDoneToAWebhook(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := strings.Join(strings.Fields(docOf(t, resp).Find("main").Text()), " ")
-		for _, want := range []string{"made a new secret for webhook", "queued a delivery again to webhook"} {
+		// The webhook is named by its receiver URL, as people know it, not by an id.
+		for _, want := range []string{"made a new secret for webhook https://8.8.8.8/hook", "queued a delivery again to webhook https://8.8.8.8/hook"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("%s does not say %q", p, want)
 			}
