@@ -103,6 +103,13 @@ func semicolonHeader(h string) bool {
 	return true
 }
 
+// rowLabel names data row n (rows[n] in the problem's field) and the line
+// of the file it is on — the row number a spreadsheet shows, the header
+// being line 1.
+func rowLabel(n int) string {
+	return "Row " + strconv.Itoa(n) + " (line " + strconv.Itoa(n+1) + " of the file)"
+}
+
 // parseImport turns the CSV into organisations, checking every row as the
 // New organisation form would; it returns every problem it finds (up to
 // maxImportErrors), each naming its row and column.
@@ -151,7 +158,7 @@ func (h *Organisations) parseImport(r *http.Request, data []byte) ([]store.Organ
 	problems := CodeValidationFailed.New("Nothing was imported: some rows need attention.")
 	add := func(row int, field, msg string) {
 		if len(problems.Fields) < maxImportErrors {
-			problems.Fields = append(problems.Fields, FieldError{Code: FieldInvalid, Field: "rows[" + strconv.Itoa(row) + "]." + field, Message: "Row " + strconv.Itoa(row) + ": " + msg})
+			problems.Fields = append(problems.Fields, FieldError{Code: FieldInvalid, Field: "rows[" + strconv.Itoa(row) + "]." + field, Message: rowLabel(row) + ": " + msg})
 		}
 	}
 	var orgs []store.Organisation
@@ -253,7 +260,7 @@ func (h *Organisations) ImportOrganisations(w http.ResponseWriter, r *http.Reque
 		var re *store.RowError
 		var fe *store.FieldError
 		if errors.As(err, &re) && errors.As(err, &fe) {
-			err = CodeValidationFailed.New("Nothing was imported: some rows need attention.").WithFields(FieldError{Code: FieldInvalid, Field: "rows[" + strconv.Itoa(re.Row) + "]." + fe.Field, Message: "Row " + strconv.Itoa(re.Row) + ": " + fe.Message + "."})
+			err = CodeValidationFailed.New("Nothing was imported: some rows need attention.").WithFields(FieldError{Code: FieldInvalid, Field: "rows[" + strconv.Itoa(re.Row) + "]." + fe.Field, Message: rowLabel(re.Row) + ": " + fe.Message + "."})
 		}
 		fail(err)
 		return

@@ -89,7 +89,7 @@ func TestImportOrganisationsRefusals(t *testing.T) {
 			t.Errorf("no problem on %s: %v", f, got)
 		}
 	}
-	if resp.StatusCode != 422 || len(got) != 5 || !strings.HasPrefix(got["rows[3].CountryOfRegistration"], "Row 3: ") {
+	if resp.StatusCode != 422 || len(got) != 5 || !strings.HasPrefix(got["rows[3].CountryOfRegistration"], "Row 3 (line 4 of the file): ") {
 		t.Fatalf("%d %v", resp.StatusCode, got)
 	}
 	for name, c := range map[string]struct {
@@ -149,7 +149,7 @@ func TestImportOrganisationsPage(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		t.Fatalf("bad upload: %d %s\n%.600s", resp.StatusCode, resp.Request.URL, b)
 	}
-	if txt := docOf(t, resp).Find(`[data-testid=import-problems]`).Text(); !strings.Contains(txt, "Row 2: ") || !strings.Contains(txt, "Nothing was imported") {
+	if txt := docOf(t, resp).Find(`[data-testid=import-problems]`).Text(); !strings.Contains(txt, "Row 2 (line 3 of the file): ") || !strings.Contains(txt, "Nothing was imported") {
 		t.Fatalf("problems %q", txt)
 	}
 	resp = upload("OrganisationName,RegistrationNumber,CountryOfRegistration\nGood,1,GB\nAlso good,2,BR\n")
