@@ -365,7 +365,7 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 		CertificateType: f.CertificateType, Action: f.Action, Types: types, Path: path, ClearActionURL: path + "?" + clear.Encode()}
 	env := NewPaged(recs, page, size, total)
 	if page > 0 {
-		p.PrevURL = PageLink(path, q, page-1)
+		p.PrevURL = PageLink(path, q, PrevPage(page, env.TotalPages))
 	}
 	if page+1 < env.TotalPages {
 		p.NextURL = PageLink(path, q, page+1)
@@ -437,7 +437,7 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 		p := views.AppAuditPage{OrgPage: h.Org.orgPage(o, views.TabApplications), App: app, Records: recs, Entries: views.AuditEntries(recs, names),
 			Actions: actions, Total: total, KeyID: f.KeyID, Action: f.Action, Path: path, ClearActionURL: path + "?" + clear.Encode()}
 		if page > 0 {
-			p.PrevURL = PageLink(path, q, page-1)
+			p.PrevURL = PageLink(path, q, PrevPage(page, env.TotalPages))
 		}
 		if page+1 < env.TotalPages {
 			p.NextURL = PageLink(path, q, page+1)

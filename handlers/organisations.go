@@ -132,7 +132,7 @@ func (h *Organisations) orgListPage(r *http.Request, f store.OrgFilter, env Page
 		p.SortLinks[field] = SortLink(paths.Organisations(), q, field, sortField, desc)
 	}
 	if page > 0 {
-		p.PrevURL = PageLink(paths.Organisations(), q, page-1)
+		p.PrevURL = PageLink(paths.Organisations(), q, PrevPage(page, env.TotalPages))
 	}
 	if page+1 < env.TotalPages {
 		p.NextURL = PageLink(paths.Organisations(), q, page+1)

@@ -239,7 +239,7 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 			p.ExportURL += "?" + ex.Encode()
 		}
 		if page > 0 {
-			p.PrevURL = link(func(v url.Values) { v.Set("page", strconv.Itoa(page-1)) })
+			p.PrevURL = link(func(v url.Values) { v.Set("page", strconv.Itoa(PrevPage(page, env.TotalPages))) })
 		}
 		if page+1 < env.TotalPages {
 			p.NextURL = link(func(v url.Values) { v.Set("page", strconv.Itoa(page+1)) })

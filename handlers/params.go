@@ -82,6 +82,15 @@ func SortLink(path string, q url.Values, field, curField string, curDesc bool) s
 }
 
 // PageLink is the URL of another page of the same list.
+// PrevPage is the page a list's Previous link goes to: the one before,
+// or the last page when page is past it (an old link, a typed URL).
+func PrevPage(page, totalPages int) int {
+	if page >= totalPages {
+		return max(totalPages-1, 0)
+	}
+	return page - 1
+}
+
 func PageLink(path string, q url.Values, page int) string {
 	v := url.Values{}
 	for k, vs := range q {

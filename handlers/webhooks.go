@@ -217,7 +217,7 @@ func (h *Webhooks) detail(w http.ResponseWriter, r *http.Request, status int, wh
 		PausedReason: wh.PausedReason, AllTypes: store.WebhookSubjectTypes, Errors: errs}
 	p := views.WebhookPage{Form: f, Secret: secret, Notice: notice, Deliveries: ds, Total: total, Page: page}
 	if page > 0 {
-		p.PrevURL = webhookPath(wh.WebhookID) + "?page=" + strconv.Itoa(page-1)
+		p.PrevURL = webhookPath(wh.WebhookID) + "?page=" + strconv.Itoa(PrevPage(page, (total+19)/20))
 	}
 	if (page+1)*20 < total {
 		p.NextURL = webhookPath(wh.WebhookID) + "?page=" + strconv.Itoa(page+1)

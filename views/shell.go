@@ -90,3 +90,13 @@ func countOf(n int, one, many string) string {
 	}
 	return strconv.Itoa(n) + " " + many
 }
+
+// pageOf is a pager's "Page 2 of 5", or, for a page past the last one (an
+// old link, a typed URL), says so.
+func pageOf(page, totalPages int) string {
+	last := max(totalPages, 1)
+	if page+1 > last {
+		return "Page " + itoa(page+1) + " is past the last page (" + itoa(last) + ")"
+	}
+	return "Page " + itoa(page+1) + " of " + itoa(last)
+}
