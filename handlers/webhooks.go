@@ -251,9 +251,12 @@ func (h *Webhooks) Update(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
+	page := webhookPath(cur.WebhookID)
 	if !WantsJSON(r) && in.URL == "" && len(in.SubjectTypes) == 0 && in.Status != "" {
-		// The list's Activate/Deactivate button sends the Status only.
+		// The list's Activate/Deactivate button sends the Status only; the
+		// user goes back to the list.
 		in.URL, in.Description, in.SubjectTypes = cur.URL, cur.Description, cur.SubjectTypes
+		page = webhooksPath
 	}
 	fields, _ := h.validate(r.Context(), &in, false)
 	if in.Status == "Paused" && cur.Status != "Paused" {
@@ -270,7 +273,7 @@ func (h *Webhooks) Update(w http.ResponseWriter, r *http.Request) {
 	wh, err := h.Store.UpdateWebhook(r.Context(), h.actor(r), store.Webhook{WebhookID: cur.WebhookID, URL: in.URL, Description: in.Description,
 		SubjectTypes: in.SubjectTypes, Status: in.Status}, func(cur store.Webhook) error { return CheckIfMatch(r, cur) })
 	h.Saved(w, r, Saved{Err: storeError(during("UpdateWebhook", err), "Webhook"),
-		Flash: "Webhook " + wh.URL + " saved (" + wh.Status + ").", Page: webhookPath(cur.WebhookID),
+		Flash: "Webhook " + wh.URL + " saved (" + wh.Status + ").", Page: page,
 		Status: http.StatusOK, Body: wh, ETag: wh})
 }
 

@@ -351,3 +351,32 @@ func TestAuditSaysWhatWasDoneToAWebhook(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookListSwitchStaysOnTheList: Deactivate/Activate on the webhooks
+// list (a form that sends the Status only) saved and then showed that
+// webhook's page, leaving the list the user was working down; it now comes
+// back to the list, with the message. The webhook's own form still comes
+// back to the webhook.
+func TestWebhookListSwitchStaysOnTheList(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	hook := su.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/hook","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.PostForm(env.URL+"/references/webhooks/"+hook, url.Values{"Status": {"Inactive"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	if resp.Request.URL.Path != "/references/webhooks" || !strings.Contains(doc.Find("[data-testid=flash]").Text(), "Inactive") {
+		t.Fatalf("after Deactivate on the list: at %s, flash %q", resp.Request.URL.Path, doc.Find("[data-testid=flash]").Text())
+	}
+	resp, err = c.PostForm(env.URL+"/references/webhooks/"+hook, url.Values{"Url": {"https://8.8.8.8/hook"}, "SubjectTypes": {"Organisation"}, "Status": {"Active"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Request.URL.Path != "/references/webhooks/"+hook {
+		t.Fatalf("after saving the webhook's form: at %s", resp.Request.URL.Path)
+	}
+}
