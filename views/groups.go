@@ -30,7 +30,14 @@ func groupErrors(errs map[string]string) string {
 			keys = append(keys, k)
 		}
 	}
-	sort.Strings(keys)
+	// By line, then field: "GroupRoles[10]" sorts after "GroupRoles[2]".
+	sort.Slice(keys, func(i, j int) bool {
+		li, lj := indexOf(keys[i]), indexOf(keys[j])
+		if li != lj {
+			return li < lj
+		}
+		return keys[i] < keys[j]
+	})
 	var out []string
 	for _, k := range keys {
 		// A message that names another mapping by its index (GroupRoles[0])
@@ -56,4 +63,21 @@ func lineOf(s string) string {
 		n = n*10 + int(c-'0')
 	}
 	return itoa(n + 1)
+}
+
+// indexOf is the mapping index of a key "GroupRoles[12].Role" (12), or -1
+// for a key about the whole list.
+func indexOf(k string) int {
+	i := strings.Index(k, "[")
+	if i < 0 {
+		return -1
+	}
+	n := 0
+	for _, c := range k[i+1:] {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
 }
