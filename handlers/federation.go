@@ -550,7 +550,7 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 		ctx := r.Context()
 		base := paths.Organisation(o.OrganisationID)
 		p := views.FederationPage{Checked: check}
-		var tab string
+		var tab, entityPage string
 		if kind == "Application" {
 			a, err := h.Store.GetSoftwareStatement(ctx, o.OrganisationID, PathParam(r, "appID"))
 			if err != nil {
@@ -558,7 +558,8 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 				return
 			}
 			p.Name, p.EntityID, tab = a.ClientName, a.FederationEntityID, views.TabApplications
-			p.Action = base + "/softwarestatements/" + a.SoftwareStatementID + "/federation/check"
+			entityPage = base + "/softwarestatements/" + a.SoftwareStatementID
+			p.Action = entityPage + "/federation/check"
 		} else {
 			s, err := h.Store.GetAuthorisationServer(ctx, o.OrganisationID, PathParam(r, "serverID"))
 			if err != nil {
@@ -566,7 +567,8 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 				return
 			}
 			p.Name, p.EntityID, tab = s.CustomerFriendlyName, s.FederationEntityID, views.TabServers
-			p.Action = base + "/authorisationservers/" + s.AuthorisationServerID + "/federation/check"
+			entityPage = base + "/authorisationservers/" + s.AuthorisationServerID
+			p.Action = entityPage + "/federation/check"
 		}
 		p.OrgPage = h.Org.orgPage(o, tab)
 		now := h.Now()
@@ -603,6 +605,10 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 				return
 			}
 		}
-		Render(w, r, http.StatusOK, views.Federation(h.Shell(r, "Federation", "organisations", h.Org.orgCrumbs(&o, "Federation")...), p))
+		// Organisations › the organisation › the entity (linked) › Federation.
+		crumbs := h.Org.orgCrumbs(&o, p.Name)
+		crumbs[len(crumbs)-1].Href = entityPage
+		crumbs = append(crumbs, views.Crumb{Label: "Federation"})
+		Render(w, r, http.StatusOK, views.Federation(h.Shell(r, "Federation", "organisations", crumbs...), p))
 	}
 }

@@ -380,3 +380,26 @@ func TestWebhookListSwitchStaysOnTheList(t *testing.T) {
 		t.Fatalf("after saving the webhook's form: at %s", resp.Request.URL.Path)
 	}
 }
+
+// TestFederationTabCrumbsNameTheEntity: the Federation tab of an
+// application or authorisation server is that entity's page; its
+// breadcrumb went Organisations › Acme Bank › Federation, with no way to
+// the application itself. It now passes through the entity, linked.
+func TestFederationTabCrumbsNameTheEntity(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	oid := su.must(201, "POST", "/organisations", org("Acme Bank"))["OrganisationId"].(string)
+	aid := su.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Payments app","RedirectUri":["https://app.example/cb"]}`)["SoftwareStatementId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.Get(env.URL + "/organisations/" + oid + "/softwarestatements/" + aid + "/federation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crumbs := docOf(t, resp).Find(`nav[aria-label=breadcrumb]`)
+	text := strings.Join(strings.Fields(crumbs.Text()), " ")
+	href, _ := crumbs.Find(`a:contains("Payments app")`).Attr("href")
+	if !strings.Contains(text, "Acme Bank") || !strings.Contains(text, "Payments app") || !strings.HasSuffix(text, "Federation") || href != "/organisations/"+oid+"/softwarestatements/"+aid {
+		t.Fatalf("crumbs %q, application link %q", text, href)
+	}
+}
