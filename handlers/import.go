@@ -110,6 +110,16 @@ func rowLabel(n int) string {
 	return "Row " + strconv.Itoa(n) + " (line " + strconv.Itoa(n+1) + " of the file)"
 }
 
+// rowProblem is the message of a problem in a row's column: the row, its
+// line, and the column when the message does not name it already.
+func rowProblem(row int, column, msg string) string {
+	at := rowLabel(row)
+	if !strings.Contains(msg, column) {
+		at += ", column " + column
+	}
+	return at + ": " + msg
+}
+
 // parseImport turns the CSV into organisations, checking every row as the
 // New organisation form would; it returns every problem it finds (up to
 // maxImportErrors), each naming its row and column.
@@ -158,7 +168,7 @@ func (h *Organisations) parseImport(r *http.Request, data []byte) ([]store.Organ
 	problems := CodeValidationFailed.New("Nothing was imported: some rows need attention.")
 	add := func(row int, field, msg string) {
 		if len(problems.Fields) < maxImportErrors {
-			problems.Fields = append(problems.Fields, FieldError{Code: FieldInvalid, Field: "rows[" + strconv.Itoa(row) + "]." + field, Message: rowLabel(row) + ": " + msg})
+			problems.Fields = append(problems.Fields, FieldError{Code: FieldInvalid, Field: "rows[" + strconv.Itoa(row) + "]." + field, Message: rowProblem(row, field, msg)})
 		}
 	}
 	var orgs []store.Organisation
@@ -206,7 +216,7 @@ func (h *Organisations) parseImport(r *http.Request, data []byte) ([]store.Organ
 		}
 		if o.OrganisationID != "" {
 			if first, dup := seenID[o.OrganisationID]; dup {
-				add(row, "OrganisationId", "the same OrganisationId as row "+strconv.Itoa(first)+".")
+				add(row, "OrganisationId", "the same OrganisationId as "+strings.ToLower(rowLabel(first)[:1])+rowLabel(first)[1:]+".")
 			}
 			seenID[o.OrganisationID] = row
 		}
@@ -260,7 +270,7 @@ func (h *Organisations) ImportOrganisations(w http.ResponseWriter, r *http.Reque
 		var re *store.RowError
 		var fe *store.FieldError
 		if errors.As(err, &re) && errors.As(err, &fe) {
-			err = CodeValidationFailed.New("Nothing was imported: some rows need attention.").WithFields(FieldError{Code: FieldInvalid, Field: "rows[" + strconv.Itoa(re.Row) + "]." + fe.Field, Message: rowLabel(re.Row) + ": " + fe.Message + "."})
+			err = CodeValidationFailed.New("Nothing was imported: some rows need attention.").WithFields(FieldError{Code: FieldInvalid, Field: "rows[" + strconv.Itoa(re.Row) + "]." + fe.Field, Message: rowProblem(re.Row, fe.Field, fe.Message+".")})
 		}
 		fail(err)
 		return

@@ -89,8 +89,15 @@ func TestImportOrganisationsRefusals(t *testing.T) {
 			t.Errorf("no problem on %s: %v", f, got)
 		}
 	}
-	if resp.StatusCode != 422 || len(got) != 5 || !strings.HasPrefix(got["rows[3].CountryOfRegistration"], "Row 3 (line 4 of the file): ") {
+	if resp.StatusCode != 422 || len(got) != 5 || !strings.HasPrefix(got["rows[3].CountryOfRegistration"], "Row 3 (line 4 of the file), column CountryOfRegistration: ") {
 		t.Fatalf("%d %v", resp.StatusCode, got)
+	}
+	// Every message names its column, once: in the message or before it.
+	for f, msg := range got {
+		col := f[strings.Index(f, ".")+1:]
+		if n := strings.Count(msg, col); n != 1 {
+			t.Errorf("%s: %q names the column %d times", f, msg, n)
+		}
 	}
 	for name, c := range map[string]struct {
 		body, ctype string
@@ -149,7 +156,7 @@ func TestImportOrganisationsPage(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		t.Fatalf("bad upload: %d %s\n%.600s", resp.StatusCode, resp.Request.URL, b)
 	}
-	if txt := docOf(t, resp).Find(`[data-testid=import-problems]`).Text(); !strings.Contains(txt, "Row 2 (line 3 of the file): ") || !strings.Contains(txt, "Nothing was imported") {
+	if txt := docOf(t, resp).Find(`[data-testid=import-problems]`).Text(); !strings.Contains(txt, "Row 2 (line 3 of the file), column CountryOfRegistration: ") || !strings.Contains(txt, "Nothing was imported") {
 		t.Fatalf("problems %q", txt)
 	}
 	resp = upload("OrganisationName,RegistrationNumber,CountryOfRegistration\nGood,1,GB\nAlso good,2,BR\n")

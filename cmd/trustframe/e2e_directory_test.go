@@ -210,7 +210,7 @@ func TestEndToEndImportAndExport(t *testing.T) {
 	))
 	checkAccessibility(t, ctx, "import with problems")
 	problems, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=import-problems]`)))
-	if !strings.Contains(problems, "Nothing was imported") || !strings.Contains(problems, "Row 2 (line 3 of the file):") {
+	if !strings.Contains(problems, "Nothing was imported") || !strings.Contains(problems, "Row 2 (line 3 of the file)") {
 		t.Fatalf("problems %q", problems)
 	}
 	must(t, chromedp.Do(ctx,
