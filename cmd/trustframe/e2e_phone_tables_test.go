@@ -1,10 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -25,48 +21,26 @@ import (
 // nothing saying so: the columns past the edge were simply not there.
 func TestEndToEndTablesReadOnAPhone(t *testing.T) {
 	env := webtest.Start(t, nil)
-	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
-	call := func(method, path, ctype, body string) map[string]any {
-		t.Helper()
-		req, _ := http.NewRequest(method, env.URL+"/api"+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", ctype)
-		req.Header.Set("Authorization", "Bearer "+tok)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode/100 != 2 {
-			t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, b)
-		}
-		var m map[string]any
-		_ = json.Unmarshal(b, &m)
-		return m
-	}
-	var disc *httptest.Server
-	disc = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = json.NewEncoder(w).Encode(map[string]string{"issuer": disc.URL, "jwks_uri": disc.URL + "/jwks"})
-	}))
-	t.Cleanup(disc.Close)
+	api := newAPIClient(t, env)
+	disc := discoveryServer(t)
 
-	hook := call("POST", "/references/webhooks", "application/json", `{"Url":"https://8.8.8.8/hook","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
-	oid := call("POST", "/organisations", "application/json", `{"OrganisationName":"Acme Bank International Holdings","RegistrationNumber":"12345678","CountryOfRegistration":"GB"}`)["OrganisationId"].(string)
+	hook := api.call("POST", "/references/webhooks", `{"Url":"https://8.8.8.8/hook","SubjectTypes":["Organisation"]}`, 201)["WebhookId"].(string)
+	oid := api.call("POST", "/organisations", `{"OrganisationName":"Acme Bank International Holdings","RegistrationNumber":"12345678","CountryOfRegistration":"GB"}`, 201)["OrganisationId"].(string)
 	base := "/organisations/" + oid
-	aid := call("POST", base+"/softwarestatements", "application/json", `{"ClientName":"Payments app","RedirectUri":["https://app.acme.example/cb"]}`)["SoftwareStatementId"].(string)
-	call("POST", base+"/authorisationservers", "application/json", `{"CustomerFriendlyName":"Acme AS","Issuer":"`+disc.URL+`"}`)
-	call("POST", base+"/contacts", "application/json", `{"ContactType":"Business","FirstName":"Ann","LastName":"Doe","EmailAddress":"ann.doe.of.the.business.team@acme.example"}`)
-	call("POST", base+"/documents", "application/json", `{"DocumentType":"Licence","DocumentReferenceNumber":"FCA-1","DocumentExpiryDate":"2099-01-01","DocumentDescription":"The licence to operate"}`)
-	call("POST", base+"/softwarestatements/"+aid+"/certifications", "application/json", `{"CertificationType":"FAPI","CertificationStartDate":"2026-01-01"}`)
-	call("POST", base+"/certificates/qseal", "application/x-pem-file", webtest.ValidCert(t, "p256", "seal.acme.example"))
-	call("POST", "/references/flags", "application/json", `{"Name":"Pilot","Type":"Organisation","Description":"Takes part in the pilot"}`)
-	call("POST", "/references/authorisation-domains", "application/json", `{"Name":"Payments","Description":"Open finance payments"}`)
-	call("POST", "/references/authorisation-domains/Payments/roles", "application/json", `{"Name":"PISP","Type":"Federation","Description":"Payment initiation service provider"}`)
-	call("POST", "/references/authorisation-domains/Payments/roles", "application/json", `{"Name":"EXCL","Type":"Directory","Exclusive":true}`)
-	authority := call("POST", "/references/authorities", "application/json", `{"AuthorityName":"Central Bank","AuthorityCode":"CB","Country":"GB","AuthorisationDomains":["Payments"]}`)
-	call("POST", base+"/authority-claims", "application/json", `{"AuthorityId":"`+authority["AuthorityId"].(string)+`","AuthorisationDomain":"Payments","Role":"PISP","RegistrationId":"CB-REG-0001"}`)
-	call("POST", "/references/role-metadata-policies", "application/json", `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code","refresh_token"]}}}`)
-	call("POST", "/references/identity-providers", "application/json", `{"Name":"Ops IdP","EmailDomains":["example.com"],"Issuer":"`+disc.URL+`"}`)
+	aid := api.call("POST", base+"/softwarestatements", `{"ClientName":"Payments app","RedirectUri":["https://app.acme.example/cb"]}`, 201)["SoftwareStatementId"].(string)
+	api.call("POST", base+"/authorisationservers", `{"CustomerFriendlyName":"Acme AS","Issuer":"`+disc+`"}`, 201)
+	api.call("POST", base+"/contacts", `{"ContactType":"Business","FirstName":"Ann","LastName":"Doe","EmailAddress":"ann.doe.of.the.business.team@acme.example"}`, 201)
+	api.call("POST", base+"/documents", `{"DocumentType":"Licence","DocumentReferenceNumber":"FCA-1","DocumentExpiryDate":"2099-01-01","DocumentDescription":"The licence to operate"}`, 201)
+	api.call("POST", base+"/softwarestatements/"+aid+"/certifications", `{"CertificationType":"FAPI","CertificationStartDate":"2026-01-01"}`, 201)
+	api.postPEM(base+"/certificates/qseal", webtest.ValidCert(t, "p256", "seal.acme.example"))
+	api.call("POST", "/references/flags", `{"Name":"Pilot","Type":"Organisation","Description":"Takes part in the pilot"}`, 201)
+	api.call("POST", "/references/authorisation-domains", `{"Name":"Payments","Description":"Open finance payments"}`, 201)
+	api.call("POST", "/references/authorisation-domains/Payments/roles", `{"Name":"PISP","Type":"Federation","Description":"Payment initiation service provider"}`, 201)
+	api.call("POST", "/references/authorisation-domains/Payments/roles", `{"Name":"EXCL","Type":"Directory","Exclusive":true}`, 201)
+	authority := api.call("POST", "/references/authorities", `{"AuthorityName":"Central Bank","AuthorityCode":"CB","Country":"GB","AuthorisationDomains":["Payments"]}`, 201)
+	api.call("POST", base+"/authority-claims", `{"AuthorityId":"`+authority["AuthorityId"].(string)+`","AuthorisationDomain":"Payments","Role":"PISP","RegistrationId":"CB-REG-0001"}`, 201)
+	api.call("POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code","refresh_token"]}}}`, 201)
+	api.call("POST", "/references/identity-providers", `{"Name":"Ops IdP","EmailDomains":["example.com"],"Issuer":"`+disc+`"}`, 201)
 
 	pages := []string{
 		"/references/authorisation-domains", base + "/authority-claims", "/organisations",
@@ -185,32 +159,15 @@ const phoneTablesJS = `(function(){
 // column; the PISP of Payments is another choice.
 func TestEndToEndRoleFilterPicksDomainRole(t *testing.T) {
 	env := webtest.Start(t, nil)
-	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
-	call := func(method, path, body string) map[string]any {
-		t.Helper()
-		req, _ := http.NewRequest(method, env.URL+"/api"+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Bearer "+tok)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var m map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&m)
-		if resp.StatusCode/100 != 2 {
-			t.Fatalf("%s %s: %d %v", method, path, resp.StatusCode, m)
-		}
-		return m
-	}
+	api := newAPIClient(t, env)
 	for _, d := range []string{"Payments", "Data"} {
-		call("POST", "/references/authorisation-domains", `{"Name":"`+d+`"}`)
-		call("POST", "/references/authorisation-domains/"+d+"/roles", `{"Name":"PISP","Type":"Federation"}`)
+		api.call("POST", "/references/authorisation-domains", `{"Name":"`+d+`"}`, 201)
+		api.call("POST", "/references/authorisation-domains/"+d+"/roles", `{"Name":"PISP","Type":"Federation"}`, 201)
 	}
-	au := call("POST", "/references/authorities", `{"AuthorityName":"Central Bank","AuthorityCode":"CB","Country":"GB","AuthorisationDomains":["Payments","Data"]}`)["AuthorityId"].(string)
+	au := api.call("POST", "/references/authorities", `{"AuthorityName":"Central Bank","AuthorityCode":"CB","Country":"GB","AuthorisationDomains":["Payments","Data"]}`, 201)["AuthorityId"].(string)
 	for _, o := range []struct{ name, domain string }{{"Acme", "Payments"}, {"Beta", "Data"}} {
-		id := call("POST", "/organisations", `{"OrganisationName":"`+o.name+`","RegistrationNumber":"R-`+o.name+`","CountryOfRegistration":"GB"}`)["OrganisationId"].(string)
-		call("POST", "/organisations/"+id+"/authority-claims", `{"AuthorityId":"`+au+`","AuthorisationDomain":"`+o.domain+`","Role":"PISP"}`)
+		id := api.call("POST", "/organisations", `{"OrganisationName":"`+o.name+`","RegistrationNumber":"R-`+o.name+`","CountryOfRegistration":"GB"}`, 201)["OrganisationId"].(string)
+		api.call("POST", "/organisations/"+id+"/authority-claims", `{"AuthorityId":"`+au+`","AuthorisationDomain":"`+o.domain+`","Role":"PISP"}`, 201)
 	}
 	ctx := newBrowser(t)
 	signIn(t, ctx, env.URL, "admin@example.com")
