@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"sort"
@@ -194,11 +195,20 @@ func TestAuditFilterListsFilledByMigration(t *testing.T) {
 // details, or PostgreSQL's EXPLAIN lines.
 func queryPlan(t *testing.T, d *DB, q string, args ...any) string {
 	t.Helper()
+	return queryPlanOn(t, d.db, d.Engine(), q, args...)
+}
+
+// queryPlanOn is queryPlan on one connection (or any querier) of engine e:
+// the plan's lines (SQLite's details, PostgreSQL's lines), one a line.
+func queryPlanOn(t *testing.T, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, e Engine, q string, args ...any) string {
+	t.Helper()
 	explain := `EXPLAIN QUERY PLAN `
-	if d.Engine() == Postgres {
+	if e == Postgres {
 		explain = `EXPLAIN `
 	}
-	rows, err := d.db.QueryContext(context.Background(), explain+q, args...)
+	rows, err := db.QueryContext(context.Background(), explain+q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
