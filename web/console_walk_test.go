@@ -30,15 +30,7 @@ func TestInTheWayNamesWhatAPersonRecognises(t *testing.T) {
 
 	post := func(path string, form url.Values) *goquery.Document {
 		t.Helper()
-		resp, err := c.PostForm(env.URL+path, form)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc := docOf(t, resp)
-		if resp.StatusCode != http.StatusConflict {
-			t.Fatalf("%s: status %d, want 409", path, resp.StatusCode)
-		}
-		return doc
+		return postRefused(t, c, env.URL+path, form)
 	}
 	// claimLine checks the line of the Acme Bank claim: its words, no ids,
 	// and the link to the organisation's Roles tab.
@@ -272,4 +264,19 @@ func TestOrganisationListRoleFilterNamesTheDomain(t *testing.T) {
 	if l := su.must(200, "GET", "/organisations?AuthorisationDomain=Payments&Role=PISP", ""); l["totalSize"].(float64) != 1 {
 		t.Errorf("API Payments PISP: %v", l["totalSize"])
 	}
+}
+
+// postRefused submits a console form that must be refused as a conflict
+// (409) and returns the page that says so.
+func postRefused(t *testing.T, c *http.Client, u string, form url.Values) *goquery.Document {
+	t.Helper()
+	resp, err := c.PostForm(u, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	if resp.StatusCode != http.StatusConflict {
+		t.Fatalf("%s: status %d, want 409", u, resp.StatusCode)
+	}
+	return doc
 }

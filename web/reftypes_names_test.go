@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"encoding/json"
-	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -42,15 +41,7 @@ func TestInTheWayOfReferenceTypesNamesWhatAPersonRecognises(t *testing.T) {
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
 	post := func(path string, form url.Values) *goquery.Document {
 		t.Helper()
-		resp, err := c.PostForm(env.URL+path, form)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc := docOf(t, resp)
-		if resp.StatusCode != http.StatusConflict {
-			t.Fatalf("%s: status %d, want 409", path, resp.StatusCode)
-		}
-		return doc
+		return postRefused(t, c, env.URL+path, form)
 	}
 	// line checks the one line that names org: its words, no ids, and the
 	// organisation's name linking to its tab.
