@@ -103,17 +103,17 @@ func semicolonHeader(h string) bool {
 	return true
 }
 
-// rowLabel names data row n (rows[n] in the problem's field) and the line
-// of the file it is on — the row number a spreadsheet shows, the header
-// being line 1.
-func rowLabel(n int) string {
-	return "Row " + strconv.Itoa(n) + " (line " + strconv.Itoa(n+1) + " of the file)"
+// rowLine is data row n (rows[n] in the problem's field) and the line of
+// the file it is on — the row number a spreadsheet shows, the header being
+// line 1: "3 (line 4 of the file)".
+func rowLine(n int) string {
+	return strconv.Itoa(n) + " (line " + strconv.Itoa(n+1) + " of the file)"
 }
 
 // rowProblem is the message of a problem in a row's column: the row, its
 // line, and the column when the message does not name it already.
 func rowProblem(row int, column, msg string) string {
-	at := rowLabel(row)
+	at := "Row " + rowLine(row)
 	if !strings.Contains(msg, column) {
 		at += ", column " + column
 	}
@@ -216,7 +216,7 @@ func (h *Organisations) parseImport(r *http.Request, data []byte) ([]store.Organ
 		}
 		if o.OrganisationID != "" {
 			if first, dup := seenID[o.OrganisationID]; dup {
-				add(row, "OrganisationId", "the same OrganisationId as "+strings.ToLower(rowLabel(first)[:1])+rowLabel(first)[1:]+".")
+				add(row, "OrganisationId", "the same OrganisationId as row "+rowLine(first)+".")
 			}
 			seenID[o.OrganisationID] = row
 		}

@@ -92,6 +92,9 @@ func TestImportOrganisationsRefusals(t *testing.T) {
 	if resp.StatusCode != 422 || len(got) != 5 || !strings.HasPrefix(got["rows[3].CountryOfRegistration"], "Row 3 (line 4 of the file), column CountryOfRegistration: ") {
 		t.Fatalf("%d %v", resp.StatusCode, got)
 	}
+	if !strings.Contains(got["rows[5].OrganisationId"], "as row 1 (line 2 of the file)") {
+		t.Errorf("the repeated id does not name the first row's line: %q", got["rows[5].OrganisationId"])
+	}
 	// Every message names its column, once: in the message or before it.
 	for f, msg := range got {
 		col := f[strings.Index(f, ".")+1:]
