@@ -1,9 +1,12 @@
 package handlers
 
 import (
+	"bytes"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/trustframe/trustframe/store"
@@ -15,5 +18,30 @@ func TestBusyIsA503WithRetryAfter(t *testing.T) {
 	WriteError(rec, httptest.NewRequest("POST", "/api/organisations", nil), fmt.Errorf("creating: %w", store.ErrBusy))
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" {
 		t.Fatalf("%d %v %s", rec.Code, rec.Header(), rec.Body)
+	}
+}
+
+// A busy database or an unreachable identity provider is a refusal the
+// client is told to retry, and the log says what it was at WARN: neither
+// is an "internal error" (an operator alerted on ERROR lines would be
+// paged for contention, and would not learn what was busy).
+func TestRetryableRefusalsAreLoggedAsWhatTheyAre(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("creating: %w", store.ErrBusy), "busy"},
+		{CodeBusy.New("The signing keys are being changed; no SSA was issued. Try again in a moment."), "busy"},
+		{CodeIDPUnavailable.New("The identity provider did not answer."), "identity provider"},
+	} {
+		var logs bytes.Buffer
+		r := httptest.NewRequest("GET", "/api/organisations", nil)
+		r = r.WithContext(WithLogger(r.Context(), slog.New(slog.NewTextHandler(&logs, nil))))
+		rec := httptest.NewRecorder()
+		WriteError(rec, r, c.err)
+		out := logs.String()
+		if rec.Code != http.StatusServiceUnavailable || !strings.Contains(out, "level=WARN") || strings.Contains(out, "internal error") || !strings.Contains(out, c.want) {
+			t.Fatalf("%v: %d, log %q: want 503 and a WARN line naming %q", c.err, rec.Code, out, c.want)
+		}
 	}
 }

@@ -155,6 +155,14 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	case e.Code == "storage_full":
 		LoggerFrom(r.Context()).ErrorContext(r.Context(), "the disk is full: a write was refused; make room on the database's disk",
 			"err", err, "method", r.Method, "path", r.URL.Path)
+	case e.Code == CodeBusy.Name:
+		// Contention, answered with Retry-After: worth watching, not an
+		// error of the service.
+		LoggerFrom(r.Context()).WarnContext(r.Context(), "busy: refused with 503 and Retry-After",
+			"err", err, "method", r.Method, "path", r.URL.Path)
+	case e.Code == CodeIDPUnavailable.Name:
+		LoggerFrom(r.Context()).WarnContext(r.Context(), "the identity provider is unavailable: refused with 503",
+			"err", err, "method", r.Method, "path", r.URL.Path)
 	case e.Status >= 500:
 		LoggerFrom(r.Context()).ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path)
 	}

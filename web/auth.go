@@ -243,6 +243,7 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 		p, err = a.get(ctx)
 	}
 	if err != nil {
+		a.s.log.Error("sign-in unavailable", "err", err)
 		handlers.WriteError(w, r, handlers.CodeIDPUnavailable.New("The identity provider cannot be reached."))
 		return
 	}
@@ -536,6 +537,7 @@ func (a *authenticator) verifyAccessTokenUncached(ctx context.Context, raw strin
 	if iss := unverifiedIssuer(raw); iss == "" || iss == a.s.signInIssuer() {
 		p, err := a.get(ctx)
 		if err != nil {
+			a.s.log.Warn("the token issuer cannot be reached", "err", err)
 			return AccessToken{}, handlers.CodeIDPUnavailable.New("the token issuer cannot be reached")
 		}
 		verifier, signIn = p.access, p
