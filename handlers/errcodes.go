@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/trustframe/trustframe/store"
 )
@@ -104,7 +106,7 @@ func storeError(err error, what string) error {
 	case errors.As(err, &fe):
 		return Validation(map[string]string{fe.Field: fe.Message})
 	case errors.As(err, &ce):
-		e := CodeConflict.New(ce.Message)
+		e := CodeConflict.New(sentence(ce.Message))
 		e.InTheWay = ce.InTheWay
 		return e
 	case errors.Is(err, store.ErrNotFound):
@@ -128,4 +130,15 @@ func during(op string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("store.%s: %w", op, err)
+}
+
+// sentence starts a message that stands alone (a conflict's summary, shown
+// on its own in a page and as a problem's detail) with a capital letter;
+// the store writes them to be read after a colon too.
+func sentence(msg string) string {
+	r, n := utf8.DecodeRuneInString(msg)
+	if n == 0 || !unicode.IsLower(r) {
+		return msg
+	}
+	return string(unicode.ToUpper(r)) + msg[n:]
 }

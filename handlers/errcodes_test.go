@@ -49,3 +49,20 @@ func TestDuringKeepsTheStoreSentinels(t *testing.T) {
 		t.Error("during(nil) is not nil")
 	}
 }
+
+// A conflict's summary stands alone (the problem's detail, the line above
+// a page's list of what is in the way), so it starts as a sentence does,
+// whatever case the store wrote it in; names inside are left as written.
+func TestConflictSummaryReadsAsASentence(t *testing.T) {
+	for msg, want := range map[string]string{
+		"key k1 is already retired":                          "Key k1 is already retired",
+		"the platform would lose its last Active Super User": "The platform would lose its last Active Super User",
+		`Contact type "Billing" is in use by 1 contact(s)`:   `Contact type "Billing" is in use by 1 contact(s)`,
+		"élan exists": "Élan exists",
+		"":            "",
+	} {
+		if got := AsError(storeError(&store.ConflictError{Message: msg}, "Key")).Message; got != want {
+			t.Errorf("%q: got %q, want %q", msg, got, want)
+		}
+	}
+}
