@@ -59,7 +59,7 @@ func (h *Applications) AppDetailPage(r *http.Request, o store.Organisation, a st
 	p := views.AppDetailPage{OrgPage: h.orgPage(o, views.TabApplications), App: h.showApp(a), FlagNames: names,
 		AppStatus: h.nextStatuses(lifecycle.Application, a.Status), StaleRoles: notIn(a.Roles, held)}
 	if refused := h.ssaRefused(o, a); refused != nil {
-		p.SSARefused = refused.Message
+		p.SSARefused = sentence(refused.Message)
 	}
 	return p, err
 }

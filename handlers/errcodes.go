@@ -132,9 +132,10 @@ func during(op string, err error) error {
 	return fmt.Errorf("store.%s: %w", op, err)
 }
 
-// sentence starts a message that stands alone (a conflict's summary, shown
-// on its own in a page and as a problem's detail) with a capital letter;
-// the store writes them to be read after a colon too.
+// sentence starts a message that stands alone — an error page, a note in
+// a page, a conflict's summary (also the problem's detail) — with a capital
+// letter; the store and the API's other details are written to be read
+// after a colon too.
 func sentence(msg string) string {
 	r, n := utf8.DecodeRuneInString(msg)
 	if n == 0 || !unicode.IsLower(r) {

@@ -66,3 +66,14 @@ func TestConflictSummaryReadsAsASentence(t *testing.T) {
 		}
 	}
 }
+
+// An error page shows its message as a sentence.
+func TestErrorPageMessageReadsAsASentence(t *testing.T) {
+	r := httptest.NewRequest("POST", "/organisations", nil)
+	r.Header.Set("Accept", "text/html")
+	w := httptest.NewRecorder()
+	WriteError(w, r, CodeMalformedJSON.New("the body is empty"))
+	if body := w.Body.String(); w.Code != 400 || !strings.Contains(body, "The body is empty") {
+		t.Fatalf("%d %s", w.Code, body)
+	}
+}

@@ -184,5 +184,5 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	if p.Via == "session" {
 		s.UserEmail, s.SuperUser = p.Email, p.IsSuperUser()
 	}
-	Render(w, r, e.Status, errorPage(s, e.Status, e.Message, e.Fields))
+	Render(w, r, e.Status, errorPage(s, e.Status, sentence(e.Message), e.Fields))
 }

@@ -109,7 +109,7 @@ func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
 	p.SSAHeader, p.SSAClaims = readableToken(token)
 	status := http.StatusOK
 	if err != nil {
-		p.SSAError, status = AsError(err).Message, AsError(err).Status
+		p.SSAError, status = sentence(AsError(err).Message), AsError(err).Status
 		if status >= 500 {
 			WriteError(w, r, err)
 			return
