@@ -205,12 +205,14 @@ func expiresIn(d time.Duration) string {
 	return "expires in " + roughDuration(d)
 }
 
-// roughDuration is d in its two largest units (days, hours, minutes), or
-// seconds under a minute.
+// roughDuration is d to the nearest minute in its two largest units (days,
+// hours, minutes; the second only when next to the first), or seconds
+// under a minute.
 func roughDuration(d time.Duration) string {
 	if d < time.Minute {
 		return unit(int(d/time.Second), "second")
 	}
+	d = d.Round(time.Minute) // a statement made now lives "1 day", not "23 hours 59 minutes"
 	vals := []int{int(d / (24 * time.Hour)), int(d % (24 * time.Hour) / time.Hour), int(d % time.Hour / time.Minute)}
 	names := []string{"day", "hour", "minute"}
 	var out []string
