@@ -516,7 +516,7 @@ func SigningKeys(s Shell, p KeysPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "</select></label> <button type=\"submit\" data-testid=\"rotate-key\">Make a new key</button></form><h2 id=\"federation-keys\">Federation signing keys</h2><p>They sign the directory's federation statements (<a href=\"/.well-known/openid-federation\">entity configuration</a>). The newest key signs; a key replaced by a rotation stays published until what it signed has expired.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "</select></label> <button type=\"submit\" data-testid=\"rotate-key\">Make a new key</button></form><h2 id=\"federation-keys\">Federation signing keys</h2><p>They sign the directory's federation statements (<a href=\"/.well-known/openid-federation\">entity configuration</a>, <a href=\"/references/federation\" data-testid=\"fed-own-link\">decoded</a>). The newest key signs; a key replaced by a rotation stays published until what it signed has expired.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -367,6 +367,7 @@ func (s *Server) routes() http.Handler {
 				r.Post("/signing-keys", ssaH.RotateKey)
 				r.Post("/signing-keys/{kid}/retire", ssaH.RetireKey)
 				r.Post("/signing-keys/federation", ssaH.RotateFederationKey)
+				r.Get("/federation", fed.OwnConfiguration) // the entity configuration, decoded
 				r.Get("/role-metadata-policies", policies.List)
 				r.Post("/role-metadata-policies", policies.Save)
 				r.Get("/role-metadata-policies/try", policies.TryIt)
