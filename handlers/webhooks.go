@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -22,6 +23,7 @@ type webhookStore interface {
 	DeleteWebhook(ctx context.Context, a store.Audit, id string) error
 	ListWebhookDeliveries(ctx context.Context, webhookID string, page, size int) ([]store.WebhookDelivery, int, error)
 	Redeliver(ctx context.Context, a store.Audit, webhookID string, deliveryID int64) (store.WebhookDelivery, error)
+	QueueTestDelivery(ctx context.Context, a store.Audit, webhookID string) (store.WebhookDelivery, error)
 }
 
 // Webhooks serves Reference Data > Webhooks and /api/references/webhooks
@@ -343,4 +345,29 @@ func (h *Webhooks) Redeliver(w http.ResponseWriter, r *http.Request) {
 	h.Saved(w, r, Saved{Err: storeError(during("Redeliver", err), "Delivery"),
 		Flash: flash, Page: webhookPath(cur.WebhookID),
 		Status: http.StatusAccepted, Body: d})
+}
+
+// SendTest queues one test event to this webhook alone (audit action
+// "test", body type "Webhook.test", naming the webhook and who sent it),
+// sent, signed and retried like any delivery: 202 with the delivery, or
+// the page with a flash; the log shows the attempt once the deliverer has
+// made it. A webhook that is not Active is refused (409
+// webhook_not_active): its deliveries are not sent (docs/decisions.md,
+// "Test events").
+func (h *Webhooks) SendTest(w http.ResponseWriter, r *http.Request) {
+	cur, ok := h.get(w, r)
+	if !ok {
+		return
+	}
+	page := webhookPath(cur.WebhookID)
+	d, err := h.Store.QueueTestDelivery(r.Context(), h.actor(r), cur.WebhookID)
+	var na *store.WebhookNotActiveError
+	if errors.As(err, &na) {
+		err = CodeWebhookNotActive.New("The webhook is " + na.Status + ": only an Active webhook's deliveries are sent. Set it Active first, then send the test event.").
+			WithFields(FieldError{Field: "Status", Code: FieldInvalid, Message: "Status is " + na.Status + "; it must be Active to send a test event."})
+	}
+	h.Saved(w, r, Saved{Err: storeError(during("QueueTestDelivery", err), "Webhook"),
+		Again: formAgain(h.Refused(w, r, "No test event sent: ", page)),
+		Flash: "Test event queued (delivery " + strconv.FormatInt(d.DeliveryID, 10) + "). Its status and the receiver's response appear in the delivery log below once it has been sent: reload the page.",
+		Page:  page, Status: http.StatusAccepted, Body: d})
 }
