@@ -363,8 +363,8 @@ func (h *Webhooks) SendTest(w http.ResponseWriter, r *http.Request) {
 	d, err := h.Store.QueueTestDelivery(r.Context(), h.actor(r), cur.WebhookID)
 	var na *store.WebhookNotActiveError
 	if errors.As(err, &na) {
-		err = CodeWebhookNotActive.New("The webhook is " + na.Status + ": only an Active webhook's deliveries are sent. Set it Active first, then send the test event.").
-			WithFields(FieldError{Field: "Status", Code: FieldInvalid, Message: "Status is " + na.Status + "; it must be Active to send a test event."})
+		msg := "The webhook is " + na.Status + ": only an Active webhook's deliveries are sent. Set it Active first, then send the test event."
+		err = CodeWebhookNotActive.New(msg).WithFields(FieldError{Code: CodeWebhookNotActive.Name, Field: "Status", Message: msg})
 	}
 	h.Saved(w, r, Saved{Err: storeError(during("QueueTestDelivery", err), "Webhook"),
 		Again: formAgain(h.Refused(w, r, "No test event sent: ", page)),
