@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -218,6 +219,13 @@ func (h *Webhooks) detail(w http.ResponseWriter, r *http.Request, status int, wh
 	f := views.WebhookForm{WebhookID: wh.WebhookID, URL: wh.URL, Description: wh.Description, SubjectTypes: wh.SubjectTypes, Status: wh.Status,
 		PausedReason: wh.PausedReason, AllTypes: store.WebhookSubjectTypes, Errors: errs}
 	p := views.WebhookPage{Form: f, Secret: secret, Notice: notice, Deliveries: ds, Total: total, Page: page}
+	for _, d := range ds {
+		// Polled for a minute at most: a delivery waiting behind a
+		// failing one's retry is not watched for hours.
+		if page == 0 && wh.Status == "Active" && d.Status == "Pending" && d.Attempts == 0 && time.Since(d.CreatedOn) < time.Minute {
+			p.Poll = true
+		}
+	}
 	if page > 0 {
 		p.PrevURL = webhookPath(wh.WebhookID) + "?page=" + strconv.Itoa(PrevPage(page, (total+19)/20))
 	}

@@ -196,10 +196,17 @@ func TestWebhookSendTestConsole(t *testing.T) {
 	if row := doc.Find(`[data-testid=delivery-row]`); row.Length() != 1 || !strings.Contains(row.Text(), "Webhook.test") || !strings.Contains(row.Find(`[data-testid=delivery-status]`).Text(), "Pending") {
 		t.Fatalf("delivery log: %q", row.Text())
 	}
+	// Not tried yet: the log reloads itself (htmx) until it has been.
+	if poll := doc.Find(`#delivery-log[hx-get][hx-trigger]`); poll.Length() != 1 || poll.AttrOr("hx-select", "") != "#delivery-log" {
+		t.Fatal("the delivery log of a test not yet tried does not reload itself")
+	}
 
 	doc, _ = page(c.Get(env.URL + "/references/webhooks/" + off.WebhookID))
 	if doc.Find(`[data-testid=send-test]`).Length() != 0 || !strings.Contains(doc.Find(`[data-testid=send-test-inactive]`).Text(), "Active") {
 		t.Fatal("an Inactive webhook's page offers a test, or does not say why not")
+	}
+	if doc.Find(`#delivery-log`).Length() != 1 || doc.Find(`#delivery-log[hx-get]`).Length() != 0 {
+		t.Fatal("a log with nothing waiting reloads itself")
 	}
 	doc, st = page(c.PostForm(env.URL+"/references/webhooks/"+off.WebhookID+"/test", url.Values{}))
 	if flash := doc.Find(`[data-testid=flash]`).Text(); st != 200 || !strings.Contains(flash, "No test event sent") || !strings.Contains(flash, "Inactive") {
