@@ -376,6 +376,6 @@ func (h *Webhooks) SendTest(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Saved(w, r, Saved{Err: storeError(during("QueueTestDelivery", err), "Webhook"),
 		Again: formAgain(h.Refused(w, r, "No test event sent: ", page)),
-		Flash: "Test event queued (delivery " + strconv.FormatInt(d.DeliveryID, 10) + "). Its status and the receiver's response appear in the delivery log below once it has been sent: reload the page.",
+		Flash: "Test event queued (delivery " + strconv.FormatInt(d.DeliveryID, 10) + "). Its status and the receiver's response show in the delivery log below as soon as it has been sent.",
 		Page:  page, Status: http.StatusAccepted, Body: d})
 }

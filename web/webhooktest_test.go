@@ -158,6 +158,28 @@ func TestWebhookSendTestRefusals(t *testing.T) {
 	if resp.StatusCode != http.StatusAccepted || count(wh.WebhookID) != 1 {
 		t.Fatalf("Super User: %d %s", resp.StatusCode, b)
 	}
+	// Sent again with the same Idempotency-Key: the same delivery, one test.
+	var first string
+	for i := range 2 {
+		req, _ := http.NewRequest("POST", path(wh.WebhookID), nil)
+		req.Header.Set("Authorization", "Bearer "+su)
+		req.Header.Set("Idempotency-Key", "test-once-1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d store.WebhookDelivery
+		_ = json.NewDecoder(resp.Body).Decode(&d)
+		resp.Body.Close()
+		id := strconv.FormatInt(d.DeliveryID, 10)
+		if resp.StatusCode != http.StatusAccepted || (i == 1 && (id != first || resp.Header.Get("Idempotent-Replayed") != "true")) {
+			t.Fatalf("keyed test %d: %d delivery %s (first %s) replayed %q", i, resp.StatusCode, id, first, resp.Header.Get("Idempotent-Replayed"))
+		}
+		first = id
+	}
+	if n := count(wh.WebhookID); n != 2 {
+		t.Fatalf("%d deliveries after a keyed test sent twice, want 2", n)
+	}
 }
 
 // TestWebhookSendTestConsole: the webhook's page has a Send test event
