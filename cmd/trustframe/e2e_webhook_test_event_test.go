@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -85,4 +87,9 @@ func TestEndToEndWebhookSendTestEvent(t *testing.T) {
 		t.Fatalf("the receiver got %v, want one Webhook.test", got)
 	}
 	checkAccessibility(t, ctx, "webhook page with a test delivery at 375 px")
+	if dir := os.Getenv("TRUSTFRAME_SCREENSHOT_DIR"); dir != "" {
+		if b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+			_ = os.WriteFile(filepath.Join(dir, "phone-webhook-test-event.png"), b, 0o644)
+		}
+	}
 }
