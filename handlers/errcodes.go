@@ -49,6 +49,7 @@ var (
 	CodeConflict              = Code{"conflict", http.StatusConflict}
 	CodeIdempotencyInProgress = Code{"idempotency_in_progress", http.StatusConflict}
 	CodeInvalidTransition     = Code{"invalid_transition", http.StatusConflict}
+	CodeWebhookNotActive      = Code{"webhook_not_active", http.StatusConflict}
 	CodeRemovedIn260          = Code{"removed_in_2_6_0", http.StatusGone}
 	CodeCursorGone            = Code{"cursor_gone", http.StatusGone}
 	CodeStaleETag             = Code{"stale_etag", http.StatusPreconditionFailed}

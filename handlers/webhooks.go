@@ -2,11 +2,13 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -22,6 +24,7 @@ type webhookStore interface {
 	DeleteWebhook(ctx context.Context, a store.Audit, id string) error
 	ListWebhookDeliveries(ctx context.Context, webhookID string, page, size int) ([]store.WebhookDelivery, int, error)
 	Redeliver(ctx context.Context, a store.Audit, webhookID string, deliveryID int64) (store.WebhookDelivery, error)
+	QueueTestDelivery(ctx context.Context, a store.Audit, webhookID string) (store.WebhookDelivery, error)
 }
 
 // Webhooks serves Reference Data > Webhooks and /api/references/webhooks
@@ -216,6 +219,13 @@ func (h *Webhooks) detail(w http.ResponseWriter, r *http.Request, status int, wh
 	f := views.WebhookForm{WebhookID: wh.WebhookID, URL: wh.URL, Description: wh.Description, SubjectTypes: wh.SubjectTypes, Status: wh.Status,
 		PausedReason: wh.PausedReason, AllTypes: store.WebhookSubjectTypes, Errors: errs}
 	p := views.WebhookPage{Form: f, Secret: secret, Notice: notice, Deliveries: ds, Total: total, Page: page}
+	for _, d := range ds {
+		// Polled for a minute at most: a delivery waiting behind a
+		// failing one's retry is not watched for hours.
+		if page == 0 && wh.Status == "Active" && d.Status == "Pending" && d.Attempts == 0 && time.Since(d.CreatedOn) < time.Minute {
+			p.Poll = true
+		}
+	}
 	if page > 0 {
 		p.PrevURL = webhookPath(wh.WebhookID) + "?page=" + strconv.Itoa(PrevPage(page, (total+19)/20))
 	}
@@ -343,4 +353,29 @@ func (h *Webhooks) Redeliver(w http.ResponseWriter, r *http.Request) {
 	h.Saved(w, r, Saved{Err: storeError(during("Redeliver", err), "Delivery"),
 		Flash: flash, Page: webhookPath(cur.WebhookID),
 		Status: http.StatusAccepted, Body: d})
+}
+
+// SendTest queues one test event to this webhook alone (audit action
+// "test", body type "Webhook.test", naming the webhook and who sent it),
+// sent, signed and retried like any delivery: 202 with the delivery, or
+// the page with a flash; the log shows the attempt once the deliverer has
+// made it. A webhook that is not Active is refused (409
+// webhook_not_active): its deliveries are not sent (docs/decisions.md,
+// "Test events").
+func (h *Webhooks) SendTest(w http.ResponseWriter, r *http.Request) {
+	cur, ok := h.get(w, r)
+	if !ok {
+		return
+	}
+	page := webhookPath(cur.WebhookID)
+	d, err := h.Store.QueueTestDelivery(r.Context(), h.actor(r), cur.WebhookID)
+	var na *store.WebhookNotActiveError
+	if errors.As(err, &na) {
+		msg := "The webhook is " + na.Status + ": only an Active webhook's deliveries are sent. Set it Active first, then send the test event."
+		err = CodeWebhookNotActive.New(msg).WithFields(FieldError{Code: CodeWebhookNotActive.Name, Field: "Status", Message: msg})
+	}
+	h.Saved(w, r, Saved{Err: storeError(during("QueueTestDelivery", err), "Webhook"),
+		Again: formAgain(h.Refused(w, r, "No test event sent: ", page)),
+		Flash: "Test event queued (delivery " + strconv.FormatInt(d.DeliveryID, 10) + "). Its status and the receiver's response show in the delivery log below as soon as it has been sent.",
+		Page:  page, Status: http.StatusAccepted, Body: d})
 }

@@ -325,6 +325,55 @@ func (d *DB) Redeliver(ctx context.Context, a Audit, webhookID string, deliveryI
 	return d.GetWebhookDelivery(ctx, webhookID, deliveryID)
 }
 
+// WebhookTestAction is the audit action (and the Action of the change a
+// test delivery carries: its body's type is "Webhook.test") of a test
+// event a Super User sends to one webhook (docs/design.md §15).
+const WebhookTestAction = "test"
+
+// WebhookNotActiveError refuses a test event to a webhook that is not
+// Active: the deliverer sends only an Active webhook's deliveries, so the
+// test would wait unseen (docs/decisions.md, "Test events").
+type WebhookNotActiveError struct{ Status string }
+
+func (e *WebhookNotActiveError) Error() string {
+	return "store: webhook is " + e.Status + ", not Active"
+}
+
+// QueueTestDelivery queues one test event to the webhook id alone: an
+// audit record (subject Webhook, action "test", the webhook's id, actor
+// a.Actor) and one delivery of it, in one transaction. The outbox trigger
+// also queues that record to every Active webhook subscribed to Webhook;
+// those rows are removed again before the commit, so no other receiver
+// ever sees a test meant for one. The delivery is then sent, signed and
+// retried by the deliverer like any other.
+func (d *DB) QueueTestDelivery(ctx context.Context, a Audit, id string) (WebhookDelivery, error) {
+	var deliveryID int64
+	err := d.commit(ctx, false, func(tx *sql.Tx) error {
+		w, err := getWebhookTx(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if w.Status != "Active" {
+			return &WebhookNotActiveError{Status: w.Status}
+		}
+		at := d.stamp()
+		var auditID int64
+		if err := tx.QueryRowContext(ctx, auditInsert+` RETURNING id`, at, a.Actor, WebhookTestAction, "Webhook", id, "", "", "",
+			"Url: "+urlOrigin(w.URL)).Scan(&auditID); err != nil {
+			return fmt.Errorf("store: audit: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE audit_id = ?`, auditID); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `INSERT INTO webhook_deliveries (webhook_id, audit_id, created_at) VALUES (?, ?, ?) RETURNING delivery_id`,
+			id, auditID, at).Scan(&deliveryID)
+	})
+	if err != nil {
+		return WebhookDelivery{}, err
+	}
+	return d.GetWebhookDelivery(ctx, id, deliveryID)
+}
+
 // DueDelivery is a delivery a deliverer has claimed: what it needs to send it.
 type DueDelivery struct {
 	DeliveryID     int64

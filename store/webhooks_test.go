@@ -404,3 +404,64 @@ func TestWebhookAuditShowsOnlySchemeAndHost(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueTestDeliveryReachesOneWebhook: a test event queues one delivery
+// to the webhook it names, even when that webhook and another Active one
+// are subscribed to Webhook (the subject of the test's audit record): the
+// other gets nothing. It is audited (actor, action "test", the webhook);
+// a webhook that is not Active, or none, is refused and nothing is written.
+func TestQueueTestDeliveryReachesOneWebhook(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	a := store.Audit{Actor: "admin@example.com"}
+	target, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a?token=s3cret", SubjectTypes: []string{"Webhook"}, Status: "Active", SealedSecret: []byte("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/b", SubjectTypes: []string{"Webhook", "Organisation"}, Status: "Active", SealedSecret: []byte("x")})
+	off, _ := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/c", SubjectTypes: []string{"Organisation"}, Status: "Inactive", SealedSecret: []byte("x")})
+	count := func(id string) int {
+		_, n, err := db.ListWebhookDeliveries(ctx, id, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := count(target.WebhookID) // the creation of other, a Webhook change
+	otherBefore := count(other.WebhookID)
+	d, err := db.QueueTestDelivery(ctx, a, target.WebhookID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.WebhookID != target.WebhookID || d.Status != "Pending" || d.Change.Action != "test" || d.Change.SubjectType != "Webhook" ||
+		d.Change.SubjectID != target.WebhookID || d.Change.Actor != "admin@example.com" {
+		t.Fatalf("queued %+v", d)
+	}
+	if n := count(target.WebhookID); n != before+1 {
+		t.Fatalf("target: %d deliveries, want %d", n, before+1)
+	}
+	if n := count(other.WebhookID); n != otherBefore {
+		t.Fatalf("another webhook subscribed to Webhook got the test: %d deliveries, want %d", n, otherBefore)
+	}
+	recs, _, err := db.ListAudit(ctx, store.AuditFilter{SubjectType: "Webhook", Action: "test", Size: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].SubjectID != target.WebhookID || recs[0].Actor != "admin@example.com" || strings.Contains(recs[0].Summary, "s3cret") {
+		t.Fatalf("audit %+v", recs)
+	}
+
+	var na *store.WebhookNotActiveError
+	if _, err := db.QueueTestDelivery(ctx, a, off.WebhookID); !errors.As(err, &na) || na.Status != "Inactive" {
+		t.Fatalf("Inactive webhook: %v", err)
+	}
+	if _, err := db.QueueTestDelivery(ctx, a, "nope"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("unknown webhook: %v", err)
+	}
+	if n := count(off.WebhookID); n != 0 {
+		t.Fatalf("Inactive webhook: %d deliveries", n)
+	}
+	if recs, _, _ := db.ListAudit(ctx, store.AuditFilter{Action: "test", Size: 10}); len(recs) != 1 {
+		t.Fatalf("refused tests were audited: %+v", recs)
+	}
+}

@@ -42,7 +42,7 @@ var auditVerbs = map[string]string{
 	"attachment_update": "updated an attachment of", "login": "signed in", "logout": "signed out",
 	"login_refused": "was refused sign-in", "ssa_issued": "issued an SSA for", "seed": "seeded", "expiry_notice": "sent expiry notices",
 	"export": "exported", "import": "imported", "reactivate": "reactivated",
-	"rotate_secret": "made a new secret for", "redeliver": "queued a delivery again to", "pause": "paused",
+	"rotate_secret": "made a new secret for", "redeliver": "queued a delivery again to", "pause": "paused", "test": "sent a test event to",
 	"group_grant": "granted a group role to", "group_revoke": "ended the group role of",
 	"group_revoke_refused": "was refused ending the group role of",
 }

@@ -204,6 +204,7 @@ func (s *Server) routes() http.Handler {
 			r.Put("/webhooks/{webhookID}", hooks.Update)
 			r.Delete("/webhooks/{webhookID}", hooks.Delete)
 			r.Post("/webhooks/{webhookID}/rotate-secret", hooks.RotateSecret)
+			r.Post("/webhooks/{webhookID}/test", hooks.SendTest)
 			r.Get("/webhooks/{webhookID}/deliveries", hooks.Deliveries)
 			r.Post("/webhooks/{webhookID}/deliveries/{deliveryID}/redeliver", hooks.Redeliver)
 		})
@@ -383,6 +384,7 @@ func (s *Server) routes() http.Handler {
 				r.Get("/webhooks/{webhookID}", hooks.Get)
 				r.Post("/webhooks/{webhookID}", hooks.Update)
 				r.Post("/webhooks/{webhookID}/rotate-secret", hooks.RotateSecret)
+				r.Post("/webhooks/{webhookID}/test", hooks.SendTest)
 				r.Post("/webhooks/{webhookID}/delete", hooks.Delete)
 				r.Post("/webhooks/{webhookID}/deliveries/{deliveryID}/redeliver", hooks.Redeliver)
 

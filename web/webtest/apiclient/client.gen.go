@@ -2458,6 +2458,12 @@ type RotateWebhookSecretParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// SendWebhookTestParams defines parameters for SendWebhookTest.
+type SendWebhookTestParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // InviteDataAdministratorParams defines parameters for InviteDataAdministrator.
 type InviteDataAdministratorParams struct {
 	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
@@ -3897,6 +3903,18 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /references/webhooks/{WebhookId}/rotate-secret (the `RotateWebhookSecret` operationId).
 	RotateWebhookSecret(ctx context.Context, webhookId WebhookId, params *RotateWebhookSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SendWebhookTest Queue one test event to this webhook only (409 webhook_not_active unless it is Active)
+	//
+	// Queues one delivery to this webhook alone, signed, sent and retried like every delivery: its body is
+	// `{"type":"Webhook.test","timestamp":…,"data":{the change}}`, the change's `Action` `test`, `SubjectType`
+	// `Webhook`, `SubjectId` this webhook's id and `Actor` who sent it. The test is audited; other webhooks,
+	// even those subscribed to `Webhook`, receive nothing of it. Follow its outcome (status, response code,
+	// time) in the delivery log. A webhook that is Inactive or Paused is refused with 409 `webhook_not_active`
+	// (its deliveries are not sent): set it Active first.
+	//
+	// Corresponds with POST /references/webhooks/{WebhookId}/test (the `SendWebhookTest` operationId).
+	SendWebhookTest(ctx context.Context, webhookId WebhookId, params *SendWebhookTestParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListReleases Releases of the interface, newest first (public)
 	//
@@ -6540,6 +6558,28 @@ func (c *Client) RedeliverWebhookDelivery(ctx context.Context, webhookId Webhook
 // Corresponds with POST /references/webhooks/{WebhookId}/rotate-secret (the `RotateWebhookSecret` operationId).
 func (c *Client) RotateWebhookSecret(ctx context.Context, webhookId WebhookId, params *RotateWebhookSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRotateWebhookSecretRequest(c.Server, webhookId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SendWebhookTest Queue one test event to this webhook only (409 webhook_not_active unless it is Active)
+//
+// Queues one delivery to this webhook alone, signed, sent and retried like every delivery: its body is
+// `{"type":"Webhook.test","timestamp":…,"data":{the change}}`, the change's `Action` `test`, `SubjectType`
+// `Webhook`, `SubjectId` this webhook's id and `Actor` who sent it. The test is audited; other webhooks,
+// even those subscribed to `Webhook`, receive nothing of it. Follow its outcome (status, response code,
+// time) in the delivery log. A webhook that is Inactive or Paused is refused with 409 `webhook_not_active`
+// (its deliveries are not sent): set it Active first.
+//
+// Corresponds with POST /references/webhooks/{WebhookId}/test (the `SendWebhookTest` operationId).
+func (c *Client) SendWebhookTest(ctx context.Context, webhookId WebhookId, params *SendWebhookTestParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSendWebhookTestRequest(c.Server, webhookId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -12889,6 +12929,55 @@ func NewRotateWebhookSecretRequest(server string, webhookId WebhookId, params *R
 	return req, nil
 }
 
+// NewSendWebhookTestRequest constructs an http.Request for the SendWebhookTest method
+func NewSendWebhookTestRequest(server string, webhookId WebhookId, params *SendWebhookTestParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "WebhookId", webhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/webhooks/%s/test", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListReleasesRequest constructs an http.Request for the ListReleases method
 func NewListReleasesRequest(server string) (*http.Request, error) {
 	var err error
@@ -14533,6 +14622,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /references/webhooks/{WebhookId}/rotate-secret (the `RotateWebhookSecret` operationId).
 	RotateWebhookSecretWithResponse(ctx context.Context, webhookId WebhookId, params *RotateWebhookSecretParams, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error)
+
+	// SendWebhookTestWithResponse Queue one test event to this webhook only (409 webhook_not_active unless it is Active)
+	//
+	// Queues one delivery to this webhook alone, signed, sent and retried like every delivery: its body is
+	// `{"type":"Webhook.test","timestamp":…,"data":{the change}}`, the change's `Action` `test`, `SubjectType`
+	// `Webhook`, `SubjectId` this webhook's id and `Actor` who sent it. The test is audited; other webhooks,
+	// even those subscribed to `Webhook`, receive nothing of it. Follow its outcome (status, response code,
+	// time) in the delivery log. A webhook that is Inactive or Paused is refused with 409 `webhook_not_active`
+	// (its deliveries are not sent): set it Active first.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /references/webhooks/{WebhookId}/test (the `SendWebhookTest` operationId).
+	SendWebhookTestWithResponse(ctx context.Context, webhookId WebhookId, params *SendWebhookTestParams, reqEditors ...RequestEditorFn) (*SendWebhookTestResponse, error)
 
 	// ListReleasesWithResponse Releases of the interface, newest first (public)
 	//
@@ -21494,6 +21597,69 @@ func (r RotateWebhookSecretResponse) ContentType() string {
 	return ""
 }
 
+// SendWebhookTestResponse202Headers the declared response headers of an HTTP 202 response for SendWebhookTest
+type SendWebhookTestResponse202Headers struct {
+	IdempotentReplayed *string
+}
+
+// SendWebhookTestResponseDefaultHeaders the declared response headers of an HTTP default response for SendWebhookTest
+type SendWebhookTestResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type SendWebhookTestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *WebhookDelivery
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SendWebhookTestResponse202Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *SendWebhookTestResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SendWebhookTestResponse) GetJSON202() *WebhookDelivery {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r SendWebhookTestResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SendWebhookTestResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SendWebhookTestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SendWebhookTestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SendWebhookTestResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListReleasesResponseDefaultHeaders the declared response headers of an HTTP default response for ListReleases
 type ListReleasesResponseDefaultHeaders struct {
 	RetryAfter      *int
@@ -24301,6 +24467,26 @@ func (c *ClientWithResponses) RotateWebhookSecretWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParseRotateWebhookSecretResponse(rsp)
+}
+
+// SendWebhookTestWithResponse Queue one test event to this webhook only (409 webhook_not_active unless it is Active)
+//
+// Queues one delivery to this webhook alone, signed, sent and retried like every delivery: its body is
+// `{"type":"Webhook.test","timestamp":…,"data":{the change}}`, the change's `Action` `test`, `SubjectType`
+// `Webhook`, `SubjectId` this webhook's id and `Actor` who sent it. The test is audited; other webhooks,
+// even those subscribed to `Webhook`, receive nothing of it. Follow its outcome (status, response code,
+// time) in the delivery log. A webhook that is Inactive or Paused is refused with 409 `webhook_not_active`
+// (its deliveries are not sent): set it Active first.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /references/webhooks/{WebhookId}/test (the `SendWebhookTest` operationId).
+func (c *ClientWithResponses) SendWebhookTestWithResponse(ctx context.Context, webhookId WebhookId, params *SendWebhookTestParams, reqEditors ...RequestEditorFn) (*SendWebhookTestResponse, error) {
+	rsp, err := c.SendWebhookTest(ctx, webhookId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSendWebhookTestResponse(rsp)
 }
 
 // ListReleasesWithResponse Releases of the interface, newest first (public)
@@ -31560,6 +31746,69 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 		response.Headers200 = &headers
 	case true:
 		var headers RotateWebhookSecretResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSendWebhookTestResponse parses an HTTP response from a SendWebhookTestWithResponse call
+func ParseSendWebhookTestResponse(rsp *http.Response) (*SendWebhookTestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SendWebhookTestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest WebhookDelivery
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers SendWebhookTestResponse202Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers202 = &headers
+	case true:
+		var headers SendWebhookTestResponseDefaultHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

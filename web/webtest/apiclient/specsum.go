@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "c79b44d87db9d3e61a81cc81e5583ca0cc08583f09b2ccd8b662152b0350aed7"
+const SpecSHA256 = "a5a2cb882b56900218d3704b8beb1fd9e56ede68fdab54d7681c1579a8ca1148"
