@@ -507,6 +507,7 @@ func TestWebhookAccess(t *testing.T) {
 		{"PUT", base + "/" + wh.WebhookID, `{"Url":"https://8.8.8.8/hook","SubjectTypes":["Contact"]}`},
 		{"POST", base + "/" + wh.WebhookID + "/rotate-secret", ""},
 		{"GET", base + "/" + wh.WebhookID + "/deliveries", ""},
+		{"POST", base + "/" + wh.WebhookID + "/test", ""},
 		{"DELETE", base + "/" + wh.WebhookID, ""},
 	}
 	for _, r := range routes {
@@ -521,6 +522,9 @@ func TestWebhookAccess(t *testing.T) {
 		want := map[string]int{"GET": 200, "POST": 201, "PUT": 200, "DELETE": 204}[r.method]
 		if strings.HasSuffix(r.path, "rotate-secret") {
 			want = 200
+		}
+		if strings.HasSuffix(r.path, "/test") {
+			want = 202
 		}
 		resp, b := do(t, r.method, env.URL+r.path, su, r.body)
 		if resp.StatusCode != want {
