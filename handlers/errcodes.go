@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -138,9 +139,12 @@ func during(op string, err error) error {
 // letter; the store and the API's other details are written to be read
 // after a colon too.
 func sentence(msg string) string {
-	r, n := utf8.DecodeRuneInString(msg)
-	if n == 0 || !unicode.IsLower(r) {
+	// Only a plain lower-case word is capitalised: a message may start
+	// with a name as written (an e-mail address, signingAlg, a kid).
+	word, _, _ := strings.Cut(msg, " ")
+	if word == "" || strings.IndexFunc(word, func(r rune) bool { return !unicode.IsLower(r) }) >= 0 {
 		return msg
 	}
+	r, n := utf8.DecodeRuneInString(msg)
 	return string(unicode.ToUpper(r)) + msg[n:]
 }

@@ -59,7 +59,10 @@ func TestConflictSummaryReadsAsASentence(t *testing.T) {
 		"the platform would lose its last Active Super User": "The platform would lose its last Active Super User",
 		`Contact type "Billing" is in use by 1 contact(s)`:   `Contact type "Billing" is in use by 1 contact(s)`,
 		"élan exists": "Élan exists",
-		"":            "",
+		"dana@example.com is already a Data Administrator": "dana@example.com is already a Data Administrator",
+		"signingAlg ES256 is not enabled here":             "signingAlg ES256 is not enabled here",
+		"k1: in use":                                       "k1: in use",
+		"":                                                 "",
 	} {
 		if got := AsError(storeError(&store.ConflictError{Message: msg}, "Key")).Message; got != want {
 			t.Errorf("%q: got %q, want %q", msg, got, want)
