@@ -25,6 +25,7 @@ type webhookStore interface {
 	ListWebhookDeliveries(ctx context.Context, webhookID string, page, size int) ([]store.WebhookDelivery, int, error)
 	Redeliver(ctx context.Context, a store.Audit, webhookID string, deliveryID int64) (store.WebhookDelivery, error)
 	QueueTestDelivery(ctx context.Context, a store.Audit, webhookID string) (store.WebhookDelivery, error)
+	DeliveriesAhead(ctx context.Context, webhookID string, deliveryID int64) (int, time.Time, error)
 }
 
 // Webhooks serves Reference Data > Webhooks and /api/references/webhooks
@@ -374,8 +375,19 @@ func (h *Webhooks) SendTest(w http.ResponseWriter, r *http.Request) {
 		msg := "The webhook is " + na.Status + ": only an Active webhook's deliveries are sent. Set it Active first, then send the test event."
 		err = CodeWebhookNotActive.New(msg).WithFields(FieldError{Code: CodeWebhookNotActive.Name, Field: "Status", Message: msg})
 	}
+	flash := "Test event queued (delivery " + strconv.FormatInt(d.DeliveryID, 10) + "). Its status and the receiver's response show in the delivery log below as soon as it has been sent."
+	if err == nil {
+		// A webhook's deliveries go out in order: say when the test waits
+		// behind others, and for how long when one of them failed.
+		if n, retryAt, aerr := h.Store.DeliveriesAhead(r.Context(), cur.WebhookID, d.DeliveryID); aerr == nil && n > 0 {
+			flash = "Test event queued (delivery " + strconv.FormatInt(d.DeliveryID, 10) + ") behind " + countOf(n, "earlier delivery", "earlier deliveries") +
+				" to this receiver; it is sent after them."
+			if !retryAt.IsZero() {
+				flash += " One of them failed and is retried at " + views.FormatTime(retryAt) + ", so the test waits until then at least."
+			}
+		}
+	}
 	h.Saved(w, r, Saved{Err: storeError(during("QueueTestDelivery", err), "Webhook"),
 		Again: formAgain(h.Refused(w, r, "No test event sent: ", page)),
-		Flash: "Test event queued (delivery " + strconv.FormatInt(d.DeliveryID, 10) + "). Its status and the receiver's response show in the delivery log below as soon as it has been sent.",
-		Page:  page, Status: http.StatusAccepted, Body: d})
+		Flash: flash, Page: page, Status: http.StatusAccepted, Body: d})
 }

@@ -374,6 +374,23 @@ func (d *DB) QueueTestDelivery(ctx context.Context, a Audit, id string) (Webhook
 	return d.GetWebhookDelivery(ctx, id, deliveryID)
 }
 
+// DeliveriesAhead counts a webhook's Pending deliveries queued before
+// deliveryID: a webhook's deliveries go out in order, so those are sent
+// first. retryAt is the latest retry scheduled among them (zero when none
+// has failed yet): a delivery that failed holds the ones behind it until
+// its retry (ClaimDeliveries).
+func (d *DB) DeliveriesAhead(ctx context.Context, webhookID string, deliveryID int64) (n int, retryAt time.Time, err error) {
+	var next int64
+	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(MAX(CASE WHEN attempts > 0 THEN next_attempt_at ELSE 0 END), 0)
+		FROM webhook_deliveries WHERE webhook_id = ? AND status = 'Pending' AND delivery_id < ?`, webhookID, deliveryID).Scan(&n, &next); err != nil {
+		return 0, time.Time{}, fmt.Errorf("store: deliveries ahead: %w", err)
+	}
+	if next > 0 {
+		retryAt = time.UnixMilli(next).UTC()
+	}
+	return n, retryAt, nil
+}
+
 // DueDelivery is a delivery a deliverer has claimed: what it needs to send it.
 type DueDelivery struct {
 	DeliveryID     int64

@@ -238,3 +238,47 @@ func TestWebhookSendTestConsole(t *testing.T) {
 		t.Fatalf("the Inactive webhook got %d deliveries", n)
 	}
 }
+
+// TestWebhookSendTestSaysWhatItWaitsFor: a webhook's deliveries go out in
+// order, so a test event queued behind others says so, and when one of
+// them failed and waits for its retry, says until when.
+func TestWebhookSendTestSaysWhatItWaitsFor(t *testing.T) {
+	env := webtest.Start(t, func(c *web.Config) { c.AllowPrivateWebhookURLs = true })
+	su := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	wh := createWebhook(t, env, su, `{"Url":"https://8.8.8.8/hook","SubjectTypes":["Organisation"]}`)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	flash := func() string {
+		t.Helper()
+		resp, err := c.PostForm(env.URL+"/references/webhooks/"+wh.WebhookID+"/test", url.Values{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		doc, err := goquery.NewDocumentFromReader(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc.Find(`[data-testid=flash]`).Text()
+	}
+	if f := flash(); strings.Contains(f, "behind") {
+		t.Fatalf("nothing queued before it, yet: %q", f)
+	}
+	// Two more: the organisation's creation, and the first test (not sent:
+	// this server has no deliverer running).
+	if resp, b := do(t, "POST", env.URL+"/api/organisations", su, `{"OrganisationName":"Acme","RegistrationNumber":"1","CountryOfRegistration":"GB"}`); resp.StatusCode != 201 {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+	if f := flash(); !strings.Contains(f, "behind 2 earlier deliveries") || strings.Contains(f, "retried") {
+		t.Fatalf("behind two untried deliveries: %q", f)
+	}
+	// One of them failed: its retry holds the rest.
+	retry := time.Date(2031, 5, 4, 3, 2, 0, 0, time.UTC)
+	if _, err := env.DB.SQL().Exec(`UPDATE webhook_deliveries SET attempts = 1, next_attempt_at = ? WHERE delivery_id = (SELECT MIN(delivery_id) FROM webhook_deliveries WHERE webhook_id = ?)`,
+		retry.UnixMilli(), wh.WebhookID); err != nil {
+		t.Fatal(err)
+	}
+	if f := flash(); !strings.Contains(f, "behind 3 earlier deliveries") || !strings.Contains(f, "retried at 2031-05-04 03:02 UTC") {
+		t.Fatalf("behind a failed delivery: %q", f)
+	}
+}
