@@ -102,6 +102,36 @@ func TestServeRefusesBadExpiryNoticeDays(t *testing.T) {
 	}
 }
 
+// TestServeRefusesUnknownLogFormat: --log-format is text or json (the
+// README's words); anything else stops serve with a usage error before it
+// touches the data directory, as every other bad flag value does (it was
+// taken silently as text).
+func TestServeRefusesUnknownLogFormat(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+	}{
+		{args: []string{"--log-format", "xml"}},
+		{args: []string{"--log-format", "JSON"}},
+		{env: map[string]string{"TRUSTFRAME_LOG_FORMAT": "logfmt"}},
+	} {
+		dir := t.TempDir() + "/data"
+		var stdout bytes.Buffer
+		args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, c.args...)
+		// A cancelled context: a serve that took the value would stop at once
+		// (and fail here) rather than serve until the test times out.
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		err := run(ctx, args, func(k string) string { return c.env[k] }, nil, &stdout, &bytes.Buffer{})
+		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), "--log-format") || !strings.Contains(err.Error(), "text or json") {
+			t.Fatalf("%v %v: exit %d: %v", c.args, c.env, exitCode(err), err)
+		}
+		if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
+			t.Fatalf("%v %v: the data directory was made", c.args, c.env)
+		}
+	}
+}
+
 func TestUnknownCommand(t *testing.T) {
 	err := run(context.Background(), []string{"frobnicate"}, func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
 	if exitCode(err) != 2 {

@@ -293,6 +293,9 @@ func (f *serveFlags) check() (*bool, error) {
 	if f.webhookTimeout < time.Second || f.webhookTimeout > time.Minute {
 		return nil, fmt.Errorf("%w: --webhook-timeout must be from 1s to 60s", errUsage)
 	}
+	if f.logFormat != "text" && f.logFormat != "json" {
+		return nil, fmt.Errorf("%w: --log-format must be text or json, not %q", errUsage, f.logFormat)
+	}
 	if f.expiryNoticeDays < 0 || f.expiryNoticeDays > 365 {
 		return nil, fmt.Errorf("%w: --expiry-notice-days must be 0 (off) to 365", errUsage)
 	}
