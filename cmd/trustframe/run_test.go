@@ -132,6 +132,38 @@ func TestServeRefusesUnknownLogFormat(t *testing.T) {
 	}
 }
 
+// TestServeRefusesOutOfRangeValues: a value serve cannot use is a usage
+// error (exit 2) naming the flag, before the data directory is touched.
+// Bad algorithms and RSA sizes stopped the start only after the database,
+// KEK and SSA keys were made (exit 1); a zero or negative lifetime, window
+// or rate limit was taken and served.
+func TestServeRefusesOutOfRangeValues(t *testing.T) {
+	for _, args := range [][]string{
+		{"--ssa-signing-algs", "PS256,RS256"},
+		{"--ssa-rsa-bits", "1024"},
+		{"--federation-signing-alg", "RS999"},
+		{"--federation-statement-lifetime", "0s"},
+		{"--federation-statement-lifetime", "-1h"},
+		{"--dpop-window", "0s"},
+		{"--dpop-skew", "-1s"},
+		{"--rate-limit", "-5"},
+		{"--api-rate-limit", "-1"},
+	} {
+		dir := t.TempDir() + "/data"
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // a serve that took the value stops at once and fails here
+		err := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, args...),
+			func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%v: exit %d: %v", args, exitCode(err), err)
+			continue
+		}
+		if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
+			t.Errorf("%v: the data directory was made", args)
+		}
+	}
+}
+
 func TestUnknownCommand(t *testing.T) {
 	err := run(context.Background(), []string{"frobnicate"}, func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
 	if exitCode(err) != 2 {
