@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -406,6 +407,69 @@ func TestSeedCreatesDomainRolesAndClaims(t *testing.T) {
 	ps, err := db.Participants(ctx)
 	if err != nil || len(ps) == 0 || len(ps[0].OrgDomainRoleClaims) == 0 || len(ps[0].OrgDomainClaims) != 1 {
 		t.Fatalf("participants: %v", err)
+	}
+}
+
+// TestSeedBesideTheOperatorsAuthorities: seed works on a directory whose
+// operator has already made an authority with the code (or the name) of one
+// of the seeded ones: the seed uses that authority, adds the seeded domain
+// to what it covers, and every claim it makes obeys the rules. (It failed
+// with a foreign-key error: the seeded authority was skipped as a
+// duplicate, and the claims named its id, which did not exist.)
+func TestSeedBesideTheOperatorsAuthorities(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	if _, err := db.CreateAuthorisationDomain(ctx, who, store.AuthorisationDomain{Name: "Payments", Status: "Active"}); err != nil {
+		t.Fatal(err)
+	}
+	fca, err := db.CreateAuthority(ctx, who, store.Authority{AuthorityName: "FCA", AuthorityCode: "FCA", Country: "GB", Status: "Active", AuthorisationDomains: []string{"Payments"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bcb, err := db.CreateAuthority(ctx, who, store.Authority{AuthorityName: "Banco Central do Brasil", AuthorityCode: "BACEN", Country: "BR", Status: "Active", AuthorisationDomains: []string{"Payments"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SeedDirectory(ctx, who, 60, 1); err != nil {
+		t.Fatalf("seed beside the operator's authorities: %v", err)
+	}
+	auths, err := db.ListAuthorities(ctx)
+	if err != nil || len(auths) != 3 {
+		t.Fatalf("authorities %+v %v: want the operator's two and the seeded EBA", auths, err)
+	}
+	for _, au := range auths {
+		if !slices.Contains(au.AuthorisationDomains, "Open Finance") {
+			t.Fatalf("authority %s (%s) does not cover the seeded domain: %v", au.AuthorityName, au.AuthorityID, au.AuthorisationDomains)
+		}
+		if (au.AuthorityID == fca.AuthorityID || au.AuthorityID == bcb.AuthorityID) && !slices.Contains(au.AuthorisationDomains, "Payments") {
+			t.Fatalf("authority %s lost its own domain: %v", au.AuthorityName, au.AuthorisationDomains)
+		}
+	}
+	used := map[string]bool{}
+	if err := db.EachOrganisation(ctx, store.OrgFilter{}, func(o store.Organisation, _, _ []string) error {
+		claims, err := db.ListAuthorityClaims(ctx, o.OrganisationID)
+		if err != nil {
+			return err
+		}
+		if len(claims) == 0 {
+			t.Errorf("%s holds no claim", o.OrganisationName)
+		}
+		for _, c := range claims {
+			used[c.AuthorityID] = true
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !used[fca.AuthorityID] || !used[bcb.AuthorityID] {
+		t.Fatalf("the seeded claims name %v, want the operator's FCA %s and BCB %s among them", used, fca.AuthorityID, bcb.AuthorityID)
+	}
+	// Again: nothing is made twice.
+	if err := db.SeedDirectory(ctx, who, 5, 2); err != nil {
+		t.Fatalf("a second seed: %v", err)
+	}
+	if auths, _ := db.ListAuthorities(ctx); len(auths) != 3 {
+		t.Fatalf("after a second seed: %d authorities", len(auths))
 	}
 }
 

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -23,9 +24,14 @@ var seedAuthorities = []struct{ id, name, code, country string }{
 }
 
 // seedReference creates the seeded domain, its roles and its authorities
-// unless they exist.
-func (d *DB) seedReference(ctx context.Context) error {
-	return d.tx(ctx, func(tx *sql.Tx) error {
+// unless they exist, and returns the ids of the authorities to claim with,
+// in the order of seedAuthorities. An authority the operator made already
+// with a seeded authority's code (or, failing that, its name) is used in its
+// place (codes and names are unique) and comes to cover the seeded domain
+// too.
+func (d *DB) seedReference(ctx context.Context) ([]string, error) {
+	ids := make([]string, len(seedAuthorities))
+	err := d.tx(ctx, func(tx *sql.Tx) error {
 		now := d.stamp()
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO authorisation_domains(name, description, status, created_on, updated_on) VALUES (?,?,?,?,?)`,
 			seedDomain, "Account information, payment initiation and funds confirmation", "Active", now, now); err != nil {
@@ -46,17 +52,29 @@ func (d *DB) seedReference(ctx context.Context) error {
 				return err
 			}
 		}
-		for _, au := range seedAuthorities {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO authorities(`+authorityCols+`, created_on, updated_on) VALUES (?,?,?,?,?,?,?)`,
-				au.id, au.name, au.code, au.country, "Active", now, now); err != nil {
+		for i, au := range seedAuthorities {
+			var id string
+			err := tx.QueryRowContext(ctx, `SELECT authority_id FROM authorities WHERE authority_id = ? OR code = ? OR name = ?
+				ORDER BY CASE WHEN authority_id = ? THEN 0 WHEN code = ? THEN 1 ELSE 2 END LIMIT 1`,
+				au.id, au.code, au.name, au.id, au.code).Scan(&id)
+			switch {
+			case errors.Is(err, sql.ErrNoRows):
+				id = au.id
+				if _, err := tx.ExecContext(ctx, `INSERT INTO authorities(`+authorityCols+`, created_on, updated_on) VALUES (?,?,?,?,?,?,?)`,
+					au.id, au.name, au.code, au.country, "Active", now, now); err != nil {
+					return err
+				}
+			case err != nil:
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO authority_domains(authority_id, domain) VALUES (?, ?)`, au.id, seedDomain); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO authority_domains(authority_id, domain) VALUES (?, ?)`, id, seedDomain); err != nil {
 				return err
 			}
+			ids[i] = id
 		}
 		return nil
 	})
+	return ids, err
 }
 
 // seedRoles picks an organisation's roles: a few are sandbox-only (the
@@ -90,7 +108,17 @@ func (d *DB) SeedDirectory(ctx context.Context, a Audit, n int, seed uint64) err
 	// Claims draw from their own generator, so the rest of the data is
 	// what the same seed always gave.
 	crng := rand.New(rand.NewPCG(seed^0x5eed, seed))
-	if err := d.seedReference(ctx); err != nil {
+	authIDs, err := d.seedReference(ctx)
+	if err != nil {
+		return fmt.Errorf("store: seed: %w", err)
+	}
+	// Numbers (in names, issuers, e-mails) follow those of the organisations
+	// already there, so that a second seed adds to the first rather than
+	// repeating its unique issuers.
+	var before int
+	if err := d.tx(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisations`).Scan(&before)
+	}); err != nil {
 		return fmt.Errorf("store: seed: %w", err)
 	}
 	statuses := []string{"Active", "Active", "Active", "Pending", "Withdrawn"}
@@ -129,7 +157,8 @@ func (d *DB) SeedDirectory(ctx context.Context, a Audit, n int, seed uint64) err
 			defer clStmt.Close()
 			for i := start; i < end; i++ {
 				id := NewID()
-				name := fmt.Sprintf("%s %s %s %05d", seedWords[rng.IntN(len(seedWords))], seedWords[rng.IntN(len(seedWords))], seedKinds[rng.IntN(len(seedKinds))], i)
+				k := before + i // this organisation's number
+				name := fmt.Sprintf("%s %s %s %05d", seedWords[rng.IntN(len(seedWords))], seedWords[rng.IntN(len(seedWords))], seedKinds[rng.IntN(len(seedKinds))], k)
 				ts := base.Add(time.Duration(i) * time.Minute).Format(time.RFC3339Nano)
 				status := statuses[rng.IntN(len(statuses))]
 				regNo := fmt.Sprintf("RN%08d", rng.IntN(100_000_000))
@@ -138,16 +167,16 @@ func (d *DB) SeedDirectory(ctx context.Context, a Audit, n int, seed uint64) err
 				if _, err := orgStmt.ExecContext(ctx, id, name, name+" Ltd", regNo, country, street, "", "London", "EC1A 1BB", status, ts, ts); err != nil {
 					return err
 				}
-				auth := seedAuthorities[2]
+				a := 2
 				switch country {
 				case "GB":
-					auth = seedAuthorities[0]
+					a = 0
 				case "BR":
-					auth = seedAuthorities[1]
+					a = 1
 				}
 				roles := seedRoles(crng)
 				for _, role := range roles {
-					if _, err := clStmt.ExecContext(ctx, NewID(), id, auth.id, seedDomain, role, fmt.Sprintf("%s-%06d", auth.code, i), "Active", ts, ts); err != nil {
+					if _, err := clStmt.ExecContext(ctx, NewID(), id, authIDs[a], seedDomain, role, fmt.Sprintf("%s-%06d", seedAuthorities[a].code, k), "Active", ts, ts); err != nil {
 						return err
 					}
 				}
@@ -157,12 +186,12 @@ func (d *DB) SeedDirectory(ctx context.Context, a Audit, n int, seed uint64) err
 				}
 				for c := 0; c < 2; c++ {
 					if _, err := cStmt.ExecContext(ctx, NewID(), id, contactTypes[rng.IntN(len(contactTypes))], "Alex", fmt.Sprintf("Contact%d", c),
-						"", fmt.Sprintf("c%d-%d@example.org", c, i), "+44 20 7946 0000", ts, ts); err != nil {
+						"", fmt.Sprintf("c%d-%d@example.org", c, k), "+44 20 7946 0000", ts, ts); err != nil {
 						return err
 					}
 				}
-				if _, err := sStmt.ExecContext(ctx, NewID(), id, "Main", "", fmt.Sprintf("https://as%d.example.org", i),
-					fmt.Sprintf("https://as%d.example.org/.well-known/openid-configuration", i), "Active", ts, ts); err != nil {
+				if _, err := sStmt.ExecContext(ctx, NewID(), id, "Main", "", fmt.Sprintf("https://as%d.example.org", k),
+					fmt.Sprintf("https://as%d.example.org/.well-known/openid-configuration", k), "Active", ts, ts); err != nil {
 					return err
 				}
 				appID := NewID()

@@ -102,6 +102,68 @@ func TestServeRefusesBadExpiryNoticeDays(t *testing.T) {
 	}
 }
 
+// TestServeRefusesUnknownLogFormat: --log-format is text or json (the
+// README's words); anything else stops serve with a usage error before it
+// touches the data directory, as every other bad flag value does (it was
+// taken silently as text).
+func TestServeRefusesUnknownLogFormat(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+	}{
+		{args: []string{"--log-format", "xml"}},
+		{args: []string{"--log-format", "JSON"}},
+		{env: map[string]string{"TRUSTFRAME_LOG_FORMAT": "logfmt"}},
+	} {
+		dir := t.TempDir() + "/data"
+		var stdout bytes.Buffer
+		args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, c.args...)
+		// A cancelled context: a serve that took the value would stop at once
+		// (and fail here) rather than serve until the test times out.
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		err := run(ctx, args, func(k string) string { return c.env[k] }, nil, &stdout, &bytes.Buffer{})
+		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), "--log-format") || !strings.Contains(err.Error(), "text or json") {
+			t.Fatalf("%v %v: exit %d: %v", c.args, c.env, exitCode(err), err)
+		}
+		if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
+			t.Fatalf("%v %v: the data directory was made", c.args, c.env)
+		}
+	}
+}
+
+// TestServeRefusesOutOfRangeValues: a value serve cannot use is a usage
+// error (exit 2) naming the flag, before the data directory is touched.
+// Bad algorithms and RSA sizes stopped the start only after the database,
+// KEK and SSA keys were made (exit 1); a zero or negative lifetime, window
+// or rate limit was taken and served.
+func TestServeRefusesOutOfRangeValues(t *testing.T) {
+	for _, args := range [][]string{
+		{"--ssa-signing-algs", "PS256,RS256"},
+		{"--ssa-rsa-bits", "1024"},
+		{"--federation-signing-alg", "RS999"},
+		{"--federation-statement-lifetime", "0s"},
+		{"--federation-statement-lifetime", "-1h"},
+		{"--dpop-window", "0s"},
+		{"--dpop-skew", "-1s"},
+		{"--rate-limit", "-5"},
+		{"--api-rate-limit", "-1"},
+	} {
+		dir := t.TempDir() + "/data"
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // a serve that took the value stops at once and fails here
+		err := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, args...),
+			func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%v: exit %d: %v", args, exitCode(err), err)
+			continue
+		}
+		if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
+			t.Errorf("%v: the data directory was made", args)
+		}
+	}
+}
+
 func TestUnknownCommand(t *testing.T) {
 	err := run(context.Background(), []string{"frobnicate"}, func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
 	if exitCode(err) != 2 {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/store"
@@ -292,6 +293,35 @@ func (f *serveFlags) check() (*bool, error) {
 	f.proxies = proxies
 	if f.webhookTimeout < time.Second || f.webhookTimeout > time.Minute {
 		return nil, fmt.Errorf("%w: --webhook-timeout must be from 1s to 60s", errUsage)
+	}
+	for _, a := range splitList(f.ssaAlgs) {
+		if !slices.Contains(ssa.AllAlgs, a) {
+			return nil, fmt.Errorf("%w: --ssa-signing-algs: unknown algorithm %q (known: %s)", errUsage, a, strings.Join(ssa.AllAlgs, ", "))
+		}
+	}
+	if f.ssaRSABits < 2048 {
+		return nil, fmt.Errorf("%w: --ssa-rsa-bits must be 2048 or more", errUsage)
+	}
+	if !slices.Contains(federation.SigningAlgs, f.fedAlg) {
+		return nil, fmt.Errorf("%w: --federation-signing-alg must be one of %s", errUsage, strings.Join(federation.SigningAlgs, ", "))
+	}
+	if f.fedLifetime <= 0 {
+		return nil, fmt.Errorf("%w: --federation-statement-lifetime must be more than 0", errUsage)
+	}
+	if f.dpopWindow <= 0 {
+		return nil, fmt.Errorf("%w: --dpop-window must be more than 0", errUsage)
+	}
+	if f.dpopSkew < 0 {
+		return nil, fmt.Errorf("%w: --dpop-skew must be 0 or more", errUsage)
+	}
+	if f.rateLimit < 0 {
+		return nil, fmt.Errorf("%w: --rate-limit must be 0 (off) or more", errUsage)
+	}
+	if f.apiRateLimit < 0 {
+		return nil, fmt.Errorf("%w: --api-rate-limit must be 0 (off) or more", errUsage)
+	}
+	if f.logFormat != "text" && f.logFormat != "json" {
+		return nil, fmt.Errorf("%w: --log-format must be text or json, not %q", errUsage, f.logFormat)
 	}
 	if f.expiryNoticeDays < 0 || f.expiryNoticeDays > 365 {
 		return nil, fmt.Errorf("%w: --expiry-notice-days must be 0 (off) to 365", errUsage)
