@@ -86,7 +86,7 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string) error {
 			}
 			if seen[key] {
 				return CodeMalformedJSON.New("member " + name + " appears more than once").
-					WithFields(FieldError{Field: name, Code: FieldInvalid, Message: "appears more than once"})
+					WithFields(FieldError{Field: name, Code: CodeMalformedJSON.Name, Message: "appears more than once"})
 			}
 			seen[key] = true
 			vt := elem

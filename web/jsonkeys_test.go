@@ -20,7 +20,7 @@ func TestAPIBodiesAreReadExactly(t *testing.T) {
 
 	for _, c := range []struct{ method, path, body, field, code string }{
 		{"POST", "/organisations", `{"organisationName":"Lower","RegistrationNumber":"2","CountryOfRegistration":"GB"}`, "organisationName", "unknown_field"},
-		{"PUT", "/organisations/" + id, `{"OrganisationName":"Exact","RegistrationNumber":"1","CountryOfRegistration":"GB","Status":"Withdrawn","Status":"Active"}`, "Status", "invalid"},
+		{"PUT", "/organisations/" + id, `{"OrganisationName":"Exact","RegistrationNumber":"1","CountryOfRegistration":"GB","Status":"Withdrawn","Status":"Active"}`, "Status", "malformed_json"},
 		{"PUT", "/organisations/" + id, `{"OrganisationName":"Exact","RegistrationNumber":"1","countryofregistration":"FR","CountryOfRegistration":"GB"}`, "countryofregistration", "unknown_field"},
 	} {
 		r, m := admin.do(c.method, c.path, c.body)
