@@ -98,6 +98,11 @@ func auditEntry(r store.AuditRecord, names store.AuditNames) AuditEntry {
 	switch {
 	case r.SubjectType == "Session" || r.SubjectType == "ExpiryNotice" || r.SubjectType == "AuditLog" || r.SubjectID == "*":
 		e.FullID = ""
+	case r.SubjectID == "-": // refused before it had an id (a certificate that did not upload)
+		e.FullID = ""
+		if r.CertificateType != "" {
+			e.Thing = "a " + r.CertificateType + " " + e.Thing
+		}
 	case name != "" && r.SubjectType == "KeyMaterial":
 		e.Name = shortID(name) // its kid
 		e.FullID = name

@@ -34,6 +34,9 @@ func TestAuditEntryReadsAsASentence(t *testing.T) {
 			"created Super User administrator@example.com", []string{"Status: Active"}, ""},
 		{store.AuditRecord{Action: "key_create", SubjectType: "SigningKey", SubjectID: "Vj5cQ2x9lq0bW3nYtZk8", Summary: "alg ES256; signs from now on"},
 			"created signing key Vj5c…", nil, "alg ES256; signs from now on"},
+		{store.AuditRecord{Action: "upload_refused", SubjectType: "OrganisationCertificate", SubjectID: "-", OrganisationID: org, CertificateType: "QWAC",
+			Summary: "The certificate has expired."},
+			"was refused uploading a QWAC certificate", nil, "The certificate has expired."},
 		{store.AuditRecord{Action: "delete", SubjectType: "Contact", SubjectID: "9d0a1b2c-0000-4000-8000-000000000000", OrganisationID: org, Summary: "deleted FirstName: Ann"},
 			"deleted contact 9d0a1b2c…", nil, "deleted FirstName: Ann"},
 	} {
