@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -32,7 +33,7 @@ func TestRetryableRefusalsAreLoggedAsWhatTheyAre(t *testing.T) {
 	}{
 		{fmt.Errorf("creating: %w", store.ErrBusy), "busy"},
 		{CodeBusy.New("The signing keys are being changed; no SSA was issued. Try again in a moment."), "busy"},
-		{CodeIDPUnavailable.New("The identity provider did not answer."), "identity provider"},
+		{CodeIDPUnavailable.New("The identity provider did not answer.").WithCause(errors.New("dial tcp 127.0.0.1:9: connect: connection refused")), "connection refused"},
 	} {
 		var logs bytes.Buffer
 		r := httptest.NewRequest("GET", "/api/organisations", nil)
@@ -40,8 +41,9 @@ func TestRetryableRefusalsAreLoggedAsWhatTheyAre(t *testing.T) {
 		rec := httptest.NewRecorder()
 		WriteError(rec, r, c.err)
 		out := logs.String()
-		if rec.Code != http.StatusServiceUnavailable || !strings.Contains(out, "level=WARN") || strings.Contains(out, "internal error") || !strings.Contains(out, c.want) {
-			t.Fatalf("%v: %d, log %q: want 503 and a WARN line naming %q", c.err, rec.Code, out, c.want)
+		if rec.Code != http.StatusServiceUnavailable || !strings.Contains(out, "level=WARN") || strings.Count(out, "\n") != 1 ||
+			strings.Contains(out, "internal error") || !strings.Contains(out, c.want) || strings.Contains(rec.Body.String(), "127.0.0.1:9") {
+			t.Fatalf("%v: %d, log %q, body %s: want 503, one WARN line naming %q, and the cause not sent", c.err, rec.Code, out, rec.Body, c.want)
 		}
 	}
 }

@@ -87,6 +87,9 @@ func (c Code) New(msg string) *Error {
 // WithFields adds field problems to e.
 func (e *Error) WithFields(f ...FieldError) *Error { e.Fields = append(e.Fields, f...); return e }
 
+// WithCause keeps what made the refusal, for the log line (Error.Cause).
+func (e *Error) WithCause(err error) *Error { e.Cause = err; return e }
+
 // WithExtra adds members to e's problem body.
 func (e *Error) WithExtra(m map[string]any) *Error { e.Extra = m; return e }
 

@@ -30,6 +30,9 @@ type Error struct {
 	Fields   []FieldError
 	Extra    map[string]any // extra members of the problem body
 	Header   http.Header    // extra response headers (WWW-Authenticate)
+	// Cause is what made a server-side refusal (a dial error behind
+	// idp_unavailable): logged by WriteError, never sent to the client.
+	Cause error
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -162,7 +165,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 			"err", err, "method", r.Method, "path", r.URL.Path)
 	case e.Code == CodeIDPUnavailable.Name:
 		LoggerFrom(r.Context()).WarnContext(r.Context(), "the identity provider is unavailable: refused with 503",
-			"err", err, "method", r.Method, "path", r.URL.Path)
+			"err", err, "cause", e.Cause, "method", r.Method, "path", r.URL.Path)
 	case e.Status >= 500:
 		LoggerFrom(r.Context()).ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path)
 	}

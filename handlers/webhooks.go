@@ -220,11 +220,15 @@ func (h *Webhooks) detail(w http.ResponseWriter, r *http.Request, status int, wh
 	f := views.WebhookForm{WebhookID: wh.WebhookID, URL: wh.URL, Description: wh.Description, SubjectTypes: wh.SubjectTypes, Status: wh.Status,
 		PausedReason: wh.PausedReason, AllTypes: store.WebhookSubjectTypes, Errors: errs}
 	p := views.WebhookPage{Form: f, Secret: secret, Notice: notice, Deliveries: ds, Total: total, Page: page}
-	for _, d := range ds {
-		// Polled for a minute at most: a delivery waiting behind a
-		// failing one's retry is not watched for hours.
-		if page == 0 && wh.Status == "Active" && d.Status == "Pending" && d.Attempts == 0 && time.Since(d.CreatedOn) < time.Minute {
-			p.Poll = true
+	// After Send test event (?watch=its delivery): the log reloads itself
+	// while that delivery is untried, for a minute at most — one waiting
+	// behind a failing delivery's retry is not watched for hours, and a
+	// tab left open does not poll (nor keep its session) for ever.
+	if watch, err := strconv.ParseInt(r.URL.Query().Get("watch"), 10, 64); err == nil && page == 0 && wh.Status == "Active" {
+		for _, d := range ds {
+			if d.DeliveryID == watch && d.Status == "Pending" && d.Attempts == 0 && time.Since(d.CreatedOn) < time.Minute {
+				p.PollURL = webhookPath(wh.WebhookID) + "?watch=" + strconv.FormatInt(watch, 10)
+			}
 		}
 	}
 	if page > 0 {
@@ -388,6 +392,6 @@ func (h *Webhooks) SendTest(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.Saved(w, r, Saved{Err: storeError(during("QueueTestDelivery", err), "Webhook"),
-		Again: formAgain(h.Refused(w, r, "No test event sent: ", page)),
-		Flash: flash, Page: page, Status: http.StatusAccepted, Body: d})
+		Again: formAgain(h.Refused(w, r, "No test event sent. ", page)),
+		Flash: flash, Page: page + "?watch=" + strconv.FormatInt(d.DeliveryID, 10), Status: http.StatusAccepted, Body: d})
 }

@@ -362,7 +362,11 @@ func (d *DB) QueueTestDelivery(ctx context.Context, a Audit, id string) (Webhook
 			"Url: "+urlOrigin(w.URL)).Scan(&auditID); err != nil {
 			return fmt.Errorf("store: audit: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE audit_id = ?`, auditID); err != nil {
+		// The outbox trigger queued the record to every Active webhook
+		// subscribed to Webhook; only those rows are looked up (by the
+		// (webhook_id, audit_id) key, not a scan of the whole log).
+		if _, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE audit_id = ?
+			AND webhook_id IN (SELECT webhook_id FROM webhook_subject_types WHERE subject_type = 'Webhook')`, auditID); err != nil {
 			return err
 		}
 		return tx.QueryRowContext(ctx, `INSERT INTO webhook_deliveries (webhook_id, audit_id, created_at) VALUES (?, ?, ?) RETURNING delivery_id`,
@@ -376,13 +380,13 @@ func (d *DB) QueueTestDelivery(ctx context.Context, a Audit, id string) (Webhook
 
 // DeliveriesAhead counts a webhook's Pending deliveries queued before
 // deliveryID: a webhook's deliveries go out in order, so those are sent
-// first. retryAt is the latest retry scheduled among them (zero when none
-// has failed yet): a delivery that failed holds the ones behind it until
-// its retry (ClaimDeliveries).
+// first. retryAt is the latest retry still to come among them (zero when
+// none waits for one): a delivery that failed holds the ones behind it
+// until its retry (ClaimDeliveries).
 func (d *DB) DeliveriesAhead(ctx context.Context, webhookID string, deliveryID int64) (n int, retryAt time.Time, err error) {
 	var next int64
-	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(MAX(CASE WHEN attempts > 0 THEN next_attempt_at ELSE 0 END), 0)
-		FROM webhook_deliveries WHERE webhook_id = ? AND status = 'Pending' AND delivery_id < ?`, webhookID, deliveryID).Scan(&n, &next); err != nil {
+	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(MAX(CASE WHEN attempts > 0 AND next_attempt_at > ? THEN next_attempt_at ELSE 0 END), 0)
+		FROM webhook_deliveries WHERE webhook_id = ? AND status = 'Pending' AND delivery_id < ?`, d.now().UnixMilli(), webhookID, deliveryID).Scan(&n, &next); err != nil {
 		return 0, time.Time{}, fmt.Errorf("store: deliveries ahead: %w", err)
 	}
 	if next > 0 {

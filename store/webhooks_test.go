@@ -465,3 +465,61 @@ func TestQueueTestDeliveryReachesOneWebhook(t *testing.T) {
 		t.Fatalf("refused tests were audited: %+v", recs)
 	}
 }
+
+// TestDeliveriesAhead: what a test event waits for — the webhook's Pending
+// deliveries queued before it (not after it, not another webhook's, not
+// those already sent), and the retry still to come among them.
+func TestDeliveriesAhead(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	a := store.Audit{Actor: "admin@example.com"}
+	wh, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/b", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
+	for _, name := range []string{"One", "Two", "Three"} {
+		if _, err := db.CreateOrganisation(ctx, a, store.Organisation{OrganisationName: name, RegistrationNumber: name, CountryOfRegistration: "GB", Status: "Pending"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds, _, err := db.ListWebhookDeliveries(ctx, wh.WebhookID, 0, 10) // newest first
+	if err != nil || len(ds) != 3 {
+		t.Fatalf("%d deliveries (%v)", len(ds), err)
+	}
+	first, second, third := ds[2].DeliveryID, ds[1].DeliveryID, ds[0].DeliveryID
+	set := func(id int64, sql string, args ...any) {
+		t.Helper()
+		if _, err := db.SQL().Exec(`UPDATE webhook_deliveries SET `+sql+` WHERE delivery_id = ?`, append(args, id)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ahead := func(id int64) (int, time.Time) {
+		t.Helper()
+		n, at, err := db.DeliveriesAhead(ctx, wh.WebhookID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n, at
+	}
+	if n, at := ahead(third); n != 2 || !at.IsZero() {
+		t.Fatalf("behind two untried: %d, %v", n, at)
+	}
+	if n, _ := ahead(first); n != 0 {
+		t.Fatalf("the oldest waits for %d", n)
+	}
+	set(first, `status = 'Delivered', attempts = 1`)
+	past := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	set(second, `attempts = 1, next_attempt_at = ?`, past.UnixMilli())
+	if n, at := ahead(third); n != 1 || !at.IsZero() {
+		t.Fatalf("behind one whose retry is due already: %d, %v (want no time: it goes now)", n, at)
+	}
+	future := time.Now().Add(time.Hour).Truncate(time.Millisecond)
+	set(second, `next_attempt_at = ?`, future.UnixMilli())
+	if n, at := ahead(third); n != 1 || !at.Equal(future) {
+		t.Fatalf("behind a retry in an hour: %d, %v (want %v)", n, at, future)
+	}
+	if n, _, err := db.DeliveriesAhead(ctx, other.WebhookID, 1<<62); err != nil || n != 3 {
+		t.Fatalf("the other webhook's own queue: %d (%v), want its 3", n, err)
+	}
+}

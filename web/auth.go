@@ -168,8 +168,7 @@ func (a *authenticator) login(w http.ResponseWriter, r *http.Request) {
 		p, err = a.get(r.Context())
 	}
 	if err != nil {
-		a.s.log.Error("sign-in unavailable", "err", err)
-		handlers.WriteError(w, r, handlers.CodeIDPUnavailable.New("The identity provider cannot be reached. Try again in a moment."))
+		handlers.WriteError(w, r, handlers.CodeIDPUnavailable.New("The identity provider cannot be reached. Try again in a moment.").WithCause(err))
 		return
 	}
 	state, nonce, verifier := randomString(24), randomString(24), oauth2.GenerateVerifier()
@@ -243,8 +242,7 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 		p, err = a.get(ctx)
 	}
 	if err != nil {
-		a.s.log.Error("sign-in unavailable", "err", err)
-		handlers.WriteError(w, r, handlers.CodeIDPUnavailable.New("The identity provider cannot be reached."))
+		handlers.WriteError(w, r, handlers.CodeIDPUnavailable.New("The identity provider cannot be reached.").WithCause(err))
 		return
 	}
 	tok, err := p.oauth.Exchange(oidc.ClientContext(ctx, p.client), q.Get("code"), oauth2.VerifierOption(verifier))
@@ -537,8 +535,7 @@ func (a *authenticator) verifyAccessTokenUncached(ctx context.Context, raw strin
 	if iss := unverifiedIssuer(raw); iss == "" || iss == a.s.signInIssuer() {
 		p, err := a.get(ctx)
 		if err != nil {
-			a.s.log.Warn("the token issuer cannot be reached", "err", err)
-			return AccessToken{}, handlers.CodeIDPUnavailable.New("the token issuer cannot be reached")
+			return AccessToken{}, handlers.CodeIDPUnavailable.New("the token issuer cannot be reached").WithCause(err)
 		}
 		verifier, signIn = p.access, p
 	} else {

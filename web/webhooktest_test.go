@@ -218,9 +218,30 @@ func TestWebhookSendTestConsole(t *testing.T) {
 	if row := doc.Find(`[data-testid=delivery-row]`); row.Length() != 1 || !strings.Contains(row.Text(), "Webhook.test") || !strings.Contains(row.Find(`[data-testid=delivery-status]`).Text(), "Pending") {
 		t.Fatalf("delivery log: %q", row.Text())
 	}
-	// Not tried yet: the log reloads itself (htmx) until it has been.
-	if poll := doc.Find(`#delivery-log[hx-get][hx-trigger]`); poll.Length() != 1 || poll.AttrOr("hx-select", "") != "#delivery-log" {
-		t.Fatal("the delivery log of a test not yet tried does not reload itself")
+	// Not tried yet: the log reloads itself (htmx) until it has been,
+	// watching that delivery, and passes none of its htmx attributes on to
+	// the links and forms inside it (Older, Redeliver).
+	poll := doc.Find(`#delivery-log[hx-get][hx-trigger]`)
+	watch := poll.AttrOr("hx-get", "")
+	if poll.Length() != 1 || poll.AttrOr("hx-select", "") != "#delivery-log" || poll.AttrOr("hx-disinherit", "") != "*" ||
+		!strings.HasPrefix(watch, "/references/webhooks/"+wh.WebhookID+"?watch=") {
+		t.Fatalf("the delivery log of a test not yet tried does not reload itself as it should: hx-get %q", watch)
+	}
+	// The page opened another way (a link, a reload without ?watch) does
+	// not poll, though the delivery is still untried; nor does the watch
+	// once the delivery is a minute old.
+	if doc, _ := page(c.Get(env.URL + "/references/webhooks/" + wh.WebhookID)); doc.Find(`#delivery-log[hx-get]`).Length() != 0 {
+		t.Fatal("the page polls without a test to watch")
+	}
+	if doc, _ := page(c.Get(env.URL + watch)); doc.Find(`#delivery-log[hx-get]`).Length() != 1 {
+		t.Fatal("the watch stops before the delivery was tried")
+	}
+	if _, err := env.DB.SQL().Exec(`UPDATE webhook_deliveries SET created_at = ? WHERE webhook_id = ?`,
+		time.Now().Add(-2*time.Minute).UTC().Format(time.RFC3339Nano), wh.WebhookID); err != nil {
+		t.Fatal(err)
+	}
+	if doc, _ := page(c.Get(env.URL + watch)); doc.Find(`#delivery-log[hx-get]`).Length() != 0 {
+		t.Fatal("the watch goes on past a minute")
 	}
 
 	doc, _ = page(c.Get(env.URL + "/references/webhooks/" + off.WebhookID))
