@@ -52,7 +52,8 @@ var auditThings = map[string]string{
 	"Certification": "certification", "Contact": "contact", "DataAdministrator": "Data Administrator", "SuperUser": "Super User",
 	"Document": "document", "Flag": "flag", "IdentityProvider": "identity provider", "KeyMaterial": "key",
 	"OrganisationCertificate": "certificate", "RoleMetadataPolicy": "role metadata policy", "SigningKey": "signing key",
-	"ContactType": "contact type", "DocumentType": "document type", "CertificationType": "certification type",
+	"FederationKey": "federation signing key",
+	"ContactType":   "contact type", "DocumentType": "document type", "CertificationType": "certification type",
 	"AuditLog": "the audit log", "ExpiryNotice": "", "Session": "",
 }
 
@@ -108,7 +109,7 @@ func auditEntry(r store.AuditRecord, names store.AuditNames) AuditEntry {
 		e.FullID = name
 	case name != "":
 		e.Name = name
-	case r.SubjectType == "KeyMaterial" || r.SubjectType == "OrganisationCertificate" || r.SubjectType == "SigningKey" || uuidRe.MatchString(r.SubjectID):
+	case r.SubjectType == "KeyMaterial" || r.SubjectType == "OrganisationCertificate" || r.SubjectType == "SigningKey" || r.SubjectType == "FederationKey" || uuidRe.MatchString(r.SubjectID):
 		e.Name = shortID(r.SubjectID)
 	default: // an e-mail, a reference data name: the id is the name
 		e.Name = r.SubjectID

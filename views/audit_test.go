@@ -34,6 +34,8 @@ func TestAuditEntryReadsAsASentence(t *testing.T) {
 			"created Super User administrator@example.com", []string{"Status: Active"}, ""},
 		{store.AuditRecord{Action: "key_create", SubjectType: "SigningKey", SubjectID: "Vj5cQ2x9lq0bW3nYtZk8", Summary: "alg ES256; signs from now on"},
 			"created signing key Vj5c…", nil, "alg ES256; signs from now on"},
+		{store.AuditRecord{Action: "key_create", SubjectType: "FederationKey", SubjectID: "pQ7rS9tU1vW3xY5zA7bC", Summary: "alg ES256"},
+			"created federation signing key pQ7r…", nil, "alg ES256"},
 		{store.AuditRecord{Action: "upload_refused", SubjectType: "OrganisationCertificate", SubjectID: "-", OrganisationID: org, CertificateType: "QWAC",
 			Summary: "The certificate has expired."},
 			"was refused uploading a QWAC certificate", nil, "The certificate has expired."},
