@@ -72,6 +72,10 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		fmt.Fprintf(stdout, "\n%d failed, %d warnings.\n", r.fails, r.warns)
 	}()
 
+	// What serve would refuse before anything else (check changes nothing).
+	if _, err := f.check(); err != nil {
+		r.fail("flags", "serve would not start: %v", err)
+	}
 	db, err := doctorDatabase(ctx, r, &f)
 	if err != nil {
 		return err

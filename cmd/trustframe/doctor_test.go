@@ -90,3 +90,13 @@ func TestDoctorWarnsWithoutUserInfoEndpoint(t *testing.T) {
 		})
 	}
 }
+
+// doctor fails, by name, a flag value serve would refuse to start with,
+// and still checks the rest.
+func TestDoctorNamesAFlagServeWouldRefuse(t *testing.T) {
+	_, dataDir := startProgram(t)
+	out, err := runDoctor("--data-dir", dataDir, "--log-format", "xml")
+	if err == nil || !strings.Contains(out, "FAIL  flags") || !strings.Contains(out, "--log-format") || !strings.Contains(out, "ok    database") {
+		t.Fatalf("doctor with --log-format xml: %v\n%s", err, out)
+	}
+}

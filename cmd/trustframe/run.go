@@ -24,7 +24,7 @@ type command struct {
 var commands = []command{
 	{"serve", "[flags]", "run the service (the embedded default needs no flags)"},
 	{"migrate", "[flags]", "apply database migrations and exit"},
-	{"doctor", "[serve flags]", "check a deployment: database, KEK, keys, URL, sign-in issuer, SMTP, identity providers"},
+	{"doctor", "[serve flags]", "check a deployment: flags, database, KEK, keys, URL, sign-in issuer, SMTP, identity providers"},
 	{"anchor", "--config FILE [--addr HOST:PORT]", "a standalone OpenID Federation trust anchor (docs/anchor.example.yaml)"},
 	{"backup", "--to FILE", "copy the database consistently (also while serve runs)"},
 	{"copy-database", "--from FILE --to postgres://…", "move a SQLite directory into an empty PostgreSQL database, then verify it"},

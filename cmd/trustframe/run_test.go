@@ -148,6 +148,7 @@ func TestServeRefusesOutOfRangeValues(t *testing.T) {
 		{"--dpop-skew", "-1s"},
 		{"--rate-limit", "-5"},
 		{"--api-rate-limit", "-1"},
+		{"--api-token-types", ","},
 	} {
 		dir := t.TempDir() + "/data"
 		ctx, cancel := context.WithCancel(context.Background())

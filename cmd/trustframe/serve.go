@@ -320,6 +320,9 @@ func (f *serveFlags) check() (*bool, error) {
 	if f.apiRateLimit < 0 {
 		return nil, fmt.Errorf("%w: --api-rate-limit must be 0 (off) or more", errUsage)
 	}
+	if len(splitList(f.tokenTypes)) == 0 {
+		return nil, fmt.Errorf("%w: --api-token-types must name at least one JWT typ (the default is at+jwt,application/at+jwt)", errUsage)
+	}
 	if f.logFormat != "text" && f.logFormat != "json" {
 		return nil, fmt.Errorf("%w: --log-format must be text or json, not %q", errUsage, f.logFormat)
 	}
