@@ -45,6 +45,16 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 			return fmt.Errorf("%w: unknown algorithm %q", errUsage, a)
 		}
 	}
+	// Checked as serve checks them, before the database is opened.
+	if *bits < 2048 {
+		return fmt.Errorf("%w: --ssa-rsa-bits must be 2048 or more", errUsage)
+	}
+	if !slices.Contains(federation.SigningAlgs, *fedAlg) {
+		return fmt.Errorf("%w: --federation-signing-alg must be one of %s", errUsage, strings.Join(federation.SigningAlgs, ", "))
+	}
+	if *fedLifetime <= 0 {
+		return fmt.Errorf("%w: --federation-statement-lifetime must be more than 0", errUsage)
+	}
 	db, err := openStore(ctx, *dataDir, *database)
 	if err != nil {
 		return err

@@ -359,3 +359,24 @@ func TestMetricsOnAPrivateListener(t *testing.T) {
 		t.Fatalf("/debug/pprof/ on the public listener: %d", resp.StatusCode)
 	}
 }
+
+// keys refuses, as serve does, a value it cannot use, before it opens (or
+// makes) a database.
+func TestKeysRefusesOutOfRangeValuesFirst(t *testing.T) {
+	for _, args := range [][]string{
+		{"--ssa-rsa-bits", "1024"},
+		{"--federation-signing-alg", "RS999"},
+		{"--federation-statement-lifetime", "0s"},
+	} {
+		dir := t.TempDir() + "/data"
+		err := run(context.Background(), append([]string{"keys", "rotate", "--data-dir", dir}, args...),
+			func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%v: exit %d: %v", args, exitCode(err), err)
+			continue
+		}
+		if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
+			t.Errorf("%v: the data directory was made", args)
+		}
+	}
+}
