@@ -387,7 +387,7 @@ func (h *Webhooks) SendTest(w http.ResponseWriter, r *http.Request) {
 			flash = "Test event queued (delivery " + strconv.FormatInt(d.DeliveryID, 10) + ") behind " + countOf(n, "earlier delivery", "earlier deliveries") +
 				" to this receiver; it is sent after them."
 			if !retryAt.IsZero() {
-				flash += " One of them failed and is retried at " + views.FormatTime(retryAt) + ", so the test waits until then at least."
+				flash += " One of them failed and is retried at " + views.FormatTime(retryAt) + ", so the test waits until then at least; Redeliver that one in the log below to try it now."
 			}
 		}
 	}

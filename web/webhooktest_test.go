@@ -299,7 +299,7 @@ func TestWebhookSendTestSaysWhatItWaitsFor(t *testing.T) {
 		retry.UnixMilli(), wh.WebhookID); err != nil {
 		t.Fatal(err)
 	}
-	if f := flash(); !strings.Contains(f, "behind 3 earlier deliveries") || !strings.Contains(f, "retried at 2031-05-04 03:02 UTC") {
+	if f := flash(); !strings.Contains(f, "behind 3 earlier deliveries") || !strings.Contains(f, "retried at 2031-05-04 03:02 UTC") || !strings.Contains(f, "Redeliver that one") {
 		t.Fatalf("behind a failed delivery: %q", f)
 	}
 }
