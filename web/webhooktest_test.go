@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -26,17 +28,21 @@ import (
 func TestWebhookSendTest(t *testing.T) {
 	env := startDelivering(t, nil)
 	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	// Each receiver knows its secret before its webhook exists (the create
+	// brings it): the deliverer may send the creation before the answer
+	// to the create is read.
+	secret := func() string {
+		key := make([]byte, 32)
+		_, _ = rand.Read(key)
+		return "whsec_" + base64.StdEncoding.EncodeToString(key)
+	}
 	other := newReceiver(t)
-	ow := createWebhook(t, env, tok, `{"Url":"`+other.srv.URL+`/hook","SubjectTypes":["Webhook"]}`)
-	other.mu.Lock()
-	other.secret = ow.Secret
-	other.mu.Unlock()
+	other.secret = secret()
+	createWebhook(t, env, tok, `{"Url":"`+other.srv.URL+`/hook","SubjectTypes":["Webhook"],"Secret":"`+other.secret+`"}`)
 	rc := newReceiver(t)
 	rc.answer = func(int) int { return http.StatusAccepted }
-	wh := createWebhook(t, env, tok, `{"Url":"`+rc.srv.URL+`/hook","SubjectTypes":["Webhook"]}`)
-	rc.mu.Lock()
-	rc.secret = wh.Secret
-	rc.mu.Unlock()
+	rc.secret = secret()
+	wh := createWebhook(t, env, tok, `{"Url":"`+rc.srv.URL+`/hook","SubjectTypes":["Webhook"],"Secret":"`+rc.secret+`"}`)
 	// The two creations are Webhook changes: other gets both, the
 	// target its own. Let them arrive first.
 	waitFor(t, 10*time.Second, "the creations", func() bool { return len(other.received()) == 2 && len(rc.received()) == 1 })
