@@ -205,12 +205,7 @@ func TestWebhookSendTestConsole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer resp.Body.Close()
-		doc, err := goquery.NewDocumentFromReader(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return doc, resp.StatusCode
+		return docOf(t, resp), resp.StatusCode
 	}
 	doc, _ := page(c.Get(env.URL + "/references/webhooks/" + wh.WebhookID))
 	form := doc.Find(`form:has([data-testid=send-test])`)
@@ -281,12 +276,7 @@ func TestWebhookSendTestSaysWhatItWaitsFor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer resp.Body.Close()
-		doc, err := goquery.NewDocumentFromReader(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return doc.Find(`[data-testid=flash]`).Text()
+		return docOf(t, resp).Find(`[data-testid=flash]`).Text()
 	}
 	if f := flash(); strings.Contains(f, "behind") {
 		t.Fatalf("nothing queued before it, yet: %q", f)

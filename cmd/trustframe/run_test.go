@@ -150,18 +150,26 @@ func TestServeRefusesOutOfRangeValues(t *testing.T) {
 		{"--api-rate-limit", "-1"},
 		{"--api-token-types", ","},
 	} {
-		dir := t.TempDir() + "/data"
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel() // a serve that took the value stops at once and fails here
-		err := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, args...),
-			func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
-		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), args[0]) {
-			t.Errorf("%v: exit %d: %v", args, exitCode(err), err)
-			continue
-		}
-		if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
-			t.Errorf("%v: the data directory was made", args)
-		}
+		refusedBeforeAnythingIsMade(t, []string{"serve", "--addr", "127.0.0.1:0"}, args)
+	}
+}
+
+// refusedBeforeAnythingIsMade runs cmd with a fresh --data-dir and args and
+// checks a usage error (exit 2) naming args[0], with no data directory
+// made. Its context is cancelled: a command that took the value stops at
+// once and fails here.
+func refusedBeforeAnythingIsMade(t *testing.T, cmd, args []string) {
+	t.Helper()
+	dir := t.TempDir() + "/data"
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := run(ctx, append(append(cmd, "--data-dir", dir), args...), func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), args[0]) {
+		t.Errorf("%v %v: exit %d: %v", cmd, args, exitCode(err), err)
+		return
+	}
+	if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
+		t.Errorf("%v %v: the data directory was made", cmd, args)
 	}
 }
 
@@ -368,15 +376,6 @@ func TestKeysRefusesOutOfRangeValuesFirst(t *testing.T) {
 		{"--federation-signing-alg", "RS999"},
 		{"--federation-statement-lifetime", "0s"},
 	} {
-		dir := t.TempDir() + "/data"
-		err := run(context.Background(), append([]string{"keys", "rotate", "--data-dir", dir}, args...),
-			func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
-		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), args[0]) {
-			t.Errorf("%v: exit %d: %v", args, exitCode(err), err)
-			continue
-		}
-		if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
-			t.Errorf("%v: the data directory was made", args)
-		}
+		refusedBeforeAnythingIsMade(t, []string{"keys", "rotate"}, args)
 	}
 }
