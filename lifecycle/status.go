@@ -1,6 +1,6 @@
 // Package lifecycle holds the status vocabulary of the directory's records
 // (Active, Pending, Suspended, Withdrawn/Inactive), which statuses each kind
-// of record may take and the transitions between them (docs/design.md §6).
+// of record may take and the transitions between them (docs/design.md §4).
 // It knows neither HTTP nor SQL.
 package lifecycle
 
