@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -16,6 +17,7 @@ type dataAdminStore interface {
 	InviteDataAdministrator(ctx context.Context, a store.Audit, email string, msg store.Invitation) (store.DataAdministrator, int64, error)
 	SetDataAdministratorStatus(ctx context.Context, a store.Audit, email, status string, check func(store.DataAdministrator) error) (store.DataAdministrator, error)
 	MarkDelivered(ctx context.Context, id int64) error
+	MarkSendFailed(ctx context.Context, id int64, reason string) (time.Time, error)
 }
 
 // DataAdmins serves /api/users/data-administrators and Reference Data > Data Administrators.
@@ -94,14 +96,19 @@ func (h *DataAdmins) Invite(w http.ResponseWriter, r *http.Request) {
 		})})
 }
 
-// deliver sends the invitation; a failure leaves it in the outbox and logs why.
+// deliver sends the invitation; a failure leaves it in the outbox, to be
+// tried again (store/outbox.go), and logs why.
 func (h *DataAdmins) deliver(ctx context.Context, id int64, msg store.Invitation) {
 	h.Log.Info("invitation", "to", msg.To, "subject", msg.Subject, "body", msg.Body)
 	if h.Mailer == nil {
 		return
 	}
 	if err := h.Mailer.Send(ctx, msg.To, msg.Subject, msg.Body); err != nil {
-		h.Log.Warn("invitation not sent; it stays in the outbox", "to", msg.To, "err", err)
+		next, merr := h.Store.MarkSendFailed(context.WithoutCancel(ctx), id, err.Error())
+		if merr != nil {
+			h.Log.Warn("outbox", "err", merr)
+		}
+		h.Log.Warn("invitation not sent; it stays in the outbox and is tried again", "to", msg.To, "next_try", next, "err", err)
 		return
 	}
 	if err := h.Store.MarkDelivered(ctx, id); err != nil {

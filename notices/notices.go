@@ -25,6 +25,7 @@ type Store interface {
 	ContactEmails(ctx context.Context, orgID string, types []string) ([]string, error)
 	RecordExpiryNotice(ctx context.Context, items []store.NoticeItem, msgs []store.Invitation) ([]int64, error)
 	MarkDelivered(ctx context.Context, id int64) error
+	MarkSendFailed(ctx context.Context, id int64, reason string) (time.Time, error)
 }
 
 // Mailer sends one message.
@@ -108,7 +109,10 @@ func (j *Job) Run(ctx context.Context) (int, error) {
 	if j.Mailer != nil {
 		for i, id := range ids {
 			if err := j.Mailer.Send(ctx, msgs[i].To, msgs[i].Subject, msgs[i].Body); err != nil {
-				j.Log.Warn("expiry notice not sent; it stays in the outbox", "to", msgs[i].To, "err", err)
+				if _, merr := j.Store.MarkSendFailed(ctx, id, err.Error()); merr != nil {
+					j.Log.Warn("outbox", "err", merr)
+				}
+				j.Log.Warn("expiry notice not sent; it stays in the outbox and is tried again", "to", msgs[i].To, "err", err)
 				continue
 			}
 			if err := j.Store.MarkDelivered(ctx, id); err != nil {

@@ -110,6 +110,13 @@ type Option func(*options)
 
 type options struct {
 	busyTimeout time.Duration
+	now         func() time.Time
+}
+
+// WithClock sets the store's clock when Open is given none (a test that
+// moves time on for a server webtest starts).
+func WithClock(now func() time.Time) Option {
+	return func(o *options) { o.now = now }
 }
 
 // WithBusyTimeout sets how long a write waits for SQLite's one writer (on
@@ -122,12 +129,15 @@ func WithBusyTimeout(d time.Duration) Option {
 // either a SQLite file (created when needed) or a postgres:// URL
 // (IsPostgresURL) of an existing PostgreSQL database.
 func Open(ctx context.Context, path string, now func() time.Time, opts ...Option) (*DB, error) {
-	if now == nil {
-		now = time.Now
-	}
 	o := options{busyTimeout: 10 * time.Second}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if now == nil {
+		now = o.now
+	}
+	if now == nil {
+		now = time.Now
 	}
 	if IsPostgresURL(path) {
 		sqldb, err := openPostgres(ctx, path)

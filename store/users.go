@@ -375,6 +375,10 @@ type OutboxMessage struct {
 	Subject   string    `json:"Subject"`
 	Body      string    `json:"Body"`
 	Delivered bool      `json:"Delivered"`
+	// Attempts counts the tries SMTP refused; LastError says why the
+	// last one failed (store/outbox.go).
+	Attempts  int    `json:"Attempts"`
+	LastError string `json:"LastError,omitempty"`
 }
 
 // MarkDelivered records that the outbox message went out by SMTP.
@@ -390,10 +394,10 @@ func (d *DB) ListOutbox(ctx context.Context, limit int) ([]OutboxMessage, error)
 	out, err := queryList(ctx, d.db, func(row rowScanner) (OutboxMessage, error) {
 		var m OutboxMessage
 		var at string
-		err := row.Scan(&m.ID, &at, &m.To, &m.Subject, &m.Body, &m.Delivered)
+		err := row.Scan(&m.ID, &at, &m.To, &m.Subject, &m.Body, &m.Delivered, &m.Attempts, &m.LastError)
 		m.At = parseStamp(at)
 		return m, err
-	}, `SELECT id, at, recipient, subject, body, delivered FROM outbox ORDER BY id DESC LIMIT ?`, limit)
+	}, `SELECT id, at, recipient, subject, body, delivered, attempts, last_error FROM outbox ORDER BY id DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: outbox: %w", err)
 	}

@@ -6,19 +6,22 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
 // fakeSMTP is the smallest SMTP server that accepts one message at a time.
 type fakeSMTP struct {
-	ln   net.Listener
-	mu   sync.Mutex
-	msgs []string
-	rcpt []string
+	ln     net.Listener
+	mu     sync.Mutex
+	msgs   []string
+	rcpt   []string
+	refuse bool // answer 451 to MAIL FROM: a server that is there but takes nothing
 }
 
 func startSMTP(t *testing.T) *fakeSMTP {
@@ -55,6 +58,13 @@ func (f *fakeSMTP) serve(c net.Conn) {
 		case strings.HasPrefix(cmd, "EHLO"), strings.HasPrefix(cmd, "HELO"):
 			say("250 fake")
 		case strings.HasPrefix(cmd, "MAIL FROM"):
+			f.mu.Lock()
+			refuse := f.refuse
+			f.mu.Unlock()
+			if refuse {
+				say("451 4.3.0 try again later")
+				continue
+			}
 			say("250 ok")
 		case strings.HasPrefix(cmd, "RCPT TO"):
 			f.mu.Lock()
@@ -121,5 +131,80 @@ func TestInvitationStaysInOutboxWhenSMTPIsDown(t *testing.T) {
 	msgs, _ := env.DB.ListOutbox(context.Background(), 10)
 	if len(msgs) != 1 || msgs[0].Delivered {
 		t.Fatalf("outbox %+v", msgs)
+	}
+}
+
+// TestRefusedMailIsSentAgain: an invitation the SMTP server refused stays
+// in the outbox with the reason, and the outbox job sends it once the
+// server takes mail again — not before the first sender's grace, not
+// twice. Without SMTP the job sends nothing.
+func TestRefusedMailIsSentAgain(t *testing.T) {
+	smtp := startSMTP(t)
+	smtp.refuse = true
+	var ns atomic.Int64
+	ns.Store(time.Now().UnixNano())
+	now := func() time.Time { return time.Unix(0, ns.Load()) }
+	dir := t.TempDir()
+	env := webtest.StartWith(t, dir, webtest.Database(t, dir), func(c *web.Config) {
+		c.SMTPURL = "smtp://" + smtp.ln.Addr().String() + "?from=directory@example.org"
+	}, store.WithClock(now))
+	admin := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	if r, b := do(t, "POST", env.URL+"/api/users/data-administrators", admin, `{"Email":"dana@example.com"}`); r.StatusCode != 201 {
+		t.Fatalf("%d %s", r.StatusCode, b)
+	}
+	ctx := context.Background()
+	msgs, _ := env.DB.ListOutbox(ctx, 10)
+	if len(msgs) != 1 || msgs[0].Delivered || msgs[0].Attempts != 1 || !strings.Contains(msgs[0].LastError, "451") {
+		t.Fatalf("after the refusal the outbox reads %+v", msgs)
+	}
+	// The outbox page says it was refused and why.
+	super := webtest.Browser()
+	webtest.SignIn(t, super, env.URL, "admin@example.com").Body.Close()
+	if _, doc := page(t, super, env.URL+"/dev/outbox"); !strings.Contains(doc.Find("[data-testid=outbox-refused]").Text(), "refused 1 time; last: ") ||
+		!strings.Contains(doc.Find("[data-testid=outbox-refused]").Text(), "451") {
+		t.Fatalf("the outbox page shows %q", doc.Find("[data-testid=outbox-message]").Text())
+	}
+	smtp.mu.Lock()
+	smtp.refuse = false
+	smtp.mu.Unlock()
+	// Within the first minute: not yet.
+	if n, err := env.Server.ResendOutbox(ctx); err != nil || n != 0 {
+		t.Fatalf("resent %d (%v) before its next try was due", n, err)
+	}
+	ns.Add(int64(store.OutboxGrace + time.Second))
+	if n, err := env.Server.ResendOutbox(ctx); err != nil || n != 1 {
+		t.Fatalf("resent %d (%v), want 1", n, err)
+	}
+	if n, err := env.Server.ResendOutbox(ctx); err != nil || n != 0 {
+		t.Fatalf("resent %d (%v) after it went out, want 0", n, err)
+	}
+	smtp.mu.Lock()
+	got, rcpt := append([]string(nil), smtp.msgs...), append([]string(nil), smtp.rcpt...)
+	smtp.mu.Unlock()
+	if len(got) != 1 || !strings.Contains(got[0], "Subject: You are invited") || !strings.Contains(rcpt[len(rcpt)-1], "dana@example.com") {
+		t.Fatalf("the server took %d messages %q (rcpt %v), want the invitation once", len(got), got, rcpt)
+	}
+	msgs, _ = env.DB.ListOutbox(ctx, 10)
+	if len(msgs) != 1 || !msgs[0].Delivered || msgs[0].Attempts != 1 {
+		t.Fatalf("after the resend the outbox reads %+v", msgs)
+	}
+	if _, doc := page(t, super, env.URL+"/dev/outbox"); doc.Find("[data-testid=outbox-refused]").Length() != 0 ||
+		!strings.Contains(doc.Find("[data-testid=outbox-message] header").Text(), "sent") {
+		t.Fatalf("after the resend the outbox page shows %q", doc.Find("[data-testid=outbox-message]").Text())
+	}
+
+	// Without SMTP the outbox is the development outbox: nothing is sent.
+	dir2 := t.TempDir()
+	dev := webtest.StartWith(t, dir2, webtest.Database(t, dir2), nil, store.WithClock(now))
+	tok := webtest.Token(t, dev.URL, "admin@example.com", nil).AccessToken
+	if r, b := do(t, "POST", dev.URL+"/api/users/data-administrators", tok, `{"Email":"erin@example.com"}`); r.StatusCode != 201 {
+		t.Fatalf("%d %s", r.StatusCode, b)
+	}
+	ns.Add(int64(store.OutboxGrace + time.Second))
+	if n, err := dev.Server.ResendOutbox(ctx); err != nil || n != 0 {
+		t.Fatalf("without SMTP: resent %d (%v)", n, err)
+	}
+	if m, _ := dev.DB.ListOutbox(ctx, 10); len(m) != 1 || m[0].Delivered || m[0].Attempts != 0 {
+		t.Fatalf("without SMTP the outbox reads %+v", m)
 	}
 }

@@ -216,6 +216,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	go purgeSessions(ctx, db, log)
 	go sendExpiryNotices(ctx, srv, log)
+	go resendOutbox(ctx, srv, log)
 	hooksDone := make(chan struct{})
 	go func() { srv.DeliverWebhooks(ctx); close(hooksDone) }()
 	var ms *http.Server
@@ -419,6 +420,23 @@ func sendExpiryNotices(ctx context.Context, srv *web.Server, log *slog.Logger) {
 			log.Warn("expiry notices", "err", err)
 		}
 		wait = time.Hour
+	}
+}
+
+// resendOutbox tries again, every minute, the messages SMTP refused
+// (web.Server.ResendOutbox; nothing without --smtp-url).
+func resendOutbox(ctx context.Context, srv *web.Server, log *slog.Logger) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := srv.ResendOutbox(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("outbox", "err", err)
+			}
+		}
 	}
 }
 

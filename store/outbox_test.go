@@ -1,0 +1,187 @@
+package store_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/store/storetest"
+)
+
+// clock is a time that a test moves on.
+type clock struct{ ns atomic.Int64 }
+
+func (c *clock) now() time.Time      { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *clock) add(d time.Duration) { c.ns.Add(int64(d)) }
+func newClock(t time.Time) *clock    { c := &clock{}; c.ns.Store(t.UnixNano()); return c }
+func outboxIDs(ms []store.OutboxMessage) []int64 {
+	out := []int64{}
+	for _, m := range ms {
+		out = append(out, m.ID)
+	}
+	return out
+}
+
+// TestOutboxRetries: a message SMTP refused is claimed for another try
+// only after the grace that leaves its first sender alone, then after
+// each failure's backoff (1, 2, 4 … minutes, at most an hour); a claimed
+// message is not claimed again while its sender has it; a delivered one
+// never; none after OutboxRetryWindow. MarkSendFailed counts the tries
+// and keeps why.
+func TestOutboxRetries(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
+	db, err := store.Open(ctx, storetest.Path(t), clk.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, first, err := db.InviteDataAdministrator(ctx, store.Audit{Actor: "admin@example.com"}, "dana@example.com",
+		store.Invitation{To: "dana@example.com", Subject: "You are invited", Body: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, second, err := db.InviteDataAdministrator(ctx, store.Audit{Actor: "admin@example.com"}, "erin@example.com",
+		store.Invitation{To: "erin@example.com", Subject: "You are invited", Body: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := func() []int64 {
+		t.Helper()
+		ms, err := db.ClaimDueMessages(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return outboxIDs(ms)
+	}
+	// Within the grace the first sender may still be trying: nothing due.
+	if got := claim(); len(got) != 0 {
+		t.Fatalf("claimed %v within the grace", got)
+	}
+	// The first sender failed on the first, delivered the second.
+	if _, err := db.MarkSendFailed(ctx, first, "dial tcp: connection refused"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.MarkDelivered(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	clk.add(store.OutboxGrace + time.Second)
+	got := claim()
+	if len(got) != 1 || got[0] != first {
+		t.Fatalf("claimed %v after the grace, want only %d", got, first)
+	}
+	// Claimed: not again while its sender has it.
+	if again := claim(); len(again) != 0 {
+		t.Fatalf("claimed %v twice", again)
+	}
+	// Each failure waits longer: 2, 4, 8 … minutes, never over an hour.
+	for n := 2; n <= 9; n++ {
+		next, err := db.MarkSendFailed(ctx, first, "451 try later")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := min(time.Minute<<(n-1), time.Hour)
+		if d := next.Sub(clk.now()); d != want || store.OutboxBackoff(n) != want {
+			t.Fatalf("after failure %d the next try is in %v (backoff %v), want %v", n, d, store.OutboxBackoff(n), want)
+		}
+		clk.add(want - time.Second)
+		if early := claim(); len(early) != 0 {
+			t.Fatalf("after failure %d: claimed %v a second early", n, early)
+		}
+		clk.add(2 * time.Second)
+		if due := claim(); len(due) != 1 || due[0] != first {
+			t.Fatalf("after failure %d: claimed %v when due", n, due)
+		}
+	}
+	msgs, err := db.ListOutbox(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		switch m.ID {
+		case first:
+			if m.Delivered || m.Attempts != 9 || m.LastError != "451 try later" {
+				t.Fatalf("the refused message reads %+v", m)
+			}
+		case second:
+			if !m.Delivered || m.Attempts != 0 {
+				t.Fatalf("the delivered message reads %+v", m)
+			}
+		}
+	}
+	// Past the retry window it is left for an operator.
+	if _, err := db.MarkSendFailed(ctx, first, "451 try later"); err != nil {
+		t.Fatal(err)
+	}
+	clk.add(store.OutboxRetryWindow)
+	if late := claim(); len(late) != 0 {
+		t.Fatalf("claimed %v after the retry window", late)
+	}
+	// A delivered message is never claimed, and MarkSendFailed does not
+	// undo a delivery.
+	if _, err := db.MarkSendFailed(ctx, second, "late failure"); err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ = db.ListOutbox(ctx, 10)
+	for _, m := range msgs {
+		if m.ID == second && (!m.Delivered || m.Attempts != 0) {
+			t.Fatalf("a failure recorded after the delivery changed it: %+v", m)
+		}
+	}
+}
+
+// TestOutboxClaimedOnce: senders claiming at once (instances on one
+// database) each take a message no other took.
+func TestOutboxClaimedOnce(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
+	db, err := store.Open(ctx, storetest.Path(t), clk.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const n = 30
+	for i := 0; i < n; i++ {
+		e := "user" + string(rune('a'+i%26)) + string(rune('a'+i/26)) + "@example.com"
+		if _, _, err := db.InviteDataAdministrator(ctx, store.Audit{Actor: "admin@example.com"}, e, store.Invitation{To: e, Subject: "s", Body: "b"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk.add(store.OutboxGrace + time.Second)
+	var mu sync.Mutex
+	seen := map[int64]int{}
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				ms, err := db.ClaimDueMessages(ctx, 3)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(ms) == 0 {
+					return
+				}
+				mu.Lock()
+				for _, m := range ms {
+					seen[m.ID]++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(seen) != n {
+		t.Fatalf("%d messages claimed, want %d", len(seen), n)
+	}
+	for id, k := range seen {
+		if k != 1 {
+			t.Fatalf("message %d claimed %d times", id, k)
+		}
+	}
+}
