@@ -8,13 +8,14 @@ import (
 )
 
 // Messages SMTP refused are tried again (docs/design.md §9). The sender
-// that wrote a message tries it at once; what it could not send waits
-// OutboxGrace (so a retry never races that first try), then is tried
-// again after 1, 2, 4 … minutes, at most an hour apart, for
-// OutboxRetryWindow after it was written. Past that it stays undelivered
-// for an operator to see (the outbox page, trustframe_outbox_undelivered).
+// that wrote a message tries it at once and records a refusal
+// (MarkSendFailed); such a message is tried again after 1, 2, 4 …
+// minutes, at most an hour apart, for OutboxRetryWindow after it was
+// written. Past that it stays undelivered for an operator to see (the
+// outbox page, trustframe_outbox_undelivered). A message no mail server
+// refused (written without SMTP: the development outbox) is never sent
+// later.
 const (
-	OutboxGrace       = time.Minute
 	OutboxRetryWindow = 24 * time.Hour
 	outboxLease       = 5 * time.Minute // a claimed message's next try, should its sender stop
 	outboxMaxBackoff  = time.Hour
@@ -40,12 +41,12 @@ func (d *DB) ClaimDueMessages(ctx context.Context, limit int) ([]OutboxMessage, 
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		// The outer conditions repeat the inner ones: on PostgreSQL a row
 		// another instance claimed meanwhile is read again and skipped.
-		const due = `delivered = 0 AND next_attempt_at <= ? AND at <= ? AND at >= ?`
+		const due = `delivered = 0 AND attempts > 0 AND next_attempt_at <= ? AND at >= ?`
 		rows, err := tx.QueryContext(ctx, `UPDATE outbox SET next_attempt_at = ?
 			WHERE `+due+` AND id IN (SELECT id FROM outbox WHERE `+due+` ORDER BY id LIMIT ?)
 			RETURNING id, at, recipient, subject, body, attempts, last_error`,
-			stamp(now.Add(outboxLease)), stamp(now), stamp(now.Add(-OutboxGrace)), stamp(now.Add(-OutboxRetryWindow)),
-			stamp(now), stamp(now.Add(-OutboxGrace)), stamp(now.Add(-OutboxRetryWindow)), limit)
+			stamp(now.Add(outboxLease)), stamp(now), stamp(now.Add(-OutboxRetryWindow)),
+			stamp(now), stamp(now.Add(-OutboxRetryWindow)), limit)
 		if err != nil {
 			return err
 		}

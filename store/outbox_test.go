@@ -26,8 +26,8 @@ func outboxIDs(ms []store.OutboxMessage) []int64 {
 }
 
 // TestOutboxRetries: a message SMTP refused is claimed for another try
-// only after the grace that leaves its first sender alone, then after
-// each failure's backoff (1, 2, 4 … minutes, at most an hour); a claimed
+// after each refusal's backoff (1, 2, 4 … minutes, at most an hour); one
+// no mail server refused (the development outbox) never; a claimed
 // message is not claimed again while its sender has it; a delivered one
 // never; none after OutboxRetryWindow. MarkSendFailed counts the tries
 // and keeps why.
@@ -57,21 +57,25 @@ func TestOutboxRetries(t *testing.T) {
 		}
 		return outboxIDs(ms)
 	}
-	// Within the grace the first sender may still be trying: nothing due.
+	// Never tried (written without SMTP): never claimed, however old.
+	clk.add(time.Hour)
 	if got := claim(); len(got) != 0 {
-		t.Fatalf("claimed %v within the grace", got)
+		t.Fatalf("claimed %v that no mail server refused", got)
 	}
 	// The first sender failed on the first, delivered the second.
-	if _, err := db.MarkSendFailed(ctx, first, "dial tcp: connection refused"); err != nil {
-		t.Fatal(err)
+	if next, err := db.MarkSendFailed(ctx, first, "dial tcp: connection refused"); err != nil || next.Sub(clk.now()) != time.Minute {
+		t.Fatalf("first refusal: next try %v from now (%v), want a minute", next.Sub(clk.now()), err)
 	}
 	if err := db.MarkDelivered(ctx, second); err != nil {
 		t.Fatal(err)
 	}
-	clk.add(store.OutboxGrace + time.Second)
+	if early := claim(); len(early) != 0 {
+		t.Fatalf("claimed %v before its next try", early)
+	}
+	clk.add(time.Minute)
 	got := claim()
 	if len(got) != 1 || got[0] != first {
-		t.Fatalf("claimed %v after the grace, want only %d", got, first)
+		t.Fatalf("claimed %v a minute after the refusal, want only %d", got, first)
 	}
 	// Claimed: not again while its sender has it.
 	if again := claim(); len(again) != 0 {
@@ -116,7 +120,7 @@ func TestOutboxRetries(t *testing.T) {
 	if _, err := db.MarkSendFailed(ctx, first, "451 try later"); err != nil {
 		t.Fatal(err)
 	}
-	clk.add(store.OutboxRetryWindow)
+	clk.add(store.OutboxRetryWindow - time.Hour)
 	if late := claim(); len(late) != 0 {
 		t.Fatalf("claimed %v after the retry window", late)
 	}
@@ -146,11 +150,15 @@ func TestOutboxClaimedOnce(t *testing.T) {
 	const n = 30
 	for i := 0; i < n; i++ {
 		e := "user" + string(rune('a'+i%26)) + string(rune('a'+i/26)) + "@example.com"
-		if _, _, err := db.InviteDataAdministrator(ctx, store.Audit{Actor: "admin@example.com"}, e, store.Invitation{To: e, Subject: "s", Body: "b"}); err != nil {
+		_, id, err := db.InviteDataAdministrator(ctx, store.Audit{Actor: "admin@example.com"}, e, store.Invitation{To: e, Subject: "s", Body: "b"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.MarkSendFailed(ctx, id, "451"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	clk.add(store.OutboxGrace + time.Second)
+	clk.add(time.Minute)
 	var mu sync.Mutex
 	seen := map[int64]int{}
 	var wg sync.WaitGroup
