@@ -25,6 +25,18 @@ func outboxIDs(ms []store.OutboxMessage) []int64 {
 	return out
 }
 
+// openOnClock opens a store on a clock the test moves on.
+func openOnClock(t *testing.T) (*store.DB, *clock) {
+	t.Helper()
+	clk := newClock(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
+	db, err := store.Open(context.Background(), storetest.Path(t), clk.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, clk
+}
+
 // TestOutboxRetries: a message SMTP refused is claimed for another try
 // after each refusal's backoff (1, 2, 4 … minutes, at most an hour); one
 // no mail server refused (the development outbox) never; a claimed
@@ -33,12 +45,7 @@ func outboxIDs(ms []store.OutboxMessage) []int64 {
 // and keeps why.
 func TestOutboxRetries(t *testing.T) {
 	ctx := context.Background()
-	clk := newClock(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
-	db, err := store.Open(ctx, storetest.Path(t), clk.now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, clk := openOnClock(t)
 	_, first, err := db.InviteDataAdministrator(ctx, store.Audit{Actor: "admin@example.com"}, "dana@example.com",
 		store.Invitation{To: "dana@example.com", Subject: "You are invited", Body: "b"})
 	if err != nil {
@@ -141,12 +148,7 @@ func TestOutboxRetries(t *testing.T) {
 // database) each take a message no other took.
 func TestOutboxClaimedOnce(t *testing.T) {
 	ctx := context.Background()
-	clk := newClock(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
-	db, err := store.Open(ctx, storetest.Path(t), clk.now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, clk := openOnClock(t)
 	const n = 30
 	for i := 0; i < n; i++ {
 		e := "user" + string(rune('a'+i%26)) + string(rune('a'+i/26)) + "@example.com"

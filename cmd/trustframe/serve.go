@@ -391,16 +391,23 @@ func (f *serveFlags) webConfig(baseURL, kekPath string, allowPrivate *bool, log 
 }
 
 func purgeSessions(ctx context.Context, db *store.DB, log *slog.Logger) {
-	t := time.NewTicker(10 * time.Minute)
+	every(ctx, 10*time.Minute, func() {
+		if err := db.Sessions().PurgeExpiredSessions(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("session purge", "err", err)
+		}
+	})
+}
+
+// every runs job every d until ctx ends.
+func every(ctx context.Context, d time.Duration, job func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := db.Sessions().PurgeExpiredSessions(ctx); err != nil && ctx.Err() == nil {
-				log.Warn("session purge", "err", err)
-			}
+			job()
 		}
 	}
 }
@@ -426,18 +433,11 @@ func sendExpiryNotices(ctx context.Context, srv *web.Server, log *slog.Logger) {
 // resendOutbox tries again, every minute, the messages SMTP refused
 // (web.Server.ResendOutbox; nothing without --smtp-url).
 func resendOutbox(ctx context.Context, srv *web.Server, log *slog.Logger) {
-	t := time.NewTicker(time.Minute)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := srv.ResendOutbox(ctx); err != nil && ctx.Err() == nil {
-				log.Warn("outbox", "err", err)
-			}
+	every(ctx, time.Minute, func() {
+		if _, err := srv.ResendOutbox(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("outbox", "err", err)
 		}
-	}
+	})
 }
 
 func splitList(s string) []string {
