@@ -98,6 +98,21 @@ func TestExpiryNotices(t *testing.T) {
 	if !strings.Contains(last, "1 item expires soon") || !strings.Contains(last, "(in 25 days)") || strings.Contains(last, "seal.acme.example") {
 		t.Fatalf("second message:\n%s", last)
 	}
+	// A notice the mail server refuses is kept with the refusal, to be
+	// tried again (store/outbox.go).
+	smtp.mu.Lock()
+	smtp.refuse = true
+	smtp.mu.Unlock()
+	a.must(200, "PUT", docs+"/"+doc, `{"DocumentType":"Licence","DocumentReferenceNumber":"FCA-9","DocumentExpiryDate":"`+day(26)+`"}`)
+	if n := send(); n != 1 {
+		t.Fatalf("after the date changed again: %d", n)
+	}
+	out, _ = env.DB.ListOutbox(ctx, 10)
+	for _, m := range out[:2] {
+		if m.Delivered || m.Attempts != 1 || !strings.Contains(m.LastError, "451") {
+			t.Fatalf("a refused notice reads %+v", m)
+		}
+	}
 }
 
 // With notices off nothing is sent, and without SMTP the message waits in
