@@ -39,3 +39,23 @@ func TestDPoPNonceChallengeCarriesOneNonce(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownCertificateTypeNamesTheTypes: the certificate types are fixed
+// Reference Data with no list in the API, and the description's example
+// (TRANSPORT) is not one of them, so the refusal of an unknown type names
+// the types a client may use.
+func TestUnknownCertificateTypeNamesTheTypes(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	r, m := postPEM(t, a, "/organisations/"+oid+"/certificates/TRANSPORT", webtest.ValidCert(t, "p256", "c"))
+	msg := fieldsOf(m)["OrganisationCertificateType"]
+	if r.StatusCode != 422 {
+		t.Fatalf("%d %v", r.StatusCode, m)
+	}
+	for _, want := range []string{"TRANSPORT", "qwac", "qseal", "rtswac", "rtsseal", "brseal", "brseal_ext", "rtstransport_rs"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal %q does not name %s", msg, want)
+		}
+	}
+}

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "a5a2cb882b56900218d3704b8beb1fd9e56ede68fdab54d7681c1579a8ca1148"
+const SpecSHA256 = "ef5ec5971ae351e8ea0a5ee20f0703cb5045d1bcc5580f00c25b2382c86c1cea"
