@@ -59,3 +59,32 @@ func TestUnknownCertificateTypeNamesTheTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowNamesOnlyTheRoutedMethods: the 405 at the path a subrouter is
+// mounted on (the organisation list, one organisation, the Super Users)
+// said "Allow: GET, HEAD, POST, PUT, PATCH, DELETE" — the very method it
+// refused among them — because chi's Find takes the mount point for a
+// route of every method.
+func TestAllowNamesOnlyTheRoutedMethods(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	cid := a.must(201, "POST", "/organisations/"+oid+"/contacts", `{"ContactType":"Technical","LastName":"Doe","EmailAddress":"doe@acme.example"}`)["ContactId"].(string)
+	for _, c := range []struct{ method, path, allow string }{
+		{"PATCH", "/organisations", "GET, POST"},
+		{"DELETE", "/organisations", "GET, POST"},
+		{"DELETE", "/organisations/" + oid, "GET, PUT"},
+		{"PATCH", "/organisations/" + oid, "GET, PUT"},
+		{"PATCH", "/organisations/" + oid + "/contacts/" + cid, "GET, PUT, DELETE"},
+		{"DELETE", "/organisations/" + oid + "/contacts", "GET, POST"},
+		{"PATCH", "/users/super", "GET, POST"},
+		{"DELETE", "/users/data-administrators", "GET, POST"},
+		{"PATCH", "/users/super/admin@example.com", "GET, PUT"},
+		{"PUT", "/changes", "GET"},
+	} {
+		r, m := a.do(c.method, c.path, `{}`)
+		if r.StatusCode != 405 || r.Header.Get("Allow") != c.allow {
+			t.Errorf("%s %s: %d Allow %q, want 405 and %q (%v)", c.method, c.path, r.StatusCode, r.Header.Get("Allow"), c.allow, m)
+		}
+	}
+}
