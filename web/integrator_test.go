@@ -111,3 +111,23 @@ func TestWrongJSONTypeNamedInJSONTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestPublicAPIRoutesRefuseOtherMethodsWithout401: the public lists under
+// /api (participants, releases, the SSA keyset) answered a HEAD or POST
+// without credentials with 401 "an access token is required" — the
+// request fell through to the authenticated /api group — although no
+// token makes it allowed; with a token the same request was a 405.
+func TestPublicAPIRoutesRefuseOtherMethodsWithout401(t *testing.T) {
+	env := webtest.Start(t, nil)
+	for _, path := range []string{"/api/participants", "/api/releases", "/api/releases/2.6.0/openapi.yaml", "/api/keystore/ssa.jwks"} {
+		for _, m := range []string{"HEAD", "POST", "PUT", "PATCH", "DELETE"} {
+			r, b := call(t, m, env.URL+path, nil)
+			if r.StatusCode != 405 || r.Header.Get("Allow") != "GET" || (m != "HEAD" && !strings.Contains(b, "method_not_allowed")) {
+				t.Errorf("%s %s: %d Allow %q %s, want 405 with Allow: GET", m, path, r.StatusCode, r.Header.Get("Allow"), b)
+			}
+		}
+		if r, _ := call(t, "GET", env.URL+path, nil); r.StatusCode != 200 {
+			t.Errorf("GET %s: %d", path, r.StatusCode)
+		}
+	}
+}

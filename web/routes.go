@@ -106,7 +106,7 @@ func (s *Server) routes() http.Handler {
 
 	// JSON API: access tokens only, no cookies.
 	r.Route("/api", func(r chi.Router) {
-		r.Use(noStore, s.dpopNonceHeader, s.auth.apiAuth, s.apiRateLimit, conditionalGET, s.idempotent)
+		r.Use(noStore, s.dpopNonceHeader, publicOnlyGET, s.auth.apiAuth, s.apiRateLimit, conditionalGET, s.idempotent)
 		r.Route("/organisations", func(r chi.Router) {
 			r.Get("/", orgs.ListOrganisations)
 			r.Post("/", orgs.CreateOrganisation)
@@ -500,6 +500,25 @@ var alwaysRefused = map[string]bool{
 	"DELETE /api/users/super/{email}":                              true,
 	"DELETE /api/users/data-administrators/{email}":                true,
 	"DELETE /api/organisations/{orgID}/authority-claims/{claimID}": true,
+}
+
+// publicGETRoutes are the /api routes that take no credentials (GET only).
+var publicGETRoutes = []string{"/api/participants", "/api/releases", "/api/releases/{version}/openapi.yaml", "/api/keystore/ssa.jwks"}
+
+// publicOnlyGET answers another method on a public /api route with 405.
+// Such a request falls through to the /api group, which would otherwise
+// ask for a token that no method there needs.
+func publicOnlyGET(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, p := range publicGETRoutes {
+			if r.Method != http.MethodGet && patternMatches(p, r.URL.Path) {
+				w.Header().Set("Allow", http.MethodGet)
+				handlers.WriteError(w, r, handlers.CodeMethodNotAllowed.New(r.Method+" is not allowed on "+r.URL.Path+"."))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // noHardDelete answers DELETE on administrators: removal is Status Inactive.
