@@ -131,3 +131,37 @@ func TestPublicAPIRoutesRefuseOtherMethodsWithout401(t *testing.T) {
 		}
 	}
 }
+
+// TestImportNamesEveryExistingOrganisationId: docs/decisions.md promises an
+// import's problems "all at once"; an export imported again into the same
+// directory named only its first row whose OrganisationId exists, so a
+// client fixed the file one row per round trip.
+func TestImportNamesEveryExistingOrganisationId(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	var ids []string
+	for _, n := range []string{"Acme", "Bolt", "Crane"} {
+		ids = append(ids, a.must(201, "POST", "/organisations", org(n))["OrganisationId"].(string))
+	}
+	file := "OrganisationId,OrganisationName,RegistrationNumber,CountryOfRegistration\n" +
+		ids[0] + ",Acme,R-1,GB\n" +
+		"11111111-2222-4333-8444-555555555555,New,R-N,GB\n" +
+		ids[1] + ",Bolt,R-2,GB\n" +
+		ids[2] + ",Crane,R-3,GB\n"
+	r, m := postCSV(t, a, file)
+	got := fieldsOf(m)
+	if r.StatusCode != 422 {
+		t.Fatalf("%d %v", r.StatusCode, m)
+	}
+	for _, f := range []string{"rows[1].OrganisationId", "rows[3].OrganisationId", "rows[4].OrganisationId"} {
+		if !strings.Contains(got[f], "exists") {
+			t.Errorf("no problem on %s: %v", f, m)
+		}
+	}
+	if _, ok := got["rows[2].OrganisationId"]; ok {
+		t.Errorf("a new id refused: %v", m)
+	}
+	if n := a.must(200, "GET", "/organisations", "")["totalSize"]; n != float64(3) {
+		t.Fatalf("%v organisations after a refused import", n)
+	}
+}
