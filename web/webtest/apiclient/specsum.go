@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "ef5ec5971ae351e8ea0a5ee20f0703cb5045d1bcc5580f00c25b2382c86c1cea"
+const SpecSHA256 = "e476fa4389d177df49c92f0f4b5777f91699748bf598cb2d94964b48fcdbfbe4"
