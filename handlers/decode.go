@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -113,6 +114,10 @@ func jsonError(err error) error {
 		return CodeMalformedJSON.New("the body is empty")
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return CodeMalformedJSON.New("the body ends too early")
+	case errors.As(err, new(*time.ParseError)) || strings.HasPrefix(err.Error(), "Time.UnmarshalJSON"):
+		// A timestamp member (CreatedOn, UpdatedOn, …) sent back in another
+		// form: valid JSON, and encoding/json does not say which member.
+		return CodeMalformedJSON.New("a timestamp member (such as CreatedOn) must be an RFC 3339 string like 2026-03-01T09:30:00Z; read-only timestamps may be left out")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return CodeUnknownField.New("unknown field " + f).WithFields(FieldError{Field: f, Code: FieldUnknownField, Message: "not a field of this resource"})

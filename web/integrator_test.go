@@ -206,3 +206,21 @@ func TestGeneratedClientSendsOpenIDDiscoveryDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestBadTimestampIsNotCalledInvalidJSON: an organisation read, changed and
+// sent back with a read-only timestamp in another form (CreatedOn
+// "2026-11-23", or a number) was refused as "the body is not valid JSON",
+// though it was valid JSON.
+func TestBadTimestampIsNotCalledInvalidJSON(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	for _, v := range []string{`"2026-11-23"`, `5`} {
+		body := strings.TrimSuffix(org("Acme"), "}") + `,"CreatedOn":` + v + `}`
+		r, m := a.do("PUT", "/organisations/"+oid, body)
+		detail, _ := m["detail"].(string)
+		if r.StatusCode != 400 || strings.Contains(detail, "not valid JSON") || !strings.Contains(detail, "RFC 3339") {
+			t.Errorf("CreatedOn %s: %d %q", v, r.StatusCode, detail)
+		}
+	}
+}
