@@ -247,10 +247,24 @@ func parse(raw string, algs []string, cache *keyCacheT) (*Proof, error) {
 	return p, nil
 }
 
+// keyKind names a public key as its jwk does (kty, crv), for refusals.
+func keyKind(key any) string {
+	switch k := key.(type) {
+	case *ecdsa.PublicKey:
+		return "an EC " + k.Curve.Params().Name + " key"
+	case *rsa.PublicKey:
+		return "an RSA key"
+	case ed25519.PublicKey:
+		return "an OKP Ed25519 key"
+	default:
+		return "the jwk's key"
+	}
+}
+
 // verify checks a JWS signature with the key the alg calls for.
 func verify(alg string, key any, input, sig []byte) error {
 	bad := fail(RuleSignature, "the signature does not verify with the header's jwk")
-	wrongKey := fail(RuleSignature, "alg %s does not fit a %T key", alg, key)
+	wrongKey := fail(RuleSignature, "alg %s does not fit %s", alg, keyKind(key))
 	var h crypto.Hash
 	switch alg[len(alg)-3:] {
 	case "256":

@@ -131,6 +131,27 @@ func readPEM(w http.ResponseWriter, r *http.Request) (string, error) {
 	}
 }
 
+// unknownCertType is the refusal of a type that is not an active one. The
+// types are fixed Reference Data that the API does not list, so it names
+// the active ones (names are case-sensitive: qwac, not QWAC).
+func (h *Certificates) unknownCertType(ctx context.Context, typ string) string {
+	msg := "There is no active certificate type " + typ + "."
+	types, err := h.Store.ListCertificateTypes(ctx)
+	if err != nil {
+		return msg
+	}
+	var names []string
+	for _, t := range types {
+		if t.Status == "Active" {
+			names = append(names, t.Name)
+		}
+	}
+	if len(names) == 0 {
+		return msg
+	}
+	return msg + " Use one of: " + strings.Join(names, ", ") + "."
+}
+
 // Upload is POST …/certificates/{type}: check and store a certificate.
 func (h *Certificates) Upload(w http.ResponseWriter, r *http.Request) {
 	o, ok := h.org(w, r)
@@ -147,7 +168,7 @@ func (h *Certificates) Upload(w http.ResponseWriter, r *http.Request) {
 	ct, terr := h.Store.GetCertificateType(r.Context(), typ)
 	switch {
 	case errors.Is(terr, store.ErrNotFound) || (terr == nil && ct.Status != "Active"):
-		err = Validation(map[string]string{"OrganisationCertificateType": "There is no active certificate type " + typ + "."})
+		err = Validation(map[string]string{"OrganisationCertificateType": h.unknownCertType(r.Context(), typ)})
 	case terr != nil:
 		err = terr
 	default:

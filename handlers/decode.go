@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -104,17 +105,47 @@ func jsonError(err error) error {
 		return CodeTooLarge.New(fmt.Sprintf("the body is larger than %d bytes", MaxBody))
 	case errors.As(err, &se):
 		return CodeMalformedJSON.New(fmt.Sprintf("malformed JSON at byte %d", se.Offset))
+	case errors.As(err, &te) && te.Field == "":
+		return CodeMalformedJSON.New("the body must be a JSON object").WithFields(FieldError{Code: FieldInvalidType, Message: "must be a JSON object, not " + te.Value})
 	case errors.As(err, &te):
-		return CodeMalformedJSON.New(fmt.Sprintf("field %s must be %s", te.Field, te.Type)).WithFields(FieldError{Field: te.Field, Code: FieldInvalidType, Message: "must be " + te.Type.String()})
+		kind := jsonKind(te.Type)
+		return CodeMalformedJSON.New(te.Field + " must be " + kind).WithFields(FieldError{Field: te.Field, Code: FieldInvalidType, Message: "must be " + kind + ", not " + te.Value})
 	case errors.Is(err, io.EOF):
 		return CodeMalformedJSON.New("the body is empty")
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return CodeMalformedJSON.New("the body ends too early")
+	case errors.As(err, new(*time.ParseError)) || strings.HasPrefix(err.Error(), "Time.UnmarshalJSON"):
+		// A timestamp member (CreatedOn, UpdatedOn, …) sent back in another
+		// form: valid JSON, and encoding/json does not say which member.
+		return CodeMalformedJSON.New("a timestamp member (such as CreatedOn) must be an RFC 3339 string like 2026-03-01T09:30:00Z; read-only timestamps may be left out")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return CodeUnknownField.New("unknown field " + f).WithFields(FieldError{Field: f, Code: FieldUnknownField, Message: "not a field of this resource"})
 	default:
 		return CodeMalformedJSON.New("the body is not valid JSON")
+	}
+}
+
+// jsonKind names a Go type as the JSON a client sends for it, never the
+// service's own type names (store.GroupRole).
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	default:
+		return "a JSON object"
 	}
 }
 

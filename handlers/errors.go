@@ -169,7 +169,11 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	case e.Status >= 500:
 		LoggerFrom(r.Context()).ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path)
 	}
+	// The refusal's own headers replace any the response carried already
+	// under that name: the API group gives every answer a DPoP-Nonce, and
+	// RFC 9449 §8 allows the header one value.
 	for k, vs := range e.Header {
+		w.Header().Del(k)
 		for _, v := range vs {
 			w.Header().Add(k, v)
 		}

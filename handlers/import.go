@@ -267,10 +267,20 @@ func (h *Organisations) ImportOrganisations(w http.ResponseWriter, r *http.Reque
 	}
 	ids, err := h.Store.CreateOrganisations(r.Context(), h.actor(r), orgs)
 	if err != nil {
+		var res store.RowErrors
 		var re *store.RowError
-		var fe *store.FieldError
-		if errors.As(err, &re) && errors.As(err, &fe) {
-			err = CodeValidationFailed.New("Nothing was imported: some rows need attention.").WithFields(FieldError{Code: FieldInvalid, Field: "rows[" + strconv.Itoa(re.Row) + "]." + fe.Field, Message: rowProblem(re.Row, fe.Field, fe.Message+".")})
+		if !errors.As(err, &res) && errors.As(err, &re) {
+			res = store.RowErrors{re}
+		}
+		var fields []FieldError
+		for _, re := range res {
+			var fe *store.FieldError
+			if errors.As(re, &fe) {
+				fields = append(fields, FieldError{Code: FieldInvalid, Field: "rows[" + strconv.Itoa(re.Row) + "]." + fe.Field, Message: rowProblem(re.Row, fe.Field, fe.Message+".")})
+			}
+		}
+		if len(fields) > 0 && len(fields) == len(res) {
+			err = CodeValidationFailed.New("Nothing was imported: some rows need attention.").WithFields(fields...)
 		}
 		fail(err)
 		return

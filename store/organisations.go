@@ -553,26 +553,50 @@ type RowError struct {
 func (e *RowError) Error() string { return fmt.Sprintf("row %d: %v", e.Row, e.Err) }
 func (e *RowError) Unwrap() error { return e.Err }
 
+// RowErrors are the problems of several rows of a batch, in row order.
+type RowErrors []*RowError
+
+func (e RowErrors) Error() string {
+	msgs := make([]string, len(e))
+	for i, r := range e {
+		msgs[i] = r.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// maxRowErrors is how many rows' problems a refused batch names.
+const maxRowErrors = 100
+
 // CreateOrganisations creates a batch of organisations in one transaction:
-// all of them or, at the first problem, none (a *RowError says which).
-// Each gets its audit record.
+// all of them or none. Every row whose OrganisationId exists is named at
+// once (RowErrors, at most maxRowErrors); any other problem stops at its
+// row (a *RowError says which). Each organisation gets its audit record.
 func (d *DB) CreateOrganisations(ctx context.Context, a Audit, orgs []Organisation) ([]string, error) {
 	ids := make([]string, len(orgs))
 	var changes []rowChange
 	d.lists.beginWrite()
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		changes = nil
-		now := d.stamp()
+		var exist RowErrors
 		for i, o := range orgs {
-			if o.OrganisationID == "" {
-				o.OrganisationID = NewID()
+			if o.OrganisationID == "" || len(exist) == maxRowErrors {
+				continue
 			}
 			var n int
 			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisations WHERE organisation_id = ?`, o.OrganisationID).Scan(&n); err != nil {
 				return err
 			}
 			if n > 0 {
-				return &RowError{Row: i + 1, Err: &FieldError{Field: "OrganisationId", Message: "an organisation with OrganisationId " + o.OrganisationID + " exists"}}
+				exist = append(exist, &RowError{Row: i + 1, Err: &FieldError{Field: "OrganisationId", Message: "an organisation with OrganisationId " + o.OrganisationID + " exists"}})
+			}
+		}
+		if len(exist) > 0 {
+			return exist
+		}
+		now := d.stamp()
+		for i, o := range orgs {
+			if o.OrganisationID == "" {
+				o.OrganisationID = NewID()
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO organisations(`+orgCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
 				o.OrganisationID, o.OrganisationName, o.LegalEntityName, o.RegistrationNumber, o.CountryOfRegistration,

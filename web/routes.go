@@ -106,7 +106,7 @@ func (s *Server) routes() http.Handler {
 
 	// JSON API: access tokens only, no cookies.
 	r.Route("/api", func(r chi.Router) {
-		r.Use(noStore, s.dpopNonceHeader, s.auth.apiAuth, s.apiRateLimit, conditionalGET, s.idempotent)
+		r.Use(noStore, s.dpopNonceHeader, publicOnlyGET, s.auth.apiAuth, s.apiRateLimit, conditionalGET, s.idempotent)
 		r.Route("/organisations", func(r chi.Router) {
 			r.Get("/", orgs.ListOrganisations)
 			r.Post("/", orgs.CreateOrganisation)
@@ -409,19 +409,89 @@ func (s *Server) routes() http.Handler {
 
 // allowedMethods lists the methods the router takes at the request's path,
 // for the Allow header of a 405 (chi sets it only without a handler of our
-// own).
+// own). It walks the routes rather than asking chi's Find, which takes the
+// path a subrouter is mounted on (/api/organisations, /api/users/super)
+// for a route of every method.
 func allowedMethods(mux *chi.Mux, r *http.Request) string {
 	path := r.URL.RawPath
 	if path == "" {
 		path = r.URL.Path
 	}
+	set := map[string]bool{}
+	routedMethods(mux, "", path, set)
 	var allow []string
 	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-		if p := mux.Find(chi.NewRouteContext(), m, path); p != "" && !alwaysRefused[m+" "+p] {
+		if set[m] {
 			allow = append(allow, m)
 		}
 	}
 	return strings.Join(allow, ", ")
+}
+
+// routedMethods adds to set the methods of the routes under routes (mounted
+// at prefix) that match path, less the alwaysRefused ones. A subrouter
+// mounted at P serves P itself, P/ and everything below it.
+func routedMethods(routes chi.Routes, prefix, path string, set map[string]bool) {
+	for _, rt := range routes.Routes() {
+		if rt.SubRoutes != nil {
+			mount := strings.TrimSuffix(rt.Pattern, "/*")
+			if rest, ok := underMount(mount, path); ok {
+				routedMethods(rt.SubRoutes, prefix+mount, rest, set)
+			}
+			continue
+		}
+		if !patternMatches(rt.Pattern, path) {
+			continue
+		}
+		for m := range rt.Handlers {
+			if m == "*" {
+				for _, all := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+					set[all] = true
+				}
+				continue
+			}
+			if !alwaysRefused[m+" "+prefix+rt.Pattern] {
+				set[m] = true
+			}
+		}
+	}
+}
+
+// underMount reports whether path is at or below the mount point and, if
+// so, the path the subrouter sees ("/" for the mount point itself).
+func underMount(mount, path string) (string, bool) {
+	ms, ps := strings.Split(mount, "/"), strings.Split(path, "/")
+	if len(ps) < len(ms) {
+		return "", false
+	}
+	for i := range ms {
+		if !segmentMatches(ms[i], ps[i]) {
+			return "", false
+		}
+	}
+	return "/" + strings.Join(ps[len(ms):], "/"), true
+}
+
+// patternMatches matches a chi pattern ({param} segments, a final *)
+// against a path, segment by segment.
+func patternMatches(pattern, path string) bool {
+	ms, ps := strings.Split(pattern, "/"), strings.Split(path, "/")
+	for i, m := range ms {
+		if m == "*" && i == len(ms)-1 {
+			return len(ps) >= i
+		}
+		if i >= len(ps) || !segmentMatches(m, ps[i]) {
+			return false
+		}
+	}
+	return len(ps) == len(ms)
+}
+
+func segmentMatches(pattern, seg string) bool {
+	if strings.HasPrefix(pattern, "{") && strings.HasSuffix(pattern, "}") {
+		return seg != ""
+	}
+	return pattern == seg
 }
 
 // alwaysRefused are the routes whose handler answers 405 with its own
@@ -430,6 +500,25 @@ var alwaysRefused = map[string]bool{
 	"DELETE /api/users/super/{email}":                              true,
 	"DELETE /api/users/data-administrators/{email}":                true,
 	"DELETE /api/organisations/{orgID}/authority-claims/{claimID}": true,
+}
+
+// publicGETRoutes are the /api routes that take no credentials (GET only).
+var publicGETRoutes = []string{"/api/participants", "/api/releases", "/api/releases/{version}/openapi.yaml", "/api/keystore/ssa.jwks"}
+
+// publicOnlyGET answers another method on a public /api route with 405.
+// Such a request falls through to the /api group, which would otherwise
+// ask for a token that no method there needs.
+func publicOnlyGET(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, p := range publicGETRoutes {
+			if r.Method != http.MethodGet && patternMatches(p, r.URL.Path) {
+				w.Header().Set("Allow", http.MethodGet)
+				handlers.WriteError(w, r, handlers.CodeMethodNotAllowed.New(r.Method+" is not allowed on "+r.URL.Path+"."))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // noHardDelete answers DELETE on administrators: removal is Status Inactive.

@@ -775,6 +775,9 @@ type AuthorisationServerInput struct {
 	// Issuer checked against its discovery document (unreachable, mismatch and duplicate issuers are refused)
 	Issuer string `json:"Issuer"`
 
+	// OpenIDDiscoveryDocument optional: where the discovery document is, a URL that starts with the Issuer; left out, <Issuer>/.well-known/openid-configuration
+	OpenIDDiscoveryDocument *string `json:"OpenIDDiscoveryDocument,omitempty"`
+
 	// Status Withdrawn and Inactive name the same end state on input; output uses the deployment's vocabulary.
 	Status *AuthorisationServerStatus `json:"Status,omitempty"`
 

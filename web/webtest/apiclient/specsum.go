@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "a5a2cb882b56900218d3704b8beb1fd9e56ede68fdab54d7681c1579a8ca1148"
+const SpecSHA256 = "e476fa4389d177df49c92f0f4b5777f91699748bf598cb2d94964b48fcdbfbe4"
