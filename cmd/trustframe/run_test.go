@@ -154,6 +154,23 @@ func TestServeRefusesOutOfRangeValues(t *testing.T) {
 	}
 }
 
+// TestServeRefusesBadAddressesFirst: an --addr or --metrics-addr that is not
+// host:port, or a --base-url that is not http(s), is a usage error (exit 2)
+// naming the flag before anything is made. They stopped the start only
+// after the database (and, for --metrics-addr, the KEK, the signing keys
+// and the bootstrap Super User) had been made, with exit status 1.
+func TestServeRefusesBadAddressesFirst(t *testing.T) {
+	for _, args := range [][]string{
+		{"--metrics-addr", "bad"},
+		{"--metrics-addr", "127.0.0.1:notaport"},
+		{"--addr", "nonsense", "--dev-idp-allow-remote"},
+		{"--base-url", "ftp://directory.example.org", "--dev-idp-allow-remote"},
+		{"--base-url", "directory.example.org", "--oidc-issuer", "https://login.example.org", "--oidc-client-id", "tf"},
+	} {
+		refusedBeforeAnythingIsMade(t, []string{"serve", "--addr", "127.0.0.1:0"}, args)
+	}
+}
+
 // refusedBeforeAnythingIsMade runs cmd with a fresh --data-dir and args and
 // checks a usage error (exit 2) naming args[0], with no data directory
 // made. Its context is cancelled: a command that took the value stops at

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -277,6 +278,19 @@ func (f *serveFlags) check() (*bool, error) {
 			return nil, fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
+	if err := checkListenAddr("--addr", f.addr); err != nil {
+		return nil, err
+	}
+	if f.metricsAddr != "" {
+		if err := checkListenAddr("--metrics-addr", f.metricsAddr); err != nil {
+			return nil, err
+		}
+	}
+	if f.baseURL != "" {
+		if u, err := url.Parse(f.baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("%w: --base-url %q is not an http(s) URL (e.g. https://directory.example.org)", errUsage, f.baseURL)
+		}
+	}
 	if f.oidcIssuer == "" {
 		base := f.baseURL
 		if base == "" {
@@ -343,6 +357,20 @@ func (f *serveFlags) check() (*bool, error) {
 		return nil, fmt.Errorf("%w: --status-vocabulary: %v", errUsage, err)
 	}
 	return allowPrivate, nil
+}
+
+// checkListenAddr refuses an address net.Listen could never take: it must
+// be host:port (the host may be empty: every interface) with a port number
+// or service name.
+func checkListenAddr(name, addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = net.LookupPort("tcp", port)
+	}
+	if err != nil || port == "" {
+		return fmt.Errorf("%w: %s %q is not host:port (e.g. 127.0.0.1:8080, :8080)", errUsage, name, addr)
+	}
+	return nil
 }
 
 // checkBeforeStart checks everything before changing anything: the KEK
