@@ -294,6 +294,9 @@ func (d *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := d.refuseNewer(ctx, names); err != nil {
+		return err
+	}
 	applied := 0
 	for _, base := range names {
 		num, _, ok := strings.Cut(base, "_")
@@ -329,6 +332,40 @@ func (d *DB) migrate(ctx context.Context) error {
 		if err := vacuum(); err != nil {
 			return fmt.Errorf("store: vacuum after migrations: %w", err)
 		}
+	}
+	return nil
+}
+
+// ErrNewerDatabase is a database a newer release has migrated: it holds a
+// migration this binary does not know, so its schema is not the one the
+// code was written for.
+var ErrNewerDatabase = errors.New("store: the database is newer than this trustframe")
+
+// refuseNewer refuses a database whose last applied migration is past the
+// last one this binary embeds (names, in order), before anything is
+// applied or served.
+func (d *DB) refuseNewer(ctx context.Context, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	last := names[len(names)-1]
+	num, _, _ := strings.Cut(last, "_")
+	known, err := strconv.Atoi(num)
+	if err != nil {
+		return fmt.Errorf("store: migration %s: name must start with a number and _", last)
+	}
+	var version int64
+	var name string
+	err = d.db.QueryRowContext(ctx, `SELECT version, name FROM schema_migrations ORDER BY version DESC LIMIT 1`).Scan(&version, &name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store: migrations: %w", err)
+	}
+	if version > int64(known) {
+		return fmt.Errorf("%w: it is at migration %s, and this trustframe knows migrations up to %s: a newer release has used it; run that release (or a newer one), or restore a backup made before the upgrade",
+			ErrNewerDatabase, name, last)
 	}
 	return nil
 }
