@@ -42,7 +42,7 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	enabled := splitList(*algs)
 	for _, a := range enabled {
 		if !slices.Contains(ssa.AllAlgs, a) {
-			return fmt.Errorf("%w: unknown algorithm %q", errUsage, a)
+			return fmt.Errorf("%w: --ssa-signing-algs: unknown algorithm %q (known: %s)", errUsage, a, strings.Join(ssa.AllAlgs, ", "))
 		}
 	}
 	// Checked as serve checks them, before the database is opened.
@@ -54,6 +54,14 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	if *fedLifetime <= 0 {
 		return fmt.Errorf("%w: --federation-statement-lifetime must be more than 0", errUsage)
+	}
+	switch {
+	case *fed && sub == "retire":
+		return fmt.Errorf("%w: keys retire --federation: federation keys are not retired by hand: a replaced key stays published until what it signed has expired", errUsage)
+	case !*fed && sub == "rotate" && *alg != "" && !slices.Contains(ssa.AllAlgs, *alg):
+		return fmt.Errorf("%w: --alg must be one of %s", errUsage, strings.Join(ssa.AllAlgs, ", "))
+	case !*fed && sub == "retire" && *kid == "":
+		return fmt.Errorf("%w: --kid is required", errUsage)
 	}
 	db, err := openStore(ctx, *dataDir, *database)
 	if err != nil {
@@ -73,9 +81,6 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	actor := store.Audit{Actor: "cli"}
 	if *fed {
-		if sub == "retire" {
-			return fmt.Errorf("%w: federation keys are not retired by hand: a replaced key stays published until what it signed has expired", errUsage)
-		}
 		fk, err := federation.OpenKeyring(ctx, db, kek, *fedAlg, *fedLifetime)
 		if err != nil {
 			return fmt.Errorf("%w: %v", errUsage, err)
@@ -101,9 +106,6 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	case "rotate":
 		targets := enabled
 		if *alg != "" {
-			if !slices.Contains(ssa.AllAlgs, *alg) {
-				return fmt.Errorf("%w: --alg must be one of %s", errUsage, strings.Join(ssa.AllAlgs, ", "))
-			}
 			targets = []string{*alg}
 		}
 		for _, a := range targets {
@@ -114,9 +116,6 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 			fmt.Fprintf(stdout, "%s: new key %s signs from now on\n", a, jwk.Kid)
 		}
 	case "retire":
-		if *kid == "" {
-			return fmt.Errorf("%w: --kid is required", errUsage)
-		}
 		if err := kr.Retire(ctx, actor, *kid); err != nil {
 			return err
 		}

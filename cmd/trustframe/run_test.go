@@ -385,6 +385,22 @@ func TestMetricsOnAPrivateListener(t *testing.T) {
 	}
 }
 
+// A keys command line that cannot be carried out is refused before the
+// database, the KEK and the signing keys are made: retire without --kid,
+// an unknown --alg, retiring federation keys, and an unknown algorithm in
+// --ssa-signing-algs, which is named. Each was refused (exit 2) only after
+// a fresh data directory had been given a database, a KEK and keys.
+func TestKeysRefusesABadCommandLineFirst(t *testing.T) {
+	for _, c := range []struct{ cmd, args []string }{
+		{[]string{"keys", "retire"}, []string{"--kid", ""}},
+		{[]string{"keys", "rotate"}, []string{"--alg", "RS256"}},
+		{[]string{"keys", "retire"}, []string{"--federation", "--kid", "x"}},
+		{[]string{"keys", "list"}, []string{"--ssa-signing-algs", "PS256,FOO"}},
+	} {
+		refusedBeforeAnythingIsMade(t, c.cmd, c.args)
+	}
+}
+
 // keys refuses, as serve does, a value it cannot use, before it opens (or
 // makes) a database.
 func TestKeysRefusesOutOfRangeValuesFirst(t *testing.T) {
