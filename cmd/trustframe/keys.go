@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -116,7 +117,9 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 			fmt.Fprintf(stdout, "%s: new key %s signs from now on\n", a, jwk.Kid)
 		}
 	case "retire":
-		if err := kr.Retire(ctx, actor, *kid); err != nil {
+		if err := kr.Retire(ctx, actor, *kid); errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("no SSA signing key has kid %q: trustframe keys list shows them", *kid)
+		} else if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "key %s retired\n", *kid)

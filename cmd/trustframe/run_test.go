@@ -401,6 +401,20 @@ func TestKeysRefusesABadCommandLineFirst(t *testing.T) {
 	}
 }
 
+// keys retire of a kid the database does not hold names the kid and where
+// to find the right one; it said "store: not found".
+func TestKeysRetireUnknownKid(t *testing.T) {
+	dir := t.TempDir()
+	var errb bytes.Buffer
+	if err := run(context.Background(), []string{"keys", "list", "--data-dir", dir}, func(string) string { return "" }, nil, &bytes.Buffer{}, &errb); err != nil {
+		t.Fatal(err)
+	}
+	err := run(context.Background(), []string{"keys", "retire", "--data-dir", dir, "--kid", "no-such-kid"}, func(string) string { return "" }, nil, &bytes.Buffer{}, &errb)
+	if exitCode(err) != 1 || !strings.Contains(err.Error(), `"no-such-kid"`) || !strings.Contains(err.Error(), "keys list") {
+		t.Fatalf("exit %d: %v", exitCode(err), err)
+	}
+}
+
 // keys refuses, as serve does, a value it cannot use, before it opens (or
 // makes) a database.
 func TestKeysRefusesOutOfRangeValuesFirst(t *testing.T) {
