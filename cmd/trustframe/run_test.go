@@ -296,6 +296,21 @@ func TestBackupWhileServing(t *testing.T) {
 	}
 }
 
+// backup --to a file in a directory that does not exist is refused
+// (exit 2) naming the directory, before the database is opened; it was
+// SQLite's "unable to open database file ... (14)" with exit status 1.
+func TestBackupToAMissingDirectory(t *testing.T) {
+	dataDir := t.TempDir()
+	if err := run(context.Background(), []string{"migrate", "--data-dir", dataDir}, func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "backups")
+	err := run(context.Background(), []string{"backup", "--data-dir", dataDir, "--to", filepath.Join(missing, "copy.db")}, func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), missing+" does not exist") {
+		t.Fatalf("exit %d: %v", exitCode(err), err)
+	}
+}
+
 func TestEscapePath(t *testing.T) {
 	for in, want := range map[string]string{
 		"/users/super/ops#1@example.com":       "/users/super/ops%231@example.com",
