@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -189,15 +190,44 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...Option
 	}
 	if err != nil {
 		sqldb.Close()
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, readOnly(fmt.Errorf("store: open %s: %w", path, err), path)
 	}
 	d := &DB{db: sqldb, now: now}
 	if err := d.migrate(ctx); err != nil {
 		sqldb.Close()
-		return nil, err
+		return nil, readOnly(err, path)
+	}
+	if err := d.checkWritable(ctx); err != nil {
+		sqldb.Close()
+		return nil, readOnly(fmt.Errorf("store: open %s: %w", path, err), path)
 	}
 	d.prepareInTx(ctx)
 	return d, nil
+}
+
+// checkWritable writes a row and rolls it back: SQLite opens a file its
+// user may not write read-only, without an error, and only the first
+// write would fail.
+func (d *DB) checkWritable(ctx context.Context) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	_, err = tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (-1, 'write check', '')`)
+	return err
+}
+
+// readOnly says what to do when err is SQLite's refusal to write path (a
+// read-only file, or a directory where it cannot make its -wal and -shm
+// files); any other error is returned as it is.
+func readOnly(err error, path string) error {
+	var se *sqlite.Error
+	if !errors.As(err, &se) || se.Code()&0xff != 8 { // SQLITE_READONLY
+		return err
+	}
+	return fmt.Errorf("%w: the user running trustframe cannot write it; make %s, its -wal and -shm files and the directory %s writable by that user",
+		err, filepath.Base(path), filepath.Dir(path))
 }
 
 // prepareInTx prepares the statements that run inside write transactions
