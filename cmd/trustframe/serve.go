@@ -251,6 +251,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
+	_ = logw.Flush() // before anything the shutdown prints or logs
 	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if ms != nil {
