@@ -145,7 +145,7 @@ func doctorKeys(ctx context.Context, r *doctorReport, f *serveFlags, db *store.D
 	case err != nil:
 		r.fail("key-encryption key", "%v", err)
 	case sealed != nil && !kek.Matches(sealed):
-		r.fail("key-encryption key", "%s is not the KEK this database's keys were sealed with", kekPath)
+		r.fail("key-encryption key", "%s is not the KEK this database's keys were sealed with: put back the KEK file it was created with, or point --kek-file at it", kekPath)
 	default:
 		r.ok("key-encryption key", "%s opens this database's keys", kekPath)
 		if st, err := os.Stat(kekPath); err == nil && st.Mode().Perm()&0o077 != 0 {

@@ -134,3 +134,18 @@ func TestNewerDatabaseIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// doctor's failure for another KEK says what to do, as serve's refusal
+// does; it only said that the file was not the right one.
+func TestDoctorAnotherKEKSaysWhatToDo(t *testing.T) {
+	dataDir := filepath.Join(t.TempDir(), "data")
+	if err := run(context.Background(), []string{"keys", "list", "--data-dir", dataDir}, func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "other.key")
+	os.WriteFile(other, []byte(strings.Repeat("ab", 32)+"\n"), 0o600)
+	out, err := runDoctor("--data-dir", dataDir, "--kek-file", other)
+	if exitCode(err) != 1 || !strings.Contains(out, "FAIL  key-encryption key") || !strings.Contains(out, "--kek-file") || !strings.Contains(out, "created with") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
