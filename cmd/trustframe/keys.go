@@ -19,14 +19,15 @@ import (
 
 // cmdKeys manages the SSA signing keys offline: list, rotate, retire.
 func cmdKeys(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && asksForHelp(args[:1]) {
-		return &helpRequested{commandUsage(flag.NewFlagSet("keys", flag.ContinueOnError))}
-	}
-	if len(args) == 0 || (args[0] != "list" && args[0] != "rotate" && args[0] != "retire") {
+	help := len(args) > 0 && asksForHelp(args[:1])
+	if !help && (len(args) == 0 || (args[0] != "list" && args[0] != "rotate" && args[0] != "retire")) {
 		return fmt.Errorf("%w: trustframe keys list|rotate [--alg ALG]|retire --kid KID", errUsage)
 	}
 	sub := args[0]
 	fs := flag.NewFlagSet("keys "+sub, flag.ContinueOnError)
+	if help { // keys --help: the flags every subcommand takes
+		fs = flag.NewFlagSet("keys", flag.ContinueOnError)
+	}
 	dataDir := fs.String("data-dir", "./trustframe-data", "directory of the database")
 	database := fs.String("database", "", databaseUsage)
 	kekFile := fs.String("kek-file", "", "key-encryption key (default <data-dir>/kek.key)")
@@ -37,6 +38,9 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	fed := fs.Bool("federation", false, "rotate or list the directory's federation signing keys instead (docs/design.md §13)")
 	fedAlg := fs.String("federation-signing-alg", "ES256", "algorithm of new federation keys")
 	fedLifetime := fs.Duration("federation-statement-lifetime", 24*time.Hour, "lifetime of federation statements")
+	if help {
+		return &helpRequested{commandUsage(fs)}
+	}
 	if err := parseFlags(fs, args[1:], getenv, stderr); err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func TestEverySubcommandHelp(t *testing.T) {
 			if !strings.HasPrefix(help, "Usage: trustframe "+c.name) || !strings.Contains(help, c.summary) {
 				t.Errorf("%s %s: help %q", c.name, flagName, help)
 			}
-			if c.name != "version" && c.name != "keys" && !strings.Contains(help, "(env TRUSTFRAME_") {
+			if c.name != "version" && !strings.Contains(help, "(env TRUSTFRAME_") {
 				t.Errorf("%s %s: no flags with env twins in %q", c.name, flagName, help)
 			}
 		}
