@@ -17,7 +17,8 @@ import (
 	"github.com/trustframe/trustframe/store"
 )
 
-// cmdKeys manages the SSA signing keys offline: list, rotate, retire.
+// cmdKeys manages the SSA signing keys without the API (also while serve
+// runs): list, rotate, retire.
 func cmdKeys(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	help := len(args) > 0 && asksForHelp(args[:1])
 	if !help && (len(args) == 0 || (args[0] != "list" && args[0] != "rotate" && args[0] != "retire")) {
