@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 )
 
 var version = "0.1.0-dev"
@@ -197,6 +199,11 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string, std
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, commandUsage(fs)) }
 	if err := fs.Parse(args); err != nil {
+		if m := badFlagValue.FindStringSubmatch(err.Error()); m != nil {
+			if f := fs.Lookup(m[2]); f != nil {
+				return fmt.Errorf("%w: --%s %s: %s", errUsage, f.Name, m[1], wants(f))
+			}
+		}
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if fs.NArg() > 0 {
@@ -211,11 +218,30 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string, std
 		}
 		if v := getenv(envName(f.Name)); v != "" {
 			if e := f.Value.Set(v); e != nil {
-				err = fmt.Errorf("%w: %s=%q: %v", errUsage, envName(f.Name), v, e)
+				err = fmt.Errorf("%w: %s=%q (--%s): %s", errUsage, envName(f.Name), v, f.Name, wants(f))
 			}
 		}
 	})
 	return err
+}
+
+// badFlagValue matches the flag package's refusal of a value: the quoted
+// value and the flag's name.
+var badFlagValue = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-(\S+): `)
+
+// wants says what kind of value a flag takes, for a value it refused.
+func wants(f *flag.Flag) string {
+	if g, ok := f.Value.(flag.Getter); ok {
+		switch g.Get().(type) {
+		case bool:
+			return "want true or false"
+		case int, int64, uint, uint64:
+			return "want a whole number"
+		case time.Duration:
+			return "want a duration such as 60s, 5m or 24h"
+		}
+	}
+	return "not a value it takes"
 }
 
 // versionLine is what `trustframe version` prints: the release, the module

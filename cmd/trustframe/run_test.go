@@ -441,3 +441,39 @@ func TestKeysRefusesOutOfRangeValuesFirst(t *testing.T) {
 		refusedBeforeAnythingIsMade(t, []string{"keys", "rotate"}, args)
 	}
 }
+
+// A flag value of the wrong kind, on the command line or in its
+// environment twin, is refused (exit 2) naming the flag as --name and
+// the kind of value it wants; both said only "parse error" (the command
+// line as "-rate-limit").
+func TestFlagValueOfTheWrongKindSaysWhatItWants(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want []string
+	}{
+		{args: []string{"--rate-limit", "abc"}, want: []string{`--rate-limit "abc"`, "whole number"}},
+		{args: []string{"--dpop-window", "5"}, want: []string{`--dpop-window "5"`, "duration", "60s"}},
+		{args: []string{"--dpop-nonce=maybe"}, want: []string{`--dpop-nonce "maybe"`, "true or false"}},
+		{env: map[string]string{"TRUSTFRAME_RATE_LIMIT": "abc"}, want: []string{`TRUSTFRAME_RATE_LIMIT="abc"`, "--rate-limit", "whole number"}},
+		{env: map[string]string{"TRUSTFRAME_WEBHOOK_TIMEOUT": "10"}, want: []string{`TRUSTFRAME_WEBHOOK_TIMEOUT="10"`, "--webhook-timeout", "duration"}},
+		{env: map[string]string{"TRUSTFRAME_DPOP_NONCE": "yes please"}, want: []string{"--dpop-nonce", "true or false"}},
+	} {
+		dir := t.TempDir() + "/data"
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		err := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, c.args...), func(k string) string { return c.env[k] }, nil, &bytes.Buffer{}, io.Discard)
+		if exitCode(err) != 2 {
+			t.Errorf("%v %v: exit %d: %v", c.args, c.env, exitCode(err), err)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v %v: %q lacks %q", c.args, c.env, err, w)
+			}
+		}
+		if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
+			t.Errorf("%v %v: the data directory was made", c.args, c.env)
+		}
+	}
+}
