@@ -199,12 +199,7 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string, std
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, commandUsage(fs)) }
 	if err := fs.Parse(args); err != nil {
-		if m := badFlagValue.FindStringSubmatch(err.Error()); m != nil {
-			if f := fs.Lookup(m[2]); f != nil {
-				return fmt.Errorf("%w: --%s %s: %s", errUsage, f.Name, m[1], wants(f))
-			}
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return parseError(fs, err)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
@@ -228,6 +223,17 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string, std
 // badFlagValue matches the flag package's refusal of a value: the quoted
 // value and the flag's name.
 var badFlagValue = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-(\S+): `)
+
+// parseError is the usage error for fs.Parse's err: a refused value names
+// the flag and the kind of value it wants.
+func parseError(fs *flag.FlagSet, err error) error {
+	if m := badFlagValue.FindStringSubmatch(err.Error()); m != nil {
+		if f := fs.Lookup(m[2]); f != nil {
+			return fmt.Errorf("%w: --%s %s: %s", errUsage, f.Name, m[1], wants(f))
+		}
+	}
+	return fmt.Errorf("%w: %v", errUsage, err)
+}
 
 // wants says what kind of value a flag takes, for a value it refused.
 func wants(f *flag.Flag) string {

@@ -459,6 +459,12 @@ func TestFlagValueOfTheWrongKindSaysWhatItWants(t *testing.T) {
 		{env: map[string]string{"TRUSTFRAME_WEBHOOK_TIMEOUT": "10"}, want: []string{`TRUSTFRAME_WEBHOOK_TIMEOUT="10"`, "--webhook-timeout", "duration"}},
 		{env: map[string]string{"TRUSTFRAME_DPOP_NONCE": "yes please"}, want: []string{"--dpop-nonce", "true or false"}},
 	} {
+		if c.args == nil { // the same through the commands that take flags among their arguments
+			err := run(context.Background(), []string{"load", "--requests", "x", "/users/super"}, func(string) string { return "" }, nil, &bytes.Buffer{}, io.Discard)
+			if exitCode(err) != 2 || !strings.Contains(err.Error(), `--requests "x": want a whole number`) {
+				t.Errorf("load --requests x: exit %d: %v", exitCode(err), err)
+			}
+		}
 		dir := t.TempDir() + "/data"
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
