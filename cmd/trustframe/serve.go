@@ -215,6 +215,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	hs.RegisterOnShutdown(srv.Stopping) // long polls end at once
 	go purgeSessions(ctx, db, log)
 	go sendExpiryNotices(ctx, srv, log)
 	hooksDone := make(chan struct{})

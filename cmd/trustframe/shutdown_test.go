@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// A stop (SIGTERM) while a client long-polls the change feed answers the
+// poll at once, empty with its cursor (the client asks again), and serve
+// exits 0 promptly. The poll held the shutdown for its 15 seconds, serve
+// then exited 1 with "shutdown: context deadline exceeded", and the client
+// got its connection cut.
+func TestServeStopAnswersLongPolls(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	both := &lockedBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, func(string) string { return "" }, strings.NewReader(""), both, io.Discard)
+	}()
+	var base string
+	for i := 0; base == ""; i++ {
+		if i > 500 {
+			t.Fatalf("the program never said where it listens:\n%s", both.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+		if _, rest, ok := strings.Cut(both.String(), "listening on "); ok {
+			base, _, _ = strings.Cut(rest, "\n")
+		}
+	}
+	tok := webtest.Token(t, base, "admin@example.com", nil).AccessToken
+	get := func(query string) (*http.Response, map[string]any, error) {
+		req, _ := http.NewRequest("GET", base+"/api/changes?"+query, nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer resp.Body.Close()
+		var page map[string]any
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		return resp, page, err
+	}
+	_, head, err := get("after=now")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cursor, _ := head["nextCursor"].(string)
+	type answer struct {
+		status int
+		page   map[string]any
+		err    error
+	}
+	polled := make(chan answer, 1)
+	go func() {
+		resp, page, err := get("wait=60&after=" + url.QueryEscape(cursor))
+		a := answer{page: page, err: err}
+		if resp != nil {
+			a.status = resp.StatusCode
+		}
+		polled <- a
+	}()
+	time.Sleep(500 * time.Millisecond) // the poll is waiting
+	t0 := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if took := time.Since(t0); took > 5*time.Second {
+		t.Errorf("the stop took %s", took)
+	}
+	a := <-polled
+	if a.err != nil || a.status != 200 || a.page["nextCursor"] != cursor {
+		t.Fatalf("the long poll: %d %v %v", a.status, a.page, a.err)
+	}
+}
