@@ -255,10 +255,14 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	_ = logw.Flush() // before anything the shutdown prints or logs
 	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
+	// The public listener first: it stops taking requests at once and
+	// finishes those in flight. The private one is closed after it, without
+	// waiting for a profile or trace being taken (of a process that stops).
+	err = hs.Shutdown(sctx)
 	if ms != nil {
-		_ = ms.Shutdown(sctx)
+		_ = ms.Close()
 	}
-	if err := hs.Shutdown(sctx); err != nil {
+	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	<-hooksDone // an attempt in flight is abandoned; its lease runs out

@@ -87,3 +87,47 @@ func TestServeStopAnswersLongPolls(t *testing.T) {
 		t.Fatalf("the long poll: %d %v %v", a.status, a.page, a.err)
 	}
 }
+
+// A stop while a profile is being taken on the metrics listener (a 30 s
+// CPU profile) does not wait for it: the public listener is drained and
+// closed first, then the private one. The profile held the stop for 15
+// seconds, during which the public listener still took new requests.
+func TestServeStopDoesNotWaitForAProfile(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	both := &lockedBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, func(string) string { return "" }, strings.NewReader(""), both, io.Discard)
+	}()
+	var metrics string
+	for i := 0; metrics == "" || !strings.Contains(both.String(), "listening on"); i++ {
+		if i > 500 {
+			t.Fatalf("the program never said where it listens:\n%s", both.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+		if _, rest, ok := strings.Cut(both.String(), "metrics on "); ok {
+			metrics, _, _ = strings.Cut(rest, "/metrics")
+		}
+	}
+	go func() {
+		if resp, err := http.Get(metrics + "/debug/pprof/profile?seconds=30"); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	time.Sleep(500 * time.Millisecond) // the profile is being taken
+	t0 := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if took := time.Since(t0); took > 5*time.Second {
+		t.Fatalf("the stop took %s", took)
+	}
+}
