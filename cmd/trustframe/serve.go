@@ -235,10 +235,11 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	log.Info("listening", "listen", ln.Addr().String(), "base_url", baseURL)
 	_ = logw.Flush()
 	fmt.Fprintf(stdout, "trustframe %s is listening on %s\n", version, baseURL)
+	home := strings.TrimRight(baseURL, "/") + "/"
 	if srv.DevIdP() {
-		fmt.Fprintf(stdout, "Open %s/ and sign in as %s with the development identity provider.\n", baseURL, f.bootstrap)
+		fmt.Fprintf(stdout, "Open %s and sign in as %s with the development identity provider.\n", home, f.bootstrap)
 	} else {
-		fmt.Fprintf(stdout, "Open %s/ and sign in with %s.\n", baseURL, f.oidcIssuer)
+		fmt.Fprintf(stdout, "Open %s and sign in with %s.\n", home, f.oidcIssuer)
 	}
 
 	errc := make(chan error, 1)

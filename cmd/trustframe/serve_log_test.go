@@ -97,3 +97,25 @@ func TestServeSaysShuttingDownBeforeStopped(t *testing.T) {
 		t.Fatalf("\"shutting down\" at %d, \"trustframe stopped\" at %d:\n%s", down, stopped, out)
 	}
 }
+
+// A --base-url given with its trailing slash is printed without a doubled
+// one: "Open http://127.0.0.1:8080// and sign in" was printed.
+func TestServePrintsTheBaseURLOnce(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	both := &lockedBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--base-url", "http://127.0.0.1:8080/", "--data-dir", t.TempDir()}, func(string) string { return "" }, strings.NewReader(""), both, io.Discard)
+	}()
+	for i := 0; !strings.Contains(both.String(), "sign in as"); i++ {
+		if i > 500 {
+			t.Fatalf("the program never said where to sign in:\n%s", both.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if out := both.String(); strings.Contains(out, "8080//") || !strings.Contains(out, "Open http://127.0.0.1:8080/ and sign in") {
+		t.Fatalf("%s", out)
+	}
+}
