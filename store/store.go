@@ -57,6 +57,7 @@ type DB struct {
 	engine Engine
 	// lockTimeout is the busy timeout on PostgreSQL, as its lock_timeout.
 	lockTimeout string
+	path        string // the SQLite file, for messages
 	now         func() time.Time
 	lists       listCache
 	stmts       sync.Map     // query text -> *sql.Stmt, for the hot paths
@@ -192,30 +193,32 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...Option
 		sqldb.Close()
 		return nil, readOnly(fmt.Errorf("store: open %s: %w", path, err), path)
 	}
-	d := &DB{db: sqldb, now: now}
+	d := &DB{db: sqldb, now: now, path: path}
 	if err := d.migrate(ctx); err != nil {
 		sqldb.Close()
 		return nil, readOnly(err, path)
-	}
-	if err := d.checkWritable(ctx); err != nil {
-		sqldb.Close()
-		return nil, readOnly(fmt.Errorf("store: open %s: %w", path, err), path)
 	}
 	d.prepareInTx(ctx)
 	return d, nil
 }
 
-// checkWritable writes a row and rolls it back: SQLite opens a file its
+// CheckWritable writes a row and rolls it back: SQLite opens a file its
 // user may not write read-only, without an error, and only the first
-// write would fail.
-func (d *DB) checkWritable(ctx context.Context) error {
+// write would fail. serve and doctor call it; commands that only read
+// (backup, copy-database's source) do not need it.
+func (d *DB) CheckWritable(ctx context.Context) error {
+	if d.engine == Postgres {
+		return nil
+	}
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	_, err = tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (-1, 'write check', '')`)
-	return err
+	if _, err = tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (-1, 'write check', '')`); err != nil {
+		return readOnly(fmt.Errorf("store: %w", err), d.path)
+	}
+	return nil
 }
 
 // readOnly says what to do when err is SQLite's refusal to write path (a

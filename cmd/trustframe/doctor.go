@@ -116,6 +116,11 @@ func doctorDatabase(ctx context.Context, r *doctorReport, f *serveFlags) (*store
 		r.fail("database", "%s does not open: %v", shownDatabase(path), err)
 		return nil, &exitError{code: 1, err: errors.New("the deployment has problems")}
 	}
+	if err := db.CheckWritable(ctx); err != nil {
+		db.Close()
+		r.fail("database", "%s does not take writes: %v", shownDatabase(path), err)
+		return nil, &exitError{code: 1, err: errors.New("the deployment has problems")}
+	}
 	if err := db.IntegrityCheck(ctx); err != nil {
 		r.fail("database", "%v", err)
 	} else if names, err := db.Migrations(ctx); err == nil && len(names) > 0 {

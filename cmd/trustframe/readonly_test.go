@@ -113,6 +113,13 @@ func TestReadOnlyDatabaseIsNamed(t *testing.T) {
 			if code != 1 || strings.Contains(out, "listening") || !strings.Contains(out, "writable") {
 				t.Fatalf("serve: exit %d\n%s", code, out)
 			}
+			if c.dir == 0o700 {
+				// What only reads still works on it: a backup.
+				out, code = runAsAnotherUser(t, "backup", "--data-dir", dataDir, "--to", filepath.Join(dataDir, "copy.db"))
+				if code != 0 {
+					t.Fatalf("backup of a read-only database: exit %d\n%s", code, out)
+				}
+			}
 		})
 	}
 }

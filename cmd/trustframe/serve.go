@@ -385,6 +385,9 @@ func checkListenAddr(name, addr string) error {
 // start); it returns the KEK's path. The bootstrap Super User is made only
 // once the server is built.
 func (f *serveFlags) checkBeforeStart(ctx context.Context, db *store.DB, log *slog.Logger) (string, error) {
+	if err := db.CheckWritable(ctx); err != nil {
+		return "", err
+	}
 	kekPath := f.kekFile
 	if kekPath == "" {
 		kekPath = filepath.Join(f.dataDir, "kek.key")
