@@ -155,8 +155,10 @@ func TestServeRefusesOutOfRangeValues(t *testing.T) {
 }
 
 // TestServeRefusesBadAddressesFirst: an --addr or --metrics-addr that is not
-// host:port, or a --base-url that is not http(s), is a usage error (exit 2)
-// naming the flag before anything is made. They stopped the start only
+// host:port, a --base-url that is not http(s), or a --federation-entity-id
+// that is not an http(s) URL without query or fragment (OpenID Federation's
+// entity identifier) is a usage error (exit 2) naming the flag before
+// anything is made; the entity ID was taken and published as it was. They stopped the start only
 // after the database (and, for --metrics-addr, the KEK, the signing keys
 // and the bootstrap Super User) had been made, with exit status 1.
 func TestServeRefusesBadAddressesFirst(t *testing.T) {
@@ -166,6 +168,9 @@ func TestServeRefusesBadAddressesFirst(t *testing.T) {
 		{"--addr", "nonsense", "--dev-idp-allow-remote"},
 		{"--base-url", "ftp://directory.example.org", "--dev-idp-allow-remote"},
 		{"--base-url", "directory.example.org", "--oidc-issuer", "https://login.example.org", "--oidc-client-id", "tf"},
+		{"--federation-entity-id", "https://directory.example.org/#anchor"},
+		{"--federation-entity-id", "https://directory.example.org/?x=1"},
+		{"--federation-entity-id", "directory.example.org"},
 	} {
 		refusedBeforeAnythingIsMade(t, []string{"serve", "--addr", "127.0.0.1:0"}, args)
 	}
