@@ -24,6 +24,9 @@ func TestHelperRunProcess(t *testing.T) {
 		t.Skip("only run as a child process of runAsAnotherUser")
 	}
 	ctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	if os.Getenv("TRUSTFRAME_HELPER_SIGNALS") != "" { // as main: stopped by signals
+		ctx, stop = signalContext()
+	}
 	defer stop()
 	if err := run(ctx, strings.Split(args, "\x1f"), func(string) string { return "" }, strings.NewReader(""), os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "trustframe:", err)

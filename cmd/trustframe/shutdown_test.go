@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -129,5 +133,64 @@ func TestServeStopDoesNotWaitForAProfile(t *testing.T) {
 	}
 	if took := time.Since(t0); took > 5*time.Second {
 		t.Fatalf("the stop took %s", took)
+	}
+}
+
+// A second SIGTERM (or Ctrl-C) while serve waits for requests in flight
+// ends the process at once; the first starts the graceful stop. The second
+// was caught and ignored: the operator had to wait out the drain or use
+// SIGKILL.
+func TestSecondSignalStopsAtOnce(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperRunProcess$")
+	cmd.Env = append(os.Environ(), "TRUSTFRAME_HELPER_SIGNALS=1",
+		"TRUSTFRAME_HELPER_RUN_ARGS="+strings.Join([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, "\x1f"))
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	var addr string
+	for i := 0; addr == ""; i++ {
+		if i > 500 {
+			t.Fatalf("the program never said where it listens:\n%s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+		if _, rest, ok := strings.Cut(out.String(), "listening on http://"); ok {
+			addr, _, _ = strings.Cut(rest, "\n")
+		}
+	}
+	// A request in flight: its headers begun, never finished (the drain
+	// waits for it until the 10 s header timeout).
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.Write([]byte("GET /healthz HTTP/1.1\r\nHost: x\r\n"))
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	for i := 0; !strings.Contains(out.String(), "shutting down"); i++ {
+		if i > 250 {
+			t.Fatalf("no graceful stop began:\n%s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	select {
+	case <-exited:
+		t.Fatalf("the first signal did not wait for the request in flight:\n%s", out.String())
+	default:
+	}
+	t0 := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the process did not end")
+	}
+	if took := time.Since(t0); took > 3*time.Second {
+		t.Fatalf("the second signal took %s to end the process", took)
 	}
 }
