@@ -157,8 +157,10 @@ func TestServeRefusesOutOfRangeValues(t *testing.T) {
 // TestServeRefusesBadAddressesFirst: an --addr or --metrics-addr that is not
 // host:port, a --base-url that is not http(s), or a --federation-entity-id
 // that is not an http(s) URL without query or fragment (OpenID Federation's
-// entity identifier) is a usage error (exit 2) naming the flag before
-// anything is made; the entity ID was taken and published as it was. They stopped the start only
+// entity identifier), or a --kek-file in a directory that does not exist,
+// is a usage error (exit 2) naming the flag before anything is made; the
+// entity ID was taken and published as it was, and the KEK's directory
+// was found missing only after the database had been made. They stopped the start only
 // after the database (and, for --metrics-addr, the KEK, the signing keys
 // and the bootstrap Super User) had been made, with exit status 1.
 func TestServeRefusesBadAddressesFirst(t *testing.T) {
@@ -171,6 +173,7 @@ func TestServeRefusesBadAddressesFirst(t *testing.T) {
 		{"--federation-entity-id", "https://directory.example.org/#anchor"},
 		{"--federation-entity-id", "https://directory.example.org/?x=1"},
 		{"--federation-entity-id", "directory.example.org"},
+		{"--kek-file", filepath.Join(t.TempDir(), "missing", "kek.key")},
 	} {
 		refusedBeforeAnythingIsMade(t, []string{"serve", "--addr", "127.0.0.1:0"}, args)
 	}

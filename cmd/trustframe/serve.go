@@ -298,6 +298,11 @@ func (f *serveFlags) check() (*bool, error) {
 			return nil, fmt.Errorf("%w: --base-url %q is not an http(s) URL (e.g. https://directory.example.org)", errUsage, f.baseURL)
 		}
 	}
+	if f.kekFile != "" {
+		if st, err := os.Stat(filepath.Dir(f.kekFile)); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("%w: --kek-file %s: the directory %s does not exist", errUsage, f.kekFile, filepath.Dir(f.kekFile))
+		}
+	}
 	if f.fedEntityID != "" {
 		if u, err := url.Parse(f.fedEntityID); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 			return nil, fmt.Errorf("%w: --federation-entity-id %q must be an https URL without query or fragment (default: the base URL)", errUsage, f.fedEntityID)
