@@ -28,6 +28,10 @@ type Changes struct {
 	// commit of this process woke it (changes committed by another
 	// instance on the same database); default 1 s.
 	Poll time.Duration
+	// Stopping is closed when the server begins to shut down: a long poll
+	// then ends at once, empty with its cursor, so that the shutdown does
+	// not wait for it (the client asks again).
+	Stopping <-chan struct{}
 }
 
 // Limits of the change feed's parameters.
@@ -150,6 +154,9 @@ func (h *Changes) wait(ctx context.Context, after int64, limit int, d time.Durat
 			t.Stop()
 			return nil, ctx.Err()
 		case <-deadline.C:
+			t.Stop()
+			return nil, nil
+		case <-h.Stopping:
 			t.Stop()
 			return nil, nil
 		case <-commit:

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,6 +57,7 @@ type DB struct {
 	engine Engine
 	// lockTimeout is the busy timeout on PostgreSQL, as its lock_timeout.
 	lockTimeout string
+	path        string // the SQLite file, for messages
 	now         func() time.Time
 	lists       listCache
 	stmts       sync.Map     // query text -> *sql.Stmt, for the hot paths
@@ -199,15 +201,46 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...Option
 	}
 	if err != nil {
 		sqldb.Close()
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, readOnly(fmt.Errorf("store: open %s: %w", path, err), path)
 	}
-	d := &DB{db: sqldb, now: now}
+	d := &DB{db: sqldb, now: now, path: path}
 	if err := d.migrate(ctx); err != nil {
 		sqldb.Close()
-		return nil, err
+		return nil, readOnly(err, path)
 	}
 	d.prepareInTx(ctx)
 	return d, nil
+}
+
+// CheckWritable writes a row and rolls it back: SQLite opens a file its
+// user may not write read-only, without an error, and only the first
+// write would fail. serve and doctor call it; commands that only read
+// (backup, copy-database's source) do not need it.
+func (d *DB) CheckWritable(ctx context.Context) error {
+	if d.engine == Postgres {
+		return nil
+	}
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err = tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (-1, 'write check', '')`); err != nil {
+		return readOnly(fmt.Errorf("store: %w", err), d.path)
+	}
+	return nil
+}
+
+// readOnly says what to do when err is SQLite's refusal to write path (a
+// read-only file, or a directory where it cannot make its -wal and -shm
+// files); any other error is returned as it is.
+func readOnly(err error, path string) error {
+	var se *sqlite.Error
+	if !errors.As(err, &se) || se.Code()&0xff != 8 { // SQLITE_READONLY
+		return err
+	}
+	return fmt.Errorf("%w: the user running trustframe cannot write it; make %s, its -wal and -shm files and the directory %s writable by that user",
+		err, filepath.Base(path), filepath.Dir(path))
 }
 
 // prepareInTx prepares the statements that run inside write transactions
@@ -304,6 +337,9 @@ func (d *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := d.refuseNewer(ctx, names); err != nil {
+		return err
+	}
 	applied := 0
 	for _, base := range names {
 		num, _, ok := strings.Cut(base, "_")
@@ -339,6 +375,40 @@ func (d *DB) migrate(ctx context.Context) error {
 		if err := vacuum(); err != nil {
 			return fmt.Errorf("store: vacuum after migrations: %w", err)
 		}
+	}
+	return nil
+}
+
+// ErrNewerDatabase is a database a newer release has migrated: it holds a
+// migration this binary does not know, so its schema is not the one the
+// code was written for.
+var ErrNewerDatabase = errors.New("store: the database is newer than this trustframe")
+
+// refuseNewer refuses a database whose last applied migration is past the
+// last one this binary embeds (names, in order), before anything is
+// applied or served.
+func (d *DB) refuseNewer(ctx context.Context, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	last := names[len(names)-1]
+	num, _, _ := strings.Cut(last, "_")
+	known, err := strconv.Atoi(num)
+	if err != nil {
+		return fmt.Errorf("store: migration %s: name must start with a number and _", last)
+	}
+	var version int64
+	var name string
+	err = d.db.QueryRowContext(ctx, `SELECT version, name FROM schema_migrations ORDER BY version DESC LIMIT 1`).Scan(&version, &name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store: migrations: %w", err)
+	}
+	if version > int64(known) {
+		return fmt.Errorf("%w: it is at migration %s, and this trustframe knows migrations up to %s: a newer release has used it; run that release (or a newer one), or restore a backup made before the upgrade",
+			ErrNewerDatabase, name, last)
 	}
 	return nil
 }

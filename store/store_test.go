@@ -25,6 +25,29 @@ func open(t *testing.T) *store.DB {
 	return db
 }
 
+// A database a newer release has migrated (a migration past this
+// binary's last) is refused at open on either engine, before anything is
+// applied, naming the migration (docs/decisions.md).
+func TestOpenRefusesANewerDatabase(t *testing.T) {
+	path := storetest.Path(t)
+	ctx := context.Background()
+	db, err := store.Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (9999, '9999_later.sql', '2030-01-01T00:00:00Z')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db, err = store.Open(ctx, path, nil)
+	if err == nil {
+		db.Close()
+	}
+	if !errors.Is(err, store.ErrNewerDatabase) || !strings.Contains(err.Error(), "9999_later.sql") {
+		t.Fatalf("open: %v", err)
+	}
+}
+
 func TestMigrationsFromEmptyAndIdempotent(t *testing.T) {
 	path := storetest.Path(t)
 	ctx := context.Background()

@@ -26,7 +26,7 @@ func CheckSMTPURL(raw string) error {
 }
 
 func newSMTPMailer(raw string) (*smtpMailer, error) {
-	const want = "want smtp://[user:password@]host[:port][?from=address]"
+	const want = "want smtp://host[:port][?from=address], with user:password@ before the host to sign in"
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil:

@@ -40,7 +40,7 @@ func (s *Server) routes() http.Handler {
 	pages := &handlers.Pages{Base: base, Store: s.db, Now: s.cfg.Now}
 	domains := &handlers.Domains{Base: base, Store: s.db}
 	claims := &handlers.Claims{Base: base, Org: org, Store: s.db}
-	changes := &handlers.Changes{Base: base, Store: s.db}
+	changes := &handlers.Changes{Base: base, Store: s.db, Stopping: s.stopping}
 	hooks := &handlers.Webhooks{Base: base, Store: s.db, AllowPrivate: s.cfg.AllowPrivateWebhookURLs,
 		SealSecret: func(id string, key []byte) []byte { return s.kek.Seal(key, webhookSecretAAD(id)) }}
 

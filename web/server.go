@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -113,7 +114,14 @@ type Server struct {
 	metrics    *metrics
 	started    time.Time
 	apiLimiter *rateLimiter
+	stopping   chan struct{} // closed by Stopping
+	stopOnce   sync.Once
 }
+
+// Stopping tells the server that it is shutting down: long polls of the
+// change feed end at once, so that http.Server.Shutdown need not wait for
+// them (serve registers it with RegisterOnShutdown).
+func (s *Server) Stopping() { s.stopOnce.Do(func() { close(s.stopping) }) }
 
 // NewServer builds the handler of the whole service.
 func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
@@ -145,7 +153,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 		return nil, fmt.Errorf("web: --base-url %q is not an http(s) URL", cfg.BaseURL)
 	}
 	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now), vocab: vocab, started: time.Now(),
-		apiLimiter: newRateLimiter(cfg.APIRateLimit, cfg.Now)}
+		apiLimiter: newRateLimiter(cfg.APIRateLimit, cfg.Now), stopping: make(chan struct{})}
 	s.metrics = s.newMetrics()
 	s.origin = bu.Scheme + "://" + bu.Host + strings.TrimRight(bu.Path, "/")
 	if cfg.DPoPNonce {

@@ -30,6 +30,9 @@ func cmdAnchor(ctx context.Context, args []string, getenv func(string) string, s
 	if *config == "" {
 		return fmt.Errorf("%w: --config FILE is required", errUsage)
 	}
+	if err := checkListenAddr("--addr", *addr); err != nil {
+		return err
+	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	a, err := anchor.Load(*config)
 	if err != nil {

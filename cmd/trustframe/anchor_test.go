@@ -104,3 +104,13 @@ func TestAnchorCommandRefusesABadFile(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// anchor --addr that is not host:port is a usage error (exit 2) naming
+// --addr, as serve's; it was "listen: listen tcp: address bad: missing
+// port in address" with exit status 1.
+func TestAnchorRefusesABadAddr(t *testing.T) {
+	err := run(context.Background(), []string{"anchor", "--config", "../../docs/anchor.example.yaml", "--addr", "bad"}, func(string) string { return "" }, nil, io.Discard, io.Discard)
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), "--addr") {
+		t.Fatalf("exit %d: %v", exitCode(err), err)
+	}
+}

@@ -39,6 +39,9 @@ func cmdBackup(ctx context.Context, args []string, getenv func(string) string, s
 	} else if !errors.Is(err, iofsErrNotExist) {
 		return err
 	}
+	if st, err := os.Stat(filepath.Dir(*to)); err != nil || !st.IsDir() {
+		return fmt.Errorf("%w: --to %s: the directory %s does not exist; make it first", errUsage, *to, filepath.Dir(*to))
+	}
 	if _, err := os.Stat(filepath.Join(*dataDir, "trustframe.db")); err != nil {
 		return fmt.Errorf("no database in %s: %w", *dataDir, err)
 	}

@@ -402,7 +402,7 @@ func parseMixed(fs *flag.FlagSet, args []string, getenv func(string) string, std
 		fs.SetOutput(stderr)
 		fs.Usage = func() { fmt.Fprint(stderr, commandUsage(fs)) }
 		if err := fs.Parse(rest); err != nil {
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
+			return nil, parseError(fs, err)
 		}
 		rest = fs.Args()
 	}

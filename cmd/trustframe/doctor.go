@@ -116,6 +116,11 @@ func doctorDatabase(ctx context.Context, r *doctorReport, f *serveFlags) (*store
 		r.fail("database", "%s does not open: %v", shownDatabase(path), err)
 		return nil, &exitError{code: 1, err: errors.New("the deployment has problems")}
 	}
+	if err := db.CheckWritable(ctx); err != nil {
+		db.Close()
+		r.fail("database", "%s does not take writes: %v", shownDatabase(path), err)
+		return nil, &exitError{code: 1, err: errors.New("the deployment has problems")}
+	}
 	if err := db.IntegrityCheck(ctx); err != nil {
 		r.fail("database", "%v", err)
 	} else if names, err := db.Migrations(ctx); err == nil && len(names) > 0 {
@@ -145,7 +150,7 @@ func doctorKeys(ctx context.Context, r *doctorReport, f *serveFlags, db *store.D
 	case err != nil:
 		r.fail("key-encryption key", "%v", err)
 	case sealed != nil && !kek.Matches(sealed):
-		r.fail("key-encryption key", "%s is not the KEK this database's keys were sealed with", kekPath)
+		r.fail("key-encryption key", "%s is not the KEK this database's keys were sealed with: put back the KEK file it was created with, or point --kek-file at it", kekPath)
 	default:
 		r.ok("key-encryption key", "%s opens this database's keys", kekPath)
 		if st, err := os.Stat(kekPath); err == nil && st.Mode().Perm()&0o077 != 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func runDoctor(args ...string) (string, error) {
@@ -98,5 +100,52 @@ func TestDoctorNamesAFlagServeWouldRefuse(t *testing.T) {
 	out, err := runDoctor("--data-dir", dataDir, "--log-format", "xml")
 	if err == nil || !strings.Contains(out, "FAIL  flags") || !strings.Contains(out, "--log-format") || !strings.Contains(out, "ok    database") {
 		t.Fatalf("doctor with --log-format xml: %v\n%s", err, out)
+	}
+}
+
+// A database a newer release has migrated (a migration this binary does
+// not know) is refused by serve and migrate, naming both migrations and
+// what to do, and failed by doctor. All three took it as "ok" and served
+// on a schema they do not know, e.g. after a release was rolled back.
+func TestNewerDatabaseIsRefused(t *testing.T) {
+	dataDir := filepath.Join(t.TempDir(), "data")
+	if err := run(context.Background(), []string{"migrate", "--data-dir", dataDir}, func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dataDir, "trustframe.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO schema_migrations(version, name, applied_at) VALUES (9999, '9999_from_the_future.sql', '2030-01-01T00:00:00Z')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	out, err := runDoctor("--data-dir", dataDir)
+	if exitCode(err) != 1 || !strings.Contains(out, "FAIL  database") || !strings.Contains(out, "9999_from_the_future.sql") || !strings.Contains(out, "newer release") {
+		t.Fatalf("doctor: %v\n%s", err, out)
+	}
+	for _, cmd := range [][]string{{"serve", "--addr", "127.0.0.1:0"}, {"migrate"}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := run(ctx, append(cmd, "--data-dir", dataDir), func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
+		cancel()
+		if exitCode(err) != 1 || !strings.Contains(err.Error(), "9999_from_the_future.sql") || !strings.Contains(err.Error(), "newer release") {
+			t.Fatalf("%v: exit %d: %v", cmd, exitCode(err), err)
+		}
+	}
+}
+
+// doctor's failure for another KEK says what to do, as serve's refusal
+// does; it only said that the file was not the right one.
+func TestDoctorAnotherKEKSaysWhatToDo(t *testing.T) {
+	dataDir := filepath.Join(t.TempDir(), "data")
+	if err := run(context.Background(), []string{"keys", "list", "--data-dir", dataDir}, func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "other.key")
+	os.WriteFile(other, []byte(strings.Repeat("ab", 32)+"\n"), 0o600)
+	out, err := runDoctor("--data-dir", dataDir, "--kek-file", other)
+	if exitCode(err) != 1 || !strings.Contains(out, "FAIL  key-encryption key") || !strings.Contains(out, "--kek-file") || !strings.Contains(out, "created with") {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }

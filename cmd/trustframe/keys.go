@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,16 +17,18 @@ import (
 	"github.com/trustframe/trustframe/store"
 )
 
-// cmdKeys manages the SSA signing keys offline: list, rotate, retire.
+// cmdKeys manages the SSA signing keys without the API (also while serve
+// runs): list, rotate, retire.
 func cmdKeys(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && asksForHelp(args[:1]) {
-		return &helpRequested{commandUsage(flag.NewFlagSet("keys", flag.ContinueOnError))}
-	}
-	if len(args) == 0 || (args[0] != "list" && args[0] != "rotate" && args[0] != "retire") {
+	help := len(args) > 0 && asksForHelp(args[:1])
+	if !help && (len(args) == 0 || (args[0] != "list" && args[0] != "rotate" && args[0] != "retire")) {
 		return fmt.Errorf("%w: trustframe keys list|rotate [--alg ALG]|retire --kid KID", errUsage)
 	}
 	sub := args[0]
 	fs := flag.NewFlagSet("keys "+sub, flag.ContinueOnError)
+	if help { // keys --help: the flags every subcommand takes
+		fs = flag.NewFlagSet("keys", flag.ContinueOnError)
+	}
 	dataDir := fs.String("data-dir", "./trustframe-data", "directory of the database")
 	database := fs.String("database", "", databaseUsage)
 	kekFile := fs.String("kek-file", "", "key-encryption key (default <data-dir>/kek.key)")
@@ -36,13 +39,16 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	fed := fs.Bool("federation", false, "rotate or list the directory's federation signing keys instead (docs/design.md §13)")
 	fedAlg := fs.String("federation-signing-alg", "ES256", "algorithm of new federation keys")
 	fedLifetime := fs.Duration("federation-statement-lifetime", 24*time.Hour, "lifetime of federation statements")
+	if help {
+		return &helpRequested{commandUsage(fs)}
+	}
 	if err := parseFlags(fs, args[1:], getenv, stderr); err != nil {
 		return err
 	}
 	enabled := splitList(*algs)
 	for _, a := range enabled {
 		if !slices.Contains(ssa.AllAlgs, a) {
-			return fmt.Errorf("%w: unknown algorithm %q", errUsage, a)
+			return fmt.Errorf("%w: --ssa-signing-algs: unknown algorithm %q (known: %s)", errUsage, a, strings.Join(ssa.AllAlgs, ", "))
 		}
 	}
 	// Checked as serve checks them, before the database is opened.
@@ -54,6 +60,14 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	if *fedLifetime <= 0 {
 		return fmt.Errorf("%w: --federation-statement-lifetime must be more than 0", errUsage)
+	}
+	switch {
+	case *fed && sub == "retire":
+		return fmt.Errorf("%w: keys retire --federation: federation keys are not retired by hand: a replaced key stays published until what it signed has expired", errUsage)
+	case !*fed && sub == "rotate" && *alg != "" && !slices.Contains(ssa.AllAlgs, *alg):
+		return fmt.Errorf("%w: --alg must be one of %s", errUsage, strings.Join(ssa.AllAlgs, ", "))
+	case !*fed && sub == "retire" && *kid == "":
+		return fmt.Errorf("%w: --kid is required", errUsage)
 	}
 	db, err := openStore(ctx, *dataDir, *database)
 	if err != nil {
@@ -73,9 +87,6 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	actor := store.Audit{Actor: "cli"}
 	if *fed {
-		if sub == "retire" {
-			return fmt.Errorf("%w: federation keys are not retired by hand: a replaced key stays published until what it signed has expired", errUsage)
-		}
 		fk, err := federation.OpenKeyring(ctx, db, kek, *fedAlg, *fedLifetime)
 		if err != nil {
 			return fmt.Errorf("%w: %v", errUsage, err)
@@ -101,9 +112,6 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	case "rotate":
 		targets := enabled
 		if *alg != "" {
-			if !slices.Contains(ssa.AllAlgs, *alg) {
-				return fmt.Errorf("%w: --alg must be one of %s", errUsage, strings.Join(ssa.AllAlgs, ", "))
-			}
 			targets = []string{*alg}
 		}
 		for _, a := range targets {
@@ -114,10 +122,9 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 			fmt.Fprintf(stdout, "%s: new key %s signs from now on\n", a, jwk.Kid)
 		}
 	case "retire":
-		if *kid == "" {
-			return fmt.Errorf("%w: --kid is required", errUsage)
-		}
-		if err := kr.Retire(ctx, actor, *kid); err != nil {
+		if err := kr.Retire(ctx, actor, *kid); errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("no SSA signing key has kid %q: trustframe keys list shows them", *kid)
+		} else if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "key %s retired\n", *kid)

@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 )
 
 var version = "0.1.0-dev"
@@ -28,7 +30,7 @@ var commands = []command{
 	{"anchor", "--config FILE [--addr HOST:PORT]", "a standalone OpenID Federation trust anchor (docs/anchor.example.yaml)"},
 	{"backup", "--to FILE", "copy the database consistently (also while serve runs)"},
 	{"copy-database", "--from FILE --to postgres://…", "move a SQLite directory into an empty PostgreSQL database, then verify it"},
-	{"keys", "list|rotate|retire [flags]", "the SSA signing keys, offline: list; rotate [--alg ALG]; retire --kid KID"},
+	{"keys", "list|rotate|retire [flags]", "the SSA signing keys, without the API (also while serve runs): list; rotate [--alg ALG]; retire --kid KID"},
 	{"seed", "--organisations N", "load synthetic organisations (demos, benchmarks)"},
 	{"login", "--server URL [--no-dpop]", "sign in (browser, PKCE) and keep a DPoP-bound token (--no-dpop: a plain Bearer token)"},
 	{"api", "METHOD PATH [flags]", "call the API, e.g. trustframe api GET /users/super"},
@@ -197,7 +199,7 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string, std
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, commandUsage(fs)) }
 	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return parseError(fs, err)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
@@ -211,11 +213,41 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string, std
 		}
 		if v := getenv(envName(f.Name)); v != "" {
 			if e := f.Value.Set(v); e != nil {
-				err = fmt.Errorf("%w: %s=%q: %v", errUsage, envName(f.Name), v, e)
+				err = fmt.Errorf("%w: %s=%q (--%s): %s", errUsage, envName(f.Name), v, f.Name, wants(f))
 			}
 		}
 	})
 	return err
+}
+
+// badFlagValue matches the flag package's refusal of a value: the quoted
+// value and the flag's name.
+var badFlagValue = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-(\S+): `)
+
+// parseError is the usage error for fs.Parse's err: a refused value names
+// the flag and the kind of value it wants.
+func parseError(fs *flag.FlagSet, err error) error {
+	if m := badFlagValue.FindStringSubmatch(err.Error()); m != nil {
+		if f := fs.Lookup(m[2]); f != nil {
+			return fmt.Errorf("%w: --%s %s: %s", errUsage, f.Name, m[1], wants(f))
+		}
+	}
+	return fmt.Errorf("%w: %v", errUsage, err)
+}
+
+// wants says what kind of value a flag takes, for a value it refused.
+func wants(f *flag.Flag) string {
+	if g, ok := f.Value.(flag.Getter); ok {
+		switch g.Get().(type) {
+		case bool:
+			return "want true or false"
+		case int, int64, uint, uint64:
+			return "want a whole number"
+		case time.Duration:
+			return "want a duration such as 60s, 5m or 24h"
+		}
+	}
+	return "not a value it takes"
 }
 
 // versionLine is what `trustframe version` prints: the release, the module

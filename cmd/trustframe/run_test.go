@@ -46,7 +46,7 @@ func TestEverySubcommandHelp(t *testing.T) {
 			if !strings.HasPrefix(help, "Usage: trustframe "+c.name) || !strings.Contains(help, c.summary) {
 				t.Errorf("%s %s: help %q", c.name, flagName, help)
 			}
-			if c.name != "version" && c.name != "keys" && !strings.Contains(help, "(env TRUSTFRAME_") {
+			if c.name != "version" && !strings.Contains(help, "(env TRUSTFRAME_") {
 				t.Errorf("%s %s: no flags with env twins in %q", c.name, flagName, help)
 			}
 		}
@@ -149,6 +149,31 @@ func TestServeRefusesOutOfRangeValues(t *testing.T) {
 		{"--rate-limit", "-5"},
 		{"--api-rate-limit", "-1"},
 		{"--api-token-types", ","},
+	} {
+		refusedBeforeAnythingIsMade(t, []string{"serve", "--addr", "127.0.0.1:0"}, args)
+	}
+}
+
+// TestServeRefusesBadAddressesFirst: an --addr or --metrics-addr that is not
+// host:port, a --base-url that is not http(s), or a --federation-entity-id
+// that is not an http(s) URL without query or fragment (OpenID Federation's
+// entity identifier), or a --kek-file in a directory that does not exist,
+// is a usage error (exit 2) naming the flag before anything is made; the
+// entity ID was taken and published as it was, and the KEK's directory
+// was found missing only after the database had been made. They stopped the start only
+// after the database (and, for --metrics-addr, the KEK, the signing keys
+// and the bootstrap Super User) had been made, with exit status 1.
+func TestServeRefusesBadAddressesFirst(t *testing.T) {
+	for _, args := range [][]string{
+		{"--metrics-addr", "bad"},
+		{"--metrics-addr", "127.0.0.1:notaport"},
+		{"--addr", "nonsense", "--dev-idp-allow-remote"},
+		{"--base-url", "ftp://directory.example.org", "--dev-idp-allow-remote"},
+		{"--base-url", "directory.example.org", "--oidc-issuer", "https://login.example.org", "--oidc-client-id", "tf"},
+		{"--federation-entity-id", "https://directory.example.org/#anchor"},
+		{"--federation-entity-id", "https://directory.example.org/?x=1"},
+		{"--federation-entity-id", "directory.example.org"},
+		{"--kek-file", filepath.Join(t.TempDir(), "missing", "kek.key")},
 	} {
 		refusedBeforeAnythingIsMade(t, []string{"serve", "--addr", "127.0.0.1:0"}, args)
 	}
@@ -279,6 +304,21 @@ func TestBackupWhileServing(t *testing.T) {
 	}
 }
 
+// backup --to a file in a directory that does not exist is refused
+// (exit 2) naming the directory, before the database is opened; it was
+// SQLite's "unable to open database file ... (14)" with exit status 1.
+func TestBackupToAMissingDirectory(t *testing.T) {
+	dataDir := t.TempDir()
+	if err := run(context.Background(), []string{"migrate", "--data-dir", dataDir}, func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "backups")
+	err := run(context.Background(), []string{"backup", "--data-dir", dataDir, "--to", filepath.Join(missing, "copy.db")}, func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), missing+" does not exist") {
+		t.Fatalf("exit %d: %v", exitCode(err), err)
+	}
+}
+
 func TestEscapePath(t *testing.T) {
 	for in, want := range map[string]string{
 		"/users/super/ops#1@example.com":       "/users/super/ops%231@example.com",
@@ -368,6 +408,36 @@ func TestMetricsOnAPrivateListener(t *testing.T) {
 	}
 }
 
+// A keys command line that cannot be carried out is refused before the
+// database, the KEK and the signing keys are made: retire without --kid,
+// an unknown --alg, retiring federation keys, and an unknown algorithm in
+// --ssa-signing-algs, which is named. Each was refused (exit 2) only after
+// a fresh data directory had been given a database, a KEK and keys.
+func TestKeysRefusesABadCommandLineFirst(t *testing.T) {
+	for _, c := range []struct{ cmd, args []string }{
+		{[]string{"keys", "retire"}, []string{"--kid", ""}},
+		{[]string{"keys", "rotate"}, []string{"--alg", "RS256"}},
+		{[]string{"keys", "retire"}, []string{"--federation", "--kid", "x"}},
+		{[]string{"keys", "list"}, []string{"--ssa-signing-algs", "PS256,FOO"}},
+	} {
+		refusedBeforeAnythingIsMade(t, c.cmd, c.args)
+	}
+}
+
+// keys retire of a kid the database does not hold names the kid and where
+// to find the right one; it said "store: not found".
+func TestKeysRetireUnknownKid(t *testing.T) {
+	dir := t.TempDir()
+	var errb bytes.Buffer
+	if err := run(context.Background(), []string{"keys", "list", "--data-dir", dir}, func(string) string { return "" }, nil, &bytes.Buffer{}, &errb); err != nil {
+		t.Fatal(err)
+	}
+	err := run(context.Background(), []string{"keys", "retire", "--data-dir", dir, "--kid", "no-such-kid"}, func(string) string { return "" }, nil, &bytes.Buffer{}, &errb)
+	if exitCode(err) != 1 || !strings.Contains(err.Error(), `"no-such-kid"`) || !strings.Contains(err.Error(), "keys list") {
+		t.Fatalf("exit %d: %v", exitCode(err), err)
+	}
+}
+
 // keys refuses, as serve does, a value it cannot use, before it opens (or
 // makes) a database.
 func TestKeysRefusesOutOfRangeValuesFirst(t *testing.T) {
@@ -377,5 +447,47 @@ func TestKeysRefusesOutOfRangeValuesFirst(t *testing.T) {
 		{"--federation-statement-lifetime", "0s"},
 	} {
 		refusedBeforeAnythingIsMade(t, []string{"keys", "rotate"}, args)
+	}
+}
+
+// A flag value of the wrong kind, on the command line or in its
+// environment twin, is refused (exit 2) naming the flag as --name and
+// the kind of value it wants; both said only "parse error" (the command
+// line as "-rate-limit").
+func TestFlagValueOfTheWrongKindSaysWhatItWants(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want []string
+	}{
+		{args: []string{"--rate-limit", "abc"}, want: []string{`--rate-limit "abc"`, "whole number"}},
+		{args: []string{"--dpop-window", "5"}, want: []string{`--dpop-window "5"`, "duration", "60s"}},
+		{args: []string{"--dpop-nonce=maybe"}, want: []string{`--dpop-nonce "maybe"`, "true or false"}},
+		{env: map[string]string{"TRUSTFRAME_RATE_LIMIT": "abc"}, want: []string{`TRUSTFRAME_RATE_LIMIT="abc"`, "--rate-limit", "whole number"}},
+		{env: map[string]string{"TRUSTFRAME_WEBHOOK_TIMEOUT": "10"}, want: []string{`TRUSTFRAME_WEBHOOK_TIMEOUT="10"`, "--webhook-timeout", "duration"}},
+		{env: map[string]string{"TRUSTFRAME_DPOP_NONCE": "yes please"}, want: []string{"--dpop-nonce", "true or false"}},
+	} {
+		if c.args == nil { // the same through the commands that take flags among their arguments
+			err := run(context.Background(), []string{"load", "--requests", "x", "/users/super"}, func(string) string { return "" }, nil, &bytes.Buffer{}, io.Discard)
+			if exitCode(err) != 2 || !strings.Contains(err.Error(), `--requests "x": want a whole number`) {
+				t.Errorf("load --requests x: exit %d: %v", exitCode(err), err)
+			}
+		}
+		dir := t.TempDir() + "/data"
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		err := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, c.args...), func(k string) string { return c.env[k] }, nil, &bytes.Buffer{}, io.Discard)
+		if exitCode(err) != 2 {
+			t.Errorf("%v %v: exit %d: %v", c.args, c.env, exitCode(err), err)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v %v: %q lacks %q", c.args, c.env, err, w)
+			}
+		}
+		if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
+			t.Errorf("%v %v: the data directory was made", c.args, c.env)
+		}
 	}
 }

@@ -60,3 +60,19 @@ func TestLogRedactsURLCredentials(t *testing.T) {
 		}
 	}
 }
+
+// The refusal of an --smtp-url shows, as the operator reads it (through
+// RedactURLs, as main prints every error), the form it wants. Its own
+// example "smtp://[user:password@]host" looked like credentials and was
+// printed as "smtp://REDACTED@]host[:port]".
+func TestServeSMTPURLRefusalShowsTheWantedForm(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--smtp-url", "http://mail.example"},
+		func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{})
+	shown := web.RedactURLs(err.Error())
+	if exitCode(err) != 2 || strings.Contains(shown, "REDACTED") || !strings.Contains(shown, "smtp://host[:port]") || !strings.Contains(shown, "user:password@") {
+		t.Fatalf("exit %d: %s", exitCode(err), shown)
+	}
+}

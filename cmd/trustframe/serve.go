@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,11 +72,11 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.dpopSkew, "dpop-skew", 5*time.Second, "how far in the future a DPoP proof's iat may be")
 	fs.StringVar(&f.statusVocabulary, "status-vocabulary", "withdrawn", "word for the end state in output: withdrawn (the 2.6.0 contract) or inactive (the announced rename); input accepts both")
 	fs.StringVar(&f.allowPrivateIssuers, "allow-private-issuer-urls", "", "let issuer validation reach loopback and private addresses: true or false (default: true only with the development identity provider)")
-	fs.StringVar(&f.kekFile, "kek-file", "", "key-encryption key of the SSA signing keys (default <data-dir>/kek.key, made with mode 0600 on a first start only)")
+	fs.StringVar(&f.kekFile, "kek-file", "", "key-encryption key: seals the SSA and federation signing keys and identity providers' client secrets (default <data-dir>/kek.key, made with mode 0600 on a first start only)")
 	fs.StringVar(&f.ssaAlgs, "ssa-signing-algs", "PS256,ML-DSA-44,ML-DSA-65,ML-DSA-87", "SSA signing algorithms this deployment enables, comma-separated")
 	fs.IntVar(&f.ssaRSABits, "ssa-rsa-bits", 2048, "size of new PS256 signing keys")
 	fs.StringVar(&f.ssaIssuer, "ssa-issuer", "", "iss of the SSAs (default the base URL)")
-	fs.IntVar(&f.expiryNoticeDays, "expiry-notice-days", 30, "e-mail Active administrators (SMTP or outbox) about certificates, documents and certifications expiring within this many days, each once; 0: off")
+	fs.IntVar(&f.expiryNoticeDays, "expiry-notice-days", 30, "e-mail Active administrators (SMTP or outbox) about certificates, documents and certifications expiring within this many days, each once; 0: off; at most 365")
 	fs.StringVar(&f.expiryNoticeContacts, "expiry-notice-contacts", "", "contact types (comma-separated, e.g. Technical) of an organisation that are e-mailed about its own expiring items too; empty: administrators only")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "address of a private listener serving Prometheus metrics at /metrics (e.g. 127.0.0.1:9090); empty: off")
 	fs.StringVar(&f.fedEntityID, "federation-entity-id", "", "entity ID of the directory as its participants' federation trust anchor (default the base URL)")
@@ -214,6 +215,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	hs.RegisterOnShutdown(srv.Stopping) // long polls end at once
 	go purgeSessions(ctx, db, log)
 	go sendExpiryNotices(ctx, srv, log)
 	go resendOutbox(ctx, srv, log)
@@ -234,10 +236,11 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	log.Info("listening", "listen", ln.Addr().String(), "base_url", baseURL)
 	_ = logw.Flush()
 	fmt.Fprintf(stdout, "trustframe %s is listening on %s\n", version, baseURL)
+	home := strings.TrimRight(baseURL, "/") + "/"
 	if srv.DevIdP() {
-		fmt.Fprintf(stdout, "Open %s/ and sign in as %s with the development identity provider.\n", baseURL, f.bootstrap)
+		fmt.Fprintf(stdout, "Open %s and sign in as %s with the development identity provider.\n", home, f.bootstrap)
 	} else {
-		fmt.Fprintf(stdout, "Open %s/ and sign in with %s.\n", baseURL, f.oidcIssuer)
+		fmt.Fprintf(stdout, "Open %s and sign in with %s.\n", home, f.oidcIssuer)
 	}
 
 	errc := make(chan error, 1)
@@ -251,12 +254,17 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
+	_ = logw.Flush() // before anything the shutdown prints or logs
 	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
+	// The public listener first: it stops taking requests at once and
+	// finishes those in flight. The private one is closed after it, without
+	// waiting for a profile or trace being taken (of a process that stops).
+	err = hs.Shutdown(sctx)
 	if ms != nil {
-		_ = ms.Shutdown(sctx)
+		_ = ms.Close()
 	}
-	if err := hs.Shutdown(sctx); err != nil {
+	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	<-hooksDone // an attempt in flight is abandoned; its lease runs out
@@ -276,6 +284,29 @@ func (f *serveFlags) check() (*bool, error) {
 	if f.smtpURL != "" {
 		if err := web.CheckSMTPURL(f.smtpURL); err != nil {
 			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
+	if err := checkListenAddr("--addr", f.addr); err != nil {
+		return nil, err
+	}
+	if f.metricsAddr != "" {
+		if err := checkListenAddr("--metrics-addr", f.metricsAddr); err != nil {
+			return nil, err
+		}
+	}
+	if f.baseURL != "" {
+		if u, err := url.Parse(f.baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("%w: --base-url %q is not an http(s) URL (e.g. https://directory.example.org)", errUsage, f.baseURL)
+		}
+	}
+	if f.kekFile != "" {
+		if st, err := os.Stat(filepath.Dir(f.kekFile)); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("%w: --kek-file %s: the directory %s does not exist", errUsage, f.kekFile, filepath.Dir(f.kekFile))
+		}
+	}
+	if f.fedEntityID != "" {
+		if u, err := url.Parse(f.fedEntityID); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return nil, fmt.Errorf("%w: --federation-entity-id %q must be an https URL without query or fragment (default: the base URL)", errUsage, f.fedEntityID)
 		}
 	}
 	if f.oidcIssuer == "" {
@@ -346,11 +377,28 @@ func (f *serveFlags) check() (*bool, error) {
 	return allowPrivate, nil
 }
 
+// checkListenAddr refuses an address net.Listen could never take: it must
+// be host:port (the host may be empty: every interface) with a port number
+// or service name.
+func checkListenAddr(name, addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = net.LookupPort("tcp", port)
+	}
+	if err != nil || port == "" {
+		return fmt.Errorf("%w: %s %q is not host:port (e.g. 127.0.0.1:8080, :8080)", errUsage, name, addr)
+	}
+	return nil
+}
+
 // checkBeforeStart checks everything before changing anything: the KEK
 // must open this database's keys (a missing one is created only on a first
 // start); it returns the KEK's path. The bootstrap Super User is made only
 // once the server is built.
 func (f *serveFlags) checkBeforeStart(ctx context.Context, db *store.DB, log *slog.Logger) (string, error) {
+	if err := db.CheckWritable(ctx); err != nil {
+		return "", err
+	}
 	kekPath := f.kekFile
 	if kekPath == "" {
 		kekPath = filepath.Join(f.dataDir, "kek.key")

@@ -62,3 +62,60 @@ func TestServeWritesItsLogWhenItStops(t *testing.T) {
 		}
 	}
 }
+
+// On a stop (SIGTERM), the log's "shutting down" comes before the printed
+// "trustframe stopped" where both go to one place (a terminal, the
+// journal): it waited in the log's buffer and came after it.
+func TestServeSaysShuttingDownBeforeStopped(t *testing.T) {
+	defer func(d time.Duration) { logFlushAfter = d }(logFlushAfter)
+	logFlushAfter = time.Hour // the order may not hang on the timer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	both := &lockedBuffer{} // standard output and error, as a terminal shows them
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, func(string) string { return "" }, strings.NewReader(""), both, both)
+	}()
+	for i := 0; !strings.Contains(both.String(), "listening on"); i++ {
+		if i > 500 {
+			t.Fatalf("the program never said where it listens:\n%s", both.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	out := both.String()
+	down, stopped := strings.Index(out, "shutting down"), strings.Index(out, "trustframe stopped")
+	if down < 0 || stopped < 0 || down > stopped {
+		t.Fatalf("\"shutting down\" at %d, \"trustframe stopped\" at %d:\n%s", down, stopped, out)
+	}
+}
+
+// A --base-url given with its trailing slash is printed without a doubled
+// one: "Open http://127.0.0.1:8080// and sign in" was printed.
+func TestServePrintsTheBaseURLOnce(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	both := &lockedBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--base-url", "http://127.0.0.1:8080/", "--data-dir", t.TempDir()}, func(string) string { return "" }, strings.NewReader(""), both, io.Discard)
+	}()
+	for i := 0; !strings.Contains(both.String(), "sign in as"); i++ {
+		if i > 500 {
+			t.Fatalf("the program never said where to sign in:\n%s", both.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if out := both.String(); strings.Contains(out, "8080//") || !strings.Contains(out, "Open http://127.0.0.1:8080/ and sign in") {
+		t.Fatalf("%s", out)
+	}
+}
