@@ -94,13 +94,40 @@ func newBrowserFor(t *testing.T, limit time.Duration) context.Context {
 	)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
+	tab := ctx
 	ctx, cancelT := context.WithTimeout(ctx, limit)
 	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	t.Cleanup(func() { dumpPageOnFailure(t, tab) }) // runs first: the tab is still open
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("start browser: %v", err)
 	}
 	watchConsole(t, ctx)
 	return ctx
+}
+
+// dumpPageOnFailure logs where a failed browser test stood: the URL and
+// the page's main element (else its body). A step that waits for something that never
+// comes ends in "context deadline exceeded" and says nothing else.
+func dumpPageOnFailure(t *testing.T, tab context.Context) {
+	if !t.Failed() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(tab, 10*time.Second)
+	defer cancel()
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Logf("the page at failure could not be read: %v", err)
+		return
+	}
+	html, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector("main") || document.body).outerHTML`))
+	if err != nil {
+		t.Logf("the page at failure (%s) could not be read: %v", loc, err)
+		return
+	}
+	if len(html) > 6000 {
+		html = html[:6000] + "…"
+	}
+	t.Logf("the page at failure: %s\n%s", loc, html)
 }
 
 // watchConsole fails the test on what the browser console reports as
