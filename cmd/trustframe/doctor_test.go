@@ -139,6 +139,7 @@ func TestNewerDatabaseIsRefused(t *testing.T) {
 // does; it only said that the file was not the right one.
 func TestDoctorAnotherKEKSaysWhatToDo(t *testing.T) {
 	dataDir := filepath.Join(t.TempDir(), "data")
+	migrateDir(t, dataDir)
 	if err := run(context.Background(), []string{"keys", "list", "--data-dir", dataDir}, func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -68,6 +69,15 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 		return fmt.Errorf("%w: --alg must be one of %s", errUsage, strings.Join(ssa.AllAlgs, ", "))
 	case !*fed && sub == "retire" && *kid == "":
 		return fmt.Errorf("%w: --kid is required", errUsage)
+	}
+	// keys works on a directory serve or migrate has used: on a mistyped
+	// --data-dir it made a new database, KEK and keys, and a rotation there
+	// changed nothing the service signs with (docs/decisions.md).
+	if *database == "" {
+		if _, err := os.Stat(filepath.Join(*dataDir, "trustframe.db")); os.IsNotExist(err) {
+			return fmt.Errorf("%w: --data-dir %s holds no database (trustframe.db): keys works on the directory serve uses; check --data-dir, or run trustframe migrate --data-dir %s first to start one",
+				errUsage, *dataDir, *dataDir)
+		}
 	}
 	db, err := openStore(ctx, *dataDir, *database)
 	if err != nil {

@@ -96,6 +96,7 @@ func TestReadOnlyDatabaseIsNamed(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			parent := openTempDir(t)
 			dataDir := filepath.Join(parent, "data")
+			migrateDir(t, dataDir)
 			if err := run(context.Background(), []string{"keys", "list", "--data-dir", dataDir}, func(string) string { return "" }, nil, io.Discard, io.Discard); err != nil {
 				t.Fatal(err)
 			}

@@ -232,8 +232,42 @@ func TestServeEmbeddedDefaultAndMigrate(t *testing.T) {
 	}
 }
 
+// migrateDir starts a database in dir, as serve's first start would: keys
+// refuses a directory without one.
+func migrateDir(t *testing.T, dir string) {
+	t.Helper()
+	if err := run(context.Background(), []string{"migrate", "--data-dir", dir}, func(string) string { return "" }, nil, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// keys on a directory without a database (a mistyped --data-dir) is a
+// usage error that makes nothing; it made a new database, KEK and keys
+// there, and a rotation in it changed nothing the service signs with.
+func TestKeysRefusesADirectoryWithoutADatabase(t *testing.T) {
+	for _, sub := range [][]string{{"list"}, {"rotate"}, {"retire", "--kid", "x"}, {"list", "--federation"}} {
+		dir := filepath.Join(t.TempDir(), "data")
+		err := run(context.Background(), append(append([]string{"keys"}, sub...), "--data-dir", dir), func(string) string { return "" }, nil, io.Discard, io.Discard)
+		if exitCode(err) != 2 || !strings.Contains(err.Error(), "holds no database") || !strings.Contains(err.Error(), "migrate --data-dir "+dir) {
+			t.Fatalf("keys %v: exit %d: %v", sub, exitCode(err), err)
+		}
+		if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
+			t.Fatalf("keys %v: the data directory was made", sub)
+		}
+	}
+	// After migrate (an empty database, as before serve's first start)
+	// keys makes the first keys.
+	dir := filepath.Join(t.TempDir(), "data")
+	migrateDir(t, dir)
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"keys", "list", "--data-dir", dir}, func(string) string { return "" }, nil, &out, io.Discard); err != nil || strings.Count(out.String(), "Active") != 4 {
+		t.Fatalf("keys list after migrate: %v\n%s", err, out.String())
+	}
+}
+
 func TestKeysCommand(t *testing.T) {
 	dir := t.TempDir()
+	migrateDir(t, dir)
 	run1 := func(args ...string) (string, error) {
 		var out bytes.Buffer
 		err := run(context.Background(), append([]string{"keys"}, append(args, "--data-dir", dir)...), func(string) string { return "" }, nil, &out, &bytes.Buffer{})
@@ -428,6 +462,7 @@ func TestKeysRefusesABadCommandLineFirst(t *testing.T) {
 // to find the right one; it said "store: not found".
 func TestKeysRetireUnknownKid(t *testing.T) {
 	dir := t.TempDir()
+	migrateDir(t, dir)
 	var errb bytes.Buffer
 	if err := run(context.Background(), []string{"keys", "list", "--data-dir", dir}, func(string) string { return "" }, nil, &bytes.Buffer{}, &errb); err != nil {
 		t.Fatal(err)
