@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -409,6 +410,11 @@ func parseMixed(fs *flag.FlagSet, args []string, getenv func(string) string, std
 	return pos, parseFlags(fs, nil, getenv, stderr)
 }
 
+// apiMethods are the methods the API answers; api refuses another before
+// it sends anything (a swapped "api /organisations GET" sent /organisations
+// as the method).
+var apiMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions}
+
 // cmdAPI calls the API with a fresh DPoP proof, like `gh api`.
 func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("api", flag.ContinueOnError)
@@ -428,6 +434,9 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 		return fmt.Errorf("%w: trustframe api METHOD PATH [--data JSON|@file] [--content-type TYPE] [--paginate] (PATH relative to <server>/api), or trustframe api --follow /changes", errUsage)
 	}
 	method, path := strings.ToUpper(pos[0]), pos[1]
+	if !slices.Contains(apiMethods, method) {
+		return fmt.Errorf("%w: trustframe api METHOD PATH: METHOD is one of %s, not %q", errUsage, strings.Join(apiMethods, ", "), pos[0])
+	}
 	if (*paginate || *follow) && method != http.MethodGet {
 		return fmt.Errorf("%w: --paginate and --follow are for GET", errUsage)
 	}

@@ -199,6 +199,16 @@ func TestCLIImportExportAndPaginate(t *testing.T) {
 	if _, _, err := cliAPI(t, cfg, "POST", "/organisations", "--paginate"); exitCode(err) != 2 {
 		t.Fatalf("--paginate with POST: %v", err)
 	}
+	// A method the API does not answer (or the two swapped) is a usage
+	// error naming the methods; it was sent as it was.
+	for _, args := range [][]string{{"FROB", "/organisations"}, {"/organisations", "GET"}} {
+		if _, _, err := cliAPI(t, cfg, args...); exitCode(err) != 2 || !strings.Contains(err.Error(), "METHOD is one of GET") || !strings.Contains(err.Error(), args[0]) {
+			t.Fatalf("api %v: exit %d: %v", args, exitCode(err), err)
+		}
+	}
+	if stdout, _, err := cliAPI(t, cfg, "get", "/organisations?size=1"); err != nil || !strings.Contains(stdout, `"totalSize": 5`) {
+		t.Fatalf("a lower-case method: %v %s", err, stdout)
+	}
 }
 
 // A busy server (503 with a short Retry-After) is asked once more after
