@@ -425,10 +425,10 @@ func (c *Checker) Check(headers []string, req Request) (*Proof, error) {
 	}
 	now := c.Now()
 	if p.IAT.Before(now.Add(-c.Window)) {
-		return nil, fail(RuleIAT, "iat is more than %s in the past", c.Window)
+		return nil, fail(RuleIAT, "iat is more than %s in the past", spoken(c.Window))
 	}
 	if p.IAT.After(now.Add(c.Skew)) {
-		return nil, fail(RuleIAT, "iat is more than %s in the future", c.Skew)
+		return nil, fail(RuleIAT, "iat is more than %s in the future", spoken(c.Skew))
 	}
 	if req.AccessToken != "" {
 		if p.ATH == "" {
@@ -668,3 +668,21 @@ func (n *Nonces) Valid(nonce string) bool {
 
 // ErrNoProof is returned by helpers when a request carries no proof.
 var ErrNoProof = errors.New("dpop: no proof")
+
+// spoken says a window as a person would ("1 minute", "5 seconds"), not
+// as Go prints it ("1m0s").
+func spoken(d time.Duration) string {
+	unit, n := "", int64(0)
+	switch {
+	case d >= time.Minute && d%time.Minute == 0:
+		unit, n = "minute", int64(d/time.Minute)
+	case d >= time.Second && d%time.Second == 0:
+		unit, n = "second", int64(d/time.Second)
+	default:
+		return d.String()
+	}
+	if n != 1 {
+		unit += "s"
+	}
+	return fmt.Sprintf("%d %s", n, unit)
+}

@@ -313,3 +313,27 @@ func TestParseRefusesHugeProofs(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The iat refusal says its window as a person would: it read "more than
+// 1m0s in the past".
+func TestIATMessageSaysTheWindowPlainly(t *testing.T) {
+	for _, tc := range []struct {
+		iat  time.Time
+		want string
+	}{
+		{t0.Add(-61 * time.Second), "iat is more than 1 minute in the past"},
+		{t0.Add(10 * time.Second), "iat is more than 5 seconds in the future"},
+	} {
+		h, c := goodParts()
+		c["iat"] = tc.iat.Unix()
+		_, err := checker().Check([]string{build(t, h, c, ecKey)}, request())
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("got %v, want %q", err, tc.want)
+		}
+	}
+	for d, want := range map[time.Duration]string{time.Minute: "1 minute", 5 * time.Minute: "5 minutes", time.Second: "1 second", 90 * time.Second: "90 seconds", 1500 * time.Millisecond: "1.5s"} {
+		if got := spoken(d); got != want {
+			t.Errorf("spoken(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

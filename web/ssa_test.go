@@ -159,6 +159,10 @@ func TestSSASigningAlgs(t *testing.T) {
 		if bad != "?signingAlg=PS256&signingAlg=ML-DSA-44" && prob.Errors[0].Code != "unsupported_signing_alg" {
 			t.Errorf("%s: code %s", bad, prob.Errors[0].Code)
 		}
+		// An empty value is called empty ("signingAlg  is not enabled" before).
+		if bad == "?signingAlg=" && (!strings.Contains(body, "signingAlg is empty") || strings.Contains(body, "  ")) {
+			t.Errorf("%s: %s", bad, body)
+		}
 	}
 }
 
