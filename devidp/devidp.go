@@ -403,6 +403,13 @@ func (p *Provider) render(w http.ResponseWriter, r *http.Request, status int, pa
 
 func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	ctx := context.WithValue(r.Context(), redirectKey{}, r.PostFormValue("redirect_uri"))
+	// A grant this provider has no handler for is unsupported_grant_type
+	// (RFC 6749 §5.2), said before fosite answers it as invalid_request.
+	if g := r.PostFormValue("grant_type"); g != "" && g != "authorization_code" && g != "refresh_token" {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type",
+			"error_description": "the development identity provider gives tokens by authorization_code (with PKCE) and refresh_token only; automation signs in with trustframe login, or uses the identity provider the directory is configured with (docs/openid-provider.md)"})
+		return
+	}
 	// The proof is checked before fosite looks at the grant: a refused proof
 	// must not use up the authorization code or its PKCE state.
 	tokenType, jkt := "Bearer", ""

@@ -65,3 +65,19 @@ func TestDevIdPCodeAndRefreshTokenRules(t *testing.T) {
 		t.Fatalf("a revoked refresh token: %d %v", st, m)
 	}
 }
+
+// A grant the development provider does not give is unsupported_grant_type
+// (RFC 6749 §5.2) saying what it gives; fosite answered invalid_request.
+// A request without grant_type stays invalid_request.
+func TestDevIdPUnsupportedGrant(t *testing.T) {
+	env := webtest.Start(t, nil)
+	for _, g := range []string{"client_credentials", "password", "urn:ietf:params:oauth:grant-type:jwt-bearer"} {
+		st, m := tokenForm(t, env.URL, url.Values{"grant_type": {g}, "client_id": {"trustframe-cli"}})
+		if st != 400 || m["error"] != "unsupported_grant_type" || !strings.Contains(m["error_description"].(string), "authorization_code") {
+			t.Fatalf("%s: %d %v", g, st, m)
+		}
+	}
+	if st, m := tokenForm(t, env.URL, url.Values{"client_id": {"trustframe-cli"}}); st != 400 || m["error"] != "invalid_request" {
+		t.Fatalf("no grant_type: %d %v", st, m)
+	}
+}
