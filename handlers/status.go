@@ -34,7 +34,7 @@ func (h *Org) checkStatus(r *http.Request, cur any, from *string, curStatus, nex
 	case strings.TrimSpace(reason) == "":
 		msg := "Say why it becomes Active again: StatusReason is required to leave " + end + " and is kept in the audit log."
 		return CodeValidationFailed.New(msg).WithFields(FieldError{Field: "StatusReason", Code: FieldRequired, Message: msg},
-			FieldError{Field: "Status", Code: FieldReasonRequired, Message: "Leaving " + end + " needs a reason: use Reactivate on its page."})
+			FieldError{Field: "Status", Code: FieldReasonRequired, Message: "Leaving " + end + " needs a reason, sent as StatusReason (in the console: Reactivate, on its page)."})
 	}
 	return nil
 }

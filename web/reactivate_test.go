@@ -40,6 +40,10 @@ func TestReactivation(t *testing.T) {
 			if r.StatusCode != 422 || fieldsOf(m)["StatusReason"] == "" {
 				t.Fatalf("no reason: %d %v", r.StatusCode, m)
 			}
+			// The Status field's message names what an API client sends, not only the console's page.
+			if !strings.Contains(fieldsOf(m)["Status"], "sent as StatusReason") {
+				t.Fatalf("no reason, Status: %v", m)
+			}
 			if r, m := su.do("PUT", c.path, c.body+`,"Status":"Active","StatusReason":"   "}`); r.StatusCode != 422 {
 				t.Fatalf("blank reason: %d %v", r.StatusCode, m)
 			}
