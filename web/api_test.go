@@ -291,24 +291,30 @@ func TestRefusedTokens(t *testing.T) {
 		t.Fatalf("control token refused: %d %s", r.StatusCode, b)
 	}
 	mod := func(f func(m map[string]any)) map[string]any { m := good(); f(m); return m }
+	// Each message says what is wrong in the API's words (go-oidc's own,
+	// "oidc: token is expired (Token Expiry: …)", reached the client).
 	cases := []struct {
 		name  string
 		token string
+		want  string
 	}{
-		{"forged signature", signToken(t, env, false, "at+jwt", good())},
-		{"expired", signToken(t, env, true, "at+jwt", mod(func(m map[string]any) { m["exp"] = now.Add(-time.Minute).Unix() }))},
-		{"other audience", signToken(t, env, true, "at+jwt", mod(func(m map[string]any) { m["aud"] = []string{"https://other.example/api"} }))},
-		{"other issuer", signToken(t, env, true, "at+jwt", mod(func(m map[string]any) { m["iss"] = "https://evil.example" }))},
-		{"ID token typ", signToken(t, env, true, "JWT", good())},
-		{"no email", signToken(t, env, true, "at+jwt", mod(func(m map[string]any) { delete(m, "email") }))},
-		{"not a JWT", "abc.def"},
-		{"garbage", "%%%"},
+		{"forged signature", signToken(t, env, false, "at+jwt", good()), "its signature does not verify with any key its issuer publishes"},
+		{"expired", signToken(t, env, true, "at+jwt", mod(func(m map[string]any) { m["exp"] = now.Add(-time.Minute).Unix() })), "it expired at " + now.Add(-time.Minute).UTC().Format("2006-01-02 15:04:05 UTC")},
+		{"other audience", signToken(t, env, true, "at+jwt", mod(func(m map[string]any) { m["aud"] = []string{"https://other.example/api"} })), `it is not for this API: its aud [\"https://other.example/api\"] does not name \"` + env.URL + `/api\"`},
+		{"other issuer", signToken(t, env, true, "at+jwt", mod(func(m map[string]any) { m["iss"] = "https://evil.example" })), "neither the sign-in issuer nor an Active identity provider"},
+		{"ID token typ", signToken(t, env, true, "JWT", good()), "is not an access token type"},
+		{"no email", signToken(t, env, true, "at+jwt", mod(func(m map[string]any) { delete(m, "email") })), "has no email claim"},
+		{"not a JWT", "abc.def", "the token header is not JSON"},
+		{"garbage", "%%%", "the token is not a JWT"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r, b := do(t, "GET", env.URL+"/api/users/super", c.token, "")
 			if r.StatusCode != 401 || !strings.Contains(r.Header.Get("WWW-Authenticate"), `error="invalid_token"`) {
 				t.Fatalf("%d %q %s", r.StatusCode, r.Header.Get("WWW-Authenticate"), b)
+			}
+			if !strings.Contains(b, c.want) || strings.Contains(b, "oidc:") {
+				t.Fatalf("message: want %q: %s", c.want, b)
 			}
 		})
 	}

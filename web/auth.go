@@ -550,7 +550,7 @@ func (a *authenticator) verifyAccessTokenUncached(ctx context.Context, raw strin
 	}
 	t, err := verifier.Verify(ctx, raw)
 	if err != nil {
-		return AccessToken{}, err
+		return AccessToken{}, verifyProblem(err)
 	}
 	var claims map[string]any
 	if err := t.Claims(&claims); err != nil {
@@ -814,4 +814,29 @@ func (a *authenticator) asTokenError(scheme string, err error) error {
 		return he
 	}
 	return a.challenge(scheme, handlers.CodeInvalidToken, "the access token is not valid: "+RedactURLs(err.Error()))
+}
+
+// verifyProblem says why go-oidc refused a token in the API's words: its
+// own read "oidc: token is expired (Token Expiry: …)" or "failed to verify
+// signature: no public keys able to verify jwt", and spoke of ID tokens.
+// An issuer whose keys cannot be fetched is the issuer's fault, not the
+// token's: 503 idp_unavailable, as when its discovery cannot be read.
+func verifyProblem(err error) error {
+	var expired *oidc.TokenExpiredError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &expired):
+		return fmt.Errorf("it expired at %s; get a new one", expired.Expiry.UTC().Format("2006-01-02 15:04:05 UTC"))
+	case strings.Contains(msg, "fetching keys") || strings.Contains(msg, "get keys failed"):
+		return handlers.CodeIDPUnavailable.New("the token issuer's keys cannot be fetched; try again later").WithCause(err)
+	case strings.Contains(msg, "failed to verify signature") || strings.Contains(msg, "failed to verify id token signature"):
+		return errors.New("its signature does not verify with any key its issuer publishes (signed by another key, or changed after signing)")
+	case strings.Contains(msg, "malformed jwt"):
+		return errors.New("it is not a signed JWT (header.payload.signature, each base64url)")
+	case strings.HasPrefix(msg, "oidc: expected audience "):
+		want, got, _ := strings.Cut(strings.TrimPrefix(msg, "oidc: expected audience "), " got ")
+		return fmt.Errorf("it is not for this API: its aud %s does not name %s", got, want)
+	}
+	msg = strings.TrimPrefix(msg, "oidc: ")
+	return errors.New(strings.ReplaceAll(msg, "id token", "token"))
 }
