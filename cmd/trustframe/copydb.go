@@ -33,6 +33,11 @@ func cmdCopyDatabase(ctx context.Context, args []string, getenv func(string) str
 	if _, err := os.Stat(*from); err != nil {
 		return fmt.Errorf("%w: --from: %v", errUsage, err)
 	}
+	lock, err := takeServingLock(*from, true)
+	if errors.Is(err, errLockHeld) {
+		return fmt.Errorf("trustframe serve is running on %s: stop it first (rows it writes during the copy would not be in the copy); nothing was changed", *from)
+	}
+	defer lock.release()
 	src, err := store.Open(ctx, *from, time.Now)
 	if err != nil {
 		return err

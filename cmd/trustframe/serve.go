@@ -180,6 +180,13 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer db.Close()
+	if f.database == "" {
+		lock, err := takeServingLock(filepath.Join(f.dataDir, "trustframe.db"), false)
+		if errors.Is(err, errLockHeld) {
+			return errors.New("trustframe copy-database is copying this database: start serve once it has finished (then with --database set to where it copied)")
+		}
+		defer lock.release()
+	}
 	kekPath, err := f.checkBeforeStart(ctx, db, log)
 	if err != nil {
 		return err
