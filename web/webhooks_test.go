@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -317,10 +318,19 @@ func TestWebhookReceiverMisbehaves(t *testing.T) {
 			}
 		}
 	})
+	// A refusal's own words are kept with it, as one line, cut at 300 bytes.
+	mux.HandleFunc("/refuses", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(401)
+		fmt.Fprint(w, "{\"error\": \"signature mismatch\"}\n\r\n\tsee   the log\x00")
+	})
+	mux.HandleFunc("/refuses-at-length", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(500)
+		fmt.Fprint(w, "x"+strings.Repeat("é", 5000)) // two bytes each: byte 300 is half of one
+	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
 	hooks := map[string]string{}
-	for _, p := range []string{"hang", "slow", "redirect", "huge"} {
+	for _, p := range []string{"hang", "slow", "redirect", "huge", "refuses", "refuses-at-length"} {
 		hooks[p] = createWebhook(t, env, tok, `{"Url":"`+srv.URL+`/`+p+`","SubjectTypes":["SuperUser"]}`).WebhookID
 	}
 	t0 := time.Now()
@@ -353,6 +363,12 @@ func TestWebhookReceiverMisbehaves(t *testing.T) {
 	}
 	if d := attempted(hooks["redirect"]); d.Status != "Pending" || d.LastStatusCode != 307 || !strings.Contains(d.LastError, "redirects are not followed") {
 		t.Errorf("redirecting receiver: %+v", d)
+	}
+	if d := attempted(hooks["refuses"]); d.LastStatusCode != 401 || d.LastError != `HTTP 401: the receiver answered: {"error": "signature mismatch"} see the log` {
+		t.Errorf("refusing receiver: %q", d.LastError)
+	}
+	if d := attempted(hooks["refuses-at-length"]); d.LastStatusCode != 500 || d.LastError != "HTTP 500: the receiver answered: x"+strings.Repeat("é", 149)+"…" {
+		t.Errorf("refusing receiver, at length: %q", d.LastError)
 	}
 	followed.Lock()
 	if redirectTargetHit {

@@ -12,8 +12,11 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/trustframe/trustframe/store"
 )
@@ -222,13 +225,54 @@ func (d *Deliverer) send(ctx context.Context, dd store.DueDelivery) (int, error)
 	defer resp.Body.Close()
 	// Read a bounded part of the answer (so the connection can be reused
 	// for small ones); a huge or endless body is cut, not waited for.
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, d.MaxBody))
+	// The start of a refusal's answer is kept with it: a receiver's own
+	// words ("signature mismatch") say more than its status code.
+	head := make([]byte, answerKept)
+	n, _ := io.ReadFull(io.LimitReader(resp.Body, d.MaxBody), head)
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, d.MaxBody-int64(n)))
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		return resp.StatusCode, nil
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
 		return resp.StatusCode, fmt.Errorf("HTTP %d: redirects are not followed; give the final URL", resp.StatusCode)
 	default:
+		if said := answerText(head[:n]); said != "" {
+			return resp.StatusCode, fmt.Errorf("HTTP %d: the receiver answered: %s", resp.StatusCode, said)
+		}
 		return resp.StatusCode, fmt.Errorf("HTTP %d", resp.StatusCode)
 	}
+}
+
+// answerKept is how much of a refusal's answer is kept with the attempt.
+const answerKept = 300
+
+// answerText is the start of a receiver's answer as one line of text:
+// whitespace runs become one space, control characters and broken UTF-8
+// are left out, and a cut answer ends with "…".
+func answerText(b []byte) string {
+	cut := len(b) == answerKept
+	var sb strings.Builder
+	space := false
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		b = b[size:]
+		switch {
+		case r == utf8.RuneError && size <= 1: // broken, or a character cut at the end
+			continue
+		case unicode.IsSpace(r):
+			space = sb.Len() > 0
+			continue
+		case unicode.IsControl(r):
+			continue
+		}
+		if space {
+			sb.WriteByte(' ')
+			space = false
+		}
+		sb.WriteRune(r)
+	}
+	if cut && sb.Len() > 0 {
+		sb.WriteString("…")
+	}
+	return sb.String()
 }
