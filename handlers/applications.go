@@ -213,7 +213,10 @@ func (h *Applications) CreateApp(w http.ResponseWriter, r *http.Request) {
 	var err error
 	var a store.SoftwareStatement
 	if errs := h.validateApp(&in, true); len(errs) > 0 {
-		err = Validation(errs)
+		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
+			_, err := h.Store.CreateSoftwareStatement(ctx, h.actor(r), in)
+			return err
+		}))
 	} else {
 		a, err = h.Store.CreateSoftwareStatement(r.Context(), h.actor(r), in)
 		err = storeError(during("CreateSoftwareStatement", err), "Application")
@@ -236,7 +239,10 @@ func (h *Applications) saveApp(w http.ResponseWriter, r *http.Request, o store.O
 	var a store.SoftwareStatement
 	var from string
 	if errs := h.validateApp(&in, false); len(errs) > 0 {
-		err = Validation(errs)
+		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
+			_, err := h.Store.UpdateSoftwareStatement(ctx, h.actor(r), in, func(store.SoftwareStatement) error { return nil })
+			return err
+		}))
 	} else {
 		a, err = h.Store.UpdateSoftwareStatement(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.SoftwareStatement) error {
 			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)

@@ -124,7 +124,10 @@ func (h *Contacts) CreateContact(w http.ResponseWriter, r *http.Request) {
 	var c store.Contact
 	var err error
 	if errs := validateContact(&in); len(errs) > 0 {
-		err = Validation(errs)
+		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
+			_, err := h.Store.CreateContact(ctx, h.actor(r), in)
+			return err
+		}))
 	} else {
 		c, err = h.Store.CreateContact(r.Context(), h.actor(r), in)
 		err = storeError(during("CreateContact", err), "Contact")
@@ -149,7 +152,10 @@ func (h *Contacts) UpdateContact(w http.ResponseWriter, r *http.Request) {
 	var c store.Contact
 	var err error
 	if errs := validateContact(&in); len(errs) > 0 {
-		err = Validation(errs)
+		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
+			_, err := h.Store.UpdateContact(ctx, h.actor(r), in, func(store.Contact) error { return nil })
+			return err
+		}))
 	} else {
 		c, err = h.Store.UpdateContact(r.Context(), h.actor(r), in, func(cur store.Contact) error { return CheckIfMatch(r, cur) })
 		err = storeError(during("UpdateContact", err), "Contact")

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -124,6 +125,22 @@ func storeError(err error, what string) error {
 			WithHeader(http.Header{"Retry-After": {"60"}})
 	}
 	return err
+}
+
+// withStoreChecks adds to errs, a form's field problems, what the
+// store's own checks say of the same write (an unknown or Inactive contact
+// type, flag or role): run as a dry run (store.DryRun), it changes
+// nothing. Those checks need the database, so they ran only once the rest
+// passed, and a form was refused twice. The store stops at its first
+// refusal, so at most one field is added; one already named is kept.
+func withStoreChecks(ctx context.Context, errs map[string]string, write func(ctx context.Context) error) map[string]string {
+	var fe *store.FieldError
+	if err := write(store.DryRun(ctx)); errors.As(err, &fe) {
+		if _, named := errs[fe.Field]; !named {
+			errs[fe.Field] = fe.Message
+		}
+	}
+	return errs
 }
 
 // during says what a handler was doing when its store call failed, for

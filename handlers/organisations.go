@@ -256,7 +256,10 @@ func (h *Organisations) CreateOrganisation(w http.ResponseWriter, r *http.Reques
 	var err error
 	var o store.Organisation
 	if errs := h.validateOrg(&in, true); len(errs) > 0 {
-		err = Validation(errs)
+		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
+			_, err := h.Store.CreateOrganisation(ctx, h.actor(r), in)
+			return err
+		}))
 	} else {
 		o, err = h.Store.CreateOrganisation(r.Context(), h.actor(r), in)
 		err = storeError(during("CreateOrganisation", err), "Organisation")
@@ -306,7 +309,10 @@ func (h *Organisations) saveOrg(w http.ResponseWriter, r *http.Request, in store
 	var o store.Organisation
 	var from string
 	if errs := h.validateOrg(&in, false); len(errs) > 0 {
-		err = Validation(errs)
+		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
+			_, err := h.Store.UpdateOrganisation(ctx, h.actor(r), in, func(store.Organisation) error { return nil })
+			return err
+		}))
 	} else {
 		o, err = h.Store.UpdateOrganisation(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.Organisation) error {
 			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)

@@ -457,6 +457,21 @@ func busy(err error) error {
 // tx runs fn in one immediate (write) transaction. On PostgreSQL it first
 // takes the write lock (writeLockKey), so write transactions run one at a
 // time across every instance, as SQLite's do.
+type dryRunKey struct{}
+
+// ErrDryRun is what a write under DryRun returns once every check of the
+// write has passed: it was rolled back, and nothing changed.
+var ErrDryRun = errors.New("store: a dry run: nothing was changed")
+
+// DryRun makes each write of the store under ctx run its checks (and its
+// statements) in a transaction that is rolled back: a write refused for a
+// field returns that *FieldError, one that would pass returns ErrDryRun.
+// A form with other mistakes uses it to name a bad reference (an unknown
+// contact type, flag or role) at once, not only after the rest is fixed.
+func DryRun(ctx context.Context) context.Context {
+	return context.WithValue(ctx, dryRunKey{}, true)
+}
+
 func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return d.commit(ctx, true, fn)
 }
@@ -489,6 +504,10 @@ func (d *DB) commit(ctx context.Context, directory bool, fn func(*sql.Tx) error)
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
 		return busy(err)
+	}
+	if ctx.Value(dryRunKey{}) != nil {
+		_ = tx.Rollback()
+		return ErrDryRun
 	}
 	if err := tx.Commit(); err != nil {
 		return busy(fmt.Errorf("store: commit: %w", err))
