@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
 	"syscall"
 
 	"github.com/trustframe/trustframe/web"
@@ -15,7 +16,7 @@ func main() {
 	ctx, stop := signalContext()
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "trustframe:", web.RedactURLs(err.Error()))
+		fmt.Fprintln(os.Stderr, "trustframe:", operatorMessage(err))
 		os.Exit(exitCode(err))
 	}
 }
@@ -30,4 +31,15 @@ func signalContext() (context.Context, context.CancelFunc) {
 		stop() // the next signal is no longer caught
 	}()
 	return ctx, stop
+}
+
+// packagePrefix is a Go package's name at the start of an error's part
+// ("store: ", "ssa: "): where in the code, which says nothing to an
+// operator reading the message.
+var packagePrefix = regexp.MustCompile(`(^|: )(?:store|ssa|federation|anchor|orgkeys|issuer|webhooks|devidp|lifecycle|formats): `)
+
+// operatorMessage is an error as the command prints it: URLs' secrets
+// redacted, package prefixes left out.
+func operatorMessage(err error) string {
+	return packagePrefix.ReplaceAllString(web.RedactURLs(err.Error()), "$1")
 }

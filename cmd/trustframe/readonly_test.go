@@ -29,7 +29,7 @@ func TestHelperRunProcess(t *testing.T) {
 	}
 	defer stop()
 	if err := run(ctx, strings.Split(args, "\x1f"), func(string) string { return "" }, strings.NewReader(""), os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "trustframe:", err)
+		fmt.Fprintln(os.Stderr, "trustframe:", operatorMessage(err))
 		os.Exit(exitCode(err))
 	}
 	os.Exit(0)

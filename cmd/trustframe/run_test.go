@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"github.com/trustframe/trustframe/store"
 	"io"
 	"net"
@@ -523,6 +524,22 @@ func TestFlagValueOfTheWrongKindSaysWhatItWants(t *testing.T) {
 		}
 		if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
 			t.Errorf("%v %v: the data directory was made", c.args, c.env)
+		}
+	}
+}
+
+// The command prints an error without the Go package names at the start
+// of its parts ("store: open …: store: the database is newer …"), and with
+// a URL's password redacted.
+func TestOperatorMessage(t *testing.T) {
+	for in, want := range map[string]string{
+		"store: open /x/trustframe.db: store: the database is busy":  "open /x/trustframe.db: the database is busy",
+		"ssa: the key-encryption key does not open the keys":         "the key-encryption key does not open the keys",
+		"cannot reach postgres://u:secret@db/x: federation: timeout": "cannot reach postgres://REDACTED@db/x: timeout",
+		"restore the datastore: it is fine":                          "restore the datastore: it is fine",
+	} {
+		if got := operatorMessage(errors.New(in)); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
 		}
 	}
 }
