@@ -202,7 +202,10 @@ func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
 	if in.ClaimID != "" {
 		err = Validation(map[string]string{"ClaimId": "ClaimId is given by the server."})
 	} else if errs := validateClaim(&in, true); len(errs) > 0 {
-		err = Validation(errs)
+		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
+			_, err := h.Store.CreateAuthorityClaim(ctx, h.Org.actor(r), in)
+			return err
+		}))
 	} else {
 		c, err = h.Store.CreateAuthorityClaim(r.Context(), h.Org.actor(r), in)
 		err = storeError(during("CreateAuthorityClaim", err), "Organisation")

@@ -178,7 +178,10 @@ func (h *Documents) Save(w http.ResponseWriter, r *http.Request) {
 	var d store.Document
 	var err error
 	if errs := validateDocument(&in); len(errs) > 0 {
-		err = Validation(errs)
+		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
+			_, err := h.Store.SaveDocument(ctx, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(store.Document) error { return nil })
+			return err
+		}))
 	} else {
 		d, err = h.Store.SaveDocument(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Document) error { return CheckIfMatch(r, cur) })
 		err = storeError(during("SaveDocument", err), "Document")

@@ -8,10 +8,11 @@ import (
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
-// A refused form names a bad reference (an unknown contact type, flag or
-// role) together with its other mistakes: the reference was checked only
-// once the rest passed, so the same form was refused twice. The check is
-// a dry run: nothing is written, the audit log included.
+// A refused form names a bad reference (an unknown contact type, flag,
+// role, document type or authority) together with its other mistakes:
+// the reference was checked only once the rest passed, so the same form
+// was refused twice. The check is a dry run: nothing is written, the
+// audit log included.
 func TestRefusalNamesReferencesWithTheRest(t *testing.T) {
 	env := webtest.Start(t, nil)
 	a := newAPI(t, env, "admin@example.com")
@@ -39,6 +40,10 @@ func TestRefusalNamesReferencesWithTheRest(t *testing.T) {
 			map[string]string{"Roles": `no Active claim on the role "PISP"`, "ClientName": ""}},
 		{"PUT", "/organisations/" + id + "/softwarestatements/" + aid, `{"ClientName":"","Roles":["PISP"]}`,
 			map[string]string{"Roles": `no Active claim on the role "PISP"`, "ClientName": ""}},
+		{"POST", "/organisations/" + id + "/documents", `{"DocumentType":"Horoscope","DocumentStartDate":"2027-01-01","DocumentExpiryDate":"2026-01-01"}`,
+			map[string]string{"DocumentType": `no Document type "Horoscope"`, "DocumentExpiryDate": ""}},
+		{"POST", "/organisations/" + id + "/authority-claims", `{"AuthorityId":"nope","AuthorisationDomain":"Payments","Role":"PISP","Status":"Bogus"}`,
+			map[string]string{"AuthorityId": `there is no authority "nope"`, "Status": ""}},
 	} {
 		r, m := a.do(c.method, c.path, c.body)
 		got := fieldsOf(m)
