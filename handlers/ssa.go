@@ -42,7 +42,10 @@ type SSA struct {
 func (h *SSA) unsupportedAlg(alg string) *Error {
 	msg := "signingAlg " + alg + " is not enabled here; use one of " + strings.Join(h.Keys.Enabled(), ", ")
 	if alg == "" { // signingAlg= : say so, not "signingAlg  is"
-		msg = "signingAlg is empty; leave it out for PS256 or use one of " + strings.Join(h.Keys.Enabled(), ", ")
+		msg = "signingAlg is empty; use one of " + strings.Join(h.Keys.Enabled(), ", ")
+		if h.Keys.IsEnabled(ssa.PS256) {
+			msg = "signingAlg is empty; leave it out for PS256 or use one of " + strings.Join(h.Keys.Enabled(), ", ")
+		}
 	}
 	return CodeUnsupportedSigningAlg.New(msg).WithFields(FieldError{Code: CodeUnsupportedSigningAlg.Name, Field: "signingAlg", Message: msg}).WithExtra(map[string]any{"enabledAlgorithms": h.Keys.Enabled()})
 }

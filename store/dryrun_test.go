@@ -19,6 +19,10 @@ func TestDryRunChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	// The list is cached first, so a change wrongly applied to it shows.
+	if _, total, err := db.ListOrganisations(ctx, store.OrgFilter{Size: 10}); err != nil || total != 0 {
+		t.Fatalf("list: %d %v", total, err)
+	}
 	head, _ := db.LastChangeID(ctx)
 	org := store.Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Pending"}
 	if _, err := db.CreateOrganisation(store.DryRun(ctx), store.Audit{Actor: "t"}, org); !errors.Is(err, store.ErrDryRun) {
@@ -42,5 +46,23 @@ func TestDryRunChangesNothing(t *testing.T) {
 	}
 	if l, total, _ := db.ListOrganisations(ctx, store.OrgFilter{Size: 10}); total != 1 || len(l) != 1 {
 		t.Fatalf("organisations: %d", total)
+	}
+}
+
+// A record written through the group commit is never rolled back by a
+// DryRun context: the batch holds other requests' records too.
+func TestDryRunLeavesGroupCommitAlone(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, storetest.Path(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	head, _ := db.LastChangeID(ctx)
+	if err := db.RecordEvent(store.DryRun(ctx), store.AuditRecord{Actor: "t", Action: "sign-in", SubjectType: "SuperUser", SubjectID: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := db.LastChangeID(ctx); after == head {
+		t.Fatal("the record was rolled back")
 	}
 }

@@ -454,9 +454,6 @@ func busy(err error) error {
 	return err
 }
 
-// tx runs fn in one immediate (write) transaction. On PostgreSQL it first
-// takes the write lock (writeLockKey), so write transactions run one at a
-// time across every instance, as SQLite's do.
 type dryRunKey struct{}
 
 // ErrDryRun is what a write under DryRun returns once every check of the
@@ -472,7 +469,21 @@ func DryRun(ctx context.Context) context.Context {
 	return context.WithValue(ctx, dryRunKey{}, true)
 }
 
+// tx runs fn in one immediate (write) transaction. On PostgreSQL it first
+// takes the write lock (writeLockKey), so write transactions run one at a
+// time across every instance, as SQLite's do. Under DryRun it rolls back
+// what fn did and returns ErrDryRun. Only tx honours DryRun: a group
+// commit (groupcommit.go) holds other requests' records too, and its
+// context must never roll them back.
 func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	if ctx.Value(dryRunKey{}) != nil {
+		return d.commit(ctx, true, func(tx *sql.Tx) error {
+			if err := fn(tx); err != nil {
+				return err
+			}
+			return ErrDryRun // rolls back
+		})
+	}
 	return d.commit(ctx, true, fn)
 }
 
@@ -504,10 +515,6 @@ func (d *DB) commit(ctx context.Context, directory bool, fn func(*sql.Tx) error)
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
 		return busy(err)
-	}
-	if ctx.Value(dryRunKey{}) != nil {
-		_ = tx.Rollback()
-		return ErrDryRun
 	}
 	if err := tx.Commit(); err != nil {
 		return busy(fmt.Errorf("store: commit: %w", err))

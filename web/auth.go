@@ -827,11 +827,15 @@ func verifyProblem(err error) error {
 	switch {
 	case errors.As(err, &expired):
 		return fmt.Errorf("it expired at %s; get a new one", expired.Expiry.UTC().Format("2006-01-02 15:04:05 UTC"))
-	case strings.Contains(msg, "fetching keys") || strings.Contains(msg, "get keys failed"):
+	case strings.HasPrefix(msg, "fetching keys") || strings.HasPrefix(msg, "oidc: get keys failed"):
 		return handlers.CodeIDPUnavailable.New("the token issuer's keys cannot be fetched; try again later").WithCause(err)
-	case strings.Contains(msg, "failed to verify signature") || strings.Contains(msg, "failed to verify id token signature"):
+	case strings.HasPrefix(msg, "failed to verify signature") || strings.HasPrefix(msg, "failed to verify id token signature"):
 		return errors.New("its signature does not verify with any key its issuer publishes (signed by another key, or changed after signing)")
-	case strings.Contains(msg, "malformed jwt"):
+	case strings.HasPrefix(msg, "oidc: malformed jwt: unexpected signature algorithm "):
+		// go-oidc: `unexpected signature algorithm "HS256"; expected ["RS256"]`
+		got, want, _ := strings.Cut(strings.TrimPrefix(msg, "oidc: malformed jwt: unexpected signature algorithm "), "; expected ")
+		return fmt.Errorf("its alg %s is not one its issuer signs with (%s)", got, want)
+	case strings.HasPrefix(msg, "oidc: malformed jwt"):
 		return errors.New("it is not a signed JWT (header.payload.signature, each base64url)")
 	case strings.HasPrefix(msg, "oidc: expected audience "):
 		want, got, _ := strings.Cut(strings.TrimPrefix(msg, "oidc: expected audience "), " got ")

@@ -24,7 +24,9 @@ func TestVerifyProblem(t *testing.T) {
 		{errors.New("oidc: malformed jwt: go-jose/go-jose: compact JWS format must have three parts"), "it is not a signed JWT"},
 		{errors.New("failed to verify signature: failed to verify id token signature"), "its signature does not verify"},
 		{errors.New(`oidc: expected audience "https://d.example/api" got ["https://x.example"]`), `it is not for this API: its aud ["https://x.example"] does not name "https://d.example/api"`},
-		{errors.New(`oidc: id token signed with unsupported algorithm, expected ["RS256"] got "HS256"`), `token signed with unsupported algorithm, expected ["RS256"] got "HS256"`},
+		// go-oidc v3.21's words for a token signed with an algorithm its issuer does not use.
+		{errors.New(`oidc: malformed jwt: unexpected signature algorithm "HS256"; expected ["RS256"]`), `its alg "HS256" is not one its issuer signs with (["RS256"])`},
+		{errors.New(`oidc: current time 2026-11-23 before the nbf (not before) time: 2026-11-24`), `current time 2026-11-23 before the nbf (not before) time`},
 	} {
 		got := verifyProblem(c.err)
 		var he *handlers.Error

@@ -227,7 +227,7 @@ func (d *Deliverer) send(ctx context.Context, dd store.DueDelivery) (int, error)
 	// for small ones); a huge or endless body is cut, not waited for.
 	// The start of a refusal's answer is kept with it: a receiver's own
 	// words ("signature mismatch") say more than its status code.
-	head := make([]byte, answerKept)
+	head := make([]byte, answerKept+1) // one more: was the answer cut?
 	n, _ := io.ReadFull(io.LimitReader(resp.Body, d.MaxBody), head)
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, d.MaxBody-int64(n)))
 	switch {
@@ -236,7 +236,7 @@ func (d *Deliverer) send(ctx context.Context, dd store.DueDelivery) (int, error)
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
 		return resp.StatusCode, fmt.Errorf("HTTP %d: redirects are not followed; give the final URL", resp.StatusCode)
 	default:
-		if said := answerText(head[:n]); said != "" {
+		if said := answerText(head[:n]); said != "" { // head[:n] may be answerKept+1 bytes: cut
 			return resp.StatusCode, fmt.Errorf("HTTP %d: the receiver answered: %s", resp.StatusCode, said)
 		}
 		return resp.StatusCode, fmt.Errorf("HTTP %d", resp.StatusCode)
@@ -246,11 +246,13 @@ func (d *Deliverer) send(ctx context.Context, dd store.DueDelivery) (int, error)
 // answerKept is how much of a refusal's answer is kept with the attempt.
 const answerKept = 300
 
-// answerText is the start of a receiver's answer as one line of text:
-// whitespace runs become one space, control characters and broken UTF-8
+// answerText is the start of a receiver's answer (b: up to answerKept
+// bytes, one more when the answer goes on) as one line of text: whitespace
+// runs become one space, control and format characters and broken UTF-8
 // are left out, and a cut answer ends with "…".
 func answerText(b []byte) string {
-	cut := len(b) == answerKept
+	cut := len(b) > answerKept
+	b = b[:min(len(b), answerKept)]
 	var sb strings.Builder
 	space := false
 	for len(b) > 0 {
@@ -262,7 +264,7 @@ func answerText(b []byte) string {
 		case unicode.IsSpace(r):
 			space = sb.Len() > 0
 			continue
-		case unicode.IsControl(r):
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r): // also bidi overrides, zero-width marks
 			continue
 		}
 		if space {

@@ -94,20 +94,29 @@ func newBrowserFor(t *testing.T, limit time.Duration) context.Context {
 	)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
+	// The browser starts on the tab's own context: the first run's context
+	// sets the browser's lifetime, and the test's time limit must not close
+	// it before dumpPageOnFailure has read the page.
 	tab := ctx
-	ctx, cancelT := context.WithTimeout(ctx, limit)
-	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
-	t.Cleanup(func() { dumpPageOnFailure(t, tab) }) // runs first: the tab is still open
-	if err := chromedp.Do(ctx); err != nil {
+	stuck := time.AfterFunc(time.Minute, cancelA) // a browser that does not start is stopped
+	err := chromedp.Do(tab)
+	stuck.Stop()
+	if err != nil {
+		cancelC()
+		cancelA()
 		t.Fatalf("start browser: %v", err)
 	}
+	ctx, cancelT := context.WithTimeout(tab, limit)
+	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	t.Cleanup(func() { dumpPageOnFailure(t, tab) }) // runs first: the tab is still open
 	watchConsole(t, ctx)
 	return ctx
 }
 
 // dumpPageOnFailure logs where a failed browser test stood: the URL and
-// the page's main element (else its body). A step that waits for something that never
-// comes ends in "context deadline exceeded" and says nothing else.
+// the page's main element (else its body). A step that waits for
+// something that never comes ends in "context deadline exceeded" and
+// says nothing else.
 func dumpPageOnFailure(t *testing.T, tab context.Context) {
 	if !t.Failed() {
 		return

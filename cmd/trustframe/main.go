@@ -36,10 +36,17 @@ func signalContext() (context.Context, context.CancelFunc) {
 // packagePrefix is a Go package's name at the start of an error's part
 // ("store: ", "ssa: "): where in the code, which says nothing to an
 // operator reading the message.
-var packagePrefix = regexp.MustCompile(`(^|: )(?:store|ssa|federation|anchor|orgkeys|issuer|webhooks|devidp|lifecycle|formats): `)
+var packagePrefix = regexp.MustCompile(`(^|: )(?:store|ssa|web|federation|devidp|dpop): `)
 
 // operatorMessage is an error as the command prints it: URLs' secrets
 // redacted, package prefixes left out.
 func operatorMessage(err error) string {
-	return packagePrefix.ReplaceAllString(web.RedactURLs(err.Error()), "$1")
+	msg := web.RedactURLs(err.Error())
+	for { // "federation: store: x": each pass takes one of two adjacent prefixes
+		next := packagePrefix.ReplaceAllString(msg, "$1")
+		if next == msg {
+			return msg
+		}
+		msg = next
+	}
 }

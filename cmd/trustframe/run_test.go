@@ -537,6 +537,8 @@ func TestOperatorMessage(t *testing.T) {
 		"ssa: the key-encryption key does not open the keys":         "the key-encryption key does not open the keys",
 		"cannot reach postgres://u:secret@db/x: federation: timeout": "cannot reach postgres://REDACTED@db/x: timeout",
 		"restore the datastore: it is fine":                          "restore the datastore: it is fine",
+		"federation: store: the database is busy":                    "the database is busy",
+		"--base-url: issuer: must be https":                          "--base-url: issuer: must be https",
 	} {
 		if got := operatorMessage(errors.New(in)); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)

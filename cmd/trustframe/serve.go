@@ -175,18 +175,23 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	db, err := openStore(ctx, f.dataDir, f.database)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
 	if f.database == "" {
+		// Taken before the database is opened (and migrated), let go after
+		// it is closed: a copy never sees a serve touch the file.
+		if err := os.MkdirAll(f.dataDir, 0o700); err != nil {
+			return fmt.Errorf("data dir: %w", err)
+		}
 		lock, err := takeServingLock(filepath.Join(f.dataDir, "trustframe.db"), false)
 		if errors.Is(err, errLockHeld) {
 			return errors.New("trustframe copy-database is copying this database: start serve once it has finished (then with --database set to where it copied)")
 		}
 		defer lock.release()
 	}
+	db, err := openStore(ctx, f.dataDir, f.database)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
 	kekPath, err := f.checkBeforeStart(ctx, db, log)
 	if err != nil {
 		return err
