@@ -40,6 +40,8 @@ func TestRefusalNamesReferencesWithTheRest(t *testing.T) {
 			map[string]string{"Roles": `no Active claim on the role "PISP"`, "ClientName": ""}},
 		{"PUT", "/organisations/" + id + "/softwarestatements/" + aid, `{"ClientName":"","Roles":["PISP"]}`,
 			map[string]string{"Roles": `no Active claim on the role "PISP"`, "ClientName": ""}},
+		{"POST", "/organisations/" + id + "/authorisationservers", `{"CustomerFriendlyName":"","Issuer":"","Flags":["no-such-flag"]}`,
+			map[string]string{"Flags": "there is no flag no-such-flag", "CustomerFriendlyName": "", "Issuer": "required"}},
 		{"POST", "/organisations/" + id + "/documents", `{"DocumentType":"Horoscope","DocumentStartDate":"2027-01-01","DocumentExpiryDate":"2026-01-01"}`,
 			map[string]string{"DocumentType": `no Document type "Horoscope"`, "DocumentExpiryDate": ""}},
 		{"POST", "/organisations/" + id + "/authority-claims", `{"AuthorityId":"nope","AuthorisationDomain":"Payments","Role":"PISP","Status":"Bogus"}`,
@@ -50,6 +52,9 @@ func TestRefusalNamesReferencesWithTheRest(t *testing.T) {
 		if r.StatusCode != 422 {
 			t.Errorf("%s %s: %d %v", c.method, c.path, r.StatusCode, m)
 			continue
+		}
+		if strings.HasSuffix(c.path, "/authorisationservers") && got["Issuer"] != "Issuer is required." {
+			t.Errorf("the issuer is named once: %q", got["Issuer"])
 		}
 		for f, part := range c.want {
 			if msg, ok := got[f]; !ok || !strings.Contains(msg, part) {
