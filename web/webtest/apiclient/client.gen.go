@@ -1761,7 +1761,7 @@ type WebhookDelivery struct {
 	LastAttemptOn  *time.Time `json:"LastAttemptOn,omitempty"`
 	LastDurationMs int64      `json:"LastDurationMs"`
 
-	// LastError why the last attempt failed; left out after a success
+	// LastError why the last attempt failed, with the start of the receiver's answer to a refusal (one line, at most 300 bytes of it); left out after a success
 	LastError *string `json:"LastError,omitempty"`
 
 	// LastStatusCode HTTP status of the last answer; left out when there was none

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "e476fa4389d177df49c92f0f4b5777f91699748bf598cb2d94964b48fcdbfbe4"
+const SpecSHA256 = "8797db018af9447392e12caa70c41c7d735b0b7cb49ba0f908ce097960058fff"
