@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/store/storetest"
 )
 
 // A write under DryRun runs its checks and changes nothing: one that would
@@ -14,11 +13,7 @@ import (
 // neither leaves a row, an audit record or a cached list behind.
 func TestDryRunChangesNothing(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, storetest.Path(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := open(t)
 	// The list is cached first, so a change wrongly applied to it shows.
 	if _, total, err := db.ListOrganisations(ctx, store.OrgFilter{Size: 10}); err != nil || total != 0 {
 		t.Fatalf("list: %d %v", total, err)
@@ -53,11 +48,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 // DryRun context: the batch holds other requests' records too.
 func TestDryRunLeavesGroupCommitAlone(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, storetest.Path(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := open(t)
 	head, _ := db.LastChangeID(ctx)
 	if err := db.RecordEvent(store.DryRun(ctx), store.AuditRecord{Actor: "t", Action: "sign-in", SubjectType: "SuperUser", SubjectID: "t"}); err != nil {
 		t.Fatal(err)
