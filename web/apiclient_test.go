@@ -31,14 +31,7 @@ func TestGeneratedClientIsCurrent(t *testing.T) {
 // problem, against the real server, decoding every answer into its types.
 func TestGeneratedClientAgainstTheServer(t *testing.T) {
 	env := webtest.Start(t, nil)
-	token := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
-	c, err := apiclient.NewClientWithResponses(env.URL+"/api", apiclient.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-		r.Header.Set("Authorization", "Bearer "+token)
-		return nil
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := generatedClient(t, env, "admin@example.com")
 	ctx := context.Background()
 	str := func(s string) *string { return &s }
 
@@ -163,4 +156,19 @@ func TestGeneratedClientAgainstTheServer(t *testing.T) {
 	if e := bad.ApplicationproblemJSONDefault.Errors; len(e) == 0 || e[0].Field == nil || *e[0].Field != "CountryOfRegistration" {
 		t.Fatalf("validation problem: %s", bad.Body)
 	}
+}
+
+// generatedClient is the client generated from the OpenAPI description,
+// sending email's access token.
+func generatedClient(t *testing.T, env *webtest.Env, email string) *apiclient.ClientWithResponses {
+	t.Helper()
+	token := webtest.Token(t, env.URL, email, nil).AccessToken
+	c, err := apiclient.NewClientWithResponses(env.URL+"/api", apiclient.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+		r.Header.Set("Authorization", "Bearer "+token)
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -174,14 +174,7 @@ func TestImportNamesEveryExistingOrganisationId(t *testing.T) {
 // have it, so a client generated from the description could not send it.
 func TestGeneratedClientSendsOpenIDDiscoveryDocument(t *testing.T) {
 	env := webtest.Start(t, nil)
-	token := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
-	c, err := apiclient.NewClientWithResponses(env.URL+"/api", apiclient.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-		r.Header.Set("Authorization", "Bearer "+token)
-		return nil
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := generatedClient(t, env, "admin@example.com")
 	a := newAPI(t, env, "admin@example.com")
 	var oid apiclient.OrganisationId
 	if err := oid.UnmarshalText([]byte(a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string))); err != nil {

@@ -23,23 +23,8 @@ import (
 // then exited 1 with "shutdown: context deadline exceeded", and the client
 // got its connection cut.
 func TestServeStopAnswersLongPolls(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	both := &lockedBuffer{}
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, func(string) string { return "" }, strings.NewReader(""), both, io.Discard)
-	}()
-	var base string
-	for i := 0; base == ""; i++ {
-		if i > 500 {
-			t.Fatalf("the program never said where it listens:\n%s", both.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-		if _, rest, ok := strings.Cut(both.String(), "listening on "); ok {
-			base, _, _ = strings.Cut(rest, "\n")
-		}
-	}
+	cancel, out, done := startServe(t, "--addr", "127.0.0.1:0")
+	base := said(t, out, "listening on ")
 	tok := webtest.Token(t, base, "admin@example.com", nil).AccessToken
 	get := func(query string) (*http.Response, map[string]any, error) {
 		req, _ := http.NewRequest("GET", base+"/api/changes?"+query, nil)
@@ -73,19 +58,7 @@ func TestServeStopAnswersLongPolls(t *testing.T) {
 		polled <- a
 	}()
 	time.Sleep(500 * time.Millisecond) // the poll is waiting
-	t0 := time.Now()
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop")
-	}
-	if took := time.Since(t0); took > 5*time.Second {
-		t.Errorf("the stop took %s", took)
-	}
+	stopsPromptly(t, cancel, done)
 	a := <-polled
 	if a.err != nil || a.status != 200 || a.page["nextCursor"] != cursor {
 		t.Fatalf("the long poll: %d %v %v", a.status, a.page, a.err)
@@ -97,23 +70,9 @@ func TestServeStopAnswersLongPolls(t *testing.T) {
 // closed first, then the private one. The profile held the stop for 15
 // seconds, during which the public listener still took new requests.
 func TestServeStopDoesNotWaitForAProfile(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	both := &lockedBuffer{}
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, func(string) string { return "" }, strings.NewReader(""), both, io.Discard)
-	}()
-	var metrics string
-	for i := 0; metrics == "" || !strings.Contains(both.String(), "listening on"); i++ {
-		if i > 500 {
-			t.Fatalf("the program never said where it listens:\n%s", both.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-		if _, rest, ok := strings.Cut(both.String(), "metrics on "); ok {
-			metrics, _, _ = strings.Cut(rest, "/metrics")
-		}
-	}
+	cancel, out, done := startServe(t, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0")
+	metrics, _, _ := strings.Cut(said(t, out, "metrics on "), "/metrics")
+	said(t, out, "listening on ")
 	go func() {
 		if resp, err := http.Get(metrics + "/debug/pprof/profile?seconds=30"); err == nil {
 			io.Copy(io.Discard, resp.Body)
@@ -121,19 +80,7 @@ func TestServeStopDoesNotWaitForAProfile(t *testing.T) {
 		}
 	}()
 	time.Sleep(500 * time.Millisecond) // the profile is being taken
-	t0 := time.Now()
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop")
-	}
-	if took := time.Since(t0); took > 5*time.Second {
-		t.Fatalf("the stop took %s", took)
-	}
+	stopsPromptly(t, cancel, done)
 }
 
 // A second SIGTERM (or Ctrl-C) while serve waits for requests in flight
@@ -152,16 +99,7 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-	var addr string
-	for i := 0; addr == ""; i++ {
-		if i > 500 {
-			t.Fatalf("the program never said where it listens:\n%s", out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-		if _, rest, ok := strings.Cut(out.String(), "listening on http://"); ok {
-			addr, _, _ = strings.Cut(rest, "\n")
-		}
-	}
+	addr := said(t, out, "listening on http://")
 	// A request in flight: its headers begun, never finished (the drain
 	// waits for it until the 10 s header timeout).
 	conn, err := net.Dial("tcp", addr)
@@ -192,5 +130,55 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 	}
 	if took := time.Since(t0); took > 3*time.Second {
 		t.Fatalf("the second signal took %s to end the process", took)
+	}
+}
+
+// startServe runs serve in this process with args and a fresh data
+// directory; cancel stops it as a signal would, and done gets its result.
+func startServe(t *testing.T, args ...string) (cancel context.CancelFunc, out *lockedBuffer, done chan error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	out, done = &lockedBuffer{}, make(chan error, 1)
+	args = append([]string{"serve", "--data-dir", t.TempDir()}, args...)
+	go func() {
+		done <- run(ctx, args, func(string) string { return "" }, strings.NewReader(""), out, io.Discard)
+	}()
+	return cancel, out, done
+}
+
+// said waits (10 s at most) for the program to print marker and returns
+// the rest of that line.
+func said(t *testing.T, out *lockedBuffer, marker string) string {
+	t.Helper()
+	for i := 0; ; i++ {
+		if _, rest, ok := strings.Cut(out.String(), marker); ok {
+			if line, _, ok := strings.Cut(rest, "\n"); ok {
+				return line
+			}
+		}
+		if i > 500 {
+			t.Fatalf("the program never said %q:\n%s", marker, out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// stopsPromptly stops serve and checks that it ends without error within
+// 5 seconds.
+func stopsPromptly(t *testing.T, cancel context.CancelFunc, done chan error) {
+	t.Helper()
+	t0 := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if took := time.Since(t0); took > 5*time.Second {
+		t.Fatalf("the stop took %s", took)
 	}
 }
