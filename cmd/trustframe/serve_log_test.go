@@ -68,29 +68,10 @@ func TestServeWritesItsLogWhenItStops(t *testing.T) {
 // journal): it waited in the log's buffer and came after it.
 func TestServeSaysShuttingDownBeforeStopped(t *testing.T) {
 	defer func(d time.Duration) { logFlushAfter = d }(logFlushAfter)
-	logFlushAfter = time.Hour // the order may not hang on the timer
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	both := &lockedBuffer{} // standard output and error, as a terminal shows them
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, func(string) string { return "" }, strings.NewReader(""), both, both)
-	}()
-	for i := 0; !strings.Contains(both.String(), "listening on"); i++ {
-		if i > 500 {
-			t.Fatalf("the program never said where it listens:\n%s", both.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not stop")
-	}
+	logFlushAfter = time.Hour                                          // the order may not hang on the timer
+	cancel, both, done := startServe(t, true, "--addr", "127.0.0.1:0") // standard output and error, as a terminal shows them
+	said(t, both, "listening on ")
+	stopsPromptly(t, cancel, done)
 	out := both.String()
 	down, stopped := strings.Index(out, "shutting down"), strings.Index(out, "trustframe stopped")
 	if down < 0 || stopped < 0 || down > stopped {

@@ -23,7 +23,7 @@ import (
 // then exited 1 with "shutdown: context deadline exceeded", and the client
 // got its connection cut.
 func TestServeStopAnswersLongPolls(t *testing.T) {
-	cancel, out, done := startServe(t, "--addr", "127.0.0.1:0")
+	cancel, out, done := startServe(t, false, "--addr", "127.0.0.1:0")
 	base := said(t, out, "listening on ")
 	tok := webtest.Token(t, base, "admin@example.com", nil).AccessToken
 	get := func(query string) (*http.Response, map[string]any, error) {
@@ -70,7 +70,7 @@ func TestServeStopAnswersLongPolls(t *testing.T) {
 // closed first, then the private one. The profile held the stop for 15
 // seconds, during which the public listener still took new requests.
 func TestServeStopDoesNotWaitForAProfile(t *testing.T) {
-	cancel, out, done := startServe(t, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0")
+	cancel, out, done := startServe(t, false, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0")
 	metrics, _, _ := strings.Cut(said(t, out, "metrics on "), "/metrics")
 	said(t, out, "listening on ")
 	go func() {
@@ -134,15 +134,21 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 }
 
 // startServe runs serve in this process with args and a fresh data
-// directory; cancel stops it as a signal would, and done gets its result.
-func startServe(t *testing.T, args ...string) (cancel context.CancelFunc, out *lockedBuffer, done chan error) {
+// directory, its standard output in out (and its log too with
+// logsInOut, as a terminal shows both); cancel stops it as a signal
+// would, and done gets its result.
+func startServe(t *testing.T, logsInOut bool, args ...string) (cancel context.CancelFunc, out *lockedBuffer, done chan error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	out, done = &lockedBuffer{}, make(chan error, 1)
+	var logs io.Writer = io.Discard
+	if logsInOut {
+		logs = out
+	}
 	args = append([]string{"serve", "--data-dir", t.TempDir()}, args...)
 	go func() {
-		done <- run(ctx, args, func(string) string { return "" }, strings.NewReader(""), out, io.Discard)
+		done <- run(ctx, args, func(string) string { return "" }, strings.NewReader(""), out, logs)
 	}()
 	return cancel, out, done
 }
