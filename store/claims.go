@@ -162,7 +162,7 @@ func (d *DB) CreateAuthorityClaim(ctx context.Context, a Audit, c AuthorityClaim
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "AuthorityClaim", SubjectID: c.ClaimID, OrganisationID: c.OrganisationID,
 			Summary: fmt.Sprintf("AuthorityId: %s; AuthorisationDomain: %s; Role: %s; RegistrationId: %s; Status: %s", c.AuthorityID, c.AuthorisationDomain, c.Role, c.RegistrationID, c.Status)})
 	})
-	d.lists.endClaimsWrite()
+	d.lists.endClaimsWrite(err)
 	if err != nil {
 		return AuthorityClaim{}, err
 	}
@@ -232,7 +232,7 @@ func (d *DB) UpdateAuthorityClaim(ctx context.Context, a Audit, c AuthorityClaim
 		cur.UpdatedOn, next.UpdatedOn = time.Time{}, time.Time{}
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "AuthorityClaim", SubjectID: c.ClaimID, OrganisationID: c.OrganisationID, Summary: diff(cur, next)})
 	})
-	d.lists.endClaimsWrite()
+	d.lists.endClaimsWrite(err)
 	if err != nil {
 		return AuthorityClaim{}, err
 	}

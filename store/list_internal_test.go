@@ -142,3 +142,51 @@ func TestAnchorsFollowWritesWithoutRebuild(t *testing.T) {
 	}
 	noRebuild("failed batch")
 }
+
+// TestRefusedClaimKeepsRoleFilterCaches: a claim write that is refused
+// (or only a dry run, as a form's reference check is) changed no claim,
+// so the role-filtered list caches stay; one that commits drops them.
+func TestRefusedClaimKeepsRoleFilterCaches(t *testing.T) {
+	d := openInternal(t)
+	ctx := context.Background()
+	a := Audit{Actor: "t"}
+	if err := d.SeedDirectory(ctx, a, 50, 3); err != nil {
+		t.Fatal(err)
+	}
+	var org, authority, domain, role string
+	if err := d.db.QueryRow(`SELECT organisation_id, authority_id, domain, role FROM organisation_authority_claims WHERE status = 'Active' LIMIT 1`).Scan(&org, &authority, &domain, &role); err != nil {
+		t.Fatal(err)
+	}
+	other, err := d.CreateOrganisation(ctx, a, Organisation{OrganisationName: "Unclaimed Bank", RegistrationNumber: "U-1", CountryOfRegistration: "GB", Status: "Active"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := OrgFilter{Sort: "OrganisationName", Domain: domain, Role: role, Size: 20}
+	if _, _, err := d.ListOrganisations(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	cachedCount := func() bool { _, ok, _ := d.lists.count(f); return ok }
+	if !cachedCount() {
+		t.Fatal("the role-filtered count was not cached")
+	}
+	bad := AuthorityClaim{OrganisationID: org, AuthorityID: authority, AuthorisationDomain: domain, Role: "NoSuchRole", Status: "Active"}
+	if _, err := d.CreateAuthorityClaim(ctx, a, bad); err == nil {
+		t.Fatal("a claim of an unknown role was accepted")
+	}
+	if !cachedCount() {
+		t.Fatal("a refused claim dropped the role-filtered caches")
+	}
+	good := AuthorityClaim{OrganisationID: other.OrganisationID, AuthorityID: authority, AuthorisationDomain: domain, Role: role, RegistrationID: "R1", Status: "Active"}
+	if _, err := d.CreateAuthorityClaim(DryRun(ctx), a, good); err != ErrDryRun {
+		t.Fatalf("dry run: %v", err)
+	}
+	if !cachedCount() {
+		t.Fatal("a dry run dropped the role-filtered caches")
+	}
+	if _, err := d.CreateAuthorityClaim(ctx, a, good); err != nil {
+		t.Fatal(err)
+	}
+	if cachedCount() {
+		t.Fatal("a committed claim left the role-filtered count in the cache")
+	}
+}

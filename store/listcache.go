@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sort"
 	"strings"
@@ -103,16 +104,20 @@ func (c *listCache) reset() {
 	c.mu.Unlock()
 }
 
-// endClaimsWrite ends a write to authority claims: it changes no row the
-// caches know, but which organisations a Role= or AuthorisationDomain=
-// filter keeps, so those filters' entries are dropped (and rebuilt as any
-// missing entry is).
-func (c *listCache) endClaimsWrite() {
+// endClaimsWrite ends a write to authority claims (err: its outcome): it
+// changes no row the caches know, but which organisations a Role= or
+// AuthorisationDomain= filter keeps, so those filters' entries are dropped
+// (and rebuilt as any missing entry is) — unless the write was refused,
+// which changed nothing.
+func (c *listCache) endClaimsWrite(err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
 	c.writing--
 	c.init()
+	if err != nil && refused(err) {
+		return
+	}
 	for k, e := range c.counts {
 		if e.f.byRole() {
 			delete(c.counts, k)
@@ -123,6 +128,16 @@ func (c *listCache) endClaimsWrite() {
 			delete(c.anchors, k)
 		}
 	}
+}
+
+// refused reports whether err is a write's own refusal (a check that
+// failed, or a dry run): its transaction was rolled back and nothing
+// changed. Any other error, a failed commit among them, may hide a write
+// that took effect, so a cache treats it as one.
+func refused(err error) bool {
+	var fe *FieldError
+	var ce *ConflictError
+	return errors.Is(err, ErrDryRun) || errors.Is(err, ErrNotFound) || errors.As(err, &fe) || errors.As(err, &ce)
 }
 
 // byRole reports whether f filters by authority claims, which a listRow
