@@ -146,19 +146,24 @@ func TestCallbackWithoutStateIsRefused(t *testing.T) {
 
 func TestLoginReturnToStaysOnSite(t *testing.T) {
 	env := webtest.Start(t, nil)
-	c := webtest.Browser()
-	resp, err := c.Get(env.URL + "/login?return_to=//evil.example/x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	form := url_values_from(t, resp)
-	resp, err = c.PostForm(env.URL+"/dev/idp/authorize", form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.Request.URL.Host != strings.TrimPrefix(env.URL, "http://") || resp.Request.URL.Path != "/" {
-		t.Fatalf("landed on %s", resp.Request.URL)
+	// Browsers read a backslash as a slash: "/\\evil.example" is another
+	// site, also when it appears only once http.Redirect has removed the
+	// dot segments before it.
+	for _, returnTo := range []string{"//evil.example/x", "/\\evil.example", "/a/../\\evil.example", "/./\\evil.example", "/x/..\\/evil.example"} {
+		c := webtest.Browser()
+		resp, err := c.Get(env.URL + "/login?return_to=" + url.QueryEscape(returnTo))
+		if err != nil {
+			t.Fatal(err)
+		}
+		form := url_values_from(t, resp)
+		resp, err = c.PostForm(env.URL+"/dev/idp/authorize", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.Request.URL.Host != strings.TrimPrefix(env.URL, "http://") || resp.Request.URL.Path != "/" {
+			t.Errorf("return_to %q: landed on %s", returnTo, resp.Request.URL)
+		}
 	}
 }
 
