@@ -332,6 +332,12 @@ func forbiddenNotAdmin(email string) *handlers.Error {
 // logout ends the session.
 func (a *authenticator) logout(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
+	if len(a.s.sessions.Keys(ctx)) == 0 {
+		// No session: nothing to end, and nothing is written (anyone can
+		// post here; a new session each time would be a row each time).
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
 	email := a.s.sessions.GetString(ctx, "email")
 	if err := a.s.sessions.Destroy(ctx); err != nil {
 		handlers.WriteError(w, r, err)

@@ -285,3 +285,20 @@ func TestCallbackErrorDescriptionOnlyWithMatchingState(t *testing.T) {
 		t.Fatalf("genuine refusal: %d %s", resp.StatusCode, b)
 	}
 }
+
+// TestSignOutWithoutSessionWritesNone: anyone can post to /logout; without
+// a session there is nothing to end, and no session is made for it (each
+// would be a row in the database).
+func TestSignOutWithoutSessionWritesNone(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := c.PostForm(env.URL+"/logout", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" || resp.Header.Get("Set-Cookie") != "" {
+		t.Fatalf("%d %q, Set-Cookie %q", resp.StatusCode, resp.Header.Get("Location"), resp.Header.Get("Set-Cookie"))
+	}
+}
