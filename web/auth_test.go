@@ -302,3 +302,34 @@ func TestSignOutWithoutSessionWritesNone(t *testing.T) {
 		t.Fatalf("%d %q, Set-Cookie %q", resp.StatusCode, resp.Header.Get("Location"), resp.Header.Get("Set-Cookie"))
 	}
 }
+
+// TestSessionCookieSecureOffLoopback: behind an https base URL (or a plain
+// http one that is not loopback) the session cookie is Secure, HttpOnly
+// and SameSite=Lax, and pages say HSTS only over https.
+func TestSessionCookieSecureOffLoopback(t *testing.T) {
+	for _, base := range []string{"https://directory.example", "http://directory.example"} {
+		env := webtest.Start(t, func(c *web.Config) { c.BaseURL, c.DevIdPAllowRemote = base, true })
+		c := webtest.Browser()
+		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		resp, err := c.Get(env.URL + "/login")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		var found bool
+		for _, ck := range resp.Cookies() {
+			if ck.Name == "trustframe_session" {
+				found = true
+				if !ck.Secure || !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode {
+					t.Errorf("%s: cookie flags %+v", base, ck)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no session cookie at /login", base)
+		}
+		if hsts := resp.Header.Get("Strict-Transport-Security"); (hsts != "") != strings.HasPrefix(base, "https:") {
+			t.Errorf("%s: Strict-Transport-Security %q", base, hsts)
+		}
+	}
+}
