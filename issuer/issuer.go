@@ -199,8 +199,10 @@ func Public(ip net.IP) bool {
 		return false
 	}
 	// "This network", shared address space, IETF protocol assignments,
-	// benchmarking, reserved (with broadcast), NAT64.
-	for _, cidr := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "198.18.0.0/15", "240.0.0.0/4", "64:ff9b::/96"} {
+	// benchmarking, reserved (with broadcast), NAT64 (well-known and
+	// local-use prefixes: both embed an IPv4 address, private ones too),
+	// IPv4-compatible IPv6 (::a.b.c.d, deprecated) and discard-only.
+	for _, cidr := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "198.18.0.0/15", "240.0.0.0/4", "64:ff9b::/96", "64:ff9b:1::/48", "::/96", "100::/64"} {
 		_, n, _ := net.ParseCIDR(cidr)
 		if n.Contains(ip) {
 			return false

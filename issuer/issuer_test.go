@@ -135,9 +135,15 @@ func TestCheckProviderNeedsJWKSURI(t *testing.T) {
 // Issue 14 point 10: every reserved IPv4 block is refused, and the error
 // says only that the address is not public, never what a name resolved to.
 func TestReservedBlocksRefusedAndResolvedAddressNotShown(t *testing.T) {
-	for _, ip := range []string{"0.0.0.0", "0.1.2.3", "0.255.255.255", "240.0.0.1", "255.255.255.254", "255.255.255.255", "::ffff:0.1.2.3", "::ffff:240.0.0.1"} {
+	for _, ip := range []string{"0.0.0.0", "0.1.2.3", "0.255.255.255", "240.0.0.1", "255.255.255.254", "255.255.255.255", "::ffff:0.1.2.3", "::ffff:240.0.0.1",
+		"::", "::ffff:127.0.0.1", "::127.0.0.1", "::10.0.0.1", "64:ff9b::a00:1", "64:ff9b:1::a00:1", "100::1"} {
 		if Public(net.ParseIP(ip)) {
 			t.Errorf("%s is public", ip)
+		}
+	}
+	for _, ip := range []string{"8.8.8.8", "::ffff:8.8.8.8", "2001:4860:4860::8888", "2a00:1450:4001:82a::200e"} {
+		if !Public(net.ParseIP(ip)) {
+			t.Errorf("%s is not public", ip)
 		}
 	}
 	v := &Validator{}
