@@ -150,7 +150,42 @@ func (q quietRefusal) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil && errors.Is(err, ErrNotPublic) {
 		return nil, fmt.Errorf("%s: %w", r.URL.Host, ErrNotPublic)
 	}
+	if resp != nil && resp.Body != nil {
+		// Every caller reads less than this, but not every library it
+		// is handed to does (go-oidc reads a discovery document whole).
+		resp.Body = &cappedBody{ReadCloser: resp.Body, left: MaxResponse}
+	}
 	return resp, err
+}
+
+// MaxResponse bounds every answer the guarded client reads: past it, a
+// read fails with ErrTooLarge rather than filling memory.
+const MaxResponse = 4 << 20
+
+// ErrTooLarge is a read past MaxResponse.
+var ErrTooLarge = fmt.Errorf("the answer is larger than %d bytes", MaxResponse)
+
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (c *cappedBody) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		// One byte more tells a body of exactly MaxResponse from a longer one.
+		var one [1]byte
+		n, err := c.ReadCloser.Read(one[:])
+		if n > 0 {
+			return 0, ErrTooLarge
+		}
+		return 0, err
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.ReadCloser.Read(p)
+	c.left -= int64(n)
+	return n, err
 }
 
 func (v *Validator) fetch(ctx context.Context, u string) (*document, error) {
