@@ -425,10 +425,24 @@ func (h *KeyMaterial) Download(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The type is what the uploader said: never let a browser run it here.
-	w.Header().Set("Content-Type", t.ContentType)
+	w.Header().Set("Content-Type", servedType(t.ContentType))
 	w.Header().Set("Content-Security-Policy", "sandbox; default-src 'none'")
 	w.Header().Set("Content-Length", strconv.Itoa(len(content)))
 	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": t.FileName}))
 	w.Header().Set("Digest", "sha-256="+t.SHA256)
 	_, _ = w.Write(content)
+}
+
+// servedType is the Content-Type an attachment is served with: what the
+// uploader said, unless a page of this origin could load it as a script
+// or a stylesheet (the console's CSP allows both from 'self', so an
+// uploaded script would get round it): such types are served as
+// application/octet-stream. The file is still named, and downloaded, as
+// uploaded.
+func servedType(ct string) string {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || strings.Contains(mt, "script") || mt == "text/css" {
+		return "application/octet-stream"
+	}
+	return ct
 }

@@ -150,7 +150,42 @@ func (q quietRefusal) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil && errors.Is(err, ErrNotPublic) {
 		return nil, fmt.Errorf("%s: %w", r.URL.Host, ErrNotPublic)
 	}
+	if resp != nil && resp.Body != nil {
+		// Every caller reads less than this, but not every library it
+		// is handed to does (go-oidc reads a discovery document whole).
+		resp.Body = &cappedBody{ReadCloser: resp.Body, left: MaxResponse}
+	}
 	return resp, err
+}
+
+// MaxResponse bounds every answer the guarded client reads: past it, a
+// read fails with ErrTooLarge rather than filling memory.
+const MaxResponse = 4 << 20
+
+// ErrTooLarge is a read past MaxResponse.
+var ErrTooLarge = fmt.Errorf("the answer is larger than %d bytes", MaxResponse)
+
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (c *cappedBody) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		// One byte more tells a body of exactly MaxResponse from a longer one.
+		var one [1]byte
+		n, err := c.ReadCloser.Read(one[:])
+		if n > 0 {
+			return 0, ErrTooLarge
+		}
+		return 0, err
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.ReadCloser.Read(p)
+	c.left -= int64(n)
+	return n, err
 }
 
 func (v *Validator) fetch(ctx context.Context, u string) (*document, error) {
@@ -199,8 +234,10 @@ func Public(ip net.IP) bool {
 		return false
 	}
 	// "This network", shared address space, IETF protocol assignments,
-	// benchmarking, reserved (with broadcast), NAT64.
-	for _, cidr := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "198.18.0.0/15", "240.0.0.0/4", "64:ff9b::/96"} {
+	// benchmarking, reserved (with broadcast), NAT64 (well-known and
+	// local-use prefixes: both embed an IPv4 address, private ones too),
+	// IPv4-compatible IPv6 (::a.b.c.d, deprecated) and discard-only.
+	for _, cidr := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "198.18.0.0/15", "240.0.0.0/4", "64:ff9b::/96", "64:ff9b:1::/48", "::/96", "100::/64"} {
 		_, n, _ := net.ParseCIDR(cidr)
 		if n.Contains(ip) {
 			return false

@@ -1,7 +1,10 @@
 package issuer
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -135,9 +138,15 @@ func TestCheckProviderNeedsJWKSURI(t *testing.T) {
 // Issue 14 point 10: every reserved IPv4 block is refused, and the error
 // says only that the address is not public, never what a name resolved to.
 func TestReservedBlocksRefusedAndResolvedAddressNotShown(t *testing.T) {
-	for _, ip := range []string{"0.0.0.0", "0.1.2.3", "0.255.255.255", "240.0.0.1", "255.255.255.254", "255.255.255.255", "::ffff:0.1.2.3", "::ffff:240.0.0.1"} {
+	for _, ip := range []string{"0.0.0.0", "0.1.2.3", "0.255.255.255", "240.0.0.1", "255.255.255.254", "255.255.255.255", "::ffff:0.1.2.3", "::ffff:240.0.0.1",
+		"::", "::ffff:127.0.0.1", "::127.0.0.1", "::10.0.0.1", "64:ff9b::a00:1", "64:ff9b:1::a00:1", "100::1"} {
 		if Public(net.ParseIP(ip)) {
 			t.Errorf("%s is public", ip)
+		}
+	}
+	for _, ip := range []string{"8.8.8.8", "::ffff:8.8.8.8", "2001:4860:4860::8888", "2a00:1450:4001:82a::200e"} {
+		if !Public(net.ParseIP(ip)) {
+			t.Errorf("%s is not public", ip)
 		}
 	}
 	v := &Validator{}
@@ -149,5 +158,39 @@ func TestReservedBlocksRefusedAndResolvedAddressNotShown(t *testing.T) {
 	_, err := v.HTTPClient().Get("https://localhost:1/jwks")
 	if err == nil || !strings.Contains(err.Error(), "address is not public") || strings.Contains(err.Error(), "127.0.0.1") || strings.Contains(err.Error(), "[::1]") {
 		t.Fatalf("client error %v", err)
+	}
+}
+
+// TestClientCapsAnswers: the guarded client stops reading an answer past
+// MaxResponse (go-oidc, handed this client for identity providers, reads a
+// discovery document whole), and reads one of exactly that size.
+func TestClientCapsAnswers(t *testing.T) {
+	base := server(t, func(string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			n := MaxResponse
+			if r.URL.Path == "/big" {
+				n = 64 << 20
+			}
+			w.Write(bytes.Repeat([]byte("a"), n))
+		}
+	})
+	c := (&Validator{AllowPrivate: true}).HTTPClient()
+	resp, err := c.Get(base + "/big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !errors.Is(err, ErrTooLarge) || len(b) > MaxResponse {
+		t.Fatalf("read %d bytes, err %v", len(b), err)
+	}
+	resp, err = c.Get(base + "/exact")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || len(b) != MaxResponse {
+		t.Fatalf("exactly MaxResponse: %d bytes, err %v", len(b), err)
 	}
 }

@@ -188,9 +188,15 @@ func (a *authenticator) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, p.oauth.AuthCodeURL(state, opts...), http.StatusFound)
 }
 
-// localPath keeps a return address on this site.
+// localPath keeps a return address on this site. A backslash anywhere in
+// the path is refused: browsers read it as a slash, and http.Redirect
+// removes dot segments, so "/a/../\evil.example" would leave as
+// "/\evil.example", another site.
 func localPath(p string) string {
-	if p == "" || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") {
+	if p == "" || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") {
+		return "/"
+	}
+	if path, _, _ := strings.Cut(p, "?"); strings.Contains(path, "\\") {
 		return "/"
 	}
 	u, err := url.Parse(p)
@@ -326,6 +332,12 @@ func forbiddenNotAdmin(email string) *handlers.Error {
 // logout ends the session.
 func (a *authenticator) logout(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
+	if len(a.s.sessions.Keys(ctx)) == 0 {
+		// No session: nothing to end, and nothing is written (anyone can
+		// post here; a new session each time would be a row each time).
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
 	email := a.s.sessions.GetString(ctx, "email")
 	if err := a.s.sessions.Destroy(ctx); err != nil {
 		handlers.WriteError(w, r, err)

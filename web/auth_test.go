@@ -146,19 +146,24 @@ func TestCallbackWithoutStateIsRefused(t *testing.T) {
 
 func TestLoginReturnToStaysOnSite(t *testing.T) {
 	env := webtest.Start(t, nil)
-	c := webtest.Browser()
-	resp, err := c.Get(env.URL + "/login?return_to=//evil.example/x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	form := url_values_from(t, resp)
-	resp, err = c.PostForm(env.URL+"/dev/idp/authorize", form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.Request.URL.Host != strings.TrimPrefix(env.URL, "http://") || resp.Request.URL.Path != "/" {
-		t.Fatalf("landed on %s", resp.Request.URL)
+	// Browsers read a backslash as a slash: "/\\evil.example" is another
+	// site, also when it appears only once http.Redirect has removed the
+	// dot segments before it.
+	for _, returnTo := range []string{"//evil.example/x", "/\\evil.example", "/a/../\\evil.example", "/./\\evil.example", "/x/..\\/evil.example"} {
+		c := webtest.Browser()
+		resp, err := c.Get(env.URL + "/login?return_to=" + url.QueryEscape(returnTo))
+		if err != nil {
+			t.Fatal(err)
+		}
+		form := url_values_from(t, resp)
+		resp, err = c.PostForm(env.URL+"/dev/idp/authorize", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.Request.URL.Host != strings.TrimPrefix(env.URL, "http://") || resp.Request.URL.Path != "/" {
+			t.Errorf("return_to %q: landed on %s", returnTo, resp.Request.URL)
+		}
 	}
 }
 
@@ -278,5 +283,53 @@ func TestCallbackErrorDescriptionOnlyWithMatchingState(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "The user cancelled") {
 		t.Fatalf("genuine refusal: %d %s", resp.StatusCode, b)
+	}
+}
+
+// TestSignOutWithoutSessionWritesNone: anyone can post to /logout; without
+// a session there is nothing to end, and no session is made for it (each
+// would be a row in the database).
+func TestSignOutWithoutSessionWritesNone(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := c.PostForm(env.URL+"/logout", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" || resp.Header.Get("Set-Cookie") != "" {
+		t.Fatalf("%d %q, Set-Cookie %q", resp.StatusCode, resp.Header.Get("Location"), resp.Header.Get("Set-Cookie"))
+	}
+}
+
+// TestSessionCookieSecureOffLoopback: behind an https base URL (or a plain
+// http one that is not loopback) the session cookie is Secure, HttpOnly
+// and SameSite=Lax, and pages say HSTS only over https.
+func TestSessionCookieSecureOffLoopback(t *testing.T) {
+	for _, base := range []string{"https://directory.example", "http://directory.example"} {
+		env := webtest.Start(t, func(c *web.Config) { c.BaseURL, c.DevIdPAllowRemote = base, true })
+		c := webtest.Browser()
+		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		resp, err := c.Get(env.URL + "/login")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		var found bool
+		for _, ck := range resp.Cookies() {
+			if ck.Name == "trustframe_session" {
+				found = true
+				if !ck.Secure || !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode {
+					t.Errorf("%s: cookie flags %+v", base, ck)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no session cookie at /login", base)
+		}
+		if hsts := resp.Header.Get("Strict-Transport-Security"); (hsts != "") != strings.HasPrefix(base, "https:") {
+			t.Errorf("%s: Strict-Transport-Security %q", base, hsts)
+		}
 	}
 }

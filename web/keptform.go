@@ -14,6 +14,10 @@ import (
 // keptFormKey is the session key of a form sent after the session expired.
 const keptFormKey = "kept_form"
 
+// maxKeptForm bounds what one kept form may hold (its JSON): far more than
+// any console form's text fields, far less than a request body may carry.
+const maxKeptForm = 64 << 10
+
 // keptForm is what was typed into a form sent without a session: the
 // form's action and its values, secrets left out.
 type keptForm struct {
@@ -44,6 +48,14 @@ func (a *authenticator) keepForm(w http.ResponseWriter, r *http.Request) string 
 		back = r.Referer()
 	}
 	back = sameSitePath(back, r)
+	// Anyone can post a form without a session, and a kept form is a
+	// session written to the database: what is kept is bounded per request
+	// (maxKeptForm) and per client address (the sign-in rate limit), so
+	// that anonymous posts cannot fill the disk. Over either bound the form
+	// is not kept; the answer is the same.
+	if ok, _ := a.s.limiter.allow(a.s.clientAddr(r)); !ok {
+		return back
+	}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	r.Body = http.MaxBytesReader(w, r.Body, handlers.MaxBody)
 	var vals url.Values
@@ -64,6 +76,9 @@ func (a *authenticator) keepForm(w http.ResponseWriter, r *http.Request) string 
 		}
 	}
 	b, _ := json.Marshal(kept)
+	if len(b) > maxKeptForm {
+		return back
+	}
 	a.s.sessions.Put(r.Context(), keptFormKey, string(b))
 	return back
 }

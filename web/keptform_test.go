@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -72,5 +73,42 @@ func TestFormSentAfterSessionExpiredComesBack(t *testing.T) {
 	_, doc = page(t, c, env.URL+formPage)
 	if doc.Find("#tf-kept-form").Length() != 0 {
 		t.Fatal("the kept form is shown twice")
+	}
+}
+
+// TestAnonymousFormPostsCannotFillTheSessionStore: a form posted without a
+// session is kept in a new session, a database row, for anyone who posts.
+// A form too large to be one of the console's is not kept, and neither is
+// a form over the client's rate limit: no session is written (no cookie),
+// and the answer is still the way to sign in.
+func TestAnonymousFormPostsCannotFillTheSessionStore(t *testing.T) {
+	env := webtest.Start(t, func(c *web.Config) { c.RateLimit = 3 })
+	post := func(body string) *http.Response {
+		t.Helper()
+		c := webtest.Browser()
+		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		req, _ := http.NewRequest("POST", env.URL+"/organisations", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/login?return_to=") {
+			t.Fatalf("%d %q", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		return resp
+	}
+	if resp := post(url.Values{"OrganisationName": {strings.Repeat("A", 512<<10)}}.Encode()); resp.Header.Get("Set-Cookie") != "" {
+		t.Fatalf("a 512 KiB form was kept: %q", resp.Header.Get("Set-Cookie"))
+	}
+	small := url.Values{"OrganisationName": {"Acme"}}.Encode()
+	for i := 0; i < 2; i++ {
+		if resp := post(small); resp.Header.Get("Set-Cookie") == "" {
+			t.Fatalf("post %d: a small form was not kept", i+1)
+		}
+	}
+	if resp := post(small); resp.Header.Get("Set-Cookie") != "" {
+		t.Fatal("a form over the rate limit was kept")
 	}
 }

@@ -64,7 +64,7 @@ func (s *Server) newMetrics() *metrics {
 }
 
 func (m *metrics) observe(route, method string, code int, d time.Duration) {
-	m.requests.WithLabelValues(route, method, strconv.Itoa(code)).Inc()
+	m.requests.WithLabelValues(route, methodLabel(method), strconv.Itoa(code)).Inc()
 	m.latency.WithLabelValues(route).Observe(d.Seconds())
 }
 
@@ -114,4 +114,17 @@ func routeOf(r *http.Request) string {
 // one.
 func (s *Server) MetricsHandler() http.Handler {
 	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
+}
+
+// methodLabel is the method as a label: a method of RFC 9110, or "other".
+// The method is whatever the client sent (any token), and every label
+// value is a series kept for good: anyone could otherwise grow the
+// metrics without bound, one made-up method per request.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "other"
 }
