@@ -305,7 +305,8 @@ func TestSignOutWithoutSessionWritesNone(t *testing.T) {
 
 // TestSessionCookieSecureOffLoopback: behind an https base URL (or a plain
 // http one that is not loopback) the session cookie is Secure, HttpOnly
-// and SameSite=Lax, and pages say HSTS only over https.
+// and SameSite=Lax, named with the __Host- prefix (Path=/, no Domain),
+// and pages say HSTS only over https.
 func TestSessionCookieSecureOffLoopback(t *testing.T) {
 	for _, base := range []string{"https://directory.example", "http://directory.example"} {
 		env := webtest.Start(t, func(c *web.Config) { c.BaseURL, c.DevIdPAllowRemote = base, true })
@@ -318,9 +319,9 @@ func TestSessionCookieSecureOffLoopback(t *testing.T) {
 		resp.Body.Close()
 		var found bool
 		for _, ck := range resp.Cookies() {
-			if ck.Name == "trustframe_session" {
+			if ck.Name == "__Host-trustframe_session" {
 				found = true
-				if !ck.Secure || !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode {
+				if !ck.Secure || !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode || ck.Path != "/" || ck.Domain != "" {
 					t.Errorf("%s: cookie flags %+v", base, ck)
 				}
 			}

@@ -176,6 +176,12 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode
 	sm.Cookie.Secure = bu.Scheme != "http" || !IsLoopbackHost(bu.Hostname())
+	if sm.Cookie.Secure {
+		// __Host-: browsers take the cookie only from this host over
+		// https, with Path=/ and no Domain, so a sibling subdomain cannot
+		// plant its own session on a user (docs/design.md §3).
+		sm.Cookie.Name = "__Host-trustframe_session"
+	}
 	if bu.Scheme == "http" && sm.Cookie.Secure {
 		cfg.Logger.Warn("the base URL is plain http on a non-loopback host: session cookies are Secure and browsers will not send them; serve over https (a proxy) and set --base-url to its https URL",
 			"base_url", cfg.BaseURL)
