@@ -24,6 +24,7 @@ type specLeaf struct {
 	key    *ecdsa.PrivateKey
 	kid    string
 	noKid  bool
+	typ    string // the typ header: entity-statement+jwt when empty, none with "-"
 	claims func(id string, now time.Time) map[string]any
 }
 
@@ -39,7 +40,15 @@ func newSpecLeaf(t *testing.T, key *ecdsa.PrivateKey, kid string) *specLeaf {
 		if l.noKid {
 			sk.KeyID = ""
 		}
-		signer, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: sk}, (&jose.SignerOptions{}).WithType("entity-statement+jwt"))
+		opts := &jose.SignerOptions{}
+		switch l.typ {
+		case "":
+			opts = opts.WithType("entity-statement+jwt")
+		case "-":
+		default:
+			opts = opts.WithType(jose.ContentType(l.typ))
+		}
+		signer, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: sk}, opts)
 		b, _ := json.Marshal(l.claims(id, time.Now()))
 		jws, _ := signer.Sign(b)
 		s, _ := jws.CompactSerialize()
@@ -115,7 +124,8 @@ func TestFederationResolveAppliesStatementMetadata(t *testing.T) {
 }
 
 // TestFederationResolveValidatesEntityConfiguration: the leaf's entity
-// configuration must carry a kid header, an iat in the past, and a jwks
+// configuration must carry a typ header entity-statement+jwt, a kid
+// header, iss = sub, an iat in the past, and a jwks
 // claim whose key verifies its signature (OpenID Federation 1.0, Entity
 // Statement Validation; Validating a Trust Chain: ES[0] verifies with
 // ES[0]["jwks"]); otherwise 400 invalid_trust_chain.
@@ -125,10 +135,14 @@ func TestFederationResolveValidatesEntityConfiguration(t *testing.T) {
 	other := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
 	for name, c := range map[string]struct {
 		noKid bool
+		typ   string
 		edit  func(map[string]any)
 		want  string
 	}{
 		"no kid":                            {noKid: true, want: "kid"},
+		"no typ":                            {typ: "-", want: "typ"},
+		"typ of another JWT":                {typ: "JWT", want: "typ"},
+		"iss is not sub":                    {edit: func(m map[string]any) { m["iss"] = "https://other.example" }, want: "iss and sub"},
 		"iat in a future":                   {edit: func(m map[string]any) { m["iat"] = time.Now().Add(time.Hour).Unix() }, want: "iat"},
 		"no iat":                            {edit: func(m map[string]any) { delete(m, "iat") }, want: "iat"},
 		"no jwks":                           {edit: func(m map[string]any) { delete(m, "jwks") }, want: "jwks"},
@@ -138,7 +152,7 @@ func TestFederationResolveValidatesEntityConfiguration(t *testing.T) {
 		}, want: "jwks"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			leaf.noKid = c.noKid
+			leaf.noKid, leaf.typ = c.noKid, c.typ
 			leaf.claims = func(id string, now time.Time) map[string]any {
 				m := base(id, now)
 				if c.edit != nil {

@@ -27,6 +27,7 @@ type entity struct {
 	subs     map[string]map[string]any // sub → extra claims (metadata_policy, constraints, jwks)
 	ecEdit   func(map[string]any)      // if set, changes the entity configuration's claims
 	noKid    bool                      // sign without a kid header
+	typ      string                    // the typ header: entity-statement+jwt when empty, none with "-"
 }
 
 func (e *entity) id() string { return e.srv.URL }
@@ -40,7 +41,15 @@ func (e *entity) sign(claims map[string]any) string {
 	if e.noKid {
 		kid = ""
 	}
-	sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: e.key, KeyID: kid}}, (&jose.SignerOptions{}).WithType("entity-statement+jwt"))
+	opts := &jose.SignerOptions{}
+	switch e.typ {
+	case "":
+		opts = opts.WithType("entity-statement+jwt")
+	case "-":
+	default:
+		opts = opts.WithType(jose.ContentType(e.typ))
+	}
+	sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: e.key, KeyID: kid}}, opts)
 	b, _ := json.Marshal(claims)
 	jws, _ := sig.Sign(b)
 	s, _ := jws.CompactSerialize()

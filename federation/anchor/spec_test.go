@@ -51,17 +51,23 @@ func TestResolveNamingConstraintsCoverTheSubject(t *testing.T) {
 	}
 }
 
-// TestResolveChecksEntityConfiguration: a kid header, an iat not in the
-// future and the entity's own jwks verifying it are required (OpenID
-// Federation 1.0, Entity Statement Validation and Validating a Trust Chain).
+// TestResolveChecksEntityConfiguration: a typ header entity-statement+jwt,
+// a kid header, iss = sub, an iat not in the future, an exp not past and
+// the entity's own jwks verifying it are required (OpenID Federation 1.0,
+// Entity Statement Validation and Validating a Trust Chain).
 func TestResolveChecksEntityConfiguration(t *testing.T) {
 	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	for name, c := range map[string]struct {
 		noKid bool
+		typ   string
 		edit  func(map[string]any)
 		want  string
 	}{
 		"no kid":                            {noKid: true, want: "kid"},
+		"no typ":                            {typ: "-", want: "typ"},
+		"typ of another JWT":                {typ: "JWT", want: "typ"},
+		"expired":                           {edit: func(m map[string]any) { m["exp"] = time.Now().Add(-time.Minute).Unix() }, want: "expired"},
+		"iss is not sub":                    {edit: func(m map[string]any) { m["iss"] = "https://other.example" }, want: "iss and sub"},
 		"iat in future":                     {edit: func(m map[string]any) { m["iat"] = time.Now().Add(time.Hour).Unix() }, want: "iat"},
 		"no iat":                            {edit: func(m map[string]any) { delete(m, "iat") }, want: "iat"},
 		"no jwks":                           {edit: func(m map[string]any) { delete(m, "jwks") }, want: "jwks"},
@@ -71,7 +77,7 @@ func TestResolveChecksEntityConfiguration(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "RP"}}, anchorID)
 			kf := jwksFile(t, e)
-			e.noKid, e.ecEdit = c.noKid, c.edit
+			e.noKid, e.typ, e.ecEdit = c.noKid, c.typ, c.edit
 			if name == "jwks of another key" {
 				kid := "k-" + e.srv.URL[len(e.srv.URL)-5:]
 				e.ecEdit = func(m map[string]any) { m["jwks"] = json.RawMessage(publicJWKS(other, kid)) }
