@@ -516,6 +516,9 @@ func (h *Federation) fetchEntityConfiguration(ctx context.Context, st *Statement
 	if !containsAny(hints, h.EntityID) {
 		return fail("authority_hints do not name this trust anchor (%s)", h.EntityID)
 	}
+	if err := federation.CheckMetadata(claims["metadata"]); err != nil {
+		return fail("%v", err)
+	}
 	return raw, claims, nil
 }
 

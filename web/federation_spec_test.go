@@ -241,3 +241,29 @@ func TestFederationWrongMethodIsAFederationError(t *testing.T) {
 		}
 	}
 }
+
+// TestFederationResolveRefusesMalformedMetadata: the leaf's metadata is an
+// object of entity types, each an object of parameters, none null;
+// otherwise 400 invalid_trust_chain naming the metadata (docs/design.md §13).
+func TestFederationResolveRefusesMalformedMetadata(t *testing.T) {
+	env, leaf, _ := specEnv(t)
+	base := leaf.claims
+	for name, md := range map[string]any{
+		"entity type null":       map[string]any{"openid_relying_party": nil},
+		"entity type a string":   map[string]any{"openid_relying_party": "client"},
+		"parameter null":         map[string]any{"openid_relying_party": map[string]any{"client_name": nil}},
+		"metadata not an object": "openid_relying_party",
+	} {
+		t.Run(name, func(t *testing.T) {
+			leaf.claims = func(id string, now time.Time) map[string]any {
+				m := base(id, now)
+				m["metadata"] = md
+				return m
+			}
+			code, ctype, body := fedGet(t, env, resolvePath(env, leaf.srv.URL))
+			if code != 400 || ctype != "application/json" || !strings.Contains(body, "invalid_trust_chain") || !strings.Contains(body, "metadata") {
+				t.Fatalf("%d %s %.300s", code, ctype, body)
+			}
+		})
+	}
+}

@@ -366,6 +366,9 @@ func (s *Server) fetchEntityConfiguration(ctx context.Context, id string, keys j
 	if !slices.Contains(hints, any(superior)) {
 		return "", nil, chainError("%s: authority_hints do not name %s", u, superior)
 	}
+	if err := federation.CheckMetadata(claims["metadata"]); err != nil {
+		return "", nil, chainError("%s: %v", u, err)
+	}
 	return raw, claims, nil
 }
 
@@ -395,6 +398,9 @@ func (s *Server) fetchStatement(ctx context.Context, endpoint, iss, sub string, 
 	}
 	if !IssuedBefore(claims, now) {
 		return "", nil, chainError("the statement of %s about %s: iat is missing or in the future", iss, sub)
+	}
+	if err := federation.CheckMetadata(claims["metadata"]); err != nil {
+		return "", nil, chainError("the statement of %s about %s: %v", iss, sub, err)
 	}
 	return raw, claims, nil
 }

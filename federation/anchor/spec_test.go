@@ -143,3 +143,28 @@ func TestAnchorListAndResolveParameters(t *testing.T) {
 		t.Fatalf("repeated trust_anchor: %d %.300s", resp.StatusCode, body)
 	}
 }
+
+// TestResolveRefusesMalformedMetadata: the metadata of the subject's entity
+// configuration is an object of entity types, each an object of parameters,
+// none of them null; anything else is an invalid chain rather than metadata
+// the policy skips or passes through (docs/design.md §13).
+func TestResolveRefusesMalformedMetadata(t *testing.T) {
+	for name, md := range map[string]any{
+		"entity type null":       map[string]any{"openid_relying_party": nil},
+		"entity type a string":   map[string]any{"openid_relying_party": "client"},
+		"entity type an array":   map[string]any{"openid_relying_party": []any{}},
+		"parameter null":         map[string]any{"openid_relying_party": map[string]any{"client_name": nil}},
+		"metadata not an object": []any{"openid_relying_party"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newEntity(t, nil, anchorID)
+			e.ecEdit = func(m map[string]any) { m["metadata"] = md }
+			srv, _ := anchorWith(t, "  - entity_id: "+e.id()+"\n    jwks_file: "+jwksFile(t, e)+"\n"+
+				"    metadata_policy: {openid_relying_party: {client_name: {default: Named, essential: true}}}\n")
+			resp, body := get(t, srv.URL, "/resolve?sub="+e.id()+"&trust_anchor="+anchorID)
+			if resp.StatusCode != 400 || !strings.Contains(body, "invalid_trust_chain") || !strings.Contains(body, "metadata") {
+				t.Fatalf("%d %.300s", resp.StatusCode, body)
+			}
+		})
+	}
+}
