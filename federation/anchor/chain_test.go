@@ -28,6 +28,7 @@ type entity struct {
 	ecEdit   func(map[string]any)      // if set, changes the entity configuration's claims
 	noKid    bool                      // sign without a kid header
 	typ      string                    // the typ header: entity-statement+jwt when empty, none with "-"
+	stmtKey  *ecdsa.PrivateKey         // if set, signs the fetch answers (kid "s-…") instead of key
 }
 
 func (e *entity) id() string { return e.srv.URL }
@@ -37,7 +38,10 @@ func (e *entity) jwks() json.RawMessage {
 }
 
 func (e *entity) sign(claims map[string]any) string {
-	kid := "k-" + e.srv.URL[len(e.srv.URL)-5:]
+	return e.signWith(e.key, "k-"+e.srv.URL[len(e.srv.URL)-5:], claims)
+}
+
+func (e *entity) signWith(key *ecdsa.PrivateKey, kid string, claims map[string]any) string {
 	if e.noKid {
 		kid = ""
 	}
@@ -49,7 +53,7 @@ func (e *entity) sign(claims map[string]any) string {
 	default:
 		opts = opts.WithType(jose.ContentType(e.typ))
 	}
-	sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: e.key, KeyID: kid}}, opts)
+	sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: key, KeyID: kid}}, opts)
 	b, _ := json.Marshal(claims)
 	jws, _ := sig.Sign(b)
 	s, _ := jws.CompactSerialize()
@@ -85,6 +89,10 @@ func newEntity(t *testing.T, metadata map[string]any, hints ...string) *entity {
 			c := map[string]any{"iss": e.id(), "sub": r.URL.Query().Get("sub"), "iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}
 			for k, v := range extra {
 				c[k] = v
+			}
+			if e.stmtKey != nil {
+				w.Write([]byte(e.signWith(e.stmtKey, "s-"+e.srv.URL[len(e.srv.URL)-5:], c)))
+				return
 			}
 			w.Write([]byte(e.sign(c)))
 		default:
@@ -195,5 +203,36 @@ func TestResolveInvalidChain(t *testing.T) {
 		if resp.StatusCode != 400 || !strings.Contains(body, "invalid_trust_chain") || !strings.Contains(body, c.want) {
 			t.Errorf("%s: %d %s", name, resp.StatusCode, body)
 		}
+	}
+}
+
+// TestResolveIntermediateStatementVerifiesWithTheAnchorsKeys: the
+// intermediate's statement about the leaf must verify with a key of the
+// anchor's statement about the intermediate (the next statement up the
+// chain), not only with a key the intermediate publishes in its own entity
+// configuration: otherwise the trust_chain answered does not verify link by
+// link (docs/design.md §13).
+func TestResolveIntermediateStatementVerifiesWithTheAnchorsKeys(t *testing.T) {
+	inter := newEntity(t, nil, anchorID)
+	leaf := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "Leaf"}}, inter.id())
+	inter.subs[leaf.id()] = map[string]any{"jwks": leaf.jwks()}
+	kf := jwksFile(t, inter) // what the anchor holds for the intermediate: its first key only
+	second, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	inter.stmtKey = second
+	inter.ecEdit = func(m map[string]any) {
+		var set jose.JSONWebKeySet
+		_ = json.Unmarshal(inter.jwks(), &set)
+		set.Keys = append(set.Keys, jose.JSONWebKey{Key: second.Public(), KeyID: "s-" + inter.srv.URL[len(inter.srv.URL)-5:], Algorithm: "ES256", Use: "sig"})
+		m["jwks"] = set
+	}
+	srv, _ := anchorWith(t, "  - entity_id: "+inter.id()+"\n    jwks_file: "+kf+"\n")
+	resp, body := get(t, srv.URL, "/resolve?sub="+leaf.id()+"&trust_anchor="+anchorID)
+	if resp.StatusCode != 400 || !strings.Contains(body, "invalid_trust_chain") {
+		t.Fatalf("a statement signed with a key the anchor does not hold for the intermediate: %d %.300s", resp.StatusCode, body)
+	}
+	// Signed with the key the anchor holds, it resolves.
+	inter.stmtKey = nil
+	if resp, body := get(t, srv.URL, "/resolve?sub="+leaf.id()+"&trust_anchor="+anchorID); resp.StatusCode != 200 {
+		t.Fatalf("%d %.300s", resp.StatusCode, body)
 	}
 }

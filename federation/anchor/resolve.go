@@ -235,7 +235,7 @@ func (s *Server) chain(ctx context.Context, a *Anchor, sub string, now time.Time
 			continue
 		}
 		ijwks, _ := json.Marshal(iclaims["jwks"])
-		stmt, sclaims, err := s.fetchStatement(ctx, fetchEP, id, sub, ijwks, now)
+		stmt, sclaims, err := s.fetchStatement(ctx, fetchEP, id, sub, ijwks, keys, now)
 		if err != nil {
 			if errors.Is(err, errNoStatement) {
 				continue
@@ -373,8 +373,12 @@ func (s *Server) fetchEntityConfiguration(ctx context.Context, id string, keys j
 }
 
 // fetchStatement asks an intermediate's fetch endpoint about sub. Not
-// found there is errNoStatement (try the next intermediate).
-func (s *Server) fetchStatement(ctx context.Context, endpoint, iss, sub string, keys json.RawMessage, now time.Time) (string, map[string]any, error) {
+// found there is errNoStatement (try the next intermediate). The statement
+// must verify with a key of the intermediate's entity configuration (keys)
+// and with a key of the anchor's statement about the intermediate
+// (superiorKeys), so that the chain answered verifies link by link
+// (docs/design.md §13).
+func (s *Server) fetchStatement(ctx context.Context, endpoint, iss, sub string, keys, superiorKeys json.RawMessage, now time.Time) (string, map[string]any, error) {
 	eu, err := url.Parse(endpoint)
 	if err != nil || eu.Host == "" {
 		return "", nil, errNoStatement
@@ -389,6 +393,9 @@ func (s *Server) fetchStatement(ctx context.Context, endpoint, iss, sub string, 
 	claims, err := verify(raw, keys)
 	if err != nil {
 		return "", nil, chainError("the statement of %s about %s: %v", iss, sub, err)
+	}
+	if _, err := verify(raw, superiorKeys); err != nil {
+		return "", nil, chainError("the statement of %s about %s: %v (the keys of this anchor's statement about %s)", iss, sub, err, iss)
 	}
 	if claims["iss"] != iss || claims["sub"] != sub {
 		return "", nil, chainError("the statement of %s about %s names iss %v and sub %v", iss, sub, claims["iss"], claims["sub"])
