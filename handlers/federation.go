@@ -519,6 +519,9 @@ func (h *Federation) fetchEntityConfiguration(ctx context.Context, st *Statement
 	if err := federation.CheckMetadata(claims["metadata"]); err != nil {
 		return fail("%v", err)
 	}
+	if c := anchor.MisplacedClaim(claims, true); c != "" {
+		return fail("an entity configuration cannot carry %s", c)
+	}
 	return raw, claims, nil
 }
 

@@ -267,3 +267,29 @@ func TestFederationResolveRefusesMalformedMetadata(t *testing.T) {
 		})
 	}
 }
+
+// TestFederationResolveRefusesSubordinateClaimsInConfiguration: the leaf's
+// entity configuration carries no metadata_policy, metadata_policy_crit or
+// constraints, which belong in a subordinate statement; 400
+// invalid_trust_chain naming the claim (docs/design.md §13).
+func TestFederationResolveRefusesSubordinateClaimsInConfiguration(t *testing.T) {
+	env, leaf, _ := specEnv(t)
+	base := leaf.claims
+	for claim, v := range map[string]any{
+		"metadata_policy":      map[string]any{"openid_relying_party": map[string]any{"client_name": map[string]any{"value": "x"}}},
+		"metadata_policy_crit": []any{"regexp"},
+		"constraints":          map[string]any{"max_path_length": 0},
+	} {
+		t.Run(claim, func(t *testing.T) {
+			leaf.claims = func(id string, now time.Time) map[string]any {
+				m := base(id, now)
+				m[claim] = v
+				return m
+			}
+			code, _, body := fedGet(t, env, resolvePath(env, leaf.srv.URL))
+			if code != 400 || !strings.Contains(body, "invalid_trust_chain") || !strings.Contains(body, claim) {
+				t.Fatalf("%d %.300s", code, body)
+			}
+		})
+	}
+}

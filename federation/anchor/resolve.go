@@ -369,6 +369,9 @@ func (s *Server) fetchEntityConfiguration(ctx context.Context, id string, keys j
 	if err := federation.CheckMetadata(claims["metadata"]); err != nil {
 		return "", nil, chainError("%s: %v", u, err)
 	}
+	if c := MisplacedClaim(claims, true); c != "" {
+		return "", nil, chainError("%s: an entity configuration cannot carry %s", u, c)
+	}
 	return raw, claims, nil
 }
 
@@ -408,6 +411,9 @@ func (s *Server) fetchStatement(ctx context.Context, endpoint, iss, sub string, 
 	}
 	if err := federation.CheckMetadata(claims["metadata"]); err != nil {
 		return "", nil, chainError("the statement of %s about %s: %v", iss, sub, err)
+	}
+	if c := MisplacedClaim(claims, false); c != "" {
+		return "", nil, chainError("the statement of %s about %s: a subordinate statement cannot carry %s", iss, sub, c)
 	}
 	return raw, claims, nil
 }

@@ -168,3 +168,37 @@ func TestResolveRefusesMalformedMetadata(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveRefusesClaimsOfTheOtherKindOfStatement: an entity
+// configuration carries no metadata_policy, metadata_policy_crit or
+// constraints (they belong in a subordinate statement), and a subordinate
+// statement no authority_hints, trust_anchor_hints or trust mark claims
+// (they belong in an entity configuration); either is an invalid chain
+// naming the claim (docs/design.md §13).
+func TestResolveRefusesClaimsOfTheOtherKindOfStatement(t *testing.T) {
+	for _, claim := range []string{"metadata_policy", "metadata_policy_crit", "constraints"} {
+		t.Run("configuration with "+claim, func(t *testing.T) {
+			e := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "RP"}}, anchorID)
+			e.ecEdit = func(m map[string]any) {
+				m[claim] = map[string]any{"metadata_policy": map[string]any{}, "metadata_policy_crit": []any{"regexp"}, "constraints": map[string]any{"max_path_length": 0}}[claim]
+			}
+			srv, _ := anchorWith(t, "  - entity_id: "+e.id()+"\n    jwks_file: "+jwksFile(t, e)+"\n")
+			resp, body := get(t, srv.URL, "/resolve?sub="+e.id()+"&trust_anchor="+anchorID)
+			if resp.StatusCode != 400 || !strings.Contains(body, "invalid_trust_chain") || !strings.Contains(body, claim) {
+				t.Fatalf("%d %.300s", resp.StatusCode, body)
+			}
+		})
+	}
+	for _, claim := range []string{"authority_hints", "trust_anchor_hints", "trust_marks"} {
+		t.Run("subordinate statement with "+claim, func(t *testing.T) {
+			inter := newEntity(t, nil, anchorID)
+			leaf := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "Leaf"}}, inter.id())
+			inter.subs[leaf.id()] = map[string]any{"jwks": leaf.jwks(), claim: []any{anchorID}}
+			srv, _ := anchorWith(t, "  - entity_id: "+inter.id()+"\n    jwks_file: "+jwksFile(t, inter)+"\n")
+			resp, body := get(t, srv.URL, "/resolve?sub="+leaf.id()+"&trust_anchor="+anchorID)
+			if resp.StatusCode != 400 || !strings.Contains(body, "invalid_trust_chain") || !strings.Contains(body, claim) {
+				t.Fatalf("%d %.300s", resp.StatusCode, body)
+			}
+		})
+	}
+}

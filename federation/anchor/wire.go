@@ -71,3 +71,21 @@ func IssuedBefore(claims map[string]any, now time.Time) bool {
 
 // ClockSkew is the leeway allowed on a statement's iat.
 const ClockSkew = time.Minute
+
+// MisplacedClaim names a claim a statement of its kind must not carry, or
+// returns "": an entity configuration carries no metadata_policy,
+// metadata_policy_crit or constraints, a subordinate statement no
+// authority_hints, trust_anchor_hints or trust mark claims (docs/design.md
+// §13). Both resolvers refuse such a statement.
+func MisplacedClaim(claims map[string]any, configuration bool) string {
+	names := []string{"authority_hints", "trust_anchor_hints", "trust_marks", "trust_mark_issuers", "trust_mark_owners"}
+	if configuration {
+		names = []string{"metadata_policy", "metadata_policy_crit", "constraints"}
+	}
+	for _, n := range names {
+		if _, ok := claims[n]; ok {
+			return n
+		}
+	}
+	return ""
+}
