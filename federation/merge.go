@@ -189,6 +189,11 @@ func ParseConstraints(m map[string]any) (Constraints, error) {
 		return out, nil
 	}
 	var err error
+	if v, ok := m["naming_constraints"]; ok {
+		if _, isObject := v.(map[string]any); !isObject {
+			return c, fmt.Errorf("naming_constraints must be an object of permitted and excluded names")
+		}
+	}
 	if nc, ok := m["naming_constraints"].(map[string]any); ok {
 		if v, ok := nc["permitted"]; ok {
 			if c.Permitted, err = strs(v, "naming_constraints.permitted"); err != nil {

@@ -215,6 +215,17 @@ func TestConfigErrors(t *testing.T) {
 		"unknown field":    {"entity_id: https://a.example\nkees: []\n", "kees"},
 		"bad entity id":    {"entity_id: ftp://a.example\nkeys: [{file: k.pem, alg: ES256}]\n", "entity_id"},
 		"http subordinate": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: http://s.example, jwks_uri: https://s.example/jwks}\n", "http only on loopback"},
+		"negative max_path_length": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks_uri: https://s.example/jwks, constraints: {max_path_length: -1}}\n",
+			"subordinates[0] (https://s.example): constraints: max_path_length"},
+		"naming_constraints not an object": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks_uri: https://s.example/jwks, constraints: {naming_constraints: [.example.com]}}\n",
+			"constraints: naming_constraints"},
+		"federation_entity in allowed_entity_types": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks_uri: https://s.example/jwks, constraints: {allowed_entity_types: [federation_entity]}}\n",
+			"federation_entity"},
+		"jwks key without kid": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks: {keys: [{kty: EC, crv: P-256, x: \"MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4\", y: \"4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM\"}]}}\n",
+			"kid"},
+		"jwks kid twice": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks: {keys: [{kty: EC, crv: P-256, x: \"MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4\", y: \"4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM\", kid: b1}, {kty: EC, crv: P-256, x: \"MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4\", y: \"4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM\", kid: b1}]}}\n",
+			"kid \"b1\""},
+		"same key twice":   {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}, {file: k.pem, alg: ES256}]\n", "keys[1]"},
 		"two jwks sources": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks_uri: https://s.example/jwks, jwks_file: x.json}\n", "exactly one of"},
 	}
 	for name, c := range cases {
