@@ -184,6 +184,32 @@ func knownOperators(p federation.Policy) federation.Policy {
 	return out
 }
 
+// policyClaimsShape checks the shape of a subordinate statement's
+// metadata_policy and constraints (JSON objects) and metadata_policy_crit
+// (a non-empty array of strings), so that none is ignored for being of
+// another shape (docs/design.md §13).
+func policyClaimsShape(claims map[string]any) error {
+	for _, n := range []string{"metadata_policy", "constraints"} {
+		if v, ok := claims[n]; ok {
+			if _, isObject := v.(map[string]any); !isObject {
+				return fmt.Errorf("%s must be a JSON object", n)
+			}
+		}
+	}
+	if v, ok := claims["metadata_policy_crit"]; ok {
+		l, isList := v.([]any)
+		if !isList || len(l) == 0 {
+			return errors.New("metadata_policy_crit must be a non-empty array of operator names")
+		}
+		for _, x := range l {
+			if _, isString := x.(string); !isString {
+				return errors.New("metadata_policy_crit must be a non-empty array of operator names")
+			}
+		}
+	}
+	return nil
+}
+
 func asList(v any) []any {
 	l, _ := v.([]any)
 	return l
@@ -414,6 +440,9 @@ func (s *Server) fetchStatement(ctx context.Context, endpoint, iss, sub string, 
 	}
 	if c := MisplacedClaim(claims, false); c != "" {
 		return "", nil, chainError("the statement of %s about %s: a subordinate statement cannot carry %s", iss, sub, c)
+	}
+	if err := policyClaimsShape(claims); err != nil {
+		return "", nil, chainError("the statement of %s about %s: %v", iss, sub, err)
 	}
 	return raw, claims, nil
 }

@@ -202,3 +202,30 @@ func TestResolveRefusesClaimsOfTheOtherKindOfStatement(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveRefusesMalformedPolicyClaims: a subordinate statement's
+// metadata_policy and constraints are JSON objects and its
+// metadata_policy_crit a non-empty array of strings; a claim of another
+// shape is an invalid chain, not a claim ignored (docs/design.md §13).
+func TestResolveRefusesMalformedPolicyClaims(t *testing.T) {
+	for name, c := range map[string]struct {
+		claim string
+		v     any
+	}{
+		"metadata_policy a string":       {"metadata_policy", "subset_of"},
+		"constraints an array":           {"constraints", []any{"max_path_length"}},
+		"metadata_policy_crit empty":     {"metadata_policy_crit", []any{}},
+		"metadata_policy_crit an object": {"metadata_policy_crit", map[string]any{"regexp": true}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			inter := newEntity(t, nil, anchorID)
+			leaf := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "Leaf"}}, inter.id())
+			inter.subs[leaf.id()] = map[string]any{"jwks": leaf.jwks(), c.claim: c.v}
+			srv, _ := anchorWith(t, "  - entity_id: "+inter.id()+"\n    jwks_file: "+jwksFile(t, inter)+"\n")
+			resp, body := get(t, srv.URL, "/resolve?sub="+leaf.id()+"&trust_anchor="+anchorID)
+			if resp.StatusCode != 400 || !strings.Contains(body, "invalid_trust_chain") || !strings.Contains(body, c.claim) {
+				t.Fatalf("%d %.300s", resp.StatusCode, body)
+			}
+		})
+	}
+}
