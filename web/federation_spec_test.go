@@ -293,3 +293,24 @@ func TestFederationResolveRefusesSubordinateClaimsInConfiguration(t *testing.T) 
 		})
 	}
 }
+
+// TestFederationResolveExpiresWithTheChain: the resolve response expires
+// when the first statement of its trust chain does: here the leaf's entity
+// configuration, sooner than the directory's statements (docs/design.md §13).
+func TestFederationResolveExpiresWithTheChain(t *testing.T) {
+	env, leaf, keys := specEnv(t)
+	base := leaf.claims
+	leafExp := time.Now().Add(10 * time.Minute).Unix()
+	leaf.claims = func(id string, now time.Time) map[string]any {
+		m := base(id, now)
+		m["exp"] = leafExp
+		return m
+	}
+	code, _, tok := fedGet(t, env, resolvePath(env, leaf.srv.URL))
+	if code != 200 {
+		t.Fatalf("resolve: %d %s", code, tok)
+	}
+	if exp := fedClaims(t, tok, "resolve-response+jwt", &keys)["exp"].(float64); int64(exp) != leafExp {
+		t.Fatalf("exp %d, want the leaf configuration's %d", int64(exp), leafExp)
+	}
+}

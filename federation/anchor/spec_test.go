@@ -229,3 +229,21 @@ func TestResolveRefusesMalformedPolicyClaims(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveExpiresWithTheChain: the resolve response expires when the
+// first statement of its trust chain does, here the intermediate's
+// statement about the leaf (docs/design.md §13).
+func TestResolveExpiresWithTheChain(t *testing.T) {
+	inter := newEntity(t, nil, anchorID)
+	leaf := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "Leaf"}}, inter.id())
+	exp := time.Now().Add(5 * time.Minute).Unix()
+	inter.subs[leaf.id()] = map[string]any{"jwks": leaf.jwks(), "exp": exp}
+	srv, keys := anchorWith(t, "  - entity_id: "+inter.id()+"\n    jwks_file: "+jwksFile(t, inter)+"\n")
+	resp, body := get(t, srv.URL, "/resolve?sub="+leaf.id()+"&trust_anchor="+anchorID)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %.300s", resp.StatusCode, body)
+	}
+	if got := parseStatement(t, body, "resolve-response+jwt", keys)["exp"].(float64); int64(got) != exp {
+		t.Fatalf("exp %d, want the intermediate statement's %d", int64(got), exp)
+	}
+}
