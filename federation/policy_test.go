@@ -58,6 +58,8 @@ func TestPolicyRules(t *testing.T) {
 		"value not superset":           `{"grant_types":{"value":["implicit"],"superset_of":["authorization_code"]}}`,
 		"add not in subset_of":         `{"grant_types":{"add":["implicit"],"subset_of":["authorization_code"]}}`,
 		"superset_of not in subset_of": `{"scope":{"subset_of":["openid"],"superset_of":["openid","accounts"]}}`,
+		"parameter twice":              `{"scope":{"essential":true},"scope":{"subset_of":["openid"]}}`,
+		"operator twice":               `{"scope":{"subset_of":["openid","accounts"],"subset_of":["openid"]}}`,
 	}
 	for name, p := range bad {
 		t.Run(name, func(t *testing.T) {
