@@ -314,3 +314,30 @@ func TestFederationResolveExpiresWithTheChain(t *testing.T) {
 		t.Fatalf("exp %d, want the leaf configuration's %d", int64(exp), leafExp)
 	}
 }
+
+// TestFederationErrorCodes: each bad request gets its error code and status
+// in the federation's JSON shape (docs/design.md §13): a missing parameter,
+// and fetch about the directory itself, 400 invalid_request; an unknown
+// subject 404 not_found; another trust anchor 404 invalid_trust_anchor.
+func TestFederationErrorCodes(t *testing.T) {
+	env, _, _ := specEnv(t)
+	own := url.QueryEscape(env.URL)
+	for path, want := range map[string]struct {
+		code  int
+		error string
+	}{
+		"/federation/fetch":                                                      {400, "invalid_request"},
+		"/federation/fetch?sub=" + own:                                           {400, "invalid_request"},
+		"/federation/fetch?sub=https://nobody.example.com":                       {404, "not_found"},
+		"/federation/resolve?sub=https://nobody.example.com":                     {400, "invalid_request"},
+		"/federation/resolve?trust_anchor=" + own:                                {400, "invalid_request"},
+		"/federation/resolve?sub=x&trust_anchor=https://other.org":               {404, "invalid_trust_anchor"},
+		"/federation/resolve?sub=https://nobody.example.com&trust_anchor=" + own: {404, "not_found"},
+	} {
+		code, ctype, body := fedGet(t, env, path)
+		var e map[string]string
+		if code != want.code || ctype != "application/json" || json.Unmarshal([]byte(body), &e) != nil || e["error"] != want.error || e["error_description"] == "" {
+			t.Errorf("%s: %d %s %s, want %d %s", path, code, ctype, body, want.code, want.error)
+		}
+	}
+}

@@ -153,7 +153,8 @@ subordinates:
 	for path, want := range map[string]string{
 		"/fetch?sub=https://nobody.example": "not_found",
 		"/fetch":                            "invalid_request",
-		"/fetch?sub=x&iss=y":                "not_found", // iss is ignored, not refused
+		"/fetch?sub=x&iss=y":                "not_found",       // iss is ignored, not refused
+		"/fetch?sub=http://127.0.0.1:8090":  "invalid_request", // the anchor itself
 		"/resolve?sub=" + sub:               "invalid_request",
 		"/resolve?sub=" + sub + "&trust_anchor=https://other.example": "invalid_trust_anchor",
 		"/nothing": "not_found",
@@ -161,8 +162,9 @@ subordinates:
 		r, body := get(t, srv.URL, path)
 		var e map[string]string
 		json.Unmarshal([]byte(body), &e)
-		if e["error"] != want || r.StatusCode < 400 {
-			t.Errorf("%s: %d %s, want %s", path, r.StatusCode, body, want)
+		status := map[string]int{"not_found": 404, "invalid_trust_anchor": 404, "invalid_request": 400}[want]
+		if e["error"] != want || r.StatusCode != status || r.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s: %d %s, want %d %s", path, r.StatusCode, body, status, want)
 		}
 	}
 	// Parameters an endpoint does not know are ignored (the filters the
