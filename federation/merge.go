@@ -28,6 +28,9 @@ func (e *MergeError) Error() string {
 type Policy map[string]map[string]any
 
 // ParsePolicy reads a stored policy (checked already by ValidatePolicy).
+// An add of one value that is not an array, which policies saved before
+// add had to be an array may hold, is read as an array of that value, so
+// that statements publish add as an array (docs/design.md §7).
 func ParsePolicy(raw json.RawMessage) (Policy, error) {
 	var p Policy
 	if err := json.Unmarshal(raw, &p); err != nil {
@@ -35,6 +38,13 @@ func ParsePolicy(raw json.RawMessage) (Policy, error) {
 	}
 	if p == nil {
 		p = Policy{}
+	}
+	for _, ops := range p {
+		if add, ok := ops["add"]; ok {
+			if _, isList := add.([]any); !isList {
+				ops["add"] = []any{add}
+			}
+		}
 	}
 	return p, nil
 }

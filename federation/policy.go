@@ -108,11 +108,7 @@ func validateParameter(raw json.RawMessage) []string {
 	oneOf, hasOneOf := arrayOp("one_of", true)
 	subsetOf, hasSubset := arrayOp("subset_of", false)
 	supersetOf, hasSuperset := arrayOp("superset_of", false)
-	add, hasAdd := ops["add"]
-	addList, _ := add.([]any)
-	if hasAdd && addList == nil {
-		addList = []any{add} // a single value adds one element
-	}
+	addList, hasAdd := arrayOp("add", false)
 	value, hasValue := ops["value"]
 	_, hasDefault := ops["default"]
 	essential, hasEssential := ops["essential"]
