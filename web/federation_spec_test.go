@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -338,6 +339,30 @@ func TestFederationErrorCodes(t *testing.T) {
 		var e map[string]string
 		if code != want.code || ctype != "application/json" || json.Unmarshal([]byte(body), &e) != nil || e["error"] != want.error || e["error_description"] == "" {
 			t.Errorf("%s: %d %s %s, want %d %s", path, code, ctype, body, want.code, want.error)
+		}
+	}
+}
+
+// TestFederationResolveEntityTypeFilter: entity_type keeps only the
+// metadata of the types named, and may be repeated (docs/design.md §13).
+func TestFederationResolveEntityTypeFilter(t *testing.T) {
+	env, leaf, keys := specEnv(t)
+	for q, want := range map[string]string{
+		"&entity_type=openid_relying_party":                               "openid_relying_party",
+		"&entity_type=openid_relying_party&entity_type=federation_entity": "federation_entity,openid_relying_party",
+		"&entity_type=openid_provider":                                    "",
+	} {
+		code, _, tok := fedGet(t, env, resolvePath(env, leaf.srv.URL)+q)
+		if code != 200 {
+			t.Fatalf("%s: %d %s", q, code, tok)
+		}
+		got := []string{}
+		for k := range fedClaims(t, tok, "resolve-response+jwt", &keys)["metadata"].(map[string]any) {
+			got = append(got, k)
+		}
+		sort.Strings(got)
+		if strings.Join(got, ",") != want {
+			t.Errorf("%s: metadata of %v, want %s", q, got, want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"net/url"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -245,5 +246,33 @@ func TestResolveExpiresWithTheChain(t *testing.T) {
 	}
 	if got := parseStatement(t, body, "resolve-response+jwt", keys)["exp"].(float64); int64(got) != exp {
 		t.Fatalf("exp %d, want the intermediate statement's %d", int64(got), exp)
+	}
+}
+
+// TestResolveEntityTypeFilter: entity_type keeps only the metadata of the
+// types named; it may be repeated (docs/design.md §13).
+func TestResolveEntityTypeFilter(t *testing.T) {
+	e := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "RP"}, "oauth_client": map[string]any{"client_name": "C"},
+		"federation_entity": map[string]any{"organization_name": "Org"}}, anchorID)
+	srv, keys := anchorWith(t, "  - entity_id: "+e.id()+"\n    jwks_file: "+jwksFile(t, e)+"\n")
+	for q, want := range map[string][]string{
+		"&entity_type=openid_relying_party":                       {"openid_relying_party"},
+		"&entity_type=oauth_client&entity_type=federation_entity": {"federation_entity", "oauth_client"},
+		"&entity_type=openid_provider":                            {},
+		"":                                                        {"federation_entity", "oauth_client", "openid_relying_party"},
+	} {
+		resp, body := get(t, srv.URL, "/resolve?sub="+e.id()+"&trust_anchor="+anchorID+q)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %.300s", q, resp.StatusCode, body)
+		}
+		md := parseStatement(t, body, "resolve-response+jwt", keys)["metadata"].(map[string]any)
+		got := []string{}
+		for k := range md {
+			got = append(got, k)
+		}
+		sort.Strings(got)
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: metadata of %v, want %v", q, got, want)
+		}
 	}
 }
