@@ -195,6 +195,9 @@ func Load(path string) (*Anchor, error) {
 		if slices.Contains(c.AllowedEntityType, "federation_entity") {
 			return nil, fail("%s: constraints: allowed_entity_types must not name federation_entity (it is always allowed)", where)
 		}
+		if err := federation.CheckMetadata(s.Metadata); err != nil {
+			return nil, fail("%s: %v", where, err)
+		}
 		a.subs[s.EntityID] = s
 	}
 	return a, nil

@@ -227,6 +227,10 @@ func TestConfigErrors(t *testing.T) {
 			"kid"},
 		"jwks kid twice": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks: {keys: [{kty: EC, crv: P-256, x: \"MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4\", y: \"4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM\", kid: b1}, {kty: EC, crv: P-256, x: \"MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4\", y: \"4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM\", kid: b1}]}}\n",
 			"kid \"b1\""},
+		"metadata with a null parameter": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks_uri: https://s.example/jwks, metadata: {openid_relying_party: {client_name: null}}}\n",
+			"metadata.openid_relying_party.client_name is null"},
+		"metadata of an entity type not an object": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks_uri: https://s.example/jwks, metadata: {openid_relying_party: RP}}\n",
+			"metadata.openid_relying_party must be a JSON object"},
 		"same key twice":   {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}, {file: k.pem, alg: ES256}]\n", "keys[1]"},
 		"two jwks sources": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks_uri: https://s.example/jwks, jwks_file: x.json}\n", "exactly one of"},
 	}
