@@ -522,6 +522,9 @@ func (h *Federation) fetchEntityConfiguration(ctx context.Context, st *Statement
 	if c := anchor.MisplacedClaim(claims, true); c != "" {
 		return fail("an entity configuration cannot carry %s", c)
 	}
+	if err := anchor.ConfigurationSyntax(claims); err != nil {
+		return fail("%v", err)
+	}
 	return raw, claims, nil
 }
 

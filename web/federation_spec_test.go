@@ -366,3 +366,37 @@ func TestFederationResolveEntityTypeFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestFederationResolveChecksConfigurationSyntax: authority_hints and
+// trust_anchor_hints are non-empty arrays of entity IDs, trust_marks an
+// array of {trust_mark_type, trust_mark} whose JWT names that type; else 400
+// invalid_trust_chain naming the claim (docs/design.md §13).
+func TestFederationResolveChecksConfigurationSyntax(t *testing.T) {
+	env, leaf, _ := specEnv(t)
+	base := leaf.claims
+	signer, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: leaf.key}, (&jose.SignerOptions{}).WithType("trust-mark+jwt"))
+	jws, _ := signer.Sign([]byte(`{"trust_mark_type":"https://tm.example.com/a","sub":"x"}`))
+	mark, _ := jws.CompactSerialize()
+	for name, c := range map[string]struct {
+		claim string
+		v     any
+		code  int
+	}{
+		"authority_hints with a number": {"authority_hints", []any{env.URL, 7}, 400},
+		"trust_anchor_hints empty":      {"trust_anchor_hints", []any{}, 400},
+		"trust mark of another type":    {"trust_marks", []any{map[string]any{"trust_mark_type": "https://tm.example.com/b", "trust_mark": mark}}, 400},
+		"trust mark of its type":        {"trust_marks", []any{map[string]any{"trust_mark_type": "https://tm.example.com/a", "trust_mark": mark}}, 200},
+	} {
+		t.Run(name, func(t *testing.T) {
+			leaf.claims = func(id string, now time.Time) map[string]any {
+				m := base(id, now)
+				m[c.claim] = c.v
+				return m
+			}
+			code, _, body := fedGet(t, env, resolvePath(env, leaf.srv.URL))
+			if code != c.code || (c.code == 400 && (!strings.Contains(body, "invalid_trust_chain") || !strings.Contains(body, c.claim))) {
+				t.Fatalf("want %d: %d %.300s", c.code, code, body)
+			}
+		})
+	}
+}

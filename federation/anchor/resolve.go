@@ -398,6 +398,9 @@ func (s *Server) fetchEntityConfiguration(ctx context.Context, id string, keys j
 	if c := MisplacedClaim(claims, true); c != "" {
 		return "", nil, chainError("%s: an entity configuration cannot carry %s", u, c)
 	}
+	if err := ConfigurationSyntax(claims); err != nil {
+		return "", nil, chainError("%s: %v", u, err)
+	}
 	return raw, claims, nil
 }
 

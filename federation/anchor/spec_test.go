@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
 )
 
 // TestResolveStatementMetadataOnlyForLeafTypes: the metadata claim of the
@@ -274,5 +276,62 @@ func TestResolveEntityTypeFilter(t *testing.T) {
 		if strings.Join(got, ",") != strings.Join(want, ",") {
 			t.Errorf("%s: metadata of %v, want %v", q, got, want)
 		}
+	}
+}
+
+// trustMarkJWT is a signed JWT with the claims given (its signature is not
+// what these tests look at).
+func trustMarkJWT(t *testing.T, claims map[string]any) string {
+	t.Helper()
+	k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: k, KeyID: "tm"}}, (&jose.SignerOptions{}).WithType("trust-mark+jwt"))
+	b, _ := json.Marshal(claims)
+	jws, _ := sig.Sign(b)
+	s, _ := jws.CompactSerialize()
+	return s
+}
+
+// TestResolveChecksEntityConfigurationSyntax: authority_hints and
+// trust_anchor_hints are non-empty arrays of entity IDs, and trust_marks an
+// array of {trust_mark_type, trust_mark} whose JWT names the same
+// trust_mark_type; a configuration that breaks that is an invalid chain
+// naming the claim, one that keeps it resolves (docs/design.md §13).
+func TestResolveChecksEntityConfigurationSyntax(t *testing.T) {
+	good := trustMarkJWT(t, map[string]any{"trust_mark_type": "https://tm.example.com/a", "sub": "x"})
+	for name, c := range map[string]struct {
+		edit func(map[string]any)
+		want string // "" resolves
+	}{
+		"authority_hints with a number": {func(m map[string]any) { m["authority_hints"] = []any{anchorID, 7} }, "authority_hints"},
+		"trust_anchor_hints empty":      {func(m map[string]any) { m["trust_anchor_hints"] = []any{} }, "trust_anchor_hints"},
+		"trust_anchor_hints a string":   {func(m map[string]any) { m["trust_anchor_hints"] = anchorID }, "trust_anchor_hints"},
+		"trust_marks not an array":      {func(m map[string]any) { m["trust_marks"] = map[string]any{} }, "trust_marks"},
+		"trust mark without its type":   {func(m map[string]any) { m["trust_marks"] = []any{map[string]any{"trust_mark": good}} }, "trust_marks"},
+		"trust mark that is not a JWT": {func(m map[string]any) {
+			m["trust_marks"] = []any{map[string]any{"trust_mark_type": "https://tm.example.com/a", "trust_mark": "x"}}
+		}, "trust_marks"},
+		"trust mark of another type": {func(m map[string]any) {
+			m["trust_marks"] = []any{map[string]any{"trust_mark_type": "https://tm.example.com/b", "trust_mark": good}}
+		}, "trust_marks"},
+		"trust mark of its type": {func(m map[string]any) {
+			m["trust_marks"] = []any{map[string]any{"trust_mark_type": "https://tm.example.com/a", "trust_mark": good}}
+		}, ""},
+		"trust_anchor_hints of entities": {func(m map[string]any) { m["trust_anchor_hints"] = []any{anchorID} }, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "RP"}}, anchorID)
+			e.ecEdit = c.edit
+			srv, _ := anchorWith(t, "  - entity_id: "+e.id()+"\n    jwks_file: "+jwksFile(t, e)+"\n")
+			resp, body := get(t, srv.URL, "/resolve?sub="+e.id()+"&trust_anchor="+anchorID)
+			if c.want == "" {
+				if resp.StatusCode != 200 {
+					t.Fatalf("%d %.300s", resp.StatusCode, body)
+				}
+				return
+			}
+			if resp.StatusCode != 400 || !strings.Contains(body, "invalid_trust_chain") || !strings.Contains(body, c.want) {
+				t.Fatalf("%d %.300s", resp.StatusCode, body)
+			}
+		})
 	}
 }
