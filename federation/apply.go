@@ -48,7 +48,7 @@ func ApplyPolicy(policy map[string]any, metadata map[string]any) (map[string]any
 			if !isList {
 				addList = []any{add}
 			}
-			var cur []any
+			cur := []any{} // add [] still gives an array, never null
 			if present {
 				l, err := needArray("add")
 				if err != nil {

@@ -135,3 +135,18 @@ func TestApplyOperatorOrder(t *testing.T) {
 		t.Error("the input metadata was changed")
 	}
 }
+
+// TestApplyEmptyAddGivesAnEmptyArray: add [] on an absent or empty
+// parameter gives [], never null (an operator outputs no null parameter;
+// docs/design.md §13).
+func TestApplyEmptyAddGivesAnEmptyArray(t *testing.T) {
+	for name, md := range map[string]map[string]any{"absent": {}, "empty": {"grant_types": []any{}}} {
+		out, err := ApplyPolicy(map[string]any{"grant_types": map[string]any{"add": []any{}}}, md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l, ok := out["grant_types"].([]any); !ok || l == nil || len(l) != 0 {
+			t.Errorf("%s: grant_types %#v, want []", name, out["grant_types"])
+		}
+	}
+}
