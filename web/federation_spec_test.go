@@ -400,3 +400,42 @@ func TestFederationResolveChecksConfigurationSyntax(t *testing.T) {
 		})
 	}
 }
+
+// TestFederationResolveTrustChainVerifiesLinkByLink: the trust_chain
+// answered holds as a relying party checks it: the leaf's configuration
+// verified by its own jwks and by the directory's statement's jwks, the
+// statement by the directory's configuration, that by the directory's keys
+// (docs/design.md §13).
+func TestFederationResolveTrustChainVerifiesLinkByLink(t *testing.T) {
+	env, leaf, keys := specEnv(t)
+	code, _, tok := fedGet(t, env, resolvePath(env, leaf.srv.URL))
+	if code != 200 {
+		t.Fatalf("resolve: %d %s", code, tok)
+	}
+	chain := fedClaims(t, tok, "resolve-response+jwt", &keys)["trust_chain"].([]any)
+	if len(chain) != 3 {
+		t.Fatalf("%d statements, want 3", len(chain))
+	}
+	es := make([]map[string]any, 3)
+	jwks := make([]jose.JSONWebKeySet, 3)
+	for i, c := range chain {
+		jws, err := jose.ParseSignedCompact(c.(string), []jose.SignatureAlgorithm{jose.ES256})
+		if err != nil {
+			t.Fatalf("ES[%d]: %v", i, err)
+		}
+		_ = json.Unmarshal(jws.UnsafePayloadWithoutVerification(), &es[i])
+		b, _ := json.Marshal(es[i]["jwks"])
+		_ = json.Unmarshal(b, &jwks[i])
+	}
+	// The configurations verify with their own jwks.
+	fedClaims(t, chain[0].(string), "entity-statement+jwt", &jwks[0])
+	fedClaims(t, chain[2].(string), "entity-statement+jwt", &jwks[2])
+	// Each statement with the jwks of the next.
+	fedClaims(t, chain[0].(string), "entity-statement+jwt", &jwks[1])
+	fedClaims(t, chain[1].(string), "entity-statement+jwt", &jwks[2])
+	fedClaims(t, chain[2].(string), "entity-statement+jwt", &keys)
+	if es[0]["iss"] != leaf.srv.URL || es[0]["sub"] != leaf.srv.URL || es[1]["iss"] != env.URL || es[1]["sub"] != leaf.srv.URL ||
+		es[2]["iss"] != env.URL || es[2]["sub"] != env.URL {
+		t.Fatalf("iss and sub do not link: %v / %v / %v", es[0]["iss"], es[1]["iss"], es[2]["iss"])
+	}
+}

@@ -236,3 +236,75 @@ func TestResolveIntermediateStatementVerifiesWithTheAnchorsKeys(t *testing.T) {
 		t.Fatalf("%d %.300s", resp.StatusCode, body)
 	}
 }
+
+// checkChain validates a trust_chain as a relying party does: ES[0] is the
+// subject's configuration verified by its own jwks; each ES[j] is issued by
+// the subject of ES[j+1] and verifies with a key of its jwks; the last is
+// the anchor's configuration, verified with the anchor's keys.
+func checkChain(t *testing.T, chain []any, subject string, anchorKeys jose.JSONWebKeySet) {
+	t.Helper()
+	type es struct {
+		jws    *jose.JSONWebSignature
+		claims map[string]any
+		keys   jose.JSONWebKeySet
+	}
+	all := make([]es, len(chain))
+	for i, c := range chain {
+		jws, err := jose.ParseSignedCompact(c.(string), []jose.SignatureAlgorithm{jose.ES256})
+		if err != nil {
+			t.Fatalf("ES[%d]: %v", i, err)
+		}
+		if typ, _ := jws.Signatures[0].Header.ExtraHeaders[jose.HeaderType].(string); typ != "entity-statement+jwt" {
+			t.Fatalf("ES[%d]: typ %q", i, typ)
+		}
+		var claims map[string]any
+		_ = json.Unmarshal(jws.UnsafePayloadWithoutVerification(), &claims)
+		var keys jose.JSONWebKeySet
+		kb, _ := json.Marshal(claims["jwks"])
+		_ = json.Unmarshal(kb, &keys)
+		all[i] = es{jws, claims, keys}
+	}
+	verifies := func(i int, keys jose.JSONWebKeySet) bool {
+		for _, k := range keys.Key(all[i].jws.Signatures[0].Header.KeyID) {
+			if _, err := all[i].jws.Verify(k); err == nil {
+				return true
+			}
+		}
+		return false
+	}
+	last := len(all) - 1
+	if all[0].claims["iss"] != subject || all[0].claims["sub"] != subject || !verifies(0, all[0].keys) {
+		t.Fatalf("ES[0] is not the subject's own configuration verified by its jwks: %v", all[0].claims)
+	}
+	for j := 0; j < last; j++ {
+		if all[j].claims["iss"] != all[j+1].claims["sub"] || !verifies(j, all[j+1].keys) {
+			t.Fatalf("ES[%d] (iss %v) does not verify with ES[%d] (sub %v)", j, all[j].claims["iss"], j+1, all[j+1].claims["sub"])
+		}
+	}
+	if all[last].claims["iss"] != anchorID || all[last].claims["sub"] != anchorID || !verifies(last, anchorKeys) {
+		t.Fatalf("the last statement is not the anchor's configuration: %v", all[last].claims)
+	}
+}
+
+// TestResolveTrustChainVerifiesLinkByLink: the trust_chain answered holds
+// as a relying party checks it, directly and through an intermediate
+// (docs/design.md §13).
+func TestResolveTrustChainVerifiesLinkByLink(t *testing.T) {
+	inter := newEntity(t, nil, anchorID)
+	leaf := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "Leaf"}}, inter.id())
+	inter.subs[leaf.id()] = map[string]any{"jwks": leaf.jwks()}
+	direct := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "Direct"}}, anchorID)
+	srv, keys := anchorWith(t, "  - entity_id: "+inter.id()+"\n    jwks_file: "+jwksFile(t, inter)+"\n"+
+		"  - entity_id: "+direct.id()+"\n    jwks_file: "+jwksFile(t, direct)+"\n")
+	for sub, n := range map[string]int{leaf.id(): 4, direct.id(): 3} {
+		resp, body := get(t, srv.URL, "/resolve?sub="+sub+"&trust_anchor="+anchorID)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %.300s", sub, resp.StatusCode, body)
+		}
+		chain := parseStatement(t, body, "resolve-response+jwt", keys)["trust_chain"].([]any)
+		if len(chain) != n {
+			t.Fatalf("%s: %d statements, want %d", sub, len(chain), n)
+		}
+		checkChain(t, chain, sub, keys)
+	}
+}
