@@ -2,6 +2,7 @@ package federation
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -47,7 +48,7 @@ func ApplyPolicy(policy map[string]any, metadata map[string]any) (map[string]any
 			if !isList {
 				addList = []any{add}
 			}
-			var cur []any
+			cur := []any{} // add [] still gives an array, never null
 			if present {
 				l, err := needArray("add")
 				if err != nil {
@@ -164,4 +165,41 @@ func ApplySuperiorMetadata(metadata, superior map[string]any) map[string]any {
 		out[etype] = merged
 	}
 	return out
+}
+
+// CheckMetadata checks the metadata claim of a statement before anything is
+// applied to it (docs/design.md §13): a JSON object whose members are entity
+// types, each a JSON object of parameters, and no parameter null. Anything
+// else would let a policy skip the entity type, or pass a null through.
+// Absent (nil) is no metadata and is fine.
+func CheckMetadata(v any) error {
+	if v == nil {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("metadata must be a JSON object of entity types")
+	}
+	types := make([]string, 0, len(m))
+	for t := range m {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		params, ok := m[t].(map[string]any)
+		if !ok {
+			return fmt.Errorf("metadata.%s must be a JSON object of parameters", t)
+		}
+		names := make([]string, 0, len(params))
+		for p := range params {
+			names = append(names, p)
+		}
+		sort.Strings(names)
+		for _, p := range names {
+			if params[p] == nil {
+				return fmt.Errorf("metadata.%s.%s is null", t, p)
+			}
+		}
+	}
+	return nil
 }

@@ -96,3 +96,57 @@ func TestApplyRefusesWrongMetadataType(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyOperatorOrder: value first (null removes a present parameter),
+// then add, then default (only when absent), then the checks; the checks
+// skip an absent parameter that is not essential (docs/design.md §13).
+func TestApplyOperatorOrder(t *testing.T) {
+	md := map[string]any{"initiate_login_uri": "https://rp.example.com/login", "client_name": "Own", "contacts": []any{"a@x"}}
+	out, err := ApplyPolicy(map[string]any{
+		"initiate_login_uri": map[string]any{"value": nil},
+		"client_name":        map[string]any{"default": "Default"},
+		"logo_uri":           map[string]any{"default": "https://rp.example.com/logo.png"},
+		"contacts":           map[string]any{"value": []any{"ops@x"}, "add": []any{"ops@x"}},
+		"response_types":     map[string]any{"one_of": []any{"code"}, "essential": false},
+		"grant_types":        map[string]any{"subset_of": []any{"authorization_code"}, "superset_of": []any{"authorization_code"}},
+		"token_auth":         map[string]any{"default": "private_key_jwt", "one_of": []any{"private_key_jwt", "tls_client_auth"}},
+	}, md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := out["initiate_login_uri"]; ok {
+		t.Errorf("value null did not remove the parameter: %v", out)
+	}
+	if out["client_name"] != "Own" || out["logo_uri"] != "https://rp.example.com/logo.png" {
+		t.Errorf("default: %v", out)
+	}
+	if c, _ := out["contacts"].([]any); len(c) != 1 || c[0] != "ops@x" {
+		t.Errorf("value then add: %v", out["contacts"])
+	}
+	for _, absent := range []string{"response_types", "grant_types"} {
+		if _, ok := out[absent]; ok {
+			t.Errorf("%s was added by a check: %v", absent, out)
+		}
+	}
+	if out["token_auth"] != "private_key_jwt" {
+		t.Errorf("default then one_of: %v", out["token_auth"])
+	}
+	if _, ok := md["initiate_login_uri"]; !ok {
+		t.Error("the input metadata was changed")
+	}
+}
+
+// TestApplyEmptyAddGivesAnEmptyArray: add [] on an absent or empty
+// parameter gives [], never null (an operator outputs no null parameter;
+// docs/design.md §13).
+func TestApplyEmptyAddGivesAnEmptyArray(t *testing.T) {
+	for name, md := range map[string]map[string]any{"absent": {}, "empty": {"grant_types": []any{}}} {
+		out, err := ApplyPolicy(map[string]any{"grant_types": map[string]any{"add": []any{}}}, md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l, ok := out["grant_types"].([]any); !ok || l == nil || len(l) != 0 {
+			t.Errorf("%s: grant_types %#v, want []", name, out["grant_types"])
+		}
+	}
+}

@@ -28,6 +28,9 @@ func (e *MergeError) Error() string {
 type Policy map[string]map[string]any
 
 // ParsePolicy reads a stored policy (checked already by ValidatePolicy).
+// An add of one value that is not an array, which policies saved before
+// add had to be an array may hold, is read as an array of that value, so
+// that statements publish add as an array (docs/design.md §7).
 func ParsePolicy(raw json.RawMessage) (Policy, error) {
 	var p Policy
 	if err := json.Unmarshal(raw, &p); err != nil {
@@ -35,6 +38,13 @@ func ParsePolicy(raw json.RawMessage) (Policy, error) {
 	}
 	if p == nil {
 		p = Policy{}
+	}
+	for _, ops := range p {
+		if add, ok := ops["add"]; ok {
+			if _, isList := add.([]any); !isList {
+				ops["add"] = []any{add}
+			}
+		}
 	}
 	return p, nil
 }
@@ -189,6 +199,11 @@ func ParseConstraints(m map[string]any) (Constraints, error) {
 		return out, nil
 	}
 	var err error
+	if v, ok := m["naming_constraints"]; ok {
+		if _, isObject := v.(map[string]any); !isObject {
+			return c, fmt.Errorf("naming_constraints must be an object of permitted and excluded names")
+		}
+	}
 	if nc, ok := m["naming_constraints"].(map[string]any); ok {
 		if v, ok := nc["permitted"]; ok {
 			if c.Permitted, err = strs(v, "naming_constraints.permitted"); err != nil {

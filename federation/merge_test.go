@@ -180,3 +180,43 @@ func TestConstraintAllowedEntityTypes(t *testing.T) {
 		t.Fatal("federation_entity removed: it is always allowed")
 	}
 }
+
+// TestConstraintNamingSubtrees: a name with a leading dot matches the hosts
+// below it and not itself; a name without one matches that host only
+// (docs/design.md §13).
+func TestConstraintNamingSubtrees(t *testing.T) {
+	dot := constraints(t, `{"naming_constraints":{"permitted":[".example.com"]}}`)
+	for _, ok := range []string{"https://host.example.com", "https://my.host.example.com/path", "https://HOST.Example.COM"} {
+		if err := dot.CheckName(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"https://example.com", "https://badexample.com", "https://example.com.evil.org"} {
+		if err := dot.CheckName(bad); err == nil {
+			t.Errorf("%s passed .example.com", bad)
+		}
+	}
+	host := constraints(t, `{"naming_constraints":{"permitted":["host.example.com"]}}`)
+	if err := host.CheckName("https://host.example.com:8443"); err != nil {
+		t.Error(err)
+	}
+	if err := host.CheckName("https://my.host.example.com"); err == nil {
+		t.Error("my.host.example.com passed host.example.com")
+	}
+	if _, err := ParseConstraints(map[string]any{"naming_constraints": []any{".example.com"}}); err == nil {
+		t.Error("naming_constraints that is not an object was accepted")
+	}
+}
+
+// TestConstraintAllowedEntityTypesEmpty: an empty allowed_entity_types
+// leaves only federation_entity; an absent one allows every type.
+func TestConstraintAllowedEntityTypesEmpty(t *testing.T) {
+	md := map[string]any{"openid_relying_party": map[string]any{}, "federation_entity": map[string]any{}}
+	got := constraints(t, `{"allowed_entity_types":[]}`).FilterEntityTypes(md)
+	if _, ok := got["openid_relying_party"]; ok || got["federation_entity"] == nil {
+		t.Fatalf("allowed_entity_types []: %v", got)
+	}
+	if got := constraints(t, `{}`).FilterEntityTypes(md); len(got) != 2 {
+		t.Fatalf("no allowed_entity_types: %v", got)
+	}
+}

@@ -6,6 +6,7 @@
 package federation
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -48,6 +49,12 @@ func ValidatePolicy(raw json.RawMessage) []PolicyError {
 	var params map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &params); err != nil || params == nil {
 		return []PolicyError{{Parameter: "", Message: "the policy must be a JSON object of metadata parameters"}}
+	}
+	// encoding/json keeps the last of two members of the same name; a
+	// policy naming a parameter or operator twice is refused instead, so
+	// that no part of what was written is silently dropped.
+	if where := duplicateMember(raw); where != "" {
+		return []PolicyError{{Parameter: where, Message: "a member name appears twice; each parameter and operator may appear once"}}
 	}
 	names := make([]string, 0, len(params))
 	for n := range params {
@@ -101,11 +108,7 @@ func validateParameter(raw json.RawMessage) []string {
 	oneOf, hasOneOf := arrayOp("one_of", true)
 	subsetOf, hasSubset := arrayOp("subset_of", false)
 	supersetOf, hasSuperset := arrayOp("superset_of", false)
-	add, hasAdd := ops["add"]
-	addList, _ := add.([]any)
-	if hasAdd && addList == nil {
-		addList = []any{add} // a single value adds one element
-	}
+	addList, hasAdd := arrayOp("add", false)
 	value, hasValue := ops["value"]
 	_, hasDefault := ops["default"]
 	essential, hasEssential := ops["essential"]
@@ -182,4 +185,52 @@ func anyList(l []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// duplicateMember returns the dotted path of the first object member whose
+// name appears twice in the same object of raw (valid JSON), or "".
+func duplicateMember(raw []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var walk func(path string) (string, error)
+	walk = func(path string) (string, error) {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return "", err
+				}
+				name, _ := kt.(string)
+				at := name
+				if path != "" {
+					at = path + "." + name
+				}
+				if seen[name] {
+					return at, nil
+				}
+				seen[name] = true
+				if dup, err := walk(at); dup != "" || err != nil {
+					return dup, err
+				}
+			}
+			_, err = dec.Token() // the closing brace
+			return "", err
+		case json.Delim('['):
+			for dec.More() {
+				if dup, err := walk(path); dup != "" || err != nil {
+					return dup, err
+				}
+			}
+			_, err = dec.Token()
+			return "", err
+		}
+		return "", nil
+	}
+	dup, _ := walk("")
+	return dup
 }

@@ -27,7 +27,6 @@ func TestPolicyRules(t *testing.T) {
 		`{"id_token_signed_response_alg":{"one_of":["PS256","ES256"],"default":"PS256","essential":true}}`,
 		`{"token_endpoint_auth_method":{"value":"private_key_jwt","one_of":["private_key_jwt","tls_client_auth"]}}`,
 		`{"scope":{"subset_of":["openid","accounts"],"superset_of":["openid"]}}`,
-		`{"contacts":{"add":"ops@example.org"}}`,
 		`{"initiate_login_uri":{"value":null}}`,
 		`{"grant_types":{"value":["authorization_code"],"subset_of":["authorization_code","implicit"],"superset_of":["authorization_code"]}}`,
 		`{"client_name":{"essential":false}}`,
@@ -45,6 +44,7 @@ func TestPolicyRules(t *testing.T) {
 		"one_of not an array":          `{"alg":{"one_of":"PS256"}}`,
 		"one_of empty":                 `{"alg":{"one_of":[]}}`,
 		"subset_of not an array":       `{"scope":{"subset_of":"openid"}}`,
+		"add not an array":             `{"contacts":{"add":"ops@example.org"}}`,
 		"essential not boolean":        `{"scope":{"essential":"yes"}}`,
 		"default null":                 `{"scope":{"default":null}}`,
 		"one_of with add":              `{"alg":{"one_of":["PS256"],"add":["PS256"]}}`,
@@ -58,6 +58,8 @@ func TestPolicyRules(t *testing.T) {
 		"value not superset":           `{"grant_types":{"value":["implicit"],"superset_of":["authorization_code"]}}`,
 		"add not in subset_of":         `{"grant_types":{"add":["implicit"],"subset_of":["authorization_code"]}}`,
 		"superset_of not in subset_of": `{"scope":{"subset_of":["openid"],"superset_of":["openid","accounts"]}}`,
+		"parameter twice":              `{"scope":{"essential":true},"scope":{"subset_of":["openid"]}}`,
+		"operator twice":               `{"scope":{"subset_of":["openid","accounts"],"subset_of":["openid"]}}`,
 	}
 	for name, p := range bad {
 		t.Run(name, func(t *testing.T) {
@@ -72,5 +74,17 @@ func TestPolicyRules(t *testing.T) {
 				t.Fatal("empty message")
 			}
 		})
+	}
+}
+
+// TestParsePolicyReadsAScalarAddAsAnArray: a policy saved when add could
+// be a single value is read, and so published, with add as an array.
+func TestParsePolicyReadsAScalarAddAsAnArray(t *testing.T) {
+	p, err := ParsePolicy([]byte(`{"contacts":{"add":"ops@example.org","essential":true}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, ok := p["contacts"]["add"].([]any); !ok || len(l) != 1 || l[0] != "ops@example.org" {
+		t.Fatalf("add: %#v", p["contacts"]["add"])
 	}
 }

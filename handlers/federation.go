@@ -516,6 +516,15 @@ func (h *Federation) fetchEntityConfiguration(ctx context.Context, st *Statement
 	if !containsAny(hints, h.EntityID) {
 		return fail("authority_hints do not name this trust anchor (%s)", h.EntityID)
 	}
+	if err := federation.CheckMetadata(claims["metadata"]); err != nil {
+		return fail("%v", err)
+	}
+	if c := anchor.MisplacedClaim(claims, true); c != "" {
+		return fail("an entity configuration cannot carry %s", c)
+	}
+	if err := anchor.ConfigurationSyntax(claims); err != nil {
+		return fail("%v", err)
+	}
 	return raw, claims, nil
 }
 

@@ -40,6 +40,9 @@ func (h *Policies) simulate(r *http.Request, in SimulateInput) (federation.Polic
 	if len(in.Metadata) > 0 && string(in.Metadata) != "null" {
 		if err := json.Unmarshal(in.Metadata, &metadata); err != nil || metadata == nil {
 			f["Metadata"] = "Metadata must be a JSON object of metadata parameters."
+		} else if err := federation.CheckMetadata(map[string]any{in.EntityType: metadata}); err != nil {
+			// As resolve refuses it (docs/design.md §13): no parameter is null.
+			f["Metadata"] = "Metadata must not hold a null parameter: " + err.Error() + "."
 		}
 	}
 	if len(f) > 0 {

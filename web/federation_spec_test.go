@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,7 @@ type specLeaf struct {
 	key    *ecdsa.PrivateKey
 	kid    string
 	noKid  bool
+	typ    string // the typ header: entity-statement+jwt when empty, none with "-"
 	claims func(id string, now time.Time) map[string]any
 }
 
@@ -39,7 +41,15 @@ func newSpecLeaf(t *testing.T, key *ecdsa.PrivateKey, kid string) *specLeaf {
 		if l.noKid {
 			sk.KeyID = ""
 		}
-		signer, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: sk}, (&jose.SignerOptions{}).WithType("entity-statement+jwt"))
+		opts := &jose.SignerOptions{}
+		switch l.typ {
+		case "":
+			opts = opts.WithType("entity-statement+jwt")
+		case "-":
+		default:
+			opts = opts.WithType(jose.ContentType(l.typ))
+		}
+		signer, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: sk}, opts)
 		b, _ := json.Marshal(l.claims(id, time.Now()))
 		jws, _ := signer.Sign(b)
 		s, _ := jws.CompactSerialize()
@@ -115,7 +125,8 @@ func TestFederationResolveAppliesStatementMetadata(t *testing.T) {
 }
 
 // TestFederationResolveValidatesEntityConfiguration: the leaf's entity
-// configuration must carry a kid header, an iat in the past, and a jwks
+// configuration must carry a typ header entity-statement+jwt, a kid
+// header, iss = sub, an iat in the past, and a jwks
 // claim whose key verifies its signature (OpenID Federation 1.0, Entity
 // Statement Validation; Validating a Trust Chain: ES[0] verifies with
 // ES[0]["jwks"]); otherwise 400 invalid_trust_chain.
@@ -125,10 +136,14 @@ func TestFederationResolveValidatesEntityConfiguration(t *testing.T) {
 	other := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
 	for name, c := range map[string]struct {
 		noKid bool
+		typ   string
 		edit  func(map[string]any)
 		want  string
 	}{
 		"no kid":                            {noKid: true, want: "kid"},
+		"no typ":                            {typ: "-", want: "typ"},
+		"typ of another JWT":                {typ: "JWT", want: "typ"},
+		"iss is not sub":                    {edit: func(m map[string]any) { m["iss"] = "https://other.example" }, want: "iss and sub"},
 		"iat in a future":                   {edit: func(m map[string]any) { m["iat"] = time.Now().Add(time.Hour).Unix() }, want: "iat"},
 		"no iat":                            {edit: func(m map[string]any) { delete(m, "iat") }, want: "iat"},
 		"no jwks":                           {edit: func(m map[string]any) { delete(m, "jwks") }, want: "jwks"},
@@ -138,7 +153,7 @@ func TestFederationResolveValidatesEntityConfiguration(t *testing.T) {
 		}, want: "jwks"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			leaf.noKid = c.noKid
+			leaf.noKid, leaf.typ = c.noKid, c.typ
 			leaf.claims = func(id string, now time.Time) map[string]any {
 				m := base(id, now)
 				if c.edit != nil {
@@ -225,5 +240,202 @@ func TestFederationWrongMethodIsAFederationError(t *testing.T) {
 				t.Errorf("%s %s: %d Allow %q %s %s", method, path, resp.StatusCode, resp.Header.Get("Allow"), resp.Header.Get("Content-Type"), b)
 			}
 		}
+	}
+}
+
+// TestFederationResolveRefusesMalformedMetadata: the leaf's metadata is an
+// object of entity types, each an object of parameters, none null;
+// otherwise 400 invalid_trust_chain naming the metadata (docs/design.md §13).
+func TestFederationResolveRefusesMalformedMetadata(t *testing.T) {
+	env, leaf, _ := specEnv(t)
+	base := leaf.claims
+	for name, md := range map[string]any{
+		"entity type null":       map[string]any{"openid_relying_party": nil},
+		"entity type a string":   map[string]any{"openid_relying_party": "client"},
+		"parameter null":         map[string]any{"openid_relying_party": map[string]any{"client_name": nil}},
+		"metadata not an object": "openid_relying_party",
+	} {
+		t.Run(name, func(t *testing.T) {
+			leaf.claims = func(id string, now time.Time) map[string]any {
+				m := base(id, now)
+				m["metadata"] = md
+				return m
+			}
+			code, ctype, body := fedGet(t, env, resolvePath(env, leaf.srv.URL))
+			if code != 400 || ctype != "application/json" || !strings.Contains(body, "invalid_trust_chain") || !strings.Contains(body, "metadata") {
+				t.Fatalf("%d %s %.300s", code, ctype, body)
+			}
+		})
+	}
+}
+
+// TestFederationResolveRefusesSubordinateClaimsInConfiguration: the leaf's
+// entity configuration carries no metadata_policy, metadata_policy_crit or
+// constraints, which belong in a subordinate statement; 400
+// invalid_trust_chain naming the claim (docs/design.md §13).
+func TestFederationResolveRefusesSubordinateClaimsInConfiguration(t *testing.T) {
+	env, leaf, _ := specEnv(t)
+	base := leaf.claims
+	for claim, v := range map[string]any{
+		"metadata_policy":      map[string]any{"openid_relying_party": map[string]any{"client_name": map[string]any{"value": "x"}}},
+		"metadata_policy_crit": []any{"regexp"},
+		"constraints":          map[string]any{"max_path_length": 0},
+	} {
+		t.Run(claim, func(t *testing.T) {
+			leaf.claims = func(id string, now time.Time) map[string]any {
+				m := base(id, now)
+				m[claim] = v
+				return m
+			}
+			code, _, body := fedGet(t, env, resolvePath(env, leaf.srv.URL))
+			if code != 400 || !strings.Contains(body, "invalid_trust_chain") || !strings.Contains(body, claim) {
+				t.Fatalf("%d %.300s", code, body)
+			}
+		})
+	}
+}
+
+// TestFederationResolveExpiresWithTheChain: the resolve response expires
+// when the first statement of its trust chain does: here the leaf's entity
+// configuration, sooner than the directory's statements (docs/design.md §13).
+func TestFederationResolveExpiresWithTheChain(t *testing.T) {
+	env, leaf, keys := specEnv(t)
+	base := leaf.claims
+	leafExp := time.Now().Add(10 * time.Minute).Unix()
+	leaf.claims = func(id string, now time.Time) map[string]any {
+		m := base(id, now)
+		m["exp"] = leafExp
+		return m
+	}
+	code, _, tok := fedGet(t, env, resolvePath(env, leaf.srv.URL))
+	if code != 200 {
+		t.Fatalf("resolve: %d %s", code, tok)
+	}
+	if exp := fedClaims(t, tok, "resolve-response+jwt", &keys)["exp"].(float64); int64(exp) != leafExp {
+		t.Fatalf("exp %d, want the leaf configuration's %d", int64(exp), leafExp)
+	}
+}
+
+// TestFederationErrorCodes: each bad request gets its error code and status
+// in the federation's JSON shape (docs/design.md §13): a missing parameter,
+// and fetch about the directory itself, 400 invalid_request; an unknown
+// subject 404 not_found; another trust anchor 404 invalid_trust_anchor.
+func TestFederationErrorCodes(t *testing.T) {
+	env, _, _ := specEnv(t)
+	own := url.QueryEscape(env.URL)
+	for path, want := range map[string]struct {
+		code  int
+		error string
+	}{
+		"/federation/fetch":                                                      {400, "invalid_request"},
+		"/federation/fetch?sub=" + own:                                           {400, "invalid_request"},
+		"/federation/fetch?sub=https://nobody.example.com":                       {404, "not_found"},
+		"/federation/resolve?sub=https://nobody.example.com":                     {400, "invalid_request"},
+		"/federation/resolve?trust_anchor=" + own:                                {400, "invalid_request"},
+		"/federation/resolve?sub=x&trust_anchor=https://other.org":               {404, "invalid_trust_anchor"},
+		"/federation/resolve?sub=https://nobody.example.com&trust_anchor=" + own: {404, "not_found"},
+	} {
+		code, ctype, body := fedGet(t, env, path)
+		var e map[string]string
+		if code != want.code || ctype != "application/json" || json.Unmarshal([]byte(body), &e) != nil || e["error"] != want.error || e["error_description"] == "" {
+			t.Errorf("%s: %d %s %s, want %d %s", path, code, ctype, body, want.code, want.error)
+		}
+	}
+}
+
+// TestFederationResolveEntityTypeFilter: entity_type keeps only the
+// metadata of the types named, and may be repeated (docs/design.md §13).
+func TestFederationResolveEntityTypeFilter(t *testing.T) {
+	env, leaf, keys := specEnv(t)
+	for q, want := range map[string]string{
+		"&entity_type=openid_relying_party":                               "openid_relying_party",
+		"&entity_type=openid_relying_party&entity_type=federation_entity": "federation_entity,openid_relying_party",
+		"&entity_type=openid_provider":                                    "",
+	} {
+		code, _, tok := fedGet(t, env, resolvePath(env, leaf.srv.URL)+q)
+		if code != 200 {
+			t.Fatalf("%s: %d %s", q, code, tok)
+		}
+		got := []string{}
+		for k := range fedClaims(t, tok, "resolve-response+jwt", &keys)["metadata"].(map[string]any) {
+			got = append(got, k)
+		}
+		sort.Strings(got)
+		if strings.Join(got, ",") != want {
+			t.Errorf("%s: metadata of %v, want %s", q, got, want)
+		}
+	}
+}
+
+// TestFederationResolveChecksConfigurationSyntax: authority_hints and
+// trust_anchor_hints are non-empty arrays of entity IDs, trust_marks an
+// array of {trust_mark_type, trust_mark} whose JWT names that type; else 400
+// invalid_trust_chain naming the claim (docs/design.md §13).
+func TestFederationResolveChecksConfigurationSyntax(t *testing.T) {
+	env, leaf, _ := specEnv(t)
+	base := leaf.claims
+	signer, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: leaf.key}, (&jose.SignerOptions{}).WithType("trust-mark+jwt"))
+	jws, _ := signer.Sign([]byte(`{"trust_mark_type":"https://tm.example.com/a","sub":"x"}`))
+	mark, _ := jws.CompactSerialize()
+	for name, c := range map[string]struct {
+		claim string
+		v     any
+		code  int
+	}{
+		"authority_hints with a number": {"authority_hints", []any{env.URL, 7}, 400},
+		"trust_anchor_hints empty":      {"trust_anchor_hints", []any{}, 400},
+		"trust mark of another type":    {"trust_marks", []any{map[string]any{"trust_mark_type": "https://tm.example.com/b", "trust_mark": mark}}, 400},
+		"trust mark of its type":        {"trust_marks", []any{map[string]any{"trust_mark_type": "https://tm.example.com/a", "trust_mark": mark}}, 200},
+	} {
+		t.Run(name, func(t *testing.T) {
+			leaf.claims = func(id string, now time.Time) map[string]any {
+				m := base(id, now)
+				m[c.claim] = c.v
+				return m
+			}
+			code, _, body := fedGet(t, env, resolvePath(env, leaf.srv.URL))
+			if code != c.code || (c.code == 400 && (!strings.Contains(body, "invalid_trust_chain") || !strings.Contains(body, c.claim))) {
+				t.Fatalf("want %d: %d %.300s", c.code, code, body)
+			}
+		})
+	}
+}
+
+// TestFederationResolveTrustChainVerifiesLinkByLink: the trust_chain
+// answered holds as a relying party checks it: the leaf's configuration
+// verified by its own jwks and by the directory's statement's jwks, the
+// statement by the directory's configuration, that by the directory's keys
+// (docs/design.md §13).
+func TestFederationResolveTrustChainVerifiesLinkByLink(t *testing.T) {
+	env, leaf, keys := specEnv(t)
+	code, _, tok := fedGet(t, env, resolvePath(env, leaf.srv.URL))
+	if code != 200 {
+		t.Fatalf("resolve: %d %s", code, tok)
+	}
+	chain := fedClaims(t, tok, "resolve-response+jwt", &keys)["trust_chain"].([]any)
+	if len(chain) != 3 {
+		t.Fatalf("%d statements, want 3", len(chain))
+	}
+	es := make([]map[string]any, 3)
+	jwks := make([]jose.JSONWebKeySet, 3)
+	for i, c := range chain {
+		jws, err := jose.ParseSignedCompact(c.(string), []jose.SignatureAlgorithm{jose.ES256})
+		if err != nil {
+			t.Fatalf("ES[%d]: %v", i, err)
+		}
+		_ = json.Unmarshal(jws.UnsafePayloadWithoutVerification(), &es[i])
+		b, _ := json.Marshal(es[i]["jwks"])
+		_ = json.Unmarshal(b, &jwks[i])
+	}
+	// The configurations verify with their own jwks.
+	fedClaims(t, chain[0].(string), "entity-statement+jwt", &jwks[0])
+	fedClaims(t, chain[2].(string), "entity-statement+jwt", &jwks[2])
+	// Each statement with the jwks of the next.
+	fedClaims(t, chain[0].(string), "entity-statement+jwt", &jwks[1])
+	fedClaims(t, chain[1].(string), "entity-statement+jwt", &jwks[2])
+	fedClaims(t, chain[2].(string), "entity-statement+jwt", &keys)
+	if es[0]["iss"] != leaf.srv.URL || es[0]["sub"] != leaf.srv.URL || es[1]["iss"] != env.URL || es[1]["sub"] != leaf.srv.URL ||
+		es[2]["iss"] != env.URL || es[2]["sub"] != env.URL {
+		t.Fatalf("iss and sub do not link: %v / %v / %v", es[0]["iss"], es[1]["iss"], es[2]["iss"])
 	}
 }

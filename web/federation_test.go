@@ -352,6 +352,7 @@ func TestPolicySimulator(t *testing.T) {
 		"unknown entity type": `{"Roles":[{"AuthorisationDomain":"Payments","Role":"PISP"}],"EntityType":"federation_entity"}`,
 		"no roles":            `{"Roles":[],"EntityType":"openid_relying_party"}`,
 		"metadata not object": `{"Roles":[{"AuthorisationDomain":"Payments","Role":"PISP"}],"EntityType":"openid_relying_party","Metadata":[1]}`,
+		"a parameter null":    `{"Roles":[{"AuthorisationDomain":"Payments","Role":"PISP"}],"EntityType":"openid_relying_party","Metadata":{"client_name":null}}`,
 	} {
 		if r, m := a.do("POST", "/references/role-metadata-policies/simulate", body); r.StatusCode != 422 {
 			t.Errorf("%s: %d %v", name, r.StatusCode, m)

@@ -63,3 +63,32 @@ func TestRoleMetadataPolicies(t *testing.T) {
 		t.Fatalf("form: %d %q", resp.StatusCode, doc.Find("[data-testid=error-Policy]").Text())
 	}
 }
+
+// TestRoleMetadataPolicyNamesEachMemberOnce: a policy typed in the console
+// that names a parameter or an operator twice is a 422 beside the Policy
+// field naming it, and nothing is saved, rather than the last one kept
+// silently (docs/design.md §13). (The API refuses any JSON body with a
+// member twice, 400 malformed_json.)
+func TestRoleMetadataPolicyNamesEachMemberOnce(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	setupDomains(t, a)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for name, pol := range map[string]string{
+		"operator twice":  `{"grant_types":{"subset_of":["authorization_code","implicit"],"subset_of":["authorization_code"]}}`,
+		"parameter twice": `{"grant_types":{"essential":true},"grant_types":{"subset_of":["authorization_code"]}}`,
+	} {
+		resp, err := c.PostForm(env.URL+"/references/role-metadata-policies", url.Values{"AuthorisationDomain": {"Payments"}, "Role": {"PISP"}, "EntityType": {"openid_relying_party"}, "Policy": {pol}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := docOf(t, resp).Find("[data-testid=error-Policy]").Text()
+		if resp.StatusCode != 422 || !strings.Contains(msg, "grant_types") || !strings.Contains(msg, "twice") {
+			t.Errorf("%s: %d %q", name, resp.StatusCode, msg)
+		}
+	}
+	if list := a.must(200, "GET", "/references/role-metadata-policies", ""); strings.Contains(mustMarshal(list), "PISP") {
+		t.Fatalf("a refused policy was saved: %v", list)
+	}
+}

@@ -122,6 +122,11 @@ func Load(path string) (*Anchor, error) {
 			return nil, fail("keys[%d] %s: %v", i, kp, err)
 		}
 		pub.KeyID = b64(tp)
+		for j, prev := range a.jwks.Keys {
+			if prev.KeyID == pub.KeyID {
+				return nil, fail("keys[%d] %s: the same key as keys[%d] (every kid in the published jwks must be unique)", i, kp, j)
+			}
+		}
 		a.jwks.Keys = append(a.jwks.Keys, pub)
 		if i == 0 {
 			signingKey = jose.JSONWebKey{Key: priv, KeyID: pub.KeyID, Algorithm: k.Alg}
@@ -180,6 +185,18 @@ func Load(path string) (*Anchor, error) {
 			for _, pe := range federation.ValidatePolicy(pb) {
 				return nil, fail("%s: metadata_policy.%s.%s: %s", where, etype, pe.Parameter, pe.Message)
 			}
+		}
+		// The constraints are checked here as a resolver checks them, so a
+		// bad one stops the start rather than failing every resolve.
+		c, err := federation.ParseConstraints(s.Constraints)
+		if err != nil {
+			return nil, fail("%s: constraints: %v", where, err)
+		}
+		if slices.Contains(c.AllowedEntityType, "federation_entity") {
+			return nil, fail("%s: constraints: allowed_entity_types must not name federation_entity (it is always allowed)", where)
+		}
+		if err := federation.CheckMetadata(s.Metadata); err != nil {
+			return nil, fail("%s: %v", where, err)
 		}
 		a.subs[s.EntityID] = s
 	}
@@ -249,10 +266,20 @@ func checkPublicJWKS(b []byte) error {
 	if len(set.Keys) == 0 {
 		return errors.New("the JWK set is empty")
 	}
+	seen := map[string]bool{}
 	for _, k := range set.Keys {
 		if !k.IsPublic() {
 			return errors.New("the JWK set holds a private key")
 		}
+		// Statements name their signing key by kid, which must be unique
+		// in the set (docs/design.md §13).
+		if k.KeyID == "" {
+			return errors.New("a key of the JWK set has no kid")
+		}
+		if seen[k.KeyID] {
+			return fmt.Errorf("kid %q is in the JWK set twice", k.KeyID)
+		}
+		seen[k.KeyID] = true
 	}
 	return nil
 }

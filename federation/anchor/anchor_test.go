@@ -153,7 +153,8 @@ subordinates:
 	for path, want := range map[string]string{
 		"/fetch?sub=https://nobody.example": "not_found",
 		"/fetch":                            "invalid_request",
-		"/fetch?sub=x&iss=y":                "not_found", // iss is ignored, not refused
+		"/fetch?sub=x&iss=y":                "not_found",       // iss is ignored, not refused
+		"/fetch?sub=http://127.0.0.1:8090":  "invalid_request", // the anchor itself
 		"/resolve?sub=" + sub:               "invalid_request",
 		"/resolve?sub=" + sub + "&trust_anchor=https://other.example": "invalid_trust_anchor",
 		"/nothing": "not_found",
@@ -161,8 +162,9 @@ subordinates:
 		r, body := get(t, srv.URL, path)
 		var e map[string]string
 		json.Unmarshal([]byte(body), &e)
-		if e["error"] != want || r.StatusCode < 400 {
-			t.Errorf("%s: %d %s, want %s", path, r.StatusCode, body, want)
+		status := map[string]int{"not_found": 404, "invalid_trust_anchor": 404, "invalid_request": 400}[want]
+		if e["error"] != want || r.StatusCode != status || r.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s: %d %s, want %d %s", path, r.StatusCode, body, status, want)
 		}
 	}
 	// Parameters an endpoint does not know are ignored (the filters the
@@ -215,6 +217,21 @@ func TestConfigErrors(t *testing.T) {
 		"unknown field":    {"entity_id: https://a.example\nkees: []\n", "kees"},
 		"bad entity id":    {"entity_id: ftp://a.example\nkeys: [{file: k.pem, alg: ES256}]\n", "entity_id"},
 		"http subordinate": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: http://s.example, jwks_uri: https://s.example/jwks}\n", "http only on loopback"},
+		"negative max_path_length": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks_uri: https://s.example/jwks, constraints: {max_path_length: -1}}\n",
+			"subordinates[0] (https://s.example): constraints: max_path_length"},
+		"naming_constraints not an object": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks_uri: https://s.example/jwks, constraints: {naming_constraints: [.example.com]}}\n",
+			"constraints: naming_constraints"},
+		"federation_entity in allowed_entity_types": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks_uri: https://s.example/jwks, constraints: {allowed_entity_types: [federation_entity]}}\n",
+			"federation_entity"},
+		"jwks key without kid": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks: {keys: [{kty: EC, crv: P-256, x: \"MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4\", y: \"4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM\"}]}}\n",
+			"kid"},
+		"jwks kid twice": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks: {keys: [{kty: EC, crv: P-256, x: \"MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4\", y: \"4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM\", kid: b1}, {kty: EC, crv: P-256, x: \"MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4\", y: \"4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM\", kid: b1}]}}\n",
+			"kid \"b1\""},
+		"metadata with a null parameter": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks_uri: https://s.example/jwks, metadata: {openid_relying_party: {client_name: null}}}\n",
+			"metadata.openid_relying_party.client_name is null"},
+		"metadata of an entity type not an object": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks_uri: https://s.example/jwks, metadata: {openid_relying_party: RP}}\n",
+			"metadata.openid_relying_party must be a JSON object"},
+		"same key twice":   {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}, {file: k.pem, alg: ES256}]\n", "keys[1]"},
 		"two jwks sources": {"entity_id: https://a.example\nkeys: [{file: k.pem, alg: ES256}]\nsubordinates:\n  - {entity_id: https://s.example, jwks_uri: https://s.example/jwks, jwks_file: x.json}\n", "exactly one of"},
 	}
 	for name, c := range cases {

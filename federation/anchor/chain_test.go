@@ -27,6 +27,8 @@ type entity struct {
 	subs     map[string]map[string]any // sub → extra claims (metadata_policy, constraints, jwks)
 	ecEdit   func(map[string]any)      // if set, changes the entity configuration's claims
 	noKid    bool                      // sign without a kid header
+	typ      string                    // the typ header: entity-statement+jwt when empty, none with "-"
+	stmtKey  *ecdsa.PrivateKey         // if set, signs the fetch answers (kid "s-…") instead of key
 }
 
 func (e *entity) id() string { return e.srv.URL }
@@ -36,11 +38,22 @@ func (e *entity) jwks() json.RawMessage {
 }
 
 func (e *entity) sign(claims map[string]any) string {
-	kid := "k-" + e.srv.URL[len(e.srv.URL)-5:]
+	return e.signWith(e.key, "k-"+e.srv.URL[len(e.srv.URL)-5:], claims)
+}
+
+func (e *entity) signWith(key *ecdsa.PrivateKey, kid string, claims map[string]any) string {
 	if e.noKid {
 		kid = ""
 	}
-	sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: e.key, KeyID: kid}}, (&jose.SignerOptions{}).WithType("entity-statement+jwt"))
+	opts := &jose.SignerOptions{}
+	switch e.typ {
+	case "":
+		opts = opts.WithType("entity-statement+jwt")
+	case "-":
+	default:
+		opts = opts.WithType(jose.ContentType(e.typ))
+	}
+	sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: key, KeyID: kid}}, opts)
 	b, _ := json.Marshal(claims)
 	jws, _ := sig.Sign(b)
 	s, _ := jws.CompactSerialize()
@@ -76,6 +89,10 @@ func newEntity(t *testing.T, metadata map[string]any, hints ...string) *entity {
 			c := map[string]any{"iss": e.id(), "sub": r.URL.Query().Get("sub"), "iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}
 			for k, v := range extra {
 				c[k] = v
+			}
+			if e.stmtKey != nil {
+				w.Write([]byte(e.signWith(e.stmtKey, "s-"+e.srv.URL[len(e.srv.URL)-5:], c)))
+				return
 			}
 			w.Write([]byte(e.sign(c)))
 		default:
@@ -186,5 +203,108 @@ func TestResolveInvalidChain(t *testing.T) {
 		if resp.StatusCode != 400 || !strings.Contains(body, "invalid_trust_chain") || !strings.Contains(body, c.want) {
 			t.Errorf("%s: %d %s", name, resp.StatusCode, body)
 		}
+	}
+}
+
+// TestResolveIntermediateStatementVerifiesWithTheAnchorsKeys: the
+// intermediate's statement about the leaf must verify with a key of the
+// anchor's statement about the intermediate (the next statement up the
+// chain), not only with a key the intermediate publishes in its own entity
+// configuration: otherwise the trust_chain answered does not verify link by
+// link (docs/design.md §13).
+func TestResolveIntermediateStatementVerifiesWithTheAnchorsKeys(t *testing.T) {
+	inter := newEntity(t, nil, anchorID)
+	leaf := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "Leaf"}}, inter.id())
+	inter.subs[leaf.id()] = map[string]any{"jwks": leaf.jwks()}
+	kf := jwksFile(t, inter) // what the anchor holds for the intermediate: its first key only
+	second, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	inter.stmtKey = second
+	inter.ecEdit = func(m map[string]any) {
+		var set jose.JSONWebKeySet
+		_ = json.Unmarshal(inter.jwks(), &set)
+		set.Keys = append(set.Keys, jose.JSONWebKey{Key: second.Public(), KeyID: "s-" + inter.srv.URL[len(inter.srv.URL)-5:], Algorithm: "ES256", Use: "sig"})
+		m["jwks"] = set
+	}
+	srv, _ := anchorWith(t, "  - entity_id: "+inter.id()+"\n    jwks_file: "+kf+"\n")
+	resp, body := get(t, srv.URL, "/resolve?sub="+leaf.id()+"&trust_anchor="+anchorID)
+	if resp.StatusCode != 400 || !strings.Contains(body, "invalid_trust_chain") {
+		t.Fatalf("a statement signed with a key the anchor does not hold for the intermediate: %d %.300s", resp.StatusCode, body)
+	}
+	// Signed with the key the anchor holds, it resolves.
+	inter.stmtKey = nil
+	if resp, body := get(t, srv.URL, "/resolve?sub="+leaf.id()+"&trust_anchor="+anchorID); resp.StatusCode != 200 {
+		t.Fatalf("%d %.300s", resp.StatusCode, body)
+	}
+}
+
+// checkChain validates a trust_chain as a relying party does: ES[0] is the
+// subject's configuration verified by its own jwks; each ES[j] is issued by
+// the subject of ES[j+1] and verifies with a key of its jwks; the last is
+// the anchor's configuration, verified with the anchor's keys.
+func checkChain(t *testing.T, chain []any, subject string, anchorKeys jose.JSONWebKeySet) {
+	t.Helper()
+	type es struct {
+		jws    *jose.JSONWebSignature
+		claims map[string]any
+		keys   jose.JSONWebKeySet
+	}
+	all := make([]es, len(chain))
+	for i, c := range chain {
+		jws, err := jose.ParseSignedCompact(c.(string), []jose.SignatureAlgorithm{jose.ES256})
+		if err != nil {
+			t.Fatalf("ES[%d]: %v", i, err)
+		}
+		if typ, _ := jws.Signatures[0].Header.ExtraHeaders[jose.HeaderType].(string); typ != "entity-statement+jwt" {
+			t.Fatalf("ES[%d]: typ %q", i, typ)
+		}
+		var claims map[string]any
+		_ = json.Unmarshal(jws.UnsafePayloadWithoutVerification(), &claims)
+		var keys jose.JSONWebKeySet
+		kb, _ := json.Marshal(claims["jwks"])
+		_ = json.Unmarshal(kb, &keys)
+		all[i] = es{jws, claims, keys}
+	}
+	verifies := func(i int, keys jose.JSONWebKeySet) bool {
+		for _, k := range keys.Key(all[i].jws.Signatures[0].Header.KeyID) {
+			if _, err := all[i].jws.Verify(k); err == nil {
+				return true
+			}
+		}
+		return false
+	}
+	last := len(all) - 1
+	if all[0].claims["iss"] != subject || all[0].claims["sub"] != subject || !verifies(0, all[0].keys) {
+		t.Fatalf("ES[0] is not the subject's own configuration verified by its jwks: %v", all[0].claims)
+	}
+	for j := 0; j < last; j++ {
+		if all[j].claims["iss"] != all[j+1].claims["sub"] || !verifies(j, all[j+1].keys) {
+			t.Fatalf("ES[%d] (iss %v) does not verify with ES[%d] (sub %v)", j, all[j].claims["iss"], j+1, all[j+1].claims["sub"])
+		}
+	}
+	if all[last].claims["iss"] != anchorID || all[last].claims["sub"] != anchorID || !verifies(last, anchorKeys) {
+		t.Fatalf("the last statement is not the anchor's configuration: %v", all[last].claims)
+	}
+}
+
+// TestResolveTrustChainVerifiesLinkByLink: the trust_chain answered holds
+// as a relying party checks it, directly and through an intermediate
+// (docs/design.md §13).
+func TestResolveTrustChainVerifiesLinkByLink(t *testing.T) {
+	inter := newEntity(t, nil, anchorID)
+	leaf := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "Leaf"}}, inter.id())
+	inter.subs[leaf.id()] = map[string]any{"jwks": leaf.jwks()}
+	direct := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "Direct"}}, anchorID)
+	srv, keys := anchorWith(t, "  - entity_id: "+inter.id()+"\n    jwks_file: "+jwksFile(t, inter)+"\n"+
+		"  - entity_id: "+direct.id()+"\n    jwks_file: "+jwksFile(t, direct)+"\n")
+	for sub, n := range map[string]int{leaf.id(): 4, direct.id(): 3} {
+		resp, body := get(t, srv.URL, "/resolve?sub="+sub+"&trust_anchor="+anchorID)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %.300s", sub, resp.StatusCode, body)
+		}
+		chain := parseStatement(t, body, "resolve-response+jwt", keys)["trust_chain"].([]any)
+		if len(chain) != n {
+			t.Fatalf("%s: %d statements, want %d", sub, len(chain), n)
+		}
+		checkChain(t, chain, sub, keys)
 	}
 }

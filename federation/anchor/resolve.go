@@ -184,6 +184,32 @@ func knownOperators(p federation.Policy) federation.Policy {
 	return out
 }
 
+// policyClaimsShape checks the shape of a subordinate statement's
+// metadata_policy and constraints (JSON objects) and metadata_policy_crit
+// (a non-empty array of strings), so that none is ignored for being of
+// another shape (docs/design.md §13).
+func policyClaimsShape(claims map[string]any) error {
+	for _, n := range []string{"metadata_policy", "constraints"} {
+		if v, ok := claims[n]; ok {
+			if _, isObject := v.(map[string]any); !isObject {
+				return fmt.Errorf("%s must be a JSON object", n)
+			}
+		}
+	}
+	if v, ok := claims["metadata_policy_crit"]; ok {
+		l, isList := v.([]any)
+		if !isList || len(l) == 0 {
+			return errors.New("metadata_policy_crit must be a non-empty array of operator names")
+		}
+		for _, x := range l {
+			if _, isString := x.(string); !isString {
+				return errors.New("metadata_policy_crit must be a non-empty array of operator names")
+			}
+		}
+	}
+	return nil
+}
+
 func asList(v any) []any {
 	l, _ := v.([]any)
 	return l
@@ -235,7 +261,7 @@ func (s *Server) chain(ctx context.Context, a *Anchor, sub string, now time.Time
 			continue
 		}
 		ijwks, _ := json.Marshal(iclaims["jwks"])
-		stmt, sclaims, err := s.fetchStatement(ctx, fetchEP, id, sub, ijwks, now)
+		stmt, sclaims, err := s.fetchStatement(ctx, fetchEP, id, sub, ijwks, keys, now)
 		if err != nil {
 			if errors.Is(err, errNoStatement) {
 				continue
@@ -366,12 +392,25 @@ func (s *Server) fetchEntityConfiguration(ctx context.Context, id string, keys j
 	if !slices.Contains(hints, any(superior)) {
 		return "", nil, chainError("%s: authority_hints do not name %s", u, superior)
 	}
+	if err := federation.CheckMetadata(claims["metadata"]); err != nil {
+		return "", nil, chainError("%s: %v", u, err)
+	}
+	if c := MisplacedClaim(claims, true); c != "" {
+		return "", nil, chainError("%s: an entity configuration cannot carry %s", u, c)
+	}
+	if err := ConfigurationSyntax(claims); err != nil {
+		return "", nil, chainError("%s: %v", u, err)
+	}
 	return raw, claims, nil
 }
 
 // fetchStatement asks an intermediate's fetch endpoint about sub. Not
-// found there is errNoStatement (try the next intermediate).
-func (s *Server) fetchStatement(ctx context.Context, endpoint, iss, sub string, keys json.RawMessage, now time.Time) (string, map[string]any, error) {
+// found there is errNoStatement (try the next intermediate). The statement
+// must verify with a key of the intermediate's entity configuration (keys)
+// and with a key of the anchor's statement about the intermediate
+// (superiorKeys), so that the chain answered verifies link by link
+// (docs/design.md §13).
+func (s *Server) fetchStatement(ctx context.Context, endpoint, iss, sub string, keys, superiorKeys json.RawMessage, now time.Time) (string, map[string]any, error) {
 	eu, err := url.Parse(endpoint)
 	if err != nil || eu.Host == "" {
 		return "", nil, errNoStatement
@@ -387,6 +426,9 @@ func (s *Server) fetchStatement(ctx context.Context, endpoint, iss, sub string, 
 	if err != nil {
 		return "", nil, chainError("the statement of %s about %s: %v", iss, sub, err)
 	}
+	if _, err := verify(raw, superiorKeys); err != nil {
+		return "", nil, chainError("the statement of %s about %s: %v (the keys of this anchor's statement about %s)", iss, sub, err, iss)
+	}
 	if claims["iss"] != iss || claims["sub"] != sub {
 		return "", nil, chainError("the statement of %s about %s names iss %v and sub %v", iss, sub, claims["iss"], claims["sub"])
 	}
@@ -395,6 +437,15 @@ func (s *Server) fetchStatement(ctx context.Context, endpoint, iss, sub string, 
 	}
 	if !IssuedBefore(claims, now) {
 		return "", nil, chainError("the statement of %s about %s: iat is missing or in the future", iss, sub)
+	}
+	if err := federation.CheckMetadata(claims["metadata"]); err != nil {
+		return "", nil, chainError("the statement of %s about %s: %v", iss, sub, err)
+	}
+	if c := MisplacedClaim(claims, false); c != "" {
+		return "", nil, chainError("the statement of %s about %s: a subordinate statement cannot carry %s", iss, sub, c)
+	}
+	if err := policyClaimsShape(claims); err != nil {
+		return "", nil, chainError("the statement of %s about %s: %v", iss, sub, err)
 	}
 	return raw, claims, nil
 }

@@ -2,10 +2,13 @@ package anchor
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
 )
 
 // fedError is an OpenID Federation error response.
@@ -71,3 +74,73 @@ func IssuedBefore(claims map[string]any, now time.Time) bool {
 
 // ClockSkew is the leeway allowed on a statement's iat.
 const ClockSkew = time.Minute
+
+// MisplacedClaim names a claim a statement of its kind must not carry, or
+// returns "": an entity configuration carries no metadata_policy,
+// metadata_policy_crit or constraints, a subordinate statement no
+// authority_hints, trust_anchor_hints or trust mark claims (docs/design.md
+// §13). Both resolvers refuse such a statement.
+func MisplacedClaim(claims map[string]any, configuration bool) string {
+	names := []string{"authority_hints", "trust_anchor_hints", "trust_marks", "trust_mark_issuers", "trust_mark_owners"}
+	if configuration {
+		names = []string{"metadata_policy", "metadata_policy_crit", "constraints"}
+	}
+	for _, n := range names {
+		if _, ok := claims[n]; ok {
+			return n
+		}
+	}
+	return ""
+}
+
+// ConfigurationSyntax checks the claims only an entity configuration has
+// (docs/design.md §13): authority_hints and trust_anchor_hints, when
+// present, are non-empty arrays of entity IDs; trust_marks an array of
+// objects whose trust_mark is a JWT naming the object's trust_mark_type.
+// Neither resolver uses trust marks beyond this check; none is answered.
+func ConfigurationSyntax(claims map[string]any) error {
+	for _, n := range []string{"authority_hints", "trust_anchor_hints"} {
+		v, ok := claims[n]
+		if !ok {
+			continue
+		}
+		l, isList := v.([]any)
+		if !isList || len(l) == 0 {
+			return fmt.Errorf("%s must be a non-empty array of entity IDs", n)
+		}
+		for _, x := range l {
+			if s, isString := x.(string); !isString || s == "" {
+				return fmt.Errorf("%s must be a non-empty array of entity IDs", n)
+			}
+		}
+	}
+	v, ok := claims["trust_marks"]
+	if !ok {
+		return nil
+	}
+	marks, isList := v.([]any)
+	if !isList {
+		return errors.New("trust_marks must be an array of trust mark objects")
+	}
+	for i, x := range marks {
+		m, _ := x.(map[string]any)
+		typ, _ := m["trust_mark_type"].(string)
+		tok, _ := m["trust_mark"].(string)
+		if typ == "" || tok == "" {
+			return fmt.Errorf("trust_marks[%d] needs trust_mark_type and trust_mark strings", i)
+		}
+		jws, err := jose.ParseSignedCompact(tok, trustMarkAlgs)
+		if err != nil {
+			return fmt.Errorf("trust_marks[%d]: trust_mark is not a signed JWT", i)
+		}
+		var tm struct {
+			Type string `json:"trust_mark_type"`
+		}
+		if err := json.Unmarshal(jws.UnsafePayloadWithoutVerification(), &tm); err != nil || tm.Type != typ {
+			return fmt.Errorf("trust_marks[%d]: the trust mark's trust_mark_type is not %s", i, typ)
+		}
+	}
+	return nil
+}
+
+var trustMarkAlgs = []jose.SignatureAlgorithm{jose.ES256, jose.ES384, jose.ES512, jose.PS256, jose.PS384, jose.PS512, jose.RS256, jose.RS384, jose.RS512, jose.EdDSA}
