@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/trustframe/trustframe/paths"
-	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -33,7 +32,8 @@ type Federation struct {
 	Client   *http.Client // the guarded client of issuer validation
 	Now      func() time.Time
 
-	list rebuilt[fedList] // the subordinates, rebuilt in the background after a change
+	list    rebuilt[fedList] // the subordinates, rebuilt in the background after a change
+	fetches fetchGuard       // participants' entity configurations, fetched within a budget
 }
 
 // subjectTypes are the entity types a subordinate is listed under.
@@ -350,6 +350,11 @@ func (h *Federation) Resolve(w http.ResponseWriter, r *http.Request) {
 			anchor.WriteError(w, http.StatusBadRequest, "invalid_trust_chain", ce.reason)
 			return
 		}
+		if errors.As(err, new(errFetchBudget)) {
+			w.Header().Set("Retry-After", "5")
+			anchor.WriteError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "the entity configuration of "+sub+" was "+err.Error())
+			return
+		}
 		h.fedFail(w, r, sub, err)
 		return
 	}
@@ -441,14 +446,15 @@ func (h *Federation) fetchEntityConfiguration(ctx context.Context, st *Statement
 	fail := func(format string, args ...any) (string, map[string]any, error) {
 		return "", nil, &chainError{u + ": " + fmt.Sprintf(format, args...)}
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return fail("not a URL that can be fetched")
-	}
-	resp, err := h.Client.Do(req)
-	if err != nil {
+	status, b, err := h.fetches.get(ctx, h.Client, u, now)
+	var budget errFetchBudget
+	var unreadable errUnreadable
+	switch {
+	case errors.As(err, &budget):
+		return "", nil, err
+	case errors.As(err, &unreadable):
+		return fail("the answer could not be read")
+	case err != nil:
 		msg := "could not be fetched"
 		if strings.Contains(err.Error(), "not public") {
 			msg += " (the address is not public)"
@@ -457,13 +463,8 @@ func (h *Federation) fetchEntityConfiguration(ctx context.Context, st *Statement
 		}
 		return fail("%s", msg)
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 512<<10))
-	if err != nil {
-		return fail("the answer could not be read")
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fail("HTTP %d", resp.StatusCode)
+	if status != http.StatusOK {
+		return fail("HTTP %d", status)
 	}
 	raw := strings.TrimSpace(string(b))
 	jws, err := jose.ParseSignedCompact(raw, fedAlgs)
@@ -605,6 +606,8 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 				p.Resolved = string(mb)
 			case errors.As(err, &ce):
 				p.CheckError = "The entity does not resolve: " + ce.reason
+			case errors.As(err, new(errFetchBudget)):
+				p.CheckError = "The entity's configuration was " + err.Error() + "."
 			case errors.As(err, &se):
 				p.CheckError = "No statement can be made: " + se.reason
 			case errors.Is(err, store.ErrNotFound):

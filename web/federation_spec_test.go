@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,6 +28,7 @@ type specLeaf struct {
 	noKid  bool
 	typ    string // the typ header: entity-statement+jwt when empty, none with "-"
 	claims func(id string, now time.Time) map[string]any
+	hits   atomic.Int64 // requests for the entity configuration
 }
 
 func newSpecLeaf(t *testing.T, key *ecdsa.PrivateKey, kid string) *specLeaf {
@@ -36,6 +38,7 @@ func newSpecLeaf(t *testing.T, key *ecdsa.PrivateKey, kid string) *specLeaf {
 			http.NotFound(w, r)
 			return
 		}
+		l.hits.Add(1)
 		id := l.srv.URL
 		sk := jose.JSONWebKey{Key: key, KeyID: l.kid}
 		if l.noKid {
@@ -87,6 +90,26 @@ func specEnv(t *testing.T) (*webtest.Env, *specLeaf, jose.JSONWebKeySet) {
 	kb, _ := json.Marshal(fedClaims(t, ec, "entity-statement+jwt", nil)["jwks"])
 	_ = json.Unmarshal(kb, &keys)
 	return env, leaf, keys
+}
+
+// TestFederationResolveFetchesWithinABudget: resolve is public, and each
+// one fetches the participant's entity configuration; a stream of resolves
+// about one participant fetches it at most a burst and then about once a
+// second, answering from the last configuration fetched meanwhile, so the
+// directory cannot be used to flood a participant (docs/design.md §13).
+func TestFederationResolveFetchesWithinABudget(t *testing.T) {
+	env, leaf, _ := specEnv(t)
+	start := time.Now()
+	const n = 60
+	for i := range n {
+		if code, _, body := fedGet(t, env, resolvePath(env, leaf.srv.URL)); code != 200 {
+			t.Fatalf("resolve %d: %d %s", i, code, body)
+		}
+	}
+	limit := int64(30 + time.Since(start).Seconds() + 1)
+	if got := leaf.hits.Load(); got > limit || got < 30 {
+		t.Fatalf("%d resolves fetched the entity configuration %d times, want 30 to %d", n, got, limit)
+	}
 }
 
 func resolvePath(env *webtest.Env, sub string) string {

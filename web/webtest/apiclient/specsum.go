@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "8797db018af9447392e12caa70c41c7d735b0b7cb49ba0f908ce097960058fff"
+const SpecSHA256 = "edc10e228cefc978c429e6090e4f4b12fec7a63a3e302e7a834b7e0f2b7e745d"
