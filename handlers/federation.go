@@ -32,8 +32,8 @@ type Federation struct {
 	Client   *http.Client // the guarded client of issuer validation
 	Now      func() time.Time
 
-	list    rebuilt[fedList] // the subordinates, rebuilt in the background after a change
-	fetches fetchGuard       // participants' entity configurations, fetched within a budget
+	list    rebuilt[fedList]  // the subordinates, rebuilt in the background after a change
+	fetches anchor.FetchGuard // participants' entity configurations, fetched within a budget
 }
 
 // subjectTypes are the entity types a subordinate is listed under.
@@ -350,8 +350,7 @@ func (h *Federation) Resolve(w http.ResponseWriter, r *http.Request) {
 			anchor.WriteError(w, http.StatusBadRequest, "invalid_trust_chain", ce.reason)
 			return
 		}
-		if errors.As(err, new(errFetchBudget)) {
-			w.Header().Set("Retry-After", "5")
+		if errors.As(err, new(anchor.ErrFetchBudget)) {
 			anchor.WriteError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "the entity configuration of "+sub+" was "+err.Error())
 			return
 		}
@@ -446,9 +445,9 @@ func (h *Federation) fetchEntityConfiguration(ctx context.Context, st *Statement
 	fail := func(format string, args ...any) (string, map[string]any, error) {
 		return "", nil, &chainError{u + ": " + fmt.Sprintf(format, args...)}
 	}
-	status, b, err := h.fetches.get(ctx, h.Client, u, now)
-	var budget errFetchBudget
-	var unreadable errUnreadable
+	status, b, err := h.fetches.Get(ctx, h.Client, u, now)
+	var budget anchor.ErrFetchBudget
+	var unreadable anchor.ErrUnreadable
 	switch {
 	case errors.As(err, &budget):
 		return "", nil, err
@@ -606,7 +605,7 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 				p.Resolved = string(mb)
 			case errors.As(err, &ce):
 				p.CheckError = "The entity does not resolve: " + ce.reason
-			case errors.As(err, new(errFetchBudget)):
+			case errors.As(err, new(anchor.ErrFetchBudget)):
 				p.CheckError = "The entity's configuration was " + err.Error() + "."
 			case errors.As(err, &se):
 				p.CheckError = "No statement can be made: " + se.reason

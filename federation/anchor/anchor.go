@@ -18,7 +18,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -316,22 +315,23 @@ func (a *Anchor) EntityConfiguration(now time.Time) (string, error) {
 	})
 }
 
-func (a *Anchor) subordinateJWKS(ctx context.Context, s *Subordinate, client *http.Client) (json.RawMessage, error) {
+// getFunc fetches a URL: its status and at most 512 KiB of its body
+// (Server.fetch: within the address's budget).
+type getFunc func(ctx context.Context, u string) (int, []byte, error)
+
+func (a *Anchor) subordinateJWKS(ctx context.Context, s *Subordinate, get getFunc) (json.RawMessage, error) {
 	if s.jwks != nil {
 		return s.jwks, nil
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.JWKSURI, nil)
+	code, b, err := get(ctx, s.JWKSURI)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
+	if code != http.StatusOK {
+		return nil, fmt.Errorf("jwks_uri %s: HTTP %d", s.JWKSURI, code)
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 256<<10))
-	if err != nil || resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("jwks_uri %s: HTTP %d", s.JWKSURI, resp.StatusCode)
+	if len(b) > 256<<10 {
+		return nil, fmt.Errorf("jwks_uri %s: larger than 256 KiB", s.JWKSURI)
 	}
 	if err := checkPublicJWKS(b); err != nil {
 		return nil, fmt.Errorf("jwks_uri %s: %v", s.JWKSURI, err)
@@ -340,12 +340,15 @@ func (a *Anchor) subordinateJWKS(ctx context.Context, s *Subordinate, client *ht
 }
 
 // SubordinateStatement is the statement about sub.
-func (a *Anchor) SubordinateStatement(ctx context.Context, sub string, now time.Time, client *http.Client) (string, *Subordinate, error) {
+func (a *Anchor) SubordinateStatement(ctx context.Context, sub string, now time.Time, get getFunc) (string, *Subordinate, error) {
 	s, ok := a.subs[sub]
 	if !ok {
 		return "", nil, &fedError{http.StatusNotFound, "not_found", "no subordinate " + sub}
 	}
-	jwks, err := a.subordinateJWKS(ctx, s, client)
+	jwks, err := a.subordinateJWKS(ctx, s, get)
+	if budget := (ErrFetchBudget{}); errors.As(err, &budget) {
+		return "", nil, &fedError{http.StatusServiceUnavailable, "temporarily_unavailable", "the keys of " + sub + " were " + err.Error()}
+	}
 	if err != nil {
 		return "", nil, &fedError{http.StatusBadRequest, "invalid_subject", "no statement can be made about " + sub + ": its keys could not be read from its jwks_uri"}
 	}
@@ -388,6 +391,16 @@ type Server struct {
 	anchor *Anchor
 	Now    func() time.Time
 	Client *http.Client
+
+	fetches FetchGuard // subjects' statements, fetched within a budget
+}
+
+// fetch is a getFunc within each address's budget (FetchGuard), for a
+// request made at now.
+func (s *Server) fetch(now time.Time) getFunc {
+	return func(ctx context.Context, u string) (int, []byte, error) {
+		return s.fetches.Get(ctx, s.Client, u, now)
+	}
 }
 
 // NewServer serves an anchor.
@@ -437,7 +450,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeFedError(w, &fedError{http.StatusBadRequest, "invalid_request", "the anchor's own statement is at /.well-known/openid-federation"})
 			return
 		}
-		tok, _, err := a.SubordinateStatement(r.Context(), sub, now, s.Client)
+		tok, _, err := a.SubordinateStatement(r.Context(), sub, now, s.fetch(now))
 		if err != nil {
 			var fe *fedError
 			if !errors.As(err, &fe) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,6 +30,7 @@ type entity struct {
 	noKid    bool                      // sign without a kid header
 	typ      string                    // the typ header: entity-statement+jwt when empty, none with "-"
 	stmtKey  *ecdsa.PrivateKey         // if set, signs the fetch answers (kid "s-…") instead of key
+	hits     atomic.Int64              // requests it answered
 }
 
 func (e *entity) id() string { return e.srv.URL }
@@ -64,6 +66,7 @@ func newEntity(t *testing.T, metadata map[string]any, hints ...string) *entity {
 	k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	e := &entity{key: k, hints: hints, metadata: metadata, subs: map[string]map[string]any{}}
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.hits.Add(1)
 		now := time.Now()
 		switch r.URL.Path {
 		case "/.well-known/openid-federation":
@@ -306,5 +309,38 @@ func TestResolveTrustChainVerifiesLinkByLink(t *testing.T) {
 			t.Fatalf("%s: %d statements, want %d", sub, len(chain), n)
 		}
 		checkChain(t, chain, sub, keys)
+	}
+}
+
+// TestResolveFetchesWithinABudget: /resolve is public and fetches the
+// subject's configuration, or, for a subject the anchor does not know, each
+// intermediate's configuration and fetch endpoint; a stream of resolves
+// calls each address at most a burst and then about once a second
+// (FetchGuard), answering from the last answer meanwhile, so the anchor
+// cannot be used to flood its subordinates (docs/design.md §8).
+func TestResolveFetchesWithinABudget(t *testing.T) {
+	inter := newEntity(t, nil, anchorID)
+	leaf := newEntity(t, map[string]any{"openid_relying_party": map[string]any{"client_name": "Leaf"}}, anchorID)
+	inter.subs["https://elsewhere.example"] = map[string]any{}
+	srv, _ := anchorWith(t, "  - entity_id: "+inter.id()+"\n    jwks_file: "+jwksFile(t, inter)+"\n    entity_types: [federation_entity]\n"+
+		"  - entity_id: "+leaf.id()+"\n    jwks_file: "+jwksFile(t, leaf)+"\n")
+	start := time.Now()
+	const n = 60
+	for i := range n {
+		if resp, body := get(t, srv.URL, "/resolve?sub="+leaf.id()+"&trust_anchor="+anchorID); resp.StatusCode != 200 {
+			t.Fatalf("resolve %d of the leaf: %d %s", i, resp.StatusCode, body)
+		}
+		if resp, body := get(t, srv.URL, "/resolve?sub=https://stranger.example&trust_anchor="+anchorID); resp.StatusCode != 404 {
+			t.Fatalf("resolve %d of a stranger: %d %s", i, resp.StatusCode, body)
+		}
+	}
+	limit := int64(30 + time.Since(start).Seconds() + 1)
+	if got := leaf.hits.Load(); got > limit {
+		t.Fatalf("%d resolves fetched the leaf %d times, want at most %d", n, got, limit)
+	}
+	// The intermediate: its configuration and its fetch endpoint, each
+	// within its own budget.
+	if got := inter.hits.Load(); got > 2*limit {
+		t.Fatalf("%d resolves of a stranger called the intermediate %d times, want at most %d", n, got, 2*limit)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -227,11 +226,14 @@ func asMap(v any) map[string]any {
 // fetch endpoint, and sub's authority_hints must name that intermediate.
 func (s *Server) chain(ctx context.Context, a *Anchor, sub string, now time.Time) (string, map[string]any, []link, error) {
 	if sb, ok := a.subs[sub]; ok {
-		tok, _, err := a.SubordinateStatement(ctx, sub, now, s.Client)
+		tok, _, err := a.SubordinateStatement(ctx, sub, now, s.fetch(now))
 		if err != nil {
 			return "", nil, nil, err
 		}
-		keys, err := a.subordinateJWKS(ctx, sb, s.Client)
+		keys, err := a.subordinateJWKS(ctx, sb, s.fetch(now))
+		if fe := budgetError(err); fe != nil {
+			return "", nil, nil, fe
+		}
 		if err != nil {
 			return "", nil, nil, chainError("the keys of %s cannot be read: %v", sub, err)
 		}
@@ -248,11 +250,17 @@ func (s *Server) chain(ctx context.Context, a *Anchor, sub string, now time.Time
 	sort.Strings(ids)
 	for _, id := range ids {
 		sb := a.subs[id]
-		keys, err := a.subordinateJWKS(ctx, sb, s.Client)
+		keys, err := a.subordinateJWKS(ctx, sb, s.fetch(now))
+		if fe := budgetError(err); fe != nil {
+			return "", nil, nil, fe
+		}
 		if err != nil {
 			continue
 		}
 		_, iclaims, err := s.fetchEntityConfiguration(ctx, id, keys, a.cfg.EntityID, now)
+		if fe := budgetError(err); fe != nil {
+			return "", nil, nil, fe
+		}
 		if err != nil {
 			continue
 		}
@@ -273,7 +281,7 @@ func (s *Server) chain(ctx context.Context, a *Anchor, sub string, now time.Time
 		if err != nil {
 			return "", nil, nil, err
 		}
-		tok, _, err := a.SubordinateStatement(ctx, id, now, s.Client)
+		tok, _, err := a.SubordinateStatement(ctx, id, now, s.fetch(now))
 		if err != nil {
 			return "", nil, nil, err
 		}
@@ -300,24 +308,33 @@ var errNoStatement = errors.New("no statement")
 
 var jwsAlgs = []jose.SignatureAlgorithm{jose.RS256, jose.PS256, jose.ES256, jose.ES384, jose.EdDSA, jose.PS384, jose.PS512, jose.RS384, jose.RS512}
 
-// get fetches a statement body (at most 512 KiB).
-func (s *Server) get(ctx context.Context, u string) (int, string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return 0, "", err
+// get fetches a statement body (at most 512 KiB), within the address's
+// budget (FetchGuard): past it, a 503 temporarily_unavailable.
+func (s *Server) get(ctx context.Context, u string, now time.Time) (int, string, error) {
+	code, b, err := s.fetch(now)(ctx, u)
+	if fe := budgetError(err); fe != nil {
+		return 0, "", fe
 	}
-	resp, err := s.Client.Do(req)
-	if err != nil {
+	switch {
+	case errors.As(err, new(ErrUnreadable)):
+		return 0, "", errors.New("the answer could not be read")
+	case err != nil:
 		return 0, "", errors.New("could not be fetched")
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 512<<10))
-	if err != nil {
-		return 0, "", errors.New("the answer could not be read")
+	return code, strings.TrimSpace(string(b)), nil
+}
+
+// budgetError is err as a 503 temporarily_unavailable when it is (or
+// holds) a fetch past its budget, and nil otherwise.
+func budgetError(err error) *fedError {
+	var fe *fedError
+	if errors.As(err, &fe) && fe.Status == http.StatusServiceUnavailable {
+		return fe
 	}
-	return resp.StatusCode, strings.TrimSpace(string(b)), nil
+	if errors.As(err, new(ErrFetchBudget)) {
+		return &fedError{http.StatusServiceUnavailable, "temporarily_unavailable", "a statement was " + err.Error()}
+	}
+	return nil
 }
 
 // verify checks a statement's typ and signature with keys and returns its claims.
@@ -360,7 +377,10 @@ func verify(raw string, keys json.RawMessage) (map[string]any, error) {
 // expired, authority_hints naming superior.
 func (s *Server) fetchEntityConfiguration(ctx context.Context, id string, keys json.RawMessage, superior string, now time.Time) (string, map[string]any, error) {
 	u := strings.TrimRight(id, "/") + "/.well-known/openid-federation"
-	code, raw, err := s.get(ctx, u)
+	code, raw, err := s.get(ctx, u, now)
+	if fe := budgetError(err); fe != nil {
+		return "", nil, fe
+	}
 	if err != nil {
 		return "", nil, chainError("%s: %v", u, err)
 	}
@@ -418,7 +438,10 @@ func (s *Server) fetchStatement(ctx context.Context, endpoint, iss, sub string, 
 	q := eu.Query()
 	q.Set("sub", sub)
 	eu.RawQuery = q.Encode()
-	code, raw, err := s.get(ctx, eu.String())
+	code, raw, err := s.get(ctx, eu.String(), now)
+	if fe := budgetError(err); fe != nil {
+		return "", nil, fe
+	}
 	if err != nil || code != http.StatusOK {
 		return "", nil, errNoStatement
 	}

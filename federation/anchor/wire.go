@@ -23,6 +23,9 @@ func (e *fedError) Error() string { return e.Code + ": " + e.Description }
 func writeFedError(w http.ResponseWriter, e *fedError) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
+	if e.Status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "5")
+	}
 	w.WriteHeader(e.Status)
 	_ = json.NewEncoder(w).Encode(map[string]string{"error": e.Code, "error_description": e.Description})
 }

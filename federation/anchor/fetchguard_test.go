@@ -1,4 +1,4 @@
-package handlers
+package anchor
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // TestFetchGuardBudget: a participant is fetched at most fetchBurst times
 // at once and then about fetchesPerSecond; past that the last answer is
 // used again while younger than fetchReuse, and with none (every fetch
-// still under way) the caller is told to come back (errFetchBudget).
+// still under way) the caller is told to come back (ErrFetchBudget).
 func TestFetchGuardBudget(t *testing.T) {
 	var hits atomic.Int64
 	release := make(chan struct{})
@@ -24,7 +24,7 @@ func TestFetchGuardBudget(t *testing.T) {
 		w.Write([]byte("answer"))
 	}))
 	defer srv.Close()
-	var g fetchGuard
+	var g FetchGuard
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 
@@ -34,7 +34,7 @@ func TestFetchGuardBudget(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, body, err := g.get(ctx, srv.Client(), srv.URL, t0); err != nil || string(body) != "answer" {
+			if _, body, err := g.Get(ctx, srv.Client(), srv.URL, t0); err != nil || string(body) != "answer" {
 				t.Errorf("fetch in the burst: %q %v", body, err)
 			}
 		}()
@@ -42,28 +42,28 @@ func TestFetchGuardBudget(t *testing.T) {
 	for hits.Load() < fetchBurst {
 		time.Sleep(time.Millisecond)
 	}
-	if _, _, err := g.get(ctx, srv.Client(), srv.URL, t0); !errors.As(err, new(errFetchBudget)) {
-		t.Fatalf("past the burst with no answer yet: %v, want errFetchBudget", err)
+	if _, _, err := g.Get(ctx, srv.Client(), srv.URL, t0); !errors.As(err, new(ErrFetchBudget)) {
+		t.Fatalf("past the burst with no answer yet: %v, want ErrFetchBudget", err)
 	}
 	close(release)
 	wg.Wait()
 
 	// Past the budget, the last answer again, without a fetch.
-	if status, body, err := g.get(ctx, srv.Client(), srv.URL, t0.Add(100*time.Millisecond)); err != nil || status != 200 || string(body) != "answer" {
+	if status, body, err := g.Get(ctx, srv.Client(), srv.URL, t0.Add(100*time.Millisecond)); err != nil || status != 200 || string(body) != "answer" {
 		t.Fatalf("reused answer: %d %q %v", status, body, err)
 	}
 	if got := hits.Load(); got != fetchBurst {
 		t.Fatalf("%d fetches, want %d", got, fetchBurst)
 	}
 	// A second later the budget allows one more fetch.
-	if _, _, err := g.get(ctx, srv.Client(), srv.URL, t0.Add(time.Second+100*time.Millisecond)); err != nil {
+	if _, _, err := g.Get(ctx, srv.Client(), srv.URL, t0.Add(time.Second+100*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
 	if got := hits.Load(); got != fetchBurst+1 {
 		t.Fatalf("%d fetches after a second, want %d", got, fetchBurst+1)
 	}
 	// Another address has a budget of its own.
-	if _, _, err := g.get(ctx, srv.Client(), srv.URL+"/other", t0.Add(time.Second+200*time.Millisecond)); err != nil {
+	if _, _, err := g.Get(ctx, srv.Client(), srv.URL+"/other", t0.Add(time.Second+200*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
 	if got := hits.Load(); got != fetchBurst+2 {

@@ -1,4 +1,4 @@
-package handlers
+package anchor
 
 import (
 	"context"
@@ -10,14 +10,15 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// The directory fetches a participant's entity configuration for every
-// resolve request, and resolve is public: without a bound, anyone could
-// make the directory call a participant as often as they call the
-// directory. fetchGuard bounds the calls per participant instead
-// (docs/design.md §13): fetchesPerSecond on average, fetchBurst at once;
-// past that, the last answer fetched (younger than fetchReuse) is used
-// again, and without one the resolve is refused as temporarily
-// unavailable. An ordinary relying party never meets the bound.
+// A resolver fetches the subject's entity configuration (and an
+// intermediate's statement) for every resolve request, and resolve is
+// public: without a bound, anyone could make the directory or the anchor
+// call a participant as often as they call us. FetchGuard bounds the calls
+// per address instead (docs/design.md §8 and §13): fetchesPerSecond on
+// average, fetchBurst at once; past that, the last answer fetched (younger
+// than fetchReuse) is used again, and without one the resolve is refused
+// as temporarily unavailable (ErrFetchBudget). An ordinary relying party
+// never meets the bound.
 const (
 	fetchesPerSecond = 1
 	fetchBurst       = 30
@@ -25,7 +26,8 @@ const (
 	maxFetchEntries  = 10_000
 )
 
-type fetchGuard struct {
+// FetchGuard is ready to use as its zero value.
+type FetchGuard struct {
 	mu sync.Mutex
 	m  map[string]*fetched
 }
@@ -39,14 +41,14 @@ type fetched struct {
 	err    error // the fetch failed (no answer)
 }
 
-// errFetchBudget: the participant was fetched as often as it may be, and
-// no recent answer is kept.
-type errFetchBudget struct{}
+// ErrFetchBudget: the address was fetched as often as it may be, and no
+// recent answer is kept (503 temporarily_unavailable, Retry-After).
+type ErrFetchBudget struct{}
 
-func (errFetchBudget) Error() string { return "fetched too often; try again in a few seconds" }
+func (ErrFetchBudget) Error() string { return "fetched too often; try again in a few seconds" }
 
-// get answers GET u, within u's budget. now is the request's time.
-func (g *fetchGuard) get(ctx context.Context, client *http.Client, u string, now time.Time) (status int, body []byte, err error) {
+// Get answers GET u (its status and at most 512 KiB of its body), within u's budget. now is the request's time.
+func (g *FetchGuard) Get(ctx context.Context, client *http.Client, u string, now time.Time) (status int, body []byte, err error) {
 	g.mu.Lock()
 	if g.m == nil || len(g.m) >= maxFetchEntries {
 		g.m = map[string]*fetched{}
@@ -59,7 +61,7 @@ func (g *fetchGuard) get(ctx context.Context, client *http.Client, u string, now
 	if !f.lim.AllowN(now, 1) {
 		defer g.mu.Unlock()
 		if f.at.IsZero() || now.Sub(f.at) > fetchReuse || now.Before(f.at) {
-			return 0, nil, errFetchBudget{}
+			return 0, nil, ErrFetchBudget{}
 		}
 		return f.status, f.body, f.err
 	}
@@ -89,10 +91,10 @@ func fetchOnce(ctx context.Context, client *http.Client, u string) (int, []byte,
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 512<<10))
 	if err != nil {
-		return 0, nil, errUnreadable{err}
+		return 0, nil, ErrUnreadable{err}
 	}
 	return resp.StatusCode, b, nil
 }
 
-// errUnreadable: an answer came but its body could not be read.
-type errUnreadable struct{ error }
+// ErrUnreadable: an answer came but its body could not be read.
+type ErrUnreadable struct{ error }
