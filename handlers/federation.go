@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/trustframe/trustframe/paths"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -87,6 +88,25 @@ func mergedPolicies(sub store.FederationSubject, held []store.HeldPolicy) (map[s
 	return out, nil
 }
 
+// allowedTypes are the entity types the directory vouches for in a
+// subject of kind: its protocol types, and the wallet types its roles'
+// policies name (federation_entity is always allowed, and never named).
+// They are []any, as the claim reads once decoded (ParseConstraints).
+func allowedTypes(kind string, policies map[string]federation.Policy) []any {
+	types := slices.Clone(subjectTypes(kind))
+	for t := range policies {
+		if !contains(protocolTypes, t) && t != "federation_entity" && !contains(types, t) {
+			types = append(types, t)
+		}
+	}
+	sort.Strings(types)
+	out := make([]any, len(types))
+	for i, t := range types {
+		out[i] = t
+	}
+	return out
+}
+
 // Statement is what a subordinate statement says about a subject, before
 // signing; the Federation tab shows it too.
 type Statement struct {
@@ -135,6 +155,11 @@ func (h *Federation) statement(ctx context.Context, sub store.FederationSubject,
 		"iss": h.EntityID, "sub": sub.EntityID, "iat": now.Unix(), "exp": now.Add(h.Keys.Lifetime()).Unix(),
 		"jwks":     map[string]any{"keys": keys},
 		"metadata": map[string]any{"federation_entity": map[string]any{"organization_name": sub.OrganisationName}},
+		// The directory vouches for the subject as what it registered:
+		// an application as a client, a server as a provider, and a
+		// wallet type only when a role it holds has a policy for it
+		// (docs/design.md §13). Other types' metadata is not resolved.
+		"constraints": map[string]any{"allowed_entity_types": allowedTypes(sub.Kind, policies)},
 	}
 	if len(mp) > 0 {
 		claims["metadata_policy"] = mp
@@ -392,6 +417,14 @@ func (h *Federation) resolve(ctx context.Context, sub string, now time.Time, typ
 	if metadata == nil {
 		metadata = map[string]any{}
 	}
+	// The statement's constraints: only the types the directory vouches
+	// for (OpenID Federation 1.0, Entity Type Constraints).
+	cons, _ := st.Claims["constraints"].(map[string]any)
+	c, err := federation.ParseConstraints(cons)
+	if err != nil {
+		return nil, err
+	}
+	metadata = c.FilterEntityTypes(metadata)
 	// The statement's own metadata (the organisation's name) first, then
 	// the policies (OpenID Federation 1.0, Metadata Policy Application).
 	sm, _ := st.Claims["metadata"].(map[string]any)

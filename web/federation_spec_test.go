@@ -3,6 +3,7 @@ package web_test
 import (
 	"crypto/ecdsa"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -109,6 +110,40 @@ func TestFederationResolveFetchesWithinABudget(t *testing.T) {
 	limit := int64(30 + time.Since(start).Seconds() + 1)
 	if got := leaf.hits.Load(); got > limit || got < 30 {
 		t.Fatalf("%d resolves fetched the entity configuration %d times, want 30 to %d", n, got, limit)
+	}
+}
+
+// TestFederationResolveVouchesOnlyForTheRegisteredKind: the directory's
+// statement about an application allows only client entity types
+// (constraints.allowed_entity_types), and resolve drops the rest: an
+// application that declares itself an OpenID Provider is not resolved as
+// one with the directory's signature (docs/design.md §13).
+func TestFederationResolveVouchesOnlyForTheRegisteredKind(t *testing.T) {
+	env, leaf, keys := specEnv(t)
+	base := leaf.claims
+	leaf.claims = func(id string, now time.Time) map[string]any {
+		c := base(id, now)
+		c["metadata"].(map[string]any)["openid_provider"] = map[string]any{"issuer": id}
+		return c
+	}
+	code, _, st := fedGet(t, env, "/federation/fetch?sub="+url.QueryEscape(leaf.srv.URL))
+	if code != 200 {
+		t.Fatalf("fetch: %d %s", code, st)
+	}
+	cons, _ := fedClaims(t, st, "entity-statement+jwt", &keys)["constraints"].(map[string]any)
+	if got := fmt.Sprint(cons["allowed_entity_types"]); got != "[oauth_client openid_relying_party]" {
+		t.Fatalf("the statement's allowed_entity_types: %s (constraints %v)", got, cons)
+	}
+	code, _, tok := fedGet(t, env, resolvePath(env, leaf.srv.URL))
+	if code != 200 {
+		t.Fatalf("resolve: %d %s", code, tok)
+	}
+	md := fedClaims(t, tok, "resolve-response+jwt", &keys)["metadata"].(map[string]any)
+	if md["openid_provider"] != nil {
+		t.Fatalf("an application resolved as an OpenID Provider: %v", md)
+	}
+	if md["openid_relying_party"] == nil || md["federation_entity"] == nil {
+		t.Fatalf("the allowed types were dropped too: %v", md)
 	}
 }
 
