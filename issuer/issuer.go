@@ -150,12 +150,29 @@ func (q quietRefusal) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil && errors.Is(err, ErrNotPublic) {
 		return nil, fmt.Errorf("%s: %w", r.URL.Host, ErrNotPublic)
 	}
+	return capBody(resp), err
+}
+
+// capBody caps resp's body at MaxResponse. Every caller of ours reads
+// less than this, but not every library a client is handed to does
+// (go-oidc reads a discovery document whole).
+func capBody(resp *http.Response) *http.Response {
 	if resp != nil && resp.Body != nil {
-		// Every caller reads less than this, but not every library it
-		// is handed to does (go-oidc reads a discovery document whole).
 		resp.Body = &cappedBody{ReadCloser: resp.Body, left: MaxResponse}
 	}
-	return resp, err
+	return resp
+}
+
+// Capped is rt with every answer's body capped at MaxResponse, for a
+// client that needs no address guard (the operator's own sign-in issuer,
+// --oidc-issuer) but is still handed to a library that reads whole.
+func Capped(rt http.RoundTripper) http.RoundTripper { return capped{rt} }
+
+type capped struct{ rt http.RoundTripper }
+
+func (c capped) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.rt.RoundTrip(r)
+	return capBody(resp), err
 }
 
 // MaxResponse bounds every answer the guarded client reads: past it, a

@@ -18,6 +18,7 @@ import (
 	"github.com/trustframe/trustframe/devidp"
 	"github.com/trustframe/trustframe/dpop"
 	"github.com/trustframe/trustframe/handlers"
+	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/store"
 	"golang.org/x/oauth2"
 )
@@ -78,7 +79,7 @@ type verification struct {
 var signingAlgs = []string{oidc.RS256, oidc.RS384, oidc.RS512, oidc.PS256, oidc.PS384, oidc.PS512, oidc.ES256, oidc.ES384, oidc.ES512, oidc.EdDSA}
 
 func newAuthenticator(ctx context.Context, s *Server, webSecret string) (*authenticator, error) {
-	a := &authenticator{s: s, webSecret: webSecret, httpClient: &http.Client{Timeout: 10 * time.Second}}
+	a := &authenticator{s: s, webSecret: webSecret, httpClient: &http.Client{Timeout: 10 * time.Second, Transport: issuer.Capped(http.DefaultTransport)}}
 	if s.idp != nil {
 		keys := make([]crypto.PublicKey, 0)
 		for _, k := range s.idp.PublicKeys() {

@@ -179,3 +179,30 @@ func TestUnknownKeyIDsDoNotHammerTheIssuer(t *testing.T) {
 		t.Fatalf("a good token after the forgeries: %d", r.StatusCode)
 	}
 }
+
+// TestSignInIssuerAnswerIsCapped: the sign-in issuer's discovery document
+// is read through a client that stops past issuer.MaxResponse (go-oidc
+// reads it whole): a 5 MiB document is refused, not held in memory, and
+// sign-in says the issuer is unavailable instead of sending the user on.
+func TestSignInIssuerAnswerIsCapped(t *testing.T) {
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"issuer": srv.URL, "authorization_endpoint": srv.URL + "/auth",
+			"token_endpoint": srv.URL + "/token", "jwks_uri": srv.URL + "/jwks", "padding": strings.Repeat("x", 5<<20)})
+	}))
+	defer srv.Close()
+	env := webtest.Start(t, func(c *web.Config) { c.OIDCIssuer, c.OIDCClientID = srv.URL, "trustframe" })
+	c := webtest.Browser()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := c.Get(env.URL + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusFound && strings.HasPrefix(resp.Header.Get("Location"), srv.URL) {
+		t.Fatalf("a 5 MiB discovery document was read whole and sign-in went on to %s", resp.Header.Get("Location"))
+	}
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("sign-in with the issuer's answer refused: %d, want 503", resp.StatusCode)
+	}
+}
