@@ -57,6 +57,8 @@ var (
 	CodeStaleETag             = Code{"stale_etag", http.StatusPreconditionFailed}
 	CodeTooLarge              = Code{"too_large", http.StatusRequestEntityTooLarge}
 	CodeUnsupportedMediaType  = Code{"unsupported_media_type", http.StatusUnsupportedMediaType}
+	// 421
+	CodeMisdirected = Code{"misdirected_request", http.StatusMisdirectedRequest}
 	// 422, 429
 	CodeIdempotencyKeyReused = Code{"idempotency_key_reused", http.StatusUnprocessableEntity}
 	CodeValidationFailed     = Code{"validation_failed", http.StatusUnprocessableEntity}

@@ -334,3 +334,37 @@ func TestSessionCookieSecureOffLoopback(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopbackServerRefusesOtherHosts: behind a loopback base URL a
+// request naming another host (a name a web page pointed at 127.0.0.1:
+// DNS rebinding) is 421 misdirected_request, the development sign-in
+// included; loopback names are served.
+func TestLoopbackServerRefusesOtherHosts(t *testing.T) {
+	env := webtest.Start(t, nil)
+	_, port, _ := strings.Cut(strings.TrimPrefix(env.URL, "http://"), ":")
+	for host, want := range map[string]int{
+		"127.0.0.1:" + port:        200,
+		"localhost:" + port:        200,
+		"[::1]:" + port:            200,
+		"rebound.example:" + port:  421,
+		"rebound.example":          421,
+		"127.0.0.1.nip.io:" + port: 421,
+	} {
+		for _, path := range []string{"/healthz", "/dev/idp/.well-known/openid-configuration", "/api/participants"} {
+			req, _ := http.NewRequest("GET", env.URL+path, nil)
+			req.Host = host
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != want {
+				t.Errorf("Host %s %s: %d, want %d: %s", host, path, resp.StatusCode, want, body)
+			}
+			if want == 421 && path == "/api/participants" && !strings.Contains(string(body), "misdirected_request") {
+				t.Errorf("Host %s: no problem body: %s", host, body)
+			}
+		}
+	}
+}

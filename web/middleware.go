@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -153,8 +154,6 @@ func noStore(next http.Handler) http.Handler {
 	})
 }
 
-// loopbackOnly refuses non-loopback clients (the development identity
-// provider) unless allowed.
 // remoteDevIdPBanner marks every request so that every page warns that the
 // development identity provider is open to remote clients.
 func remoteDevIdPBanner(next http.Handler) http.Handler {
@@ -163,6 +162,8 @@ func remoteDevIdPBanner(next http.Handler) http.Handler {
 	})
 }
 
+// loopbackOnly refuses non-loopback clients (the development identity
+// provider) unless allowed.
 func (s *Server) loopbackOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.cfg.DevIdPAllowRemote {
@@ -360,4 +361,31 @@ func sessionFailed(w http.ResponseWriter, r *http.Request, err error) {
 	if g, ok := w.(*sessionGuard); ok {
 		g.failed = true
 	}
+}
+
+// loopbackHosts: behind a loopback base URL (a developer's machine), a
+// request must name a loopback host. A web page elsewhere can point a name
+// of its own at 127.0.0.1 (DNS rebinding) and reach this server as its
+// own origin, the development identity provider's sign-in for anyone
+// included; the Host it sends is that name, and is refused here
+// (docs/design.md §3). Behind any other base URL nothing is checked (a
+// proxy may send its own Host).
+func (s *Server) loopbackHosts(next http.Handler) http.Handler {
+	bu, err := url.Parse(s.cfg.BaseURL)
+	if err != nil || !IsLoopbackHost(bu.Hostname()) || s.cfg.DevIdPAllowRemote {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		// No Host at all (HTTP/1.0) names nothing to refuse; a browser
+		// always sends one.
+		if host != "" && !IsLoopbackHost(strings.Trim(host, "[]")) {
+			handlers.WriteError(w, r, handlers.CodeMisdirected.New("This server answers for "+bu.Host+" (a loopback address) only, not for the host this request names."))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

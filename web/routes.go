@@ -45,7 +45,7 @@ func (s *Server) routes() http.Handler {
 		SealSecret: func(id string, key []byte) []byte { return s.kek.Seal(key, webhookSecretAAD(id)) }}
 
 	r := chi.NewRouter()
-	r.Use(requestID, s.logRequests, s.recoverer, s.securityHeaders)
+	r.Use(requestID, s.logRequests, s.recoverer, s.loopbackHosts, s.securityHeaders)
 	if s.idp != nil && s.cfg.DevIdPAllowRemote {
 		r.Use(remoteDevIdPBanner) // every page says it
 	}

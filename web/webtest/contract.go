@@ -184,6 +184,14 @@ func (c *Contract) Check(req *http.Request, status int, header http.Header, body
 		// Connect (RFC 6749, OIDC Discovery), not this API.
 		return ""
 	}
+	if status == http.StatusMisdirectedRequest {
+		// Refused before routing, on any path, by a server behind a
+		// loopback base URL (the description's opening text says so).
+		if api || isJSON(mt) {
+			return c.checkProblem(mt, body)
+		}
+		return ""
+	}
 	p, op, params := c.find(req.Method, path)
 	if p == nil && len(path) > 1 && strings.HasSuffix(path, "/") {
 		// The router serves …/{id}/ as …/{id}.

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "edc10e228cefc978c429e6090e4f4b12fec7a63a3e302e7a834b7e0f2b7e745d"
+const SpecSHA256 = "4b9b3f224e527ef6328c6799586dd85e60e8faab2012cb54566c9aa3a6b9f0df"
