@@ -58,6 +58,11 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 		if err := checkKeys(body, reflect.TypeOf(dst)); err != nil {
 			return err
 		}
+		// encoding/json takes null as "leave dst alone": an update would
+		// then clear every member (docs/design.md §4).
+		if bytes.Equal(bytes.TrimSpace(body), []byte("null")) {
+			return CodeMalformedJSON.New("the body must be a JSON object, not null").WithFields(FieldError{Code: FieldInvalidType, Message: "must be a JSON object, not null"})
+		}
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(dst); err != nil {
