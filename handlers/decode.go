@@ -196,7 +196,8 @@ func formInto(form url.Values, dst any) error {
 
 // checkText refuses text that one of the engines cannot keep as sent: a
 // NUL character (PostgreSQL's text holds none) or bytes that are not UTF-8
-// (a form; JSON decoding already replaced them). Both engines then store
+// (a form; in JSON, checkKeys refuses them before decoding replaces them).
+// Both engines then store
 // the same thing, and the client learns which field to fix
 // (docs/design.md §4).
 func checkText(v reflect.Value, path string) error {

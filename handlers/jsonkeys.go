@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // checkKeys walks a JSON body beside the Go type it is decoded into and
@@ -16,7 +17,11 @@ import (
 //     it; our field names are case-sensitive, so it is an unknown field;
 //   - a member that appears twice in one object ({"Status":"Inactive",
 //     "Status":"Active"}): encoding/json keeps the last, a proxy or a
-//     validator in front of us may have read the first.
+//     validator in front of us may have read the first;
+//   - a string or member name holding bytes that are not UTF-8:
+//     encoding/json replaces them with U+FFFD, so the text kept would not
+//     be the text sent (422 naming the member, as checkText does for
+//     forms).
 //
 // Values decoded into `any`, maps or types with their own UnmarshalJSON
 // are checked for repeated members only. Type mismatches are left to the
@@ -24,7 +29,7 @@ import (
 func checkKeys(body []byte, t reflect.Type) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	err := walkValue(dec, t, "")
+	err := walkValue(dec, body, t, "")
 	if _, ok := err.(*Error); ok {
 		return err
 	}
@@ -35,14 +40,14 @@ var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
 // walkValue reads one value from dec; t is the type it is decoded into
 // (nil: anything).
-func walkValue(dec *json.Decoder, t reflect.Type, path string) error {
+func walkValue(dec *json.Decoder, body []byte, t reflect.Type, path string) error {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t != nil && (reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType)) {
 		t = nil // its own shape
 	}
-	tok, err := dec.Token()
+	tok, err := token(dec, body, path)
 	if err != nil {
 		return err
 	}
@@ -57,7 +62,7 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string) error {
 			elem = t.Elem()
 		}
 		for dec.More() {
-			if err := walkValue(dec, elem, path); err != nil {
+			if err := walkValue(dec, body, elem, path); err != nil {
 				return err
 			}
 		}
@@ -75,6 +80,7 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string) error {
 		}
 		seen := map[string]bool{}
 		for dec.More() {
+			start := dec.InputOffset()
 			tok, err := dec.Token()
 			if err != nil {
 				return err
@@ -83,6 +89,9 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string) error {
 			name := key
 			if path != "" {
 				name = path + "." + key
+			}
+			if err := notUTF8(dec, body, start, name); err != nil {
+				return err
 			}
 			if seen[key] {
 				return CodeMalformedJSON.New("member " + name + " appears more than once").
@@ -101,12 +110,33 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string) error {
 				}
 				vt = ft
 			}
-			if err := walkValue(dec, vt, name); err != nil {
+			if err := walkValue(dec, body, vt, name); err != nil {
 				return err
 			}
 		}
 		_, err = dec.Token() // }
 		return err
+	}
+	return nil
+}
+
+// token reads the next token of dec, refused when its bytes are not UTF-8.
+func token(dec *json.Decoder, body []byte, path string) (json.Token, error) {
+	start := dec.InputOffset()
+	tok, err := dec.Token()
+	if err != nil {
+		return tok, err
+	}
+	return tok, notUTF8(dec, body, start, path)
+}
+
+// notUTF8 refuses the bytes of body from start to where dec now is when
+// they are not UTF-8 (the decoder replaced them with U+FFFD); path names
+// the member.
+func notUTF8(dec *json.Decoder, body []byte, start int64, path string) error {
+	if end := dec.InputOffset(); start <= end && end <= int64(len(body)) && !utf8.Valid(body[start:end]) {
+		msg := "contains bytes that are not UTF-8"
+		return CodeValidationFailed.New(strings.TrimSpace(path + " " + msg)).WithFields(FieldError{Field: path, Code: FieldInvalid, Message: msg})
 	}
 	return nil
 }

@@ -39,3 +39,31 @@ func TestNullBodyIsNotAnEmptyObject(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONWithBytesNotUTF8IsRefused: a JSON string or member name holding
+// bytes that are not UTF-8 is a 422 naming the member, as in a form
+// (docs/design.md §4), not stored with U+FFFD in their place.
+func TestJSONWithBytesNotUTF8IsRefused(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Utf"))["OrganisationId"].(string)
+	for _, c := range []struct{ method, path, body, field string }{
+		{"POST", "/references/contact-types", "{\"Name\":\"Bad\xff\xfeName\"}", "Name"},
+		{"PUT", "/organisations/" + oid, "{\"OrganisationName\":\"Utf\",\"RegistrationNumber\":\"REG-Utf\",\"CountryOfRegistration\":\"GB\",\"City\":\"Lon\xc3\"}", "City"},
+		{"POST", "/references/webhooks", "{\"Url\":\"https://8.8.8.8/h\",\"SubjectTypes\":[\"Organisation\",\"\xff\"]}", "SubjectTypes"},
+		{"POST", "/references/contact-types", "{\"Name\":\"Ok\",\"\xffName\":1}", "\ufffdName"},
+	} {
+		before := toJSON(t, a.must(200, "GET", "/organisations/"+oid, ""))
+		n := auditTotal(a)
+		r, m := a.do(c.method, c.path, c.body)
+		if r.StatusCode != 422 || !strings.Contains(r.Header.Get("Content-Type"), "problem+json") || fieldsOf(m)[c.field] == "" {
+			t.Errorf("%s %s %q: %d %v, want 422 naming %s", c.method, c.path, c.body, r.StatusCode, m, c.field)
+		}
+		if after := toJSON(t, a.must(200, "GET", "/organisations/"+oid, "")); after != before || auditTotal(a) != n {
+			t.Errorf("%s %s %q changed something", c.method, c.path, c.body)
+		}
+	}
+	if l := a.must(200, "GET", "/references/contact-types", ""); strings.Contains(toJSON(t, l), "\ufffd") {
+		t.Fatalf("a name with bytes that are not UTF-8 was kept: %v", l)
+	}
+}
