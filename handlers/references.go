@@ -112,6 +112,10 @@ func validateRef(it *store.ReferenceItem, isNew bool) map[string]string {
 		if strings.ContainsAny(it.Name, "/|?#%") {
 			f["Name"] = "The name cannot contain / | ? # or %."
 		}
+		// The name is its URL, as a domain's is; the console trims it.
+		if strings.TrimSpace(it.Name) != it.Name && strings.TrimSpace(it.Name) != "" {
+			f["Name"] = "The name cannot start or end with a space."
+		}
 		if dotSegment(it.Name) {
 			f["Name"] = dotSegmentMessage("The name")
 		}

@@ -100,3 +100,25 @@ func TestStatusReasonHasAMaximum(t *testing.T) {
 	}
 	a.must(200, "PUT", "/organisations/"+oid+"/softwarestatements/"+aid, `{"ClientName":"App","Status":"Active","StatusReason":"`+strings.Repeat("é", 500)+`"}`)
 }
+
+// TestReferenceTypeNamesHaveNoSurroundingSpaces: a contact, document or
+// certification type is addressed by its name in its URL, as domains and
+// roles are, and the console trims what it sends: "Billing " beside
+// "Billing" is a 422 naming Name, as for a domain, and nothing is made.
+func TestReferenceTypeNamesHaveNoSurroundingSpaces(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	for _, kind := range []string{"contact-types", "document-types", "certification-types"} {
+		for _, name := range []string{"Billing ", " Billing", "\u00a0Billing", "Billing\u3000"} {
+			n := auditTotal(a)
+			r, m := a.do("POST", "/references/"+kind, `{"Name":"`+name+`"}`)
+			if r.StatusCode != 422 || fieldsOf(m)["Name"] == "" {
+				t.Errorf("POST /references/%s %q: %d %v, want 422 naming Name", kind, name, r.StatusCode, m)
+			}
+			if auditTotal(a) != n {
+				t.Errorf("POST /references/%s %q wrote an audit record", kind, name)
+			}
+		}
+		a.must(201, "POST", "/references/"+kind, `{"Name":"Two words"}`)
+	}
+}
