@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -56,6 +57,20 @@ func validRefName(f map[string]string, field, name string) {
 	if dotSegment(name) {
 		f[field] = dotSegmentMessage(field)
 	}
+	if hasControl(name) {
+		f[field] = controlMessage(field)
+	}
+}
+
+// hasControl reports a name holding a control character (a tab, a line
+// break) or a direction mark: a name that is its own URL segment and is
+// shown in lists must read as it is (U+202E shows "evil" as "live").
+func hasControl(name string) bool {
+	return strings.IndexFunc(name, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }) >= 0
+}
+
+func controlMessage(field string) string {
+	return field + " cannot contain tabs, line breaks, other control characters or direction marks."
 }
 
 // dotSegment reports a name that cannot be the last segment of its URL:

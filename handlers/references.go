@@ -119,6 +119,9 @@ func validateRef(it *store.ReferenceItem, isNew bool) map[string]string {
 		if dotSegment(it.Name) {
 			f["Name"] = dotSegmentMessage("The name")
 		}
+		if hasControl(it.Name) {
+			f["Name"] = controlMessage("The name")
+		}
 	}
 	checkLen(f, "Description", it.Description, 500)
 	activeOrInactive(f, &it.Status)

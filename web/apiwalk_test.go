@@ -122,3 +122,34 @@ func TestReferenceTypeNamesHaveNoSurroundingSpaces(t *testing.T) {
 		a.must(201, "POST", "/references/"+kind, `{"Name":"Two words"}`)
 	}
 }
+
+// TestNamesInURLsHaveNoControlCharacters: a name that is its own URL
+// segment (reference types, domains, roles, identity providers) holding a
+// tab, a line break, another control character or a direction mark
+// (U+202E turns "evil" around on screen) is a 422 naming Name, and
+// nothing is made.
+func TestNamesInURLsHaveNoControlCharacters(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	setupDomains(t, a)
+	for _, name := range []string{`Tab\tName`, `New\nLine`, `Bell\u0007`, `C1\u0085x`, `RTL\u202eevil`, `Iso\u2067x`} {
+		for _, c := range []struct{ path, body string }{
+			{"/references/contact-types", `{"Name":"` + name + `"}`},
+			{"/references/certification-types", `{"Name":"` + name + `"}`},
+			{"/references/authorisation-domains", `{"Name":"` + name + `"}`},
+			{"/references/authorisation-domains/Payments/roles", `{"Name":"` + name + `","Type":"Directory"}`},
+			{"/references/identity-providers", `{"Name":"` + name + `","Issuer":"https://login.example.org","EmailDomains":["example.org"]}`},
+		} {
+			n := auditTotal(a)
+			r, m := a.do("POST", c.path, c.body)
+			if r.StatusCode != 422 || fieldsOf(m)["Name"] == "" {
+				t.Errorf("POST %s %s: %d %v, want 422 naming Name", c.path, c.body, r.StatusCode, m)
+			}
+			if auditTotal(a) != n {
+				t.Errorf("POST %s %s wrote an audit record", c.path, c.body)
+			}
+		}
+	}
+	// Letters of any script still make a name.
+	a.must(201, "POST", "/references/contact-types", `{"Name":"فوترة"}`)
+}
