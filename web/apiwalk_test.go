@@ -196,3 +196,21 @@ func TestWebhookIdCannotChange(t *testing.T) {
 	// Its own id, sent back as read, is fine.
 	a.must(200, "PUT", "/references/webhooks/"+id, `{"WebhookId":"`+id+`","Url":"https://1.1.1.1/h","SubjectTypes":["Application"]}`)
 }
+
+// TestFlagIdTakenIsAConflict: a flag created with the FlagId of another
+// flag is a 409, as an organisation's or an authority's taken id is, not
+// a 500 from the table's constraint; nothing is written.
+func TestFlagIdTakenIsAConflict(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	const id = "7a0c6d0e-2f7e-4d8e-9a61-3f5b8f0c1d2e"
+	a.must(201, "POST", "/references/flags", `{"FlagId":"`+id+`","Name":"First","Type":"Organisation"}`)
+	n := auditTotal(a)
+	r, m := a.do("POST", "/references/flags", `{"FlagId":"`+id+`","Name":"Second","Type":"Software_Statement"}`)
+	if r.StatusCode != 409 || !strings.Contains(r.Header.Get("Content-Type"), "problem+json") {
+		t.Fatalf("POST a flag with a taken FlagId: %d %v, want 409", r.StatusCode, m)
+	}
+	if got := a.must(200, "GET", "/references/flags/"+id, ""); got["Name"] != "First" || auditTotal(a) != n {
+		t.Fatalf("a refused create changed something: %v", got)
+	}
+}
