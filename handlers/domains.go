@@ -403,7 +403,7 @@ func (h *Domains) CreateAuthority(w http.ResponseWriter, r *http.Request) {
 	var err error
 	var au store.Authority
 	if in.AuthorityID != "" && !ValidUUID(in.AuthorityID) {
-		err = Validation(map[string]string{"AuthorityId": "AuthorityId must be a UUID."})
+		err = Validation(map[string]string{"AuthorityId": "AuthorityId must be a UUID in lower case, like 0b7e7c2e-2a57-4a44-9a4d-0d1c6f1f4d7a."})
 	} else if errs := validateAuthority(&in); len(errs) > 0 {
 		err = Validation(errs)
 	} else {

@@ -272,7 +272,7 @@ func (h *References) CreateFlag(w http.ResponseWriter, r *http.Request) {
 	var f store.Flag
 	var err error
 	if in.FlagID != "" && !ValidUUID(in.FlagID) {
-		err = Validation(map[string]string{"FlagId": "FlagId must be a UUID."})
+		err = Validation(map[string]string{"FlagId": "FlagId must be a UUID in lower case, like 0b7e7c2e-2a57-4a44-9a4d-0d1c6f1f4d7a."})
 	} else if errs := validateFlag(&in); len(errs) > 0 {
 		err = Validation(errs)
 	} else {

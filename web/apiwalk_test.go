@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -212,5 +213,33 @@ func TestFlagIdTakenIsAConflict(t *testing.T) {
 	}
 	if got := a.must(200, "GET", "/references/flags/"+id, ""); got["Name"] != "First" || auditTotal(a) != n {
 		t.Fatalf("a refused create changed something: %v", got)
+	}
+}
+
+// TestClientChosenIdsAreLowerCaseUUIDs: the description's ids are UUIDs
+// in lower case (format uuid), and the same UUID in capitals is the same
+// UUID (RFC 9562 §4), so an OrganisationId, AuthorityId or FlagId chosen
+// in capitals is a 422 naming it: the service kept it as sent, and the
+// lower-case twin then made a second organisation with the same id.
+func TestClientChosenIdsAreLowerCaseUUIDs(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	const up, low = "2E19F401-96F4-4142-90BD-FE56EBBA22BD", "2e19f401-96f4-4142-90bd-fe56ebba22bd"
+	for _, c := range []struct{ path, idField, body string }{
+		{"/organisations", "OrganisationId", `{"OrganisationId":"%s","OrganisationName":"Up","RegistrationNumber":"U1","CountryOfRegistration":"GB"}`},
+		{"/references/authorities", "AuthorityId", `{"AuthorityId":"%s","AuthorityName":"Up","AuthorityCode":"UP","Country":"GB"}`},
+		{"/references/flags", "FlagId", `{"FlagId":"%s","Name":"Up","Type":"Organisation"}`},
+	} {
+		n := auditTotal(a)
+		r, m := a.do("POST", c.path, fmt.Sprintf(c.body, up))
+		if r.StatusCode != 422 || !strings.Contains(fieldsOf(m)[c.idField], "lower case") {
+			t.Errorf("POST %s with %s in capitals: %d %v, want 422 naming it", c.path, c.idField, r.StatusCode, m)
+		}
+		if auditTotal(a) != n {
+			t.Errorf("POST %s with %s in capitals wrote an audit record", c.path, c.idField)
+		}
+		if r, m := a.do("POST", c.path, fmt.Sprintf(c.body, low)); r.StatusCode != 201 || m[c.idField] != low {
+			t.Errorf("POST %s with %s in lower case: %d %v, want 201", c.path, c.idField, r.StatusCode, m)
+		}
 	}
 }
