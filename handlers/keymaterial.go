@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/trustframe/trustframe/orgkeys"
 	"github.com/trustframe/trustframe/store"
@@ -303,10 +304,22 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 			t.FileName = filepath.Base(part.FileName())
 			t.ContentType = part.Header.Get("Content-Type")
 		case "Description":
-			b, _ := io.ReadAll(io.LimitReader(part, 1000))
+			// Enough bytes for the most characters allowed, and one more:
+			// a longer one is refused below, never cut.
+			b, _ := io.ReadAll(io.LimitReader(part, 4*maxAttachmentDescription+1))
 			t.Description = strings.TrimSpace(string(b))
 		}
 		part.Close()
+	}
+	// As Decode does for JSON and forms (docs/design.md §4).
+	const notText = "contains a NUL character or bytes that are not UTF-8"
+	switch {
+	case utf8.RuneCountInString(t.Description) > maxAttachmentDescription:
+		return t, nil, Validation(map[string]string{"Description": "At most " + itoa(maxAttachmentDescription) + " characters."})
+	case strings.IndexByte(t.Description, 0) >= 0 || !utf8.ValidString(t.Description):
+		return t, nil, Validation(map[string]string{"Description": "Description " + notText + "."})
+	case strings.IndexByte(t.FileName, 0) >= 0 || !utf8.ValidString(t.FileName):
+		return t, nil, Validation(map[string]string{"file": "The file name " + notText + "."})
 	}
 	if !gotFile {
 		if fileRequired {

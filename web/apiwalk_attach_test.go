@@ -1,0 +1,73 @@
+package web_test
+
+import (
+	"crypto/ecdsa"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// rawMultipart sends body as multipart/form-data with boundary B.
+func (a *api) rawMultipart(method, path, body string) (*http.Response, map[string]any) {
+	a.t.Helper()
+	req, _ := http.NewRequest(method, a.base+"/api"+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "multipart/form-data; boundary=B")
+	req.Header.Set("Authorization", "Bearer "+a.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	json.NewDecoder(resp.Body).Decode(&m)
+	return resp, m
+}
+
+// TestAttachmentTextIsChecked: an attachment's Description over 500
+// characters (it was cut at 1,000 bytes, maybe inside a character, and
+// kept), or its Description or file name holding a NUL or bytes that are
+// not UTF-8, is a 422 naming the field, on an add and on a multipart
+// update, and nothing changes (docs/design.md §4; docs/decisions.md,
+// "Field limits").
+func TestAttachmentTextIsChecked(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Attach"))["OrganisationId"].(string)
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+	base := "/organisations/" + oid + "/key-material/" + a.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)["KeyMaterialID"].(string) + "/attachments"
+	_, att := a.multipart("POST", base, "a.txt", []byte("x"), "kept")
+	one := base + "/" + att["KeyMaterialAttachmentID"].(string)
+	part := func(disposition, content string) string {
+		return "--B\r\nContent-Disposition: form-data; " + disposition + "\r\n\r\n" + content + "\r\n"
+	}
+	file := part(`name="file"; filename="b.txt"`, "y")
+	for _, c := range []struct{ name, body, field string }{
+		{"Description of 501 characters", file + part(`name="Description"`, strings.Repeat("d", 501)) + "--B--\r\n", "Description"},
+		{"Description of 600 two-byte characters", file + part(`name="Description"`, strings.Repeat("é", 600)) + "--B--\r\n", "Description"},
+		{"Description with a NUL", file + part(`name="Description"`, "a\x00b") + "--B--\r\n", "Description"},
+		{"Description not UTF-8", file + part(`name="Description"`, "a\xffb") + "--B--\r\n", "Description"},
+		{"file name with a NUL", part(`name="file"; filename*=UTF-8''a%00b.txt`, "y") + "--B--\r\n", "file"},
+		{"file name not UTF-8", part(`name="file"; filename*=UTF-8''a%FFb.txt`, "y") + "--B--\r\n", "file"},
+	} {
+		for _, m := range []struct{ method, path string }{{"POST", base}, {"PUT", one}} {
+			before := toJSON(t, a.must(200, "GET", base, ""))
+			n := auditTotal(a)
+			r, got := a.rawMultipart(m.method, m.path, c.body)
+			if r.StatusCode != 422 || fieldsOf(got)[c.field] == "" {
+				t.Errorf("%s %s: %d %v, want 422 naming %s", m.method, c.name, r.StatusCode, got, c.field)
+			}
+			if toJSON(t, a.must(200, "GET", base, "")) != before || auditTotal(a) != n {
+				t.Errorf("%s %s changed something", m.method, c.name)
+			}
+		}
+	}
+	// 500 characters of two bytes each are fine.
+	if r, got := a.rawMultipart("POST", base, file+part(`name="Description"`, strings.Repeat("é", 500))+"--B--\r\n"); r.StatusCode != 201 {
+		t.Fatalf("a Description of 500 characters: %d %v", r.StatusCode, got)
+	}
+}
