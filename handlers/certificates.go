@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"github.com/trustframe/trustframe/paths"
 	"io"
@@ -181,7 +182,7 @@ func (h *Certificates) Upload(w http.ResponseWriter, r *http.Request) {
 		} else {
 			c, err = h.Store.AddCertificate(r.Context(), h.actor(r), store.Certificate{Kid: parsed.Kid, OrganisationID: o.OrganisationID,
 				OrganisationCertificateType: typ, SubjectDN: parsed.SubjectDN, IssuerDN: parsed.IssuerDN, SerialNumber: parsed.Serial,
-				NotBefore: parsed.Cert.NotBefore, NotAfter: parsed.Cert.NotAfter, PEM: strings.TrimSpace(pemText) + "\n", PublicJwk: parsed.JWK})
+				NotBefore: parsed.Cert.NotBefore, NotAfter: parsed.Cert.NotAfter, PEM: certPEM(parsed.Cert.Raw), PublicJwk: parsed.JWK})
 			err = storeError(err, "Organisation")
 		}
 	}
@@ -195,6 +196,12 @@ func (h *Certificates) Upload(w http.ResponseWriter, r *http.Request) {
 		Again: anyAgain(func(e *Error) {
 			h.renderWizard(w, r, e.Status, o, views.CertWizard{Step: "upload", Type: typ, PEM: pemText, Error: refusalText(e)})
 		})})
+}
+
+// certPEM is the PEM kept for a certificate: its own block, not the text
+// the parser skipped before it (which may hold anything, a NUL too).
+func certPEM(der []byte) string {
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }
 
 func refusalText(e *Error) string {
