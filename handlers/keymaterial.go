@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -223,7 +224,7 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	default:
 		errs["Status"] = "Status must be Active or Revoked."
 	}
-	if (len(in.PublicJwk) > 0 && string(in.PublicJwk) != "null" && string(in.PublicJwk) != string(cur.PublicJwk)) || in.PEM != "" || (in.Kid != "" && in.Kid != cur.Kid) {
+	if (len(in.PublicJwk) > 0 && string(in.PublicJwk) != "null" && !sameJSON(in.PublicJwk, cur.PublicJwk)) || in.PEM != "" || (in.Kid != "" && in.Kid != cur.Kid) {
 		errs["PublicJwk"] = "The key of key material cannot change; create new key material instead."
 	}
 	if len(errs) > 0 {
@@ -339,6 +340,17 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 	sum := sha256.Sum256(content)
 	t.Size, t.SHA256 = int64(len(content)), hex.EncodeToString(sum[:])
 	return t, content, nil
+}
+
+// sameJSON reports two JSON texts of the same value: a key sent back as
+// read may have been laid out again by the client's JSON library (spaces,
+// member order).
+func sameJSON(a, b json.RawMessage) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 func tooLarge() *Error {
