@@ -139,7 +139,7 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 	parsed, perr := orgkeys.ParseKeyMaterial(in.PublicJwk, strings.TrimSpace(in.PEM), in.Use)
 	var ref *orgkeys.Refusal
 	if errors.As(perr, &ref) {
-		errs["PublicJwk"] = ref.Message
+		errs[keyMember(in)] = ref.Message
 	} else if perr != nil {
 		err = perr
 	}
@@ -155,8 +155,10 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 		Status: http.StatusCreated, Body: k, ETag: k, Location: paths.API(paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID)),
 		Again: anyAgain(func(e *Error) {
 			m := orMessage(e, "PublicJwk")
-			if m["PublicJwk"] != "" {
-				m["Key"] = m["PublicJwk"]
+			for _, f := range []string{"PublicJwk", "PEM"} {
+				if m[f] != "" {
+					m["Key"] = m[f]
+				}
 			}
 			h.page(w, r, e.Status, o, form, m)
 		})})
@@ -225,7 +227,7 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 		errs["Status"] = "Status must be Active or Revoked."
 	}
 	if (len(in.PublicJwk) > 0 && string(in.PublicJwk) != "null" && !sameJSON(in.PublicJwk, cur.PublicJwk)) || in.PEM != "" || (in.Kid != "" && in.Kid != cur.Kid) {
-		errs["PublicJwk"] = "The key of key material cannot change; create new key material instead."
+		errs[keyMember(in)] = "The key of key material cannot change; create new key material instead."
 	}
 	if len(errs) > 0 {
 		h.updateFailed(w, r, o, cur, Validation(errs))
@@ -340,6 +342,15 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 	sum := sha256.Sum256(content)
 	t.Size, t.SHA256 = int64(len(content)), hex.EncodeToString(sum[:])
 	return t, content, nil
+}
+
+// keyMember names the member that carried the key: PEM when only it was
+// sent, PublicJwk otherwise (both, or neither).
+func keyMember(in keyMaterialIn) string {
+	if in.PEM != "" && (len(in.PublicJwk) == 0 || string(in.PublicJwk) == "null") {
+		return "PEM"
+	}
+	return "PublicJwk"
 }
 
 // sameJSON reports two JSON texts of the same value: a key sent back as

@@ -124,3 +124,24 @@ func TestKeyMaterialPutTakesItsKeyAsReadInAnyLayout(t *testing.T) {
 		t.Fatalf("PUT with another key: %d %v, want 422", r.StatusCode, m)
 	}
 }
+
+// TestKeyMaterialPEMProblemsNamePEM: a refused PEM is named as the member
+// the client sent, PEM, not PublicJwk, on a create and on an update.
+func TestKeyMaterialPEMProblemsNamePEM(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("PemField"))["OrganisationId"].(string)
+	base := "/organisations/" + oid + "/key-material"
+	for _, pemText := range []string{"not pem", "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\nhello"} {
+		body, _ := json.Marshal(map[string]string{"PEM": pemText, "Use": "sig"})
+		if r, m := a.do("POST", base, string(body)); r.StatusCode != 422 || fieldsOf(m)["PEM"] == "" {
+			t.Errorf("create with PEM %q: %d %v, want 422 naming PEM", pemText, r.StatusCode, m)
+		}
+	}
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+	path := base + "/" + a.must(201, "POST", base, `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)["KeyMaterialID"].(string)
+	if r, m := a.do("PUT", path, `{"PEM":"x","Use":"sig","Status":"Active"}`); r.StatusCode != 422 || fieldsOf(m)["PEM"] == "" {
+		t.Errorf("update with a PEM: %d %v, want 422 naming PEM", r.StatusCode, m)
+	}
+}
