@@ -145,3 +145,31 @@ func TestKeyMaterialPEMProblemsNamePEM(t *testing.T) {
 		t.Errorf("update with a PEM: %d %v, want 422 naming PEM", r.StatusCode, m)
 	}
 }
+
+// TestRefusedUploadAuditKeepsText: the audit record of a refused upload
+// names the certificate type from the URL; a NUL or bytes that are not
+// UTF-8 there (which PostgreSQL's text cannot hold, so copy-database could
+// not copy the record) or 5,000 characters are not kept as sent.
+func TestRefusedUploadAuditKeepsText(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Audited"))["OrganisationId"].(string)
+	for _, typ := range []string{"q%00seal", "q%FFseal", strings.Repeat("x", 5000)} {
+		if r, m := postPEM(t, a, "/organisations/"+oid+"/certificates/"+typ, webtest.ValidCert(t, "p256", "c")); r.StatusCode != 422 {
+			t.Fatalf("upload to type %.20s: %d %v", typ, r.StatusCode, m)
+		}
+	}
+	l := a.must(200, "GET", "/audit?Action=upload_refused&OrganisationId="+oid, "")
+	recs := l["content"].([]any)
+	if len(recs) != 3 {
+		t.Fatalf("%d refusals audited, want 3", len(recs))
+	}
+	for _, rec := range recs {
+		for _, f := range []string{"CertificateType", "Summary"} {
+			s, _ := rec.(map[string]any)[f].(string)
+			if strings.ContainsAny(s, "\x00\ufffd") || len([]rune(s)) > 500 {
+				t.Errorf("audited %s %.40q (%d characters)", f, s, len([]rune(s)))
+			}
+		}
+	}
+}
