@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -36,7 +37,16 @@ func checkKeys(body []byte, t reflect.Type) error {
 	return nil // malformed JSON: the decoder says so
 }
 
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+var (
+	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	timeType        = reflect.TypeFor[time.Time]()
+)
+
+// validTimestamp is what time.Time's UnmarshalJSON takes.
+func validTimestamp(s string) bool {
+	_, err := time.Parse(time.RFC3339, s)
+	return err == nil
+}
 
 // walkValue reads one value from dec; t is the type it is decoded into
 // (nil: anything).
@@ -44,12 +54,20 @@ func walkValue(dec *json.Decoder, body []byte, t reflect.Type, path string) erro
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	isTime := t == timeType
 	if t != nil && (reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType)) {
 		t = nil // its own shape
 	}
 	tok, err := token(dec, body, path)
 	if err != nil {
 		return err
+	}
+	if isTime && tok != nil {
+		// encoding/json's error for a bad timestamp names no member.
+		if s, ok := tok.(string); !ok || !validTimestamp(s) {
+			msg := "must be an RFC 3339 timestamp like 2026-03-01T09:30:00Z (read-only timestamps may be left out)"
+			return CodeMalformedJSON.New(path + " " + msg).WithFields(FieldError{Field: path, Code: FieldInvalidType, Message: msg})
+		}
 	}
 	d, ok := tok.(json.Delim)
 	if !ok {

@@ -271,3 +271,19 @@ func TestApplicationListsNameEachItemOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestBadTimestampMemberIsNamed: a read-only timestamp sent back in
+// another form is a 400 naming the member (encoding/json's own error does
+// not say which), as any other mistyped member is.
+func TestBadTimestampMemberIsNamed(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Stamp"))["OrganisationId"].(string)
+	for member, value := range map[string]string{"CreatedOn": `"yesterday"`, "UpdatedOn": `123`} {
+		body := `{"OrganisationName":"Stamp","RegistrationNumber":"REG-Stamp","CountryOfRegistration":"GB","` + member + `":` + value + `}`
+		if r, m := a.do("PUT", "/organisations/"+oid, body); r.StatusCode != 400 || fieldsOf(m)[member] == "" {
+			t.Errorf("%s %s: %d %v, want 400 naming %s", member, value, r.StatusCode, m, member)
+		}
+	}
+	a.must(200, "PUT", "/organisations/"+oid, `{"OrganisationName":"Stamp","RegistrationNumber":"REG-Stamp","CountryOfRegistration":"GB","Status":"Pending","CreatedOn":"2026-03-01T09:30:00Z","UpdatedOn":null}`)
+}
