@@ -120,7 +120,7 @@ func walkValue(dec *json.Decoder, body []byte, t reflect.Type, path string) erro
 			if fields != nil {
 				ft, exact := fields[key]
 				if !exact {
-					if want, near := folded[strings.ToLower(key)]; near {
+					if want, near := foldedName(fields, folded, key); near {
 						return CodeUnknownField.New("unknown field " + name + " (field names are case-sensitive: " + want + ")").
 							WithFields(FieldError{Field: name, Code: FieldUnknownField, Message: "not a field of this resource; did you mean " + want + "?"})
 					}
@@ -136,6 +136,21 @@ func walkValue(dec *json.Decoder, body []byte, t reflect.Type, path string) erro
 		return err
 	}
 	return nil
+}
+
+// foldedName is the field name that key matches when case is ignored, by
+// encoding/json's rule (Unicode case folding: ſ is an s, the Kelvin sign a
+// k), which strings.ToLower alone misses.
+func foldedName(fields map[string]reflect.Type, folded map[string]string, key string) (string, bool) {
+	if want, ok := folded[strings.ToLower(key)]; ok {
+		return want, true
+	}
+	for name := range fields {
+		if strings.EqualFold(name, key) {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // token reads the next token of dec, refused when its bytes are not UTF-8.

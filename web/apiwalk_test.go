@@ -303,3 +303,29 @@ func TestImportRefusesTextNoEngineCanKeep(t *testing.T) {
 		t.Fatalf("a refused import changed something: %v", l["totalSize"])
 	}
 }
+
+// TestMemberNamesFoldedByUnicodeAreUnknown: encoding/json matches member
+// names by Unicode case folding, in which ſ (U+017F) is an s and K
+// (U+212A, the Kelvin sign) a k: "ſtatus" set Status, beside a "Status"
+// of the same object too, although names are case-sensitive
+// (docs/design.md §4). They are unknown fields, naming the name meant.
+func TestMemberNamesFoldedByUnicodeAreUnknown(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Fold"))["OrganisationId"].(string)
+	before := toJSON(t, a.must(200, "GET", "/organisations/"+oid, ""))
+	n := auditTotal(a)
+	for _, c := range []struct{ method, path, body, field string }{
+		{"POST", "/references/contact-types", `{"Name":"Folded","De` + "\u017f" + `cription":"x"}`, "De\u017fcription"},
+		{"PUT", "/organisations/" + oid, `{"OrganisationName":"Fold","RegistrationNumber":"REG-Fold","CountryOfRegistration":"GB","Status":"Pending","` + "\u017f" + `tatus":"Withdrawn"}`, "\u017ftatus"},
+		{"POST", "/references/flags", `{"Name":"Folded","Type":"Organisation","Ȿtatus":"Inactive","` + "\u212a" + `ind":"x"}`, ""},
+	} {
+		r, m := a.do(c.method, c.path, c.body)
+		if r.StatusCode != 400 || (c.field != "" && fieldsOf(m)[c.field] == "") {
+			t.Errorf("%s %s %s: %d %v, want 400 naming %q", c.method, c.path, c.body, r.StatusCode, m, c.field)
+		}
+	}
+	if after := toJSON(t, a.must(200, "GET", "/organisations/"+oid, "")); after != before || auditTotal(a) != n {
+		t.Fatalf("a refused body changed something: %s -> %s", before, after)
+	}
+}
