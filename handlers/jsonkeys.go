@@ -111,6 +111,9 @@ func walkValue(dec *json.Decoder, body []byte, t reflect.Type, path string) erro
 			if err := notUTF8(dec, body, start, name); err != nil {
 				return err
 			}
+			if err := loneSurrogate(tok, body[start:dec.InputOffset()], name); err != nil {
+				return err
+			}
 			if seen[key] {
 				return CodeMalformedJSON.New("member " + name + " appears more than once").
 					WithFields(FieldError{Field: name, Code: CodeMalformedJSON.Name, Message: "appears more than once"})
@@ -160,7 +163,10 @@ func token(dec *json.Decoder, body []byte, path string) (json.Token, error) {
 	if err != nil {
 		return tok, err
 	}
-	return tok, notUTF8(dec, body, start, path)
+	if err := notUTF8(dec, body, start, path); err != nil {
+		return tok, err
+	}
+	return tok, loneSurrogate(tok, body[start:dec.InputOffset()], path)
 }
 
 // notUTF8 refuses the bytes of body from start to where dec now is when
@@ -172,6 +178,24 @@ func notUTF8(dec *json.Decoder, body []byte, start int64, path string) error {
 		return CodeValidationFailed.New(strings.TrimSpace(path + " " + msg)).WithFields(FieldError{Field: path, Code: FieldInvalid, Message: msg})
 	}
 	return nil
+}
+
+// loneSurrogate refuses a string token whose escapes name half of a
+// UTF-16 surrogate pair ("\ud800"): the decoder replaces it with U+FFFD,
+// so the text kept would not be the text sent. raw is the token's JSON;
+// a U+FFFD the client wrote itself, as such or as \ufffd, is kept.
+func loneSurrogate(tok json.Token, raw []byte, path string) error {
+	s, ok := tok.(string)
+	if !ok || !strings.ContainsRune(s, utf8.RuneError) {
+		return nil
+	}
+	lower := strings.ToLower(string(raw))
+	written := strings.Count(lower, `\ufffd`) + strings.Count(lower, string(utf8.RuneError))
+	if strings.Count(s, string(utf8.RuneError)) <= written {
+		return nil
+	}
+	msg := `holds an escape of half a UTF-16 surrogate pair (such as \ud800), which is no character`
+	return CodeValidationFailed.New(strings.TrimSpace(path + " " + msg)).WithFields(FieldError{Field: path, Code: FieldInvalid, Message: msg})
 }
 
 // jsonFields maps the JSON member names of struct type t to their types

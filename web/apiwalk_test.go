@@ -329,3 +329,24 @@ func TestMemberNamesFoldedByUnicodeAreUnknown(t *testing.T) {
 		t.Fatalf("a refused body changed something: %s -> %s", before, after)
 	}
 }
+
+// TestLoneSurrogateEscapesAreRefused: "\ud800" (half a surrogate pair) is
+// no character; encoding/json keeps U+FFFD in its place, so the text kept
+// would not be the text sent: a 422 naming the member. A pair, and a
+// U+FFFD written as such, are text.
+func TestLoneSurrogateEscapesAreRefused(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	for _, name := range []string{`a\ud800b`, `a\udc00`, `\ud83dx\ude00`} {
+		n := auditTotal(a)
+		if r, m := a.do("POST", "/references/contact-types", `{"Name":"`+name+`"}`); r.StatusCode != 422 || fieldsOf(m)["Name"] == "" {
+			t.Errorf("Name %s: %d %v, want 422 naming Name", name, r.StatusCode, m)
+		}
+		if auditTotal(a) != n {
+			t.Errorf("Name %s wrote an audit record", name)
+		}
+	}
+	for _, name := range []string{`smile \ud83d\ude00`, `kept \ufffd`, "kept \ufffd too", `kept \uFFFD upper`} {
+		a.must(201, "POST", "/references/contact-types", `{"Name":"`+name+`"}`)
+	}
+}
