@@ -277,7 +277,7 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 		return t, nil, CodeMalformedForm.New("the multipart body cannot be read")
 	}
 	var content []byte
-	gotFile := false
+	gotFile, gotDescription := false, false
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
@@ -290,8 +290,12 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 			}
 			return t, nil, CodeMalformedForm.New("the multipart body cannot be read")
 		}
-		switch part.FormName() {
-		case "file":
+		switch name := part.FormName(); {
+		case (name == "file" && gotFile) || (name == "Description" && gotDescription):
+			// Which of two counts would be a guess.
+			return t, nil, CodeMalformedForm.New("the body has two parts named " + name + "; send one").
+				WithFields(FieldError{Field: name, Code: CodeMalformedForm.Name, Message: "appears more than once"})
+		case name == "file":
 			b, err := io.ReadAll(io.LimitReader(part, MaxAttachment+1))
 			if err != nil {
 				var mbe *http.MaxBytesError
@@ -306,7 +310,8 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 			content, gotFile = b, true
 			t.FileName = filepath.Base(part.FileName())
 			t.ContentType = part.Header.Get("Content-Type")
-		case "Description":
+		case name == "Description":
+			gotDescription = true
 			// Enough bytes for the most characters allowed, and one more:
 			// a longer one is refused below, never cut.
 			b, _ := io.ReadAll(io.LimitReader(part, 4*maxAttachmentDescription+1))

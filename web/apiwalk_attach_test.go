@@ -173,3 +173,30 @@ func TestRefusedUploadAuditKeepsText(t *testing.T) {
 		}
 	}
 }
+
+// TestAttachmentTakesOneFilePart: a multipart body with two parts named
+// file (or two Description parts) is a 400; the second was kept and the
+// first dropped without a word.
+func TestAttachmentTakesOneFilePart(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("TwoParts"))["OrganisationId"].(string)
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+	base := "/organisations/" + oid + "/key-material/" + a.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)["KeyMaterialID"].(string) + "/attachments"
+	part := func(disposition, content string) string {
+		return "--B\r\nContent-Disposition: form-data; " + disposition + "\r\n\r\n" + content + "\r\n"
+	}
+	for name, body := range map[string]string{
+		"two files":        part(`name="file"; filename="a.txt"`, "a") + part(`name="file"; filename="b.txt"`, "b") + "--B--\r\n",
+		"two descriptions": part(`name="file"; filename="a.txt"`, "a") + part(`name="Description"`, "one") + part(`name="Description"`, "two") + "--B--\r\n",
+	} {
+		n := auditTotal(a)
+		if r, m := a.rawMultipart("POST", base, body); r.StatusCode != 400 || (fieldsOf(m)["file"] == "" && fieldsOf(m)["Description"] == "") {
+			t.Errorf("%s: %d %v, want 400 naming the part", name, r.StatusCode, m)
+		}
+		if auditTotal(a) != n {
+			t.Errorf("%s wrote an audit record", name)
+		}
+	}
+}
