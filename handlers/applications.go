@@ -95,6 +95,18 @@ func (h *Applications) GetApp(w http.ResponseWriter, r *http.Request) {
 }
 
 // validateApp checks an application, the CIBA rule and WebAuthn origins.
+// listedTwice reports the first item of list that appears again.
+func listedTwice(list []string) (string, bool) {
+	seen := map[string]bool{}
+	for _, v := range list {
+		if seen[v] {
+			return v, true
+		}
+		seen[v] = true
+	}
+	return "", false
+}
+
 func (h *Applications) validateApp(s *store.SoftwareStatement, isNew bool) map[string]string {
 	f := map[string]string{}
 	required(f, "ClientName", s.ClientName, "Client name")
@@ -108,6 +120,13 @@ func (h *Applications) validateApp(s *store.SoftwareStatement, isNew bool) map[s
 			f["RedirectUri"] = "Redirect URIs must be https URLs (http only on loopback), without fragment: " + u
 			break
 		}
+	}
+	// Each once, as origins and flags: the SSA lists them as they are.
+	if u, twice := listedTwice(s.RedirectURI); twice && f["RedirectUri"] == "" {
+		f["RedirectUri"] = "The redirect URI " + u + " is listed twice."
+	}
+	if r, twice := listedTwice(s.Roles); twice {
+		f["Roles"] = "The role " + r + " is listed twice."
 	}
 	if s.JwksURI != "" && !formats.ValidHTTPSURL(s.JwksURI) {
 		f["JwksUri"] = "The JWKS URI must be an https URL."

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"github.com/trustframe/trustframe/paths"
 	"io"
@@ -181,20 +182,37 @@ func (h *Certificates) Upload(w http.ResponseWriter, r *http.Request) {
 		} else {
 			c, err = h.Store.AddCertificate(r.Context(), h.actor(r), store.Certificate{Kid: parsed.Kid, OrganisationID: o.OrganisationID,
 				OrganisationCertificateType: typ, SubjectDN: parsed.SubjectDN, IssuerDN: parsed.IssuerDN, SerialNumber: parsed.Serial,
-				NotBefore: parsed.Cert.NotBefore, NotAfter: parsed.Cert.NotAfter, PEM: strings.TrimSpace(pemText) + "\n", PublicJwk: parsed.JWK})
+				NotBefore: parsed.Cert.NotBefore, NotAfter: parsed.Cert.NotAfter, PEM: certPEM(parsed.Cert.Raw), PublicJwk: parsed.JWK})
 			err = storeError(err, "Organisation")
 		}
 	}
 	if e := AsError(err); err != nil && e.Status < 500 {
 		_ = h.Store.RecordEvent(r.Context(), store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "upload_refused",
-			SubjectType: "OrganisationCertificate", SubjectID: "-", OrganisationID: o.OrganisationID, CertificateType: typ,
-			Summary: refusalText(e)})
+			SubjectType: "OrganisationCertificate", SubjectID: "-", OrganisationID: o.OrganisationID, CertificateType: auditText(typ, 100),
+			Summary: auditText(refusalText(e), 500)})
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "The " + typ + " certificate " + c.Kid + " was uploaded.", Page: paths.OrganisationTab(o.OrganisationID, "certificates"),
 		Status: http.StatusCreated, Body: c, ETag: c, Location: paths.API(paths.Certificate(o.OrganisationID, c.Kid)),
 		Again: anyAgain(func(e *Error) {
 			h.renderWizard(w, r, e.Status, o, views.CertWizard{Step: "upload", Type: typ, PEM: pemText, Error: refusalText(e)})
 		})})
+}
+
+// auditText is text from the request as an audit record keeps it: a NUL
+// or bytes that are not UTF-8 as "?" (PostgreSQL's text holds neither, and
+// the log must be the same on both engines), at most max characters.
+func auditText(s string, max int) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "?"), "\x00", "?")
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+// certPEM is the PEM kept for a certificate: its own block, not the text
+// the parser skipped before it (which may hold anything, a NUL too).
+func certPEM(der []byte) string {
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }
 
 func refusalText(e *Error) string {

@@ -58,6 +58,11 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 		if err := checkKeys(body, reflect.TypeOf(dst)); err != nil {
 			return err
 		}
+		// encoding/json takes null as "leave dst alone": an update would
+		// then clear every member (docs/design.md §4).
+		if bytes.Equal(bytes.TrimSpace(body), []byte("null")) {
+			return CodeMalformedJSON.New("the body must be a JSON object, not null").WithFields(FieldError{Code: FieldInvalidType, Message: "must be a JSON object, not null"})
+		}
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(dst); err != nil {
@@ -191,7 +196,8 @@ func formInto(form url.Values, dst any) error {
 
 // checkText refuses text that one of the engines cannot keep as sent: a
 // NUL character (PostgreSQL's text holds none) or bytes that are not UTF-8
-// (a form; JSON decoding already replaced them). Both engines then store
+// (a form; in JSON, checkKeys refuses them before decoding replaces them).
+// Both engines then store
 // the same thing, and the client learns which field to fix
 // (docs/design.md §4).
 func checkText(v reflect.Value, path string) error {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -56,6 +57,20 @@ func validRefName(f map[string]string, field, name string) {
 	if dotSegment(name) {
 		f[field] = dotSegmentMessage(field)
 	}
+	if hasControl(name) {
+		f[field] = controlMessage(field)
+	}
+}
+
+// hasControl reports a name holding a control character (a tab, a line
+// break) or a direction mark: a name that is its own URL segment and is
+// shown in lists must read as it is (U+202E shows "evil" as "live").
+func hasControl(name string) bool {
+	return strings.IndexFunc(name, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }) >= 0
+}
+
+func controlMessage(field string) string {
+	return field + " cannot contain tabs, line breaks, other control characters or direction marks."
 }
 
 // dotSegment reports a name that cannot be the last segment of its URL:
@@ -388,7 +403,7 @@ func (h *Domains) CreateAuthority(w http.ResponseWriter, r *http.Request) {
 	var err error
 	var au store.Authority
 	if in.AuthorityID != "" && !ValidUUID(in.AuthorityID) {
-		err = Validation(map[string]string{"AuthorityId": "AuthorityId must be a UUID."})
+		err = Validation(map[string]string{"AuthorityId": "AuthorityId must be a UUID in lower case, like 0b7e7c2e-2a57-4a44-9a4d-0d1c6f1f4d7a."})
 	} else if errs := validateAuthority(&in); len(errs) > 0 {
 		err = Validation(errs)
 	} else {

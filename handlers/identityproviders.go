@@ -140,6 +140,9 @@ func (h *IdentityProviders) validate(p *store.IdentityProvider) map[string]strin
 	if dotSegment(p.Name) {
 		f["Name"] = dotSegmentMessage("Name")
 	}
+	if hasControl(p.Name) {
+		f["Name"] = controlMessage("Name")
+	}
 	required(f, "Issuer", p.Issuer, "Issuer")
 	checkLen(f, "Issuer", p.Issuer, 500)
 	if p.Issuer != "" && h.OwnIssuer != "" && strings.TrimRight(p.Issuer, "/") == strings.TrimRight(h.OwnIssuer, "/") {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/store"
@@ -183,6 +184,12 @@ func (h *Organisations) parseImport(r *http.Request, data []byte) ([]store.Organ
 		}
 		if row > MaxImportRows {
 			return nil, CodeTooLarge.New(fmt.Sprintf("one import creates at most %d organisations", MaxImportRows))
+		}
+		// As in a JSON body or a form (docs/design.md §4).
+		for _, name := range importColumns {
+			if i, ok := col[name]; ok && i < len(rec) && (strings.IndexByte(rec[i], 0) >= 0 || !utf8.ValidString(rec[i])) {
+				add(row, name, "contains a NUL character or bytes that are not UTF-8.")
+			}
 		}
 		get := func(name string) string {
 			if i, ok := col[name]; ok && i < len(rec) {

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
+	"unicode/utf8"
 )
 
 // checkKeys walks a JSON body beside the Go type it is decoded into and
@@ -16,7 +18,11 @@ import (
 //     it; our field names are case-sensitive, so it is an unknown field;
 //   - a member that appears twice in one object ({"Status":"Inactive",
 //     "Status":"Active"}): encoding/json keeps the last, a proxy or a
-//     validator in front of us may have read the first.
+//     validator in front of us may have read the first;
+//   - a string or member name holding bytes that are not UTF-8:
+//     encoding/json replaces them with U+FFFD, so the text kept would not
+//     be the text sent (422 naming the member, as checkText does for
+//     forms).
 //
 // Values decoded into `any`, maps or types with their own UnmarshalJSON
 // are checked for repeated members only. Type mismatches are left to the
@@ -24,27 +30,44 @@ import (
 func checkKeys(body []byte, t reflect.Type) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	err := walkValue(dec, t, "")
+	err := walkValue(dec, body, t, "")
 	if _, ok := err.(*Error); ok {
 		return err
 	}
 	return nil // malformed JSON: the decoder says so
 }
 
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+var (
+	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	timeType        = reflect.TypeFor[time.Time]()
+)
+
+// validTimestamp is what time.Time's UnmarshalJSON takes.
+func validTimestamp(s string) bool {
+	_, err := time.Parse(time.RFC3339, s)
+	return err == nil
+}
 
 // walkValue reads one value from dec; t is the type it is decoded into
 // (nil: anything).
-func walkValue(dec *json.Decoder, t reflect.Type, path string) error {
+func walkValue(dec *json.Decoder, body []byte, t reflect.Type, path string) error {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	isTime := t == timeType
 	if t != nil && (reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType)) {
 		t = nil // its own shape
 	}
-	tok, err := dec.Token()
+	tok, err := token(dec, body, path)
 	if err != nil {
 		return err
+	}
+	if isTime && tok != nil {
+		// encoding/json's error for a bad timestamp names no member.
+		if s, ok := tok.(string); !ok || !validTimestamp(s) {
+			msg := "must be an RFC 3339 timestamp like 2026-03-01T09:30:00Z (read-only timestamps may be left out)"
+			return CodeMalformedJSON.New(path + " " + msg).WithFields(FieldError{Field: path, Code: FieldInvalidType, Message: msg})
+		}
 	}
 	d, ok := tok.(json.Delim)
 	if !ok {
@@ -57,7 +80,7 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string) error {
 			elem = t.Elem()
 		}
 		for dec.More() {
-			if err := walkValue(dec, elem, path); err != nil {
+			if err := walkValue(dec, body, elem, path); err != nil {
 				return err
 			}
 		}
@@ -75,6 +98,7 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string) error {
 		}
 		seen := map[string]bool{}
 		for dec.More() {
+			start := dec.InputOffset()
 			tok, err := dec.Token()
 			if err != nil {
 				return err
@@ -83,6 +107,12 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string) error {
 			name := key
 			if path != "" {
 				name = path + "." + key
+			}
+			if err := notUTF8(dec, body, start, name); err != nil {
+				return err
+			}
+			if err := loneSurrogate(tok, body[start:dec.InputOffset()], name); err != nil {
+				return err
 			}
 			if seen[key] {
 				return CodeMalformedJSON.New("member " + name + " appears more than once").
@@ -93,7 +123,7 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string) error {
 			if fields != nil {
 				ft, exact := fields[key]
 				if !exact {
-					if want, near := folded[strings.ToLower(key)]; near {
+					if want, near := foldedName(fields, folded, key); near {
 						return CodeUnknownField.New("unknown field " + name + " (field names are case-sensitive: " + want + ")").
 							WithFields(FieldError{Field: name, Code: FieldUnknownField, Message: "not a field of this resource; did you mean " + want + "?"})
 					}
@@ -101,7 +131,7 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string) error {
 				}
 				vt = ft
 			}
-			if err := walkValue(dec, vt, name); err != nil {
+			if err := walkValue(dec, body, vt, name); err != nil {
 				return err
 			}
 		}
@@ -109,6 +139,63 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string) error {
 		return err
 	}
 	return nil
+}
+
+// foldedName is the field name that key matches when case is ignored, by
+// encoding/json's rule (Unicode case folding: ſ is an s, the Kelvin sign a
+// k), which strings.ToLower alone misses.
+func foldedName(fields map[string]reflect.Type, folded map[string]string, key string) (string, bool) {
+	if want, ok := folded[strings.ToLower(key)]; ok {
+		return want, true
+	}
+	for name := range fields {
+		if strings.EqualFold(name, key) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// token reads the next token of dec, refused when its bytes are not UTF-8.
+func token(dec *json.Decoder, body []byte, path string) (json.Token, error) {
+	start := dec.InputOffset()
+	tok, err := dec.Token()
+	if err != nil {
+		return tok, err
+	}
+	if err := notUTF8(dec, body, start, path); err != nil {
+		return tok, err
+	}
+	return tok, loneSurrogate(tok, body[start:dec.InputOffset()], path)
+}
+
+// notUTF8 refuses the bytes of body from start to where dec now is when
+// they are not UTF-8 (the decoder replaced them with U+FFFD); path names
+// the member.
+func notUTF8(dec *json.Decoder, body []byte, start int64, path string) error {
+	if end := dec.InputOffset(); start <= end && end <= int64(len(body)) && !utf8.Valid(body[start:end]) {
+		msg := "contains bytes that are not UTF-8"
+		return CodeValidationFailed.New(strings.TrimSpace(path + " " + msg)).WithFields(FieldError{Field: path, Code: FieldInvalid, Message: msg})
+	}
+	return nil
+}
+
+// loneSurrogate refuses a string token whose escapes name half of a
+// UTF-16 surrogate pair ("\ud800"): the decoder replaces it with U+FFFD,
+// so the text kept would not be the text sent. raw is the token's JSON;
+// a U+FFFD the client wrote itself, as such or as \ufffd, is kept.
+func loneSurrogate(tok json.Token, raw []byte, path string) error {
+	s, ok := tok.(string)
+	if !ok || !strings.ContainsRune(s, utf8.RuneError) {
+		return nil
+	}
+	lower := strings.ToLower(string(raw))
+	written := strings.Count(lower, `\ufffd`) + strings.Count(lower, string(utf8.RuneError))
+	if strings.Count(s, string(utf8.RuneError)) <= written {
+		return nil
+	}
+	msg := `holds an escape of half a UTF-16 surrogate pair (such as \ud800), which is no character`
+	return CodeValidationFailed.New(strings.TrimSpace(path + " " + msg)).WithFields(FieldError{Field: path, Code: FieldInvalid, Message: msg})
 }
 
 // jsonFields maps the JSON member names of struct type t to their types

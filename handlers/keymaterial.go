@@ -11,8 +11,10 @@ import (
 	"mime"
 	"net/http"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/trustframe/trustframe/orgkeys"
 	"github.com/trustframe/trustframe/store"
@@ -137,7 +139,7 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 	parsed, perr := orgkeys.ParseKeyMaterial(in.PublicJwk, strings.TrimSpace(in.PEM), in.Use)
 	var ref *orgkeys.Refusal
 	if errors.As(perr, &ref) {
-		errs["PublicJwk"] = ref.Message
+		errs[keyMember(in)] = ref.Message
 	} else if perr != nil {
 		err = perr
 	}
@@ -153,8 +155,10 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 		Status: http.StatusCreated, Body: k, ETag: k, Location: paths.API(paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID)),
 		Again: anyAgain(func(e *Error) {
 			m := orMessage(e, "PublicJwk")
-			if m["PublicJwk"] != "" {
-				m["Key"] = m["PublicJwk"]
+			for _, f := range []string{"PublicJwk", "PEM"} {
+				if m[f] != "" {
+					m["Key"] = m[f]
+				}
 			}
 			h.page(w, r, e.Status, o, form, m)
 		})})
@@ -222,8 +226,8 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	default:
 		errs["Status"] = "Status must be Active or Revoked."
 	}
-	if (len(in.PublicJwk) > 0 && string(in.PublicJwk) != "null" && string(in.PublicJwk) != string(cur.PublicJwk)) || in.PEM != "" || (in.Kid != "" && in.Kid != cur.Kid) {
-		errs["PublicJwk"] = "The key of key material cannot change; create new key material instead."
+	if (len(in.PublicJwk) > 0 && string(in.PublicJwk) != "null" && !sameJSON(in.PublicJwk, cur.PublicJwk)) || in.PEM != "" || (in.Kid != "" && in.Kid != cur.Kid) {
+		errs[keyMember(in)] = "The key of key material cannot change; create new key material instead."
 	}
 	if len(errs) > 0 {
 		h.updateFailed(w, r, o, cur, Validation(errs))
@@ -273,7 +277,7 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 		return t, nil, CodeMalformedForm.New("the multipart body cannot be read")
 	}
 	var content []byte
-	gotFile := false
+	gotFile, gotDescription := false, false
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
@@ -286,8 +290,12 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 			}
 			return t, nil, CodeMalformedForm.New("the multipart body cannot be read")
 		}
-		switch part.FormName() {
-		case "file":
+		switch name := part.FormName(); {
+		case (name == "file" && gotFile) || (name == "Description" && gotDescription):
+			// Which of two counts would be a guess.
+			return t, nil, CodeMalformedForm.New("the body has two parts named " + name + "; send one").
+				WithFields(FieldError{Field: name, Code: CodeMalformedForm.Name, Message: "appears more than once"})
+		case name == "file":
 			b, err := io.ReadAll(io.LimitReader(part, MaxAttachment+1))
 			if err != nil {
 				var mbe *http.MaxBytesError
@@ -302,11 +310,24 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 			content, gotFile = b, true
 			t.FileName = filepath.Base(part.FileName())
 			t.ContentType = part.Header.Get("Content-Type")
-		case "Description":
-			b, _ := io.ReadAll(io.LimitReader(part, 1000))
+		case name == "Description":
+			gotDescription = true
+			// Enough bytes for the most characters allowed, and one more:
+			// a longer one is refused below, never cut.
+			b, _ := io.ReadAll(io.LimitReader(part, 4*maxAttachmentDescription+1))
 			t.Description = strings.TrimSpace(string(b))
 		}
 		part.Close()
+	}
+	// As Decode does for JSON and forms (docs/design.md §4).
+	const notText = "contains a NUL character or bytes that are not UTF-8"
+	switch {
+	case utf8.RuneCountInString(t.Description) > maxAttachmentDescription:
+		return t, nil, Validation(map[string]string{"Description": "At most " + itoa(maxAttachmentDescription) + " characters."})
+	case strings.IndexByte(t.Description, 0) >= 0 || !utf8.ValidString(t.Description):
+		return t, nil, Validation(map[string]string{"Description": "Description " + notText + "."})
+	case strings.IndexByte(t.FileName, 0) >= 0 || !utf8.ValidString(t.FileName):
+		return t, nil, Validation(map[string]string{"file": "The file name " + notText + "."})
 	}
 	if !gotFile {
 		if fileRequired {
@@ -326,6 +347,26 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 	sum := sha256.Sum256(content)
 	t.Size, t.SHA256 = int64(len(content)), hex.EncodeToString(sum[:])
 	return t, content, nil
+}
+
+// keyMember names the member that carried the key: PEM when only it was
+// sent, PublicJwk otherwise (both, or neither).
+func keyMember(in keyMaterialIn) string {
+	if in.PEM != "" && (len(in.PublicJwk) == 0 || string(in.PublicJwk) == "null") {
+		return "PEM"
+	}
+	return "PublicJwk"
+}
+
+// sameJSON reports two JSON texts of the same value: a key sent back as
+// read may have been laid out again by the client's JSON library (spaces,
+// member order).
+func sameJSON(a, b json.RawMessage) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 func tooLarge() *Error {

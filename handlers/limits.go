@@ -14,6 +14,9 @@ const (
 	maxOrigin      = 300  // one WebAuthn origin
 	maxOrigins     = 20   // WebAuthn origins of an application
 	maxFlags       = 50   // flags on one resource
+	maxReason      = 500  // StatusReason of an update (kept in the audit record)
+
+	maxAttachmentDescription = 500 // an attachment's Description
 )
 
 // checkList adds a message when list has more than maxItems items or an

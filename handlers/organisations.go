@@ -184,7 +184,7 @@ func (h *Organisations) validateOrg(in *store.Organisation, isNew bool) map[stri
 	}
 	checkList(f, "Flags", in.Flags, maxFlags, 0)
 	if isNew && in.OrganisationID != "" && !ValidUUID(in.OrganisationID) {
-		f["OrganisationId"] = "OrganisationId must be a UUID."
+		f["OrganisationId"] = "OrganisationId must be a UUID in lower case, like 0b7e7c2e-2a57-4a44-9a4d-0d1c6f1f4d7a."
 	}
 	if in.Status == "" && isNew {
 		in.Status = lifecycle.Pending

@@ -15,6 +15,13 @@ import (
 
 // orgFilter reads the search, filters and sort of the organisation list.
 func (h *Organisations) orgFilter(ctx context.Context, q url.Values) (store.OrgFilter, error) {
+	// Each once: the list reads the first, a proxy or cache may read the
+	// last (as page, size and signingAlg).
+	for _, name := range []string{"q", "Flag", "Status", "sort", "AuthorisationDomain", "Role", "DomainRole"} {
+		if len(q[name]) > 1 {
+			return store.OrgFilter{}, CodeInvalidParameter.New(name + " is given more than once").WithFields(FieldError{Field: name, Code: FieldInvalid, Message: "give it once"})
+		}
+	}
 	sortField, desc, err := ParseSort(q, store.OrgSortColumns, "OrganisationName")
 	if err != nil {
 		return store.OrgFilter{}, err

@@ -133,9 +133,15 @@ func (h *Pages) Outbox(w http.ResponseWriter, r *http.Request) {
 	Respond(w, r, http.StatusOK, msgs, views.Outbox(h.Shell(r, "Outbox", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Outbox"}), msgs))
 }
 
-// PageParams reads page and size; bad values are a 400.
+// PageParams reads page and size; bad values, and either given twice
+// (as signingAlg twice: which one counts depends on who reads), are a 400.
 func PageParams(q url.Values) (page, size int, err error) {
 	page, size = 0, 20
+	for _, name := range []string{"page", "size"} {
+		if len(q[name]) > 1 {
+			return 0, 0, CodeInvalidParameter.New(name + " is given more than once").WithFields(FieldError{Field: name, Code: FieldInvalid, Message: "give it once"})
+		}
+	}
 	if v := q.Get("page"); v != "" {
 		page, err = strconv.Atoi(v)
 		if err != nil || page < 0 || page > 10_000_000 {

@@ -34,7 +34,10 @@ func ParseSort(q url.Values, allowed map[string]string, def string) (string, boo
 	return "", false, CodeInvalidParameter.New("sort direction must be asc or desc").WithFields(FieldError{Field: "sort", Code: FieldInvalid, Message: "direction must be asc or desc"})
 }
 
-var uuidRe = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+// uuidRe is a UUID as the service writes ids and the description's
+// format uuid reads them: in lower case. In capitals it is the same UUID
+// (RFC 9562 §4), which would make a second id for it.
+var uuidRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // ValidUUID reports whether s is a UUID.
 func ValidUUID(s string) bool { return uuidRe.MatchString(s) }

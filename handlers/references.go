@@ -112,8 +112,15 @@ func validateRef(it *store.ReferenceItem, isNew bool) map[string]string {
 		if strings.ContainsAny(it.Name, "/|?#%") {
 			f["Name"] = "The name cannot contain / | ? # or %."
 		}
+		// The name is its URL, as a domain's is; the console trims it.
+		if strings.TrimSpace(it.Name) != it.Name && strings.TrimSpace(it.Name) != "" {
+			f["Name"] = "The name cannot start or end with a space."
+		}
 		if dotSegment(it.Name) {
 			f["Name"] = dotSegmentMessage("The name")
+		}
+		if hasControl(it.Name) {
+			f["Name"] = controlMessage("The name")
 		}
 	}
 	checkLen(f, "Description", it.Description, 500)
@@ -265,7 +272,7 @@ func (h *References) CreateFlag(w http.ResponseWriter, r *http.Request) {
 	var f store.Flag
 	var err error
 	if in.FlagID != "" && !ValidUUID(in.FlagID) {
-		err = Validation(map[string]string{"FlagId": "FlagId must be a UUID."})
+		err = Validation(map[string]string{"FlagId": "FlagId must be a UUID in lower case, like 0b7e7c2e-2a57-4a44-9a4d-0d1c6f1f4d7a."})
 	} else if errs := validateFlag(&in); len(errs) > 0 {
 		err = Validation(errs)
 	} else {

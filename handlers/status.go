@@ -19,6 +19,12 @@ func (h *Org) checkStatus(r *http.Request, cur any, from *string, curStatus, nex
 	if err := CheckIfMatch(r, cur); err != nil {
 		return err
 	}
+	// The reason goes into the audit record whatever the transition, so
+	// it has its maximum on every update (docs/decisions.md, "Field limits").
+	if len([]rune(reason)) > maxReason {
+		msg := "At most " + itoa(maxReason) + " characters."
+		return CodeValidationFailed.New("StatusReason: " + msg).WithFields(FieldError{Field: "StatusReason", Code: FieldInvalid, Message: msg})
+	}
 	*from = curStatus
 	if curStatus != lifecycle.Withdrawn || next == lifecycle.Withdrawn {
 		return nil

@@ -274,6 +274,11 @@ func (h *Webhooks) Update(w http.ResponseWriter, r *http.Request) {
 		page = webhooksPath
 	}
 	fields, _ := h.validate(r.Context(), &in, false)
+	// Read-only members sent back as read are ignored; another id is not
+	// "as read" (as OrganisationId cannot change).
+	if id, isString := in.WebhookID.(string); in.WebhookID != nil && (!isString || id != cur.WebhookID) {
+		fields["WebhookId"] = "WebhookId cannot change."
+	}
 	if in.Status == "Paused" && cur.Status != "Paused" {
 		fields["Status"] = "Status must be Active or Inactive (Paused is set by the service when deliveries keep failing)."
 	}

@@ -292,6 +292,15 @@ func (d *DB) CreateFlag(ctx context.Context, a Audit, f Flag) (Flag, error) {
 		f.FlagID = NewID()
 	}
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		// A FlagId the client chose may be taken: a conflict, as for an
+		// authority, not the table's constraint (a 500).
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM flags WHERE flag_id = ?`, f.FlagID).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return &ConflictError{Message: "a flag with FlagId " + f.FlagID + " exists"}
+		}
 		if err := flagNameTaken(ctx, tx, f); err != nil {
 			return err
 		}

@@ -475,7 +475,8 @@ func (a *authenticator) verifyAccessToken(ctx context.Context, raw string) (Acce
 		a.vmu.Lock()
 		delete(a.verified, key)
 		a.vmu.Unlock()
-		return AccessToken{}, errors.New("oidc: token is expired")
+		// In the words of a first verification after the expiry.
+		return AccessToken{}, verifyProblem(&oidc.TokenExpiredError{Expiry: at.Expiry})
 	}
 	a.vmu.Lock()
 	if r, ok := a.refused[key]; ok {

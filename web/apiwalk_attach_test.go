@@ -1,0 +1,202 @@
+package web_test
+
+import (
+	"crypto/ecdsa"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// rawMultipart sends body as multipart/form-data with boundary B.
+func (a *api) rawMultipart(method, path, body string) (*http.Response, map[string]any) {
+	a.t.Helper()
+	req, _ := http.NewRequest(method, a.base+"/api"+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "multipart/form-data; boundary=B")
+	req.Header.Set("Authorization", "Bearer "+a.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	json.NewDecoder(resp.Body).Decode(&m)
+	return resp, m
+}
+
+// TestAttachmentTextIsChecked: an attachment's Description over 500
+// characters (it was cut at 1,000 bytes, maybe inside a character, and
+// kept), or its Description or file name holding a NUL or bytes that are
+// not UTF-8, is a 422 naming the field, on an add and on a multipart
+// update, and nothing changes (docs/design.md §4; docs/decisions.md,
+// "Field limits").
+func TestAttachmentTextIsChecked(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Attach"))["OrganisationId"].(string)
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+	base := "/organisations/" + oid + "/key-material/" + a.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)["KeyMaterialID"].(string) + "/attachments"
+	_, att := a.multipart("POST", base, "a.txt", []byte("x"), "kept")
+	one := base + "/" + att["KeyMaterialAttachmentID"].(string)
+	part := func(disposition, content string) string {
+		return "--B\r\nContent-Disposition: form-data; " + disposition + "\r\n\r\n" + content + "\r\n"
+	}
+	file := part(`name="file"; filename="b.txt"`, "y")
+	for _, c := range []struct{ name, body, field string }{
+		{"Description of 501 characters", file + part(`name="Description"`, strings.Repeat("d", 501)) + "--B--\r\n", "Description"},
+		{"Description of 600 two-byte characters", file + part(`name="Description"`, strings.Repeat("é", 600)) + "--B--\r\n", "Description"},
+		{"Description with a NUL", file + part(`name="Description"`, "a\x00b") + "--B--\r\n", "Description"},
+		{"Description not UTF-8", file + part(`name="Description"`, "a\xffb") + "--B--\r\n", "Description"},
+		{"file name with a NUL", part(`name="file"; filename*=UTF-8''a%00b.txt`, "y") + "--B--\r\n", "file"},
+		{"file name not UTF-8", part(`name="file"; filename*=UTF-8''a%FFb.txt`, "y") + "--B--\r\n", "file"},
+	} {
+		for _, m := range []struct{ method, path string }{{"POST", base}, {"PUT", one}} {
+			before := toJSON(t, a.must(200, "GET", base, ""))
+			n := auditTotal(a)
+			r, got := a.rawMultipart(m.method, m.path, c.body)
+			if r.StatusCode != 422 || fieldsOf(got)[c.field] == "" {
+				t.Errorf("%s %s: %d %v, want 422 naming %s", m.method, c.name, r.StatusCode, got, c.field)
+			}
+			if toJSON(t, a.must(200, "GET", base, "")) != before || auditTotal(a) != n {
+				t.Errorf("%s %s changed something", m.method, c.name)
+			}
+		}
+	}
+	// 500 characters of two bytes each are fine.
+	if r, got := a.rawMultipart("POST", base, file+part(`name="Description"`, strings.Repeat("é", 500))+"--B--\r\n"); r.StatusCode != 201 {
+		t.Fatalf("a Description of 500 characters: %d %v", r.StatusCode, got)
+	}
+}
+
+// TestCertificateKeptAsItsPEMOnly: text before the certificate's PEM
+// block (which the parser skips) is not kept with it: a NUL there
+// (PostgreSQL's text holds none), bytes that are not UTF-8 or a direction
+// mark were stored and served back as the certificate's PEM.
+func TestCertificateKeptAsItsPEMOnly(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Pem"))["OrganisationId"].(string)
+	for _, before := range []string{"junk\x00\n", "\xff\xfe junk\n", "\u202e\n", "subject=CN=x\r\n"} {
+		cert := webtest.ValidCert(t, "p256", "c")
+		r, m := postPEM(t, a, "/organisations/"+oid+"/certificates/qseal", before+cert)
+		if r.StatusCode != 201 {
+			t.Fatalf("upload with %q before: %d %v", before, r.StatusCode, m)
+		}
+		got := a.must(200, "GET", "/organisations/"+oid+"/certificates/kid/"+m["kid"].(string), "")
+		if got["PEM"] != cert {
+			t.Errorf("upload with %q before kept %q, want the certificate's PEM only", before, got["PEM"])
+		}
+	}
+}
+
+// TestKeyMaterialPutTakesItsKeyAsReadInAnyLayout: a PUT that sends the
+// key material's PublicJwk back as read, but laid out by another JSON
+// library (spaces, another member order), changes the Description; only
+// another key is refused ("the key cannot change").
+func TestKeyMaterialPutTakesItsKeyAsReadInAnyLayout(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Layout"))["OrganisationId"].(string)
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+	path := "/organisations/" + oid + "/key-material/" + a.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)["KeyMaterialID"].(string)
+	jwk := a.must(200, "GET", path, "")["PublicJwk"].(map[string]any)
+	var spaced strings.Builder
+	spaced.WriteString("{ ")
+	for _, m := range []string{"y", "x", "use", "kty", "kid", "crv"} { // another order
+		if v, ok := jwk[m]; ok {
+			if spaced.Len() > 2 {
+				spaced.WriteString(" , ")
+			}
+			spaced.WriteString(`"` + m + `" : "` + v.(string) + `"`)
+		}
+	}
+	spaced.WriteString(" }")
+	if r, m := a.do("PUT", path, `{"PublicJwk": `+spaced.String()+`, "Use":"sig", "Description":"renamed", "Status":"Active"}`); r.StatusCode != 200 || m["Description"] != "renamed" {
+		t.Fatalf("PUT with the key as read, laid out otherwise: %d %v", r.StatusCode, m)
+	}
+	other, _ := json.Marshal(jose.JSONWebKey{Key: &webtest.Key(t, "p256").(*ecdsa.PrivateKey).PublicKey})
+	if r, m := a.do("PUT", path, `{"PublicJwk":`+string(other)+`,"Use":"sig","Status":"Active"}`); r.StatusCode != 422 || fieldsOf(m)["PublicJwk"] == "" {
+		t.Fatalf("PUT with another key: %d %v, want 422", r.StatusCode, m)
+	}
+}
+
+// TestKeyMaterialPEMProblemsNamePEM: a refused PEM is named as the member
+// the client sent, PEM, not PublicJwk, on a create and on an update.
+func TestKeyMaterialPEMProblemsNamePEM(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("PemField"))["OrganisationId"].(string)
+	base := "/organisations/" + oid + "/key-material"
+	for _, pemText := range []string{"not pem", "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\nhello"} {
+		body, _ := json.Marshal(map[string]string{"PEM": pemText, "Use": "sig"})
+		if r, m := a.do("POST", base, string(body)); r.StatusCode != 422 || fieldsOf(m)["PEM"] == "" {
+			t.Errorf("create with PEM %q: %d %v, want 422 naming PEM", pemText, r.StatusCode, m)
+		}
+	}
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+	path := base + "/" + a.must(201, "POST", base, `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)["KeyMaterialID"].(string)
+	if r, m := a.do("PUT", path, `{"PEM":"x","Use":"sig","Status":"Active"}`); r.StatusCode != 422 || fieldsOf(m)["PEM"] == "" {
+		t.Errorf("update with a PEM: %d %v, want 422 naming PEM", r.StatusCode, m)
+	}
+}
+
+// TestRefusedUploadAuditKeepsText: the audit record of a refused upload
+// names the certificate type from the URL; a NUL or bytes that are not
+// UTF-8 there (which PostgreSQL's text cannot hold, so copy-database could
+// not copy the record) or 5,000 characters are not kept as sent.
+func TestRefusedUploadAuditKeepsText(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Audited"))["OrganisationId"].(string)
+	for _, typ := range []string{"q%00seal", "q%FFseal", strings.Repeat("x", 5000)} {
+		if r, m := postPEM(t, a, "/organisations/"+oid+"/certificates/"+typ, webtest.ValidCert(t, "p256", "c")); r.StatusCode != 422 {
+			t.Fatalf("upload to type %.20s: %d %v", typ, r.StatusCode, m)
+		}
+	}
+	l := a.must(200, "GET", "/audit?Action=upload_refused&OrganisationId="+oid, "")
+	recs := l["content"].([]any)
+	if len(recs) != 3 {
+		t.Fatalf("%d refusals audited, want 3", len(recs))
+	}
+	for _, rec := range recs {
+		for _, f := range []string{"CertificateType", "Summary"} {
+			s, _ := rec.(map[string]any)[f].(string)
+			if strings.ContainsAny(s, "\x00\ufffd") || len([]rune(s)) > 500 {
+				t.Errorf("audited %s %.40q (%d characters)", f, s, len([]rune(s)))
+			}
+		}
+	}
+}
+
+// TestAttachmentTakesOneFilePart: a multipart body with two parts named
+// file (or two Description parts) is a 400; the second was kept and the
+// first dropped without a word.
+func TestAttachmentTakesOneFilePart(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("TwoParts"))["OrganisationId"].(string)
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+	base := "/organisations/" + oid + "/key-material/" + a.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)["KeyMaterialID"].(string) + "/attachments"
+	part := func(disposition, content string) string {
+		return "--B\r\nContent-Disposition: form-data; " + disposition + "\r\n\r\n" + content + "\r\n"
+	}
+	for name, body := range map[string]string{
+		"two files":        part(`name="file"; filename="a.txt"`, "a") + part(`name="file"; filename="b.txt"`, "b") + "--B--\r\n",
+		"two descriptions": part(`name="file"; filename="a.txt"`, "a") + part(`name="Description"`, "one") + part(`name="Description"`, "two") + "--B--\r\n",
+	} {
+		n := auditTotal(a)
+		if r, m := a.rawMultipart("POST", base, body); r.StatusCode != 400 || (fieldsOf(m)["file"] == "" && fieldsOf(m)["Description"] == "") {
+			t.Errorf("%s: %d %v, want 400 naming the part", name, r.StatusCode, m)
+		}
+		if auditTotal(a) != n {
+			t.Errorf("%s wrote an audit record", name)
+		}
+	}
+}
