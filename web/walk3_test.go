@@ -1,0 +1,99 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// Findings of a third walk through the console as two new users: a Super
+// User setting up Reference Data and a Data Administrator onboarding an
+// organisation.
+
+// postForm posts a console form and answers the status and the page.
+func postForm(t *testing.T, c *http.Client, u string, form url.Values) (int, *goquery.Document) {
+	t.Helper()
+	resp, err := c.PostForm(u, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, docOf(t, resp)
+}
+
+// TestDomainsPageEditRefusalIsShownInItsForm: a refused edit of a domain's
+// description, of a role or of an authority (Reference Data > Domains and
+// Roles) came back as the page with nothing said and the edit form closed,
+// what was typed gone: the change seemed saved but was not. The edit form
+// is open again with what was typed and the message beside its field.
+func TestDomainsPageEditRefusalIsShownInItsForm(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	auth := setupDomains(t, su)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	long := strings.Repeat("x", 501)
+
+	for _, tc := range []struct {
+		what, path string
+		form       url.Values
+		field      string // the id of the field the message is beside
+		kept       map[string]string
+	}{
+		{"domain", "/references/authorisation-domains/Payments",
+			url.Values{"Description": {long}, "Status": {"Active"}},
+			"domain-desc-Payments", map[string]string{"domain-desc-Payments": long}},
+		{"role", "/references/authorisation-domains/Payments/roles/PISP",
+			url.Values{"Type": {"Federation"}, "Exclusive": {"true"}, "Description": {long}, "Status": {"Active"}},
+			"edit-desc-Payments-PISP", map[string]string{"edit-desc-Payments-PISP": long}},
+		{"authority", "/references/authorities/" + auth,
+			url.Values{"AuthorityName": {""}, "AuthorityCode": {"CB2"}, "Country": {"gb"}, "AuthorisationDomains": {"Payments"}, "Status": {"Active"}},
+			"auth-name-" + auth, map[string]string{"auth-code-" + auth: "CB2", "auth-country-" + auth: "gb"}},
+	} {
+		status, doc := postForm(t, c, env.URL+tc.path, tc.form)
+		if status != http.StatusUnprocessableEntity {
+			t.Errorf("%s: status %d, want 422", tc.what, status)
+			continue
+		}
+		in := doc.Find("#" + tc.field)
+		if in.Length() == 0 {
+			t.Errorf("%s: no field #%s", tc.what, tc.field)
+			continue
+		}
+		if v, _ := in.Attr("aria-invalid"); v != "true" {
+			t.Errorf("%s: #%s is not marked invalid", tc.what, tc.field)
+		}
+		id, _ := in.Attr("aria-describedby")
+		if id == "" || strings.TrimSpace(doc.Find("#"+id).Text()) == "" {
+			t.Errorf("%s: no message beside #%s", tc.what, tc.field)
+		}
+		if in.ParentsFiltered("details[open]").Length() == 0 {
+			t.Errorf("%s: the edit form is closed", tc.what)
+		}
+		// The new forms of the page stay empty.
+		doc.Find("[data-testid=domain-form] input[type=text], [data-testid=authority-form] input[type=text]").Each(func(_ int, s *goquery.Selection) {
+			if v, _ := s.Attr("value"); v != "" {
+				id, _ := s.Attr("id")
+				t.Errorf("%s: the new form's #%s shows %q", tc.what, id, v)
+			}
+		})
+		if _, ok := doc.Find("[data-testid=authority-form] input[type=checkbox]").Attr("checked"); ok {
+			t.Errorf("%s: the new authority form ticks a domain", tc.what)
+		}
+		for f, want := range tc.kept {
+			if v, _ := doc.Find("#" + f).Attr("value"); v != want {
+				t.Errorf("%s: #%s kept as %q, want %q", tc.what, f, v, want)
+			}
+		}
+	}
+	// The authority's edit form keeps its domains ticked as sent.
+	_, doc := postForm(t, c, env.URL+"/references/authorities/"+auth,
+		url.Values{"AuthorityName": {""}, "AuthorityCode": {"CB"}, "Country": {"GB"}, "Status": {"Active"}})
+	box := doc.Find("#auth-name-" + auth).ParentsFiltered("form").Find(`input[name=AuthorisationDomains][value=Payments]`)
+	if _, ok := box.Attr("checked"); ok {
+		t.Error("the authority's edit form ticks Payments, which was not sent")
+	}
+}
