@@ -114,6 +114,15 @@ func (h *Domains) failed(w http.ResponseWriter, r *http.Request, err error, whic
 	h.Saved(w, r, Saved{Err: err, Again: pageAgain(func(e *Error) {
 		if e.Status == http.StatusConflict {
 			p.Conflict, p.InTheWay = conflictList(e)
+			if len(p.InTheWay) == 0 && which != "" {
+				// Nothing named in the way: the name is taken (a new
+				// domain or role), said beside it; what was typed stays.
+				field := "_"
+				if which == "domain" || strings.HasPrefix(which, "role:") {
+					field = "Name"
+				}
+				p.Errors, p.FormFor, p.Conflict = map[string]string{field: p.Conflict}, which, ""
+			}
 		} else {
 			p.Errors = onForm(FieldMap(e), domainsFormFields(which))
 			if len(p.Errors) == 0 {

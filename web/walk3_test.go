@@ -97,3 +97,50 @@ func TestDomainsPageEditRefusalIsShownInItsForm(t *testing.T) {
 		t.Error("the authority's edit form ticks Payments, which was not sent")
 	}
 }
+
+// TestDomainsPageNameTakenIsBesideTheName: a new domain or role whose name
+// is taken was answered with the message at the top of the page, and the
+// new role form came back closed and empty. The message stands beside the
+// name, as on the other Reference Data forms, and what was typed stays.
+func TestDomainsPageNameTakenIsBesideTheName(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	setupDomains(t, su)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	status, doc := postForm(t, c, env.URL+"/references/authorisation-domains/Payments/roles",
+		url.Values{"Name": {"PISP"}, "Type": {"Directory"}, "Description": {"Payment initiation"}, "Status": {"Active"}})
+	if status != http.StatusConflict {
+		t.Fatalf("role: status %d, want 409", status)
+	}
+	in := doc.Find("#role-name-Payments")
+	if v, _ := in.Attr("aria-invalid"); v != "true" || !strings.Contains(doc.Find("#role-name-Payments-error").Text(), "PISP") {
+		t.Errorf("role: the name is not marked, or no message beside it: %q", doc.Find("#role-name-Payments-error").Text())
+	}
+	if in.ParentsFiltered("details[open]").Length() == 0 {
+		t.Error("role: the new role form is closed")
+	}
+	if v, _ := in.Attr("value"); v != "PISP" {
+		t.Errorf("role: name kept as %q", v)
+	}
+	if v, _ := doc.Find("#role-desc-Payments").Attr("value"); v != "Payment initiation" {
+		t.Errorf("role: description kept as %q", v)
+	}
+	if doc.Find("[data-testid=conflict]").Length() != 0 {
+		t.Error("role: the message is also at the top of the page")
+	}
+
+	status, doc = postForm(t, c, env.URL+"/references/authorisation-domains",
+		url.Values{"Name": {"Payments"}, "Description": {"Again"}, "Status": {"Active"}})
+	if status != http.StatusConflict {
+		t.Fatalf("domain: status %d, want 409", status)
+	}
+	in = doc.Find("[data-testid=domain-form] #f-Name")
+	if v, _ := in.Attr("aria-invalid"); v != "true" || !strings.Contains(doc.Find("#e-Name").Text(), "Payments") {
+		t.Errorf("domain: the name is not marked, or no message beside it: %q", doc.Find("#e-Name").Text())
+	}
+	if v, _ := doc.Find("[data-testid=domain-form] #f-Description").Attr("value"); v != "Again" {
+		t.Errorf("domain: description kept as %q", v)
+	}
+}
