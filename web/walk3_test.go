@@ -144,3 +144,82 @@ func TestDomainsPageNameTakenIsBesideTheName(t *testing.T) {
 		t.Errorf("domain: description kept as %q", v)
 	}
 }
+
+// TestIdentityProviderFormAsksForTheSecretAgain: a new identity provider's
+// form refused once (here: a group mapped to SuperUser waits for the tick)
+// comes back without the client secret that was typed, since a secret is
+// never sent back to the browser. Nothing said so: ticking and saving again
+// bound the provider without a secret, a public client its provider
+// refuses. The field now asks for it again, and a save that leaves it empty
+// is refused once more before it goes on without one.
+func TestIdentityProviderFormAsksForTheSecretAgain(t *testing.T) {
+	op := newFakeOP(t)
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	form := url.Values{"Name": {"kc"}, "Issuer": {op.srv.URL}, "EmailDomains": {"example.com"}, "ClientId": {"console"},
+		"ClientSecret": {"s3cret-value"}, "GroupsClaim": {"groups"}, "GroupRoles": {"ops = SuperUser"}, "Status": {"Active"}}
+	status, doc := postForm(t, c, env.URL+"/references/identity-providers", form)
+	if status != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d, want 422", status)
+	}
+	if h, _ := doc.Html(); strings.Contains(h, "s3cret") {
+		t.Fatal("the page holds the secret")
+	}
+	msg := doc.Find("#e-ClientSecret").Text()
+	if v, _ := doc.Find("#f-ClientSecret").Attr("aria-invalid"); v != "true" || !strings.Contains(msg, "again") {
+		t.Fatalf("the secret field does not ask for the secret again (%q)", msg)
+	}
+	// Ticked and sent again with the secret field as the page left it: empty.
+	again := browserForm(doc, "/references/identity-providers")
+	again.Set("ConfirmSuperUser", "on")
+	status, doc = postForm(t, c, env.URL+"/references/identity-providers", again)
+	if status != http.StatusUnprocessableEntity {
+		t.Fatalf("sent again without the secret: status %d, want 422 (bound without its secret)", status)
+	}
+	if v, _ := doc.Find("#f-ClientSecret").Attr("aria-invalid"); v != "true" {
+		t.Error("the second refusal does not name the secret field")
+	}
+	// Typed again, the tick kept by the page: bound, with its secret.
+	again = browserForm(doc, "/references/identity-providers")
+	if again.Get("ConfirmSuperUser") != "on" {
+		t.Error("the second refusal dropped the Super User tick")
+	}
+	again.Set("ClientSecret", "s3cret-value")
+	if status, doc = postForm(t, c, env.URL+"/references/identity-providers", again); status != http.StatusOK {
+		t.Fatalf("with the secret typed again: status %d: %s", status, doc.Find("[role=alert]").Text())
+	}
+	var raw []byte
+	if err := env.DB.SQL().QueryRow(`SELECT client_secret FROM identity_providers WHERE name = 'kc'`).Scan(&raw); err != nil || len(raw) == 0 {
+		t.Fatalf("stored secret %q %v", raw, err)
+	}
+}
+
+// browserForm is what a browser sends for the form posting to action: its
+// fields as the page holds them, checkboxes only when ticked.
+func browserForm(doc *goquery.Document, action string) url.Values {
+	v := url.Values{}
+	doc.Find("form[action='" + action + "']").Find("input, textarea, select").Each(func(_ int, s *goquery.Selection) {
+		name, _ := s.Attr("name")
+		typ, _ := s.Attr("type")
+		if name == "" {
+			return
+		}
+		if typ == "checkbox" || typ == "radio" {
+			if _, on := s.Attr("checked"); !on {
+				return
+			}
+		}
+		val, _ := s.Attr("value")
+		switch {
+		case s.Is("textarea"):
+			val = s.Text()
+		case s.Is("select"):
+			val, _ = s.Find("option[selected]").Attr("value")
+		case typ == "checkbox" && val == "":
+			val = "on"
+		}
+		v.Add(name, val)
+	})
+	return v
+}
