@@ -320,3 +320,31 @@ type CertificationForm struct {
 	TypeOpts    []Option
 	Errors      map[string]string
 }
+
+// RevokeReasonLabel is a revocation reason (orgkeys.RevokeReasons, the
+// codes the API takes) in words, as the console shows it.
+func RevokeReasonLabel(code string) string {
+	switch code {
+	case "unspecified":
+		return "Unspecified"
+	case "keycompromise":
+		return "Key compromise (the private key may be known to others)"
+	case "superseded":
+		return "Superseded (replaced by a new key)"
+	case "cessationofoperation":
+		return "Cessation of operation (no longer used)"
+	case "privilegewithdrawn":
+		return "Privilege withdrawn"
+	}
+	return code
+}
+
+// revokeReasonShort is a revocation reason in words without its
+// explanation, as a revoked item's status shows it.
+func revokeReasonShort(code string) string {
+	l := RevokeReasonLabel(code)
+	if i := strings.Index(l, " ("); i > 0 {
+		return l[:i]
+	}
+	return l
+}

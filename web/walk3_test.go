@@ -1,12 +1,15 @@
 package web_test
 
 import (
+	"crypto/ecdsa"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	jose "github.com/go-jose/go-jose/v4"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -222,4 +225,46 @@ func browserForm(doc *goquery.Document, action string) url.Values {
 		v.Add(name, val)
 	})
 	return v
+}
+
+// TestRevocationReasonsReadAsWords: the reasons offered to revoke a
+// certificate or key material, and the reason shown once revoked, were the
+// wire codes (keycompromise, cessationofoperation). They read as words;
+// the values sent stay the codes.
+func TestRevocationReasonsReadAsWords(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	_, cert := postPEM(t, a, "/organisations/"+oid+"/certificates/qseal", webtest.ValidCert(t, "p256", "seal.acme.example"))
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+	km := a.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	kmPage := env.URL + "/organisations/" + oid + "/key-material/" + km["KeyMaterialID"].(string)
+	for _, u := range []string{
+		env.URL + "/organisations/" + oid + "/certificates/kid/" + cert["kid"].(string) + "/revoke",
+		kmPage,
+	} {
+		_, doc := page(t, c, u)
+		opts := doc.Find("select[name=RevokeReason] option")
+		if opts.Length() != 5 {
+			t.Fatalf("%s: %d reasons", u, opts.Length())
+		}
+		opts.Each(func(_ int, o *goquery.Selection) {
+			v, _ := o.Attr("value")
+			if o.Text() == v || !strings.Contains(o.Text(), " ") && v != "unspecified" && v != "superseded" {
+				t.Errorf("%s: the reason %s reads %q", u, v, o.Text())
+			}
+		})
+	}
+	status, doc := postForm(t, c, kmPage, url.Values{"Status": {"Revoked"}, "Use": {"sig"}, "RevokeReason": {"keycompromise"}})
+	if status != http.StatusOK {
+		t.Fatalf("revoke: status %d", status)
+	}
+	_, doc = page(t, c, kmPage)
+	if txt := doc.Find("main dl").Text(); strings.Contains(txt, "keycompromise") || !strings.Contains(txt, "Key compromise") {
+		t.Errorf("the revoked key says %q", strings.Join(strings.Fields(txt), " "))
+	}
 }
