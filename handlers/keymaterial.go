@@ -156,6 +156,9 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 			if m["PublicJwk"] != "" {
 				m["Key"] = m["PublicJwk"]
 			}
+			if orgkeys.HoldsPrivateKey(perr) {
+				form.Key = "" // a private key is not shown back
+			}
 			h.page(w, r, e.Status, o, form, m)
 		})})
 }

@@ -2,7 +2,9 @@ package web_test
 
 import (
 	"crypto/ecdsa"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"net/http"
 	"net/url"
 	"strings"
@@ -266,5 +268,48 @@ func TestRevocationReasonsReadAsWords(t *testing.T) {
 	_, doc = page(t, c, kmPage)
 	if txt := doc.Find("main dl").Text(); strings.Contains(txt, "keycompromise") || !strings.Contains(txt, "Key compromise") {
 		t.Errorf("the revoked key says %q", strings.Join(strings.Fields(txt), " "))
+	}
+}
+
+// TestPastedPrivateKeyIsNotShownBack: key material or a certificate pasted
+// with its private key is refused ("never send a private key"), and the
+// refused form showed the private key again in its field, in the page. The
+// field comes back empty; the message says why.
+func TestPastedPrivateKeyIsNotShownBack(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	privPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	lines := strings.Split(privPEM, "\n")
+	body := lines[len(lines)-3] // the last line of the key itself
+	jwk, _ := json.Marshal(jose.JSONWebKey{Key: k})
+	var members map[string]string
+	_ = json.Unmarshal(jwk, &members)
+	dValue := members["d"] // the private member of the JWK
+
+	for _, key := range []string{privPEM, string(jwk)} {
+		status, doc := postForm(t, c, env.URL+"/organisations/"+oid+"/key-material", url.Values{"Key": {key}, "Use": {"sig"}})
+		if status != http.StatusUnprocessableEntity || doc.Find("[data-testid=error-Key]").Text() == "" {
+			t.Fatalf("key material: status %d, message %q", status, doc.Find("[data-testid=error-Key]").Text())
+		}
+		if shown := doc.Find("textarea[name=Key]").Text(); strings.Contains(shown, body) || strings.Contains(shown, dValue) {
+			t.Errorf("key material: the refused form shows the private key %.20s", key)
+		}
+	}
+
+	cert := webtest.ValidCert(t, "p256", "seal.acme.example")
+	status, doc := postForm(t, c, env.URL+"/organisations/"+oid+"/certificates/new/review", url.Values{"type": {"qseal"}, "PEM": {cert + privPEM}})
+	if status != http.StatusUnprocessableEntity || !strings.Contains(doc.Text(), "private key") {
+		t.Fatalf("certificate: status %d", status)
+	}
+	if shown := doc.Find("textarea[name=PEM]").Text(); strings.Contains(shown, body) {
+		t.Error("certificate: the refused form shows the private key")
 	}
 }
