@@ -308,6 +308,15 @@ type OrgCertificationsPage struct {
 	OrgPage
 	Certs []store.OrgCertification
 	Today time.Time
+	// Holders are the applications and authorisation servers that can
+	// hold a certification, each linked to the form that adds one.
+	Holders []CertHolder
+}
+
+// CertHolder is an application or authorisation server on the
+// Certifications tab: its name, its kind and its certifications page.
+type CertHolder struct {
+	Name, Kind, Href string
 }
 
 // CertificationForm is the Add/Edit Certification modal.
