@@ -332,3 +332,42 @@ func TestCertificationsTabLeadsToItsHolders(t *testing.T) {
 		t.Fatalf("no link to add a certification to Payments app (%q)", strings.Join(strings.Fields(doc.Find("main").Text()), " "))
 	}
 }
+
+// TestPolicyEditRefusalStaysInItsEditForm: a refused edit of a role
+// metadata policy (a JSON mistake) came back in the New policy form: the
+// edit form closed, what was typed and the message under "Add policy",
+// whose button adds another policy instead of saving the edit. The edit
+// form opens again with them.
+func TestPolicyEditRefusalStaysInItsEditForm(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	setupDomains(t, su)
+	id := su.must(201, "POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code"]}}}`)["PolicyId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	broken := `{"grant_types": {"subset_of": ["authorization_code"]`
+	status, doc := postForm(t, c, env.URL+"/references/role-metadata-policies/"+id,
+		url.Values{"DomainRole": {"Payments/AISP"}, "EntityType": {"openid_relying_party"}, "Policy": {broken}, "Status": {"Active"}})
+	if status != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d, want 422", status)
+	}
+	edit := doc.Find("#p-" + id)
+	if v, _ := edit.Attr("aria-invalid"); v != "true" {
+		t.Error("the edit form's policy is not marked invalid")
+	}
+	if ids, _ := edit.Attr("aria-describedby"); ids == "" || !strings.Contains(doc.Find("#"+strings.Fields(ids)[0]).Text(), "not valid JSON") {
+		t.Errorf("no message beside the edit form's policy (%q)", ids)
+	}
+	if edit.Text() != broken {
+		t.Errorf("the edit form's policy holds %q", edit.Text())
+	}
+	if edit.ParentsFiltered("details[open]").Length() == 0 {
+		t.Error("the edit form is closed")
+	}
+	if v, _ := doc.Find("#r-" + id + " option[selected]").Attr("value"); v != "Payments/AISP" {
+		t.Errorf("the edit form's role is %q, want the one sent", v)
+	}
+	if f := doc.Find("#f-Policy"); f.Text() != "" || f.AttrOr("aria-invalid", "") != "" {
+		t.Errorf("the New policy form holds the edit: %q", f.Text())
+	}
+}
