@@ -253,6 +253,11 @@ type KeyMaterialDetail struct {
 	Attachments []store.Attachment
 	Reasons     []string
 	Error       string
+	// Edit is what the Edit form shows: the item, or what was sent when
+	// the edit was refused; Errors are its messages by field (Use,
+	// Description, RevokeReason), shown beside them.
+	Edit   store.KeyMaterial
+	Errors map[string]string
 }
 
 // AppAuditPage is an application's Audit tab.
