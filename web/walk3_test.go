@@ -415,3 +415,24 @@ func TestInvitationButtonSaysWhatItDoes(t *testing.T) {
 		t.Errorf("the button reads %q", got)
 	}
 }
+
+// TestSSARefusalLeadsToTheOrganisation: an application of a Pending
+// organisation says no SSA can be generated now, with nothing to click:
+// the organisation is set Active on its Details tab, which the message
+// now links to.
+func TestSSARefusalLeadsToTheOrganisation(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	app := a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Payments app","RedirectUri":["https://app.acme.example/cb"]}`)["SoftwareStatementId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	_, doc := page(t, c, env.URL+"/organisations/"+oid+"/softwarestatements/"+app)
+	refused := doc.Find("[data-testid=ssa-refused]")
+	if !strings.Contains(refused.Text(), "Pending") {
+		t.Fatalf("the refusal says %q", refused.Text())
+	}
+	if href, _ := refused.Find("a").Attr("href"); href != "/organisations/"+oid {
+		t.Errorf("the refusal links to %q, want the organisation's Details", href)
+	}
+}
