@@ -60,6 +60,7 @@ func (h *Applications) AppDetailPage(r *http.Request, o store.Organisation, a st
 		AppStatus: h.nextStatuses(lifecycle.Application, a.Status), StaleRoles: notIn(a.Roles, held)}
 	if refused := h.ssaRefused(o, a); refused != nil {
 		p.SSARefused = sentence(refused.Message)
+		p.OrgNotActive = refused.Code == CodeOrganisationNotActive.Name
 	}
 	return p, err
 }

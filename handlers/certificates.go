@@ -166,6 +166,7 @@ func (h *Certificates) Upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var c store.Certificate
+	var privateKey bool
 	ct, terr := h.Store.GetCertificateType(r.Context(), typ)
 	switch {
 	case errors.Is(terr, store.ErrNotFound) || (terr == nil && ct.Status != "Active"):
@@ -174,6 +175,7 @@ func (h *Certificates) Upload(w http.ResponseWriter, r *http.Request) {
 		err = terr
 	default:
 		parsed, perr := orgkeys.ParseCertificate(pemText, h.Now(), ct.Use)
+		privateKey = orgkeys.HoldsPrivateKey(perr)
 		var ref *orgkeys.Refusal
 		if errors.As(perr, &ref) {
 			err = Validation(map[string]string{"PEM": ref.Message})
@@ -194,7 +196,7 @@ func (h *Certificates) Upload(w http.ResponseWriter, r *http.Request) {
 	h.Saved(w, r, Saved{Err: err, Flash: "The " + typ + " certificate " + c.Kid + " was uploaded.", Page: paths.OrganisationTab(o.OrganisationID, "certificates"),
 		Status: http.StatusCreated, Body: c, ETag: c, Location: paths.API(paths.Certificate(o.OrganisationID, c.Kid)),
 		Again: anyAgain(func(e *Error) {
-			h.renderWizard(w, r, e.Status, o, views.CertWizard{Step: "upload", Type: typ, PEM: pemText, Error: refusalText(e)})
+			h.renderWizard(w, r, e.Status, o, views.CertWizard{Step: "upload", Type: typ, PEM: shownPEM(pemText, privateKey), Error: refusalText(e)})
 		})})
 }
 
@@ -315,6 +317,15 @@ type certReview struct {
 	PEM  string `json:"pem"`
 }
 
+// shownPEM is what a refused upload form shows in its PEM field: what was
+// sent, but nothing when it was refused for holding a private key.
+func shownPEM(pemText string, privateKey bool) string {
+	if privateKey {
+		return ""
+	}
+	return pemText
+}
+
 // Review takes the pasted or uploaded certificate and redirects to the
 // review page (post/redirect/get), so Back and Forward never send the
 // form again.
@@ -355,7 +366,7 @@ func (h *Certificates) ReviewPage(w http.ResponseWriter, r *http.Request) {
 	}
 	parsed, perr := orgkeys.ParseCertificate(pemText, h.Now(), ct.Use)
 	if perr != nil {
-		h.renderWizard(w, r, http.StatusUnprocessableEntity, o, views.CertWizard{Step: "upload", Type: typ, PEM: pemText, Error: perr.Error()})
+		h.renderWizard(w, r, http.StatusUnprocessableEntity, o, views.CertWizard{Step: "upload", Type: typ, PEM: shownPEM(pemText, orgkeys.HoldsPrivateKey(perr)), Error: perr.Error()})
 		return
 	}
 	h.renderWizard(w, r, http.StatusOK, o, views.CertWizard{Step: "review", Type: typ, PEM: pemText,

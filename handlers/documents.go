@@ -23,6 +23,8 @@ type documentStore interface {
 	GetCertification(ctx context.Context, subjectType, subjectID, id string) (store.Certification, error)
 	SaveCertification(ctx context.Context, a store.Audit, c store.Certification, check func(store.Certification) error) (store.Certification, error)
 	ListOrganisationCertifications(ctx context.Context, orgID string) ([]store.OrgCertification, error)
+	ListSoftwareStatements(ctx context.Context, orgID string) ([]store.SoftwareStatement, error)
+	ListAuthorisationServers(ctx context.Context, orgID string) ([]store.AuthorisationServer, error)
 }
 
 // Documents serves regulatory documents and certifications.
@@ -256,8 +258,40 @@ func (h *Documents) OrgCertifications(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, during("ListOrganisationCertifications", err))
 		return
 	}
-	Respond(w, r, http.StatusOK, cs, views.OrgCertificationsTab(h.Shell(r, o.OrganisationName+": certifications", "organisations", h.Org.orgCrumbs(&o, "Certifications")...),
-		views.OrgCertificationsPage{OrgPage: h.Org.orgPage(o, views.TabCertifications), Certs: cs, Today: time.Now().UTC()}))
+	if HTMLPage(w, r, func() {
+		holders, err := h.certHolders(r.Context(), o.OrganisationID)
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		Render(w, r, http.StatusOK, views.OrgCertificationsTab(h.Shell(r, o.OrganisationName+": certifications", "organisations", h.Org.orgCrumbs(&o, "Certifications")...),
+			views.OrgCertificationsPage{OrgPage: h.Org.orgPage(o, views.TabCertifications), Certs: cs, Today: time.Now().UTC(), Holders: holders}))
+	}) {
+		return
+	}
+	Respond(w, r, http.StatusOK, cs, nil)
+}
+
+// certHolders are the organisation's applications and authorisation
+// servers, each with its certifications page (the Certifications tab links
+// to the form that adds one).
+func (h *Documents) certHolders(ctx context.Context, orgID string) ([]views.CertHolder, error) {
+	apps, err := h.Store.ListSoftwareStatements(ctx, orgID)
+	if err != nil {
+		return nil, during("ListSoftwareStatements", err)
+	}
+	servers, err := h.Store.ListAuthorisationServers(ctx, orgID)
+	if err != nil {
+		return nil, during("ListAuthorisationServers", err)
+	}
+	var out []views.CertHolder
+	for _, a := range apps {
+		out = append(out, views.CertHolder{Name: a.ClientName, Kind: "application", Href: paths.Application(orgID, a.SoftwareStatementID) + "/certifications"})
+	}
+	for _, s := range servers {
+		out = append(out, views.CertHolder{Name: s.CustomerFriendlyName, Kind: "authorisation server", Href: paths.Server(orgID, s.AuthorisationServerID) + "/certifications"})
+	}
+	return out, nil
 }
 
 // GetCertification is one certification.

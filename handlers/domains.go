@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -121,13 +123,23 @@ func (h *Domains) page(w http.ResponseWriter, r *http.Request, status int, p vie
 }
 
 // failed answers a failed write: JSON as a problem, the page re-rendered
-// with the errors beside the form (which) or the conflict as a list.
+// with the errors beside the form (which: a new or an edit form, with what
+// was typed in p) or the conflict as a list.
 func (h *Domains) failed(w http.ResponseWriter, r *http.Request, err error, which string, p views.DomainsPage) {
 	h.Saved(w, r, Saved{Err: err, Again: pageAgain(func(e *Error) {
 		if e.Status == http.StatusConflict {
 			p.Conflict, p.InTheWay = conflictList(e)
+			if len(p.InTheWay) == 0 && which != "" {
+				// Nothing named in the way: the name is taken (a new
+				// domain or role), said beside it; what was typed stays.
+				field := "_"
+				if which == "domain" || strings.HasPrefix(which, "role:") {
+					field = "Name"
+				}
+				p.Errors, p.FormFor, p.Conflict = map[string]string{field: p.Conflict}, which, ""
+			}
 		} else {
-			p.Errors = FieldMap(e)
+			p.Errors = onForm(FieldMap(e), domainsFormFields(which))
 			if len(p.Errors) == 0 {
 				p.Errors = map[string]string{"_": e.Message}
 			}
@@ -135,6 +147,44 @@ func (h *Domains) failed(w http.ResponseWriter, r *http.Request, err error, whic
 		}
 		h.page(w, r, e.Status, p)
 	})})
+}
+
+// domainsFormFields are the fields a form of the Domains and Roles page
+// shows a message beside (which as in failed).
+func domainsFormFields(which string) []string {
+	kind, _, _ := strings.Cut(which, ":")
+	switch kind {
+	case "domain":
+		return []string{"Name", "Description"}
+	case "role":
+		return []string{"Name", "Type", "Description"}
+	case "edit-domain":
+		return []string{"Description"}
+	case "edit-role":
+		return []string{"Type", "Description"}
+	case "authority", "edit-authority":
+		return []string{"AuthorityName", "AuthorityCode", "Country", "AuthorisationDomains"}
+	}
+	return nil
+}
+
+// onForm keeps the messages of the fields a form shows; the others are
+// joined into its general message ("_"), so that none is lost.
+func onForm(errs map[string]string, fields []string) map[string]string {
+	out := map[string]string{}
+	var rest []string
+	for f, m := range errs {
+		if slices.Contains(fields, f) {
+			out[f] = m
+		} else {
+			rest = append(rest, m)
+		}
+	}
+	if len(rest) > 0 {
+		sort.Strings(rest)
+		out["_"] = strings.Join(rest, " ")
+	}
+	return out
 }
 
 // done answers a write of the page: v is the saved resource (nil: 204).
@@ -203,7 +253,7 @@ func (h *Domains) UpdateDomain(w http.ResponseWriter, r *http.Request) {
 	}
 	name := PathParam(r, "domain")
 	if in.Name != "" && in.Name != name {
-		h.failed(w, r, Validation(map[string]string{"Name": "The name of a domain cannot change."}), "", views.DomainsPage{})
+		h.failed(w, r, Validation(map[string]string{"Name": "The name of a domain cannot change."}), views.EditDomainForm(name), views.DomainsPage{DomainForm: in})
 		return
 	}
 	in.Name = name
@@ -216,7 +266,7 @@ func (h *Domains) UpdateDomain(w http.ResponseWriter, r *http.Request) {
 		err = storeError(during("UpdateAuthorisationDomain", err), "Authorisation domain")
 	}
 	if err != nil {
-		h.failed(w, r, err, "", views.DomainsPage{})
+		h.failed(w, r, err, views.EditDomainForm(name), views.DomainsPage{DomainForm: in})
 		return
 	}
 	h.done(w, r, http.StatusOK, "Authorisation domain "+d.Name+" is "+d.Status+".", "", d)
@@ -333,7 +383,7 @@ func (h *Domains) UpdateRole(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		h.failed(w, r, err, "", views.DomainsPage{})
+		h.failed(w, r, err, views.EditRoleForm(PathParam(r, "domain"), name), views.DomainsPage{RoleForm: in})
 		return
 	}
 	h.done(w, r, http.StatusOK, "Role "+ro.Name+" of "+ro.AuthorisationDomain+" was saved.", "", ro)
@@ -437,7 +487,7 @@ func (h *Domains) UpdateAuthority(w http.ResponseWriter, r *http.Request) {
 		err = storeError(during("UpdateAuthority", err), "Authority")
 	}
 	if err != nil {
-		h.failed(w, r, err, "", views.DomainsPage{})
+		h.failed(w, r, err, views.EditAuthorityForm(id), views.DomainsPage{AuthorityForm: in})
 		return
 	}
 	h.done(w, r, http.StatusOK, "Authority "+au.AuthorityName+" was saved.", "", au)

@@ -225,6 +225,7 @@ func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 	errs := h.validate(&p)
 	h.secret(errs, &p, in.ClientSecret)
 	confirmSuperUser(r, errs, p, nil)
+	secretAgain(r, errs, p, in.ClientSecret, false)
 	if len(errs) > 0 {
 		err = Validation(errs)
 	} else if err = h.checkIssuer(r.Context(), &p); err == nil {
@@ -235,7 +236,9 @@ func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "Identity provider " + p.Name + " was added; the API now accepts its tokens.", Page: idpPath,
 		Status: http.StatusCreated, Body: p, ETag: p, Location: "/api" + idpPath + "/" + url.PathEscape(p.Name),
-		Again: anyAgain(func(e *Error) { h.listPage(w, r, e.Status, idpForm(in.provider(), fieldMessages(err, "Name"))) })})
+		Again: anyAgain(func(e *Error) {
+			h.listPage(w, r, e.Status, askSecretAgain(r, idpForm(in.provider(), fieldMessages(err, "Name")), in.ClientSecret))
+		})})
 }
 
 // Update replaces an identity provider's writable fields; the issuer is
@@ -262,6 +265,7 @@ func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 	errs := h.validate(&p)
 	h.secret(errs, &p, in.ClientSecret)
 	confirmSuperUser(r, errs, p, cur.GroupRoles)
+	secretAgain(r, errs, p, in.ClientSecret, cur.HasClientSecret)
 	if len(errs) > 0 {
 		err = Validation(errs)
 	} else if p.Issuer != cur.Issuer {
@@ -284,7 +288,7 @@ func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 		Again: anyAgain(func(e *Error) {
 			f := idpForm(in.provider(), fieldMessages(err, "Issuer"))
 			f.JwksURI, f.HasClientSecret = cur.JwksURI, cur.HasClientSecret
-			h.editPage(w, r, e.Status, f)
+			h.editPage(w, r, e.Status, askSecretAgain(r, f, in.ClientSecret))
 		})})
 }
 
@@ -376,6 +380,40 @@ func groupLines(gs []store.GroupRole) string {
 		b.WriteString(g.Group + " = " + string(g.Role) + "\n")
 	}
 	return b.String()
+}
+
+// askSecretAgain: a refused form is shown again without the client secret
+// that was typed (a secret is never sent back to the browser), so its
+// field says to type it again, and the form carries SecretAgain. A ticked
+// ConfirmSuperUser stays ticked.
+func askSecretAgain(r *http.Request, f views.IdPForm, typed string) views.IdPForm {
+	f.SuperUserTicked = r.PostForm != nil && r.PostForm.Get("ConfirmSuperUser") == "on"
+	if typed == "" {
+		return f
+	}
+	f.SecretAgain = true
+	if f.Errors == nil {
+		f.Errors = map[string]string{}
+	}
+	if f.Errors["ClientSecret"] == "" {
+		f.Errors["ClientSecret"] = "Type the client secret again: it is not kept when a form is refused."
+	}
+	return f
+}
+
+// secretAgain: in the browser, a form sent again after askSecretAgain with
+// the secret field still empty is refused once more, so that a provider is
+// not saved without the secret that was typed (or, on an edit, with the
+// old one) by mistake; the next save goes on without it.
+func secretAgain(r *http.Request, f map[string]string, p store.IdentityProvider, secret string, hasCurrent bool) {
+	if r.PostForm == nil || r.PostForm.Get("SecretAgain") != "1" || secret != "" || p.ClientID == "" || f["ClientSecret"] != "" {
+		return
+	}
+	without := "save again to go on without one"
+	if hasCurrent {
+		without = "save again to keep the current one"
+	}
+	f["ClientSecret"] = "The client secret typed before was not kept: type it again, or " + without + "."
 }
 
 // confirmSuperUser: in the browser, a group newly mapped to SuperUser is

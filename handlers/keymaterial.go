@@ -160,6 +160,9 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 					m["Key"] = m[f]
 				}
 			}
+			if orgkeys.HoldsPrivateKey(perr) {
+				form.Key = "" // a private key is not shown back
+			}
 			h.page(w, r, e.Status, o, form, m)
 		})})
 }
@@ -187,7 +190,37 @@ func (h *KeyMaterial) detail(w http.ResponseWriter, r *http.Request, status int,
 		WriteError(w, r, during("ListAttachments", err))
 		return
 	}
-	p := views.KeyMaterialDetail{OrgPage: h.Org.orgPage(o, views.TabKeyMaterial), Item: k, Attachments: atts, Reasons: orgkeys.RevokeReasons, Error: errMsg}
+	p := views.KeyMaterialDetail{OrgPage: h.Org.orgPage(o, views.TabKeyMaterial), Item: k, Attachments: atts, Reasons: orgkeys.RevokeReasons, Error: errMsg, Edit: k}
+	Render(w, r, status, views.KeyMaterialItem(h.Shell(r, "Key material", "organisations", h.Org.orgCrumbs(&o, "Key "+k.Kid)...), p))
+}
+
+// refusedEdit shows the item again after a refused edit or revocation:
+// each message beside its field (Use, Description, RevokeReason), the
+// others above the forms, and the Edit form with what was sent.
+func (h *KeyMaterial) refusedEdit(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, k store.KeyMaterial, in keyMaterialIn, e *Error) {
+	atts, err := h.Store.ListAttachments(r.Context(), k.KeyMaterialID)
+	if err != nil {
+		WriteError(w, r, during("ListAttachments", err))
+		return
+	}
+	p := views.KeyMaterialDetail{OrgPage: h.Org.orgPage(o, views.TabKeyMaterial), Item: k, Attachments: atts, Reasons: orgkeys.RevokeReasons, Edit: k,
+		Errors: map[string]string{}}
+	if in.Status == "Active" {
+		p.Edit.Use, p.Edit.Description = in.Use, in.Description
+	}
+	var rest []string
+	for _, f := range e.Fields {
+		switch f.Field {
+		case "Use", "Description", "RevokeReason":
+			p.Errors[f.Field] = f.Message
+		default:
+			rest = append(rest, f.Message)
+		}
+	}
+	if len(e.Fields) == 0 {
+		rest = append(rest, refusalText(e))
+	}
+	p.Error = strings.Join(rest, " ")
 	Render(w, r, status, views.KeyMaterialItem(h.Shell(r, "Key material", "organisations", h.Org.orgCrumbs(&o, "Key "+k.Kid)...), p))
 }
 
@@ -230,22 +263,18 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 		errs[keyMember(in)] = "The key of key material cannot change; create new key material instead."
 	}
 	if len(errs) > 0 {
-		h.updateFailed(w, r, o, cur, Validation(errs))
+		h.Saved(w, r, Saved{Err: Validation(errs), Again: h.updateAgain(w, r, o, cur, in)})
 		return
 	}
 	k, err := h.Store.UpdateKeyMaterial(r.Context(), h.actor(r), store.KeyMaterial{KeyMaterialID: id, OrganisationID: o.OrganisationID,
 		Use: in.Use, Description: in.Description, Status: in.Status, RevokeReason: in.RevokeReason}, func(c store.KeyMaterial) error { return CheckIfMatch(r, c) })
 	h.Saved(w, r, Saved{Err: storeError(err, "Key material"), Flash: "Key material " + k.Kid + " was saved (" + k.Status + ").",
 		Page: paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID), Status: http.StatusOK, Body: k, ETag: k,
-		Again: h.updateAgain(w, r, o, cur)})
+		Again: h.updateAgain(w, r, o, cur, in)})
 }
 
-func (h *KeyMaterial) updateFailed(w http.ResponseWriter, r *http.Request, o store.Organisation, cur store.KeyMaterial, err error) {
-	h.Saved(w, r, Saved{Err: err, Again: h.updateAgain(w, r, o, cur)})
-}
-
-func (h *KeyMaterial) updateAgain(w http.ResponseWriter, r *http.Request, o store.Organisation, cur store.KeyMaterial) func(e *Error) bool {
-	return anyAgain(func(e *Error) { h.detail(w, r, e.Status, o, cur, refusalText(e)) })
+func (h *KeyMaterial) updateAgain(w http.ResponseWriter, r *http.Request, o store.Organisation, cur store.KeyMaterial, in keyMaterialIn) func(e *Error) bool {
+	return anyAgain(func(e *Error) { h.refusedEdit(w, r, e.Status, o, cur, in, e) })
 }
 
 // ListAttachments is GET …/key-material/{id}/attachments.

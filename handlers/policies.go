@@ -164,7 +164,7 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	h.Saved(w, r, Saved{Err: err, Flash: "The policy for " + saved.AuthorisationDomain + ": " + saved.Role + " / " + saved.EntityType + " was saved.",
 		Page: "/references/role-metadata-policies", Status: http.StatusOK, Body: saved, ETag: saved,
 		Again: anyAgain(func(e *Error) {
-			h.page(w, r, e.Status, views.PolicyForm{AuthorisationDomain: p.AuthorisationDomain, Role: p.Role, EntityType: p.EntityType, Policy: string(p.Policy),
+			h.page(w, r, e.Status, views.PolicyForm{PolicyID: p.PolicyID, AuthorisationDomain: p.AuthorisationDomain, Role: p.Role, EntityType: p.EntityType, Policy: string(p.Policy),
 				Description: p.Description, Errors: domainRoleErrors(fieldMessages(e, "DomainRole"))})
 		}),
 	}.Created(isNew, "/api/references/role-metadata-policies/"+saved.PolicyID))

@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -37,11 +38,27 @@ type Certificate struct {
 }
 
 // Refusal is a clear reason to refuse an upload.
-type Refusal struct{ Message string }
+type Refusal struct {
+	Message string
+	// PrivateKey: what was sent holds a private key, which a refused form
+	// must not show back (the console clears the field).
+	PrivateKey bool
+}
 
 func (r *Refusal) Error() string { return r.Message }
 
 func refuse(format string, args ...any) error { return &Refusal{Message: fmt.Sprintf(format, args...)} }
+
+func refusePrivate(format string, args ...any) error {
+	return &Refusal{Message: fmt.Sprintf(format, args...), PrivateKey: true}
+}
+
+// HoldsPrivateKey reports whether err refuses what was sent because it
+// holds a private key.
+func HoldsPrivateKey(err error) bool {
+	var r *Refusal
+	return errors.As(err, &r) && r.PrivateKey
+}
 
 // ParseCertificate checks a PEM certificate for an organisation: exactly
 // one CERTIFICATE block and nothing else, valid now, with an accepted key.
@@ -65,7 +82,7 @@ func ParseCertificate(pemText string, now time.Time, use string) (*Certificate, 
 		}
 		if blk.Type != "CERTIFICATE" {
 			if strings.Contains(blk.Type, "PRIVATE KEY") {
-				return nil, refuse("The PEM holds a private key (%s). Upload the certificate only; never send a private key.", blk.Type)
+				return nil, refusePrivate("The PEM holds a private key (%s). Upload the certificate only; never send a private key.", blk.Type)
 			}
 			return nil, refuse("The PEM holds a %s block; only one CERTIFICATE is accepted.", blk.Type)
 		}
@@ -179,7 +196,7 @@ func ParseKeyMaterial(jwkJSON json.RawMessage, pemText, use string) (*KeyMateria
 		}
 		for _, m := range privateMembers {
 			if _, ok := members[m]; ok {
-				return nil, refuse("PublicJwk holds the private member %q: send the public key only.", m)
+				return nil, refusePrivate("PublicJwk holds the private member %q: send the public key only.", m)
 			}
 		}
 		var k jose.JSONWebKey
@@ -213,7 +230,7 @@ func ParseKeyMaterial(jwkJSON json.RawMessage, pemText, use string) (*KeyMateria
 			pub = c.PublicKey
 		default:
 			if strings.Contains(blk.Type, "PRIVATE KEY") {
-				return nil, refuse("The PEM holds a private key: send the public key only.")
+				return nil, refusePrivate("The PEM holds a private key: send the public key only.")
 			}
 			return nil, refuse("PEM must be a PUBLIC KEY or a CERTIFICATE, not %s.", blk.Type)
 		}

@@ -554,7 +554,7 @@ func NewDataAdmin(s Shell, email string, errs map[string]string) templ.Component
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = FormActions("Save", "/references/data-administrators", "Cancel").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = FormActions("Send invitation", "/references/data-administrators", "Cancel").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

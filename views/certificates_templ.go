@@ -258,9 +258,9 @@ func CertificatesTab(s Shell, p CertsPage) templ.Component {
 								return templ_7745c5c3_Err
 							}
 							var templ_7745c5c3_Var14 string
-							templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(c.RevokeReason)
+							templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(revokeReasonShort(c.RevokeReason))
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/certificates.templ`, Line: 34, Col: 33}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/certificates.templ`, Line: 34, Col: 52}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 							if templ_7745c5c3_Err != nil {
@@ -884,9 +884,9 @@ func RevokeCertificate(s Shell, p OrgPage, c certView, reasons []string) templ.C
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var48 string
-				templ_7745c5c3_Var48, templ_7745c5c3_Err = templ.JoinStringErrs(r)
+				templ_7745c5c3_Var48, templ_7745c5c3_Err = templ.JoinStringErrs(RevokeReasonLabel(r))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/certificates.templ`, Line: 141, Col: 29}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/certificates.templ`, Line: 141, Col: 48}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var48))
 				if templ_7745c5c3_Err != nil {

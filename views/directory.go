@@ -253,6 +253,11 @@ type KeyMaterialDetail struct {
 	Attachments []store.Attachment
 	Reasons     []string
 	Error       string
+	// Edit is what the Edit form shows: the item, or what was sent when
+	// the edit was refused; Errors are its messages by field (Use,
+	// Description, RevokeReason), shown beside them.
+	Edit   store.KeyMaterial
+	Errors map[string]string
 }
 
 // AppAuditPage is an application's Audit tab.
@@ -308,6 +313,15 @@ type OrgCertificationsPage struct {
 	OrgPage
 	Certs []store.OrgCertification
 	Today time.Time
+	// Holders are the applications and authorisation servers that can
+	// hold a certification, each linked to the form that adds one.
+	Holders []CertHolder
+}
+
+// CertHolder is an application or authorisation server on the
+// Certifications tab: its name, its kind and its certifications page.
+type CertHolder struct {
+	Name, Kind, Href string
 }
 
 // CertificationForm is the Add/Edit Certification modal.
@@ -319,4 +333,32 @@ type CertificationForm struct {
 	Certs       []store.Certification // the list behind the dialog
 	TypeOpts    []Option
 	Errors      map[string]string
+}
+
+// RevokeReasonLabel is a revocation reason (orgkeys.RevokeReasons, the
+// codes the API takes) in words, as the console shows it.
+func RevokeReasonLabel(code string) string {
+	switch code {
+	case "unspecified":
+		return "Unspecified"
+	case "keycompromise":
+		return "Key compromise (the private key may be known to others)"
+	case "superseded":
+		return "Superseded (replaced by a new key)"
+	case "cessationofoperation":
+		return "Cessation of operation (no longer used)"
+	case "privilegewithdrawn":
+		return "Privilege withdrawn"
+	}
+	return code
+}
+
+// revokeReasonShort is a revocation reason in words without its
+// explanation, as a revoked item's status shows it.
+func revokeReasonShort(code string) string {
+	l := RevokeReasonLabel(code)
+	if i := strings.Index(l, " ("); i > 0 {
+		return l[:i]
+	}
+	return l
 }

@@ -279,15 +279,16 @@ func TestPolicyFormPicksDomainAndRoleTogether(t *testing.T) {
 	if sel.Length() != 1 || sel.AttrOr("value", "") != "Data/PISP" {
 		t.Errorf("edit form selects %d option(s), %q", sel.Length(), sel.AttrOr("value", ""))
 	}
-	// A refused save shows its message beside the one list.
+	// A refused save shows its message beside the one list of its edit
+	// form (TestPolicyEditRefusalStaysInItsEditForm).
 	resp, err = c.PostForm(env.URL+"/references/role-metadata-policies/"+id, url.Values{"DomainRole": {"Data/NOPE"}, "EntityType": {"openid_relying_party"},
 		"Policy": {`{"grant_types":{"subset_of":["authorization_code"]}}`}, "Status": {"Active"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc = docOf(t, resp)
-	if resp.StatusCode != 422 || doc.Find("#e-DomainRole").Text() == "" {
-		t.Errorf("refused save: %d, message beside the list %q", resp.StatusCode, doc.Find("#e-DomainRole").Text())
+	if resp.StatusCode != 422 || doc.Find("#r-"+id+"-error").Text() == "" {
+		t.Errorf("refused save: %d, message beside the list %q", resp.StatusCode, doc.Find("#r-"+id+"-error").Text())
 	}
 }
 
