@@ -76,7 +76,7 @@ func validateClaim(c *store.AuthorityClaim, isNew bool) map[string]string {
 	checkLen(f, "AuthorisationDomain", c.AuthorisationDomain, 30)
 	checkLen(f, "Role", c.Role, 30)
 	checkLen(f, "RegistrationId", c.RegistrationID, 40)
-	activeOrInactive(f, &c.Status)
+	statusIn(f, &c.Status, isNew)
 	return f
 }
 

@@ -217,7 +217,7 @@ func validateDomain(d *store.AuthorisationDomain, isNew bool) map[string]string 
 		validRefName(f, "Name", d.Name)
 	}
 	checkLen(f, "Description", d.Description, 500)
-	activeOrInactive(f, &d.Status)
+	statusIn(f, &d.Status, isNew)
 	return f
 }
 
@@ -318,7 +318,7 @@ func validateRole(ro *store.DomainRole, isNew bool) map[string]string {
 		f["Type"] = "Type must be Federation or Directory."
 	}
 	checkLen(f, "Description", ro.Description, 500)
-	activeOrInactive(f, &ro.Status)
+	statusIn(f, &ro.Status, isNew)
 	return f
 }
 
@@ -417,7 +417,7 @@ func (h *Domains) GetAuthority(w http.ResponseWriter, r *http.Request) {
 
 var countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
 
-func validateAuthority(au *store.Authority) map[string]string {
+func validateAuthority(au *store.Authority, isNew bool) map[string]string {
 	f := map[string]string{}
 	required(f, "AuthorityName", au.AuthorityName, "Authority name")
 	checkLen(f, "AuthorityName", au.AuthorityName, 255)
@@ -439,7 +439,7 @@ func validateAuthority(au *store.Authority) map[string]string {
 	if au.AuthorisationDomains == nil {
 		au.AuthorisationDomains = []string{}
 	}
-	activeOrInactive(f, &au.Status)
+	statusIn(f, &au.Status, isNew)
 	return f
 }
 
@@ -454,7 +454,7 @@ func (h *Domains) CreateAuthority(w http.ResponseWriter, r *http.Request) {
 	var au store.Authority
 	if in.AuthorityID != "" && !ValidUUID(in.AuthorityID) {
 		err = Validation(map[string]string{"AuthorityId": "AuthorityId must be a UUID in lower case, like 0b7e7c2e-2a57-4a44-9a4d-0d1c6f1f4d7a."})
-	} else if errs := validateAuthority(&in); len(errs) > 0 {
+	} else if errs := validateAuthority(&in, true); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
 		au, err = h.Store.CreateAuthority(r.Context(), h.actor(r), in)
@@ -480,8 +480,8 @@ func (h *Domains) UpdateAuthority(w http.ResponseWriter, r *http.Request) {
 	var au store.Authority
 	if in.AuthorityID != "" && in.AuthorityID != id {
 		err = Validation(map[string]string{"AuthorityId": "AuthorityId cannot change."})
-	} else if in.AuthorityID = id; len(validateAuthority(&in)) > 0 {
-		err = Validation(validateAuthority(&in))
+	} else if in.AuthorityID = id; len(validateAuthority(&in, false)) > 0 {
+		err = Validation(validateAuthority(&in, false))
 	} else {
 		au, err = h.Store.UpdateAuthority(r.Context(), h.actor(r), in, func(cur store.Authority) error { return CheckIfMatch(r, cur) })
 		err = storeError(during("UpdateAuthority", err), "Authority")

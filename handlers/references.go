@@ -32,6 +32,17 @@ func validRefStatus(s string) bool { return s == "Active" || s == "Inactive" }
 // activeOrInactive defaults an empty Status to Active and refuses any
 // other word than Active or Inactive (reference data, policies,
 // certifications).
+// statusIn checks Status for a create (isNew: empty is Active) or an
+// update, where an empty Status is left empty and the store keeps the
+// current one: a PUT that leaves Status out changes no status (it used to
+// make an Inactive claim or reference Active again).
+func statusIn(f map[string]string, status *string, isNew bool) {
+	if !isNew && *status == "" {
+		return
+	}
+	activeOrInactive(f, status)
+}
+
 func activeOrInactive(f map[string]string, status *string) {
 	if *status == "" {
 		*status = "Active"
@@ -124,7 +135,7 @@ func validateRef(it *store.ReferenceItem, isNew bool) map[string]string {
 		}
 	}
 	checkLen(f, "Description", it.Description, 500)
-	activeOrInactive(f, &it.Status)
+	statusIn(f, &it.Status, isNew)
 	return f
 }
 

@@ -216,6 +216,9 @@ func (d *DB) UpdateAuthorityClaim(ctx context.Context, a Audit, c AuthorityClaim
 		}
 		next := cur
 		next.RegistrationID, next.Status = c.RegistrationID, c.Status
+		if c.Status == "" { // left out: unchanged
+			next.Status = cur.Status
+		}
 		if cur.Status != "Active" && next.Status == "Active" {
 			if err := checkActiveClaim(ctx, tx, next); err != nil {
 				return err

@@ -131,6 +131,9 @@ func (d *DB) UpdateAuthorisationDomain(ctx context.Context, a Audit, dom Authori
 				return err
 			}
 		}
+		if dom.Status == "" { // left out: unchanged
+			dom.Status = cur.Status
+		}
 		if cur.Status == "Active" && dom.Status == "Inactive" {
 			claims, err := claimsWhere(ctx, tx, `c.domain = ?`, true, dom.Name)
 			if err != nil {
@@ -320,6 +323,9 @@ func (d *DB) UpdateDomainRole(ctx context.Context, a Audit, r DomainRole, check 
 			if err := check(cur); err != nil {
 				return err
 			}
+		}
+		if r.Status == "" { // left out: unchanged
+			r.Status = cur.Status
 		}
 		if cur.Status == "Active" && r.Status == "Inactive" {
 			claims, err := claimsWhere(ctx, tx, `c.domain = ? AND c.role = ?`, true, r.AuthorisationDomain, r.Name)
@@ -547,6 +553,9 @@ func (d *DB) UpdateAuthority(ctx context.Context, a Audit, au Authority, check f
 			if err := check(cur); err != nil {
 				return err
 			}
+		}
+		if au.Status == "" { // left out: unchanged
+			au.Status = cur.Status
 		}
 		if err := checkAuthority(ctx, tx, au); err != nil {
 			return err

@@ -94,6 +94,9 @@ func (d *DB) UpdateRef(ctx context.Context, k RefKind, a Audit, r ReferenceItem,
 		if err != nil {
 			return err
 		}
+		if r.Status == "" { // left out: unchanged
+			r.Status = cur.Status
+		}
 		if k == CertificationTypes && cur.Status == "Active" && r.Status == "Inactive" {
 			held, err := certificationsHeld(ctx, tx, r.Name, true)
 			if err != nil {

@@ -641,3 +641,40 @@ func TestOrganisationListRoleFilterAndCSVRoles(t *testing.T) {
 		t.Fatalf("page: %q %q", doc.Find("[data-testid=role-filter] option[selected]").Text(), doc.Find("[data-testid=org-count]").Text())
 	}
 }
+
+// TestPutWithoutStatusKeepsIt: a PUT that leaves Status out changes no
+// status: an Inactive claim, domain, role, authority or reference type
+// edited without it stays Inactive (it used to become Active again, a
+// claim's roles with it).
+func TestPutWithoutStatusKeepsIt(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	auth := setupDomains(t, su)
+	oid := su.must(201, "POST", "/organisations", `{"OrganisationName":"Keep Bank","RegistrationNumber":"K-1","CountryOfRegistration":"GB","Status":"Active"}`)["OrganisationId"].(string)
+	cid := grant(t, su, oid, auth, "Payments", "PISP")
+	su.must(200, "PUT", "/organisations/"+oid+"/authority-claims/"+cid, `{"RegistrationId":"REG-PISP","Status":"Inactive"}`)
+	su.must(201, "POST", "/references/contact-types", `{"Name":"Keep","Status":"Inactive"}`)
+	su.must(200, "PUT", "/references/authorisation-domains/Data", `{"Description":"d","Status":"Inactive"}`)
+	su.must(200, "PUT", "/references/authorisation-domains/Payments/roles/AISP", `{"Type":"Federation","Status":"Inactive"}`)
+	au2 := su.must(201, "POST", "/references/authorities", `{"AuthorityName":"Old Bank","AuthorityCode":"OB","Country":"GB","Status":"Inactive"}`)["AuthorityId"].(string)
+	for _, c := range []struct{ path, body string }{
+		{"/organisations/" + oid + "/authority-claims/" + cid, `{"RegistrationId":"REG-2"}`},
+		{"/references/contact-types/Keep", `{"Description":"edited"}`},
+		{"/references/authorisation-domains/Data", `{"Description":"edited"}`},
+		{"/references/authorisation-domains/Payments/roles/AISP", `{"Type":"Federation","Description":"edited"}`},
+		{"/references/authorities/" + au2, `{"AuthorityName":"Old Bank","AuthorityCode":"OB2","Country":"GB"}`},
+	} {
+		got := su.must(200, "PUT", c.path, c.body)
+		if got["Status"] != "Inactive" {
+			t.Errorf("PUT %s without Status: Status %v, want Inactive kept", c.path, got["Status"])
+		}
+		if again := su.must(200, "GET", c.path, ""); again["Status"] != "Inactive" {
+			t.Errorf("GET %s after: Status %v", c.path, again["Status"])
+		}
+	}
+	// Status given is still applied, and checked.
+	if got := su.must(200, "PUT", "/references/contact-types/Keep", `{"Status":"Active"}`); got["Status"] != "Active" {
+		t.Errorf("Status Active not applied: %v", got["Status"])
+	}
+	su.must(422, "PUT", "/references/contact-types/Keep", `{"Status":"Sleeping"}`)
+}
