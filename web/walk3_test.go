@@ -261,11 +261,11 @@ func TestRevocationReasonsReadAsWords(t *testing.T) {
 			}
 		})
 	}
-	status, doc := postForm(t, c, kmPage, url.Values{"Status": {"Revoked"}, "Use": {"sig"}, "RevokeReason": {"keycompromise"}})
+	status, _ := postForm(t, c, kmPage, url.Values{"Status": {"Revoked"}, "Use": {"sig"}, "RevokeReason": {"keycompromise"}})
 	if status != http.StatusOK {
 		t.Fatalf("revoke: status %d", status)
 	}
-	_, doc = page(t, c, kmPage)
+	_, doc := page(t, c, kmPage)
 	if txt := doc.Find("main dl").Text(); strings.Contains(txt, "keycompromise") || !strings.Contains(txt, "Key compromise") {
 		t.Errorf("the revoked key says %q", strings.Join(strings.Fields(txt), " "))
 	}
