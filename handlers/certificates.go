@@ -339,6 +339,13 @@ func (h *Certificates) Review(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
+	// A private key is refused here, not on the review page: the review's
+	// state lives in the session, in the database, for the session's life.
+	if orgkeys.HasPrivateKey(pemText) {
+		_, perr := orgkeys.ParseCertificate(pemText, h.Now(), "")
+		h.renderWizard(w, r, http.StatusUnprocessableEntity, o, views.CertWizard{Step: "upload", Type: r.FormValue("type"), Error: perr.Error()})
+		return
+	}
 	b, _ := jsonMarshal(certReview{Type: r.FormValue("type"), PEM: pemText})
 	h.Flash.Stash(r.Context(), "cert-review:"+o.OrganisationID, string(b))
 	Redirect(w, r, paths.OrganisationTab(o.OrganisationID, "certificates")+"/new/review")

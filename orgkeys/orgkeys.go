@@ -60,6 +60,23 @@ func HoldsPrivateKey(err error) bool {
 	return errors.As(err, &r) && r.PrivateKey
 }
 
+// HasPrivateKey reports whether pemText holds a PEM block of a private
+// key anywhere: such text is refused before it is kept anywhere, even for
+// a moment (the certificate wizard's review step).
+func HasPrivateKey(pemText string) bool {
+	rest := []byte(pemText)
+	for {
+		blk, r := pem.Decode(rest)
+		if blk == nil {
+			return false
+		}
+		if strings.Contains(blk.Type, "PRIVATE KEY") {
+			return true
+		}
+		rest = r
+	}
+}
+
 // ParseCertificate checks a PEM certificate for an organisation: exactly
 // one CERTIFICATE block and nothing else, valid now, with an accepted key.
 // use is the JWK use of the certificate type (sig or tls).

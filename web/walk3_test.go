@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/x509"
 	"encoding/json"
@@ -434,5 +435,42 @@ func TestSSARefusalLeadsToTheOrganisation(t *testing.T) {
 	}
 	if href, _ := refused.Find("a").Attr("href"); href != "/organisations/"+oid {
 		t.Errorf("the refusal links to %q, want the organisation's Details", href)
+	}
+}
+
+// TestCertificateReviewNeverKeepsAPrivateKey: the certificate wizard keeps
+// the pasted text in the session (the database) between its review POST
+// and the review page, for the session's life; a paste holding a private
+// key is refused at the POST and nothing of it is written.
+func TestCertificateReviewNeverKeepsAPrivateKey(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	der, _ := x509.MarshalPKCS8PrivateKey(k)
+	privPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	lines := strings.Split(privPEM, "\n")
+	secret := lines[len(lines)-3]
+	cert := webtest.ValidCert(t, "p256", "seal.acme.example")
+	status, doc := postForm(t, c, env.URL+"/organisations/"+oid+"/certificates/new/review", url.Values{"type": {"qseal"}, "PEM": {cert + privPEM}})
+	if status != http.StatusUnprocessableEntity || !strings.Contains(doc.Text(), "private key") {
+		t.Fatalf("a certificate with its private key: status %d", status)
+	}
+	rows, err := env.DB.SQL().QueryContext(context.Background(), `SELECT data FROM sessions`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var data []byte
+		if err := rows.Scan(&data); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), secret) {
+			t.Fatal("the private key was written to the sessions table")
+		}
 	}
 }
