@@ -218,8 +218,10 @@ func (h *Federation) entityConfiguration(ctx context.Context, now time.Time) (st
 func (h *Federation) Fetch(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	sub := q.Get("sub")
-	if sub == "" {
-		anchor.WriteError(w, http.StatusBadRequest, "invalid_request", "sub is required")
+	if sub == "" || len(q["sub"]) > 1 {
+		// Once: of two, which one was meant is not ours to guess (the
+		// standalone anchor answers the same).
+		anchor.WriteError(w, http.StatusBadRequest, "invalid_request", "give sub once")
 		return
 	}
 	if sub == h.EntityID {

@@ -388,6 +388,7 @@ func TestFederationErrorCodes(t *testing.T) {
 		"/federation/fetch":                                                      {400, "invalid_request"},
 		"/federation/fetch?sub=" + own:                                           {400, "invalid_request"},
 		"/federation/fetch?sub=https://nobody.example.com":                       {404, "not_found"},
+		"/federation/fetch?sub=https://a.example.com&sub=https://b.example.com":  {400, "invalid_request"},
 		"/federation/resolve?sub=https://nobody.example.com":                     {400, "invalid_request"},
 		"/federation/resolve?trust_anchor=" + own:                                {400, "invalid_request"},
 		"/federation/resolve?sub=x&trust_anchor=https://other.org":               {404, "invalid_trust_anchor"},
