@@ -157,6 +157,9 @@ func jsonKind(t reflect.Type) string {
 // formInto copies form values into the fields of a struct pointer, by
 // their json tag names: strings take the first value, string slices take
 // every value (a textarea's lines count as values), bools take on/true.
+// countryField names the form fields that hold an ISO 3166-1 code.
+var countryField = map[string]bool{"CountryOfRegistration": true, "Country": true}
+
 func formInto(form url.Values, dst any) error {
 	v := reflect.ValueOf(dst)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
@@ -175,6 +178,10 @@ func formInto(form url.Values, dst any) error {
 		}
 		f := v.Field(i)
 		switch {
+		case f.Kind() == reflect.String && countryField[name]:
+			// Typed "gb" in a form means GB; the API keeps its strict
+			// capitals (docs/design.md §10).
+			f.SetString(strings.ToUpper(strings.TrimSpace(vals[0])))
 		case f.Kind() == reflect.String:
 			f.SetString(strings.TrimSpace(vals[0]))
 		case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.String:

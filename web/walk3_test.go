@@ -57,7 +57,7 @@ func TestDomainsPageEditRefusalIsShownInItsForm(t *testing.T) {
 			"edit-desc-Payments-PISP", map[string]string{"edit-desc-Payments-PISP": long}},
 		{"authority", "/references/authorities/" + auth,
 			url.Values{"AuthorityName": {""}, "AuthorityCode": {"CB2"}, "Country": {"gb"}, "AuthorisationDomains": {"Payments"}, "Status": {"Active"}},
-			"auth-name-" + auth, map[string]string{"auth-code-" + auth: "CB2", "auth-country-" + auth: "gb"}},
+			"auth-name-" + auth, map[string]string{"auth-code-" + auth: "CB2", "auth-country-" + auth: "GB"}},
 	} {
 		status, doc := postForm(t, c, env.URL+tc.path, tc.form)
 		if status != http.StatusUnprocessableEntity {
@@ -473,4 +473,27 @@ func TestCertificateReviewNeverKeepsAPrivateKey(t *testing.T) {
 			t.Fatal("the private key was written to the sessions table")
 		}
 	}
+}
+
+// TestConsoleCountryInAnyCase: a country typed "gb" in a console form is
+// GB (the walk's first stumble); the API keeps its strict capitals.
+func TestConsoleCountryInAnyCase(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	r, err := c.PostForm(env.URL+"/organisations", url.Values{"OrganisationName": {"Lower Bank"}, "RegistrationNumber": {"L-1"}, "CountryOfRegistration": {" gb "}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the form with country gb: %d", r.StatusCode)
+	}
+	got := a.must(200, "GET", "/organisations?q=Lower", "")["content"].([]any)[0].(map[string]any)
+	if got["CountryOfRegistration"] != "GB" {
+		t.Fatalf("CountryOfRegistration %v, want GB", got["CountryOfRegistration"])
+	}
+	a.must(422, "POST", "/organisations", `{"OrganisationName":"Api Bank","RegistrationNumber":"A-1","CountryOfRegistration":"gb"}`)
 }
