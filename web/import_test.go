@@ -159,8 +159,14 @@ func TestImportOrganisationsPage(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		t.Fatalf("bad upload: %d %s\n%.600s", resp.StatusCode, resp.Request.URL, b)
 	}
-	if txt := docOf(t, resp).Find(`[data-testid=import-problems]`).Text(); !strings.Contains(txt, "Row 2 (line 3 of the file), column CountryOfRegistration: ") || !strings.Contains(txt, "Nothing was imported") {
+	bad := docOf(t, resp)
+	if txt := bad.Find(`[data-testid=import-problems]`).Text(); !strings.Contains(txt, "Row 2 (line 3 of the file), column CountryOfRegistration: ") || !strings.Contains(txt, "Nothing was imported") {
 		t.Fatalf("problems %q", txt)
+	}
+	// The problems are announced (role alert) by an element that may take
+	// that role: an article may not (axe: aria-allowed-role).
+	if bad.Find(`article[role]`).Length() > 0 || bad.Find(`[data-testid=import-problems] [role=alert]`).Length() != 1 {
+		t.Fatal("the import problems are not an alert inside their article")
 	}
 	resp = upload("OrganisationName,RegistrationNumber,CountryOfRegistration\nGood,1,GB\nAlso good,2,BR\n")
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Request.URL.Path, "/organisations") {
