@@ -357,6 +357,11 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 		return t, nil, Validation(map[string]string{"Description": "Description " + notText + "."})
 	case strings.IndexByte(t.FileName, 0) >= 0 || !utf8.ValidString(t.FileName):
 		return t, nil, Validation(map[string]string{"file": "The file name " + notText + "."})
+	case utf8.RuneCountInString(t.FileName) > maxAttachmentFileName:
+		return t, nil, Validation(map[string]string{"file": "The file name has more than " + itoa(maxAttachmentFileName) + " characters; rename the file."})
+	case hasControl(t.FileName):
+		// A direction mark shows "invoice‮fdp.exe" as "invoiceexe.pdf".
+		return t, nil, Validation(map[string]string{"file": controlMessage("The file name")})
 	}
 	if !gotFile {
 		if fileRequired {

@@ -17,6 +17,7 @@ const (
 	maxReason      = 500  // StatusReason of an update (kept in the audit record)
 
 	maxAttachmentDescription = 500 // an attachment's Description
+	maxAttachmentFileName    = 255 // an attachment's file name, as most file systems take
 )
 
 // checkList adds a message when list has more than maxItems items or an

@@ -30,7 +30,8 @@ func (a *api) rawMultipart(method, path, body string) (*http.Response, map[strin
 // TestAttachmentTextIsChecked: an attachment's Description over 500
 // characters (it was cut at 1,000 bytes, maybe inside a character, and
 // kept), or its Description or file name holding a NUL or bytes that are
-// not UTF-8, is a 422 naming the field, on an add and on a multipart
+// not UTF-8, or a file name over 255 characters or with a control
+// character or direction mark, is a 422 naming the field, on an add and on a multipart
 // update, and nothing changes (docs/design.md §4; docs/decisions.md,
 // "Field limits").
 func TestAttachmentTextIsChecked(t *testing.T) {
@@ -53,6 +54,8 @@ func TestAttachmentTextIsChecked(t *testing.T) {
 		{"Description not UTF-8", file + part(`name="Description"`, "a\xffb") + "--B--\r\n", "Description"},
 		{"file name with a NUL", part(`name="file"; filename*=UTF-8''a%00b.txt`, "y") + "--B--\r\n", "file"},
 		{"file name not UTF-8", part(`name="file"; filename*=UTF-8''a%FFb.txt`, "y") + "--B--\r\n", "file"},
+		{"file name of 256 characters", part(`name="file"; filename="`+strings.Repeat("n", 252)+`.txt"`, "y") + "--B--\r\n", "file"},
+		{"file name with a direction mark", part(`name="file"; filename*=UTF-8''invoice%E2%80%AEfdp.exe`, "y") + "--B--\r\n", "file"},
 	} {
 		for _, m := range []struct{ method, path string }{{"POST", base}, {"PUT", one}} {
 			before := toJSON(t, a.must(200, "GET", base, ""))
