@@ -428,3 +428,17 @@ func TestAPIRateLimitPerAdministrator(t *testing.T) {
 	ops := newAPI(t, env, "ops@example.com")
 	ops.must(200, "GET", "/users/super", "")
 }
+
+// TestSuperUserOnlyRefusalSaysWhat: a Data Administrator refused a Super
+// User route is told that only Super Users may do it, not that it is
+// Reference Data (the administrator lists are not).
+func TestSuperUserOnlyRefusalSaysWhat(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	su.must(201, "POST", "/users/data-administrators", `{"Email":"dana@example.com"}`)
+	dana := newAPI(t, env, "dana@example.com")
+	got := dana.must(403, "GET", "/users/super", "")
+	if d, _ := got["detail"].(string); d != "Only Super Users may do this." {
+		t.Fatalf("detail %q", d)
+	}
+}

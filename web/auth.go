@@ -419,7 +419,7 @@ func (a *authenticator) sessionAuth(required bool) func(http.Handler) http.Handl
 func requireSuperUser(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !handlers.PrincipalFrom(r.Context()).IsSuperUser() {
-			handlers.WriteError(w, r, handlers.CodeForbidden.New("Only Super Users may use Reference Data."))
+			handlers.WriteError(w, r, handlers.CodeForbidden.New("Only Super Users may do this."))
 			return
 		}
 		next.ServeHTTP(w, r)
