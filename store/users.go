@@ -320,6 +320,14 @@ func (d *DB) InviteDataAdministrator(ctx context.Context, a Audit, email string,
 		if n > 0 {
 			return &ConflictError{Message: fmt.Sprintf("%s is already a Data Administrator", email)}
 		}
+		// An Active Super User does all a Data Administrator does; the
+		// invitation would say otherwise. (An Inactive one may be invited.)
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM super_users WHERE email = ? AND status = 'Active'`, email).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return &ConflictError{Message: fmt.Sprintf("%s is already an Active Super User, who can do all a Data Administrator can", email)}
+		}
 		now := d.stamp()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO data_administrators(email, status, invited_by, invited_at, updated_at) VALUES (?, 'Invited', ?, ?, ?)`,
 			email, a.Actor, now, now); err != nil {

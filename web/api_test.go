@@ -442,3 +442,18 @@ func TestSuperUserOnlyRefusalSaysWhat(t *testing.T) {
 		t.Fatalf("detail %q", d)
 	}
 }
+
+// TestInviteAnActiveSuperUserIsAConflict: inviting an Active Super User as
+// a Data Administrator is 409 (they can already do all of it) and sends
+// nothing; once Inactive, the same person may be invited.
+func TestInviteAnActiveSuperUserIsAConflict(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	su.must(201, "POST", "/users/super", `{"Email":"ops@example.com","Status":"Active"}`)
+	got := su.must(409, "POST", "/users/data-administrators", `{"Email":"ops@example.com"}`)
+	if d, _ := got["detail"].(string); !strings.Contains(d, "already an Active Super User") {
+		t.Fatalf("detail %q", d)
+	}
+	su.must(200, "PUT", "/users/super/ops@example.com", `{"Status":"Inactive"}`)
+	su.must(201, "POST", "/users/data-administrators", `{"Email":"ops@example.com"}`)
+}
