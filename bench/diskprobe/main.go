@@ -113,7 +113,7 @@ func commits(path string, n int) (one, four []time.Duration, err error) {
 	}
 	defer db.Close()
 	rec := func(i int) store.AuditRecord {
-		return store.AuditRecord{Actor: "probe@example.org", Action: "issue", SubjectType: "SoftwareStatement",
+		return store.AuditRecord{Actor: "probe@example.org", Action: "ssa_issued", SubjectType: "Application",
 			SubjectID: fmt.Sprintf("0000%04d-aaaa-4bbb-8ccc-000000000000", i%50), OrganisationID: fmt.Sprintf("1111%04d-aaaa-4bbb-8ccc-000000000000", i%50),
 			Summary: "SSA signed with ML-DSA-65; jti 6a1f0c9e8d7b4a3f2e1d0c9b8a7f6e5d"}
 	}
