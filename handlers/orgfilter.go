@@ -17,10 +17,8 @@ import (
 func (h *Organisations) orgFilter(ctx context.Context, q url.Values) (store.OrgFilter, error) {
 	// Each once: the list reads the first, a proxy or cache may read the
 	// last (as page, size and signingAlg).
-	for _, name := range []string{"q", "Flag", "Status", "sort", "AuthorisationDomain", "Role", "DomainRole"} {
-		if len(q[name]) > 1 {
-			return store.OrgFilter{}, CodeInvalidParameter.New(name + " is given more than once").WithFields(FieldError{Field: name, Code: FieldInvalid, Message: "give it once"})
-		}
+	if err := givenOnce(q, "q", "Flag", "Status", "sort", "AuthorisationDomain", "Role", "DomainRole"); err != nil {
+		return store.OrgFilter{}, err
 	}
 	sortField, desc, err := ParseSort(q, store.OrgSortColumns, "OrganisationName")
 	if err != nil {
@@ -44,6 +42,9 @@ func (h *Organisations) orgFilter(ctx context.Context, q url.Values) (store.OrgF
 // list, participants): a domain or role that does not exist is a 400
 // naming the parameter. Filters count Active claims only.
 func (h *Organisations) roleFilter(ctx context.Context, q url.Values) (domain, role string, err error) {
+	if err := givenOnce(q, "AuthorisationDomain", "Role"); err != nil {
+		return "", "", err
+	}
 	domain, role = q.Get("AuthorisationDomain"), q.Get("Role")
 	if domain == "" && role == "" {
 		return "", "", nil

@@ -257,6 +257,9 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 // auditFilter reads the audit log's filters; From and To are dates
 // (YYYY-MM-DD, UTC), To included.
 func auditFilter(q url.Values) (store.AuditFilter, error) {
+	if err := givenOnce(q, "Subject", "SubjectId", "OrganisationId", "KeyId", "CertificateType", "Action", "Actor", "From", "To"); err != nil {
+		return store.AuditFilter{}, err
+	}
 	f := store.AuditFilter{SubjectType: q.Get("Subject"), SubjectID: q.Get("SubjectId"), OrganisationID: q.Get("OrganisationId"),
 		KeyID: q.Get("KeyId"), CertificateType: q.Get("CertificateType"), Action: q.Get("Action"), Actor: q.Get("Actor")}
 	bad := map[string]string{}

@@ -10,8 +10,22 @@ import (
 	"github.com/go-chi/chi/v5"
 )
 
+// givenOnce refuses a query parameter of names given more than once: a
+// handler reads the first, a proxy or cache may read the last.
+func givenOnce(q url.Values, names ...string) error {
+	for _, name := range names {
+		if len(q[name]) > 1 {
+			return CodeInvalidParameter.New(name + " is given more than once").WithFields(FieldError{Field: name, Code: FieldInvalid, Message: "give it once"})
+		}
+	}
+	return nil
+}
+
 // ParseSort reads sort=Field,asc|desc against the allowed fields.
 func ParseSort(q url.Values, allowed map[string]string, def string) (string, bool, error) {
+	if err := givenOnce(q, "sort"); err != nil {
+		return "", false, err
+	}
 	raw := q.Get("sort")
 	if raw == "" {
 		return def, false, nil

@@ -457,3 +457,31 @@ func TestInviteAnActiveSuperUserIsAConflict(t *testing.T) {
 	su.must(200, "PUT", "/users/super/ops@example.com", `{"Status":"Inactive"}`)
 	su.must(201, "POST", "/users/data-administrators", `{"Email":"ops@example.com"}`)
 }
+
+// TestRepeatedFiltersAreRefused: a filter or sort given twice is a 400
+// naming it on the lists that still took the first (participants, audit,
+// contacts), as on the organisation list.
+func TestRepeatedFiltersAreRefused(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", `{"OrganisationName":"Twice Bank","RegistrationNumber":"T-1","CountryOfRegistration":"GB"}`)["OrganisationId"].(string)
+	for path, field := range map[string]string{
+		"/audit?Action=create&Action=update":                                 "Action",
+		"/audit?From=2026-01-01&From=2026-02-01":                              "From",
+		"/organisations/" + oid + "/contacts?sort=LastName&sort=FirstName,desc": "sort",
+	} {
+		got := a.must(400, "GET", path, "")
+		if fieldsOf(got)[field] == "" {
+			t.Errorf("%s: %v, want a 400 naming %s", path, got, field)
+		}
+	}
+	resp, err := http.Get(env.URL + "/api/participants?Role=A&Role=B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || !strings.Contains(string(b), `"Role"`) {
+		t.Errorf("participants with Role twice: %d %s", resp.StatusCode, b)
+	}
+}
