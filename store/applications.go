@@ -151,7 +151,7 @@ func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 		next := s
 		next.Flags, next.RedirectURI, next.Roles, next.SoftwareOriginsURI = nonNil(s.Flags), nonNil(s.RedirectURI), nonNil(s.Roles), nonNil(s.SoftwareOriginsURI)
 		next.StatusReason = ""
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, s.Status), SubjectType: "Application",
+		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, s.Status), SubjectType: "Application",
 			SubjectID: s.SoftwareStatementID, OrganisationID: s.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)})
 	})
 	if err != nil {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -60,6 +61,22 @@ const auditInsert = `INSERT INTO audit_log
 func (d *DB) writeAudit(ctx context.Context, tx *sql.Tx, r AuditRecord) error {
 	_, err := d.insertAudit(ctx, tx, r)
 	return err
+}
+
+// errUnchanged ends the transaction of an update that changes nothing:
+// it is rolled back (UpdatedOn, the ETag, the audit log, the change feed
+// and webhooks stay as they were) and tx answers success, so the update
+// returns the resource as it is (docs/design.md §4).
+var errUnchanged = errors.New("store: the update changes nothing")
+
+// writeUpdateAudit writes an update's record, or ends an update whose
+// summary is "no change" (diff) with errUnchanged. Only for resources
+// whose every field is in their JSON (diff compares the JSON).
+func (d *DB) writeUpdateAudit(ctx context.Context, tx *sql.Tx, r AuditRecord) error {
+	if r.Summary == "no change" {
+		return errUnchanged
+	}
+	return d.writeAudit(ctx, tx, r)
 }
 
 // auditIfKeyActive writes an SSA's record only while the key that signed it

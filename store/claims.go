@@ -233,7 +233,7 @@ func (d *DB) UpdateAuthorityClaim(ctx context.Context, a Audit, c AuthorityClaim
 			action = "status"
 		}
 		cur.UpdatedOn, next.UpdatedOn = time.Time{}, time.Time{}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "AuthorityClaim", SubjectID: c.ClaimID, OrganisationID: c.OrganisationID, Summary: diff(cur, next)})
+		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "AuthorityClaim", SubjectID: c.ClaimID, OrganisationID: c.OrganisationID, Summary: diff(cur, next)})
 	})
 	d.lists.endClaimsWrite(err)
 	if err != nil {

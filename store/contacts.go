@@ -126,7 +126,7 @@ func (d *DB) UpdateContact(ctx context.Context, a Audit, c Contact, check func(c
 			c.ContactType, c.FirstName, c.LastName, c.Department, c.EmailAddress, c.PhoneNumber, d.stamp(), c.ContactID); err != nil {
 			return err
 		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Contact", SubjectID: c.ContactID,
+		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Contact", SubjectID: c.ContactID,
 			OrganisationID: c.OrganisationID, Summary: diff(cur, c)})
 	})
 	if err != nil {

@@ -99,7 +99,7 @@ func (d *DB) SaveDocument(ctx context.Context, a Audit, doc Document, check func
 			doc.DocumentType, doc.DocumentDescription, doc.DocumentReferenceNumber, doc.DocumentStartDate, doc.DocumentExpiryDate, now, doc.DocumentID); err != nil {
 			return err
 		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Document", SubjectID: doc.DocumentID,
+		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Document", SubjectID: doc.DocumentID,
 			OrganisationID: doc.OrganisationID, Summary: diff(cur, doc)})
 	})
 	if err != nil {
@@ -174,7 +174,7 @@ func (d *DB) SaveCertification(ctx context.Context, a Audit, c Certification, ch
 			c.CertificationType, c.CertificationStartDate, c.CertificationExpirationDate, c.CertificationURI, c.Status, now, c.CertificationID); err != nil {
 			return err
 		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Certification", SubjectID: c.CertificationID,
+		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Certification", SubjectID: c.CertificationID,
 			OrganisationID: c.OrganisationID, Summary: diff(cur, c)})
 	})
 	if err != nil {

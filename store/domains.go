@@ -147,7 +147,7 @@ func (d *DB) UpdateAuthorisationDomain(ctx context.Context, a Audit, dom Authori
 			dom.Description, dom.Status, d.stamp(), dom.Name); err != nil {
 			return err
 		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "AuthorisationDomain", SubjectID: dom.Name, Summary: diff(cur, dom)})
+		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "AuthorisationDomain", SubjectID: dom.Name, Summary: diff(cur, dom)})
 	})
 	if err != nil {
 		return AuthorisationDomain{}, err
@@ -353,7 +353,7 @@ func (d *DB) UpdateDomainRole(ctx context.Context, a Audit, r DomainRole, check 
 			r.Type, r.Exclusive, r.Description, r.Status, d.stamp(), r.AuthorisationDomain, r.Name); err != nil {
 			return err
 		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Role", SubjectID: r.AuthorisationDomain + "/" + r.Name, Summary: diff(cur, r)})
+		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Role", SubjectID: r.AuthorisationDomain + "/" + r.Name, Summary: diff(cur, r)})
 	})
 	if err != nil {
 		return DomainRole{}, err
@@ -598,7 +598,7 @@ func (d *DB) UpdateAuthority(ctx context.Context, a Audit, au Authority, check f
 		if err != nil {
 			return err
 		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Authority", SubjectID: au.AuthorityID, Summary: diff(cur, next)})
+		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Authority", SubjectID: au.AuthorityID, Summary: diff(cur, next)})
 	})
 	if err != nil {
 		return Authority{}, err

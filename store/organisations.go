@@ -408,7 +408,7 @@ func (d *DB) UpdateOrganisation(ctx context.Context, a Audit, o Organisation, ch
 			return err
 		}
 		changes = []rowChange{{old: before, new: after}}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, next.Status), SubjectType: "Organisation",
+		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, next.Status), SubjectType: "Organisation",
 			SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)})
 	})
 	d.lists.endWrite(committed(changes, err))

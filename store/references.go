@@ -110,7 +110,7 @@ func (d *DB) UpdateRef(ctx context.Context, k RefKind, a Audit, r ReferenceItem,
 		if _, err := tx.ExecContext(ctx, `UPDATE `+k.Table+` SET description = ?, status = ? WHERE name = ?`, r.Description, r.Status, r.Name); err != nil {
 			return err
 		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: k.Subject, SubjectID: r.Name, Summary: diff(cur, r)})
+		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: k.Subject, SubjectID: r.Name, Summary: diff(cur, r)})
 	})
 	if err != nil {
 		return ReferenceItem{}, err
@@ -334,7 +334,7 @@ func (d *DB) UpdateFlag(ctx context.Context, a Audit, f Flag, check func(cur Fla
 		if _, err := tx.ExecContext(ctx, `UPDATE flags SET name = ?, description = ?, status = ? WHERE flag_id = ?`, f.Name, f.Description, f.Status, f.FlagID); err != nil {
 			return err
 		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Flag", SubjectID: f.FlagID, Summary: diff(cur, f)})
+		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Flag", SubjectID: f.FlagID, Summary: diff(cur, f)})
 	})
 	if err != nil {
 		return Flag{}, err

@@ -162,7 +162,7 @@ func (d *DB) UpdateAuthorisationServer(ctx context.Context, a Audit, s Authorisa
 		next := s
 		next.Flags = nonNil(s.Flags)
 		next.StatusReason = ""
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, s.Status), SubjectType: "AuthorisationServer",
+		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, s.Status), SubjectType: "AuthorisationServer",
 			SubjectID: s.AuthorisationServerID, OrganisationID: s.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)})
 	})
 	if err != nil {

@@ -478,13 +478,17 @@ func DryRun(ctx context.Context) context.Context {
 func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if ctx.Value(dryRunKey{}) != nil {
 		return d.commit(ctx, true, func(tx *sql.Tx) error {
-			if err := fn(tx); err != nil {
+			if err := fn(tx); err != nil && !errors.Is(err, errUnchanged) {
 				return err
 			}
 			return ErrDryRun // rolls back
 		})
 	}
-	return d.commit(ctx, true, fn)
+	err := d.commit(ctx, true, fn)
+	if errors.Is(err, errUnchanged) {
+		return nil // rolled back: there was nothing to write
+	}
+	return err
 }
 
 // commit runs fn in a write transaction; directory says whether it may

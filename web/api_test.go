@@ -485,3 +485,41 @@ func TestRepeatedFiltersAreRefused(t *testing.T) {
 		t.Errorf("participants with Role twice: %d %s", resp.StatusCode, b)
 	}
 }
+
+// TestUnchangedPutWritesNothing: a PUT that changes nothing (a sync job
+// sending what is already there) answers the resource as it is: the same
+// ETag and UpdatedOn, no audit record, so no change-feed entry or webhook
+// delivery either. A PUT that changes something still writes.
+func TestUnchangedPutWritesNothing(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	orgBody := `{"OrganisationName":"Same Bank","RegistrationNumber":"S-1","CountryOfRegistration":"GB","Status":"Active","City":"Leeds"}`
+	oid := a.must(201, "POST", "/organisations", orgBody)["OrganisationId"].(string)
+	contactBody := `{"ContactType":"Business","FirstName":"Ann","LastName":"Lee","EmailAddress":"ann@same.example","PhoneNumber":"+441234567890"}`
+	cid := a.must(201, "POST", "/organisations/"+oid+"/contacts", contactBody)["ContactId"].(string)
+	a.must(201, "POST", "/references/contact-types", `{"Name":"Same","Description":"d"}`)
+	for _, c := range []struct{ path, body string }{
+		{"/organisations/" + oid, orgBody},
+		{"/organisations/" + oid + "/contacts/" + cid, contactBody},
+		{"/references/contact-types/Same", `{"Description":"d","Status":"Active"}`},
+	} {
+		before := a.must(200, "GET", c.path, "")
+		resp, _ := a.do("GET", c.path, "")
+		etag := resp.Header.Get("ETag")
+		n := auditTotal(a)
+		got := a.must(200, "PUT", c.path, c.body)
+		if auditTotal(a) != n {
+			t.Errorf("PUT %s changing nothing wrote an audit record", c.path)
+		}
+		if got["UpdatedOn"] != before["UpdatedOn"] {
+			t.Errorf("PUT %s changing nothing moved UpdatedOn: %v -> %v", c.path, before["UpdatedOn"], got["UpdatedOn"])
+		}
+		if resp, _ := a.do("GET", c.path, ""); resp.Header.Get("ETag") != etag {
+			t.Errorf("PUT %s changing nothing changed the ETag", c.path)
+		}
+	}
+	a.must(200, "PUT", "/organisations/"+oid, strings.Replace(orgBody, "Leeds", "York", 1))
+	if got := a.must(200, "GET", "/audit?SubjectId="+oid, "")["content"].([]any)[0].(map[string]any); !strings.Contains(got["Summary"].(string), "City: Leeds -> York") {
+		t.Fatalf("a real change: %v", got)
+	}
+}
