@@ -466,8 +466,8 @@ func TestRepeatedFiltersAreRefused(t *testing.T) {
 	a := newAPI(t, env, "admin@example.com")
 	oid := a.must(201, "POST", "/organisations", `{"OrganisationName":"Twice Bank","RegistrationNumber":"T-1","CountryOfRegistration":"GB"}`)["OrganisationId"].(string)
 	for path, field := range map[string]string{
-		"/audit?Action=create&Action=update":                                 "Action",
-		"/audit?From=2026-01-01&From=2026-02-01":                              "From",
+		"/audit?Action=create&Action=update":                                    "Action",
+		"/audit?From=2026-01-01&From=2026-02-01":                                "From",
 		"/organisations/" + oid + "/contacts?sort=LastName&sort=FirstName,desc": "sort",
 	} {
 		got := a.must(400, "GET", path, "")
