@@ -335,11 +335,22 @@ func TestSessionCookieSecureOffLoopback(t *testing.T) {
 	}
 }
 
-// TestLoopbackServerRefusesOtherHosts: behind a loopback base URL a
-// request naming another host (a name a web page pointed at 127.0.0.1:
-// DNS rebinding) is 421 misdirected_request, the development sign-in
-// included; loopback names are served.
+// TestLoopbackServerRefusesOtherHosts: behind a loopback base URL, with
+// the development identity provider on, a request naming another host (a
+// name a web page pointed at 127.0.0.1: DNS rebinding) is 421
+// misdirected_request, the development sign-in included; loopback names
+// are served. With a real identity provider no Host is refused.
 func TestLoopbackServerRefusesOtherHosts(t *testing.T) {
+	idp := webtest.Start(t, nil)
+	external := webtest.Start(t, func(c *web.Config) {
+		c.OIDCIssuer, c.OIDCClientID = idp.URL+"/dev/idp", "trustframe-cli"
+		c.APIAudience = idp.URL + "/api"
+	})
+	req, _ := http.NewRequest("GET", external.URL+"/healthz", nil)
+	req.Host = "rebound.example"
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("with a real identity provider, another Host: %v %v", resp, err)
+	}
 	env := webtest.Start(t, nil)
 	_, port, _ := strings.Cut(strings.TrimPrefix(env.URL, "http://"), ":")
 	for host, want := range map[string]int{

@@ -363,16 +363,17 @@ func sessionFailed(w http.ResponseWriter, r *http.Request, err error) {
 	}
 }
 
-// loopbackHosts: behind a loopback base URL (a developer's machine), a
-// request must name a loopback host. A web page elsewhere can point a name
-// of its own at 127.0.0.1 (DNS rebinding) and reach this server as its
-// own origin, the development identity provider's sign-in for anyone
-// included; the Host it sends is that name, and is refused here
-// (docs/design.md §3). Behind any other base URL nothing is checked (a
-// proxy may send its own Host).
+// loopbackHosts: while the development identity provider signs anyone in
+// behind a loopback base URL (a developer's machine), a request must name
+// a loopback host. A web page elsewhere can point a name of its own at
+// 127.0.0.1 (DNS rebinding) and reach this server as its own origin, that
+// sign-in for anyone included; the Host it sends is that name, and is
+// refused here (docs/design.md §3). With a real identity provider, or
+// behind any other base URL, nothing is checked (a proxy or a container
+// network may send its own Host).
 func (s *Server) loopbackHosts(next http.Handler) http.Handler {
 	bu, err := url.Parse(s.cfg.BaseURL)
-	if err != nil || !IsLoopbackHost(bu.Hostname()) || s.cfg.DevIdPAllowRemote {
+	if err != nil || !IsLoopbackHost(bu.Hostname()) || s.idp == nil || s.cfg.DevIdPAllowRemote {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "4b9b3f224e527ef6328c6799586dd85e60e8faab2012cb54566c9aa3a6b9f0df"
+const SpecSHA256 = "2b5b5a378ebc2c2a310b2a3292caeb39af5e8ed604c07231dcc3d0a68e60df46"
