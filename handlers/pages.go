@@ -137,10 +137,8 @@ func (h *Pages) Outbox(w http.ResponseWriter, r *http.Request) {
 // (as signingAlg twice: which one counts depends on who reads), are a 400.
 func PageParams(q url.Values) (page, size int, err error) {
 	page, size = 0, 20
-	for _, name := range []string{"page", "size"} {
-		if len(q[name]) > 1 {
-			return 0, 0, CodeInvalidParameter.New(name + " is given more than once").WithFields(FieldError{Field: name, Code: FieldInvalid, Message: "give it once"})
-		}
+	if err := givenOnce(q, "page", "size"); err != nil {
+		return 0, 0, err
 	}
 	if v := q.Get("page"); v != "" {
 		page, err = strconv.Atoi(v)

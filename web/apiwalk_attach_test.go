@@ -14,17 +14,7 @@ import (
 // rawMultipart sends body as multipart/form-data with boundary B.
 func (a *api) rawMultipart(method, path, body string) (*http.Response, map[string]any) {
 	a.t.Helper()
-	req, _ := http.NewRequest(method, a.base+"/api"+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "multipart/form-data; boundary=B")
-	req.Header.Set("Authorization", "Bearer "+a.token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var m map[string]any
-	json.NewDecoder(resp.Body).Decode(&m)
-	return resp, m
+	return a.sendBody(method, path, "multipart/form-data; boundary=B", strings.NewReader(body))
 }
 
 // TestAttachmentTextIsChecked: an attachment's Description over 500

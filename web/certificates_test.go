@@ -222,6 +222,12 @@ func multipartBody(t *testing.T, fileName string, content []byte, desc string) (
 
 func (a *api) multipart(method, path, fileName string, content []byte, desc string) (*http.Response, map[string]any) {
 	ct, body := multipartBody(a.t, fileName, content, desc)
+	return a.sendBody(method, path, ct, body)
+}
+
+// sendBody sends body as Content-Type ct and reads the JSON answer.
+func (a *api) sendBody(method, path, ct string, body io.Reader) (*http.Response, map[string]any) {
+	a.t.Helper()
 	req, _ := http.NewRequest(method, a.base+"/api"+path, body)
 	req.Header.Set("Content-Type", ct)
 	req.Header.Set("Authorization", "Bearer "+a.token)
