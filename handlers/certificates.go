@@ -342,8 +342,11 @@ func (h *Certificates) Review(w http.ResponseWriter, r *http.Request) {
 	// A private key is refused here, not on the review page: the review's
 	// state lives in the session, in the database, for the session's life.
 	if orgkeys.HasPrivateKey(pemText) {
-		_, perr := orgkeys.ParseCertificate(pemText, h.Now(), "")
-		h.renderWizard(w, r, http.StatusUnprocessableEntity, o, views.CertWizard{Step: "upload", Type: r.FormValue("type"), Error: perr.Error()})
+		msg := "The PEM holds a private key. Upload the certificate only; never send a private key."
+		if _, perr := orgkeys.ParseCertificate(pemText, h.Now(), ""); orgkeys.HoldsPrivateKey(perr) {
+			msg = perr.Error() // names the block
+		}
+		h.renderWizard(w, r, http.StatusUnprocessableEntity, o, views.CertWizard{Step: "upload", Type: r.FormValue("type"), Error: msg})
 		return
 	}
 	b, _ := jsonMarshal(certReview{Type: r.FormValue("type"), PEM: pemText})
