@@ -57,6 +57,29 @@ var auditThings = map[string]string{
 	"AuditLog": "the audit log", "ExpiryNotice": "", "Session": "",
 }
 
+// subjectTypeLabels name, for a webhook's choice of subjects, the subject
+// types whose audit word reads wrong alone or is empty.
+var subjectTypeLabels = map[string]string{
+	"KeyMaterial": "key material", "Session": "sign-in and sign-out", "ExpiryNotice": "expiry notice",
+}
+
+// SubjectTypeLabel is a subject type as a person reads it, capitalised:
+// "Authorisation server" for AuthorisationServer.
+func SubjectTypeLabel(t string) string {
+	w := subjectTypeLabels[t]
+	if w == "" {
+		w = auditThings[t]
+	}
+	if w == "" {
+		w = strings.ToLower(splitWords(t))
+	}
+	r := []rune(w)
+	if len(r) == 0 {
+		return t
+	}
+	return string(unicode.ToUpper(r[0])) + string(r[1:])
+}
+
 // ActionLabel is an audit action as a filter option ("key create").
 func ActionLabel(a string) string {
 	return strings.ReplaceAll(a, "_", " ")

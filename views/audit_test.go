@@ -3,6 +3,7 @@ package views
 import (
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/trustframe/trustframe/store"
 )
@@ -59,6 +60,27 @@ func TestAuditEntryReadsAsASentence(t *testing.T) {
 		}
 		if e.Note != c.note {
 			t.Errorf("%s: note %q, want %q", c.what, e.Note, c.note)
+		}
+	}
+}
+
+// Every subject type a webhook can subscribe to reads as words, not as its
+// API name, and none is left empty.
+func TestSubjectTypeLabelReadsAsWords(t *testing.T) {
+	want := map[string]string{
+		"AuthorisationServer": "Authorisation server", "KeyMaterial": "Key material",
+		"DataAdministrator": "Data Administrator", "AuthorityClaim": "Authority claim",
+		"Session": "Sign-in and sign-out", "ExpiryNotice": "Expiry notice", "RoleMetadataPolicy": "Role metadata policy",
+	}
+	for typ, w := range want {
+		if got := SubjectTypeLabel(typ); got != w {
+			t.Errorf("SubjectTypeLabel(%q) = %q, want %q", typ, got, w)
+		}
+	}
+	for _, typ := range store.WebhookSubjectTypes {
+		got := SubjectTypeLabel(typ)
+		if got == "" || got == typ && strings.ContainsFunc(typ[1:], unicode.IsUpper) {
+			t.Errorf("SubjectTypeLabel(%q) = %q: not words", typ, got)
 		}
 	}
 }

@@ -673,6 +673,10 @@ func TestWebhookConsole(t *testing.T) {
 		doc.Find(`input[name=SubjectTypes][value=Contact][checked]`).Length() != 1 || doc.Find(`#f-Description`).AttrOr("value", "") != "ops" {
 		t.Fatalf("refused form: %d %q", st, doc.Find(`[data-testid=error-Url]`).Text())
 	}
+	// The choices read as words, with the API name beside each.
+	if lbl := doc.Find(`input[name=SubjectTypes][value=AuthorisationServer]`).Parent().Text(); !strings.Contains(lbl, "Authorisation server") || !strings.Contains(lbl, "AuthorisationServer") {
+		t.Fatalf("subject type label %q", lbl)
+	}
 	doc, st = page(c.PostForm(env.URL+"/references/webhooks", url.Values{"Url": {"https://8.8.8.8/x"}, "SubjectTypes": {"Organisation", "Contact"}, "Status": {"Active"}}))
 	secret := doc.Find(`[data-testid=webhook-secret]`).Text()
 	if st != 201 || !strings.HasPrefix(secret, "whsec_") {
