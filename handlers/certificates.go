@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
@@ -13,6 +15,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/a-h/templ"
 	"github.com/trustframe/trustframe/orgkeys"
@@ -103,7 +106,7 @@ func readPEM(w http.ResponseWriter, r *http.Request) (string, error) {
 		if err != nil {
 			return "", CodeTooLarge.New("the PEM is larger than 1 MiB")
 		}
-		return string(b), nil
+		return certText(b)
 	case "multipart/form-data":
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		if err := r.ParseMultipartForm(MaxBody); err != nil {
@@ -117,7 +120,7 @@ func readPEM(w http.ResponseWriter, r *http.Request) (string, error) {
 			defer f.Close()
 			b, _ := io.ReadAll(io.LimitReader(f, MaxBody))
 			if len(strings.TrimSpace(string(b))) > 0 {
-				return string(b), nil
+				return certText(b)
 			}
 		}
 		return r.FormValue("PEM"), nil
@@ -130,6 +133,22 @@ func readPEM(w http.ResponseWriter, r *http.Request) (string, error) {
 		}
 		return in.PEM, nil
 	}
+}
+
+// certText is an uploaded certificate as PEM text. A .cer or .crt file is
+// often the DER itself (application/pkix-cert is DER by definition): one
+// that parses as a certificate is taken as its PEM. Other bytes that are not
+// text are refused here, so that the form never shows them back.
+func certText(b []byte) (string, error) {
+	if !bytes.Contains(b, []byte("-----BEGIN")) {
+		if _, err := x509.ParseCertificate(b); err == nil {
+			return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: b})), nil
+		}
+		if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
+			return "", Validation(map[string]string{"PEM": "The file is neither a PEM certificate nor a DER one."})
+		}
+	}
+	return string(b), nil
 }
 
 // unknownCertType is the refusal of a type that is not an active one. The
@@ -335,7 +354,10 @@ func (h *Certificates) Review(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pemText, err := readPEM(w, r)
-	if err != nil {
+	if e := AsError(err); err != nil && e.Status == http.StatusUnprocessableEntity {
+		h.renderWizard(w, r, e.Status, o, views.CertWizard{Step: "upload", Type: r.FormValue("type"), Error: refusalText(e)})
+		return
+	} else if err != nil {
 		WriteError(w, r, err)
 		return
 	}

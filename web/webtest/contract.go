@@ -85,6 +85,7 @@ func defineFormats() {
 func loadContract() (*Contract, error) {
 	defineFormats()
 	openapi3filter.RegisterBodyDecoder("application/x-pem-file", openapi3filter.PlainBodyDecoder)
+	openapi3filter.RegisterBodyDecoder("application/pkix-cert", openapi3filter.FileBodyDecoder)
 	loader := openapi3.NewLoader()
 	doc, err := loader.LoadFromData(openapi.Spec("2.6.0"))
 	if err != nil {
