@@ -358,7 +358,7 @@ func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
 			page.Hidden[k] = v
 		}
 	}
-	if r.Method == http.MethodGet {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead { // HEAD: GET's answer, no body
 		page.Email = r.Form.Get("login_hint")
 		p.render(w, r, http.StatusOK, page)
 		return

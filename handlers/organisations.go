@@ -209,7 +209,7 @@ func (h *Organisations) orgForm(r *http.Request, o store.Organisation, isNew boo
 	if !isNew {
 		// The version being edited: the one first shown, kept across a
 		// form shown again with errors.
-		if f.IfMatch = r.PostFormValue("IfMatch"); f.IfMatch == "" && r.Method == http.MethodGet {
+		if f.IfMatch = r.PostFormValue("IfMatch"); f.IfMatch == "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 			f.IfMatch = ETagOf(o)
 		}
 	}

@@ -120,7 +120,7 @@ func Render(w http.ResponseWriter, r *http.Request, status int, view templ.Compo
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if status >= 400 && r.Method != http.MethodGet && r.Header.Get("HX-Request") == "true" {
+	if status >= 400 && r.Method != http.MethodGet && r.Method != http.MethodHead && r.Header.Get("HX-Request") == "true" {
 		// A refusal shown in place keeps the address of the page the form
 		// was on: reloading it must not GET the URL the form posted to.
 		w.Header().Set("HX-Push-Url", "false")

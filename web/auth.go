@@ -386,14 +386,14 @@ func (a *authenticator) sessionAuth(required bool) func(http.Handler) http.Handl
 				if r.Header.Get("HX-Request") == "true" {
 					// A boosted request must not follow the sign-in to another
 					// origin (CSP connect-src 'self'): the page navigates instead.
-					if r.Method != http.MethodGet {
+					if r.Method != http.MethodGet && r.Method != http.MethodHead {
 						login = "/login"
 					}
 					w.Header().Set("HX-Redirect", login)
 					w.WriteHeader(http.StatusUnauthorized)
 					return
 				}
-				if r.Method == http.MethodGet && !handlers.WantsJSON(r) {
+				if (r.Method == http.MethodGet || r.Method == http.MethodHead) && !handlers.WantsJSON(r) {
 					http.Redirect(w, r, login, http.StatusFound)
 					return
 				}

@@ -293,7 +293,7 @@ func TestFederationWrongMethodIsAFederationError(t *testing.T) {
 				Error       string `json:"error"`
 				Description string `json:"error_description"`
 			}
-			if resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET" || resp.Header.Get("Content-Type") != "application/json" ||
+			if resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET, HEAD" || resp.Header.Get("Content-Type") != "application/json" ||
 				json.Unmarshal(b, &e) != nil || e.Error != "invalid_request" || e.Description == "" {
 				t.Errorf("%s %s: %d Allow %q %s %s", method, path, resp.StatusCode, resp.Header.Get("Allow"), resp.Header.Get("Content-Type"), b)
 			}

@@ -73,16 +73,16 @@ func TestAllowNamesOnlyTheRoutedMethods(t *testing.T) {
 	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
 	cid := a.must(201, "POST", "/organisations/"+oid+"/contacts", `{"ContactType":"Technical","LastName":"Doe","EmailAddress":"doe@acme.example"}`)["ContactId"].(string)
 	for _, c := range []struct{ method, path, allow string }{
-		{"PATCH", "/organisations", "GET, POST"},
-		{"DELETE", "/organisations", "GET, POST"},
-		{"DELETE", "/organisations/" + oid, "GET, PUT"},
-		{"PATCH", "/organisations/" + oid, "GET, PUT"},
-		{"PATCH", "/organisations/" + oid + "/contacts/" + cid, "GET, PUT, DELETE"},
-		{"DELETE", "/organisations/" + oid + "/contacts", "GET, POST"},
-		{"PATCH", "/users/super", "GET, POST"},
-		{"DELETE", "/users/data-administrators", "GET, POST"},
-		{"PATCH", "/users/super/admin@example.com", "GET, PUT"},
-		{"PUT", "/changes", "GET"},
+		{"PATCH", "/organisations", "GET, HEAD, POST"},
+		{"DELETE", "/organisations", "GET, HEAD, POST"},
+		{"DELETE", "/organisations/" + oid, "GET, HEAD, PUT"},
+		{"PATCH", "/organisations/" + oid, "GET, HEAD, PUT"},
+		{"PATCH", "/organisations/" + oid + "/contacts/" + cid, "GET, HEAD, PUT, DELETE"},
+		{"DELETE", "/organisations/" + oid + "/contacts", "GET, HEAD, POST"},
+		{"PATCH", "/users/super", "GET, HEAD, POST"},
+		{"DELETE", "/users/data-administrators", "GET, HEAD, POST"},
+		{"PATCH", "/users/super/admin@example.com", "GET, HEAD, PUT"},
+		{"PUT", "/changes", "GET, HEAD"},
 	} {
 		r, m := a.do(c.method, c.path, `{}`)
 		if r.StatusCode != 405 || r.Header.Get("Allow") != c.allow {
@@ -115,21 +115,25 @@ func TestWrongJSONTypeNamedInJSONTerms(t *testing.T) {
 }
 
 // TestPublicAPIRoutesRefuseOtherMethodsWithout401: the public lists under
-// /api (participants, releases, the SSA keyset) answered a HEAD or POST
-// without credentials with 401 "an access token is required" — the
-// request fell through to the authenticated /api group — although no
-// token makes it allowed; with a token the same request was a 405.
+// /api (participants, releases, the SSA keyset) answered a POST without
+// credentials with 401 "an access token is required" — the request fell
+// through to the authenticated /api group — although no token makes it
+// allowed; with a token the same request was a 405. HEAD is GET without
+// the body there, as everywhere (docs/design.md §4).
 func TestPublicAPIRoutesRefuseOtherMethodsWithout401(t *testing.T) {
 	env := webtest.Start(t, nil)
 	for _, path := range []string{"/api/participants", "/api/releases", "/api/releases/2.6.0/openapi.yaml", "/api/keystore/ssa.jwks"} {
-		for _, m := range []string{"HEAD", "POST", "PUT", "PATCH", "DELETE"} {
+		for _, m := range []string{"POST", "PUT", "PATCH", "DELETE"} {
 			r, b := call(t, m, env.URL+path, nil)
-			if r.StatusCode != 405 || r.Header.Get("Allow") != "GET" || (m != "HEAD" && !strings.Contains(b, "method_not_allowed")) {
-				t.Errorf("%s %s: %d Allow %q %s, want 405 with Allow: GET", m, path, r.StatusCode, r.Header.Get("Allow"), b)
+			if r.StatusCode != 405 || r.Header.Get("Allow") != "GET, HEAD" || !strings.Contains(b, "method_not_allowed") {
+				t.Errorf("%s %s: %d Allow %q %s, want 405 with Allow: GET, HEAD", m, path, r.StatusCode, r.Header.Get("Allow"), b)
 			}
 		}
 		if r, _ := call(t, "GET", env.URL+path, nil); r.StatusCode != 200 {
 			t.Errorf("GET %s: %d", path, r.StatusCode)
+		}
+		if r, b := call(t, "HEAD", env.URL+path, nil); r.StatusCode != 200 || b != "" {
+			t.Errorf("HEAD %s: %d with %d bytes, want 200 and no body", path, r.StatusCode, len(b))
 		}
 	}
 }

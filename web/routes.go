@@ -45,7 +45,7 @@ func (s *Server) routes() http.Handler {
 		SealSecret: func(id string, key []byte) []byte { return s.kek.Seal(key, webhookSecretAAD(id)) }}
 
 	r := chi.NewRouter()
-	r.Use(requestID, s.logRequests, s.recoverer, s.loopbackHosts, s.securityHeaders)
+	r.Use(requestID, s.logRequests, s.recoverer, headAsGet, s.loopbackHosts, s.securityHeaders)
 	if s.idp != nil && s.cfg.DevIdPAllowRemote {
 		r.Use(remoteDevIdPBanner) // every page says it
 	}
@@ -59,7 +59,7 @@ func (s *Server) routes() http.Handler {
 		if req.URL.Path == "/.well-known/openid-federation" || strings.HasPrefix(req.URL.Path, "/federation/") {
 			// Federation endpoints answer errors in their own JSON shape
 			// (docs/design.md §13), as the standalone anchor does.
-			anchor.WriteError(w, http.StatusMethodNotAllowed, "invalid_request", req.Method+" is not allowed on "+req.URL.Path+"; only GET is served")
+			anchor.WriteError(w, http.StatusMethodNotAllowed, "invalid_request", req.Method+" is not allowed on "+req.URL.Path+"; only GET and HEAD are served")
 			return
 		}
 		handlers.WriteError(w, req, handlers.CodeMethodNotAllowed.New(req.Method+" is not allowed on "+req.URL.Path+"."))
@@ -70,7 +70,7 @@ func (s *Server) routes() http.Handler {
 		handlers.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	r.Get("/readyz", s.ready)
-	r.Handle("/static/*", static.Handler())
+	r.Get("/static/*", static.Handler().ServeHTTP)
 	r.Get("/.well-known/oauth-protected-resource", s.protectedResourceMetadata)
 	r.Get("/.well-known/oauth-protected-resource/api", s.protectedResourceMetadata)
 
@@ -110,7 +110,7 @@ func (s *Server) routes() http.Handler {
 		r.Route("/organisations", func(r chi.Router) {
 			r.Get("/", orgs.ListOrganisations)
 			r.Post("/", orgs.CreateOrganisation)
-			r.Get("/export.csv", orgs.ExportOrganisations)
+			r.Get("/export.csv", getOnly(orgs.ExportOrganisations))
 			r.Post("/import", orgs.ImportOrganisations)
 			r.Route("/{orgID}", func(r chi.Router) {
 				r.Get("/", orgs.GetOrganisation)
@@ -128,7 +128,7 @@ func (s *Server) routes() http.Handler {
 				r.Post("/softwarestatements", apps.CreateApp)
 				r.Get("/softwarestatements/{appID}", apps.GetApp)
 				r.Put("/softwarestatements/{appID}", apps.UpdateApp)
-				r.Get("/softwarestatements/{appID}/assertion", ssaH.Issue)
+				r.Get("/softwarestatements/{appID}/assertion", getOnly(ssaH.Issue))
 
 				// Certificates: revocation by key id; the description update is gone (2.6.0).
 				r.Get("/certificates", certs.List)
@@ -247,7 +247,7 @@ func (s *Server) routes() http.Handler {
 			r.Delete("/{email}", noHardDelete)
 		})
 		r.Get("/audit", pages.Audit)
-		r.Get("/audit/export.csv", pages.ExportAudit)
+		r.Get("/audit/export.csv", getOnly(pages.ExportAudit))
 		r.Get("/expiring", pages.Expiring)
 		// The change feed (docs/design.md §15): every administrator, like the audit log.
 		r.Get("/changes", changes.List)
@@ -256,8 +256,8 @@ func (s *Server) routes() http.Handler {
 	// Browser: session cookie, cross-origin protection on every unsafe method.
 	r.Group(func(r chi.Router) {
 		r.Use(guardSessions, s.sessions.LoadAndSave, sessionLoaded, s.sessionIdle, http.NewCrossOriginProtection().Handler, noStore)
-		r.With(s.rateLimit).Get("/login", s.auth.login)
-		r.With(s.rateLimit).Get("/auth/callback", s.auth.callback)
+		r.With(s.rateLimit).Get("/login", getOnly(s.auth.login))
+		r.With(s.rateLimit).Get("/auth/callback", getOnly(s.auth.callback))
 		r.Post("/logout", s.auth.logout)
 		r.With(s.auth.sessionAuth(false)).Get("/", pages.Home)
 
@@ -267,7 +267,7 @@ func (s *Server) routes() http.Handler {
 			r.Get("/organisations", orgs.ListOrganisations)
 			r.Post("/organisations", orgs.CreateOrganisation)
 			r.Get("/organisations/new", orgs.NewOrganisation)
-			r.Get("/organisations/export.csv", orgs.ExportOrganisations)
+			r.Get("/organisations/export.csv", getOnly(orgs.ExportOrganisations))
 			r.Get("/organisations/import", orgs.ImportForm)
 			r.Post("/organisations/import", orgs.ImportOrganisations)
 			r.Route("/organisations/{orgID}", func(r chi.Router) {
@@ -299,7 +299,7 @@ func (s *Server) routes() http.Handler {
 				r.Post("/softwarestatements/{appID}", apps.UpdateApp)
 				r.Get("/softwarestatements/{appID}/edit", apps.AppForm)
 				r.Post("/softwarestatements/{appID}/status", apps.SetAppStatus)
-				r.Get("/softwarestatements/{appID}/assertion", ssaH.Issue)
+				r.Get("/softwarestatements/{appID}/assertion", getOnly(ssaH.Issue))
 				r.Get("/softwarestatements/{appID}/audit", certs.AppAudit)
 				r.Get("/softwarestatements/{appID}/federation", fed.Tab("Application", false))
 				r.Post("/softwarestatements/{appID}/federation/check", fed.Tab("Application", true))
@@ -338,7 +338,7 @@ func (s *Server) routes() http.Handler {
 				}
 			})
 			r.Get("/audit", pages.Audit)
-			r.Get("/audit/export.csv", pages.ExportAudit)
+			r.Get("/audit/export.csv", getOnly(pages.ExportAudit))
 			r.Get("/api-reference", pages.APIReference)
 
 			// Reference Data: Super Users only.
@@ -419,6 +419,10 @@ func allowedMethods(mux *chi.Mux, r *http.Request) string {
 	}
 	set := map[string]bool{}
 	routedMethods(mux, "", path, set)
+	if set[http.MethodGet] && headRefused[mux.Find(chi.NewRouteContext(), http.MethodGet, path)] {
+		// The route a GET (and so a HEAD) takes here refuses HEAD.
+		delete(set, http.MethodHead)
+	}
 	var allow []string
 	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 		if set[m] {
@@ -452,6 +456,9 @@ func routedMethods(routes chi.Routes, prefix, path string, set map[string]bool) 
 			}
 			if !alwaysRefused[m+" "+prefix+rt.Pattern] {
 				set[m] = true
+			}
+			if m == http.MethodGet {
+				set[http.MethodHead] = true // every GET route answers HEAD (head.go)
 			}
 		}
 	}
@@ -502,17 +509,19 @@ var alwaysRefused = map[string]bool{
 	"DELETE /api/organisations/{orgID}/authority-claims/{claimID}": true,
 }
 
-// publicGETRoutes are the /api routes that take no credentials (GET only).
+// publicGETRoutes are the /api routes that take no credentials (GET and
+// HEAD only).
 var publicGETRoutes = []string{"/api/participants", "/api/releases", "/api/releases/{version}/openapi.yaml", "/api/keystore/ssa.jwks"}
 
-// publicOnlyGET answers another method on a public /api route with 405.
+// publicOnlyGET answers another method than GET and HEAD on a public /api
+// route with 405.
 // Such a request falls through to the /api group, which would otherwise
 // ask for a token that no method there needs.
 func publicOnlyGET(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		for _, p := range publicGETRoutes {
-			if r.Method != http.MethodGet && patternMatches(p, r.URL.Path) {
-				w.Header().Set("Allow", http.MethodGet)
+			if r.Method != http.MethodGet && r.Method != http.MethodHead && patternMatches(p, r.URL.Path) {
+				w.Header().Set("Allow", "GET, HEAD")
 				handlers.WriteError(w, r, handlers.CodeMethodNotAllowed.New(r.Method+" is not allowed on "+r.URL.Path+"."))
 				return
 			}

@@ -168,7 +168,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	}
 
 	sm := scs.New()
-	sm.Store = db.Sessions()
+	sm.Store = headSafeSessions{db.Sessions()} // a HEAD saves no session (head.go)
 	sm.Lifetime = 12 * time.Hour
 	// No sm.IdleTimeout: it saves the session on every request; sessionIdle
 	// keeps the idle expiry instead.

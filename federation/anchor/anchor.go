@@ -421,11 +421,12 @@ func (s *Server) current() *Anchor {
 	return s.anchor
 }
 
-// ServeHTTP answers the federation endpoints.
+// ServeHTTP answers the federation endpoints. HEAD is GET's answer, whose
+// body net/http drops (docs/design.md §4): nothing here writes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet {
-		w.Header().Set("Allow", "GET")
-		writeFedError(w, &fedError{http.StatusMethodNotAllowed, "invalid_request", "only GET is served"})
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeFedError(w, &fedError{http.StatusMethodNotAllowed, "invalid_request", "only GET and HEAD are served"})
 		return
 	}
 	a := s.current()

@@ -244,3 +244,41 @@ func TestConfigErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestAnchorAnswersHEAD: HEAD is GET's answer without the body
+// (docs/design.md §4); another method is 405 with Allow: GET, HEAD.
+func TestAnchorAnswersHEAD(t *testing.T) {
+	dir := t.TempDir()
+	writeKey(t, dir, "anchor-1.pem")
+	a, err := Load(writeConfig(t, dir, `entity_id: http://127.0.0.1:8090
+keys:
+  - file: anchor-1.pem
+    alg: ES256
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(NewServer(a))
+	defer srv.Close()
+	for _, path := range []string{"/.well-known/openid-federation", "/list", "/fetch?sub=https://nobody.example"} {
+		g, _ := get(t, srv.URL, path)
+		resp, err := http.Head(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != g.StatusCode || len(b) != 0 || resp.Header.Get("Content-Type") != g.Header.Get("Content-Type") || resp.Header.Get("Cache-Control") != g.Header.Get("Cache-Control") {
+			t.Errorf("HEAD %s: %d %q %q (%d bytes), GET %d %q %q", path, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"), len(b),
+				g.StatusCode, g.Header.Get("Content-Type"), g.Header.Get("Cache-Control"))
+		}
+	}
+	resp, err := http.Post(srv.URL+"/list", "text/plain", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" {
+		t.Errorf("POST /list: %d Allow %q, want 405 Allow GET, HEAD", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+}
