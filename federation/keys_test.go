@@ -2,6 +2,8 @@ package federation_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -199,5 +201,61 @@ func TestKeyringStagedRollover(t *testing.T) {
 	}
 	if _, err := kr.Sign(ctx, "entity-statement+jwt", map[string]any{"iss": "x"}); err != nil {
 		t.Fatalf("signing with the activated key: %v", err)
+	}
+}
+
+// TestKeyringRolloverSeenByAnotherInstance: two keyrings on one database
+// (two instances): a key prepared on one and activated on the other signs
+// on both at once; the state is the store's, not a keyring's.
+func TestKeyringRolloverSeenByAnotherInstance(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "keys.db")
+	open := func() *federation.Keyring {
+		t.Helper()
+		db, err := store.Open(ctx, path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		kr, err := federation.OpenKeyring(ctx, db, plainSealer{}, "ES256", time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kr.SetPrepublish(0)
+		return kr
+	}
+	a, b := open(), open()
+	kidOf := func(kr *federation.Keyring) string {
+		t.Helper()
+		tok, err := kr.Sign(ctx, "entity-statement+jwt", map[string]any{"iss": "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _ := base64.RawURLEncoding.DecodeString(strings.Split(tok, ".")[0])
+		var hdr struct {
+			Kid string `json:"kid"`
+		}
+		_ = json.Unmarshal(h, &hdr)
+		return hdr.Kid
+	}
+	old := kidOf(a)
+	next, err := a.Prepare(ctx, store.Audit{Actor: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set, err := b.Published(ctx, time.Now()); err != nil || len(set.Key(next.KeyID)) != 1 {
+		t.Fatalf("the other instance does not publish the prepared key: %v", err)
+	}
+	if _, err := b.Prepare(ctx, store.Audit{Actor: "test"}); err == nil {
+		t.Fatal("the other instance prepared a second next key")
+	}
+	if got := kidOf(b); got != old {
+		t.Fatalf("the other instance signs with %s before activation, want %s", got, old)
+	}
+	if _, err := b.Activate(ctx, store.Audit{Actor: "test"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if ga, gb := kidOf(a), kidOf(b); ga != next.KeyID || gb != next.KeyID {
+		t.Fatalf("after activation on one instance: %s and %s sign, want %s on both", ga, gb, next.KeyID)
 	}
 }
