@@ -236,12 +236,14 @@ func (h *SSA) ListKeys(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, during("Keys", err))
 		return
 	}
-	if !HTMLPage(w, r, func() { h.keysPage(w, r, http.StatusOK, keys, "") }) {
+	if !HTMLPage(w, r, func() { h.keysPage(w, r, http.StatusOK, keys, views.KeysPage{}) }) {
 		WriteJSON(w, http.StatusOK, keys)
 	}
 }
 
-func (h *SSA) keysPage(w http.ResponseWriter, r *http.Request, status int, keys []store.SigningKey, errMsg string) {
+// keysPage renders the page; msgs carries the refusal to show (Error or
+// FedError), the rest is filled here.
+func (h *SSA) keysPage(w http.ResponseWriter, r *http.Request, status int, keys []store.SigningKey, msgs views.KeysPage) {
 	fedKeys, err := h.FedKeys.Keys(r.Context())
 	if err != nil {
 		WriteError(w, r, during("Keys", err))
@@ -260,7 +262,8 @@ func (h *SSA) keysPage(w http.ResponseWriter, r *http.Request, status int, keys 
 		}
 	}
 	Render(w, r, status, views.SigningKeys(h.Shell(r, "Signing keys", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Signing keys"}),
-		views.KeysPage{Keys: keys, Current: current, Algs: ssa.AllAlgs, Enabled: h.Keys.Enabled(), Error: errMsg, FedKeys: fedKeys, FedAlg: h.FedKeys.Alg(), FedNextFrom: nextFrom}))
+		views.KeysPage{Keys: keys, Current: current, Algs: ssa.AllAlgs, Enabled: h.Keys.Enabled(), Error: msgs.Error, FedKeys: fedKeys, FedAlg: h.FedKeys.Alg(),
+			FedNextFrom: nextFrom, FedError: msgs.FedError}))
 }
 
 // RotateKey makes a new signing key for an algorithm.
@@ -294,7 +297,7 @@ func (h *SSA) RetireKey(w http.ResponseWriter, r *http.Request) {
 			if e.Status != http.StatusConflict || lerr != nil {
 				return false
 			}
-			h.keysPage(w, r, http.StatusConflict, keys, e.Message)
+			h.keysPage(w, r, http.StatusConflict, keys, views.KeysPage{Error: e.Message})
 			return true
 		}})
 }
@@ -393,7 +396,7 @@ func (h *SSA) fedKeysAgain(w http.ResponseWriter, r *http.Request) func(e *Error
 		if e.Status != http.StatusConflict || err != nil {
 			return false
 		}
-		h.keysPage(w, r, http.StatusConflict, keys, e.Message)
+		h.keysPage(w, r, http.StatusConflict, keys, views.KeysPage{FedError: e.Message})
 		return true
 	}
 }

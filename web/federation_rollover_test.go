@@ -187,8 +187,8 @@ func TestFederationKeyRolloverInTheConsole(t *testing.T) {
 	}
 	// A second prepare (an old page): 409 on the page, with why.
 	status, doc = postForm(t, c, env.URL+fedNextPath, url.Values{})
-	if status != http.StatusConflict || !strings.Contains(doc.Find("[data-testid=keys-error]").Text(), "already published as the next key") {
-		t.Fatalf("second prepare: %d %q", status, doc.Find("[data-testid=keys-error]").Text())
+	if status != http.StatusConflict || !strings.Contains(doc.Find("[data-testid=federation-keys-error]").Text(), "already published as the next key") {
+		t.Fatalf("second prepare: %d %q", status, doc.Find("[data-testid=federation-keys-error]").Text())
 	}
 	status, doc = postForm(t, c, env.URL+fedActivatePath, url.Values{})
 	if status != 200 || !strings.Contains(doc.Find("[data-testid=flash]").Text(), "signs from now on") {
@@ -199,7 +199,7 @@ func TestFederationKeyRolloverInTheConsole(t *testing.T) {
 	}
 	// Activate again (an old page): 409 on the page.
 	status, doc = postForm(t, c, env.URL+fedActivatePath, url.Values{})
-	if status != http.StatusConflict || !strings.Contains(doc.Find("[data-testid=keys-error]").Text(), "prepare one first") {
-		t.Fatalf("activate without a next key: %d %q", status, doc.Find("[data-testid=keys-error]").Text())
+	if status != http.StatusConflict || !strings.Contains(doc.Find("[data-testid=federation-keys-error]").Text(), "prepare one first") {
+		t.Fatalf("activate without a next key: %d %q", status, doc.Find("[data-testid=federation-keys-error]").Text())
 	}
 }
