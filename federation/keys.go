@@ -34,17 +34,21 @@ type keyStore interface {
 	ListFederationKeys(ctx context.Context) ([]store.SigningKey, error)
 	CurrentFederationKey(ctx context.Context) (store.SigningKey, error)
 	AddFederationKey(ctx context.Context, a store.Audit, k store.SigningKey) error
+	PrepareFederationKey(ctx context.Context, a store.Audit, k store.SigningKey) error
+	ActivateFederationKey(ctx context.Context, a store.Audit, ready func(store.SigningKey) error) (store.SigningKey, error)
 }
 
 // Keyring holds the directory's federation signing keys, sealed in the
-// store (docs/design.md §13). The newest key signs; a key replaced by a
-// rotation stays published for one statement lifetime after it stopped
-// signing, so that everything it signed can still be verified.
+// store (docs/design.md §13). The newest Active key signs; a key replaced
+// by a rotation stays published for one statement lifetime after it
+// stopped signing, so that everything it signed can still be verified. A
+// Next key (Prepare) is published but does not sign until Activate.
 type Keyring struct {
-	store    keyStore
-	kek      Sealer
-	alg      string
-	lifetime time.Duration
+	store      keyStore
+	kek        Sealer
+	alg        string
+	lifetime   time.Duration
+	prepublish time.Duration
 
 	mu    sync.Mutex
 	cache map[string]crypto.Signer
@@ -60,7 +64,7 @@ func OpenKeyring(ctx context.Context, st keyStore, kek Sealer, alg string, lifet
 	if !contains(anyList(SigningAlgs), alg) {
 		return nil, fmt.Errorf("federation: signing algorithm %q is not one of %v", alg, SigningAlgs)
 	}
-	kr := &Keyring{store: st, kek: kek, alg: alg, lifetime: lifetime, cache: map[string]crypto.Signer{}}
+	kr := &Keyring{store: st, kek: kek, alg: alg, lifetime: lifetime, prepublish: lifetime, cache: map[string]crypto.Signer{}}
 	if _, err := st.CurrentFederationKey(ctx); errors.Is(err, store.ErrNotFound) {
 		if _, err := kr.Rotate(ctx, store.Audit{Actor: "system"}); err != nil {
 			return nil, err
@@ -76,6 +80,15 @@ func (kr *Keyring) Alg() string { return kr.alg }
 
 // Lifetime is how long a statement signed now lives.
 func (kr *Keyring) Lifetime() time.Duration { return kr.lifetime }
+
+// SetPrepublish sets how long a Next key must have been published before
+// Activate lets it sign (0: at once). The default is one statement
+// lifetime: an entity configuration fetched just before the key was
+// published is kept that long, and does not name the key.
+func (kr *Keyring) SetPrepublish(d time.Duration) { kr.prepublish = d }
+
+// Prepublish is the time SetPrepublish set.
+func (kr *Keyring) Prepublish() time.Duration { return kr.prepublish }
 
 func generate(alg string) (crypto.Signer, error) {
 	switch alg {
@@ -93,8 +106,37 @@ func generate(alg string) (crypto.Signer, error) {
 }
 
 // Rotate makes a new key that signs from now on; the previous one stops
-// signing and stays published for a statement lifetime.
+// signing and stays published for a statement lifetime. It is the
+// emergency path: relying parties that hold the anchor's keys configured
+// fail until they add the new key (Prepare and Activate avoid that).
 func (kr *Keyring) Rotate(ctx context.Context, a store.Audit) (jose.JSONWebKey, error) {
+	return kr.make(ctx, func(k store.SigningKey) error { return kr.store.AddFederationKey(ctx, a, k) })
+}
+
+// Prepare makes the Next key: published in the entity configuration's
+// jwks from now on, not signing until Activate. While a Next key exists
+// it is a store.ConflictError.
+func (kr *Keyring) Prepare(ctx context.Context, a store.Audit) (jose.JSONWebKey, error) {
+	return kr.make(ctx, func(k store.SigningKey) error { return kr.store.PrepareFederationKey(ctx, a, k) })
+}
+
+// Activate lets the Next key sign from now on; the key that signed until
+// now is retired and stays published for a statement lifetime. Without a
+// Next key, or one published less than Prepublish before now, it is a
+// store.ConflictError naming why (and when it becomes possible).
+func (kr *Keyring) Activate(ctx context.Context, a store.Audit, now time.Time) (store.SigningKey, error) {
+	return kr.store.ActivateFederationKey(ctx, a, func(next store.SigningKey) error {
+		if from := next.CreatedAt.Add(kr.prepublish); now.Before(from) {
+			return &store.ConflictError{Message: fmt.Sprintf("federation key %s has been published since %s; it may sign from %s (published for %s first, so that relying parties can add it)",
+				next.Kid, next.CreatedAt.UTC().Format(time.RFC3339), from.UTC().Format(time.RFC3339), kr.prepublish)}
+		}
+		return nil
+	})
+}
+
+// make generates a key of the keyring's algorithm and hands it, sealed,
+// to save.
+func (kr *Keyring) make(ctx context.Context, save func(store.SigningKey) error) (jose.JSONWebKey, error) {
 	priv, err := generate(kr.alg)
 	if err != nil {
 		return jose.JSONWebKey{}, err
@@ -113,7 +155,7 @@ func (kr *Keyring) Rotate(ctx context.Context, a store.Audit) (jose.JSONWebKey, 
 	if err != nil {
 		return jose.JSONWebKey{}, err
 	}
-	if err := kr.store.AddFederationKey(ctx, a, store.SigningKey{Kid: pub.KeyID, Alg: kr.alg, PublicJWK: string(pj),
+	if err := save(store.SigningKey{Kid: pub.KeyID, Alg: kr.alg, PublicJWK: string(pj),
 		PrivateEnc: kr.kek.Seal(der, keyAAD(pub.KeyID))}); err != nil {
 		return jose.JSONWebKey{}, err
 	}
@@ -128,8 +170,9 @@ func (kr *Keyring) Keys(ctx context.Context) ([]store.SigningKey, error) {
 	return kr.store.ListFederationKeys(ctx)
 }
 
-// Published is the key set of the entity configuration: the signing key
-// and every key that stopped signing less than a lifetime ago.
+// Published is the key set of the entity configuration: the signing key,
+// the Next key (published before it signs) and every key that stopped
+// signing less than a lifetime ago.
 func (kr *Keyring) Published(ctx context.Context, now time.Time) (jose.JSONWebKeySet, error) {
 	keys, err := kr.store.ListFederationKeys(ctx)
 	if err != nil {
@@ -137,7 +180,7 @@ func (kr *Keyring) Published(ctx context.Context, now time.Time) (jose.JSONWebKe
 	}
 	var set jose.JSONWebKeySet
 	for _, k := range keys {
-		if k.Status != "Active" && (k.RetiredAt == nil || !k.RetiredAt.Add(kr.lifetime).After(now)) {
+		if k.Status != "Active" && k.Status != "Next" && (k.RetiredAt == nil || !k.RetiredAt.Add(kr.lifetime).After(now)) {
 			continue
 		}
 		var j jose.JSONWebKey

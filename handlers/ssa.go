@@ -236,12 +236,14 @@ func (h *SSA) ListKeys(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, during("Keys", err))
 		return
 	}
-	if !HTMLPage(w, r, func() { h.keysPage(w, r, http.StatusOK, keys, "") }) {
+	if !HTMLPage(w, r, func() { h.keysPage(w, r, http.StatusOK, keys, views.KeysPage{}) }) {
 		WriteJSON(w, http.StatusOK, keys)
 	}
 }
 
-func (h *SSA) keysPage(w http.ResponseWriter, r *http.Request, status int, keys []store.SigningKey, errMsg string) {
+// keysPage renders the page; msgs carries the refusal to show (Error or
+// FedError), the rest is filled here.
+func (h *SSA) keysPage(w http.ResponseWriter, r *http.Request, status int, keys []store.SigningKey, msgs views.KeysPage) {
 	fedKeys, err := h.FedKeys.Keys(r.Context())
 	if err != nil {
 		WriteError(w, r, during("Keys", err))
@@ -253,8 +255,15 @@ func (h *SSA) keysPage(w http.ResponseWriter, r *http.Request, status int, keys 
 			current[k.Alg] = k.Kid // newest first
 		}
 	}
+	var nextFrom time.Time
+	for _, k := range fedKeys {
+		if k.Status == "Next" {
+			nextFrom = k.CreatedAt.Add(h.FedKeys.Prepublish())
+		}
+	}
 	Render(w, r, status, views.SigningKeys(h.Shell(r, "Signing keys", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Signing keys"}),
-		views.KeysPage{Keys: keys, Current: current, Algs: ssa.AllAlgs, Enabled: h.Keys.Enabled(), Error: errMsg, FedKeys: fedKeys, FedAlg: h.FedKeys.Alg()}))
+		views.KeysPage{Keys: keys, Current: current, Algs: ssa.AllAlgs, Enabled: h.Keys.Enabled(), Error: msgs.Error, FedKeys: fedKeys, FedAlg: h.FedKeys.Alg(),
+			FedNextFrom: nextFrom, FedError: msgs.FedError}))
 }
 
 // RotateKey makes a new signing key for an algorithm.
@@ -288,7 +297,7 @@ func (h *SSA) RetireKey(w http.ResponseWriter, r *http.Request) {
 			if e.Status != http.StatusConflict || lerr != nil {
 				return false
 			}
-			h.keysPage(w, r, http.StatusConflict, keys, e.Message)
+			h.keysPage(w, r, http.StatusConflict, keys, views.KeysPage{Error: e.Message})
 			return true
 		}})
 }
@@ -343,26 +352,74 @@ func (h *SSA) ListFederationKeys(w http.ResponseWriter, r *http.Request) {
 	WriteJSON(w, http.StatusOK, keys)
 }
 
-// RotateFederationKey makes a new federation signing key; the previous one
-// stops signing and stays published for a statement lifetime.
+// RotateFederationKey makes a new federation signing key at once; the
+// previous one stops signing and stays published for a statement lifetime.
+// It is the emergency path (a compromised key): PrepareFederationKey and
+// ActivateFederationKey are the staged rollover (docs/design.md §13).
 func (h *SSA) RotateFederationKey(w http.ResponseWriter, r *http.Request) {
-	// Nothing to choose (one algorithm): a body, when there is one, must
-	// be an empty object; a field in it is refused, not ignored.
-	if IsAPI(r) {
-		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
-		if err != nil {
-			WriteError(w, r, CodeTooLarge.New("the body is too large"))
-			return
-		}
-		if len(bytes.TrimSpace(b)) > 0 {
-			r.Body = io.NopCloser(bytes.NewReader(b))
-			var none struct{}
-			if err := Decode(w, r, &none); err != nil {
-				WriteError(w, r, err)
-				return
-			}
-		}
+	if !noFields(w, r) {
+		return
 	}
 	jwk, err := h.FedKeys.Rotate(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email})
 	h.Saved(w, r, Saved{Err: err, Flash: "New federation key " + jwk.KeyID + " signs from now on.", Page: "/references/signing-keys", Status: http.StatusCreated, Body: jwk})
+}
+
+// PrepareFederationKey publishes the next federation key, not signing yet
+// (docs/design.md §13); 409 while one is prepared.
+func (h *SSA) PrepareFederationKey(w http.ResponseWriter, r *http.Request) {
+	if !noFields(w, r) {
+		return
+	}
+	jwk, err := h.FedKeys.Prepare(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email})
+	h.Saved(w, r, Saved{Err: storeError(err, "Federation key"),
+		Flash: "Next federation key " + jwk.KeyID + " is published; it does not sign yet.", Page: "/references/signing-keys",
+		Status: http.StatusCreated, Body: jwk, Again: h.fedKeysAgain(w, r)})
+}
+
+// ActivateFederationKey lets the next federation key sign; 409 without one
+// or before it has been published long enough.
+func (h *SSA) ActivateFederationKey(w http.ResponseWriter, r *http.Request) {
+	if !noFields(w, r) {
+		return
+	}
+	k, err := h.FedKeys.Activate(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, h.Now())
+	h.Saved(w, r, Saved{Err: storeError(err, "Federation key"),
+		Flash: "Federation key " + k.Kid + " signs from now on; the previous one stays published for one statement lifetime.", Page: "/references/signing-keys",
+		Status: http.StatusOK, Body: k, Again: h.fedKeysAgain(w, r)})
+}
+
+// fedKeysAgain shows a refused federation key action on the Signing keys
+// page, with the refusal as its message.
+func (h *SSA) fedKeysAgain(w http.ResponseWriter, r *http.Request) func(e *Error) bool {
+	return func(e *Error) bool {
+		keys, err := h.Keys.Keys(r.Context())
+		if e.Status != http.StatusConflict || err != nil {
+			return false
+		}
+		h.keysPage(w, r, http.StatusConflict, keys, views.KeysPage{FedError: e.Message})
+		return true
+	}
+}
+
+// noFields checks an API body where there is nothing to choose: when there
+// is one it must be an empty object; a field in it is refused, not
+// ignored. It reports whether to go on (else the refusal is written).
+func noFields(w http.ResponseWriter, r *http.Request) bool {
+	if !IsAPI(r) {
+		return true
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		WriteError(w, r, CodeTooLarge.New("the body is too large"))
+		return false
+	}
+	if len(bytes.TrimSpace(b)) > 0 {
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		var none struct{}
+		if err := Decode(w, r, &none); err != nil {
+			WriteError(w, r, err)
+			return false
+		}
+	}
+	return true
 }

@@ -188,6 +188,8 @@ func (s *Server) routes() http.Handler {
 			r.Post("/signing-keys/{kid}/retire", ssaH.RetireKey)
 			r.Get("/signing-keys/federation", ssaH.ListFederationKeys)
 			r.Post("/signing-keys/federation", ssaH.RotateFederationKey)
+			r.Post("/signing-keys/federation/next", ssaH.PrepareFederationKey)
+			r.Post("/signing-keys/federation/next/activate", ssaH.ActivateFederationKey)
 			r.Get("/role-metadata-policies", policies.List)
 			r.Post("/role-metadata-policies", policies.Save)
 			r.Post("/role-metadata-policies/simulate", policies.Simulate)
@@ -368,6 +370,8 @@ func (s *Server) routes() http.Handler {
 				r.Post("/signing-keys", ssaH.RotateKey)
 				r.Post("/signing-keys/{kid}/retire", ssaH.RetireKey)
 				r.Post("/signing-keys/federation", ssaH.RotateFederationKey)
+				r.Post("/signing-keys/federation/next", ssaH.PrepareFederationKey)
+				r.Post("/signing-keys/federation/next/activate", ssaH.ActivateFederationKey)
 				r.Get("/federation", fed.OwnConfiguration) // the entity configuration, decoded
 				r.Get("/role-metadata-policies", policies.List)
 				r.Post("/role-metadata-policies", policies.Save)

@@ -63,7 +63,11 @@ type Config struct {
 	FederationEntityID          string        // default the base URL
 	FederationOrganizationName  string        // organization_name of the entity configuration
 	FederationStatementLifetime time.Duration // default 24h
-	FederationSigningAlg        string        // default ES256
+	// FederationKeyPrepublish is how long a prepared federation key must
+	// have been published before it may sign (docs/design.md §13); nil is
+	// one statement lifetime, 0 at once.
+	FederationKeyPrepublish *time.Duration
+	FederationSigningAlg    string // default ES256
 	// JWKSRefreshInterval is the least time between two fetches of an
 	// issuer's keys for tokens naming an unknown key (default 10 s).
 	JWKSRefreshInterval time.Duration
@@ -290,6 +294,12 @@ func (s *Server) openKeyring(ctx context.Context) error {
 	s.fedKeys, err = federation.OpenKeyring(ctx, s.db, kek, cfg.FederationSigningAlg, cfg.FederationStatementLifetime)
 	if err != nil {
 		return fmt.Errorf("web: --federation-signing-alg: %w", err)
+	}
+	if cfg.FederationKeyPrepublish != nil {
+		if *cfg.FederationKeyPrepublish < 0 {
+			return fmt.Errorf("web: --federation-key-prepublish must not be negative")
+		}
+		s.fedKeys.SetPrepublish(*cfg.FederationKeyPrepublish)
 	}
 	return nil
 }

@@ -19,11 +19,13 @@ import (
 )
 
 // cmdKeys manages the SSA signing keys without the API (also while serve
-// runs): list, rotate, retire.
+// runs): list, rotate, retire; with --federation the federation keys:
+// list, rotate (at once, the emergency path), prepare and activate (the
+// staged rollover, docs/design.md §13).
 func cmdKeys(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	help := len(args) > 0 && asksForHelp(args[:1])
-	if !help && (len(args) == 0 || (args[0] != "list" && args[0] != "rotate" && args[0] != "retire")) {
-		return fmt.Errorf("%w: trustframe keys list|rotate [--alg ALG]|retire --kid KID", errUsage)
+	if !help && (len(args) == 0 || !slices.Contains([]string{"list", "rotate", "retire", "prepare", "activate"}, args[0])) {
+		return fmt.Errorf("%w: trustframe keys list|rotate [--alg ALG]|retire --kid KID, or keys list|rotate|prepare|activate --federation", errUsage)
 	}
 	sub := args[0]
 	fs := flag.NewFlagSet("keys "+sub, flag.ContinueOnError)
@@ -37,9 +39,11 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	kid := fs.String("kid", "", "retire: the key to retire")
 	algs := fs.String("ssa-signing-algs", "PS256,ML-DSA-44,ML-DSA-65,ML-DSA-87", "enabled algorithms")
 	bits := fs.Int("ssa-rsa-bits", 2048, "size of new PS256 keys")
-	fed := fs.Bool("federation", false, "rotate or list the directory's federation signing keys instead (docs/design.md §13)")
+	fed := fs.Bool("federation", false, "list, rotate, prepare or activate the directory's federation signing keys instead (docs/design.md §13)")
 	fedAlg := fs.String("federation-signing-alg", "ES256", "algorithm of new federation keys")
 	fedLifetime := fs.Duration("federation-statement-lifetime", 24*time.Hour, "lifetime of federation statements")
+	var fedPrepublish prepublishFlag
+	fs.Var(&fedPrepublish, "federation-key-prepublish", prepublishUsage)
 	if help {
 		return &helpRequested{commandUsage(fs)}
 	}
@@ -62,7 +66,12 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	if *fedLifetime <= 0 {
 		return fmt.Errorf("%w: --federation-statement-lifetime must be more than 0", errUsage)
 	}
+	if fedPrepublish.d < 0 {
+		return fmt.Errorf("%w: --federation-key-prepublish must be 0 or more", errUsage)
+	}
 	switch {
+	case !*fed && (sub == "prepare" || sub == "activate"):
+		return fmt.Errorf("%w: keys %s is for the federation keys: add --federation (SSA keys sign from their rotation)", errUsage, sub)
 	case *fed && sub == "retire":
 		return fmt.Errorf("%w: keys retire --federation: federation keys are not retired by hand: a replaced key stays published until what it signed has expired", errUsage)
 	case !*fed && sub == "rotate" && *alg != "" && !slices.Contains(ssa.AllAlgs, *alg):
@@ -101,12 +110,33 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 		if err != nil {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
-		if sub == "rotate" {
+		if p := fedPrepublish.value(); p != nil {
+			fk.SetPrepublish(*p)
+		}
+		var ce *store.ConflictError
+		switch sub {
+		case "rotate":
 			jwk, err := fk.Rotate(ctx, actor)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "federation: new key %s signs from now on\n", jwk.KeyID)
+		case "prepare":
+			jwk, err := fk.Prepare(ctx, actor)
+			if errors.As(err, &ce) {
+				return errors.New(ce.Message)
+			} else if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "federation: next key %s is published; it does not sign until keys activate --federation\n", jwk.KeyID)
+		case "activate":
+			k, err := fk.Activate(ctx, actor, time.Now())
+			if errors.As(err, &ce) {
+				return errors.New(ce.Message)
+			} else if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "federation: key %s signs from now on; the previous one stays published for one statement lifetime\n", k.Kid)
 		}
 		keys, err := fk.Keys(ctx)
 		if err != nil {

@@ -145,6 +145,7 @@ func TestServeRefusesOutOfRangeValues(t *testing.T) {
 		{"--federation-signing-alg", "RS999"},
 		{"--federation-statement-lifetime", "0s"},
 		{"--federation-statement-lifetime", "-1h"},
+		{"--federation-key-prepublish", "-1h"},
 		{"--dpop-window", "0s"},
 		{"--dpop-skew", "-1s"},
 		{"--rate-limit", "-5"},
@@ -542,6 +543,44 @@ func TestOperatorMessage(t *testing.T) {
 	} {
 		if got := operatorMessage(errors.New(in)); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
+
+// keys prepare --federation publishes the next federation key (listed as
+// Next, not signing); a second prepare is refused naming it; activate
+// before the prepublish time is refused naming when it may sign, with
+// --federation-key-prepublish 0 it signs and the old key is Retired;
+// activate with nothing prepared is refused; prepare without --federation
+// is a usage error (docs/design.md §13).
+func TestKeysFederationStagedRollover(t *testing.T) {
+	dir := t.TempDir()
+	migrateDir(t, dir)
+	run1 := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		err := run(context.Background(), append([]string{"keys"}, append(args, "--data-dir", dir)...), func(string) string { return "" }, nil, &out, &bytes.Buffer{})
+		return out.String(), err
+	}
+	out, err := run1("prepare", "--federation")
+	if err != nil || !strings.Contains(out, "next key") || strings.Count(out, "Next") != 1 || strings.Count(out, "Active") != 1 {
+		t.Fatalf("prepare: %v\n%s", err, out)
+	}
+	if _, err := run1("prepare", "--federation"); exitCode(err) != 1 || !strings.Contains(err.Error(), "already published as the next key") {
+		t.Fatalf("second prepare: exit %d: %v", exitCode(err), err)
+	}
+	if _, err := run1("activate", "--federation"); exitCode(err) != 1 || !strings.Contains(err.Error(), "may sign from") {
+		t.Fatalf("activate within the default prepublish time: exit %d: %v", exitCode(err), err)
+	}
+	out, err = run1("activate", "--federation", "--federation-key-prepublish", "0s")
+	if err != nil || !strings.Contains(out, "signs from now on") || strings.Count(out, "Next") != 0 || strings.Count(out, "Active") != 1 || strings.Count(out, "Retired") != 1 {
+		t.Fatalf("activate: %v\n%s", err, out)
+	}
+	if _, err := run1("activate", "--federation", "--federation-key-prepublish", "0s"); exitCode(err) != 1 || !strings.Contains(err.Error(), "prepare one first") {
+		t.Fatalf("activate without a next key: exit %d: %v", exitCode(err), err)
+	}
+	for _, args := range [][]string{{"prepare"}, {"activate"}, {"activate", "--federation", "--federation-key-prepublish", "-1h"}} {
+		if _, err := run1(args...); exitCode(err) != 2 {
+			t.Fatalf("keys %v: exit %d: %v, want a usage error", args, exitCode(err), err)
 		}
 	}
 }

@@ -45,6 +45,7 @@ type serveFlags struct {
 	apiRateLimit                         int
 	fedEntityID, fedOrgName, fedAlg      string
 	fedLifetime                          time.Duration
+	fedPrepublish                        prepublishFlag
 	allowPrivateWebhooks                 bool
 	webhookTimeout                       time.Duration
 	trustedProxies                       string
@@ -82,6 +83,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.fedEntityID, "federation-entity-id", "", "entity ID of the directory as its participants' federation trust anchor (default the base URL)")
 	fs.StringVar(&f.fedOrgName, "federation-organization-name", "", "organization_name of the directory's federation entity configuration")
 	fs.DurationVar(&f.fedLifetime, "federation-statement-lifetime", 24*time.Hour, "lifetime of the federation's entity configuration and subordinate statements")
+	fs.Var(&f.fedPrepublish, "federation-key-prepublish", prepublishUsage)
 	fs.StringVar(&f.fedAlg, "federation-signing-alg", "ES256", "algorithm of new federation signing keys: ES256, ES384, PS256 or EdDSA")
 	fs.BoolVar(&f.allowPrivateWebhooks, "allow-private-webhook-urls", false, "accept http and loopback/private webhook receivers (tests and development only)")
 	fs.DurationVar(&f.webhookTimeout, "webhook-timeout", 10*time.Second, "how long one webhook delivery attempt may take, connection to answer (1s to 60s)")
@@ -352,6 +354,9 @@ func (f *serveFlags) check() (*bool, error) {
 	if f.fedLifetime <= 0 {
 		return nil, fmt.Errorf("%w: --federation-statement-lifetime must be more than 0", errUsage)
 	}
+	if f.fedPrepublish.d < 0 {
+		return nil, fmt.Errorf("%w: --federation-key-prepublish must be 0 or more", errUsage)
+	}
 	if f.dpopWindow <= 0 {
 		return nil, fmt.Errorf("%w: --dpop-window must be more than 0", errUsage)
 	}
@@ -444,7 +449,8 @@ func (f *serveFlags) webConfig(baseURL, kekPath string, allowPrivate *bool, log 
 		TokenTypes: splitList(f.tokenTypes), StatusVocabulary: f.statusVocabulary, AllowPrivateIssuerURLs: allowPrivate,
 		KEKFile: kekPath, SSASigningAlgs: splitList(f.ssaAlgs), SSARSABits: f.ssaRSABits, SSAIssuer: f.ssaIssuer,
 		FederationEntityID: f.fedEntityID, FederationOrganizationName: f.fedOrgName, FederationStatementLifetime: f.fedLifetime, FederationSigningAlg: f.fedAlg,
-		ExpiryNoticeDays: f.expiryNoticeDays, ExpiryNoticeContacts: splitList(f.expiryNoticeContacts), Version: version,
+		FederationKeyPrepublish: f.fedPrepublish.value(),
+		ExpiryNoticeDays:        f.expiryNoticeDays, ExpiryNoticeContacts: splitList(f.expiryNoticeContacts), Version: version,
 		AllowPrivateWebhookURLs: f.allowPrivateWebhooks, WebhookTimeout: f.webhookTimeout,
 		TrustedProxies: f.proxies,
 	}
@@ -508,4 +514,41 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// prepublishFlag is --federation-key-prepublish: how long a prepared
+// federation key is published before it may sign (docs/design.md §13).
+// Not given, it is one statement lifetime (value() is nil).
+type prepublishFlag struct {
+	d   time.Duration
+	set bool
+}
+
+const prepublishUsage = "how long a prepared federation key must have been published before it may sign (keys activate --federation, or the API and console); 0: at once (default one --federation-statement-lifetime)"
+
+func (p *prepublishFlag) String() string {
+	if p == nil || !p.set {
+		return ""
+	}
+	return p.d.String()
+}
+
+func (p *prepublishFlag) Set(v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return err
+	}
+	p.d, p.set = d, true
+	return nil
+}
+
+// Get makes the flag read as a duration in refusals (wants).
+func (p *prepublishFlag) Get() any { return p.d }
+
+func (p *prepublishFlag) value() *time.Duration {
+	if !p.set {
+		return nil
+	}
+	d := p.d
+	return &d
 }

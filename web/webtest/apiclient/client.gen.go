@@ -194,6 +194,7 @@ func (e ExpiringCertificationsSubjectType) Valid() bool {
 // Defines values for FederationKeyStatus.
 const (
 	FederationKeyStatusActive  FederationKeyStatus = "Active"
+	FederationKeyStatusNext    FederationKeyStatus = "Next"
 	FederationKeyStatusRetired FederationKeyStatus = "Retired"
 )
 
@@ -201,6 +202,8 @@ const (
 func (e FederationKeyStatus) Valid() bool {
 	switch e {
 	case FederationKeyStatusActive:
+		return true
+	case FederationKeyStatusNext:
 		return true
 	case FederationKeyStatusRetired:
 		return true
@@ -1104,16 +1107,19 @@ type ExpiringCertificationsSubjectType string
 
 // FederationKey defines model for FederationKey.
 type FederationKey struct {
+	// CreatedAt when the key was made and first published
 	CreatedAt time.Time `json:"CreatedAt"`
 
 	// RetiredAt left out until replaced; a replaced key stays published for one statement lifetime
-	RetiredAt *time.Time          `json:"RetiredAt,omitempty"`
-	Status    FederationKeyStatus `json:"Status"`
-	Alg       FederationKeyAlg    `json:"alg"`
-	Kid       string              `json:"kid"`
+	RetiredAt *time.Time `json:"RetiredAt,omitempty"`
+
+	// Status Next: published, not signing yet (a staged rollover); Active: signs; Retired: replaced
+	Status FederationKeyStatus `json:"Status"`
+	Alg    FederationKeyAlg    `json:"alg"`
+	Kid    string              `json:"kid"`
 }
 
-// FederationKeyStatus defines model for FederationKey.Status.
+// FederationKeyStatus Next: published, not signing yet (a staged rollover); Active: signs; Retired: replaced
 type FederationKeyStatus string
 
 // FederationKeyAlg defines model for FederationKey.Alg.
@@ -2420,6 +2426,18 @@ type RotateSigningKeyParams struct {
 
 // RotateFederationKeyParams defines parameters for RotateFederationKey.
 type RotateFederationKeyParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// PrepareFederationKeyParams defines parameters for PrepareFederationKey.
+type PrepareFederationKeyParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ActivateFederationKeyParams defines parameters for ActivateFederationKey.
+type ActivateFederationKeyParams struct {
 	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
@@ -3839,10 +3857,24 @@ type ClientInterface interface {
 	// Corresponds with GET /references/signing-keys/federation (the `ListFederationKeys` operationId).
 	ListFederationKeys(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RotateFederationKey Rotate the federation signing key: a new key signs from now on; the previous one stays published until what it signed has expired
+	// RotateFederationKey Rotate the federation signing key at once (the emergency path, e.g. a compromised key): a new key signs from now on; the previous one stays published until what it signed has expired. A prepared next key is left as it is
 	//
 	// Corresponds with POST /references/signing-keys/federation (the `RotateFederationKey` operationId).
 	RotateFederationKey(ctx context.Context, params *RotateFederationKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PrepareFederationKey Prepare the next federation key (a staged rollover, docs/design.md §13): published in the entity configuration's jwks from now on, not signing until activated. At most one: while one is prepared this is 409
+	//
+	// Relying parties that hold the trust anchor's keys configured add the next key before it signs. The body, when there is one, is an empty object.
+	//
+	// Corresponds with POST /references/signing-keys/federation/next (the `PrepareFederationKey` operationId).
+	PrepareFederationKey(ctx context.Context, params *PrepareFederationKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ActivateFederationKey Start signing with the next federation key; the key that signed until now is Retired and stays published for one statement lifetime
+	//
+	// 409 without a prepared key, or while it has been published for less than --federation-key-prepublish (default one statement lifetime; the problem names when it may sign). The body, when there is one, is an empty object.
+	//
+	// Corresponds with POST /references/signing-keys/federation/next/activate (the `ActivateFederationKey` operationId).
+	ActivateFederationKey(ctx context.Context, params *ActivateFederationKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RetireSigningKey Retire a key (no longer published; the last Active key of an enabled algorithm cannot be retired)
 	//
@@ -6383,11 +6415,45 @@ func (c *Client) ListFederationKeys(ctx context.Context, reqEditors ...RequestEd
 	return c.Client.Do(req)
 }
 
-// RotateFederationKey Rotate the federation signing key: a new key signs from now on; the previous one stays published until what it signed has expired
+// RotateFederationKey Rotate the federation signing key at once (the emergency path, e.g. a compromised key): a new key signs from now on; the previous one stays published until what it signed has expired. A prepared next key is left as it is
 //
 // Corresponds with POST /references/signing-keys/federation (the `RotateFederationKey` operationId).
 func (c *Client) RotateFederationKey(ctx context.Context, params *RotateFederationKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRotateFederationKeyRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PrepareFederationKey Prepare the next federation key (a staged rollover, docs/design.md §13): published in the entity configuration's jwks from now on, not signing until activated. At most one: while one is prepared this is 409
+//
+// Relying parties that hold the trust anchor's keys configured add the next key before it signs. The body, when there is one, is an empty object.
+//
+// Corresponds with POST /references/signing-keys/federation/next (the `PrepareFederationKey` operationId).
+func (c *Client) PrepareFederationKey(ctx context.Context, params *PrepareFederationKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPrepareFederationKeyRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ActivateFederationKey Start signing with the next federation key; the key that signed until now is Retired and stays published for one statement lifetime
+//
+// 409 without a prepared key, or while it has been published for less than --federation-key-prepublish (default one statement lifetime; the problem names when it may sign). The body, when there is one, is an empty object.
+//
+// Corresponds with POST /references/signing-keys/federation/next/activate (the `ActivateFederationKey` operationId).
+func (c *Client) ActivateFederationKey(ctx context.Context, params *ActivateFederationKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewActivateFederationKeyRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -12493,6 +12559,90 @@ func NewRotateFederationKeyRequest(server string, params *RotateFederationKeyPar
 	return req, nil
 }
 
+// NewPrepareFederationKeyRequest constructs an http.Request for the PrepareFederationKey method
+func NewPrepareFederationKeyRequest(server string, params *PrepareFederationKeyParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/signing-keys/federation/next")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewActivateFederationKeyRequest constructs an http.Request for the ActivateFederationKey method
+func NewActivateFederationKeyRequest(server string, params *ActivateFederationKeyParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/signing-keys/federation/next/activate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewRetireSigningKeyRequest constructs an http.Request for the RetireSigningKey method
 func NewRetireSigningKeyRequest(server string, kid Kid, params *RetireSigningKeyParams) (*http.Request, error) {
 	var err error
@@ -14542,12 +14692,30 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /references/signing-keys/federation (the `ListFederationKeys` operationId).
 	ListFederationKeysWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListFederationKeysResponse, error)
 
-	// RotateFederationKeyWithResponse Rotate the federation signing key: a new key signs from now on; the previous one stays published until what it signed has expired
+	// RotateFederationKeyWithResponse Rotate the federation signing key at once (the emergency path, e.g. a compromised key): a new key signs from now on; the previous one stays published until what it signed has expired. A prepared next key is left as it is
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /references/signing-keys/federation (the `RotateFederationKey` operationId).
 	RotateFederationKeyWithResponse(ctx context.Context, params *RotateFederationKeyParams, reqEditors ...RequestEditorFn) (*RotateFederationKeyResponse, error)
+
+	// PrepareFederationKeyWithResponse Prepare the next federation key (a staged rollover, docs/design.md §13): published in the entity configuration's jwks from now on, not signing until activated. At most one: while one is prepared this is 409
+	//
+	// Relying parties that hold the trust anchor's keys configured add the next key before it signs. The body, when there is one, is an empty object.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /references/signing-keys/federation/next (the `PrepareFederationKey` operationId).
+	PrepareFederationKeyWithResponse(ctx context.Context, params *PrepareFederationKeyParams, reqEditors ...RequestEditorFn) (*PrepareFederationKeyResponse, error)
+
+	// ActivateFederationKeyWithResponse Start signing with the next federation key; the key that signed until now is Retired and stays published for one statement lifetime
+	//
+	// 409 without a prepared key, or while it has been published for less than --federation-key-prepublish (default one statement lifetime; the problem names when it may sign). The body, when there is one, is an empty object.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /references/signing-keys/federation/next/activate (the `ActivateFederationKey` operationId).
+	ActivateFederationKeyWithResponse(ctx context.Context, params *ActivateFederationKeyParams, reqEditors ...RequestEditorFn) (*ActivateFederationKeyResponse, error)
 
 	// RetireSigningKeyWithResponse Retire a key (no longer published; the last Active key of an enabled algorithm cannot be retired)
 	//
@@ -21072,6 +21240,118 @@ func (r RotateFederationKeyResponse) ContentType() string {
 	return ""
 }
 
+// PrepareFederationKeyResponseDefaultHeaders the declared response headers of an HTTP default response for PrepareFederationKey
+type PrepareFederationKeyResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type PrepareFederationKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *JWK
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PrepareFederationKeyResponseDefaultHeaders
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PrepareFederationKeyResponse) GetJSON201() *JWK {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PrepareFederationKeyResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PrepareFederationKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PrepareFederationKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PrepareFederationKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PrepareFederationKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ActivateFederationKeyResponseDefaultHeaders the declared response headers of an HTTP default response for ActivateFederationKey
+type ActivateFederationKeyResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type ActivateFederationKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FederationKey
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ActivateFederationKeyResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ActivateFederationKeyResponse) GetJSON200() *FederationKey {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ActivateFederationKeyResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ActivateFederationKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ActivateFederationKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ActivateFederationKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ActivateFederationKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // RetireSigningKeyResponseDefaultHeaders the declared response headers of an HTTP default response for RetireSigningKey
 type RetireSigningKeyResponseDefaultHeaders struct {
 	RetryAfter      *int
@@ -24316,7 +24596,7 @@ func (c *ClientWithResponses) ListFederationKeysWithResponse(ctx context.Context
 	return ParseListFederationKeysResponse(rsp)
 }
 
-// RotateFederationKeyWithResponse Rotate the federation signing key: a new key signs from now on; the previous one stays published until what it signed has expired
+// RotateFederationKeyWithResponse Rotate the federation signing key at once (the emergency path, e.g. a compromised key): a new key signs from now on; the previous one stays published until what it signed has expired. A prepared next key is left as it is
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -24327,6 +24607,36 @@ func (c *ClientWithResponses) RotateFederationKeyWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParseRotateFederationKeyResponse(rsp)
+}
+
+// PrepareFederationKeyWithResponse Prepare the next federation key (a staged rollover, docs/design.md §13): published in the entity configuration's jwks from now on, not signing until activated. At most one: while one is prepared this is 409
+//
+// Relying parties that hold the trust anchor's keys configured add the next key before it signs. The body, when there is one, is an empty object.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /references/signing-keys/federation/next (the `PrepareFederationKey` operationId).
+func (c *ClientWithResponses) PrepareFederationKeyWithResponse(ctx context.Context, params *PrepareFederationKeyParams, reqEditors ...RequestEditorFn) (*PrepareFederationKeyResponse, error) {
+	rsp, err := c.PrepareFederationKey(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePrepareFederationKeyResponse(rsp)
+}
+
+// ActivateFederationKeyWithResponse Start signing with the next federation key; the key that signed until now is Retired and stays published for one statement lifetime
+//
+// 409 without a prepared key, or while it has been published for less than --federation-key-prepublish (default one statement lifetime; the problem names when it may sign). The body, when there is one, is an empty object.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /references/signing-keys/federation/next/activate (the `ActivateFederationKey` operationId).
+func (c *ClientWithResponses) ActivateFederationKeyWithResponse(ctx context.Context, params *ActivateFederationKeyParams, reqEditors ...RequestEditorFn) (*ActivateFederationKeyResponse, error) {
+	rsp, err := c.ActivateFederationKey(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseActivateFederationKeyResponse(rsp)
 }
 
 // RetireSigningKeyWithResponse Retire a key (no longer published; the last Active key of an enabled algorithm cannot be retired)
@@ -31200,6 +31510,112 @@ func ParseRotateFederationKeyResponse(rsp *http.Response) (*RotateFederationKeyR
 	switch {
 	case true:
 		var headers RotateFederationKeyResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePrepareFederationKeyResponse parses an HTTP response from a PrepareFederationKeyWithResponse call
+func ParsePrepareFederationKeyResponse(rsp *http.Response) (*PrepareFederationKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PrepareFederationKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest JWK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case true:
+		var headers PrepareFederationKeyResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseActivateFederationKeyResponse parses an HTTP response from a ActivateFederationKeyWithResponse call
+func ParseActivateFederationKeyResponse(rsp *http.Response) (*ActivateFederationKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ActivateFederationKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FederationKey
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case true:
+		var headers ActivateFederationKeyResponseDefaultHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

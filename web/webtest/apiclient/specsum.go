@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "1f0be9b2741b7d121ad0b54aaf1a74fcd24358e91252d55bc7d431098b657a95"
+const SpecSHA256 = "9559c633246eaff3d20b49f115a9a6a3f80e500d27149ba52043131288378599"
