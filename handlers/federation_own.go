@@ -49,6 +49,17 @@ func (h *Federation) OwnConfiguration(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
+	// Each published key's state in the store: the prepared next key and the
+	// retired ones are published without signing (docs/design.md §13).
+	if stored, err := h.Keys.Keys(r.Context()); err == nil {
+		status := map[string]string{}
+		for _, k := range stored {
+			status[k.Kid] = k.Status
+		}
+		for i := range p.Keys {
+			p.Keys[i].Status = status[p.Keys[i].Kid]
+		}
+	}
 	Render(w, r, http.StatusOK, views.OwnConfiguration(shell, p))
 }
 

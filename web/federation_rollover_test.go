@@ -185,6 +185,12 @@ func TestFederationKeyRolloverInTheConsole(t *testing.T) {
 	if doc.Find("[data-testid=activate-federation-key]").Length() != 1 || doc.Find("[data-testid=prepare-federation-key]").Length() != 0 {
 		t.Fatal("with a next key the page should offer activate and not prepare")
 	}
+	// The decoded entity configuration says which published key is the next one.
+	_, own := page(t, c, env.URL+"/references/federation")
+	if own.Find("[data-testid=fed-own-key]").Length() != 2 || own.Find("[data-testid=fed-own-key-signs]").Length() != 1 ||
+		own.Find("[data-testid=fed-own-key-next]").Length() != 1 {
+		t.Fatalf("decoded configuration keys: %q", own.Find("[data-testid=fed-own-keys]").Text())
+	}
 	// A second prepare (an old page): 409 on the page, with why.
 	status, doc = postForm(t, c, env.URL+fedNextPath, url.Values{})
 	if status != http.StatusConflict || !strings.Contains(doc.Find("[data-testid=federation-keys-error]").Text(), "already published as the next key") {
