@@ -166,7 +166,36 @@ func doctorKeys(ctx context.Context, r *doctorReport, f *serveFlags, db *store.D
 			r.fail("SSA signing key "+alg, "%v", err)
 		}
 	}
+	doctorFederationKeys(ctx, r, f, db)
+}
 
+// doctorFederationKeys says which federation key signs and, during a
+// staged rollover, since when the next one is published and from when it
+// may sign (docs/design.md §13).
+func doctorFederationKeys(ctx context.Context, r *doctorReport, f *serveFlags, db *store.DB) {
+	keys, err := db.ListFederationKeys(ctx)
+	if err != nil {
+		r.fail("federation signing key", "%v", err)
+		return
+	}
+	wait := f.fedLifetime
+	if p := f.fedPrepublish.value(); p != nil {
+		wait = *p
+	}
+	signing := false
+	for _, k := range keys {
+		switch k.Status {
+		case "Active":
+			signing = true
+			r.ok("federation signing key", "kid %s (%s) signs", k.Kid, k.Alg)
+		case "Next":
+			r.ok("federation next key", "kid %s published since %s, may sign from %s (keys activate --federation)",
+				k.Kid, k.CreatedAt.UTC().Format(time.RFC3339), k.CreatedAt.Add(wait).UTC().Format(time.RFC3339))
+		}
+	}
+	if !signing {
+		r.warn("federation signing key", "none yet; serve makes one at start")
+	}
 }
 
 // doctorSuperUsers checks that somebody can sign in and administer.

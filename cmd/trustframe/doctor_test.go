@@ -29,7 +29,7 @@ func TestDoctor(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a fresh start: %v\n%s", err, out)
 	}
-	for _, want := range []string{"ok    database", "integrity ok", "ok    key-encryption key", "ok    SSA signing key ML-DSA-65",
+	for _, want := range []string{"ok    database", "integrity ok", "ok    key-encryption key", "ok    SSA signing key ML-DSA-65", "ok    federation signing key",
 		"ok    Super Users                1 Active", "warn  sign-in issuer", "development identity provider", "warn  SMTP", "0 failed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)

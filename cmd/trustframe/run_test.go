@@ -565,6 +565,11 @@ func TestKeysFederationStagedRollover(t *testing.T) {
 	if err != nil || !strings.Contains(out, "next key") || strings.Count(out, "Next") != 1 || strings.Count(out, "Active") != 1 {
 		t.Fatalf("prepare: %v\n%s", err, out)
 	}
+	// doctor says which key signs and from when the next one may.
+	if doc, _ := runDoctor("--data-dir", dir); !strings.Contains(doc, "ok    federation signing key") || !strings.Contains(doc, "ok    federation next key") ||
+		!strings.Contains(doc, "may sign from") {
+		t.Fatalf("doctor during a rollover:\n%s", doc)
+	}
 	if _, err := run1("prepare", "--federation"); exitCode(err) != 1 || !strings.Contains(err.Error(), "already published as the next key") {
 		t.Fatalf("second prepare: exit %d: %v", exitCode(err), err)
 	}
