@@ -659,9 +659,9 @@ func (e WebhookStatus) Valid() bool {
 // ActiveInactive defines model for ActiveInactive.
 type ActiveInactive string
 
-// AdministratorStatusUpdate defines model for AdministratorStatusUpdate.
+// AdministratorStatusUpdate Status left out keeps the current one and changes nothing
 type AdministratorStatusUpdate struct {
-	Status ActiveInactive `json:"Status"`
+	Status *ActiveInactive `json:"Status,omitempty"`
 }
 
 // Attachment defines model for Attachment.
@@ -1219,7 +1219,7 @@ type IdentityProviderUpdate struct {
 	Audience *string `json:"Audience,omitempty"`
 	ClientId *string `json:"ClientId,omitempty"`
 
-	// ClientSecret empty keeps the current one; an empty ClientId removes it
+	// ClientSecret empty keeps the current one (the one kept, sent again, changes nothing); an empty ClientId removes it
 	ClientSecret *string      `json:"ClientSecret,omitempty"`
 	Description  *string      `json:"Description,omitempty"`
 	EmailClaim   *string      `json:"EmailClaim,omitempty"`
@@ -1228,8 +1228,10 @@ type IdentityProviderUpdate struct {
 	GroupsClaim  *string      `json:"GroupsClaim,omitempty"`
 
 	// Issuer checked against its discovery document when it changes
-	Issuer string          `json:"Issuer"`
-	Name   *string         `json:"Name,omitempty"`
+	Issuer string  `json:"Issuer"`
+	Name   *string `json:"Name,omitempty"`
+
+	// Status left out: the current status is kept
 	Status *ActiveInactive `json:"Status,omitempty"`
 }
 
@@ -1287,7 +1289,7 @@ type KeyMaterialStatus string
 // KeyMaterialUse defines model for KeyMaterial.Use.
 type KeyMaterialUse string
 
-// KeyMaterialInput On create: PublicJwk, or PEM (a public key or a certificate). On update: Use, Description, or Status Revoked with a RevokeReason (irreversible).
+// KeyMaterialInput On create: PublicJwk, or PEM (a public key or a certificate). On update: Use, Description, or Status Revoked with a RevokeReason (irreversible); left out, each keeps its current value.
 type KeyMaterialInput struct {
 	Description *string `json:"Description,omitempty"`
 	PEM         *string `json:"PEM,omitempty"`
@@ -1592,7 +1594,9 @@ type RoleMetadataPolicyInput struct {
 	Policy map[string]interface{} `json:"Policy"`
 
 	// Role an existing Federation role of the domain (422 on Role otherwise)
-	Role   string          `json:"Role"`
+	Role string `json:"Role"`
+
+	// Status left out: Active on create, the current status kept on PUT
 	Status *ActiveInactive `json:"Status,omitempty"`
 }
 
@@ -1814,7 +1818,7 @@ type WebhookUpdate struct {
 	Description  *string `json:"Description,omitempty"`
 	PausedReason *string `json:"PausedReason,omitempty"`
 
-	// Status Paused is set by the service when every delivery has failed for 24 hours; set Active to resume
+	// Status left out: the current status is kept
 	Status       *WebhookStatus `json:"Status,omitempty"`
 	SubjectTypes []string       `json:"SubjectTypes"`
 	UpdatedOn    *string        `json:"UpdatedOn,omitempty"`

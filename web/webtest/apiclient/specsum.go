@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "2b5b5a378ebc2c2a310b2a3292caeb39af5e8ed604c07231dcc3d0a68e60df46"
+const SpecSHA256 = "2a9f94ca63b911a720443f39e203cef65029b6f9d18b03f847f094480a256ed8"
