@@ -645,8 +645,8 @@ func TestOrganisationListRoleFilterAndCSVRoles(t *testing.T) {
 }
 
 // TestPutWithoutStatusKeepsIt: a PUT that leaves Status out changes no
-// status: an Inactive claim, domain, role, authority, reference type,
-// identity provider, role metadata policy, webhook or administrator
+// status: an Inactive claim, domain, role, authority, reference type, flag,
+// certification, identity provider, role metadata policy, webhook or administrator
 // edited without it stays Inactive (it used to become Active again, a
 // claim's roles with it).
 func TestPutWithoutStatusKeepsIt(t *testing.T) {
@@ -671,8 +671,13 @@ func TestPutWithoutStatusKeepsIt(t *testing.T) {
 	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
 	km := "/organisations/" + oid + "/key-material/" + su.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)["KeyMaterialID"].(string)
 	su.must(200, "PUT", km, `{"Use":"sig","Status":"Revoked","RevokeReason":"superseded"}`)
+	flag := "/references/flags/" + su.must(201, "POST", "/references/flags", `{"Name":"Old","Type":"Organisation","Status":"Inactive"}`)["FlagId"].(string)
+	app := "/organisations/" + oid + "/softwarestatements/" + su.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Keep app"}`)["SoftwareStatementId"].(string)
+	certf := app + "/certifications/" + su.must(201, "POST", app+"/certifications", `{"CertificationType":"FAPI","CertificationStartDate":"2026-03-01","Status":"Inactive"}`)["CertificationId"].(string)
 	for _, c := range []struct{ path, body, want string }{
 		{"/organisations/" + oid + "/authority-claims/" + cid, `{"RegistrationId":"REG-2"}`, "Inactive"},
+		{flag, `{"Name":"Old","Type":"Organisation","Description":"edited"}`, "Inactive"},
+		{certf, `{"CertificationType":"FAPI","CertificationStartDate":"2026-04-01"}`, "Inactive"},
 		{"/references/contact-types/Keep", `{"Description":"edited"}`, "Inactive"},
 		{"/references/authorisation-domains/Data", `{"Description":"edited"}`, "Inactive"},
 		{"/references/authorisation-domains/Payments/roles/AISP", `{"Type":"Federation","Description":"edited"}`, "Inactive"},

@@ -922,9 +922,11 @@ type CertificationInput struct {
 	CertificationStartDate      openapi_types.Date  `json:"CertificationStartDate"`
 
 	// CertificationType an Active certification type of Reference Data
-	CertificationType string          `json:"CertificationType"`
-	CertificationURI  *string         `json:"CertificationURI,omitempty"`
-	Status            *ActiveInactive `json:"Status,omitempty"`
+	CertificationType string  `json:"CertificationType"`
+	CertificationURI  *string `json:"CertificationURI,omitempty"`
+
+	// Status left out: Active on create, the current status kept on PUT
+	Status *ActiveInactive `json:"Status,omitempty"`
 }
 
 // Change One change: an audit record as the feed and webhooks carry it.
@@ -1142,10 +1144,12 @@ type Flag struct {
 
 // FlagInput defines model for FlagInput.
 type FlagInput struct {
-	Description *string         `json:"Description,omitempty"`
-	Name        string          `json:"Name"`
-	Status      *ActiveInactive `json:"Status,omitempty"`
-	Type        FlagType        `json:"Type"`
+	Description *string `json:"Description,omitempty"`
+	Name        string  `json:"Name"`
+
+	// Status left out: Active on create, the current status kept on PUT
+	Status *ActiveInactive `json:"Status,omitempty"`
+	Type   FlagType        `json:"Type"`
 }
 
 // FlagType defines model for FlagType.

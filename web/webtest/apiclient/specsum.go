@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "2a9f94ca63b911a720443f39e203cef65029b6f9d18b03f847f094480a256ed8"
+const SpecSHA256 = "872640a569d22ed8fd4e5f10e161b449f109981abfe9e619896966435bb46f5a"
