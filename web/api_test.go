@@ -559,11 +559,22 @@ func TestUnchangedPutWritesNothing(t *testing.T) {
 			t.Errorf("PUT %s changing nothing changed the ETag", c.path)
 		}
 	}
+	// The attachment's same file and description, sent again as multipart.
+	n, etag := auditTotal(a), ""
+	if resp, _ := a.do("GET", attPath, ""); resp != nil {
+		etag = resp.Header.Get("ETag")
+	}
+	if resp, got := a.multipart("PUT", attPath, "a.txt", []byte("x"), "kept"); resp.StatusCode != 200 || auditTotal(a) != n || resp.Header.Get("ETag") != etag {
+		t.Errorf("the same attachment again: %d %v, audit %v -> %v", resp.StatusCode, got, n, auditTotal(a))
+	}
+	if resp, _ := a.multipart("PUT", attPath, "a.txt", []byte("y"), "kept"); resp.StatusCode != 200 || auditTotal(a) != n+1 {
+		t.Errorf("another file: %d, audit %v -> %v", resp.StatusCode, n, auditTotal(a))
+	}
 	// The client secret kept, and another one is a change, audited.
 	if got := a.must(200, "GET", "/references/identity-providers/kc", ""); got["HasClientSecret"] != true {
 		t.Errorf("the client secret was lost: %v", got)
 	}
-	n := auditTotal(a)
+	n = auditTotal(a)
 	a.must(200, "PUT", "/references/identity-providers/kc", `{"Issuer":"`+op.srv.URL+`","EmailDomains":["example.com"],"ClientId":"tf","ClientSecret":"other"}`)
 	if auditTotal(a) != n+1 || !strings.Contains(a.must(200, "GET", "/audit?Subject=IdentityProvider", "")["content"].([]any)[0].(map[string]any)["Summary"].(string), "client secret replaced") {
 		t.Errorf("a new client secret: audit %v -> %v %v", n, auditTotal(a), a.must(200, "GET", "/audit?Subject=IdentityProvider", "")["content"])

@@ -667,6 +667,8 @@ func TestPutWithoutStatusKeepsIt(t *testing.T) {
 	hook := "/references/webhooks/" + su.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/h","SubjectTypes":["Organisation"],"Status":"Inactive"}`)["WebhookId"].(string)
 	su.must(201, "POST", "/users/super", `{"Email":"old@example.com","Status":"Active"}`)
 	su.must(200, "PUT", "/users/super/old@example.com", `{"Status":"Inactive"}`)
+	su.must(201, "POST", "/users/data-administrators", `{"Email":"dana@example.com"}`)
+	su.must(200, "PUT", "/users/data-administrators/dana@example.com", `{"Status":"Inactive"}`)
 	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
 	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
 	km := "/organisations/" + oid + "/key-material/" + su.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)["KeyMaterialID"].(string)
@@ -686,6 +688,7 @@ func TestPutWithoutStatusKeepsIt(t *testing.T) {
 		{policy, `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"scope":{"essential":false}}}`, "Inactive"},
 		{hook, `{"Url":"https://8.8.8.8/h","SubjectTypes":["Organisation"],"Description":"edited"}`, "Inactive"},
 		{"/users/super/old@example.com", `{}`, "Inactive"},
+		{"/users/data-administrators/dana@example.com", `{}`, "Inactive"},
 		// Revoked key material changes no more; sent back as it is, it is unchanged.
 		{km, `{"Use":"sig"}`, "Revoked"},
 	} {
