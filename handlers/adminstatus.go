@@ -8,7 +8,8 @@ import (
 )
 
 // updateAdminStatus is PUT /api/users/…/{email} {Status} and its form: the
-// Status of a Super User or a Data Administrator, Active or Inactive, with
+// Status of a Super User or a Data Administrator, Active or Inactive (left
+// out: kept, nothing written), with
 // If-Match; a refusal (the last Active Super User) is a flash on the page.
 func updateAdminStatus[T any](b *Base, w http.ResponseWriter, r *http.Request, what, listPath string,
 	set func(context.Context, store.Audit, string, string, func(T) error) (T, error),
@@ -21,7 +22,8 @@ func updateAdminStatus[T any](b *Base, w http.ResponseWriter, r *http.Request, w
 		WriteError(w, r, err)
 		return
 	}
-	if !validAdminStatus(in.Status) {
+	// An empty Status keeps the current one (docs/design.md §4).
+	if in.Status != "" && !validAdminStatus(in.Status) {
 		WriteError(w, r, Validation(map[string]string{"Status": "Status must be Active or Inactive."}))
 		return
 	}

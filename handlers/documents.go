@@ -368,7 +368,7 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 		f["CertificationURI"] = "The certification URI must be an https URL."
 	}
 	checkLen(f, "CertificationURI", in.CertificationURI, maxURL)
-	activeOrInactive(f, &in.Status)
+	statusIn(f, &in.Status, isNew)
 	var c store.Certification
 	var err error
 	if len(f) > 0 {

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"crypto/subtle"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -36,6 +37,9 @@ type IdentityProviders struct {
 	OwnIssuer string
 	// SealSecret encrypts a client secret at rest (the KEK).
 	SealSecret func(name string, secret []byte) []byte
+	// OpenSecret opens a sealed client secret: a PUT that sends the one
+	// kept again changes nothing.
+	OpenSecret func(name string, sealed []byte) ([]byte, error)
 }
 
 // idpIn is the writable part of an identity provider; the read-only
@@ -129,7 +133,7 @@ func idpForm(p store.IdentityProvider, errs map[string]string) views.IdPForm {
 
 // validate checks the fields that need no network; the issuer is checked
 // against its discovery document afterwards.
-func (h *IdentityProviders) validate(p *store.IdentityProvider) map[string]string {
+func (h *IdentityProviders) validate(p *store.IdentityProvider, isNew bool) map[string]string {
 	f := map[string]string{}
 	p.Name, p.Issuer = strings.TrimSpace(p.Name), strings.TrimSpace(p.Issuer)
 	required(f, "Name", p.Name, "Name")
@@ -156,7 +160,7 @@ func (h *IdentityProviders) validate(p *store.IdentityProvider) map[string]strin
 		f["EmailClaim"] = "The e-mail claim must be a claim name: letters, digits and _ . : / - (at most 100)."
 	}
 	checkLen(f, "Description", p.Description, 500)
-	activeOrInactive(f, &p.Status)
+	statusIn(f, &p.Status, isNew)
 	p.ClientID = strings.TrimSpace(p.ClientID)
 	checkLen(f, "ClientId", p.ClientID, 200)
 	validateGroups(f, p)
@@ -222,7 +226,7 @@ func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 	formGroups(r, &in)
 	p := in.provider()
 	var err error
-	errs := h.validate(&p)
+	errs := h.validate(&p, true)
 	h.secret(errs, &p, in.ClientSecret)
 	confirmSuperUser(r, errs, p, nil)
 	secretAgain(r, errs, p, in.ClientSecret, false)
@@ -262,8 +266,14 @@ func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 	in.Name = name
 	formGroups(r, &in)
 	p := in.provider()
-	errs := h.validate(&p)
+	errs := h.validate(&p, false)
 	h.secret(errs, &p, in.ClientSecret)
+	if in.ClientSecret != "" && p.ClientID != "" && cur.HasClientSecret && h.OpenSecret != nil {
+		// The secret kept, sent again: no change (docs/design.md §4).
+		if plain, err := h.OpenSecret(name, cur.SealedSecret); err == nil && subtle.ConstantTimeCompare(plain, []byte(in.ClientSecret)) == 1 {
+			p.SealedSecret = nil
+		}
+	}
 	confirmSuperUser(r, errs, p, cur.GroupRoles)
 	secretAgain(r, errs, p, in.ClientSecret, cur.HasClientSecret)
 	if len(errs) > 0 {

@@ -197,7 +197,14 @@ func (h *Organisations) parseImport(r *http.Request, data []byte) ([]store.Organ
 			}
 			return ""
 		}
-		o := store.Organisation{OrganisationID: get("OrganisationId"), OrganisationName: get("OrganisationName"), LegalEntityName: get("LegalEntityName"),
+		// A UUID in capitals is the same UUID (RFC 9562): a spreadsheet may
+		// write an export's ids so. Read in lower case, as ids are kept, it
+		// names the same organisation (docs/design.md §5, CSV).
+		id := get("OrganisationId")
+		if ValidUUID(strings.ToLower(id)) {
+			id = strings.ToLower(id)
+		}
+		o := store.Organisation{OrganisationID: id, OrganisationName: get("OrganisationName"), LegalEntityName: get("LegalEntityName"),
 			RegistrationNumber: get("RegistrationNumber"), CountryOfRegistration: get("CountryOfRegistration"), AddressLine1: get("AddressLine1"),
 			AddressLine2: get("AddressLine2"), City: get("City"), Postcode: get("Postcode"), Status: get("Status")}
 		for _, name := range strings.Split(get("Flags"), ";") {

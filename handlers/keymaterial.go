@@ -242,6 +242,9 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
+	if cur.Status == "Revoked" && in.Status == "Revoked" && in.RevokeReason == "" {
+		in.RevokeReason = cur.RevokeReason // sent back as read, or left out: unchanged
+	}
 	errs := map[string]string{}
 	if !contains(keyUses, in.Use) {
 		errs["Use"] = "Use must be sig, enc or tls."

@@ -96,7 +96,7 @@ const policyRequired = "Write the policy: a JSON object naming each metadata par
 
 // validate checks a policy: an unsupported entity type is a 400 (docs/design.md §7);
 // field and operator problems are a 422, one entry per problem.
-func validatePolicy(in *store.RoleMetadataPolicy) error {
+func validatePolicy(in *store.RoleMetadataPolicy, isNew bool) error {
 	if !federation.ValidEntityType(in.EntityType) {
 		msg := "EntityType " + in.EntityType + " is not supported; use one of " + strings.Join(federation.EntityTypes, ", ")
 		return CodeUnsupportedEntityType.New(msg).WithFields(FieldError{Code: CodeUnsupportedEntityType.Name, Field: "EntityType", Message: msg})
@@ -107,7 +107,7 @@ func validatePolicy(in *store.RoleMetadataPolicy) error {
 	required(f, "Role", in.Role, "Role")
 	checkLen(f, "Role", in.Role, 30)
 	checkLen(f, "Description", in.Description, 500)
-	activeOrInactive(f, &in.Status)
+	statusIn(f, &in.Status, isNew)
 	e := Validation(f)
 	if len(bytes.TrimSpace(in.Policy)) == 0 {
 		// Nothing written (the console's field starts empty, its example is
@@ -155,7 +155,7 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	}
 	p.PolicyID = PathParam(r, "policyID")
 	isNew := p.PolicyID == ""
-	err = validatePolicy(&p)
+	err = validatePolicy(&p, isNew)
 	var saved store.RoleMetadataPolicy
 	if err == nil {
 		saved, err = h.Store.SaveRoleMetadataPolicy(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p, func(cur store.RoleMetadataPolicy) error { return CheckIfMatch(r, cur) })

@@ -261,7 +261,7 @@ func (h *References) GetFlag(w http.ResponseWriter, r *http.Request) {
 	WriteJSON(w, http.StatusOK, f)
 }
 
-func validateFlag(f *store.Flag) map[string]string {
+func validateFlag(f *store.Flag, isNew bool) map[string]string {
 	errs := map[string]string{}
 	required(errs, "Name", f.Name, "Name")
 	checkLen(errs, "Name", f.Name, 100)
@@ -269,7 +269,7 @@ func validateFlag(f *store.Flag) map[string]string {
 	if !contains(flagTypes, f.Type) {
 		errs["Type"] = "Type must be one of " + strings.Join(flagTypes, ", ") + "."
 	}
-	activeOrInactive(errs, &f.Status)
+	statusIn(errs, &f.Status, isNew)
 	return errs
 }
 
@@ -284,7 +284,7 @@ func (h *References) CreateFlag(w http.ResponseWriter, r *http.Request) {
 	var err error
 	if in.FlagID != "" && !ValidUUID(in.FlagID) {
 		err = Validation(map[string]string{"FlagId": "FlagId must be a UUID in lower case, like 0b7e7c2e-2a57-4a44-9a4d-0d1c6f1f4d7a."})
-	} else if errs := validateFlag(&in); len(errs) > 0 {
+	} else if errs := validateFlag(&in, true); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
 		f, err = h.Store.CreateFlag(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)
@@ -308,7 +308,7 @@ func (h *References) UpdateFlag(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.FlagID = id
-	if errs := validateFlag(&in); len(errs) > 0 {
+	if errs := validateFlag(&in, false); len(errs) > 0 {
 		WriteError(w, r, Validation(errs))
 		return
 	}

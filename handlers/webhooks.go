@@ -116,10 +116,11 @@ func (h *Webhooks) validate(ctx context.Context, in *webhookIn, creating bool) (
 			break
 		}
 	}
-	if in.Status == "" {
+	if in.Status == "" && creating {
 		in.Status = "Active"
 	}
-	if in.Status != "Active" && in.Status != "Inactive" && !(in.Status == "Paused" && !creating) {
+	// On an update an empty Status keeps the current one (docs/design.md §4).
+	if in.Status != "" && in.Status != "Active" && in.Status != "Inactive" && !(in.Status == "Paused" && !creating) {
 		f["Status"] = "Status must be Active or Inactive."
 	}
 	var key []byte
@@ -284,7 +285,10 @@ func (h *Webhooks) Update(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(fields) > 0 {
 		h.Saved(w, r, Saved{Err: Validation(fields), Again: func(*Error) bool {
-			cur.URL, cur.Description, cur.SubjectTypes, cur.Status = in.URL, in.Description, in.SubjectTypes, in.Status
+			cur.URL, cur.Description, cur.SubjectTypes = in.URL, in.Description, in.SubjectTypes
+			if in.Status != "" {
+				cur.Status = in.Status
+			}
 			h.detail(w, r, http.StatusUnprocessableEntity, cur, "", fields, "")
 			return true
 		}})

@@ -167,6 +167,9 @@ func (d *DB) SaveCertification(ctx context.Context, a Audit, c Certification, ch
 		if err != nil {
 			return err
 		}
+		if c.Status == "" {
+			c.Status = cur.Status // left out: kept (docs/design.md §4)
+		}
 		if err := checkRefActive(ctx, tx, CertificationTypes, "CertificationType", c.CertificationType, cur.CertificationType); err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -136,14 +137,26 @@ func (d *DB) UpdateIdentityProvider(ctx context.Context, a Audit, p IdentityProv
 		if p.SealedSecret == nil {
 			p.SealedSecret = cur.SealedSecret
 		}
+		if p.Status == "" {
+			p.Status = cur.Status // left out: kept (docs/design.md §4)
+		}
 		p.HasClientSecret = len(p.SealedSecret) > 0
 		if _, err := tx.ExecContext(ctx, `UPDATE identity_providers SET issuer=?, jwks_uri=?, audience=?, email_claim=?, description=?, status=?, client_id=?, client_secret=?, email_domains=?, groups_claim=?, group_roles=?, updated_on=? WHERE name=?`,
 			p.Issuer, p.JwksURI, p.Audience, p.EmailClaim, p.Description, p.Status, p.ClientID, nilIfEmpty(p.SealedSecret), strings.Join(p.EmailDomains, ","),
 			groupsClaim(p), groupRolesJSON(p), d.stamp(), p.Name); err != nil {
 			return err
 		}
-		p.CreatedOn, p.UpdatedOn = cur.CreatedOn, cur.UpdatedOn
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "IdentityProvider", SubjectID: p.Name, Summary: diff(cur, p)})
+		// Compared as stored (defaults applied); the sealed secret is in
+		// no JSON, so a new one is named here.
+		next, err := queryOne(ctx, tx, scanIdP, `SELECT `+idpCols+` FROM identity_providers WHERE name = ?`, p.Name)
+		if err != nil {
+			return err
+		}
+		summary := diff(cur, next)
+		if !bytes.Equal(cur.SealedSecret, next.SealedSecret) && next.HasClientSecret {
+			summary = strings.TrimPrefix(summary+"; client secret replaced", "no change; ")
+		}
+		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "IdentityProvider", SubjectID: p.Name, Summary: summary})
 	})
 	if err != nil {
 		return IdentityProvider{}, err

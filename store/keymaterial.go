@@ -102,6 +102,12 @@ func (d *DB) UpdateKeyMaterial(ctx context.Context, a Audit, k KeyMaterial, chec
 		if err != nil {
 			return err
 		}
+		if k.Status == "" {
+			k.Status = cur.Status
+		}
+		if k.Use == cur.Use && k.Description == cur.Description && k.Status == cur.Status && k.RevokeReason == cur.RevokeReason {
+			return errUnchanged // revoked key material sent back as it is too (docs/design.md §4)
+		}
 		if cur.Status == "Revoked" {
 			return &ConflictError{Message: "key material " + cur.Kid + " is revoked and cannot change"}
 		}
@@ -194,14 +200,17 @@ func (d *DB) UpdateAttachment(ctx context.Context, a Audit, orgID string, t Atta
 		if err != nil {
 			return err
 		}
+		cur, err := scanAtt(tx.QueryRowContext(ctx, `SELECT `+attCols+` FROM key_material_attachments WHERE attachment_id = ?`, t.KeyMaterialAttachmentID))
+		if err != nil {
+			return err
+		}
 		if check != nil {
-			cur, err := scanAtt(tx.QueryRowContext(ctx, `SELECT `+attCols+` FROM key_material_attachments WHERE attachment_id = ?`, t.KeyMaterialAttachmentID))
-			if err != nil {
-				return err
-			}
 			if err := check(cur); err != nil {
 				return err
 			}
+		}
+		if t.Description == cur.Description && (content == nil || t.FileName == cur.FileName && t.ContentType == cur.ContentType && t.SHA256 == cur.SHA256) {
+			return errUnchanged // the same description, and the same file or none (docs/design.md §4)
 		}
 		now := d.stamp()
 		summary := "Description: " + t.Description

@@ -76,11 +76,14 @@ func (d *DB) SaveRoleMetadataPolicy(ctx context.Context, a Audit, p RoleMetadata
 		if err != nil {
 			return err
 		}
+		if p.Status == "" {
+			p.Status = cur.Status // left out: kept (docs/design.md §4)
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE role_metadata_policies SET authorisation_domain=?, role=?, entity_type=?, policy=?, description=?, status=?, updated_on=? WHERE policy_id=?`,
 			p.AuthorisationDomain, p.Role, p.EntityType, string(p.Policy), p.Description, p.Status, now, p.PolicyID); err != nil {
 			return err
 		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "RoleMetadataPolicy", SubjectID: p.PolicyID, Summary: diff(cur, p)})
+		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "RoleMetadataPolicy", SubjectID: p.PolicyID, Summary: diff(cur, p)})
 	})
 	if err != nil {
 		return RoleMetadataPolicy{}, err

@@ -328,6 +328,9 @@ func (d *DB) UpdateFlag(ctx context.Context, a Audit, f Flag, check func(cur Fla
 		if f.Type != cur.Type {
 			return &FieldError{Field: "Type", Message: "the type of a flag cannot change"}
 		}
+		if f.Status == "" {
+			f.Status = cur.Status // left out: kept (docs/design.md §4)
+		}
 		if err := flagNameTaken(ctx, tx, f); err != nil {
 			return err
 		}

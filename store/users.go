@@ -239,6 +239,9 @@ func (d *DB) SetSuperUserStatus(ctx context.Context, a Audit, email, status stri
 			return err
 		}
 		old := cur.Status
+		if status == "" {
+			return nil // left out: kept, and nothing written (docs/design.md §4)
+		}
 		if old == status {
 			// Set by a Super User now: groups no longer undo it (§16).
 			_, err := tx.ExecContext(ctx, `UPDATE super_users SET group_revoked = 0 WHERE email = ?`, email)
@@ -358,6 +361,9 @@ func (d *DB) SetDataAdministratorStatus(ctx context.Context, a Audit, email, sta
 			return err
 		}
 		old := cur.Status
+		if status == "" {
+			return nil // left out: kept, and nothing written (docs/design.md §4)
+		}
 		if old == status {
 			// Set by a Super User now: groups no longer undo it (§16).
 			_, err := tx.ExecContext(ctx, `UPDATE data_administrators SET group_revoked = 0 WHERE email = ?`, email)

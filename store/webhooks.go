@@ -130,6 +130,14 @@ func setWebhookTypes(ctx context.Context, tx *sql.Tx, id string, types []string)
 	return nil
 }
 
+// sameTypes reports whether a and b hold the same subject types, in any order.
+func sameTypes(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	sort.Strings(a)
+	sort.Strings(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
+}
+
 // webhookSummary is what the audit log says of a webhook. Of its URL only
 // the scheme and host: a receiver's URL may carry a token in its path or
 // query, and Data Administrators read the audit log (docs/decisions.md).
@@ -193,6 +201,13 @@ func (d *DB) UpdateWebhook(ctx context.Context, a Audit, w Webhook, check func(W
 			if err := check(cur); err != nil {
 				return err
 			}
+		}
+		if w.Status == "" {
+			w.Status = cur.Status // left out: kept (docs/design.md §4)
+		}
+		if w.URL == cur.URL && w.Description == cur.Description && w.Status == cur.Status && sameTypes(w.SubjectTypes, cur.SubjectTypes) {
+			// Nothing to write: the failure clock of an Active webhook runs on.
+			return errUnchanged
 		}
 		reason, failing := cur.PausedReason, "failing_since"
 		if w.Status != "Paused" {

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
@@ -9,6 +10,7 @@ import (
 	"encoding/pem"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -487,10 +489,12 @@ func TestRepeatedFiltersAreRefused(t *testing.T) {
 }
 
 // TestUnchangedPutWritesNothing: a PUT that changes nothing (a sync job
-// sending what is already there) answers the resource as it is: the same
-// ETag and UpdatedOn, no audit record, so no change-feed entry or webhook
-// delivery either. A PUT that changes something still writes.
+// sending what is already there, read-only members included) answers the
+// resource as it is: the same ETag and UpdatedOn, no audit record, so no
+// change-feed entry or webhook delivery either. A PUT that changes
+// something still writes (docs/design.md §4).
 func TestUnchangedPutWritesNothing(t *testing.T) {
+	op := newFakeOP(t)
 	env := webtest.Start(t, nil)
 	a := newAPI(t, env, "admin@example.com")
 	orgBody := `{"OrganisationName":"Same Bank","RegistrationNumber":"S-1","CountryOfRegistration":"GB","Status":"Active","City":"Leeds"}`
@@ -498,28 +502,136 @@ func TestUnchangedPutWritesNothing(t *testing.T) {
 	contactBody := `{"ContactType":"Business","FirstName":"Ann","LastName":"Lee","EmailAddress":"ann@same.example","PhoneNumber":"+441234567890"}`
 	cid := a.must(201, "POST", "/organisations/"+oid+"/contacts", contactBody)["ContactId"].(string)
 	a.must(201, "POST", "/references/contact-types", `{"Name":"Same","Description":"d"}`)
+	// A webhook subscribed to every subject type: no delivery may follow.
+	hook := "/references/webhooks/" + a.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/h","Description":"all","SubjectTypes":["`+
+		strings.Join(store.WebhookSubjectTypes, `","`)+`"]}`)["WebhookId"].(string)
+	a.must(201, "POST", "/references/identity-providers", `{"Name":"kc","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+
+		`","ClientId":"tf","ClientSecret":"s3cret","GroupRoles":[]}`)
+	setupDomains(t, a)
+	policy := "/references/role-metadata-policies/" + a.must(201, "POST", "/references/role-metadata-policies",
+		`{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"scope":{"essential":true}}}`)["PolicyId"].(string)
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+	km := "/organisations/" + oid + "/key-material/" + a.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig","Description":"d"}`)["KeyMaterialID"].(string)
+	_, att := a.multipart("POST", km+"/attachments", "a.txt", []byte("x"), "kept")
+	attPath := km + "/attachments/" + att["KeyMaterialAttachmentID"].(string)
+	deliveries := func() float64 { return a.must(200, "GET", hook+"/deliveries", "")["totalSize"].(float64) }
 	for _, c := range []struct{ path, body string }{
 		{"/organisations/" + oid, orgBody},
 		{"/organisations/" + oid + "/contacts/" + cid, contactBody},
 		{"/references/contact-types/Same", `{"Description":"d","Status":"Active"}`},
+		// "": the resource as GET answers it, read-only members included.
+		{"/references/identity-providers/kc", ""},
+		{"/references/identity-providers/kc", `{"Issuer":"` + op.srv.URL + `","EmailDomains":["example.com"],"ClientId":"tf","ClientSecret":"s3cret"}`},
+		{"/references/identity-providers/kc", `{"Issuer":"` + op.srv.URL + `","EmailDomains":["example.com"],"ClientId":"tf"}`},
+		{policy, ""},
+		{policy, `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{ "scope" : {"essential":true} }}`},
+		{hook, ""},
+		{hook, `{"Url":"https://8.8.8.8/h","Description":"all","SubjectTypes":["` + strings.Join(store.WebhookSubjectTypes, `","`) + `"]}`},
+		{km, ""},
+		{km, `{"Use":"sig","Description":"d"}`},
+		{attPath, `{"Description":"kept"}`},
+		{"/users/super/admin@example.com", `{"Status":"Active"}`},
 	} {
 		before := a.must(200, "GET", c.path, "")
 		resp, _ := a.do("GET", c.path, "")
 		etag := resp.Header.Get("ETag")
-		n := auditTotal(a)
-		got := a.must(200, "PUT", c.path, c.body)
-		if auditTotal(a) != n {
-			t.Errorf("PUT %s changing nothing wrote an audit record", c.path)
+		body := c.body
+		if body == "" {
+			body = toJSON(t, before)
 		}
-		if got["UpdatedOn"] != before["UpdatedOn"] {
-			t.Errorf("PUT %s changing nothing moved UpdatedOn: %v -> %v", c.path, before["UpdatedOn"], got["UpdatedOn"])
+		n, d := auditTotal(a), deliveries()
+		cursor := a.must(200, "GET", "/changes?after=now", "")["nextCursor"].(string)
+		got := a.must(200, "PUT", c.path, body)
+		if auditTotal(a) != n {
+			t.Errorf("PUT %s %s changing nothing wrote an audit record", c.path, body)
+		}
+		if feed := a.must(200, "GET", "/changes?after="+url.QueryEscape(cursor), "")["content"].([]any); len(feed) != 0 {
+			t.Errorf("PUT %s changing nothing made a change-feed entry: %v", c.path, feed)
+		}
+		if deliveries() != d {
+			t.Errorf("PUT %s changing nothing queued a webhook delivery", c.path)
+		}
+		if got["UpdatedOn"] != before["UpdatedOn"] || got["Status"] != before["Status"] {
+			t.Errorf("PUT %s changing nothing moved UpdatedOn or Status: %v %v -> %v %v", c.path, before["UpdatedOn"], before["Status"], got["UpdatedOn"], got["Status"])
 		}
 		if resp, _ := a.do("GET", c.path, ""); resp.Header.Get("ETag") != etag {
 			t.Errorf("PUT %s changing nothing changed the ETag", c.path)
 		}
 	}
+	// The attachment's same file and description, sent again as multipart.
+	n, etag := auditTotal(a), ""
+	if resp, _ := a.do("GET", attPath, ""); resp != nil {
+		etag = resp.Header.Get("ETag")
+	}
+	if resp, got := a.multipart("PUT", attPath, "a.txt", []byte("x"), "kept"); resp.StatusCode != 200 || auditTotal(a) != n || resp.Header.Get("ETag") != etag {
+		t.Errorf("the same attachment again: %d %v, audit %v -> %v", resp.StatusCode, got, n, auditTotal(a))
+	}
+	if resp, _ := a.multipart("PUT", attPath, "a.txt", []byte("y"), "kept"); resp.StatusCode != 200 || auditTotal(a) != n+1 {
+		t.Errorf("another file: %d, audit %v -> %v", resp.StatusCode, n, auditTotal(a))
+	}
+	// The client secret kept, and another one is a change, audited.
+	if got := a.must(200, "GET", "/references/identity-providers/kc", ""); got["HasClientSecret"] != true {
+		t.Errorf("the client secret was lost: %v", got)
+	}
+	n = auditTotal(a)
+	a.must(200, "PUT", "/references/identity-providers/kc", `{"Issuer":"`+op.srv.URL+`","EmailDomains":["example.com"],"ClientId":"tf","ClientSecret":"other"}`)
+	if auditTotal(a) != n+1 || !strings.Contains(a.must(200, "GET", "/audit?Subject=IdentityProvider", "")["content"].([]any)[0].(map[string]any)["Summary"].(string), "client secret replaced") {
+		t.Errorf("a new client secret: audit %v -> %v %v", n, auditTotal(a), a.must(200, "GET", "/audit?Subject=IdentityProvider", "")["content"])
+	}
 	a.must(200, "PUT", "/organisations/"+oid, strings.Replace(orgBody, "Leeds", "York", 1))
 	if got := a.must(200, "GET", "/audit?SubjectId="+oid, "")["content"].([]any)[0].(map[string]any); !strings.Contains(got["Summary"].(string), "City: Leeds -> York") {
 		t.Fatalf("a real change: %v", got)
+	}
+}
+
+// TestUnchangedConsoleSaveWritesNothing: the console's edit forms of an
+// identity provider, a webhook, a role metadata policy and key material,
+// saved as they are shown, answer the usual success and write no audit
+// record (docs/design.md §4).
+func TestUnchangedConsoleSaveWritesNothing(t *testing.T) {
+	op := newFakeOP(t)
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	c := webtest.Browser() // signed in before a provider offers web sign-in
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	oid := a.must(201, "POST", "/organisations", org("Console Same"))["OrganisationId"].(string)
+	a.must(201, "POST", "/references/identity-providers", `{"Name":"kc","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`","ClientId":"tf","ClientSecret":"s3cret"}`)
+	hook := "/references/webhooks/" + a.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/h","Description":"d","SubjectTypes":["Organisation","Contact"]}`)["WebhookId"].(string)
+	setupDomains(t, a)
+	policy := "/references/role-metadata-policies/" + a.must(201, "POST", "/references/role-metadata-policies",
+		`{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"scope":{"essential":true}},"Status":"Inactive"}`)["PolicyId"].(string)
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+	km := "/organisations/" + oid + "/key-material/" + a.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig","Description":"d"}`)["KeyMaterialID"].(string)
+	for _, f := range []struct{ page, action, flash string }{
+		{"/references/identity-providers/kc", "/references/identity-providers/kc", "Identity provider kc was saved."},
+		{hook, hook, "saved (Active)"},
+		{"/references/role-metadata-policies", policy, "was saved"},
+		{km, km, "was saved (Active)"},
+	} {
+		resp, err := c.Get(env.URL + f.page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		form := browserForm(docOf(t, resp), f.action)
+		if f.page == km {
+			form.Set("Status", "Active") // the Edit form, not Revoke's
+			form.Del("RevokeReason")
+		}
+		n := auditTotal(a)
+		st, doc := postForm(t, c, env.URL+f.action, form)
+		if msg := doc.Find("[data-testid=flash]").Text(); st != 200 || !strings.Contains(msg, f.flash) {
+			t.Errorf("console save of %s as shown: %d %q", f.action, st, msg)
+		}
+		if auditTotal(a) != n {
+			t.Errorf("console save of %s as shown wrote an audit record: %v", f.action, a.must(200, "GET", "/audit?size=1", "")["content"])
+		}
+	}
+	if got := a.must(200, "GET", policy, ""); got["Status"] != "Inactive" {
+		t.Errorf("policy Status after the console save: %v", got["Status"])
+	}
+	if got := a.must(200, "GET", "/references/identity-providers/kc", ""); got["HasClientSecret"] != true {
+		t.Errorf("the client secret was lost: %v", got)
 	}
 }

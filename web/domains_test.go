@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"encoding/csv"
 	"encoding/json"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	jose "github.com/go-jose/go-jose/v4"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -643,7 +645,8 @@ func TestOrganisationListRoleFilterAndCSVRoles(t *testing.T) {
 }
 
 // TestPutWithoutStatusKeepsIt: a PUT that leaves Status out changes no
-// status: an Inactive claim, domain, role, authority or reference type
+// status: an Inactive claim, domain, role, authority, reference type, flag,
+// certification, identity provider, role metadata policy, webhook or administrator
 // edited without it stays Inactive (it used to become Active again, a
 // claim's roles with it).
 func TestPutWithoutStatusKeepsIt(t *testing.T) {
@@ -657,18 +660,43 @@ func TestPutWithoutStatusKeepsIt(t *testing.T) {
 	su.must(200, "PUT", "/references/authorisation-domains/Data", `{"Description":"d","Status":"Inactive"}`)
 	su.must(200, "PUT", "/references/authorisation-domains/Payments/roles/AISP", `{"Type":"Federation","Status":"Inactive"}`)
 	au2 := su.must(201, "POST", "/references/authorities", `{"AuthorityName":"Old Bank","AuthorityCode":"OB","Country":"GB","Status":"Inactive"}`)["AuthorityId"].(string)
-	for _, c := range []struct{ path, body string }{
-		{"/organisations/" + oid + "/authority-claims/" + cid, `{"RegistrationId":"REG-2"}`},
-		{"/references/contact-types/Keep", `{"Description":"edited"}`},
-		{"/references/authorisation-domains/Data", `{"Description":"edited"}`},
-		{"/references/authorisation-domains/Payments/roles/AISP", `{"Type":"Federation","Description":"edited"}`},
-		{"/references/authorities/" + au2, `{"AuthorityName":"Old Bank","AuthorityCode":"OB2","Country":"GB"}`},
+	op := newFakeOP(t)
+	su.must(201, "POST", "/references/identity-providers", `{"Name":"kc","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`","Status":"Inactive"}`)
+	policy := "/references/role-metadata-policies/" + su.must(201, "POST", "/references/role-metadata-policies",
+		`{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"scope":{"essential":true}},"Status":"Inactive"}`)["PolicyId"].(string)
+	hook := "/references/webhooks/" + su.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/h","SubjectTypes":["Organisation"],"Status":"Inactive"}`)["WebhookId"].(string)
+	su.must(201, "POST", "/users/super", `{"Email":"old@example.com","Status":"Active"}`)
+	su.must(200, "PUT", "/users/super/old@example.com", `{"Status":"Inactive"}`)
+	su.must(201, "POST", "/users/data-administrators", `{"Email":"dana@example.com"}`)
+	su.must(200, "PUT", "/users/data-administrators/dana@example.com", `{"Status":"Inactive"}`)
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+	km := "/organisations/" + oid + "/key-material/" + su.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)["KeyMaterialID"].(string)
+	su.must(200, "PUT", km, `{"Use":"sig","Status":"Revoked","RevokeReason":"superseded"}`)
+	flag := "/references/flags/" + su.must(201, "POST", "/references/flags", `{"Name":"Old","Type":"Organisation","Status":"Inactive"}`)["FlagId"].(string)
+	app := "/organisations/" + oid + "/softwarestatements/" + su.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Keep app"}`)["SoftwareStatementId"].(string)
+	certf := app + "/certifications/" + su.must(201, "POST", app+"/certifications", `{"CertificationType":"FAPI","CertificationStartDate":"2026-03-01","Status":"Inactive"}`)["CertificationId"].(string)
+	for _, c := range []struct{ path, body, want string }{
+		{"/organisations/" + oid + "/authority-claims/" + cid, `{"RegistrationId":"REG-2"}`, "Inactive"},
+		{flag, `{"Name":"Old","Type":"Organisation","Description":"edited"}`, "Inactive"},
+		{certf, `{"CertificationType":"FAPI","CertificationStartDate":"2026-04-01"}`, "Inactive"},
+		{"/references/contact-types/Keep", `{"Description":"edited"}`, "Inactive"},
+		{"/references/authorisation-domains/Data", `{"Description":"edited"}`, "Inactive"},
+		{"/references/authorisation-domains/Payments/roles/AISP", `{"Type":"Federation","Description":"edited"}`, "Inactive"},
+		{"/references/authorities/" + au2, `{"AuthorityName":"Old Bank","AuthorityCode":"OB2","Country":"GB"}`, "Inactive"},
+		{"/references/identity-providers/kc", `{"Issuer":"` + op.srv.URL + `","EmailDomains":["example.com"],"Description":"edited"}`, "Inactive"},
+		{policy, `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"scope":{"essential":false}}}`, "Inactive"},
+		{hook, `{"Url":"https://8.8.8.8/h","SubjectTypes":["Organisation"],"Description":"edited"}`, "Inactive"},
+		{"/users/super/old@example.com", `{}`, "Inactive"},
+		{"/users/data-administrators/dana@example.com", `{}`, "Inactive"},
+		// Revoked key material changes no more; sent back as it is, it is unchanged.
+		{km, `{"Use":"sig"}`, "Revoked"},
 	} {
 		got := su.must(200, "PUT", c.path, c.body)
-		if got["Status"] != "Inactive" {
-			t.Errorf("PUT %s without Status: Status %v, want Inactive kept", c.path, got["Status"])
+		if got["Status"] != c.want {
+			t.Errorf("PUT %s without Status: Status %v, want %s kept", c.path, got["Status"], c.want)
 		}
-		if again := su.must(200, "GET", c.path, ""); again["Status"] != "Inactive" {
+		if again := su.must(200, "GET", c.path, ""); again["Status"] != c.want {
 			t.Errorf("GET %s after: Status %v", c.path, again["Status"])
 		}
 	}

@@ -181,3 +181,41 @@ func TestImportOrganisationsPage(t *testing.T) {
 		t.Fatalf("audit %v", m)
 	}
 }
+
+// TestImportUpperCaseIdsAreTheSameOrganisation: a UUID in capitals is the
+// same UUID (RFC 9562; ours are written in lower case). A spreadsheet that
+// wrote an export's ids in capitals was refused; the import reads them in
+// lower case, so they name the same organisations: an existing one is
+// refused as existing (no second organisation for it), a new one is
+// created under the lower-case id, and the same id twice in the file in
+// either case is the same id.
+func TestImportUpperCaseIdsAreTheSameOrganisation(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	have := "0b7e7c2e-2a57-4a44-9a4d-0d1c6f1f4d7a"
+	a.must(201, "POST", "/organisations", `{"OrganisationId":"`+have+`","OrganisationName":"Acme Bank","RegistrationNumber":"A-1","CountryOfRegistration":"GB"}`)
+	head := "OrganisationId,OrganisationName,RegistrationNumber,CountryOfRegistration\n"
+	resp, m := postCSV(t, a, head+strings.ToUpper(have)+",Acme Bank,A-1,GB\n")
+	if msg := fieldsOf(m)["rows[1].OrganisationId"]; resp.StatusCode != 422 || !strings.Contains(msg, "exists") {
+		t.Errorf("an existing organisation's id in capitals: %d %v", resp.StatusCode, m)
+	}
+	fresh := "5d2c1f0e-9b8a-4c7d-8e6f-5a4b3c2d1e0f"
+	resp, m = postCSV(t, a, head+strings.ToUpper(fresh)+",New Bank,N-1,GB\n")
+	if resp.StatusCode != 201 || toJSON(t, m["OrganisationIds"]) != `["`+fresh+`"]` {
+		t.Fatalf("a new id in capitals: %d %v", resp.StatusCode, m)
+	}
+	a.must(200, "GET", "/organisations/"+fresh, "")
+	twin := "6e3d2a1f-0c9b-4d8e-9f7a-6b5c4d3e2f1a"
+	resp, m = postCSV(t, a, head+strings.ToUpper(twin)+",Twin Bank,T-1,GB\n"+twin+",Twin Bank,T-1,GB\n")
+	if msg := fieldsOf(m)["rows[2].OrganisationId"]; resp.StatusCode != 422 || !strings.Contains(msg, "as row 1") {
+		t.Errorf("the same id twice, in capitals and not: %d %v", resp.StatusCode, m)
+	}
+	if n := a.must(200, "GET", "/organisations", "")["totalSize"]; n != float64(2) {
+		t.Errorf("%v organisations, want 2 (Acme Bank and New Bank)", n)
+	}
+	// What is not a UUID in any case is still refused.
+	resp, m = postCSV(t, a, head+"NOT-A-UUID,Odd Bank,O-1,GB\n")
+	if resp.StatusCode != 422 || fieldsOf(m)["rows[1].OrganisationId"] == "" {
+		t.Errorf("an id that is no UUID: %d %v", resp.StatusCode, m)
+	}
+}

@@ -662,9 +662,9 @@ func (e WebhookStatus) Valid() bool {
 // ActiveInactive defines model for ActiveInactive.
 type ActiveInactive string
 
-// AdministratorStatusUpdate defines model for AdministratorStatusUpdate.
+// AdministratorStatusUpdate Status left out keeps the current one and changes nothing
 type AdministratorStatusUpdate struct {
-	Status ActiveInactive `json:"Status"`
+	Status *ActiveInactive `json:"Status,omitempty"`
 }
 
 // Attachment defines model for Attachment.
@@ -925,9 +925,11 @@ type CertificationInput struct {
 	CertificationStartDate      openapi_types.Date  `json:"CertificationStartDate"`
 
 	// CertificationType an Active certification type of Reference Data
-	CertificationType string          `json:"CertificationType"`
-	CertificationURI  *string         `json:"CertificationURI,omitempty"`
-	Status            *ActiveInactive `json:"Status,omitempty"`
+	CertificationType string  `json:"CertificationType"`
+	CertificationURI  *string `json:"CertificationURI,omitempty"`
+
+	// Status left out: Active on create, the current status kept on PUT
+	Status *ActiveInactive `json:"Status,omitempty"`
 }
 
 // Change One change: an audit record as the feed and webhooks carry it.
@@ -1148,10 +1150,12 @@ type Flag struct {
 
 // FlagInput defines model for FlagInput.
 type FlagInput struct {
-	Description *string         `json:"Description,omitempty"`
-	Name        string          `json:"Name"`
-	Status      *ActiveInactive `json:"Status,omitempty"`
-	Type        FlagType        `json:"Type"`
+	Description *string `json:"Description,omitempty"`
+	Name        string  `json:"Name"`
+
+	// Status left out: Active on create, the current status kept on PUT
+	Status *ActiveInactive `json:"Status,omitempty"`
+	Type   FlagType        `json:"Type"`
 }
 
 // FlagType defines model for FlagType.
@@ -1225,7 +1229,7 @@ type IdentityProviderUpdate struct {
 	Audience *string `json:"Audience,omitempty"`
 	ClientId *string `json:"ClientId,omitempty"`
 
-	// ClientSecret empty keeps the current one; an empty ClientId removes it
+	// ClientSecret empty keeps the current one (the one kept, sent again, changes nothing); an empty ClientId removes it
 	ClientSecret *string      `json:"ClientSecret,omitempty"`
 	Description  *string      `json:"Description,omitempty"`
 	EmailClaim   *string      `json:"EmailClaim,omitempty"`
@@ -1234,8 +1238,10 @@ type IdentityProviderUpdate struct {
 	GroupsClaim  *string      `json:"GroupsClaim,omitempty"`
 
 	// Issuer checked against its discovery document when it changes
-	Issuer string          `json:"Issuer"`
-	Name   *string         `json:"Name,omitempty"`
+	Issuer string  `json:"Issuer"`
+	Name   *string `json:"Name,omitempty"`
+
+	// Status left out: the current status is kept
 	Status *ActiveInactive `json:"Status,omitempty"`
 }
 
@@ -1293,7 +1299,7 @@ type KeyMaterialStatus string
 // KeyMaterialUse defines model for KeyMaterial.Use.
 type KeyMaterialUse string
 
-// KeyMaterialInput On create: PublicJwk, or PEM (a public key or a certificate). On update: Use, Description, or Status Revoked with a RevokeReason (irreversible).
+// KeyMaterialInput On create: PublicJwk, or PEM (a public key or a certificate). On update: Use, Description, or Status Revoked with a RevokeReason (irreversible); left out, each keeps its current value.
 type KeyMaterialInput struct {
 	Description *string `json:"Description,omitempty"`
 	PEM         *string `json:"PEM,omitempty"`
@@ -1598,7 +1604,9 @@ type RoleMetadataPolicyInput struct {
 	Policy map[string]interface{} `json:"Policy"`
 
 	// Role an existing Federation role of the domain (422 on Role otherwise)
-	Role   string          `json:"Role"`
+	Role string `json:"Role"`
+
+	// Status left out: Active on create, the current status kept on PUT
 	Status *ActiveInactive `json:"Status,omitempty"`
 }
 
@@ -1820,7 +1828,7 @@ type WebhookUpdate struct {
 	Description  *string `json:"Description,omitempty"`
 	PausedReason *string `json:"PausedReason,omitempty"`
 
-	// Status Paused is set by the service when every delivery has failed for 24 hours; set Active to resume
+	// Status left out: the current status is kept
 	Status       *WebhookStatus `json:"Status,omitempty"`
 	SubjectTypes []string       `json:"SubjectTypes"`
 	UpdatedOn    *string        `json:"UpdatedOn,omitempty"`

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "9559c633246eaff3d20b49f115a9a6a3f80e500d27149ba52043131288378599"
+const SpecSHA256 = "654e41b91ab74ccdabc7f122750e2f2c04531127a1059f49c4e3ed257c7c1e86"
