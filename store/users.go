@@ -243,9 +243,7 @@ func (d *DB) SetSuperUserStatus(ctx context.Context, a Audit, email, status stri
 			return nil // left out: kept, and nothing written (docs/design.md §4)
 		}
 		if old == status {
-			// Set by a Super User now: groups no longer undo it (§16).
-			_, err := tx.ExecContext(ctx, `UPDATE super_users SET group_revoked = 0 WHERE email = ?`, email)
-			return err
+			return d.takeOverFromGroups(ctx, tx, a, "super_users", "SuperUser", email, status)
 		}
 		if status == "Inactive" {
 			var active int
@@ -365,9 +363,7 @@ func (d *DB) SetDataAdministratorStatus(ctx context.Context, a Audit, email, sta
 			return nil // left out: kept, and nothing written (docs/design.md §4)
 		}
 		if old == status {
-			// Set by a Super User now: groups no longer undo it (§16).
-			_, err := tx.ExecContext(ctx, `UPDATE data_administrators SET group_revoked = 0 WHERE email = ?`, email)
-			return err
+			return d.takeOverFromGroups(ctx, tx, a, "data_administrators", "DataAdministrator", email, status)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE data_administrators SET status = ?, updated_at = ?, group_revoked = 0 WHERE email = ?`, status, d.stamp(), email); err != nil {
 			return err
@@ -379,6 +375,22 @@ func (d *DB) SetDataAdministratorStatus(ctx context.Context, a Audit, email, sta
 		return DataAdministrator{}, err
 	}
 	return d.GetDataAdministrator(ctx, email)
+}
+
+// takeOverFromGroups is a Super User setting the status a record already
+// has: nothing changes, unless its group had revoked it; then the record is
+// the Super User's from now on and groups no longer undo it (docs/design.md
+// §16), a change that is audited like any other.
+func (d *DB) takeOverFromGroups(ctx context.Context, tx *sql.Tx, a Audit, table, subjectType, email, status string) error {
+	res, err := tx.ExecContext(ctx, `UPDATE `+table+` SET group_revoked = 0, updated_at = ? WHERE email = ? AND group_revoked = 1`, d.stamp(), email)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err
+	}
+	return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "status", SubjectType: subjectType, SubjectID: email,
+		Summary: "Status: " + status + " (kept; set by a Super User now, so groups no longer change it)"})
 }
 
 // OutboxMessage is a message the service wrote for someone.

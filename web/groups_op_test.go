@@ -271,6 +271,16 @@ func TestGroupsLeaveOtherRecordsAndKeepTheLastSuperUser(t *testing.T) {
 		t.Fatalf("rob revoked: %d", st)
 	}
 	admin.must(200, "PUT", "/users/data-administrators/rob@example.com", `{"Status":"Inactive"}`)
+	// Taking the record over from the groups is a change, and audited.
+	if a := auditOf(t, admin, "status"); len(a) == 0 || !strings.Contains(a[0], "DataAdministrator|rob@example.com|Status: Inactive (kept; set by a Super User now") {
+		t.Fatalf("take-over not audited: %q", a)
+	}
+	// Sent again, it changes nothing and writes nothing.
+	before := len(auditOf(t, admin, "status"))
+	admin.must(200, "PUT", "/users/data-administrators/rob@example.com", `{"Status":"Inactive"}`)
+	if after := len(auditOf(t, admin, "status")); after != before {
+		t.Fatalf("an unchanged status PUT wrote %d audit records", after-before)
+	}
 	if st, _ := status(t, op.accessToken("rob@example.com", []any{"tf-data"}), orgs); st != 403 {
 		t.Fatalf("rob set Inactive by a Super User after the revocation, group back: %d", st)
 	}
