@@ -116,7 +116,9 @@ func (h *Contacts) ContactForm(w http.ResponseWriter, r *http.Request) {
 
 // CreateContact adds a contact.
 func (h *Contacts) CreateContact(w http.ResponseWriter, r *http.Request) {
-	o, in, ok := orgAndBody[store.Contact](h.Org, w, r)
+	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.Contact, f map[string]string) {
+		h.renderContactForm(w, r, http.StatusUnprocessableEntity, o, in, true, f)
+	})
 	if !ok {
 		return
 	}
@@ -144,7 +146,10 @@ func (h *Contacts) contactSaved(w http.ResponseWriter, r *http.Request, o store.
 
 // UpdateContact replaces a contact.
 func (h *Contacts) UpdateContact(w http.ResponseWriter, r *http.Request) {
-	o, in, ok := orgAndBody[store.Contact](h.Org, w, r)
+	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.Contact, f map[string]string) {
+		in.ContactID = PathParam(r, "contactID")
+		h.renderContactForm(w, r, http.StatusUnprocessableEntity, o, in, false, f)
+	})
 	if !ok {
 		return
 	}

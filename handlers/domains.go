@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -66,10 +65,9 @@ func validRefName(f map[string]string, field, name string) {
 
 // hasControl reports a name holding a control character (a tab, a line
 // break) or a direction mark: a name that is its own URL segment and is
-// shown in lists must read as it is (U+202E shows "evil" as "live").
-func hasControl(name string) bool {
-	return strings.IndexFunc(name, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }) >= 0
-}
+// shown in lists must read as it is (U+202E shows "evil" as "live"). It
+// is the one-line text rule of decode.go (docs/design.md §4).
+func hasControl(name string) bool { return refusedText(name, textLine) }
 
 func controlMessage(field string) string {
 	return field + " cannot contain tabs, line breaks, other control characters or direction marks."

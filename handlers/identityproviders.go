@@ -51,7 +51,7 @@ type idpIn struct {
 	ClientID     string   `json:"ClientId"`
 	// ClientSecret is write-only: empty keeps the current one; an empty
 	// ClientId removes both.
-	ClientSecret    string            `json:"ClientSecret"`
+	ClientSecret    string            `json:"ClientSecret" text:"raw"`
 	GroupsClaim     string            `json:"GroupsClaim"`
 	GroupRoles      []store.GroupRole `json:"GroupRoles"`
 	JwksURI         any               `json:"JwksUri"`
@@ -338,8 +338,8 @@ func validateGroups(f map[string]string, p *store.IdentityProvider) {
 			f[at+".Group"] = "Group is required."
 		case len([]rune(g.Group)) > maxGroupName:
 			f[at+".Group"] = "A group name has at most " + itoa(maxGroupName) + " characters."
-		case strings.ContainsFunc(g.Group, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-			f[at+".Group"] = "A group name cannot hold control characters."
+		case hasControl(g.Group): // the console's text area is read line by line, after Decode
+			f[at+".Group"] = "A group name cannot hold control characters or direction marks."
 		default:
 			if j, dup := seen[g.Group]; dup {
 				f[at+".Group"] = "Group " + g.Group + " is mapped already (GroupRoles[" + itoa(j) + "]); a group maps to one role."

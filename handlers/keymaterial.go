@@ -90,7 +90,7 @@ func (h *KeyMaterial) List(w http.ResponseWriter, r *http.Request) {
 
 type keyMaterialIn struct {
 	PublicJwk    json.RawMessage `json:"PublicJwk"`
-	PEM          string          `json:"PEM"`
+	PEM          string          `json:"PEM" text:"raw"`
 	Use          string          `json:"Use"`
 	Description  string          `json:"Description"`
 	Status       string          `json:"Status"`
@@ -355,6 +355,8 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 		return t, nil, Validation(map[string]string{"Description": "At most " + itoa(maxAttachmentDescription) + " characters."})
 	case strings.IndexByte(t.Description, 0) >= 0 || !utf8.ValidString(t.Description):
 		return t, nil, Validation(map[string]string{"Description": "Description " + notText + "."})
+	case refusedText(t.Description, textLine):
+		return t, nil, Validation(map[string]string{"Description": textMessage("Description", textLine)})
 	case strings.IndexByte(t.FileName, 0) >= 0 || !utf8.ValidString(t.FileName):
 		return t, nil, Validation(map[string]string{"file": "The file name " + notText + "."})
 	case utf8.RuneCountInString(t.FileName) > maxAttachmentFileName:

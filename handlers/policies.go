@@ -46,7 +46,7 @@ type policyForm struct {
 	AuthorisationDomain string `json:"AuthorisationDomain"`
 	Role                string `json:"Role"`
 	EntityType          string `json:"EntityType"`
-	Policy              string `json:"Policy"`
+	Policy              string `json:"Policy" text:"raw"`
 	Description         string `json:"Description"`
 	Status              string `json:"Status"`
 }

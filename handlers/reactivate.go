@@ -67,7 +67,7 @@ func (h *Reactivations) Reactivate(k lifecycle.Kind) http.HandlerFunc {
 			return
 		}
 		var in struct {
-			StatusReason string `json:"StatusReason"`
+			StatusReason string `json:"StatusReason" text:"lines"`
 		}
 		if err := Decode(w, r, &in); err != nil {
 			WriteError(w, r, err)

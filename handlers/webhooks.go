@@ -47,7 +47,7 @@ type webhookIn struct {
 	Description  string   `json:"Description"`
 	SubjectTypes []string `json:"SubjectTypes"`
 	Status       string   `json:"Status"`
-	Secret       string   `json:"Secret"`
+	Secret       string   `json:"Secret" text:"raw"`
 	WebhookID    any      `json:"WebhookId"`
 	PausedReason any      `json:"PausedReason"`
 	CreatedOn    any      `json:"CreatedOn"`
