@@ -40,6 +40,22 @@ func FormRefusal(r *http.Request, err error) map[string]string {
 	return FieldMap(err)
 }
 
+// decodeForm is Decode for a handler that shows its form again with its
+// own checks: a console form's fields refused by Decode (FormRefusal) come
+// back to be added to those checks' messages; any other refusal is
+// answered, and ok is false.
+func decodeForm(w http.ResponseWriter, r *http.Request, dst any) (refused map[string]string, ok bool) {
+	err := Decode(w, r, dst)
+	if err == nil {
+		return nil, true
+	}
+	if refused = FormRefusal(r, err); refused != nil {
+		return refused, true
+	}
+	WriteError(w, r, err)
+	return nil, false
+}
+
 // ListSize is the page size of a list: the console shows up to 200 rows
 // at once, the API pages as asked.
 func ListSize(r *http.Request, size int) int {

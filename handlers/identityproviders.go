@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -215,14 +216,15 @@ func (in idpIn) provider() store.IdentityProvider {
 // Create binds a new identity provider.
 func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 	var in idpIn
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	formGroups(r, &in)
 	p := in.provider()
 	var err error
 	errs := h.validate(&p)
+	maps.Copy(errs, refused)
 	h.secret(errs, &p, in.ClientSecret)
 	confirmSuperUser(r, errs, p, nil)
 	secretAgain(r, errs, p, in.ClientSecret, false)
@@ -245,8 +247,8 @@ func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 // checked again when it changes.
 func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 	var in idpIn
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	name := PathParam(r, "name")
@@ -263,6 +265,7 @@ func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 	formGroups(r, &in)
 	p := in.provider()
 	errs := h.validate(&p)
+	maps.Copy(errs, refused)
 	h.secret(errs, &p, in.ClientSecret)
 	confirmSuperUser(r, errs, p, cur.GroupRoles)
 	secretAgain(r, errs, p, in.ClientSecret, cur.HasClientSecret)

@@ -304,3 +304,49 @@ func TestTextRuleInGroupMappings(t *testing.T) {
 		t.Fatalf("saved despite the refusal: %v", m["GroupRoles"])
 	}
 }
+
+// TestTextRuleInMoreConsoleForms: the document, webhook and identity
+// provider forms also show the text rule's refusal beside the field, with
+// their own checks, and save nothing.
+func TestTextRuleInMoreConsoleForms(t *testing.T) {
+	op := newFakeOP(t)
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	a.must(201, "POST", "/references/identity-providers", `{"Name":"kc","Description":"first","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`"}`)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for _, fc := range []struct {
+		path  string
+		form  url.Values
+		field string
+	}{
+		{"/organisations/" + oid + "/documents", url.Values{"DocumentType": {"Licence"}, "DocumentDescription": {"lic\u0007ence"}}, "DocumentDescription"},
+		{"/references/webhooks", url.Values{"Url": {"https://8.8.8.8/h"}, "Description": {"hook\u202e"}, "SubjectTypes": {"Organisation"}, "Status": {"Active"}}, "Description"},
+		{"/references/identity-providers/kc", url.Values{"Issuer": {op.srv.URL}, "Description": {"Corp\u2066"}, "EmailDomains": {"example.com"}, "Status": {"Active"}}, "Description"},
+	} {
+		req, _ := http.NewRequest("POST", env.URL+fc.path, strings.NewReader(fc.form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", env.URL)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		doc := htmlDoc(t, body)
+		msgID, _ := doc.Find("#f-" + fc.field).Attr("aria-describedby")
+		if msg := doc.Find("#" + msgID).Text(); resp.StatusCode != http.StatusUnprocessableEntity || msgID == "" || !strings.Contains(msg, "control characters") {
+			t.Errorf("%s: %d, message beside %s %q", fc.path, resp.StatusCode, fc.field, msg)
+		}
+	}
+	for _, list := range []string{"/organisations/" + oid + "/documents", "/references/webhooks"} {
+		l := a.must(200, "GET", list, "")
+		if items, _ := l["list"].([]any); len(items) != 0 || (l["totalSize"] != nil && l["totalSize"] != 0.0) {
+			t.Errorf("%s: saved despite the refusal: %v", list, l)
+		}
+	}
+	if p := a.must(200, "GET", "/references/identity-providers/kc", ""); p["Description"] != "first" {
+		t.Errorf("the identity provider was changed: %v", p["Description"])
+	}
+}
