@@ -56,6 +56,18 @@ func decodeForm(w http.ResponseWriter, r *http.Request, dst any) (refused map[st
 	return nil, false
 }
 
+// withRefused is errs with the fields decodeForm refused added (their
+// messages win).
+func withRefused(errs, refused map[string]string) map[string]string {
+	if errs == nil {
+		errs = map[string]string{}
+	}
+	for k, v := range refused {
+		errs[k] = v
+	}
+	return errs
+}
+
 // ListSize is the page size of a list: the console shows up to 200 rows
 // at once, the API pages as asked.
 func ListSize(r *http.Request, size int) int {

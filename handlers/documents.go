@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"github.com/trustframe/trustframe/paths"
-	"maps"
 	"net/http"
 	"time"
 
@@ -181,7 +180,7 @@ func (h *Documents) Save(w http.ResponseWriter, r *http.Request) {
 	var d store.Document
 	var err error
 	errs := validateDocument(&in)
-	maps.Copy(errs, refused)
+	errs = withRefused(errs, refused)
 	if len(errs) > 0 {
 		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
 			_, err := h.Store.SaveDocument(ctx, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(store.Document) error { return nil })

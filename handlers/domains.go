@@ -222,13 +222,13 @@ func validateDomain(d *store.AuthorisationDomain, isNew bool) map[string]string 
 // CreateDomain adds a domain.
 func (h *Domains) CreateDomain(w http.ResponseWriter, r *http.Request) {
 	var in store.AuthorisationDomain
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	var err error
 	var d store.AuthorisationDomain
-	if errs := validateDomain(&in, true); len(errs) > 0 {
+	if errs := withRefused(validateDomain(&in, true), refused); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
 		d, err = h.Store.CreateAuthorisationDomain(r.Context(), h.actor(r), in)
@@ -444,15 +444,15 @@ func validateAuthority(au *store.Authority, isNew bool) map[string]string {
 // CreateAuthority adds an authority; the domains it covers must exist.
 func (h *Domains) CreateAuthority(w http.ResponseWriter, r *http.Request) {
 	var in store.Authority
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	var err error
 	var au store.Authority
 	if in.AuthorityID != "" && !ValidUUID(in.AuthorityID) {
 		err = Validation(map[string]string{"AuthorityId": "AuthorityId must be a UUID in lower case, like 0b7e7c2e-2a57-4a44-9a4d-0d1c6f1f4d7a."})
-	} else if errs := validateAuthority(&in, true); len(errs) > 0 {
+	} else if errs := withRefused(validateAuthority(&in, true), refused); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
 		au, err = h.Store.CreateAuthority(r.Context(), h.actor(r), in)

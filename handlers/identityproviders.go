@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -224,7 +223,7 @@ func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 	p := in.provider()
 	var err error
 	errs := h.validate(&p)
-	maps.Copy(errs, refused)
+	errs = withRefused(errs, refused)
 	h.secret(errs, &p, in.ClientSecret)
 	confirmSuperUser(r, errs, p, nil)
 	secretAgain(r, errs, p, in.ClientSecret, false)
@@ -265,7 +264,7 @@ func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 	formGroups(r, &in)
 	p := in.provider()
 	errs := h.validate(&p)
-	maps.Copy(errs, refused)
+	errs = withRefused(errs, refused)
 	h.secret(errs, &p, in.ClientSecret)
 	confirmSuperUser(r, errs, p, cur.GroupRoles)
 	secretAgain(r, errs, p, in.ClientSecret, cur.HasClientSecret)

@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -164,7 +163,7 @@ func (h *Webhooks) Create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fields, key := h.validate(r.Context(), &in, true)
-	maps.Copy(fields, refused)
+	fields = withRefused(fields, refused)
 	if len(fields) > 0 {
 		h.Saved(w, r, Saved{Err: Validation(fields), Again: func(*Error) bool {
 			h.newPage(w, r, http.StatusUnprocessableEntity, views.WebhookForm{URL: in.URL, Description: in.Description, SubjectTypes: in.SubjectTypes, Status: in.Status, Errors: fields})
@@ -276,7 +275,7 @@ func (h *Webhooks) Update(w http.ResponseWriter, r *http.Request) {
 		page = webhooksPath
 	}
 	fields, _ := h.validate(r.Context(), &in, false)
-	maps.Copy(fields, refused)
+	fields = withRefused(fields, refused)
 	// Read-only members sent back as read are ignored; another id is not
 	// "as read" (as OrganisationId cannot change).
 	if id, isString := in.WebhookID.(string); in.WebhookID != nil && (!isString || id != cur.WebhookID) {

@@ -305,8 +305,8 @@ func TestTextRuleInGroupMappings(t *testing.T) {
 	}
 }
 
-// TestTextRuleInMoreConsoleForms: the document, webhook and identity
-// provider forms also show the text rule's refusal beside the field, with
+// TestTextRuleInMoreConsoleForms: the document, webhook, identity
+// provider and reference data forms also show the text rule's refusal beside the field, with
 // their own checks, and save nothing.
 func TestTextRuleInMoreConsoleForms(t *testing.T) {
 	op := newFakeOP(t)
@@ -324,6 +324,10 @@ func TestTextRuleInMoreConsoleForms(t *testing.T) {
 		{"/organisations/" + oid + "/documents", url.Values{"DocumentType": {"Licence"}, "DocumentDescription": {"lic\u0007ence"}}, "DocumentDescription"},
 		{"/references/webhooks", url.Values{"Url": {"https://8.8.8.8/h"}, "Description": {"hook\u202e"}, "SubjectTypes": {"Organisation"}, "Status": {"Active"}}, "Description"},
 		{"/references/identity-providers/kc", url.Values{"Issuer": {op.srv.URL}, "Description": {"Corp\u2066"}, "EmailDomains": {"example.com"}, "Status": {"Active"}}, "Description"},
+		{"/references/contact-types", url.Values{"Name": {"Ops"}, "Description": {"d\u202e"}}, "Description"},
+		{"/references/flags", url.Values{"Name": {"Fl\u2028ag"}, "Type": {"Organisation"}, "Description": {"d"}}, "Name"},
+		{"/references/authorisation-domains", url.Values{"Name": {"Pay"}, "Description": {"x\u0085y"}}, "Description"},
+		{"/references/authorities", url.Values{"AuthorityName": {"Reg\u202eulator"}, "AuthorityCode": {"RG"}, "Country": {"GB"}}, "AuthorityName"},
 	} {
 		req, _ := http.NewRequest("POST", env.URL+fc.path, strings.NewReader(fc.form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -340,7 +344,12 @@ func TestTextRuleInMoreConsoleForms(t *testing.T) {
 			t.Errorf("%s: %d, message beside %s %q", fc.path, resp.StatusCode, fc.field, msg)
 		}
 	}
-	for _, list := range []string{"/organisations/" + oid + "/documents", "/references/webhooks"} {
+	for _, item := range []string{"/references/contact-types/Ops", "/references/authorisation-domains/Pay"} {
+		if r, _ := a.do("GET", item, ""); r.StatusCode != http.StatusNotFound {
+			t.Errorf("%s: saved despite the refusal: %d", item, r.StatusCode)
+		}
+	}
+	for _, list := range []string{"/organisations/" + oid + "/documents", "/references/webhooks", "/references/flags", "/references/authorities"} {
 		l := a.must(200, "GET", list, "")
 		if items, _ := l["list"].([]any); len(items) != 0 || (l["totalSize"] != nil && l["totalSize"] != 0.0) {
 			t.Errorf("%s: saved despite the refusal: %v", list, l)
