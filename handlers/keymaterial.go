@@ -114,7 +114,8 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 	var in keyMaterialIn
 	var form views.KeyMaterialForm
 	isAPI, derr := DecodeAs(w, r, &in, &form)
-	if derr != nil {
+	refused := FormRefusal(r, derr) // shown beside the fields with the checks below
+	if derr != nil && refused == nil {
 		WriteError(w, r, derr)
 		return
 	}
@@ -131,7 +132,7 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	var err error
 	var k store.KeyMaterial
-	errs := map[string]string{}
+	errs := withRefused(nil, refused)
 	if !contains(keyUses, in.Use) {
 		errs["Use"] = "Use must be sig, enc or tls."
 	}

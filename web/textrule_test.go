@@ -306,7 +306,7 @@ func TestTextRuleInGroupMappings(t *testing.T) {
 }
 
 // TestTextRuleInMoreConsoleForms: the document, webhook, identity
-// provider and reference data forms also show the text rule's refusal beside the field, with
+// provider, reference data, key material and policy forms also show the text rule's refusal beside the field, with
 // their own checks, and save nothing.
 func TestTextRuleInMoreConsoleForms(t *testing.T) {
 	op := newFakeOP(t)
@@ -328,6 +328,8 @@ func TestTextRuleInMoreConsoleForms(t *testing.T) {
 		{"/references/flags", url.Values{"Name": {"Fl\u2028ag"}, "Type": {"Organisation"}, "Description": {"d"}}, "Name"},
 		{"/references/authorisation-domains", url.Values{"Name": {"Pay"}, "Description": {"x\u0085y"}}, "Description"},
 		{"/references/authorities", url.Values{"AuthorityName": {"Reg\u202eulator"}, "AuthorityCode": {"RG"}, "Country": {"GB"}}, "AuthorityName"},
+		{"/organisations/" + oid + "/key-material", url.Values{"Key": {"{}"}, "Use": {"sig"}, "Description": {"k\u0007ey"}}, "Description"},
+		{"/references/role-metadata-policies", url.Values{"DomainRole": {"Pay/PISP"}, "EntityType": {"openid_relying_party"}, "Policy": {"{}"}, "Description": {"p\u202e"}}, "Description"},
 	} {
 		req, _ := http.NewRequest("POST", env.URL+fc.path, strings.NewReader(fc.form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
