@@ -245,8 +245,8 @@ func (h *Domains) CreateDomain(w http.ResponseWriter, r *http.Request) {
 // that Active claims use is a 409 naming them.
 func (h *Domains) UpdateDomain(w http.ResponseWriter, r *http.Request) {
 	var in store.AuthorisationDomain
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	name := PathParam(r, "domain")
@@ -257,7 +257,7 @@ func (h *Domains) UpdateDomain(w http.ResponseWriter, r *http.Request) {
 	in.Name = name
 	var err error
 	var d store.AuthorisationDomain
-	if errs := validateDomain(&in, false); len(errs) > 0 {
+	if errs := withRefused(validateDomain(&in, false), refused); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
 		d, err = h.Store.UpdateAuthorisationDomain(r.Context(), h.actor(r), in, func(cur store.AuthorisationDomain) error { return CheckIfMatch(r, cur) })
@@ -469,8 +469,8 @@ func (h *Domains) CreateAuthority(w http.ResponseWriter, r *http.Request) {
 // domain, while Active claims need it is a 409 naming them.
 func (h *Domains) UpdateAuthority(w http.ResponseWriter, r *http.Request) {
 	var in store.Authority
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	id := PathParam(r, "authorityID")
@@ -478,8 +478,8 @@ func (h *Domains) UpdateAuthority(w http.ResponseWriter, r *http.Request) {
 	var au store.Authority
 	if in.AuthorityID != "" && in.AuthorityID != id {
 		err = Validation(map[string]string{"AuthorityId": "AuthorityId cannot change."})
-	} else if in.AuthorityID = id; len(validateAuthority(&in, false)) > 0 {
-		err = Validation(validateAuthority(&in, false))
+	} else if in.AuthorityID = id; len(withRefused(validateAuthority(&in, false), refused)) > 0 {
+		err = Validation(withRefused(validateAuthority(&in, false), refused))
 	} else {
 		au, err = h.Store.UpdateAuthority(r.Context(), h.actor(r), in, func(cur store.Authority) error { return CheckIfMatch(r, cur) })
 		err = storeError(during("UpdateAuthority", err), "Authority")

@@ -361,3 +361,44 @@ func TestTextRuleInMoreConsoleForms(t *testing.T) {
 		t.Errorf("the identity provider was changed: %v", p["Description"])
 	}
 }
+
+// TestTextRuleInRowEdits: a domain's and an authority's edit forms (in
+// their rows of the Domains and Roles page) show the refusal beside the
+// field, and save nothing.
+func TestTextRuleInRowEdits(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	a.must(201, "POST", "/references/authorisation-domains", `{"Name":"Pay","Description":"payments"}`)
+	au := a.must(201, "POST", "/references/authorities", `{"AuthorityName":"Regulator","AuthorityCode":"RG","Country":"GB","AuthorisationDomains":["Pay"]}`)["AuthorityId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for _, fc := range []struct {
+		path  string
+		form  url.Values
+		field string
+	}{
+		{"/references/authorisation-domains/Pay", url.Values{"Description": {"pay\u0007ments"}, "Status": {"Active"}}, "Description"},
+		{"/references/authorities/" + au, url.Values{"AuthorityName": {"Regu\u202elator"}, "AuthorityCode": {"RG"}, "Country": {"GB"}, "AuthorisationDomains": {"Pay"}, "Status": {"Active"}}, "AuthorityName"},
+	} {
+		req, _ := http.NewRequest("POST", env.URL+fc.path, strings.NewReader(fc.form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", env.URL)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		doc := htmlDoc(t, body)
+		msgID, _ := doc.Find(`[name=` + fc.field + `][aria-invalid=true]`).Attr("aria-describedby")
+		if msg := doc.Find("#" + msgID).Text(); resp.StatusCode != http.StatusUnprocessableEntity || msgID == "" || !strings.Contains(msg, "control characters") {
+			t.Errorf("%s: %d, message beside %s %q", fc.path, resp.StatusCode, fc.field, msg)
+		}
+	}
+	if d := a.must(200, "GET", "/references/authorisation-domains/Pay", ""); d["Description"] != "payments" {
+		t.Errorf("domain saved despite the refusal: %v", d)
+	}
+	if got := a.must(200, "GET", "/references/authorities/"+au, ""); got["AuthorityName"] != "Regulator" {
+		t.Errorf("authority saved despite the refusal: %v", got)
+	}
+}
