@@ -402,3 +402,36 @@ func TestTextRuleInRowEdits(t *testing.T) {
 		t.Errorf("authority saved despite the refusal: %v", got)
 	}
 }
+
+// TestTextRuleInAReactivationReason: a reactivation's reason (a text area:
+// line breaks allowed) with a control character is refused beside the
+// field, and nothing changes; one with line breaks reactivates.
+func TestTextRuleInAReactivationReason(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	id := su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	su.must(200, "PUT", "/organisations/"+id, strings.TrimSuffix(org("Acme"), "}")+`,"Status":"Withdrawn"}`)
+	reURL := env.URL + "/organisations/" + id + "/reactivate"
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.PostForm(reURL, url.Values{"StatusReason": {"by \u001b[31mmistake"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if msg := htmlDoc(t, body).Find("#e-StatusReason").Text(); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(msg, "control characters") {
+		t.Fatalf("%d, message beside the field %q", resp.StatusCode, msg)
+	}
+	if got := su.must(200, "GET", "/organisations/"+id, "")["Status"]; got != "Withdrawn" {
+		t.Fatalf("after the refusal: %v", got)
+	}
+	resp, err = c.PostForm(reURL, url.Values{"StatusReason": {"withdrawn\r\nby mistake"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := su.must(200, "GET", "/organisations/"+id, "")["Status"]; got != "Active" {
+		t.Fatalf("after reactivation: %v", got)
+	}
+}
