@@ -435,3 +435,26 @@ func TestTextRuleInAReactivationReason(t *testing.T) {
 		t.Fatalf("after reactivation: %v", got)
 	}
 }
+
+// TestTextRuleInKeyMaterial: a PEM (not text to read) keeps its line
+// breaks; an attachment's Description (a multipart part, read apart from
+// Decode) follows the one-line rule: 422 naming it, nothing attached.
+func TestTextRuleInKeyMaterial(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	base := "/organisations/" + oid + "/key-material"
+	id := a.must(201, "POST", base, jsonBody(t, map[string]any{"PEM": webtest.ValidCert(t, "rsa2048", "km"), "Use": "enc", "Description": "bank\u00e9 🏦"}))["KeyMaterialID"].(string)
+	for _, c := range []string{"\u202e", "\u0007", "\n", "\u2029"} {
+		r, m := a.multipart("POST", base+"/"+id+"/attachments", "policy.pdf", []byte("%PDF-1.4"), "key"+c+"policy")
+		if r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(fieldsOf(m)["Description"], "control characters") {
+			t.Errorf("%q: %d %v, want 422 naming Description", c, r.StatusCode, m)
+		}
+	}
+	if l := a.must(200, "GET", base+"/"+id+"/attachments", ""); len(l["list"].([]any)) != 0 {
+		t.Fatalf("attached despite the refusal: %v", l["list"])
+	}
+	if r, m := a.multipart("POST", base+"/"+id+"/attachments", "policy.pdf", []byte("%PDF-1.4"), "Schlüssel 👩‍💻"); r.StatusCode != http.StatusCreated {
+		t.Fatalf("ordinary text: %d %v", r.StatusCode, m)
+	}
+}
