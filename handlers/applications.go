@@ -224,7 +224,9 @@ func (h *Applications) AppForm(w http.ResponseWriter, r *http.Request) {
 
 // CreateApp adds an application.
 func (h *Applications) CreateApp(w http.ResponseWriter, r *http.Request) {
-	o, in, ok := orgAndBody[store.SoftwareStatement](h.Org, w, r)
+	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.SoftwareStatement, f map[string]string) {
+		h.renderAppForm(w, r, http.StatusUnprocessableEntity, o, in, true, f)
+	})
 	if !ok {
 		return
 	}
@@ -246,7 +248,10 @@ func (h *Applications) CreateApp(w http.ResponseWriter, r *http.Request) {
 
 // UpdateApp replaces an application.
 func (h *Applications) UpdateApp(w http.ResponseWriter, r *http.Request) {
-	o, in, ok := orgAndBody[store.SoftwareStatement](h.Org, w, r)
+	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.SoftwareStatement, f map[string]string) {
+		in.SoftwareStatementID = PathParam(r, "appID")
+		h.renderAppForm(w, r, http.StatusUnprocessableEntity, o, in, false, f)
+	})
 	if !ok {
 		return
 	}

@@ -126,7 +126,7 @@ func readPEM(w http.ResponseWriter, r *http.Request) (string, error) {
 		return r.FormValue("PEM"), nil
 	default:
 		var in struct {
-			PEM string `json:"PEM"`
+			PEM string `json:"PEM" text:"raw"`
 		}
 		if err := Decode(w, r, &in); err != nil {
 			return "", err

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -26,6 +27,45 @@ func DecodeAs(w http.ResponseWriter, r *http.Request, api, form any) (bool, erro
 		return true, Decode(w, r, api)
 	}
 	return false, Decode(w, r, form)
+}
+
+// FormRefusal is, for a console form that Decode refused field by field
+// (the text rule, a NUL), the message of each field, to be shown beside
+// it; nil for the API and for any other error.
+func FormRefusal(r *http.Request, err error) map[string]string {
+	var e *Error
+	if err == nil || WantsJSON(r) || !errors.As(err, &e) || e.Code != CodeValidationFailed.Name || len(e.Fields) == 0 {
+		return nil
+	}
+	return FieldMap(err)
+}
+
+// decodeForm is Decode for a handler that shows its form again with its
+// own checks: a console form's fields refused by Decode (FormRefusal) come
+// back to be added to those checks' messages; any other refusal is
+// answered, and ok is false.
+func decodeForm(w http.ResponseWriter, r *http.Request, dst any) (refused map[string]string, ok bool) {
+	err := Decode(w, r, dst)
+	if err == nil {
+		return nil, true
+	}
+	if refused = FormRefusal(r, err); refused != nil {
+		return refused, true
+	}
+	WriteError(w, r, err)
+	return nil, false
+}
+
+// withRefused is errs with the fields decodeForm refused added (their
+// messages win).
+func withRefused(errs, refused map[string]string) map[string]string {
+	if errs == nil {
+		errs = map[string]string{}
+	}
+	for k, v := range refused {
+		errs[k] = v
+	}
+	return errs
 }
 
 // ListSize is the page size of a list: the console shows up to 200 rows
@@ -201,26 +241,89 @@ func formInto(form url.Values, dst any) error {
 	return nil
 }
 
+// The text rule (docs/design.md §4): what a person reads must read as
+// it is. A decoded string member is one of three kinds, marked by its
+// struct tag `text`:
+//
+//   - no tag: one line of text (a name, a title, an address line): no
+//     control character (U+0000–U+001F, U+007F–U+009F: tabs and line
+//     breaks too), no direction mark or override (Bidi_Control: U+200E,
+//     U+200F, U+202A–U+202E, U+2066–U+2069, U+061C), no U+2028/U+2029;
+//   - `text:"lines"`: text that may span lines (a description edited in a
+//     text area, a status reason): as one line, but "\n", "\r\n" and "\t"
+//     are allowed;
+//   - `text:"raw"`: not text a person reads (a PEM block, a policy, a
+//     secret): only the NUL and UTF-8 check below.
+//
+// Members typed any are read-only members a client sends back and the
+// service ignores: only the NUL and UTF-8 check.
+const (
+	textLine  = ""
+	textLines = "lines"
+	textRaw   = "raw"
+)
+
+// refusedText reports whether s breaks the text rule for its kind
+// (textLine or textLines).
+func refusedText(s, kind string) bool {
+	for i, r := range s {
+		switch {
+		case kind == textLines && (r == '\n' || r == '\t'):
+		case kind == textLines && r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
+		case unicode.IsControl(r), unicode.Is(unicode.Bidi_Control, r), r == '\u2028', r == '\u2029':
+			return true
+		}
+	}
+	return false
+}
+
+// textMessage is the refusal of a member (field) that breaks the rule.
+func textMessage(field, kind string) string {
+	if kind == textLines {
+		return field + " cannot contain control characters other than line breaks and tabs, or direction marks."
+	}
+	return controlMessage(field)
+}
+
 // checkText refuses text that one of the engines cannot keep as sent: a
 // NUL character (PostgreSQL's text holds none) or bytes that are not UTF-8
 // (a form; in JSON, checkKeys refuses them before decoding replaces them).
-// Both engines then store
-// the same thing, and the client learns which field to fix
-// (docs/design.md §4).
+// Both engines then store the same thing, and the client learns which
+// field to fix (docs/design.md §4). It then applies the text rule above
+// to every member, and refuses naming each member that breaks it.
 func checkText(v reflect.Value, path string) error {
+	var bad []FieldError
+	if err := walkText(v, path, textLine, &bad); err != nil {
+		return err
+	}
+	if len(bad) > 0 {
+		return CodeValidationFailed.New(bad[0].Message).WithFields(bad...)
+	}
+	return nil
+}
+
+func walkText(v reflect.Value, path, kind string, bad *[]FieldError) error {
 	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
+	case reflect.Interface:
 		if !v.IsNil() {
-			return checkText(v.Elem(), path)
+			return walkText(v.Elem(), path, textRaw, bad)
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			return walkText(v.Elem(), path, kind, bad)
 		}
 	case reflect.String:
-		if s := v.String(); strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s) {
+		s := v.String()
+		if strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s) {
 			msg := "contains a NUL character or bytes that are not UTF-8"
 			return CodeValidationFailed.New(path + " " + msg).WithFields(FieldError{Field: path, Code: FieldInvalid, Message: msg})
 		}
+		if kind != textRaw && refusedText(s, kind) {
+			*bad = append(*bad, FieldError{Field: path, Code: FieldInvalid, Message: textMessage(path, kind)})
+		}
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len(); i++ {
-			if err := checkText(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			if err := walkText(v.Index(i), fmt.Sprintf("%s[%d]", path, i), kind, bad); err != nil {
 				return err
 			}
 		}
@@ -228,10 +331,10 @@ func checkText(v reflect.Value, path string) error {
 		it := v.MapRange()
 		for it.Next() {
 			key := fmt.Sprint(it.Key().Interface())
-			if err := checkText(it.Key(), path); err != nil {
+			if err := walkText(it.Key(), path, kind, bad); err != nil {
 				return err
 			}
-			if err := checkText(it.Value(), joinPath(path, key)); err != nil {
+			if err := walkText(it.Value(), joinPath(path, key), kind, bad); err != nil {
 				return err
 			}
 		}
@@ -251,7 +354,11 @@ func checkText(v reflect.Value, path string) error {
 			if t.Field(i).Anonymous && t.Field(i).Tag.Get("json") == "" {
 				name = "" // embedded: its fields are the parent's
 			}
-			if err := checkText(v.Field(i), joinPath(path, name)); err != nil {
+			k := kind
+			if tag, ok := t.Field(i).Tag.Lookup("text"); ok {
+				k = tag
+			}
+			if err := walkText(v.Field(i), joinPath(path, name), k, bad); err != nil {
 				return err
 			}
 		}

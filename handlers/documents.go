@@ -171,15 +171,17 @@ func (h *Documents) Save(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in store.Document
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	in.OrganisationID, in.DocumentID = o.OrganisationID, PathParam(r, "docID")
 	isNew := in.DocumentID == ""
 	var d store.Document
 	var err error
-	if errs := validateDocument(&in); len(errs) > 0 {
+	errs := validateDocument(&in)
+	errs = withRefused(errs, refused)
+	if len(errs) > 0 {
 		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
 			_, err := h.Store.SaveDocument(ctx, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(store.Document) error { return nil })
 			return err

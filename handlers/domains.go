@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -66,10 +65,9 @@ func validRefName(f map[string]string, field, name string) {
 
 // hasControl reports a name holding a control character (a tab, a line
 // break) or a direction mark: a name that is its own URL segment and is
-// shown in lists must read as it is (U+202E shows "evil" as "live").
-func hasControl(name string) bool {
-	return strings.IndexFunc(name, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }) >= 0
-}
+// shown in lists must read as it is (U+202E shows "evil" as "live"). It
+// is the one-line text rule of decode.go (docs/design.md §4).
+func hasControl(name string) bool { return refusedText(name, textLine) }
 
 func controlMessage(field string) string {
 	return field + " cannot contain tabs, line breaks, other control characters or direction marks."
@@ -224,13 +222,13 @@ func validateDomain(d *store.AuthorisationDomain, isNew bool) map[string]string 
 // CreateDomain adds a domain.
 func (h *Domains) CreateDomain(w http.ResponseWriter, r *http.Request) {
 	var in store.AuthorisationDomain
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	var err error
 	var d store.AuthorisationDomain
-	if errs := validateDomain(&in, true); len(errs) > 0 {
+	if errs := withRefused(validateDomain(&in, true), refused); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
 		d, err = h.Store.CreateAuthorisationDomain(r.Context(), h.actor(r), in)
@@ -247,8 +245,8 @@ func (h *Domains) CreateDomain(w http.ResponseWriter, r *http.Request) {
 // that Active claims use is a 409 naming them.
 func (h *Domains) UpdateDomain(w http.ResponseWriter, r *http.Request) {
 	var in store.AuthorisationDomain
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	name := PathParam(r, "domain")
@@ -259,7 +257,7 @@ func (h *Domains) UpdateDomain(w http.ResponseWriter, r *http.Request) {
 	in.Name = name
 	var err error
 	var d store.AuthorisationDomain
-	if errs := validateDomain(&in, false); len(errs) > 0 {
+	if errs := withRefused(validateDomain(&in, false), refused); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
 		d, err = h.Store.UpdateAuthorisationDomain(r.Context(), h.actor(r), in, func(cur store.AuthorisationDomain) error { return CheckIfMatch(r, cur) })
@@ -446,15 +444,15 @@ func validateAuthority(au *store.Authority, isNew bool) map[string]string {
 // CreateAuthority adds an authority; the domains it covers must exist.
 func (h *Domains) CreateAuthority(w http.ResponseWriter, r *http.Request) {
 	var in store.Authority
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	var err error
 	var au store.Authority
 	if in.AuthorityID != "" && !ValidUUID(in.AuthorityID) {
 		err = Validation(map[string]string{"AuthorityId": "AuthorityId must be a UUID in lower case, like 0b7e7c2e-2a57-4a44-9a4d-0d1c6f1f4d7a."})
-	} else if errs := validateAuthority(&in, true); len(errs) > 0 {
+	} else if errs := withRefused(validateAuthority(&in, true), refused); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
 		au, err = h.Store.CreateAuthority(r.Context(), h.actor(r), in)
@@ -471,8 +469,8 @@ func (h *Domains) CreateAuthority(w http.ResponseWriter, r *http.Request) {
 // domain, while Active claims need it is a 409 naming them.
 func (h *Domains) UpdateAuthority(w http.ResponseWriter, r *http.Request) {
 	var in store.Authority
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	id := PathParam(r, "authorityID")
@@ -480,8 +478,8 @@ func (h *Domains) UpdateAuthority(w http.ResponseWriter, r *http.Request) {
 	var au store.Authority
 	if in.AuthorityID != "" && in.AuthorityID != id {
 		err = Validation(map[string]string{"AuthorityId": "AuthorityId cannot change."})
-	} else if in.AuthorityID = id; len(validateAuthority(&in, false)) > 0 {
-		err = Validation(validateAuthority(&in, false))
+	} else if in.AuthorityID = id; len(withRefused(validateAuthority(&in, false), refused)) > 0 {
+		err = Validation(withRefused(validateAuthority(&in, false), refused))
 	} else {
 		au, err = h.Store.UpdateAuthority(r.Context(), h.actor(r), in, func(cur store.Authority) error { return CheckIfMatch(r, cur) })
 		err = storeError(during("UpdateAuthority", err), "Authority")

@@ -55,7 +55,7 @@ type idpIn struct {
 	ClientID     string   `json:"ClientId"`
 	// ClientSecret is write-only: empty keeps the current one; an empty
 	// ClientId removes both.
-	ClientSecret    string            `json:"ClientSecret"`
+	ClientSecret    string            `json:"ClientSecret" text:"raw"`
 	GroupsClaim     string            `json:"GroupsClaim"`
 	GroupRoles      []store.GroupRole `json:"GroupRoles"`
 	JwksURI         any               `json:"JwksUri"`
@@ -219,14 +219,15 @@ func (in idpIn) provider() store.IdentityProvider {
 // Create binds a new identity provider.
 func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 	var in idpIn
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	formGroups(r, &in)
 	p := in.provider()
 	var err error
 	errs := h.validate(&p, true)
+	errs = withRefused(errs, refused)
 	h.secret(errs, &p, in.ClientSecret)
 	confirmSuperUser(r, errs, p, nil)
 	secretAgain(r, errs, p, in.ClientSecret, false)
@@ -249,8 +250,8 @@ func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 // checked again when it changes.
 func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 	var in idpIn
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	name := PathParam(r, "name")
@@ -267,6 +268,7 @@ func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 	formGroups(r, &in)
 	p := in.provider()
 	errs := h.validate(&p, false)
+	errs = withRefused(errs, refused)
 	h.secret(errs, &p, in.ClientSecret)
 	if in.ClientSecret != "" && p.ClientID != "" && cur.HasClientSecret && h.OpenSecret != nil {
 		// The secret kept, sent again: no change (docs/design.md §4).
@@ -348,8 +350,8 @@ func validateGroups(f map[string]string, p *store.IdentityProvider) {
 			f[at+".Group"] = "Group is required."
 		case len([]rune(g.Group)) > maxGroupName:
 			f[at+".Group"] = "A group name has at most " + itoa(maxGroupName) + " characters."
-		case strings.ContainsFunc(g.Group, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-			f[at+".Group"] = "A group name cannot hold control characters."
+		case hasControl(g.Group): // the console's text area is read line by line, after Decode
+			f[at+".Group"] = "A group name cannot hold control characters or direction marks."
 		default:
 			if j, dup := seen[g.Group]; dup {
 				f[at+".Group"] = "Group " + g.Group + " is mapped already (GroupRoles[" + itoa(j) + "]); a group maps to one role."

@@ -185,10 +185,16 @@ func (h *Organisations) parseImport(r *http.Request, data []byte) ([]store.Organ
 		if row > MaxImportRows {
 			return nil, CodeTooLarge.New(fmt.Sprintf("one import creates at most %d organisations", MaxImportRows))
 		}
-		// As in a JSON body or a form (docs/design.md §4).
+		// As in a JSON body or a form (docs/design.md §4): every column is
+		// one line of text (the text rule of decode.go).
 		for _, name := range importColumns {
-			if i, ok := col[name]; ok && i < len(rec) && (strings.IndexByte(rec[i], 0) >= 0 || !utf8.ValidString(rec[i])) {
+			i, ok := col[name]
+			switch {
+			case !ok || i >= len(rec):
+			case strings.IndexByte(rec[i], 0) >= 0 || !utf8.ValidString(rec[i]):
 				add(row, name, "contains a NUL character or bytes that are not UTF-8.")
+			case refusedText(strings.TrimSpace(rec[i]), textLine):
+				add(row, name, textMessage(name, textLine))
 			}
 		}
 		get := func(name string) string {

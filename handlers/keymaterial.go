@@ -90,7 +90,7 @@ func (h *KeyMaterial) List(w http.ResponseWriter, r *http.Request) {
 
 type keyMaterialIn struct {
 	PublicJwk    json.RawMessage `json:"PublicJwk"`
-	PEM          string          `json:"PEM"`
+	PEM          string          `json:"PEM" text:"raw"`
 	Use          string          `json:"Use"`
 	Description  string          `json:"Description"`
 	Status       string          `json:"Status"`
@@ -114,7 +114,8 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 	var in keyMaterialIn
 	var form views.KeyMaterialForm
 	isAPI, derr := DecodeAs(w, r, &in, &form)
-	if derr != nil {
+	refused := FormRefusal(r, derr) // shown beside the fields with the checks below
+	if derr != nil && refused == nil {
 		WriteError(w, r, derr)
 		return
 	}
@@ -131,7 +132,7 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	var err error
 	var k store.KeyMaterial
-	errs := map[string]string{}
+	errs := withRefused(nil, refused)
 	if !contains(keyUses, in.Use) {
 		errs["Use"] = "Use must be sig, enc or tls."
 	}
@@ -358,6 +359,8 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 		return t, nil, Validation(map[string]string{"Description": "At most " + itoa(maxAttachmentDescription) + " characters."})
 	case strings.IndexByte(t.Description, 0) >= 0 || !utf8.ValidString(t.Description):
 		return t, nil, Validation(map[string]string{"Description": "Description " + notText + "."})
+	case refusedText(t.Description, textLine):
+		return t, nil, Validation(map[string]string{"Description": textMessage("Description", textLine)})
 	case strings.IndexByte(t.FileName, 0) >= 0 || !utf8.ValidString(t.FileName):
 		return t, nil, Validation(map[string]string{"file": "The file name " + notText + "."})
 	case utf8.RuneCountInString(t.FileName) > maxAttachmentFileName:

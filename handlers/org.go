@@ -137,14 +137,20 @@ func (h *Org) checkFederationEntityID(f map[string]string, id string) {
 }
 
 // orgAndBody loads the organisation of the URL and decodes the request
-// body into a T; false when it has answered (404, or a refused body).
-func orgAndBody[T any](h *Org, w http.ResponseWriter, r *http.Request) (store.Organisation, T, bool) {
+// body into a T; false when it has answered (404, or a refused body). A
+// console form refused field by field (the text rule) is shown again by
+// again, the messages beside the fields.
+func orgAndBody[T any](h *Org, w http.ResponseWriter, r *http.Request, again func(o store.Organisation, in T, errs map[string]string)) (store.Organisation, T, bool) {
 	var in T
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return o, in, false
 	}
 	if err := Decode(w, r, &in); err != nil {
+		if f := FormRefusal(r, err); f != nil {
+			again(o, in, f)
+			return o, in, false
+		}
 		WriteError(w, r, err)
 		return o, in, false
 	}

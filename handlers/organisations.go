@@ -250,6 +250,10 @@ func (h *Organisations) EditOrganisation(w http.ResponseWriter, r *http.Request)
 func (h *Organisations) CreateOrganisation(w http.ResponseWriter, r *http.Request) {
 	var in store.Organisation
 	if err := Decode(w, r, &in); err != nil {
+		if f := FormRefusal(r, err); f != nil {
+			h.renderOrgForm(w, r, http.StatusUnprocessableEntity, in, true, f)
+			return
+		}
 		WriteError(w, r, err)
 		return
 	}
@@ -289,6 +293,11 @@ func (h *Organisations) UpdateOrganisation(w http.ResponseWriter, r *http.Reques
 	id := PathParam(r, "orgID")
 	var in store.Organisation
 	if err := Decode(w, r, &in); err != nil {
+		if f := FormRefusal(r, err); f != nil {
+			in.OrganisationID = id
+			h.renderOrgForm(w, r, http.StatusUnprocessableEntity, in, false, f)
+			return
+		}
 		WriteError(w, r, err)
 		return
 	}

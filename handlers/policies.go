@@ -46,7 +46,7 @@ type policyForm struct {
 	AuthorisationDomain string `json:"AuthorisationDomain"`
 	Role                string `json:"Role"`
 	EntityType          string `json:"EntityType"`
-	Policy              string `json:"Policy"`
+	Policy              string `json:"Policy" text:"raw"`
 	Description         string `json:"Description"`
 	Status              string `json:"Status"`
 }
@@ -141,7 +141,8 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	var in policyIn
 	var form policyForm
 	isAPI, err := DecodeAs(w, r, &in, &form)
-	if err != nil {
+	refused := FormRefusal(r, err) // shown beside the fields with the checks below
+	if err != nil && refused == nil {
 		WriteError(w, r, err)
 		return
 	}
@@ -156,6 +157,9 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	p.PolicyID = PathParam(r, "policyID")
 	isNew := p.PolicyID == ""
 	err = validatePolicy(&p, isNew)
+	if refused != nil {
+		err = Validation(withRefused(FieldMap(err), refused))
+	}
 	var saved store.RoleMetadataPolicy
 	if err == nil {
 		saved, err = h.Store.SaveRoleMetadataPolicy(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p, func(cur store.RoleMetadataPolicy) error { return CheckIfMatch(r, cur) })

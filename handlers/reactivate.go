@@ -67,9 +67,14 @@ func (h *Reactivations) Reactivate(k lifecycle.Kind) http.HandlerFunc {
 			return
 		}
 		var in struct {
-			StatusReason string `json:"StatusReason"`
+			StatusReason string `json:"StatusReason" text:"lines"`
 		}
 		if err := Decode(w, r, &in); err != nil {
+			if f := FormRefusal(r, err); f["StatusReason"] != "" {
+				re.page.Reason, re.page.Error = in.StatusReason, f["StatusReason"]
+				h.renderReactivation(w, r, http.StatusUnprocessableEntity, re)
+				return
+			}
 			WriteError(w, r, err)
 			return
 		}

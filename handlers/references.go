@@ -142,13 +142,13 @@ func validateRef(it *store.ReferenceItem, isNew bool) map[string]string {
 // Create adds an item.
 func (h *RefTypes) Create(w http.ResponseWriter, r *http.Request) {
 	var in store.ReferenceItem
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	var it store.ReferenceItem
 	var err error
-	if errs := validateRef(&in, true); len(errs) > 0 {
+	if errs := withRefused(validateRef(&in, true), refused); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
 		it, err = h.Store.CreateRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)
@@ -276,15 +276,15 @@ func validateFlag(f *store.Flag, isNew bool) map[string]string {
 // CreateFlag adds a flag definition.
 func (h *References) CreateFlag(w http.ResponseWriter, r *http.Request) {
 	var in store.Flag
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	var f store.Flag
 	var err error
 	if in.FlagID != "" && !ValidUUID(in.FlagID) {
 		err = Validation(map[string]string{"FlagId": "FlagId must be a UUID in lower case, like 0b7e7c2e-2a57-4a44-9a4d-0d1c6f1f4d7a."})
-	} else if errs := validateFlag(&in, true); len(errs) > 0 {
+	} else if errs := withRefused(validateFlag(&in, true), refused); len(errs) > 0 {
 		err = Validation(errs)
 	} else {
 		f, err = h.Store.CreateFlag(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)

@@ -168,7 +168,9 @@ func (h *Servers) ServerForm(w http.ResponseWriter, r *http.Request) {
 
 // CreateServer adds an authorisation server after validating its issuer.
 func (h *Servers) CreateServer(w http.ResponseWriter, r *http.Request) {
-	o, in, ok := orgAndBody[store.AuthorisationServer](h.Org, w, r)
+	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.AuthorisationServer, f map[string]string) {
+		h.renderServerForm(w, r, http.StatusUnprocessableEntity, o, in, true, Validation(f))
+	})
 	if !ok {
 		return
 	}
@@ -184,7 +186,10 @@ func (h *Servers) CreateServer(w http.ResponseWriter, r *http.Request) {
 
 // UpdateServer replaces an authorisation server (its issuer re-validated).
 func (h *Servers) UpdateServer(w http.ResponseWriter, r *http.Request) {
-	o, in, ok := orgAndBody[store.AuthorisationServer](h.Org, w, r)
+	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.AuthorisationServer, f map[string]string) {
+		in.AuthorisationServerID = PathParam(r, "serverID")
+		h.renderServerForm(w, r, http.StatusUnprocessableEntity, o, in, false, Validation(f))
+	})
 	if !ok {
 		return
 	}

@@ -47,7 +47,7 @@ type webhookIn struct {
 	Description  string   `json:"Description"`
 	SubjectTypes []string `json:"SubjectTypes"`
 	Status       string   `json:"Status"`
-	Secret       string   `json:"Secret"`
+	Secret       string   `json:"Secret" text:"raw"`
 	WebhookID    any      `json:"WebhookId"`
 	PausedReason any      `json:"PausedReason"`
 	CreatedOn    any      `json:"CreatedOn"`
@@ -159,11 +159,12 @@ func (h *Webhooks) newPage(w http.ResponseWriter, r *http.Request, status int, f
 // Create adds a webhook: 201 with its secret, shown this once.
 func (h *Webhooks) Create(w http.ResponseWriter, r *http.Request) {
 	var in webhookIn
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	fields, key := h.validate(r.Context(), &in, true)
+	fields = withRefused(fields, refused)
 	if len(fields) > 0 {
 		h.Saved(w, r, Saved{Err: Validation(fields), Again: func(*Error) bool {
 			h.newPage(w, r, http.StatusUnprocessableEntity, views.WebhookForm{URL: in.URL, Description: in.Description, SubjectTypes: in.SubjectTypes, Status: in.Status, Errors: fields})
@@ -263,8 +264,8 @@ func (h *Webhooks) Update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in webhookIn
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	page := webhookPath(cur.WebhookID)
@@ -275,6 +276,7 @@ func (h *Webhooks) Update(w http.ResponseWriter, r *http.Request) {
 		page = webhooksPath
 	}
 	fields, _ := h.validate(r.Context(), &in, false)
+	fields = withRefused(fields, refused)
 	// Read-only members sent back as read are ignored; another id is not
 	// "as read" (as OrganisationId cannot change).
 	if id, isString := in.WebhookID.(string); in.WebhookID != nil && (!isString || id != cur.WebhookID) {

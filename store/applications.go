@@ -16,7 +16,7 @@ type SoftwareStatement struct {
 	OrganisationID      string   `json:"OrganisationId"`
 	ClientID            string   `json:"ClientId"`
 	ClientName          string   `json:"ClientName"`
-	Description         string   `json:"Description"`
+	Description         string   `json:"Description" text:"lines"`
 	Version             string   `json:"Version"`
 	RedirectURI         []string `json:"RedirectUri"`
 	Roles               []string `json:"Roles"`
@@ -25,7 +25,7 @@ type SoftwareStatement struct {
 	// (docs/design.md §13): optional, an https URL unique in the directory.
 	FederationEntityID                    string    `json:"FederationEntityId,omitempty"`
 	Status                                string    `json:"Status"`
-	StatusReason                          string    `json:"StatusReason,omitempty"` // write-only: why the status changes, kept in the audit record
+	StatusReason                          string    `json:"StatusReason,omitempty" text:"lines"` // write-only: why the status changes, kept in the audit record
 	BackchannelTokenDeliveryMode          string    `json:"backchannel_token_delivery_mode,omitempty"`
 	BackchannelClientNotificationEndpoint string    `json:"backchannel_client_notification_endpoint,omitempty"`
 	SoftwareOriginsURI                    []string  `json:"software_origins_uri"`

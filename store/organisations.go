@@ -23,7 +23,7 @@ type Organisation struct {
 	City                  string    `json:"City"`
 	Postcode              string    `json:"Postcode"`
 	Status                string    `json:"Status"`
-	StatusReason          string    `json:"StatusReason,omitempty"` // write-only: why the status changes, kept in the audit record
+	StatusReason          string    `json:"StatusReason,omitempty" text:"lines"` // write-only: why the status changes, kept in the audit record
 	Flags                 []string  `json:"Flags"`
 	CreatedOn             time.Time `json:"CreatedOn"`
 	UpdatedOn             time.Time `json:"UpdatedOn"`

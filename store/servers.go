@@ -13,13 +13,13 @@ type AuthorisationServer struct {
 	AuthorisationServerID   string `json:"AuthorisationServerId"`
 	OrganisationID          string `json:"OrganisationId"`
 	CustomerFriendlyName    string `json:"CustomerFriendlyName"`
-	Description             string `json:"Description"`
+	Description             string `json:"Description" text:"lines"`
 	Issuer                  string `json:"Issuer"`
 	OpenIDDiscoveryDocument string `json:"OpenIDDiscoveryDocument,omitempty"`
 	// FederationEntityID: see SoftwareStatement.FederationEntityID.
 	FederationEntityID string    `json:"FederationEntityId,omitempty"`
 	Status             string    `json:"Status"`
-	StatusReason       string    `json:"StatusReason,omitempty"` // write-only: why the status changes, kept in the audit record
+	StatusReason       string    `json:"StatusReason,omitempty" text:"lines"` // write-only: why the status changes, kept in the audit record
 	Flags              []string  `json:"Flags"`
 	CreatedOn          time.Time `json:"CreatedOn"`
 	UpdatedOn          time.Time `json:"UpdatedOn"`

@@ -241,7 +241,7 @@ type KeyMaterialPage struct {
 
 // KeyMaterialForm is what the create form keeps.
 type KeyMaterialForm struct {
-	Key         string `json:"Key"`
+	Key         string `json:"Key" text:"raw"`
 	Use         string `json:"Use"`
 	Description string `json:"Description"`
 }

@@ -1,0 +1,59 @@
+package web_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// TestContactEmailNeedsADottedDomain: a contact's e-mail address whose
+// domain has no dot, or ends with one, is refused naming the member (API)
+// or beside the field (console); a contact saved before the rule with such
+// an address is still read.
+func TestContactEmailNeedsADottedDomain(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	path := "/organisations/" + oid + "/contacts"
+	for _, email := range []string{"a@b", "ann@localhost", "ann@acme.example.", "ann@example."} {
+		r, p := a.do("POST", path, `{"ContactType":"Technical","LastName":"Lee","EmailAddress":"`+email+`"}`)
+		if r.StatusCode != http.StatusUnprocessableEntity || fieldsOf(p)["EmailAddress"] == "" {
+			t.Errorf("%s: %d %v, want 422 naming EmailAddress", email, r.StatusCode, p)
+		}
+	}
+	if l := a.must(200, "GET", path, ""); l["totalSize"] != 0.0 {
+		t.Fatalf("contacts created despite the refusal: %v", l["totalSize"])
+	}
+	a.must(201, "POST", path, `{"ContactType":"Technical","LastName":"Lee","EmailAddress":"ann@acme.example"}`)
+	// A contact saved before the rule is still read as it is.
+	old, err := env.DB.CreateContact(context.Background(), store.Audit{Actor: "admin@example.com"}, store.Contact{OrganisationID: oid, ContactType: "Technical", LastName: "Old", EmailAddress: "old@intranet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.must(200, "GET", path+"/"+old.ContactID, ""); got["EmailAddress"] != "old@intranet" {
+		t.Fatalf("an old contact: %v", got)
+	}
+	if l := a.must(200, "GET", path, ""); l["totalSize"] != 2.0 {
+		t.Fatalf("contacts: %v", l)
+	}
+
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.PostForm(env.URL+"/organisations/"+oid+"/contacts", url.Values{"ContactType": {"Technical"}, "LastName": {"Lee"}, "EmailAddress": {"bo@b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	doc := htmlDoc(t, body)
+	msgID, _ := doc.Find("#f-EmailAddress").Attr("aria-describedby")
+	if msg := doc.Find("#" + msgID).Text(); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(msg, "dot") {
+		t.Fatalf("form: %d, message beside the field %q", resp.StatusCode, msg)
+	}
+}
