@@ -458,3 +458,32 @@ func TestTextRuleInKeyMaterial(t *testing.T) {
 		t.Fatalf("ordinary text: %d %v", r.StatusCode, m)
 	}
 }
+
+// TestTextRuleSparesKeptKeyMaterialText: a PUT of key material keeps every
+// member it leaves out (docs/design.md §4), so a Description saved before
+// the text rule, left out or sent back as read, does not stop the update:
+// revoking a compromised key must not fail on text the client did not
+// write. A new Description is still held to the rule.
+func TestTextRuleSparesKeptKeyMaterialText(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Legacy Keys"))["OrganisationId"].(string)
+	base := "/organisations/" + oid + "/key-material"
+	id := a.must(201, "POST", base, jsonBody(t, map[string]any{"PEM": webtest.ValidCert(t, "rsa2048", "km"), "Use": "enc", "Description": "old"}))["KeyMaterialID"].(string)
+	// Saved before the rule: a description on two lines.
+	legacy := "first line\nsecond line"
+	if _, err := env.DB.SQL().ExecContext(t.Context(), `UPDATE key_material SET description = ? WHERE key_material_id = ?`, legacy, id); err != nil {
+		t.Fatal(err)
+	}
+	if r, m := a.do("PUT", base+"/"+id, `{"Description":"bad`+"\\u202e"+`"}`); r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(fieldsOf(m)["Description"], "control characters") {
+		t.Errorf("a new description against the rule: %d %v, want 422 naming Description", r.StatusCode, m)
+	}
+	got := a.must(200, "PUT", base+"/"+id, `{"Use":"sig"}`)
+	if got["Use"] != "sig" || got["Description"] != legacy {
+		t.Errorf("Use changed, Description left out: %v", got)
+	}
+	sentBack := jsonBody(t, map[string]any{"Use": "sig", "Description": legacy, "Status": "Revoked", "RevokeReason": "keycompromise"})
+	if got := a.must(200, "PUT", base+"/"+id, sentBack); got["Status"] != "Revoked" || got["Description"] != legacy {
+		t.Errorf("revoked with the description sent back as read: %v", got)
+	}
+}
