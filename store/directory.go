@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -32,11 +33,11 @@ func NewID() string {
 // diff summarises what changed between two versions of a resource, for the
 // audit log: "Field: old -> new; …". Timestamps are left out.
 func diff(before, after any) string {
-	var a, b map[string]any
 	ab, _ := json.Marshal(before)
 	bb, _ := json.Marshal(after)
-	_ = json.Unmarshal(ab, &a)
-	_ = json.Unmarshal(bb, &b)
+	// Numbers as their text: as float64, two integers past 2^53 (in a
+	// policy's JSON) would compare equal and a change would be dropped.
+	a, b := decodeNumbers(ab), decodeNumbers(bb)
 	// Both sides' members: an optional member that became empty is left
 	// out of the JSON after (omitempty), and is still a change.
 	keys := make([]string, 0, len(b))
@@ -62,6 +63,15 @@ func diff(before, after any) string {
 		return "no change"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// decodeNumbers is the JSON object b, its numbers as json.Number.
+func decodeNumbers(b []byte) map[string]any {
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	_ = dec.Decode(&m)
+	return m
 }
 
 // created summarises a new resource for the audit log.
