@@ -240,7 +240,7 @@ func (d *DB) SetSuperUserStatus(ctx context.Context, a Audit, email, status stri
 		}
 		old := cur.Status
 		if status == "" {
-			return nil // left out: kept, and nothing written (docs/design.md §4)
+			return errUnchanged // left out: kept, and nothing written (docs/design.md §4)
 		}
 		if old == status {
 			return d.takeOverFromGroups(ctx, tx, a, "super_users", "SuperUser", email, status)
@@ -360,7 +360,7 @@ func (d *DB) SetDataAdministratorStatus(ctx context.Context, a Audit, email, sta
 		}
 		old := cur.Status
 		if status == "" {
-			return nil // left out: kept, and nothing written (docs/design.md §4)
+			return errUnchanged // left out: kept, and nothing written (docs/design.md §4)
 		}
 		if old == status {
 			return d.takeOverFromGroups(ctx, tx, a, "data_administrators", "DataAdministrator", email, status)
@@ -386,8 +386,10 @@ func (d *DB) takeOverFromGroups(ctx context.Context, tx *sql.Tx, a Audit, table,
 	if err != nil {
 		return err
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
+	if n, err := res.RowsAffected(); err != nil {
 		return err
+	} else if n == 0 {
+		return errUnchanged // rolled back: no version moves, no instance is told
 	}
 	return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "status", SubjectType: subjectType, SubjectID: email,
 		Summary: "Status: " + status + " (kept; set by a Super User now, so groups no longer change it)"})
