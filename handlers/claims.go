@@ -57,12 +57,14 @@ func (h *Claims) read(w http.ResponseWriter, r *http.Request) (store.AuthorityCl
 	var in claimIn
 	var form claimForm
 	isAPI, err := DecodeAs(w, r, &in, &form)
-	if err != nil || isAPI {
+	if isAPI || (err != nil && FormRefusal(r, err) == nil) {
 		return store.AuthorityClaim{ClaimID: in.ClaimID, AuthorityID: strings.TrimSpace(in.AuthorityID), AuthorisationDomain: in.AuthorisationDomain,
 			Role: in.Role, RegistrationID: in.RegistrationID, Status: in.Status}, isAPI, err
 	}
 	dom, role, _ := strings.Cut(form.DomainRole, "/")
-	return store.AuthorityClaim{AuthorityID: form.AuthorityID, AuthorisationDomain: dom, Role: role, RegistrationID: form.RegistrationID, Status: form.Status}, false, nil
+	// A field the text rule refused comes back with what was typed, to be
+	// shown beside it (FormRefusal).
+	return store.AuthorityClaim{AuthorityID: form.AuthorityID, AuthorisationDomain: dom, Role: role, RegistrationID: form.RegistrationID, Status: form.Status}, false, err
 }
 
 func validateClaim(c *store.AuthorityClaim, isNew bool) map[string]string {
@@ -193,7 +195,8 @@ func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, _, err := h.read(w, r)
-	if err != nil {
+	refused := FormRefusal(r, err)
+	if err != nil && refused == nil {
 		WriteError(w, r, err)
 		return
 	}
@@ -201,7 +204,7 @@ func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
 	var c store.AuthorityClaim
 	if in.ClaimID != "" {
 		err = Validation(map[string]string{"ClaimId": "ClaimId is given by the server."})
-	} else if errs := validateClaim(&in, true); len(errs) > 0 {
+	} else if errs := withRefused(validateClaim(&in, true), refused); len(errs) > 0 {
 		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
 			_, err := h.Store.CreateAuthorityClaim(ctx, h.Org.actor(r), in)
 			return err

@@ -1,0 +1,69 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// These tests pin the rule of docs/design.md for console forms: a refused
+// input comes back as the same form, the message beside its field (with
+// aria-invalid and aria-describedby on the field), what else was typed
+// kept, and nothing saved. Before, the forms below answered a whole error
+// page naming the field, and what was typed was lost.
+
+// besideField checks a refused form: the status, the message beside
+// field, the field marked invalid, and the values kept (input name ->
+// value; a select's chosen option counts).
+func besideField(t *testing.T, what string, status, want int, doc *goquery.Document, field string, kept map[string]string) {
+	t.Helper()
+	if status != want {
+		t.Fatalf("%s: status %d, want %d; page %q", what, status, want, doc.Find("main").Text())
+	}
+	if doc.Find("[data-testid=error-"+field+"]").Text() == "" {
+		t.Errorf("%s: no message beside %s; page %q", what, field, doc.Find("main").Text())
+	}
+	in := doc.Find("#f-" + field)
+	if in.Length() == 0 {
+		t.Fatalf("%s: no field #f-%s (the form is not shown again)", what, field)
+	}
+	if in.AttrOr("aria-invalid", "") != "true" || in.AttrOr("aria-describedby", "") != "e-"+field {
+		t.Errorf("%s: the field %s is not marked invalid: aria-invalid=%q aria-describedby=%q", what, field, in.AttrOr("aria-invalid", ""), in.AttrOr("aria-describedby", ""))
+	}
+	for name, v := range kept {
+		sel := doc.Find("[name=" + name + "]").First()
+		got := sel.AttrOr("value", "")
+		switch goquery.NodeName(sel) {
+		case "select":
+			got = sel.Find("option[selected]").AttrOr("value", "")
+		case "textarea":
+			got = sel.Text()
+		}
+		if got != v {
+			t.Errorf("%s: %s is %q, want %q kept", what, name, got, v)
+		}
+	}
+}
+
+// TestClaimFormRefusalIsShownBesideItsField: the Roles tab's claim form
+// with a control character in RegistrationId answered a 422 error page.
+func TestClaimFormRefusalIsShownBesideItsField(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	auth := setupDomains(t, su)
+	oid := su.must(201, "POST", "/organisations", org("Acme Bank"))["OrganisationId"].(string)
+	newAPIWithInvite(t, env, su, "dana@example.com")
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "dana@example.com").Body.Close()
+
+	status, doc := postForm(t, c, env.URL+"/organisations/"+oid+"/authority-claims",
+		url.Values{"AuthorityId": {auth}, "DomainRole": {"Payments/PISP"}, "RegistrationId": {"a\ab"}, "Status": {"Active"}})
+	besideField(t, "claim", status, http.StatusUnprocessableEntity, doc, "RegistrationId",
+		map[string]string{"AuthorityId": auth, "DomainRole": "Payments/PISP", "RegistrationId": "a\ab"})
+	if l := su.must(200, "GET", "/organisations/"+oid+"/authority-claims", "")["list"].([]any); len(l) != 0 {
+		t.Fatalf("saved despite the refusal: %v", l)
+	}
+}
