@@ -67,3 +67,23 @@ func TestClaimFormRefusalIsShownBesideItsField(t *testing.T) {
 		t.Fatalf("saved despite the refusal: %v", l)
 	}
 }
+
+// TestCertificationFormRefusalIsShownBesideItsField: the certification
+// dialog with a control character in the URI answered a 422 error page.
+func TestCertificationFormRefusalIsShownBesideItsField(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	oid := su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	app := su.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Live app"}`)["SoftwareStatementId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	path := "/organisations/" + oid + "/softwarestatements/" + app + "/certifications"
+	status, doc := postForm(t, c, env.URL+path, url.Values{"CertificationType": {"FAPI"}, "CertificationStartDate": {"2026-03-01"},
+		"CertificationExpirationDate": {"2027-03-01"}, "CertificationURI": {"https://c.example/\a"}, "Status": {"Active"}})
+	besideField(t, "certification", status, http.StatusUnprocessableEntity, doc, "CertificationURI",
+		map[string]string{"CertificationType": "FAPI", "CertificationStartDate": "2026-03-01", "CertificationExpirationDate": "2027-03-01", "CertificationURI": "https://c.example/\a"})
+	if l := su.must(200, "GET", path, "")["list"].([]any); len(l) != 0 {
+		t.Fatalf("saved despite the refusal: %v", l)
+	}
+}
