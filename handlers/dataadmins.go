@@ -66,15 +66,17 @@ func (h *DataAdmins) Invite(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Email string `json:"Email"`
 	}
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	var err error
 	var a store.DataAdministrator
 	var outboxID int64
 	actor := PrincipalFrom(r.Context()).Email
-	if !ValidEmail(in.Email) {
+	if refused != nil {
+		err = Validation(refused)
+	} else if !ValidEmail(in.Email) {
 		err = Validation(map[string]string{"Email": "Enter a valid e-mail address, like name@example.com."})
 	} else {
 		msg := store.Invitation{

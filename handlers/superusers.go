@@ -73,8 +73,8 @@ func (h *SuperUsers) Get(w http.ResponseWriter, r *http.Request) {
 // Create adds a Super User: 201, 409 when the e-mail exists, 422 on bad input.
 func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 	var in superUserIn
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	fields := map[string]string{}
@@ -84,6 +84,7 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 	if !validAdminStatus(in.Status) {
 		fields["Status"] = "Status must be Active or Inactive."
 	}
+	fields = withRefused(fields, refused)
 	var err error
 	var u store.SuperUser
 	if len(fields) > 0 {
