@@ -109,3 +109,35 @@ func TestInvitationFormsRefusalIsShownBesideTheEmail(t *testing.T) {
 		t.Fatalf("saved despite the refusal: %v", l)
 	}
 }
+
+// TestRevokeReasonRefusalIsShownBesideIt: a refused revocation reason (one
+// not in the list; one with a control character) answered a flash on the
+// Certificates tab or a 422 error page; the confirmation page comes back
+// with the message beside the reason, and nothing is revoked.
+func TestRevokeReasonRefusalIsShownBesideIt(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	oid := su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	base := "/organisations/" + oid + "/certificates/"
+	kid := su.must(201, "POST", base+"qseal", mustMarshal(map[string]string{"PEM": webtest.ValidCert(t, "p256", "acme.example")}))["kid"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	for _, reason := range []string{"tired", "superseded\a"} {
+		status, doc := postForm(t, c, env.URL+base+"kid/"+kid+"/revoke", url.Values{"RevokeReason": {reason}})
+		besideField(t, "revoke "+reason, status, http.StatusUnprocessableEntity, doc, "RevokeReason", nil)
+		if doc.Find("[data-testid=revoke-form]").Length() != 1 {
+			t.Errorf("revoke %q: the confirmation form is not shown again", reason)
+		}
+	}
+	if got := su.must(200, "GET", base+"kid/"+kid, ""); got["Status"] == "Revoked" || got["RevokeReason"] != nil && got["RevokeReason"] != "" {
+		t.Fatalf("revoked despite the refusal: %v", got)
+	}
+	// A reason from the list still revokes.
+	if status, _ := postForm(t, c, env.URL+base+"kid/"+kid+"/revoke", url.Values{"RevokeReason": {"superseded"}}); status != http.StatusOK {
+		t.Fatalf("revoke: %d", status)
+	}
+	if got := su.must(200, "GET", base+"kid/"+kid, ""); got["RevokeReason"] != "superseded" {
+		t.Fatalf("not revoked: %v", got)
+	}
+}
