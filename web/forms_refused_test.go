@@ -3,6 +3,7 @@ package web_test
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -139,5 +140,44 @@ func TestRevokeReasonRefusalIsShownBesideIt(t *testing.T) {
 	}
 	if got := su.must(200, "GET", base+"kid/"+kid, ""); got["RevokeReason"] != "superseded" {
 		t.Fatalf("not revoked: %v", got)
+	}
+}
+
+// TestRowButtonRefusalIsShownOnItsList: the Enable/Disable buttons of a
+// reference type's and of a flag's row post hidden fields; a refused one
+// (a control character, a changed name) answered a 422 error page. Nothing
+// was typed, so the list page comes back, 422, with the refusal at its
+// top naming the row, and nothing is changed.
+func TestRowButtonRefusalIsShownOnItsList(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	su.must(201, "POST", "/references/contact-types", `{"Name":"Ops","Description":"operations"}`)
+	flag := su.must(201, "POST", "/references/flags", `{"Name":"Watch","Description":"watched","Type":"Organisation"}`)["FlagId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	for _, tc := range []struct {
+		what, path, rows, want string
+		form                   url.Values
+	}{
+		{"reference type description", "/references/contact-types/Ops", "reference-row", "Ops", url.Values{"Description": {"oper\aations"}, "Status": {"Inactive"}}},
+		{"reference type name", "/references/contact-types/Ops", "reference-row", "cannot change", url.Values{"Name": {"Other"}, "Description": {"operations"}, "Status": {"Inactive"}}},
+		{"flag name", "/references/flags/" + flag, "flag-row", "Watch", url.Values{"Name": {"Wat\ach"}, "Description": {"watched"}, "Type": {"Organisation"}, "Status": {"Inactive"}}},
+	} {
+		status, doc := postForm(t, c, env.URL+tc.path, tc.form)
+		flash := doc.Find("[data-testid=flash]")
+		if status != http.StatusUnprocessableEntity || doc.Find("[data-testid="+tc.rows+"]").Length() == 0 {
+			t.Errorf("%s: %d, want 422 and the list; page %q", tc.what, status, doc.Find("main").Text())
+			continue
+		}
+		if !flash.HasClass("tf-flash-error") || !strings.Contains(flash.Text(), "Not changed") || !strings.Contains(flash.Text(), tc.want) {
+			t.Errorf("%s: the message at the top is %q (class %q)", tc.what, flash.Text(), flash.AttrOr("class", ""))
+		}
+	}
+	if it := su.must(200, "GET", "/references/contact-types/Ops", ""); it["Status"] != "Active" || it["Description"] != "operations" {
+		t.Errorf("the contact type changed: %v", it)
+	}
+	if f := su.must(200, "GET", "/references/flags/"+flag, ""); f["Status"] != "Active" || f["Name"] != "Watch" {
+		t.Errorf("the flag changed: %v", f)
 	}
 }
