@@ -37,12 +37,16 @@ func (h *DataAdmins) crumbs(last string) []views.Crumb {
 
 // List answers every Data Administrator.
 func (h *DataAdmins) List(w http.ResponseWriter, r *http.Request) {
+	h.list(w, r, http.StatusOK)
+}
+
+func (h *DataAdmins) list(w http.ResponseWriter, r *http.Request, status int) {
 	admins, err := h.Store.ListDataAdministrators(r.Context())
 	if err != nil {
 		WriteError(w, r, during("ListDataAdministrators", err))
 		return
 	}
-	Respond(w, r, http.StatusOK, admins, views.DataAdmins(h.Shell(r, "Data Administrators", "reference", h.crumbs("")...), views.DataAdminsPage{Admins: admins}))
+	Respond(w, r, status, admins, views.DataAdmins(h.Shell(r, "Data Administrators", "reference", h.crumbs("")...), views.DataAdminsPage{Admins: admins}))
 }
 
 // New shows the invitation form.
@@ -121,5 +125,5 @@ func (h *DataAdmins) deliver(ctx context.Context, id int64, msg store.Invitation
 // Update deactivates or reactivates a Data Administrator.
 func (h *DataAdmins) Update(w http.ResponseWriter, r *http.Request) {
 	updateAdminStatus(h.Base, w, r, "Data Administrator", "/references/data-administrators", h.Store.SetDataAdministratorStatus,
-		func(a store.DataAdministrator) (string, string) { return a.Email, a.Status })
+		func(a store.DataAdministrator) (string, string) { return a.Email, a.Status }, func(status int) { h.list(w, r, status) })
 }

@@ -41,12 +41,16 @@ func (h *SuperUsers) shell(r *http.Request) views.Shell {
 
 // List answers every Super User.
 func (h *SuperUsers) List(w http.ResponseWriter, r *http.Request) {
+	h.list(w, r, http.StatusOK)
+}
+
+func (h *SuperUsers) list(w http.ResponseWriter, r *http.Request, status int) {
 	p, err := h.page(r, views.SuperUsersPage{})
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	Respond(w, r, http.StatusOK, p.Users, views.SuperUsers(h.shell(r), p))
+	Respond(w, r, status, p.Users, views.SuperUsers(h.shell(r), p))
 }
 
 // New is the form that adds a Super User.
@@ -103,5 +107,5 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 // Update sets a Super User's Status (the only removal is Inactive).
 func (h *SuperUsers) Update(w http.ResponseWriter, r *http.Request) {
 	updateAdminStatus(h.Base, w, r, "Super User", "/references/super-users", h.Store.SetSuperUserStatus,
-		func(u store.SuperUser) (string, string) { return u.Email, u.Status })
+		func(u store.SuperUser) (string, string) { return u.Email, u.Status }, func(status int) { h.list(w, r, status) })
 }

@@ -181,3 +181,38 @@ func TestRowButtonRefusalIsShownOnItsList(t *testing.T) {
 		t.Errorf("the flag changed: %v", f)
 	}
 }
+
+// TestAdminStatusButtonRefusalIsShownOnItsList: the Deactivate/Reactivate
+// buttons of Super Users and Data Administrators post a hidden Status; a
+// refused one answered a 422 error page. The list comes back, 422, with
+// the refusal at its top naming the row, and nothing is changed.
+func TestAdminStatusButtonRefusalIsShownOnItsList(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	su.must(201, "POST", "/users/super", `{"Email":"ann@example.com","Status":"Active"}`)
+	su.must(201, "POST", "/users/data-administrators", `{"Email":"dana@example.com"}`)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	for _, tc := range []struct{ what, path, rows, status string }{
+		{"Super User", "/references/super-users/ann@example.com", "super-user-row", "Inac\ative"},
+		{"Super User", "/references/super-users/ann@example.com", "super-user-row", "Gone"},
+		{"Data Administrator", "/references/data-administrators/dana@example.com", "data-administrator-row", "Inac\ative"},
+	} {
+		status, doc := postForm(t, c, env.URL+tc.path, url.Values{"Status": {tc.status}})
+		flash := doc.Find("[data-testid=flash]")
+		if status != http.StatusUnprocessableEntity || doc.Find("[data-testid="+tc.rows+"]").Length() == 0 {
+			t.Errorf("%s %q: %d, want 422 and the list; page %q", tc.what, tc.status, status, doc.Find("main").Text())
+			continue
+		}
+		if !flash.HasClass("tf-flash-error") || !strings.Contains(flash.Text(), "Not changed") || !strings.Contains(flash.Text(), "@example.com") {
+			t.Errorf("%s %q: the message at the top is %q", tc.what, tc.status, flash.Text())
+		}
+	}
+	if u := su.must(200, "GET", "/users/super/ann@example.com", ""); u["Status"] != "Active" {
+		t.Errorf("the Super User changed: %v", u)
+	}
+	if a := su.must(200, "GET", "/users/data-administrators/dana@example.com", ""); a["Status"] == "Inactive" {
+		t.Errorf("the Data Administrator changed: %v", a)
+	}
+}
