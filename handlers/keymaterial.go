@@ -239,8 +239,8 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := keyMaterialIn{Use: cur.Use, Description: cur.Description, Status: cur.Status}
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	if cur.Status == "Revoked" && in.Status == "Revoked" && in.RevokeReason == "" {
@@ -266,6 +266,7 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	if (len(in.PublicJwk) > 0 && string(in.PublicJwk) != "null" && !sameJSON(in.PublicJwk, cur.PublicJwk)) || in.PEM != "" || (in.Kid != "" && in.Kid != cur.Kid) {
 		errs[keyMember(in)] = "The key of key material cannot change; create new key material instead."
 	}
+	errs = withRefused(errs, refused)
 	if len(errs) > 0 {
 		h.Saved(w, r, Saved{Err: Validation(errs), Again: h.updateAgain(w, r, o, cur, in)})
 		return

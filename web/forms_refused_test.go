@@ -1,12 +1,15 @@
 package web_test
 
 import (
+	"crypto/ecdsa"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	jose "github.com/go-jose/go-jose/v4"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -214,5 +217,26 @@ func TestAdminStatusButtonRefusalIsShownOnItsList(t *testing.T) {
 	}
 	if a := su.must(200, "GET", "/users/data-administrators/dana@example.com", ""); a["Status"] == "Inactive" {
 		t.Errorf("the Data Administrator changed: %v", a)
+	}
+}
+
+// TestKeyMaterialEditTextRuleIsBesideItsField: the key material edit form
+// with a control character in the description answered a 422 error page
+// (a description too long was already shown beside the field).
+func TestKeyMaterialEditTextRuleIsBesideItsField(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	oid := su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+	km := su.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig","Description":"old"}`)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	path := "/organisations/" + oid + "/key-material/" + km["KeyMaterialID"].(string)
+	status, doc := postForm(t, c, env.URL+path, url.Values{"Status": {"Active"}, "Use": {"enc"}, "Description": {"ne\aw"}})
+	besideField(t, "key material", status, http.StatusUnprocessableEntity, doc, "Description", map[string]string{"Use": "enc", "Description": "ne\aw"})
+	if got := su.must(200, "GET", path, ""); got["Description"] != "old" || got["Use"] != "sig" {
+		t.Fatalf("saved despite the refusal: %v", got)
 	}
 }
