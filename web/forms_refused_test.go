@@ -240,3 +240,61 @@ func TestKeyMaterialEditTextRuleIsBesideItsField(t *testing.T) {
 		t.Fatalf("saved despite the refusal: %v", got)
 	}
 }
+
+// TestAttachmentFormsRefusalIsShownBesideTheField: the key material page's
+// Attach form and a row's description edit answered a refused description
+// (a control character) or a missing file with a 422 error page. The page
+// comes back with the message beside the field and the description typed.
+func TestAttachmentFormsRefusalIsShownBesideTheField(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	oid := su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+	kmID := su.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)["KeyMaterialID"].(string)
+	path := "/organisations/" + oid + "/key-material/" + kmID
+	r, att := su.multipart("POST", path+"/attachments", "policy.txt", []byte("policy"), "first")
+	if r.StatusCode != 201 {
+		t.Fatalf("attach: %d %v", r.StatusCode, att)
+	}
+	aid := att["KeyMaterialAttachmentID"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	send := func(u, fileName string, content []byte, desc string) (int, *goquery.Document) {
+		t.Helper()
+		ct, body := multipartBody(t, fileName, content, desc)
+		resp, err := c.Post(env.URL+u, ct, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, docOf(t, resp)
+	}
+	beside := func(what string, status int, doc *goquery.Document, input, msgID, value string) {
+		t.Helper()
+		in := doc.Find("#" + input)
+		if status != http.StatusUnprocessableEntity || doc.Find("[data-testid=error-"+msgID+"]").Text() == "" {
+			t.Errorf("%s: %d, want 422 and a message beside the field; page %q", what, status, doc.Find("main").Text())
+		}
+		if in.AttrOr("aria-invalid", "") != "true" || in.AttrOr("aria-describedby", "") != msgID {
+			t.Errorf("%s: the field is not marked invalid: %q %q", what, in.AttrOr("aria-invalid", ""), in.AttrOr("aria-describedby", ""))
+		}
+		if value != "" && in.AttrOr("value", "") != value {
+			t.Errorf("%s: the field shows %q, not %q", what, in.AttrOr("value", ""), value)
+		}
+	}
+
+	status, doc := send(path+"/attachments", "more.txt", []byte("more"), "sec\aond")
+	beside("attach, description", status, doc, "att-desc", "att-desc-error", "sec\aond")
+	status, doc = send(path+"/attachments", "", nil, "second")
+	beside("attach, no file", status, doc, "att-file", "att-file-error", "")
+	if v := doc.Find("#att-desc").AttrOr("value", ""); v != "second" {
+		t.Errorf("attach, no file: the description shows %q", v)
+	}
+	status, doc = send(path+"/attachments/"+aid, "", nil, "edi\ated")
+	beside("row edit", status, doc, "desc-"+aid, "desc-"+aid+"-error", "edi\ated")
+
+	if l := su.must(200, "GET", path+"/attachments", "")["list"].([]any); len(l) != 1 || l[0].(map[string]any)["Description"] != "first" {
+		t.Fatalf("saved despite the refusals: %v", l)
+	}
+}
