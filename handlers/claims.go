@@ -226,14 +226,17 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, isAPI, err := h.read(w, r)
-	if err != nil {
+	refused := FormRefusal(r, err)
+	if err != nil && refused == nil {
 		WriteError(w, r, err)
 		return
 	}
 	id := PathParam(r, "claimID")
+	var cur store.AuthorityClaim
 	if !isAPI {
 		// The tab's buttons change the status only.
-		cur, gerr := h.Store.GetAuthorityClaim(r.Context(), o.OrganisationID, id)
+		var gerr error
+		cur, gerr = h.Store.GetAuthorityClaim(r.Context(), o.OrganisationID, id)
 		if gerr != nil {
 			WriteError(w, r, storeError(gerr, "Authority claim"))
 			return
@@ -241,7 +244,9 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 		in.RegistrationID = cur.RegistrationID
 	}
 	var c store.AuthorityClaim
-	if in.ClaimID != "" && in.ClaimID != id {
+	if refused != nil {
+		err = Validation(refused)
+	} else if in.ClaimID != "" && in.ClaimID != id {
 		err = Validation(map[string]string{"ClaimId": "ClaimId cannot change."})
 	} else if in.ClaimID, in.OrganisationID = id, o.OrganisationID; len(validateClaim(&in, false)) > 0 {
 		err = Validation(validateClaim(&in, false))
@@ -250,7 +255,17 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 		err = storeError(during("UpdateAuthorityClaim", err), "Authority claim")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") is " + c.Status + ".", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
-		Status: http.StatusOK, Body: c, ETag: c, Again: h.again(w, r, o, store.AuthorityClaim{Status: "Active"})})
+		Status: http.StatusOK, Body: c, ETag: c, Again: pageAgain(func(e *Error) {
+			// A button's refusal is about its row, not the new claim form:
+			// a conflict lists what is in the way, anything else is said at
+			// the top of the tab.
+			if e.Status == http.StatusConflict {
+				h.failed(w, r, o, e, store.AuthorityClaim{Status: "Active"})
+				return
+			}
+			rowRefused(h.Base, r, "the role "+cur.Role+" ("+cur.AuthorisationDomain+")", e)
+			h.tab(w, r, e.Status, o, views.ClaimsPage{Form: store.AuthorityClaim{Status: "Active"}})
+		})})
 }
 
 // NoDelete answers DELETE on a claim: claims are kept, Status Inactive

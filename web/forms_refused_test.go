@@ -298,3 +298,33 @@ func TestAttachmentFormsRefusalIsShownBesideTheField(t *testing.T) {
 		t.Fatalf("saved despite the refusals: %v", l)
 	}
 }
+
+// TestClaimButtonRefusalIsSaidOnTheTab: a claim row's Set Inactive/Active
+// button with a refused Status answered a 422 error page (a control
+// character) or the Roles tab with no message shown (a status not in the
+// list). The tab comes back, 422, with the refusal at its top naming the
+// role, and the claim is unchanged.
+func TestClaimButtonRefusalIsSaidOnTheTab(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	auth := setupDomains(t, su)
+	oid := su.must(201, "POST", "/organisations", org("Acme Bank"))["OrganisationId"].(string)
+	claim := grant(t, su, oid, auth, "Payments", "PISP")
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	for _, st := range []string{"Inac\ative", "Gone"} {
+		status, doc := postForm(t, c, env.URL+"/organisations/"+oid+"/authority-claims/"+claim, url.Values{"Status": {st}})
+		flash := doc.Find("[data-testid=flash]")
+		if status != http.StatusUnprocessableEntity || doc.Find("[data-testid=claim-row]").Length() != 1 {
+			t.Errorf("%q: %d, want 422 and the tab; page %q", st, status, doc.Find("main").Text())
+			continue
+		}
+		if !flash.HasClass("tf-flash-error") || !strings.Contains(flash.Text(), "Not changed") || !strings.Contains(flash.Text(), "PISP") {
+			t.Errorf("%q: the message at the top is %q", st, flash.Text())
+		}
+	}
+	if got := su.must(200, "GET", "/organisations/"+oid+"/authority-claims/"+claim, ""); got["Status"] != "Active" {
+		t.Fatalf("the claim changed: %v", got)
+	}
+}
