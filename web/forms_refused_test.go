@@ -328,3 +328,30 @@ func TestClaimButtonRefusalIsSaidOnTheTab(t *testing.T) {
 		t.Fatalf("the claim changed: %v", got)
 	}
 }
+
+// TestStatusButtonTextRuleIsAFlash: the status buttons of an organisation
+// and of an application say a refusal as a message at the top of the page
+// (Base.Refused); a Status the text rule refuses answered a 422 error page
+// instead. It is now said like the others, and nothing is changed.
+func TestStatusButtonTextRuleIsAFlash(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	oid := su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	app := su.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Live app"}`)["SoftwareStatementId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	for _, path := range []string{"/organisations/" + oid + "/status", "/organisations/" + oid + "/softwarestatements/" + app + "/status"} {
+		status, doc := postForm(t, c, env.URL+path, url.Values{"Status": {"Inac\ative"}})
+		flash := doc.Find("[data-testid=flash]")
+		if status != http.StatusOK || !flash.HasClass("tf-flash-error") || !strings.Contains(flash.Text(), "Not changed") || !strings.Contains(flash.Text(), "Status") {
+			t.Errorf("%s: %d, message %q; page %q", path, status, flash.Text(), doc.Find("main").Text())
+		}
+	}
+	if got := su.must(200, "GET", "/organisations/"+oid, ""); got["Status"] != "Pending" {
+		t.Errorf("the organisation changed: %v", got["Status"])
+	}
+	if got := su.must(200, "GET", "/organisations/"+oid+"/softwarestatements/"+app, ""); got["Status"] != "Active" {
+		t.Errorf("the application changed: %v", got["Status"])
+	}
+}
