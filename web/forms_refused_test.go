@@ -355,3 +355,26 @@ func TestStatusButtonTextRuleIsAFlash(t *testing.T) {
 		t.Errorf("the application changed: %v", got["Status"])
 	}
 }
+
+// TestRotateKeyRefusalIsSaidOnThePage: Reference Data > Signing keys'
+// rotate form with an algorithm not in its list (or with a control
+// character) answered a 422 error page; the page comes back, 422, with the
+// refusal above the forms, and no key is made.
+func TestRotateKeyRefusalIsSaidOnThePage(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	before := len(su.must(200, "GET", "/references/signing-keys", "")["list"].([]any))
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	for _, alg := range []string{"HS256", "PS\a256"} {
+		status, doc := postForm(t, c, env.URL+"/references/signing-keys", url.Values{"alg": {alg}})
+		if msg := doc.Find("[data-testid=keys-error]").Text(); status != http.StatusUnprocessableEntity || !strings.Contains(msg, "alg") ||
+			doc.Find("#rotate-alg").Length() != 1 {
+			t.Errorf("%q: %d, message %q; page %q", alg, status, msg, doc.Find("main").Text())
+		}
+	}
+	if after := len(su.must(200, "GET", "/references/signing-keys", "")["list"].([]any)); after != before {
+		t.Fatalf("a key was made despite the refusal: %d, was %d", after, before)
+	}
+}
