@@ -298,6 +298,11 @@ func (h *Applications) SetAppStatus(w http.ResponseWriter, r *http.Request) {
 		Status string `json:"Status"`
 	}
 	if err := Decode(w, r, &in); err != nil {
+		if FormRefusal(r, err) != nil {
+			// Said like the button's other refusals (appSaved).
+			h.Refused(w, r, "Not changed: ", paths.Application(o.OrganisationID, a.SoftwareStatementID))(AsError(err))
+			return
+		}
 		WriteError(w, r, err)
 		return
 	}

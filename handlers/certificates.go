@@ -253,12 +253,14 @@ func (h *Certificates) Revoke(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		RevokeReason string `json:"RevokeReason"`
 	}
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	var err error
-	if !orgkeys.ValidRevokeReason(in.RevokeReason) {
+	if refused != nil {
+		err = Validation(refused)
+	} else if !orgkeys.ValidRevokeReason(in.RevokeReason) {
 		err = Validation(map[string]string{"RevokeReason": "RevokeReason must be one of " + strings.Join(orgkeys.RevokeReasons, ", ") + "."})
 	} else {
 		err = storeError(h.Store.RevokeCertificate(r.Context(), h.actor(r), orgID, kid, in.RevokeReason,
@@ -267,6 +269,12 @@ func (h *Certificates) Revoke(w http.ResponseWriter, r *http.Request) {
 	page := paths.OrganisationTab(orgID, "certificates")
 	h.Saved(w, r, Saved{Err: err, Flash: "Certificate " + kid + " was revoked (" + in.RevokeReason + ").", Page: page, Status: http.StatusNoContent,
 		Again: formAgain(func(e *Error) {
+			// A refused reason is shown beside it on the confirmation page;
+			// anything else (already revoked) is a flash on the tab.
+			if msg := FieldMap(e)["RevokeReason"]; msg != "" {
+				h.revokePage(w, r, e.Status, in.RevokeReason, msg)
+				return
+			}
 			h.Flash.Refuse(r.Context(), "Not revoked: "+refusalText(e))
 			Redirect(w, r, page)
 		})})
@@ -274,6 +282,12 @@ func (h *Certificates) Revoke(w http.ResponseWriter, r *http.Request) {
 
 // RevokeConfirm is the confirmation step of a revocation in the browser.
 func (h *Certificates) RevokeConfirm(w http.ResponseWriter, r *http.Request) {
+	h.revokePage(w, r, http.StatusOK, "", "")
+}
+
+// revokePage is the confirmation step with reason chosen, and errMsg
+// beside it when the reason was refused.
+func (h *Certificates) revokePage(w http.ResponseWriter, r *http.Request, status int, reason, errMsg string) {
 	o, ok := h.org(w, r)
 	if !ok {
 		return
@@ -283,8 +297,8 @@ func (h *Certificates) RevokeConfirm(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, storeError(during("GetCertificate", err), "Certificate"))
 		return
 	}
-	Render(w, r, http.StatusOK, views.RevokeCertificate(h.Shell(r, "Revoke certificate", "organisations", h.Org.orgCrumbs(&o, "Revoke certificate")...),
-		views.OrgPage{Org: h.Org.showOrg(o), Tab: views.TabCertificates}, c, orgkeys.RevokeReasons))
+	Render(w, r, status, views.RevokeCertificate(h.Shell(r, "Revoke certificate", "organisations", h.Org.orgCrumbs(&o, "Revoke certificate")...),
+		views.OrgPage{Org: h.Org.showOrg(o), Tab: views.TabCertificates}, c, orgkeys.RevokeReasons, reason, errMsg))
 }
 
 // DescriptionRemoved answers the update of a certificate description,

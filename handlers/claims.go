@@ -57,12 +57,14 @@ func (h *Claims) read(w http.ResponseWriter, r *http.Request) (store.AuthorityCl
 	var in claimIn
 	var form claimForm
 	isAPI, err := DecodeAs(w, r, &in, &form)
-	if err != nil || isAPI {
+	if isAPI || (err != nil && FormRefusal(r, err) == nil) {
 		return store.AuthorityClaim{ClaimID: in.ClaimID, AuthorityID: strings.TrimSpace(in.AuthorityID), AuthorisationDomain: in.AuthorisationDomain,
 			Role: in.Role, RegistrationID: in.RegistrationID, Status: in.Status}, isAPI, err
 	}
 	dom, role, _ := strings.Cut(form.DomainRole, "/")
-	return store.AuthorityClaim{AuthorityID: form.AuthorityID, AuthorisationDomain: dom, Role: role, RegistrationID: form.RegistrationID, Status: form.Status}, false, nil
+	// A field the text rule refused comes back with what was typed, to be
+	// shown beside it (FormRefusal).
+	return store.AuthorityClaim{AuthorityID: form.AuthorityID, AuthorisationDomain: dom, Role: role, RegistrationID: form.RegistrationID, Status: form.Status}, false, err
 }
 
 func validateClaim(c *store.AuthorityClaim, isNew bool) map[string]string {
@@ -193,7 +195,8 @@ func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, _, err := h.read(w, r)
-	if err != nil {
+	refused := FormRefusal(r, err)
+	if err != nil && refused == nil {
 		WriteError(w, r, err)
 		return
 	}
@@ -201,7 +204,7 @@ func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
 	var c store.AuthorityClaim
 	if in.ClaimID != "" {
 		err = Validation(map[string]string{"ClaimId": "ClaimId is given by the server."})
-	} else if errs := validateClaim(&in, true); len(errs) > 0 {
+	} else if errs := withRefused(validateClaim(&in, true), refused); len(errs) > 0 {
 		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
 			_, err := h.Store.CreateAuthorityClaim(ctx, h.Org.actor(r), in)
 			return err
@@ -223,14 +226,17 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, isAPI, err := h.read(w, r)
-	if err != nil {
+	refused := FormRefusal(r, err)
+	if err != nil && refused == nil {
 		WriteError(w, r, err)
 		return
 	}
 	id := PathParam(r, "claimID")
+	var cur store.AuthorityClaim
 	if !isAPI {
 		// The tab's buttons change the status only.
-		cur, gerr := h.Store.GetAuthorityClaim(r.Context(), o.OrganisationID, id)
+		var gerr error
+		cur, gerr = h.Store.GetAuthorityClaim(r.Context(), o.OrganisationID, id)
 		if gerr != nil {
 			WriteError(w, r, storeError(gerr, "Authority claim"))
 			return
@@ -238,7 +244,9 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 		in.RegistrationID = cur.RegistrationID
 	}
 	var c store.AuthorityClaim
-	if in.ClaimID != "" && in.ClaimID != id {
+	if refused != nil {
+		err = Validation(refused)
+	} else if in.ClaimID != "" && in.ClaimID != id {
 		err = Validation(map[string]string{"ClaimId": "ClaimId cannot change."})
 	} else if in.ClaimID, in.OrganisationID = id, o.OrganisationID; len(validateClaim(&in, false)) > 0 {
 		err = Validation(validateClaim(&in, false))
@@ -247,7 +255,17 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 		err = storeError(during("UpdateAuthorityClaim", err), "Authority claim")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") is " + c.Status + ".", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
-		Status: http.StatusOK, Body: c, ETag: c, Again: h.again(w, r, o, store.AuthorityClaim{Status: "Active"})})
+		Status: http.StatusOK, Body: c, ETag: c, Again: pageAgain(func(e *Error) {
+			// A button's refusal is about its row, not the new claim form:
+			// a conflict lists what is in the way, anything else is said at
+			// the top of the tab.
+			if e.Status == http.StatusConflict {
+				h.failed(w, r, o, e, store.AuthorityClaim{Status: "Active"})
+				return
+			}
+			rowRefused(h.Base, r, "the role "+cur.Role+" ("+cur.AuthorisationDomain+")", e)
+			h.tab(w, r, e.Status, o, views.ClaimsPage{Form: store.AuthorityClaim{Status: "Active"}})
+		})})
 }
 
 // NoDelete answers DELETE on a claim: claims are kept, Status Inactive

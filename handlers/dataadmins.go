@@ -37,12 +37,16 @@ func (h *DataAdmins) crumbs(last string) []views.Crumb {
 
 // List answers every Data Administrator.
 func (h *DataAdmins) List(w http.ResponseWriter, r *http.Request) {
+	h.list(w, r, http.StatusOK)
+}
+
+func (h *DataAdmins) list(w http.ResponseWriter, r *http.Request, status int) {
 	admins, err := h.Store.ListDataAdministrators(r.Context())
 	if err != nil {
 		WriteError(w, r, during("ListDataAdministrators", err))
 		return
 	}
-	Respond(w, r, http.StatusOK, admins, views.DataAdmins(h.Shell(r, "Data Administrators", "reference", h.crumbs("")...), views.DataAdminsPage{Admins: admins}))
+	Respond(w, r, status, admins, views.DataAdmins(h.Shell(r, "Data Administrators", "reference", h.crumbs("")...), views.DataAdminsPage{Admins: admins}))
 }
 
 // New shows the invitation form.
@@ -66,15 +70,17 @@ func (h *DataAdmins) Invite(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Email string `json:"Email"`
 	}
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	var err error
 	var a store.DataAdministrator
 	var outboxID int64
 	actor := PrincipalFrom(r.Context()).Email
-	if !ValidEmail(in.Email) {
+	if refused != nil {
+		err = Validation(refused)
+	} else if !ValidEmail(in.Email) {
 		err = Validation(map[string]string{"Email": "Enter a valid e-mail address, like name@example.com."})
 	} else {
 		msg := store.Invitation{
@@ -119,5 +125,5 @@ func (h *DataAdmins) deliver(ctx context.Context, id int64, msg store.Invitation
 // Update deactivates or reactivates a Data Administrator.
 func (h *DataAdmins) Update(w http.ResponseWriter, r *http.Request) {
 	updateAdminStatus(h.Base, w, r, "Data Administrator", "/references/data-administrators", h.Store.SetDataAdministratorStatus,
-		func(a store.DataAdministrator) (string, string) { return a.Email, a.Status })
+		func(a store.DataAdministrator) (string, string) { return a.Email, a.Status }, func(status int) { h.list(w, r, status) })
 }

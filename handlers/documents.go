@@ -357,8 +357,8 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in store.Certification
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	in.OrganisationID, in.SubjectType, in.SubjectID, in.CertificationID = o.OrganisationID, typ, id, PathParam(r, "certID")
@@ -371,6 +371,7 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 	}
 	checkLen(f, "CertificationURI", in.CertificationURI, maxURL)
 	statusIn(f, &in.Status, isNew)
+	f = withRefused(f, refused)
 	var c store.Certification
 	var err error
 	if len(f) > 0 {

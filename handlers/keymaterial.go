@@ -239,13 +239,17 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := keyMaterialIn{Use: cur.Use, Description: cur.Description, Status: cur.Status}
+	var refused map[string]string
 	if err := Decode(w, r, &in); err != nil {
 		// A member left out keeps its value and one sent back as read
 		// changes nothing: a Description saved before the text rule does
 		// not stop the update, a revocation above all (docs/design.md §4).
+		// What is still refused goes beside its field in the console.
 		if err = keptText(err, map[string]bool{"Description": in.Description == cur.Description}); err != nil {
-			WriteError(w, r, err)
-			return
+			if refused = FormRefusal(r, err); refused == nil {
+				WriteError(w, r, err)
+				return
+			}
 		}
 	}
 	if cur.Status == "Revoked" && in.Status == "Revoked" && in.RevokeReason == "" {
@@ -271,6 +275,7 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	if (len(in.PublicJwk) > 0 && string(in.PublicJwk) != "null" && !sameJSON(in.PublicJwk, cur.PublicJwk)) || in.PEM != "" || (in.Kid != "" && in.Kid != cur.Kid) {
 		errs[keyMember(in)] = "The key of key material cannot change; create new key material instead."
 	}
+	errs = withRefused(errs, refused)
 	if len(errs) > 0 {
 		h.Saved(w, r, Saved{Err: Validation(errs), Again: h.updateAgain(w, r, o, cur, in)})
 		return
@@ -448,13 +453,46 @@ func (h *KeyMaterial) AddAttachment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, content, err := readAttachment(w, r, true)
+	desc := t.Description
 	if err == nil {
 		t.KeyMaterialID = id
 		t, err = h.Store.AddAttachment(r.Context(), h.actor(r), orgID, t, content)
 		err = storeError(during("AddAttachment", err), "Key material")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "Attached " + t.FileName + ".", Page: paths.KeyMaterial(orgID, id),
-		Status: http.StatusCreated, Body: t, ETag: t, Location: paths.API(paths.Attachment(orgID, id, t.KeyMaterialAttachmentID))})
+		Status: http.StatusCreated, Body: t, ETag: t, Location: paths.API(paths.Attachment(orgID, id, t.KeyMaterialAttachmentID)),
+		Again: formAgain(func(e *Error) {
+			h.refusedAttachment(w, r, e, func(p *views.KeyMaterialDetail) {
+				p.AttachDescription = desc
+				p.AttachErrors = FieldMap(e)
+			})
+		})})
+}
+
+// refusedAttachment shows the item again after a refused attachment (added
+// or edited): set puts the messages beside their fields and what was sent
+// back in them; a refusal of no field is said above the forms.
+func (h *KeyMaterial) refusedAttachment(w http.ResponseWriter, r *http.Request, e *Error, set func(p *views.KeyMaterialDetail)) {
+	o, ok := h.org(w, r)
+	if !ok {
+		return
+	}
+	k, err := h.Store.GetKeyMaterial(r.Context(), o.OrganisationID, PathParam(r, "kmID"))
+	if err != nil {
+		WriteError(w, r, storeError(during("GetKeyMaterial", err), "Key material"))
+		return
+	}
+	atts, err := h.Store.ListAttachments(r.Context(), k.KeyMaterialID)
+	if err != nil {
+		WriteError(w, r, during("ListAttachments", err))
+		return
+	}
+	p := views.KeyMaterialDetail{OrgPage: h.Org.orgPage(o, views.TabKeyMaterial), Item: k, Attachments: atts, Reasons: orgkeys.RevokeReasons, Edit: k}
+	set(&p)
+	if len(e.Fields) == 0 && p.RowError == "" {
+		p.Error = refusalText(e)
+	}
+	Render(w, r, e.Status, views.KeyMaterialItem(h.Shell(r, "Key material", "organisations", h.Org.orgCrumbs(&o, "Key "+k.Kid)...), p))
 }
 
 // UpdateAttachment is PUT …/attachments/{aid}: a new Description (JSON or
@@ -474,11 +512,9 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 	var content []byte
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct == "multipart/form-data" {
-		t, c, err := readAttachment(w, r, false)
-		if err != nil {
-			WriteError(w, r, err)
-			return
-		}
+		var t store.Attachment
+		var c []byte
+		t, c, err = readAttachment(w, r, false)
 		next.Description = t.Description
 		if c != nil {
 			next.FileName, next.ContentType, next.Size, next.SHA256, content = t.FileName, t.ContentType, t.Size, t.SHA256, c
@@ -487,19 +523,26 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 		var in struct {
 			Description string `json:"Description"`
 		}
-		if err := Decode(w, r, &in); err != nil {
-			WriteError(w, r, err)
-			return
-		}
+		err = Decode(w, r, &in)
 		next.Description = in.Description
 	}
-	if len([]rune(next.Description)) > 500 {
-		WriteError(w, r, Validation(map[string]string{"Description": "At most 500 characters."}))
-		return
+	if err == nil && len([]rune(next.Description)) > 500 {
+		err = Validation(map[string]string{"Description": "At most 500 characters."})
 	}
-	t, err := h.Store.UpdateAttachment(r.Context(), h.actor(r), orgID, next, content, func(cur store.Attachment) error { return CheckIfMatch(r, cur) })
-	h.Saved(w, r, Saved{Err: storeError(err, "Attachment"), Flash: "Attachment " + t.FileName + " was saved.", Page: paths.KeyMaterial(orgID, id),
-		Status: http.StatusOK, Body: t, ETag: t})
+	var t store.Attachment
+	if err == nil {
+		t, err = h.Store.UpdateAttachment(r.Context(), h.actor(r), orgID, next, content, func(cur store.Attachment) error { return CheckIfMatch(r, cur) })
+		err = storeError(err, "Attachment")
+	}
+	h.Saved(w, r, Saved{Err: err, Flash: "Attachment " + t.FileName + " was saved.", Page: paths.KeyMaterial(orgID, id),
+		Status: http.StatusOK, Body: t, ETag: t,
+		Again: formAgain(func(e *Error) {
+			h.refusedAttachment(w, r, e, func(p *views.KeyMaterialDetail) {
+				// The row's one field holds the description and the file's
+				// messages both.
+				p.RowID, p.RowDescription, p.RowError = aid, next.Description, refusalText(e)
+			})
+		})})
 }
 
 // GetAttachment is GET …/attachments/{aid}: the attachment's description

@@ -353,6 +353,11 @@ func (h *Organisations) SetOrganisationStatus(w http.ResponseWriter, r *http.Req
 		Status string `json:"Status"`
 	}
 	if err := Decode(w, r, &in); err != nil {
+		if FormRefusal(r, err) != nil {
+			// Said like the button's other refusals (saveOrg).
+			h.Refused(w, r, "Not changed: ", paths.Organisation(o.OrganisationID))(AsError(err))
+			return
+		}
 		WriteError(w, r, err)
 		return
 	}

@@ -163,23 +163,37 @@ func (h *RefTypes) Create(w http.ResponseWriter, r *http.Request) {
 // certification type held by active subjects is a 409 naming them.
 func (h *RefTypes) Update(w http.ResponseWriter, r *http.Request) {
 	var in store.ReferenceItem
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	name := PathParam(r, "name")
+	var it store.ReferenceItem
+	var err error
 	if in.Name != "" && in.Name != name {
-		WriteError(w, r, Validation(map[string]string{"Name": "The name cannot change."}))
-		return
+		err = Validation(map[string]string{"Name": "The name cannot change."})
+	} else if in.Name = name; len(withRefused(validateRef(&in, false), refused)) > 0 {
+		err = Validation(withRefused(validateRef(&in, false), refused))
+	} else {
+		it, err = h.Store.UpdateRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
+		err = storeError(err, h.Kind.Label)
 	}
-	in.Name = name
-	if errs := validateRef(&in, false); len(errs) > 0 {
-		WriteError(w, r, Validation(errs))
-		return
-	}
-	it, err := h.Store.UpdateRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
-	h.Saved(w, r, Saved{Err: storeError(err, h.Kind.Label), Flash: h.Kind.Label + " " + it.Name + " is " + it.Status + ".", Page: h.Path,
-		Status: http.StatusOK, Body: it, ETag: it, Again: conflictAgain(func(e *Error) { h.renderConflict(w, r, e) })})
+	h.Saved(w, r, Saved{Err: err, Flash: h.Kind.Label + " " + it.Name + " is " + it.Status + ".", Page: h.Path,
+		Status: http.StatusOK, Body: it, ETag: it, Again: pageAgain(func(e *Error) {
+			if e.Status == http.StatusConflict {
+				h.renderConflict(w, r, e)
+				return
+			}
+			rowRefused(h.Base, r, name, e)
+			h.page(w, r, e.Status, views.RefPage{})
+		})})
+}
+
+// rowRefused is the message of a refused row button (its fields are
+// hidden, nothing was typed): shown at the top of the list page that is
+// answered again, naming the row.
+func rowRefused(b *Base, r *http.Request, row string, e *Error) {
+	b.Flash.Refuse(r.Context(), "Not changed: "+row+": "+refusalText(e))
 }
 
 // Delete removes an unused item; in use is a 409 whose message carries
@@ -298,20 +312,28 @@ func (h *References) CreateFlag(w http.ResponseWriter, r *http.Request) {
 // UpdateFlag changes a flag's name, description or status.
 func (h *References) UpdateFlag(w http.ResponseWriter, r *http.Request) {
 	var in store.Flag
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	id := PathParam(r, "flagID")
+	var f store.Flag
+	var err error
 	if in.FlagID != "" && in.FlagID != id {
-		WriteError(w, r, Validation(map[string]string{"FlagId": "FlagId cannot change."}))
-		return
+		err = Validation(map[string]string{"FlagId": "FlagId cannot change."})
+	} else if in.FlagID = id; len(withRefused(validateFlag(&in, false), refused)) > 0 {
+		err = Validation(withRefused(validateFlag(&in, false), refused))
+	} else {
+		f, err = h.Store.UpdateFlag(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Flag) error { return CheckIfMatch(r, cur) })
+		err = storeError(err, "Flag")
 	}
-	in.FlagID = id
-	if errs := validateFlag(&in, false); len(errs) > 0 {
-		WriteError(w, r, Validation(errs))
-		return
-	}
-	f, err := h.Store.UpdateFlag(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Flag) error { return CheckIfMatch(r, cur) })
-	h.Saved(w, r, Saved{Err: storeError(err, "Flag"), Flash: "Flag " + f.Name + " is " + f.Status + ".", Page: "/references/flags", Status: http.StatusOK, Body: f, ETag: f})
+	h.Saved(w, r, Saved{Err: err, Flash: "Flag " + f.Name + " is " + f.Status + ".", Page: "/references/flags", Status: http.StatusOK, Body: f, ETag: f,
+		Again: pageAgain(func(e *Error) {
+			row := "the flag" // named as stored: the name sent may be the refused value
+			if cur, gerr := h.Store.GetFlag(r.Context(), id); gerr == nil {
+				row = cur.Name
+			}
+			rowRefused(h.Base, r, row, e)
+			h.flagsPage(w, r, e.Status)
+		})})
 }

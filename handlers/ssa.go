@@ -271,20 +271,34 @@ func (h *SSA) RotateKey(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Alg string `json:"alg"`
 	}
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	valid := false
 	for _, a := range ssa.AllAlgs {
 		valid = valid || a == in.Alg
 	}
-	if !valid {
-		WriteError(w, r, Validation(map[string]string{"alg": "alg must be one of " + strings.Join(ssa.AllAlgs, ", ")}))
-		return
+	var jwk ssa.JWK
+	var err error
+	if refused != nil {
+		err = Validation(refused)
+	} else if !valid {
+		err = Validation(map[string]string{"alg": "alg must be one of " + strings.Join(ssa.AllAlgs, ", ")})
+	} else {
+		jwk, err = h.Keys.Rotate(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in.Alg)
 	}
-	jwk, err := h.Keys.Rotate(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in.Alg)
-	h.Saved(w, r, Saved{Err: err, Flash: "New " + in.Alg + " key " + jwk.Kid + " signs from now on.", Page: "/references/signing-keys", Status: http.StatusCreated, Body: jwk})
+	h.Saved(w, r, Saved{Err: err, Flash: "New " + in.Alg + " key " + jwk.Kid + " signs from now on.", Page: "/references/signing-keys", Status: http.StatusCreated, Body: jwk,
+		Again: func(e *Error) bool {
+			// The rotate form's one field is a list: its refusal is said
+			// above the form, as the page's other refusals are.
+			keys, lerr := h.Keys.Keys(r.Context())
+			if e.Status != http.StatusUnprocessableEntity || lerr != nil {
+				return false
+			}
+			h.keysPage(w, r, e.Status, keys, views.KeysPage{Error: "No key made: " + refusalText(e)})
+			return true
+		}})
 }
 
 // RetireKey stops publishing a key.

@@ -41,12 +41,16 @@ func (h *SuperUsers) shell(r *http.Request) views.Shell {
 
 // List answers every Super User.
 func (h *SuperUsers) List(w http.ResponseWriter, r *http.Request) {
+	h.list(w, r, http.StatusOK)
+}
+
+func (h *SuperUsers) list(w http.ResponseWriter, r *http.Request, status int) {
 	p, err := h.page(r, views.SuperUsersPage{})
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	Respond(w, r, http.StatusOK, p.Users, views.SuperUsers(h.shell(r), p))
+	Respond(w, r, status, p.Users, views.SuperUsers(h.shell(r), p))
 }
 
 // New is the form that adds a Super User.
@@ -73,8 +77,8 @@ func (h *SuperUsers) Get(w http.ResponseWriter, r *http.Request) {
 // Create adds a Super User: 201, 409 when the e-mail exists, 422 on bad input.
 func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 	var in superUserIn
-	if err := Decode(w, r, &in); err != nil {
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
 	fields := map[string]string{}
@@ -84,6 +88,7 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 	if !validAdminStatus(in.Status) {
 		fields["Status"] = "Status must be Active or Inactive."
 	}
+	fields = withRefused(fields, refused)
 	var err error
 	var u store.SuperUser
 	if len(fields) > 0 {
@@ -102,5 +107,5 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 // Update sets a Super User's Status (the only removal is Inactive).
 func (h *SuperUsers) Update(w http.ResponseWriter, r *http.Request) {
 	updateAdminStatus(h.Base, w, r, "Super User", "/references/super-users", h.Store.SetSuperUserStatus,
-		func(u store.SuperUser) (string, string) { return u.Email, u.Status })
+		func(u store.SuperUser) (string, string) { return u.Email, u.Status }, func(status int) { h.list(w, r, status) })
 }

@@ -258,6 +258,14 @@ type KeyMaterialDetail struct {
 	// Description, RevokeReason), shown beside them.
 	Edit   store.KeyMaterial
 	Errors map[string]string
+	// AttachDescription is what the Attach form shows after a refused
+	// attachment, and AttachErrors its messages by field (file,
+	// Description), shown beside them.
+	AttachDescription string
+	AttachErrors      map[string]string
+	// RowID is the attachment whose description edit was refused: its row
+	// shows RowDescription, what was sent, and RowError beside it.
+	RowID, RowDescription, RowError string
 }
 
 // AppAuditPage is an application's Audit tab.
