@@ -458,3 +458,35 @@ func TestTextRuleInKeyMaterial(t *testing.T) {
 		t.Fatalf("ordinary text: %d %v", r.StatusCode, m)
 	}
 }
+
+// TestTextRuleSaysWhichCharacter: a refused character is often invisible
+// (a direction mark shows "Evil\u202eknaB" as "EvilBank"), so the message
+// names it and where it is, beside the field and in the API's fields.
+func TestTextRuleSaysWhichCharacter(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	r, m := a.do("POST", "/organisations", `{"OrganisationName":"Evil\u202eknaB","LegalEntityName":"Acme\tLtd","RegistrationNumber":"1","CountryOfRegistration":"GB"}`)
+	if r.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("API: %d %v", r.StatusCode, m)
+	}
+	if f := fieldsOf(m); !strings.Contains(f["OrganisationName"], "character 5 is U+202E, a direction mark") || !strings.Contains(f["LegalEntityName"], "character 5 is a tab") {
+		t.Errorf("API fields %q", f)
+	}
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	form := url.Values{"OrganisationName": {"Evil\u202eknaB"}, "RegistrationNumber": {"1"}, "CountryOfRegistration": {"GB"}}
+	req, _ := http.NewRequest("POST", env.URL+"/organisations", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", env.URL)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	doc := htmlDoc(t, body)
+	msgID, _ := doc.Find("#f-OrganisationName").Attr("aria-describedby")
+	if msg := doc.Find("#" + msgID).Text(); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(msg, "character 5 is U+202E, a direction mark") {
+		t.Errorf("console: %d, beside the field %q", resp.StatusCode, msg)
+	}
+}
