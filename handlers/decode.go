@@ -31,13 +31,22 @@ func DecodeAs(w http.ResponseWriter, r *http.Request, api, form any) (bool, erro
 
 // FormRefusal is, for a console form that Decode refused field by field
 // (the text rule, a NUL), the message of each field, to be shown beside
-// it; nil for the API and for any other error.
+// it; nil for the API and for any other error. Beside its field, where the
+// label is, a message says "This field" rather than the member's API name.
 func FormRefusal(r *http.Request, err error) map[string]string {
 	var e *Error
 	if err == nil || WantsJSON(r) || !errors.As(err, &e) || e.Code != CodeValidationFailed.Name || len(e.Fields) == 0 {
 		return nil
 	}
-	return FieldMap(err)
+	out := FieldMap(err)
+	for field, msg := range out {
+		if rest, ok := strings.CutPrefix(msg, field+" "); ok {
+			out[field] = "This field " + rest
+		} else if strings.HasPrefix(msg, "contains ") {
+			out[field] = "This field " + strings.TrimSuffix(msg, ".") + "."
+		}
+	}
+	return out
 }
 
 // decodeForm is Decode for a handler that shows its form again with its

@@ -462,6 +462,7 @@ func TestTextRuleInKeyMaterial(t *testing.T) {
 // TestTextRuleSaysWhichCharacter: a refused character is often invisible
 // (a direction mark shows "Evil\u202eknaB" as "EvilBank"), so the message
 // names it and where it is, beside the field and in the API's fields.
+// Beside the field the message says "This field", as its label is there.
 func TestTextRuleSaysWhichCharacter(t *testing.T) {
 	env := webtest.Start(t, nil)
 	a := newAPI(t, env, "admin@example.com")
@@ -486,7 +487,9 @@ func TestTextRuleSaysWhichCharacter(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	doc := htmlDoc(t, body)
 	msgID, _ := doc.Find("#f-OrganisationName").Attr("aria-describedby")
-	if msg := doc.Find("#" + msgID).Text(); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(msg, "character 5 is U+202E, a direction mark") {
+	// Beside the field it is "This field", not the member's API name.
+	if msg := doc.Find("#" + msgID).Text(); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(msg, "character 5 is U+202E, a direction mark") ||
+		!strings.HasPrefix(msg, "This field cannot contain") {
 		t.Errorf("console: %d, beside the field %q", resp.StatusCode, msg)
 	}
 }
