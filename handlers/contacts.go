@@ -128,7 +128,7 @@ func (h *Contacts) ContactForm(w http.ResponseWriter, r *http.Request) {
 // CreateContact adds a contact.
 func (h *Contacts) CreateContact(w http.ResponseWriter, r *http.Request) {
 	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.Contact, f map[string]string) {
-		h.renderContactForm(w, r, http.StatusUnprocessableEntity, o, in, true, f)
+		h.renderContactForm(w, r, http.StatusUnprocessableEntity, o, in, true, withRefused(validateContact(&in), f))
 	})
 	if !ok {
 		return
@@ -159,7 +159,7 @@ func (h *Contacts) contactSaved(w http.ResponseWriter, r *http.Request, o store.
 func (h *Contacts) UpdateContact(w http.ResponseWriter, r *http.Request) {
 	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.Contact, f map[string]string) {
 		in.ContactID = PathParam(r, "contactID")
-		h.renderContactForm(w, r, http.StatusUnprocessableEntity, o, in, false, f)
+		h.renderContactForm(w, r, http.StatusUnprocessableEntity, o, in, false, withRefused(validateContact(&in), f))
 	})
 	if !ok {
 		return

@@ -493,3 +493,35 @@ func TestTextRuleSaysWhichCharacter(t *testing.T) {
 		t.Errorf("console: %d, beside the field %q", resp.StatusCode, msg)
 	}
 }
+
+// TestTextRuleRefusalKeepsTheFormsOwnChecks: a console form refused by the
+// text rule also shows its own checks' messages (an e-mail without a dot
+// in its domain, a missing country), so that one save shows every field
+// to fix, not one round after another.
+func TestTextRuleRefusalKeepsTheFormsOwnChecks(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for _, fc := range []struct {
+		path   string
+		form   url.Values
+		fields []string
+	}{
+		{"/organisations", url.Values{"OrganisationName": {"Evil\u202eknaB"}, "RegistrationNumber": {"1"}, "CountryOfRegistration": {"UK"}}, []string{"OrganisationName", "CountryOfRegistration"}},
+		{"/organisations/" + oid, url.Values{"OrganisationName": {"Ac\u0007me"}, "RegistrationNumber": {""}, "CountryOfRegistration": {"GB"}, "Status": {"Pending"}}, []string{"OrganisationName", "RegistrationNumber"}},
+		{"/organisations/" + oid + "/contacts", url.Values{"ContactType": {"Technical"}, "FirstName": {"An\u202en"}, "LastName": {"Doe"}, "EmailAddress": {"ann@localhost"}}, []string{"FirstName", "EmailAddress"}},
+	} {
+		status, doc := postForm(t, c, env.URL+fc.path, fc.form)
+		if status != http.StatusUnprocessableEntity {
+			t.Fatalf("%s: %d, want 422", fc.path, status)
+		}
+		for _, field := range fc.fields {
+			msgID, _ := doc.Find("#f-" + field).Attr("aria-describedby")
+			if msgID == "" || strings.TrimSpace(doc.Find("#"+msgID).Text()) == "" {
+				t.Errorf("%s: no message beside %s", fc.path, field)
+			}
+		}
+	}
+}
