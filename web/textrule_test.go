@@ -496,8 +496,8 @@ func TestTextRuleSaysWhichCharacter(t *testing.T) {
 
 // TestTextRuleRefusalKeepsTheFormsOwnChecks: a console form refused by the
 // text rule also shows its own checks' messages (an e-mail without a dot
-// in its domain, a missing country), so that one save shows every field
-// to fix, not one round after another.
+// in its domain, a missing country, a JWKS URI that is not https), so that
+// one save shows every field to fix, not one round after another.
 func TestTextRuleRefusalKeepsTheFormsOwnChecks(t *testing.T) {
 	env := webtest.Start(t, nil)
 	a := newAPI(t, env, "admin@example.com")
@@ -512,6 +512,7 @@ func TestTextRuleRefusalKeepsTheFormsOwnChecks(t *testing.T) {
 		{"/organisations", url.Values{"OrganisationName": {"Evil\u202eknaB"}, "RegistrationNumber": {"1"}, "CountryOfRegistration": {"UK"}}, []string{"OrganisationName", "CountryOfRegistration"}},
 		{"/organisations/" + oid, url.Values{"OrganisationName": {"Ac\u0007me"}, "RegistrationNumber": {""}, "CountryOfRegistration": {"GB"}, "Status": {"Pending"}}, []string{"OrganisationName", "RegistrationNumber"}},
 		{"/organisations/" + oid + "/contacts", url.Values{"ContactType": {"Technical"}, "FirstName": {"An\u202en"}, "LastName": {"Doe"}, "EmailAddress": {"ann@localhost"}}, []string{"FirstName", "EmailAddress"}},
+		{"/organisations/" + oid + "/softwarestatements", url.Values{"ClientName": {"App\u200f"}, "JwksUri": {"http://keys.acme.example/jwks"}, "Status": {"Active"}}, []string{"ClientName", "JwksUri"}},
 	} {
 		status, doc := postForm(t, c, env.URL+fc.path, fc.form)
 		if status != http.StatusUnprocessableEntity {
