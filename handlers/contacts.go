@@ -115,7 +115,14 @@ func (h *Contacts) renderContactForm(w http.ResponseWriter, r *http.Request, sta
 		action += "/" + c.ContactID
 	}
 	f := views.ContactForm{OrgID: o.OrganisationID, Contact: c, IsNew: isNew, Action: action, Errors: errs, TypeOpts: opts}
-	Render(w, r, status, views.ContactFormPage(h.Shell(r, "Contact", "organisations", h.orgCrumbs(&o, "Contact")...), f))
+	title := "Edit contact" // as the heading says
+	if isNew {
+		title = "New contact"
+	}
+	crumbs := h.orgCrumbs(&o, "Contacts")
+	crumbs[len(crumbs)-1].Href = paths.OrganisationTab(o.OrganisationID, "contacts")
+	crumbs = append(crumbs, views.Crumb{Label: title})
+	Render(w, r, status, views.ContactFormPage(h.Shell(r, title, "organisations", crumbs...), f))
 }
 
 // ContactForm shows the empty form (…/new) or a contact's (…/{contactID}/edit).
