@@ -225,7 +225,7 @@ func (h *Applications) AppForm(w http.ResponseWriter, r *http.Request) {
 // CreateApp adds an application.
 func (h *Applications) CreateApp(w http.ResponseWriter, r *http.Request) {
 	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.SoftwareStatement, f map[string]string) {
-		h.renderAppForm(w, r, http.StatusUnprocessableEntity, o, in, true, f)
+		h.renderAppForm(w, r, http.StatusUnprocessableEntity, o, in, true, withRefused(h.validateApp(&in, true), f))
 	})
 	if !ok {
 		return
@@ -250,7 +250,7 @@ func (h *Applications) CreateApp(w http.ResponseWriter, r *http.Request) {
 func (h *Applications) UpdateApp(w http.ResponseWriter, r *http.Request) {
 	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.SoftwareStatement, f map[string]string) {
 		in.SoftwareStatementID = PathParam(r, "appID")
-		h.renderAppForm(w, r, http.StatusUnprocessableEntity, o, in, false, f)
+		h.renderAppForm(w, r, http.StatusUnprocessableEntity, o, in, false, withRefused(h.validateApp(&in, false), f))
 	})
 	if !ok {
 		return

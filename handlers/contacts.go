@@ -115,7 +115,14 @@ func (h *Contacts) renderContactForm(w http.ResponseWriter, r *http.Request, sta
 		action += "/" + c.ContactID
 	}
 	f := views.ContactForm{OrgID: o.OrganisationID, Contact: c, IsNew: isNew, Action: action, Errors: errs, TypeOpts: opts}
-	Render(w, r, status, views.ContactFormPage(h.Shell(r, "Contact", "organisations", h.orgCrumbs(&o, "Contact")...), f))
+	title := "Edit contact" // as the heading says
+	if isNew {
+		title = "New contact"
+	}
+	crumbs := h.orgCrumbs(&o, "Contacts")
+	crumbs[len(crumbs)-1].Href = paths.OrganisationTab(o.OrganisationID, "contacts")
+	crumbs = append(crumbs, views.Crumb{Label: title})
+	Render(w, r, status, views.ContactFormPage(h.Shell(r, title, "organisations", crumbs...), f))
 }
 
 // ContactForm shows the empty form (…/new) or a contact's (…/{contactID}/edit).
@@ -128,7 +135,7 @@ func (h *Contacts) ContactForm(w http.ResponseWriter, r *http.Request) {
 // CreateContact adds a contact.
 func (h *Contacts) CreateContact(w http.ResponseWriter, r *http.Request) {
 	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.Contact, f map[string]string) {
-		h.renderContactForm(w, r, http.StatusUnprocessableEntity, o, in, true, f)
+		h.renderContactForm(w, r, http.StatusUnprocessableEntity, o, in, true, withRefused(validateContact(&in), f))
 	})
 	if !ok {
 		return
@@ -159,7 +166,7 @@ func (h *Contacts) contactSaved(w http.ResponseWriter, r *http.Request, o store.
 func (h *Contacts) UpdateContact(w http.ResponseWriter, r *http.Request) {
 	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.Contact, f map[string]string) {
 		in.ContactID = PathParam(r, "contactID")
-		h.renderContactForm(w, r, http.StatusUnprocessableEntity, o, in, false, f)
+		h.renderContactForm(w, r, http.StatusUnprocessableEntity, o, in, false, withRefused(validateContact(&in), f))
 	})
 	if !ok {
 		return

@@ -31,13 +31,22 @@ func DecodeAs(w http.ResponseWriter, r *http.Request, api, form any) (bool, erro
 
 // FormRefusal is, for a console form that Decode refused field by field
 // (the text rule, a NUL), the message of each field, to be shown beside
-// it; nil for the API and for any other error.
+// it; nil for the API and for any other error. Beside its field, where the
+// label is, a message says "This field" rather than the member's API name.
 func FormRefusal(r *http.Request, err error) map[string]string {
 	var e *Error
 	if err == nil || WantsJSON(r) || !errors.As(err, &e) || e.Code != CodeValidationFailed.Name || len(e.Fields) == 0 {
 		return nil
 	}
-	return FieldMap(err)
+	out := FieldMap(err)
+	for field, msg := range out {
+		if rest, ok := strings.CutPrefix(msg, field+" "); ok {
+			out[field] = "This field " + rest
+		} else if strings.HasPrefix(msg, "contains ") {
+			out[field] = "This field " + strings.TrimSuffix(msg, ".") + "."
+		}
+	}
+	return out
 }
 
 // decodeForm is Decode for a handler that shows its form again with its
@@ -266,23 +275,52 @@ const (
 // refusedText reports whether s breaks the text rule for its kind
 // (textLine or textLines).
 func refusedText(s, kind string) bool {
+	_, _, bad := firstRefused(s, kind)
+	return bad
+}
+
+// firstRefused is the first character of s that breaks the text rule for
+// its kind, and its place (1 for the first character).
+func firstRefused(s, kind string) (rune, int, bool) {
+	n := 0
 	for i, r := range s {
+		n++
 		switch {
 		case kind == textLines && (r == '\n' || r == '\t'):
 		case kind == textLines && r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
 		case unicode.IsControl(r), unicode.Is(unicode.Bidi_Control, r), r == '\u2028', r == '\u2029':
-			return true
+			return r, n, true
 		}
 	}
-	return false
+	return 0, 0, false
 }
 
-// textMessage is the refusal of a member (field) that breaks the rule.
-func textMessage(field, kind string) string {
+// textMessage is the refusal of a member (field) whose value s breaks the
+// rule. It names the character and where it is: most of them cannot be
+// seen (a direction mark shows "Evil\u202eknaB" as "EvilBank").
+func textMessage(field, kind, s string) string {
+	msg := controlMessage(field)
 	if kind == textLines {
-		return field + " cannot contain control characters other than line breaks and tabs, or direction marks."
+		msg = field + " cannot contain control characters other than line breaks and tabs, or direction marks."
 	}
-	return controlMessage(field)
+	r, n, bad := firstRefused(s, kind)
+	if !bad {
+		return msg
+	}
+	var what string
+	switch {
+	case r == '\t':
+		what = "a tab"
+	case r == '\n' || r == '\r':
+		what = "a line break"
+	case r == '\u2028' || r == '\u2029':
+		what = fmt.Sprintf("U+%04X, a line or paragraph separator", r)
+	case unicode.Is(unicode.Bidi_Control, r):
+		what = fmt.Sprintf("U+%04X, a direction mark", r)
+	default:
+		what = fmt.Sprintf("U+%04X, a control character", r)
+	}
+	return strings.TrimSuffix(msg, ".") + fmt.Sprintf(": character %d is %s.", n, what)
 }
 
 // checkText refuses text that one of the engines cannot keep as sent: a
@@ -319,7 +357,7 @@ func walkText(v reflect.Value, path, kind string, bad *[]FieldError) error {
 			return CodeValidationFailed.New(path + " " + msg).WithFields(FieldError{Field: path, Code: FieldInvalid, Message: msg})
 		}
 		if kind != textRaw && refusedText(s, kind) {
-			*bad = append(*bad, FieldError{Field: path, Code: FieldInvalid, Message: textMessage(path, kind)})
+			*bad = append(*bad, FieldError{Field: path, Code: FieldInvalid, Message: textMessage(path, kind, s)})
 		}
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len(); i++ {

@@ -194,7 +194,7 @@ func (h *Organisations) parseImport(r *http.Request, data []byte) ([]store.Organ
 			case strings.IndexByte(rec[i], 0) >= 0 || !utf8.ValidString(rec[i]):
 				add(row, name, "contains a NUL character or bytes that are not UTF-8.")
 			case refusedText(strings.TrimSpace(rec[i]), textLine):
-				add(row, name, textMessage(name, textLine))
+				add(row, name, textMessage(name, textLine, strings.TrimSpace(rec[i])))
 			}
 		}
 		get := func(name string) string {

@@ -392,7 +392,7 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 	case strings.IndexByte(t.Description, 0) >= 0 || !utf8.ValidString(t.Description):
 		return t, nil, Validation(map[string]string{"Description": "Description " + notText + "."})
 	case refusedText(t.Description, textLine):
-		return t, nil, Validation(map[string]string{"Description": textMessage("Description", textLine)})
+		return t, nil, Validation(map[string]string{"Description": textMessage("Description", textLine, t.Description)})
 	case strings.IndexByte(t.FileName, 0) >= 0 || !utf8.ValidString(t.FileName):
 		return t, nil, Validation(map[string]string{"file": "The file name " + notText + "."})
 	case utf8.RuneCountInString(t.FileName) > maxAttachmentFileName:

@@ -251,7 +251,7 @@ func (h *Organisations) CreateOrganisation(w http.ResponseWriter, r *http.Reques
 	var in store.Organisation
 	if err := Decode(w, r, &in); err != nil {
 		if f := FormRefusal(r, err); f != nil {
-			h.renderOrgForm(w, r, http.StatusUnprocessableEntity, in, true, f)
+			h.renderOrgForm(w, r, http.StatusUnprocessableEntity, in, true, withRefused(h.validateOrg(&in, true), f))
 			return
 		}
 		WriteError(w, r, err)
@@ -295,7 +295,7 @@ func (h *Organisations) UpdateOrganisation(w http.ResponseWriter, r *http.Reques
 	if err := Decode(w, r, &in); err != nil {
 		if f := FormRefusal(r, err); f != nil {
 			in.OrganisationID = id
-			h.renderOrgForm(w, r, http.StatusUnprocessableEntity, in, false, f)
+			h.renderOrgForm(w, r, http.StatusUnprocessableEntity, in, false, withRefused(h.validateOrg(&in, false), f))
 			return
 		}
 		WriteError(w, r, err)

@@ -387,7 +387,7 @@ func (h *SSA) PrepareFederationKey(w http.ResponseWriter, r *http.Request) {
 	jwk, err := h.FedKeys.Prepare(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email})
 	h.Saved(w, r, Saved{Err: storeError(err, "Federation key"),
 		Flash: "Next federation key " + jwk.KeyID + " is published; it does not sign yet.", Page: "/references/signing-keys",
-		Status: http.StatusCreated, Body: jwk, Again: h.fedKeysAgain(w, r)})
+		Status: http.StatusCreated, Body: jwk, Again: h.fedKeysAgain(w, r, nil)})
 }
 
 // ActivateFederationKey lets the next federation key sign; 409 without one
@@ -399,18 +399,43 @@ func (h *SSA) ActivateFederationKey(w http.ResponseWriter, r *http.Request) {
 	k, err := h.FedKeys.Activate(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, h.Now())
 	h.Saved(w, r, Saved{Err: storeError(err, "Federation key"),
 		Flash: "Federation key " + k.Kid + " signs from now on; the previous one stays published for one statement lifetime.", Page: "/references/signing-keys",
-		Status: http.StatusOK, Body: k, Again: h.fedKeysAgain(w, r)})
+		Status: http.StatusOK, Body: k, Again: h.fedKeysAgain(w, r, h.earlyStart)})
+}
+
+// earlyStart is the console's words for a start refused because the next
+// key has not been published for the prepublish time yet: the time as the
+// page shows it and the wait in days and hours ("" when that is not why).
+func (h *SSA) earlyStart(r *http.Request) string {
+	keys, err := h.FedKeys.Keys(r.Context())
+	if err != nil {
+		return ""
+	}
+	now := h.Now()
+	for _, k := range keys {
+		if from := k.CreatedAt.Add(h.FedKeys.Prepublish()); k.Status == "Next" && now.Before(from) {
+			return "Not started yet: the next key may sign from " + views.FormatTime(from) + ", in " + roughDuration(from.Sub(now)) +
+				". It is published for " + roughDuration(h.FedKeys.Prepublish()) + " first, so that relying parties can add it."
+		}
+	}
+	return ""
 }
 
 // fedKeysAgain shows a refused federation key action on the Signing keys
-// page, with the refusal as its message.
-func (h *SSA) fedKeysAgain(w http.ResponseWriter, r *http.Request) func(e *Error) bool {
+// page, with the refusal as its message (or, when console has its own
+// words for this refusal, those).
+func (h *SSA) fedKeysAgain(w http.ResponseWriter, r *http.Request, console func(*http.Request) string) func(e *Error) bool {
 	return func(e *Error) bool {
 		keys, err := h.Keys.Keys(r.Context())
 		if e.Status != http.StatusConflict || err != nil {
 			return false
 		}
-		h.keysPage(w, r, http.StatusConflict, keys, views.KeysPage{FedError: e.Message})
+		msg := e.Message
+		if console != nil {
+			if words := console(r); words != "" {
+				msg = words
+			}
+		}
+		h.keysPage(w, r, http.StatusConflict, keys, views.KeysPage{FedError: msg})
 		return true
 	}
 }

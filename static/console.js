@@ -126,7 +126,8 @@
   });
 
   // Where focus goes when a page arrives: into a modal; else to the first
-  // field with an error (a failed save); else, after a navigation, to the
+  // field with an error (a failed save), or the message of a refused
+  // action; else, after a navigation, to the
   // main heading so a screen reader announces the new page.
   function place(navigated) {
     if (openModals()) {
@@ -137,9 +138,19 @@
     if (a && a !== document.body && a.isConnected) {
       return;
     }
-    var bad = document.querySelector('main [aria-invalid="true"]');
+    // A refused action that has no field of its own (data-refusal, with
+    // tabindex -1): its message may be far down the page.
+    var bad = document.querySelector('main [aria-invalid="true"]') || document.querySelector("main [data-refusal]");
     if (bad) {
       bad.focus();
+      // A boosted swap scrolls to the top after htmx:afterSettle: bring
+      // the field or message back on screen after that.
+      setTimeout(function () {
+        var r = bad.getBoundingClientRect();
+        if (r.top < 0 || r.bottom > window.innerHeight) {
+          bad.scrollIntoView({ block: "center" });
+        }
+      }, 0);
       return;
     }
     if (!navigated) {

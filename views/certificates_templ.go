@@ -504,20 +504,20 @@ func CertificateWizard(s Shell, p OrgPage, w CertWizard) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			case "upload":
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "<p>Make a key and a certificate signing request for a <strong>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "<p data-testid=\"upload-intro\">Make a key and a certificate signing request for a <strong>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var24 string
 				templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(w.Type)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/certificates.templ`, Line: 80, Col: 74}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/certificates.templ`, Line: 80, Col: 101}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "</strong> certificate, have it signed by your certificate authority, then paste or upload the certificate (PEM). The private key never leaves your machine.</p><pre class=\"tf-token\" tabindex=\"0\" aria-label=\"openssl commands\" data-testid=\"openssl\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "</strong> certificate, have it signed by your certificate authority, then paste the certificate (PEM) or choose its file (PEM or DER). The private key never leaves your machine.</p><pre class=\"tf-token\" tabindex=\"0\" aria-label=\"openssl commands\" data-testid=\"openssl\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -602,7 +602,7 @@ func CertificateWizard(s Shell, p OrgPage, w CertWizard) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "<label for=\"f-file\">or a file</label> <input id=\"f-file\" type=\"file\" name=\"file\" accept=\".pem,.crt,.cer\"><div class=\"tf-actions\"><button type=\"submit\" data-testid=\"review\">Review</button> <a href=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "<label for=\"f-file\">or its file (PEM or DER: .pem, .crt, .cer)</label> <input id=\"f-file\" type=\"file\" name=\"file\" accept=\".pem,.crt,.cer\"><div class=\"tf-actions\"><button type=\"submit\" data-testid=\"review\">Review</button> <a href=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

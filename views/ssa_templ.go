@@ -378,14 +378,14 @@ func SigningKeys(s Shell, p KeysPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if p.Error != "" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<p class=\"tf-field-error\" role=\"alert\" data-testid=\"keys-error\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<p class=\"tf-field-error\" role=\"alert\" data-testid=\"keys-error\" tabindex=\"-1\" data-refusal>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var18 string
 				templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(p.Error)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/ssa.templ`, Line: 97, Col: 76}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/ssa.templ`, Line: 97, Col: 103}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 				if templ_7745c5c3_Err != nil {
@@ -668,14 +668,14 @@ func SigningKeys(s Shell, p KeysPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if p.FedError != "" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 57, "<p class=\"tf-field-error\" role=\"alert\" data-testid=\"federation-keys-error\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 57, "<p class=\"tf-field-error\" role=\"alert\" data-testid=\"federation-keys-error\" tabindex=\"-1\" data-refusal>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var33 string
 				templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(p.FedError)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/ssa.templ`, Line: 156, Col: 90}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/ssa.templ`, Line: 156, Col: 117}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 				if templ_7745c5c3_Err != nil {
@@ -727,14 +727,14 @@ func SigningKeys(s Shell, p KeysPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, " <h3 id=\"federation-emergency\">Emergency rotation</h3><p>For a compromised key: a new key signs at once, and relying parties that hold the anchor's keys configured fail until they add it. A prepared next key is left as it is.</p><form method=\"post\" action=\"/references/signing-keys/federation\" class=\"tf-actions\" aria-labelledby=\"federation-emergency\"><button type=\"submit\" data-testid=\"rotate-federation-key\">Make a new ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, " <h3 id=\"federation-emergency\">Emergency rotation</h3><p>For a compromised key: a new key signs at once, and relying parties that hold the anchor's keys configured fail until they add it. A prepared next key is left as it is.</p><form method=\"post\" action=\"/references/signing-keys/federation\" class=\"tf-actions\" aria-labelledby=\"federation-emergency\"><button type=\"submit\" data-testid=\"rotate-federation-key\" data-confirm=\"Make a new federation key that signs at once? Relying parties that hold the anchor's keys configured fail to verify new statements until they add it.\">Make a new ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var36 string
 			templ_7745c5c3_Var36, templ_7745c5c3_Err = templ.JoinStringErrs(p.FedAlg)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/ssa.templ`, Line: 173, Col: 82}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/ssa.templ`, Line: 173, Col: 247}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var36))
 			if templ_7745c5c3_Err != nil {

@@ -72,3 +72,23 @@ func TestCertificateAsDER(t *testing.T) {
 		t.Fatalf("a file that is no certificate: %d %q", resp.StatusCode, doc.Find("[data-testid=error-PEM]").Text())
 	}
 }
+
+// TestCertificateWizardSaysDER: the wizard's upload step says that a file
+// may be PEM or DER (a .cer is often DER), not only PEM.
+func TestCertificateWizardSaysDER(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	_, doc := page(t, c, env.URL+"/organisations/"+oid+"/certificates/new?step=type&type=qseal")
+	if doc.Find("#f-file").Length() != 1 {
+		t.Fatal("no upload step")
+	}
+	if label := doc.Find("label[for=f-file]").Text(); !strings.Contains(label, "PEM or DER") {
+		t.Errorf("the file's label %q", label)
+	}
+	if intro := doc.Find("[data-testid=upload-intro]").Text(); !strings.Contains(intro, "DER") {
+		t.Errorf("the step says %q", intro)
+	}
+}

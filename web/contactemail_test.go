@@ -57,3 +57,24 @@ func TestContactEmailNeedsADottedDomain(t *testing.T) {
 		t.Fatalf("form: %d, message beside the field %q", resp.StatusCode, msg)
 	}
 }
+
+// TestContactFormBreadcrumbSaysWhich: the contact form's breadcrumb ends
+// with what its heading says (New contact, Edit contact), under a link to
+// the organisation's Contacts tab.
+func TestContactFormBreadcrumbSaysWhich(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	cid := a.must(201, "POST", "/organisations/"+oid+"/contacts", `{"ContactType":"Technical","LastName":"Adams","EmailAddress":"tom@acme.example"}`)["ContactId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for path, want := range map[string]string{"/contacts/new": "New contact", "/contacts/" + cid + "/edit": "Edit contact"} {
+		_, doc := page(t, c, env.URL+"/organisations/"+oid+path)
+		crumbs := doc.Find(`nav[aria-label=breadcrumb] li`)
+		last := strings.TrimSpace(crumbs.Last().Text())
+		tab, _ := crumbs.Eq(crumbs.Length() - 2).Find("a").Attr("href")
+		if h1 := strings.TrimSpace(doc.Find("h1").Last().Text()); h1 != want || last != want || !strings.HasSuffix(tab, "/contacts") {
+			t.Errorf("%s: heading %q, breadcrumb ends %q under %q; want %q under the Contacts tab", path, h1, last, tab, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -207,5 +208,35 @@ func TestFederationKeyRolloverInTheConsole(t *testing.T) {
 	status, doc = postForm(t, c, env.URL+fedActivatePath, url.Values{})
 	if status != http.StatusConflict || !strings.Contains(doc.Find("[data-testid=federation-keys-error]").Text(), "prepare one first") {
 		t.Fatalf("activate without a next key: %d %q", status, doc.Find("[data-testid=federation-keys-error]").Text())
+	}
+}
+
+// TestFederationKeyEarlyStartInTheConsole: starting to sign with the next
+// key before its prepublish time is refused in the federation section in
+// the page's own words (the time as the page shows it, the wait in days
+// and hours, not RFC 3339 and a Go duration), and the emergency rotation,
+// which breaks relying parties at once, asks first.
+func TestFederationKeyEarlyStartInTheConsole(t *testing.T) {
+	env := webtest.Start(t, nil) // the default prepublish: one statement lifetime
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	_, doc := page(t, c, env.URL+"/references/signing-keys")
+	if confirm, _ := doc.Find("[data-testid=rotate-federation-key]").Attr("data-confirm"); !strings.Contains(confirm, "fail") {
+		t.Errorf("the emergency rotation does not ask first (data-confirm %q)", confirm)
+	}
+	if status, _ := postForm(t, c, env.URL+fedNextPath, url.Values{}); status != 200 {
+		t.Fatalf("prepare: %d", status)
+	}
+	status, doc := postForm(t, c, env.URL+fedActivatePath, url.Values{})
+	msg := doc.Find("[data-testid=federation-keys-error]").Text()
+	from := doc.Find("[data-testid=federation-next-from]").Text()
+	if status != http.StatusConflict || msg == "" {
+		t.Fatalf("early start: %d %q", status, msg)
+	}
+	if !strings.HasPrefix(msg, "Not started yet:") || !strings.Contains(msg, "1 day") || strings.Contains(msg, "0m0s") || regexp.MustCompile(`\dT\d`).MatchString(msg) {
+		t.Errorf("early start refused as %q", msg)
+	}
+	if at := regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d UTC`).FindString(from); at == "" || !strings.Contains(msg, at) {
+		t.Errorf("the refusal %q does not give the time the page shows (%q)", msg, from)
 	}
 }

@@ -487,3 +487,71 @@ func TestTextRuleSparesKeptKeyMaterialText(t *testing.T) {
 		t.Errorf("revoked with the description sent back as read: %v", got)
 	}
 }
+
+// TestTextRuleSaysWhichCharacter: a refused character is often invisible
+// (a direction mark shows "Evil\u202eknaB" as "EvilBank"), so the message
+// names it and where it is, beside the field and in the API's fields.
+// Beside the field the message says "This field", as its label is there.
+func TestTextRuleSaysWhichCharacter(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	r, m := a.do("POST", "/organisations", `{"OrganisationName":"Evil\u202eknaB","LegalEntityName":"Acme\tLtd","RegistrationNumber":"1","CountryOfRegistration":"GB"}`)
+	if r.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("API: %d %v", r.StatusCode, m)
+	}
+	if f := fieldsOf(m); !strings.Contains(f["OrganisationName"], "character 5 is U+202E, a direction mark") || !strings.Contains(f["LegalEntityName"], "character 5 is a tab") {
+		t.Errorf("API fields %q", f)
+	}
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	form := url.Values{"OrganisationName": {"Evil\u202eknaB"}, "RegistrationNumber": {"1"}, "CountryOfRegistration": {"GB"}}
+	req, _ := http.NewRequest("POST", env.URL+"/organisations", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", env.URL)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	doc := htmlDoc(t, body)
+	msgID, _ := doc.Find("#f-OrganisationName").Attr("aria-describedby")
+	// Beside the field it is "This field", not the member's API name.
+	if msg := doc.Find("#" + msgID).Text(); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(msg, "character 5 is U+202E, a direction mark") ||
+		!strings.HasPrefix(msg, "This field cannot contain") {
+		t.Errorf("console: %d, beside the field %q", resp.StatusCode, msg)
+	}
+}
+
+// TestTextRuleRefusalKeepsTheFormsOwnChecks: a console form refused by the
+// text rule also shows its own checks' messages (an e-mail without a dot
+// in its domain, a missing country, a JWKS URI that is not https), so that
+// one save shows every field to fix, not one round after another.
+func TestTextRuleRefusalKeepsTheFormsOwnChecks(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for _, fc := range []struct {
+		path   string
+		form   url.Values
+		fields []string
+	}{
+		{"/organisations", url.Values{"OrganisationName": {"Evil\u202eknaB"}, "RegistrationNumber": {"1"}, "CountryOfRegistration": {"UK"}}, []string{"OrganisationName", "CountryOfRegistration"}},
+		{"/organisations/" + oid, url.Values{"OrganisationName": {"Ac\u0007me"}, "RegistrationNumber": {""}, "CountryOfRegistration": {"GB"}, "Status": {"Pending"}}, []string{"OrganisationName", "RegistrationNumber"}},
+		{"/organisations/" + oid + "/contacts", url.Values{"ContactType": {"Technical"}, "FirstName": {"An\u202en"}, "LastName": {"Doe"}, "EmailAddress": {"ann@localhost"}}, []string{"FirstName", "EmailAddress"}},
+		{"/organisations/" + oid + "/softwarestatements", url.Values{"ClientName": {"App\u200f"}, "JwksUri": {"http://keys.acme.example/jwks"}, "Status": {"Active"}}, []string{"ClientName", "JwksUri"}},
+	} {
+		status, doc := postForm(t, c, env.URL+fc.path, fc.form)
+		if status != http.StatusUnprocessableEntity {
+			t.Fatalf("%s: %d, want 422", fc.path, status)
+		}
+		for _, field := range fc.fields {
+			msgID, _ := doc.Find("#f-" + field).Attr("aria-describedby")
+			if msgID == "" || strings.TrimSpace(doc.Find("#"+msgID).Text()) == "" {
+				t.Errorf("%s: no message beside %s", fc.path, field)
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	jose "github.com/go-jose/go-jose/v4"
@@ -66,5 +67,25 @@ func TestEndToEndFederationOwnConfiguration(t *testing.T) {
 		if !visible(t, ctx, "[data-testid=fed-own-json]") || !strings.Contains(text(t, ctx, "[data-testid=fed-own-json]"), `"federation_resolve_endpoint"`) {
 			t.Errorf("at %d px the decoded JSON does not open", vp.w)
 		}
+	}
+
+	// On a phone, starting the next key too early: the refusal, far down
+	// the page, gets the focus and is on screen (the page used to come
+	// back at its top, as if nothing had happened).
+	answerDialogs(t, ctx, true)
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(env.URL+"/references/signing-keys"),
+		chromedp.Click(chromedp.CSS(`[data-testid=prepare-federation-key]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=activate-federation-key]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=activate-federation-key]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=federation-keys-error]`)),
+	))
+	var shown string
+	for deadline := time.Now().Add(3 * time.Second); shown != "true true" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		shown, err = chromedp.Run(ctx, chromedp.Evaluate[string](`(function(){var e=document.querySelector("[data-testid=federation-keys-error]"), r=e.getBoundingClientRect();
+			return (document.activeElement === e) + " " + (r.top >= 0 && r.bottom <= window.innerHeight);})()`))
+	}
+	if err != nil || shown != "true true" {
+		t.Errorf("the early start's refusal: focused, on screen = %q (%v)", shown, err)
 	}
 }

@@ -38,6 +38,21 @@ func TestEndToEndWebhooks(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=empty]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid=new-item]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=new-item-form]`)),
+	))
+	// Each subject type's words and its API name beside them do not overlap
+	// (Pico's "input + small" rule made the name a block pulled up over the
+	// words, the text between them being no element).
+	overlaps, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("[data-testid=subject-types] label")].filter(l => {
+		const words = document.createRange();
+		words.selectNodeContents(l);
+		words.setEndBefore(l.querySelector("small"));
+		const a = words.getBoundingClientRect(), b = l.querySelector("small").getBoundingClientRect();
+		return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+	}).map(l => l.textContent.trim())`))
+	if err != nil || len(overlaps) > 0 {
+		t.Fatalf("subject types whose API name covers their words: %q (%v)", overlaps, err)
+	}
+	must(t, chromedp.Do(ctx,
 		// Nothing chosen: refused beside the fields, what was typed kept.
 		chromedp.SendKeys(chromedp.ID("f-Url"), rc.URL+"/hook"),
 		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
