@@ -59,7 +59,7 @@ func validRefName(f map[string]string, field, name string) {
 		f[field] = dotSegmentMessage(field)
 	}
 	if hasControl(name) {
-		f[field] = controlMessage(field)
+		f[field] = textMessage(field, textLine, name)
 	}
 }
 

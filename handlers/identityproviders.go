@@ -145,7 +145,7 @@ func (h *IdentityProviders) validate(p *store.IdentityProvider, isNew bool) map[
 		f["Name"] = dotSegmentMessage("Name")
 	}
 	if hasControl(p.Name) {
-		f["Name"] = controlMessage("Name")
+		f["Name"] = textMessage("Name", textLine, p.Name)
 	}
 	required(f, "Issuer", p.Issuer, "Issuer")
 	checkLen(f, "Issuer", p.Issuer, 500)

@@ -399,7 +399,7 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 		return t, nil, Validation(map[string]string{"file": "The file name has more than " + itoa(maxAttachmentFileName) + " characters; rename the file."})
 	case hasControl(t.FileName):
 		// A direction mark shows "invoice‮fdp.exe" as "invoiceexe.pdf".
-		return t, nil, Validation(map[string]string{"file": controlMessage("The file name")})
+		return t, nil, Validation(map[string]string{"file": textMessage("The file name", textLine, t.FileName)})
 	}
 	if !gotFile {
 		if fileRequired {

@@ -131,7 +131,7 @@ func validateRef(it *store.ReferenceItem, isNew bool) map[string]string {
 			f["Name"] = dotSegmentMessage("The name")
 		}
 		if hasControl(it.Name) {
-			f["Name"] = controlMessage("The name")
+			f["Name"] = textMessage("The name", textLine, it.Name)
 		}
 	}
 	checkLen(f, "Description", it.Description, 500)

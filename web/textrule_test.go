@@ -555,3 +555,20 @@ func TestTextRuleRefusalKeepsTheFormsOwnChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesSayWhichCharacter: names that are URL segments (domains, roles,
+// reference types, identity providers, attachment file names) name the
+// refused character as every other text member does.
+func TestNamesSayWhichCharacter(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	for _, c := range []struct{ path, body string }{
+		{"/references/authorisation-domains", `{"Name":"Open\u202eFinance"}`},
+		{"/references/contact-types", `{"Name":"Open\u202eFinance"}`},
+	} {
+		r, m := a.do("POST", c.path, c.body)
+		if r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(fieldsOf(m)["Name"], "character 5 is U+202E") {
+			t.Errorf("%s: %d %v, want 422 naming character 5", c.path, r.StatusCode, m)
+		}
+	}
+}
