@@ -66,7 +66,10 @@ func (h *Servers) GetServer(w http.ResponseWriter, r *http.Request) {
 
 // validateServer checks the fields, then the issuer against its discovery
 // document and the other servers: each issuer problem is its own entry.
-func (h *Servers) validateServer(r *http.Request, s *store.AuthorisationServer, isNew bool) error {
+// serverFieldChecks are a server's checks that need neither the network nor
+// the store: a form refused by the text rule shows them beside their fields
+// too, so that one save names every field to fix.
+func (h *Servers) serverFieldChecks(s *store.AuthorisationServer, isNew bool) map[string]string {
 	f := map[string]string{}
 	required(f, "CustomerFriendlyName", s.CustomerFriendlyName, "Name")
 	checkLen(f, "CustomerFriendlyName", s.CustomerFriendlyName, maxName)
@@ -86,6 +89,11 @@ func (h *Servers) validateServer(r *http.Request, s *store.AuthorisationServer, 
 	if s.Flags == nil {
 		s.Flags = []string{}
 	}
+	return f
+}
+
+func (h *Servers) validateServer(r *http.Request, s *store.AuthorisationServer, isNew bool) error {
+	f := h.serverFieldChecks(s, isNew)
 	var issuerProblems []string
 	if strings.TrimSpace(s.Issuer) == "" {
 		issuerProblems = append(issuerProblems, "Issuer is required.")
@@ -169,7 +177,7 @@ func (h *Servers) ServerForm(w http.ResponseWriter, r *http.Request) {
 // CreateServer adds an authorisation server after validating its issuer.
 func (h *Servers) CreateServer(w http.ResponseWriter, r *http.Request) {
 	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.AuthorisationServer, f map[string]string) {
-		h.renderServerForm(w, r, http.StatusUnprocessableEntity, o, in, true, Validation(f))
+		h.renderServerForm(w, r, http.StatusUnprocessableEntity, o, in, true, Validation(withRefused(h.serverFieldChecks(&in, true), f)))
 	})
 	if !ok {
 		return
@@ -188,7 +196,7 @@ func (h *Servers) CreateServer(w http.ResponseWriter, r *http.Request) {
 func (h *Servers) UpdateServer(w http.ResponseWriter, r *http.Request) {
 	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.AuthorisationServer, f map[string]string) {
 		in.AuthorisationServerID = PathParam(r, "serverID")
-		h.renderServerForm(w, r, http.StatusUnprocessableEntity, o, in, false, Validation(f))
+		h.renderServerForm(w, r, http.StatusUnprocessableEntity, o, in, false, Validation(withRefused(h.serverFieldChecks(&in, false), f)))
 	})
 	if !ok {
 		return
