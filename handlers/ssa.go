@@ -263,7 +263,7 @@ func (h *SSA) keysPage(w http.ResponseWriter, r *http.Request, status int, keys 
 	}
 	Render(w, r, status, views.SigningKeys(h.Shell(r, "Signing keys", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Signing keys"}),
 		views.KeysPage{Keys: keys, Current: current, Algs: ssa.AllAlgs, Enabled: h.Keys.Enabled(), Error: msgs.Error, FedKeys: fedKeys, FedAlg: h.FedKeys.Alg(),
-			FedNextFrom: nextFrom, FedError: msgs.FedError}))
+			FedNextFrom: nextFrom, FedNextReady: !nextFrom.IsZero() && !h.Now().Before(nextFrom), FedError: msgs.FedError}))
 }
 
 // RotateKey makes a new signing key for an algorithm.

@@ -186,6 +186,10 @@ func TestFederationKeyRolloverInTheConsole(t *testing.T) {
 	if doc.Find("[data-testid=activate-federation-key]").Length() != 1 || doc.Find("[data-testid=prepare-federation-key]").Length() != 0 {
 		t.Fatal("with a next key the page should offer activate and not prepare")
 	}
+	if cls, _ := doc.Find("[data-testid=activate-federation-key]").Attr("class"); strings.Contains(cls, "secondary") ||
+		!strings.Contains(doc.Find("[data-testid=federation-next-from]").Text(), "may sign since") {
+		t.Errorf("a next key that may sign now: button class %q, text %q", cls, doc.Find("[data-testid=federation-next-from]").Text())
+	}
 	// The decoded entity configuration says which published key is the next one.
 	_, own := page(t, c, env.URL+"/references/federation")
 	if own.Find("[data-testid=fed-own-key]").Length() != 2 || own.Find("[data-testid=fed-own-key-signs]").Length() != 1 ||
@@ -238,5 +242,9 @@ func TestFederationKeyEarlyStartInTheConsole(t *testing.T) {
 	}
 	if at := regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d UTC`).FindString(from); at == "" || !strings.Contains(msg, at) {
 		t.Errorf("the refusal %q does not give the time the page shows (%q)", msg, from)
+	}
+	// Before its time the start is offered as a secondary action, saying so.
+	if cls, _ := doc.Find("[data-testid=activate-federation-key]").Attr("class"); !strings.Contains(cls, "secondary") || !strings.Contains(from, "until then") {
+		t.Errorf("before its time: button class %q, text %q", cls, from)
 	}
 }
