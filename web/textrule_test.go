@@ -542,7 +542,7 @@ func TestTextRuleRefusalKeepsTheFormsOwnChecks(t *testing.T) {
 		{"/organisations/" + oid, url.Values{"OrganisationName": {"Ac\u0007me"}, "RegistrationNumber": {""}, "CountryOfRegistration": {"GB"}, "Status": {"Pending"}}, []string{"OrganisationName", "RegistrationNumber"}},
 		{"/organisations/" + oid + "/contacts", url.Values{"ContactType": {"Technical"}, "FirstName": {"An\u202en"}, "LastName": {"Doe"}, "EmailAddress": {"ann@localhost"}}, []string{"FirstName", "EmailAddress"}},
 		{"/organisations/" + oid + "/softwarestatements", url.Values{"ClientName": {"App\u200f"}, "JwksUri": {"http://keys.acme.example/jwks"}, "Status": {"Active"}}, []string{"ClientName", "JwksUri"}},
-		{"/organisations/" + oid + "/authorisationservers", url.Values{"CustomerFriendlyName": {""}, "Description": {"Main‮"}, "Issuer": {"https://as.acme.example"}, "Status": {"Active"}}, []string{"Description", "CustomerFriendlyName"}},
+		{"/organisations/" + oid + "/authorisationservers", url.Values{"CustomerFriendlyName": {""}, "Description": {"Main\u202e"}, "Issuer": {"https://as.acme.example"}, "Status": {"Active"}}, []string{"Description", "CustomerFriendlyName"}},
 	} {
 		status, doc := postForm(t, c, env.URL+fc.path, fc.form)
 		if status != http.StatusUnprocessableEntity {
