@@ -239,7 +239,13 @@ func certPEM(der []byte) string {
 func refusalText(e *Error) string {
 	var parts []string
 	for _, f := range e.Fields {
-		parts = append(parts, f.Message)
+		msg := f.Message
+		// Said away from its field (at the top of a page), "This field"
+		// names no field: the member's name does (FormRefusal).
+		if rest, ok := strings.CutPrefix(msg, "This field "); ok && f.Field != "" {
+			msg = f.Field + " " + rest
+		}
+		parts = append(parts, msg)
 	}
 	if len(parts) == 0 {
 		return e.Message
