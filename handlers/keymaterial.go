@@ -168,15 +168,25 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 		})})
 }
 
-// Get is one item of key material (its page in the browser).
-func (h *KeyMaterial) Get(w http.ResponseWriter, r *http.Request) {
+// item is the organisation of the URL and its key material {kmID}; a
+// refusal is answered and ok is false.
+func (h *KeyMaterial) item(w http.ResponseWriter, r *http.Request) (store.Organisation, store.KeyMaterial, bool) {
 	o, ok := h.org(w, r)
 	if !ok {
-		return
+		return o, store.KeyMaterial{}, false
 	}
 	k, err := h.Store.GetKeyMaterial(r.Context(), o.OrganisationID, PathParam(r, "kmID"))
 	if err != nil {
 		WriteError(w, r, storeError(during("GetKeyMaterial", err), "Key material"))
+		return o, k, false
+	}
+	return o, k, true
+}
+
+// Get is one item of key material (its page in the browser).
+func (h *KeyMaterial) Get(w http.ResponseWriter, r *http.Request) {
+	o, k, ok := h.item(w, r)
+	if !ok {
 		return
 	}
 	SetETag(w, k)
@@ -473,13 +483,8 @@ func (h *KeyMaterial) AddAttachment(w http.ResponseWriter, r *http.Request) {
 // or edited): set puts the messages beside their fields and what was sent
 // back in them; a refusal of no field is said above the forms.
 func (h *KeyMaterial) refusedAttachment(w http.ResponseWriter, r *http.Request, e *Error, set func(p *views.KeyMaterialDetail)) {
-	o, ok := h.org(w, r)
+	o, k, ok := h.item(w, r)
 	if !ok {
-		return
-	}
-	k, err := h.Store.GetKeyMaterial(r.Context(), o.OrganisationID, PathParam(r, "kmID"))
-	if err != nil {
-		WriteError(w, r, storeError(during("GetKeyMaterial", err), "Key material"))
 		return
 	}
 	atts, err := h.Store.ListAttachments(r.Context(), k.KeyMaterialID)
