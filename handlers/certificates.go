@@ -142,7 +142,7 @@ func readPEM(w http.ResponseWriter, r *http.Request) (string, error) {
 func certText(b []byte) (string, error) {
 	if !bytes.Contains(b, []byte("-----BEGIN")) {
 		if _, err := x509.ParseCertificate(b); err == nil {
-			return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: b})), nil
+			return certPEM(b), nil
 		}
 		if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
 			return "", Validation(map[string]string{"PEM": "The file is neither a PEM certificate nor a DER one."})
