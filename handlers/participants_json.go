@@ -125,9 +125,7 @@ func appendServer(b []byte, s *store.AuthorisationServer) []byte {
 }
 
 func appendDomainClaim(b []byte, c *store.OrgDomainClaim) []byte {
-	b = appendField(b, `{"OrganisationAuthorityDomainClaimId":`, c.OrganisationAuthorityDomainClaimID)
-	b = appendField(b, `,"AuthorisationDomainName":`, c.AuthorisationDomainName)
-	b = appendField(b, `,"AuthorityId":`, c.AuthorityID)
+	b = appendField(b, `{"AuthorisationDomainName":`, c.AuthorisationDomainName)
 	b = appendField(b, `,"AuthorityName":`, c.AuthorityName)
 	b = appendField(b, `,"RegistrationId":`, c.RegistrationID)
 	b = appendField(b, `,"Status":`, c.Status)
@@ -135,10 +133,7 @@ func appendDomainClaim(b []byte, c *store.OrgDomainClaim) []byte {
 }
 
 func appendRoleClaim(b []byte, c *store.OrgDomainRoleClaim) []byte {
-	b = appendField(b, `{"OrganisationId":`, c.OrganisationID)
-	b = appendField(b, `,"OrganisationAuthorityClaimId":`, c.OrganisationAuthorityClaimID)
-	b = appendField(b, `,"AuthorityId":`, c.AuthorityID)
-	b = appendField(b, `,"Status":`, c.Status)
+	b = appendField(b, `{"Status":`, c.Status)
 	b = appendField(b, `,"AuthorisationDomain":`, c.AuthorisationDomain)
 	b = appendField(b, `,"Role":`, c.Role)
 	b = append(b, `,"Authorisations":`...)

@@ -25,8 +25,8 @@ func TestParticipantsJSONIsEncodingJSON(t *testing.T) {
 				AddressLine1: s, AddressLine2: s, City: s, Postcode: s, Status: "Active", Flags: []string{s, "f"}, CreatedOn: at, UpdatedOn: at.Add(time.Duration(i) * time.Second)},
 			AuthorisationServers: []store.AuthorisationServer{{AuthorisationServerID: "as" + s, OrganisationID: s, CustomerFriendlyName: s, Description: s, Issuer: "https://x/" + s,
 				OpenIDDiscoveryDocument: s, Status: "Active", Flags: []string{}, CreatedOn: at, UpdatedOn: time.Time{}}},
-			OrgDomainClaims: []store.OrgDomainClaim{{OrganisationAuthorityDomainClaimID: s + "d", AuthorisationDomainName: s, AuthorityID: s, AuthorityName: s, RegistrationID: s, Status: "Active"}},
-			OrgDomainRoleClaims: []store.OrgDomainRoleClaim{{OrganisationID: s, OrganisationAuthorityClaimID: s + "c", AuthorityID: s, Status: "Active", AuthorisationDomain: s, Role: s,
+			OrgDomainClaims: []store.OrgDomainClaim{{AuthorisationDomainName: s, AuthorityID: s, AuthorityName: s, RegistrationID: s, Status: "Active"}},
+			OrgDomainRoleClaims: []store.OrgDomainRoleClaim{{OrganisationID: s, AuthorityID: s, Status: "Active", AuthorisationDomain: s, Role: s,
 				Authorisations: []store.Authorisation{{Status: "Active", MemberState: s}}, RegistrationID: s}, {Authorisations: []store.Authorisation{}}},
 		}
 		l = append(l, p)
@@ -104,7 +104,7 @@ func TestParticipantsSizeHintFits(t *testing.T) {
 					p.AuthorisationServers = append(p.AuthorisationServers, store.AuthorisationServer{Issuer: "https://as.example/" + word(60), Description: word(400)})
 				}
 				for range rnd.IntN(5) {
-					p.OrgDomainRoleClaims = append(p.OrgDomainRoleClaims, store.OrgDomainRoleClaim{OrganisationAuthorityClaimID: word(36), Role: word(20)})
+					p.OrgDomainRoleClaims = append(p.OrgDomainRoleClaims, store.OrgDomainRoleClaim{RegistrationID: word(36), Role: word(20)})
 				}
 			}
 			l = append(l, p)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -285,16 +284,19 @@ func joinQuoted(l []string) string {
 }
 
 // OrgDomainRoleClaim is an Active claim as the participants list shows it
-// (OrganisationAuthorityClaim of the open-finance participants schema).
+// (OrganisationAuthorityClaim of the open-finance participants schema):
+// the members docs/design.md §12 names. The organisation and authority
+// are kept for building the list and not published: the organisation is
+// the participant the claim sits in, and the authority is named by the
+// OrgDomainClaims entry of the same domain and registration.
 type OrgDomainRoleClaim struct {
-	OrganisationID               string          `json:"OrganisationId"`
-	OrganisationAuthorityClaimID string          `json:"OrganisationAuthorityClaimId"`
-	AuthorityID                  string          `json:"AuthorityId"`
-	Status                       string          `json:"Status"`
-	AuthorisationDomain          string          `json:"AuthorisationDomain"`
-	Role                         string          `json:"Role"`
-	Authorisations               []Authorisation `json:"Authorisations"`
-	RegistrationID               string          `json:"RegistrationId"`
+	OrganisationID      string          `json:"-"`
+	AuthorityID         string          `json:"-"`
+	Status              string          `json:"Status"`
+	AuthorisationDomain string          `json:"AuthorisationDomain"`
+	Role                string          `json:"Role"`
+	Authorisations      []Authorisation `json:"Authorisations"`
+	RegistrationID      string          `json:"RegistrationId"`
 }
 
 // Authorisation is a member-state authorisation of a role claim; none are
@@ -306,25 +308,13 @@ type Authorisation struct {
 
 // OrgDomainClaim is one authority and domain in which an organisation
 // holds at least one Active role claim (OrganisationAuthorityDomainClaim
-// of the participants schema).
+// of the participants schema), with the members docs/design.md §12 names.
 type OrgDomainClaim struct {
-	OrganisationAuthorityDomainClaimID string `json:"OrganisationAuthorityDomainClaimId"`
-	AuthorisationDomainName            string `json:"AuthorisationDomainName"`
-	AuthorityID                        string `json:"AuthorityId"`
-	AuthorityName                      string `json:"AuthorityName"`
-	RegistrationID                     string `json:"RegistrationId"`
-	Status                             string `json:"Status"`
-}
-
-// domainClaimID is a stable identifier for an (organisation, authority,
-// domain) triple: the directory keeps no record of its own for it, and a
-// client that keys on it must see the same value in every answer.
-func domainClaimID(org, authority, domain string) string {
-	sum := sha256.Sum256([]byte(org + "\x00" + authority + "\x00" + domain))
-	b := sum[:16]
-	b[6] = b[6]&0x0f | 0x50 // version 5 layout, name-based
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	AuthorityID             string `json:"-"`
+	AuthorisationDomainName string `json:"AuthorisationDomainName"`
+	AuthorityName           string `json:"AuthorityName"`
+	RegistrationID          string `json:"RegistrationId"`
+	Status                  string `json:"Status"`
 }
 
 // participantClaims adds the Active claims of the listed organisations
@@ -350,7 +340,7 @@ func participantClaims(ctx context.Context, q querier, out []Participant, index 
 	}
 	// One pass over the covering index claims_participants; claims of
 	// organisations that are not listed are skipped here.
-	rows, err := q.QueryContext(ctx, `SELECT claim_id, organisation_id, authority_id, domain, role, registration_id FROM organisation_authority_claims
+	rows, err := q.QueryContext(ctx, `SELECT organisation_id, authority_id, domain, role, registration_id FROM organisation_authority_claims
 		INDEXED BY claims_participants WHERE status = 'Active'`)
 	if err != nil {
 		return fmt.Errorf("store: participants' claims: %w", err)
@@ -359,7 +349,7 @@ func participantClaims(ctx context.Context, q querier, out []Participant, index 
 	var touched []int
 	for rows.Next() {
 		var c OrgDomainRoleClaim
-		if err := rows.Scan(&c.OrganisationAuthorityClaimID, &c.OrganisationID, &c.AuthorityID, &c.AuthorisationDomain, &c.Role, &c.RegistrationID); err != nil {
+		if err := rows.Scan(&c.OrganisationID, &c.AuthorityID, &c.AuthorisationDomain, &c.Role, &c.RegistrationID); err != nil {
 			return err
 		}
 		i, ok := index[c.OrganisationID]
@@ -394,8 +384,7 @@ func participantClaims(ctx context.Context, q querier, out []Participant, index 
 			}
 			if !seen {
 				p.OrgDomainClaims = append(p.OrgDomainClaims, OrgDomainClaim{
-					OrganisationAuthorityDomainClaimID: domainClaimID(c.OrganisationID, c.AuthorityID, c.AuthorisationDomain),
-					AuthorisationDomainName:            c.AuthorisationDomain, AuthorityID: c.AuthorityID, AuthorityName: names[c.AuthorityID],
+					AuthorityID: c.AuthorityID, AuthorisationDomainName: c.AuthorisationDomain, AuthorityName: names[c.AuthorityID],
 					RegistrationID: c.RegistrationID, Status: "Active",
 				})
 			}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 
@@ -541,8 +542,32 @@ func TestParticipantsClaimsFollowTheParticipantsSchema(t *testing.T) {
 	}
 	first := rc[0].(map[string]any)
 	if first["AuthorisationDomain"] != "Data" || first["Role"] != "DATA" || first["Status"] != "Active" || first["RegistrationId"] != "REG-DATA" ||
-		first["OrganisationId"] != bank || first["AuthorityId"] != dataAuth || first["Authorisations"] == nil || len(first["Authorisations"].([]any)) != 0 {
+		first["Authorisations"] == nil || len(first["Authorisations"].([]any)) != 0 {
 		t.Fatalf("role claim %v", first)
+	}
+	// The members docs/design.md §12 names, and no others: the claim's
+	// own id and its organisation's are not the public's (the claim sits
+	// in its participant; its id is in the authority-claims API).
+	keysOf := func(m map[string]any) string {
+		var k []string
+		for n := range m {
+			k = append(k, n)
+		}
+		sort.Strings(k)
+		return strings.Join(k, ",")
+	}
+	if got := keysOf(first); got != "AuthorisationDomain,Authorisations,RegistrationId,Role,Status" {
+		t.Fatalf("role claim members: %s", got)
+	}
+	for _, d := range dc {
+		if got := keysOf(d.(map[string]any)); got != "AuthorisationDomainName,AuthorityName,RegistrationId,Status" {
+			t.Fatalf("domain claim members: %s", got)
+		}
+		// A role claim names its authority through the domain claim of
+		// the same domain and registration.
+		if m := d.(map[string]any); m["AuthorisationDomainName"] == "Data" && (m["AuthorityName"] != "Data Office" || m["RegistrationId"] != "REG-DATA") {
+			t.Fatalf("the Data role claim's authority: %v", m)
+		}
 	}
 	names := map[string]bool{}
 	for _, d := range dc {

@@ -1346,12 +1346,10 @@ type OrgCertification struct {
 // OrgCertificationSubjectType defines model for OrgCertification.SubjectType.
 type OrgCertificationSubjectType string
 
-// OrgDomainClaim An authority and domain in which the organisation holds at least one Active role claim (OrganisationAuthorityDomainClaim of the open-finance participants schema); the id is stable
+// OrgDomainClaim An authority and domain in which the organisation holds at least one Active role claim (OrganisationAuthorityDomainClaim of the open-finance participants schema, with the members docs/design.md §12 names)
 type OrgDomainClaim struct {
-	AuthorisationDomainName            string             `json:"AuthorisationDomainName"`
-	AuthorityId                        string             `json:"AuthorityId"`
-	AuthorityName                      string             `json:"AuthorityName"`
-	OrganisationAuthorityDomainClaimId openapi_types.UUID `json:"OrganisationAuthorityDomainClaimId"`
+	AuthorisationDomainName string `json:"AuthorisationDomainName"`
+	AuthorityName           string `json:"AuthorityName"`
 
 	// RegistrationId that of the first role claim (by role name) in it
 	RegistrationId string               `json:"RegistrationId"`
@@ -1361,7 +1359,7 @@ type OrgDomainClaim struct {
 // OrgDomainClaimStatus defines model for OrgDomainClaim.Status.
 type OrgDomainClaimStatus string
 
-// OrgDomainRoleClaim An Active role claim (OrganisationAuthorityClaim of the open-finance participants schema).
+// OrgDomainRoleClaim An Active role claim (OrganisationAuthorityClaim of the open-finance participants schema, with the members docs/design.md §12 names). Its authority is the OrgDomainClaims entry of the same domain and RegistrationId; the claim's own id is in the authority-claims API.
 type OrgDomainRoleClaim struct {
 	AuthorisationDomain string `json:"AuthorisationDomain"`
 
@@ -1370,12 +1368,9 @@ type OrgDomainRoleClaim struct {
 		MemberState string `json:"MemberState"`
 		Status      string `json:"Status"`
 	} `json:"Authorisations"`
-	AuthorityId                  string                   `json:"AuthorityId"`
-	OrganisationAuthorityClaimId string                   `json:"OrganisationAuthorityClaimId"`
-	OrganisationId               openapi_types.UUID       `json:"OrganisationId"`
-	RegistrationId               string                   `json:"RegistrationId"`
-	Role                         string                   `json:"Role"`
-	Status                       OrgDomainRoleClaimStatus `json:"Status"`
+	RegistrationId string                   `json:"RegistrationId"`
+	Role           string                   `json:"Role"`
+	Status         OrgDomainRoleClaimStatus `json:"Status"`
 }
 
 // OrgDomainRoleClaimStatus defines model for OrgDomainRoleClaim.Status.

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "654e41b91ab74ccdabc7f122750e2f2c04531127a1059f49c4e3ed257c7c1e86"
+const SpecSHA256 = "4fa725ccecde5e5016f756dd57202d94ab52b53c181323822997993f556e98b2"
