@@ -34,7 +34,7 @@ type keyStore interface {
 	ListFederationKeys(ctx context.Context) ([]store.SigningKey, error)
 	CurrentFederationKey(ctx context.Context) (store.SigningKey, error)
 	AddFederationKey(ctx context.Context, a store.Audit, k store.SigningKey) error
-	PrepareFederationKey(ctx context.Context, a store.Audit, k store.SigningKey) error
+	PrepareFederationKey(ctx context.Context, a store.Audit, k store.SigningKey, prepublish time.Duration) error
 	ActivateFederationKey(ctx context.Context, a store.Audit, ready func(store.SigningKey) error) (store.SigningKey, error)
 }
 
@@ -81,10 +81,12 @@ func (kr *Keyring) Alg() string { return kr.alg }
 // Lifetime is how long a statement signed now lives.
 func (kr *Keyring) Lifetime() time.Duration { return kr.lifetime }
 
-// SetPrepublish sets how long a Next key must have been published before
-// Activate lets it sign (0: at once). The default is one statement
-// lifetime: an entity configuration fetched just before the key was
-// published is kept that long, and does not name the key.
+// SetPrepublish sets how long a Next key that Prepare makes must have
+// been published before Activate lets it sign (0: at once). The default is
+// one statement lifetime: an entity configuration fetched just before the
+// key was published is kept that long, and does not name the key. Prepare
+// stores the instant with the key; Activate reads this time only for a
+// Next key prepared before that (see MaySignFrom).
 func (kr *Keyring) SetPrepublish(d time.Duration) { kr.prepublish = d }
 
 // Prepublish is the time SetPrepublish set.
@@ -114,21 +116,34 @@ func (kr *Keyring) Rotate(ctx context.Context, a store.Audit) (jose.JSONWebKey, 
 }
 
 // Prepare makes the Next key: published in the entity configuration's
-// jwks from now on, not signing until Activate. While a Next key exists
-// it is a store.ConflictError.
+// jwks from now on, not signing until Activate. It may sign from now plus
+// Prepublish; the store keeps that instant with the key. While a Next key
+// exists it is a store.ConflictError.
 func (kr *Keyring) Prepare(ctx context.Context, a store.Audit) (jose.JSONWebKey, error) {
-	return kr.make(ctx, func(k store.SigningKey) error { return kr.store.PrepareFederationKey(ctx, a, k) })
+	return kr.make(ctx, func(k store.SigningKey) error { return kr.store.PrepareFederationKey(ctx, a, k, kr.prepublish) })
+}
+
+// MaySignFrom is the instant from which a Next key may sign: the one
+// stored when it was prepared. A Next key prepared before migration 0031
+// has none stored and is reckoned as before, from its creation time and
+// this keyring's Prepublish (docs/decisions.md).
+func (kr *Keyring) MaySignFrom(k store.SigningKey) time.Time {
+	if k.MaySignFrom != nil {
+		return *k.MaySignFrom
+	}
+	return k.CreatedAt.Add(kr.prepublish)
 }
 
 // Activate lets the Next key sign from now on; the key that signed until
 // now is retired and stays published for a statement lifetime. Without a
-// Next key, or one published less than Prepublish before now, it is a
-// store.ConflictError naming why (and when it becomes possible).
+// Next key, or before the instant it may sign from (MaySignFrom, stored
+// when it was prepared), it is a store.ConflictError naming why (and when
+// it becomes possible).
 func (kr *Keyring) Activate(ctx context.Context, a store.Audit, now time.Time) (store.SigningKey, error) {
 	return kr.store.ActivateFederationKey(ctx, a, func(next store.SigningKey) error {
-		if from := next.CreatedAt.Add(kr.prepublish); now.Before(from) {
+		if from := kr.MaySignFrom(next); now.Before(from) {
 			return &store.ConflictError{Message: fmt.Sprintf("federation key %s has been published since %s; it may sign from %s (published for %s first, so that relying parties can add it)",
-				next.Kid, next.CreatedAt.UTC().Format(time.RFC3339), from.UTC().Format(time.RFC3339), kr.prepublish)}
+				next.Kid, next.CreatedAt.UTC().Format(time.RFC3339), from.UTC().Format(time.RFC3339), from.Sub(next.CreatedAt).Round(time.Second))}
 		}
 		return nil
 	})

@@ -259,3 +259,57 @@ func TestKeyringRolloverSeenByAnotherInstance(t *testing.T) {
 		t.Fatalf("after activation on one instance: %s and %s sign, want %s on both", ga, gb, next.KeyID)
 	}
 }
+
+// TestKeyringActivationFollowsTheStoredInstant: two instances with
+// different prepublish times on one database agree on when the next key
+// may sign: the instant stored when it was prepared, whichever instance
+// (or CLI run) activates it and whatever its own prepublish time.
+func TestKeyringActivationFollowsTheStoredInstant(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "keys.db")
+	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	open := func(prepublish time.Duration) *federation.Keyring {
+		t.Helper()
+		db, err := store.Open(ctx, path, func() time.Time { return clock })
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		kr, err := federation.OpenKeyring(ctx, db, plainSealer{}, "ES256", 24*time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kr.SetPrepublish(prepublish)
+		return kr
+	}
+	hour, none, long := open(time.Hour), open(0), open(48*time.Hour)
+	next, err := hour.Prepare(ctx, store.Audit{Actor: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := clock.Add(time.Hour)
+	for _, kr := range []*federation.Keyring{hour, none, long} {
+		nk, err := func() (store.SigningKey, error) {
+			keys, err := kr.Keys(ctx)
+			for _, k := range keys {
+				if k.Status == "Next" {
+					return k, err
+				}
+			}
+			return store.SigningKey{}, err
+		}()
+		if err != nil || !kr.MaySignFrom(nk).Equal(from) {
+			t.Fatalf("instance with prepublish %s: may sign from %s (%v), want %s", kr.Prepublish(), kr.MaySignFrom(nk), err, from)
+		}
+	}
+	// An instance with no prepublish time may not start it early.
+	_, err = none.Activate(ctx, store.Audit{Actor: "test"}, from.Add(-time.Second))
+	var ce *store.ConflictError
+	if !errors.As(err, &ce) || !strings.Contains(ce.Message, "may sign from "+from.Format(time.RFC3339)) {
+		t.Fatalf("early activation with prepublish 0: %v, want a conflict naming %s", err, from)
+	}
+	// One with a longer prepublish time may start it at the stored instant.
+	if act, err := long.Activate(ctx, store.Audit{Actor: "test"}, from); err != nil || act.Kid != next.KeyID {
+		t.Fatalf("activation at the stored instant with prepublish 48h: %+v %v", act, err)
+	}
+}

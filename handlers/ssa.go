@@ -258,7 +258,7 @@ func (h *SSA) keysPage(w http.ResponseWriter, r *http.Request, status int, keys 
 	var nextFrom time.Time
 	for _, k := range fedKeys {
 		if k.Status == "Next" {
-			nextFrom = k.CreatedAt.Add(h.FedKeys.Prepublish())
+			nextFrom = h.FedKeys.MaySignFrom(k)
 		}
 	}
 	Render(w, r, status, views.SigningKeys(h.Shell(r, "Signing keys", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Signing keys"}),
@@ -403,8 +403,9 @@ func (h *SSA) ActivateFederationKey(w http.ResponseWriter, r *http.Request) {
 }
 
 // earlyStart is the console's words for a start refused because the next
-// key has not been published for the prepublish time yet: the time as the
-// page shows it and the wait in days and hours ("" when that is not why).
+// key may not sign yet (the instant stored when it was prepared): the time
+// as the page shows it and the wait in days and hours ("" when that is not
+// why).
 func (h *SSA) earlyStart(r *http.Request) string {
 	keys, err := h.FedKeys.Keys(r.Context())
 	if err != nil {
@@ -412,9 +413,9 @@ func (h *SSA) earlyStart(r *http.Request) string {
 	}
 	now := h.Now()
 	for _, k := range keys {
-		if from := k.CreatedAt.Add(h.FedKeys.Prepublish()); k.Status == "Next" && now.Before(from) {
+		if from := h.FedKeys.MaySignFrom(k); k.Status == "Next" && now.Before(from) {
 			return "Not started yet: the next key may sign from " + views.FormatTime(from) + ", in " + roughDuration(from.Sub(now)) +
-				". It is published for " + roughDuration(h.FedKeys.Prepublish()) + " first, so that relying parties can add it."
+				". It is published for " + roughDuration(from.Sub(k.CreatedAt)) + " first, so that relying parties can add it."
 		}
 	}
 	return ""

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -16,14 +17,39 @@ import (
 // (ActivateFederationKey): relying parties that hold the anchor's keys
 // configured add the Next key before anything is signed with it.
 
+// fedKeyCols are the columns of a federation key: a signing key's, and
+// the instant a Next key may sign from (migration 0031).
+const fedKeyCols = sigKeyCols + `, may_sign_from`
+
+func scanFedKey(row rowScanner) (SigningKey, error) {
+	var k SigningKey
+	var c string
+	var r, m sql.NullString
+	err := row.Scan(&k.Kid, &k.Alg, &k.Status, &c, &r, &k.PublicJWK, &k.PrivateEnc, &m)
+	k.CreatedAt = parseStamp(c)
+	if r.Valid {
+		t := parseStamp(r.String)
+		k.RetiredAt = &t
+	}
+	if m.Valid {
+		t := parseStamp(m.String)
+		k.MaySignFrom = &t
+	}
+	return k, err
+}
+
 // ListFederationKeys returns every federation key, newest first.
 func (d *DB) ListFederationKeys(ctx context.Context) ([]SigningKey, error) {
-	return d.listKeys(ctx, "federation_keys")
+	out, err := queryList(ctx, d.db, scanFedKey, `SELECT `+fedKeyCols+` FROM federation_keys ORDER BY created_at DESC, kid`)
+	if err != nil {
+		return nil, fmt.Errorf("store: federation_keys: %w", err)
+	}
+	return out, nil
 }
 
 // CurrentFederationKey is the key that signs: the newest Active one.
 func (d *DB) CurrentFederationKey(ctx context.Context) (SigningKey, error) {
-	return queryOne(ctx, d.db, scanSigKey, `SELECT `+sigKeyCols+` FROM federation_keys WHERE status = 'Active' ORDER BY created_at DESC, kid LIMIT 1`)
+	return queryOne(ctx, d.db, scanFedKey, `SELECT `+fedKeyCols+` FROM federation_keys WHERE status = 'Active' ORDER BY created_at DESC, kid LIMIT 1`)
 }
 
 // AddFederationKey stores a new key that signs from now on; every other
@@ -48,14 +74,17 @@ func (d *DB) AddFederationKey(ctx context.Context, a Audit, k SigningKey) error 
 // NextFederationKey is the key published as the next one, not signing
 // yet; ErrNotFound when there is none.
 func (d *DB) NextFederationKey(ctx context.Context) (SigningKey, error) {
-	return queryOne(ctx, d.db, scanSigKey, `SELECT `+sigKeyCols+` FROM federation_keys WHERE status = 'Next'`)
+	return queryOne(ctx, d.db, scanFedKey, `SELECT `+fedKeyCols+` FROM federation_keys WHERE status = 'Next'`)
 }
 
 // PrepareFederationKey stores k as the Next key: published from now on,
-// not signing. There is at most one Next key: while one is stored this is
-// a ConflictError and nothing changes (replacing it would withdraw a key
-// relying parties may already have configured).
-func (d *DB) PrepareFederationKey(ctx context.Context, a Audit, k SigningKey) error {
+// not signing. It may sign from now plus prepublish: that instant is
+// stored with the key (migration 0031), so that activation follows the
+// time in force when the key was prepared, whichever process activates it
+// (docs/design.md §13). There is at most one Next key: while one is
+// stored this is a ConflictError and nothing changes (replacing it would
+// withdraw a key relying parties may already have configured).
+func (d *DB) PrepareFederationKey(ctx context.Context, a Audit, k SigningKey, prepublish time.Duration) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {
 		var kid, created string
 		err := tx.QueryRowContext(ctx, `SELECT kid, created_at FROM federation_keys WHERE status = 'Next'`).Scan(&kid, &created)
@@ -66,12 +95,14 @@ func (d *DB) PrepareFederationKey(ctx context.Context, a Audit, k SigningKey) er
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO federation_keys(`+sigKeyCols+`) VALUES (?, ?, 'Next', ?, NULL, ?, ?)`,
-			k.Kid, k.Alg, d.stamp(), k.PublicJWK, k.PrivateEnc); err != nil {
+		now := d.now().UTC()
+		from := now.Add(prepublish)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO federation_keys(`+fedKeyCols+`) VALUES (?, ?, 'Next', ?, NULL, ?, ?, ?)`,
+			k.Kid, k.Alg, now.Format(time.RFC3339Nano), k.PublicJWK, k.PrivateEnc, from.Format(time.RFC3339Nano)); err != nil {
 			return err
 		}
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "key_create", SubjectType: "FederationKey", SubjectID: k.Kid,
-			KeyID: k.Kid, Summary: "alg " + k.Alg + "; published as the next key, does not sign yet"})
+			KeyID: k.Kid, Summary: "alg " + k.Alg + "; published as the next key, does not sign yet; may sign from " + from.Format(time.RFC3339)})
 	})
 }
 
@@ -85,7 +116,7 @@ func (d *DB) ActivateFederationKey(ctx context.Context, a Audit, ready func(Sign
 	var next SigningKey
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		next, err = queryOne(ctx, tx, scanSigKey, `SELECT `+sigKeyCols+` FROM federation_keys WHERE status = 'Next'`)
+		next, err = queryOne(ctx, tx, scanFedKey, `SELECT `+fedKeyCols+` FROM federation_keys WHERE status = 'Next'`)
 		if errors.Is(err, ErrNotFound) {
 			return &ConflictError{Message: "no federation key is published as the next key: prepare one first"}
 		} else if err != nil {

@@ -1,16 +1,22 @@
 package web_test
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+	"github.com/trustframe/trustframe/federation"
+	"github.com/trustframe/trustframe/ssa"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
 	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
@@ -246,5 +252,71 @@ func TestFederationKeyEarlyStartInTheConsole(t *testing.T) {
 	// Before its time the start is offered as a secondary action, saying so.
 	if cls, _ := doc.Find("[data-testid=activate-federation-key]").Attr("class"); !strings.Contains(cls, "secondary") || !strings.Contains(from, "until then") {
 		t.Errorf("before its time: button class %q, text %q", cls, from)
+	}
+}
+
+// TestFederationKeyActivationFollowsTheStoredInstant: a next key prepared
+// elsewhere (keys prepare --federation, or another instance) with another
+// prepublish time than this server's: the server lists the instant stored
+// with the key, its 409 and its console name that instant, and it starts
+// the key at that instant, not at its own --federation-key-prepublish
+// (docs/design.md §13).
+func TestFederationKeyActivationFollowsTheStoredInstant(t *testing.T) {
+	clock := &testClock{t: time.Now().Truncate(time.Second)}
+	serverPrepublish := 48 * time.Hour
+	env := webtest.Start(t, func(c *web.Config) { c.Now = clock.Now; c.FederationKeyPrepublish = &serverPrepublish })
+	su := newAPI(t, env, "admin@example.com")
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	// As keys prepare --federation --federation-key-prepublish 2m does.
+	ctx := context.Background()
+	kek, err := ssa.OpenKEK(ctx, env.DB, filepath.Join(env.DataDir, "kek.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := federation.OpenKeyring(ctx, env.DB, kek, "ES256", 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli.SetPrepublish(2 * time.Minute)
+	jwk, err := cli.Prepare(ctx, store.Audit{Actor: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nk, err := env.DB.NextFederationKey(ctx)
+	if err != nil || nk.MaySignFrom == nil {
+		t.Fatalf("next key %+v %v: no instant stored", nk, err)
+	}
+	from := *nk.MaySignFrom
+
+	list := su.must(200, "GET", "/references/signing-keys/federation", "")["list"].([]any)
+	if got, _ := list[0].(map[string]any)["MaySignFrom"].(string); list[0].(map[string]any)["kid"] != jwk.KeyID || got == "" {
+		t.Fatalf("list: %v, want %s with MaySignFrom", list, jwk.KeyID)
+	} else if at, err := time.Parse(time.RFC3339Nano, got); err != nil || !at.Equal(from) {
+		t.Fatalf("listed MaySignFrom %q, want %s", got, from)
+	}
+	_, doc := page(t, c, env.URL+"/references/signing-keys")
+	if text := doc.Find("[data-testid=federation-next-from]").Text(); !strings.Contains(text, views.FormatTime(from)) {
+		t.Fatalf("the console says %q, want the stored instant %s", text, views.FormatTime(from))
+	}
+
+	// Before the stored instant: refused, naming it.
+	clock.Add(from.Add(-time.Minute).Sub(clock.Now()))
+	if r, m := su.do("POST", fedActivatePath, ""); r.StatusCode != http.StatusConflict || !strings.Contains(m["detail"].(string), "may sign from "+from.UTC().Format(time.RFC3339)) {
+		t.Fatalf("activate before the stored instant: %d %v, want 409 naming %s", r.StatusCode, m, from.UTC().Format(time.RFC3339))
+	}
+	status, doc := postForm(t, c, env.URL+fedActivatePath, url.Values{})
+	if msg := doc.Find("[data-testid=federation-keys-error]").Text(); status != http.StatusConflict || !strings.Contains(msg, views.FormatTime(from)) || !strings.Contains(msg, "2 minutes first") {
+		t.Fatalf("console start before the stored instant: %d %q", status, msg)
+	}
+	// At it: the key signs, though this server's own prepublish time
+	// (48 hours) has not passed.
+	clock.Add(from.Sub(clock.Now()))
+	if act := su.must(200, "POST", fedActivatePath, ""); act["kid"] != jwk.KeyID {
+		t.Fatalf("activate at the stored instant: %v", act)
+	}
+	if _, signer := publishedKids(t, env); signer != jwk.KeyID {
+		t.Fatalf("after activation %s signs, want %s", signer, jwk.KeyID)
 	}
 }

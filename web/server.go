@@ -63,9 +63,10 @@ type Config struct {
 	FederationEntityID          string        // default the base URL
 	FederationOrganizationName  string        // organization_name of the entity configuration
 	FederationStatementLifetime time.Duration // default 24h
-	// FederationKeyPrepublish is how long a prepared federation key must
-	// have been published before it may sign (docs/design.md §13); nil is
-	// one statement lifetime, 0 at once.
+	// FederationKeyPrepublish is how long a federation key this server
+	// prepares must have been published before it may sign; the instant is
+	// stored with the key (docs/design.md §13); nil is one statement
+	// lifetime, 0 at once.
 	FederationKeyPrepublish *time.Duration
 	FederationSigningAlg    string // default ES256
 	// JWKSRefreshInterval is the least time between two fetches of an

@@ -189,8 +189,15 @@ func doctorFederationKeys(ctx context.Context, r *doctorReport, f *serveFlags, d
 			signing = true
 			r.ok("federation signing key", "kid %s (%s) signs", k.Kid, k.Alg)
 		case "Next":
-			r.ok("federation next key", "kid %s published since %s, may sign from %s (keys activate --federation)",
-				k.Kid, k.CreatedAt.UTC().Format(time.RFC3339), k.CreatedAt.Add(wait).UTC().Format(time.RFC3339))
+			// The instant stored when the key was prepared; a key prepared
+			// before migration 0031 has none and is reckoned as serve
+			// reckons it, from these flags (docs/decisions.md).
+			from, how := k.CreatedAt.Add(wait), " (prepared before migration 0031: reckoned from --federation-key-prepublish)"
+			if k.MaySignFrom != nil {
+				from, how = *k.MaySignFrom, ""
+			}
+			r.ok("federation next key", "kid %s published since %s, may sign from %s%s (keys activate --federation)",
+				k.Kid, k.CreatedAt.UTC().Format(time.RFC3339), from.UTC().Format(time.RFC3339), how)
 		}
 	}
 	if !signing {

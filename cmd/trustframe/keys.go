@@ -18,6 +18,11 @@ import (
 	"github.com/trustframe/trustframe/store"
 )
 
+// keysPrepublishUsage is keys' --federation-key-prepublish: it sets the
+// instant a key made by prepare may sign from, stored with the key;
+// activate follows that instant (docs/decisions.md).
+const keysPrepublishUsage = "prepare --federation: how long the next key is published before it may sign; the instant is stored with the key, and keys activate, serve and the API follow it; 0: at once (default one --federation-statement-lifetime). Activate ignores it, except for a key prepared before migration 0031"
+
 // cmdKeys manages the SSA signing keys without the API (also while serve
 // runs): list, rotate, retire; with --federation the federation keys:
 // list, rotate (at once, the emergency path), prepare and activate (the
@@ -41,9 +46,9 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	bits := fs.Int("ssa-rsa-bits", 2048, "size of new PS256 keys")
 	fed := fs.Bool("federation", false, "list, rotate, prepare or activate the directory's federation signing keys instead (docs/design.md §13)")
 	fedAlg := fs.String("federation-signing-alg", "ES256", "algorithm of new federation keys")
-	fedLifetime := fs.Duration("federation-statement-lifetime", 24*time.Hour, "lifetime of federation statements")
+	fedLifetime := fs.Duration("federation-statement-lifetime", 24*time.Hour, "lifetime of federation statements (prepare: the default --federation-key-prepublish)")
 	var fedPrepublish prepublishFlag
-	fs.Var(&fedPrepublish, "federation-key-prepublish", prepublishUsage)
+	fs.Var(&fedPrepublish, "federation-key-prepublish", keysPrepublishUsage)
 	if help {
 		return &helpRequested{commandUsage(fs)}
 	}
@@ -128,8 +133,19 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 			} else if err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "federation: next key %s is published; it does not sign until keys activate --federation\n", jwk.KeyID)
+			nk, err := db.NextFederationKey(ctx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "federation: next key %s is published; it may sign from %s (keys activate --federation)\n", jwk.KeyID, fk.MaySignFrom(nk).UTC().Format(time.RFC3339))
 		case "activate":
+			// The instant the next key may sign from was stored when it
+			// was prepared; the flags count only for a key prepared before
+			// migration 0031 (docs/decisions.md).
+			if nk, err := db.NextFederationKey(ctx); err == nil && nk.MaySignFrom != nil && fedPrepublish.set {
+				fmt.Fprintf(stderr, "note: --federation-key-prepublish is ignored: key %s may sign from %s, the time stored when it was prepared\n",
+					nk.Kid, nk.MaySignFrom.UTC().Format(time.RFC3339))
+			}
 			k, err := fk.Activate(ctx, actor, time.Now())
 			if errors.As(err, &ce) {
 				return errors.New(ce.Message)
@@ -142,9 +158,14 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%-10s %-44s %-8s %s\n", "ALG", "KID", "STATUS", "CREATED")
+		fmt.Fprintf(stdout, "%-10s %-44s %-8s %-19s %s\n", "ALG", "KID", "STATUS", "CREATED", "MAY SIGN FROM")
 		for _, k := range keys {
-			fmt.Fprintf(stdout, "%-10s %-44s %-8s %s\n", k.Alg, k.Kid, k.Status, k.CreatedAt.UTC().Format("2006-01-02 15:04:05"))
+			from := ""
+			if k.Status == "Next" {
+				from = fk.MaySignFrom(k).UTC().Format("2006-01-02 15:04:05")
+			}
+			line := fmt.Sprintf("%-10s %-44s %-8s %-19s %s", k.Alg, k.Kid, k.Status, k.CreatedAt.UTC().Format("2006-01-02 15:04:05"), from)
+			fmt.Fprintln(stdout, strings.TrimRight(line, " "))
 		}
 		return nil
 	}

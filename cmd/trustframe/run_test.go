@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestHelpListsEveryFlagWithItsEnvTwin(t *testing.T) {
@@ -549,38 +550,76 @@ func TestOperatorMessage(t *testing.T) {
 
 // keys prepare --federation publishes the next federation key (listed as
 // Next, not signing); a second prepare is refused naming it; activate
-// before the prepublish time is refused naming when it may sign, with
-// --federation-key-prepublish 0 it signs and the old key is Retired;
-// activate with nothing prepared is refused; prepare without --federation
-// is a usage error (docs/design.md §13).
+// before the instant stored when it was prepared is refused naming that
+// instant, also when activate is given another --federation-key-prepublish
+// than prepare had (the flag is the one in force at preparation, not at
+// activation); a key prepared with --federation-key-prepublish 0 signs at
+// once whatever activate's flags; activate with nothing prepared is
+// refused; prepare without --federation is a usage error (docs/design.md
+// §13).
 func TestKeysFederationStagedRollover(t *testing.T) {
 	dir := t.TempDir()
 	migrateDir(t, dir)
+	var errOut bytes.Buffer
 	run1 := func(args ...string) (string, error) {
 		var out bytes.Buffer
-		err := run(context.Background(), append([]string{"keys"}, append(args, "--data-dir", dir)...), func(string) string { return "" }, nil, &out, &bytes.Buffer{})
+		errOut.Reset()
+		err := run(context.Background(), append([]string{"keys"}, append(args, "--data-dir", dir)...), func(string) string { return "" }, nil, &out, &errOut)
 		return out.String(), err
 	}
-	out, err := run1("prepare", "--federation")
+	out, err := run1("prepare", "--federation", "--federation-key-prepublish", "3h")
 	if err != nil || !strings.Contains(out, "next key") || strings.Count(out, "Next") != 1 || strings.Count(out, "Active") != 1 {
 		t.Fatalf("prepare: %v\n%s", err, out)
 	}
-	// doctor says which key signs and from when the next one may.
-	if doc, _ := runDoctor("--data-dir", dir); !strings.Contains(doc, "ok    federation signing key") || !strings.Contains(doc, "ok    federation next key") ||
-		!strings.Contains(doc, "may sign from") {
-		t.Fatalf("doctor during a rollover:\n%s", doc)
+	nextFrom := func() time.Time {
+		t.Helper()
+		db, err := store.Open(context.Background(), filepath.Join(dir, "trustframe.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		nk, err := db.NextFederationKey(context.Background())
+		if err != nil || nk.MaySignFrom == nil {
+			t.Fatalf("next key %+v %v: no instant stored", nk, err)
+		}
+		if d := nk.MaySignFrom.Sub(nk.CreatedAt); d != 3*time.Hour {
+			t.Fatalf("stored instant %s after the creation, want prepare's 3h", d)
+		}
+		return *nk.MaySignFrom
+	}
+	from := nextFrom().UTC().Format(time.RFC3339)
+	if !strings.Contains(out, "may sign from "+from) {
+		t.Fatalf("prepare does not say the stored instant %s:\n%s", from, out)
+	}
+	// doctor says which key signs and the stored instant the next one
+	// may sign from, whatever its own flags.
+	if doc, _ := runDoctor("--data-dir", dir, "--federation-key-prepublish", "0s"); !strings.Contains(doc, "ok    federation signing key") || !strings.Contains(doc, "ok    federation next key") ||
+		!strings.Contains(doc, "may sign from "+from) {
+		t.Fatalf("doctor during a rollover, want may sign from %s:\n%s", from, doc)
 	}
 	if _, err := run1("prepare", "--federation"); exitCode(err) != 1 || !strings.Contains(err.Error(), "already published as the next key") {
 		t.Fatalf("second prepare: exit %d: %v", exitCode(err), err)
 	}
-	if _, err := run1("activate", "--federation"); exitCode(err) != 1 || !strings.Contains(err.Error(), "may sign from") {
-		t.Fatalf("activate within the default prepublish time: exit %d: %v", exitCode(err), err)
+	for _, flags := range [][]string{nil, {"--federation-key-prepublish", "0s"}, {"--federation-statement-lifetime", "1s"}} {
+		if _, err := run1(append([]string{"activate", "--federation"}, flags...)...); exitCode(err) != 1 || !strings.Contains(err.Error(), "may sign from "+from) {
+			t.Fatalf("activate %v before the stored instant: exit %d: %v, want a refusal naming %s", flags, exitCode(err), err, from)
+		}
 	}
-	out, err = run1("activate", "--federation", "--federation-key-prepublish", "0s")
+	if _, err := run1("activate", "--federation", "--federation-key-prepublish", "0s"); err == nil || !strings.Contains(errOut.String(), "--federation-key-prepublish is ignored") {
+		t.Fatalf("activate with --federation-key-prepublish does not say it is ignored: %v\n%s", err, errOut.String())
+	}
+
+	// A key prepared to sign at once signs, whatever activate's flags.
+	dir = t.TempDir()
+	migrateDir(t, dir)
+	if _, err := run1("prepare", "--federation", "--federation-key-prepublish", "0s"); err != nil {
+		t.Fatal(err)
+	}
+	out, err = run1("activate", "--federation", "--federation-key-prepublish", "48h")
 	if err != nil || !strings.Contains(out, "signs from now on") || strings.Count(out, "Next") != 0 || strings.Count(out, "Active") != 1 || strings.Count(out, "Retired") != 1 {
 		t.Fatalf("activate: %v\n%s", err, out)
 	}
-	if _, err := run1("activate", "--federation", "--federation-key-prepublish", "0s"); exitCode(err) != 1 || !strings.Contains(err.Error(), "prepare one first") {
+	if _, err := run1("activate", "--federation"); exitCode(err) != 1 || !strings.Contains(err.Error(), "prepare one first") {
 		t.Fatalf("activate without a next key: exit %d: %v", exitCode(err), err)
 	}
 	for _, args := range [][]string{{"prepare"}, {"activate"}, {"activate", "--federation", "--federation-key-prepublish", "-1h"}} {

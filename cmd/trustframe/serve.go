@@ -516,15 +516,16 @@ func splitList(s string) []string {
 	return out
 }
 
-// prepublishFlag is --federation-key-prepublish: how long a prepared
-// federation key is published before it may sign (docs/design.md §13).
+// prepublishFlag is --federation-key-prepublish: how long a federation
+// key prepared from now on is published before it may sign; the instant
+// is stored with the key (docs/design.md §13).
 // Not given, it is one statement lifetime (value() is nil).
 type prepublishFlag struct {
 	d   time.Duration
 	set bool
 }
 
-const prepublishUsage = "how long a prepared federation key must have been published before it may sign (keys activate --federation, or the API and console); 0: at once (default one --federation-statement-lifetime)"
+const prepublishUsage = "how long a federation key prepared from the API or console must have been published before it may sign; the instant is stored with the key, and activation anywhere follows it; 0: at once (default one --federation-statement-lifetime)"
 
 func (p *prepublishFlag) String() string {
 	if p == nil || !p.set {

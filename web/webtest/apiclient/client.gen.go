@@ -1112,6 +1112,9 @@ type FederationKey struct {
 	// CreatedAt when the key was made and first published
 	CreatedAt time.Time `json:"CreatedAt"`
 
+	// MaySignFrom a prepared key's instant from which it may sign: when it was prepared plus --federation-key-prepublish in force then, stored with the key. Left out for keys made by an immediate rotation and for a key prepared before this was stored (then it is reckoned from CreatedAt and the serving instance's --federation-key-prepublish)
+	MaySignFrom *time.Time `json:"MaySignFrom,omitempty"`
+
 	// RetiredAt left out until replaced; a replaced key stays published for one statement lifetime
 	RetiredAt *time.Time `json:"RetiredAt,omitempty"`
 
@@ -3874,7 +3877,7 @@ type ClientInterface interface {
 
 	// ActivateFederationKey Start signing with the next federation key; the key that signed until now is Retired and stays published for one statement lifetime
 	//
-	// 409 without a prepared key, or while it has been published for less than --federation-key-prepublish (default one statement lifetime; the problem names when it may sign). The body, when there is one, is an empty object.
+	// 409 without a prepared key, or before the instant it may sign from (its MaySignFrom: the time it was prepared plus the --federation-key-prepublish in force then, default one statement lifetime; the problem names it). The body, when there is one, is an empty object.
 	//
 	// Corresponds with POST /references/signing-keys/federation/next/activate (the `ActivateFederationKey` operationId).
 	ActivateFederationKey(ctx context.Context, params *ActivateFederationKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -6452,7 +6455,7 @@ func (c *Client) PrepareFederationKey(ctx context.Context, params *PrepareFedera
 
 // ActivateFederationKey Start signing with the next federation key; the key that signed until now is Retired and stays published for one statement lifetime
 //
-// 409 without a prepared key, or while it has been published for less than --federation-key-prepublish (default one statement lifetime; the problem names when it may sign). The body, when there is one, is an empty object.
+// 409 without a prepared key, or before the instant it may sign from (its MaySignFrom: the time it was prepared plus the --federation-key-prepublish in force then, default one statement lifetime; the problem names it). The body, when there is one, is an empty object.
 //
 // Corresponds with POST /references/signing-keys/federation/next/activate (the `ActivateFederationKey` operationId).
 func (c *Client) ActivateFederationKey(ctx context.Context, params *ActivateFederationKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -14713,7 +14716,7 @@ type ClientWithResponsesInterface interface {
 
 	// ActivateFederationKeyWithResponse Start signing with the next federation key; the key that signed until now is Retired and stays published for one statement lifetime
 	//
-	// 409 without a prepared key, or while it has been published for less than --federation-key-prepublish (default one statement lifetime; the problem names when it may sign). The body, when there is one, is an empty object.
+	// 409 without a prepared key, or before the instant it may sign from (its MaySignFrom: the time it was prepared plus the --federation-key-prepublish in force then, default one statement lifetime; the problem names it). The body, when there is one, is an empty object.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -24629,7 +24632,7 @@ func (c *ClientWithResponses) PrepareFederationKeyWithResponse(ctx context.Conte
 
 // ActivateFederationKeyWithResponse Start signing with the next federation key; the key that signed until now is Retired and stays published for one statement lifetime
 //
-// 409 without a prepared key, or while it has been published for less than --federation-key-prepublish (default one statement lifetime; the problem names when it may sign). The body, when there is one, is an empty object.
+// 409 without a prepared key, or before the instant it may sign from (its MaySignFrom: the time it was prepared plus the --federation-key-prepublish in force then, default one statement lifetime; the problem names it). The body, when there is one, is an empty object.
 //
 // Returns a wrapper object for the known response body format(s).
 //

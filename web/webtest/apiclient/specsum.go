@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "4fa725ccecde5e5016f756dd57202d94ab52b53c181323822997993f556e98b2"
+const SpecSHA256 = "fa82529fdfe68a4d305b28954049fef853f0c9f213b242be843cdd8afa8ce533"
