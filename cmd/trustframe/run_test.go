@@ -628,3 +628,40 @@ func TestKeysFederationStagedRollover(t *testing.T) {
 		}
 	}
 }
+
+// A next key prepared before migration 0031 has no stored instant (the
+// migration leaves it NULL): doctor says so, and keys activate reckons it
+// as before, from its creation time and its own --federation-key-prepublish
+// (docs/decisions.md, "Federation keys roll over in two steps").
+func TestKeysFederationActivatesAKeyPreparedBefore0031(t *testing.T) {
+	dir := t.TempDir()
+	migrateDir(t, dir)
+	var errOut bytes.Buffer
+	run1 := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		errOut.Reset()
+		err := run(context.Background(), append([]string{"keys"}, append(args, "--data-dir", dir)...), func(string) string { return "" }, nil, &out, &errOut)
+		return out.String(), err
+	}
+	if _, err := run1("prepare", "--federation", "--federation-key-prepublish", "0s"); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(context.Background(), filepath.Join(dir, "trustframe.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().ExecContext(context.Background(), `UPDATE federation_keys SET may_sign_from = NULL`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if doc, _ := runDoctor("--data-dir", dir); !strings.Contains(doc, "prepared before migration 0031") {
+		t.Fatalf("doctor on a key prepared before 0031:\n%s", doc)
+	}
+	if _, err := run1("activate", "--federation"); exitCode(err) != 1 || !strings.Contains(err.Error(), "may sign from") {
+		t.Fatalf("activate with the default prepublish time: exit %d: %v", exitCode(err), err)
+	}
+	out, err := run1("activate", "--federation", "--federation-key-prepublish", "0s")
+	if err != nil || !strings.Contains(out, "signs from now on") || strings.Contains(errOut.String(), "ignored") {
+		t.Fatalf("activate with --federation-key-prepublish 0s: %v\n%s\n%s", err, out, errOut.String())
+	}
+}
