@@ -176,3 +176,70 @@ func TestTextRuleSparesPolicyEditStoredDescription(t *testing.T) {
 		t.Errorf("a new description against the rule: %d %v, want 422", r.StatusCode, m)
 	}
 }
+
+// TestKeyMaterialEditKeepsStoredLines: the key material Edit form showed
+// the Description in a one-line input; a browser drops the line breaks of
+// such a value, so saving the form unchanged saved a description saved
+// before the text rule on two lines as one ("first linesecond line")
+// without the person knowing. Such a value is shown in a text area; saved
+// unchanged, or with another Use, or revoked, it is kept as it was. A
+// change to it must be one line (refused beside the field otherwise).
+func TestKeyMaterialEditKeepsStoredLines(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	oid := su.must(201, "POST", "/organisations", org("Legacy Keys"))["OrganisationId"].(string)
+	path := "/organisations/" + oid + "/key-material/" + su.must(201, "POST", "/organisations/"+oid+"/key-material",
+		jsonBody(t, map[string]any{"PEM": webtest.ValidCert(t, "rsa2048", "km"), "Use": "enc", "Description": "old"}))["KeyMaterialID"].(string)
+	legacy := "first line\nsecond line"
+	if _, err := env.DB.SQL().ExecContext(t.Context(), `UPDATE key_material SET description = ? WHERE key_material_id = ?`, legacy, strings.TrimPrefix(path, "/organisations/"+oid+"/key-material/")); err != nil {
+		t.Fatal(err)
+	}
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	form := func(which string) url.Values {
+		t.Helper()
+		resp, err := c.Get(env.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := docOf(t, resp)
+		f := doc.Find(`form[action="` + path + `"]:has(input[name=Status][value=` + which + `])`)
+		if f.Length() != 1 {
+			t.Fatalf("no %s form on the page", which)
+		}
+		if which == "Active" && goquery.NodeName(f.Find("[name=Description]")) != "textarea" {
+			t.Errorf("a description on two lines is shown in a <%s>, whose value loses its line breaks", goquery.NodeName(f.Find("[name=Description]")))
+		}
+		return sentByBrowser(f)
+	}
+	check := func(what, use, status string) {
+		t.Helper()
+		if got := su.must(200, "GET", path, ""); got["Description"] != legacy || got["Use"] != use || got["Status"] != status {
+			t.Errorf("%s: Description %q, Use %v, Status %v; want %q, %s, %s", what, got["Description"], got["Use"], got["Status"], legacy, use, status)
+		}
+	}
+
+	if status, doc := postForm(t, c, env.URL+path, form("Active")); status != http.StatusOK {
+		t.Errorf("saved unchanged: %d; %q", status, doc.Find("main").Text())
+	}
+	check("saved unchanged", "enc", "Active")
+	edit := form("Active")
+	edit.Set("Use", "sig")
+	if status, doc := postForm(t, c, env.URL+path, edit); status != http.StatusOK {
+		t.Errorf("another Use: %d; %q", status, doc.Find("main").Text())
+	}
+	check("another Use", "sig", "Active")
+	// Changed, and still on two lines: refused beside the field, kept.
+	edit = form("Active")
+	edit.Set("Description", "first line\r\nthird line")
+	status, doc := postForm(t, c, env.URL+path, edit)
+	besideField(t, "a changed description on two lines", status, http.StatusUnprocessableEntity, doc, "Description", nil)
+	check("refused", "sig", "Active")
+	// The Revoke form sends the description back in a hidden field.
+	revoke := form("Revoked")
+	revoke.Set("RevokeReason", "keycompromise")
+	if status, doc := postForm(t, c, env.URL+path, revoke); status != http.StatusOK {
+		t.Errorf("revoked: %d; %q", status, doc.Find("main").Text())
+	}
+	check("revoked", "sig", "Revoked")
+}
