@@ -243,3 +243,49 @@ func TestKeyMaterialEditKeepsStoredLines(t *testing.T) {
 	}
 	check("revoked", "sig", "Revoked")
 }
+
+// TestDomainsEditFormsKeepStoredLines: the edit forms of a domain, a role
+// and an authority showed their text in one-line inputs; a value saved on
+// several lines before the text rule was joined into one line unseen when
+// the form was saved. Such a value is shown in a text area and, saved
+// unchanged, kept as it was.
+func TestDomainsEditFormsKeepStoredLines(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	auth := setupDomains(t, su)
+	legacy := "first line\nsecond line"
+	for _, q := range []string{
+		`UPDATE authorisation_domains SET description = ? WHERE name = 'Payments'`,
+		`UPDATE authorisation_domain_roles SET description = ? WHERE domain = 'Payments' AND name = 'PISP'`,
+		`UPDATE authorities SET name = ? WHERE authority_id = '` + auth + `'`,
+	} {
+		if _, err := env.DB.SQL().ExecContext(t.Context(), q, legacy); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for _, tc := range []struct{ what, action, api, member string }{
+		{"domain", "/references/authorisation-domains/Payments", "/references/authorisation-domains/Payments", "Description"},
+		{"role", "/references/authorisation-domains/Payments/roles/PISP", "/references/authorisation-domains/Payments/roles/PISP", "Description"},
+		{"authority", "/references/authorities/" + auth, "/references/authorities/" + auth, "AuthorityName"},
+	} {
+		resp, err := c.Get(env.URL + "/references/authorisation-domains")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := docOf(t, resp).Find(`form[action="` + tc.action + `"]:has(input:not([type=hidden]), textarea, select)`)
+		if f.Length() != 1 {
+			t.Fatalf("%s: %d edit forms", tc.what, f.Length())
+		}
+		if n := goquery.NodeName(f.Find("[name=" + tc.member + "]")); n != "textarea" {
+			t.Errorf("%s: %s on two lines is shown in a <%s>", tc.what, tc.member, n)
+		}
+		if status, doc := postForm(t, c, env.URL+tc.action, sentByBrowser(f)); status != http.StatusOK {
+			t.Errorf("%s: saved unchanged: %d; %q", tc.what, status, doc.Find("[role=alert]").Text())
+		}
+		if got := su.must(200, "GET", tc.api, ""); got[tc.member] != legacy {
+			t.Errorf("%s: saved unchanged, %s is %q, want %q", tc.what, tc.member, got[tc.member], legacy)
+		}
+	}
+}
