@@ -245,11 +245,17 @@ func (h *Domains) CreateDomain(w http.ResponseWriter, r *http.Request) {
 // that Active claims use is a 409 naming them.
 func (h *Domains) UpdateDomain(w http.ResponseWriter, r *http.Request) {
 	var in store.AuthorisationDomain
-	refused, ok := decodeForm(w, r, &in)
+	name := PathParam(r, "domain")
+	refused, ok := decodeKept(w, r, &in, func() map[string]storedText {
+		cur, err := h.Store.GetAuthorisationDomain(r.Context(), name)
+		if err != nil {
+			return nil
+		}
+		return map[string]storedText{"Description": {&in.Description, cur.Description}}
+	})
 	if !ok {
 		return
 	}
-	name := PathParam(r, "domain")
 	if in.Name != "" && in.Name != name {
 		h.failed(w, r, Validation(map[string]string{"Name": "The name of a domain cannot change."}), views.EditDomainForm(name), views.DomainsPage{DomainForm: in})
 		return
@@ -321,13 +327,25 @@ func validateRole(ro *store.DomainRole, isNew bool) map[string]string {
 }
 
 // roleIn reads a role from the body; the domain is the URL's, and a body
-// that names another is a 422.
-func (h *Domains) roleIn(w http.ResponseWriter, r *http.Request) (store.DomainRole, error) {
+// that names another is a 422. An update (name set) spares the text it
+// sends back as stored (keptText).
+func (h *Domains) roleIn(w http.ResponseWriter, r *http.Request, name string) (store.DomainRole, error) {
 	var in store.DomainRole
-	if err := Decode(w, r, &in); err != nil {
-		return in, err
-	}
 	dom := PathParam(r, "domain")
+	if err := Decode(w, r, &in); err != nil {
+		if name != "" {
+			err = keptText(err, func() map[string]storedText {
+				cur, gerr := h.Store.GetDomainRole(r.Context(), dom, name)
+				if gerr != nil {
+					return nil
+				}
+				return map[string]storedText{"Description": {&in.Description, cur.Description}}
+			})
+		}
+		if err != nil {
+			return in, err
+		}
+	}
 	if in.AuthorisationDomain != "" && in.AuthorisationDomain != dom {
 		return in, Validation(map[string]string{"AuthorisationDomain": "AuthorisationDomain must be the domain of the URL (" + dom + ")."})
 	}
@@ -337,7 +355,7 @@ func (h *Domains) roleIn(w http.ResponseWriter, r *http.Request) (store.DomainRo
 
 // CreateRole adds a role to a domain (404 for an unknown domain).
 func (h *Domains) CreateRole(w http.ResponseWriter, r *http.Request) {
-	in, err := h.roleIn(w, r)
+	in, err := h.roleIn(w, r, "")
 	if err != nil && AsError(err).Status != http.StatusUnprocessableEntity {
 		WriteError(w, r, err)
 		return
@@ -361,12 +379,12 @@ func (h *Domains) CreateRole(w http.ResponseWriter, r *http.Request) {
 
 // UpdateRole changes a role's type, exclusivity, description or status.
 func (h *Domains) UpdateRole(w http.ResponseWriter, r *http.Request) {
-	in, err := h.roleIn(w, r)
+	name := PathParam(r, "role")
+	in, err := h.roleIn(w, r, name)
 	if err != nil && AsError(err).Status != http.StatusUnprocessableEntity {
 		WriteError(w, r, err)
 		return
 	}
-	name := PathParam(r, "role")
 	if err == nil && in.Name != "" && in.Name != name {
 		err = Validation(map[string]string{"Name": "The name of a role cannot change."})
 	}
@@ -469,11 +487,17 @@ func (h *Domains) CreateAuthority(w http.ResponseWriter, r *http.Request) {
 // domain, while Active claims need it is a 409 naming them.
 func (h *Domains) UpdateAuthority(w http.ResponseWriter, r *http.Request) {
 	var in store.Authority
-	refused, ok := decodeForm(w, r, &in)
+	id := PathParam(r, "authorityID")
+	refused, ok := decodeKept(w, r, &in, func() map[string]storedText {
+		cur, err := h.Store.GetAuthority(r.Context(), id)
+		if err != nil {
+			return nil
+		}
+		return map[string]storedText{"AuthorityName": {&in.AuthorityName, cur.AuthorityName}, "AuthorityCode": {&in.AuthorityCode, cur.AuthorityCode}}
+	})
 	if !ok {
 		return
 	}
-	id := PathParam(r, "authorityID")
 	var err error
 	var au store.Authority
 	if in.AuthorityID != "" && in.AuthorityID != id {

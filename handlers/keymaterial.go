@@ -255,7 +255,9 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 		// changes nothing: a Description saved before the text rule does
 		// not stop the update, a revocation above all (docs/design.md §4).
 		// What is still refused goes beside its field in the console.
-		if err = keptText(err, map[string]bool{"Description": in.Description == cur.Description}); err != nil {
+		if err = keptText(err, func() map[string]storedText {
+			return map[string]storedText{"Description": {&in.Description, cur.Description}}
+		}); err != nil {
 			if refused = FormRefusal(r, err); refused == nil {
 				WriteError(w, r, err)
 				return
@@ -295,28 +297,6 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	h.Saved(w, r, Saved{Err: storeError(err, "Key material"), Flash: "Key material " + k.Kid + " was saved (" + k.Status + ").",
 		Page: paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID), Status: http.StatusOK, Body: k, ETag: k,
 		Again: h.updateAgain(w, r, o, cur, in)})
-}
-
-// keptText is a Decode refusal without the text rule's refusals of the
-// members that hold their stored value (kept); nil when none is left.
-func keptText(err error, kept map[string]bool) error {
-	var e *Error
-	if !errors.As(err, &e) || e.Code != CodeValidationFailed.Name || len(e.Fields) == 0 {
-		return err
-	}
-	var rest []FieldError
-	for _, f := range e.Fields {
-		if !kept[f.Field] {
-			rest = append(rest, f)
-		}
-	}
-	switch {
-	case len(rest) == 0:
-		return nil
-	case len(rest) == len(e.Fields):
-		return err
-	}
-	return CodeValidationFailed.New(rest[0].Message).WithFields(rest...)
 }
 
 func (h *KeyMaterial) updateAgain(w http.ResponseWriter, r *http.Request, o store.Organisation, cur store.KeyMaterial, in keyMaterialIn) func(e *Error) bool {

@@ -141,6 +141,20 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	var in policyIn
 	var form policyForm
 	isAPI, err := DecodeAs(w, r, &in, &form)
+	if id := PathParam(r, "policyID"); id != "" {
+		// The edit form sends the description back in a hidden field.
+		err = keptText(err, func() map[string]storedText {
+			cur, gerr := h.Store.GetRoleMetadataPolicy(r.Context(), id)
+			if gerr != nil {
+				return nil
+			}
+			sent := &form.Description
+			if isAPI {
+				sent = &in.Description
+			}
+			return map[string]storedText{"Description": {sent, cur.Description}}
+		})
+	}
 	refused := FormRefusal(r, err) // shown beside the fields with the checks below
 	if err != nil && refused == nil {
 		WriteError(w, r, err)

@@ -163,11 +163,17 @@ func (h *RefTypes) Create(w http.ResponseWriter, r *http.Request) {
 // certification type held by active subjects is a 409 naming them.
 func (h *RefTypes) Update(w http.ResponseWriter, r *http.Request) {
 	var in store.ReferenceItem
-	refused, ok := decodeForm(w, r, &in)
+	name := PathParam(r, "name")
+	refused, ok := decodeKept(w, r, &in, func() map[string]storedText {
+		cur, err := h.Store.GetRef(r.Context(), h.Kind, name)
+		if err != nil {
+			return nil
+		}
+		return map[string]storedText{"Description": {&in.Description, cur.Description}}
+	})
 	if !ok {
 		return
 	}
-	name := PathParam(r, "name")
 	var it store.ReferenceItem
 	var err error
 	if in.Name != "" && in.Name != name {
@@ -312,11 +318,17 @@ func (h *References) CreateFlag(w http.ResponseWriter, r *http.Request) {
 // UpdateFlag changes a flag's name, description or status.
 func (h *References) UpdateFlag(w http.ResponseWriter, r *http.Request) {
 	var in store.Flag
-	refused, ok := decodeForm(w, r, &in)
+	id := PathParam(r, "flagID")
+	refused, ok := decodeKept(w, r, &in, func() map[string]storedText {
+		cur, err := h.Store.GetFlag(r.Context(), id)
+		if err != nil {
+			return nil
+		}
+		return map[string]storedText{"Name": {&in.Name, cur.Name}, "Description": {&in.Description, cur.Description}}
+	})
 	if !ok {
 		return
 	}
-	id := PathParam(r, "flagID")
 	var f store.Flag
 	var err error
 	if in.FlagID != "" && in.FlagID != id {

@@ -377,7 +377,7 @@ func KeyMaterialItem(s Shell, p KeyMaterialDetail) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Input("Description", "Description", "text", p.Edit.Description, p.Errors["Description"], false).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = OneLine("Description", "Description", p.Edit.Description, p.Errors["Description"]).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -1,0 +1,74 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+)
+
+// storedText is a text member of an update: where its decoded value is
+// (Sent) and what the record holds (Stored).
+type storedText struct {
+	Sent   *string
+	Stored string
+}
+
+// sentBack reports whether sent is stored sent back unchanged: the same
+// text, or the same as a form brings it back. A browser sends each line
+// break of a field as CRLF (a hidden field's or a text area's), and the
+// form's values come trimmed (formInto).
+func sentBack(sent, stored string) bool {
+	if sent == stored {
+		return true
+	}
+	flat := func(s string) string {
+		return strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n"))
+	}
+	return flat(sent) == flat(stored)
+}
+
+// keptText is a Decode refusal without the text rule's refusals of the
+// members sent back as stored; nil when none is left. A record saved
+// before the text rule may hold text it refuses (a description on two
+// lines): sending it back unchanged, as a status button or an edit of
+// another field does, must not be refused over text the client did not
+// write (docs/design.md §4). Such a member takes its stored value, so it
+// is saved as it was. stored names the members an update sends back; it
+// is called only when the text rule refused some member.
+func keptText(err error, stored func() map[string]storedText) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeValidationFailed.Name || len(e.Fields) == 0 {
+		return err
+	}
+	kept := stored()
+	var rest []FieldError
+	for _, f := range e.Fields {
+		if t, ok := kept[f.Field]; ok && t.Sent != nil && sentBack(*t.Sent, t.Stored) {
+			*t.Sent = t.Stored
+			continue
+		}
+		rest = append(rest, f)
+	}
+	switch {
+	case len(rest) == 0:
+		return nil
+	case len(rest) == len(e.Fields):
+		return err
+	}
+	return CodeValidationFailed.New(rest[0].Message).WithFields(rest...)
+}
+
+// decodeKept is decodeForm for an update that sends stored text back (a
+// row's status button re-sends the record in hidden fields): the text
+// rule spares the members of stored sent back unchanged (keptText).
+func decodeKept(w http.ResponseWriter, r *http.Request, dst any, stored func() map[string]storedText) (refused map[string]string, ok bool) {
+	err := keptText(Decode(w, r, dst), stored)
+	if err == nil {
+		return nil, true
+	}
+	if refused = FormRefusal(r, err); refused != nil {
+		return refused, true
+	}
+	WriteError(w, r, err)
+	return nil, false
+}

@@ -1,0 +1,291 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// sentByBrowser is what a browser sends for a form: browserForm, with what
+// a browser does to line breaks (sent as CRLF; lost by a one-line input),
+// and a select with no option chosen sends its first.
+func sentByBrowser(form *goquery.Selection) url.Values {
+	v := url.Values{}
+	crlf := func(s string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
+	}
+	form.Find("input[name], select[name], textarea[name]").Each(func(_ int, in *goquery.Selection) {
+		name := in.AttrOr("name", "")
+		switch goquery.NodeName(in) {
+		case "select":
+			opt := in.Find("option[selected]").First()
+			if opt.Length() == 0 {
+				opt = in.Find("option").First()
+			}
+			v.Add(name, opt.AttrOr("value", opt.Text()))
+		case "textarea":
+			v.Add(name, crlf(in.Text()))
+		default:
+			if t := in.AttrOr("type", "text"); (t == "checkbox" || t == "radio") && !in.Is("[checked]") {
+				return
+			}
+			if in.AttrOr("type", "text") == "text" {
+				// A one-line input loses the line breaks of its value.
+				v.Add(name, strings.NewReplacer("\r", "", "\n", "").Replace(in.AttrOr("value", "")))
+				return
+			}
+			v.Add(name, crlf(in.AttrOr("value", "")))
+		}
+	})
+	return v
+}
+
+// rowButton is the form of a row's status button on the page at path:
+// the form posting to action whose fields are all hidden.
+func rowButton(t *testing.T, c *http.Client, base, path, action string) url.Values {
+	t.Helper()
+	resp, err := c.Get(base + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	var form *goquery.Selection
+	doc.Find("form").EachWithBreak(func(_ int, f *goquery.Selection) bool {
+		if f.AttrOr("action", "") == action && f.Find("input:not([type=hidden]), select, textarea").Length() == 0 && f.Find("input[name=Status]").Length() == 1 {
+			form = f
+			return false
+		}
+		return true
+	})
+	if form == nil {
+		t.Fatalf("%s: no status button posting to %s", path, action)
+	}
+	return sentByBrowser(form)
+}
+
+// TestTextRuleSparesStatusButtonsStoredText: the Enable/Disable buttons of
+// reference types, flags, authorisation domains, roles and authorities send
+// the record back in hidden fields. A record saved before the text rule may
+// hold text it refuses (a description on two lines, a tab in a name); the
+// button was refused until someone edited that text, though the person
+// sent nothing but a status. Text sent back as stored is now spared, in the
+// console and in the API's PUT, and kept as it was; new or changed text is
+// still refused (docs/design.md §4).
+func TestTextRuleSparesStatusButtonsStoredText(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	auth := setupDomains(t, su)
+	su.must(201, "POST", "/references/contact-types", `{"Name":"Ops","Description":"operations"}`)
+	flag := su.must(201, "POST", "/references/flags", `{"Name":"Watch","Description":"watched","Type":"Organisation"}`)["FlagId"].(string)
+	legacy := "first line\nsecond line"
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`UPDATE contact_types SET description = ? WHERE name = 'Ops'`, []any{legacy}},
+		{`UPDATE flags SET name = ?, description = ? WHERE flag_id = ?`, []any{"Wat\tch", legacy, flag}},
+		{`UPDATE authorisation_domains SET description = ? WHERE name = 'Payments'`, []any{legacy}},
+		{`UPDATE authorisation_domain_roles SET description = ? WHERE domain = 'Payments' AND name = 'PISP'`, []any{legacy}},
+		{`UPDATE authorities SET name = ? WHERE authority_id = ?`, []any{"Central\tBank", auth}},
+	} {
+		if _, err := env.DB.SQL().ExecContext(t.Context(), q.sql, q.args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	for _, tc := range []struct {
+		what, page, action, api, member, stored, fresh string
+	}{
+		{"contact type", "/references/contact-types", "/references/contact-types/Ops", "/references/contact-types/Ops", "Description", legacy, "new\u202e"},
+		{"flag", "/references/flags", "/references/flags/" + flag, "/references/flags/" + flag, "Name", "Wat\tch", "Wat\u202ech"},
+		{"flag", "/references/flags", "/references/flags/" + flag, "/references/flags/" + flag, "Description", legacy, "new\u0007"},
+		{"domain", "/references/authorisation-domains", "/references/authorisation-domains/Payments", "/references/authorisation-domains/Payments", "Description", legacy, "new\u202e"},
+		{"role", "/references/authorisation-domains", "/references/authorisation-domains/Payments/roles/PISP", "/references/authorisation-domains/Payments/roles/PISP", "Description", legacy, "new\u202e"},
+		{"authority", "/references/authorisation-domains", "/references/authorities/" + auth, "/references/authorities/" + auth, "AuthorityName", "Central\tBank", "Central\u202eBank"},
+	} {
+		// The console's button, as a browser sends it: Disable.
+		form := rowButton(t, c, env.URL, tc.page, tc.action)
+		if form.Get("Status") != "Inactive" {
+			t.Fatalf("%s: the button sends Status %q, want Inactive", tc.what, form.Get("Status"))
+		}
+		status, doc := postForm(t, c, env.URL+tc.action, form)
+		if status != http.StatusOK {
+			t.Errorf("%s: Disable with %s as stored: %d, want 200; message %q", tc.what, tc.member, status, doc.Find("[data-testid=flash], [data-testid=form-error]").Text())
+		}
+		got := su.must(200, "GET", tc.api, "")
+		if got["Status"] != "Inactive" || got[tc.member] != tc.stored {
+			t.Errorf("%s: after Disable %s is %q and Status %v, want %q kept and Inactive", tc.what, tc.member, got[tc.member], got["Status"], tc.stored)
+		}
+		// The API: the record sent back as read, Active again.
+		got["Status"] = "Active"
+		if got := su.must(200, "PUT", tc.api, jsonBody(t, got)); got["Status"] != "Active" || got[tc.member] != tc.stored {
+			t.Errorf("%s: API PUT as read: %s %q, Status %v", tc.what, tc.member, got[tc.member], got["Status"])
+		}
+		// New text against the rule is still refused, in both.
+		got[tc.member] = tc.fresh
+		if r, m := su.do("PUT", tc.api, jsonBody(t, got)); r.StatusCode != http.StatusUnprocessableEntity || fieldsOf(m)[tc.member] == "" {
+			t.Errorf("%s: API PUT with a new %s %q: %d %v, want 422 naming it", tc.what, tc.member, tc.fresh, r.StatusCode, m)
+		}
+		form = rowButton(t, c, env.URL, tc.page, tc.action)
+		form.Set(tc.member, tc.fresh)
+		if status, _ := postForm(t, c, env.URL+tc.action, form); status != http.StatusUnprocessableEntity {
+			t.Errorf("%s: console with a new %s %q: %d, want 422", tc.what, tc.member, tc.fresh, status)
+		}
+		if got := su.must(200, "GET", tc.api, ""); got["Status"] != "Active" || got[tc.member] != tc.stored {
+			t.Errorf("%s: changed by a refused request: %v", tc.what, got)
+		}
+	}
+}
+
+// TestTextRuleSparesPolicyEditStoredDescription: the edit form of a role
+// metadata policy sends its description back in a hidden field; one saved
+// before the text rule (on two lines) made every edit of the policy
+// refused. Sent back as stored it is spared and kept.
+func TestTextRuleSparesPolicyEditStoredDescription(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	setupDomains(t, su)
+	id := su.must(201, "POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"scope":{"essential":true}},"Description":"old"}`)["PolicyId"].(string)
+	legacy := "first line\nsecond line"
+	if _, err := env.DB.SQL().ExecContext(t.Context(), `UPDATE role_metadata_policies SET description = ? WHERE policy_id = ?`, legacy, id); err != nil {
+		t.Fatal(err)
+	}
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.Get(env.URL + "/references/role-metadata-policies")
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := sentByBrowser(docOf(t, resp).Find(`form[action="/references/role-metadata-policies/` + id + `"]`))
+	form.Set("Policy", `{"scope":{"essential":false}}`)
+	if status, doc := postForm(t, c, env.URL+"/references/role-metadata-policies/"+id, form); status != http.StatusOK {
+		t.Errorf("edit with the description as stored: %d; page %q", status, doc.Find("main").Text())
+	}
+	got := su.must(200, "GET", "/references/role-metadata-policies/"+id, "")
+	if got["Description"] != legacy || !strings.Contains(jsonBody(t, got["Policy"].(map[string]any)), "false") {
+		t.Errorf("after the edit: %v", got)
+	}
+	got["Description"] = "new\u202e"
+	if r, m := su.do("PUT", "/references/role-metadata-policies/"+id, jsonBody(t, got)); r.StatusCode != http.StatusUnprocessableEntity || fieldsOf(m)["Description"] == "" {
+		t.Errorf("a new description against the rule: %d %v, want 422", r.StatusCode, m)
+	}
+}
+
+// TestKeyMaterialEditKeepsStoredLines: the key material Edit form showed
+// the Description in a one-line input; a browser drops the line breaks of
+// such a value, so saving the form unchanged saved a description saved
+// before the text rule on two lines as one ("first linesecond line")
+// without the person knowing. Such a value is shown in a text area; saved
+// unchanged, or with another Use, or revoked, it is kept as it was. A
+// change to it must be one line (refused beside the field otherwise).
+func TestKeyMaterialEditKeepsStoredLines(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	oid := su.must(201, "POST", "/organisations", org("Legacy Keys"))["OrganisationId"].(string)
+	path := "/organisations/" + oid + "/key-material/" + su.must(201, "POST", "/organisations/"+oid+"/key-material",
+		jsonBody(t, map[string]any{"PEM": webtest.ValidCert(t, "rsa2048", "km"), "Use": "enc", "Description": "old"}))["KeyMaterialID"].(string)
+	legacy := "first line\nsecond line"
+	if _, err := env.DB.SQL().ExecContext(t.Context(), `UPDATE key_material SET description = ? WHERE key_material_id = ?`, legacy, strings.TrimPrefix(path, "/organisations/"+oid+"/key-material/")); err != nil {
+		t.Fatal(err)
+	}
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	form := func(which string) url.Values {
+		t.Helper()
+		resp, err := c.Get(env.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := docOf(t, resp)
+		f := doc.Find(`form[action="` + path + `"]:has(input[name=Status][value=` + which + `])`)
+		if f.Length() != 1 {
+			t.Fatalf("no %s form on the page", which)
+		}
+		if which == "Active" && goquery.NodeName(f.Find("[name=Description]")) != "textarea" {
+			t.Errorf("a description on two lines is shown in a <%s>, whose value loses its line breaks", goquery.NodeName(f.Find("[name=Description]")))
+		}
+		return sentByBrowser(f)
+	}
+	check := func(what, use, status string) {
+		t.Helper()
+		if got := su.must(200, "GET", path, ""); got["Description"] != legacy || got["Use"] != use || got["Status"] != status {
+			t.Errorf("%s: Description %q, Use %v, Status %v; want %q, %s, %s", what, got["Description"], got["Use"], got["Status"], legacy, use, status)
+		}
+	}
+
+	if status, doc := postForm(t, c, env.URL+path, form("Active")); status != http.StatusOK {
+		t.Errorf("saved unchanged: %d; %q", status, doc.Find("main").Text())
+	}
+	check("saved unchanged", "enc", "Active")
+	edit := form("Active")
+	edit.Set("Use", "sig")
+	if status, doc := postForm(t, c, env.URL+path, edit); status != http.StatusOK {
+		t.Errorf("another Use: %d; %q", status, doc.Find("main").Text())
+	}
+	check("another Use", "sig", "Active")
+	// Changed, and still on two lines: refused beside the field, kept.
+	edit = form("Active")
+	edit.Set("Description", "first line\r\nthird line")
+	status, doc := postForm(t, c, env.URL+path, edit)
+	besideField(t, "a changed description on two lines", status, http.StatusUnprocessableEntity, doc, "Description", nil)
+	check("refused", "sig", "Active")
+	// The Revoke form sends the description back in a hidden field.
+	revoke := form("Revoked")
+	revoke.Set("RevokeReason", "keycompromise")
+	if status, doc := postForm(t, c, env.URL+path, revoke); status != http.StatusOK {
+		t.Errorf("revoked: %d; %q", status, doc.Find("main").Text())
+	}
+	check("revoked", "sig", "Revoked")
+}
+
+// TestDomainsEditFormsKeepStoredLines: the edit forms of a domain, a role
+// and an authority showed their text in one-line inputs; a value saved on
+// several lines before the text rule was joined into one line unseen when
+// the form was saved. Such a value is shown in a text area and, saved
+// unchanged, kept as it was.
+func TestDomainsEditFormsKeepStoredLines(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	auth := setupDomains(t, su)
+	legacy := "first line\nsecond line"
+	for _, q := range []string{
+		`UPDATE authorisation_domains SET description = ? WHERE name = 'Payments'`,
+		`UPDATE authorisation_domain_roles SET description = ? WHERE domain = 'Payments' AND name = 'PISP'`,
+		`UPDATE authorities SET name = ? WHERE authority_id = '` + auth + `'`,
+	} {
+		if _, err := env.DB.SQL().ExecContext(t.Context(), q, legacy); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for _, tc := range []struct{ what, action, api, member string }{
+		{"domain", "/references/authorisation-domains/Payments", "/references/authorisation-domains/Payments", "Description"},
+		{"role", "/references/authorisation-domains/Payments/roles/PISP", "/references/authorisation-domains/Payments/roles/PISP", "Description"},
+		{"authority", "/references/authorities/" + auth, "/references/authorities/" + auth, "AuthorityName"},
+	} {
+		resp, err := c.Get(env.URL + "/references/authorisation-domains")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := docOf(t, resp).Find(`form[action="` + tc.action + `"]:has(input:not([type=hidden]), textarea, select)`)
+		if f.Length() != 1 {
+			t.Fatalf("%s: %d edit forms", tc.what, f.Length())
+		}
+		if n := goquery.NodeName(f.Find("[name=" + tc.member + "]")); n != "textarea" {
+			t.Errorf("%s: %s on two lines is shown in a <%s>", tc.what, tc.member, n)
+		}
+		if status, doc := postForm(t, c, env.URL+tc.action, sentByBrowser(f)); status != http.StatusOK {
+			t.Errorf("%s: saved unchanged: %d; %q", tc.what, status, doc.Find("[role=alert]").Text())
+		}
+		if got := su.must(200, "GET", tc.api, ""); got[tc.member] != legacy {
+			t.Errorf("%s: saved unchanged, %s is %q, want %q", tc.what, tc.member, got[tc.member], legacy)
+		}
+	}
+}
