@@ -248,7 +248,7 @@ func (h *Applications) CreateApp(w http.ResponseWriter, r *http.Request) {
 
 // UpdateApp replaces an application.
 func (h *Applications) UpdateApp(w http.ResponseWriter, r *http.Request) {
-	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.SoftwareStatement, f map[string]string) {
+	o, in, ok := orgAndUpdate(h.Org, w, r, h.Store.GetSoftwareStatement, "appID", func(o store.Organisation, in store.SoftwareStatement, f map[string]string) {
 		in.SoftwareStatementID = PathParam(r, "appID")
 		h.renderAppForm(w, r, http.StatusUnprocessableEntity, o, in, false, withRefused(h.validateApp(&in, false), f))
 	})

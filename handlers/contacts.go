@@ -164,7 +164,7 @@ func (h *Contacts) contactSaved(w http.ResponseWriter, r *http.Request, o store.
 
 // UpdateContact replaces a contact.
 func (h *Contacts) UpdateContact(w http.ResponseWriter, r *http.Request) {
-	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.Contact, f map[string]string) {
+	o, in, ok := orgAndUpdate(h.Org, w, r, h.Store.GetContact, "contactID", func(o store.Organisation, in store.Contact, f map[string]string) {
 		in.ContactID = PathParam(r, "contactID")
 		h.renderContactForm(w, r, http.StatusUnprocessableEntity, o, in, false, withRefused(validateContact(&in), f))
 	})

@@ -171,11 +171,21 @@ func (h *Documents) Save(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in store.Document
-	refused, ok := decodeForm(w, r, &in)
+	id := PathParam(r, "docID")
+	refused, ok := decodeKept(w, r, &in, func() map[string]storedText {
+		if id == "" {
+			return nil // a new document: nothing stored to send back
+		}
+		cur, err := h.Store.GetDocument(r.Context(), o.OrganisationID, id)
+		if err != nil {
+			return nil
+		}
+		return textOf(&in, cur)
+	})
 	if !ok {
 		return
 	}
-	in.OrganisationID, in.DocumentID = o.OrganisationID, PathParam(r, "docID")
+	in.OrganisationID, in.DocumentID = o.OrganisationID, id
 	isNew := in.DocumentID == ""
 	var d store.Document
 	var err error

@@ -250,11 +250,17 @@ func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 // checked again when it changes.
 func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 	var in idpIn
-	refused, ok := decodeForm(w, r, &in)
+	name := PathParam(r, "name")
+	refused, ok := decodeKept(w, r, &in, func() map[string]storedText {
+		cur, err := h.Store.GetIdentityProvider(r.Context(), name)
+		if err != nil {
+			return nil
+		}
+		return textOf(&in, cur)
+	})
 	if !ok {
 		return
 	}
-	name := PathParam(r, "name")
 	cur, err := h.Store.GetIdentityProvider(r.Context(), name)
 	if err != nil {
 		WriteError(w, r, storeError(during("GetIdentityProvider", err), "Identity provider"))

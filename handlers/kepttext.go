@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"net/http"
+	"reflect"
 	"strings"
 )
 
@@ -71,4 +72,43 @@ func decodeKept(w http.ResponseWriter, r *http.Request, dst any, stored func() m
 	}
 	WriteError(w, r, err)
 	return nil, false
+}
+
+// textOf is stored for keptText when an update sends back a whole record:
+// each string member of sent (a pointer to the struct decoded) beside the
+// member of stored (the record as it is) with the same JSON name. Any of
+// them may hold text saved before the text rule (a name on two lines, a
+// direction mark in an address); only those the rule refused are looked
+// at, and only those sent back unchanged are spared.
+func textOf(sent, stored any) map[string]storedText {
+	have := map[string]string{}
+	cv := reflect.ValueOf(stored)
+	for i := 0; i < cv.NumField(); i++ {
+		if name := jsonName(cv.Type().Field(i)); name != "" && cv.Field(i).Kind() == reflect.String {
+			have[name] = cv.Field(i).String()
+		}
+	}
+	out := map[string]storedText{}
+	sv := reflect.ValueOf(sent).Elem()
+	for i := 0; i < sv.NumField(); i++ {
+		name := jsonName(sv.Type().Field(i))
+		cur, ok := have[name]
+		if !ok || sv.Field(i).Type() != reflect.TypeFor[string]() {
+			continue
+		}
+		out[name] = storedText{sv.Field(i).Addr().Interface().(*string), cur}
+	}
+	return out
+}
+
+// jsonName is the member name of an exported struct field; "" for none.
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if !f.IsExported() || f.Anonymous || name == "-" {
+		return ""
+	}
+	if name == "" {
+		return f.Name
+	}
+	return name
 }

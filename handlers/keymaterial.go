@@ -319,8 +319,10 @@ func (h *KeyMaterial) ListAttachments(w http.ResponseWriter, r *http.Request) {
 }
 
 // readAttachment streams a multipart body: part file (at most 10 MiB) and
-// field Description. A larger file is a 413.
-func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (store.Attachment, []byte, error) {
+// field Description. A larger file is a 413. stored is the description of
+// the attachment updated ("" for a new one): sent back unchanged it is
+// kept as it is, though saved before the text rule (keptText).
+func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool, stored string) (store.Attachment, []byte, error) {
 	var t store.Attachment
 	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || ct != "multipart/form-data" {
@@ -376,12 +378,16 @@ func readAttachment(w http.ResponseWriter, r *http.Request, fileRequired bool) (
 	}
 	// As Decode does for JSON and forms (docs/design.md §4).
 	const notText = "contains a NUL character or bytes that are not UTF-8"
+	kept := stored != "" && sentBack(t.Description, stored)
+	if kept {
+		t.Description = stored
+	}
 	switch {
 	case utf8.RuneCountInString(t.Description) > maxAttachmentDescription:
 		return t, nil, Validation(map[string]string{"Description": "At most " + itoa(maxAttachmentDescription) + " characters."})
 	case strings.IndexByte(t.Description, 0) >= 0 || !utf8.ValidString(t.Description):
 		return t, nil, Validation(map[string]string{"Description": "Description " + notText + "."})
-	case refusedText(t.Description, textLine):
+	case refusedText(t.Description, textLine) && !kept:
 		return t, nil, Validation(map[string]string{"Description": textMessage("Description", textLine, t.Description)})
 	case strings.IndexByte(t.FileName, 0) >= 0 || !utf8.ValidString(t.FileName):
 		return t, nil, Validation(map[string]string{"file": "The file name " + notText + "."})
@@ -442,7 +448,7 @@ func (h *KeyMaterial) AddAttachment(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, storeError(err, "Key material"))
 		return
 	}
-	t, content, err := readAttachment(w, r, true)
+	t, content, err := readAttachment(w, r, true, "")
 	desc := t.Description
 	if err == nil {
 		t.KeyMaterialID = id
@@ -499,7 +505,7 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 	if ct == "multipart/form-data" {
 		var t store.Attachment
 		var c []byte
-		t, c, err = readAttachment(w, r, false)
+		t, c, err = readAttachment(w, r, false, cur.Description)
 		next.Description = t.Description
 		if c != nil {
 			next.FileName, next.ContentType, next.Size, next.SHA256, content = t.FileName, t.ContentType, t.Size, t.SHA256, c
@@ -508,7 +514,9 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 		var in struct {
 			Description string `json:"Description"`
 		}
-		err = Decode(w, r, &in)
+		err = keptText(Decode(w, r, &in), func() map[string]storedText {
+			return map[string]storedText{"Description": {&in.Description, cur.Description}}
+		})
 		next.Description = in.Description
 	}
 	if err == nil && len([]rune(next.Description)) > 500 {

@@ -141,12 +141,30 @@ func (h *Org) checkFederationEntityID(f map[string]string, id string) {
 // console form refused field by field (the text rule) is shown again by
 // again, the messages beside the fields.
 func orgAndBody[T any](h *Org, w http.ResponseWriter, r *http.Request, again func(o store.Organisation, in T, errs map[string]string)) (store.Organisation, T, bool) {
+	return orgAndUpdate(h, w, r, nil, "", again)
+}
+
+// orgAndUpdate is orgAndBody for an update of the item that get reads
+// (named by the path parameter param): text sent back as that item holds
+// it is spared by the text rule (keptText), as the item's edit form sends
+// every field back.
+func orgAndUpdate[T any](h *Org, w http.ResponseWriter, r *http.Request, get func(ctx context.Context, orgID, id string) (T, error), param string, again func(o store.Organisation, in T, errs map[string]string)) (store.Organisation, T, bool) {
 	var in T
 	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return o, in, false
 	}
-	if err := Decode(w, r, &in); err != nil {
+	err := Decode(w, r, &in)
+	if get != nil {
+		err = keptText(err, func() map[string]storedText {
+			cur, gerr := get(r.Context(), o.OrganisationID, PathParam(r, param))
+			if gerr != nil {
+				return nil
+			}
+			return textOf(&in, cur)
+		})
+	}
+	if err != nil {
 		if f := FormRefusal(r, err); f != nil {
 			again(o, in, f)
 			return o, in, false

@@ -292,7 +292,15 @@ func (h *Organisations) tellCreated(r *http.Request, o store.Organisation) {
 func (h *Organisations) UpdateOrganisation(w http.ResponseWriter, r *http.Request) {
 	id := PathParam(r, "orgID")
 	var in store.Organisation
-	if err := Decode(w, r, &in); err != nil {
+	// The edit form sends every field back: text saved before the text
+	// rule is spared when it comes back unchanged (keptText).
+	if err := keptText(Decode(w, r, &in), func() map[string]storedText {
+		cur, err := h.Org.Store.GetOrganisation(r.Context(), id)
+		if err != nil {
+			return nil
+		}
+		return textOf(&in, cur)
+	}); err != nil {
 		if f := FormRefusal(r, err); f != nil {
 			in.OrganisationID = id
 			h.renderOrgForm(w, r, http.StatusUnprocessableEntity, in, false, withRefused(h.validateOrg(&in, false), f))

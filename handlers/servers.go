@@ -194,7 +194,7 @@ func (h *Servers) CreateServer(w http.ResponseWriter, r *http.Request) {
 
 // UpdateServer replaces an authorisation server (its issuer re-validated).
 func (h *Servers) UpdateServer(w http.ResponseWriter, r *http.Request) {
-	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.AuthorisationServer, f map[string]string) {
+	o, in, ok := orgAndUpdate(h.Org, w, r, h.Store.GetAuthorisationServer, "serverID", func(o store.Organisation, in store.AuthorisationServer, f map[string]string) {
 		in.AuthorisationServerID = PathParam(r, "serverID")
 		h.renderServerForm(w, r, http.StatusUnprocessableEntity, o, in, false, Validation(withRefused(h.serverFieldChecks(&in, false), f)))
 	})

@@ -264,7 +264,7 @@ func (h *Webhooks) Update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in webhookIn
-	refused, ok := decodeForm(w, r, &in)
+	refused, ok := decodeKept(w, r, &in, func() map[string]storedText { return textOf(&in, cur) })
 	if !ok {
 		return
 	}

@@ -587,7 +587,7 @@ func AppFormPage(s Shell, f AppForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("ClientName", "Client name", "text", f.App.ClientName, f.Errors["ClientName"], true).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("ClientName", "Client name", "text", f.App.ClientName, f.Errors["ClientName"], true).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -595,7 +595,7 @@ func AppFormPage(s Shell, f AppForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("Version", "Version", "text", f.App.Version, f.Errors["Version"], false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("Version", "Version", "text", f.App.Version, f.Errors["Version"], false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -607,11 +607,11 @@ func AppFormPage(s Shell, f AppForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("JwksUri", "JWKS URI", "url", f.App.JwksURI, f.Errors["JwksUri"], false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("JwksUri", "JWKS URI", "url", f.App.JwksURI, f.Errors["JwksUri"], false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("FederationEntityId", "Federation entity ID (optional; the directory's OpenID Federation lists the application under it)", "url", f.App.FederationEntityID, f.Errors["FederationEntityId"], false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("FederationEntityId", "Federation entity ID (optional; the directory's OpenID Federation lists the application under it)", "url", f.App.FederationEntityID, f.Errors["FederationEntityId"], false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -619,7 +619,7 @@ func AppFormPage(s Shell, f AppForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("backchannel_client_notification_endpoint", "CIBA client notification endpoint (https; required for ping and push)", "url", f.App.BackchannelClientNotificationEndpoint, f.Errors["backchannel_client_notification_endpoint"], false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("backchannel_client_notification_endpoint", "CIBA client notification endpoint (https; required for ping and push)", "url", f.App.BackchannelClientNotificationEndpoint, f.Errors["backchannel_client_notification_endpoint"], false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

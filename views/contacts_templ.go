@@ -437,7 +437,7 @@ func ContactFormPage(s Shell, f ContactForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("FirstName", "First name", "text", f.Contact.FirstName, f.Errors["FirstName"], false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("FirstName", "First name", "text", f.Contact.FirstName, f.Errors["FirstName"], false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -445,7 +445,7 @@ func ContactFormPage(s Shell, f ContactForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("LastName", "Last name", "text", f.Contact.LastName, f.Errors["LastName"], true).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("LastName", "Last name", "text", f.Contact.LastName, f.Errors["LastName"], true).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -453,15 +453,15 @@ func ContactFormPage(s Shell, f ContactForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("EmailAddress", "E-mail", "email", f.Contact.EmailAddress, f.Errors["EmailAddress"], true).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("EmailAddress", "E-mail", "email", f.Contact.EmailAddress, f.Errors["EmailAddress"], true).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("PhoneNumber", "Phone number", "tel", f.Contact.PhoneNumber, f.Errors["PhoneNumber"], false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("PhoneNumber", "Phone number", "tel", f.Contact.PhoneNumber, f.Errors["PhoneNumber"], false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("Department", "Department", "text", f.Contact.Department, f.Errors["Department"], false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("Department", "Department", "text", f.Contact.Department, f.Errors["Department"], false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -333,7 +333,7 @@ func DocumentWizard(s Shell, p DocumentForm) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = Input("DocumentReferenceNumber", "Document reference number", "text", p.Doc.DocumentReferenceNumber, p.Errors["DocumentReferenceNumber"], false).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = OneLineInput("DocumentReferenceNumber", "Document reference number", "text", p.Doc.DocumentReferenceNumber, p.Errors["DocumentReferenceNumber"], false).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -357,7 +357,7 @@ func DocumentWizard(s Shell, p DocumentForm) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Input("DocumentDescription", "Description", "text", p.Doc.DocumentDescription, p.Errors["DocumentDescription"], false).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = OneLineInput("DocumentDescription", "Description", "text", p.Doc.DocumentDescription, p.Errors["DocumentDescription"], false).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

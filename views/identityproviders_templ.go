@@ -57,15 +57,15 @@ func idpFields(f IdPForm) templ.Component {
 			templ_7745c5c3_Var1 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = Input("Issuer", "Issuer (https URL of the OpenID Provider)", "url", f.Issuer, f.Errors["Issuer"], true).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = OneLineInput("Issuer", "Issuer (https URL of the OpenID Provider)", "url", f.Issuer, f.Errors["Issuer"], true).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Input("Audience", "Audience (empty: the service's API audience)", "text", f.Audience, f.Errors["Audience"], false).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = OneLineInput("Audience", "Audience (empty: the service's API audience)", "text", f.Audience, f.Errors["Audience"], false).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Input("EmailClaim", "E-mail claim (the claim that carries the administrator's e-mail)", "text", f.EmailClaim, f.Errors["EmailClaim"], false).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = OneLineInput("EmailClaim", "E-mail claim (the claim that carries the administrator's e-mail)", "text", f.EmailClaim, f.Errors["EmailClaim"], false).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -73,7 +73,7 @@ func idpFields(f IdPForm) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Input("Description", "Description", "text", f.Description, f.Errors["Description"], false).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = OneLineInput("Description", "Description", "text", f.Description, f.Errors["Description"], false).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -81,7 +81,7 @@ func idpFields(f IdPForm) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Input("ClientId", "Client ID", "text", f.ClientID, f.Errors["ClientId"], false).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = OneLineInput("ClientId", "Client ID", "text", f.ClientID, f.Errors["ClientId"], false).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -128,7 +128,7 @@ func idpFields(f IdPForm) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Input("GroupsClaim", "Groups claim (the claim that lists the person's groups)", "text", orGroups(f.GroupsClaim), f.Errors["GroupsClaim"], false).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = OneLineInput("GroupsClaim", "Groups claim (the claim that lists the person's groups)", "text", orGroups(f.GroupsClaim), f.Errors["GroupsClaim"], false).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

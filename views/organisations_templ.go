@@ -742,11 +742,11 @@ func OrganisationFormPage(s Shell, f OrgForm) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = Input("OrganisationName", "Organisation name", "text", f.Org.OrganisationName, f.Errors["OrganisationName"], true).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("OrganisationName", "Organisation name", "text", f.Org.OrganisationName, f.Errors["OrganisationName"], true).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("LegalEntityName", "Legal entity name", "text", f.Org.LegalEntityName, f.Errors["LegalEntityName"], false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("LegalEntityName", "Legal entity name", "text", f.Org.LegalEntityName, f.Errors["LegalEntityName"], false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -754,7 +754,7 @@ func OrganisationFormPage(s Shell, f OrgForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("RegistrationNumber", "Registration number", "text", f.Org.RegistrationNumber, f.Errors["RegistrationNumber"], true).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("RegistrationNumber", "Registration number", "text", f.Org.RegistrationNumber, f.Errors["RegistrationNumber"], true).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -762,7 +762,7 @@ func OrganisationFormPage(s Shell, f OrgForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("CountryOfRegistration", "Country of registration (ISO code, e.g. GB)", "text", f.Org.CountryOfRegistration, f.Errors["CountryOfRegistration"], true).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("CountryOfRegistration", "Country of registration (ISO code, e.g. GB)", "text", f.Org.CountryOfRegistration, f.Errors["CountryOfRegistration"], true).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -770,11 +770,11 @@ func OrganisationFormPage(s Shell, f OrgForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("AddressLine1", "Address line 1", "text", f.Org.AddressLine1, f.Errors["AddressLine1"], false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("AddressLine1", "Address line 1", "text", f.Org.AddressLine1, f.Errors["AddressLine1"], false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("AddressLine2", "Address line 2", "text", f.Org.AddressLine2, f.Errors["AddressLine2"], false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("AddressLine2", "Address line 2", "text", f.Org.AddressLine2, f.Errors["AddressLine2"], false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -782,7 +782,7 @@ func OrganisationFormPage(s Shell, f OrgForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("City", "City", "text", f.Org.City, f.Errors["City"], false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("City", "City", "text", f.Org.City, f.Errors["City"], false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -790,7 +790,7 @@ func OrganisationFormPage(s Shell, f OrgForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("Postcode", "Postcode", "text", f.Org.Postcode, f.Errors["Postcode"], false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("Postcode", "Postcode", "text", f.Org.Postcode, f.Errors["Postcode"], false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

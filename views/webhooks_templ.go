@@ -67,11 +67,11 @@ func webhookFields(f WebhookForm) templ.Component {
 			templ_7745c5c3_Var1 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = Input("Url", "Receiver URL (https)", "url", f.URL, f.Errors["Url"], true).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = OneLineInput("Url", "Receiver URL (https)", "url", f.URL, f.Errors["Url"], true).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Input("Description", "Description", "text", f.Description, f.Errors["Description"], false).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = OneLineInput("Description", "Description", "text", f.Description, f.Errors["Description"], false).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -286,6 +287,130 @@ func TestDomainsEditFormsKeepStoredLines(t *testing.T) {
 		}
 		if got := su.must(200, "GET", tc.api, ""); got[tc.member] != legacy {
 			t.Errorf("%s: saved unchanged, %s is %q, want %q", tc.what, tc.member, got[tc.member], legacy)
+		}
+	}
+}
+
+// TestEditFormsKeepStoredLegacyText: the edit forms of an organisation, a
+// contact, an application, an authorisation server, a document, an
+// identity provider, a webhook and a key material attachment (its row)
+// showed their text in one-line inputs, and their updates applied the
+// text rule to every member sent. A value saved before the rule on two
+// lines was joined into one line unseen when the form was saved unchanged
+// (a browser drops an input's line breaks); one holding a direction mark
+// made every save of the form a 422 beside that field. Now a value on
+// several lines is shown in a text area, and either one sent back
+// unchanged, by the form or by the API's PUT, is kept as stored; a
+// changed value is still refused beside its field (docs/design.md §4).
+func TestEditFormsKeepStoredLegacyText(t *testing.T) {
+	op := newFakeOP(t)
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	o := "/organisations/" + su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	contact := o + "/contacts/" + su.must(201, "POST", o+"/contacts", `{"ContactType":"Technical","FirstName":"Tom","LastName":"Adams","EmailAddress":"tom@acme.example"}`)["ContactId"].(string)
+	app := o + "/softwarestatements/" + su.must(201, "POST", o+"/softwarestatements", `{"ClientName":"App","Description":"first"}`)["SoftwareStatementId"].(string)
+	disc := discoveryServer(t, func(self string) string { return self })
+	server := o + "/authorisationservers/" + su.must(201, "POST", o+"/authorisationservers", `{"CustomerFriendlyName":"AS","Issuer":"`+disc+`"}`)["AuthorisationServerId"].(string)
+	doc := o + "/documents/" + su.must(201, "POST", o+"/documents", `{"DocumentType":"Licence","DocumentReferenceNumber":"REF-1","DocumentDescription":"licence"}`)["DocumentId"].(string)
+	su.must(201, "POST", "/references/identity-providers", `{"Name":"kc","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`","Description":"ours"}`)
+	hook := "/references/webhooks/" + su.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/h","Description":"all","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
+	km := o + "/key-material/" + su.must(201, "POST", o+"/key-material",
+		jsonBody(t, map[string]any{"PEM": webtest.ValidCert(t, "rsa2048", "km"), "Use": "enc"}))["KeyMaterialID"].(string)
+	_, att := su.multipart("POST", km+"/attachments", "a.txt", []byte("x"), "kept")
+	attID := att["KeyMaterialAttachmentID"].(string)
+	attachment := km + "/attachments/" + attID
+	last := func(p string) string { return p[strings.LastIndex(p, "/")+1:] }
+
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	for _, tc := range []struct {
+		what, page, action, member string
+		sql                        string // sets the member's column (?) of the record (?)
+		key                        string
+		field, msg                 string // the field's id and the data-testid of the message beside it
+	}{
+		{"organisation", o + "/edit", o, "OrganisationName", `UPDATE organisations SET name = ? WHERE organisation_id = ?`, last(o), "", ""},
+		{"contact", contact + "/edit", contact, "LastName", `UPDATE contacts SET last_name = ? WHERE contact_id = ?`, last(contact), "", ""},
+		{"application", app + "/edit", app, "ClientName", `UPDATE software_statements SET client_name = ? WHERE software_statement_id = ?`, last(app), "", ""},
+		{"authorisation server", server + "/edit", server, "CustomerFriendlyName", `UPDATE authorisation_servers SET customer_friendly_name = ? WHERE authorisation_server_id = ?`, last(server), "", ""},
+		{"document", doc + "/edit", doc, "DocumentDescription", `UPDATE documents SET description = ? WHERE document_id = ?`, last(doc), "", ""},
+		{"identity provider", "/references/identity-providers/kc", "/references/identity-providers/kc", "Description", `UPDATE identity_providers SET description = ? WHERE name = ?`, "kc", "", ""},
+		{"webhook", hook, hook, "Description", `UPDATE webhooks SET description = ? WHERE webhook_id = ?`, last(hook), "", ""},
+		{"attachment", km, attachment, "Description", `UPDATE key_material_attachments SET description = ? WHERE attachment_id = ?`, attID, "desc-" + attID, "error-desc-" + attID + "-error"},
+	} {
+		if tc.field == "" {
+			tc.field, tc.msg = "f-"+tc.member, "error-"+tc.member
+		}
+		form := func() url.Values {
+			t.Helper()
+			resp, err := c.Get(env.URL + tc.page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := docOf(t, resp).Find(`form[action="` + tc.action + `"]:has([name=` + tc.member + `])`)
+			if f.Length() != 1 {
+				t.Fatalf("%s: %d edit forms on %s", tc.what, f.Length(), tc.page)
+			}
+			return sentByBrowser(f)
+		}
+		post := func(form url.Values) (int, *goquery.Document) {
+			t.Helper()
+			if tc.what != "attachment" {
+				return postForm(t, c, env.URL+tc.action, form)
+			}
+			ct, body := multipartBody(t, "", nil, form.Get("Description"))
+			resp, err := c.Post(env.URL+tc.action, ct, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return resp.StatusCode, docOf(t, resp)
+		}
+		stored := func() map[string]any {
+			t.Helper()
+			return su.must(200, "GET", tc.action, "")
+		}
+		for _, legacy := range []struct{ stored, formChange, apiChange string }{
+			{"first line\nsecond line", "first line\r\nthird line", "first line\nthird line"},
+			{"Acme\u202eBank", "Acme\u202eBanks", "Acme\u202eBanks"},
+		} {
+			what := fmt.Sprintf("%s %s %q", tc.what, tc.member, legacy.stored)
+			if _, err := env.DB.SQL().ExecContext(t.Context(), tc.sql, legacy.stored, tc.key); err != nil {
+				t.Fatal(err)
+			}
+			// The console's form, saved unchanged as a browser sends it.
+			f := form()
+			if strings.Contains(legacy.stored, "\n") && !strings.Contains(f.Get(tc.member), "\n") {
+				t.Errorf("%s: the form sends %q: its line breaks are lost", what, f.Get(tc.member))
+			}
+			if status, page := post(f); status != http.StatusOK {
+				t.Errorf("%s: saved unchanged: %d; %q", what, status, page.Find("[role=alert], [data-testid=flash]").Text())
+			}
+			if got := stored()[tc.member]; got != legacy.stored {
+				t.Errorf("%s: saved unchanged, it is %q", what, got)
+			}
+			// The API: the record sent back as read.
+			body := stored()
+			if tc.what == "attachment" {
+				body = map[string]any{"Description": body["Description"]}
+			}
+			if r, m := su.do("PUT", tc.action, jsonBody(t, body)); r.StatusCode != http.StatusOK || m[tc.member] != legacy.stored {
+				t.Errorf("%s: API PUT as read: %d %v", what, r.StatusCode, m)
+			}
+			// Changed, it must follow the rule: refused beside the field.
+			f = form()
+			f.Set(tc.member, legacy.formChange)
+			status, page := post(f)
+			if status != http.StatusUnprocessableEntity || page.Find("[data-testid="+tc.msg+"]").Text() == "" || page.Find("#"+tc.field).AttrOr("aria-invalid", "") != "true" {
+				t.Errorf("%s: changed to %q: %d, want 422 beside the field; %q", what, legacy.formChange, status, page.Find("main").Text())
+			}
+			body[tc.member] = legacy.apiChange
+			if r, m := su.do("PUT", tc.action, jsonBody(t, body)); r.StatusCode != http.StatusUnprocessableEntity || fieldsOf(m)[tc.member] == "" {
+				t.Errorf("%s: API PUT changed to %q: %d %v, want 422 naming it", what, legacy.apiChange, r.StatusCode, m)
+			}
+			if got := stored()[tc.member]; got != legacy.stored {
+				t.Errorf("%s: changed by a refused request: %q", what, got)
+			}
 		}
 	}
 }
