@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// TestEndToEndPhoneLayout opens every page of the console on a phone
+// (390×844) and a narrow tablet (768×1024) and checks its layout: nothing
+// is wider than the window, and a breadcrumb that wraps keeps the current
+// page on the line of the item before it (unless the two are wider than a
+// line). Before, on a phone, "Reference Data > Webhooks >" filled the first
+// line and "New webhook" stood alone on the next (and so on most pages
+// three levels deep).
+func TestEndToEndPhoneLayout(t *testing.T) {
+	env := webtest.Start(t, nil)
+	pages := everyConsolePage(t, env)
+	ctx := newBrowserFor(t, 6*time.Minute)
+	signIn(t, ctx, env.URL, "admin@example.com")
+	wrapped := 0
+	for _, vp := range []struct{ w, h int64 }{{390, 844}, {768, 1024}} {
+		must(t, chromedp.Do(ctx, chromedp.EmulateViewport(vp.w, vp.h)))
+		for _, p := range pages {
+			at := fmt.Sprintf("%s at %d px", p, vp.w)
+			if _, err := chromedp.Run(ctx, chromedp.Navigate(env.URL+p)); err != nil {
+				t.Errorf("%s: %v", at, err)
+				continue
+			}
+			if ct, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.contentType`)); ct != "text/html" {
+				continue
+			}
+			res, err := chromedp.Run(ctx, chromedp.Evaluate[phoneLayout](phoneLayoutJS))
+			if err != nil {
+				t.Fatalf("%s: %v", at, err)
+			}
+			if res.Wrapped {
+				wrapped++
+			}
+			for _, prob := range res.Problems {
+				t.Errorf("%s: %s", at, prob)
+			}
+			if dir := os.Getenv("TRUSTFRAME_SCREENSHOT_DIR"); dir != "" {
+				if b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+					name := strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(p), "-"), "-")
+					_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("layout-%d-%s.png", vp.w, name)), b, 0o644)
+				}
+			}
+		}
+	}
+	// The check of wrapped breadcrumbs must have had some to look at.
+	if wrapped < 5 {
+		t.Errorf("only %d pages have a breadcrumb on more than one line", wrapped)
+	}
+}
+
+type phoneLayout struct {
+	Wrapped  bool
+	Problems []string
+}
+
+// phoneLayoutJS measures the page in the window: its width, and its
+// breadcrumb's lines (an item's line is its top: items on one line differ
+// by a few pixels at most, lines by some 30).
+const phoneLayoutJS = `(function(){
+  var W = window.innerWidth, out = [], wrapped = false;
+  if (document.documentElement.scrollWidth > W + 1) out.push("the page is " + document.documentElement.scrollWidth + " px wide");
+  var items = document.querySelectorAll("nav[aria-label=breadcrumb] li");
+  if (items.length > 1) {
+    var trail = items[0].parentElement.getBoundingClientRect();
+    var box = function(e){ return e.getBoundingClientRect(); };
+    var first = box(items[0]);
+    items.forEach(function(li){ if (Math.abs(box(li).top - first.top) > 8) wrapped = true; });
+    var last = box(items[items.length - 1]), prev = box(items[items.length - 2]);
+    var alone = Math.abs(last.top - prev.top) > 8;
+    if (alone && prev.width + last.width <= trail.width) {
+      out.push("the breadcrumb's current page " + JSON.stringify(items[items.length - 1].innerText) + " is alone on its line though it fits beside " + JSON.stringify(items[items.length - 2].innerText));
+    }
+    items.forEach(function(li){
+      var r = box(li);
+      if (r.right > trail.right + 1 || r.left < trail.left - 1) out.push("the breadcrumb item " + JSON.stringify(li.innerText) + " reaches past the trail");
+    });
+  }
+  return {Wrapped: wrapped, Problems: out.slice(0, 10)};
+})()`
