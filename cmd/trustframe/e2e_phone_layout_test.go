@@ -17,7 +17,8 @@ import (
 // (390×844) and a narrow tablet (768×1024) and checks its layout: nothing
 // is wider than the window, and a breadcrumb that wraps keeps the current
 // page on the line of the item before it (unless the two are wider than a
-// line). Before, on a phone, "Reference Data > Webhooks >" filled the first
+// line), and a disclosure's summary ("Edit") is a tap target at least 24 px
+// tall (it was 16). Before, on a phone, "Reference Data > Webhooks >" filled the first
 // line and "New webhook" stood alone on the next (and so on most pages
 // three levels deep).
 func TestEndToEndPhoneLayout(t *testing.T) {
@@ -67,7 +68,7 @@ type phoneLayout struct {
 }
 
 // phoneLayoutJS measures the page in the window: its width, and its
-// breadcrumb's lines (an item's line is its top: items on one line differ
+// breadcrumb's lines, its summaries' heights (an item's line is its top: items on one line differ
 // by a few pixels at most, lines by some 30).
 const phoneLayoutJS = `(function(){
   var W = window.innerWidth, out = [], wrapped = false;
@@ -88,5 +89,10 @@ const phoneLayoutJS = `(function(){
       if (r.right > trail.right + 1 || r.left < trail.left - 1) out.push("the breadcrumb item " + JSON.stringify(li.innerText) + " reaches past the trail");
     });
   }
+  // A disclosure's summary is tapped like a button: at least 24 px tall.
+  document.querySelectorAll("main summary").forEach(function(e){
+    var r = e.getBoundingClientRect();
+    if (r.width > 0 && e.checkVisibility() && r.height < 24) out.push("the summary " + JSON.stringify(e.innerText.trim()) + " is " + Math.round(r.height) + " px tall");
+  });
   return {Wrapped: wrapped, Problems: out.slice(0, 10)};
 })()`
