@@ -96,3 +96,40 @@ const phoneLayoutJS = `(function(){
   });
   return {Wrapped: wrapped, Problems: out.slice(0, 10)};
 })()`
+
+// TestEndToEndPhoneSortLinksShowOnFocus: on a phone a table's rows stack
+// and its heading row is hidden (docs/decisions.md, "Tables on a phone"),
+// but its sort links are still Tab stops. Tabbing onto one showed nothing:
+// the focus went to a 1 px clipped link. Now the heading row shows, as a
+// row of sort links inside the window, while one of them has the focus.
+func TestEndToEndPhoneSortLinksShowOnFocus(t *testing.T) {
+	env := webtest.Start(t, nil)
+	api := newAPIClient(t, env)
+	oid := api.call("POST", "/organisations", `{"OrganisationName":"Acme Bank","RegistrationNumber":"12345678","CountryOfRegistration":"GB"}`, 201)["OrganisationId"].(string)
+	api.call("POST", "/organisations/"+oid+"/contacts", `{"ContactType":"Business","FirstName":"Ann","LastName":"Doe","EmailAddress":"ann@acme.example"}`, 201)
+	ctx := newBrowser(t)
+	signIn(t, ctx, env.URL, "admin@example.com")
+	must(t, chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)))
+	for _, p := range []string{"/organisations", "/organisations/" + oid + "/contacts"} {
+		must(t, chromedp.Do(ctx, chromedp.Navigate(env.URL+p), chromedp.WaitVisible(chromedp.CSS(`h1`))))
+		res, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(function(){
+  var out = [], W = window.innerWidth, links = document.querySelectorAll("main thead a[data-testid^=sort-]");
+  if (!links.length) return ["no sort links"];
+  if (links[0].closest("thead").getBoundingClientRect().width > 1) out.push("the heading row is shown before a sort link has the focus");
+  links.forEach(function(a){
+    a.focus();
+    var r = a.getBoundingClientRect();
+    if (document.activeElement !== a) out.push(a.dataset.testid + " takes no focus");
+    else if (r.width < 24 || r.height < 24 || r.left < 0 || r.right > W || r.top < 0 || r.bottom > window.innerHeight || !a.contains(document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2))) out.push(a.dataset.testid + " has the focus but is not seen: at " + Math.round(r.left) + "," + Math.round(r.top) + " " + Math.round(r.width) + "×" + Math.round(r.height));
+  });
+  if (document.documentElement.scrollWidth > W + 1) out.push("the page is " + document.documentElement.scrollWidth + " px wide with a sort link focused");
+  return out;
+})()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, prob := range res {
+			t.Errorf("%s at 390 px: %s", p, prob)
+		}
+	}
+}
