@@ -15,12 +15,14 @@ import (
 
 // TestEndToEndPhoneLayout opens every page of the console on a phone
 // (390×844) and a narrow tablet (768×1024) and checks its layout: nothing
-// is wider than the window, and a breadcrumb that wraps keeps the current
-// page on the line of the item before it (unless the two are wider than a
-// line), and a disclosure's summary ("Edit") is a tap target at least 24 px
-// tall (it was 16). Before, on a phone, "Reference Data > Webhooks >" filled the first
+// is wider than the window; a breadcrumb that wraps keeps the current page
+// on the line of the item before it (unless the two are wider than a
+// line); a disclosure's summary ("Edit") is a tap target at least 24 px
+// tall (it was 16); a filter row that wraps starts each line at its left
+// edge. Before, on a phone, "Reference Data > Webhooks >" filled the first
 // line and "New webhook" stood alone on the next (and so on most pages
-// three levels deep).
+// three levels deep), and the organisation list's Search button sat 5 px
+// in (it followed a non-breaking space in a label).
 func TestEndToEndPhoneLayout(t *testing.T) {
 	env := webtest.Start(t, nil)
 	pages := everyConsolePage(t, env)
@@ -93,6 +95,17 @@ const phoneLayoutJS = `(function(){
   document.querySelectorAll("main summary").forEach(function(e){
     var r = e.getBoundingClientRect();
     if (r.width > 0 && e.checkVisibility() && r.height < 24) out.push("the summary " + JSON.stringify(e.innerText.trim()) + " is " + Math.round(r.height) + " px tall");
+  });
+  // A filter row that wraps starts each line at its left edge: the control
+  // of an item that starts a line is not indented.
+  document.querySelectorAll("main form[role=search]").forEach(function(f){
+    var left = f.getBoundingClientRect().left;
+    Array.prototype.forEach.call(f.children, function(c){
+      var r = c.getBoundingClientRect(), ctl = c.matches("input, select, button") ? c : c.querySelector("input:not([type=hidden]), select, button");
+      if (r.width === 0 || !ctl || Math.abs(r.left - left) > 1) return;
+      var cr = ctl.getBoundingClientRect();
+      if (Math.abs(cr.left - r.left) > 1) out.push("the filter control " + JSON.stringify((ctl.innerText || ctl.name || "").trim()) + " is indented by " + Math.round(cr.left - r.left) + " px");
+    });
   });
   return {Wrapped: wrapped, Problems: out.slice(0, 10)};
 })()`
