@@ -229,7 +229,7 @@ func OrganisationList(s Shell, p OrganisationsPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<div><label>&nbsp;<button type=\"submit\">Search</button></label></div></form><p data-testid=\"org-count\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<div><button type=\"submit\">Search</button></div></form><p data-testid=\"org-count\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -28,6 +28,27 @@ import (
 // violation, and none may fail to render.
 func TestEndToEndEveryPageIsAccessible(t *testing.T) {
 	env := webtest.Start(t, nil)
+	pages := everyConsolePage(t, env)
+	ctx := newBrowserFor(t, 6*time.Minute)
+	signIn(t, ctx, env.URL, "admin@example.com")
+	// A desktop and a phone (390×844): every page fits both, and axe-core
+	// is clean at both widths.
+	for _, vp := range []struct{ w, h int64 }{{1366, 900}, {390, 844}} {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(vp.w, vp.h)); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pages {
+			checkPage(t, ctx, env.URL, p, vp.w)
+		}
+	}
+	t.Logf("%d pages checked", len(pages))
+}
+
+// everyConsolePage fills env with one of each kind of record (as
+// admin@example.com) and returns every browser GET route that shows a
+// page, with real ids.
+func everyConsolePage(t *testing.T, env *webtest.Env) []string {
+	t.Helper()
 	tok := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
 	call := func(method, path, ctype, body string) map[string]any {
 		t.Helper()
@@ -117,20 +138,8 @@ func TestEndToEndEveryPageIsAccessible(t *testing.T) {
 	if len(pages) < 30 {
 		t.Fatalf("only %d pages: %v", len(pages), pages)
 	}
+	return pages
 
-	ctx := newBrowserFor(t, 6*time.Minute)
-	signIn(t, ctx, env.URL, "admin@example.com")
-	// A desktop and a phone (390×844): every page fits both, and axe-core
-	// is clean at both widths.
-	for _, vp := range []struct{ w, h int64 }{{1366, 900}, {390, 844}} {
-		if err := chromedp.Do(ctx, chromedp.EmulateViewport(vp.w, vp.h)); err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range pages {
-			checkPage(t, ctx, env.URL, p, vp.w)
-		}
-	}
-	t.Logf("%d pages checked", len(pages))
 }
 
 // checkPage opens one console page at the current viewport width and fails
