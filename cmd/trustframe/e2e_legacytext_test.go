@@ -68,6 +68,9 @@ func TestEndToEndLegacyTextIsKept(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(env.URL+"/references/contact-types"),
 		chromedp.Click(chromedp.CSS(`form[action="/references/contact-types/Business"] button`)),
+		// The page the button leads to, before the next navigation: one
+		// begun while it loads is aborted (net::ERR_ABORTED).
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash]`)),
 	))
 	waitFor("Disable", "/references/contact-types/Business", func(m map[string]any) bool {
 		return m["Status"] == "Inactive" && m["Description"] == legacy
@@ -78,6 +81,7 @@ func TestEndToEndLegacyTextIsKept(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`textarea[name=Description]`)),
 		chromedp.SetValue(chromedp.CSS(`select[name=Use]`), "sig"),
 		chromedp.Click(chromedp.CSS(`form:has(input[name=Status][value=Active]) button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash]`)),
 	))
 	waitFor("Edit", kmPath, func(m map[string]any) bool { return m["Use"] == "sig" && m["Description"] == legacy })
 
