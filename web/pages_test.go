@@ -226,6 +226,35 @@ func TestErrorsNegotiateHTMLAndJSON(t *testing.T) {
 	}
 }
 
+// TestNotFoundPageKeepsTheConsole: a page that does not exist, asked by a
+// signed-in browser, is a 404 inside the console (its menu and Sign out),
+// not a page with only the brand; signed out, the same 404 offers sign-in.
+func TestNotFoundPageKeepsTheConsole(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	page := func(c *http.Client) string {
+		req, _ := http.NewRequest("GET", env.URL+"/no/such/page", nil)
+		req.Header.Set("Accept", "text/html")
+		r, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		if r.StatusCode != 404 {
+			t.Fatalf("%d", r.StatusCode)
+		}
+		return string(b)
+	}
+	if b := page(c); !strings.Contains(b, `action="/logout"`) || !strings.Contains(b, "There is nothing at /no/such/page.") {
+		t.Fatalf("signed in, the 404 page has no console menu:\n%s", b)
+	}
+	if b := page(webtest.Browser()); strings.Contains(b, `action="/logout"`) {
+		t.Fatalf("signed out, the 404 page offers Sign out:\n%s", b)
+	}
+}
+
 func TestRateLimitOnTokenEndpoint(t *testing.T) {
 	env := webtest.Start(t, func(c *webConfig) { c.RateLimit = 3 })
 	codes := []int{}

@@ -50,8 +50,20 @@ func (s *Server) routes() http.Handler {
 	if s.idp != nil && s.cfg.DevIdPAllowRemote {
 		r.Use(remoteDevIdPBanner) // every page says it
 	}
-	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		handlers.WriteError(w, r, handlers.CodeNotFound.New("There is nothing at "+r.URL.Path+"."))
+	})
+	// A page that does not exist, asked by a browser, is answered in the
+	// signed-in console (its menu and Sign out), not a bare page: the
+	// session is read as the home page reads it, never required.
+	notFoundPage := guardSessions(s.sessions.LoadAndSave(sessionLoaded(s.sessionIdle(noStore(s.auth.sessionAuth(false)(notFound))))))
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/federation/") || strings.HasPrefix(r.URL.Path, "/.well-known/") ||
+			!strings.Contains(r.Header.Get("Accept"), "text/html") {
+			notFound(w, r)
+			return
+		}
+		notFoundPage.ServeHTTP(w, r)
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
 		if allow := allowedMethods(r, req); allow != "" {
