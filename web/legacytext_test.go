@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -413,4 +414,89 @@ func TestEditFormsKeepStoredLegacyText(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestEditFormsKeepStoredLegacyListMembers: the sparing of text sent back
+// as stored (TestEditFormsKeepStoredLegacyText) looked at single strings
+// only. An application whose stored redirect URIs or WebAuthn origins held
+// one with a direction mark, saved before the text rule, could not be
+// saved at all, by its form or by an API PUT of the record as read: 422
+// beside the list. An element sent back as a stored one is now spared and
+// kept; a new or changed element is still refused (docs/design.md §4).
+func TestEditFormsKeepStoredLegacyListMembers(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	o := "/organisations/" + su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	app := o + "/softwarestatements/" + su.must(201, "POST", o+"/softwarestatements", `{"ClientName":"App"}`)["SoftwareStatementId"].(string)
+	appID := app[strings.LastIndex(app, "/")+1:]
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	for _, tc := range []struct {
+		what, page, action, member, sql, key string
+		stored, fresh                        []string
+	}{
+		{"application", app + "/edit", app, "RedirectUri", `UPDATE software_statements SET redirect_uris = ? WHERE software_statement_id = ?`, appID,
+			[]string{"https://a.example/cb", "https://a.example/c\u202eb"}, []string{"https://a.example/cb", "https://a.example/c\u202ebb"}},
+		{"application", app + "/edit", app, "software_origins_uri", `UPDATE software_statements SET origins = ? WHERE software_statement_id = ?`, appID,
+			[]string{"https://a\u202eb.example"}, []string{"https://a\u202eb.example", "https://c\u202ed.example"}},
+	} {
+		what := fmt.Sprintf("%s %s %q", tc.what, tc.member, tc.stored)
+		if _, err := env.DB.SQL().ExecContext(t.Context(), tc.sql, asJSON(tc.stored), tc.key); err != nil {
+			t.Fatal(err)
+		}
+		form := func() url.Values {
+			t.Helper()
+			resp, err := c.Get(env.URL + tc.page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := docOf(t, resp).Find(`form[action="` + tc.action + `"]:has([name=` + tc.member + `])`)
+			if f.Length() != 1 {
+				t.Fatalf("%s: %d edit forms on %s", what, f.Length(), tc.page)
+			}
+			return sentByBrowser(f)
+		}
+		list := func() string {
+			t.Helper()
+			return asJSON(su.must(200, "GET", tc.action, "")[tc.member])
+		}
+		want := asJSON(tc.stored)
+		// The console's form, saved unchanged.
+		if status, page := postForm(t, c, env.URL+tc.action, form()); status != http.StatusOK {
+			t.Errorf("%s: saved unchanged: %d; %q", what, status, page.Find("[role=alert], [data-testid=flash]").Text())
+		}
+		if got := list(); got != want {
+			t.Errorf("%s: saved unchanged, it is %s", what, got)
+		}
+		// The API: the record sent back as read, the list in another order.
+		body := su.must(200, "GET", tc.action, "")
+		if l := body[tc.member].([]any); len(l) > 1 {
+			l[0], l[1] = l[1], l[0]
+		}
+		if r, m := su.do("PUT", tc.action, jsonBody(t, body)); r.StatusCode != http.StatusOK {
+			t.Errorf("%s: API PUT as read: %d %v", what, r.StatusCode, m)
+		}
+		if want = asJSON(body[tc.member]); list() != want {
+			t.Errorf("%s: API PUT as read, it is %s, want %s", what, list(), want)
+		}
+		// A new or changed element must follow the rule.
+		f := form()
+		f.Set(tc.member, strings.Join(tc.fresh, "\r\n"))
+		if status, page := postForm(t, c, env.URL+tc.action, f); status != http.StatusUnprocessableEntity || page.Find("[data-testid=error-"+tc.member+"]").Text() == "" {
+			t.Errorf("%s: changed to %q: %d, want 422 beside the field; %q", what, tc.fresh, status, page.Find("main").Text())
+		}
+		body[tc.member] = tc.fresh
+		if r, m := su.do("PUT", tc.action, jsonBody(t, body)); r.StatusCode != http.StatusUnprocessableEntity || len(fieldsOf(m)) != 1 {
+			t.Errorf("%s: API PUT changed to %q: %d %v, want 422 naming the new element only", what, tc.fresh, r.StatusCode, m)
+		}
+		if got := list(); got != want {
+			t.Errorf("%s: changed by a refused request: %s", what, got)
+		}
+	}
+}
+
+func asJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
