@@ -35,7 +35,8 @@ func sentByBrowser(form *goquery.Selection) url.Values {
 			if t := in.AttrOr("type", "text"); (t == "checkbox" || t == "radio") && !in.Is("[checked]") {
 				return
 			}
-			if in.AttrOr("type", "text") == "text" {
+			switch in.AttrOr("type", "text") {
+			case "text", "url", "email", "tel", "search", "password":
 				// A one-line input loses the line breaks of its value.
 				v.Add(name, strings.NewReplacer("\r", "", "\n", "").Replace(in.AttrOr("value", "")))
 				return
@@ -320,7 +321,9 @@ func TestEditFormsKeepStoredLegacyText(t *testing.T) {
 	_, att := su.multipart("POST", km+"/attachments", "a.txt", []byte("x"), "kept")
 	attID := att["KeyMaterialAttachmentID"].(string)
 	attachment := km + "/attachments/" + attID
+	cert := app + "/certifications/" + su.must(201, "POST", app+"/certifications", `{"CertificationType":"FAPI","CertificationStartDate":"2026-03-01","CertificationURI":"https://a.example/x"}`)["CertificationId"].(string)
 	last := func(p string) string { return p[strings.LastIndex(p, "/")+1:] }
+	type legacyText struct{ stored, formChange, apiChange string }
 
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
@@ -329,16 +332,20 @@ func TestEditFormsKeepStoredLegacyText(t *testing.T) {
 		what, page, action, member string
 		sql                        string // sets the member's column (?) of the record (?)
 		key                        string
-		field, msg                 string // the field's id and the data-testid of the message beside it
+		field, msg                 string       // the field's id and the data-testid of the message beside it
+		values                     []legacyText // the values stored before the rule, when not the usual two
 	}{
-		{"organisation", o + "/edit", o, "OrganisationName", `UPDATE organisations SET name = ? WHERE organisation_id = ?`, last(o), "", ""},
-		{"contact", contact + "/edit", contact, "LastName", `UPDATE contacts SET last_name = ? WHERE contact_id = ?`, last(contact), "", ""},
-		{"application", app + "/edit", app, "ClientName", `UPDATE software_statements SET client_name = ? WHERE software_statement_id = ?`, last(app), "", ""},
-		{"authorisation server", server + "/edit", server, "CustomerFriendlyName", `UPDATE authorisation_servers SET customer_friendly_name = ? WHERE authorisation_server_id = ?`, last(server), "", ""},
-		{"document", doc + "/edit", doc, "DocumentDescription", `UPDATE documents SET description = ? WHERE document_id = ?`, last(doc), "", ""},
-		{"identity provider", "/references/identity-providers/kc", "/references/identity-providers/kc", "Description", `UPDATE identity_providers SET description = ? WHERE name = ?`, "kc", "", ""},
-		{"webhook", hook, hook, "Description", `UPDATE webhooks SET description = ? WHERE webhook_id = ?`, last(hook), "", ""},
-		{"attachment", km, attachment, "Description", `UPDATE key_material_attachments SET description = ? WHERE attachment_id = ?`, attID, "desc-" + attID, "error-desc-" + attID + "-error"},
+		{"organisation", o + "/edit", o, "OrganisationName", `UPDATE organisations SET name = ? WHERE organisation_id = ?`, last(o), "", "", nil},
+		{"contact", contact + "/edit", contact, "LastName", `UPDATE contacts SET last_name = ? WHERE contact_id = ?`, last(contact), "", "", nil},
+		{"application", app + "/edit", app, "ClientName", `UPDATE software_statements SET client_name = ? WHERE software_statement_id = ?`, last(app), "", "", nil},
+		{"authorisation server", server + "/edit", server, "CustomerFriendlyName", `UPDATE authorisation_servers SET customer_friendly_name = ? WHERE authorisation_server_id = ?`, last(server), "", "", nil},
+		{"document", doc + "/edit", doc, "DocumentDescription", `UPDATE documents SET description = ? WHERE document_id = ?`, last(doc), "", "", nil},
+		{"identity provider", "/references/identity-providers/kc", "/references/identity-providers/kc", "Description", `UPDATE identity_providers SET description = ? WHERE name = ?`, "kc", "", "", nil},
+		{"webhook", hook, hook, "Description", `UPDATE webhooks SET description = ? WHERE webhook_id = ?`, last(hook), "", "", nil},
+		{"attachment", km, attachment, "Description", `UPDATE key_material_attachments SET description = ? WHERE attachment_id = ?`, attID, "desc-" + attID, "error-desc-" + attID + "-error", nil},
+		// A URI on two lines is no URL: see below.
+		{what: "certification", page: cert + "/edit", action: cert, member: "CertificationURI", sql: `UPDATE certifications SET uri = ? WHERE certification_id = ?`, key: last(cert),
+			values: []legacyText{{"https://a.example/x\u202ey", "https://a.example/x\u202eyz", "https://a.example/x\u202eyz"}}},
 	} {
 		if tc.field == "" {
 			tc.field, tc.msg = "f-"+tc.member, "error-"+tc.member
@@ -371,10 +378,14 @@ func TestEditFormsKeepStoredLegacyText(t *testing.T) {
 			t.Helper()
 			return su.must(200, "GET", tc.action, "")
 		}
-		for _, legacy := range []struct{ stored, formChange, apiChange string }{
-			{"first line\nsecond line", "first line\r\nthird line", "first line\nthird line"},
-			{"Acme\u202eBank", "Acme\u202eBanks", "Acme\u202eBanks"},
-		} {
+		values := tc.values
+		if values == nil {
+			values = []legacyText{
+				{"first line\nsecond line", "first line\r\nthird line", "first line\nthird line"},
+				{"Acme\u202eBank", "Acme\u202eBanks", "Acme\u202eBanks"},
+			}
+		}
+		for _, legacy := range values {
 			what := fmt.Sprintf("%s %s %q", tc.what, tc.member, legacy.stored)
 			if _, err := env.DB.SQL().ExecContext(t.Context(), tc.sql, legacy.stored, tc.key); err != nil {
 				t.Fatal(err)
@@ -414,6 +425,35 @@ func TestEditFormsKeepStoredLegacyText(t *testing.T) {
 			}
 		}
 	}
+	// A certification URI saved on two lines: the form saved unchanged
+	// sent it as one line ("https://a.example/xy") and stored that unseen.
+	// It is shown in a text area; sent back, the text rule spares it, but
+	// it is no https URL: refused beside the field, and kept as stored.
+	legacy := "https://a.example/x\ny"
+	if _, err := env.DB.SQL().ExecContext(t.Context(), `UPDATE certifications SET uri = ? WHERE certification_id = ?`, legacy, last(cert)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Get(env.URL + cert + "/edit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := docOf(t, resp).Find(`form[action="` + cert + `"]`)
+	if n := goquery.NodeName(f.Find("[name=CertificationURI]")); n != "textarea" {
+		t.Errorf("certification URI on two lines is shown in a <%s>", n)
+	}
+	status, page := postForm(t, c, env.URL+cert, sentByBrowser(f))
+	if status == http.StatusUnprocessableEntity && page.Find("[data-testid=error-CertificationURI]").Text() == "" {
+		t.Errorf("certification URI on two lines: 422 without a message beside the field: %q", page.Find("main").Text())
+	}
+	// Read by SQL: the API's description says a URI is a URI.
+	var got string
+	if err := env.DB.SQL().QueryRowContext(t.Context(), `SELECT uri FROM certifications WHERE certification_id = ?`, last(cert)).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != legacy {
+		t.Errorf("certification URI on two lines, form saved unchanged (%d): it is %q, want %q", status, got, legacy)
+	}
+
 }
 
 // TestEditFormsKeepStoredLegacyListMembers: the sparing of text sent back
