@@ -540,3 +540,33 @@ func asJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestClaimPutKeepsStoredLegacyText: an authority claim whose stored
+// RegistrationId held a direction mark, saved before the text rule, could
+// not be PUT back as read (422 on RegistrationId), not even to end it. It
+// is spared when sent back as stored, and kept; a new one is refused.
+func TestClaimPutKeepsStoredLegacyText(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	auth := setupDomains(t, su)
+	oid := su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	id := grant(t, su, oid, auth, "Payments", "PISP")
+	path := "/organisations/" + oid + "/authority-claims/" + id
+	legacy := "REG\u202e-1"
+	if _, err := env.DB.SQL().ExecContext(t.Context(), `UPDATE organisation_authority_claims SET registration_id = ? WHERE claim_id = ?`, legacy, id); err != nil {
+		t.Fatal(err)
+	}
+	got := su.must(200, "GET", path, "")
+	got["Status"] = "Inactive"
+	if r, m := su.do("PUT", path, jsonBody(t, got)); r.StatusCode != http.StatusOK || m["RegistrationId"] != legacy || m["Status"] != "Inactive" {
+		t.Errorf("PUT as read, Inactive: %d %v", r.StatusCode, m)
+	}
+	got = su.must(200, "GET", path, "")
+	got["RegistrationId"] = "REG\u202e-2"
+	if r, m := su.do("PUT", path, jsonBody(t, got)); r.StatusCode != http.StatusUnprocessableEntity || fieldsOf(m)["RegistrationId"] == "" {
+		t.Errorf("a new RegistrationId against the rule: %d %v, want 422 naming it", r.StatusCode, m)
+	}
+	if got := su.must(200, "GET", path, ""); got["RegistrationId"] != legacy || got["Status"] != "Inactive" {
+		t.Errorf("after: %v", got)
+	}
+}
