@@ -570,3 +570,35 @@ func TestClaimPutKeepsStoredLegacyText(t *testing.T) {
 		t.Errorf("after: %v", got)
 	}
 }
+
+// TestIdPFormDomainWithLineBreak: an identity provider's e-mail domains
+// were shown joined with commas in a one-line input. A domain saved with
+// a line break before the text rule ("a.example\nb.example") lost it in
+// the browser, so saving the form unchanged stored another domain,
+// "a.exampleb.example", unseen. The list is read with line breaks as
+// separators; such a list is shown in a text area, as it will be saved.
+func TestIdPFormDomainWithLineBreak(t *testing.T) {
+	op := newFakeOP(t)
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	su.must(201, "POST", "/references/identity-providers", `{"Name":"kc","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`"}`)
+	if _, err := env.DB.SQL().ExecContext(t.Context(), `UPDATE identity_providers SET email_domains = ? WHERE name = 'kc'`, "a.example\nb.example,c.example"); err != nil {
+		t.Fatal(err)
+	}
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.Get(env.URL + "/references/identity-providers/kc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := docOf(t, resp).Find(`form[action="/references/identity-providers/kc"]:has([name=EmailDomains])`)
+	if n := goquery.NodeName(f.Find("[name=EmailDomains]")); n != "textarea" {
+		t.Errorf("e-mail domains with a line break are shown in a <%s>", n)
+	}
+	if status, page := postForm(t, c, env.URL+"/references/identity-providers/kc", sentByBrowser(f)); status != http.StatusOK {
+		t.Errorf("saved unchanged: %d; %q", status, page.Find("[role=alert], [data-testid=flash]").Text())
+	}
+	if got := asJSON(su.must(200, "GET", "/references/identity-providers/kc", "")["EmailDomains"]); got != `["a.example","b.example","c.example"]` {
+		t.Errorf("saved unchanged, the domains are %s, want the lines as shown", got)
+	}
+}
