@@ -52,11 +52,25 @@ type claimForm struct {
 }
 
 // read decodes a claim from the API's JSON or the Roles tab's form; true
-// for the API.
-func (h *Claims) read(w http.ResponseWriter, r *http.Request) (store.AuthorityClaim, bool, error) {
+// for the API. For an update, stored reads the claim as it is: text sent
+// back as it holds it (a RegistrationId saved before the text rule, in a
+// PUT of the claim as read) is spared by the text rule (keptText).
+func (h *Claims) read(w http.ResponseWriter, r *http.Request, stored func() (store.AuthorityClaim, error)) (store.AuthorityClaim, bool, error) {
 	var in claimIn
 	var form claimForm
 	isAPI, err := DecodeAs(w, r, &in, &form)
+	if stored != nil {
+		err = keptText(err, func() map[string]storedText {
+			cur, gerr := stored()
+			switch {
+			case gerr != nil:
+				return nil
+			case isAPI:
+				return textOf(&in, cur)
+			}
+			return textOf(&form, cur)
+		})
+	}
 	if isAPI || (err != nil && FormRefusal(r, err) == nil) {
 		return store.AuthorityClaim{ClaimID: in.ClaimID, AuthorityID: strings.TrimSpace(in.AuthorityID), AuthorisationDomain: in.AuthorisationDomain,
 			Role: in.Role, RegistrationID: in.RegistrationID, Status: in.Status}, isAPI, err
@@ -194,7 +208,7 @@ func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in, _, err := h.read(w, r)
+	in, _, err := h.read(w, r, nil)
 	refused := FormRefusal(r, err)
 	if err != nil && refused == nil {
 		WriteError(w, r, err)
@@ -225,13 +239,15 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in, isAPI, err := h.read(w, r)
+	id := PathParam(r, "claimID")
+	in, isAPI, err := h.read(w, r, func() (store.AuthorityClaim, error) {
+		return h.Store.GetAuthorityClaim(r.Context(), o.OrganisationID, id)
+	})
 	refused := FormRefusal(r, err)
 	if err != nil && refused == nil {
 		WriteError(w, r, err)
 		return
 	}
-	id := PathParam(r, "claimID")
 	var cur store.AuthorityClaim
 	if !isAPI {
 		// The tab's buttons change the status only.

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -46,7 +47,34 @@ func FormRefusal(r *http.Request, err error) map[string]string {
 			out[field] = "This field " + strings.TrimSuffix(msg, ".") + "."
 		}
 	}
+	// An element of a list is refused as "RedirectUri[1]"; the form has
+	// one field for the list, where the message of its first refused
+	// element is shown.
+	for _, f := range e.Fields {
+		name, i, ok := listElement(f.Field)
+		if !ok {
+			continue
+		}
+		if _, shown := out[name]; !shown {
+			out[name] = out[f.Field]
+			if rest, ok := strings.CutPrefix(out[f.Field], "This field "); ok {
+				out[name] = fmt.Sprintf("Entry %d of this field ", i+1) + rest
+			}
+		}
+		delete(out, f.Field)
+	}
 	return out
+}
+
+// listElement splits the name of a list's element ("RedirectUri[1]").
+func listElement(field string) (name string, i int, ok bool) {
+	name, rest, found := strings.Cut(field, "[")
+	idx, isList := strings.CutSuffix(rest, "]")
+	if !found || !isList || strings.ContainsAny(idx, "[].") {
+		return "", 0, false
+	}
+	i, err := strconv.Atoi(idx)
+	return name, i, err == nil
 }
 
 // decodeForm is Decode for a handler that shows its form again with its

@@ -367,7 +367,17 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in store.Certification
-	refused, ok := decodeForm(w, r, &in)
+	cid := PathParam(r, "certID")
+	refused, ok := decodeKept(w, r, &in, func() map[string]storedText {
+		if cid == "" {
+			return nil // a new certification: nothing stored to send back
+		}
+		cur, err := h.Store.GetCertification(r.Context(), typ, id, cid)
+		if err != nil {
+			return nil
+		}
+		return textOf(&in, cur)
+	})
 	if !ok {
 		return
 	}

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -79,13 +80,16 @@ func decodeKept(w http.ResponseWriter, r *http.Request, dst any, stored func() m
 // member of stored (the record as it is) with the same JSON name. Any of
 // them may hold text saved before the text rule (a name on two lines, a
 // direction mark in an address); only those the rule refused are looked
-// at, and only those sent back unchanged are spared.
+// at, and only those sent back unchanged are spared. A list of strings (a
+// redirect URI list) is looked at element by element: an element sent
+// back as one of the stored elements is spared, wherever it now stands
+// (textOfList); a new or changed element is not.
 func textOf(sent, stored any) map[string]storedText {
-	have := map[string]string{}
+	have := map[string]reflect.Value{}
 	cv := reflect.ValueOf(stored)
 	for i := 0; i < cv.NumField(); i++ {
-		if name := jsonName(cv.Type().Field(i)); name != "" && cv.Field(i).Kind() == reflect.String {
-			have[name] = cv.Field(i).String()
+		if name := jsonName(cv.Type().Field(i)); name != "" && (cv.Field(i).Kind() == reflect.String || isStrings(cv.Field(i).Type())) {
+			have[name] = cv.Field(i)
 		}
 	}
 	out := map[string]storedText{}
@@ -93,12 +97,35 @@ func textOf(sent, stored any) map[string]storedText {
 	for i := 0; i < sv.NumField(); i++ {
 		name := jsonName(sv.Type().Field(i))
 		cur, ok := have[name]
-		if !ok || sv.Field(i).Type() != reflect.TypeFor[string]() {
-			continue
+		switch {
+		case !ok:
+		case sv.Field(i).Type() == reflect.TypeFor[string]() && cur.Kind() == reflect.String:
+			out[name] = storedText{sv.Field(i).Addr().Interface().(*string), cur.String()}
+		case isStrings(sv.Field(i).Type()) && isStrings(cur.Type()):
+			textOfList(out, name, sv.Field(i), cur)
 		}
-		out[name] = storedText{sv.Field(i).Addr().Interface().(*string), cur}
 	}
 	return out
+}
+
+// textOfList adds to out the elements of the list sent (named name) that
+// are sent back as an element of the stored list: "name[i]", as the text
+// rule names them, with that stored element.
+func textOfList(out map[string]storedText, name string, sent, stored reflect.Value) {
+	for i := 0; i < sent.Len(); i++ {
+		el := sent.Index(i).Addr().Interface().(*string)
+		for j := 0; j < stored.Len(); j++ {
+			if s := stored.Index(j).String(); sentBack(*el, s) {
+				out[fmt.Sprintf("%s[%d]", name, i)] = storedText{el, s}
+				break
+			}
+		}
+	}
+}
+
+// isStrings reports whether t is a list of strings ([]string).
+func isStrings(t reflect.Type) bool {
+	return t.Kind() == reflect.Slice && t.Elem() == reflect.TypeFor[string]()
 }
 
 // jsonName is the member name of an exported struct field; "" for none.

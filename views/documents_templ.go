@@ -759,7 +759,7 @@ func CertificationModal(s Shell, p CertificationForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("CertificationURI", "Certification URI", "url", p.Cert.CertificationURI, p.Errors["CertificationURI"], false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = OneLineInput("CertificationURI", "Certification URI", "url", p.Cert.CertificationURI, p.Errors["CertificationURI"], false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

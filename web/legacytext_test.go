@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -34,7 +35,8 @@ func sentByBrowser(form *goquery.Selection) url.Values {
 			if t := in.AttrOr("type", "text"); (t == "checkbox" || t == "radio") && !in.Is("[checked]") {
 				return
 			}
-			if in.AttrOr("type", "text") == "text" {
+			switch in.AttrOr("type", "text") {
+			case "text", "url", "email", "tel", "search", "password":
 				// A one-line input loses the line breaks of its value.
 				v.Add(name, strings.NewReplacer("\r", "", "\n", "").Replace(in.AttrOr("value", "")))
 				return
@@ -319,7 +321,9 @@ func TestEditFormsKeepStoredLegacyText(t *testing.T) {
 	_, att := su.multipart("POST", km+"/attachments", "a.txt", []byte("x"), "kept")
 	attID := att["KeyMaterialAttachmentID"].(string)
 	attachment := km + "/attachments/" + attID
+	cert := app + "/certifications/" + su.must(201, "POST", app+"/certifications", `{"CertificationType":"FAPI","CertificationStartDate":"2026-03-01","CertificationURI":"https://a.example/x"}`)["CertificationId"].(string)
 	last := func(p string) string { return p[strings.LastIndex(p, "/")+1:] }
+	type legacyText struct{ stored, formChange, apiChange string }
 
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
@@ -328,16 +332,20 @@ func TestEditFormsKeepStoredLegacyText(t *testing.T) {
 		what, page, action, member string
 		sql                        string // sets the member's column (?) of the record (?)
 		key                        string
-		field, msg                 string // the field's id and the data-testid of the message beside it
+		field, msg                 string       // the field's id and the data-testid of the message beside it
+		values                     []legacyText // the values stored before the rule, when not the usual two
 	}{
-		{"organisation", o + "/edit", o, "OrganisationName", `UPDATE organisations SET name = ? WHERE organisation_id = ?`, last(o), "", ""},
-		{"contact", contact + "/edit", contact, "LastName", `UPDATE contacts SET last_name = ? WHERE contact_id = ?`, last(contact), "", ""},
-		{"application", app + "/edit", app, "ClientName", `UPDATE software_statements SET client_name = ? WHERE software_statement_id = ?`, last(app), "", ""},
-		{"authorisation server", server + "/edit", server, "CustomerFriendlyName", `UPDATE authorisation_servers SET customer_friendly_name = ? WHERE authorisation_server_id = ?`, last(server), "", ""},
-		{"document", doc + "/edit", doc, "DocumentDescription", `UPDATE documents SET description = ? WHERE document_id = ?`, last(doc), "", ""},
-		{"identity provider", "/references/identity-providers/kc", "/references/identity-providers/kc", "Description", `UPDATE identity_providers SET description = ? WHERE name = ?`, "kc", "", ""},
-		{"webhook", hook, hook, "Description", `UPDATE webhooks SET description = ? WHERE webhook_id = ?`, last(hook), "", ""},
-		{"attachment", km, attachment, "Description", `UPDATE key_material_attachments SET description = ? WHERE attachment_id = ?`, attID, "desc-" + attID, "error-desc-" + attID + "-error"},
+		{"organisation", o + "/edit", o, "OrganisationName", `UPDATE organisations SET name = ? WHERE organisation_id = ?`, last(o), "", "", nil},
+		{"contact", contact + "/edit", contact, "LastName", `UPDATE contacts SET last_name = ? WHERE contact_id = ?`, last(contact), "", "", nil},
+		{"application", app + "/edit", app, "ClientName", `UPDATE software_statements SET client_name = ? WHERE software_statement_id = ?`, last(app), "", "", nil},
+		{"authorisation server", server + "/edit", server, "CustomerFriendlyName", `UPDATE authorisation_servers SET customer_friendly_name = ? WHERE authorisation_server_id = ?`, last(server), "", "", nil},
+		{"document", doc + "/edit", doc, "DocumentDescription", `UPDATE documents SET description = ? WHERE document_id = ?`, last(doc), "", "", nil},
+		{"identity provider", "/references/identity-providers/kc", "/references/identity-providers/kc", "Description", `UPDATE identity_providers SET description = ? WHERE name = ?`, "kc", "", "", nil},
+		{"webhook", hook, hook, "Description", `UPDATE webhooks SET description = ? WHERE webhook_id = ?`, last(hook), "", "", nil},
+		{"attachment", km, attachment, "Description", `UPDATE key_material_attachments SET description = ? WHERE attachment_id = ?`, attID, "desc-" + attID, "error-desc-" + attID + "-error", nil},
+		// A URI on two lines is no URL: see below.
+		{what: "certification", page: cert + "/edit", action: cert, member: "CertificationURI", sql: `UPDATE certifications SET uri = ? WHERE certification_id = ?`, key: last(cert),
+			values: []legacyText{{"https://a.example/x\u202ey", "https://a.example/x\u202eyz", "https://a.example/x\u202eyz"}}},
 	} {
 		if tc.field == "" {
 			tc.field, tc.msg = "f-"+tc.member, "error-"+tc.member
@@ -370,10 +378,14 @@ func TestEditFormsKeepStoredLegacyText(t *testing.T) {
 			t.Helper()
 			return su.must(200, "GET", tc.action, "")
 		}
-		for _, legacy := range []struct{ stored, formChange, apiChange string }{
-			{"first line\nsecond line", "first line\r\nthird line", "first line\nthird line"},
-			{"Acme\u202eBank", "Acme\u202eBanks", "Acme\u202eBanks"},
-		} {
+		values := tc.values
+		if values == nil {
+			values = []legacyText{
+				{"first line\nsecond line", "first line\r\nthird line", "first line\nthird line"},
+				{"Acme\u202eBank", "Acme\u202eBanks", "Acme\u202eBanks"},
+			}
+		}
+		for _, legacy := range values {
 			what := fmt.Sprintf("%s %s %q", tc.what, tc.member, legacy.stored)
 			if _, err := env.DB.SQL().ExecContext(t.Context(), tc.sql, legacy.stored, tc.key); err != nil {
 				t.Fatal(err)
@@ -412,5 +424,181 @@ func TestEditFormsKeepStoredLegacyText(t *testing.T) {
 				t.Errorf("%s: changed by a refused request: %q", what, got)
 			}
 		}
+	}
+	// A certification URI saved on two lines: the form saved unchanged
+	// sent it as one line ("https://a.example/xy") and stored that unseen.
+	// It is shown in a text area; sent back, the text rule spares it, but
+	// it is no https URL: refused beside the field, and kept as stored.
+	legacy := "https://a.example/x\ny"
+	if _, err := env.DB.SQL().ExecContext(t.Context(), `UPDATE certifications SET uri = ? WHERE certification_id = ?`, legacy, last(cert)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Get(env.URL + cert + "/edit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := docOf(t, resp).Find(`form[action="` + cert + `"]`)
+	if n := goquery.NodeName(f.Find("[name=CertificationURI]")); n != "textarea" {
+		t.Errorf("certification URI on two lines is shown in a <%s>", n)
+	}
+	status, page := postForm(t, c, env.URL+cert, sentByBrowser(f))
+	if status == http.StatusUnprocessableEntity && page.Find("[data-testid=error-CertificationURI]").Text() == "" {
+		t.Errorf("certification URI on two lines: 422 without a message beside the field: %q", page.Find("main").Text())
+	}
+	// Read by SQL: the API's description says a URI is a URI.
+	var got string
+	if err := env.DB.SQL().QueryRowContext(t.Context(), `SELECT uri FROM certifications WHERE certification_id = ?`, last(cert)).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != legacy {
+		t.Errorf("certification URI on two lines, form saved unchanged (%d): it is %q, want %q", status, got, legacy)
+	}
+
+}
+
+// TestEditFormsKeepStoredLegacyListMembers: the sparing of text sent back
+// as stored (TestEditFormsKeepStoredLegacyText) looked at single strings
+// only. An application whose stored redirect URIs or WebAuthn origins held
+// one with a direction mark, saved before the text rule, could not be
+// saved at all, by its form or by an API PUT of the record as read: 422
+// beside the list. An element sent back as a stored one is now spared and
+// kept; a new or changed element is still refused (docs/design.md §4).
+func TestEditFormsKeepStoredLegacyListMembers(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	o := "/organisations/" + su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	app := o + "/softwarestatements/" + su.must(201, "POST", o+"/softwarestatements", `{"ClientName":"App"}`)["SoftwareStatementId"].(string)
+	appID := app[strings.LastIndex(app, "/")+1:]
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	for _, tc := range []struct {
+		what, page, action, member, sql, key string
+		stored, fresh                        []string
+	}{
+		{"application", app + "/edit", app, "RedirectUri", `UPDATE software_statements SET redirect_uris = ? WHERE software_statement_id = ?`, appID,
+			[]string{"https://a.example/cb", "https://a.example/c\u202eb"}, []string{"https://a.example/cb", "https://a.example/c\u202ebb"}},
+		{"application", app + "/edit", app, "software_origins_uri", `UPDATE software_statements SET origins = ? WHERE software_statement_id = ?`, appID,
+			[]string{"https://a\u202eb.example"}, []string{"https://a\u202eb.example", "https://c\u202ed.example"}},
+	} {
+		what := fmt.Sprintf("%s %s %q", tc.what, tc.member, tc.stored)
+		if _, err := env.DB.SQL().ExecContext(t.Context(), tc.sql, asJSON(tc.stored), tc.key); err != nil {
+			t.Fatal(err)
+		}
+		form := func() url.Values {
+			t.Helper()
+			resp, err := c.Get(env.URL + tc.page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := docOf(t, resp).Find(`form[action="` + tc.action + `"]:has([name=` + tc.member + `])`)
+			if f.Length() != 1 {
+				t.Fatalf("%s: %d edit forms on %s", what, f.Length(), tc.page)
+			}
+			return sentByBrowser(f)
+		}
+		list := func() string {
+			t.Helper()
+			return asJSON(su.must(200, "GET", tc.action, "")[tc.member])
+		}
+		want := asJSON(tc.stored)
+		// The console's form, saved unchanged.
+		if status, page := postForm(t, c, env.URL+tc.action, form()); status != http.StatusOK {
+			t.Errorf("%s: saved unchanged: %d; %q", what, status, page.Find("[role=alert], [data-testid=flash]").Text())
+		}
+		if got := list(); got != want {
+			t.Errorf("%s: saved unchanged, it is %s", what, got)
+		}
+		// The API: the record sent back as read, the list in another order.
+		body := su.must(200, "GET", tc.action, "")
+		if l := body[tc.member].([]any); len(l) > 1 {
+			l[0], l[1] = l[1], l[0]
+		}
+		if r, m := su.do("PUT", tc.action, jsonBody(t, body)); r.StatusCode != http.StatusOK {
+			t.Errorf("%s: API PUT as read: %d %v", what, r.StatusCode, m)
+		}
+		if want = asJSON(body[tc.member]); list() != want {
+			t.Errorf("%s: API PUT as read, it is %s, want %s", what, list(), want)
+		}
+		// A new or changed element must follow the rule.
+		f := form()
+		f.Set(tc.member, strings.Join(tc.fresh, "\r\n"))
+		if status, page := postForm(t, c, env.URL+tc.action, f); status != http.StatusUnprocessableEntity || page.Find("[data-testid=error-"+tc.member+"]").Text() == "" {
+			t.Errorf("%s: changed to %q: %d, want 422 beside the field; %q", what, tc.fresh, status, page.Find("main").Text())
+		}
+		body[tc.member] = tc.fresh
+		if r, m := su.do("PUT", tc.action, jsonBody(t, body)); r.StatusCode != http.StatusUnprocessableEntity || len(fieldsOf(m)) != 1 {
+			t.Errorf("%s: API PUT changed to %q: %d %v, want 422 naming the new element only", what, tc.fresh, r.StatusCode, m)
+		}
+		if got := list(); got != want {
+			t.Errorf("%s: changed by a refused request: %s", what, got)
+		}
+	}
+}
+
+func asJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestClaimPutKeepsStoredLegacyText: an authority claim whose stored
+// RegistrationId held a direction mark, saved before the text rule, could
+// not be PUT back as read (422 on RegistrationId), not even to end it. It
+// is spared when sent back as stored, and kept; a new one is refused.
+func TestClaimPutKeepsStoredLegacyText(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	auth := setupDomains(t, su)
+	oid := su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	id := grant(t, su, oid, auth, "Payments", "PISP")
+	path := "/organisations/" + oid + "/authority-claims/" + id
+	legacy := "REG\u202e-1"
+	if _, err := env.DB.SQL().ExecContext(t.Context(), `UPDATE organisation_authority_claims SET registration_id = ? WHERE claim_id = ?`, legacy, id); err != nil {
+		t.Fatal(err)
+	}
+	got := su.must(200, "GET", path, "")
+	got["Status"] = "Inactive"
+	if r, m := su.do("PUT", path, jsonBody(t, got)); r.StatusCode != http.StatusOK || m["RegistrationId"] != legacy || m["Status"] != "Inactive" {
+		t.Errorf("PUT as read, Inactive: %d %v", r.StatusCode, m)
+	}
+	got = su.must(200, "GET", path, "")
+	got["RegistrationId"] = "REG\u202e-2"
+	if r, m := su.do("PUT", path, jsonBody(t, got)); r.StatusCode != http.StatusUnprocessableEntity || fieldsOf(m)["RegistrationId"] == "" {
+		t.Errorf("a new RegistrationId against the rule: %d %v, want 422 naming it", r.StatusCode, m)
+	}
+	if got := su.must(200, "GET", path, ""); got["RegistrationId"] != legacy || got["Status"] != "Inactive" {
+		t.Errorf("after: %v", got)
+	}
+}
+
+// TestIdPFormDomainWithLineBreak: an identity provider's e-mail domains
+// were shown joined with commas in a one-line input. A domain saved with
+// a line break before the text rule ("a.example\nb.example") lost it in
+// the browser, so saving the form unchanged stored another domain,
+// "a.exampleb.example", unseen. The list is read with line breaks as
+// separators; such a list is shown in a text area, as it will be saved.
+func TestIdPFormDomainWithLineBreak(t *testing.T) {
+	op := newFakeOP(t)
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	su.must(201, "POST", "/references/identity-providers", `{"Name":"kc","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`"}`)
+	if _, err := env.DB.SQL().ExecContext(t.Context(), `UPDATE identity_providers SET email_domains = ? WHERE name = 'kc'`, "a.example\nb.example,c.example"); err != nil {
+		t.Fatal(err)
+	}
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.Get(env.URL + "/references/identity-providers/kc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := docOf(t, resp).Find(`form[action="/references/identity-providers/kc"]:has([name=EmailDomains])`)
+	if n := goquery.NodeName(f.Find("[name=EmailDomains]")); n != "textarea" {
+		t.Errorf("e-mail domains with a line break are shown in a <%s>", n)
+	}
+	if status, page := postForm(t, c, env.URL+"/references/identity-providers/kc", sentByBrowser(f)); status != http.StatusOK {
+		t.Errorf("saved unchanged: %d; %q", status, page.Find("[role=alert], [data-testid=flash]").Text())
+	}
+	if got := asJSON(su.must(200, "GET", "/references/identity-providers/kc", "")["EmailDomains"]); got != `["a.example","b.example","c.example"]` {
+		t.Errorf("saved unchanged, the domains are %s, want the lines as shown", got)
 	}
 }
