@@ -45,7 +45,11 @@ func keptText(err error, stored func() map[string]storedText) error {
 	kept := stored()
 	var rest []FieldError
 	for _, f := range e.Fields {
-		if t, ok := kept[f.Field]; ok && t.Sent != nil && sentBack(*t.Sent, t.Stored) {
+		// Only a refusal of the text rule is spared: the value sent must
+		// break it. Another refusal of the same member (bytes that are not
+		// UTF-8, found before anything was decoded) leaves Sent empty, and
+		// an empty value sent back as stored must not pass it.
+		if t, ok := kept[f.Field]; ok && t.Sent != nil && refusedText(*t.Sent, textLine) && sentBack(*t.Sent, t.Stored) {
 			*t.Sent = t.Stored
 			continue
 		}
