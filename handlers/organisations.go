@@ -116,7 +116,7 @@ func (h *Organisations) orgListPage(r *http.Request, f store.OrgFilter, env Page
 		}
 	}
 	p := views.OrganisationsPage{Items: env.Content, Q: f.Q, StatusOpts: h.statusOpts(lifecycle.Organisation, f.Status, true), FlagOpts: flagOpts, RoleOpts: roleOpts, Roles: orgRoles,
-		SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, SortParam: q.Get("sort"), Total: total, Page: page, TotalPages: env.TotalPages,
+		SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, Total: total, Page: page, TotalPages: env.TotalPages,
 		Filtered: f.Q != "" || f.Status != "" || f.Flag != "" || f.Role != "" || f.Domain != ""}
 	eq := url.Values{}
 	for _, k := range []string{"q", "Status", "Flag", "AuthorisationDomain", "Role", "sort"} {

@@ -37,7 +37,6 @@ type OrganisationsPage struct {
 	SortLinks  map[string]string
 	SortField  string
 	SortDesc   bool
-	SortParam  string // the sort of the URL, kept when the filters change
 	Total      int
 	Page       int
 	TotalPages int
@@ -45,6 +44,48 @@ type OrganisationsPage struct {
 	NextURL    string
 	Filtered   bool
 	ExportURL  string // the CSV of this search, filters and sort
+}
+
+// SortChoice is one column of a list's "Sort by" select: its sort key (the
+// one its column link uses) and the words for each direction.
+type SortChoice struct{ Field, Label, Asc, Desc string }
+
+// OrgSortChoices and ContactSortChoices are the sortable columns of the
+// organisation list and the contacts tab, in the order of the columns.
+var (
+	OrgSortChoices = []SortChoice{
+		{"OrganisationName", "Name", "A to Z", "Z to A"},
+		{"RegistrationNumber", "Registration number", "ascending", "descending"},
+		{"CountryOfRegistration", "Country", "A to Z", "Z to A"},
+		{"Status", "Status", "A to Z", "Z to A"},
+		{"CreatedOn", "Created", "oldest first", "newest first"},
+	}
+	ContactSortChoices = []SortChoice{
+		{"ContactType", "Contact type", "A to Z", "Z to A"},
+		{"FirstName", "First name", "A to Z", "Z to A"},
+		{"LastName", "Last name", "A to Z", "Z to A"},
+		{"EmailAddress", "E-mail", "A to Z", "Z to A"},
+		{"PhoneNumber", "Phone", "ascending", "descending"},
+	}
+)
+
+// SortOptions are the options of a "Sort by" select (name "sort"): each
+// column ascending then descending, the current sort selected. The value is
+// what a column link sends ("CreatedOn,desc"); the list's default order
+// (def, ascending) is the empty value, so a search that did not choose a
+// sort adds none to the URL, as before.
+func SortOptions(choices []SortChoice, def, cur string, desc bool) []Option {
+	opts := make([]Option, 0, 2*len(choices))
+	for _, c := range choices {
+		asc := c.Field + ",asc"
+		if c.Field == def {
+			asc = ""
+		}
+		opts = append(opts,
+			Option{Value: asc, Label: c.Label + ", " + c.Asc, Selected: c.Field == cur && !desc},
+			Option{Value: c.Field + ",desc", Label: c.Label + ", " + c.Desc, Selected: c.Field == cur && desc})
+	}
+	return opts
 }
 
 // SortState is the aria-sort value of a column.

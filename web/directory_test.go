@@ -8,10 +8,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
@@ -547,12 +549,76 @@ func TestFlagsReferenceData(t *testing.T) {
 	}
 }
 
+// TestSortSelectOnTheLists: the organisation list and the contacts tab
+// offer a "Sort by" select (for a phone, where the heading row with the
+// sort links is hidden): labelled, every column link's sort key in both
+// directions, the current sort selected, the only field named sort in its
+// form (a second would be refused). What it sends sorts the list; a bad
+// value is still refused.
+func TestSortSelectOnTheLists(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	id := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	a.must(201, "POST", "/organisations", org("Zenith"))
+	a.must(201, "POST", "/organisations/"+id+"/contacts", `{"ContactType":"Technical","LastName":"Adams","EmailAddress":"t@acme.example"}`)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	check := func(u, form, id, want string, keys []string) *goquery.Document {
+		t.Helper()
+		resp, doc := page(t, c, env.URL+u)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d", u, resp.StatusCode)
+		}
+		sel := doc.Find(form + ` select[name=sort]`)
+		if sel.Length() != 1 || doc.Find(form+` [name=sort]`).Length() != 1 {
+			t.Fatalf("%s: %d sort selects, %d fields named sort", u, sel.Length(), doc.Find(form+` [name=sort]`).Length())
+		}
+		if sid, _ := sel.Attr("id"); sid != id || strings.TrimSpace(doc.Find(`label[for=`+id+`]`).Text()) == "" {
+			t.Fatalf("%s: the select %q has no label", u, sid)
+		}
+		var got []string
+		sel.Find("option").Each(func(_ int, o *goquery.Selection) { v, _ := o.Attr("value"); got = append(got, v) })
+		if strings.Join(got, " ") != strings.Join(keys, " ") {
+			t.Fatalf("%s: options %q, want %q", u, got, keys)
+		}
+		if v, ok := sel.Find("option[selected]").Attr("value"); !ok || v != want || sel.Find("option[selected]").Length() != 1 {
+			t.Fatalf("%s: selected %q (%v), want %q", u, v, ok, want)
+		}
+		return doc
+	}
+	orgKeys := []string{"", "OrganisationName,desc", "RegistrationNumber,asc", "RegistrationNumber,desc", "CountryOfRegistration,asc", "CountryOfRegistration,desc", "Status,asc", "Status,desc", "CreatedOn,asc", "CreatedOn,desc"}
+	check("/organisations", "[data-testid=org-filter]", "sort-by", "", orgKeys)
+	check("/organisations?sort=OrganisationName,asc", "[data-testid=org-filter]", "sort-by", "", orgKeys)
+	// What the form sends with the select changed: the list in that order.
+	doc := check("/organisations?q=&Status=&Flag=&sort=OrganisationName%2Cdesc", "[data-testid=org-filter]", "sort-by", "OrganisationName,desc", orgKeys)
+	if first := doc.Find("[data-testid=organisation-row] td").First().Text(); first != "Zenith" {
+		t.Fatalf("sorted Z to A, first row %q", first)
+	}
+	// Every option the select offers is a sort the list accepts.
+	for _, k := range orgKeys {
+		check("/organisations?sort="+url.QueryEscape(k), "[data-testid=org-filter]", "sort-by", k, orgKeys)
+	}
+	contactKeys := []string{"ContactType,asc", "ContactType,desc", "FirstName,asc", "FirstName,desc", "", "LastName,desc", "EmailAddress,asc", "EmailAddress,desc", "PhoneNumber,asc", "PhoneNumber,desc"}
+	contacts := "/organisations/" + id + "/contacts"
+	check(contacts, "[data-testid=contacts-sort]", "contact-sort-by", "", contactKeys)
+	doc = check(contacts+"?sort=EmailAddress%2Cdesc", "[data-testid=contacts-sort]", "contact-sort-by", "EmailAddress,desc", contactKeys)
+	if act, _ := doc.Find("[data-testid=contacts-sort]").Attr("action"); act != contacts {
+		t.Fatalf("contacts sort form action %q", act)
+	}
+	// A bad sort is refused as before, on both lists.
+	for _, u := range []string{"/organisations?sort=Nope,asc", "/organisations?sort=OrganisationName,up", contacts + "?sort=Nope,asc", contacts + "?sort=LastName,up"} {
+		if resp, _ := page(t, c, env.URL+u); resp.StatusCode != 400 {
+			t.Errorf("%s: %d, want 400", u, resp.StatusCode)
+		}
+	}
+}
+
 func TestFilterFormKeepsTheSort(t *testing.T) {
 	env := webtest.Start(t, nil)
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
 	_, doc := page(t, c, env.URL+"/organisations?sort=CreatedOn,desc&page=3")
-	v, ok := doc.Find(`[data-testid=org-filter] input[name=sort]`).Attr("value")
+	v, ok := doc.Find(`[data-testid=org-filter] [name=sort] option[selected]`).Attr("value")
 	if !ok || v != "CreatedOn,desc" {
 		t.Fatalf("sort in the filter form: %q", v)
 	}

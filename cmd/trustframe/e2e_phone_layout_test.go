@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/trustframe/trustframe/web/webtest"
 )
@@ -144,5 +145,96 @@ func TestEndToEndPhoneSortLinksShowOnFocus(t *testing.T) {
 		for _, prob := range res {
 			t.Errorf("%s at 390 px: %s", p, prob)
 		}
+	}
+}
+
+// TestEndToEndPhoneSortSelect: at 390 px the organisation list and the
+// contacts tab stack their rows and hide the heading row with its sort
+// links; a "Sort by" select is shown instead, and choosing another sort
+// reorders the rows: the organisation list through its filter form (a
+// boosted GET), the contacts through their own form (an htmx fragment, the
+// page not reloaded), and the contacts again with JavaScript off (a plain
+// GET). Wider, the select is not shown (the column links sort there).
+// axe-core is clean on both pages with the select shown.
+func TestEndToEndPhoneSortSelect(t *testing.T) {
+	env := webtest.Start(t, nil)
+	api := newAPIClient(t, env)
+	oid := api.call("POST", "/organisations", `{"OrganisationName":"Acme Bank","RegistrationNumber":"12345678","CountryOfRegistration":"GB"}`, 201)["OrganisationId"].(string)
+	api.call("POST", "/organisations", `{"OrganisationName":"Zenith Bank","RegistrationNumber":"87654321","CountryOfRegistration":"GB"}`, 201)
+	api.call("POST", "/organisations/"+oid+"/contacts", `{"ContactType":"Business","FirstName":"Ann","LastName":"Adams","EmailAddress":"ann@acme.example"}`, 201)
+	api.call("POST", "/organisations/"+oid+"/contacts", `{"ContactType":"Technical","FirstName":"Zoe","LastName":"Zane","EmailAddress":"zoe@acme.example"}`, 201)
+	ctx := newBrowser(t)
+	signIn(t, ctx, env.URL, "admin@example.com")
+	shown := func(sel string) bool {
+		t.Helper()
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(function(e){if(!e)return false;var r=e.getBoundingClientRect();return r.width>0&&r.height>0})(document.querySelector(`+"`"+sel+"`"+`))`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	firstCell := `(document.querySelector("[data-testid=organisation-row] td, [data-testid=contact-row] td:nth-child(3)")||{}).textContent`
+	contacts := "/organisations/" + oid + "/contacts"
+
+	must(t, chromedp.Do(ctx, chromedp.EmulateViewport(1366, 900), chromedp.Navigate(env.URL+"/organisations"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=org-filter]`))))
+	if shown(`#sort-by`) {
+		t.Error("the Sort by select is shown on a desktop")
+	}
+
+	must(t, chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)))
+	checkPage(t, ctx, env.URL, "/organisations", 390)
+	checkPage(t, ctx, env.URL, contacts, 390)
+
+	// The organisation list: the filter form sends the sort with the search.
+	must(t, chromedp.Do(ctx, chromedp.Navigate(env.URL+"/organisations"), chromedp.WaitVisible(chromedp.CSS(`#sort-by`))))
+	if !waitTrue(t, ctx, `document.querySelector("table.tf-labelled")`) || !shown(`#sort-by`) {
+		t.Fatal("at 390 px the list is not stacked or the Sort by select is not shown")
+	}
+	if !waitTrue(t, ctx, firstCell+` === "Acme Bank"`) {
+		t.Fatal("the list does not start A to Z")
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`#sort-by`), "OrganisationName,desc"),
+		chromedp.Click(chromedp.CSS(`[data-testid=org-filter] button[type=submit]`)),
+	))
+	if !waitTrue(t, ctx, `location.search.indexOf("sort=OrganisationName%2Cdesc") >= 0 && `+firstCell+` === "Zenith Bank" && document.querySelector("#sort-by").value === "OrganisationName,desc"`) {
+		loc, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + " " + `+firstCell))
+		t.Fatalf("after choosing Name, Z to A: %s", loc)
+	}
+
+	// The contacts tab: its own form swaps the table in place.
+	must(t, chromedp.Do(ctx, chromedp.Navigate(env.URL+contacts), chromedp.WaitVisible(chromedp.CSS(`#contact-sort-by`))))
+	if !waitTrue(t, ctx, `document.querySelector("#contacts-table table.tf-labelled")`) || !shown(`#contact-sort-by`) {
+		t.Fatal("at 390 px the contacts are not stacked or the Sort by select is not shown")
+	}
+	if !waitTrue(t, ctx, firstCell+` === "Adams"`) {
+		t.Fatal("the contacts do not start with Adams")
+	}
+	must(t, chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.tfSamePage = true; undefined`),
+		chromedp.SetValue(chromedp.CSS(`#contact-sort-by`), "LastName,desc"),
+		chromedp.Click(chromedp.CSS(`#contact-sort-submit`)),
+	))
+	if !waitTrue(t, ctx, `window.tfSamePage && location.search.indexOf("sort=LastName%2Cdesc") >= 0 && `+firstCell+` === "Zane" && document.querySelector("#contact-sort-by").value === "LastName,desc" && document.querySelector("#contacts-table table.tf-labelled")`) {
+		loc, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + " " + !!window.tfSamePage + " " + `+firstCell))
+		t.Fatalf("after choosing Last name, Z to A: %s", loc)
+	}
+
+	// Without JavaScript: a plain GET form.
+	noJS := func(off bool) {
+		t.Helper()
+		if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: off}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noJS(true)
+	defer noJS(false)
+	must(t, chromedp.Do(ctx, chromedp.Navigate(env.URL+contacts), chromedp.WaitVisible(chromedp.CSS(`#contact-sort-by`))))
+	must(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`#contact-sort-by`), "ContactType,desc"),
+		chromedp.Click(chromedp.CSS(`#contact-sort-submit`)),
+	))
+	if !waitTrue(t, ctx, `location.search.indexOf("sort=ContactType%2Cdesc") >= 0 && `+firstCell+` === "Zane"`) {
+		loc, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + " " + `+firstCell))
+		t.Fatalf("without JavaScript, after choosing Contact type, Z to A: %s", loc)
 	}
 }
