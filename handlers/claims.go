@@ -60,16 +60,11 @@ func (h *Claims) read(w http.ResponseWriter, r *http.Request, stored func() (sto
 	var form claimForm
 	isAPI, err := DecodeAs(w, r, &in, &form)
 	if stored != nil {
-		err = keptText(err, func() map[string]storedText {
-			cur, gerr := stored()
-			switch {
-			case gerr != nil:
-				return nil
-			case isAPI:
-				return textOf(&in, cur)
-			}
-			return textOf(&form, cur)
-		})
+		var sent any = &form
+		if isAPI {
+			sent = &in
+		}
+		err = keptText(err, storedOf(sent, stored))
 	}
 	if isAPI || (err != nil && FormRefusal(r, err) == nil) {
 		return store.AuthorityClaim{ClaimID: in.ClaimID, AuthorityID: strings.TrimSpace(in.AuthorityID), AuthorisationDomain: in.AuthorisationDomain,

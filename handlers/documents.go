@@ -172,16 +172,8 @@ func (h *Documents) Save(w http.ResponseWriter, r *http.Request) {
 	}
 	var in store.Document
 	id := PathParam(r, "docID")
-	refused, ok := decodeKept(w, r, &in, func() map[string]storedText {
-		if id == "" {
-			return nil // a new document: nothing stored to send back
-		}
-		cur, err := h.Store.GetDocument(r.Context(), o.OrganisationID, id)
-		if err != nil {
-			return nil
-		}
-		return textOf(&in, cur)
-	})
+	// A new document (no id) has nothing stored: its read fails.
+	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.Document, error) { return h.Store.GetDocument(r.Context(), o.OrganisationID, id) }))
 	if !ok {
 		return
 	}
@@ -368,16 +360,7 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 	}
 	var in store.Certification
 	cid := PathParam(r, "certID")
-	refused, ok := decodeKept(w, r, &in, func() map[string]storedText {
-		if cid == "" {
-			return nil // a new certification: nothing stored to send back
-		}
-		cur, err := h.Store.GetCertification(r.Context(), typ, id, cid)
-		if err != nil {
-			return nil
-		}
-		return textOf(&in, cur)
-	})
+	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.Certification, error) { return h.Store.GetCertification(r.Context(), typ, id, cid) }))
 	if !ok {
 		return
 	}

@@ -246,13 +246,7 @@ func (h *Domains) CreateDomain(w http.ResponseWriter, r *http.Request) {
 func (h *Domains) UpdateDomain(w http.ResponseWriter, r *http.Request) {
 	var in store.AuthorisationDomain
 	name := PathParam(r, "domain")
-	refused, ok := decodeKept(w, r, &in, func() map[string]storedText {
-		cur, err := h.Store.GetAuthorisationDomain(r.Context(), name)
-		if err != nil {
-			return nil
-		}
-		return map[string]storedText{"Description": {&in.Description, cur.Description}}
-	})
+	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.AuthorisationDomain, error) { return h.Store.GetAuthorisationDomain(r.Context(), name) }))
 	if !ok {
 		return
 	}
@@ -334,13 +328,7 @@ func (h *Domains) roleIn(w http.ResponseWriter, r *http.Request, name string) (s
 	dom := PathParam(r, "domain")
 	if err := Decode(w, r, &in); err != nil {
 		if name != "" {
-			err = keptText(err, func() map[string]storedText {
-				cur, gerr := h.Store.GetDomainRole(r.Context(), dom, name)
-				if gerr != nil {
-					return nil
-				}
-				return map[string]storedText{"Description": {&in.Description, cur.Description}}
-			})
+			err = keptText(err, storedOf(&in, func() (store.DomainRole, error) { return h.Store.GetDomainRole(r.Context(), dom, name) }))
 		}
 		if err != nil {
 			return in, err
@@ -488,13 +476,7 @@ func (h *Domains) CreateAuthority(w http.ResponseWriter, r *http.Request) {
 func (h *Domains) UpdateAuthority(w http.ResponseWriter, r *http.Request) {
 	var in store.Authority
 	id := PathParam(r, "authorityID")
-	refused, ok := decodeKept(w, r, &in, func() map[string]storedText {
-		cur, err := h.Store.GetAuthority(r.Context(), id)
-		if err != nil {
-			return nil
-		}
-		return map[string]storedText{"AuthorityName": {&in.AuthorityName, cur.AuthorityName}, "AuthorityCode": {&in.AuthorityCode, cur.AuthorityCode}}
-	})
+	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.Authority, error) { return h.Store.GetAuthority(r.Context(), id) }))
 	if !ok {
 		return
 	}

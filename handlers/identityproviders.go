@@ -251,13 +251,7 @@ func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 	var in idpIn
 	name := PathParam(r, "name")
-	refused, ok := decodeKept(w, r, &in, func() map[string]storedText {
-		cur, err := h.Store.GetIdentityProvider(r.Context(), name)
-		if err != nil {
-			return nil
-		}
-		return textOf(&in, cur)
-	})
+	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.IdentityProvider, error) { return h.Store.GetIdentityProvider(r.Context(), name) }))
 	if !ok {
 		return
 	}

@@ -79,6 +79,19 @@ func decodeKept(w http.ResponseWriter, r *http.Request, dst any, stored func() m
 	return nil, false
 }
 
+// storedOf is stored for keptText when the update's record is read by
+// get: textOf sent and that record, or nothing when it cannot be read
+// (the update then answers for that itself).
+func storedOf[T any](sent any, get func() (T, error)) func() map[string]storedText {
+	return func() map[string]storedText {
+		cur, err := get()
+		if err != nil {
+			return nil
+		}
+		return textOf(sent, cur)
+	}
+}
+
 // textOf is stored for keptText when an update sends back a whole record:
 // each string member of sent (a pointer to the struct decoded) beside the
 // member of stored (the record as it is) with the same JSON name. Any of

@@ -156,13 +156,7 @@ func orgAndUpdate[T any](h *Org, w http.ResponseWriter, r *http.Request, get fun
 	}
 	err := Decode(w, r, &in)
 	if get != nil {
-		err = keptText(err, func() map[string]storedText {
-			cur, gerr := get(r.Context(), o.OrganisationID, PathParam(r, param))
-			if gerr != nil {
-				return nil
-			}
-			return textOf(&in, cur)
-		})
+		err = keptText(err, storedOf(&in, func() (T, error) { return get(r.Context(), o.OrganisationID, PathParam(r, param)) }))
 	}
 	if err != nil {
 		if f := FormRefusal(r, err); f != nil {

@@ -294,13 +294,7 @@ func (h *Organisations) UpdateOrganisation(w http.ResponseWriter, r *http.Reques
 	var in store.Organisation
 	// The edit form sends every field back: text saved before the text
 	// rule is spared when it comes back unchanged (keptText).
-	if err := keptText(Decode(w, r, &in), func() map[string]storedText {
-		cur, err := h.Org.Store.GetOrganisation(r.Context(), id)
-		if err != nil {
-			return nil
-		}
-		return textOf(&in, cur)
-	}); err != nil {
+	if err := keptText(Decode(w, r, &in), storedOf(&in, func() (store.Organisation, error) { return h.Org.Store.GetOrganisation(r.Context(), id) })); err != nil {
 		if f := FormRefusal(r, err); f != nil {
 			in.OrganisationID = id
 			h.renderOrgForm(w, r, http.StatusUnprocessableEntity, in, false, withRefused(h.validateOrg(&in, false), f))

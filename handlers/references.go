@@ -164,13 +164,7 @@ func (h *RefTypes) Create(w http.ResponseWriter, r *http.Request) {
 func (h *RefTypes) Update(w http.ResponseWriter, r *http.Request) {
 	var in store.ReferenceItem
 	name := PathParam(r, "name")
-	refused, ok := decodeKept(w, r, &in, func() map[string]storedText {
-		cur, err := h.Store.GetRef(r.Context(), h.Kind, name)
-		if err != nil {
-			return nil
-		}
-		return map[string]storedText{"Description": {&in.Description, cur.Description}}
-	})
+	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.ReferenceItem, error) { return h.Store.GetRef(r.Context(), h.Kind, name) }))
 	if !ok {
 		return
 	}
@@ -319,13 +313,7 @@ func (h *References) CreateFlag(w http.ResponseWriter, r *http.Request) {
 func (h *References) UpdateFlag(w http.ResponseWriter, r *http.Request) {
 	var in store.Flag
 	id := PathParam(r, "flagID")
-	refused, ok := decodeKept(w, r, &in, func() map[string]storedText {
-		cur, err := h.Store.GetFlag(r.Context(), id)
-		if err != nil {
-			return nil
-		}
-		return map[string]storedText{"Name": {&in.Name, cur.Name}, "Description": {&in.Description, cur.Description}}
-	})
+	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.Flag, error) { return h.Store.GetFlag(r.Context(), id) }))
 	if !ok {
 		return
 	}
