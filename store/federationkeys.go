@@ -22,15 +22,8 @@ import (
 const fedKeyCols = sigKeyCols + `, may_sign_from`
 
 func scanFedKey(row rowScanner) (SigningKey, error) {
-	var k SigningKey
-	var c string
-	var r, m sql.NullString
-	err := row.Scan(&k.Kid, &k.Alg, &k.Status, &c, &r, &k.PublicJWK, &k.PrivateEnc, &m)
-	k.CreatedAt = parseStamp(c)
-	if r.Valid {
-		t := parseStamp(r.String)
-		k.RetiredAt = &t
-	}
+	var m sql.NullString
+	k, err := scanKey(row, &m)
 	if m.Valid {
 		t := parseStamp(m.String)
 		k.MaySignFrom = &t

@@ -26,11 +26,15 @@ type SigningKey struct {
 
 const sigKeyCols = `kid, alg, status, created_at, retired_at, public_jwk, private_enc`
 
-func scanSigKey(row rowScanner) (SigningKey, error) {
+func scanSigKey(row rowScanner) (SigningKey, error) { return scanKey(row) }
+
+// scanKey reads the columns of sigKeyCols, then into more those that a
+// table adds after them (federation keys: fedKeyCols).
+func scanKey(row rowScanner, more ...any) (SigningKey, error) {
 	var k SigningKey
 	var c string
 	var r sql.NullString
-	err := row.Scan(&k.Kid, &k.Alg, &k.Status, &c, &r, &k.PublicJWK, &k.PrivateEnc)
+	err := row.Scan(append([]any{&k.Kid, &k.Alg, &k.Status, &c, &r, &k.PublicJWK, &k.PrivateEnc}, more...)...)
 	k.CreatedAt = parseStamp(c)
 	if r.Valid {
 		t := parseStamp(r.String)
