@@ -56,7 +56,8 @@ func (s *Server) routes() http.Handler {
 	// A page that does not exist, asked by a browser, is answered in the
 	// signed-in console (its menu and Sign out), not a bare page: the
 	// session is read as the home page reads it, never required.
-	notFoundPage := guardSessions(s.sessions.LoadAndSave(sessionLoaded(s.sessionIdle(noStore(s.auth.sessionAuth(false)(notFound))))))
+	browser := chi.Chain(guardSessions, s.sessions.LoadAndSave, sessionLoaded, s.sessionIdle, http.NewCrossOriginProtection().Handler, noStore)
+	notFoundPage := browser.Handler(s.auth.sessionAuth(false)(notFound))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/federation/") || strings.HasPrefix(r.URL.Path, "/.well-known/") ||
 			!strings.Contains(r.Header.Get("Accept"), "text/html") {
@@ -270,7 +271,7 @@ func (s *Server) routes() http.Handler {
 
 	// Browser: session cookie, cross-origin protection on every unsafe method.
 	r.Group(func(r chi.Router) {
-		r.Use(guardSessions, s.sessions.LoadAndSave, sessionLoaded, s.sessionIdle, http.NewCrossOriginProtection().Handler, noStore)
+		r.Use(browser...)
 		r.With(s.rateLimit).Get("/login", getOnly(s.auth.login))
 		r.With(s.rateLimit).Get("/auth/callback", getOnly(s.auth.callback))
 		r.Post("/logout", s.auth.logout)
