@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -482,7 +481,7 @@ func TestEditFormsKeepStoredLegacyListMembers(t *testing.T) {
 			[]string{"https://a\u202eb.example"}, []string{"https://a\u202eb.example", "https://c\u202ed.example"}},
 	} {
 		what := fmt.Sprintf("%s %s %q", tc.what, tc.member, tc.stored)
-		if _, err := env.DB.SQL().ExecContext(t.Context(), tc.sql, asJSON(tc.stored), tc.key); err != nil {
+		if _, err := env.DB.SQL().ExecContext(t.Context(), tc.sql, mustMarshal(tc.stored), tc.key); err != nil {
 			t.Fatal(err)
 		}
 		form := func() url.Values {
@@ -499,9 +498,9 @@ func TestEditFormsKeepStoredLegacyListMembers(t *testing.T) {
 		}
 		list := func() string {
 			t.Helper()
-			return asJSON(su.must(200, "GET", tc.action, "")[tc.member])
+			return mustMarshal(su.must(200, "GET", tc.action, "")[tc.member])
 		}
-		want := asJSON(tc.stored)
+		want := mustMarshal(tc.stored)
 		// The console's form, saved unchanged.
 		if status, page := postForm(t, c, env.URL+tc.action, form()); status != http.StatusOK {
 			t.Errorf("%s: saved unchanged: %d; %q", what, status, page.Find("[role=alert], [data-testid=flash]").Text())
@@ -517,7 +516,7 @@ func TestEditFormsKeepStoredLegacyListMembers(t *testing.T) {
 		if r, m := su.do("PUT", tc.action, jsonBody(t, body)); r.StatusCode != http.StatusOK {
 			t.Errorf("%s: API PUT as read: %d %v", what, r.StatusCode, m)
 		}
-		if want = asJSON(body[tc.member]); list() != want {
+		if want = mustMarshal(body[tc.member]); list() != want {
 			t.Errorf("%s: API PUT as read, it is %s, want %s", what, list(), want)
 		}
 		// A new or changed element must follow the rule.
@@ -534,11 +533,6 @@ func TestEditFormsKeepStoredLegacyListMembers(t *testing.T) {
 			t.Errorf("%s: changed by a refused request: %s", what, got)
 		}
 	}
-}
-
-func asJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }
 
 // TestClaimPutKeepsStoredLegacyText: an authority claim whose stored
@@ -598,7 +592,7 @@ func TestIdPFormDomainWithLineBreak(t *testing.T) {
 	if status, page := postForm(t, c, env.URL+"/references/identity-providers/kc", sentByBrowser(f)); status != http.StatusOK {
 		t.Errorf("saved unchanged: %d; %q", status, page.Find("[role=alert], [data-testid=flash]").Text())
 	}
-	if got := asJSON(su.must(200, "GET", "/references/identity-providers/kc", "")["EmailDomains"]); got != `["a.example","b.example","c.example"]` {
+	if got := mustMarshal(su.must(200, "GET", "/references/identity-providers/kc", "")["EmailDomains"]); got != `["a.example","b.example","c.example"]` {
 		t.Errorf("saved unchanged, the domains are %s, want the lines as shown", got)
 	}
 }
