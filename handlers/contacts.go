@@ -2,11 +2,14 @@ package handlers
 
 import (
 	"context"
-	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"strings"
 
+	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/paths"
+
 	"github.com/a-h/templ"
+
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -14,16 +17,12 @@ import (
 // Contacts serves the contacts of an organisation.
 type Contacts struct {
 	*Org
-	Store contactStore
+	Contacts *directory.Contacts
+	Types    contactTypes
 }
 
-// contactStore is what Contacts reads and writes.
-type contactStore interface {
-	ListContacts(ctx context.Context, orgID, sortBy string, desc bool, page, size int) ([]store.Contact, int, error)
-	GetContact(ctx context.Context, orgID, id string) (store.Contact, error)
-	CreateContact(ctx context.Context, a store.Audit, c store.Contact) (store.Contact, error)
-	UpdateContact(ctx context.Context, a store.Audit, c store.Contact, check func(store.Contact) error) (store.Contact, error)
-	DeleteContact(ctx context.Context, a store.Audit, orgID, id string, check func(store.Contact) error) error
+// contactTypes lists the contact types for the form's select.
+type contactTypes interface {
 	ListContactTypes(ctx context.Context) ([]store.ReferenceItem, error)
 }
 
@@ -45,9 +44,9 @@ func (h *Contacts) ListContacts(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	size = ListSize(r, size)
-	items, total, err := h.Store.ListContacts(r.Context(), o.OrganisationID, sortField, desc, page, size)
+	items, total, err := h.Contacts.List(r.Context(), o.OrganisationID, sortField, desc, page, size)
 	if err != nil {
-		WriteError(w, r, during("ListContacts", err))
+		WriteError(w, r, err)
 		return
 	}
 	RespondPage(w, r, http.StatusOK, NewPaged(items, page, size, total), func() (templ.Component, error) {
@@ -65,43 +64,19 @@ func (h *Contacts) ListContacts(w http.ResponseWriter, r *http.Request) {
 
 // GetContact is one contact.
 func (h *Contacts) GetContact(w http.ResponseWriter, r *http.Request) {
-	c, err := h.Store.GetContact(r.Context(), PathParam(r, "orgID"), PathParam(r, "contactID"))
+	c, err := h.Contacts.Get(r.Context(), PathParam(r, "orgID"), PathParam(r, "contactID"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetContact", err), "Contact"))
+		WriteError(w, r, err)
 		return
 	}
 	SetETag(w, c)
 	WriteJSON(w, http.StatusOK, c)
 }
 
-// dottedDomain reports an address whose domain has a dot and does not end
-// with one: a contact is written to from outside, so name@localhost or
-// name@example.com. is a typing mistake (docs/design.md §4). Contacts saved
-// before the rule are read as they are; the rule applies when one is saved.
-func dottedDomain(email string) bool {
-	domain := email[strings.LastIndexByte(email, '@')+1:]
-	return strings.Contains(domain, ".") && !strings.HasSuffix(domain, ".")
-}
-
-func validateContact(c *store.Contact) map[string]string {
-	f := map[string]string{}
-	required(f, "ContactType", c.ContactType, "Contact type")
-	required(f, "LastName", c.LastName, "Last name")
-	if !ValidEmail(c.EmailAddress) {
-		f["EmailAddress"] = "Enter a valid e-mail address."
-	} else if !dottedDomain(c.EmailAddress) {
-		f["EmailAddress"] = "Enter an e-mail address whose domain has a dot and does not end with one (name@example.com)."
-	}
-	for k, v := range map[string]string{"FirstName": c.FirstName, "LastName": c.LastName, "Department": c.Department, "PhoneNumber": c.PhoneNumber} {
-		checkLen(f, k, v, 200)
-	}
-	return f
-}
-
 func (h *Contacts) renderContactForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, c store.Contact, isNew bool, errs map[string]string) {
-	types, err := h.Store.ListContactTypes(r.Context())
+	types, err := h.Types.ListContactTypes(r.Context())
 	if err != nil {
-		WriteError(w, r, during("ListContactTypes", err))
+		WriteError(w, r, err)
 		return
 	}
 	var opts []views.Option
@@ -127,68 +102,61 @@ func (h *Contacts) renderContactForm(w http.ResponseWriter, r *http.Request, sta
 
 // ContactForm shows the empty form (…/new) or a contact's (…/{contactID}/edit).
 func (h *Contacts) ContactForm(w http.ResponseWriter, r *http.Request) {
-	if o, c, ok := orgAndForm(h.Org, w, r, h.Store.GetContact, "contactID", "Contact", store.Contact{}); ok {
+	if o, c, ok := orgAndForm(h.Org, w, r, h.Contacts.Store.GetContact, "contactID", "Contact", store.Contact{}); ok {
 		h.renderContactForm(w, r, http.StatusOK, o, c, c.ContactID == "", nil)
 	}
 }
 
 // CreateContact adds a contact.
 func (h *Contacts) CreateContact(w http.ResponseWriter, r *http.Request) {
-	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.Contact, f map[string]string) {
-		h.renderContactForm(w, r, http.StatusUnprocessableEntity, o, in, true, withRefused(validateContact(&in), f))
-	})
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	var in store.Contact
+	refused, ok := decodeForm(w, r, &in)
 	if !ok {
 		return
 	}
 	in.OrganisationID = o.OrganisationID
-	var c store.Contact
-	var err error
-	if errs := validateContact(&in); len(errs) > 0 {
-		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
-			_, err := h.Store.CreateContact(ctx, h.actor(r), in)
-			return err
-		}))
-	} else {
-		c, err = h.Store.CreateContact(r.Context(), h.actor(r), in)
-		err = storeError(during("CreateContact", err), "Contact")
-	}
-	h.contactSaved(w, r, o, in, c, err, true, http.StatusCreated)
-}
-
-func (h *Contacts) contactSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, c store.Contact, err error, isNew bool, status int) {
-	s := Saved{Err: err, Flash: "Contact " + strings.TrimSpace(c.FirstName+" "+c.LastName) + " was saved.", Page: paths.OrganisationTab(o.OrganisationID, "contacts"),
-		Status: status, Body: c, ETag: c}
-	s.Again = formAgain(func(e *Error) { h.renderContactForm(w, r, e.Status, o, in, isNew, orMessage(err, "LastName")) })
-	h.Saved(w, r, s.Created(isNew, paths.API(paths.Contact(o.OrganisationID, c.ContactID))))
+	c, err := h.Contacts.Create(r.Context(), h.actor(r), in, refused)
+	h.contactSaved(w, r, o, in, c, err, true)
 }
 
 // UpdateContact replaces a contact.
 func (h *Contacts) UpdateContact(w http.ResponseWriter, r *http.Request) {
-	o, in, ok := orgAndUpdate(h.Org, w, r, h.Store.GetContact, "contactID", func(o store.Organisation, in store.Contact, f map[string]string) {
-		in.ContactID = PathParam(r, "contactID")
-		h.renderContactForm(w, r, http.StatusUnprocessableEntity, o, in, false, withRefused(validateContact(&in), f))
-	})
+	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
 	}
-	in.OrganisationID, in.ContactID = o.OrganisationID, PathParam(r, "contactID")
-	var c store.Contact
-	var err error
-	if errs := validateContact(&in); len(errs) > 0 {
-		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
-			_, err := h.Store.UpdateContact(ctx, h.actor(r), in, func(store.Contact) error { return nil })
-			return err
-		}))
-	} else {
-		c, err = h.Store.UpdateContact(r.Context(), h.actor(r), in, func(cur store.Contact) error { return CheckIfMatch(r, cur) })
-		err = storeError(during("UpdateContact", err), "Contact")
+	id := PathParam(r, "contactID")
+	var in store.Contact
+	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.Contact, error) { return h.Contacts.Get(r.Context(), o.OrganisationID, id) }))
+	if !ok {
+		return
 	}
-	h.contactSaved(w, r, o, in, c, err, false, http.StatusOK)
+	in.OrganisationID, in.ContactID = o.OrganisationID, id
+	c, err := h.Contacts.Update(r.Context(), h.actor(r), in, refused, func(cur store.Contact) error { return CheckIfMatch(r, cur) })
+	h.contactSaved(w, r, o, in, c, err, false)
+}
+
+// contactSaved answers a contact's create or update: the saved contact,
+// the form again with a refusal beside its fields, or an error.
+func (h *Contacts) contactSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, c store.Contact, err error, isNew bool) {
+	switch {
+	case err == nil:
+		h.Saved(w, r, Saved{Flash: "Contact " + strings.TrimSpace(c.FirstName+" "+c.LastName) + " was saved.", Page: paths.OrganisationTab(o.OrganisationID, "contacts"),
+			Status: http.StatusOK, Body: c, ETag: c}.Created(isNew, paths.API(paths.Contact(o.OrganisationID, c.ContactID))))
+	case inForm(r, err):
+		h.renderContactForm(w, r, AsError(err).Status, o, in, isNew, orMessage(err, "LastName"))
+	default:
+		WriteError(w, r, err)
+	}
 }
 
 // DeleteContact removes a contact: 204 on the API.
 func (h *Contacts) DeleteContact(w http.ResponseWriter, r *http.Request) {
 	orgID, id := PathParam(r, "orgID"), PathParam(r, "contactID")
-	err := h.Store.DeleteContact(r.Context(), h.actor(r), orgID, id, func(cur store.Contact) error { return CheckIfMatch(r, cur) })
-	h.Saved(w, r, Saved{Err: storeError(err, "Contact"), Flash: "The contact was deleted.", Page: paths.OrganisationTab(orgID, "contacts"), Status: http.StatusNoContent})
+	err := h.Contacts.Delete(r.Context(), h.actor(r), orgID, id, func(cur store.Contact) error { return CheckIfMatch(r, cur) })
+	h.Saved(w, r, Saved{Err: err, Flash: "The contact was deleted.", Page: paths.OrganisationTab(orgID, "contacts"), Status: http.StatusNoContent})
 }

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 )
 
@@ -99,34 +100,10 @@ func (e *Error) WithExtra(m map[string]any) *Error { e.Extra = m; return e }
 // WithHeader sets extra response headers of e.
 func (e *Error) WithHeader(h http.Header) *Error { e.Header = h; return e }
 
-// storeError is the one translation of the store's errors into refusals:
-// a field error is a 422 on that field, a conflict a 409 naming what is in
-// the way, a missing row a 404 naming what (e.g. "Contact"), a busy or full
-// database a 503 with Retry-After. Any other error is returned unchanged
-// (and answered as a 500 by WriteError).
+// storeError names what a missing record was ("Contact not found"); every
+// other error of the store is answered as it is by AsError.
 func storeError(err error, what string) error {
-	if err == nil {
-		return nil
-	}
-	var fe *store.FieldError
-	var ce *store.ConflictError
-	switch {
-	case errors.As(err, &fe):
-		return Validation(map[string]string{fe.Field: fe.Message})
-	case errors.As(err, &ce):
-		e := CodeConflict.New(sentence(ce.Message))
-		e.InTheWay = ce.InTheWay
-		return e
-	case errors.Is(err, store.ErrNotFound):
-		return CodeNotFound.New(what + " not found")
-	case errors.Is(err, store.ErrBusy):
-		return CodeBusy.New("The directory is busy with another change; nothing was changed. Try again in a moment.").
-			WithHeader(http.Header{"Retry-After": {"1"}})
-	case errors.Is(err, store.ErrFull):
-		return CodeStorageFull.New("The server's disk is full; nothing was changed. Try again once an operator has made room.").
-			WithHeader(http.Header{"Retry-After": {"60"}})
-	}
-	return err
+	return directory.Named(err, what)
 }
 
 // withStoreChecks adds to errs, a form's field problems, what the

@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
-	"github.com/trustframe/trustframe/store"
+
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -53,13 +54,13 @@ func Validation(fields map[string]string) *Error {
 
 // FieldMap turns an error's fields back into a map for a form view.
 func FieldMap(err error) map[string]string {
-	var e *Error
 	out := map[string]string{}
-	if errors.As(err, &e) {
-		for _, f := range e.Fields {
-			if f.Field != "" {
-				out[f.Field] = f.Message
-			}
+	if err == nil {
+		return out
+	}
+	for _, f := range AsError(err).Fields {
+		if f.Field != "" {
+			out[f.Field] = f.Message
 		}
 	}
 	return out
@@ -124,16 +125,44 @@ func errorPage(shell views.Shell, status int, detail string, fields []FieldError
 	return views.ErrorPage(shell, status, shell.Title, detail, items)
 }
 
-// AsError turns any error into an *Error: a refusal stays as it is, the
-// store's busy and full errors are 503s (storeError), anything else is a 500.
+// AsError turns any error into an *Error. It is the one place where the
+// application layer's refusals meet HTTP: fields that need attention are a
+// 422 naming each, a conflict a 409 naming what is in the way, a missing
+// record a 404, a busy or full database a 503 with Retry-After. Anything
+// else is a 500.
 func AsError(err error) *Error {
-	var e *Error
-	if errors.As(err, &e) {
+	var (
+		e  *Error
+		de *directory.Error
+		fe *directory.FieldError
+		ce *directory.ConflictError
+	)
+	switch {
+	case errors.As(err, &e):
 		return e
-	}
-	if errors.Is(err, store.ErrBusy) || errors.Is(err, store.ErrFull) {
-		errors.As(storeError(err, ""), &e)
+	case errors.As(err, &de):
+		switch de.Code {
+		case directory.CodeInvalid:
+			return Validation(de.Fields)
+		case directory.CodeNotFound:
+			return CodeNotFound.New(de.Message)
+		case directory.CodeConflict:
+			return CodeConflict.New(sentence(de.Message))
+		}
+	case errors.As(err, &fe):
+		return Validation(map[string]string{fe.Field: fe.Message})
+	case errors.As(err, &ce):
+		e := CodeConflict.New(sentence(ce.Message))
+		e.InTheWay = ce.InTheWay
 		return e
+	case errors.Is(err, directory.ErrNotFound):
+		return CodeNotFound.New("Not found")
+	case errors.Is(err, directory.ErrBusy):
+		return CodeBusy.New("The directory is busy with another change; nothing was changed. Try again in a moment.").
+			WithHeader(http.Header{"Retry-After": {"1"}})
+	case errors.Is(err, directory.ErrFull):
+		return CodeStorageFull.New("The server's disk is full; nothing was changed. Try again once an operator has made room.").
+			WithHeader(http.Header{"Retry-After": {"60"}})
 	}
 	return CodeInternal.New("Internal error")
 }

@@ -101,6 +101,14 @@ func HTMLPage(w http.ResponseWriter, r *http.Request, page func()) bool {
 	return true
 }
 
+// inForm reports whether a browser's refusal is shown in the form it came
+// from, beside its fields: every refusal below 500 but a missing resource
+// (an error page says that). The API answers every refusal as a problem.
+func inForm(r *http.Request, err error) bool {
+	s := AsError(err).Status
+	return !WantsJSON(r) && s < 500 && s != http.StatusNotFound
+}
+
 // formAgain is the Again of a form: show shows the form with the refusal,
 // for every refusal but a missing resource (an error page says that).
 func formAgain(show func(e *Error)) func(e *Error) bool {

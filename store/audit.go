@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 	"unicode/utf8"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
 // AuditRecord is one append-only entry of the audit log (docs/design.md §9).
@@ -28,10 +30,7 @@ type AuditRecord struct {
 }
 
 // Audit names who does a change; every write method takes one.
-type Audit struct {
-	Actor  string
-	Reason string // why, when the change needs one (reactivation); kept in the summary
-}
+type Audit = directory.Actor
 
 // withReason adds the reason an administrator gave to an audit summary.
 func withReason(summary, reason string) string {

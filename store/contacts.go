@@ -5,22 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
 // Contact is a person to reach at an organisation.
-type Contact struct {
-	ContactID      string    `json:"ContactId"`
-	OrganisationID string    `json:"OrganisationId"`
-	ContactType    string    `json:"ContactType"`
-	FirstName      string    `json:"FirstName"`
-	LastName       string    `json:"LastName"`
-	Department     string    `json:"Department"`
-	EmailAddress   string    `json:"EmailAddress"`
-	PhoneNumber    string    `json:"PhoneNumber"`
-	CreatedOn      time.Time `json:"CreatedOn"`
-	UpdatedOn      time.Time `json:"UpdatedOn"`
-}
+type Contact = directory.Contact
 
 const contactCols = `contact_id, organisation_id, contact_type, first_name, last_name, department, email_address, phone_number, created_on, updated_on`
 
@@ -88,14 +78,20 @@ func checkContactType(ctx context.Context, tx *sql.Tx, name, old string) error {
 	return nil
 }
 
-// CreateContact adds a contact to an organisation.
-func (d *DB) CreateContact(ctx context.Context, a Audit, c Contact) (Contact, error) {
+// CreateContact adds a contact to an organisation. problems are what is
+// already known to be wrong with its fields: the contact type's check is
+// added to them, and when any remains nothing is written.
+func (d *DB) CreateContact(ctx context.Context, a Audit, c Contact, problems directory.Fields) (Contact, error) {
 	c.ContactID = NewID()
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		problems := directory.Fields{}.Merge(problems)
 		if err := orgExists(ctx, tx, c.OrganisationID); err != nil {
 			return err
 		}
-		if err := checkContactType(ctx, tx, c.ContactType, ""); err != nil {
+		if err := problems.Take(checkContactType(ctx, tx, c.ContactType, "")); err != nil {
+			return err
+		}
+		if err := problems.Err(); err != nil {
 			return err
 		}
 		now := d.stamp()
@@ -112,14 +108,22 @@ func (d *DB) CreateContact(ctx context.Context, a Audit, c Contact) (Contact, er
 	return d.GetContact(ctx, c.OrganisationID, c.ContactID)
 }
 
-// UpdateContact replaces a contact's fields.
-func (d *DB) UpdateContact(ctx context.Context, a Audit, c Contact, check func(cur Contact) error) (Contact, error) {
+// UpdateContact replaces a contact's fields. problems are as for
+// CreateContact; check runs on the stored contact once the fields pass.
+func (d *DB) UpdateContact(ctx context.Context, a Audit, c Contact, problems directory.Fields, check directory.Check[Contact]) (Contact, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := current(ctx, tx, scanContact, check, `SELECT `+contactCols+` FROM contacts WHERE organisation_id = ? AND contact_id = ?`, c.OrganisationID, c.ContactID)
+		problems := directory.Fields{}.Merge(problems)
+		cur, err := queryOne(ctx, tx, scanContact, `SELECT `+contactCols+` FROM contacts WHERE organisation_id = ? AND contact_id = ?`, c.OrganisationID, c.ContactID)
 		if err != nil {
 			return err
 		}
-		if err := checkContactType(ctx, tx, c.ContactType, cur.ContactType); err != nil {
+		if err := problems.Take(checkContactType(ctx, tx, c.ContactType, cur.ContactType)); err != nil {
+			return err
+		}
+		if err := problems.Err(); err != nil {
+			return err
+		}
+		if err := check(cur); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE contacts SET contact_type=?, first_name=?, last_name=?, department=?, email_address=?, phone_number=?, updated_on=? WHERE contact_id=?`,
@@ -136,7 +140,7 @@ func (d *DB) UpdateContact(ctx context.Context, a Audit, c Contact, check func(c
 }
 
 // DeleteContact removes a contact.
-func (d *DB) DeleteContact(ctx context.Context, a Audit, orgID, id string, check func(cur Contact) error) error {
+func (d *DB) DeleteContact(ctx context.Context, a Audit, orgID, id string, check directory.Check[Contact]) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {
 		cur, err := current(ctx, tx, scanContact, check, `SELECT `+contactCols+` FROM contacts WHERE organisation_id = ? AND contact_id = ?`, orgID, id)
 		if err != nil {

@@ -11,15 +11,13 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
 // FieldError is a refusal about one field that only the store can judge
-// (an unknown flag, a duplicate issuer); handlers answer 422 with it.
-type FieldError struct {
-	Field, Message string
-}
-
-func (e *FieldError) Error() string { return "store: " + e.Field + ": " + e.Message }
+// (an unknown flag, a duplicate issuer): the application layer's.
+type FieldError = directory.FieldError
 
 // NewID returns a random (version 4) UUID.
 func NewID() string {

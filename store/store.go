@@ -26,30 +26,24 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/trustframe/trustframe/directory"
 )
 
 //go:embed migrations/*.sql migrations/postgres/*.sql
 var migrationFS embed.FS
 
-// Sentinel errors. Handlers map them to HTTP statuses.
+// The store returns the application layer's errors (package directory).
 var (
-	ErrNotFound = errors.New("store: not found")
-	ErrConflict = errors.New("store: conflict")
+	ErrNotFound = directory.ErrNotFound
+	ErrConflict = directory.ErrConflict
+	ErrBusy     = directory.ErrBusy
+	ErrFull     = directory.ErrFull
 )
 
-// ConflictError is a change refused because of the state of the data (a
-// duplicate, the last Active Super User, something in use). Message says
-// why, for people; InTheWay, when set, names what is in the way by kind
-// ({"Contacts": […]}, {"Claims": […]}): the API sends the two as the
-// "summary|payload" message of docs/design.md §4 and the console lists the
-// items. The store never writes that text itself.
-type ConflictError struct {
-	Message  string
-	InTheWay map[string]any
-}
-
-func (e *ConflictError) Error() string { return "store: conflict: " + e.Message }
-func (e *ConflictError) Unwrap() error { return ErrConflict }
+// ConflictError is a change refused because of the state of the data: the
+// application layer's.
+type ConflictError = directory.ConflictError
 
 // DB is the trustframe database.
 type DB struct {
@@ -417,16 +411,6 @@ func (d *DB) refuseNewer(ctx context.Context, names []string) error {
 func (d *DB) Migrations(ctx context.Context) ([]string, error) {
 	return queryList(ctx, d.db, scanString, `SELECT name FROM schema_migrations ORDER BY version`)
 }
-
-// ErrBusy is a write that waited for SQLite's one writer longer than the
-// busy timeout: nothing changed, and the same request may simply be sent
-// again.
-var ErrBusy = errors.New("store: the database is busy")
-
-// ErrFull is a write refused because the disk (or the database's size
-// limit) is full: nothing changed, and the same request succeeds once an
-// operator has made room.
-var ErrFull = errors.New("store: the disk is full")
 
 // busy marks SQLite's SQLITE_BUSY and SQLITE_LOCKED as ErrBusy, and
 // SQLITE_FULL as ErrFull; PostgreSQL's serialisation failures and

@@ -32,7 +32,7 @@ func TestContactEmailNeedsADottedDomain(t *testing.T) {
 	}
 	a.must(201, "POST", path, `{"ContactType":"Technical","LastName":"Lee","EmailAddress":"ann@acme.example"}`)
 	// A contact saved before the rule is still read as it is.
-	old, err := env.DB.CreateContact(context.Background(), store.Audit{Actor: "admin@example.com"}, store.Contact{OrganisationID: oid, ContactType: "Technical", LastName: "Old", EmailAddress: "old@intranet"})
+	old, err := env.DB.CreateContact(context.Background(), store.Audit{Actor: "admin@example.com"}, store.Contact{OrganisationID: oid, ContactType: "Technical", LastName: "Old", EmailAddress: "old@intranet"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/federation/anchor"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/issuer"
@@ -20,7 +22,7 @@ func (s *Server) routes() http.Handler {
 	allowPrivate := s.allowPrivateIssuers()
 	org := &handlers.Org{Base: base, Store: s.db, AllowPrivateURLs: allowPrivate}
 	orgs := &handlers.Organisations{Org: org, Store: s.db}
-	contacts := &handlers.Contacts{Org: org, Store: s.db}
+	contacts := &handlers.Contacts{Org: org, Contacts: &directory.Contacts{Store: s.db}, Types: s.db}
 	servers := &handlers.Servers{Org: org, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}}
 	apps := &handlers.Applications{Org: org, Store: s.db, Algs: s.keys.Enabled}
 	reactivations := &handlers.Reactivations{Org: org, Store: s.db}

@@ -1,0 +1,128 @@
+package directory
+
+import (
+	"errors"
+	"sort"
+)
+
+// Code says what kind of refusal an Error is. Handlers answer each code
+// with one HTTP status, in one place (handlers/errors.go).
+type Code string
+
+// The codes of the application layer.
+const (
+	CodeInvalid  Code = "validation_failed" // fields need attention (422)
+	CodeNotFound Code = "not_found"         // the record does not exist (404)
+	CodeConflict Code = "conflict"          // the state of the data stops it (409)
+)
+
+// Error is a refusal of a use case: a code, a message for people, and for
+// CodeInvalid the message of each field.
+type Error struct {
+	Code    Code
+	Message string
+	Fields  Fields
+}
+
+func (e *Error) Error() string { return "directory: " + string(e.Code) + ": " + e.Message }
+
+// NotFound is the refusal of a record that does not exist; what names the
+// kind ("Contact").
+func NotFound(what string) *Error {
+	return &Error{Code: CodeNotFound, Message: what + " not found"}
+}
+
+// Named turns the store's ErrNotFound into NotFound(what); any other error
+// is returned as it is.
+func Named(err error, what string) error {
+	if errors.Is(err, ErrNotFound) {
+		return NotFound(what)
+	}
+	return err
+}
+
+// Fields is the message of each field that needs attention, as a form
+// shows it beside the field and the API lists it in the problem body.
+type Fields map[string]string
+
+// Add records msg on field unless the field already has a message: the
+// first problem found with a field is the one shown.
+func (f Fields) Add(field, msg string) {
+	if _, named := f[field]; !named {
+		f[field] = msg
+	}
+}
+
+// Merge adds every message of other, which win over f's own.
+func (f Fields) Merge(other Fields) Fields {
+	for k, v := range other {
+		f[k] = v
+	}
+	return f
+}
+
+// Take adds err to f when it is a *FieldError and reports nil; any other
+// error is returned for the caller to stop on.
+func (f Fields) Take(err error) error {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		f.Add(fe.Field, fe.Message)
+		return nil
+	}
+	return err
+}
+
+// Err is the refusal of every field in f, or nil when f is empty.
+func (f Fields) Err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	return &Error{Code: CodeInvalid, Message: "Some fields need attention.", Fields: f}
+}
+
+// Names are f's fields in order.
+func (f Fields) Names() []string {
+	out := make([]string, 0, len(f))
+	for k := range f {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// FieldError is a refusal of one field that only the database can judge
+// (an unknown contact type, a duplicate issuer).
+type FieldError struct {
+	Field, Message string
+}
+
+func (e *FieldError) Error() string { return "store: " + e.Field + ": " + e.Message }
+
+// ConflictError is a change refused because of the state of the data (a
+// duplicate, the last Active Super User, something in use). Message says
+// why, for people; InTheWay, when set, names what is in the way by kind
+// ({"Contacts": […]}, {"Claims": […]}): the API sends the two as the
+// "summary|payload" message of docs/design.md §4 and the console lists the
+// items.
+type ConflictError struct {
+	Message  string
+	InTheWay map[string]any
+}
+
+func (e *ConflictError) Error() string { return "store: conflict: " + e.Message }
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+// The store's sentinel errors.
+var (
+	// ErrNotFound is a record that does not exist.
+	ErrNotFound = errors.New("store: not found")
+	// ErrConflict is what every ConflictError unwraps to.
+	ErrConflict = errors.New("store: conflict")
+	// ErrBusy is a write that waited for the database's one writer longer
+	// than the busy timeout: nothing changed, the same request may be sent
+	// again.
+	ErrBusy = errors.New("store: the database is busy")
+	// ErrFull is a write refused because the disk is full: nothing
+	// changed, the same request succeeds once an operator has made room.
+	ErrFull = errors.New("store: the disk is full")
+)
