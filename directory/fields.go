@@ -4,6 +4,7 @@ import (
 	"net/mail"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Required adds "<label> is required." on name when s is blank.
@@ -40,4 +41,42 @@ func ValidEmail(s string) bool {
 func DottedDomain(email string) bool {
 	domain := email[strings.LastIndexByte(email, '@')+1:]
 	return strings.Contains(domain, ".") && !strings.HasSuffix(domain, ".")
+}
+
+// Dates checks optional YYYY-MM-DD dates and start ≤ end; endLabel is the
+// end field's label ("expiry date"), so the message uses its words.
+func (f Fields) Dates(startField, start, endField, end, endLabel string, startRequired bool) {
+	if start == "" && startRequired {
+		f.Add(startField, "The start date is required (YYYY-MM-DD).")
+	}
+	if start != "" && !ValidDate(start) {
+		f.Add(startField, "Use a date like 2026-11-22.")
+	}
+	if end != "" && !ValidDate(end) {
+		f.Add(endField, "Use a date like 2027-11-22.")
+	}
+	if start != "" && end != "" && ValidDate(start) && ValidDate(end) && end < start {
+		f.Add(endField, "The "+endLabel+" is before the start date.")
+	}
+}
+
+// ValidDate reports whether s is a YYYY-MM-DD date.
+func ValidDate(s string) bool {
+	_, err := time.Parse("2006-01-02", s)
+	return err == nil
+}
+
+// Status checks a Reference Data or certification status: Active or
+// Inactive, Active when a new record gives none; an update that gives none
+// keeps the stored one.
+func (f Fields) Status(status *string, isNew bool) {
+	if !isNew && *status == "" {
+		return
+	}
+	if *status == "" {
+		*status = "Active"
+	}
+	if *status != "Active" && *status != "Inactive" {
+		f.Add("Status", "Status must be Active or Inactive.")
+	}
 }

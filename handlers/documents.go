@@ -2,26 +2,23 @@ package handlers
 
 import (
 	"context"
-	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"time"
 
-	"github.com/trustframe/trustframe/formats"
+	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/paths"
+
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
 
+// documentStore is what Documents reads besides its use cases: the
+// organisation, the holders of certifications and the type choices.
 type documentStore interface {
 	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
-	ListDocuments(ctx context.Context, orgID string, page, size int) ([]store.Document, int, error)
-	GetDocument(ctx context.Context, orgID, id string) (store.Document, error)
-	SaveDocument(ctx context.Context, a store.Audit, d store.Document, check func(store.Document) error) (store.Document, error)
 	ListRefs(ctx context.Context, k store.RefKind) ([]store.ReferenceItem, error)
 	GetAuthorisationServer(ctx context.Context, orgID, id string) (store.AuthorisationServer, error)
 	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
-	ListCertifications(ctx context.Context, subjectType, subjectID string) ([]store.Certification, error)
-	GetCertification(ctx context.Context, subjectType, subjectID, id string) (store.Certification, error)
-	SaveCertification(ctx context.Context, a store.Audit, c store.Certification, check func(store.Certification) error) (store.Certification, error)
 	ListOrganisationCertifications(ctx context.Context, orgID string) ([]store.OrgCertification, error)
 	ListSoftwareStatements(ctx context.Context, orgID string) ([]store.SoftwareStatement, error)
 	ListAuthorisationServers(ctx context.Context, orgID string) ([]store.AuthorisationServer, error)
@@ -30,39 +27,9 @@ type documentStore interface {
 // Documents serves regulatory documents and certifications.
 type Documents struct {
 	*Base
-	Org   *Org
-	Store documentStore
-}
-
-func validDate(s string) bool {
-	_, err := time.Parse("2006-01-02", s)
-	return err == nil
-}
-
-// checkDates validates optional YYYY-MM-DD dates and start ≤ end; endLabel
-// is the end field's label ("expiry date"), so the message uses its words.
-func checkDates(f map[string]string, startField, start, endField, end, endLabel string, startRequired bool) {
-	if start == "" && startRequired {
-		f[startField] = "The start date is required (YYYY-MM-DD)."
-	}
-	if start != "" && !validDate(start) {
-		f[startField] = "Use a date like 2026-11-22."
-	}
-	if end != "" && !validDate(end) {
-		f[endField] = "Use a date like 2027-11-22."
-	}
-	if start != "" && end != "" && validDate(start) && validDate(end) && end < start {
-		f[endField] = "The " + endLabel + " is before the start date."
-	}
-}
-
-func validateDocument(d *store.Document) map[string]string {
-	f := map[string]string{}
-	required(f, "DocumentType", d.DocumentType, "Document type")
-	checkLen(f, "DocumentDescription", d.DocumentDescription, 500)
-	checkLen(f, "DocumentReferenceNumber", d.DocumentReferenceNumber, 100)
-	checkDates(f, "DocumentStartDate", d.DocumentStartDate, "DocumentExpiryDate", d.DocumentExpiryDate, "expiry date", false)
-	return f
+	Org       *Org
+	Documents *directory.Documents
+	Store     documentStore
 }
 
 func (h *Documents) org(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
@@ -88,9 +55,9 @@ func (h *Documents) List(w http.ResponseWriter, r *http.Request) {
 	if !WantsJSON(r) {
 		page, size = 0, 200
 	}
-	docs, total, err := h.Store.ListDocuments(r.Context(), o.OrganisationID, page, size)
+	docs, total, err := h.Documents.ListDocuments(r.Context(), o.OrganisationID, page, size)
 	if err != nil {
-		WriteError(w, r, during("ListDocuments", err))
+		WriteError(w, r, err)
 		return
 	}
 	Respond(w, r, http.StatusOK, NewPaged(docs, page, size, total),
@@ -99,9 +66,9 @@ func (h *Documents) List(w http.ResponseWriter, r *http.Request) {
 
 // Get is one document.
 func (h *Documents) Get(w http.ResponseWriter, r *http.Request) {
-	d, err := h.Store.GetDocument(r.Context(), PathParam(r, "orgID"), PathParam(r, "docID"))
+	d, err := h.Documents.GetDocument(r.Context(), PathParam(r, "orgID"), PathParam(r, "docID"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetDocument", err), "Document"))
+		WriteError(w, r, err)
 		return
 	}
 	SetETag(w, d)
@@ -117,8 +84,8 @@ func (h *Documents) Wizard(w http.ResponseWriter, r *http.Request) {
 	d := store.Document{DocumentType: r.URL.Query().Get("DocumentType")}
 	if id := PathParam(r, "docID"); id != "" {
 		var err error
-		if d, err = h.Store.GetDocument(r.Context(), o.OrganisationID, id); err != nil {
-			WriteError(w, r, storeError(err, "Document"))
+		if d, err = h.Documents.GetDocument(r.Context(), o.OrganisationID, id); err != nil {
+			WriteError(w, r, err)
 			return
 		}
 	} else if r.URL.Query().Has("DocumentType") {
@@ -173,29 +140,21 @@ func (h *Documents) Save(w http.ResponseWriter, r *http.Request) {
 	var in store.Document
 	id := PathParam(r, "docID")
 	// A new document (no id) has nothing stored: its read fails.
-	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.Document, error) { return h.Store.GetDocument(r.Context(), o.OrganisationID, id) }))
+	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.Document, error) { return h.Documents.GetDocument(r.Context(), o.OrganisationID, id) }))
 	if !ok {
 		return
 	}
 	in.OrganisationID, in.DocumentID = o.OrganisationID, id
-	isNew := in.DocumentID == ""
-	var d store.Document
-	var err error
-	errs := validateDocument(&in)
-	errs = withRefused(errs, refused)
-	if len(errs) > 0 {
-		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
-			_, err := h.Store.SaveDocument(ctx, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(store.Document) error { return nil })
-			return err
-		}))
-	} else {
-		d, err = h.Store.SaveDocument(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Document) error { return CheckIfMatch(r, cur) })
-		err = storeError(during("SaveDocument", err), "Document")
+	d, err := h.Documents.SaveDocument(r.Context(), h.Org.actor(r), in, refused, func(cur store.Document) error { return CheckIfMatch(r, cur) })
+	switch {
+	case err == nil:
+		h.Saved(w, r, Saved{Flash: "The " + d.DocumentType + " document was saved.", Page: paths.OrganisationTab(o.OrganisationID, "documents"),
+			Status: http.StatusOK, Body: d, ETag: d}.Created(id == "", paths.API(paths.Document(o.OrganisationID, d.DocumentID))))
+	case inForm(r, err):
+		h.renderWizard(w, r, AsError(err).Status, o, in, orMessage(err, "DocumentType"))
+	default:
+		WriteError(w, r, err)
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: "The " + d.DocumentType + " document was saved.", Page: paths.OrganisationTab(o.OrganisationID, "documents"),
-		Status: http.StatusOK, Body: d, ETag: d,
-		Again: formAgain(func(e *Error) { h.renderWizard(w, r, e.Status, o, in, orMessage(err, "DocumentType")) }),
-	}.Created(isNew, paths.API(paths.Document(o.OrganisationID, d.DocumentID))))
 }
 
 // subject resolves the application or authorisation server of the URL.
@@ -234,9 +193,9 @@ func (h *Documents) ListCertifications(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cs, err := h.Store.ListCertifications(r.Context(), typ, id)
+	cs, err := h.Documents.ListCertifications(r.Context(), typ, id)
 	if err != nil {
-		WriteError(w, r, during("ListCertifications", err))
+		WriteError(w, r, err)
 		return
 	}
 	Respond(w, r, http.StatusOK, cs, views.CertificationsPage(h.Shell(r, "Certifications", "organisations", h.Org.orgCrumbs(&o, name)...),
@@ -304,9 +263,9 @@ func (h *Documents) GetCertification(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	c, err := h.Store.GetCertification(r.Context(), typ, id, PathParam(r, "certID"))
+	c, err := h.Documents.GetCertification(r.Context(), typ, id, PathParam(r, "certID"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetCertification", err), "Certification"))
+		WriteError(w, r, err)
 		return
 	}
 	SetETag(w, c)
@@ -322,8 +281,8 @@ func (h *Documents) CertificationForm(w http.ResponseWriter, r *http.Request) {
 	c := store.Certification{Status: "Active"}
 	if cid := PathParam(r, "certID"); cid != "" {
 		var err error
-		if c, err = h.Store.GetCertification(r.Context(), typ, id, cid); err != nil {
-			WriteError(w, r, storeError(err, "Certification"))
+		if c, err = h.Documents.GetCertification(r.Context(), typ, id, cid); err != nil {
+			WriteError(w, r, err)
 			return
 		}
 	}
@@ -343,9 +302,9 @@ func (h *Documents) renderCertForm(w http.ResponseWriter, r *http.Request, statu
 		}
 	}
 	// The dialog sits over the list it belongs to.
-	list, err := h.Store.ListCertifications(r.Context(), typ, id)
+	list, err := h.Documents.ListCertifications(r.Context(), typ, id)
 	if err != nil {
-		WriteError(w, r, during("ListCertifications", err))
+		WriteError(w, r, err)
 		return
 	}
 	Render(w, r, status, views.CertificationModal(h.Shell(r, "Certification", "organisations", h.Org.orgCrumbs(&o, name)...),
@@ -360,33 +319,19 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 	}
 	var in store.Certification
 	cid := PathParam(r, "certID")
-	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.Certification, error) { return h.Store.GetCertification(r.Context(), typ, id, cid) }))
+	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.Certification, error) { return h.Documents.GetCertification(r.Context(), typ, id, cid) }))
 	if !ok {
 		return
 	}
-	in.OrganisationID, in.SubjectType, in.SubjectID, in.CertificationID = o.OrganisationID, typ, id, PathParam(r, "certID")
-	isNew := in.CertificationID == ""
-	f := map[string]string{}
-	required(f, "CertificationType", in.CertificationType, "Certification type")
-	checkDates(f, "CertificationStartDate", in.CertificationStartDate, "CertificationExpirationDate", in.CertificationExpirationDate, "expiration date", true)
-	if in.CertificationURI != "" && !formats.ValidHTTPSURL(in.CertificationURI) {
-		f["CertificationURI"] = "The certification URI must be an https URL."
+	in.OrganisationID, in.SubjectType, in.SubjectID, in.CertificationID = o.OrganisationID, typ, id, cid
+	c, err := h.Documents.SaveCertification(r.Context(), h.Org.actor(r), in, refused, func(cur store.Certification) error { return CheckIfMatch(r, cur) })
+	switch {
+	case err == nil:
+		h.Saved(w, r, Saved{Flash: "The " + c.CertificationType + " certification was saved.", Page: subjectPath(o, typ, id),
+			Status: http.StatusOK, Body: c, ETag: c}.Created(cid == "", "/api"+subjectPath(o, typ, id)+"/"+c.CertificationID))
+	case inForm(r, err):
+		h.renderCertForm(w, r, AsError(err).Status, o, typ, id, name, in, orMessage(err, "CertificationType"))
+	default:
+		WriteError(w, r, err)
 	}
-	checkLen(f, "CertificationURI", in.CertificationURI, maxURL)
-	statusIn(f, &in.Status, isNew)
-	f = withRefused(f, refused)
-	var c store.Certification
-	var err error
-	if len(f) > 0 {
-		err = Validation(f)
-	} else {
-		c, err = h.Store.SaveCertification(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Certification) error { return CheckIfMatch(r, cur) })
-		err = storeError(during("SaveCertification", err), "Certification")
-	}
-	h.Saved(w, r, Saved{Err: err, Flash: "The " + c.CertificationType + " certification was saved.", Page: subjectPath(o, typ, id),
-		Status: http.StatusOK, Body: c, ETag: c,
-		Again: formAgain(func(e *Error) {
-			h.renderCertForm(w, r, e.Status, o, typ, id, name, in, orMessage(err, "CertificationType"))
-		}),
-	}.Created(isNew, "/api"+subjectPath(o, typ, id)+"/"+c.CertificationID))
 }

@@ -123,7 +123,7 @@ func (d *DB) UpdateContact(ctx context.Context, a Audit, c Contact, problems dir
 		if err := problems.Err(); err != nil {
 			return err
 		}
-		if err := check(cur); err != nil {
+		if err := runCheck(check, cur); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE contacts SET contact_type=?, first_name=?, last_name=?, department=?, email_address=?, phone_number=?, updated_on=? WHERE contact_id=?`,

@@ -27,12 +27,12 @@ func TestAuditSeesAnOptionalMemberCleared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := db.SaveDocument(ctx, a, store.Document{OrganisationID: o.OrganisationID, DocumentType: "Diff licence", DocumentExpiryDate: "2030-01-01"}, nil)
+	d, err := db.SaveDocument(ctx, a, store.Document{OrganisationID: o.OrganisationID, DocumentType: "Diff licence", DocumentExpiryDate: "2030-01-01"}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.DocumentExpiryDate = ""
-	if _, err := db.SaveDocument(ctx, a, d, nil); err != nil {
+	if _, err := db.SaveDocument(ctx, a, d, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	recs, _, err := db.ListAudit(ctx, store.AuditFilter{SubjectID: d.DocumentID, Size: 10})

@@ -5,22 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
-// Document is a regulatory document of an organisation. Dates are
-// YYYY-MM-DD; the three 2.6.0 fields are optional.
-type Document struct {
-	DocumentID              string    `json:"DocumentId"`
-	OrganisationID          string    `json:"OrganisationId"`
-	DocumentType            string    `json:"DocumentType"`
-	DocumentDescription     string    `json:"DocumentDescription"`
-	DocumentReferenceNumber string    `json:"DocumentReferenceNumber"`
-	DocumentStartDate       string    `json:"DocumentStartDate,omitempty"`
-	DocumentExpiryDate      string    `json:"DocumentExpiryDate,omitempty"`
-	CreatedOn               time.Time `json:"CreatedOn"`
-	UpdatedOn               time.Time `json:"UpdatedOn"`
-}
+// Document is a regulatory document of an organisation.
+type Document = directory.Document
 
 const docCols = `document_id, organisation_id, document_type, description, reference_number, start_date, expiry_date, created_on, updated_on`
 
@@ -67,18 +57,22 @@ func checkRefActive(ctx context.Context, tx *sql.Tx, k RefKind, field, name, old
 }
 
 // SaveDocument creates (empty DocumentID) or replaces a document.
-func (d *DB) SaveDocument(ctx context.Context, a Audit, doc Document, check func(cur Document) error) (Document, error) {
+func (d *DB) SaveDocument(ctx context.Context, a Audit, doc Document, problems directory.Fields, check directory.Check[Document]) (Document, error) {
 	isNew := doc.DocumentID == ""
 	if isNew {
 		doc.DocumentID = NewID()
 	}
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		problems := directory.Fields{}.Merge(problems)
 		if err := orgExists(ctx, tx, doc.OrganisationID); err != nil {
 			return err
 		}
 		now := d.stamp()
 		if isNew {
-			if err := checkRefActive(ctx, tx, DocumentTypes, "DocumentType", doc.DocumentType, ""); err != nil {
+			if err := problems.Take(checkRefActive(ctx, tx, DocumentTypes, "DocumentType", doc.DocumentType, "")); err != nil {
+				return err
+			}
+			if err := problems.Err(); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO documents(`+docCols+`) VALUES (?,?,?,?,?,?,?,?,?)`, doc.DocumentID, doc.OrganisationID, doc.DocumentType,
@@ -88,11 +82,17 @@ func (d *DB) SaveDocument(ctx context.Context, a Audit, doc Document, check func
 			return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "Document", SubjectID: doc.DocumentID,
 				OrganisationID: doc.OrganisationID, Summary: created(doc)})
 		}
-		cur, err := current(ctx, tx, scanDoc, check, `SELECT `+docCols+` FROM documents WHERE organisation_id = ? AND document_id = ?`, doc.OrganisationID, doc.DocumentID)
+		cur, err := queryOne(ctx, tx, scanDoc, `SELECT `+docCols+` FROM documents WHERE organisation_id = ? AND document_id = ?`, doc.OrganisationID, doc.DocumentID)
 		if err != nil {
 			return err
 		}
-		if err := checkRefActive(ctx, tx, DocumentTypes, "DocumentType", doc.DocumentType, cur.DocumentType); err != nil {
+		if err := problems.Take(checkRefActive(ctx, tx, DocumentTypes, "DocumentType", doc.DocumentType, cur.DocumentType)); err != nil {
+			return err
+		}
+		if err := problems.Err(); err != nil {
+			return err
+		}
+		if err := runCheck(check, cur); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE documents SET document_type=?, description=?, reference_number=?, start_date=?, expiry_date=?, updated_on=? WHERE document_id=?`,
@@ -109,19 +109,7 @@ func (d *DB) SaveDocument(ctx context.Context, a Audit, doc Document, check func
 }
 
 // Certification is held by an application or an authorisation server.
-type Certification struct {
-	CertificationID             string    `json:"CertificationId"`
-	OrganisationID              string    `json:"OrganisationId"`
-	SubjectType                 string    `json:"SubjectType"`
-	SubjectID                   string    `json:"SubjectId"`
-	CertificationType           string    `json:"CertificationType"`
-	CertificationStartDate      string    `json:"CertificationStartDate"`
-	CertificationExpirationDate string    `json:"CertificationExpirationDate,omitempty"`
-	CertificationURI            string    `json:"CertificationURI,omitempty"`
-	Status                      string    `json:"Status"`
-	CreatedOn                   time.Time `json:"CreatedOn"`
-	UpdatedOn                   time.Time `json:"UpdatedOn"`
-}
+type Certification = directory.Certification
 
 const certfCols = `certification_id, organisation_id, subject_type, subject_id, certification_type, start_date, expiration_date, uri, status, created_on, updated_on`
 
@@ -145,15 +133,19 @@ func (d *DB) GetCertification(ctx context.Context, subjectType, subjectID, id st
 }
 
 // SaveCertification creates (empty CertificationID) or replaces a certification.
-func (d *DB) SaveCertification(ctx context.Context, a Audit, c Certification, check func(cur Certification) error) (Certification, error) {
+func (d *DB) SaveCertification(ctx context.Context, a Audit, c Certification, problems directory.Fields, check directory.Check[Certification]) (Certification, error) {
 	isNew := c.CertificationID == ""
 	if isNew {
 		c.CertificationID = NewID()
 	}
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		problems := directory.Fields{}.Merge(problems)
 		now := d.stamp()
 		if isNew {
-			if err := checkRefActive(ctx, tx, CertificationTypes, "CertificationType", c.CertificationType, ""); err != nil {
+			if err := problems.Take(checkRefActive(ctx, tx, CertificationTypes, "CertificationType", c.CertificationType, "")); err != nil {
+				return err
+			}
+			if err := problems.Err(); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO certifications(`+certfCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?)`, c.CertificationID, c.OrganisationID, c.SubjectType, c.SubjectID,
@@ -163,14 +155,20 @@ func (d *DB) SaveCertification(ctx context.Context, a Audit, c Certification, ch
 			return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "Certification", SubjectID: c.CertificationID,
 				OrganisationID: c.OrganisationID, Summary: created(c)})
 		}
-		cur, err := current(ctx, tx, scanCertf, check, `SELECT `+certfCols+` FROM certifications WHERE subject_type = ? AND subject_id = ? AND certification_id = ?`, c.SubjectType, c.SubjectID, c.CertificationID)
+		cur, err := queryOne(ctx, tx, scanCertf, `SELECT `+certfCols+` FROM certifications WHERE subject_type = ? AND subject_id = ? AND certification_id = ?`, c.SubjectType, c.SubjectID, c.CertificationID)
 		if err != nil {
 			return err
 		}
 		if c.Status == "" {
 			c.Status = cur.Status // left out: kept (docs/design.md §4)
 		}
-		if err := checkRefActive(ctx, tx, CertificationTypes, "CertificationType", c.CertificationType, cur.CertificationType); err != nil {
+		if err := problems.Take(checkRefActive(ctx, tx, CertificationTypes, "CertificationType", c.CertificationType, cur.CertificationType)); err != nil {
+			return err
+		}
+		if err := problems.Err(); err != nil {
+			return err
+		}
+		if err := runCheck(check, cur); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE certifications SET certification_type=?, start_date=?, expiration_date=?, uri=?, status=?, updated_on=? WHERE certification_id=?`,

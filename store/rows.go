@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
 // The helpers every resource's reads share: a resource's file keeps its SQL
@@ -71,6 +73,15 @@ func current[T any](ctx context.Context, tx *sql.Tx, scan func(rowScanner) (T, e
 		err = check(cur)
 	}
 	return cur, err
+}
+
+// runCheck runs a caller's precondition on the stored record, when there
+// is one.
+func runCheck[T any](check directory.Check[T], cur T) error {
+	if check == nil {
+		return nil
+	}
+	return check(cur)
 }
 
 // scanString reads a row of one text column.

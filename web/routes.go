@@ -28,7 +28,7 @@ func (s *Server) routes() http.Handler {
 	reactivations := &handlers.Reactivations{Org: org, Store: s.db}
 	certs := &handlers.Certificates{Base: base, Org: org, Store: s.db, Now: s.cfg.Now}
 	keyMat := &handlers.KeyMaterial{Base: base, Org: org, Store: s.db}
-	docs := &handlers.Documents{Base: base, Org: org, Store: s.db}
+	docs := &handlers.Documents{Base: base, Org: org, Documents: &directory.Documents{Store: s.db}, Store: s.db}
 	policies := &handlers.Policies{Base: base, Store: s.db}
 	idps := &handlers.IdentityProviders{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, OwnIssuer: s.signInIssuer(),
 		SealSecret: func(name string, secret []byte) []byte { return s.kek.Seal(secret, idpSecretAAD(name)) },

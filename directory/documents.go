@@ -1,0 +1,119 @@
+package directory
+
+import (
+	"context"
+	"time"
+
+	"github.com/trustframe/trustframe/formats"
+)
+
+// Document is a regulatory document of an organisation. Dates are
+// YYYY-MM-DD; the three 2.6.0 fields are optional.
+type Document struct {
+	DocumentID              string    `json:"DocumentId"`
+	OrganisationID          string    `json:"OrganisationId"`
+	DocumentType            string    `json:"DocumentType"`
+	DocumentDescription     string    `json:"DocumentDescription"`
+	DocumentReferenceNumber string    `json:"DocumentReferenceNumber"`
+	DocumentStartDate       string    `json:"DocumentStartDate,omitempty"`
+	DocumentExpiryDate      string    `json:"DocumentExpiryDate,omitempty"`
+	CreatedOn               time.Time `json:"CreatedOn"`
+	UpdatedOn               time.Time `json:"UpdatedOn"`
+}
+
+// Validate is what a document must be without the database: a type,
+// short texts, and dates that are dates, the expiry not before the start.
+// The type is checked against Reference Data by the store.
+func (d *Document) Validate() Fields {
+	f := Fields{}
+	f.Required("DocumentType", d.DocumentType, "Document type")
+	f.MaxLen("DocumentDescription", d.DocumentDescription, 500)
+	f.MaxLen("DocumentReferenceNumber", d.DocumentReferenceNumber, 100)
+	f.Dates("DocumentStartDate", d.DocumentStartDate, "DocumentExpiryDate", d.DocumentExpiryDate, "expiry date", false)
+	return f
+}
+
+// Certification is held by an application or an authorisation server.
+type Certification struct {
+	CertificationID             string    `json:"CertificationId"`
+	OrganisationID              string    `json:"OrganisationId"`
+	SubjectType                 string    `json:"SubjectType"`
+	SubjectID                   string    `json:"SubjectId"`
+	CertificationType           string    `json:"CertificationType"`
+	CertificationStartDate      string    `json:"CertificationStartDate"`
+	CertificationExpirationDate string    `json:"CertificationExpirationDate,omitempty"`
+	CertificationURI            string    `json:"CertificationURI,omitempty"`
+	Status                      string    `json:"Status"`
+	CreatedOn                   time.Time `json:"CreatedOn"`
+	UpdatedOn                   time.Time `json:"UpdatedOn"`
+}
+
+// Validate is what a certification must be without the database: a type,
+// a start date, an https URI when there is one, and a status of Active or
+// Inactive (a new one is Active when none is given; an update that leaves
+// the status out keeps the stored one).
+func (c *Certification) Validate(isNew bool) Fields {
+	f := Fields{}
+	f.Required("CertificationType", c.CertificationType, "Certification type")
+	f.Dates("CertificationStartDate", c.CertificationStartDate, "CertificationExpirationDate", c.CertificationExpirationDate, "expiration date", true)
+	if c.CertificationURI != "" && !formats.ValidHTTPSURL(c.CertificationURI) {
+		f.Add("CertificationURI", "The certification URI must be an https URL.")
+	}
+	f.MaxLen("CertificationURI", c.CertificationURI, MaxURL)
+	f.Status(&c.Status, isNew)
+	return f
+}
+
+// DocumentStore is what the document and certification use cases need of
+// the database. A save gets the problems already found with the fields,
+// adds the type's check, and writes nothing while any remains.
+type DocumentStore interface {
+	GetDocument(ctx context.Context, orgID, id string) (Document, error)
+	ListDocuments(ctx context.Context, orgID string, page, size int) ([]Document, int, error)
+	SaveDocument(ctx context.Context, a Actor, d Document, problems Fields, check Check[Document]) (Document, error)
+	GetCertification(ctx context.Context, subjectType, subjectID, id string) (Certification, error)
+	ListCertifications(ctx context.Context, subjectType, subjectID string) ([]Certification, error)
+	SaveCertification(ctx context.Context, a Actor, c Certification, problems Fields, check Check[Certification]) (Certification, error)
+}
+
+// Documents are the use cases of regulatory documents and certifications.
+type Documents struct {
+	Store DocumentStore
+}
+
+// GetDocument is one document of an organisation.
+func (s *Documents) GetDocument(ctx context.Context, orgID, id string) (Document, error) {
+	d, err := s.Store.GetDocument(ctx, orgID, id)
+	return d, Named(err, "Document")
+}
+
+// ListDocuments is a page of an organisation's documents, newest first.
+func (s *Documents) ListDocuments(ctx context.Context, orgID string, page, size int) ([]Document, int, error) {
+	return s.Store.ListDocuments(ctx, orgID, page, size)
+}
+
+// SaveDocument creates d (no DocumentID) or replaces it when check passes
+// on the stored version; refused are problems found reading the input.
+func (s *Documents) SaveDocument(ctx context.Context, a Actor, d Document, refused Fields, check Check[Document]) (Document, error) {
+	saved, err := s.Store.SaveDocument(ctx, a, d, d.Validate().Merge(refused), check)
+	return saved, Named(err, "Document")
+}
+
+// GetCertification is one certification of an application or server.
+func (s *Documents) GetCertification(ctx context.Context, subjectType, subjectID, id string) (Certification, error) {
+	c, err := s.Store.GetCertification(ctx, subjectType, subjectID, id)
+	return c, Named(err, "Certification")
+}
+
+// ListCertifications are the certifications of an application or server.
+func (s *Documents) ListCertifications(ctx context.Context, subjectType, subjectID string) ([]Certification, error) {
+	return s.Store.ListCertifications(ctx, subjectType, subjectID)
+}
+
+// SaveCertification creates c (no CertificationID) or replaces it when
+// check passes on the stored version.
+func (s *Documents) SaveCertification(ctx context.Context, a Actor, c Certification, refused Fields, check Check[Certification]) (Certification, error) {
+	problems := c.Validate(c.CertificationID == "").Merge(refused)
+	saved, err := s.Store.SaveCertification(ctx, a, c, problems, check)
+	return saved, Named(err, "Certification")
+}
