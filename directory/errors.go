@@ -22,6 +22,7 @@ type Error struct {
 	Code    Code
 	Message string
 	Fields  Fields
+	Extra   map[string]any // more members of the API's problem body
 }
 
 func (e *Error) Error() string { return "directory: " + string(e.Code) + ": " + e.Message }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+
 	"github.com/trustframe/trustframe/store"
 )
 
@@ -24,7 +25,7 @@ import (
 // default first (docs/design.md §13).
 var SigningAlgs = []string{"ES256", "ES384", "PS256", "EdDSA"}
 
-// Sealer seals private keys at rest: the key-encryption key (ssa.KEK).
+// Sealer seals private keys at rest: the key-encryption key (keyring.KEK).
 type Sealer interface {
 	Seal(plain, aad []byte) []byte
 	Open(sealed, aad []byte) ([]byte, error)

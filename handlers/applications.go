@@ -2,11 +2,14 @@ package handlers
 
 import (
 	"context"
-	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"strings"
 
+	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/paths"
+
 	"github.com/a-h/templ"
+
 	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/store"
@@ -58,9 +61,9 @@ func (h *Applications) AppDetailPage(r *http.Request, o store.Organisation, a st
 	held, err := h.Store.ActiveClaimRoles(r.Context(), o.OrganisationID)
 	p := views.AppDetailPage{OrgPage: h.orgPage(o, views.TabApplications), App: h.showApp(a), FlagNames: names,
 		AppStatus: h.nextStatuses(lifecycle.Application, a.Status), StaleRoles: notIn(a.Roles, held)}
-	if refused := h.ssaRefused(o, a); refused != nil {
+	if refused := directory.SSARefused(h.Vocab, o, a); refused != nil {
 		p.SSARefused = sentence(refused.Message)
-		p.OrgNotActive = refused.Code == CodeOrganisationNotActive.Name
+		p.OrgNotActive = refused.Code == directory.CodeOrganisationNotActive
 	}
 	return p, err
 }

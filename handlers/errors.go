@@ -141,14 +141,7 @@ func AsError(err error) *Error {
 	case errors.As(err, &e):
 		return e
 	case errors.As(err, &de):
-		switch de.Code {
-		case directory.CodeInvalid:
-			return Validation(de.Fields)
-		case directory.CodeNotFound:
-			return CodeNotFound.New(de.Message)
-		case directory.CodeConflict:
-			return CodeConflict.New(sentence(de.Message))
-		}
+		return fromLayer(de)
 	case errors.As(err, &fe):
 		return Validation(map[string]string{fe.Field: fe.Message})
 	case errors.As(err, &ce):
@@ -165,6 +158,41 @@ func AsError(err error) *Error {
 			WithHeader(http.Header{"Retry-After": {"60"}})
 	}
 	return CodeInternal.New("Internal error")
+}
+
+// layerCodes answers each code of the application layer with one of ours.
+var layerCodes = map[directory.Code]Code{
+	directory.CodeInvalid:               CodeValidationFailed,
+	directory.CodeNotFound:              CodeNotFound,
+	directory.CodeConflict:              CodeConflict,
+	directory.CodeApplicationNotActive:  CodeApplicationNotActive,
+	directory.CodeOrganisationNotActive: CodeOrganisationNotActive,
+	directory.CodeUnsupportedSigningAlg: CodeUnsupportedSigningAlg,
+	directory.CodeBusy:                  CodeBusy,
+}
+
+// fromLayer is the refusal of the application layer's e.
+func fromLayer(de *directory.Error) *Error {
+	c, ok := layerCodes[de.Code]
+	switch {
+	case !ok:
+		return CodeInternal.New("Internal error")
+	case c == CodeValidationFailed:
+		return Validation(de.Fields)
+	case c == CodeConflict:
+		return CodeConflict.New(sentence(de.Message))
+	}
+	e := c.New(de.Message)
+	for _, name := range de.Fields.Names() {
+		e.Fields = append(e.Fields, FieldError{Code: c.Name, Field: name, Message: de.Fields[name]})
+	}
+	if len(de.Extra) > 0 {
+		e.Extra = de.Extra
+	}
+	if c == CodeBusy {
+		e.Header = http.Header{"Retry-After": {"1"}}
+	}
+	return e
 }
 
 // StatusClientClosedRequest is the status logged for a request whose client

@@ -5,49 +5,35 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/federation"
-	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/ssa"
+	"github.com/trustframe/trustframe/ssa/keyring"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
 
-type ssaStore interface {
+// ssaPageStore is what the application page with an SSA reads.
+type ssaPageStore interface {
 	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
 	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
-	SSASubject(ctx context.Context, orgID, appID string) (store.Organisation, store.SoftwareStatement, error)
-	RecordSSA(ctx context.Context, a store.Audit, orgID, appID, alg, kid, jti string) error
-	ActiveClaimRoles(ctx context.Context, orgID string) ([]string, error)
 }
 
 // SSA issues software statement assertions and publishes the keyset.
 type SSA struct {
 	*Base
 	Apps  *Applications
-	Store ssaStore
-	Keys  *ssa.Keyring
+	SSAs  *directory.SSAs
+	Store ssaPageStore
+	Keys  *keyring.Keyring
 	// FedKeys are the directory's federation signing keys (docs/design.md §13).
 	FedKeys *federation.Keyring
-	Issuer  string
 	Now     func() time.Time
-}
-
-// unsupportedAlg is the 400 of an unknown or disabled signingAlg.
-func (h *SSA) unsupportedAlg(alg string) *Error {
-	msg := "signingAlg " + alg + " is not enabled here; use one of " + strings.Join(h.Keys.Enabled(), ", ")
-	if alg == "" { // signingAlg= : say so, not "signingAlg  is"
-		msg = "signingAlg is empty; use one of " + strings.Join(h.Keys.Enabled(), ", ")
-		if h.Keys.IsEnabled(ssa.PS256) {
-			msg = "signingAlg is empty; leave it out for PS256 or use one of " + strings.Join(h.Keys.Enabled(), ", ")
-		}
-	}
-	return CodeUnsupportedSigningAlg.New(msg).WithFields(FieldError{Code: CodeUnsupportedSigningAlg.Name, Field: "signingAlg", Message: msg}).WithExtra(map[string]any{"enabledAlgorithms": h.Keys.Enabled()})
 }
 
 // pickAlg reads signingAlg: omitted means PS256; the match is exact.
@@ -56,27 +42,19 @@ func (h *SSA) pickAlg(r *http.Request) (string, error) {
 	if len(q["signingAlg"]) > 1 {
 		return "", CodeInvalidParameter.New("give signingAlg once").WithFields(FieldError{Code: CodeInvalidParameter.Name, Field: "signingAlg", Message: "give signingAlg once"}).WithExtra(map[string]any{"enabledAlgorithms": h.Keys.Enabled()})
 	}
-	alg, given := q.Get("signingAlg"), q.Has("signingAlg")
-	if !given {
-		alg = ssa.PS256
+	if !q.Has("signingAlg") {
+		return ssa.PS256, nil
 	}
-	if !h.Keys.IsEnabled(alg) {
-		return "", h.unsupportedAlg(alg)
-	}
-	return alg, nil
+	return q.Get("signingAlg"), nil
 }
 
 // Issue answers GET …/softwarestatements/{id}/assertion: an SSA signed
 // with signingAlg (application/jwt), or the application page showing it.
 func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
 	orgID, appID := PathParam(r, "orgID"), PathParam(r, "appID")
-	o, app, err := h.Store.SSASubject(r.Context(), orgID, appID)
+	o, app, err := h.SSAs.Subject(r.Context(), orgID, appID)
 	if err != nil {
-		if _, oerr := h.Store.GetOrganisation(r.Context(), orgID); oerr != nil {
-			WriteError(w, r, storeError(oerr, "Organisation"))
-			return
-		}
-		WriteError(w, r, storeError(err, "Application"))
+		WriteError(w, r, err)
 		return
 	}
 	if !IsAPI(r) {
@@ -89,11 +67,10 @@ func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	alg, algErr := h.pickAlg(r)
+	alg, err := h.pickAlg(r)
 	var token string
-	err = algErr
 	if err == nil {
-		token, err = h.sign(r, o, app, alg)
+		token, err = h.SSAs.Issue(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, o, app, alg)
 	}
 	if IsAPI(r) || r.Header.Get("Accept") == "application/jwt" {
 		if err != nil {
@@ -126,93 +103,6 @@ func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
 
 func (h *SSA) appPage(r *http.Request, o store.Organisation, app store.SoftwareStatement, p views.AppDetailPage) templComponent {
 	return views.AppDetailWithSSA(h.Shell(r, app.ClientName, "organisations", h.Apps.orgCrumbs(&o, app.ClientName)...), p)
-}
-
-// ssaRefused says why the directory signs no SSA for app now (nil: it
-// does): only an Active application of an Active organisation gets one
-// (docs/design.md §6).
-func (b *Base) ssaRefused(o store.Organisation, app store.SoftwareStatement) *Error {
-	if app.Status != lifecycle.Active {
-		msg := "the application is " + b.Vocab.Display(app.Status) + ": only an Active application gets an SSA"
-		return CodeApplicationNotActive.New(msg).WithFields(FieldError{Code: CodeApplicationNotActive.Name, Field: "Status", Message: msg})
-	}
-	if o.Status != lifecycle.Active {
-		return CodeOrganisationNotActive.New("the organisation is " + b.Vocab.Display(o.Status) + ": only the applications of an Active organisation get an SSA")
-	}
-	return nil
-}
-
-func (h *SSA) sign(r *http.Request, o store.Organisation, app store.SoftwareStatement, alg string) (string, error) {
-	if refused := h.ssaRefused(o, app); refused != nil {
-		return "", refused
-	}
-	// A key retired elsewhere (the keys command beside the server, another
-	// instance) after this server read its current kid signs nothing: its
-	// record is refused (store.ErrKeyRetired) and the SSA is signed again
-	// with the key current now (docs/design.md §6).
-	for attempt := 1; ; attempt++ {
-		token, err := h.signOnce(r, o, app, alg)
-		if !errors.Is(err, store.ErrKeyRetired) {
-			return token, err
-		}
-		if attempt == 3 {
-			return "", CodeBusy.New("The signing keys are being changed; no SSA was issued. Try again in a moment.").
-				WithHeader(http.Header{"Retry-After": {"1"}})
-		}
-	}
-}
-
-// signOnce signs with the current key of alg and records the SSA.
-func (h *SSA) signOnce(r *http.Request, o store.Organisation, app store.SoftwareStatement, alg string) (string, error) {
-	key, jwk, err := h.Keys.Signer(r.Context(), alg)
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return "", h.unsupportedAlg(alg)
-		}
-		return "", err
-	}
-	// software_roles: only the roles the organisation still holds by an
-	// Active claim when the SSA is signed (docs/design.md §12).
-	roles := []string{}
-	if len(app.Roles) > 0 {
-		held, err := h.Store.ActiveClaimRoles(r.Context(), o.OrganisationID)
-		if err != nil {
-			return "", err
-		}
-		for _, ro := range app.Roles {
-			if contains(held, ro) {
-				roles = append(roles, ro)
-			}
-		}
-	}
-	jwks := app.JwksURI
-	if jwks == "" {
-		jwks = h.BaseURL + "/keystore/" + o.OrganisationID + "/application.jwks"
-	}
-	c := ssa.Claims{
-		Iss: h.Issuer, SoftwareID: app.SoftwareStatementID, SoftwareClientID: app.ClientID, SoftwareClientName: app.ClientName,
-		SoftwareClientDescription: app.Description, SoftwareVersion: app.Version,
-		SoftwareRedirectURIs: app.RedirectURI, SoftwareRoles: roles, SoftwareJwksURI: jwks, SoftwareOriginURIs: app.SoftwareOriginsURI,
-		SoftwareStatus: h.Vocab.Display(app.Status), OrgID: o.OrganisationID, OrgName: o.OrganisationName, OrgStatus: h.Vocab.Display(o.Status),
-		BackchannelTokenDeliveryMode: app.BackchannelTokenDeliveryMode, BackchannelClientNotificationEndpoint: app.BackchannelClientNotificationEndpoint,
-	}
-	// The SSA is handed out only once its audit record is durable; the
-	// record (which names the jti) is committed while the assertion is
-	// signed, so a request waits for the slower of the two, not their sum
-	// (docs/design.md §6).
-	c.Jti = ssa.NewJTI()
-	audited := make(chan error, 1)
-	go func() {
-		audited <- h.Store.RecordSSA(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, o.OrganisationID, app.SoftwareStatementID, alg, jwk.Kid, c.Jti)
-	}()
-	token, _, err := ssa.Issue(key, c, h.Now())
-	if aerr := <-audited; aerr != nil {
-		return "", aerr
-	}
-	if err != nil {
-		return "", err
-	}
-	return token, nil
 }
 
 // Keyset is GET /keystore/ssa.jwks: every published signing key.

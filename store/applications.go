@@ -7,32 +7,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
 // SoftwareStatement is an application registered by an organisation.
-type SoftwareStatement struct {
-	SoftwareStatementID string   `json:"SoftwareStatementId"`
-	OrganisationID      string   `json:"OrganisationId"`
-	ClientID            string   `json:"ClientId"`
-	ClientName          string   `json:"ClientName"`
-	Description         string   `json:"Description" text:"lines"`
-	Version             string   `json:"Version"`
-	RedirectURI         []string `json:"RedirectUri"`
-	Roles               []string `json:"Roles"`
-	JwksURI             string   `json:"JwksUri,omitempty"`
-	// FederationEntityID is the application's OpenID Federation entity
-	// (docs/design.md §13): optional, an https URL unique in the directory.
-	FederationEntityID                    string    `json:"FederationEntityId,omitempty"`
-	Status                                string    `json:"Status"`
-	StatusReason                          string    `json:"StatusReason,omitempty" text:"lines"` // write-only: why the status changes, kept in the audit record
-	BackchannelTokenDeliveryMode          string    `json:"backchannel_token_delivery_mode,omitempty"`
-	BackchannelClientNotificationEndpoint string    `json:"backchannel_client_notification_endpoint,omitempty"`
-	SoftwareOriginsURI                    []string  `json:"software_origins_uri"`
-	Flags                                 []string  `json:"Flags"`
-	CreatedOn                             time.Time `json:"CreatedOn"`
-	UpdatedOn                             time.Time `json:"UpdatedOn"`
-}
+type SoftwareStatement = directory.SoftwareStatement
 
 const ssCols = `software_statement_id, organisation_id, client_id, client_name, description, version, redirect_uris, roles, jwks_uri, status, ciba_delivery_mode, ciba_notification_endpoint, origins, created_on, updated_on`
 
@@ -56,10 +36,10 @@ func (d *DB) ListSoftwareStatements(ctx context.Context, orgID string) ([]Softwa
 	if err != nil {
 		return nil, fmt.Errorf("store: list applications: %w", err)
 	}
-	return out, withFlags(ctx, d.db, "software_statement_flags", "software_statement_id", out, (*SoftwareStatement).flags)
+	return out, withFlags(ctx, d.db, "software_statement_flags", "software_statement_id", out, ssFlags)
 }
 
-func (s *SoftwareStatement) flags() (string, *[]string) { return s.SoftwareStatementID, &s.Flags }
+func ssFlags(s *SoftwareStatement) (string, *[]string) { return s.SoftwareStatementID, &s.Flags }
 
 // GetSoftwareStatement returns one application of an organisation or ErrNotFound.
 func (d *DB) GetSoftwareStatement(ctx context.Context, orgID, id string) (SoftwareStatement, error) {

@@ -5,24 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
-// SigningKey is a stored SSA signing key; PrivateEnc is encrypted.
-type SigningKey struct {
-	Kid       string     `json:"kid"`
-	Alg       string     `json:"alg"`
-	Status    string     `json:"Status"`
-	CreatedAt time.Time  `json:"CreatedAt"`
-	RetiredAt *time.Time `json:"RetiredAt,omitempty"`
-	// MaySignFrom is a federation Next key's instant from which it may
-	// sign, stored when it was prepared (docs/design.md §13); nil for SSA
-	// keys, for keys made by an immediate rotation, and for a Next key
-	// prepared before migration 0031.
-	MaySignFrom *time.Time `json:"MaySignFrom,omitempty"`
-	PublicJWK   string     `json:"-"`
-	PrivateEnc  []byte     `json:"-"`
-}
+// SigningKey is a stored signing key: the application layer's.
+type SigningKey = directory.SigningKey
 
 const sigKeyCols = `kid, alg, status, created_at, retired_at, public_jwk, private_enc`
 
@@ -147,7 +135,7 @@ func (d *DB) SetKEKCheck(ctx context.Context, b []byte) error {
 // that signed it is no longer Active (retired by another process or
 // instance after this one read its current key): the SSA must not be
 // handed out.
-var ErrKeyRetired = errors.New("store: the signing key was retired")
+var ErrKeyRetired = directory.ErrKeyRetired
 
 // RecordSSA writes the audit record of an issued SSA and returns once it
 // is durable; records of concurrent SSAs share one transaction (group

@@ -13,8 +13,9 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+
 	"github.com/trustframe/trustframe/federation"
-	"github.com/trustframe/trustframe/ssa"
+	"github.com/trustframe/trustframe/ssa/keyring"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 	"github.com/trustframe/trustframe/web"
@@ -271,7 +272,7 @@ func TestFederationKeyActivationFollowsTheStoredInstant(t *testing.T) {
 
 	// As keys prepare --federation --federation-key-prepublish 2m does.
 	ctx := context.Background()
-	kek, err := ssa.OpenKEK(ctx, env.DB, filepath.Join(env.DataDir, "kek.key"))
+	kek, err := keyring.OpenKEK(ctx, env.DB, filepath.Join(env.DataDir, "kek.key"))
 	if err != nil {
 		t.Fatal(err)
 	}

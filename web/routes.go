@@ -33,7 +33,8 @@ func (s *Server) routes() http.Handler {
 	idps := &handlers.IdentityProviders{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, OwnIssuer: s.signInIssuer(),
 		SealSecret: func(name string, secret []byte) []byte { return s.kek.Seal(secret, idpSecretAAD(name)) },
 		OpenSecret: func(name string, sealed []byte) ([]byte, error) { return s.kek.Open(sealed, idpSecretAAD(name)) }}
-	ssaH := &handlers.SSA{Base: base, Apps: apps, Store: s.db, Keys: s.keys, FedKeys: s.fedKeys, Issuer: s.cfg.SSAIssuer, Now: s.cfg.Now}
+	ssaH := &handlers.SSA{Base: base, Apps: apps, Store: s.db, Keys: s.keys, FedKeys: s.fedKeys, Now: s.cfg.Now,
+		SSAs: &directory.SSAs{Store: s.db, Keys: s.keys, Issuer: s.cfg.SSAIssuer, BaseURL: base.BaseURL, Vocab: base.Vocab, Now: s.cfg.Now}}
 	refs := &handlers.References{Base: base, Store: s.db}
 	contactTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.ContactTypes, Title: "Contact types", Path: "/references/contact-types"}
 	documentTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.DocumentTypes, Title: "Document types", Path: "/references/document-types"}

@@ -9,7 +9,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"github.com/trustframe/trustframe/federation"
 	"io"
 	"log/slog"
 	"net"
@@ -22,8 +21,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/trustframe/trustframe/federation"
+	"github.com/trustframe/trustframe/ssa/keyring"
+
 	"github.com/alexedwards/scs/v2"
 	"github.com/go-chi/chi/v5"
+
 	"github.com/trustframe/trustframe/devidp"
 	"github.com/trustframe/trustframe/dpop"
 	"github.com/trustframe/trustframe/handlers"
@@ -112,10 +115,10 @@ type Server struct {
 	nonces     *dpop.Nonces  // nil unless --dpop-nonce
 	origin     string        // scheme://host of the base URL, for htu
 	vocab      lifecycle.Vocabulary
-	keys       *ssa.Keyring
+	keys       *keyring.Keyring
 	fedKeys    *federation.Keyring
 	mailer     handlers.Mailer // nil: messages stay in the outbox
-	kek        *ssa.KEK        // seals secrets at rest (SSA keys, identity provider client secrets)
+	kek        *keyring.KEK    // seals secrets at rest (SSA keys, identity provider client secrets)
 	metrics    *metrics
 	started    time.Time
 	apiLimiter *rateLimiter
@@ -273,7 +276,7 @@ func (s *Server) openKeyring(ctx context.Context) error {
 		}
 		cfg.KEKFile = cfg.DataDir + "/kek.key"
 	}
-	kek, err := ssa.OpenKEK(ctx, s.db, cfg.KEKFile)
+	kek, err := keyring.OpenKEK(ctx, s.db, cfg.KEKFile)
 	if err != nil {
 		return err
 	}
@@ -282,7 +285,7 @@ func (s *Server) openKeyring(ctx context.Context) error {
 		// Every instance with this KEK makes and accepts the same nonces.
 		s.nonces.SetKey(kek.Derive("dpop nonce"))
 	}
-	s.keys, err = ssa.OpenKeyring(ctx, s.db, kek, cfg.SSASigningAlgs, cfg.SSARSABits)
+	s.keys, err = keyring.OpenKeyring(ctx, s.db, kek, cfg.SSASigningAlgs, cfg.SSARSABits)
 	if err != nil {
 		return err
 	}

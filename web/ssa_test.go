@@ -15,7 +15,9 @@ import (
 
 	"filippo.io/mldsa"
 	jose "github.com/go-jose/go-jose/v4"
+
 	"github.com/trustframe/trustframe/ssa"
+	"github.com/trustframe/trustframe/ssa/keyring"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/store/storetest"
 	"github.com/trustframe/trustframe/web"
@@ -400,7 +402,7 @@ func TestWrongKEKIsRefused(t *testing.T) {
 		}
 	}
 	// The right KEK still opens them, and the keys are no plaintext.
-	kek, _ := ssa.LoadOrCreateKEK(kekA)
+	kek, _ := keyring.LoadOrCreateKEK(kekA)
 	for _, k := range after {
 		plain, err := kek.Open(k.PrivateEnc, []byte(k.Kid))
 		if err != nil {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/trustframe/trustframe/issuer"
-	"github.com/trustframe/trustframe/ssa"
+	"github.com/trustframe/trustframe/ssa/keyring"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/web"
 )
@@ -141,7 +141,7 @@ func doctorKeys(ctx context.Context, r *doctorReport, f *serveFlags, db *store.D
 		kekPath = filepath.Join(f.dataDir, "kek.key")
 	}
 	sealed, _ := db.KEKCheck(ctx)
-	kek, err := ssa.LoadKEK(kekPath)
+	kek, err := keyring.LoadKEK(kekPath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && sealed != nil:
 		r.fail("key-encryption key", "%s is missing, and the database's keys are sealed with a KEK: put the right file back", kekPath)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/trustframe/trustframe/federation"
+	"github.com/trustframe/trustframe/ssa/keyring"
 
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/store"
@@ -101,11 +102,11 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	if *kekFile == "" {
 		*kekFile = filepath.Join(*dataDir, "kek.key")
 	}
-	kek, err := ssa.OpenKEK(ctx, db, *kekFile)
+	kek, err := keyring.OpenKEK(ctx, db, *kekFile)
 	if err != nil {
 		return err
 	}
-	kr, err := ssa.OpenKeyring(ctx, db, kek, enabled, *bits)
+	kr, err := keyring.OpenKeyring(ctx, db, kek, enabled, *bits)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func signalContext() (context.Context, context.CancelFunc) {
 // packagePrefix is a Go package's name at the start of an error's part
 // ("store: ", "ssa: "): where in the code, which says nothing to an
 // operator reading the message.
-var packagePrefix = regexp.MustCompile(`(^|: )(?:store|ssa|web|federation|devidp|dpop): `)
+var packagePrefix = regexp.MustCompile(`(^|: )(?:store|ssa|keyring|directory|web|federation|devidp|dpop): `)
 
 // operatorMessage is an error as the command prints it: URLs' secrets
 // redacted, package prefixes left out.

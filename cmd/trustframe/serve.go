@@ -20,6 +20,7 @@ import (
 	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/ssa"
+	"github.com/trustframe/trustframe/ssa/keyring"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/web"
 )
@@ -420,7 +421,7 @@ func (f *serveFlags) checkBeforeStart(ctx context.Context, db *store.DB, log *sl
 	if kekPath == "" {
 		kekPath = filepath.Join(f.dataDir, "kek.key")
 	}
-	if err := ssa.CheckKEK(ctx, db, kekPath); err != nil {
+	if err := keyring.CheckKEK(ctx, db, kekPath); err != nil {
 		return "", err
 	}
 	if types := splitList(f.expiryNoticeContacts); len(types) > 0 {

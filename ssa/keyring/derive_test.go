@@ -1,26 +1,26 @@
-package ssa_test
+package keyring_test
 
 import (
 	"bytes"
 	"path/filepath"
 	"testing"
 
-	"github.com/trustframe/trustframe/ssa"
+	"github.com/trustframe/trustframe/ssa/keyring"
 )
 
 // TestKEKDerive: the same KEK file gives the same derived key wherever it
 // is loaded; another purpose or another KEK gives another key.
 func TestKEKDerive(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kek.key")
-	k1, err := ssa.LoadOrCreateKEK(path)
+	k1, err := keyring.LoadOrCreateKEK(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k2, err := ssa.LoadKEK(path)
+	k2, err := keyring.LoadKEK(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := ssa.LoadOrCreateKEK(filepath.Join(t.TempDir(), "kek.key"))
+	other, err := keyring.LoadOrCreateKEK(filepath.Join(t.TempDir(), "kek.key"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package ssa_test
+package keyring_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/trustframe/trustframe/ssa"
+	"github.com/trustframe/trustframe/ssa/keyring"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/store/storetest"
 )
@@ -24,18 +25,18 @@ func TestRotationSeenByEveryInstance(t *testing.T) {
 	var mu sync.Mutex
 	clock := time.Now()
 	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
-	var rings [2]*ssa.Keyring
+	var rings [2]*keyring.Keyring
 	for i := range rings {
 		db, err := store.Open(ctx, path, now)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		kek, err := ssa.LoadOrCreateKEK(kekPath)
+		kek, err := keyring.LoadOrCreateKEK(kekPath)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rings[i], err = ssa.OpenKeyring(ctx, db, kek, []string{ssa.PS256, ssa.MLDSA65}, 2048); err != nil {
+		if rings[i], err = keyring.OpenKeyring(ctx, db, kek, []string{ssa.PS256, ssa.MLDSA65}, 2048); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package ssa
+package keyring
 
 import (
 	"context"
@@ -16,7 +16,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/ssa"
 )
 
 // KEK is the key-encryption key: AES-256-GCM over every private key.
@@ -81,12 +82,12 @@ func LoadOrCreateKEK(path string) (*KEK, error) {
 
 // ErrMissingKEK means the KEK file is missing while the database has keys
 // sealed with a KEK: a new one would open none of them.
-var ErrMissingKEK = errors.New("ssa: the key-encryption key file is missing")
+var ErrMissingKEK = errors.New("keyring: the key-encryption key file is missing")
 
 // kekState is what the database says about the KEK it was sealed with.
 type kekState interface {
 	KEKCheck(ctx context.Context) ([]byte, error)
-	ListSigningKeys(ctx context.Context) ([]store.SigningKey, error)
+	ListSigningKeys(ctx context.Context) ([]directory.SigningKey, error)
 }
 
 // CheckKEK checks, without writing anything, that the KEK file at path opens
@@ -170,7 +171,7 @@ func (k *KEK) Seal(plain, aad []byte) []byte {
 func (k *KEK) Open(sealed, aad []byte) ([]byte, error) {
 	n := k.aead.NonceSize()
 	if len(sealed) < n {
-		return nil, errors.New("ssa: sealed value too short")
+		return nil, errors.New("keyring: sealed value too short")
 	}
 	return k.aead.Open(nil, sealed[:n], sealed[n:], aad)
 }
@@ -178,15 +179,15 @@ func (k *KEK) Open(sealed, aad []byte) ([]byte, error) {
 const kekCheckValue = "trustframe key-encryption key check v1"
 
 // ErrWrongKEK means the KEK does not open this database's keys.
-var ErrWrongKEK = errors.New("ssa: the key-encryption key does not open this database's signing keys")
+var ErrWrongKEK = errors.New("keyring: the key-encryption key does not open this database's signing keys")
 
 type keyStore interface {
-	ListSigningKeys(ctx context.Context) ([]store.SigningKey, error)
-	CurrentSigningKey(ctx context.Context, alg string) (store.SigningKey, error)
+	ListSigningKeys(ctx context.Context) ([]directory.SigningKey, error)
+	CurrentSigningKey(ctx context.Context, alg string) (directory.SigningKey, error)
 	CurrentSigningKid(ctx context.Context, alg string) (string, error)
-	GetSigningKey(ctx context.Context, kid string) (store.SigningKey, error)
-	AddSigningKey(ctx context.Context, a store.Audit, k store.SigningKey) error
-	RetireSigningKey(ctx context.Context, a store.Audit, kid string, keep func(alg string) bool) error
+	GetSigningKey(ctx context.Context, kid string) (directory.SigningKey, error)
+	AddSigningKey(ctx context.Context, a directory.Actor, k directory.SigningKey) error
+	RetireSigningKey(ctx context.Context, a directory.Actor, kid string, keep func(alg string) bool) error
 	KEKCheck(ctx context.Context) ([]byte, error)
 	SetKEKCheck(ctx context.Context, b []byte) error
 }
@@ -204,8 +205,8 @@ type Keyring struct {
 }
 
 type cachedKey struct {
-	key *PrivateKey
-	jwk JWK
+	key *ssa.PrivateKey
+	jwk ssa.JWK
 }
 
 // OpenKeyring checks the KEK against the database and makes a key for
@@ -234,8 +235,8 @@ func OpenKeyring(ctx context.Context, st keyStore, kek *KEK, enabled []string, r
 		}
 	}
 	for _, alg := range enabled {
-		if _, err := st.CurrentSigningKey(ctx, alg); errors.Is(err, store.ErrNotFound) {
-			if _, err := kr.Rotate(ctx, store.Audit{Actor: "system"}, alg); err != nil {
+		if _, err := st.CurrentSigningKey(ctx, alg); errors.Is(err, directory.ErrNotFound) {
+			if _, err := kr.Rotate(ctx, directory.Actor{Actor: "system"}, alg); err != nil {
 				return nil, err
 			}
 		} else if err != nil {
@@ -260,20 +261,20 @@ func (kr *Keyring) IsEnabled(alg string) bool {
 
 // Rotate makes a new key for alg; it signs from now on and the older keys
 // stay published until retired.
-func (kr *Keyring) Rotate(ctx context.Context, a store.Audit, alg string) (JWK, error) {
-	k, err := GenerateKey(alg, kr.rsaBits)
+func (kr *Keyring) Rotate(ctx context.Context, a directory.Actor, alg string) (ssa.JWK, error) {
+	k, err := ssa.GenerateKey(alg, kr.rsaBits)
 	if err != nil {
-		return JWK{}, err
+		return ssa.JWK{}, err
 	}
 	priv, err := k.Marshal()
 	if err != nil {
-		return JWK{}, err
+		return ssa.JWK{}, err
 	}
 	jwk := k.PublicJWK()
 	pub, _ := json.Marshal(jwk)
-	if err := kr.store.AddSigningKey(ctx, a, store.SigningKey{Kid: jwk.Kid, Alg: alg, PublicJWK: string(pub),
+	if err := kr.store.AddSigningKey(ctx, a, directory.SigningKey{Kid: jwk.Kid, Alg: alg, PublicJWK: string(pub),
 		PrivateEnc: kr.kek.Seal(priv, []byte(jwk.Kid))}); err != nil {
-		return JWK{}, err
+		return ssa.JWK{}, err
 	}
 	kr.mu.Lock()
 	kr.cache[jwk.Kid] = cachedKey{key: k, jwk: jwk}
@@ -282,17 +283,17 @@ func (kr *Keyring) Rotate(ctx context.Context, a store.Audit, alg string) (JWK, 
 }
 
 // Retire stops publishing a key; the last key of an enabled algorithm stays.
-func (kr *Keyring) Retire(ctx context.Context, a store.Audit, kid string) error {
+func (kr *Keyring) Retire(ctx context.Context, a directory.Actor, kid string) error {
 	return kr.store.RetireSigningKey(ctx, a, kid, kr.IsEnabled)
 }
 
 // Signer returns the current key of alg, decrypted. The current kid is
 // read from the store every time (a rotation by another process is seen at
 // once); keys are decrypted once and kept in memory.
-func (kr *Keyring) Signer(ctx context.Context, alg string) (*PrivateKey, JWK, error) {
+func (kr *Keyring) Signer(ctx context.Context, alg string) (*ssa.PrivateKey, ssa.JWK, error) {
 	kid, err := kr.store.CurrentSigningKid(ctx, alg)
 	if err != nil {
-		return nil, JWK{}, err
+		return nil, ssa.JWK{}, err
 	}
 	kr.mu.Lock()
 	c, ok := kr.cache[kid]
@@ -302,19 +303,19 @@ func (kr *Keyring) Signer(ctx context.Context, alg string) (*PrivateKey, JWK, er
 	}
 	sk, err := kr.store.GetSigningKey(ctx, kid)
 	if err != nil {
-		return nil, JWK{}, err
+		return nil, ssa.JWK{}, err
 	}
-	var jwk JWK
+	var jwk ssa.JWK
 	if err := json.Unmarshal([]byte(sk.PublicJWK), &jwk); err != nil {
-		return nil, JWK{}, err
+		return nil, ssa.JWK{}, err
 	}
 	plain, err := kr.kek.Open(sk.PrivateEnc, []byte(sk.Kid))
 	if err != nil {
-		return nil, JWK{}, fmt.Errorf("%w: key %s", ErrWrongKEK, sk.Kid)
+		return nil, ssa.JWK{}, fmt.Errorf("%w: key %s", ErrWrongKEK, sk.Kid)
 	}
-	k, err := ParsePrivateKey(alg, plain)
+	k, err := ssa.ParsePrivateKey(alg, plain)
 	if err != nil {
-		return nil, JWK{}, err
+		return nil, ssa.JWK{}, err
 	}
 	kr.mu.Lock()
 	kr.cache[sk.Kid] = cachedKey{key: k, jwk: jwk}
@@ -323,17 +324,17 @@ func (kr *Keyring) Signer(ctx context.Context, alg string) (*PrivateKey, JWK, er
 }
 
 // PublishedKeys is the keyset: every Active key, public members only.
-func (kr *Keyring) PublishedKeys(ctx context.Context) ([]JWK, error) {
+func (kr *Keyring) PublishedKeys(ctx context.Context) ([]ssa.JWK, error) {
 	keys, err := kr.store.ListSigningKeys(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := []JWK{}
+	out := []ssa.JWK{}
 	for _, k := range keys {
 		if k.Status != "Active" {
 			continue
 		}
-		var j JWK
+		var j ssa.JWK
 		if err := json.Unmarshal([]byte(k.PublicJWK), &j); err != nil {
 			return nil, err
 		}
@@ -343,6 +344,6 @@ func (kr *Keyring) PublishedKeys(ctx context.Context) ([]JWK, error) {
 }
 
 // Keys lists every stored key (for the Reference Data page).
-func (kr *Keyring) Keys(ctx context.Context) ([]store.SigningKey, error) {
+func (kr *Keyring) Keys(ctx context.Context) ([]directory.SigningKey, error) {
 	return kr.store.ListSigningKeys(ctx)
 }

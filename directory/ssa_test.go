@@ -1,15 +1,16 @@
-package handlers
+package directory_test
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/ssa"
+	"github.com/trustframe/trustframe/ssa/keyring"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/store/storetest"
 )
@@ -20,7 +21,7 @@ import (
 // rotate` then `retire`, run in another process, would do).
 type keysTurningStore struct {
 	*store.DB
-	keys    *ssa.Keyring
+	keys    *keyring.Keyring
 	records int
 }
 
@@ -36,22 +37,22 @@ func (s *keysTurningStore) RecordSSA(ctx context.Context, a store.Audit, orgID, 
 	return s.DB.RecordSSA(ctx, a, orgID, appID, alg, kid, jti)
 }
 
-// TestKeysRetiredAtEveryAttemptIsA503: a refused record (the key retired
-// after the server read it) makes the handler sign again with the current
+// TestSSAKeysRetiredAtEveryAttemptIsBusy: a refused record (the key retired
+// after the server read it) makes the use case sign again with the current
 // key; when that happens three times in a row it gives up with a 503 that
-// says to try again, hands out no SSA and leaves no record of one.
-func TestKeysRetiredAtEveryAttemptIsA503(t *testing.T) {
+// says to try again (a 503 with Retry-After: handlers/errors_test.go), hands out no SSA and leaves no record of one.
+func TestSSAKeysRetiredAtEveryAttemptIsBusy(t *testing.T) {
 	ctx := context.Background()
 	db, err := store.Open(ctx, storetest.Path(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	kek, err := ssa.LoadOrCreateKEK(filepath.Join(t.TempDir(), "kek.key"))
+	kek, err := keyring.LoadOrCreateKEK(filepath.Join(t.TempDir(), "kek.key"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, err := ssa.OpenKeyring(ctx, db, kek, []string{ssa.PS256}, 2048)
+	keys, err := keyring.OpenKeyring(ctx, db, kek, []string{ssa.PS256}, 2048)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,20 +66,15 @@ func TestKeysRetiredAtEveryAttemptIsA503(t *testing.T) {
 		t.Fatal(err)
 	}
 	turning := &keysTurningStore{DB: db, keys: keys}
-	h := &SSA{Base: &Base{}, Store: turning, Keys: keys, Issuer: "https://directory.example", Now: time.Now}
+	s := &directory.SSAs{Store: turning, Keys: keys, Issuer: "https://directory.example", Now: time.Now}
 
-	r := httptest.NewRequest("GET", "/api/organisations/"+o.OrganisationID+"/softwarestatements/"+app.SoftwareStatementID+"/assertion", nil)
-	token, err := h.sign(r, o, app, ssa.PS256)
-	if token != "" || err == nil || AsError(err).Code != CodeBusy.Name {
+	token, err := s.Issue(ctx, admin, o, app, ssa.PS256)
+	var e *directory.Error
+	if token != "" || !errors.As(err, &e) || e.Code != directory.CodeBusy {
 		t.Fatalf("after three refused records: token %q, error %v; want none and a busy refusal", token, err)
 	}
 	if turning.records != 3 {
 		t.Fatalf("%d attempts, want 3", turning.records)
-	}
-	rec := httptest.NewRecorder()
-	WriteError(rec, r, err)
-	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" {
-		t.Fatalf("answer %d, Retry-After %q: want 503 and 1", rec.Code, rec.Header().Get("Retry-After"))
 	}
 	recs, _, err := db.ListAudit(ctx, store.AuditFilter{Action: "ssa_issued", Size: 10})
 	if err != nil {
