@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/base64"
 	"fmt"
 	"github.com/trustframe/trustframe/federation"
@@ -95,6 +96,10 @@ type Config struct {
 	Version                 string // for the metrics' build info
 	Now                     func() time.Time
 	Logger                  *slog.Logger
+
+	// SMTPRootCAs verify the certificate of an smtps:// server; nil: the
+	// system's roots (tests trust their own server with it).
+	SMTPRootCAs *x509.CertPool
 }
 
 // Server is the assembled HTTP handler and what it holds.
@@ -231,7 +236,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	if cfg.SMTPURL != "" {
 		// A URL that cannot be used stops the start: running without the
 		// mail the operator asked for is no quiet fallback.
-		s.mailer, err = newSMTPMailer(cfg.SMTPURL)
+		s.mailer, err = newSMTPMailer(cfg.SMTPURL, cfg.SMTPRootCAs)
 		if err != nil {
 			return nil, fmt.Errorf("web: %w", err)
 		}
