@@ -46,6 +46,11 @@ type Config struct {
 	WebRedirectURL  string // the web app's callback
 	WebClientSecret string // the web app's secret
 	KeyFile         string // PEM RSA key, created (0600) when missing; empty: in memory
+	// SharedKey, when set, is where the key is kept for every instance on
+	// one database: it gets the PKCS #1 key this provider would use
+	// (KeyFile's or a new one), keeps it if none is kept yet, and returns
+	// the kept one, which signs (and is written to a missing KeyFile).
+	SharedKey func(made []byte) ([]byte, error)
 	// RefreshTokens, when set, keeps refresh token sessions across
 	// restarts (with a KeyFile, whose key also derives the token secret).
 	RefreshTokens  RefreshTokenStore
@@ -88,7 +93,7 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	key, err := loadOrCreateKey(cfg.KeyFile)
+	key, err := openKey(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +110,7 @@ func New(cfg Config) (*Provider, error) {
 		AccessTokenIssuer:              cfg.Issuer,
 		IDTokenIssuer:                  cfg.Issuer,
 		TokenURL:                       cfg.Issuer + "/token",
-		GlobalSecret:                   hmacSecret(cfg.KeyFile, x509.MarshalPKCS1PrivateKey(key), secret),
+		GlobalSecret:                   hmacSecret(cfg.KeyFile != "" || cfg.SharedKey != nil, x509.MarshalPKCS1PrivateKey(key), secret),
 		EnforcePKCE:                    true,
 		EnablePKCEPlainChallengeMethod: false,
 		RefreshTokenScopes:             []string{"offline_access", "offline"},
@@ -208,33 +213,62 @@ func IsLoopbackRedirect(u string) bool {
 	return false
 }
 
-func loadOrCreateKey(path string) (*rsa.PrivateKey, error) {
-	if path != "" {
-		b, err := os.ReadFile(path)
-		if err == nil {
-			blk, _ := pem.Decode(b)
-			if blk == nil {
-				return nil, fmt.Errorf("devidp: %s: not PEM", path)
-			}
-			k, err := x509.ParsePKCS1PrivateKey(blk.Bytes)
-			if err != nil {
-				return nil, fmt.Errorf("devidp: %s: %w", path, err)
-			}
-			return k, nil
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("devidp: %w", err)
-		}
-	}
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
+// openKey is the signing key. With cfg.SharedKey it is the shared one:
+// KeyFile's key (or a new one) is offered first, so a deployment keeps the
+// key it had, and a missing KeyFile is written with the shared key; a
+// KeyFile holding another key is left alone and not used. Without it,
+// KeyFile's key, made when missing.
+func openKey(cfg Config) (*rsa.PrivateKey, error) {
+	own, err := readKey(cfg.KeyFile)
 	if err != nil {
 		return nil, err
 	}
-	if path != "" {
-		b := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)})
-		if err := os.WriteFile(path, b, 0o600); err != nil {
+	key := own
+	if key == nil {
+		if key, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.SharedKey != nil {
+		der, err := cfg.SharedKey(x509.MarshalPKCS1PrivateKey(key))
+		if err != nil {
+			return nil, err
+		}
+		if key, err = x509.ParsePKCS1PrivateKey(der); err != nil {
+			return nil, fmt.Errorf("devidp: the shared key: %w", err)
+		}
+		if own != nil && !own.Equal(key) {
+			cfg.Logger.Warn("devidp: the key file holds another key than the one shared in the database; the shared one signs", "file", cfg.KeyFile)
+		}
+	}
+	if own == nil && cfg.KeyFile != "" {
+		b := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+		if err := os.WriteFile(cfg.KeyFile, b, 0o600); err != nil {
 			return nil, fmt.Errorf("devidp: write key: %w", err)
 		}
+	}
+	return key, nil
+}
+
+// readKey reads a key file; nil when path is empty or there is no file.
+func readKey(path string) (*rsa.PrivateKey, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("devidp: %w", err)
+	}
+	blk, _ := pem.Decode(b)
+	if blk == nil {
+		return nil, fmt.Errorf("devidp: %s: not PEM", path)
+	}
+	k, err := x509.ParsePKCS1PrivateKey(blk.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("devidp: %s: %w", path, err)
 	}
 	return k, nil
 }

@@ -24,11 +24,12 @@ type RefreshTokenStore interface {
 }
 
 // hmacSecret is the secret of the opaque tokens (codes, refresh tokens).
-// With a key file it is derived from the signing key, so it is the same
-// after a restart and the refresh tokens issued before it still verify;
+// With a kept key (a key file, or the key shared in the database) it is
+// derived from the signing key, so it is the same after a restart and on
+// every instance, and the refresh tokens issued before still verify;
 // without one it is random, like the key.
-func hmacSecret(keyFile string, keyDER []byte, random []byte) []byte {
-	if keyFile == "" {
+func hmacSecret(kept bool, keyDER []byte, random []byte) []byte {
+	if !kept {
 		return random
 	}
 	sum := sha256.Sum256(append([]byte("trustframe development identity provider token secret\x00"), keyDER...))

@@ -63,3 +63,22 @@ func (s *DevIdPRefreshTokens) Delete(ctx context.Context, signature string) erro
 		return err
 	})
 }
+
+// DevIdPKey returns the development identity provider's sealed signing key
+// kept in the database, keeping sealed first when there is none: the first
+// instance on a database stores its key, every other one gets that key
+// back (docs/design.md §14). Insert-if-absent and the read are one
+// transaction, so instances starting together agree.
+func (d *DB) DevIdPKey(ctx context.Context, sealed []byte) ([]byte, error) {
+	var kept []byte
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO dev_idp_key(id, sealed, created_at) VALUES (1, ?, ?)`, sealed, d.stamp()); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT sealed FROM dev_idp_key WHERE id = 1`).Scan(&kept)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: development identity provider key: %w", err)
+	}
+	return kept, nil
+}

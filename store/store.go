@@ -562,7 +562,8 @@ func (d *DB) Ping(ctx context.Context) error { return d.db.PingContext(ctx) }
 var ErrNotOnThisEngine = errors.New("store: not available on this database engine")
 
 // Backup writes a consistent copy of the database to path (VACUUM INTO),
-// while the service keeps running. path must not exist. SQLite only.
+// while the service keeps running. path must not exist or be an empty
+// file. SQLite only.
 func (d *DB) Backup(ctx context.Context, path string) error {
 	if d.engine == Postgres {
 		return ErrNotOnThisEngine

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -124,5 +126,44 @@ func TestTwoInstancesOnOneDatabase(t *testing.T) {
 	hdr, _ := base64.RawURLEncoding.DecodeString(strings.SplitN(string(jws), ".", 2)[0])
 	if resp.StatusCode != 200 || !strings.Contains(string(hdr), `"kid":"`+kid+`"`) {
 		t.Fatalf("B's SSA after the rotation on A to %s: %d %s", kid, resp.StatusCode, hdr)
+	}
+}
+
+// TestDevIdPKeySharedAcrossInstances: two instances on one PostgreSQL
+// database with their own data directories (the KEK copied, as the README
+// says; not the identity provider's key file) sign with one key: the first
+// stores it, sealed, in the database, the other reads it. A token from A's
+// /dev/idp is accepted by B, and both publish the same key. Each signed
+// with the key of its own data directory, so B refused A's tokens.
+func TestDevIdPKeySharedAcrossInstances(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("several instances share a database on PostgreSQL (TRUSTFRAME_TEST_POSTGRES, set by .ci/test); one SQLite file is one process's")
+	}
+	dirA, dirB := t.TempDir(), t.TempDir()
+	database := webtest.Database(t, dirA)
+	a := webtest.StartOn(t, dirA, database, nil)
+	kek, err := os.ReadFile(filepath.Join(dirA, "kek.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dirB, "kek.key"), kek, 0o600)
+	b := webtest.StartOn(t, dirB, database, func(c *web.Config) { c.BaseURL = a.URL })
+
+	tok := webtest.Token(t, a.URL, "admin@example.com", nil).AccessToken
+	if r, body := call(t, "GET", b.URL+"/api/users/super", http.Header{"Authorization": {"Bearer " + tok}}); r.StatusCode != 200 {
+		t.Fatalf("A's token on B: %d %s", r.StatusCode, body)
+	}
+	jwks := func(base string) string {
+		_, body := call(t, "GET", base+"/dev/idp/jwks", nil)
+		return body
+	}
+	if ja, jb := jwks(a.URL), jwks(b.URL); ja != jb || !strings.Contains(ja, `"kid"`) {
+		t.Fatalf("A publishes %s, B %s", ja, jb)
+	}
+	// Each data directory's key file holds the shared key.
+	fa, _ := os.ReadFile(filepath.Join(dirA, "dev-idp-key.pem"))
+	fb, _ := os.ReadFile(filepath.Join(dirB, "dev-idp-key.pem"))
+	if len(fa) == 0 || string(fa) != string(fb) {
+		t.Fatal("the key files of the two data directories differ")
 	}
 }

@@ -3,6 +3,13 @@ package web_test
 import (
 	"bufio"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"math/big"
 	"net"
 	"strings"
 	"sync"
@@ -21,7 +28,8 @@ type fakeSMTP struct {
 	mu     sync.Mutex
 	msgs   []string
 	rcpt   []string
-	refuse bool // answer 451 to MAIL FROM: a server that is there but takes nothing
+	refuse bool     // answer 451 to MAIL FROM: a server that is there but takes nothing
+	auth   []string // AUTH commands received
 }
 
 func startSMTP(t *testing.T) *fakeSMTP {
@@ -29,6 +37,34 @@ func startSMTP(t *testing.T) *fakeSMTP {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveSMTP(t, ln)
+}
+
+// startSMTPS is fakeSMTP over implicit TLS (smtps://) with a self-signed
+// certificate for 127.0.0.1, and the pool that trusts it.
+func startSMTPS(t *testing.T) (*fakeSMTP, *x509.CertPool) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	roots := x509.NewCertPool()
+	roots.AddCert(cert)
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serveSMTP(t, ln), roots
+}
+
+func serveSMTP(t *testing.T, ln net.Listener) *fakeSMTP {
 	f := &fakeSMTP{ln: ln}
 	t.Cleanup(func() { ln.Close() })
 	go func() {
@@ -57,6 +93,11 @@ func (f *fakeSMTP) serve(c net.Conn) {
 		switch {
 		case strings.HasPrefix(cmd, "EHLO"), strings.HasPrefix(cmd, "HELO"):
 			say("250 fake")
+		case strings.HasPrefix(cmd, "AUTH"):
+			f.mu.Lock()
+			f.auth = append(f.auth, strings.TrimSpace(line))
+			f.mu.Unlock()
+			say("235 accepted")
 		case strings.HasPrefix(cmd, "MAIL FROM"):
 			f.mu.Lock()
 			refuse := f.refuse
@@ -112,6 +153,67 @@ func TestInvitationSentBySMTP(t *testing.T) {
 	msgs, _ := env.DB.ListOutbox(context.Background(), 10)
 	if len(msgs) != 1 || !msgs[0].Delivered {
 		t.Fatalf("outbox %+v", msgs)
+	}
+}
+
+// An smtps:// server (TLS from the first byte) takes the invitation, the
+// password sent only inside TLS; a server whose certificate is not
+// trusted gets nothing, and the message waits in the outbox. smtps:// was
+// refused at start.
+func TestInvitationSentBySMTPS(t *testing.T) {
+	smtps, roots := startSMTPS(t)
+	env := webtest.Start(t, func(c *web.Config) {
+		c.SMTPURL = "smtps://mailer:S3cret@" + smtps.ln.Addr().String() + "?from=directory@example.org"
+		c.SMTPRootCAs = roots
+	})
+	admin := webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken
+	if r, b := do(t, "POST", env.URL+"/api/users/data-administrators", admin, `{"Email":"dana@example.com"}`); r.StatusCode != 201 {
+		t.Fatalf("%d %s", r.StatusCode, b)
+	}
+	smtps.mu.Lock()
+	if len(smtps.msgs) != 1 || !strings.Contains(smtps.rcpt[0], "dana@example.com") || !strings.Contains(smtps.msgs[0], "Subject: You are invited") ||
+		len(smtps.auth) != 1 || !strings.HasPrefix(smtps.auth[0], "AUTH PLAIN ") {
+		t.Fatalf("rcpt %v msgs %q auth %q", smtps.rcpt, smtps.msgs, smtps.auth)
+	}
+	smtps.mu.Unlock()
+	if msgs, _ := env.DB.ListOutbox(context.Background(), 10); len(msgs) != 1 || !msgs[0].Delivered {
+		t.Fatalf("outbox %+v", msgs)
+	}
+
+	// The system's roots do not trust the test's certificate.
+	untrusted := webtest.Start(t, func(c *web.Config) { c.SMTPURL = "smtps://mailer:S3cret@" + smtps.ln.Addr().String() })
+	tok := webtest.Token(t, untrusted.URL, "admin@example.com", nil).AccessToken
+	if r, b := do(t, "POST", untrusted.URL+"/api/users/data-administrators", tok, `{"Email":"erin@example.com"}`); r.StatusCode != 201 {
+		t.Fatalf("%d %s", r.StatusCode, b)
+	}
+	msgs, _ := untrusted.DB.ListOutbox(context.Background(), 10)
+	if len(msgs) != 1 || msgs[0].Delivered || !strings.Contains(msgs[0].LastError, "certificate") {
+		t.Fatalf("outbox %+v", msgs)
+	}
+	smtps.mu.Lock()
+	defer smtps.mu.Unlock()
+	if len(smtps.msgs) != 1 || len(smtps.auth) != 1 {
+		t.Fatalf("a server with an untrusted certificate was told: msgs %q auth %q", smtps.msgs, smtps.auth)
+	}
+}
+
+// The port of --smtp-url defaults by scheme (25; 465 for smtps://), and
+// one out of range is refused, not left to fail at the first message.
+func TestSMTPURLPort(t *testing.T) {
+	for raw, want := range map[string]string{
+		"smtp://mail.example":           "mail.example:25",
+		"smtps://mail.example":          "mail.example:465",
+		"smtps://u:p@mail.example:2465": "mail.example:2465",
+		"smtp://[::1]:587":              "[::1]:587",
+	} {
+		if got, err := web.SMTPAddr(raw); err != nil || got != want {
+			t.Errorf("%s: %q %v, want %q", raw, got, err, want)
+		}
+	}
+	for _, raw := range []string{"smtp://mail.example:99999", "smtp://mail.example:0", "smtps://mail.example:65536", "smtp://mail.example:00"} {
+		if err := web.CheckSMTPURL(raw); err == nil || !strings.Contains(err.Error(), "1 to 65535") {
+			t.Errorf("%s: %v", raw, err)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -98,6 +99,10 @@ type Config struct {
 	Version                 string // for the metrics' build info
 	Now                     func() time.Time
 	Logger                  *slog.Logger
+
+	// SMTPRootCAs verify the certificate of an smtps:// server; nil: the
+	// system's roots (tests trust their own server with it).
+	SMTPRootCAs *x509.CertPool
 }
 
 // Server is the assembled HTTP handler and what it holds.
@@ -198,6 +203,10 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	sm.ErrorFunc = sessionFailed
 	s.sessions = sm
 
+	// The KEK first: it seals the development identity provider's key too.
+	if err := s.openKeyring(ctx); err != nil {
+		return nil, err
+	}
 	webSecret := randomString(32)
 	if cfg.OIDCIssuer == "" {
 		if err := CheckDevIdPBaseURL(cfg.BaseURL, cfg.DevIdPAllowRemote); err != nil {
@@ -213,6 +222,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 			WebRedirectURL:  cfg.BaseURL + "/auth/callback",
 			WebClientSecret: webSecret,
 			KeyFile:         keyFile(cfg.DataDir),
+			SharedKey:       s.sharedDevIdPKey(ctx),
 			RefreshTokens:   db.DevIdPRefreshTokens(),
 			Logger:          cfg.Logger,
 			ProofBinder:     s.bindTokenProof,
@@ -228,13 +238,10 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 			return nil, err
 		}
 	}
-	if err := s.openKeyring(ctx); err != nil {
-		return nil, err
-	}
 	if cfg.SMTPURL != "" {
 		// A URL that cannot be used stops the start: running without the
 		// mail the operator asked for is no quiet fallback.
-		s.mailer, err = newSMTPMailer(cfg.SMTPURL)
+		s.mailer, err = newSMTPMailer(cfg.SMTPURL, cfg.SMTPRootCAs)
 		if err != nil {
 			return nil, fmt.Errorf("web: %w", err)
 		}
@@ -252,6 +259,31 @@ func keyFile(dataDir string) string {
 		return ""
 	}
 	return dataDir + "/dev-idp-key.pem"
+}
+
+// devIdPKeyAAD binds the sealed development identity provider key to its use.
+var devIdPKeyAAD = []byte("trustframe development identity provider signing key")
+
+// sharedDevIdPKey keeps the development identity provider's key in the
+// database, sealed with the KEK, on PostgreSQL: every instance on the
+// database signs with the key the first one stored, so a token from one
+// is accepted by all (docs/design.md §14). On SQLite (nil) the key file
+// beside the database is the one key.
+func (s *Server) sharedDevIdPKey(ctx context.Context) func([]byte) ([]byte, error) {
+	if s.db.Engine() != store.Postgres {
+		return nil
+	}
+	return func(made []byte) ([]byte, error) {
+		sealed, err := s.db.DevIdPKey(ctx, s.kek.Seal(made, devIdPKeyAAD))
+		if err != nil {
+			return nil, err
+		}
+		key, err := s.kek.Open(sealed, devIdPKeyAAD)
+		if err != nil {
+			return nil, fmt.Errorf("web: the development identity provider's key in the database does not open with this KEK: %w", err)
+		}
+		return key, nil
+	}
 }
 
 func (s *Server) openKeyring(ctx context.Context) error {

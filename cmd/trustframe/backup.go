@@ -6,7 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 
@@ -34,9 +34,13 @@ func cmdBackup(ctx context.Context, args []string, getenv func(string) string, s
 	if *to == "" {
 		return fmt.Errorf("%w: --to FILE is required", errUsage)
 	}
-	if _, err := os.Stat(*to); err == nil {
+	// Lstat, not Stat: a symbolic link, even one to nothing, is something
+	// that exists, and the copy is never written through one.
+	if st, err := os.Lstat(*to); err == nil && st.Mode()&iofs.ModeSymlink != 0 {
+		return fmt.Errorf("%w: %s is a symbolic link; name a new file, not a link", errUsage, *to)
+	} else if err == nil {
 		return fmt.Errorf("%w: %s exists; choose a new file", errUsage, *to)
-	} else if !errors.Is(err, iofsErrNotExist) {
+	} else if !errors.Is(err, iofs.ErrNotExist) {
 		return err
 	}
 	if st, err := os.Stat(filepath.Dir(*to)); err != nil || !st.IsDir() {
@@ -50,14 +54,40 @@ func cmdBackup(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer db.Close()
-	if err := db.Backup(ctx, *to); err != nil {
-		return err
-	}
-	if err := os.Chmod(*to, 0o600); err != nil {
+	if err := backupTo(ctx, db, *to); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "backed up %s to %s (the KEK is not in it: keep %s apart)\n", filepath.Join(*dataDir, "trustframe.db"), *to, filepath.Join(*dataDir, "kek.key"))
 	return nil
 }
 
-var iofsErrNotExist = fs.ErrNotExist
+// backupTo makes the file itself, new (O_EXCL: never an existing file,
+// nor through a symbolic link put there since the check) and 0600, and
+// has SQLite fill it (VACUUM INTO takes an empty file). The file written
+// must still be the one made; a copy that fails leaves nothing behind.
+func backupTo(ctx context.Context, db *store.DB, to string) (err error) {
+	f, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, iofs.ErrExist) {
+		return fmt.Errorf("%w: %s exists; choose a new file", errUsage, to)
+	}
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(to)
+		}
+	}()
+	made, err := f.Stat()
+	f.Close()
+	if err != nil {
+		return err
+	}
+	if err := db.Backup(ctx, to); err != nil {
+		return err
+	}
+	if now, err := os.Lstat(to); err != nil || !os.SameFile(made, now) {
+		return fmt.Errorf("backup: %s was replaced while the copy was written; the copy is not trustworthy", to)
+	}
+	return os.Chmod(to, 0o600)
+}

@@ -101,15 +101,9 @@ func doctorDatabase(ctx context.Context, r *doctorReport, f *serveFlags) (*store
 	path := filepath.Join(f.dataDir, "trustframe.db")
 	if f.database != "" {
 		path = f.database
-	} else {
-		st, err := os.Stat(path)
-		if err != nil {
-			r.fail("database", "no database at %s: start trustframe serve (or migrate) with this --data-dir first", path)
-			return nil, &exitError{code: 1, err: errors.New("the deployment has problems")}
-		}
-		if st.Mode().Perm()&0o077 != 0 {
-			r.warn("database file", "%s is readable by others (mode %o); it holds sessions and sealed keys: chmod 600", path, st.Mode().Perm())
-		}
+	} else if _, err := os.Stat(path); err != nil {
+		r.fail("database", "no database at %s: start trustframe serve (or migrate) with this --data-dir first", path)
+		return nil, &exitError{code: 1, err: errors.New("the deployment has problems")}
 	}
 	db, err := store.Open(ctx, path, time.Now)
 	if err != nil {
@@ -153,9 +147,13 @@ func doctorKeys(ctx context.Context, r *doctorReport, f *serveFlags, db *store.D
 		r.fail("key-encryption key", "%s is not the KEK this database's keys were sealed with: put back the KEK file it was created with, or point --kek-file at it", kekPath)
 	default:
 		r.ok("key-encryption key", "%s opens this database's keys", kekPath)
-		if st, err := os.Stat(kekPath); err == nil && st.Mode().Perm()&0o077 != 0 {
-			r.warn("key-encryption key file", "%s is readable by others (mode %o): chmod 600", kekPath, st.Mode().Perm())
-		}
+	}
+	dbPath := ""
+	if f.database == "" {
+		dbPath = filepath.Join(f.dataDir, "trustframe.db")
+	}
+	for _, o := range filesOpenToOthers(dbPath, kekPath) {
+		r.fail("file mode", "%s (%s) is open to its group or other users (mode %o): chmod 600 %s", o.path, o.holds, o.mode, o.path)
 	}
 	for _, alg := range splitList(f.ssaAlgs) {
 		if k, err := db.CurrentSigningKey(ctx, alg); err == nil {
@@ -274,13 +272,9 @@ func doctorSignIn(ctx context.Context, r *doctorReport, f *serveFlags, base stri
 func doctorSMTP(r *doctorReport, f *serveFlags) {
 	if f.smtpURL == "" {
 		r.warn("SMTP", "none: invitations and expiry notices stay in the outbox (Reference Data > Outbox)")
-	} else if u, err := url.Parse(f.smtpURL); err != nil || u.Scheme != "smtp" || u.Host == "" {
-		r.fail("SMTP", "--smtp-url is not smtp://host:port")
+	} else if addr, err := web.SMTPAddr(f.smtpURL); err != nil {
+		r.fail("SMTP", "%v", err)
 	} else {
-		addr := u.Host
-		if u.Port() == "" {
-			addr = net.JoinHostPort(u.Hostname(), "25")
-		}
 		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 		if err != nil {
 			r.fail("SMTP", "%s does not answer: %v", addr, err)

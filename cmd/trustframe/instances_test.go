@@ -113,8 +113,8 @@ func copyFile(t testing.TB, from, to string) {
 // reverse proxy" says: separate data directories and ports, the same KEK
 // (kek.key copied from A's data directory), the same --base-url (A's
 // address stands for the address users see) and the same identity
-// provider (the development one: its key file copied with the KEK, as a
-// real --oidc-issuer would be one for both). Over real HTTP, with no
+// provider (the development one, whose key the instances share through the
+// database, as a real --oidc-issuer would be one for both). Over real HTTP, with no
 // sticky sessions: a session made on A works on B; an organisation
 // created on A is in B's list, total and deep pages at once; a DPoP proof
 // used on one is refused on the other; a key rotated on A signs on B; and
@@ -136,9 +136,9 @@ func TestTwoServeProcessesOnPostgres(t *testing.T) {
 	}
 	procA := startServeProcess(t, "--data-dir", dirA, "--database", database, "--dpop-nonce")
 	baseA := procA.base
-	// A made the KEK and the identity provider's key on its first start.
+	// A made the KEK on its first start; the identity provider's key B
+	// reads from the database.
 	copyFile(t, filepath.Join(dirA, "kek.key"), filepath.Join(dirB, "kek.key"))
-	copyFile(t, filepath.Join(dirA, "dev-idp-key.pem"), filepath.Join(dirB, "dev-idp-key.pem"))
 	procB := startServeProcess(t, "--data-dir", dirB, "--database", database, "--dpop-nonce", "--base-url", baseA)
 	baseB := procB.listen
 	if procB.base != baseA || baseB == baseA {

@@ -18,7 +18,9 @@ import (
 // password.
 func TestServeRefusesUnusableSMTPURLWithoutShowingThePassword(t *testing.T) {
 	for _, u := range []string{
-		"smtps://u:S3cretPW@mail.example:465",   // a scheme we do not speak
+		"smtpx://u:S3cretPW@mail.example:465",   // a scheme we do not speak
+		"smtp://u:S3cretPW@mail.example:99999",  // a port out of range
+		"smtps://u:S3cretPW@mail.example:0",     // nor is 0 a port to send to
 		"smtp://u:S3cretPW@[mail.example:587",   // not a URL
 		"smtp://u:S3cretPW@",                    // no host
 		"mail.example:587?user=u&pass=S3cretPW", // no scheme
@@ -40,6 +42,19 @@ func TestServeRefusesUnusableSMTPURLWithoutShowingThePassword(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "trustframe.db")); err == nil {
 			t.Fatalf("%s: a database was made before the refusal", u)
 		}
+	}
+}
+
+// A usable --smtp-url to a server that is down starts the service (the
+// messages wait in the outbox), smtp:// and smtps:// alike; smtps:// was
+// refused at start.
+func TestServeStartsWithAnSMTPServerThatIsDown(t *testing.T) {
+	for _, scheme := range []string{"smtp", "smtps"} {
+		t.Run(scheme, func(t *testing.T) {
+			cancel, out, done := startServe(t, false, "--addr", "127.0.0.1:0", "--smtp-url", scheme+"://u:S3cretPW@127.0.0.1:1")
+			said(t, out, "listening on ")
+			stopsPromptly(t, cancel, done)
+		})
 	}
 }
 

@@ -424,6 +424,15 @@ func (f *serveFlags) checkBeforeStart(ctx context.Context, db *store.DB, log *sl
 	if err := keyring.CheckKEK(ctx, db, kekPath); err != nil {
 		return "", err
 	}
+	// Said, not refused: a start that worked yesterday still works, and
+	// doctor fails it (docs/decisions.md, "Secret files open to others").
+	dbPath := ""
+	if f.database == "" {
+		dbPath = filepath.Join(f.dataDir, "trustframe.db")
+	}
+	for _, o := range filesOpenToOthers(dbPath, kekPath) {
+		log.Warn("a secret file is open to its group or other users: chmod 600 "+o.path, "file", o.path, "holds", o.holds, "mode", fmt.Sprintf("%o", o.mode))
+	}
 	if types := splitList(f.expiryNoticeContacts); len(types) > 0 {
 		known, err := db.ListContactTypes(ctx)
 		if err != nil {
