@@ -12,7 +12,6 @@ import (
 	"github.com/trustframe/trustframe/federation"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -26,6 +25,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/devidp"
 	"github.com/trustframe/trustframe/dpop"
+	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/ssa"
@@ -405,14 +405,8 @@ func (s *Server) allowPrivateIssuers() bool {
 }
 
 // IsLoopbackHost reports whether h names this machine (localhost or a
-// loopback address).
-func IsLoopbackHost(h string) bool {
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
+// loopback address): formats.LoopbackHost, the one rule.
+func IsLoopbackHost(h string) bool { return formats.LoopbackHost(h) }
 
 // signInIssuer is the issuer of web sign-in and of the API's own tokens:
 // the development identity provider or --oidc-issuer.
