@@ -360,6 +360,48 @@ func TestPolicySimulator(t *testing.T) {
 	}
 }
 
+// TestPolicySimulatorNamesTheRoleTheMetadataBreaks: metadata the merged
+// policy refuses is a 422 on Metadata naming the role whose policy it
+// breaks (domain and role), in the message and in the problem body's
+// "role" member, whichever order the roles are given in (docs/design.md
+// §13); a policy clash names its role in "role" too.
+func TestPolicySimulatorNamesTheRoleTheMetadataBreaks(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	setupDomains(t, a)
+	a.must(201, "POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code","refresh_token"]}}}`)
+	a.must(201, "POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Payments","Role":"AISP","EntityType":"openid_relying_party","Policy":{"token_endpoint_auth_method":{"one_of":["private_key_jwt","tls_client_auth"]}}}`)
+	a.must(201, "POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Data","Role":"DATA","EntityType":"openid_relying_party","Policy":{"token_endpoint_auth_method":{"value":"client_secret_basic"}}}`)
+	pisp, aisp := `{"AuthorisationDomain":"Payments","Role":"PISP"}`, `{"AuthorisationDomain":"Payments","Role":"AISP"}`
+	for _, roles := range []string{pisp + "," + aisp, aisp + "," + pisp} {
+		r, m := a.do("POST", "/references/role-metadata-policies/simulate", `{"Roles":[`+roles+`],"EntityType":"openid_relying_party","Metadata":{"token_endpoint_auth_method":"client_secret_basic"}}`)
+		msg := fieldsOf(m)["Metadata"]
+		if r.StatusCode != 422 || !strings.Contains(msg, "role Payments/AISP") || strings.Contains(msg, "role Payments/PISP") || !strings.Contains(msg, "token_endpoint_auth_method") {
+			t.Fatalf("roles %s: %d %v", roles, r.StatusCode, m)
+		}
+		jsonEq(t, m["role"], aisp)
+	}
+	// A clash of values names the role that does not merge.
+	r, m := a.do("POST", "/references/role-metadata-policies/simulate", `{"Roles":[`+aisp+`,{"AuthorisationDomain":"Data","Role":"DATA"}],"EntityType":"openid_relying_party","Metadata":{}}`)
+	if r.StatusCode != 422 || !strings.Contains(fieldsOf(m)["Roles"], "Data/DATA") {
+		t.Fatalf("clash: %d %v", r.StatusCode, m)
+	}
+	jsonEq(t, m["role"], `{"AuthorisationDomain":"Data","Role":"DATA"}`)
+	// The console's form says the same beside the metadata.
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.PostForm(env.URL+"/references/role-metadata-policies/try", url.Values{"EntityType": {"openid_relying_party"},
+		"Metadata": {`{"token_endpoint_auth_method":"client_secret_basic"}`}, "Role": {"Payments/PISP", "Payments/AISP"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	by, _ := doc.Find("#try-metadata").Attr("aria-describedby")
+	if msg := doc.Find("#" + by).Text(); resp.StatusCode != 422 || by == "" || !strings.Contains(msg, "Payments/AISP") {
+		t.Fatalf("the form: %d, %q", resp.StatusCode, msg)
+	}
+}
+
 // TestFederationResolveRefusesPrivateAddresses: with private issuer URLs
 // refused (any deployment without the development identity provider), the
 // directory never fetches a leaf's entity configuration from a loopback or

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "fa82529fdfe68a4d305b28954049fef853f0c9f213b242be843cdd8afa8ce533"
+const SpecSHA256 = "31bf7b6cf8768a1594c9c8c8502ee5dc029832db3c9cbadb148ddc2a5c12cd36"
