@@ -327,6 +327,31 @@ func TestFederationKeyRotation(t *testing.T) {
 	a.must(201, "POST", "/references/signing-keys/federation", `{}`)
 }
 
+// TestFederationAnswersCacheForAMinute: a shared cache may keep the
+// directory's signed federation answers for a minute, no longer, so that a
+// withdrawn subject's statement or a rotated configuration is not served
+// for an hour; the list and every error are not stored (docs/design.md §13).
+func TestFederationAnswersCacheForAMinute(t *testing.T) {
+	env, leaf, _ := specEnv(t)
+	for path, want := range map[string]string{
+		"/.well-known/openid-federation":                         "public, max-age=60",
+		"/federation/fetch?sub=" + url.QueryEscape(leaf.srv.URL): "public, max-age=60",
+		resolvePath(env, leaf.srv.URL):                           "public, max-age=60",
+		"/federation/list":                                       "no-store",
+		"/federation/fetch?sub=https%3A%2F%2Fgone.example":       "no-store",
+		"/federation/resolve?sub=x":                              "no-store",
+	} {
+		resp, err := http.Get(env.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Cache-Control"); got != want {
+			t.Errorf("%s: %d, Cache-Control %q, want %q", path, resp.StatusCode, got, want)
+		}
+	}
+}
+
 // TestPolicySimulator: the merged policy and the metadata it yields, or a
 // 422 naming role, parameter and operator (docs/design.md §13).
 func TestPolicySimulator(t *testing.T) {
