@@ -5,6 +5,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -92,9 +93,14 @@ type Config struct {
 	WebhookTimeout          time.Duration
 	WebhookRetryFor         time.Duration
 	WebhookBackoff          func(retry int) time.Duration
-	Version                 string // for the metrics' build info
-	Now                     func() time.Time
-	Logger                  *slog.Logger
+	// ResolvesInFlight and ResolvesInFlightPerClient bound the federation
+	// resolves under way, in all and per client (resolvebudget.go); 0 is
+	// the default (32 and 4).
+	ResolvesInFlight          int
+	ResolvesInFlightPerClient int
+	Version                   string // for the metrics' build info
+	Now                       func() time.Time
+	Logger                    *slog.Logger
 }
 
 // Server is the assembled HTTP handler and what it holds.
@@ -119,6 +125,7 @@ type Server struct {
 	metrics    *metrics
 	started    time.Time
 	apiLimiter *rateLimiter
+	resolves   *inFlight     // federation resolves under way (resolvebudget.go)
 	stopping   chan struct{} // closed by Stopping
 	stopOnce   sync.Once
 }
@@ -158,7 +165,8 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 		return nil, fmt.Errorf("web: --base-url %q is not an http(s) URL", cfg.BaseURL)
 	}
 	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now), vocab: vocab, started: time.Now(),
-		apiLimiter: newRateLimiter(cfg.APIRateLimit, cfg.Now), stopping: make(chan struct{})}
+		apiLimiter: newRateLimiter(cfg.APIRateLimit, cfg.Now), stopping: make(chan struct{}),
+		resolves: newInFlight(cmp.Or(cfg.ResolvesInFlight, defaultResolvesInFlight), cmp.Or(cfg.ResolvesInFlightPerClient, defaultResolvesInFlightPerClient))}
 	s.metrics = s.newMetrics()
 	s.origin = bu.Scheme + "://" + bu.Host + strings.TrimRight(bu.Path, "/")
 	if cfg.DPoPNonce {

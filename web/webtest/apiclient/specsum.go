@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "31bf7b6cf8768a1594c9c8c8502ee5dc029832db3c9cbadb148ddc2a5c12cd36"
+const SpecSHA256 = "ae01deb99562fc70f1293e0d3fc8e1fad1f1735af9320a6cb20d8ddcb124ae19"
