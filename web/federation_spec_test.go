@@ -30,7 +30,7 @@ type specLeaf struct {
 	noKid  bool
 	typ    string // the typ header: entity-statement+jwt when empty, none with "-"
 	claims func(id string, now time.Time) map[string]any
-	hits   atomic.Int64 // requests for the entity configuration
+	hits   atomic.Int64  // requests for the entity configuration
 	hold   chan struct{} // when set, the entity configuration is answered once it is closed
 }
 
