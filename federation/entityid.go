@@ -1,8 +1,9 @@
 package federation
 
 import (
-	"net"
 	"net/url"
+
+	"github.com/trustframe/trustframe/formats"
 )
 
 // CheckEntityID checks a participant's federation entity ID
@@ -18,18 +19,10 @@ func CheckEntityID(raw string, allowPrivate bool) string {
 	case "https":
 		return ""
 	case "http":
-		if allowPrivate && loopbackHost(u.Hostname()) {
+		if allowPrivate && formats.LoopbackHost(u.Hostname()) {
 			return ""
 		}
 		return "The federation entity ID must be an https URL (http only on a loopback host when private issuer URLs are allowed)."
 	}
 	return "The federation entity ID must be an https URL."
-}
-
-func loopbackHost(h string) bool {
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }

@@ -33,11 +33,20 @@ func ValidRedirectURI(s string) bool {
 	case "https":
 		return true
 	case "http":
-		h := u.Hostname()
-		ip := net.ParseIP(h)
-		return h == "localhost" || (ip != nil && ip.IsLoopback())
+		return LoopbackHost(u.Hostname())
 	}
 	return false
+}
+
+// LoopbackHost reports whether h, a URL's host name, names this machine:
+// localhost or a loopback address. It is the one rule for where plain
+// http is allowed (redirect URIs, development entity IDs and base URLs).
+func LoopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // ValidWebAuthnOrigin reports whether s is a WebAuthn origin:
@@ -50,13 +59,17 @@ func ValidWebAuthnOrigin(s string) bool {
 	if u.Path != "" || strings.HasSuffix(s, "/") {
 		return false
 	}
-	if p := u.Port(); p != "" {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 || n > 65535 {
-			return false
-		}
+	if p := u.Port(); p != "" && !ValidPort(p) {
+		return false
 	}
 	return !strings.ContainsAny(u.Hostname(), " *")
+}
+
+// ValidPort reports whether p, the port of a URL, is a TCP port a
+// connection can be made to: 1 to 65535 in decimal (0 is not one).
+func ValidPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535 && p[0] != '+' && p[0] != '-'
 }
 
 // DeliveryModes are the CIBA token delivery modes.

@@ -39,3 +39,19 @@ func TestRedirectURIs(t *testing.T) {
 		}
 	}
 }
+
+func TestValidPort(t *testing.T) {
+	for p, ok := range map[string]bool{"1": true, "443": true, "65535": true, "0": false, "65536": false, "99999": false, "": false, "+443": false, "-1": false, "x": false} {
+		if ValidPort(p) != ok {
+			t.Errorf("%q: want %v", p, ok)
+		}
+	}
+}
+
+func TestLoopbackHost(t *testing.T) {
+	for h, ok := range map[string]bool{"localhost": true, "127.0.0.1": true, "127.1.2.3": true, "::1": true, "::ffff:127.0.0.1": true, "example.com": false, "10.0.0.1": false, "localhost.example": false, "": false} {
+		if LoopbackHost(h) != ok {
+			t.Errorf("%q: want %v", h, ok)
+		}
+	}
+}

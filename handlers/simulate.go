@@ -48,8 +48,11 @@ func (h *Policies) simulate(r *http.Request, in SimulateInput) (federation.Polic
 	if len(f) > 0 {
 		return nil, nil, Validation(f)
 	}
+	// steps[i] is the policy merged from the first i+1 roles that have one
+	// for the entity type, by[i] that role.
 	merged := federation.Policy{}
-	var from []string
+	var steps []federation.Policy
+	var by []SimulateRole
 	for _, role := range in.Roles {
 		name := role.AuthorisationDomain + "/" + role.Role
 		held, err := h.Store.ActiveRolePolicies(r.Context(), role.AuthorisationDomain, role.Role)
@@ -65,30 +68,66 @@ func (h *Policies) simulate(r *http.Request, in SimulateInput) (federation.Polic
 			}
 			pol, err := federation.ParsePolicy(p.Policy)
 			if err != nil {
-				return nil, nil, Validation(map[string]string{"Roles": "The policy of role " + name + " is not a metadata policy."})
+				return nil, nil, roleRefusal("Roles", "The policy of role "+name+" is not a metadata policy.", role)
 			}
 			m, err := federation.MergePolicies(merged, pol)
 			if err != nil {
 				var me *federation.MergeError
 				msg := err.Error()
 				if errors.As(err, &me) {
-					msg = fmt.Sprintf("role %s: parameter %s, operator %s: %s (merged with %s)", name, me.Parameter, orAll(me.Operator), me.Message, strings.Join(from, ", "))
+					msg = fmt.Sprintf("role %s: parameter %s, operator %s: %s (merged with %s)", name, me.Parameter, orAll(me.Operator), me.Message, roleNames(by))
 				}
-				return nil, nil, Validation(map[string]string{"Roles": msg})
+				return nil, nil, roleRefusal("Roles", msg, role)
 			}
 			merged = m
-			from = append(from, name)
+			steps, by = append(steps, m), append(by, role)
 		}
 	}
-	pm := map[string]any{}
-	for k, v := range merged {
-		pm[k] = v
-	}
-	out, err := federation.ApplyPolicy(pm, metadata)
-	if err != nil {
+	out, err := applyPolicy(merged, metadata)
+	if err != nil && len(steps) == 0 {
 		return nil, nil, Validation(map[string]string{"Metadata": "The metadata does not satisfy the merged policy: " + err.Error()})
 	}
+	if err != nil {
+		// The role the metadata breaks is the last one whose policy,
+		// merged with those before it, turns a passing policy into a
+		// refusing one: the roles after it keep the refusal.
+		i := len(steps) - 1
+		for i > 0 {
+			if _, err := applyPolicy(steps[i-1], metadata); err == nil {
+				break
+			}
+			i--
+		}
+		role := by[i]
+		msg := "The metadata does not satisfy the policy of role " + role.AuthorisationDomain + "/" + role.Role
+		if i > 0 {
+			msg += " (merged with " + roleNames(by[:i]) + ")"
+		}
+		return nil, nil, roleRefusal("Metadata", msg+": "+err.Error(), role)
+	}
 	return merged, out, nil
+}
+
+func applyPolicy(p federation.Policy, metadata map[string]any) (map[string]any, error) {
+	pm := make(map[string]any, len(p))
+	for k, v := range p {
+		pm[k] = v
+	}
+	return federation.ApplyPolicy(pm, metadata)
+}
+
+// roleRefusal is a 422 on field naming, besides the message, the role
+// whose policy is refused as the problem body's "role" member.
+func roleRefusal(field, msg string, role SimulateRole) *Error {
+	return Validation(map[string]string{field: msg}).WithExtra(map[string]any{"role": role})
+}
+
+func roleNames(roles []SimulateRole) string {
+	names := make([]string, len(roles))
+	for i, r := range roles {
+		names[i] = r.AuthorisationDomain + "/" + r.Role
+	}
+	return strings.Join(names, ", ")
 }
 
 func orAll(op string) string {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"syscall"
@@ -241,26 +242,47 @@ func (v *Validator) fetch(ctx context.Context, u string) (*document, error) {
 	return &doc, nil
 }
 
-// Public reports whether ip is a public unicast address.
+// Public reports whether ip is a public unicast address. It is the one
+// address guard of every outbound fetch (issuer validation, identity
+// providers' keys, federation fetches, webhook deliveries): the guarded
+// client asks it at every connection it opens.
 func Public(ip net.IP) bool {
-	if v4 := ip.To4(); v4 != nil {
-		ip = v4 // IPv4 and IPv4-mapped IPv6 are judged as IPv4
-	}
-	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() {
+	a, ok := netip.AddrFromSlice(ip)
+	if !ok {
 		return false
 	}
-	// "This network", shared address space, IETF protocol assignments,
-	// benchmarking, reserved (with broadcast), NAT64 (well-known and
-	// local-use prefixes: both embed an IPv4 address, private ones too),
-	// IPv4-compatible IPv6 (::a.b.c.d, deprecated) and discard-only.
-	for _, cidr := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "198.18.0.0/15", "240.0.0.0/4", "64:ff9b::/96", "64:ff9b:1::/48", "::/96", "100::/64"} {
-		_, n, _ := net.ParseCIDR(cidr)
-		if n.Contains(ip) {
+	a = a.Unmap() // IPv4 and IPv4-mapped IPv6 are judged as IPv4
+	if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
+		a.IsUnspecified() || a.IsMulticast() || a.IsInterfaceLocalMulticast() {
+		return false
+	}
+	for _, p := range notPublic {
+		if p.Contains(a) {
 			return false
 		}
 	}
 	return true
+}
+
+// notPublic are the blocks Public refuses beyond the standard library's
+// classes. An IPv6 form that carries an IPv4 address to a tunnel or a
+// translator is refused whole, whatever IPv4 address it embeds: an
+// embedded private one would reach this network's neighbours, and an
+// embedded public one is reachable as itself (docs/decisions.md).
+var notPublic = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
+	netip.MustParsePrefix("100.64.0.0/10"),   // shared address space (carrier-grade NAT)
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, with broadcast
+	netip.MustParsePrefix("::/96"),           // IPv4-compatible IPv6 (::a.b.c.d, deprecated)
+	netip.MustParsePrefix("::ffff:0:0:0/96"), // IPv4-translated (::ffff:0:a.b.c.d, SIIT)
+	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64, well-known prefix
+	netip.MustParsePrefix("64:ff9b:1::/48"),  // NAT64, local-use prefix
+	netip.MustParsePrefix("100::/64"),        // discard-only
+	netip.MustParsePrefix("2001::/32"),       // Teredo
+	netip.MustParsePrefix("2002::/16"),       // 6to4
+	netip.MustParsePrefix("fec0::/10"),       // site-local (deprecated, routed like private)
 }
 
 // Client is the guarded HTTP client of issuer validation: public addresses

@@ -194,3 +194,35 @@ func TestClientCapsAnswers(t *testing.T) {
 		t.Fatalf("exactly MaxResponse: %d bytes, err %v", len(b), err)
 	}
 }
+
+// TestPublicRefusesTunnelAndTranslationForms: an IPv6 address that reaches
+// an IPv4 one through a tunnel or a translator, or a deprecated scope, is
+// not public: one case per form, each with an embedded loopback or private
+// address and (where the form may carry one) a public one, since the whole
+// range is refused (docs/decisions.md).
+func TestPublicRefusesTunnelAndTranslationForms(t *testing.T) {
+	for form, ips := range map[string][]string{
+		"6to4 (2002::/16)":                     {"2002:7f00:1::", "2002:a00:1::1", "2002:808:808::1"},
+		"Teredo (2001::/32)":                   {"2001:0:4136:e378:8000:63bf:3fff:fdd2", "2001::1"},
+		"site-local (fec0::/10)":               {"fec0::1", "feff:ffff::1"},
+		"IPv4-translated (::ffff:0:0:0/96)":    {"::ffff:0:7f00:1", "::ffff:0:a00:1", "::ffff:0:808:808"},
+		"NAT64 well-known (64:ff9b::/96)":      {"64:ff9b::7f00:1", "64:ff9b::808:808"},
+		"NAT64 local-use (64:ff9b:1::/48)":     {"64:ff9b:1::a00:1"},
+		"IPv4-compatible (::/96)":              {"::7f00:1", "::808:808"},
+		"IPv4-mapped, private (::ffff:0:0/96)": {"::ffff:127.0.0.1", "::ffff:10.0.0.1"},
+	} {
+		t.Run(form, func(t *testing.T) {
+			for _, ip := range ips {
+				if Public(net.ParseIP(ip)) {
+					t.Errorf("%s is public", ip)
+				}
+			}
+		})
+	}
+	// Neighbours of those ranges stay public.
+	for _, ip := range []string{"2001:4860:4860::8888", "2003::1", "2001:200::1", "::ffff:8.8.8.8", "2a00:1450:4001:82a::200e"} {
+		if !Public(net.ParseIP(ip)) {
+			t.Errorf("%s is not public", ip)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -29,7 +30,8 @@ type specLeaf struct {
 	noKid  bool
 	typ    string // the typ header: entity-statement+jwt when empty, none with "-"
 	claims func(id string, now time.Time) map[string]any
-	hits   atomic.Int64 // requests for the entity configuration
+	hits   atomic.Int64  // requests for the entity configuration
+	hold   chan struct{} // when set, the entity configuration is answered once it is closed
 }
 
 func newSpecLeaf(t *testing.T, key *ecdsa.PrivateKey, kid string) *specLeaf {
@@ -40,6 +42,12 @@ func newSpecLeaf(t *testing.T, key *ecdsa.PrivateKey, kid string) *specLeaf {
 			return
 		}
 		l.hits.Add(1)
+		if l.hold != nil {
+			select {
+			case <-l.hold:
+			case <-r.Context().Done():
+			}
+		}
 		id := l.srv.URL
 		sk := jose.JSONWebKey{Key: key, KeyID: l.kid}
 		if l.noKid {
@@ -66,9 +74,13 @@ func newSpecLeaf(t *testing.T, key *ecdsa.PrivateKey, kid string) *specLeaf {
 
 // specEnv is a directory with one Active organisation "Acme Bank" whose
 // key material holds key, and an Active application whose federation
-// entity is the leaf.
-func specEnv(t *testing.T) (*webtest.Env, *specLeaf, jose.JSONWebKeySet) {
-	env := webtest.Start(t, nil)
+// entity is the leaf; mod, when given, changes the server's configuration.
+func specEnv(t *testing.T, mod ...func(*web.Config)) (*webtest.Env, *specLeaf, jose.JSONWebKeySet) {
+	env := webtest.Start(t, func(c *web.Config) {
+		for _, m := range mod {
+			m(c)
+		}
+	})
 	a := newAPI(t, env, "admin@example.com")
 	oid := a.must(201, "POST", "/organisations", `{"OrganisationName":"Acme Bank","RegistrationNumber":"A-1","CountryOfRegistration":"GB","Status":"Active"}`)["OrganisationId"].(string)
 	key := webtest.Key(t, "p256").(*ecdsa.PrivateKey)

@@ -327,6 +327,31 @@ func TestFederationKeyRotation(t *testing.T) {
 	a.must(201, "POST", "/references/signing-keys/federation", `{}`)
 }
 
+// TestFederationAnswersCacheForAMinute: a shared cache may keep the
+// directory's signed federation answers for a minute, no longer, so that a
+// withdrawn subject's statement or a rotated configuration is not served
+// for an hour; the list and every error are not stored (docs/design.md §13).
+func TestFederationAnswersCacheForAMinute(t *testing.T) {
+	env, leaf, _ := specEnv(t)
+	for path, want := range map[string]string{
+		"/.well-known/openid-federation":                         "public, max-age=60",
+		"/federation/fetch?sub=" + url.QueryEscape(leaf.srv.URL): "public, max-age=60",
+		resolvePath(env, leaf.srv.URL):                           "public, max-age=60",
+		"/federation/list":                                       "no-store",
+		"/federation/fetch?sub=https%3A%2F%2Fgone.example":       "no-store",
+		"/federation/resolve?sub=x":                              "no-store",
+	} {
+		resp, err := http.Get(env.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Cache-Control"); got != want {
+			t.Errorf("%s: %d, Cache-Control %q, want %q", path, resp.StatusCode, got, want)
+		}
+	}
+}
+
 // TestPolicySimulator: the merged policy and the metadata it yields, or a
 // 422 naming role, parameter and operator (docs/design.md §13).
 func TestPolicySimulator(t *testing.T) {
@@ -357,6 +382,48 @@ func TestPolicySimulator(t *testing.T) {
 		if r, m := a.do("POST", "/references/role-metadata-policies/simulate", body); r.StatusCode != 422 {
 			t.Errorf("%s: %d %v", name, r.StatusCode, m)
 		}
+	}
+}
+
+// TestPolicySimulatorNamesTheRoleTheMetadataBreaks: metadata the merged
+// policy refuses is a 422 on Metadata naming the role whose policy it
+// breaks (domain and role), in the message and in the problem body's
+// "role" member, whichever order the roles are given in (docs/design.md
+// §13); a policy clash names its role in "role" too.
+func TestPolicySimulatorNamesTheRoleTheMetadataBreaks(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	setupDomains(t, a)
+	a.must(201, "POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code","refresh_token"]}}}`)
+	a.must(201, "POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Payments","Role":"AISP","EntityType":"openid_relying_party","Policy":{"token_endpoint_auth_method":{"one_of":["private_key_jwt","tls_client_auth"]}}}`)
+	a.must(201, "POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Data","Role":"DATA","EntityType":"openid_relying_party","Policy":{"token_endpoint_auth_method":{"value":"client_secret_basic"}}}`)
+	pisp, aisp := `{"AuthorisationDomain":"Payments","Role":"PISP"}`, `{"AuthorisationDomain":"Payments","Role":"AISP"}`
+	for _, roles := range []string{pisp + "," + aisp, aisp + "," + pisp} {
+		r, m := a.do("POST", "/references/role-metadata-policies/simulate", `{"Roles":[`+roles+`],"EntityType":"openid_relying_party","Metadata":{"token_endpoint_auth_method":"client_secret_basic"}}`)
+		msg := fieldsOf(m)["Metadata"]
+		if r.StatusCode != 422 || !strings.Contains(msg, "role Payments/AISP") || strings.Contains(msg, "role Payments/PISP") || !strings.Contains(msg, "token_endpoint_auth_method") {
+			t.Fatalf("roles %s: %d %v", roles, r.StatusCode, m)
+		}
+		jsonEq(t, m["role"], aisp)
+	}
+	// A clash of values names the role that does not merge.
+	r, m := a.do("POST", "/references/role-metadata-policies/simulate", `{"Roles":[`+aisp+`,{"AuthorisationDomain":"Data","Role":"DATA"}],"EntityType":"openid_relying_party","Metadata":{}}`)
+	if r.StatusCode != 422 || !strings.Contains(fieldsOf(m)["Roles"], "Data/DATA") {
+		t.Fatalf("clash: %d %v", r.StatusCode, m)
+	}
+	jsonEq(t, m["role"], `{"AuthorisationDomain":"Data","Role":"DATA"}`)
+	// The console's form says the same beside the metadata.
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.PostForm(env.URL+"/references/role-metadata-policies/try", url.Values{"EntityType": {"openid_relying_party"},
+		"Metadata": {`{"token_endpoint_auth_method":"client_secret_basic"}`}, "Role": {"Payments/PISP", "Payments/AISP"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	by, _ := doc.Find("#try-metadata").Attr("aria-describedby")
+	if msg := doc.Find("#" + by).Text(); resp.StatusCode != 422 || by == "" || !strings.Contains(msg, "Payments/AISP") {
+		t.Fatalf("the form: %d, %q", resp.StatusCode, msg)
 	}
 }
 

@@ -5,6 +5,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/x509"
@@ -12,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -30,6 +30,7 @@ import (
 
 	"github.com/trustframe/trustframe/devidp"
 	"github.com/trustframe/trustframe/dpop"
+	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/ssa"
@@ -96,9 +97,14 @@ type Config struct {
 	WebhookTimeout          time.Duration
 	WebhookRetryFor         time.Duration
 	WebhookBackoff          func(retry int) time.Duration
-	Version                 string // for the metrics' build info
-	Now                     func() time.Time
-	Logger                  *slog.Logger
+	// ResolvesInFlight and ResolvesInFlightPerClient bound the federation
+	// resolves under way, in all and per client (resolvebudget.go); 0 is
+	// the default (32 and 4).
+	ResolvesInFlight          int
+	ResolvesInFlightPerClient int
+	Version                   string // for the metrics' build info
+	Now                       func() time.Time
+	Logger                    *slog.Logger
 
 	// SMTPRootCAs verify the certificate of an smtps:// server; nil: the
 	// system's roots (tests trust their own server with it).
@@ -127,6 +133,7 @@ type Server struct {
 	metrics    *metrics
 	started    time.Time
 	apiLimiter *rateLimiter
+	resolves   *inFlight     // federation resolves under way (resolvebudget.go)
 	stopping   chan struct{} // closed by Stopping
 	stopOnce   sync.Once
 }
@@ -166,7 +173,8 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 		return nil, fmt.Errorf("web: --base-url %q is not an http(s) URL", cfg.BaseURL)
 	}
 	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now), vocab: vocab, started: time.Now(),
-		apiLimiter: newRateLimiter(cfg.APIRateLimit, cfg.Now), stopping: make(chan struct{})}
+		apiLimiter: newRateLimiter(cfg.APIRateLimit, cfg.Now), stopping: make(chan struct{}),
+		resolves: newInFlight(cmp.Or(cfg.ResolvesInFlight, defaultResolvesInFlight), cmp.Or(cfg.ResolvesInFlightPerClient, defaultResolvesInFlightPerClient))}
 	s.metrics = s.newMetrics()
 	s.origin = bu.Scheme + "://" + bu.Host + strings.TrimRight(bu.Path, "/")
 	if cfg.DPoPNonce {
@@ -440,14 +448,8 @@ func (s *Server) allowPrivateIssuers() bool {
 }
 
 // IsLoopbackHost reports whether h names this machine (localhost or a
-// loopback address).
-func IsLoopbackHost(h string) bool {
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
+// loopback address): formats.LoopbackHost, the one rule.
+func IsLoopbackHost(h string) bool { return formats.LoopbackHost(h) }
 
 // signInIssuer is the issuer of web sign-in and of the API's own tokens:
 // the development identity provider or --oidc-issuer.

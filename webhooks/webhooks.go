@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/store"
 )
@@ -101,6 +102,9 @@ func CheckURL(ctx context.Context, raw string, allowPrivate bool, resolver *net.
 	}
 	if u.Fragment != "" {
 		return "The receiver URL must not have a fragment."
+	}
+	if p := u.Port(); p != "" && !formats.ValidPort(p) {
+		return "The receiver URL's port must be a number from 1 to 65535."
 	}
 	if allowPrivate {
 		return ""

@@ -125,6 +125,10 @@ subordinates:
 	if resp.Header.Get("Content-Type") != "application/entity-statement+jwt" {
 		t.Fatal(resp.Header.Get("Content-Type"))
 	}
+	// A shared cache keeps it a minute at most (statementMaxAge).
+	if cc := resp.Header.Get("Cache-Control"); cc != "public, max-age=60" {
+		t.Fatalf("Cache-Control %q", cc)
+	}
 	var keys jose.JSONWebKeySet
 	{
 		jws, _ := jose.ParseSignedCompact(ec, []jose.SignatureAlgorithm{jose.ES256})

@@ -30,9 +30,17 @@ func writeFedError(w http.ResponseWriter, e *fedError) {
 	_ = json.NewEncoder(w).Encode(map[string]string{"error": e.Code, "error_description": e.Description})
 }
 
+// statementMaxAge is how long a shared cache may keep a signed answer
+// (entity configuration, subordinate statement, resolve response): a
+// withdrawn subject or a rotated configuration is served at most this
+// long after the change. Every answer is signed afresh (its iat moves), so
+// an ETag would change at every request and revalidation would save
+// nothing (docs/decisions.md).
+const statementMaxAge = time.Minute
+
 func writeJWT(w http.ResponseWriter, typ, tok string, lifetime time.Duration) {
 	w.Header().Set("Content-Type", "application/"+typ)
-	w.Header().Set("Cache-Control", fmt.Sprintf("public, max-age=%d", int(min(lifetime, time.Hour).Seconds())))
+	w.Header().Set("Cache-Control", fmt.Sprintf("public, max-age=%d", int(min(lifetime, statementMaxAge).Seconds())))
 	_, _ = w.Write([]byte(tok))
 }
 

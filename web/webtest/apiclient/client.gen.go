@@ -1495,9 +1495,15 @@ type Problem struct {
 	// EnabledAlgorithms on unsupported_signing_alg: the algorithms this deployment signs with
 	EnabledAlgorithms *[]SigningAlg `json:"enabledAlgorithms,omitempty"`
 	Errors            []FieldError  `json:"errors"`
-	Status            int           `json:"status"`
-	Title             string        `json:"title"`
-	Type              string        `json:"type"`
+
+	// Role on a refused policy simulation: the role whose policy does not merge or the metadata breaks
+	Role *struct {
+		AuthorisationDomain string `json:"AuthorisationDomain"`
+		Role                string `json:"Role"`
+	} `json:"role,omitempty"`
+	Status int    `json:"status"`
+	Title  string `json:"title"`
+	Type   string `json:"type"`
 }
 
 // ReferenceItem defines model for ReferenceItem.

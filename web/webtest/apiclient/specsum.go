@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "fa82529fdfe68a4d305b28954049fef853f0c9f213b242be843cdd8afa8ce533"
+const SpecSHA256 = "ae01deb99562fc70f1293e0d3fc8e1fad1f1735af9320a6cb20d8ddcb124ae19"
