@@ -626,30 +626,24 @@ func boundKey(claims map[string]any) (string, error) {
 	return jkt, nil
 }
 
-// errUnverified: the provider says the e-mail is not verified.
-var errUnverified = errors.New("says the e-mail is not verified (email_verified is false)")
+// errUnverified: the provider does not say the e-mail is verified.
+var errUnverified = errors.New("says the e-mail is not verified (email_verified is not true)")
 
 // emailOf reads the administrator's e-mail from claims (a token's or a
-// UserInfo answer's) under claim; "" when absent. The e-mail is refused when
-// the provider says it is unverified: email_verified false (or "false",
-// as some providers write it) refuses the email claim it describes, on
-// every path (web sign-in, API tokens, UserInfo). An absent email_verified
-// is accepted: RFC 9068 access tokens rarely carry it, and the issuer
-// vouches for the claims it signs (docs/decisions.md).
+// UserInfo answer's) under claim; "" when absent. The e-mail is taken only
+// when the provider says it is verified or says nothing: email_verified
+// true (or the string "true", as some providers write it) or absent. Any
+// other value (false, 0, "no", null, …) refuses the email claim it
+// describes, on every path (web sign-in, API tokens, UserInfo). An absent
+// email_verified is accepted: RFC 9068 access tokens rarely carry it, and
+// the issuer vouches for the claims it signs (docs/decisions.md).
 func emailOf(claims map[string]any, claim string) (string, error) {
 	email, _ := claims[claim].(string)
 	if email == "" || claim != "email" {
 		return email, nil
 	}
-	switch v := claims["email_verified"].(type) {
-	case bool:
-		if !v {
-			return "", errUnverified
-		}
-	case string:
-		if strings.EqualFold(v, "false") {
-			return "", errUnverified
-		}
+	if v, present := claims["email_verified"]; present && v != true && v != "true" {
+		return "", errUnverified
 	}
 	return email, nil
 }
