@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
+	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -87,7 +88,7 @@ func validateContact(c *store.Contact) map[string]string {
 	f := map[string]string{}
 	required(f, "ContactType", c.ContactType, "Contact type")
 	required(f, "LastName", c.LastName, "Last name")
-	if !ValidEmail(c.EmailAddress) {
+	if !formats.ValidEmail(c.EmailAddress) {
 		f["EmailAddress"] = "Enter a valid e-mail address."
 	} else if !dottedDomain(c.EmailAddress) {
 		f["EmailAddress"] = "Enter an e-mail address whose domain has a dot and does not end with one (name@example.com)."

@@ -199,9 +199,10 @@ func DomainAllowed(domains []string, email string) bool {
 	if at < 0 {
 		return false
 	}
-	dom := strings.ToLower(email[at+1:])
+	// ASCII case only: EqualFold would take the Kelvin sign for k.
+	dom := asciiLower(email[at+1:])
 	for _, d := range domains {
-		if d == "*" || strings.EqualFold(d, dom) {
+		if d == "*" || asciiLower(d) == dom {
 			return true
 		}
 	}

@@ -63,8 +63,12 @@ const (
 	RoleDataAdmin Role = "DataAdministrator"
 )
 
-// NormalizeEmail lower-cases an address; e-mails are identifiers here.
-func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+// NormalizeEmail is the one case rule of e-mails, which are identifiers
+// here: surrounding space trimmed, A-Z lower-cased, every other character
+// kept as it is. strings.ToLower would fold non-ASCII letters into ASCII
+// ones (U+212A KELVIN SIGN into k), so that another person's address
+// would name an ASCII administrator (docs/decisions.md).
+func NormalizeEmail(s string) string { return asciiLower(strings.TrimSpace(s)) }
 
 // RoleOf answers the role an e-mail has now. An Invited Data Administrator
 // counts as one: the first sign-in activates them (SignIn).

@@ -17,6 +17,7 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/trustframe/trustframe/devidp"
 	"github.com/trustframe/trustframe/dpop"
+	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/store"
@@ -639,7 +640,15 @@ var errUnverified = errors.New("says the e-mail is not verified (email_verified 
 // the issuer vouches for the claims it signs (docs/decisions.md).
 func emailOf(claims map[string]any, claim string) (string, error) {
 	email, _ := claims[claim].(string)
-	if email == "" || claim != "email" {
+	if email == "" {
+		return "", nil
+	}
+	if !formats.ValidEmail(email) {
+		// The person is known by this address: one that only a lax parser
+		// takes (admin@example.com@partner.example) names nobody.
+		return "", fmt.Errorf("gives %q as the e-mail (claim %s), which is not an ordinary e-mail address", email, claim)
+	}
+	if claim != "email" {
 		return email, nil
 	}
 	if v, present := claims["email_verified"]; present && v != true && v != "true" {

@@ -387,3 +387,29 @@ func TestGroupMappingChangesTakeEffect(t *testing.T) {
 		t.Fatalf("revoke: %q", a)
 	}
 }
+
+// TestGroupGrantChecksTheEmailAsAnAddress: the e-mail of a bound
+// provider's token is checked as an ordinary address before anything is
+// granted: admin@example.com@partner.example (within partner.example by
+// its last @) is refused with the reason, and a look-alike of an ASCII
+// address (fullwidth, Kelvin sign) is granted nothing by a mapped group.
+// Neither becomes an administrator.
+func TestGroupGrantChecksTheEmailAsAnAddress(t *testing.T) {
+	op := newGroupsOP(t)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	admin.must(201, "POST", "/references/identity-providers", `{"Name":"Partner","EmailDomains":["partner.example","example.com"],"Issuer":"`+op.srv.URL+
+		`","Audience":"automation","GroupRoles":[{"Group":"ops","Role":"SuperUser"}]}`)
+	supers := env.URL + "/api/users/super"
+	if st, b := status(t, op.accessToken("admin@example.com@partner.example", []any{"ops"}), supers); st != 401 || !strings.Contains(b, "not an ordinary e-mail address") {
+		t.Fatalf("two @: %d %s", st, b)
+	}
+	for _, email := range []string{"ａdmin@example.com", "\u212Aate@example.com"} {
+		if st, b := status(t, op.accessToken(email, []any{"ops"}), supers); st != 403 {
+			t.Fatalf("%q with the SuperUser group: %d %s", email, st, b)
+		}
+	}
+	if m := admin.must(200, "GET", "/users/super", ""); len(m["list"].([]any)) != 1 || len(auditOf(t, admin, "group_grant")) != 0 {
+		t.Fatalf("a group made a Super User: %v %q", m, auditOf(t, admin, "group_grant"))
+	}
+}
