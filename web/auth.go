@@ -306,7 +306,11 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	role, err := a.s.db.SignIn(ctx, email, "web")
+	boundName := "" // the sign-in issuer
+	if viaBound != nil {
+		boundName = viaBound.name
+	}
+	role, err := a.s.db.SignIn(ctx, email, "web", boundName)
 	if err != nil {
 		handlers.WriteError(w, r, err)
 		return
@@ -320,6 +324,9 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sm.Put(ctx, "email", store.NormalizeEmail(email))
+	// What a provider's groups made holds only at requests that provider
+	// authenticated (docs/design.md §16).
+	sm.Put(ctx, sessionProviderKey, boundName)
 	a.learned.learn(idt.Issuer, idt.Subject, email, a.s.cfg.Now())
 	if sm.Exists(ctx, keptFormKey) {
 		flasher{sm}.Warn(ctx, "Your session had expired, so you were asked to sign in again and nothing was saved. What you typed is back in the form (files must be chosen again): check it and save again.")
@@ -355,6 +362,10 @@ func (a *authenticator) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
+
+// sessionProviderKey keeps, in a session, the identity provider the person
+// signed in through ("" for the sign-in issuer).
+const sessionProviderKey = "identity_provider"
 
 // sessionAuth loads the signed-in administrator; pages need one, the home
 // page does not. The role is read on every request, so an Inactive Super
@@ -401,7 +412,7 @@ func (a *authenticator) sessionAuth(required bool) func(http.Handler) http.Handl
 				handlers.WriteError(w, r, handlers.CodeUnauthenticated.New("Sign in first."))
 				return
 			}
-			role, err := a.s.db.RoleOf(ctx, email)
+			role, err := a.s.db.RoleVia(ctx, email, a.s.sessions.GetString(ctx, sessionProviderKey))
 			if err != nil {
 				handlers.WriteError(w, r, err)
 				return
@@ -439,6 +450,15 @@ type AccessToken struct {
 	Bound *boundIssuer
 	// Groups are the groups it lists, for Bound's group mappings.
 	Groups []string
+}
+
+// provider names the identity provider that issued the token, "" for the
+// sign-in issuer (store.DB.RoleVia).
+func (t AccessToken) provider() string {
+	if t.Bound == nil {
+		return ""
+	}
+	return t.Bound.name
 }
 
 func orDefault(s, d string) string {
@@ -691,7 +711,7 @@ func (a *authenticator) apiAuth(next http.Handler) http.Handler {
 				return
 			}
 		}
-		role, err := a.s.db.RoleOf(r.Context(), tok.Email)
+		role, err := a.s.db.RoleVia(r.Context(), tok.Email, tok.provider())
 		if err != nil {
 			handlers.WriteError(w, r, err)
 			return
