@@ -8,6 +8,13 @@ import (
 	"strings"
 )
 
+// groupTables are the administrator records a group can make, by role.
+var groupTables = []struct {
+	role    Role
+	table   string
+	subject string
+}{{RoleSuperUser, "super_users", "SuperUser"}, {RoleDataAdmin, "data_administrators", "DataAdministrator"}}
+
 // GroupOutcome is what ApplyGroups did to one administrator record.
 type GroupOutcome struct {
 	Role   Role
@@ -42,11 +49,7 @@ func (d *DB) ApplyGroups(ctx context.Context, provider, email string, granted ma
 	var out []GroupOutcome
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		out = out[:0]
-		for _, t := range []struct {
-			role    Role
-			table   string
-			subject string
-		}{{RoleSuperUser, "super_users", "SuperUser"}, {RoleDataAdmin, "data_administrators", "DataAdministrator"}} {
+		for _, t := range groupTables {
 			o, err := d.applyGroup(ctx, tx, t.role, t.table, t.subject, provider, email, granted[t.role])
 			if err != nil {
 				return err
@@ -187,11 +190,7 @@ func (d *DB) groupAudit(ctx context.Context, tx *sql.Tx, role Role, subject, pro
 // leave no Active Super User is refused with a ConflictError: the Super
 // User making it is there to make another one first.
 func (d *DB) revokeUnbacked(ctx context.Context, tx *sql.Tx, a Audit, p IdentityProvider) error {
-	for _, t := range []struct {
-		role    Role
-		table   string
-		subject string
-	}{{RoleSuperUser, "super_users", "SuperUser"}, {RoleDataAdmin, "data_administrators", "DataAdministrator"}} {
+	for _, t := range groupTables {
 		type grant struct{ email, group string }
 		grants, err := queryList(ctx, tx, func(row rowScanner) (grant, error) {
 			var g grant
