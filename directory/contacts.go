@@ -3,6 +3,8 @@ package directory
 import (
 	"context"
 	"time"
+
+	"github.com/trustframe/trustframe/formats"
 )
 
 // Contact is a person to reach at an organisation.
@@ -27,7 +29,7 @@ func (c *Contact) Validate() Fields {
 	f := Fields{}
 	f.Required("ContactType", c.ContactType, "Contact type")
 	f.Required("LastName", c.LastName, "Last name")
-	if !ValidEmail(c.EmailAddress) {
+	if !formats.ValidEmail(c.EmailAddress) {
 		f.Add("EmailAddress", "Enter a valid e-mail address.")
 	} else if !DottedDomain(c.EmailAddress) {
 		f.Add("EmailAddress", "Enter an e-mail address whose domain has a dot and does not end with one (name@example.com).")

@@ -1,7 +1,6 @@
 package directory
 
 import (
-	"net/mail"
 	"strconv"
 	"strings"
 	"time"
@@ -19,19 +18,6 @@ func (f Fields) MaxLen(name, s string, max int) {
 	if len([]rune(s)) > max {
 		f.Add(name, "At most "+strconv.Itoa(max)+" characters.")
 	}
-}
-
-// ValidEmail reports whether s is a plain e-mail address (no display name).
-func ValidEmail(s string) bool {
-	if len(s) > 254 || strings.TrimSpace(s) != s || s == "" {
-		return false
-	}
-	a, err := mail.ParseAddress(s)
-	if err != nil || a.Address != s || a.Name != "" {
-		return false
-	}
-	at := strings.LastIndexByte(s, '@')
-	return at > 0 && at < len(s)-1 && !strings.ContainsAny(s, " <>")
 }
 
 // DottedDomain reports an address whose domain has a dot and does not end

@@ -4,9 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"net/mail"
-	"strings"
 
+	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/views"
 )
@@ -55,15 +54,15 @@ func (b *Base) Shell(r *http.Request, title, active string, crumbs ...views.Crum
 	return s
 }
 
-// ValidEmail reports whether s is a plain e-mail address (no display name).
-func ValidEmail(s string) bool {
-	if len(s) > 254 || strings.TrimSpace(s) != s || s == "" {
-		return false
+// adminEmailProblem says what is wrong with an administrator's e-mail as
+// typed, "" when nothing: an ordinary address of printable ASCII only, so
+// that no look-alike of another administrator is made (formats.ValidAdminEmail).
+func adminEmailProblem(s string) string {
+	switch {
+	case formats.ValidAdminEmail(s):
+		return ""
+	case formats.ValidEmail(s):
+		return "An administrator's e-mail must be plain ASCII: no accented, fullwidth or other look-alike letters."
 	}
-	a, err := mail.ParseAddress(s)
-	if err != nil || a.Address != s || a.Name != "" {
-		return false
-	}
-	at := strings.LastIndexByte(s, '@')
-	return at > 0 && at < len(s)-1 && !strings.ContainsAny(s, " <>")
+	return "Enter a valid e-mail address, like name@example.com."
 }

@@ -80,8 +80,8 @@ func (h *DataAdmins) Invite(w http.ResponseWriter, r *http.Request) {
 	actor := PrincipalFrom(r.Context()).Email
 	if refused != nil {
 		err = Validation(refused)
-	} else if !ValidEmail(in.Email) {
-		err = Validation(map[string]string{"Email": "Enter a valid e-mail address, like name@example.com."})
+	} else if msg := adminEmailProblem(in.Email); msg != "" {
+		err = Validation(map[string]string{"Email": msg})
 	} else {
 		msg := store.Invitation{
 			To:      store.NormalizeEmail(in.Email),

@@ -82,8 +82,8 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fields := map[string]string{}
-	if !ValidEmail(in.Email) {
-		fields["Email"] = "Enter a valid e-mail address, like name@example.com."
+	if msg := adminEmailProblem(in.Email); msg != "" {
+		fields["Email"] = msg
 	}
 	if !validAdminStatus(in.Status) {
 		fields["Status"] = "Status must be Active or Inactive."

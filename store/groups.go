@@ -8,6 +8,13 @@ import (
 	"strings"
 )
 
+// groupTables are the administrator records a group can make, by role.
+var groupTables = []struct {
+	role    Role
+	table   string
+	subject string
+}{{RoleSuperUser, "super_users", "SuperUser"}, {RoleDataAdmin, "data_administrators", "DataAdministrator"}}
+
 // GroupOutcome is what ApplyGroups did to one administrator record.
 type GroupOutcome struct {
 	Role   Role
@@ -42,11 +49,7 @@ func (d *DB) ApplyGroups(ctx context.Context, provider, email string, granted ma
 	var out []GroupOutcome
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		out = out[:0]
-		for _, t := range []struct {
-			role    Role
-			table   string
-			subject string
-		}{{RoleSuperUser, "super_users", "SuperUser"}, {RoleDataAdmin, "data_administrators", "DataAdministrator"}} {
+		for _, t := range groupTables {
 			o, err := d.applyGroup(ctx, tx, t.role, t.table, t.subject, provider, email, granted[t.role])
 			if err != nil {
 				return err
@@ -176,4 +179,70 @@ func (d *DB) applyGroup(ctx context.Context, tx *sql.Tx, role Role, table, subje
 func (d *DB) groupAudit(ctx context.Context, tx *sql.Tx, role Role, subject, provider, email, action, group, summary string) (GroupOutcome, error) {
 	err := d.writeAudit(ctx, tx, AuditRecord{Actor: "identity provider " + provider, Action: action, SubjectType: subject, SubjectID: email, Summary: summary})
 	return GroupOutcome{Role: role, Action: action, Group: group}, err
+}
+
+// revokeUnbacked ends, inside the transaction that changes provider p,
+// what p's groups made and p no longer backs (docs/design.md §16): every
+// Active record of p when p is not Active; else each whose group is no
+// longer mapped to the record's role, or whose e-mail domain p no longer
+// vouches for. Each is set Inactive as a token without the group would
+// (audit group_revoke by the actor of the change). A change that would so
+// leave no Active Super User is refused with a ConflictError: the Super
+// User making it is there to make another one first.
+func (d *DB) revokeUnbacked(ctx context.Context, tx *sql.Tx, a Audit, p IdentityProvider) error {
+	for _, t := range groupTables {
+		type grant struct{ email, group string }
+		grants, err := queryList(ctx, tx, func(row rowScanner) (grant, error) {
+			var g grant
+			err := row.Scan(&g.email, &g.group)
+			return g, err
+		}, `SELECT email, via_group FROM `+t.table+` WHERE via_provider = ? AND status = 'Active' ORDER BY email`, p.Name)
+		if err != nil {
+			return err
+		}
+		var revoked []string
+		for _, g := range grants {
+			why := unbacked(p, t.role, g.email, g.group)
+			if why == "" {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE `+t.table+` SET status = 'Inactive', group_revoked = 1, updated_at = ? WHERE email = ?`, d.stamp(), g.email); err != nil {
+				return err
+			}
+			if err := d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "group_revoke", SubjectType: t.subject, SubjectID: g.email,
+				Summary: "Status: Active -> Inactive (" + why + ")"}); err != nil {
+				return err
+			}
+			revoked = append(revoked, g.email)
+		}
+		if t.role != RoleSuperUser || len(revoked) == 0 {
+			continue
+		}
+		var active int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM super_users WHERE status = 'Active'`).Scan(&active); err != nil {
+			return err
+		}
+		if active == 0 {
+			return &ConflictError{Message: "this change would end the Super User " + strings.Join(revoked, ", ") +
+				", made by a group of identity provider " + p.Name + ", and leave no Active Super User; make another Super User first"}
+		}
+	}
+	return nil
+}
+
+// unbacked says why p no longer backs a record its group made for role,
+// "" when it still does.
+func unbacked(p IdentityProvider, role Role, email, group string) string {
+	if p.Status != "Active" {
+		return "identity provider " + p.Name + " is " + p.Status
+	}
+	if !p.Vouches(email) {
+		return "identity provider " + p.Name + " no longer vouches for e-mails of " + email[strings.LastIndexByte(email, '@')+1:]
+	}
+	for _, m := range p.GroupRoles {
+		if m.Group == group && m.Role == role {
+			return ""
+		}
+	}
+	return "group " + group + " of identity provider " + p.Name + " is no longer mapped to " + string(role)
 }

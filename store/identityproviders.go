@@ -124,8 +124,11 @@ func (d *DB) CreateIdentityProvider(ctx context.Context, a Audit, p IdentityProv
 }
 
 // UpdateIdentityProvider replaces the writable fields of an identity
-// provider; check sees the current one first (If-Match).
+// provider; check sees the current one first (If-Match). What its groups
+// made and the new settings no longer back is revoked in the same
+// transaction (revokeUnbacked).
 func (d *DB) UpdateIdentityProvider(ctx context.Context, a Audit, p IdentityProvider, check func(cur IdentityProvider) error) (IdentityProvider, error) {
+	defer d.roles.invalidate() // after the commit: a group's grant may have ended
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		cur, err := current(ctx, tx, scanIdP, check, `SELECT `+idpCols+` FROM identity_providers WHERE name = ?`, p.Name)
 		if err != nil {
@@ -156,7 +159,10 @@ func (d *DB) UpdateIdentityProvider(ctx context.Context, a Audit, p IdentityProv
 		if !bytes.Equal(cur.SealedSecret, next.SealedSecret) && next.HasClientSecret {
 			summary = strings.TrimPrefix(summary+"; client secret replaced", "no change; ")
 		}
-		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "IdentityProvider", SubjectID: p.Name, Summary: summary})
+		if err := d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "IdentityProvider", SubjectID: p.Name, Summary: summary}); err != nil {
+			return err
+		}
+		return d.revokeUnbacked(ctx, tx, a, next)
 	})
 	if err != nil {
 		return IdentityProvider{}, err
@@ -199,9 +205,10 @@ func DomainAllowed(domains []string, email string) bool {
 	if at < 0 {
 		return false
 	}
-	dom := strings.ToLower(email[at+1:])
+	// ASCII case only: EqualFold would take the Kelvin sign for k.
+	dom := asciiLower(email[at+1:])
 	for _, d := range domains {
-		if d == "*" || strings.EqualFold(d, dom) {
+		if d == "*" || asciiLower(d) == dom {
 			return true
 		}
 	}

@@ -193,6 +193,7 @@ func (s *anchorSet) before(r *listRow, a *anchor) bool {
 	return c < 0
 }
 
+// asciiLower lower-cases the ASCII letters of s only (NormalizeEmail).
 func asciiLower(s string) string {
 	return strings.Map(func(r rune) rune {
 		if 'A' <= r && r <= 'Z' {

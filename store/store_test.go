@@ -136,14 +136,14 @@ func TestRolesAndFirstSignIn(t *testing.T) {
 	if r, _ := db.RoleOf(ctx, "dana@example.com"); r != store.RoleDataAdmin {
 		t.Fatalf("invited: %q", r)
 	}
-	if r, _ := db.SignIn(ctx, "DANA@example.com", "web"); r != store.RoleDataAdmin {
+	if r, _ := db.SignIn(ctx, "DANA@example.com", "web", ""); r != store.RoleDataAdmin {
 		t.Fatalf("sign in: %q", r)
 	}
 	a, _ := db.GetDataAdministrator(ctx, "dana@example.com")
 	if a.Status != "Active" {
 		t.Fatalf("status %s", a.Status)
 	}
-	if r, _ := db.SignIn(ctx, "nobody@example.com", "web"); r != store.RoleNone {
+	if r, _ := db.SignIn(ctx, "nobody@example.com", "web", ""); r != store.RoleNone {
 		t.Fatalf("stranger: %q", r)
 	}
 	recs, _, _ := db.ListAudit(ctx, store.AuditFilter{Action: "login_refused"})

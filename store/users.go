@@ -63,31 +63,46 @@ const (
 	RoleDataAdmin Role = "DataAdministrator"
 )
 
-// NormalizeEmail lower-cases an address; e-mails are identifiers here.
-func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+// NormalizeEmail is the one case rule of e-mails, which are identifiers
+// here: surrounding space trimmed, A-Z lower-cased, every other character
+// kept as it is. strings.ToLower would fold non-ASCII letters into ASCII
+// ones (U+212A KELVIN SIGN into k), so that another person's address
+// would name an ASCII administrator (docs/decisions.md).
+func NormalizeEmail(s string) string { return asciiLower(strings.TrimSpace(s)) }
 
-// RoleOf answers the role an e-mail has now. An Invited Data Administrator
-// counts as one: the first sign-in activates them (SignIn).
-// The answer comes from a short-lived cache that every administrator change
-// empties (rolecache.go).
+// RoleOf answers the role an e-mail has now when the sign-in issuer
+// vouches for it (RoleVia with no provider).
 func (d *DB) RoleOf(ctx context.Context, email string) (Role, error) {
+	return d.RoleVia(ctx, email, "")
+}
+
+// RoleVia answers the role an e-mail has now at a request authenticated by
+// the identity provider named provider ("" for the sign-in issuer). A
+// record a provider's group made counts only at that provider's requests
+// (docs/design.md §16); any other record, at every request. An Invited
+// Data Administrator counts as one: the first sign-in activates them
+// (SignIn). The answer comes from a short-lived cache that every
+// administrator change empties (rolecache.go).
+func (d *DB) RoleVia(ctx context.Context, email, provider string) (Role, error) {
 	email = NormalizeEmail(email)
 	d.Sync(ctx)
 	now := d.now()
-	role, ok, gen := d.roles.get(email, now)
+	key := email + "\x1f" + provider
+	role, ok, gen := d.roles.get(key, now)
 	if ok {
 		return role, nil
 	}
-	role, err := d.roleOf(ctx, email)
+	role, err := d.roleOf(ctx, email, provider)
 	if err == nil {
-		d.roles.put(email, gen, role, now)
+		d.roles.put(key, gen, role, now)
 	}
 	return role, err
 }
 
-func (d *DB) roleOf(ctx context.Context, email string) (Role, error) {
+func (d *DB) roleOf(ctx context.Context, email, provider string) (Role, error) {
 	var su, da sql.NullString
-	err := d.queryRow(ctx, `SELECT (SELECT status FROM super_users WHERE email = ?1), (SELECT status FROM data_administrators WHERE email = ?1)`, email).Scan(&su, &da)
+	err := d.queryRow(ctx, `SELECT (SELECT status FROM super_users WHERE email = ?1 AND via_provider IN ('', ?2)),
+		(SELECT status FROM data_administrators WHERE email = ?1 AND via_provider IN ('', ?2))`, email, provider).Scan(&su, &da)
 	if err != nil {
 		return RoleNone, fmt.Errorf("store: role: %w", err)
 	}
@@ -101,8 +116,10 @@ func (d *DB) roleOf(ctx context.Context, email string) (Role, error) {
 }
 
 // SignIn records a sign-in and activates an Invited Data Administrator. It
-// returns the role in force after it; RoleNone is recorded as a refused sign-in.
-func (d *DB) SignIn(ctx context.Context, email, via string) (Role, error) {
+// returns the role in force after it for a person the identity provider
+// named provider vouched for ("" for the sign-in issuer, as in RoleVia);
+// RoleNone is recorded as a refused sign-in.
+func (d *DB) SignIn(ctx context.Context, email, via, provider string) (Role, error) {
 	defer d.roles.invalidate() // after the commit: the role may have changed
 	email = NormalizeEmail(email)
 	var role Role
@@ -127,7 +144,7 @@ func (d *DB) SignIn(ctx context.Context, email, via string) (Role, error) {
 	if err != nil {
 		return RoleNone, fmt.Errorf("store: sign in: %w", err)
 	}
-	role, err = d.RoleOf(ctx, email)
+	role, err = d.RoleVia(ctx, email, provider)
 	if err != nil {
 		return RoleNone, err
 	}

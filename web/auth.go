@@ -17,6 +17,7 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/trustframe/trustframe/devidp"
 	"github.com/trustframe/trustframe/dpop"
+	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/store"
@@ -305,7 +306,11 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	role, err := a.s.db.SignIn(ctx, email, "web")
+	boundName := "" // the sign-in issuer
+	if viaBound != nil {
+		boundName = viaBound.name
+	}
+	role, err := a.s.db.SignIn(ctx, email, "web", boundName)
 	if err != nil {
 		handlers.WriteError(w, r, err)
 		return
@@ -319,6 +324,9 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sm.Put(ctx, "email", store.NormalizeEmail(email))
+	// What a provider's groups made holds only at requests that provider
+	// authenticated (docs/design.md §16).
+	sm.Put(ctx, sessionProviderKey, boundName)
 	a.learned.learn(idt.Issuer, idt.Subject, email, a.s.cfg.Now())
 	if sm.Exists(ctx, keptFormKey) {
 		flasher{sm}.Warn(ctx, "Your session had expired, so you were asked to sign in again and nothing was saved. What you typed is back in the form (files must be chosen again): check it and save again.")
@@ -354,6 +362,10 @@ func (a *authenticator) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
+
+// sessionProviderKey keeps, in a session, the identity provider the person
+// signed in through ("" for the sign-in issuer).
+const sessionProviderKey = "identity_provider"
 
 // sessionAuth loads the signed-in administrator; pages need one, the home
 // page does not. The role is read on every request, so an Inactive Super
@@ -400,7 +412,7 @@ func (a *authenticator) sessionAuth(required bool) func(http.Handler) http.Handl
 				handlers.WriteError(w, r, handlers.CodeUnauthenticated.New("Sign in first."))
 				return
 			}
-			role, err := a.s.db.RoleOf(ctx, email)
+			role, err := a.s.db.RoleVia(ctx, email, a.s.sessions.GetString(ctx, sessionProviderKey))
 			if err != nil {
 				handlers.WriteError(w, r, err)
 				return
@@ -438,6 +450,15 @@ type AccessToken struct {
 	Bound *boundIssuer
 	// Groups are the groups it lists, for Bound's group mappings.
 	Groups []string
+}
+
+// provider names the identity provider that issued the token, "" for the
+// sign-in issuer (store.DB.RoleVia).
+func (t AccessToken) provider() string {
+	if t.Bound == nil {
+		return ""
+	}
+	return t.Bound.name
 }
 
 func orDefault(s, d string) string {
@@ -626,30 +647,32 @@ func boundKey(claims map[string]any) (string, error) {
 	return jkt, nil
 }
 
-// errUnverified: the provider says the e-mail is not verified.
-var errUnverified = errors.New("says the e-mail is not verified (email_verified is false)")
+// errUnverified: the provider does not say the e-mail is verified.
+var errUnverified = errors.New("says the e-mail is not verified (email_verified is not true)")
 
 // emailOf reads the administrator's e-mail from claims (a token's or a
-// UserInfo answer's) under claim; "" when absent. The e-mail is refused when
-// the provider says it is unverified: email_verified false (or "false",
-// as some providers write it) refuses the email claim it describes, on
-// every path (web sign-in, API tokens, UserInfo). An absent email_verified
-// is accepted: RFC 9068 access tokens rarely carry it, and the issuer
-// vouches for the claims it signs (docs/decisions.md).
+// UserInfo answer's) under claim; "" when absent. The e-mail is taken only
+// when the provider says it is verified or says nothing: email_verified
+// true (or the string "true", as some providers write it) or absent. Any
+// other value (false, 0, "no", null, …) refuses the email claim it
+// describes, on every path (web sign-in, API tokens, UserInfo). An absent
+// email_verified is accepted: RFC 9068 access tokens rarely carry it, and
+// the issuer vouches for the claims it signs (docs/decisions.md).
 func emailOf(claims map[string]any, claim string) (string, error) {
 	email, _ := claims[claim].(string)
-	if email == "" || claim != "email" {
+	if email == "" {
+		return "", nil
+	}
+	if !formats.ValidEmail(email) {
+		// The person is known by this address: one that only a lax parser
+		// takes (admin@example.com@partner.example) names nobody.
+		return "", fmt.Errorf("gives %q as the e-mail (claim %s), which is not an ordinary e-mail address", email, claim)
+	}
+	if claim != "email" {
 		return email, nil
 	}
-	switch v := claims["email_verified"].(type) {
-	case bool:
-		if !v {
-			return "", errUnverified
-		}
-	case string:
-		if strings.EqualFold(v, "false") {
-			return "", errUnverified
-		}
+	if v, present := claims["email_verified"]; present && v != true && v != "true" {
+		return "", errUnverified
 	}
 	return email, nil
 }
@@ -688,7 +711,7 @@ func (a *authenticator) apiAuth(next http.Handler) http.Handler {
 				return
 			}
 		}
-		role, err := a.s.db.RoleOf(r.Context(), tok.Email)
+		role, err := a.s.db.RoleVia(r.Context(), tok.Email, tok.provider())
 		if err != nil {
 			handlers.WriteError(w, r, err)
 			return

@@ -379,3 +379,21 @@ func TestLoopbackServerRefusesOtherHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestKelvinSignTokenIsNotTheASCIIAdministrator: an upstream account
+// \u212Aate@example.com (KELVIN SIGN) is another person than the Super User
+// kate@example.com; strings.ToLower made it the same.
+func TestKelvinSignTokenIsNotTheASCIIAdministrator(t *testing.T) {
+	op := newGroupsOP(t)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	bindGroups(t, admin, op, "Corp", `[]`)
+	admin.must(201, "POST", "/users/super", `{"Email":"kate@example.com","Status":"Active"}`)
+	supers := env.URL + "/api/users/super"
+	if st, b := status(t, op.accessToken("KATE@example.com", nil), supers); st != 200 {
+		t.Fatalf("ASCII case: %d %s", st, b)
+	}
+	if st, b := status(t, op.accessToken("\u212Aate@example.com", nil), supers); st != 403 {
+		t.Fatalf("Kelvin sign: %d %s", st, b)
+	}
+}

@@ -69,3 +69,39 @@ func bindProvider(t *testing.T, env *webtest.Env, name, iss, audience, clientID 
 		t.Fatal(err)
 	}
 }
+
+// Only email_verified true (the boolean, or the string "true" as some
+// providers write it) or an absent one lets the e-mail through: 0, "no",
+// "0", null and any other value are refused as unverified, never read as
+// "not false" (docs/decisions.md).
+func TestEmailVerifiedOnlyTrueOrAbsent(t *testing.T) {
+	op := newFakeOP(t)
+	env := webtest.Start(t, func(c *web.Config) {
+		c.OIDCIssuer, c.OIDCClientID = op.srv.URL, "trustframe"
+		c.APIAudience = "trustframe-api"
+		c.TokenTypes = []string{"at+jwt"}
+	})
+	tok := func(verified any) string {
+		c := map[string]any{"iss": op.srv.URL, "aud": "trustframe-api", "sub": "u1", "email": "admin@example.com",
+			"exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Unix(), "jti": randomID()}
+		if verified != "absent" {
+			c["email_verified"] = verified
+		}
+		return op.token(t, "at+jwt", c)
+	}
+	for _, c := range []struct {
+		verified any
+		want     int
+	}{
+		{true, 200}, {"true", 200}, {"absent", 200},
+		{0, 401}, {1, 401}, {"no", 401}, {"0", 401}, {"yes", 401}, {"", 401}, {nil, 401}, {"FALSE", 401}, {[]any{true}, 401}, {map[string]any{}, 401},
+	} {
+		r, b := do(t, "GET", env.URL+"/api/users/super", tok(c.verified), "")
+		if r.StatusCode != c.want {
+			t.Fatalf("email_verified %#v: %d %s", c.verified, r.StatusCode, b)
+		}
+		if c.want == 401 && !strings.Contains(b, "not verified") {
+			t.Fatalf("email_verified %#v: the refusal does not say why: %s", c.verified, b)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/store"
 )
 
@@ -53,11 +54,13 @@ func (b *boundIssuer) tokenGroups(claims map[string]any) ([]string, error) {
 
 // applyGroups grants and revokes what b's groups give email, at this
 // request. The first mapping of a role whose group the token lists grants
-// that role.
+// that role. An address no Super User could make an administrator (not
+// plain ASCII: a look-alike of another) is granted nothing by a group
+// either; what a group made before is still revoked.
 func (a *authenticator) applyGroups(ctx context.Context, b *boundIssuer, email string, groups []string) error {
 	granted := map[store.Role]string{}
 	for _, m := range b.groupRoles {
-		if granted[m.Role] == "" && slices.Contains(groups, m.Group) {
+		if granted[m.Role] == "" && slices.Contains(groups, m.Group) && formats.ValidAdminEmail(email) {
 			granted[m.Role] = m.Group
 		}
 	}

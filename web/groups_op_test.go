@@ -135,7 +135,8 @@ func status(t *testing.T, tok, u string) (int, string) {
 // (group_grant), a token without it ends the grant at that request
 // (group_revoke), the group coming back restores it; the API says how each
 // is an administrator; the e-mail domain rule holds, and another provider's
-// token with the same group name grants nothing.
+// token with the same group name grants nothing, nor carries the role
+// Corp's group made.
 func TestGroupGrantAndRevokeThroughAPITokens(t *testing.T) {
 	op, other := newGroupsOP(t), newGroupsOP(t)
 	env := webtest.Start(t, nil)
@@ -195,8 +196,11 @@ func TestGroupGrantAndRevokeThroughAPITokens(t *testing.T) {
 		t.Fatalf("same group name at another provider: %d", st)
 	}
 	admin.must(404, "GET", "/users/super/olga@example.com", "")
-	if st, _ := status(t, other.accessToken("nina@example.com", nil), orgs); st != 200 {
+	if st, _ := status(t, other.accessToken("nina@example.com", nil), orgs); st != 403 {
 		t.Fatalf("Corp's grant through Other's token: %d", st)
+	}
+	if m := admin.must(200, "GET", "/users/data-administrators/nina@example.com", ""); m["Status"] != "Active" {
+		t.Fatalf("Other's token changed Corp's grant: %v", m)
 	}
 	// A SuperUser mapping makes a Super User, shown so on the API.
 	if st, _ := status(t, op.accessToken("sam@example.com", []any{"tf-ops"}), env.URL+"/api/users/super"); st != 200 {
@@ -298,7 +302,10 @@ func TestGroupsLeaveOtherRecordsAndKeepTheLastSuperUser(t *testing.T) {
 			t.Fatalf("last Super User without the group: %d %s", st, b)
 		}
 	}
-	refused := auditOf(t, admin, "group_revoke_refused")
+	// admin@example.com is a Data Administrator through Corp's group only:
+	// it reads the audit with a token of Corp.
+	corpAdmin := &api{t: t, base: env.URL, token: op.accessToken("admin@example.com", []any{"tf-data"})}
+	refused := auditOf(t, corpAdmin, "group_revoke_refused")
 	if len(refused) != 1 || !strings.Contains(refused[0], "SuperUser|sam@example.com|") || !strings.Contains(refused[0], "last Active Super User") {
 		t.Fatalf("refusal audit (once): %q", refused)
 	}
@@ -352,9 +359,9 @@ func TestGroupGrantAndRevokeAtWebSignIn(t *testing.T) {
 	}
 }
 
-// Removing a mapping from the binding ends what it granted at the next
-// request; a role still given by another mapped group of the token moves
-// to that group (audited) instead of ending.
+// Removing a mapping from the binding ends what it granted at once; a
+// token still listing another group mapped to the role brings the record
+// back through that group (audited).
 func TestGroupMappingChangesTakeEffect(t *testing.T) {
 	op := newGroupsOP(t)
 	env := webtest.Start(t, nil)
@@ -370,20 +377,186 @@ func TestGroupMappingChangesTakeEffect(t *testing.T) {
 	}
 	idp := `{"Name":"Corp","EmailDomains":["example.com"],"Issuer":"` + op.srv.URL + `","Audience":"automation","ClientId":"console","GroupRoles":`
 	admin.must(200, "PUT", "/references/identity-providers/Corp", idp+`[{"Group":"b","Role":"DataAdministrator"}]}`)
+	if m := admin.must(200, "GET", "/users/data-administrators/nina@example.com", ""); m["Status"] != "Inactive" {
+		t.Fatalf("mapping a removed: %v", m)
+	}
 	if st, _ := status(t, tok, orgs); st != 200 {
 		t.Fatalf("still granted by b: %d", st)
 	}
 	if m := admin.must(200, "GET", "/users/data-administrators/nina@example.com", ""); m["Group"] != "b" || m["Status"] != "Active" {
-		t.Fatalf("moved to b: %v", m)
+		t.Fatalf("back through b: %v", m)
 	}
-	if a := auditOf(t, admin, "group_grant"); len(a) != 2 || !strings.Contains(a[0], "now via group b") {
+	if a := auditOf(t, admin, "group_grant"); len(a) != 2 || !strings.Contains(a[0], "Inactive -> Active (via group b") {
 		t.Fatalf("audit: %q", a)
 	}
 	admin.must(200, "PUT", "/references/identity-providers/Corp", idp+`[]}`)
 	if st, _ := status(t, tok, orgs); st != 403 {
 		t.Fatalf("mapping removed: %d", st)
 	}
-	if a := auditOf(t, admin, "group_revoke"); len(a) != 1 {
+	if a := auditOf(t, admin, "group_revoke"); len(a) != 2 {
 		t.Fatalf("revoke: %q", a)
+	}
+}
+
+// TestGroupGrantChecksTheEmailAsAnAddress: the e-mail of a bound
+// provider's token is checked as an ordinary address before anything is
+// granted: admin@example.com@partner.example (within partner.example by
+// its last @) is refused with the reason, and a look-alike of an ASCII
+// address (fullwidth, Kelvin sign) is granted nothing by a mapped group.
+// Neither becomes an administrator.
+func TestGroupGrantChecksTheEmailAsAnAddress(t *testing.T) {
+	op := newGroupsOP(t)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	admin.must(201, "POST", "/references/identity-providers", `{"Name":"Partner","EmailDomains":["partner.example","example.com"],"Issuer":"`+op.srv.URL+
+		`","Audience":"automation","GroupRoles":[{"Group":"ops","Role":"SuperUser"}]}`)
+	supers := env.URL + "/api/users/super"
+	if st, b := status(t, op.accessToken("admin@example.com@partner.example", []any{"ops"}), supers); st != 401 || !strings.Contains(b, "not an ordinary e-mail address") {
+		t.Fatalf("two @: %d %s", st, b)
+	}
+	for _, email := range []string{"ａdmin@example.com", "\u212Aate@example.com"} {
+		if st, b := status(t, op.accessToken(email, []any{"ops"}), supers); st != 403 {
+			t.Fatalf("%q with the SuperUser group: %d %s", email, st, b)
+		}
+	}
+	if m := admin.must(200, "GET", "/users/super", ""); len(m["list"].([]any)) != 1 || len(auditOf(t, admin, "group_grant")) != 0 {
+		t.Fatalf("a group made a Super User: %v %q", m, auditOf(t, admin, "group_grant"))
+	}
+}
+
+// TestProviderChangesRevokeWhatItsGroupsMade: a change of the binding
+// ends at once — in the transaction that saves it, audited group_revoke by
+// the Super User who made it — every grant it no longer backs: a group
+// mapped to another role, an e-mail domain no longer vouched for, the
+// provider set Inactive. A grant it still backs is left alone.
+func TestProviderChangesRevokeWhatItsGroupsMade(t *testing.T) {
+	op := newGroupsOP(t)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	idp := func(status, domains, mappings string) string {
+		return `{"Name":"Corp","Status":"` + status + `","EmailDomains":` + domains + `,"Issuer":"` + op.srv.URL + `","Audience":"automation","GroupRoles":` + mappings + `}`
+	}
+	admin.must(201, "POST", "/references/identity-providers", idp("Active", `["example.com","partner.example"]`,
+		`[{"Group":"ops","Role":"SuperUser"},{"Group":"data","Role":"DataAdministrator"},{"Group":"keep","Role":"DataAdministrator"}]`))
+	for email, group := range map[string]string{"sam@example.com": "ops", "dan@partner.example": "data", "kim@example.com": "keep"} {
+		if st, b := status(t, op.accessToken(email, []any{group}), env.URL+"/api/organisations"); st != 200 {
+			t.Fatalf("%s: %d %s", email, st, b)
+		}
+	}
+	statusOf := func(path string) any { return admin.must(200, "GET", path, "")["Status"] }
+	lastRevoke := func() string {
+		a := auditOf(t, admin, "group_revoke")
+		if len(a) == 0 {
+			return ""
+		}
+		return a[0]
+	}
+
+	// ops now makes Data Administrators: sam's Super User record ends.
+	admin.must(200, "PUT", "/references/identity-providers/Corp", idp("Active", `["example.com","partner.example"]`,
+		`[{"Group":"ops","Role":"DataAdministrator"},{"Group":"data","Role":"DataAdministrator"},{"Group":"keep","Role":"DataAdministrator"}]`))
+	if st := statusOf("/users/super/sam@example.com"); st != "Inactive" {
+		t.Fatalf("group mapped to another role: sam is %v", st)
+	}
+	if a := lastRevoke(); !strings.Contains(a, "admin@example.com|SuperUser|sam@example.com|") || !strings.Contains(a, "group ops of identity provider Corp is no longer mapped to SuperUser") {
+		t.Fatalf("audit: %q", a)
+	}
+	if statusOf("/users/data-administrators/dan@partner.example") != "Active" || statusOf("/users/data-administrators/kim@example.com") != "Active" {
+		t.Fatal("a grant still backed was ended")
+	}
+	// partner.example is dropped: dan's grant ends.
+	admin.must(200, "PUT", "/references/identity-providers/Corp", idp("Active", `["example.com"]`,
+		`[{"Group":"data","Role":"DataAdministrator"},{"Group":"keep","Role":"DataAdministrator"}]`))
+	if st := statusOf("/users/data-administrators/dan@partner.example"); st != "Inactive" {
+		t.Fatalf("domain narrowed: dan is %v", st)
+	}
+	if a := lastRevoke(); !strings.Contains(a, "DataAdministrator|dan@partner.example|") || !strings.Contains(a, "no longer vouches for e-mails of partner.example") {
+		t.Fatalf("audit: %q", a)
+	}
+	// Corp set Inactive: everything it made ends.
+	admin.must(200, "PUT", "/references/identity-providers/Corp", idp("Inactive", `["example.com"]`,
+		`[{"Group":"data","Role":"DataAdministrator"},{"Group":"keep","Role":"DataAdministrator"}]`))
+	if st := statusOf("/users/data-administrators/kim@example.com"); st != "Inactive" {
+		t.Fatalf("provider Inactive: kim is %v", st)
+	}
+	if a := lastRevoke(); !strings.Contains(a, "kim@example.com|") || !strings.Contains(a, "identity provider Corp is Inactive") {
+		t.Fatalf("audit: %q", a)
+	}
+	if a := auditOf(t, admin, "group_revoke"); len(a) != 3 {
+		t.Fatalf("group_revoke records: %q", a)
+	}
+}
+
+// TestProviderChangeKeepsTheLastSuperUser: a change of the binding that
+// would end the last Active Super User (made by its group) is refused with
+// 409 and changes nothing: the Super User making it can make another
+// Super User first (docs/decisions.md).
+func TestProviderChangeKeepsTheLastSuperUser(t *testing.T) {
+	op := newGroupsOP(t)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	bindGroups(t, admin, op, "Corp", `[{"Group":"ops","Role":"SuperUser"}]`)
+	sam := &api{t: t, base: env.URL, token: op.accessToken("sam@example.com", []any{"ops"})}
+	sam.must(200, "PUT", "/users/super/admin@example.com", `{"Status":"Inactive"}`)
+	r, m := sam.do("PUT", "/references/identity-providers/Corp", `{"Name":"Corp","Status":"Inactive","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`","Audience":"automation","ClientId":"console","GroupRoles":[{"Group":"ops","Role":"SuperUser"}]}`)
+	if r.StatusCode != 409 || !strings.Contains(m["detail"].(string), "no Active Super User") {
+		t.Fatalf("last Super User: %d %v", r.StatusCode, m)
+	}
+	if p := sam.must(200, "GET", "/references/identity-providers/Corp", ""); p["Status"] != "Active" {
+		t.Fatalf("the provider changed: %v", p)
+	}
+	if u := sam.must(200, "GET", "/users/super/sam@example.com", ""); u["Status"] != "Active" {
+		t.Fatalf("sam: %v", u)
+	}
+	if a := auditOf(t, sam, "group_revoke"); len(a) != 0 {
+		t.Fatalf("group_revoke written: %q", a)
+	}
+}
+
+// TestGroupMadeRoleHonouredOnlyThroughItsProvider: a role Corp's group
+// made is the person's only at requests Corp authenticated: not in a
+// session of the sign-in issuer, not with a token of the sign-in issuer or
+// of another bound provider. A session opened through Corp loses it at its
+// next request once a change of Corp ends it.
+func TestGroupMadeRoleHonouredOnlyThroughItsProvider(t *testing.T) {
+	op, other := newGroupsOP(t), newGroupsOP(t)
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	bindGroups(t, admin, op, "Corp", `[{"Group":"data","Role":"DataAdministrator"}]`)
+	bindGroups(t, admin, other, "Other", `[]`)
+	get := func(c *http.Client) int {
+		t.Helper()
+		resp, err := c.Get(env.URL + "/organisations")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	corp := webtest.Browser()
+	op.next("nina@example.com", []any{"data"})
+	if resp, err := corp.Get(env.URL + "/login?via=Corp&return_to=/organisations"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("sign-in through Corp: %v %v", resp, err)
+	}
+	if st := get(corp); st != 200 {
+		t.Fatalf("Corp's session: %d", st)
+	}
+	// The same person through the sign-in issuer: a session and a token.
+	dev := webtest.Browser()
+	resp := webtest.SignInAt(t, dev, env.URL+"/login?via=default&login_hint=nina@example.com", "nina@example.com")
+	resp.Body.Close()
+	if resp.StatusCode != 403 {
+		t.Fatalf("sign-in issuer's session: %d", resp.StatusCode)
+	}
+	if st, _ := status(t, webtest.Token(t, env.URL, "nina@example.com", nil).AccessToken, env.URL+"/api/organisations"); st != 403 {
+		t.Fatalf("sign-in issuer's token: %d", st)
+	}
+	if st, _ := status(t, other.accessToken("nina@example.com", nil), env.URL+"/api/organisations"); st != 403 {
+		t.Fatalf("Other's token: %d", st)
+	}
+	// The mapping goes: Corp's open session loses the role at once.
+	admin.must(200, "PUT", "/references/identity-providers/Corp", `{"Name":"Corp","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`","Audience":"automation","ClientId":"console","GroupRoles":[]}`)
+	if st := get(corp); st != 403 {
+		t.Fatalf("Corp's session after the mapping went: %d", st)
 	}
 }

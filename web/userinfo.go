@@ -102,7 +102,7 @@ func (u *userInfoEndpoint) fetch(ctx context.Context, accessToken string) (map[s
 
 // userInfoEmail calls UserInfo for the subject sub and returns the e-mail
 // under claim, with the rules of every path: UserInfo's sub must be sub
-// (OpenID Connect Core §5.3.4), and email_verified false refuses it.
+// (OpenID Connect Core §5.3.4), and an email_verified other than true refuses it.
 func (u *userInfoEndpoint) email(ctx context.Context, accessToken, sub, claim string) (string, error) {
 	if sub == "" {
 		return "", &userInfoError{msg: "the token has no sub, so a UserInfo answer cannot be matched to it", lasting: true}

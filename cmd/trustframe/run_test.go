@@ -182,6 +182,16 @@ func TestServeRefusesBadAddressesFirst(t *testing.T) {
 	}
 }
 
+// TestServeRefusesLookAlikeBootstrapSuperUser: --bootstrap-super-user is
+// checked as every administrator's e-mail (formats.ValidAdminEmail): an
+// address with two @, or one that only looks like an ASCII one (fullwidth
+// letters, the Kelvin sign), is a usage error before anything is made.
+func TestServeRefusesLookAlikeBootstrapSuperUser(t *testing.T) {
+	for _, email := range []string{"admin@example.com@partner.example", "ａdmin@example.com", "\u212Aate@example.com"} {
+		refusedBeforeAnythingIsMade(t, []string{"serve", "--addr", "127.0.0.1:0"}, []string{"--bootstrap-super-user", email})
+	}
+}
+
 // refusedBeforeAnythingIsMade runs cmd with a fresh --data-dir and args and
 // checks a usage error (exit 2) naming args[0], with no data directory
 // made. Its context is cancelled: a command that took the value stops at

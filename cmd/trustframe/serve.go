@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/trustframe/trustframe/federation"
+	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/ssa/keyring"
@@ -290,8 +291,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 // check refuses flag values serve cannot start with (a usage error) and
 // returns --allow-private-issuer-urls (nil: not set).
 func (f *serveFlags) check() (*bool, error) {
-	if f.bootstrap != "" && !strings.Contains(f.bootstrap, "@") {
-		return nil, fmt.Errorf("%w: --bootstrap-super-user %q is not an e-mail address", errUsage, f.bootstrap)
+	if f.bootstrap != "" && !formats.ValidAdminEmail(f.bootstrap) {
+		return nil, fmt.Errorf("%w: --bootstrap-super-user %q is not an ordinary e-mail address of plain ASCII (name@example.com)", errUsage, f.bootstrap)
 	}
 	if f.oidcIssuer != "" && f.oidcClientID == "" {
 		return nil, fmt.Errorf("%w: --oidc-issuer needs --oidc-client-id", errUsage)
