@@ -119,7 +119,8 @@ type Server struct {
 	metrics    *metrics
 	started    time.Time
 	apiLimiter *rateLimiter
-	stopping   chan struct{} // closed by Stopping
+	keptForms  *keptFormBudget // anonymous kept forms alive (keptform.go)
+	stopping   chan struct{}   // closed by Stopping
 	stopOnce   sync.Once
 }
 
@@ -158,7 +159,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 		return nil, fmt.Errorf("web: --base-url %q is not an http(s) URL", cfg.BaseURL)
 	}
 	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now), vocab: vocab, started: time.Now(),
-		apiLimiter: newRateLimiter(cfg.APIRateLimit, cfg.Now), stopping: make(chan struct{})}
+		apiLimiter: newRateLimiter(cfg.APIRateLimit, cfg.Now), keptForms: newKeptFormBudget(), stopping: make(chan struct{})}
 	s.metrics = s.newMetrics()
 	s.origin = bu.Scheme + "://" + bu.Host + strings.TrimRight(bu.Path, "/")
 	if cfg.DPoPNonce {
