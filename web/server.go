@@ -46,12 +46,16 @@ type Config struct {
 	DevIdPAllowRemote bool
 	DataDir           string
 	SMTPURL           string
-	RateLimit         int           // sign-in and token requests per minute per client address; 0: off
-	APIRateLimit      int           // API requests per minute per administrator; 0: off
-	DPoPNonce         bool          // require server nonces in DPoP proofs (RFC 9449 §8, §9)
-	DPoPWindow        time.Duration // how old a DPoP proof may be; default 60 s
-	DPoPSkew          time.Duration // how far in the future a proof's iat may be; default 5 s
-	StatusVocabulary  string        // withdrawn (default) or inactive
+	RateLimit         int // sign-in and token requests per minute per client address; 0: off
+	APIRateLimit      int // API requests per minute per administrator; 0: off
+	// MaxLongPolls and MaxLongPollsPerAdmin bound the change feed's long
+	// polls held at once (0: handlers.DefaultMaxPolls and
+	// handlers.DefaultMaxPollsPerPrincipal).
+	MaxLongPolls, MaxLongPollsPerAdmin int
+	DPoPNonce                          bool          // require server nonces in DPoP proofs (RFC 9449 §8, §9)
+	DPoPWindow                         time.Duration // how old a DPoP proof may be; default 60 s
+	DPoPSkew                           time.Duration // how far in the future a proof's iat may be; default 5 s
+	StatusVocabulary                   string        // withdrawn (default) or inactive
 	// AllowPrivateIssuerURLs lets issuer validation reach loopback and
 	// private addresses; nil means on only with the development identity provider.
 	AllowPrivateIssuerURLs *bool
