@@ -120,7 +120,8 @@ func (s *Server) routes() http.Handler {
 
 	// JSON API: access tokens only, no cookies.
 	r.Route("/api", func(r chi.Router) {
-		r.Use(noStore, s.dpopNonceHeader, publicOnlyGET, s.auth.apiAuth, s.apiRateLimit, conditionalGET, s.idempotent)
+		r.Use(noStore, s.dpopNonceHeader, publicOnlyGET, s.auth.apiAuth, s.apiRateLimit, conditionalGET)
+		r = keyedPosts{r, s.idempotent} // every POST: a retry's answer after the route's role check
 		r.Route("/organisations", func(r chi.Router) {
 			r.Get("/", orgs.ListOrganisations)
 			r.Post("/", orgs.CreateOrganisation)
@@ -278,7 +279,8 @@ func (s *Server) routes() http.Handler {
 		r.With(s.auth.sessionAuth(false)).Get("/", pages.Home)
 
 		r.Group(func(r chi.Router) {
-			r.Use(s.auth.sessionAuth(true), s.idempotent)
+			r.Use(s.auth.sessionAuth(true))
+			r = keyedPosts{r, s.idempotent} // every POST: a retry's answer after the route's role check
 			// Organisations and everything under them.
 			r.Get("/organisations", orgs.ListOrganisations)
 			r.Post("/organisations", orgs.CreateOrganisation)
