@@ -97,8 +97,8 @@ func secretField(name string) bool {
 // the (new, anonymous) session, to be put back in the form after sign-in
 // (issue 13), and returns the page the form was on. Files and secrets are
 // not kept. The values live in the server-side session until the form's
-// page shows them; a session that holds nothing else lives
-// keptFormLifetime (sign-in renews it for the full lifetime).
+// page shows them; the anonymous session that keeps them lives
+// keptFormLifetime (sign-in renews it for a session's full lifetime).
 func (a *authenticator) keepForm(w http.ResponseWriter, r *http.Request) string {
 	back := r.Header.Get("HX-Current-URL")
 	if back == "" {
