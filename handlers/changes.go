@@ -1,10 +1,12 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/trustframe/trustframe/store"
@@ -32,6 +34,51 @@ type Changes struct {
 	// then ends at once, empty with its cursor, so that the shutdown does
 	// not wait for it (the client asks again).
 	Stopping <-chan struct{}
+	// MaxPolls and MaxPollsPerPrincipal bound the long polls held at once,
+	// in all and per administrator (0: DefaultMaxPolls,
+	// DefaultMaxPollsPerPrincipal): each holds a goroutine and a connection.
+	MaxPolls, MaxPollsPerPrincipal int
+
+	polls pollCount
+}
+
+// Default bounds of the long polls held at once (docs/design.md §15).
+const (
+	DefaultMaxPolls             = 256
+	DefaultMaxPollsPerPrincipal = 4
+)
+
+// pollCount counts the long polls being held, in all and per principal.
+type pollCount struct {
+	mu  sync.Mutex
+	all int
+	per map[string]int
+}
+
+// enter counts a long poll of who, or reports false when that would pass
+// maxAll or maxPer.
+func (c *pollCount) enter(who string, maxAll, maxPer int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.all >= maxAll || c.per[who] >= maxPer {
+		return false
+	}
+	if c.per == nil {
+		c.per = map[string]int{}
+	}
+	c.all++
+	c.per[who]++
+	return true
+}
+
+// leave ends a long poll entered by who.
+func (c *pollCount) leave(who string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.all--
+	if c.per[who]--; c.per[who] <= 0 {
+		delete(c.per, who)
+	}
 }
 
 // Limits of the change feed's parameters.
@@ -82,6 +129,16 @@ func (h *Changes) List(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		wait = n
+	}
+	if wait > 0 {
+		who := PrincipalFrom(ctx).Email
+		maxAll, maxPer := cmp.Or(h.MaxPolls, DefaultMaxPolls), cmp.Or(h.MaxPollsPerPrincipal, DefaultMaxPollsPerPrincipal)
+		if !h.polls.enter(who, maxAll, maxPer) {
+			WriteError(w, r, CodeRateLimited.New("Too many long polls of the change feed at once (at most "+itoa(maxPer)+
+				" per administrator, "+itoa(maxAll)+" in all); retry shortly, or follow the feed with one poll.").WithHeader(http.Header{"Retry-After": {"5"}}))
+			return
+		}
+		defer h.polls.leave(who)
 	}
 	epoch, err := h.Store.FeedEpoch(ctx)
 	if err != nil {

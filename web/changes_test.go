@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -293,5 +294,72 @@ func TestChangeFeedAccess(t *testing.T) {
 		if resp.StatusCode != c.status {
 			t.Errorf("%s: %d %s", c.who, resp.StatusCode, body)
 		}
+	}
+}
+
+// TestChangesLongPollLimitPerPrincipal: an administrator holds at most
+// the configured number of long polls at once, and the server at most its
+// own number in all; past either a long poll is 429 rate_limited at once,
+// with Retry-After and a problem body, while a read without wait still
+// answers; polls that end free their places.
+func TestChangesLongPollLimitPerPrincipal(t *testing.T) {
+	env := webtest.Start(t, func(c *web.Config) { c.MaxLongPollsPerAdmin, c.MaxLongPolls = 2, 3 })
+	admin := newAPI(t, env, "admin@example.com")
+	dana := newAPIWithInvite(t, env, admin, "dana@example.com")
+	type answer struct {
+		status int
+		header http.Header
+		body   string
+	}
+	answers := make(chan answer, 5)
+	poll := func(a *api) {
+		go func() {
+			req, _ := http.NewRequest(http.MethodGet, env.URL+"/api/changes?wait=30&after=now", nil)
+			req.Header.Set("Authorization", "Bearer "+a.token)
+			resp, err := (&http.Client{Timeout: 60 * time.Second}).Do(req)
+			if err != nil {
+				answers <- answer{body: err.Error()}
+				return
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			answers <- answer{resp.StatusCode, resp.Header, string(b)}
+		}()
+	}
+	// refusedAtOnce waits for the one poll of those sent that is refused;
+	// the others are held.
+	refusedAtOnce := func(what string) answer {
+		t.Helper()
+		select {
+		case a := <-answers:
+			if a.status != http.StatusTooManyRequests || a.header.Get("Retry-After") == "" ||
+				!strings.HasPrefix(a.header.Get("Content-Type"), "application/problem+json") || !strings.Contains(a.body, `"rate_limited"`) {
+				t.Fatalf("%s: %d %v %s", what, a.status, a.header, a.body)
+			}
+			return a
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no long poll was refused", what)
+			return answer{}
+		}
+	}
+	for range 3 {
+		poll(admin)
+	}
+	refusedAtOnce("three long polls of one administrator")
+	admin.must(200, "GET", "/changes?after=now", "")
+	for range 2 {
+		poll(dana)
+	}
+	if a := refusedAtOnce("four long polls in all"); !strings.Contains(a.body, "3 in all") {
+		t.Fatalf("the refusal does not name the limit: %s", a.body)
+	}
+	admin.must(201, "POST", "/organisations", org("Acme")) // answers the held polls
+	for range 3 {
+		if a := <-answers; a.status != http.StatusOK {
+			t.Fatalf("a held long poll: %d %s", a.status, a.body)
+		}
+	}
+	if r, m := admin.do("GET", "/changes?wait=1&after=now", ""); r.StatusCode != http.StatusOK {
+		t.Fatalf("after the polls ended: %d %v", r.StatusCode, m)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/store"
 )
@@ -29,10 +30,13 @@ var replayedHeaders = []string{"Location", "Content-Type", "ETag", "HX-Redirect"
 // idempotent makes a POST sent with an Idempotency-Key (the API's header,
 // or the IdempotencyKey field every console form carries) run once per
 // administrator and key: a retry with the same key and the same request
-// gets the first answer again (status, Location, body) and changes
-// nothing; a retry while the first still runs waits for it. A failed first
-// attempt (4xx or 5xx) is not kept, so a retry runs again. Keys are kept
-// 24 hours (store.IdempotencyTTL). The same key for another request is 422.
+// (method, path and query, Content-Type, body) gets the first answer again
+// (status, Location, body) and changes nothing; a retry while the first
+// still runs waits for it. A failed first attempt (4xx or 5xx) is not
+// kept, so a retry runs again. Keys are kept 24 hours
+// (store.IdempotencyTTL). The same key for another request is 422.
+// It runs last before the handler (keyedPosts), after the route's role
+// check: a stored answer is given only to whom the route admits now.
 func (s *Server) idempotent(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor := handlers.PrincipalFrom(r.Context()).Email
@@ -54,8 +58,10 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		if key == "" {
-			vals, _ := url.ParseQuery(string(body))
-			key = strings.TrimSpace(vals.Get("IdempotencyKey"))
+			// A console form posted without htmx (which sends the header):
+			// its field, found without decoding the rest of the form,
+			// which is the handler's to read.
+			key = formField(body, "IdempotencyKey")
 		}
 		if key == "" {
 			next.ServeHTTP(&hideSecretMember{ResponseWriter: w}, r)
@@ -65,8 +71,7 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 			handlers.WriteError(w, r, handlers.CodeBadIdempotencyKey.New("Idempotency-Key is longer than 255 characters"))
 			return
 		}
-		sum := sha256.Sum256(append([]byte(r.Method+" "+r.URL.Path+"\n"), body...))
-		fp := hex.EncodeToString(sum[:])
+		fp := fingerprint(r, body)
 		ctx := r.Context()
 		deadline := time.Now().Add(15 * time.Second)
 		for {
@@ -130,6 +135,59 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// fingerprint tells one request from another under the same key: its
+// method, path and query, Content-Type and body.
+func fingerprint(r *http.Request, body []byte) string {
+	h := sha256.New()
+	h.Write([]byte(r.Method + " " + r.URL.RequestURI() + "\n" + r.Header.Get("Content-Type") + "\n"))
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// formField is the first value of the field name in a URL-encoded form
+// body, trimmed ("" when absent or badly escaped), found by a scan that
+// decodes nothing else.
+func formField(body []byte, name string) string {
+	prefix := []byte(name + "=")
+	for len(body) > 0 {
+		var pair []byte
+		pair, body, _ = bytes.Cut(body, []byte("&"))
+		if v, ok := bytes.CutPrefix(pair, prefix); ok {
+			s, err := url.QueryUnescape(string(v))
+			if err != nil {
+				return ""
+			}
+			return strings.TrimSpace(s)
+		}
+	}
+	return ""
+}
+
+// keyedPosts is a router whose POST routes run idempotent last, after
+// every middleware the route has (its role check among them), so that a
+// retry is answered only when the route would admit it now. Routes,
+// groups and inline middleware made from it are keyed too.
+type keyedPosts struct {
+	chi.Router
+	idempotent func(http.Handler) http.Handler
+}
+
+func (k keyedPosts) Post(pattern string, h http.HandlerFunc) {
+	k.Router.With(k.idempotent).Post(pattern, h)
+}
+
+func (k keyedPosts) With(middlewares ...func(http.Handler) http.Handler) chi.Router {
+	return keyedPosts{k.Router.With(middlewares...), k.idempotent}
+}
+
+func (k keyedPosts) Group(fn func(chi.Router)) chi.Router {
+	return k.Router.Group(func(r chi.Router) { fn(keyedPosts{r, k.idempotent}) })
+}
+
+func (k keyedPosts) Route(pattern string, fn func(chi.Router)) chi.Router {
+	return k.Router.Route(pattern, func(r chi.Router) { fn(keyedPosts{r, k.idempotent}) })
 }
 
 // recordingWriter passes a response through and keeps its status and body.

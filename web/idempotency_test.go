@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -113,5 +114,69 @@ func TestConsoleFormIsIdempotentAndWarnsOfSameRegistration(t *testing.T) {
 	}
 	if a.must(200, "GET", "/organisations?q=Acme", "")["totalSize"] != 2.0 {
 		t.Fatal("the warned organisation was not created")
+	}
+}
+
+// TestIdempotentReplayChecksTheRouteRoleFirst: a Super User who loses
+// the role (Inactive as a Super User, still a Data Administrator) and
+// sends a Super-User-only POST again with its key gets 403, as any new
+// request would, not the answer stored when they had the role; in the
+// console as in the API.
+func TestIdempotentReplayChecksTheRouteRoleFirst(t *testing.T) {
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	bob := newAPIWithInvite(t, env, admin, "bob@example.com")
+	admin.must(201, "POST", "/users/super", `{"Email":"bob@example.com","Status":"Active"}`)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "bob@example.com").Body.Close()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	flag := `{"Name":"Fast track","Type":"Organisation"}`
+	if r, m := bob.do("POST", "/references/flags", flag, "Idempotency-Key", "flag-1"); r.StatusCode != http.StatusCreated {
+		t.Fatalf("API flag as a Super User: %d %v", r.StatusCode, m)
+	}
+	form := url.Values{"Name": {"Slow track"}, "Type": {"Organisation"}, "IdempotencyKey": {"form-1"}}
+	r, err := c.PostForm(env.URL+"/references/flags", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.StatusCode != http.StatusSeeOther {
+		t.Fatalf("console flag as a Super User: %d", r.StatusCode)
+	}
+	admin.must(200, "PUT", "/users/super/bob@example.com", `{"Status":"Inactive"}`)
+	if r, m := bob.do("POST", "/references/flags", flag, "Idempotency-Key", "flag-1"); r.StatusCode != http.StatusForbidden || r.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("API replay after losing the role: %d %v", r.StatusCode, m)
+	}
+	r, err = c.PostForm(env.URL+"/references/flags", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.StatusCode != http.StatusForbidden || r.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("console replay after losing the role: %d", r.StatusCode)
+	}
+}
+
+// TestIdempotencyFingerprintCoversQueryAndContentType: the same key with
+// the same body but another query string, or another Content-Type, is
+// another request: 422 idempotency_key_reused, not the first answer.
+func TestIdempotencyFingerprintCoversQueryAndContentType(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	body := org("Acme")
+	if r, m := a.do("POST", "/organisations", body, "Idempotency-Key", "key-1"); r.StatusCode != http.StatusCreated {
+		t.Fatalf("first: %d %v", r.StatusCode, m)
+	}
+	for _, retry := range []struct{ path, contentType string }{
+		{"/organisations?dryRun=true", "application/json"},
+		{"/organisations", "text/plain"},
+	} {
+		r, m := a.do("POST", retry.path, body, "Idempotency-Key", "key-1", "Content-Type", retry.contentType)
+		if r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(fmt.Sprint(m["errors"]), "idempotency_key_reused") {
+			t.Fatalf("%s as %s: %d %v", retry.path, retry.contentType, r.StatusCode, m)
+		}
+	}
+	if r, _ := a.do("POST", "/organisations", body, "Idempotency-Key", "key-1"); r.StatusCode != http.StatusCreated || r.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the same request again: %d", r.StatusCode)
 	}
 }

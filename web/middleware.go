@@ -230,11 +230,11 @@ func (l *rateLimiter) allow(key string) (bool, time.Duration) {
 }
 
 // rateLimit applies the limiter to sign-in and token endpoints, one bucket
-// per client address (clientAddr: behind a trusted proxy, the address it
-// forwards).
+// per client (clientNet: an IPv4 address, an IPv6 /64; behind a trusted
+// proxy, the address it forwards).
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ok, wait := s.limiter.allow(s.clientAddr(r)); !ok {
+		if ok, wait := s.limiter.allow(s.clientNet(r)); !ok {
 			w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
 			handlers.WriteError(w, r, handlers.CodeRateLimited.New("Too many sign-in or token requests; try again shortly."))
 			return

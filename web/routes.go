@@ -44,7 +44,7 @@ func (s *Server) routes() http.Handler {
 	pages := &handlers.Pages{Base: base, Store: s.db, Now: s.cfg.Now}
 	domains := &handlers.Domains{Base: base, Store: s.db}
 	claims := &handlers.Claims{Base: base, Org: org, Store: s.db}
-	changes := &handlers.Changes{Base: base, Store: s.db, Stopping: s.stopping}
+	changes := &handlers.Changes{Base: base, Store: s.db, Stopping: s.stopping, MaxPolls: s.cfg.MaxLongPolls, MaxPollsPerPrincipal: s.cfg.MaxLongPollsPerAdmin}
 	hooks := &handlers.Webhooks{Base: base, Store: s.db, AllowPrivate: s.cfg.AllowPrivateWebhookURLs,
 		SealSecret: func(id string, key []byte) []byte { return s.kek.Seal(key, webhookSecretAAD(id)) }}
 
@@ -123,7 +123,8 @@ func (s *Server) routes() http.Handler {
 
 	// JSON API: access tokens only, no cookies.
 	r.Route("/api", func(r chi.Router) {
-		r.Use(noStore, s.dpopNonceHeader, publicOnlyGET, s.auth.apiAuth, s.apiRateLimit, conditionalGET, s.idempotent)
+		r.Use(noStore, s.dpopNonceHeader, publicOnlyGET, s.auth.apiAuth, s.apiRateLimit, conditionalGET)
+		r = keyedPosts{r, s.idempotent} // every POST: a retry's answer after the route's role check
 		r.Route("/organisations", func(r chi.Router) {
 			r.Get("/", orgs.ListOrganisations)
 			r.Post("/", orgs.CreateOrganisation)
@@ -281,7 +282,8 @@ func (s *Server) routes() http.Handler {
 		r.With(s.auth.sessionAuth(false)).Get("/", pages.Home)
 
 		r.Group(func(r chi.Router) {
-			r.Use(s.auth.sessionAuth(true), s.idempotent)
+			r.Use(s.auth.sessionAuth(true))
+			r = keyedPosts{r, s.idempotent} // every POST: a retry's answer after the route's role check
 			// Organisations and everything under them.
 			r.Get("/organisations", orgs.ListOrganisations)
 			r.Post("/organisations", orgs.CreateOrganisation)

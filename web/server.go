@@ -51,12 +51,16 @@ type Config struct {
 	DevIdPAllowRemote bool
 	DataDir           string
 	SMTPURL           string
-	RateLimit         int           // sign-in and token requests per minute per client address; 0: off
-	APIRateLimit      int           // API requests per minute per administrator; 0: off
-	DPoPNonce         bool          // require server nonces in DPoP proofs (RFC 9449 §8, §9)
-	DPoPWindow        time.Duration // how old a DPoP proof may be; default 60 s
-	DPoPSkew          time.Duration // how far in the future a proof's iat may be; default 5 s
-	StatusVocabulary  string        // withdrawn (default) or inactive
+	RateLimit         int // sign-in and token requests per minute per client address; 0: off
+	APIRateLimit      int // API requests per minute per administrator; 0: off
+	// MaxLongPolls and MaxLongPollsPerAdmin bound the change feed's long
+	// polls held at once (0: handlers.DefaultMaxPolls and
+	// handlers.DefaultMaxPollsPerPrincipal).
+	MaxLongPolls, MaxLongPollsPerAdmin int
+	DPoPNonce                          bool          // require server nonces in DPoP proofs (RFC 9449 §8, §9)
+	DPoPWindow                         time.Duration // how old a DPoP proof may be; default 60 s
+	DPoPSkew                           time.Duration // how far in the future a proof's iat may be; default 5 s
+	StatusVocabulary                   string        // withdrawn (default) or inactive
 	// AllowPrivateIssuerURLs lets issuer validation reach loopback and
 	// private addresses; nil means on only with the development identity provider.
 	AllowPrivateIssuerURLs *bool
@@ -133,8 +137,9 @@ type Server struct {
 	metrics    *metrics
 	started    time.Time
 	apiLimiter *rateLimiter
-	resolves   *inFlight     // federation resolves under way (resolvebudget.go)
-	stopping   chan struct{} // closed by Stopping
+	resolves   *inFlight       // federation resolves under way (resolvebudget.go)
+	keptForms  *keptFormBudget // anonymous kept forms alive (keptform.go)
+	stopping   chan struct{}   // closed by Stopping
 	stopOnce   sync.Once
 }
 
@@ -173,7 +178,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 		return nil, fmt.Errorf("web: --base-url %q is not an http(s) URL", cfg.BaseURL)
 	}
 	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now), vocab: vocab, started: time.Now(),
-		apiLimiter: newRateLimiter(cfg.APIRateLimit, cfg.Now), stopping: make(chan struct{}),
+		apiLimiter: newRateLimiter(cfg.APIRateLimit, cfg.Now), keptForms: newKeptFormBudget(), stopping: make(chan struct{}),
 		resolves: newInFlight(cmp.Or(cfg.ResolvesInFlight, defaultResolvesInFlight), cmp.Or(cfg.ResolvesInFlightPerClient, defaultResolvesInFlightPerClient))}
 	s.metrics = s.newMetrics()
 	s.origin = bu.Scheme + "://" + bu.Host + strings.TrimRight(bu.Path, "/")

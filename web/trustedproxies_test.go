@@ -77,6 +77,35 @@ func TestTrustedProxyClientBuckets(t *testing.T) {
 	}
 }
 
+// TestSignInRateLimitCountsIPv6PerSlash64: an IPv6 client is one bucket
+// per /64 (one subscriber's block, in which it may take any address), so
+// a new address in the same /64 does not bring a new bucket; another /64
+// does. IPv4 clients stay one bucket per address.
+func TestSignInRateLimitCountsIPv6PerSlash64(t *testing.T) {
+	env := webtest.Start(t, func(c *web.Config) {
+		c.RateLimit = 2
+		c.TrustedProxies = proxies(t, "127.0.0.1")
+	})
+	for i, want := range []int{302, 302, 429, 429} {
+		addr := "2001:db8:1:2::" + string(rune('a'+i))
+		if got := signInStatus(t, env.URL, addr); got != want {
+			t.Fatalf("request %d from %s: %d, want %d", i+1, addr, got, want)
+		}
+	}
+	if got := signInStatus(t, env.URL, "[2001:db8:1:2:ffff::1]:443"); got != 429 {
+		t.Fatalf("the same /64 with a port: %d", got)
+	}
+	if got := signInStatus(t, env.URL, "2001:db8:1:3::a"); got != 302 {
+		t.Fatalf("another /64: %d", got)
+	}
+	for i, want := range []int{302, 302, 302} {
+		addr := "203.0.113." + string(rune('1'+i))
+		if got := signInStatus(t, env.URL, addr); got != want {
+			t.Fatalf("IPv4 %s: %d, want %d", addr, got, want)
+		}
+	}
+}
+
 // TestUntrustedPeerForwardedForIgnored: a peer that is not a trusted
 // proxy cannot choose its bucket by writing X-Forwarded-For (spoofing):
 // every request counts against its own address, and the log names it.

@@ -151,6 +151,7 @@ func TestServeRefusesOutOfRangeValues(t *testing.T) {
 		{"--dpop-skew", "-1s"},
 		{"--rate-limit", "-5"},
 		{"--api-rate-limit", "-1"},
+		{"--max-long-polls", "0"},
 		{"--api-token-types", ","},
 	} {
 		refusedBeforeAnythingIsMade(t, []string{"serve", "--addr", "127.0.0.1:0"}, args)

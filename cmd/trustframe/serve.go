@@ -19,6 +19,7 @@ import (
 
 	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/formats"
+	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/ssa/keyring"
@@ -45,6 +46,7 @@ type serveFlags struct {
 	expiryNoticeContacts                 string
 	metricsAddr                          string
 	apiRateLimit                         int
+	maxLongPolls                         int
 	fedEntityID, fedOrgName, fedAlg      string
 	fedLifetime                          time.Duration
 	fedPrepublish                        prepublishFlag
@@ -69,6 +71,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.devIdPAllowRemote, "dev-idp-allow-remote", false, "let non-loopback clients use the development identity provider")
 	fs.IntVar(&f.rateLimit, "rate-limit", 120, "sign-in and token requests per minute per client address (0: no limit)")
 	fs.IntVar(&f.apiRateLimit, "api-rate-limit", 0, "API requests per minute per administrator, a minute's worth as burst, e.g. 6000 (0: no limit)")
+	fs.IntVar(&f.maxLongPolls, "max-long-polls", handlers.DefaultMaxPolls, "long polls of the change feed held at once, in all (each administrator holds at most 4)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	fs.BoolVar(&f.dpopNonce, "dpop-nonce", false, "require server-provided nonces in DPoP proofs (RFC 9449 §8, §9)")
 	fs.DurationVar(&f.dpopWindow, "dpop-window", 60*time.Second, "how old a DPoP proof may be")
@@ -371,6 +374,9 @@ func (f *serveFlags) check() (*bool, error) {
 	if f.apiRateLimit < 0 {
 		return nil, fmt.Errorf("%w: --api-rate-limit must be 0 (off) or more", errUsage)
 	}
+	if f.maxLongPolls < 1 {
+		return nil, fmt.Errorf("%w: --max-long-polls must be 1 or more", errUsage)
+	}
 	if len(splitList(f.tokenTypes)) == 0 {
 		return nil, fmt.Errorf("%w: --api-token-types must name at least one JWT typ (the default is at+jwt,application/at+jwt)", errUsage)
 	}
@@ -455,7 +461,7 @@ func (f *serveFlags) webConfig(baseURL, kekPath string, allowPrivate *bool, log 
 		BaseURL: baseURL, APIAudience: f.apiAudience,
 		OIDCIssuer: f.oidcIssuer, OIDCClientID: f.oidcClientID, OIDCClientSecret: f.oidcSecret,
 		EmailClaim: f.emailClaim, DevIdPAllowRemote: f.devIdPAllowRemote,
-		DataDir: f.dataDir, SMTPURL: f.smtpURL, RateLimit: f.rateLimit, APIRateLimit: f.apiRateLimit, Logger: log,
+		DataDir: f.dataDir, SMTPURL: f.smtpURL, RateLimit: f.rateLimit, APIRateLimit: f.apiRateLimit, MaxLongPolls: f.maxLongPolls, Logger: log,
 		DPoPNonce: f.dpopNonce, DPoPWindow: f.dpopWindow, DPoPSkew: f.dpopSkew,
 		TokenTypes: splitList(f.tokenTypes), StatusVocabulary: f.statusVocabulary, AllowPrivateIssuerURLs: allowPrivate,
 		KEKFile: kekPath, SSASigningAlgs: splitList(f.ssaAlgs), SSARSABits: f.ssaRSABits, SSAIssuer: f.ssaIssuer,
