@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 )
 
@@ -36,7 +37,7 @@ func updateAdminStatus[T any](b *Base, w http.ResponseWriter, r *http.Request, w
 		// before it, two writers holding the same ETag would both win.
 		next, err = set(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, email, in.Status,
 			func(cur T) error { return CheckIfMatch(r, cur) })
-		err = storeError(err, what)
+		err = directory.Named(err, what)
 	}
 	e, st := show(next)
 	b.Saved(w, r, Saved{Err: err, Flash: e + " is now " + st + ".", Page: listPath, Status: http.StatusOK, Body: next, ETag: next,

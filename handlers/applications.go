@@ -203,7 +203,7 @@ func (h *Applications) renderAppForm(w http.ResponseWriter, r *http.Request, sta
 	// application carries without a claim any more is shown, marked.
 	held, err := h.Store.ActiveClaimRoles(r.Context(), o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, during("ActiveClaimRoles", err))
+		WriteError(w, r, err)
 		return
 	}
 	var roleOpts []views.Option
@@ -244,7 +244,7 @@ func (h *Applications) CreateApp(w http.ResponseWriter, r *http.Request) {
 		}))
 	} else {
 		a, err = h.Store.CreateSoftwareStatement(r.Context(), h.actor(r), in)
-		err = storeError(during("CreateSoftwareStatement", err), "Application")
+		err = directory.Named(err, "Application")
 	}
 	h.appSaved(w, r, o, in, a, err, true, false, "")
 }
@@ -275,7 +275,7 @@ func (h *Applications) saveApp(w http.ResponseWriter, r *http.Request, o store.O
 		a, err = h.Store.UpdateSoftwareStatement(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.SoftwareStatement) error {
 			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
 		})
-		err = storeError(err, "Application")
+		err = directory.Named(err, "Application")
 	}
 	h.appSaved(w, r, o, in, a, err, false, statusOnly, from)
 }

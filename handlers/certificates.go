@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
-	"github.com/trustframe/trustframe/paths"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -17,7 +16,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/paths"
+
 	"github.com/a-h/templ"
+
 	"github.com/trustframe/trustframe/orgkeys"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -55,7 +58,7 @@ func (h *Certificates) actor(r *http.Request) store.Audit {
 func (h *Certificates) org(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
 	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetOrganisation", err), "Organisation"))
+		WriteError(w, r, directory.Named(err, "Organisation"))
 		return o, false
 	}
 	return o, true
@@ -70,13 +73,13 @@ func (h *Certificates) List(w http.ResponseWriter, r *http.Request) {
 	typ := PathParam(r, "certType")
 	if typ != "" {
 		if _, err := h.Store.GetCertificateType(r.Context(), typ); err != nil {
-			WriteError(w, r, storeError(err, "Certificate type"))
+			WriteError(w, r, directory.Named(err, "Certificate type"))
 			return
 		}
 	}
 	certs, err := h.Store.ListCertificates(r.Context(), o.OrganisationID, typ)
 	if err != nil {
-		WriteError(w, r, during("ListCertificates", err))
+		WriteError(w, r, err)
 		return
 	}
 	RespondPage(w, r, http.StatusOK, certs, func() (templ.Component, error) {
@@ -89,7 +92,7 @@ func (h *Certificates) List(w http.ResponseWriter, r *http.Request) {
 func (h *Certificates) Get(w http.ResponseWriter, r *http.Request) {
 	c, err := h.Store.GetCertificate(r.Context(), PathParam(r, "orgID"), PathParam(r, "kid"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetCertificate", err), "Certificate"))
+		WriteError(w, r, directory.Named(err, "Certificate"))
 		return
 	}
 	SetETag(w, c)
@@ -204,7 +207,7 @@ func (h *Certificates) Upload(w http.ResponseWriter, r *http.Request) {
 			c, err = h.Store.AddCertificate(r.Context(), h.actor(r), store.Certificate{Kid: parsed.Kid, OrganisationID: o.OrganisationID,
 				OrganisationCertificateType: typ, SubjectDN: parsed.SubjectDN, IssuerDN: parsed.IssuerDN, SerialNumber: parsed.Serial,
 				NotBefore: parsed.Cert.NotBefore, NotAfter: parsed.Cert.NotAfter, PEM: certPEM(parsed.Cert.Raw), PublicJwk: parsed.JWK})
-			err = storeError(err, "Organisation")
+			err = directory.Named(err, "Organisation")
 		}
 	}
 	if e := AsError(err); err != nil && e.Status < 500 {
@@ -269,7 +272,7 @@ func (h *Certificates) Revoke(w http.ResponseWriter, r *http.Request) {
 	} else if !orgkeys.ValidRevokeReason(in.RevokeReason) {
 		err = Validation(map[string]string{"RevokeReason": "RevokeReason must be one of " + strings.Join(orgkeys.RevokeReasons, ", ") + "."})
 	} else {
-		err = storeError(h.Store.RevokeCertificate(r.Context(), h.actor(r), orgID, kid, in.RevokeReason,
+		err = directory.Named(h.Store.RevokeCertificate(r.Context(), h.actor(r), orgID, kid, in.RevokeReason,
 			func(cur store.Certificate) error { return CheckIfMatch(r, cur) }), "Certificate")
 	}
 	page := paths.OrganisationTab(orgID, "certificates")
@@ -300,7 +303,7 @@ func (h *Certificates) revokePage(w http.ResponseWriter, r *http.Request, status
 	}
 	c, err := h.Store.GetCertificate(r.Context(), o.OrganisationID, PathParam(r, "kid"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetCertificate", err), "Certificate"))
+		WriteError(w, r, directory.Named(err, "Certificate"))
 		return
 	}
 	Render(w, r, status, views.RevokeCertificate(h.Shell(r, "Revoke certificate", "organisations", h.Org.orgCrumbs(&o, "Revoke certificate")...),
@@ -318,7 +321,7 @@ func (h *Certificates) DescriptionRemoved(w http.ResponseWriter, r *http.Request
 func (h *Certificates) renderWizard(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, wz views.CertWizard) {
 	types, err := h.Store.ListCertificateTypes(r.Context())
 	if err != nil {
-		WriteError(w, r, during("ListCertificateTypes", err))
+		WriteError(w, r, err)
 		return
 	}
 	wz.Types = types
@@ -442,18 +445,18 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 		CertificateType: q.Get("CertificateType"), Action: q.Get("Action"), Page: page, Size: size}
 	recs, total, err := h.Store.ListAudit(r.Context(), f)
 	if err != nil {
-		WriteError(w, r, during("ListAudit", err))
+		WriteError(w, r, err)
 		return
 	}
 	types, _ := h.Store.ListCertificateTypes(r.Context())
 	names, err := h.Store.NamesForAudit(r.Context(), recs)
 	if err != nil {
-		WriteError(w, r, during("NamesForAudit", err))
+		WriteError(w, r, err)
 		return
 	}
 	actions, err := h.Store.AuditActions(r.Context(), "OrganisationCertificate", "")
 	if err != nil {
-		WriteError(w, r, during("AuditActions", err))
+		WriteError(w, r, err)
 		return
 	}
 	path := paths.OrganisationTab(o.OrganisationID, "certificates") + "/audit"
@@ -485,7 +488,7 @@ func (h *Certificates) Keystore(active bool) http.HandlerFunc {
 			// whatever Accept says (as under /api).
 			r = r.Clone(r.Context())
 			r.Header.Set("Accept", "application/json")
-			WriteError(w, r, storeError(err, "Organisation"))
+			WriteError(w, r, directory.Named(err, "Organisation"))
 			return
 		}
 		b, _ := jsonMarshal(map[string]any{"keys": keys})
@@ -504,7 +507,7 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 	}
 	app, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetSoftwareStatement", err), "Application"))
+		WriteError(w, r, directory.Named(err, "Application"))
 		return
 	}
 	q := r.URL.Query()
@@ -516,7 +519,7 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 	f := store.AuditFilter{SubjectType: "Application", SubjectID: app.SoftwareStatementID, Action: q.Get("Action"), KeyID: q.Get("KeyId"), Page: page, Size: size}
 	recs, total, err := h.Store.ListAudit(r.Context(), f)
 	if err != nil {
-		WriteError(w, r, during("ListAudit", err))
+		WriteError(w, r, err)
 		return
 	}
 	env := NewPaged(recs, page, size, total)

@@ -2,9 +2,11 @@ package handlers
 
 import (
 	"context"
-	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"strings"
+
+	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/paths"
 
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -95,17 +97,17 @@ func (h *Claims) tab(w http.ResponseWriter, r *http.Request, status int, o store
 	ctx := r.Context()
 	claims, err := h.Store.ListAuthorityClaims(ctx, o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, during("ListAuthorityClaims", err))
+		WriteError(w, r, err)
 		return
 	}
 	auths, err := h.Store.ListAuthorities(ctx)
 	if err != nil {
-		WriteError(w, r, during("ListAuthorities", err))
+		WriteError(w, r, err)
 		return
 	}
 	roles, err := h.Store.ListDomainRoles(ctx, "")
 	if err != nil {
-		WriteError(w, r, during("ListDomainRoles", err))
+		WriteError(w, r, err)
 		return
 	}
 	p.OrgPage, p.Claims = h.Org.orgPage(o, views.TabRoles), claims
@@ -174,7 +176,7 @@ func (h *Claims) List(w http.ResponseWriter, r *http.Request) {
 	}
 	claims, err := h.Store.ListAuthorityClaims(r.Context(), o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, during("ListAuthorityClaims", err))
+		WriteError(w, r, err)
 		return
 	}
 	WriteJSON(w, http.StatusOK, claims)
@@ -188,7 +190,7 @@ func (h *Claims) Get(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := h.Store.GetAuthorityClaim(r.Context(), o.OrganisationID, PathParam(r, "claimID"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetAuthorityClaim", err), "Authority claim"))
+		WriteError(w, r, directory.Named(err, "Authority claim"))
 		return
 	}
 	SetETag(w, c)
@@ -220,7 +222,7 @@ func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
 		}))
 	} else {
 		c, err = h.Store.CreateAuthorityClaim(r.Context(), h.Org.actor(r), in)
-		err = storeError(during("CreateAuthorityClaim", err), "Organisation")
+		err = directory.Named(err, "Organisation")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") was recorded.", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
 		Status: http.StatusCreated, Body: c, ETag: c, Location: paths.API(paths.Claim(o.OrganisationID, c.ClaimID)),
@@ -249,7 +251,7 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 		var gerr error
 		cur, gerr = h.Store.GetAuthorityClaim(r.Context(), o.OrganisationID, id)
 		if gerr != nil {
-			WriteError(w, r, storeError(gerr, "Authority claim"))
+			WriteError(w, r, directory.Named(gerr, "Authority claim"))
 			return
 		}
 		in.RegistrationID = cur.RegistrationID
@@ -263,7 +265,7 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 		err = Validation(validateClaim(&in, false))
 	} else {
 		c, err = h.Store.UpdateAuthorityClaim(r.Context(), h.Org.actor(r), in, func(cur store.AuthorityClaim) error { return CheckIfMatch(r, cur) })
-		err = storeError(during("UpdateAuthorityClaim", err), "Authority claim")
+		err = directory.Named(err, "Authority claim")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") is " + c.Status + ".", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
 		Status: http.StatusOK, Body: c, ETag: c, Again: pageAgain(func(e *Error) {

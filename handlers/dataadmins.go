@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -43,7 +44,7 @@ func (h *DataAdmins) List(w http.ResponseWriter, r *http.Request) {
 func (h *DataAdmins) list(w http.ResponseWriter, r *http.Request, status int) {
 	admins, err := h.Store.ListDataAdministrators(r.Context())
 	if err != nil {
-		WriteError(w, r, during("ListDataAdministrators", err))
+		WriteError(w, r, err)
 		return
 	}
 	Respond(w, r, status, admins, views.DataAdmins(h.Shell(r, "Data Administrators", "reference", h.crumbs("")...), views.DataAdminsPage{Admins: admins}))
@@ -58,7 +59,7 @@ func (h *DataAdmins) New(w http.ResponseWriter, r *http.Request) {
 func (h *DataAdmins) Get(w http.ResponseWriter, r *http.Request) {
 	a, err := h.Store.GetDataAdministrator(r.Context(), PathParam(r, "email"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetDataAdministrator", err), "Data Administrator"))
+		WriteError(w, r, directory.Named(err, "Data Administrator"))
 		return
 	}
 	SetETag(w, a)
@@ -90,7 +91,7 @@ func (h *DataAdmins) Invite(w http.ResponseWriter, r *http.Request) {
 				actor, h.BaseURL, store.NormalizeEmail(in.Email)),
 		}
 		a, outboxID, err = h.Store.InviteDataAdministrator(r.Context(), store.Audit{Actor: actor}, in.Email, msg)
-		err = storeError(during("InviteDataAdministrator", err), "Data Administrator")
+		err = directory.Named(err, "Data Administrator")
 		if err == nil {
 			h.deliver(r.Context(), outboxID, msg)
 		}

@@ -35,7 +35,7 @@ type Documents struct {
 func (h *Documents) org(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
 	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetOrganisation", err), "Organisation"))
+		WriteError(w, r, directory.Named(err, "Organisation"))
 		return o, false
 	}
 	return o, true
@@ -118,7 +118,7 @@ func (h *Documents) activeDocumentType(r *http.Request, name string) (bool, erro
 func (h *Documents) renderWizard(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, d store.Document, errs map[string]string) {
 	types, err := h.Store.ListRefs(r.Context(), store.DocumentTypes)
 	if err != nil {
-		WriteError(w, r, during("ListRefs", err))
+		WriteError(w, r, err)
 		return
 	}
 	var opts []views.Option
@@ -166,7 +166,7 @@ func (h *Documents) subject(w http.ResponseWriter, r *http.Request) (store.Organ
 	if id := PathParam(r, "appID"); id != "" {
 		a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, id)
 		if err != nil {
-			WriteError(w, r, storeError(during("GetSoftwareStatement", err), "Application"))
+			WriteError(w, r, directory.Named(err, "Application"))
 			return o, "", "", "", false
 		}
 		return o, "SoftwareStatement", id, a.ClientName, true
@@ -174,7 +174,7 @@ func (h *Documents) subject(w http.ResponseWriter, r *http.Request) (store.Organ
 	id := PathParam(r, "serverID")
 	s, err := h.Store.GetAuthorisationServer(r.Context(), o.OrganisationID, id)
 	if err != nil {
-		WriteError(w, r, storeError(during("GetAuthorisationServer", err), "Authorisation server"))
+		WriteError(w, r, directory.Named(err, "Authorisation server"))
 		return o, "", "", "", false
 	}
 	return o, "AuthorisationServer", id, s.CustomerFriendlyName, true
@@ -218,7 +218,7 @@ func (h *Documents) OrgCertifications(w http.ResponseWriter, r *http.Request) {
 	}
 	cs, err := h.Store.ListOrganisationCertifications(r.Context(), o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, during("ListOrganisationCertifications", err))
+		WriteError(w, r, err)
 		return
 	}
 	if HTMLPage(w, r, func() {
@@ -241,11 +241,11 @@ func (h *Documents) OrgCertifications(w http.ResponseWriter, r *http.Request) {
 func (h *Documents) certHolders(ctx context.Context, orgID string) ([]views.CertHolder, error) {
 	apps, err := h.Store.ListSoftwareStatements(ctx, orgID)
 	if err != nil {
-		return nil, during("ListSoftwareStatements", err)
+		return nil, err
 	}
 	servers, err := h.Store.ListAuthorisationServers(ctx, orgID)
 	if err != nil {
-		return nil, during("ListAuthorisationServers", err)
+		return nil, err
 	}
 	var out []views.CertHolder
 	for _, a := range apps {
@@ -292,7 +292,7 @@ func (h *Documents) CertificationForm(w http.ResponseWriter, r *http.Request) {
 func (h *Documents) renderCertForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, typ, id, name string, c store.Certification, errs map[string]string) {
 	types, err := h.Store.ListRefs(r.Context(), store.CertificationTypes)
 	if err != nil {
-		WriteError(w, r, during("ListRefs", err))
+		WriteError(w, r, err)
 		return
 	}
 	var opts []views.Option

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -93,17 +94,17 @@ func (h *Domains) page(w http.ResponseWriter, r *http.Request, status int, p vie
 	ctx := r.Context()
 	doms, err := h.Store.ListAuthorisationDomains(ctx)
 	if err != nil {
-		WriteError(w, r, during("ListAuthorisationDomains", err))
+		WriteError(w, r, err)
 		return
 	}
 	roles, err := h.Store.ListDomainRoles(ctx, "")
 	if err != nil {
-		WriteError(w, r, during("ListDomainRoles", err))
+		WriteError(w, r, err)
 		return
 	}
 	auths, err := h.Store.ListAuthorities(ctx)
 	if err != nil {
-		WriteError(w, r, during("ListAuthorities", err))
+		WriteError(w, r, err)
 		return
 	}
 	byDomain := map[string][]store.DomainRole{}
@@ -202,7 +203,7 @@ func (h *Domains) ListDomains(w http.ResponseWriter, r *http.Request) {
 func (h *Domains) GetDomain(w http.ResponseWriter, r *http.Request) {
 	d, err := h.Store.GetAuthorisationDomain(r.Context(), PathParam(r, "domain"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetAuthorisationDomain", err), "Authorisation domain"))
+		WriteError(w, r, directory.Named(err, "Authorisation domain"))
 		return
 	}
 	SetETag(w, d)
@@ -232,7 +233,7 @@ func (h *Domains) CreateDomain(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		d, err = h.Store.CreateAuthorisationDomain(r.Context(), h.actor(r), in)
-		err = storeError(during("CreateAuthorisationDomain", err), "Authorisation domain")
+		err = directory.Named(err, "Authorisation domain")
 	}
 	if err != nil {
 		h.failed(w, r, err, "domain", views.DomainsPage{DomainForm: in})
@@ -261,7 +262,7 @@ func (h *Domains) UpdateDomain(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		d, err = h.Store.UpdateAuthorisationDomain(r.Context(), h.actor(r), in, func(cur store.AuthorisationDomain) error { return CheckIfMatch(r, cur) })
-		err = storeError(during("UpdateAuthorisationDomain", err), "Authorisation domain")
+		err = directory.Named(err, "Authorisation domain")
 	}
 	if err != nil {
 		h.failed(w, r, err, views.EditDomainForm(name), views.DomainsPage{DomainForm: in})
@@ -274,7 +275,7 @@ func (h *Domains) UpdateDomain(w http.ResponseWriter, r *http.Request) {
 // authorities, claims and policies otherwise: nothing cascades).
 func (h *Domains) DeleteDomain(w http.ResponseWriter, r *http.Request) {
 	name := PathParam(r, "domain")
-	if err := storeError(h.Store.DeleteAuthorisationDomain(r.Context(), h.actor(r), name), "Authorisation domain"); err != nil {
+	if err := directory.Named(h.Store.DeleteAuthorisationDomain(r.Context(), h.actor(r), name), "Authorisation domain"); err != nil {
 		h.failed(w, r, err, "", views.DomainsPage{})
 		return
 	}
@@ -285,12 +286,12 @@ func (h *Domains) DeleteDomain(w http.ResponseWriter, r *http.Request) {
 func (h *Domains) ListRoles(w http.ResponseWriter, r *http.Request) {
 	dom := PathParam(r, "domain")
 	if _, err := h.Store.GetAuthorisationDomain(r.Context(), dom); err != nil {
-		WriteError(w, r, storeError(err, "Authorisation domain"))
+		WriteError(w, r, directory.Named(err, "Authorisation domain"))
 		return
 	}
 	roles, err := h.Store.ListDomainRoles(r.Context(), dom)
 	if err != nil {
-		WriteError(w, r, during("ListDomainRoles", err))
+		WriteError(w, r, err)
 		return
 	}
 	WriteJSON(w, http.StatusOK, roles)
@@ -300,7 +301,7 @@ func (h *Domains) ListRoles(w http.ResponseWriter, r *http.Request) {
 func (h *Domains) GetRole(w http.ResponseWriter, r *http.Request) {
 	ro, err := h.Store.GetDomainRole(r.Context(), PathParam(r, "domain"), PathParam(r, "role"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetDomainRole", err), "Role"))
+		WriteError(w, r, directory.Named(err, "Role"))
 		return
 	}
 	SetETag(w, ro)
@@ -354,7 +355,7 @@ func (h *Domains) CreateRole(w http.ResponseWriter, r *http.Request) {
 			err = Validation(errs)
 		} else {
 			ro, err = h.Store.CreateDomainRole(r.Context(), h.actor(r), in)
-			err = storeError(during("CreateDomainRole", err), "Authorisation domain")
+			err = directory.Named(err, "Authorisation domain")
 		}
 	}
 	if err != nil {
@@ -383,7 +384,7 @@ func (h *Domains) UpdateRole(w http.ResponseWriter, r *http.Request) {
 			err = Validation(errs)
 		} else {
 			ro, err = h.Store.UpdateDomainRole(r.Context(), h.actor(r), in, func(cur store.DomainRole) error { return CheckIfMatch(r, cur) })
-			err = storeError(during("UpdateDomainRole", err), "Role")
+			err = directory.Named(err, "Role")
 		}
 	}
 	if err != nil {
@@ -396,7 +397,7 @@ func (h *Domains) UpdateRole(w http.ResponseWriter, r *http.Request) {
 // DeleteRole removes a role no claim or policy names.
 func (h *Domains) DeleteRole(w http.ResponseWriter, r *http.Request) {
 	dom, name := PathParam(r, "domain"), PathParam(r, "role")
-	if err := storeError(h.Store.DeleteDomainRole(r.Context(), h.actor(r), dom, name), "Role"); err != nil {
+	if err := directory.Named(h.Store.DeleteDomainRole(r.Context(), h.actor(r), dom, name), "Role"); err != nil {
 		h.failed(w, r, err, "", views.DomainsPage{})
 		return
 	}
@@ -412,7 +413,7 @@ func (h *Domains) ListAuthorities(w http.ResponseWriter, r *http.Request) {
 func (h *Domains) GetAuthority(w http.ResponseWriter, r *http.Request) {
 	au, err := h.Store.GetAuthority(r.Context(), PathParam(r, "authorityID"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetAuthority", err), "Authority"))
+		WriteError(w, r, directory.Named(err, "Authority"))
 		return
 	}
 	SetETag(w, au)
@@ -462,7 +463,7 @@ func (h *Domains) CreateAuthority(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		au, err = h.Store.CreateAuthority(r.Context(), h.actor(r), in)
-		err = storeError(during("CreateAuthority", err), "Authority")
+		err = directory.Named(err, "Authority")
 	}
 	if err != nil {
 		h.failed(w, r, err, "authority", views.DomainsPage{AuthorityForm: in})
@@ -488,7 +489,7 @@ func (h *Domains) UpdateAuthority(w http.ResponseWriter, r *http.Request) {
 		err = Validation(withRefused(validateAuthority(&in, false), refused))
 	} else {
 		au, err = h.Store.UpdateAuthority(r.Context(), h.actor(r), in, func(cur store.Authority) error { return CheckIfMatch(r, cur) })
-		err = storeError(during("UpdateAuthority", err), "Authority")
+		err = directory.Named(err, "Authority")
 	}
 	if err != nil {
 		h.failed(w, r, err, views.EditAuthorityForm(id), views.DomainsPage{AuthorityForm: in})
@@ -500,7 +501,7 @@ func (h *Domains) UpdateAuthority(w http.ResponseWriter, r *http.Request) {
 // DeleteAuthority removes an authority no claim names.
 func (h *Domains) DeleteAuthority(w http.ResponseWriter, r *http.Request) {
 	id := PathParam(r, "authorityID")
-	if err := storeError(h.Store.DeleteAuthority(r.Context(), h.actor(r), id), "Authority"); err != nil {
+	if err := directory.Named(h.Store.DeleteAuthority(r.Context(), h.actor(r), id), "Authority"); err != nil {
 		h.failed(w, r, err, "", views.DomainsPage{})
 		return
 	}

@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/paths"
+
 	jose "github.com/go-jose/go-jose/v4"
+
 	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/federation/anchor"
 	"github.com/trustframe/trustframe/store"
@@ -598,7 +601,7 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 		if kind == "Application" {
 			a, err := h.Store.GetSoftwareStatement(ctx, o.OrganisationID, PathParam(r, "appID"))
 			if err != nil {
-				WriteError(w, r, storeError(during("GetSoftwareStatement", err), "Application"))
+				WriteError(w, r, directory.Named(err, "Application"))
 				return
 			}
 			p.Name, p.EntityID, tab = a.ClientName, a.FederationEntityID, views.TabApplications
@@ -607,7 +610,7 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 		} else {
 			s, err := h.Store.GetAuthorisationServer(ctx, o.OrganisationID, PathParam(r, "serverID"))
 			if err != nil {
-				WriteError(w, r, storeError(during("GetAuthorisationServer", err), "Authorisation server"))
+				WriteError(w, r, directory.Named(err, "Authorisation server"))
 				return
 			}
 			p.Name, p.EntityID, tab = s.CustomerFriendlyName, s.FederationEntityID, views.TabServers

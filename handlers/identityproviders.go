@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -96,7 +97,7 @@ func (h *IdentityProviders) crumbs(last ...views.Crumb) []views.Crumb {
 func (h *IdentityProviders) listPage(w http.ResponseWriter, r *http.Request, status int, form views.IdPForm) {
 	ps, err := h.Store.ListIdentityProviders(r.Context())
 	if err != nil {
-		WriteError(w, r, during("ListIdentityProviders", err))
+		WriteError(w, r, err)
 		return
 	}
 	Render(w, r, status, views.IdentityProviders(h.Shell(r, "Identity providers", "reference", h.crumbs()...), views.IdPPage{Providers: ps, Form: form}))
@@ -115,7 +116,7 @@ func (h *IdentityProviders) List(w http.ResponseWriter, r *http.Request) {
 func (h *IdentityProviders) Get(w http.ResponseWriter, r *http.Request) {
 	p, err := h.Store.GetIdentityProvider(r.Context(), PathParam(r, "name"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetIdentityProvider", err), "Identity provider"))
+		WriteError(w, r, directory.Named(err, "Identity provider"))
 		return
 	}
 	if HTMLPage(w, r, func() { h.editPage(w, r, http.StatusOK, idpForm(p, nil)) }) {
@@ -236,7 +237,7 @@ func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 	} else if err = h.checkIssuer(r.Context(), &p); err == nil {
 		var saved store.IdentityProvider
 		saved, err = h.Store.CreateIdentityProvider(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p)
-		err = storeError(during("CreateIdentityProvider", err), "Identity provider")
+		err = directory.Named(err, "Identity provider")
 		p = saved
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "Identity provider " + p.Name + " was added; the API now accepts its tokens.", Page: idpPath,
@@ -257,7 +258,7 @@ func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 	}
 	cur, err := h.Store.GetIdentityProvider(r.Context(), name)
 	if err != nil {
-		WriteError(w, r, storeError(during("GetIdentityProvider", err), "Identity provider"))
+		WriteError(w, r, directory.Named(err, "Identity provider"))
 		return
 	}
 	if in.Name != "" && in.Name != name {
@@ -289,7 +290,7 @@ func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 		var saved store.IdentityProvider
 		saved, err = h.Store.UpdateIdentityProvider(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p,
 			func(c store.IdentityProvider) error { return CheckIfMatch(r, c) })
-		err = storeError(err, "Identity provider")
+		err = directory.Named(err, "Identity provider")
 		p = saved
 	}
 	msg := "Identity provider " + p.Name + " was saved."

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"github.com/trustframe/trustframe/paths"
 	"io"
 	"mime"
 	"net/http"
@@ -15,6 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/paths"
 
 	"github.com/trustframe/trustframe/orgkeys"
 	"github.com/trustframe/trustframe/store"
@@ -52,7 +54,7 @@ func (h *KeyMaterial) actor(r *http.Request) store.Audit {
 func (h *KeyMaterial) org(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
 	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetOrganisation", err), "Organisation"))
+		WriteError(w, r, directory.Named(err, "Organisation"))
 		return o, false
 	}
 	return o, true
@@ -61,7 +63,7 @@ func (h *KeyMaterial) org(w http.ResponseWriter, r *http.Request) (store.Organis
 func (h *KeyMaterial) page(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, form views.KeyMaterialForm, errs map[string]string) {
 	items, err := h.Store.ListKeyMaterial(r.Context(), o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, during("ListKeyMaterial", err))
+		WriteError(w, r, err)
 		return
 	}
 	if form.Use == "" {
@@ -82,7 +84,7 @@ func (h *KeyMaterial) List(w http.ResponseWriter, r *http.Request) {
 	}
 	items, err := h.Store.ListKeyMaterial(r.Context(), o.OrganisationID)
 	if err != nil {
-		WriteError(w, r, during("ListKeyMaterial", err))
+		WriteError(w, r, err)
 		return
 	}
 	WriteJSON(w, http.StatusOK, items)
@@ -150,7 +152,7 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		k, err = h.Store.CreateKeyMaterial(r.Context(), h.actor(r), store.KeyMaterial{OrganisationID: o.OrganisationID, Kid: parsed.Kid,
 			Use: in.Use, PublicJwk: parsed.JWK, Description: in.Description})
-		err = storeError(err, "Organisation")
+		err = directory.Named(err, "Organisation")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "Key material " + k.Kid + " was added.", Page: paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID),
 		Status: http.StatusCreated, Body: k, ETag: k, Location: paths.API(paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID)),
@@ -177,7 +179,7 @@ func (h *KeyMaterial) item(w http.ResponseWriter, r *http.Request) (store.Organi
 	}
 	k, err := h.Store.GetKeyMaterial(r.Context(), o.OrganisationID, PathParam(r, "kmID"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetKeyMaterial", err), "Key material"))
+		WriteError(w, r, directory.Named(err, "Key material"))
 		return o, k, false
 	}
 	return o, k, true
@@ -198,7 +200,7 @@ func (h *KeyMaterial) Get(w http.ResponseWriter, r *http.Request) {
 func (h *KeyMaterial) detail(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, k store.KeyMaterial, errMsg string) {
 	atts, err := h.Store.ListAttachments(r.Context(), k.KeyMaterialID)
 	if err != nil {
-		WriteError(w, r, during("ListAttachments", err))
+		WriteError(w, r, err)
 		return
 	}
 	p := views.KeyMaterialDetail{OrgPage: h.Org.orgPage(o, views.TabKeyMaterial), Item: k, Attachments: atts, Reasons: orgkeys.RevokeReasons, Error: errMsg, Edit: k}
@@ -211,7 +213,7 @@ func (h *KeyMaterial) detail(w http.ResponseWriter, r *http.Request, status int,
 func (h *KeyMaterial) refusedEdit(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, k store.KeyMaterial, in keyMaterialIn, e *Error) {
 	atts, err := h.Store.ListAttachments(r.Context(), k.KeyMaterialID)
 	if err != nil {
-		WriteError(w, r, during("ListAttachments", err))
+		WriteError(w, r, err)
 		return
 	}
 	p := views.KeyMaterialDetail{OrgPage: h.Org.orgPage(o, views.TabKeyMaterial), Item: k, Attachments: atts, Reasons: orgkeys.RevokeReasons, Edit: k,
@@ -245,7 +247,7 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	id := PathParam(r, "kmID")
 	cur, err := h.Store.GetKeyMaterial(r.Context(), o.OrganisationID, id)
 	if err != nil {
-		WriteError(w, r, storeError(during("GetKeyMaterial", err), "Key material"))
+		WriteError(w, r, directory.Named(err, "Key material"))
 		return
 	}
 	in := keyMaterialIn{Use: cur.Use, Description: cur.Description, Status: cur.Status}
@@ -294,7 +296,7 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	}
 	k, err := h.Store.UpdateKeyMaterial(r.Context(), h.actor(r), store.KeyMaterial{KeyMaterialID: id, OrganisationID: o.OrganisationID,
 		Use: in.Use, Description: in.Description, Status: in.Status, RevokeReason: in.RevokeReason}, func(c store.KeyMaterial) error { return CheckIfMatch(r, c) })
-	h.Saved(w, r, Saved{Err: storeError(err, "Key material"), Flash: "Key material " + k.Kid + " was saved (" + k.Status + ").",
+	h.Saved(w, r, Saved{Err: directory.Named(err, "Key material"), Flash: "Key material " + k.Kid + " was saved (" + k.Status + ").",
 		Page: paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID), Status: http.StatusOK, Body: k, ETag: k,
 		Again: h.updateAgain(w, r, o, cur, in)})
 }
@@ -307,12 +309,12 @@ func (h *KeyMaterial) updateAgain(w http.ResponseWriter, r *http.Request, o stor
 func (h *KeyMaterial) ListAttachments(w http.ResponseWriter, r *http.Request) {
 	orgID, id := PathParam(r, "orgID"), PathParam(r, "kmID")
 	if _, err := h.Store.GetKeyMaterial(r.Context(), orgID, id); err != nil {
-		WriteError(w, r, storeError(err, "Key material"))
+		WriteError(w, r, directory.Named(err, "Key material"))
 		return
 	}
 	atts, err := h.Store.ListAttachments(r.Context(), id)
 	if err != nil {
-		WriteError(w, r, during("ListAttachments", err))
+		WriteError(w, r, err)
 		return
 	}
 	WriteJSON(w, http.StatusOK, atts)
@@ -445,7 +447,7 @@ func tooLarge() *Error {
 func (h *KeyMaterial) AddAttachment(w http.ResponseWriter, r *http.Request) {
 	orgID, id := PathParam(r, "orgID"), PathParam(r, "kmID")
 	if _, err := h.Store.GetKeyMaterial(r.Context(), orgID, id); err != nil {
-		WriteError(w, r, storeError(err, "Key material"))
+		WriteError(w, r, directory.Named(err, "Key material"))
 		return
 	}
 	t, content, err := readAttachment(w, r, true, "")
@@ -453,7 +455,7 @@ func (h *KeyMaterial) AddAttachment(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		t.KeyMaterialID = id
 		t, err = h.Store.AddAttachment(r.Context(), h.actor(r), orgID, t, content)
-		err = storeError(during("AddAttachment", err), "Key material")
+		err = directory.Named(err, "Key material")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "Attached " + t.FileName + ".", Page: paths.KeyMaterial(orgID, id),
 		Status: http.StatusCreated, Body: t, ETag: t, Location: paths.API(paths.Attachment(orgID, id, t.KeyMaterialAttachmentID)),
@@ -475,7 +477,7 @@ func (h *KeyMaterial) refusedAttachment(w http.ResponseWriter, r *http.Request, 
 	}
 	atts, err := h.Store.ListAttachments(r.Context(), k.KeyMaterialID)
 	if err != nil {
-		WriteError(w, r, during("ListAttachments", err))
+		WriteError(w, r, err)
 		return
 	}
 	p := views.KeyMaterialDetail{OrgPage: h.Org.orgPage(o, views.TabKeyMaterial), Item: k, Attachments: atts, Reasons: orgkeys.RevokeReasons, Edit: k}
@@ -492,11 +494,11 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 	orgID, id, aid := PathParam(r, "orgID"), PathParam(r, "kmID"), PathParam(r, "attID")
 	cur, _, err := h.Store.GetAttachment(r.Context(), id, aid, false)
 	if err != nil {
-		WriteError(w, r, storeError(during("GetAttachment", err), "Attachment"))
+		WriteError(w, r, directory.Named(err, "Attachment"))
 		return
 	}
 	if _, err := h.Store.GetKeyMaterial(r.Context(), orgID, id); err != nil {
-		WriteError(w, r, storeError(err, "Key material"))
+		WriteError(w, r, directory.Named(err, "Key material"))
 		return
 	}
 	next := cur
@@ -525,7 +527,7 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 	var t store.Attachment
 	if err == nil {
 		t, err = h.Store.UpdateAttachment(r.Context(), h.actor(r), orgID, next, content, func(cur store.Attachment) error { return CheckIfMatch(r, cur) })
-		err = storeError(err, "Attachment")
+		err = directory.Named(err, "Attachment")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "Attachment " + t.FileName + " was saved.", Page: paths.KeyMaterial(orgID, id),
 		Status: http.StatusOK, Body: t, ETag: t,
@@ -544,12 +546,12 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 func (h *KeyMaterial) GetAttachment(w http.ResponseWriter, r *http.Request) {
 	orgID, id, aid := PathParam(r, "orgID"), PathParam(r, "kmID"), PathParam(r, "attID")
 	if _, err := h.Store.GetKeyMaterial(r.Context(), orgID, id); err != nil {
-		WriteError(w, r, storeError(err, "Key material"))
+		WriteError(w, r, directory.Named(err, "Key material"))
 		return
 	}
 	t, _, err := h.Store.GetAttachment(r.Context(), id, aid, false)
 	if err != nil {
-		WriteError(w, r, storeError(during("GetAttachment", err), "Attachment"))
+		WriteError(w, r, directory.Named(err, "Attachment"))
 		return
 	}
 	SetETag(w, t)
@@ -560,12 +562,12 @@ func (h *KeyMaterial) GetAttachment(w http.ResponseWriter, r *http.Request) {
 func (h *KeyMaterial) Download(w http.ResponseWriter, r *http.Request) {
 	orgID, id, aid := PathParam(r, "orgID"), PathParam(r, "kmID"), PathParam(r, "attID")
 	if _, err := h.Store.GetKeyMaterial(r.Context(), orgID, id); err != nil {
-		WriteError(w, r, storeError(err, "Key material"))
+		WriteError(w, r, directory.Named(err, "Key material"))
 		return
 	}
 	t, content, err := h.Store.GetAttachment(r.Context(), id, aid, true)
 	if err != nil {
-		WriteError(w, r, storeError(during("GetAttachment", err), "Attachment"))
+		WriteError(w, r, directory.Named(err, "Attachment"))
 		return
 	}
 	// The type is what the uploader said: never let a browser run it here.

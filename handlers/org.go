@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/paths"
@@ -107,7 +108,7 @@ func (h *Org) orgCrumbs(o *store.Organisation, last string) []views.Crumb {
 func (h *Org) loadOrg(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
 	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetOrganisation", err), "Organisation"))
+		WriteError(w, r, directory.Named(err, "Organisation"))
 		return o, false
 	}
 	return o, true
@@ -190,7 +191,7 @@ func orgAndItem[T any](h *Org, w http.ResponseWriter, r *http.Request, get func(
 	}
 	it, err := get(r.Context(), o.OrganisationID, PathParam(r, param))
 	if err != nil {
-		WriteError(w, r, storeError(err, what))
+		WriteError(w, r, directory.Named(err, what))
 		return o, it, false
 	}
 	return o, it, true

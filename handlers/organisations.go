@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/paths"
@@ -66,7 +68,7 @@ func (h *Organisations) ListOrganisations(w http.ResponseWriter, r *http.Request
 	if !WantsJSON(r) && f.Q != "" && page == 0 {
 		found, ok, err := h.Store.FindIdentifier(r.Context(), f.Q)
 		if err != nil {
-			WriteError(w, r, during("FindIdentifier", err))
+			WriteError(w, r, err)
 			return
 		}
 		if ok {
@@ -78,7 +80,7 @@ func (h *Organisations) ListOrganisations(w http.ResponseWriter, r *http.Request
 	}
 	items, total, err := h.Store.ListOrganisations(r.Context(), f)
 	if err != nil {
-		WriteError(w, r, during("ListOrganisations", err))
+		WriteError(w, r, err)
 		return
 	}
 	for i := range items {
@@ -266,7 +268,7 @@ func (h *Organisations) CreateOrganisation(w http.ResponseWriter, r *http.Reques
 		}))
 	} else {
 		o, err = h.Store.CreateOrganisation(r.Context(), h.actor(r), in)
-		err = storeError(during("CreateOrganisation", err), "Organisation")
+		err = directory.Named(err, "Organisation")
 	}
 	h.Saved(w, r, Saved{Err: err, Tell: func() { h.tellCreated(r, o) }, Page: paths.Organisation(o.OrganisationID),
 		Status: http.StatusCreated, Body: h.showOrg(o), ETag: o, Location: paths.API(paths.Organisation(o.OrganisationID)),
@@ -328,7 +330,7 @@ func (h *Organisations) saveOrg(w http.ResponseWriter, r *http.Request, in store
 		o, err = h.Store.UpdateOrganisation(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.Organisation) error {
 			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
 		})
-		err = storeError(err, "Organisation")
+		err = directory.Named(err, "Organisation")
 	}
 	show := func(e *Error) { h.renderOrgForm(w, r, e.Status, in, false, orMessage(err, "OrganisationName")) }
 	if statusOnly {

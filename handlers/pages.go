@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+
 	"github.com/trustframe/trustframe/handlers/openapi"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -94,17 +95,17 @@ func (h *Pages) Home(w http.ResponseWriter, r *http.Request) {
 	}
 	_, pending, err := h.Store.ListOrganisations(r.Context(), store.OrgFilter{Status: "Pending", Size: 1})
 	if err != nil {
-		WriteError(w, r, during("ListOrganisations", err))
+		WriteError(w, r, err)
 		return
 	}
 	recent, err := h.Store.LatestAudit(r.Context(), 8)
 	if err != nil {
-		WriteError(w, r, during("LatestAudit", err))
+		WriteError(w, r, err)
 		return
 	}
 	names, err := h.Store.NamesForAudit(r.Context(), recent)
 	if err != nil {
-		WriteError(w, r, during("NamesForAudit", err))
+		WriteError(w, r, err)
 		return
 	}
 	var paused []store.Webhook
@@ -127,7 +128,7 @@ func (h *Pages) References(w http.ResponseWriter, r *http.Request) {
 func (h *Pages) Outbox(w http.ResponseWriter, r *http.Request) {
 	msgs, err := h.Store.ListOutbox(r.Context(), 100)
 	if err != nil {
-		WriteError(w, r, during("ListOutbox", err))
+		WriteError(w, r, err)
 		return
 	}
 	Respond(w, r, http.StatusOK, msgs, views.Outbox(h.Shell(r, "Outbox", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Outbox"}), msgs))
@@ -203,7 +204,7 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 	total := 0
 	if len(refused) == 0 {
 		if recs, total, err = h.Store.ListAudit(r.Context(), f); err != nil {
-			WriteError(w, r, during("ListAudit", err))
+			WriteError(w, r, err)
 			return
 		}
 	}

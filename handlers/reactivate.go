@@ -2,9 +2,11 @@ package handlers
 
 import (
 	"context"
-	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"strconv"
+
+	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/paths"
 
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/store"
@@ -81,7 +83,7 @@ func (h *Reactivations) Reactivate(k lifecycle.Kind) http.HandlerFunc {
 		var from string
 		err := re.save(r.Context(), r, in.StatusReason, &from)
 		if err != nil {
-			e := AsError(storeError(err, re.page.What))
+			e := AsError(directory.Named(err, re.page.What))
 			if e.Status >= 500 || e.Status == http.StatusForbidden || e.Status == http.StatusNotFound {
 				WriteError(w, r, e)
 				return
@@ -113,12 +115,12 @@ func (h *Reactivations) loadReactivation(w http.ResponseWriter, r *http.Request,
 	case lifecycle.Organisation:
 		servers, err := h.Store.ListAuthorisationServers(ctx, o.OrganisationID)
 		if err != nil {
-			WriteError(w, r, during("ListAuthorisationServers", err))
+			WriteError(w, r, err)
 			return re, false
 		}
 		apps, err := h.Store.ListSoftwareStatements(ctx, o.OrganisationID)
 		if err != nil {
-			WriteError(w, r, during("ListSoftwareStatements", err))
+			WriteError(w, r, err)
 			return re, false
 		}
 		ended := 0
@@ -151,7 +153,7 @@ func (h *Reactivations) loadReactivation(w http.ResponseWriter, r *http.Request,
 	case lifecycle.Application:
 		a, err := h.Store.GetSoftwareStatement(ctx, o.OrganisationID, PathParam(r, "appID"))
 		if err != nil {
-			WriteError(w, r, storeError(during("GetSoftwareStatement", err), "Application"))
+			WriteError(w, r, directory.Named(err, "Application"))
 			return re, false
 		}
 		page := orgPath + "/softwarestatements/" + a.SoftwareStatementID
@@ -172,7 +174,7 @@ func (h *Reactivations) loadReactivation(w http.ResponseWriter, r *http.Request,
 	default:
 		s, err := h.Store.GetAuthorisationServer(ctx, o.OrganisationID, PathParam(r, "serverID"))
 		if err != nil {
-			WriteError(w, r, storeError(during("GetAuthorisationServer", err), "Authorisation server"))
+			WriteError(w, r, directory.Named(err, "Authorisation server"))
 			return re, false
 		}
 		re.page = views.ReactivatePage{What: "Authorisation server", Name: s.CustomerFriendlyName, Status: s.Status,

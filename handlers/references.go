@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -73,7 +74,7 @@ type RefTypes struct {
 func (h *RefTypes) page(w http.ResponseWriter, r *http.Request, status int, p views.RefPage) {
 	items, err := h.Store.ListRefs(r.Context(), h.Kind)
 	if err != nil {
-		WriteError(w, r, during("ListRefs", err))
+		WriteError(w, r, err)
 		return
 	}
 	p.Title, p.Label, p.Path, p.Items = h.Title, strings.ToLower(h.Kind.Label), h.Path, items
@@ -98,7 +99,7 @@ func (h *RefTypes) List(w http.ResponseWriter, r *http.Request) {
 	}
 	items, err := h.Store.ListRefs(r.Context(), h.Kind)
 	if err != nil {
-		WriteError(w, r, during("ListRefs", err))
+		WriteError(w, r, err)
 		return
 	}
 	WriteJSON(w, http.StatusOK, items)
@@ -108,7 +109,7 @@ func (h *RefTypes) List(w http.ResponseWriter, r *http.Request) {
 func (h *RefTypes) Get(w http.ResponseWriter, r *http.Request) {
 	it, err := h.Store.GetRef(r.Context(), h.Kind, PathParam(r, "name"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetRef", err), h.Kind.Label))
+		WriteError(w, r, directory.Named(err, h.Kind.Label))
 		return
 	}
 	SetETag(w, it)
@@ -152,7 +153,7 @@ func (h *RefTypes) Create(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		it, err = h.Store.CreateRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)
-		err = storeError(during("CreateRef", err), h.Kind.Label)
+		err = directory.Named(err, h.Kind.Label)
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: h.Kind.Label + " " + it.Name + " was added.", Page: h.Path,
 		Status: http.StatusCreated, Body: it, ETag: it, Location: "/api" + h.Path + "/" + url.PathEscape(it.Name),
@@ -176,7 +177,7 @@ func (h *RefTypes) Update(w http.ResponseWriter, r *http.Request) {
 		err = Validation(withRefused(validateRef(&in, false), refused))
 	} else {
 		it, err = h.Store.UpdateRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
-		err = storeError(err, h.Kind.Label)
+		err = directory.Named(err, h.Kind.Label)
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: h.Kind.Label + " " + it.Name + " is " + it.Status + ".", Page: h.Path,
 		Status: http.StatusOK, Body: it, ETag: it, Again: pageAgain(func(e *Error) {
@@ -202,7 +203,7 @@ func (h *RefTypes) Delete(w http.ResponseWriter, r *http.Request) {
 	name := PathParam(r, "name")
 	err := h.Store.DeleteRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, name,
 		func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
-	h.Saved(w, r, Saved{Err: storeError(err, h.Kind.Label), Flash: h.Kind.Label + " " + name + " was deleted.", Page: h.Path,
+	h.Saved(w, r, Saved{Err: directory.Named(err, h.Kind.Label), Flash: h.Kind.Label + " " + name + " was deleted.", Page: h.Path,
 		Status: http.StatusNoContent, Again: conflictAgain(func(e *Error) { h.renderConflict(w, r, e) })})
 }
 
@@ -217,7 +218,7 @@ var flagTypes = []string{"Organisation", "Software_Statement", "Authorisation_Se
 func (h *References) flagsPage(w http.ResponseWriter, r *http.Request, status int) {
 	flags, err := h.Store.ListFlags(r.Context(), "")
 	if err != nil {
-		WriteError(w, r, during("ListFlags", err))
+		WriteError(w, r, err)
 		return
 	}
 	Render(w, r, status, views.Flags(h.Shell(r, "Flags", "reference", h.crumbs("Flags")...), views.FlagsPage{Flags: flags}))
@@ -249,7 +250,7 @@ func (h *References) ListFlags(w http.ResponseWriter, r *http.Request) {
 	}
 	flags, err := h.Store.ListFlags(r.Context(), typ)
 	if err != nil {
-		WriteError(w, r, during("ListFlags", err))
+		WriteError(w, r, err)
 		return
 	}
 	WriteJSON(w, http.StatusOK, flags)
@@ -268,7 +269,7 @@ func contains(l []string, s string) bool {
 func (h *References) GetFlag(w http.ResponseWriter, r *http.Request) {
 	f, err := h.Store.GetFlag(r.Context(), PathParam(r, "flagID"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetFlag", err), "Flag"))
+		WriteError(w, r, directory.Named(err, "Flag"))
 		return
 	}
 	SetETag(w, f)
@@ -302,7 +303,7 @@ func (h *References) CreateFlag(w http.ResponseWriter, r *http.Request) {
 		err = Validation(errs)
 	} else {
 		f, err = h.Store.CreateFlag(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)
-		err = storeError(during("CreateFlag", err), "Flag")
+		err = directory.Named(err, "Flag")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "Flag " + f.Name + " was added.", Page: "/references/flags",
 		Status: http.StatusCreated, Body: f, ETag: f, Location: "/api/references/flags/" + f.FlagID,
@@ -325,7 +326,7 @@ func (h *References) UpdateFlag(w http.ResponseWriter, r *http.Request) {
 		err = Validation(withRefused(validateFlag(&in, false), refused))
 	} else {
 		f, err = h.Store.UpdateFlag(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Flag) error { return CheckIfMatch(r, cur) })
-		err = storeError(err, "Flag")
+		err = directory.Named(err, "Flag")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "Flag " + f.Name + " is " + f.Status + ".", Page: "/references/flags", Status: http.StatusOK, Body: f, ETag: f,
 		Again: pageAgain(func(e *Error) {

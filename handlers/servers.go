@@ -3,11 +3,14 @@ package handlers
 import (
 	"context"
 	"errors"
-	"github.com/trustframe/trustframe/paths"
 	"net/http"
 	"strings"
 
+	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/paths"
+
 	"github.com/a-h/templ"
+
 	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/store"
@@ -57,7 +60,7 @@ func (h *Servers) ListServers(w http.ResponseWriter, r *http.Request) {
 func (h *Servers) GetServer(w http.ResponseWriter, r *http.Request) {
 	s, err := h.Store.GetAuthorisationServer(r.Context(), PathParam(r, "orgID"), PathParam(r, "serverID"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetAuthorisationServer", err), "Authorisation server"))
+		WriteError(w, r, directory.Named(err, "Authorisation server"))
 		return
 	}
 	SetETag(w, s)
@@ -187,7 +190,7 @@ func (h *Servers) CreateServer(w http.ResponseWriter, r *http.Request) {
 	var s store.AuthorisationServer
 	if err == nil {
 		s, err = h.Store.CreateAuthorisationServer(r.Context(), h.actor(r), in)
-		err = storeError(during("CreateAuthorisationServer", err), "Authorisation server")
+		err = directory.Named(err, "Authorisation server")
 	}
 	h.serverSaved(w, r, o, in, s, err, true, "")
 }
@@ -203,7 +206,7 @@ func (h *Servers) UpdateServer(w http.ResponseWriter, r *http.Request) {
 	}
 	in.OrganisationID, in.AuthorisationServerID = o.OrganisationID, PathParam(r, "serverID")
 	if _, err := h.Store.GetAuthorisationServer(r.Context(), o.OrganisationID, in.AuthorisationServerID); err != nil {
-		WriteError(w, r, storeError(err, "Authorisation server"))
+		WriteError(w, r, directory.Named(err, "Authorisation server"))
 		return
 	}
 	err := h.validateServer(r, &in, false)
@@ -213,7 +216,7 @@ func (h *Servers) UpdateServer(w http.ResponseWriter, r *http.Request) {
 		s, err = h.Store.UpdateAuthorisationServer(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.AuthorisationServer) error {
 			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
 		})
-		err = storeError(err, "Authorisation server")
+		err = directory.Named(err, "Authorisation server")
 	}
 	h.serverSaved(w, r, o, in, s, err, false, from)
 }

@@ -63,7 +63,7 @@ func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
 			app, err = h.Store.GetSoftwareStatement(r.Context(), orgID, appID)
 		}
 		if err != nil {
-			WriteError(w, r, storeError(err, "Application"))
+			WriteError(w, r, directory.Named(err, "Application"))
 			return
 		}
 	}
@@ -109,7 +109,7 @@ func (h *SSA) appPage(r *http.Request, o store.Organisation, app store.SoftwareS
 func (h *SSA) Keyset(w http.ResponseWriter, r *http.Request) {
 	keys, err := h.Keys.PublishedKeys(r.Context())
 	if err != nil {
-		WriteError(w, r, during("PublishedKeys", err))
+		WriteError(w, r, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "public, max-age=300")
@@ -123,7 +123,7 @@ func (h *SSA) Keyset(w http.ResponseWriter, r *http.Request) {
 func (h *SSA) ListKeys(w http.ResponseWriter, r *http.Request) {
 	keys, err := h.Keys.Keys(r.Context())
 	if err != nil {
-		WriteError(w, r, during("Keys", err))
+		WriteError(w, r, err)
 		return
 	}
 	if !HTMLPage(w, r, func() { h.keysPage(w, r, http.StatusOK, keys, views.KeysPage{}) }) {
@@ -136,7 +136,7 @@ func (h *SSA) ListKeys(w http.ResponseWriter, r *http.Request) {
 func (h *SSA) keysPage(w http.ResponseWriter, r *http.Request, status int, keys []store.SigningKey, msgs views.KeysPage) {
 	fedKeys, err := h.FedKeys.Keys(r.Context())
 	if err != nil {
-		WriteError(w, r, during("Keys", err))
+		WriteError(w, r, err)
 		return
 	}
 	current := map[string]string{}
@@ -195,7 +195,7 @@ func (h *SSA) RotateKey(w http.ResponseWriter, r *http.Request) {
 func (h *SSA) RetireKey(w http.ResponseWriter, r *http.Request) {
 	kid := PathParam(r, "kid")
 	err := h.Keys.Retire(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, kid)
-	h.Saved(w, r, Saved{Err: storeError(err, "Signing key"), Flash: "Key " + kid + " is retired and no longer published.", Page: "/references/signing-keys",
+	h.Saved(w, r, Saved{Err: directory.Named(err, "Signing key"), Flash: "Key " + kid + " is retired and no longer published.", Page: "/references/signing-keys",
 		Status: http.StatusNoContent, Again: func(e *Error) bool {
 			keys, lerr := h.Keys.Keys(r.Context())
 			if e.Status != http.StatusConflict || lerr != nil {
@@ -250,7 +250,7 @@ func rolesInToken(token string) []string {
 func (h *SSA) ListFederationKeys(w http.ResponseWriter, r *http.Request) {
 	keys, err := h.FedKeys.Keys(r.Context())
 	if err != nil {
-		WriteError(w, r, during("Keys", err))
+		WriteError(w, r, err)
 		return
 	}
 	WriteJSON(w, http.StatusOK, keys)
@@ -275,7 +275,7 @@ func (h *SSA) PrepareFederationKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	jwk, err := h.FedKeys.Prepare(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email})
-	h.Saved(w, r, Saved{Err: storeError(err, "Federation key"),
+	h.Saved(w, r, Saved{Err: directory.Named(err, "Federation key"),
 		Flash: "Next federation key " + jwk.KeyID + " is published; it does not sign yet.", Page: "/references/signing-keys",
 		Status: http.StatusCreated, Body: jwk, Again: h.fedKeysAgain(w, r, nil)})
 }
@@ -287,7 +287,7 @@ func (h *SSA) ActivateFederationKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	k, err := h.FedKeys.Activate(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, h.Now())
-	h.Saved(w, r, Saved{Err: storeError(err, "Federation key"),
+	h.Saved(w, r, Saved{Err: directory.Named(err, "Federation key"),
 		Flash: "Federation key " + k.Kid + " signs from now on; the previous one stays published for one statement lifetime.", Page: "/references/signing-keys",
 		Status: http.StatusOK, Body: k, Again: h.fedKeysAgain(w, r, h.earlyStart)})
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -67,7 +68,7 @@ func (h *SuperUsers) newPage(w http.ResponseWriter, r *http.Request, status int,
 func (h *SuperUsers) Get(w http.ResponseWriter, r *http.Request) {
 	u, err := h.Store.GetSuperUser(r.Context(), PathParam(r, "email"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetSuperUser", err), "Super User"))
+		WriteError(w, r, directory.Named(err, "Super User"))
 		return
 	}
 	SetETag(w, u)
@@ -95,7 +96,7 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 		err = Validation(fields)
 	} else {
 		u, err = h.Store.CreateSuperUser(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in.Email, in.Status)
-		err = storeError(during("CreateSuperUser", err), "Super User")
+		err = directory.Named(err, "Super User")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: u.Email + " is now a Super User (" + u.Status + ").", Page: "/references/super-users",
 		Status: http.StatusCreated, Body: u, ETag: u, Location: "/api/users/super/" + url.PathEscape(u.Email),

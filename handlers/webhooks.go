@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 	"github.com/trustframe/trustframe/webhooks"
@@ -181,7 +182,7 @@ func (h *Webhooks) Create(w http.ResponseWriter, r *http.Request) {
 	wh, err := h.Store.CreateWebhook(r.Context(), h.actor(r), store.Webhook{WebhookID: id, URL: in.URL, Description: in.Description,
 		SubjectTypes: in.SubjectTypes, Status: in.Status, SealedSecret: h.SealSecret(id, key)})
 	if err != nil {
-		WriteError(w, r, during("CreateWebhook", err))
+		WriteError(w, r, err)
 		return
 	}
 	w.Header().Set("Location", "/api"+webhookPath(wh.WebhookID))
@@ -202,7 +203,7 @@ func (h *Webhooks) withSecret(w http.ResponseWriter, r *http.Request, status int
 func (h *Webhooks) get(w http.ResponseWriter, r *http.Request) (store.Webhook, bool) {
 	wh, err := h.Store.GetWebhook(r.Context(), PathParam(r, "webhookID"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetWebhook", err), "Webhook"))
+		WriteError(w, r, directory.Named(err, "Webhook"))
 		return wh, false
 	}
 	return wh, true
@@ -216,7 +217,7 @@ func (h *Webhooks) detail(w http.ResponseWriter, r *http.Request, status int, wh
 	}
 	ds, total, err := h.Store.ListWebhookDeliveries(r.Context(), wh.WebhookID, page, 20)
 	if err != nil {
-		WriteError(w, r, during("ListWebhookDeliveries", err))
+		WriteError(w, r, err)
 		return
 	}
 	f := views.WebhookForm{WebhookID: wh.WebhookID, URL: wh.URL, Description: wh.Description, SubjectTypes: wh.SubjectTypes, Status: wh.Status,
@@ -298,7 +299,7 @@ func (h *Webhooks) Update(w http.ResponseWriter, r *http.Request) {
 	}
 	wh, err := h.Store.UpdateWebhook(r.Context(), h.actor(r), store.Webhook{WebhookID: cur.WebhookID, URL: in.URL, Description: in.Description,
 		SubjectTypes: in.SubjectTypes, Status: in.Status}, func(cur store.Webhook) error { return CheckIfMatch(r, cur) })
-	h.Saved(w, r, Saved{Err: storeError(during("UpdateWebhook", err), "Webhook"),
+	h.Saved(w, r, Saved{Err: directory.Named(err, "Webhook"),
 		Flash: "Webhook " + wh.URL + " saved (" + wh.Status + ").", Page: page,
 		Status: http.StatusOK, Body: wh, ETag: wh})
 }
@@ -313,7 +314,7 @@ func (h *Webhooks) RotateSecret(w http.ResponseWriter, r *http.Request) {
 	key, _ := webhooks.ParseSecret(secret)
 	wh, err := h.Store.RotateWebhookSecret(r.Context(), h.actor(r), cur.WebhookID, h.SealSecret(cur.WebhookID, key))
 	if err != nil {
-		WriteError(w, r, storeError(during("RotateWebhookSecret", err), "Webhook"))
+		WriteError(w, r, directory.Named(err, "Webhook"))
 		return
 	}
 	h.withSecret(w, r, http.StatusOK, wh, secret, "New secret made. Copy it now: it is not shown again; the old one no longer signs.")
@@ -326,7 +327,7 @@ func (h *Webhooks) Delete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err := h.Store.DeleteWebhook(r.Context(), h.actor(r), cur.WebhookID)
-	h.Saved(w, r, Saved{Err: storeError(during("DeleteWebhook", err), "Webhook"),
+	h.Saved(w, r, Saved{Err: directory.Named(err, "Webhook"),
 		Flash: "Webhook " + cur.URL + " deleted.", Page: webhooksPath, Status: http.StatusNoContent})
 }
 
@@ -366,7 +367,7 @@ func (h *Webhooks) Redeliver(w http.ResponseWriter, r *http.Request) {
 		// Only an Active webhook's deliveries are sent (docs/design.md §15).
 		flash = "Delivery " + strconv.FormatInt(id, 10) + " queued again; it is sent when the webhook is Active again (it is " + cur.Status + ")."
 	}
-	h.Saved(w, r, Saved{Err: storeError(during("Redeliver", err), "Delivery"),
+	h.Saved(w, r, Saved{Err: directory.Named(err, "Delivery"),
 		Flash: flash, Page: webhookPath(cur.WebhookID),
 		Status: http.StatusAccepted, Body: d})
 }
@@ -402,7 +403,7 @@ func (h *Webhooks) SendTest(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	h.Saved(w, r, Saved{Err: storeError(during("QueueTestDelivery", err), "Webhook"),
+	h.Saved(w, r, Saved{Err: directory.Named(err, "Webhook"),
 		Again: formAgain(h.Refused(w, r, "No test event sent. ", page)),
 		Flash: flash, Page: page + "?watch=" + strconv.FormatInt(d.DeliveryID, 10), Status: http.StatusAccepted, Body: d})
 }
