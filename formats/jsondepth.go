@@ -1,10 +1,10 @@
 package formats
 
 // MaxJSONDepth is how deeply the JSON a client sends may nest objects and
-// arrays (docs/design.md §4). The deepest body the API defines, a role
-// metadata policy whose operator holds a JWK set, nests 8 levels; a body
-// nested deeper is refused before anything walks or decodes it, so that
-// neither the time nor the memory of a request grows with its depth.
+// arrays (docs/design.md §4, docs/decisions.md). A body of the API with a
+// JWK set as a policy operator's value nests 7 levels; JSON nested deeper
+// is refused before anything walks or decodes it, so that neither the
+// time nor the memory of a request grows with its depth.
 const MaxJSONDepth = 32
 
 // JSONTooDeep reports whether the JSON text b nests objects and arrays

@@ -81,7 +81,7 @@ func FuzzParseImport(f *testing.F) {
 	h := &Organisations{Org: &Org{Base: &Base{}}, Store: importStore{}}
 	f.Fuzz(func(t *testing.T, file string) {
 		r := httptest.NewRequest(http.MethodPost, "/api/organisations/import", nil)
-		orgs, err := h.parseImport(r, []byte(file))
+		orgs, err := h.parseImport(r, &importReader{r: strings.NewReader(file)})
 		if err != nil {
 			if e := AsError(err); e.Status < 400 || e.Status >= 500 {
 				t.Fatalf("status %d for %q", e.Status, file)

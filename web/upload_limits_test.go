@@ -11,11 +11,18 @@ import (
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
-// csvOfSize is an import file of exactly n bytes: one organisation whose
-// LegalEntityName fills it (too long, so a file read whole is a 422).
+// csvOfSize is an import file of exactly n bytes: organisations whose
+// LegalEntityName, 2,000 characters, is too long (so a file read whole is a
+// 422), each on a line of the file under its 64 KiB limit.
 func csvOfSize(n int) string {
-	head := "OrganisationName,RegistrationNumber,CountryOfRegistration,LegalEntityName\nA,1,GB,"
-	return head + strings.Repeat("x", n-len(head)-1) + "\n"
+	var b strings.Builder
+	b.WriteString("OrganisationName,RegistrationNumber,CountryOfRegistration,LegalEntityName\n")
+	row := "A,1,GB," + strings.Repeat("x", 2000) + "\n"
+	for b.Len()+2*len(row) < n {
+		b.WriteString(row)
+	}
+	b.WriteString("A,1,GB," + strings.Repeat("x", n-b.Len()-len("A,1,GB,\n")) + "\n")
+	return b.String()
 }
 
 // TestImportOver10MiBIs413: a text/csv import of 10 MiB is read (and
