@@ -28,6 +28,8 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/trustframe/trustframe/formats"
 )
 
 // DefaultAlgs are the asymmetric JWS algorithms accepted for proofs.
@@ -179,6 +181,9 @@ func parse(raw string, algs []string, cache *keyCacheT) (*Proof, error) {
 		return nil, fail(RuleMalformed, "the header is not base64url")
 	}
 	var hdr proofHeader
+	if _, deep := formats.JSONTooDeep(hb); deep {
+		return nil, fail(RuleMalformed, "the header nests deeper than %d levels", formats.MaxJSONDepth)
+	}
 	if err := json.Unmarshal(hb, &hdr); err != nil {
 		return nil, fail(RuleMalformed, "the header is not a JSON object")
 	}
@@ -217,6 +222,9 @@ func parse(raw string, algs []string, cache *keyCacheT) (*Proof, error) {
 		return nil, fail(RuleMalformed, "the claims are not base64url")
 	}
 	var c proofClaims
+	if _, deep := formats.JSONTooDeep(payload); deep {
+		return nil, fail(RuleMalformed, "the claims nest deeper than %d levels", formats.MaxJSONDepth)
+	}
 	dec := json.NewDecoder(bytes.NewReader(payload))
 	dec.UseNumber()
 	if err := dec.Decode(&c); err != nil {

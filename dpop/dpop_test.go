@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/trustframe/trustframe/formats"
 )
 
 var (
@@ -121,6 +123,8 @@ func TestEachRule(t *testing.T) {
 		{name: "two proofs in one header", rule: RuleHeaderCount, raw: func(g string) []string { return []string{g + "," + g} }},
 		{name: "malformed JWT", rule: RuleMalformed, raw: func(string) []string { return []string{"not.a-jwt"} }},
 		{name: "header not JSON", rule: RuleMalformed, raw: func(string) []string { return []string{b64([]byte("{")) + ".e30.c2ln"} }},
+		{name: "header nested past the JSON limit", rule: RuleMalformed, mod: func(h, c map[string]any) { h["x"] = nestedArrays(formats.MaxJSONDepth) }},
+		{name: "claims nested past the JSON limit", rule: RuleMalformed, mod: func(h, c map[string]any) { c["x"] = nestedArrays(formats.MaxJSONDepth) }},
 		{name: "typ JWT", rule: RuleTyp, mod: func(h, c map[string]any) { h["typ"] = "JWT" }},
 		{name: "typ missing", rule: RuleTyp, mod: func(h, c map[string]any) { delete(h, "typ") }},
 		{name: "HS256", rule: RuleAlg, mod: func(h, c map[string]any) { h["alg"] = "HS256" }},
@@ -165,6 +169,15 @@ func TestEachRule(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nestedArrays is n arrays, one in the other.
+func nestedArrays(n int) any {
+	var v any = "x"
+	for range n {
+		v = []any{v}
+	}
+	return v
 }
 
 func TestReplayedJTI(t *testing.T) {

@@ -12,6 +12,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/trustframe/trustframe/formats"
 )
 
 // EntityTypes are the entity types a role metadata policy may target: the
@@ -45,7 +47,12 @@ func (e PolicyError) Error() string { return e.Parameter + ": " + e.Message }
 // ValidatePolicy checks the metadata policy of one entity type: a JSON
 // object of metadata parameters, each an object of operators with values of
 // the right type, combined only as §6.1.3.1 allows. It returns every problem.
+// A policy nested deeper than formats.MaxJSONDepth is refused before it is
+// read (docs/design.md §4).
 func ValidatePolicy(raw json.RawMessage) []PolicyError {
+	if at, deep := formats.JSONTooDeep(raw); deep {
+		return []PolicyError{{Message: fmt.Sprintf("the policy nests objects and arrays deeper than the limit of %d levels (at byte %d)", formats.MaxJSONDepth, at)}}
+	}
 	var params map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &params); err != nil || params == nil {
 		return []PolicyError{{Parameter: "", Message: "the policy must be a JSON object of metadata parameters"}}
@@ -188,14 +195,17 @@ func anyList(l []string) []any {
 }
 
 // duplicateMember returns the dotted path of the first object member whose
-// name appears twice in the same object of raw (valid JSON), or "".
+// name appears twice in the same object of raw (valid JSON), or "". The
+// names leading to a member are kept as a list and joined only for the
+// answer, so the walk's memory does not grow with the square of the depth.
 func duplicateMember(raw []byte) string {
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	var walk func(path string) (string, error)
-	walk = func(path string) (string, error) {
+	var path []string
+	var walk func() (bool, error)
+	walk = func() (bool, error) {
 		tok, err := dec.Token()
 		if err != nil {
-			return "", err
+			return false, err
 		}
 		switch tok {
 		case json.Delim('{'):
@@ -203,34 +213,34 @@ func duplicateMember(raw []byte) string {
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
-					return "", err
+					return false, err
 				}
 				name, _ := kt.(string)
-				at := name
-				if path != "" {
-					at = path + "." + name
-				}
+				path = append(path, name)
 				if seen[name] {
-					return at, nil
+					return true, nil
 				}
 				seen[name] = true
-				if dup, err := walk(at); dup != "" || err != nil {
+				if dup, err := walk(); dup || err != nil {
 					return dup, err
 				}
+				path = path[:len(path)-1]
 			}
 			_, err = dec.Token() // the closing brace
-			return "", err
+			return false, err
 		case json.Delim('['):
 			for dec.More() {
-				if dup, err := walk(path); dup != "" || err != nil {
+				if dup, err := walk(); dup || err != nil {
 					return dup, err
 				}
 			}
 			_, err = dec.Token()
-			return "", err
+			return false, err
 		}
-		return "", nil
+		return false, nil
 	}
-	dup, _ := walk("")
-	return dup
+	if dup, _ := walk(); dup {
+		return strings.Join(path, ".")
+	}
+	return ""
 }

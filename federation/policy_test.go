@@ -88,3 +88,21 @@ func TestParsePolicyReadsAScalarAddAsAnArray(t *testing.T) {
 		t.Fatalf("add: %#v", p["contacts"]["add"])
 	}
 }
+
+// TestValidatePolicyRefusesDeepNesting: a policy, from a client or from a
+// statement of a chain, nested deeper than formats.MaxJSONDepth is refused
+// with the limit named before it is read; a member named twice deep down
+// is still named by its whole path.
+func TestValidatePolicyRefusesDeepNesting(t *testing.T) {
+	for _, levels := range []int{33, 20000} {
+		pol := `{"jwks":{"value":` + strings.Repeat(`{"a":`, levels-2) + "1" + strings.Repeat("}", levels-2) + "}}"
+		errs := ValidatePolicy([]byte(pol))
+		if len(errs) != 1 || !strings.Contains(errs[0].Message, "limit of 32 levels") {
+			t.Errorf("%d levels: %v", levels, errs)
+		}
+	}
+	errs := ValidatePolicy([]byte(`{"jwks":{"value":{"a":{"b":{"c":1,"c":2}}}}}`))
+	if len(errs) != 1 || errs[0].Parameter != "jwks.value.a.b.c" {
+		t.Errorf("repeated member: %v", errs)
+	}
+}

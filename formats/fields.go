@@ -1,6 +1,7 @@
 // Package formats checks the shape of field values the directory accepts:
 // country codes (ISO 3166-1), https URLs, redirect URIs, WebAuthn origins and
-// the CIBA delivery modes (docs/design.md §5). It knows neither HTTP nor SQL.
+// the CIBA delivery modes (docs/design.md §5), and how deeply the JSON a
+// client sends may nest (jsondepth.go). It knows neither HTTP nor SQL.
 package formats
 
 import (

@@ -15,6 +15,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/trustframe/trustframe/formats"
 )
 
 // MaxBody is the largest request body accepted outside attachments.
@@ -132,7 +134,10 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 		if err != nil {
 			return jsonError(err)
 		}
-		if err := checkKeys(body, reflect.TypeOf(dst)); err != nil {
+		if at, deep := formats.JSONTooDeep(body); deep {
+			return CodeMalformedJSON.New(tooDeep("the body", at))
+		}
+		if err := checkKeys(r.Context(), body, reflect.TypeOf(dst)); err != nil {
 			return err
 		}
 		// encoding/json takes null as "leave dst alone": an update would
@@ -176,6 +181,13 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 	default:
 		return CodeUnsupportedMediaType.New("unsupported Content-Type " + ct)
 	}
+}
+
+// tooDeep says that JSON (what: "the body", "The policy") nests deeper
+// than formats.MaxJSONDepth; at is the byte offset of the bracket one
+// level too deep.
+func tooDeep(what string, at int) string {
+	return fmt.Sprintf("%s nests objects and arrays deeper than the limit of %d levels (at byte %d)", what, formats.MaxJSONDepth, at)
 }
 
 func jsonError(err error) error {

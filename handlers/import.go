@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -24,7 +26,18 @@ const (
 	MaxImportRows = 10_000
 	// maxImportErrors is how many problems an answer lists at most.
 	maxImportErrors = 100
+	// maxImportHeader is the longest header row, in bytes: the export's is
+	// under 200.
+	maxImportHeader = 4 << 10
+	// maxImportLine is the longest line of an import, in bytes: a row of
+	// the export at the field limits (50 flags of 100 characters) is under
+	// 32 KiB.
+	maxImportLine = 64 << 10
 )
+
+// maxImportColumns is the most columns a header may name: those of the
+// export, each once.
+var maxImportColumns = len(importColumns)
 
 // importColumns are the columns an import reads: those of the export.
 // Roles, CreatedOn and UpdatedOn are accepted and ignored, so an export of
@@ -43,18 +56,13 @@ func unguard(s string) string {
 }
 
 // readImport takes the CSV from a text/csv body or the part "file" of a
-// form upload.
-func readImport(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	tooBig := CodeTooLarge.New("an import file is at most 10 MiB")
+// form upload, to be read as it arrives (importReader).
+func readImport(w http.ResponseWriter, r *http.Request) (io.Reader, error) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	r.Body = http.MaxBytesReader(w, r.Body, MaxImport+1<<20)
 	switch ct {
 	case "text/csv", "text/plain":
-		b, err := io.ReadAll(io.LimitReader(r.Body, MaxImport+1))
-		if err != nil || len(b) > MaxImport {
-			return nil, tooBig
-		}
-		return b, nil
+		return &importReader{r: r.Body}, nil
 	case "multipart/form-data":
 		mr, err := r.MultipartReader()
 		if err != nil {
@@ -67,7 +75,7 @@ func readImport(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 			}
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
-				return nil, tooBig
+				return nil, importTooBig()
 			}
 			if err != nil {
 				return nil, CodeMalformedForm.New("the upload cannot be read")
@@ -76,17 +84,84 @@ func readImport(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 				part.Close()
 				continue
 			}
-			b, err := io.ReadAll(io.LimitReader(part, MaxImport+1))
-			if err != nil || len(b) > MaxImport {
-				return nil, tooBig
-			}
-			if len(strings.TrimSpace(string(b))) == 0 {
+			// A file of white space only, as a browser sends when no file
+			// was chosen, is no file.
+			br := bufio.NewReader(&importReader{r: part})
+			start, err := br.Peek(4096)
+			if len(bytes.TrimSpace(start)) == 0 && err != nil {
+				if e := importReadError(err); e != nil {
+					return nil, e
+				}
 				return nil, Validation(map[string]string{"file": "Choose a CSV file to import."})
 			}
-			return b, nil
+			return br, nil
 		}
 	}
 	return nil, CodeUnsupportedMediaType.New("send text/csv, or multipart/form-data with a part named file")
+}
+
+// byteOrderMark starts a file some spreadsheets save as UTF-8.
+const byteOrderMark = "\ufeff"
+
+func importTooBig() *Error { return CodeTooLarge.New("an import file is at most 10 MiB") }
+
+// importReader reads an import file as it arrives and stops with an error
+// at its limits, before the CSV reader holds what is over them: more than
+// MaxImport bytes in all, a header line over maxImportHeader bytes, any
+// other line over maxImportLine.
+type importReader struct {
+	r     io.Reader
+	total int
+	line  int // bytes read of the current line
+	lines int // lines ended
+}
+
+var (
+	errImportTooBig = errors.New("handlers: the import file is over its limit")
+	errImportLine   = errors.New("handlers: a line of the import file is over its limit")
+)
+
+func (ir *importReader) Read(p []byte) (int, error) {
+	n, err := ir.r.Read(p)
+	if ir.total += n; ir.total > MaxImport {
+		return n, errImportTooBig
+	}
+	for rest := p[:n]; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			ir.line += len(rest)
+			break
+		}
+		ir.line += i
+		if ir.line > ir.lineLimit() {
+			return n, errImportLine
+		}
+		ir.line, ir.lines, rest = 0, ir.lines+1, rest[i+1:]
+	}
+	if ir.line > ir.lineLimit() {
+		return n, errImportLine
+	}
+	return n, err
+}
+
+func (ir *importReader) lineLimit() int {
+	if ir.lines == 0 {
+		return maxImportHeader
+	}
+	return maxImportLine
+}
+
+// importReadError is the refusal of a file importReader stopped reading
+// (or the body under it), nil for any other error.
+func importReadError(err error) *Error {
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.Is(err, errImportTooBig) || errors.As(err, &mbe):
+		return importTooBig()
+	case errors.Is(err, errImportLine):
+		return CodeMalformedCSV.New(fmt.Sprintf("a line of the file is longer than its limit: the header row at most %d bytes, any other line at most %d bytes (64 KiB)", maxImportHeader, maxImportLine))
+	}
+	return nil
 }
 
 // semicolonHeader reports whether a one-column header is the export's
@@ -124,22 +199,32 @@ func rowProblem(row int, column, msg string) string {
 // parseImport turns the CSV into organisations, checking every row as the
 // New organisation form would; it returns every problem it finds (up to
 // maxImportErrors), each naming its row and column.
-func (h *Organisations) parseImport(r *http.Request, data []byte) ([]store.Organisation, error) {
-	text := strings.TrimPrefix(string(data), "\ufeff")
-	cr := csv.NewReader(strings.NewReader(text))
+func (h *Organisations) parseImport(r *http.Request, file io.Reader) ([]store.Organisation, error) {
+	br := bufio.NewReader(file)
+	if start, _ := br.Peek(len(byteOrderMark)); string(start) == byteOrderMark {
+		br.Discard(len(byteOrderMark))
+	}
+	cr := csv.NewReader(br)
+	cr.ReuseRecord = true // each row is copied into its organisation
 	header, err := cr.Read()
+	if e := importReadError(err); e != nil {
+		return nil, e
+	}
 	if err != nil {
 		return nil, CodeMalformedCSV.New("the file has no CSV header row")
 	}
+	header = slices.Clone(header)
 	if len(header) == 1 && semicolonHeader(header[0]) {
 		// Saved where the decimal separator is a comma (Excel in much of
 		// Europe and Brazil): the columns are separated by semicolons
-		// (docs/decisions.md).
-		cr = csv.NewReader(strings.NewReader(text))
+		// (docs/decisions.md). The header's names hold no quotes, so it
+		// is split as it is; the rows are read with the semicolon.
+		header = strings.Split(header[0], ";")
 		cr.Comma = ';'
-		if header, err = cr.Read(); err != nil {
-			return nil, CodeMalformedCSV.New("the file has no CSV header row")
-		}
+		cr.FieldsPerRecord = len(header)
+	}
+	if len(header) > maxImportColumns {
+		return nil, CodeMalformedCSV.New(fmt.Sprintf("the header row has %d columns; an import has at most %d, those of the export: %s", len(header), maxImportColumns, strings.Join(importColumns, ", ")))
 	}
 	col := map[string]int{}
 	for i, name := range header {
@@ -178,6 +263,9 @@ func (h *Organisations) parseImport(r *http.Request, data []byte) ([]store.Organ
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
+		}
+		if e := importReadError(err); e != nil {
+			return nil, e
 		}
 		if err != nil {
 			return nil, CodeMalformedCSV.New("the file is not valid CSV: " + err.Error())
@@ -275,12 +363,12 @@ func (h *Organisations) ImportOrganisations(w http.ResponseWriter, r *http.Reque
 	fail := func(err error) {
 		h.Saved(w, r, Saved{Err: err, Again: anyAgain(func(e *Error) { h.importPage(w, r, e.Status, e) })})
 	}
-	data, err := readImport(w, r)
+	file, err := readImport(w, r)
 	if err != nil {
 		fail(err)
 		return
 	}
-	orgs, err := h.parseImport(r, data)
+	orgs, err := h.parseImport(r, file)
 	if err != nil {
 		fail(err)
 		return

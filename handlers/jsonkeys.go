@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -27,11 +28,18 @@ import (
 // Values decoded into `any`, maps or types with their own UnmarshalJSON
 // are checked for repeated members only. Type mismatches are left to the
 // decoder, which names them.
-func checkKeys(body []byte, t reflect.Type) error {
+//
+// The walk keeps the member names leading to where it is as a list and
+// joins them only to name a member in a refusal, so its memory does not
+// grow with the square of the depth; the body's depth is bounded before
+// it runs (formats.MaxJSONDepth). It stops when ctx ends (the client went
+// away) and returns ctx's error.
+func checkKeys(ctx context.Context, body []byte, t reflect.Type) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	err := walkValue(dec, body, t, "")
-	if _, ok := err.(*Error); ok {
+	k := &keyWalk{ctx: ctx, dec: dec, body: body}
+	err := k.value(t)
+	if _, ok := err.(*Error); ok || ctx.Err() != nil {
 		return err
 	}
 	return nil // malformed JSON: the decoder says so
@@ -48,9 +56,25 @@ func validTimestamp(s string) bool {
 	return err == nil
 }
 
-// walkValue reads one value from dec; t is the type it is decoded into
-// (nil: anything).
-func walkValue(dec *json.Decoder, body []byte, t reflect.Type, path string) error {
+// keyWalk is one walk of a body by checkKeys.
+type keyWalk struct {
+	ctx    context.Context
+	dec    *json.Decoder
+	body   []byte
+	path   []string // member names from the top to the value being read
+	tokens int      // read so far: the context is looked at every ctxEvery
+}
+
+// ctxEvery is how many tokens the walk reads between two looks at its
+// context.
+const ctxEvery = 1024
+
+// at names the value being read ("Tags.Name"; "" at the top). Arrays add
+// no name: an element is named as its list.
+func (k *keyWalk) at() string { return strings.Join(k.path, ".") }
+
+// value reads one value; t is the type it is decoded into (nil: anything).
+func (k *keyWalk) value(t reflect.Type) error {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -58,13 +82,14 @@ func walkValue(dec *json.Decoder, body []byte, t reflect.Type, path string) erro
 	if t != nil && (reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType)) {
 		t = nil // its own shape
 	}
-	tok, err := token(dec, body, path)
+	tok, err := k.token()
 	if err != nil {
 		return err
 	}
 	if isTime && tok != nil {
 		// encoding/json's error for a bad timestamp names no member.
 		if s, ok := tok.(string); !ok || !validTimestamp(s) {
+			path := k.at()
 			msg := "must be an RFC 3339 timestamp like 2026-03-01T09:30:00Z (read-only timestamps may be left out)"
 			return CodeMalformedJSON.New(path + " " + msg).WithFields(FieldError{Field: path, Code: FieldInvalidType, Message: msg})
 		}
@@ -79,12 +104,12 @@ func walkValue(dec *json.Decoder, body []byte, t reflect.Type, path string) erro
 		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 			elem = t.Elem()
 		}
-		for dec.More() {
-			if err := walkValue(dec, body, elem, path); err != nil {
+		for k.dec.More() {
+			if err := k.value(elem); err != nil {
 				return err
 			}
 		}
-		_, err = dec.Token() // ]
+		_, err = k.dec.Token() // ]
 		return err
 	case '{':
 		var fields map[string]reflect.Type
@@ -97,48 +122,61 @@ func walkValue(dec *json.Decoder, body []byte, t reflect.Type, path string) erro
 			elem = t.Elem()
 		}
 		seen := map[string]bool{}
-		for dec.More() {
-			start := dec.InputOffset()
-			tok, err := dec.Token()
+		for k.dec.More() {
+			vt, err := k.member(seen, fields, folded, elem)
 			if err != nil {
 				return err
 			}
-			key, _ := tok.(string)
-			name := key
-			if path != "" {
-				name = path + "." + key
-			}
-			if err := notUTF8(dec, body, start, name); err != nil {
-				return err
-			}
-			if err := loneSurrogate(tok, body[start:dec.InputOffset()], name); err != nil {
-				return err
-			}
-			if seen[key] {
-				return CodeMalformedJSON.New("member " + name + " appears more than once").
-					WithFields(FieldError{Field: name, Code: CodeMalformedJSON.Name, Message: "appears more than once"})
-			}
-			seen[key] = true
-			vt := elem
-			if fields != nil {
-				ft, exact := fields[key]
-				if !exact {
-					if want, near := foldedName(fields, folded, key); near {
-						return CodeUnknownField.New("unknown field " + name + " (field names are case-sensitive: " + want + ")").
-							WithFields(FieldError{Field: name, Code: FieldUnknownField, Message: "not a field of this resource; did you mean " + want + "?"})
-					}
-					// Unknown altogether: the decoder refuses it by name.
-				}
-				vt = ft
-			}
-			if err := walkValue(dec, body, vt, name); err != nil {
+			err = k.value(vt)
+			k.path = k.path[:len(k.path)-1]
+			if err != nil {
 				return err
 			}
 		}
-		_, err = dec.Token() // }
+		_, err = k.dec.Token() // }
 		return err
 	}
 	return nil
+}
+
+// member reads the name of an object's member onto the path (the caller
+// takes it off after the member's value) and refuses it when it is not
+// UTF-8, repeats one of seen, or matches a field of the struct (fields,
+// folded) only when case is ignored; it returns the type of the member's
+// value (elem unless the object is a struct).
+func (k *keyWalk) member(seen map[string]bool, fields map[string]reflect.Type, folded map[string]string, elem reflect.Type) (reflect.Type, error) {
+	start := k.dec.InputOffset()
+	tok, err := k.dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	key, _ := tok.(string)
+	k.path = append(k.path, key)
+	if err := k.notUTF8(start); err != nil {
+		return nil, err
+	}
+	if err := loneSurrogate(tok, k.body[start:k.dec.InputOffset()], k.at); err != nil {
+		return nil, err
+	}
+	if seen[key] {
+		name := k.at()
+		return nil, CodeMalformedJSON.New("member " + name + " appears more than once").
+			WithFields(FieldError{Field: name, Code: CodeMalformedJSON.Name, Message: "appears more than once"})
+	}
+	seen[key] = true
+	if fields == nil {
+		return elem, nil
+	}
+	ft, exact := fields[key]
+	if !exact {
+		if want, near := foldedName(fields, folded, key); near {
+			name := k.at()
+			return nil, CodeUnknownField.New("unknown field " + name + " (field names are case-sensitive: " + want + ")").
+				WithFields(FieldError{Field: name, Code: FieldUnknownField, Message: "not a field of this resource; did you mean " + want + "?"})
+		}
+		// Unknown altogether: the decoder refuses it by name.
+	}
+	return ft, nil
 }
 
 // foldedName is the field name that key matches when case is ignored, by
@@ -156,24 +194,28 @@ func foldedName(fields map[string]reflect.Type, folded map[string]string, key st
 	return "", false
 }
 
-// token reads the next token of dec, refused when its bytes are not UTF-8.
-func token(dec *json.Decoder, body []byte, path string) (json.Token, error) {
-	start := dec.InputOffset()
-	tok, err := dec.Token()
+// token reads the next token, refused when its bytes are not UTF-8; every
+// ctxEvery tokens it stops when the request's context has ended.
+func (k *keyWalk) token() (json.Token, error) {
+	if k.tokens++; k.tokens%ctxEvery == 0 && k.ctx.Err() != nil {
+		return nil, k.ctx.Err()
+	}
+	start := k.dec.InputOffset()
+	tok, err := k.dec.Token()
 	if err != nil {
 		return tok, err
 	}
-	if err := notUTF8(dec, body, start, path); err != nil {
+	if err := k.notUTF8(start); err != nil {
 		return tok, err
 	}
-	return tok, loneSurrogate(tok, body[start:dec.InputOffset()], path)
+	return tok, loneSurrogate(tok, k.body[start:k.dec.InputOffset()], k.at)
 }
 
-// notUTF8 refuses the bytes of body from start to where dec now is when
-// they are not UTF-8 (the decoder replaced them with U+FFFD); path names
-// the member.
-func notUTF8(dec *json.Decoder, body []byte, start int64, path string) error {
-	if end := dec.InputOffset(); start <= end && end <= int64(len(body)) && !utf8.Valid(body[start:end]) {
+// notUTF8 refuses the bytes of the body from start to where the decoder
+// now is when they are not UTF-8 (the decoder replaced them with U+FFFD).
+func (k *keyWalk) notUTF8(start int64) error {
+	if end := k.dec.InputOffset(); start <= end && end <= int64(len(k.body)) && !utf8.Valid(k.body[start:end]) {
+		path := k.at()
 		msg := "contains bytes that are not UTF-8"
 		return CodeValidationFailed.New(strings.TrimSpace(path + " " + msg)).WithFields(FieldError{Field: path, Code: FieldInvalid, Message: msg})
 	}
@@ -183,8 +225,9 @@ func notUTF8(dec *json.Decoder, body []byte, start int64, path string) error {
 // loneSurrogate refuses a string token whose escapes name half of a
 // UTF-16 surrogate pair ("\ud800"): the decoder replaces it with U+FFFD,
 // so the text kept would not be the text sent. raw is the token's JSON;
-// a U+FFFD the client wrote itself, as such or as \ufffd, is kept.
-func loneSurrogate(tok json.Token, raw []byte, path string) error {
+// a U+FFFD the client wrote itself, as such or as \ufffd, is kept. at
+// names the member, called only to refuse.
+func loneSurrogate(tok json.Token, raw []byte, at func() string) error {
 	s, ok := tok.(string)
 	if !ok || !strings.ContainsRune(s, utf8.RuneError) {
 		return nil
@@ -195,6 +238,7 @@ func loneSurrogate(tok json.Token, raw []byte, path string) error {
 		return nil
 	}
 	msg := `holds an escape of half a UTF-16 surrogate pair (such as \ud800), which is no character`
+	path := at()
 	return CodeValidationFailed.New(strings.TrimSpace(path + " " + msg)).WithFields(FieldError{Field: path, Code: FieldInvalid, Message: msg})
 }
 

@@ -1,11 +1,16 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http/httptest"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/trustframe/trustframe/formats"
 )
 
 type keysInner struct {
@@ -68,5 +73,81 @@ func TestDecodeRefusesWhatEncodingJSONWouldGuess(t *testing.T) {
 				t.Fatalf("got %#v, want %s naming %s", err, c.code, c.field)
 			}
 		})
+	}
+}
+
+// allocated is how many bytes f allocates on the heap (all goroutines).
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestDecodeRefusesBodiesNestedDeeperThanTheLimit: a body nested up to
+// formats.MaxJSONDepth is read; one level more is 400 malformed_json naming
+// the limit, before anything walks it; brackets in strings do not count.
+func TestDecodeRefusesBodiesNestedDeeperThanTheLimit(t *testing.T) {
+	nested := func(levels int) string { // levels counts the body's own object
+		return `{"Any":` + strings.Repeat("[", levels-1) + `"[[[["` + strings.Repeat("]", levels-1) + "}"
+	}
+	for _, c := range []struct {
+		name, body string
+		refused    bool
+	}{
+		{"at the limit", nested(formats.MaxJSONDepth), false},
+		{"one level more", nested(formats.MaxJSONDepth + 1), true},
+		{"20,000 levels", strings.Repeat(`{"Any":`, 20000) + "1" + strings.Repeat("}", 20000), true},
+	} {
+		r := httptest.NewRequest("POST", "/api/x", strings.NewReader(c.body))
+		r.Header.Set("Content-Type", "application/json")
+		var dst keysBody
+		err := Decode(httptest.NewRecorder(), r, &dst)
+		if !c.refused {
+			if err != nil {
+				t.Errorf("%s: refused: %v", c.name, err)
+			}
+			continue
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Status != 400 || e.Code != CodeMalformedJSON.Name || !strings.Contains(e.Message, "limit of 32 levels") {
+			t.Errorf("%s: %#v, want 400 malformed_json naming the limit", c.name, err)
+		}
+	}
+}
+
+// TestCheckKeysMemoryGrowsWithTheBodyNotTheSquareOfItsDepth: the walk
+// keeps member names as a list and joins them only to refuse, so even
+// without the depth limit (which Decode applies first) a body nested
+// 20,000 deep costs a small multiple of its size, and a repeated member
+// at the bottom is still named by its whole path.
+func TestCheckKeysMemoryGrowsWithTheBodyNotTheSquareOfItsDepth(t *testing.T) {
+	const depth = 20000
+	body := []byte(strings.Repeat(`{"a":`, depth) + "1" + strings.Repeat("}", depth))
+	var err error
+	n := allocated(func() { err = checkKeys(context.Background(), body, reflect.TypeOf(&keysBody{})) })
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if limit := uint64(64 * len(body)); n > limit {
+		t.Fatalf("%d bytes allocated for a body of %d; want under %d", n, len(body), limit)
+	}
+	dup := []byte(strings.Repeat(`{"a":`, 3) + `{"z":1,"z":2}` + strings.Repeat("}", 3))
+	var e *Error
+	if err := checkKeys(context.Background(), dup, nil); !errors.As(err, &e) || len(e.Fields) != 1 || e.Fields[0].Field != "a.a.a.z" {
+		t.Fatalf("%#v, want the repeated member named a.a.a.z", err)
+	}
+}
+
+// TestCheckKeysStopsWhenTheClientGoesAway: the walk looks at the request's
+// context as it reads and stops with its error once the client has gone.
+func TestCheckKeysStopsWhenTheClientGoesAway(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	body := []byte(`{"Any":[` + strings.TrimSuffix(strings.Repeat("1,", 10*ctxEvery), ",") + "]}")
+	if err := checkKeys(ctx, body, reflect.TypeOf(&keysBody{})); !errors.Is(err, context.Canceled) {
+		t.Fatalf("%v, want context.Canceled", err)
 	}
 }

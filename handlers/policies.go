@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/trustframe/trustframe/federation"
+	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -113,6 +114,10 @@ func validatePolicy(in *store.RoleMetadataPolicy, isNew bool) error {
 		// Nothing written (the console's field starts empty, its example is
 		// a placeholder: docs/decisions.md).
 		e.Fields = append(e.Fields, FieldError{Code: FieldRequired, Field: "Policy", Message: policyRequired})
+		return e
+	}
+	if at, deep := formats.JSONTooDeep(in.Policy); deep {
+		e.Fields = append(e.Fields, FieldError{Code: FieldInvalidPolicy, Field: "Policy", Message: tooDeep("The policy", at) + "."})
 		return e
 	}
 	if msg := jsonMistake(in.Policy); msg != "" {

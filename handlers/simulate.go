@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/trustframe/trustframe/federation"
+	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -37,7 +38,9 @@ func (h *Policies) simulate(r *http.Request, in SimulateInput) (federation.Polic
 		f["Roles"] = "Name at least one role."
 	}
 	metadata := map[string]any{}
-	if len(in.Metadata) > 0 && string(in.Metadata) != "null" {
+	if at, deep := formats.JSONTooDeep(in.Metadata); deep {
+		f["Metadata"] = tooDeep("The metadata", at) + "."
+	} else if len(in.Metadata) > 0 && string(in.Metadata) != "null" {
 		if err := json.Unmarshal(in.Metadata, &metadata); err != nil || metadata == nil {
 			f["Metadata"] = "Metadata must be a JSON object of metadata parameters."
 		} else if err := federation.CheckMetadata(map[string]any{in.EntityType: metadata}); err != nil {
@@ -166,7 +169,8 @@ func (h *Policies) TryIt(w http.ResponseWriter, r *http.Request) {
 		in := SimulateInput{EntityType: p.EntityType, Metadata: json.RawMessage(p.Metadata)}
 		if strings.TrimSpace(p.Metadata) == "" {
 			in.Metadata = nil
-		} else if !json.Valid([]byte(p.Metadata)) {
+		} else if _, deep := formats.JSONTooDeep(in.Metadata); !deep && !json.Valid(in.Metadata) {
+			// (Too deep is valid or not, simulate refuses it by its depth.)
 			in.Metadata = json.RawMessage(`"not json"`)
 		}
 		for _, s := range p.Selected {

@@ -2,7 +2,9 @@ package web_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"math"
 	"mime/multipart"
 	"net/http"
 	"strings"
@@ -217,5 +219,51 @@ func TestImportUpperCaseIdsAreTheSameOrganisation(t *testing.T) {
 	resp, m = postCSV(t, a, head+"NOT-A-UUID,Odd Bank,O-1,GB\n")
 	if resp.StatusCode != 422 || fieldsOf(m)["rows[1].OrganisationId"] == "" {
 		t.Errorf("an id that is no UUID: %d %v", resp.StatusCode, m)
+	}
+}
+
+// TestImportHeaderAndLineLimits pins the answers to the limits on an
+// import's shape (docs/design.md §5, CSV): a header of more than the
+// export's 14 columns, a header line over 4 KiB and any other line over
+// 64 KiB are 400 malformed_csv naming the limit, read as the file arrives
+// and refused before the CSV reader holds what is over. A header of a
+// million empty columns (1 MiB) and the widest header allowed through
+// (4 KiB: 4,096 empty columns) each cost a small multiple of their size
+// in memory, the whole request included; at the limits themselves a file
+// is read.
+func TestImportHeaderAndLineLimits(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	export := "OrganisationId,OrganisationName,LegalEntityName,RegistrationNumber,CountryOfRegistration,AddressLine1,AddressLine2,City,Postcode,Status,Flags,Roles,CreatedOn,UpdatedOn"
+	padded := export + strings.Repeat(" ", 4<<10-len(export)) // spaces around a name are trimmed
+	longRow := ",A,,1,GB,,,,,Active,," + strings.Repeat("r", 64<<10-len(",A,,1,GB,,,,,Active,,,,")) + ",,"
+	for _, c := range []struct {
+		name, body string
+		status     int
+		says       string
+		alloc      uint64 // bytes the request may allocate; 0: not measured
+	}{
+		{"1 MiB of empty columns", strings.Repeat(",", 1<<20-1) + "\n", 400, "the header row at most 4096 bytes", 1<<20 + 4<<20},
+		{"4,096 empty columns", strings.Repeat(",", 4<<10-1) + "\n", 400, "an import has at most 14", 1 << 20},
+		{"15 columns", export + ",Colour\n", 400, "the header row has 15 columns; an import has at most 14", 0},
+		{"a header line of 4 KiB + 1", padded + " \n", 400, "the header row at most 4096 bytes", 0},
+		{"a line of 64 KiB + 1", export + "\n" + longRow + "r\n", 400, "any other line at most 65536 bytes", 0},
+		{"semicolons, 15 columns", strings.ReplaceAll(export, ",", ";") + ";Colour\n", 400, "unknown column", 0},
+		{"a header line of 4 KiB and a line of 64 KiB", padded + "\n" + longRow + "\n", 201, "", 0},
+	} {
+		var status int
+		var detail string
+		limit := c.alloc
+		if limit == 0 {
+			limit = math.MaxUint64
+		}
+		n := mustAllocateUnder(t, limit, func() {
+			r, m := postCSV(t, a, c.body)
+			status, detail = r.StatusCode, fmt.Sprint(m["detail"])
+		})
+		t.Logf("%s: %d bytes sent, %d allocated", c.name, len(c.body), n)
+		if status != c.status || !strings.Contains(detail, c.says) {
+			t.Errorf("%s: %d %.300q, want %d saying %q", c.name, status, detail, c.status, c.says)
+		}
 	}
 }

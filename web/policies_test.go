@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -89,6 +90,45 @@ func TestRoleMetadataPolicyNamesEachMemberOnce(t *testing.T) {
 		}
 	}
 	if list := a.must(200, "GET", "/references/role-metadata-policies", ""); strings.Contains(mustMarshal(list), "PISP") {
+		t.Fatalf("a refused policy was saved: %v", list)
+	}
+}
+
+// TestRoleMetadataPolicyNestingLimit: a policy is client JSON like any body
+// (docs/design.md §4): through the API a body nested up to 32 levels is
+// saved and one level more is 400 naming the limit; in the console, where
+// the policy is a form field, a policy nested deeper than 32 levels is a
+// 422 beside the Policy field naming the limit, also when it is too deep
+// for encoding/json to read at all. Nothing refused is saved.
+func TestRoleMetadataPolicyNestingLimit(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	setupDomains(t, a)
+	// The body's object, Policy, jwks: 3 levels; the value adds arrays.
+	body := func(role string, arrays int) string {
+		return `{"AuthorisationDomain":"Payments","Role":"` + role + `","EntityType":"openid_relying_party","Policy":{"jwks":{"value":` +
+			strings.Repeat("[", arrays) + `"k"` + strings.Repeat("]", arrays) + `}}}`
+	}
+	a.must(201, "POST", "/references/role-metadata-policies", body("PISP", 29))
+	r, m := a.do("POST", "/references/role-metadata-policies", body("AISP", 30))
+	if d, _ := m["detail"].(string); r.StatusCode != 400 || !strings.HasSuffix(fmt.Sprint(m["type"]), "/malformed-json") || !strings.Contains(d, "limit of 32 levels") {
+		t.Fatalf("33 levels: %d %v", r.StatusCode, m)
+	}
+
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for _, levels := range []int{33, 20000} {
+		pol := strings.Repeat(`{"a":`, levels) + "1" + strings.Repeat("}", levels)
+		resp, err := c.PostForm(env.URL+"/references/role-metadata-policies", url.Values{"AuthorisationDomain": {"Payments"}, "Role": {"AISP"}, "EntityType": {"openid_relying_party"}, "Policy": {pol}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := docOf(t, resp).Find("[data-testid=error-Policy]").Text()
+		if resp.StatusCode != 422 || !strings.Contains(msg, "limit of 32 levels") {
+			t.Errorf("form, %d levels: %d %q", levels, resp.StatusCode, msg)
+		}
+	}
+	if list := a.must(200, "GET", "/references/role-metadata-policies", ""); strings.Contains(mustMarshal(list), "AISP") {
 		t.Fatalf("a refused policy was saved: %v", list)
 	}
 }

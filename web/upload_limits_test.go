@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"fmt"
 	"mime/multipart"
 	"net/http"
 	"strings"
@@ -10,11 +11,18 @@ import (
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
-// csvOfSize is an import file of exactly n bytes: one organisation whose
-// LegalEntityName fills it (too long, so a file read whole is a 422).
+// csvOfSize is an import file of exactly n bytes: organisations whose
+// LegalEntityName, 2,000 characters, is too long (so a file read whole is a
+// 422), each on a line of the file under its 64 KiB limit.
 func csvOfSize(n int) string {
-	head := "OrganisationName,RegistrationNumber,CountryOfRegistration,LegalEntityName\nA,1,GB,"
-	return head + strings.Repeat("x", n-len(head)-1) + "\n"
+	var b strings.Builder
+	b.WriteString("OrganisationName,RegistrationNumber,CountryOfRegistration,LegalEntityName\n")
+	row := "A,1,GB," + strings.Repeat("x", 2000) + "\n"
+	for b.Len()+2*len(row) < n {
+		b.WriteString(row)
+	}
+	b.WriteString("A,1,GB," + strings.Repeat("x", n-b.Len()-len("A,1,GB,\n")) + "\n")
+	return b.String()
 }
 
 // TestImportOver10MiBIs413: a text/csv import of 10 MiB is read (and
@@ -81,5 +89,62 @@ func TestOversizedCertificateMultipartIs413(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("upload API: %d, want 413", resp.StatusCode)
+	}
+}
+
+// TestRequestSizeLimitsAnswers pins the answer to each limit on what a
+// request may make the server read: a JSON body, a console form and a
+// multipart form over 1 MiB are 413 too_large; a JSON body nested deeper
+// than 32 levels is 400 malformed_json naming the limit (docs/design.md
+// §4). A body nested 20,000 deep (117 KiB) is refused at once, for a
+// small multiple of its size in memory: the whole request, server included.
+func TestRequestSizeLimitsAnswers(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	over := strings.Repeat("x", 1<<20+1)
+	multipartBody := func() (string, string) {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		mw.WriteField("Description", over)
+		mw.Close()
+		return mw.FormDataContentType(), buf.String()
+	}
+	mpType, mpBody := multipartBody()
+	deep := strings.Repeat(`{"a":`, 20000) + "1" + strings.Repeat("}", 20000)
+	for _, c2 := range []struct {
+		name, ct, body string
+		api            bool
+		status         int
+		problem        string // the end of the problem type, or "" for a page
+		says           string
+	}{
+		{"JSON over 1 MiB", "application/json", `{"Description":"` + over + `"}`, true, 413, "/too-large", "larger than 1048576 bytes"},
+		{"JSON 33 levels deep", "application/json", strings.Repeat("[", 33) + strings.Repeat("]", 33), true, 400, "/malformed-json", "limit of 32 levels"},
+		{"JSON 20,000 levels deep", "application/json", deep, true, 400, "/malformed-json", "limit of 32 levels"},
+		{"form over 1 MiB", "application/x-www-form-urlencoded", "Description=" + over, false, 413, "", "larger than 1048576 bytes"},
+		{"multipart form over 1 MiB", mpType, mpBody, false, 413, "", "larger than 1048576 bytes"},
+	} {
+		var status int
+		var text string
+		n := mustAllocateUnder(t, 4<<20+8*uint64(len(c2.body)), func() {
+			if c2.api {
+				r, m := a.do("POST", "/references/role-metadata-policies", c2.body, "Content-Type", c2.ct)
+				status, text = r.StatusCode, fmt.Sprint(m["type"], " ", m["detail"])
+				return
+			}
+			req, _ := http.NewRequest("POST", env.URL+"/references/role-metadata-policies", strings.NewReader(c2.body))
+			req.Header.Set("Content-Type", c2.ct)
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			status, text = resp.StatusCode, docOf(t, resp).Text()
+		})
+		if status != c2.status || !strings.Contains(text, c2.problem) || !strings.Contains(text, c2.says) {
+			t.Errorf("%s: %d %.300q, want %d saying %q", c2.name, status, text, c2.status, c2.says)
+		}
+		t.Logf("%s: %d bytes sent, %d allocated", c2.name, len(c2.body), n)
 	}
 }
