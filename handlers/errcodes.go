@@ -3,13 +3,11 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 )
 
@@ -100,12 +98,6 @@ func (e *Error) WithExtra(m map[string]any) *Error { e.Extra = m; return e }
 // WithHeader sets extra response headers of e.
 func (e *Error) WithHeader(h http.Header) *Error { e.Header = h; return e }
 
-// storeError names what a missing record was ("Contact not found"); every
-// other error of the store is answered as it is by AsError.
-func storeError(err error, what string) error {
-	return directory.Named(err, what)
-}
-
 // withStoreChecks adds to errs, a form's field problems, what the
 // store's own checks say of the same write (an unknown or Inactive contact
 // type, flag or role): run as a dry run (store.DryRun), it changes
@@ -120,17 +112,6 @@ func withStoreChecks(ctx context.Context, errs map[string]string, write func(ctx
 		}
 	}
 	return errs
-}
-
-// during says what a handler was doing when its store call failed, for
-// the log line of a 500 ("store.CreateContact: disk I/O error"). The
-// client's answer does not change: refusals and the store's sentinel
-// errors still match through the wrapping (errors.Is, errors.As).
-func during(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("store.%s: %w", op, err)
 }
 
 // sentence starts a message that stands alone — an error page, a note in

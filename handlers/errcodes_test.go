@@ -3,36 +3,38 @@ package handlers
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 )
 
-// A store failure's log line names the store call; the client's answer
-// is the same "Internal error" problem as before.
-func TestDuringNamesTheStoreCallInTheLogOnly(t *testing.T) {
+// A store failure's log line holds the failure and the request; the
+// client's answer is the "Internal error" problem, nothing more.
+func TestInternalErrorIsLoggedNotSent(t *testing.T) {
 	var log bytes.Buffer
 	r := httptest.NewRequest(http.MethodPost, "/api/organisations/o1/contacts", nil)
 	r = r.WithContext(WithLogger(r.Context(), slog.New(slog.NewTextHandler(&log, nil))))
 	w := httptest.NewRecorder()
-	WriteError(w, r, storeError(during("CreateContact", errors.New("disk I/O error")), "Contact"))
+	WriteError(w, r, directory.Named(errors.New("disk I/O error"), "Contact"))
 	if w.Code != http.StatusInternalServerError {
 		t.Fatalf("status %d, want 500", w.Code)
 	}
-	if !strings.Contains(log.String(), "store.CreateContact: disk I/O error") {
-		t.Errorf("the log line does not say what was being done: %s", log.String())
+	if !strings.Contains(log.String(), "disk I/O error") || !strings.Contains(log.String(), "/api/organisations/o1/contacts") {
+		t.Errorf("the log line does not say what failed where: %s", log.String())
 	}
-	if body := w.Body.String(); strings.Contains(body, "CreateContact") || !strings.Contains(body, `"detail":"Internal error"`) {
-		t.Errorf("the client sees more than before: %s", body)
+	if body := w.Body.String(); strings.Contains(body, "disk") || !strings.Contains(body, `"detail":"Internal error"`) {
+		t.Errorf("the client sees more than it should: %s", body)
 	}
 }
 
-// Wrapping keeps the store's sentinels: each still maps to its code.
-func TestDuringKeepsTheStoreSentinels(t *testing.T) {
+// The store's sentinels, wrapped or not, each map to one code.
+func TestStoreSentinelsMapToTheirCodes(t *testing.T) {
 	for err, want := range map[error]Code{
 		store.ErrNotFound:                       CodeNotFound,
 		store.ErrBusy:                           CodeBusy,
@@ -40,13 +42,17 @@ func TestDuringKeepsTheStoreSentinels(t *testing.T) {
 		&store.ConflictError{Message: "in use"}: CodeConflict,
 		&store.FieldError{Field: "Name", Message: "no"}: CodeValidationFailed,
 	} {
-		e := AsError(storeError(during("UpdateFlag", err), "Flag"))
-		if e.Code != want.Name || e.Status != want.Status {
-			t.Errorf("%v: got %s %d, want %s %d", err, e.Code, e.Status, want.Name, want.Status)
+		for _, e := range []*Error{AsError(err), AsError(fmt.Errorf("store: update flag: %w", err))} {
+			if e.Code != want.Name || e.Status != want.Status {
+				t.Errorf("%v: got %s %d, want %s %d", err, e.Code, e.Status, want.Name, want.Status)
+			}
 		}
 	}
-	if during("GetContact", nil) != nil {
-		t.Error("during(nil) is not nil")
+	if directory.Named(nil, "Flag") != nil {
+		t.Error("Named(nil) is not nil")
+	}
+	if e := AsError(directory.Named(store.ErrNotFound, "Flag")); e.Message != "Flag not found" {
+		t.Errorf("a missing flag is %q", e.Message)
 	}
 }
 
@@ -64,7 +70,7 @@ func TestConflictSummaryReadsAsASentence(t *testing.T) {
 		"k1: in use":                                       "k1: in use",
 		"":                                                 "",
 	} {
-		if got := AsError(storeError(&store.ConflictError{Message: msg}, "Key")).Message; got != want {
+		if got := AsError(&store.ConflictError{Message: msg}).Message; got != want {
 			t.Errorf("%q: got %q, want %q", msg, got, want)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/store"
@@ -55,13 +56,13 @@ type policyForm struct {
 func (h *Policies) page(w http.ResponseWriter, r *http.Request, status int, form views.PolicyForm) {
 	ps, err := h.Store.ListRoleMetadataPolicies(r.Context())
 	if err != nil {
-		WriteError(w, r, during("ListRoleMetadataPolicies", err))
+		WriteError(w, r, err)
 		return
 	}
 	form.EntityTypes = federation.EntityTypes
 	roles, err := h.Store.ListDomainRoles(r.Context(), "")
 	if err != nil {
-		WriteError(w, r, during("ListDomainRoles", err))
+		WriteError(w, r, err)
 		return
 	}
 	for _, ro := range roles {
@@ -85,7 +86,7 @@ func (h *Policies) List(w http.ResponseWriter, r *http.Request) {
 func (h *Policies) Get(w http.ResponseWriter, r *http.Request) {
 	p, err := h.Store.GetRoleMetadataPolicy(r.Context(), PathParam(r, "policyID"))
 	if err != nil {
-		WriteError(w, r, storeError(during("GetRoleMetadataPolicy", err), "Role metadata policy"))
+		WriteError(w, r, directory.Named(err, "Role metadata policy"))
 		return
 	}
 	SetETag(w, p)
@@ -182,7 +183,7 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	var saved store.RoleMetadataPolicy
 	if err == nil {
 		saved, err = h.Store.SaveRoleMetadataPolicy(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, p, func(cur store.RoleMetadataPolicy) error { return CheckIfMatch(r, cur) })
-		err = storeError(during("SaveRoleMetadataPolicy", err), "Role metadata policy")
+		err = directory.Named(err, "Role metadata policy")
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "The policy for " + saved.AuthorisationDomain + ": " + saved.Role + " / " + saved.EntityType + " was saved.",
 		Page: "/references/role-metadata-policies", Status: http.StatusOK, Body: saved, ETag: saved,

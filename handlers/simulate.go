@@ -208,7 +208,7 @@ func (h *Policies) TryIt(w http.ResponseWriter, r *http.Request) {
 	{
 		roles, err := h.Store.ListDomainRoles(r.Context(), "")
 		if err != nil {
-			WriteError(w, r, during("ListDomainRoles", err))
+			WriteError(w, r, err)
 			return
 		}
 		for _, ro := range roles {
