@@ -101,13 +101,12 @@ func (e *FieldError) Error() string { return "store: " + e.Field + ": " + e.Mess
 
 // ConflictError is a change refused because of the state of the data (a
 // duplicate, the last Active Super User, something in use). Message says
-// why, for people; InTheWay, when set, names what is in the way by kind
-// ({"Contacts": […]}, {"Claims": […]}): the API sends the two as the
-// "summary|payload" message of docs/design.md §4 and the console lists the
-// items.
+// why, for people; InTheWay, when not empty, names what is in the way by
+// kind: the API sends the two as the "summary|payload" message of
+// docs/design.md §4 and the console lists the records.
 type ConflictError struct {
 	Message  string
-	InTheWay map[string]any
+	InTheWay InTheWay
 }
 
 func (e *ConflictError) Error() string { return "store: conflict: " + e.Message }

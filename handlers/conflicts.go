@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/views"
 )
@@ -29,150 +30,83 @@ func conflictList(e *Error) (string, []views.InTheWay) {
 }
 
 // inTheWayItems lists what a conflict names, kinds in name order, one line
-// per record, in the words a person recognises: a claim by its
-// organisation's name (linked to the organisation's Roles tab), its domain
-// and role and its authority; a role by its domain and name; an authority
-// by its name; a contact, document or certification by its organisation's
-// name (linked to the organisation's tab where it is changed) and its own
-// ("Contact: Acme Bank — Ann Lee, ann@acme.example"). Records without the
-// names (a payload of an older release) are listed field by field
-// ("Contact: ContactId c1, Name Ann Lee, OrganisationId o1"), linked to
-// where they are changed.
-func inTheWayItems(inTheWay map[string]any) []views.InTheWay {
-	raw := make(map[string]json.RawMessage, len(inTheWay))
-	for k, v := range inTheWay {
-		b, err := json.Marshal(v)
-		if err != nil {
-			continue
-		}
-		raw[k] = b
+// per record, in the words a person recognises, each linked to where it is
+// changed: a claim by its organisation's name, its domain and role and its
+// authority; a role by its domain and name; an authority by its name; a
+// contact, document or certification by its organisation's name and its
+// own ("Contact: Acme Bank — Ann Lee, ann@acme.example"); a role metadata
+// policy by its role and entity type.
+func inTheWayItems(w directory.InTheWay) []views.InTheWay {
+	var items []views.InTheWay
+	for _, a := range w.Authorities {
+		items = append(items, views.InTheWay{Text: "Authority: " + a.AuthorityName, Href: "/references/authorisation-domains#authorities", LinkLabel: "Open the authorities"})
 	}
-	recs, _ := conflictRecords(raw)
-	items := make([]views.InTheWay, 0, len(recs))
-	for _, rec := range recs {
-		if it, ok := rec.named(); ok {
-			items = append(items, it)
-			continue
+	for _, c := range w.Certifications {
+		items = append(items, orgItem("Certification", c.OrganisationID, c.OrganisationName, certificationName(c), "certifications"))
+	}
+	for _, c := range w.Claims {
+		text := " holds " + c.AuthorisationDomain + " — " + c.Role
+		if c.AuthorityName != "" {
+			text += ", authorised by " + c.AuthorityName
 		}
-		it := views.InTheWay{Text: rec.line()}
-		if org, ok := rec.fields["OrganisationId"].(string); ok && org != "" {
-			tab, label := inTheWayTab(rec.kind)
-			it.Href, it.LinkLabel = paths.Organisation(org), "Open the organisation"
-			if tab != "" {
-				it.Href, it.LinkLabel = paths.OrganisationTab(org, tab), label
-			}
+		if c.Status != "" && c.Status != "Active" {
+			text += " (" + c.Status + ")"
 		}
-		items = append(items, it)
+		items = append(items, views.InTheWay{Prefix: "Claim: ", Name: orName(c.OrganisationName, c.OrganisationID), Text: text, Href: paths.OrganisationTab(c.OrganisationID, "authority-claims")})
+	}
+	for _, c := range w.Contacts {
+		name := c.Name
+		if name != "" && c.EmailAddress != "" {
+			name += ", " + c.EmailAddress
+		} else if name == "" {
+			name = c.EmailAddress
+		}
+		items = append(items, orgItem("Contact", c.OrganisationID, c.OrganisationName, name, "contacts"))
+	}
+	for _, d := range w.Documents {
+		items = append(items, orgItem("Document", d.OrganisationID, d.OrganisationName, documentName(d), "documents"))
+	}
+	for _, p := range w.RoleMetadataPolicies {
+		items = append(items, views.InTheWay{Text: "Role metadata policy: " + p.Policy, Href: "/references/role-metadata-policies", LinkLabel: "Open the role metadata policies"})
+	}
+	for _, r := range w.Roles {
+		items = append(items, views.InTheWay{Text: "Role: " + r.AuthorisationDomain + " — " + r.Name})
 	}
 	return items
 }
 
-// named is the line of a record by its names (docs/design.md §4, §12); ok is false for other kinds, or a record without the
-// names (a payload of an older release).
-func (r conflictRecord) named() (views.InTheWay, bool) {
-	str := func(f string) string { s, _ := r.fields[f].(string); return s }
-	switch r.kind {
-	case "Claims":
-		org, orgName, dom, role := str("OrganisationId"), str("OrganisationName"), str("AuthorisationDomain"), str("Role")
-		if org == "" || orgName == "" || dom == "" || role == "" {
-			return views.InTheWay{}, false
-		}
-		text := " holds " + dom + " — " + role
-		if a := str("AuthorityName"); a != "" {
-			text += ", authorised by " + a
-		}
-		if st := str("Status"); st != "" && st != "Active" {
-			text += " (" + st + ")"
-		}
-		return views.InTheWay{Prefix: "Claim: ", Name: orgName, Text: text, Href: paths.OrganisationTab(org, "authority-claims")}, true
-	case "Roles":
-		if str("AuthorisationDomain") == "" || str("Name") == "" {
-			return views.InTheWay{}, false
-		}
-		return views.InTheWay{Text: "Role: " + str("AuthorisationDomain") + " — " + str("Name")}, true
-	case "Authorities":
-		if str("AuthorityName") == "" {
-			return views.InTheWay{}, false
-		}
-		return views.InTheWay{Text: "Authority: " + str("AuthorityName"), Href: "/references/authorisation-domains#authorities", LinkLabel: "Open the authorities"}, true
-	case "Contacts", "Documents", "Certifications":
-		org, orgName := str("OrganisationId"), str("OrganisationName")
-		what := r.ownName(str)
-		if org == "" || orgName == "" || what == "" {
-			return views.InTheWay{}, false
-		}
-		tab, _ := inTheWayTab(r.kind)
-		return views.InTheWay{Prefix: strings.TrimSuffix(r.kind, "s") + ": ", Name: orgName, Text: " — " + what, Href: paths.OrganisationTab(org, tab)}, true
-	case "RoleMetadataPolicies":
-		if str("Policy") == "" {
-			return views.InTheWay{}, false
-		}
-		return views.InTheWay{Text: "Role metadata policy: " + str("Policy"), Href: "/references/role-metadata-policies", LinkLabel: "Open the role metadata policies"}, true
-	}
-	return views.InTheWay{}, false
+// orgItem is a record of an organisation in the way, linked to the
+// organisation's tab where it is changed.
+func orgItem(kind, orgID, orgName, what, tab string) views.InTheWay {
+	return views.InTheWay{Prefix: kind + ": ", Name: orName(orgName, orgID), Text: " — " + what, Href: paths.OrganisationTab(orgID, tab)}
 }
 
-// ownName is how a person knows a contact ("Ann Doe, ann@acme.example"),
-// a document (its type and reference number, or its description when it
-// has none) or a certification (its type and the application or
-// authorisation server that holds it); "" when the payload lacks the
-// names (an older release's).
-func (r conflictRecord) ownName(str func(string) string) string {
-	join := func(parts ...string) string {
-		var out []string
-		for _, p := range parts {
-			if p != "" {
-				out = append(out, p)
-			}
-		}
-		return strings.Join(out, " ")
+// orName is an organisation's name, or its id when the name is not known.
+func orName(name, id string) string {
+	if name != "" {
+		return name
 	}
-	switch r.kind {
-	case "Contacts":
-		name, mail := str("Name"), str("EmailAddress")
-		if name == "" || mail == "" {
-			return join(name, mail)
-		}
-		return name + ", " + mail
-	case "Documents":
-		typ, ref, desc := str("DocumentType"), str("DocumentReferenceNumber"), str("DocumentDescription")
-		if typ == "" {
-			return ""
-		}
-		if ref == "" && desc != "" {
-			return typ + " “" + desc + "”"
-		}
-		return join(typ, ref)
-	case "Certifications":
-		typ, holder := str("CertificationType"), str("SubjectName")
-		if typ == "" || holder == "" {
-			return ""
-		}
-		switch str("SubjectType") {
-		case "SoftwareStatement":
-			return typ + " of the application " + holder
-		case "AuthorisationServer":
-			return typ + " of the authorisation server " + holder
-		}
-		return typ + " of " + holder
-	}
-	return ""
+	return id
 }
 
-// inTheWayTab is the organisation's tab that shows records of a kind of
-// conflict payload, and the link's words.
-func inTheWayTab(kind string) (tab, label string) {
-	switch kind {
-	case "Claims":
-		return "authority-claims", "Open the organisation's Roles"
-	case "Contacts":
-		return "contacts", "Open the organisation's Contacts"
-	case "Documents":
-		return "documents", "Open the organisation's Documents"
-	case "Certifications":
-		return "certifications", "Open the organisation's Certifications"
+// documentName is how a person knows a document: its type and reference
+// number, or its description when it has no number.
+func documentName(d directory.DocumentInUse) string {
+	if d.DocumentReferenceNumber == "" && d.DocumentDescription != "" {
+		return d.DocumentType + " “" + d.DocumentDescription + "”"
 	}
-	return "", ""
+	return strings.TrimSpace(d.DocumentType + " " + d.DocumentReferenceNumber)
+}
+
+// certificationName is a certification's type and what holds it.
+func certificationName(c directory.HeldCertification) string {
+	switch c.SubjectType {
+	case "SoftwareStatement":
+		return c.CertificationType + " of the application " + c.SubjectName
+	case "AuthorisationServer":
+		return c.CertificationType + " of the authorisation server " + c.SubjectName
+	}
+	return c.CertificationType + " of " + c.SubjectName
 }
 
 // conflictRecord is one record of a conflict payload, of its kind

@@ -3,41 +3,56 @@ package handlers
 import (
 	"testing"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/views"
 )
 
 // TestInTheWayLinesOfReferenceRecords: the words of each kind of record in
 // the way of a reference type, the variants the page test does not reach
 // (a contact with a name only, a document without a reference number, a
-// certification of a server), and a payload of an older release (ids
-// only), which is still listed field by field with its link.
+// certification of a server), and a record whose organisation has no name
+// (named by its id).
 func TestInTheWayLinesOfReferenceRecords(t *testing.T) {
 	for _, tc := range []struct {
-		kind   string
-		fields map[string]any
-		want   views.InTheWay
+		in   directory.InTheWay
+		want views.InTheWay
 	}{
-		{"Contacts", map[string]any{"ContactId": "c1", "OrganisationId": "o1", "OrganisationName": "Acme", "Name": "Ann Lee", "EmailAddress": "ann@acme.example"},
+		{directory.InTheWay{Contacts: []directory.ContactInUse{{ContactID: "c1", OrganisationID: "o1", OrganisationName: "Acme", Name: "Ann Lee", EmailAddress: "ann@acme.example"}}},
 			views.InTheWay{Prefix: "Contact: ", Name: "Acme", Text: " — Ann Lee, ann@acme.example", Href: "/organisations/o1/contacts"}},
-		{"Contacts", map[string]any{"ContactId": "c1", "OrganisationId": "o1", "OrganisationName": "Acme", "Name": "", "EmailAddress": "desk@acme.example"},
+		{directory.InTheWay{Contacts: []directory.ContactInUse{{ContactID: "c1", OrganisationID: "o1", OrganisationName: "Acme", EmailAddress: "desk@acme.example"}}},
 			views.InTheWay{Prefix: "Contact: ", Name: "Acme", Text: " — desk@acme.example", Href: "/organisations/o1/contacts"}},
-		{"Documents", map[string]any{"DocumentId": "d1", "OrganisationId": "o1", "OrganisationName": "Acme", "DocumentType": "Licence", "DocumentReferenceNumber": "FCA-1", "DocumentDescription": "licence"},
+		{directory.InTheWay{Documents: []directory.DocumentInUse{{DocumentID: "d1", OrganisationID: "o1", OrganisationName: "Acme", DocumentType: "Licence", DocumentReferenceNumber: "FCA-1", DocumentDescription: "licence"}}},
 			views.InTheWay{Prefix: "Document: ", Name: "Acme", Text: " — Licence FCA-1", Href: "/organisations/o1/documents"}},
-		{"Documents", map[string]any{"DocumentId": "d1", "OrganisationId": "o1", "OrganisationName": "Acme", "DocumentType": "Licence", "DocumentReferenceNumber": "", "DocumentDescription": "payment licence"},
+		{directory.InTheWay{Documents: []directory.DocumentInUse{{DocumentID: "d1", OrganisationID: "o1", OrganisationName: "Acme", DocumentType: "Licence", DocumentDescription: "payment licence"}}},
 			views.InTheWay{Prefix: "Document: ", Name: "Acme", Text: " — Licence “payment licence”", Href: "/organisations/o1/documents"}},
-		{"Documents", map[string]any{"DocumentId": "d1", "OrganisationId": "o1", "OrganisationName": "Acme", "DocumentType": "Licence", "DocumentReferenceNumber": "", "DocumentDescription": ""},
+		{directory.InTheWay{Documents: []directory.DocumentInUse{{DocumentID: "d1", OrganisationID: "o1", OrganisationName: "Acme", DocumentType: "Licence"}}},
 			views.InTheWay{Prefix: "Document: ", Name: "Acme", Text: " — Licence", Href: "/organisations/o1/documents"}},
-		{"Certifications", map[string]any{"CertificationId": "x1", "OrganisationId": "o1", "OrganisationName": "Acme", "CertificationType": "CIBA", "SubjectType": "AuthorisationServer", "SubjectId": "s1", "SubjectName": "Acme login"},
+		{directory.InTheWay{Certifications: []directory.HeldCertification{{CertificationID: "x1", OrganisationID: "o1", OrganisationName: "Acme", CertificationType: "CIBA", SubjectType: "AuthorisationServer", SubjectID: "s1", SubjectName: "Acme login"}}},
 			views.InTheWay{Prefix: "Certification: ", Name: "Acme", Text: " — CIBA of the authorisation server Acme login", Href: "/organisations/o1/certifications"}},
-		// An older release's payload: ids only.
-		{"Documents", map[string]any{"DocumentId": "d1", "OrganisationId": "o1"},
-			views.InTheWay{Text: "Document: DocumentId d1, OrganisationId o1", Href: "/organisations/o1/documents", LinkLabel: "Open the organisation's Documents"}},
-		{"Certifications", map[string]any{"CertificationId": "x1", "OrganisationId": "o1", "SubjectType": "SoftwareStatement", "SubjectId": "s1"},
-			views.InTheWay{Text: "Certification: CertificationId x1, OrganisationId o1, SubjectId s1, SubjectType SoftwareStatement", Href: "/organisations/o1/certifications", LinkLabel: "Open the organisation's Certifications"}},
+		{directory.InTheWay{Certifications: []directory.HeldCertification{{CertificationID: "x1", OrganisationID: "o1", CertificationType: "CIBA", SubjectType: "SoftwareStatement", SubjectID: "s1", SubjectName: "Wallet"}}},
+			views.InTheWay{Prefix: "Certification: ", Name: "o1", Text: " — CIBA of the application Wallet", Href: "/organisations/o1/certifications"}},
 	} {
-		got := inTheWayItems(map[string]any{tc.kind: []map[string]any{tc.fields}})
+		got := inTheWayItems(tc.in)
 		if len(got) != 1 || got[0] != tc.want {
-			t.Errorf("%s %v:\n got %+v\nwant %+v", tc.kind, tc.fields, got, tc.want)
+			t.Errorf("%+v:\n got %+v\nwant %+v", tc.in, got, tc.want)
 		}
+	}
+}
+
+// The payload goes on the wire as before: one JSON object of the kinds
+// present, in name order, each record's members in the order they always
+// had ("summary|payload", docs/design.md §4).
+func TestConflictWireKeepsThePayloadShape(t *testing.T) {
+	e := AsError(&directory.ConflictError{Message: "in use", InTheWay: directory.InTheWay{
+		Roles:                []directory.RoleRef{{AuthorisationDomain: "Open Banking", Name: "PISP"}},
+		Authorities:          []directory.AuthorityRef{{AuthorityID: "a1", AuthorityName: "FCA"}},
+		RoleMetadataPolicies: []directory.PolicyRef{{PolicyID: "p1", Policy: "PISP / openid_relying_party"}},
+	}})
+	want := `In use|{"Authorities":[{"AuthorityId":"a1","AuthorityName":"FCA"}],"RoleMetadataPolicies":[{"Policy":"PISP / openid_relying_party","PolicyId":"p1"}],"Roles":[{"AuthorisationDomain":"Open Banking","Name":"PISP"}]}`
+	if got := conflictWire(e); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	if got := conflictWire(AsError(&directory.ConflictError{Message: "in use"})); got != "In use" {
+		t.Fatalf("a conflict naming nothing: %s", got)
 	}
 }

@@ -25,9 +25,9 @@ type Error struct {
 	Status  int
 	Code    string
 	Message string
-	// InTheWay names what blocks a conflict by kind (store.ConflictError);
+	// InTheWay names what blocks a conflict by kind (directory.ConflictError);
 	// the problem body sends it as "Message|JSON" (docs/design.md §4).
-	InTheWay map[string]any
+	InTheWay directory.InTheWay
 	Fields   []FieldError
 	Extra    map[string]any // extra members of the problem body
 	Header   http.Header    // extra response headers (WWW-Authenticate)
@@ -99,7 +99,7 @@ func ProblemBody(e *Error) map[string]any {
 // something to name (docs/design.md §4). This is the only place the text
 // is made.
 func conflictWire(e *Error) string {
-	if len(e.InTheWay) == 0 {
+	if e.InTheWay.Empty() {
 		return e.Message
 	}
 	payload, err := json.Marshal(e.InTheWay)

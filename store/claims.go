@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
 // AuthorityClaim says that an authority authorised an organisation for a
@@ -114,14 +116,14 @@ func checkActiveClaim(ctx context.Context, tx *sql.Tx, c AuthorityClaim) error {
 		return err
 	}
 	if len(same) > 0 {
-		return inUse(fmt.Sprintf("The organisation already holds the role %q of %q", c.Role, c.AuthorisationDomain), map[string]any{"Claims": same})
+		return inUse(fmt.Sprintf("The organisation already holds the role %q of %q", c.Role, c.AuthorisationDomain), directory.InTheWay{Claims: same})
 	}
 	others, err := claimsWhere(ctx, tx, `c.organisation_id = ? AND c.claim_id <> ?`, true, c.OrganisationID, c.ClaimID)
 	if err != nil {
 		return err
 	}
 	if role.Exclusive && len(others) > 0 {
-		return inUse(fmt.Sprintf("The role %q is Exclusive, and the organisation holds other roles (%s)", c.Role, countClaims(others, true)), map[string]any{"Claims": others})
+		return inUse(fmt.Sprintf("The role %q is Exclusive, and the organisation holds other roles (%s)", c.Role, countClaims(others, true)), directory.InTheWay{Claims: others})
 	}
 	exclusive, err := claimsWhere(ctx, tx, `c.organisation_id = ? AND c.claim_id <> ? AND EXISTS (SELECT 1 FROM authorisation_domain_roles r
 		WHERE r.domain = c.domain AND r.name = c.role AND r.exclusive = 1)`, true, c.OrganisationID, c.ClaimID)
@@ -129,7 +131,7 @@ func checkActiveClaim(ctx context.Context, tx *sql.Tx, c AuthorityClaim) error {
 		return err
 	}
 	if len(exclusive) > 0 {
-		return inUse(fmt.Sprintf("The organisation holds the Exclusive role %q and can hold no other", exclusive[0].Role), map[string]any{"Claims": exclusive})
+		return inUse(fmt.Sprintf("The organisation holds the Exclusive role %q and can hold no other", exclusive[0].Role), directory.InTheWay{Claims: exclusive})
 	}
 	return nil
 }

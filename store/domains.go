@@ -5,8 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
 // AuthorisationDomain is an area of the ecosystem in which organisations
@@ -40,26 +40,12 @@ type Authority struct {
 	AuthorisationDomains []string `json:"AuthorisationDomains"`
 }
 
-// ClaimRef names a claim in the way of a change (the conflict payload):
-// its ids for programs and, added later (additive), the organisation's
-// and the authority's names and the claim's status for the people who
-// read the console's list of what is in the way.
-type ClaimRef struct {
-	ClaimID             string `json:"ClaimId"`
-	OrganisationID      string `json:"OrganisationId"`
-	OrganisationName    string `json:"OrganisationName"`
-	AuthorisationDomain string `json:"AuthorisationDomain"`
-	Role                string `json:"Role"`
-	AuthorityID         string `json:"AuthorityId"`
-	AuthorityName       string `json:"AuthorityName"`
-	Status              string `json:"Status"`
-}
+// ClaimRef names a claim in the way of a change: the application layer's.
+type ClaimRef = directory.ClaimRef
 
 // inUse is the conflict of something the named records still use
 // (docs/design.md §4).
-func inUse(summary string, parts map[string]any) error {
-	return &ConflictError{Message: summary, InTheWay: parts}
-}
+var inUse = directory.InUse
 
 // claimsWhere lists up to 100 claims matching cond (a condition on the
 // claims table c); activeOnly keeps Active claims.
@@ -140,7 +126,7 @@ func (d *DB) UpdateAuthorisationDomain(ctx context.Context, a Audit, dom Authori
 				return err
 			}
 			if len(claims) > 0 {
-				return inUse(fmt.Sprintf("Authorisation domain %q is used by %s", dom.Name, countClaims(claims, true)), map[string]any{"Claims": claims})
+				return inUse(fmt.Sprintf("Authorisation domain %q is used by %s", dom.Name, countClaims(claims, true)), directory.InTheWay{Claims: claims})
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE authorisation_domains SET description = ?, status = ?, updated_on = ? WHERE name = ?`,
@@ -178,43 +164,30 @@ func (d *DB) DeleteAuthorisationDomain(ctx context.Context, a Audit, name string
 		if _, err := getDomain(ctx, tx, name); err != nil {
 			return err
 		}
-		parts := map[string]any{}
-		claims, err := claimsWhere(ctx, tx, `c.domain = ?`, false, name)
-		if err != nil {
+		var parts directory.InTheWay
+		var err error
+		if parts.Claims, err = claimsWhere(ctx, tx, `c.domain = ?`, false, name); err != nil {
 			return err
-		}
-		if len(claims) > 0 {
-			parts["Claims"] = claims
 		}
 		roles, err := d.listRoles(ctx, tx, name)
 		if err != nil {
 			return err
 		}
-		if len(roles) > 0 {
-			var rs []map[string]string
-			for _, r := range roles {
-				rs = append(rs, map[string]string{"AuthorisationDomain": r.AuthorisationDomain, "Name": r.Name})
-			}
-			parts["Roles"] = rs
+		for _, r := range roles {
+			parts.Roles = append(parts.Roles, directory.RoleRef{AuthorisationDomain: r.AuthorisationDomain, Name: r.Name})
 		}
-		auths, err := namedRows(ctx, tx, `SELECT a.authority_id, a.name FROM authority_domains ad JOIN authorities a ON a.authority_id = ad.authority_id WHERE ad.domain = ? ORDER BY a.name LIMIT 100`,
-			"AuthorityId", "AuthorityName", name)
+		parts.Authorities, err = queryList(ctx, tx, func(row rowScanner) (directory.AuthorityRef, error) {
+			var a directory.AuthorityRef
+			return a, row.Scan(&a.AuthorityID, &a.AuthorityName)
+		}, `SELECT a.authority_id, a.name FROM authority_domains ad JOIN authorities a ON a.authority_id = ad.authority_id WHERE ad.domain = ? ORDER BY a.name LIMIT 100`, name)
 		if err != nil {
 			return err
 		}
-		if len(auths) > 0 {
-			parts["Authorities"] = auths
-		}
-		pols, err := namedRows(ctx, tx, `SELECT policy_id, role || ' / ' || entity_type FROM role_metadata_policies WHERE authorisation_domain = ? ORDER BY role, entity_type LIMIT 100`,
-			"PolicyId", "Policy", name)
-		if err != nil {
+		if parts.RoleMetadataPolicies, err = policiesWhere(ctx, tx, `authorisation_domain = ? ORDER BY role, entity_type`, name); err != nil {
 			return err
 		}
-		if len(pols) > 0 {
-			parts["RoleMetadataPolicies"] = pols
-		}
-		if len(parts) > 0 {
-			return inUse(fmt.Sprintf("Authorisation domain %q is in use: %s", name, inUseSummary(parts)), parts)
+		if !parts.Empty() {
+			return inUse(fmt.Sprintf("Authorisation domain %q is in use: %s", name, parts.Summary()), parts)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM authorisation_domains WHERE name = ?`, name); err != nil {
 			return err
@@ -223,34 +196,13 @@ func (d *DB) DeleteAuthorisationDomain(ctx context.Context, a Audit, name string
 	})
 }
 
-// inUseSummary says how many of each kind are in the way: "2 Claims, 1 Roles".
-func inUseSummary(parts map[string]any) string {
-	keys := make([]string, 0, len(parts))
-	for k := range parts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var out []string
-	for _, k := range keys {
-		n := 0
-		switch v := parts[k].(type) {
-		case []ClaimRef:
-			n = len(v)
-		case []map[string]string:
-			n = len(v)
-		}
-		out = append(out, fmt.Sprintf("%d %s", n, k))
-	}
-	return strings.Join(out, ", ")
-}
-
-// namedRows reads two-column rows into maps with the given keys.
-func namedRows(ctx context.Context, tx *sql.Tx, query, k1, k2 string, args ...any) ([]map[string]string, error) {
-	return queryList(ctx, tx, func(row rowScanner) (map[string]string, error) {
-		var a, b string
-		err := row.Scan(&a, &b)
-		return map[string]string{k1: a, k2: b}, err
-	}, query, args...)
+// policiesWhere names the role metadata policies that match where (its
+// ORDER BY included), at most 100.
+func policiesWhere(ctx context.Context, tx *sql.Tx, where string, args ...any) ([]directory.PolicyRef, error) {
+	return queryList(ctx, tx, func(row rowScanner) (directory.PolicyRef, error) {
+		var p directory.PolicyRef
+		return p, row.Scan(&p.PolicyID, &p.Policy)
+	}, `SELECT policy_id, role || ' / ' || entity_type FROM role_metadata_policies WHERE `+where+` LIMIT 100`, args...)
 }
 
 const roleCols = `name, domain, type, exclusive, description, status`
@@ -333,7 +285,7 @@ func (d *DB) UpdateDomainRole(ctx context.Context, a Audit, r DomainRole, check 
 				return err
 			}
 			if len(claims) > 0 {
-				return inUse(fmt.Sprintf("Role %q of %q is held by %s", r.Name, r.AuthorisationDomain, countClaims(claims, true)), map[string]any{"Claims": claims})
+				return inUse(fmt.Sprintf("Role %q of %q is held by %s", r.Name, r.AuthorisationDomain, countClaims(claims, true)), directory.InTheWay{Claims: claims})
 			}
 		}
 		if !cur.Exclusive && r.Exclusive {
@@ -346,7 +298,7 @@ func (d *DB) UpdateDomainRole(ctx context.Context, a Audit, r DomainRole, check 
 			}
 			if len(others) > 0 {
 				return inUse(fmt.Sprintf("Role %q cannot become Exclusive: organisations that hold it hold other roles (%s)", r.Name, countClaims(others, true)),
-					map[string]any{"Claims": others})
+					directory.InTheWay{Claims: others})
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE authorisation_domain_roles SET type = ?, exclusive = ?, description = ?, status = ?, updated_on = ? WHERE domain = ? AND name = ?`,
@@ -368,24 +320,16 @@ func (d *DB) DeleteDomainRole(ctx context.Context, a Audit, domain, name string)
 		if _, err := getRole(ctx, tx, domain, name); err != nil {
 			return err
 		}
-		parts := map[string]any{}
-		claims, err := claimsWhere(ctx, tx, `c.domain = ? AND c.role = ?`, false, domain, name)
-		if err != nil {
+		var parts directory.InTheWay
+		var err error
+		if parts.Claims, err = claimsWhere(ctx, tx, `c.domain = ? AND c.role = ?`, false, domain, name); err != nil {
 			return err
 		}
-		if len(claims) > 0 {
-			parts["Claims"] = claims
-		}
-		pols, err := namedRows(ctx, tx, `SELECT policy_id, role || ' / ' || entity_type FROM role_metadata_policies WHERE authorisation_domain = ? AND role = ? ORDER BY entity_type LIMIT 100`,
-			"PolicyId", "Policy", domain, name)
-		if err != nil {
+		if parts.RoleMetadataPolicies, err = policiesWhere(ctx, tx, `authorisation_domain = ? AND role = ? ORDER BY entity_type`, domain, name); err != nil {
 			return err
 		}
-		if len(pols) > 0 {
-			parts["RoleMetadataPolicies"] = pols
-		}
-		if len(parts) > 0 {
-			return inUse(fmt.Sprintf("Role %q of %q is in use: %s", name, domain, inUseSummary(parts)), parts)
+		if !parts.Empty() {
+			return inUse(fmt.Sprintf("Role %q of %q is in use: %s", name, domain, parts.Summary()), parts)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM authorisation_domain_roles WHERE domain = ? AND name = ?`, domain, name); err != nil {
 			return err
@@ -566,7 +510,7 @@ func (d *DB) UpdateAuthority(ctx context.Context, a Audit, au Authority, check f
 				return err
 			}
 			if len(claims) > 0 {
-				return inUse(fmt.Sprintf("Authority %q is named by %s", cur.AuthorityName, countClaims(claims, true)), map[string]any{"Claims": claims})
+				return inUse(fmt.Sprintf("Authority %q is named by %s", cur.AuthorityName, countClaims(claims, true)), directory.InTheWay{Claims: claims})
 			}
 		}
 		keep := map[string]bool{}
@@ -585,7 +529,7 @@ func (d *DB) UpdateAuthority(ctx context.Context, a Audit, au Authority, check f
 			dropped = append(dropped, claims...)
 		}
 		if len(dropped) > 0 {
-			return inUse(fmt.Sprintf("Authority %q must keep covering the domains of its %s", cur.AuthorityName, countClaims(dropped, true)), map[string]any{"Claims": dropped})
+			return inUse(fmt.Sprintf("Authority %q must keep covering the domains of its %s", cur.AuthorityName, countClaims(dropped, true)), directory.InTheWay{Claims: dropped})
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE authorities SET name = ?, code = ?, country = ?, status = ?, updated_on = ? WHERE authority_id = ?`,
 			au.AuthorityName, au.AuthorityCode, au.Country, au.Status, d.stamp(), au.AuthorityID); err != nil {
@@ -619,7 +563,7 @@ func (d *DB) DeleteAuthority(ctx context.Context, a Audit, id string) error {
 			return err
 		}
 		if len(claims) > 0 {
-			return inUse(fmt.Sprintf("Authority %q is named by %s", cur.AuthorityName, countClaims(claims, false)), map[string]any{"Claims": claims})
+			return inUse(fmt.Sprintf("Authority %q is named by %s", cur.AuthorityName, countClaims(claims, false)), directory.InTheWay{Claims: claims})
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM authority_domains WHERE authority_id = ?`, id); err != nil {
 			return err

@@ -258,7 +258,7 @@ func TestDomainCascadesRefused(t *testing.T) {
 	conflict := func(what string, err error, names ...string) {
 		t.Helper()
 		var ce *store.ConflictError
-		if !errors.As(err, &ce) || ce.Message == "" || len(ce.InTheWay) == 0 {
+		if !errors.As(err, &ce) || ce.Message == "" || ce.InTheWay.Empty() {
 			t.Fatalf("%s: want a conflict naming what is in the way, got %v", what, err)
 		}
 		b, _ := json.Marshal(ce.InTheWay)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
 // ReferenceItem is a reference data item addressed by its Name.
@@ -104,7 +106,7 @@ func (d *DB) UpdateRef(ctx context.Context, k RefKind, a Audit, r ReferenceItem,
 			}
 			if len(held) > 0 {
 				return &ConflictError{Message: fmt.Sprintf("Certification type %q is held by %d active application(s) or authorisation server(s)", r.Name, len(held)),
-					InTheWay: map[string]any{"Certifications": held}}
+					InTheWay: directory.InTheWay{Certifications: held}}
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE `+k.Table+` SET description = ?, status = ? WHERE name = ?`, r.Description, r.Status, r.Name); err != nil {
@@ -118,20 +120,8 @@ func (d *DB) UpdateRef(ctx context.Context, k RefKind, a Audit, r ReferenceItem,
 	return d.GetRef(ctx, k, r.Name)
 }
 
-// HeldCertification names a certification in the way of a change: its
-// ids for programs and, added later (additive), the organisation's name,
-// the certification's type and the name of the application (ClientName)
-// or authorisation server (CustomerFriendlyName) that holds it, for the
-// people who read the console's list of what is in the way.
-type HeldCertification struct {
-	CertificationID   string `json:"CertificationId"`
-	OrganisationID    string `json:"OrganisationId"`
-	OrganisationName  string `json:"OrganisationName"`
-	CertificationType string `json:"CertificationType"`
-	SubjectType       string `json:"SubjectType"`
-	SubjectID         string `json:"SubjectId"`
-	SubjectName       string `json:"SubjectName"`
-}
+// HeldCertification names a certification in the way of a change.
+type HeldCertification = directory.HeldCertification
 
 // certificationsHeld lists certifications of a type with the names of
 // their organisation and holder (joined, one query); with activeOnly, only
@@ -153,29 +143,6 @@ func certificationsHeld(ctx context.Context, tx *sql.Tx, typ string, activeOnly 
 	}, q+` ORDER BY c.organisation_id, c.certification_id LIMIT 100`, typ)
 }
 
-// InUse is a contact in the way of deleting its contact type: its ids
-// and name and, added later (additive), its e-mail address and its
-// organisation's name.
-type InUse struct {
-	ContactID        string `json:"ContactId"`
-	OrganisationID   string `json:"OrganisationId"`
-	OrganisationName string `json:"OrganisationName"`
-	Name             string `json:"Name"`
-	EmailAddress     string `json:"EmailAddress"`
-}
-
-// DocumentInUse is a document in the way of deleting its document type:
-// its ids and, added later (additive), its organisation's name, type,
-// reference number and description.
-type DocumentInUse struct {
-	DocumentID              string `json:"DocumentId"`
-	OrganisationID          string `json:"OrganisationId"`
-	OrganisationName        string `json:"OrganisationName"`
-	DocumentType            string `json:"DocumentType"`
-	DocumentReferenceNumber string `json:"DocumentReferenceNumber"`
-	DocumentDescription     string `json:"DocumentDescription"`
-}
-
 // DeleteRef removes an item nothing uses. When something uses it, the
 // ConflictError names what is in the way (InTheWay).
 // check (nil: none) sees the current item first, inside the transaction
@@ -188,47 +155,32 @@ func (d *DB) DeleteRef(ctx context.Context, k RefKind, a Audit, name string, che
 		if _, err := current(ctx, tx, scanRef, check, `SELECT name, description, status FROM `+k.Table+` WHERE name = ?`, name); err != nil {
 			return err
 		}
-		var inTheWay map[string]any
-		count := 0
+		var inTheWay directory.InTheWay
+		var err error
 		switch k {
 		case ContactTypes:
-			used, err := queryList(ctx, tx, func(row rowScanner) (InUse, error) {
-				var u InUse
+			inTheWay.Contacts, err = queryList(ctx, tx, func(row rowScanner) (directory.ContactInUse, error) {
+				var u directory.ContactInUse
 				err := row.Scan(&u.ContactID, &u.OrganisationID, &u.OrganisationName, &u.Name, &u.EmailAddress)
 				return u, err
 			}, `SELECT c.contact_id, c.organisation_id, COALESCE(o.name, ''), trim(c.first_name || ' ' || c.last_name), c.email_address
 				FROM contacts c LEFT JOIN organisations o ON o.organisation_id = c.organisation_id
 				WHERE c.contact_type = ? ORDER BY c.organisation_id, c.contact_id LIMIT 100`, name)
-			if err != nil {
-				return err
-			}
-			if count = len(used); count > 0 {
-				inTheWay = map[string]any{"Contacts": used}
-			}
 		case DocumentTypes:
-			used, err := queryList(ctx, tx, func(row rowScanner) (DocumentInUse, error) {
-				var u DocumentInUse
+			inTheWay.Documents, err = queryList(ctx, tx, func(row rowScanner) (directory.DocumentInUse, error) {
+				var u directory.DocumentInUse
 				err := row.Scan(&u.DocumentID, &u.OrganisationID, &u.OrganisationName, &u.DocumentType, &u.DocumentReferenceNumber, &u.DocumentDescription)
 				return u, err
 			}, `SELECT d.document_id, d.organisation_id, COALESCE(o.name, ''), d.document_type, d.reference_number, d.description
 				FROM documents d LEFT JOIN organisations o ON o.organisation_id = d.organisation_id
 				WHERE d.document_type = ? ORDER BY d.organisation_id, d.document_id LIMIT 100`, name)
-			if err != nil {
-				return err
-			}
-			if count = len(used); count > 0 {
-				inTheWay = map[string]any{"Documents": used}
-			}
 		case CertificationTypes:
-			held, err := certificationsHeld(ctx, tx, name, false)
-			if err != nil {
-				return err
-			}
-			if count = len(held); count > 0 {
-				inTheWay = map[string]any{"Certifications": held}
-			}
+			inTheWay.Certifications, err = certificationsHeld(ctx, tx, name, false)
 		}
-		if count > 0 {
+		if err != nil {
+			return err
+		}
+		if count := len(inTheWay.Contacts) + len(inTheWay.Documents) + len(inTheWay.Certifications); count > 0 {
 			return &ConflictError{Message: fmt.Sprintf("%s %q is in use by %d item(s)", k.Label, name, count), InTheWay: inTheWay}
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+k.Table+` WHERE name = ?`, name); err != nil {
