@@ -13,9 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/formats"
 )
 
@@ -290,78 +289,16 @@ func formInto(form url.Values, dst any) error {
 	return nil
 }
 
-// The text rule (docs/design.md §4): what a person reads must read as
-// it is. A decoded string member is one of three kinds, marked by its
-// struct tag `text`:
-//
-//   - no tag: one line of text (a name, a title, an address line): no
-//     control character (U+0000–U+001F, U+007F–U+009F: tabs and line
-//     breaks too), no direction mark or override (Bidi_Control: U+200E,
-//     U+200F, U+202A–U+202E, U+2066–U+2069, U+061C), no U+2028/U+2029;
-//   - `text:"lines"`: text that may span lines (a description edited in a
-//     text area, a status reason): as one line, but "\n", "\r\n" and "\t"
-//     are allowed;
-//   - `text:"raw"`: not text a person reads (a PEM block, a policy, a
-//     secret): only the NUL and UTF-8 check below.
-//
-// Members typed any are read-only members a client sends back and the
-// service ignores: only the NUL and UTF-8 check.
+// The text rule is the application layer's (directory/text.go); these
+// are its three kinds, as the struct tag `text` names them.
 const (
-	textLine  = ""
-	textLines = "lines"
-	textRaw   = "raw"
+	textLine  = directory.TextLine
+	textLines = directory.TextLines
+	textRaw   = directory.TextRaw
 )
 
-// refusedText reports whether s breaks the text rule for its kind
-// (textLine or textLines).
-func refusedText(s, kind string) bool {
-	_, _, bad := firstRefused(s, kind)
-	return bad
-}
-
-// firstRefused is the first character of s that breaks the text rule for
-// its kind, and its place (1 for the first character).
-func firstRefused(s, kind string) (rune, int, bool) {
-	n := 0
-	for i, r := range s {
-		n++
-		switch {
-		case kind == textLines && (r == '\n' || r == '\t'):
-		case kind == textLines && r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
-		case unicode.IsControl(r), unicode.Is(unicode.Bidi_Control, r), r == '\u2028', r == '\u2029':
-			return r, n, true
-		}
-	}
-	return 0, 0, false
-}
-
-// textMessage is the refusal of a member (field) whose value s breaks the
-// rule. It names the character and where it is: most of them cannot be
-// seen (a direction mark shows "Evil\u202eknaB" as "EvilBank").
-func textMessage(field, kind, s string) string {
-	msg := controlMessage(field)
-	if kind == textLines {
-		msg = field + " cannot contain control characters other than line breaks and tabs, or direction marks."
-	}
-	r, n, bad := firstRefused(s, kind)
-	if !bad {
-		return msg
-	}
-	var what string
-	switch {
-	case r == '\t':
-		what = "a tab"
-	case r == '\n' || r == '\r':
-		what = "a line break"
-	case r == '\u2028' || r == '\u2029':
-		what = fmt.Sprintf("U+%04X, a line or paragraph separator", r)
-	case unicode.Is(unicode.Bidi_Control, r):
-		what = fmt.Sprintf("U+%04X, a direction mark", r)
-	default:
-		what = fmt.Sprintf("U+%04X, a control character", r)
-	}
-	return strings.TrimSuffix(msg, ".") + fmt.Sprintf(": character %d is %s.", n, what)
-}
+func refusedText(s, kind string) bool          { return directory.RefusedText(s, kind) }
+func textMessage(field, kind, s string) string { return directory.TextMessage(field, kind, s) }
 
 // checkText refuses text that one of the engines cannot keep as sent: a
 // NUL character (PostgreSQL's text holds none) or bytes that are not UTF-8
@@ -370,86 +307,16 @@ func textMessage(field, kind, s string) string {
 // field to fix (docs/design.md §4). It then applies the text rule above
 // to every member, and refuses naming each member that breaks it.
 func checkText(v reflect.Value, path string) error {
-	var bad []FieldError
-	if err := walkText(v, path, textLine, &bad); err != nil {
-		return err
+	bad, unkeepable := directory.CheckText(v, path)
+	if unkeepable != nil {
+		return CodeValidationFailed.New(unkeepable.Field + " " + unkeepable.Message).WithFields(FieldError{Field: unkeepable.Field, Code: FieldInvalid, Message: unkeepable.Message})
 	}
-	if len(bad) > 0 {
-		return CodeValidationFailed.New(bad[0].Message).WithFields(bad...)
+	if len(bad) == 0 {
+		return nil
 	}
-	return nil
-}
-
-func walkText(v reflect.Value, path, kind string, bad *[]FieldError) error {
-	switch v.Kind() {
-	case reflect.Interface:
-		if !v.IsNil() {
-			return walkText(v.Elem(), path, textRaw, bad)
-		}
-	case reflect.Pointer:
-		if !v.IsNil() {
-			return walkText(v.Elem(), path, kind, bad)
-		}
-	case reflect.String:
-		s := v.String()
-		if strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s) {
-			msg := "contains a NUL character or bytes that are not UTF-8"
-			return CodeValidationFailed.New(path + " " + msg).WithFields(FieldError{Field: path, Code: FieldInvalid, Message: msg})
-		}
-		if kind != textRaw && refusedText(s, kind) {
-			*bad = append(*bad, FieldError{Field: path, Code: FieldInvalid, Message: textMessage(path, kind, s)})
-		}
-	case reflect.Slice, reflect.Array:
-		for i := 0; i < v.Len(); i++ {
-			if err := walkText(v.Index(i), fmt.Sprintf("%s[%d]", path, i), kind, bad); err != nil {
-				return err
-			}
-		}
-	case reflect.Map:
-		it := v.MapRange()
-		for it.Next() {
-			key := fmt.Sprint(it.Key().Interface())
-			if err := walkText(it.Key(), path, kind, bad); err != nil {
-				return err
-			}
-			if err := walkText(it.Value(), joinPath(path, key), kind, bad); err != nil {
-				return err
-			}
-		}
-	case reflect.Struct:
-		t := v.Type()
-		for i := 0; i < t.NumField(); i++ {
-			if !t.Field(i).IsExported() {
-				continue
-			}
-			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-			if name == "-" {
-				continue
-			}
-			if name == "" {
-				name = t.Field(i).Name
-			}
-			if t.Field(i).Anonymous && t.Field(i).Tag.Get("json") == "" {
-				name = "" // embedded: its fields are the parent's
-			}
-			k := kind
-			if tag, ok := t.Field(i).Tag.Lookup("text"); ok {
-				k = tag
-			}
-			if err := walkText(v.Field(i), joinPath(path, name), k, bad); err != nil {
-				return err
-			}
-		}
+	e := CodeValidationFailed.New(bad[0].Message)
+	for _, f := range bad {
+		e.Fields = append(e.Fields, FieldError{Field: f.Field, Code: FieldInvalid, Message: f.Message})
 	}
-	return nil
-}
-
-func joinPath(path, name string) string {
-	switch {
-	case name == "":
-		return path
-	case path == "":
-		return name
-	}
-	return path + "." + name
+	return e
 }

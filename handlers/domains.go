@@ -70,10 +70,6 @@ func validRefName(f map[string]string, field, name string) {
 // is the one-line text rule of decode.go (docs/design.md §4).
 func hasControl(name string) bool { return refusedText(name, textLine) }
 
-func controlMessage(field string) string {
-	return field + " cannot contain tabs, line breaks, other control characters or direction marks."
-}
-
 // dotSegment reports a name that cannot be the last segment of its URL:
 // "." and ".." are dot segments, which browsers, proxies and most clients
 // remove before sending (RFC 3986 §5.2.4), so /roles/../delete would reach

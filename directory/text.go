@@ -1,0 +1,170 @@
+package directory
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The text rule (docs/design.md §4): what a person reads must read as
+// it is. A decoded string member is one of three kinds, marked by its
+// struct tag `text`:
+//
+//   - no tag: one line of text (a name, a title, an address line): no
+//     control character (U+0000–U+001F, U+007F–U+009F: tabs and line
+//     breaks too), no direction mark or override (Bidi_Control: U+200E,
+//     U+200F, U+202A–U+202E, U+2066–U+2069, U+061C), no U+2028/U+2029;
+//   - `text:"lines"`: text that may span lines (a description edited in a
+//     text area, a status reason): as one line, but "\n", "\r\n" and "\t"
+//     are allowed;
+//   - `text:"raw"`: not text a person reads (a PEM block, a policy, a
+//     secret): only the NUL and UTF-8 check below.
+//
+// Members typed any are read-only members a client sends back and the
+// service ignores: only the NUL and UTF-8 check.
+const (
+	TextLine  = ""
+	TextLines = "lines"
+	TextRaw   = "raw"
+)
+
+// RefusedText reports whether s breaks the text rule for its kind
+// (TextLine or TextLines).
+func RefusedText(s, kind string) bool {
+	_, _, bad := firstRefused(s, kind)
+	return bad
+}
+
+// firstRefused is the first character of s that breaks the text rule for
+// its kind, and its place (1 for the first character).
+func firstRefused(s, kind string) (rune, int, bool) {
+	n := 0
+	for i, r := range s {
+		n++
+		switch {
+		case kind == TextLines && (r == '\n' || r == '\t'):
+		case kind == TextLines && r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
+		case unicode.IsControl(r), unicode.Is(unicode.Bidi_Control, r), r == '\u2028', r == '\u2029':
+			return r, n, true
+		}
+	}
+	return 0, 0, false
+}
+
+// TextMessage is the refusal of a member (field) whose value s breaks the
+// rule. It names the character and where it is: most of them cannot be
+// seen (a direction mark shows "Evil\u202eknaB" as "EvilBank").
+func TextMessage(field, kind, s string) string {
+	msg := controlMessage(field)
+	if kind == TextLines {
+		msg = field + " cannot contain control characters other than line breaks and tabs, or direction marks."
+	}
+	r, n, bad := firstRefused(s, kind)
+	if !bad {
+		return msg
+	}
+	var what string
+	switch {
+	case r == '\t':
+		what = "a tab"
+	case r == '\n' || r == '\r':
+		what = "a line break"
+	case r == '\u2028' || r == '\u2029':
+		what = fmt.Sprintf("U+%04X, a line or paragraph separator", r)
+	case unicode.Is(unicode.Bidi_Control, r):
+		what = fmt.Sprintf("U+%04X, a direction mark", r)
+	default:
+		what = fmt.Sprintf("U+%04X, a control character", r)
+	}
+	return strings.TrimSuffix(msg, ".") + fmt.Sprintf(": character %d is %s.", n, what)
+}
+
+// controlMessage is the refusal of one line of text that holds a control
+// character or a direction mark.
+func controlMessage(field string) string {
+	return field + " cannot contain tabs, line breaks, other control characters or direction marks."
+}
+
+// CheckText applies the text rule to every string member of v, named from
+// path by their JSON names, and returns each member that breaks it. A NUL
+// character or bytes that are not UTF-8 (which one of the engines cannot
+// keep as sent) stop the walk at once: unkeepable names that member.
+func CheckText(v reflect.Value, path string) (bad []FieldError, unkeepable *FieldError) {
+	unkeepable = walkText(v, path, TextLine, &bad)
+	return bad, unkeepable
+}
+
+func walkText(v reflect.Value, path, kind string, bad *[]FieldError) *FieldError {
+	switch v.Kind() {
+	case reflect.Interface:
+		if !v.IsNil() {
+			return walkText(v.Elem(), path, TextRaw, bad)
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			return walkText(v.Elem(), path, kind, bad)
+		}
+	case reflect.String:
+		s := v.String()
+		if strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s) {
+			return &FieldError{Field: path, Message: "contains a NUL character or bytes that are not UTF-8"}
+		}
+		if kind != TextRaw && RefusedText(s, kind) {
+			*bad = append(*bad, FieldError{Field: path, Message: TextMessage(path, kind, s)})
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			if err := walkText(v.Index(i), fmt.Sprintf("%s[%d]", path, i), kind, bad); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		it := v.MapRange()
+		for it.Next() {
+			key := fmt.Sprint(it.Key().Interface())
+			if err := walkText(it.Key(), path, kind, bad); err != nil {
+				return err
+			}
+			if err := walkText(it.Value(), joinPath(path, key), kind, bad); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			if !t.Field(i).IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = t.Field(i).Name
+			}
+			if t.Field(i).Anonymous && t.Field(i).Tag.Get("json") == "" {
+				name = "" // embedded: its fields are the parent's
+			}
+			k := kind
+			if tag, ok := t.Field(i).Tag.Lookup("text"); ok {
+				k = tag
+			}
+			if err := walkText(v.Field(i), joinPath(path, name), k, bad); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func joinPath(path, name string) string {
+	switch {
+	case name == "":
+		return path
+	case path == "":
+		return name
+	}
+	return path + "." + name
+}
