@@ -53,31 +53,22 @@ func activeOrInactive(f map[string]string, status *string) {
 	}
 }
 
-type refTypeStore interface {
-	ListRefs(ctx context.Context, k store.RefKind) ([]store.ReferenceItem, error)
-	GetRef(ctx context.Context, k store.RefKind, name string) (store.ReferenceItem, error)
-	CreateRef(ctx context.Context, k store.RefKind, a store.Audit, r store.ReferenceItem) (store.ReferenceItem, error)
-	UpdateRef(ctx context.Context, k store.RefKind, a store.Audit, r store.ReferenceItem, check func(store.ReferenceItem) error) (store.ReferenceItem, error)
-	DeleteRef(ctx context.Context, k store.RefKind, a store.Audit, name string, check func(store.ReferenceItem) error) error
-}
-
 // RefTypes serves one kind of name/description/status reference data:
 // contact types, document types, certification types.
 type RefTypes struct {
 	*Base
-	Store refTypeStore
-	Kind  store.RefKind
+	Refs  *directory.References
 	Title string // "Contact types"
 	Path  string // "/references/contact-types"
 }
 
 func (h *RefTypes) page(w http.ResponseWriter, r *http.Request, status int, p views.RefPage) {
-	items, err := h.Store.ListRefs(r.Context(), h.Kind)
+	items, err := h.Refs.List(r.Context())
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	p.Title, p.Label, p.Path, p.Items = h.Title, strings.ToLower(h.Kind.Label), h.Path, items
+	p.Title, p.Label, p.Path, p.Items = h.Title, strings.ToLower(h.Refs.Kind.Label), h.Path, items
 	Render(w, r, status, views.RefList(h.Shell(r, h.Title, "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: h.Title}), p))
 }
 
@@ -87,7 +78,7 @@ func (h *RefTypes) New(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *RefTypes) newPage(w http.ResponseWriter, r *http.Request, status int, p views.RefPage) {
-	p.Title, p.Label, p.Path = h.Title, strings.ToLower(h.Kind.Label), h.Path
+	p.Title, p.Label, p.Path = h.Title, strings.ToLower(h.Refs.Kind.Label), h.Path
 	title := "New " + p.Label
 	Render(w, r, status, views.RefNew(h.Shell(r, title, "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: h.Title, Href: h.Path}, views.Crumb{Label: title}), p))
 }
@@ -97,7 +88,7 @@ func (h *RefTypes) List(w http.ResponseWriter, r *http.Request) {
 	if HTMLPage(w, r, func() { h.page(w, r, http.StatusOK, views.RefPage{}) }) {
 		return
 	}
-	items, err := h.Store.ListRefs(r.Context(), h.Kind)
+	items, err := h.Refs.List(r.Context())
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -107,37 +98,13 @@ func (h *RefTypes) List(w http.ResponseWriter, r *http.Request) {
 
 // Get is one item.
 func (h *RefTypes) Get(w http.ResponseWriter, r *http.Request) {
-	it, err := h.Store.GetRef(r.Context(), h.Kind, PathParam(r, "name"))
+	it, err := h.Refs.Get(r.Context(), PathParam(r, "name"))
 	if err != nil {
-		WriteError(w, r, directory.Named(err, h.Kind.Label))
+		WriteError(w, r, err)
 		return
 	}
 	SetETag(w, it)
 	WriteJSON(w, http.StatusOK, it)
-}
-
-func validateRef(it *store.ReferenceItem, isNew bool) map[string]string {
-	f := map[string]string{}
-	if isNew {
-		required(f, "Name", it.Name, "Name")
-		checkLen(f, "Name", it.Name, 100)
-		if strings.ContainsAny(it.Name, "/|?#%") {
-			f["Name"] = "The name cannot contain / | ? # or %."
-		}
-		// The name is its URL, as a domain's is; the console trims it.
-		if strings.TrimSpace(it.Name) != it.Name && strings.TrimSpace(it.Name) != "" {
-			f["Name"] = "The name cannot start or end with a space."
-		}
-		if dotSegment(it.Name) {
-			f["Name"] = dotSegmentMessage("The name")
-		}
-		if hasControl(it.Name) {
-			f["Name"] = textMessage("The name", textLine, it.Name)
-		}
-	}
-	checkLen(f, "Description", it.Description, 500)
-	statusIn(f, &it.Status, isNew)
-	return f
 }
 
 // Create adds an item.
@@ -147,17 +114,16 @@ func (h *RefTypes) Create(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var it store.ReferenceItem
-	var err error
-	if errs := withRefused(validateRef(&in, true), refused); len(errs) > 0 {
-		err = Validation(errs)
-	} else {
-		it, err = h.Store.CreateRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)
-		err = directory.Named(err, h.Kind.Label)
+	it, err := h.Refs.Create(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, refused)
+	switch {
+	case err == nil:
+		h.Saved(w, r, Saved{Flash: h.Refs.Kind.Label + " " + it.Name + " was added.", Page: h.Path,
+			Status: http.StatusCreated, Body: it, ETag: it, Location: "/api" + h.Path + "/" + url.PathEscape(it.Name)})
+	case !WantsJSON(r) && AsError(err).Status < 500:
+		h.newPage(w, r, AsError(err).Status, views.RefPage{Form: in, Errors: orMessage(err, "Name")})
+	default:
+		WriteError(w, r, err)
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: h.Kind.Label + " " + it.Name + " was added.", Page: h.Path,
-		Status: http.StatusCreated, Body: it, ETag: it, Location: "/api" + h.Path + "/" + url.PathEscape(it.Name),
-		Again: anyAgain(func(e *Error) { h.newPage(w, r, e.Status, views.RefPage{Form: in, Errors: orMessage(err, "Name")}) })})
 }
 
 // Update changes an item's description or status; disabling a
@@ -165,29 +131,23 @@ func (h *RefTypes) Create(w http.ResponseWriter, r *http.Request) {
 func (h *RefTypes) Update(w http.ResponseWriter, r *http.Request) {
 	var in store.ReferenceItem
 	name := PathParam(r, "name")
-	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.ReferenceItem, error) { return h.Store.GetRef(r.Context(), h.Kind, name) }))
+	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.ReferenceItem, error) { return h.Refs.Get(r.Context(), name) }))
 	if !ok {
 		return
 	}
-	var it store.ReferenceItem
-	var err error
-	if in.Name != "" && in.Name != name {
-		err = Validation(map[string]string{"Name": "The name cannot change."})
-	} else if in.Name = name; len(withRefused(validateRef(&in, false), refused)) > 0 {
-		err = Validation(withRefused(validateRef(&in, false), refused))
-	} else {
-		it, err = h.Store.UpdateRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
-		err = directory.Named(err, h.Kind.Label)
+	it, err := h.Refs.Update(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, name, in, refused, func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
+	status := AsError(err).Status
+	switch {
+	case err == nil:
+		h.Saved(w, r, Saved{Flash: h.Refs.Kind.Label + " " + it.Name + " is " + it.Status + ".", Page: h.Path, Status: http.StatusOK, Body: it, ETag: it})
+	case WantsJSON(r) || status >= 500 || status == http.StatusNotFound || status == http.StatusPreconditionFailed:
+		WriteError(w, r, err)
+	case status == http.StatusConflict:
+		h.renderConflict(w, r, AsError(err))
+	default:
+		rowRefused(h.Base, r, name, AsError(err))
+		h.page(w, r, status, views.RefPage{})
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: h.Kind.Label + " " + it.Name + " is " + it.Status + ".", Page: h.Path,
-		Status: http.StatusOK, Body: it, ETag: it, Again: pageAgain(func(e *Error) {
-			if e.Status == http.StatusConflict {
-				h.renderConflict(w, r, e)
-				return
-			}
-			rowRefused(h.Base, r, name, e)
-			h.page(w, r, e.Status, views.RefPage{})
-		})})
 }
 
 // rowRefused is the message of a refused row button (its fields are
@@ -201,10 +161,13 @@ func rowRefused(b *Base, r *http.Request, row string, e *Error) {
 // what is in the way.
 func (h *RefTypes) Delete(w http.ResponseWriter, r *http.Request) {
 	name := PathParam(r, "name")
-	err := h.Store.DeleteRef(r.Context(), h.Kind, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, name,
-		func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
-	h.Saved(w, r, Saved{Err: directory.Named(err, h.Kind.Label), Flash: h.Kind.Label + " " + name + " was deleted.", Page: h.Path,
-		Status: http.StatusNoContent, Again: conflictAgain(func(e *Error) { h.renderConflict(w, r, e) })})
+	err := h.Refs.Delete(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, name, func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
+	switch {
+	case err != nil && !WantsJSON(r) && AsError(err).Status == http.StatusConflict:
+		h.renderConflict(w, r, AsError(err))
+	default:
+		h.Saved(w, r, Saved{Err: err, Flash: h.Refs.Kind.Label + " " + name + " was deleted.", Page: h.Path, Status: http.StatusNoContent})
+	}
 }
 
 func (h *RefTypes) renderConflict(w http.ResponseWriter, r *http.Request, e *Error) {

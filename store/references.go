@@ -9,18 +9,10 @@ import (
 )
 
 // ReferenceItem is a reference data item addressed by its Name.
-type ReferenceItem struct {
-	Name        string `json:"Name"`
-	Description string `json:"Description"`
-	Status      string `json:"Status"`
-}
+type ReferenceItem = directory.ReferenceItem
 
 // RefKind is one kind of name/description/status reference data.
-type RefKind struct {
-	Table   string // contact_types, document_types, certification_types
-	Subject string // audit subject type
-	Label   string // "Contact type"
-}
+type RefKind = directory.RefKind
 
 // The kinds of name/description/status reference data.
 var (
@@ -29,7 +21,7 @@ var (
 	CertificationTypes = RefKind{Table: "certification_types", Subject: "CertificationType", Label: "Certification type"}
 )
 
-func (k RefKind) valid() error {
+func validKind(k RefKind) error {
 	switch k.Table {
 	case ContactTypes.Table, DocumentTypes.Table, CertificationTypes.Table:
 		return nil
@@ -39,7 +31,7 @@ func (k RefKind) valid() error {
 
 // ListRefs returns every item of a kind.
 func (d *DB) ListRefs(ctx context.Context, k RefKind) ([]ReferenceItem, error) {
-	if err := k.valid(); err != nil {
+	if err := validKind(k); err != nil {
 		return nil, err
 	}
 	return queryList(ctx, d.db, scanRef, `SELECT name, description, status FROM `+k.Table+` ORDER BY name`)
@@ -53,7 +45,7 @@ func scanRef(row rowScanner) (ReferenceItem, error) {
 
 // GetRef returns one item or ErrNotFound.
 func (d *DB) GetRef(ctx context.Context, k RefKind, name string) (ReferenceItem, error) {
-	if err := k.valid(); err != nil {
+	if err := validKind(k); err != nil {
 		return ReferenceItem{}, err
 	}
 	return queryOne(ctx, d.db, scanRef, `SELECT name, description, status FROM `+k.Table+` WHERE name = ?`, name)
@@ -61,7 +53,7 @@ func (d *DB) GetRef(ctx context.Context, k RefKind, name string) (ReferenceItem,
 
 // CreateRef adds an item; an existing name is a conflict.
 func (d *DB) CreateRef(ctx context.Context, k RefKind, a Audit, r ReferenceItem) (ReferenceItem, error) {
-	if err := k.valid(); err != nil {
+	if err := validKind(k); err != nil {
 		return r, err
 	}
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -88,7 +80,7 @@ func (d *DB) CreateRef(ctx context.Context, k RefKind, a Audit, r ReferenceItem)
 // active application or authorisation server (docs/design.md §5); certifications on
 // inactive ones do not count.
 func (d *DB) UpdateRef(ctx context.Context, k RefKind, a Audit, r ReferenceItem, check func(cur ReferenceItem) error) (ReferenceItem, error) {
-	if err := k.valid(); err != nil {
+	if err := validKind(k); err != nil {
 		return r, err
 	}
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -148,7 +140,7 @@ func certificationsHeld(ctx context.Context, tx *sql.Tx, typ string, activeOnly 
 // check (nil: none) sees the current item first, inside the transaction
 // (If-Match).
 func (d *DB) DeleteRef(ctx context.Context, k RefKind, a Audit, name string, check func(cur ReferenceItem) error) error {
-	if err := k.valid(); err != nil {
+	if err := validKind(k); err != nil {
 		return err
 	}
 	return d.tx(ctx, func(tx *sql.Tx) error {

@@ -36,9 +36,9 @@ func (s *Server) routes() http.Handler {
 	ssaH := &handlers.SSA{Base: base, Apps: apps, Store: s.db, Keys: s.keys, FedKeys: s.fedKeys, Now: s.cfg.Now,
 		SSAs: &directory.SSAs{Store: s.db, Keys: s.keys, Issuer: s.cfg.SSAIssuer, BaseURL: base.BaseURL, Vocab: base.Vocab, Now: s.cfg.Now}}
 	refs := &handlers.References{Base: base, Store: s.db}
-	contactTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.ContactTypes, Title: "Contact types", Path: "/references/contact-types"}
-	documentTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.DocumentTypes, Title: "Document types", Path: "/references/document-types"}
-	certificationTypes := &handlers.RefTypes{Base: base, Store: s.db, Kind: store.CertificationTypes, Title: "Certification types", Path: "/references/certification-types"}
+	contactTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.ContactTypes}, Title: "Contact types", Path: "/references/contact-types"}
+	documentTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.DocumentTypes}, Title: "Document types", Path: "/references/document-types"}
+	certificationTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.CertificationTypes}, Title: "Certification types", Path: "/references/certification-types"}
 	superUsers := &handlers.SuperUsers{Base: base, Store: s.db}
 	dataAdmins := &handlers.DataAdmins{Base: base, Store: s.db, Mailer: s.mailer}
 	pages := &handlers.Pages{Base: base, Store: s.db, Now: s.cfg.Now}
