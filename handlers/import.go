@@ -200,47 +200,9 @@ func rowProblem(row int, column, msg string) string {
 // New organisation form would; it returns every problem it finds (up to
 // maxImportErrors), each naming its row and column.
 func (h *Organisations) parseImport(r *http.Request, file io.Reader) ([]store.Organisation, error) {
-	br := bufio.NewReader(file)
-	if start, _ := br.Peek(len(byteOrderMark)); string(start) == byteOrderMark {
-		br.Discard(len(byteOrderMark))
-	}
-	cr := csv.NewReader(br)
-	cr.ReuseRecord = true // each row is copied into its organisation
-	header, err := cr.Read()
-	if e := importReadError(err); e != nil {
-		return nil, e
-	}
+	cr, col, err := readImportHeader(file)
 	if err != nil {
-		return nil, CodeMalformedCSV.New("the file has no CSV header row")
-	}
-	header = slices.Clone(header)
-	if len(header) == 1 && semicolonHeader(header[0]) {
-		// Saved where the decimal separator is a comma (Excel in much of
-		// Europe and Brazil): the columns are separated by semicolons
-		// (docs/decisions.md). The header's names hold no quotes, so it
-		// is split as it is; the rows are read with the semicolon.
-		header = strings.Split(header[0], ";")
-		cr.Comma = ';'
-		cr.FieldsPerRecord = len(header)
-	}
-	if len(header) > maxImportColumns {
-		return nil, CodeMalformedCSV.New(fmt.Sprintf("the header row has %d columns; an import has at most %d, those of the export: %s", len(header), maxImportColumns, strings.Join(importColumns, ", ")))
-	}
-	col := map[string]int{}
-	for i, name := range header {
-		name = strings.TrimSpace(name)
-		if !slices.Contains(importColumns, name) {
-			return nil, CodeMalformedCSV.New(fmt.Sprintf("unknown column %q; the columns are those of the export: %s", name, strings.Join(importColumns, ", ")))
-		}
-		if _, dup := col[name]; dup {
-			return nil, CodeMalformedCSV.New(fmt.Sprintf("column %q appears twice", name))
-		}
-		col[name] = i
-	}
-	for _, need := range []string{"OrganisationName", "RegistrationNumber", "CountryOfRegistration"} {
-		if _, ok := col[need]; !ok {
-			return nil, CodeMalformedCSV.New("the header has no " + need + " column")
-		}
+		return nil, err
 	}
 	flags, err := h.Store.ListFlags(r.Context(), "Organisation")
 	if err != nil {
@@ -252,11 +214,6 @@ func (h *Organisations) parseImport(r *http.Request, file io.Reader) ([]store.Or
 	}
 
 	problems := CodeValidationFailed.New("Nothing was imported: some rows need attention.")
-	add := func(row int, field, msg string) {
-		if len(problems.Fields) < maxImportErrors {
-			problems.Fields = append(problems.Fields, FieldError{Code: FieldInvalid, Field: "rows[" + strconv.Itoa(row) + "]." + field, Message: rowProblem(row, field, msg)})
-		}
-	}
 	var orgs []store.Organisation
 	seenID := map[string]int{}
 	for row := 1; ; row++ {
@@ -273,58 +230,10 @@ func (h *Organisations) parseImport(r *http.Request, file io.Reader) ([]store.Or
 		if row > MaxImportRows {
 			return nil, CodeTooLarge.New(fmt.Sprintf("one import creates at most %d organisations", MaxImportRows))
 		}
-		// As in a JSON body or a form (docs/design.md §4): every column is
-		// one line of text (the text rule of decode.go).
-		for _, name := range importColumns {
-			i, ok := col[name]
-			switch {
-			case !ok || i >= len(rec):
-			case strings.IndexByte(rec[i], 0) >= 0 || !utf8.ValidString(rec[i]):
-				add(row, name, "contains a NUL character or bytes that are not UTF-8.")
-			case refusedText(strings.TrimSpace(rec[i]), textLine):
-				add(row, name, textMessage(name, textLine, strings.TrimSpace(rec[i])))
-			}
-		}
-		get := func(name string) string {
-			if i, ok := col[name]; ok && i < len(rec) {
-				return unguard(strings.TrimSpace(rec[i]))
-			}
-			return ""
-		}
-		// A UUID in capitals is the same UUID (RFC 9562): a spreadsheet may
-		// write an export's ids so. Read in lower case, as ids are kept, it
-		// names the same organisation (docs/design.md §5, CSV).
-		id := get("OrganisationId")
-		if ValidUUID(strings.ToLower(id)) {
-			id = strings.ToLower(id)
-		}
-		o := store.Organisation{OrganisationID: id, OrganisationName: get("OrganisationName"), LegalEntityName: get("LegalEntityName"),
-			RegistrationNumber: get("RegistrationNumber"), CountryOfRegistration: get("CountryOfRegistration"), AddressLine1: get("AddressLine1"),
-			AddressLine2: get("AddressLine2"), City: get("City"), Postcode: get("Postcode"), Status: get("Status")}
-		for _, name := range strings.Split(get("Flags"), ";") {
-			name = unguard(strings.TrimSpace(name))
-			if name == "" {
-				continue
-			}
-			id, ok := flagByName[name]
-			if !ok {
-				add(row, "Flags", "there is no organisation flag named "+strconv.Quote(name)+".")
-				continue
-			}
-			o.Flags = append(o.Flags, id)
-		}
-		errs := h.validateOrg(&o, true)
-		keys := make([]string, 0, len(errs))
-		for k := range errs {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			add(row, k, errs[k])
-		}
+		o := h.importRow(row, rec, col, flagByName, problems)
 		if o.OrganisationID != "" {
 			if first, dup := seenID[o.OrganisationID]; dup {
-				add(row, "OrganisationId", "the same OrganisationId as row "+rowLine(first)+".")
+				addRowProblem(problems, row, "OrganisationId", "the same OrganisationId as row "+rowLine(first)+".")
 			}
 			seenID[o.OrganisationID] = row
 		}
@@ -337,6 +246,121 @@ func (h *Organisations) parseImport(r *http.Request, file io.Reader) ([]store.Or
 		return nil, CodeMalformedCSV.New("the file has a header but no organisations")
 	}
 	return orgs, nil
+}
+
+// readImportHeader reads the header row and returns the reader of the rows
+// after it and the index of each column by name. It refuses a file without
+// a header, an unknown or repeated column, or one that lacks a column every
+// organisation needs.
+func readImportHeader(file io.Reader) (*csv.Reader, map[string]int, error) {
+	br := bufio.NewReader(file)
+	if start, _ := br.Peek(len(byteOrderMark)); string(start) == byteOrderMark {
+		br.Discard(len(byteOrderMark))
+	}
+	cr := csv.NewReader(br)
+	cr.ReuseRecord = true // each row is copied into its organisation
+	header, err := cr.Read()
+	if e := importReadError(err); e != nil {
+		return nil, nil, e
+	}
+	if err != nil {
+		return nil, nil, CodeMalformedCSV.New("the file has no CSV header row")
+	}
+	header = slices.Clone(header)
+	if len(header) == 1 && semicolonHeader(header[0]) {
+		// Saved where the decimal separator is a comma (Excel in much of
+		// Europe and Brazil): the columns are separated by semicolons
+		// (docs/decisions.md). The header's names hold no quotes, so it
+		// is split as it is; the rows are read with the semicolon.
+		header = strings.Split(header[0], ";")
+		cr.Comma = ';'
+		cr.FieldsPerRecord = len(header)
+	}
+	if len(header) > maxImportColumns {
+		return nil, nil, CodeMalformedCSV.New(fmt.Sprintf("the header row has %d columns; an import has at most %d, those of the export: %s", len(header), maxImportColumns, strings.Join(importColumns, ", ")))
+	}
+	col := map[string]int{}
+	for i, name := range header {
+		name = strings.TrimSpace(name)
+		if !slices.Contains(importColumns, name) {
+			return nil, nil, CodeMalformedCSV.New(fmt.Sprintf("unknown column %q; the columns are those of the export: %s", name, strings.Join(importColumns, ", ")))
+		}
+		if _, dup := col[name]; dup {
+			return nil, nil, CodeMalformedCSV.New(fmt.Sprintf("column %q appears twice", name))
+		}
+		col[name] = i
+	}
+	for _, need := range []string{"OrganisationName", "RegistrationNumber", "CountryOfRegistration"} {
+		if _, ok := col[need]; !ok {
+			return nil, nil, CodeMalformedCSV.New("the header has no " + need + " column")
+		}
+	}
+	return cr, col, nil
+}
+
+// importRow turns data row number row into an organisation, adding each
+// problem it has to problems: text that breaks the text rule, a flag that
+// does not exist, and whatever the New organisation form would refuse.
+func (h *Organisations) importRow(row int, rec []string, col map[string]int, flagByName map[string]string, problems *Error) store.Organisation {
+	// As in a JSON body or a form (docs/design.md §4): every column is
+	// one line of text (the text rule of decode.go).
+	for _, name := range importColumns {
+		i, ok := col[name]
+		switch {
+		case !ok || i >= len(rec):
+		case strings.IndexByte(rec[i], 0) >= 0 || !utf8.ValidString(rec[i]):
+			addRowProblem(problems, row, name, "contains a NUL character or bytes that are not UTF-8.")
+		case refusedText(strings.TrimSpace(rec[i]), textLine):
+			addRowProblem(problems, row, name, textMessage(name, textLine, strings.TrimSpace(rec[i])))
+		}
+	}
+	get := func(name string) string {
+		if i, ok := col[name]; ok && i < len(rec) {
+			return unguard(strings.TrimSpace(rec[i]))
+		}
+		return ""
+	}
+	// A UUID in capitals is the same UUID (RFC 9562): a spreadsheet may
+	// write an export's ids so. Read in lower case, as ids are kept, it
+	// names the same organisation (docs/design.md §5, CSV).
+	id := get("OrganisationId")
+	if ValidUUID(strings.ToLower(id)) {
+		id = strings.ToLower(id)
+	}
+	o := store.Organisation{OrganisationID: id, OrganisationName: get("OrganisationName"), LegalEntityName: get("LegalEntityName"),
+		RegistrationNumber: get("RegistrationNumber"), CountryOfRegistration: get("CountryOfRegistration"), AddressLine1: get("AddressLine1"),
+		AddressLine2: get("AddressLine2"), City: get("City"), Postcode: get("Postcode"), Status: get("Status")}
+	for _, name := range strings.Split(get("Flags"), ";") {
+		name = unguard(strings.TrimSpace(name))
+		if name == "" {
+			continue
+		}
+		id, ok := flagByName[name]
+		if !ok {
+			addRowProblem(problems, row, "Flags", "there is no organisation flag named "+strconv.Quote(name)+".")
+			continue
+		}
+		o.Flags = append(o.Flags, id)
+	}
+	errs := h.validateOrg(&o, true)
+	keys := make([]string, 0, len(errs))
+	for k := range errs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		addRowProblem(problems, row, k, errs[k])
+	}
+	return o
+}
+
+// addRowProblem adds the problem msg in column field of data row number
+// row to problems; past maxImportErrors it is dropped, so that the answer
+// stays short enough to read.
+func addRowProblem(problems *Error, row int, field, msg string) {
+	if len(problems.Fields) < maxImportErrors {
+		problems.Fields = append(problems.Fields, FieldError{Code: FieldInvalid, Field: "rows[" + strconv.Itoa(row) + "]." + field, Message: rowProblem(row, field, msg)})
+	}
 }
 
 // ImportForm is the page to upload an organisation CSV.

@@ -255,14 +255,7 @@ func (d *DB) SetSuperUserStatus(ctx context.Context, a Audit, email, status stri
 		if err != nil {
 			return err
 		}
-		old := cur.Status
-		if status == "" {
-			return errUnchanged // left out: kept, and nothing written (docs/design.md §4)
-		}
-		if old == status {
-			return d.takeOverFromGroups(ctx, tx, a, "super_users", "SuperUser", email, status)
-		}
-		if status == "Inactive" {
+		if status == "Inactive" && cur.Status != status {
 			var active int
 			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM super_users WHERE status = 'Active' AND email <> ?`, email).Scan(&active); err != nil {
 				return err
@@ -271,11 +264,7 @@ func (d *DB) SetSuperUserStatus(ctx context.Context, a Audit, email, status stri
 				return &ConflictError{Message: "the platform would lose its last Active Super User"}
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE super_users SET status = ?, updated_at = ?, group_revoked = 0 WHERE email = ?`, status, d.stamp(), email); err != nil {
-			return err
-		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "status", SubjectType: "SuperUser", SubjectID: email,
-			Summary: "Status: " + old + " -> " + status})
+		return d.writeUserStatus(ctx, tx, a, "super_users", "SuperUser", email, cur.Status, status)
 	})
 	if err != nil {
 		return SuperUser{}, err
@@ -375,23 +364,30 @@ func (d *DB) SetDataAdministratorStatus(ctx context.Context, a Audit, email, sta
 		if err != nil {
 			return err
 		}
-		old := cur.Status
-		if status == "" {
-			return errUnchanged // left out: kept, and nothing written (docs/design.md §4)
-		}
-		if old == status {
-			return d.takeOverFromGroups(ctx, tx, a, "data_administrators", "DataAdministrator", email, status)
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE data_administrators SET status = ?, updated_at = ?, group_revoked = 0 WHERE email = ?`, status, d.stamp(), email); err != nil {
-			return err
-		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "status", SubjectType: "DataAdministrator", SubjectID: email,
-			Summary: "Status: " + old + " -> " + status})
+		return d.writeUserStatus(ctx, tx, a, "data_administrators", "DataAdministrator", email, cur.Status, status)
 	})
 	if err != nil {
 		return DataAdministrator{}, err
 	}
 	return d.GetDataAdministrator(ctx, email)
+}
+
+// writeUserStatus changes the status of the administrator email in table
+// (super_users or data_administrators) from old to status, and audits it.
+// An empty status leaves the record as it is; its own status takes it over
+// from the groups that manage it (takeOverFromGroups).
+func (d *DB) writeUserStatus(ctx context.Context, tx *sql.Tx, a Audit, table, subjectType, email, old, status string) error {
+	if status == "" {
+		return errUnchanged // left out: kept, and nothing written (docs/design.md §4)
+	}
+	if old == status {
+		return d.takeOverFromGroups(ctx, tx, a, table, subjectType, email, status)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET status = ?, updated_at = ?, group_revoked = 0 WHERE email = ?`, status, d.stamp(), email); err != nil {
+		return err
+	}
+	return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "status", SubjectType: subjectType, SubjectID: email,
+		Summary: "Status: " + old + " -> " + status})
 }
 
 // takeOverFromGroups is a Super User setting the status a record already

@@ -208,14 +208,13 @@ func localPath(p string) string {
 	return p
 }
 
-// callback finishes the code flow and signs the administrator in.
+// callback finishes the code flow and signs the administrator in: it
+// checks the sign-in was started here, learns from the provider who signed
+// in, checks the provider may vouch for them, then starts their session.
 func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	sm := a.s.sessions
 	q := r.URL.Query()
-	bad := func(msg string) {
-		handlers.WriteError(w, r, handlers.CodeSignInFailed.New(msg))
-	}
 	state := sm.PopString(ctx, "oidc_state")
 	nonce := sm.PopString(ctx, "oidc_nonce")
 	verifier := sm.PopString(ctx, "oidc_verifier")
@@ -225,92 +224,32 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 	// error_description) are shown only for a sign-in started here, never
 	// for a link someone else composed.
 	if state == "" || q.Get("state") != state {
-		bad("This sign-in link is stale or was not started here. Sign in again.")
+		handlers.WriteError(w, r, signInFailed("This sign-in link is stale or was not started here. Sign in again."))
 		return
 	}
 	if e := q.Get("error"); e != "" {
-		bad(strings.TrimSpace("The identity provider refused the sign-in: " + e + " " + q.Get("error_description")))
+		handlers.WriteError(w, r, signInFailed(strings.TrimSpace("The identity provider refused the sign-in: "+e+" "+q.Get("error_description"))))
 		return
 	}
-	emailClaim := a.s.cfg.EmailClaim
-	providerName := a.s.signInIssuer()
-	var viaDomains []string
-	var viaBound *boundIssuer
-	var p *oidcProvider
-	var err error
-	if via != "" {
-		b, ok := a.webSignInNamed(ctx, via)
-		if !ok {
-			bad("The identity provider " + via + " no longer offers web sign-in.")
-			return
-		}
-		emailClaim, viaDomains, providerName, viaBound = b.emailClaim, b.domains, b.name, b
-		p, err = b.webProvider(ctx, a)
-	} else {
-		p, err = a.get(ctx)
-	}
+	sp, err := a.providerFor(ctx, via)
 	if err != nil {
-		handlers.WriteError(w, r, handlers.CodeIDPUnavailable.New("The identity provider cannot be reached.").WithCause(err))
+		handlers.WriteError(w, r, err)
 		return
 	}
-	tok, err := p.oauth.Exchange(oidc.ClientContext(ctx, p.client), q.Get("code"), oauth2.VerifierOption(verifier))
+	who, err := a.signedIn(ctx, sp, q.Get("code"), verifier, nonce)
 	if err != nil {
-		a.s.log.Info("code exchange failed", "err", err)
-		bad("The sign-in code could not be exchanged. Sign in again.")
+		handlers.WriteError(w, r, err)
 		return
 	}
-	raw, _ := tok.Extra("id_token").(string)
-	idt, err := p.idTokens.Verify(ctx, raw)
-	if err != nil {
-		a.s.log.Info("ID token refused", "err", err)
-		bad("The identity provider's ID token did not verify.")
+	if err := a.vouchedFor(ctx, sp, via, who); err != nil {
+		handlers.WriteError(w, r, err)
 		return
-	}
-	if idt.Nonce != nonce {
-		bad("The ID token's nonce does not match this sign-in.")
-		return
-	}
-	var claims map[string]any
-	_ = idt.Claims(&claims)
-	email, err := emailOf(claims, emailClaim)
-	if err != nil {
-		bad("The identity provider " + providerName + " " + err.Error() + ".")
-		return
-	}
-	if email == "" && p.userInfo != nil {
-		// OpenID Connect Core §5.4: the email scope's claims may come from
-		// UserInfo only, called with the access token of this sign-in.
-		email, err = p.userInfo.email(ctx, tok.AccessToken, idt.Subject, emailClaim)
-		if err != nil {
-			a.s.log.Info("sign-in refused: UserInfo", "provider", providerName, "err", err)
-			bad("Signing in through " + providerName + " failed: " + err.Error() + ".")
-			return
-		}
-	}
-	if email == "" {
-		bad("The identity provider " + providerName + " gave no e-mail (claim " + emailClaim + ") in the ID token and names no UserInfo endpoint.")
-		return
-	}
-	if viaDomains != nil && !store.DomainAllowed(viaDomains, email) {
-		bad("The identity provider " + via + " may not sign in " + email + ": its domain is not one it vouches for.")
-		return
-	}
-	if viaBound != nil {
-		groups, err := viaBound.tokenGroups(claims)
-		if err != nil {
-			bad("Signing in through " + providerName + " failed: its ID token is refused: " + err.Error() + ".")
-			return
-		}
-		if err := a.applyGroups(ctx, viaBound, email, groups); err != nil {
-			handlers.WriteError(w, r, err)
-			return
-		}
 	}
 	boundName := "" // the sign-in issuer
-	if viaBound != nil {
-		boundName = viaBound.name
+	if sp.bound != nil {
+		boundName = sp.bound.name
 	}
-	role, err := a.s.db.SignIn(ctx, email, "web", boundName)
+	role, err := a.s.db.SignIn(ctx, who.email, "web", boundName)
 	if err != nil {
 		handlers.WriteError(w, r, err)
 		return
@@ -320,18 +259,120 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if role == store.RoleNone {
-		handlers.WriteError(w, r, forbiddenNotAdmin(email))
+		handlers.WriteError(w, r, forbiddenNotAdmin(who.email))
 		return
 	}
-	sm.Put(ctx, "email", store.NormalizeEmail(email))
+	sm.Put(ctx, "email", store.NormalizeEmail(who.email))
 	// What a provider's groups made holds only at requests that provider
 	// authenticated (docs/design.md §16).
 	sm.Put(ctx, sessionProviderKey, boundName)
-	a.learned.learn(idt.Issuer, idt.Subject, email, a.s.cfg.Now())
+	a.learned.learn(who.idToken.Issuer, who.idToken.Subject, who.email, a.s.cfg.Now())
 	if sm.Exists(ctx, keptFormKey) {
 		flasher{sm}.Warn(ctx, "Your session had expired, so you were asked to sign in again and nothing was saved. What you typed is back in the form (files must be chosen again): check it and save again.")
 	}
 	http.Redirect(w, r, localPath(returnTo), http.StatusSeeOther)
+}
+
+// signInFailed is the refusal of a sign-in, in words the person signing in
+// can act on.
+func signInFailed(msg string) *handlers.Error {
+	return handlers.CodeSignInFailed.New(msg)
+}
+
+// signInProvider is the identity provider a web sign-in goes through: the
+// sign-in issuer, or a bound identity provider chosen on the sign-in page.
+type signInProvider struct {
+	provider   *oidcProvider
+	emailClaim string
+	name       string       // in messages
+	domains    []string     // the e-mail domains it vouches for; nil: any
+	bound      *boundIssuer // nil: the sign-in issuer
+}
+
+// providerFor is the provider of a sign-in started through via (empty:
+// the sign-in issuer).
+func (a *authenticator) providerFor(ctx context.Context, via string) (signInProvider, error) {
+	sp := signInProvider{emailClaim: a.s.cfg.EmailClaim, name: a.s.signInIssuer()}
+	var err error
+	if via != "" {
+		b, ok := a.webSignInNamed(ctx, via)
+		if !ok {
+			return sp, signInFailed("The identity provider " + via + " no longer offers web sign-in.")
+		}
+		sp.emailClaim, sp.domains, sp.name, sp.bound = b.emailClaim, b.domains, b.name, b
+		sp.provider, err = b.webProvider(ctx, a)
+	} else {
+		sp.provider, err = a.get(ctx)
+	}
+	if err != nil {
+		return sp, handlers.CodeIDPUnavailable.New("The identity provider cannot be reached.").WithCause(err)
+	}
+	return sp, nil
+}
+
+// signedInPerson is who the provider says signed in.
+type signedInPerson struct {
+	email   string
+	claims  map[string]any // of the ID token
+	idToken *oidc.IDToken
+}
+
+// signedIn exchanges the code for the provider's tokens and learns from
+// them who signed in: the e-mail from the ID token or, when it has none,
+// from UserInfo.
+func (a *authenticator) signedIn(ctx context.Context, sp signInProvider, code, verifier, nonce string) (signedInPerson, error) {
+	var who signedInPerson
+	p := sp.provider
+	tok, err := p.oauth.Exchange(oidc.ClientContext(ctx, p.client), code, oauth2.VerifierOption(verifier))
+	if err != nil {
+		a.s.log.Info("code exchange failed", "err", err)
+		return who, signInFailed("The sign-in code could not be exchanged. Sign in again.")
+	}
+	raw, _ := tok.Extra("id_token").(string)
+	idt, err := p.idTokens.Verify(ctx, raw)
+	if err != nil {
+		a.s.log.Info("ID token refused", "err", err)
+		return who, signInFailed("The identity provider's ID token did not verify.")
+	}
+	if idt.Nonce != nonce {
+		return who, signInFailed("The ID token's nonce does not match this sign-in.")
+	}
+	who.idToken = idt
+	_ = idt.Claims(&who.claims)
+	who.email, err = emailOf(who.claims, sp.emailClaim)
+	if err != nil {
+		return who, signInFailed("The identity provider " + sp.name + " " + err.Error() + ".")
+	}
+	if who.email == "" && p.userInfo != nil {
+		// OpenID Connect Core §5.4: the email scope's claims may come from
+		// UserInfo only, called with the access token of this sign-in.
+		who.email, err = p.userInfo.email(ctx, tok.AccessToken, idt.Subject, sp.emailClaim)
+		if err != nil {
+			a.s.log.Info("sign-in refused: UserInfo", "provider", sp.name, "err", err)
+			return who, signInFailed("Signing in through " + sp.name + " failed: " + err.Error() + ".")
+		}
+	}
+	if who.email == "" {
+		return who, signInFailed("The identity provider " + sp.name + " gave no e-mail (claim " + sp.emailClaim + ") in the ID token and names no UserInfo endpoint.")
+	}
+	return who, nil
+}
+
+// vouchedFor refuses a person a bound identity provider (named via) may
+// not sign in: one outside its domains, or one its groups refuse; the
+// groups it names are applied to them.
+func (a *authenticator) vouchedFor(ctx context.Context, sp signInProvider, via string, who signedInPerson) error {
+	if sp.domains != nil && !store.DomainAllowed(sp.domains, who.email) {
+		return signInFailed("The identity provider " + via + " may not sign in " + who.email + ": its domain is not one it vouches for.")
+	}
+	if sp.bound == nil {
+		return nil
+	}
+	groups, err := sp.bound.tokenGroups(who.claims)
+	if err != nil {
+		return signInFailed("Signing in through " + sp.name + " failed: its ID token is refused: " + err.Error() + ".")
+	}
+	return a.applyGroups(ctx, sp.bound, who.email, groups)
 }
 
 func forbiddenNotAdmin(email string) *handlers.Error {

@@ -22,18 +22,17 @@ import (
 	"sync"
 	"time"
 
-	"github.com/trustframe/trustframe/federation"
-	"github.com/trustframe/trustframe/ssa/keyring"
-
 	"github.com/alexedwards/scs/v2"
 	"github.com/go-chi/chi/v5"
 
 	"github.com/trustframe/trustframe/devidp"
 	"github.com/trustframe/trustframe/dpop"
+	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/ssa"
+	"github.com/trustframe/trustframe/ssa/keyring"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )

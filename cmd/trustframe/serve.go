@@ -183,14 +183,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	if f.database == "" {
-		// Taken before the database is opened (and migrated), let go after
-		// it is closed: a copy never sees a serve touch the file.
-		if err := os.MkdirAll(f.dataDir, 0o700); err != nil {
-			return fmt.Errorf("data dir: %w", err)
-		}
-		lock, err := takeServingLock(filepath.Join(f.dataDir, "trustframe.db"), false)
-		if errors.Is(err, errLockHeld) {
-			return errors.New("trustframe copy-database is copying this database: start serve once it has finished (then with --database set to where it copied)")
+		lock, err := f.lockSQLite()
+		if err != nil {
+			return err
 		}
 		defer lock.release()
 	}
@@ -217,14 +212,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	if f.bootstrap != "" {
-		created, err := db.EnsureSuperUser(ctx, f.bootstrap)
-		if err != nil {
-			return err
-		}
-		if created {
-			log.Info("bootstrap Super User created", "email", f.bootstrap)
-		}
+	if err := f.ensureBootstrap(ctx, db, log); err != nil {
+		return err
 	}
 	hs := &http.Server{
 		Handler:           srv,
@@ -240,27 +229,14 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	go resendOutbox(ctx, srv, log)
 	hooksDone := make(chan struct{})
 	go func() { srv.DeliverWebhooks(ctx); close(hooksDone) }()
-	var ms *http.Server
-	if f.metricsAddr != "" {
-		mln, err := net.Listen("tcp", f.metricsAddr)
-		if err != nil {
-			return fmt.Errorf("--metrics-addr: %w", err)
-		}
-		// WriteTimeout leaves room for a 30 s CPU profile or trace.
-		ms = &http.Server{Handler: srv.PrivateHandler(), ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 2 * time.Minute}
-		go ms.Serve(mln)
-		fmt.Fprintf(stdout, "metrics on http://%s/metrics, profiles on http://%s/debug/pprof/\n", mln.Addr(), mln.Addr())
+	ms, err := startMetrics(f.metricsAddr, srv, stdout)
+	if err != nil {
+		return err
 	}
 
 	log.Info("listening", "listen", ln.Addr().String(), "base_url", baseURL)
 	_ = logw.Flush()
-	fmt.Fprintf(stdout, "trustframe %s is listening on %s\n", version, baseURL)
-	home := strings.TrimRight(baseURL, "/") + "/"
-	if srv.DevIdP() {
-		fmt.Fprintf(stdout, "Open %s and sign in as %s with the development identity provider.\n", home, f.bootstrap)
-	} else {
-		fmt.Fprintf(stdout, "Open %s and sign in with %s.\n", home, f.oidcIssuer)
-	}
+	f.announce(stdout, baseURL, srv.DevIdP())
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -274,20 +250,87 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	log.Info("shutting down")
 	_ = logw.Flush() // before anything the shutdown prints or logs
+	if err := shutdown(hs, ms); err != nil {
+		return err
+	}
+	<-hooksDone // an attempt in flight is abandoned; its lease runs out
+	fmt.Fprintln(stdout, "trustframe stopped")
+	return nil
+}
+
+// lockSQLite takes the serving lock of the SQLite file before the database
+// is opened (and migrated); the caller lets go of it after the database is
+// closed, so that trustframe copy-database never sees serve touch the file.
+func (f *serveFlags) lockSQLite() (*servingLock, error) {
+	if err := os.MkdirAll(f.dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	lock, err := takeServingLock(filepath.Join(f.dataDir, "trustframe.db"), false)
+	if errors.Is(err, errLockHeld) {
+		return nil, errors.New("trustframe copy-database is copying this database: start serve once it has finished (then with --database set to where it copied)")
+	}
+	return lock, nil
+}
+
+// ensureBootstrap makes --bootstrap-super-user an Active Super User when
+// it is missing, so that a new directory has someone who can sign in.
+func (f *serveFlags) ensureBootstrap(ctx context.Context, db *store.DB, log *slog.Logger) error {
+	if f.bootstrap == "" {
+		return nil
+	}
+	created, err := db.EnsureSuperUser(ctx, f.bootstrap)
+	if err != nil {
+		return err
+	}
+	if created {
+		log.Info("bootstrap Super User created", "email", f.bootstrap)
+	}
+	return nil
+}
+
+// startMetrics serves the metrics and profiles on their own private
+// listener at addr (nil: none asked for).
+func startMetrics(addr string, srv *web.Server, stdout io.Writer) (*http.Server, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	mln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-addr: %w", err)
+	}
+	// WriteTimeout leaves room for a 30 s CPU profile or trace.
+	ms := &http.Server{Handler: srv.PrivateHandler(), ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 2 * time.Minute}
+	go ms.Serve(mln)
+	fmt.Fprintf(stdout, "metrics on http://%s/metrics, profiles on http://%s/debug/pprof/\n", mln.Addr(), mln.Addr())
+	return ms, nil
+}
+
+// announce tells the operator where the directory listens and how to sign
+// in to it.
+func (f *serveFlags) announce(stdout io.Writer, baseURL string, devIdP bool) {
+	fmt.Fprintf(stdout, "trustframe %s is listening on %s\n", version, baseURL)
+	home := strings.TrimRight(baseURL, "/") + "/"
+	if devIdP {
+		fmt.Fprintf(stdout, "Open %s and sign in as %s with the development identity provider.\n", home, f.bootstrap)
+	} else {
+		fmt.Fprintf(stdout, "Open %s and sign in with %s.\n", home, f.oidcIssuer)
+	}
+}
+
+// shutdown stops the public listener first: it stops taking requests at
+// once and finishes those in flight. The private one (ms, may be nil) is
+// closed after it, without waiting for a profile or trace being taken (of
+// a process that stops).
+func shutdown(hs, ms *http.Server) error {
 	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	// The public listener first: it stops taking requests at once and
-	// finishes those in flight. The private one is closed after it, without
-	// waiting for a profile or trace being taken (of a process that stops).
-	err = hs.Shutdown(sctx)
+	err := hs.Shutdown(sctx)
 	if ms != nil {
 		_ = ms.Close()
 	}
 	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
-	<-hooksDone // an attempt in flight is abandoned; its lease runs out
-	fmt.Fprintln(stdout, "trustframe stopped")
 	return nil
 }
 
@@ -345,22 +388,8 @@ func (f *serveFlags) check() (*bool, error) {
 	if f.webhookTimeout < time.Second || f.webhookTimeout > time.Minute {
 		return nil, fmt.Errorf("%w: --webhook-timeout must be from 1s to 60s", errUsage)
 	}
-	for _, a := range splitList(f.ssaAlgs) {
-		if !slices.Contains(ssa.AllAlgs, a) {
-			return nil, fmt.Errorf("%w: --ssa-signing-algs: unknown algorithm %q (known: %s)", errUsage, a, strings.Join(ssa.AllAlgs, ", "))
-		}
-	}
-	if f.ssaRSABits < 2048 {
-		return nil, fmt.Errorf("%w: --ssa-rsa-bits must be 2048 or more", errUsage)
-	}
-	if !slices.Contains(federation.SigningAlgs, f.fedAlg) {
-		return nil, fmt.Errorf("%w: --federation-signing-alg must be one of %s", errUsage, strings.Join(federation.SigningAlgs, ", "))
-	}
-	if f.fedLifetime <= 0 {
-		return nil, fmt.Errorf("%w: --federation-statement-lifetime must be more than 0", errUsage)
-	}
-	if f.fedPrepublish.d < 0 {
-		return nil, fmt.Errorf("%w: --federation-key-prepublish must be 0 or more", errUsage)
+	if err := checkSigningFlags(splitList(f.ssaAlgs), f.ssaRSABits, f.fedAlg, f.fedLifetime, f.fedPrepublish); err != nil {
+		return nil, err
 	}
 	if f.dpopWindow <= 0 {
 		return nil, fmt.Errorf("%w: --dpop-window must be more than 0", errUsage)
@@ -400,6 +429,30 @@ func (f *serveFlags) check() (*bool, error) {
 		return nil, fmt.Errorf("%w: --status-vocabulary: %v", errUsage, err)
 	}
 	return allowPrivate, nil
+}
+
+// checkSigningFlags refuses signing flags serve and keys share: keys
+// checks them as serve does, so that it never makes a key serve would not
+// start with.
+func checkSigningFlags(ssaAlgs []string, rsaBits int, fedAlg string, fedLifetime time.Duration, fedPrepublish prepublishFlag) error {
+	for _, a := range ssaAlgs {
+		if !slices.Contains(ssa.AllAlgs, a) {
+			return fmt.Errorf("%w: --ssa-signing-algs: unknown algorithm %q (known: %s)", errUsage, a, strings.Join(ssa.AllAlgs, ", "))
+		}
+	}
+	if rsaBits < 2048 {
+		return fmt.Errorf("%w: --ssa-rsa-bits must be 2048 or more", errUsage)
+	}
+	if !slices.Contains(federation.SigningAlgs, fedAlg) {
+		return fmt.Errorf("%w: --federation-signing-alg must be one of %s", errUsage, strings.Join(federation.SigningAlgs, ", "))
+	}
+	if fedLifetime <= 0 {
+		return fmt.Errorf("%w: --federation-statement-lifetime must be more than 0", errUsage)
+	}
+	if fedPrepublish.d < 0 {
+		return fmt.Errorf("%w: --federation-key-prepublish must be 0 or more", errUsage)
+	}
+	return nil
 }
 
 // checkListenAddr refuses an address net.Listen could never take: it must

@@ -86,44 +86,76 @@ func Load(path string) (*Anchor, error) {
 	if err := dec.Decode(&cfg); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
+	a, err := newAnchor(cfg, filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", path, err)
 	}
+	return a, nil
+}
+
+// newAnchor checks cfg, loads its signing keys and checks its
+// subordinates; relative key and JWKS file names are read from dir, the
+// directory of the configuration file.
+func newAnchor(cfg Config, dir string) (*Anchor, error) {
 	u, err := url.Parse(cfg.EntityID)
 	if err != nil || u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname())) || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fail("entity_id %q must be an https URL without query or fragment", cfg.EntityID)
+		return nil, fmt.Errorf("entity_id %q must be an https URL without query or fragment", cfg.EntityID)
 	}
 	a := &Anchor{cfg: cfg, lifetime: 24 * time.Hour, subs: map[string]*Subordinate{}}
 	if cfg.StatementLifetime != "" {
 		if a.lifetime, err = time.ParseDuration(cfg.StatementLifetime); err != nil || a.lifetime <= 0 {
-			return nil, fail("statement_lifetime %q is not a positive duration like 24h", cfg.StatementLifetime)
+			return nil, fmt.Errorf("statement_lifetime %q is not a positive duration like 24h", cfg.StatementLifetime)
 		}
 	}
-	if len(cfg.Keys) == 0 {
-		return nil, fail("keys: the anchor needs at least one signing key")
+	if err := a.loadKeys(dir); err != nil {
+		return nil, err
+	}
+	for i := range cfg.Subordinates {
+		s := &cfg.Subordinates[i]
+		where := fmt.Sprintf("subordinates[%d] (%s)", i, s.EntityID)
+		su, err := url.Parse(s.EntityID)
+		if err != nil || su.Host == "" || (su.Scheme != "https" && !(su.Scheme == "http" && isLoopback(su.Hostname()))) {
+			return nil, fmt.Errorf("%s: entity_id must be an https URL (http only on loopback)", where)
+		}
+		if _, dup := a.subs[s.EntityID]; dup {
+			return nil, fmt.Errorf("%s: duplicate subordinate", where)
+		}
+		if err := checkSubordinate(s, dir); err != nil {
+			return nil, fmt.Errorf("%s: %s", where, err)
+		}
+		a.subs[s.EntityID] = s
+	}
+	return a, nil
+}
+
+// loadKeys reads the anchor's private keys, publishes their public halves
+// in its JWKS and makes the signers of the first one.
+func (a *Anchor) loadKeys(dir string) error {
+	if len(a.cfg.Keys) == 0 {
+		return errors.New("keys: the anchor needs at least one signing key")
 	}
 	var signingKey jose.JSONWebKey
-	for i, k := range cfg.Keys {
+	for i, k := range a.cfg.Keys {
 		kp := k.File
 		if !filepath.IsAbs(kp) {
-			kp = filepath.Join(filepath.Dir(path), kp)
+			kp = filepath.Join(dir, kp)
 		}
 		priv, err := loadPrivateKey(kp)
 		if err != nil {
-			return nil, fail("keys[%d] %s: %v", i, kp, err)
+			return fmt.Errorf("keys[%d] %s: %v", i, kp, err)
 		}
 		if err := algFits(k.Alg, priv); err != nil {
-			return nil, fail("keys[%d] %s: %v", i, kp, err)
+			return fmt.Errorf("keys[%d] %s: %v", i, kp, err)
 		}
 		pub := jose.JSONWebKey{Key: priv.Public(), Algorithm: k.Alg, Use: "sig"}
 		tp, err := pub.Thumbprint(crypto.SHA256)
 		if err != nil {
-			return nil, fail("keys[%d] %s: %v", i, kp, err)
+			return fmt.Errorf("keys[%d] %s: %v", i, kp, err)
 		}
 		pub.KeyID = b64(tp)
 		for j, prev := range a.jwks.Keys {
 			if prev.KeyID == pub.KeyID {
-				return nil, fail("keys[%d] %s: the same key as keys[%d] (every kid in the published jwks must be unique)", i, kp, j)
+				return fmt.Errorf("keys[%d] %s: the same key as keys[%d] (every kid in the published jwks must be unique)", i, kp, j)
 			}
 		}
 		a.jwks.Keys = append(a.jwks.Keys, pub)
@@ -131,75 +163,70 @@ func Load(path string) (*Anchor, error) {
 			signingKey = jose.JSONWebKey{Key: priv, KeyID: pub.KeyID, Algorithm: k.Alg}
 		}
 	}
+	var err error
 	if a.signer, err = jose.NewSigner(jose.SigningKey{Algorithm: jose.SignatureAlgorithm(signingKey.Algorithm), Key: signingKey},
 		(&jose.SignerOptions{}).WithType("entity-statement+jwt")); err != nil {
-		return nil, fail("keys[0]: %v", err)
+		return fmt.Errorf("keys[0]: %v", err)
 	}
 	if a.resolver, err = jose.NewSigner(jose.SigningKey{Algorithm: jose.SignatureAlgorithm(signingKey.Algorithm), Key: signingKey},
 		(&jose.SignerOptions{}).WithType("resolve-response+jwt")); err != nil {
-		return nil, fail("keys[0]: %v", err)
+		return fmt.Errorf("keys[0]: %v", err)
 	}
-	for i := range cfg.Subordinates {
-		s := &cfg.Subordinates[i]
-		where := fmt.Sprintf("subordinates[%d] (%s)", i, s.EntityID)
-		su, err := url.Parse(s.EntityID)
-		if err != nil || su.Host == "" || (su.Scheme != "https" && !(su.Scheme == "http" && isLoopback(su.Hostname()))) {
-			return nil, fail("%s: entity_id must be an https URL (http only on loopback)", where)
+	return nil
+}
+
+// checkSubordinate loads a subordinate's JWKS (from exactly one source)
+// and checks its metadata policy, constraints and metadata.
+func checkSubordinate(s *Subordinate, dir string) error {
+	sources := 0
+	for _, set := range []bool{s.JWKSFile != "", s.JWKS != nil, s.JWKSURI != ""} {
+		if set {
+			sources++
 		}
-		if _, dup := a.subs[s.EntityID]; dup {
-			return nil, fail("%s: duplicate subordinate", where)
+	}
+	if sources != 1 {
+		return errors.New("give exactly one of jwks_file, jwks, jwks_uri")
+	}
+	switch {
+	case s.JWKSFile != "":
+		jp := s.JWKSFile
+		if !filepath.IsAbs(jp) {
+			jp = filepath.Join(dir, jp)
 		}
-		sources := 0
-		for _, set := range []bool{s.JWKSFile != "", s.JWKS != nil, s.JWKSURI != ""} {
-			if set {
-				sources++
-			}
-		}
-		if sources != 1 {
-			return nil, fail("%s: give exactly one of jwks_file, jwks, jwks_uri", where)
-		}
-		switch {
-		case s.JWKSFile != "":
-			jp := s.JWKSFile
-			if !filepath.IsAbs(jp) {
-				jp = filepath.Join(filepath.Dir(path), jp)
-			}
-			jb, err := os.ReadFile(jp)
-			if err != nil {
-				return nil, fail("%s: jwks_file %s: %v", where, jp, err)
-			}
-			if err := checkPublicJWKS(jb); err != nil {
-				return nil, fail("%s: jwks_file %s: %v", where, jp, err)
-			}
-			s.jwks = jb
-		case s.JWKS != nil:
-			jb, _ := json.Marshal(s.JWKS)
-			if err := checkPublicJWKS(jb); err != nil {
-				return nil, fail("%s: jwks: %v", where, err)
-			}
-			s.jwks = jb
-		}
-		for etype, pol := range s.MetadataPolicy {
-			pb, _ := json.Marshal(pol)
-			for _, pe := range federation.ValidatePolicy(pb) {
-				return nil, fail("%s: metadata_policy.%s.%s: %s", where, etype, pe.Parameter, pe.Message)
-			}
-		}
-		// The constraints are checked here as a resolver checks them, so a
-		// bad one stops the start rather than failing every resolve.
-		c, err := federation.ParseConstraints(s.Constraints)
+		jb, err := os.ReadFile(jp)
 		if err != nil {
-			return nil, fail("%s: constraints: %v", where, err)
+			return fmt.Errorf("jwks_file %s: %v", jp, err)
 		}
-		if slices.Contains(c.AllowedEntityType, "federation_entity") {
-			return nil, fail("%s: constraints: allowed_entity_types must not name federation_entity (it is always allowed)", where)
+		if err := checkPublicJWKS(jb); err != nil {
+			return fmt.Errorf("jwks_file %s: %v", jp, err)
 		}
-		if err := federation.CheckMetadata(s.Metadata); err != nil {
-			return nil, fail("%s: %v", where, err)
+		s.jwks = jb
+	case s.JWKS != nil:
+		jb, _ := json.Marshal(s.JWKS)
+		if err := checkPublicJWKS(jb); err != nil {
+			return fmt.Errorf("jwks: %v", err)
 		}
-		a.subs[s.EntityID] = s
+		s.jwks = jb
 	}
-	return a, nil
+	for etype, pol := range s.MetadataPolicy {
+		pb, _ := json.Marshal(pol)
+		for _, pe := range federation.ValidatePolicy(pb) {
+			return fmt.Errorf("metadata_policy.%s.%s: %s", etype, pe.Parameter, pe.Message)
+		}
+	}
+	// The constraints are checked here as a resolver checks them, so a
+	// bad one stops the start rather than failing every resolve.
+	c, err := federation.ParseConstraints(s.Constraints)
+	if err != nil {
+		return fmt.Errorf("constraints: %v", err)
+	}
+	if slices.Contains(c.AllowedEntityType, "federation_entity") {
+		return errors.New("constraints: allowed_entity_types must not name federation_entity (it is always allowed)")
+	}
+	if err := federation.CheckMetadata(s.Metadata); err != nil {
+		return err
+	}
+	return nil
 }
 
 func isLoopback(h string) bool { return h == "localhost" || h == "127.0.0.1" || h == "::1" }

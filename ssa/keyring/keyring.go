@@ -1,3 +1,10 @@
+// Package keyring keeps the SSA signing keys in the database, encrypted
+// with the key-encryption key (KEK), a file kept apart from the database:
+// a copy of the database alone signs nothing. It makes, rotates, retires
+// and publishes the keys, and lets serve, keys and the API share them. The
+// KEK also seals the federation keys and identity providers' client
+// secrets, and derives what several instances of one directory must share
+// without storing it.
 package keyring
 
 import (
