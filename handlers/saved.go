@@ -126,17 +126,6 @@ func anyAgain(show func(e *Error)) func(e *Error) bool {
 	return func(e *Error) bool { show(e); return true }
 }
 
-// conflictAgain is the Again that shows only a conflict in place.
-func conflictAgain(show func(e *Error)) func(e *Error) bool {
-	return func(e *Error) bool {
-		if e.Status != http.StatusConflict {
-			return false
-		}
-		show(e)
-		return true
-	}
-}
-
 // Created makes s the answer to a create when isNew: 201 with Location.
 func (s Saved) Created(isNew bool, location string) Saved {
 	if isNew {

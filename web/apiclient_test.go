@@ -172,3 +172,35 @@ func generatedClient(t *testing.T, env *webtest.Env, email string) *apiclient.Cl
 	}
 	return c
 }
+
+// TestGeneratedClientSendsOpenIDDiscoveryDocument: the service takes an
+// authorisation server's OpenIDDiscoveryDocument on create and update
+// (README lists it), but the description's AuthorisationServerInput did not
+// have it, so a client generated from the description could not send it.
+func TestGeneratedClientSendsOpenIDDiscoveryDocument(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := generatedClient(t, env, "admin@example.com")
+	a := newAPI(t, env, "admin@example.com")
+	var oid apiclient.OrganisationId
+	if err := oid.UnmarshalText([]byte(a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string))); err != nil {
+		t.Fatal(err)
+	}
+	iss := discoveryServer(t, func(self string) string { return self })
+	for _, c2 := range []struct {
+		disc   string
+		status int
+	}{{iss + "/elsewhere/openid-configuration", 422}, {iss + "/.well-known/openid-configuration", 201}} {
+		disc := c2.disc
+		r, err := c.CreateAuthorisationServerWithResponse(context.Background(), oid, nil,
+			apiclient.AuthorisationServerInput{CustomerFriendlyName: "Login", Issuer: iss, OpenIDDiscoveryDocument: &disc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.StatusCode() != c2.status {
+			t.Fatalf("%s: %d %s", disc, r.StatusCode(), r.Body)
+		}
+		if c2.status == 201 && (r.JSON201 == nil || r.JSON201.OpenIDDiscoveryDocument == nil || *r.JSON201.OpenIDDiscoveryDocument != disc) {
+			t.Fatalf("%s", r.Body)
+		}
+	}
+}

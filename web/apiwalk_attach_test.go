@@ -3,19 +3,13 @@ package web_test
 import (
 	"crypto/ecdsa"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 
 	jose "github.com/go-jose/go-jose/v4"
+
 	"github.com/trustframe/trustframe/web/webtest"
 )
-
-// rawMultipart sends body as multipart/form-data with boundary B.
-func (a *api) rawMultipart(method, path, body string) (*http.Response, map[string]any) {
-	a.t.Helper()
-	return a.sendBody(method, path, "multipart/form-data; boundary=B", strings.NewReader(body))
-}
 
 // TestAttachmentTextIsChecked: an attachment's Description over 500
 // characters (it was cut at 1,000 bytes, maybe inside a character, and

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	jose "github.com/go-jose/go-jose/v4"
+
 	"github.com/trustframe/trustframe/web/webtest"
 )
 

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/sha256"
 	"crypto/x509"
@@ -10,62 +11,17 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"io"
-	"mime/multipart"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	jose "github.com/go-jose/go-jose/v4"
+
 	"github.com/trustframe/trustframe/web/webtest"
 )
-
-func postPEM(t *testing.T, a *api, path, pemText string) (*http.Response, map[string]any) {
-	t.Helper()
-	req, _ := http.NewRequest("POST", a.base+"/api"+path, strings.NewReader(pemText))
-	req.Header.Set("Content-Type", "application/x-pem-file")
-	req.Header.Set("Authorization", "Bearer "+a.token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var m map[string]any
-	json.NewDecoder(resp.Body).Decode(&m)
-	return resp, m
-}
-
-func keystore(t *testing.T, base, orgID string, inactive bool) jose.JSONWebKeySet {
-	t.Helper()
-	path := base + "/keystore/" + orgID + "/application.jwks"
-	if inactive {
-		path = base + "/keystore/" + orgID + "/inactive/application.jwks"
-	}
-	resp, err := http.Get(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/jwk-set+json" || resp.Header.Get("Cache-Control") == "" {
-		t.Fatalf("keystore: %d %v", resp.StatusCode, resp.Header)
-	}
-	for _, m := range []string{`"d"`, `"p"`, `"q"`, `"dp"`, `"dq"`, `"qi"`, `"priv"`, `"k"`} {
-		if bytes.Contains(b, []byte(m+":")) {
-			t.Fatalf("the keystore holds %s", m)
-		}
-	}
-	var set jose.JSONWebKeySet
-	if err := json.Unmarshal(b, &set); err != nil {
-		t.Fatalf("go-jose cannot parse the keystore: %v", err)
-	}
-	for _, k := range set.Keys {
-		if !k.IsPublic() {
-			t.Fatal("a private key in the keystore")
-		}
-	}
-	return set
-}
 
 func TestCertificatesUploadRevokeAndKeystore(t *testing.T) {
 	env := webtest.Start(t, nil)
@@ -157,11 +113,6 @@ func TestCertificatesUploadRevokeAndKeystore(t *testing.T) {
 	}
 }
 
-func mustMarshal(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
 func TestCertificateRefusals(t *testing.T) {
 	env := webtest.Start(t, nil)
 	a := newAPI(t, env, "admin@example.com")
@@ -204,41 +155,6 @@ func TestCertificateRefusals(t *testing.T) {
 	if l["totalSize"].(float64) != float64(len(cases)) {
 		t.Fatalf("refused attempts audited: %v", l["totalSize"])
 	}
-}
-
-func multipartBody(t *testing.T, fileName string, content []byte, desc string) (string, *bytes.Buffer) {
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	if desc != "" {
-		mw.WriteField("Description", desc)
-	}
-	if content != nil {
-		fw, _ := mw.CreateFormFile("file", fileName)
-		fw.Write(content)
-	}
-	mw.Close()
-	return mw.FormDataContentType(), &buf
-}
-
-func (a *api) multipart(method, path, fileName string, content []byte, desc string) (*http.Response, map[string]any) {
-	ct, body := multipartBody(a.t, fileName, content, desc)
-	return a.sendBody(method, path, ct, body)
-}
-
-// sendBody sends body as Content-Type ct and reads the JSON answer.
-func (a *api) sendBody(method, path, ct string, body io.Reader) (*http.Response, map[string]any) {
-	a.t.Helper()
-	req, _ := http.NewRequest(method, a.base+"/api"+path, body)
-	req.Header.Set("Content-Type", ct)
-	req.Header.Set("Authorization", "Bearer "+a.token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var m map[string]any
-	json.NewDecoder(resp.Body).Decode(&m)
-	return resp, m
 }
 
 func TestKeyMaterialAPI(t *testing.T) {
@@ -367,5 +283,147 @@ func TestKeyMaterialTab(t *testing.T) {
 	_, doc = page(t, c, env.URL+"/organisations/"+oid+"/key-material")
 	if doc.Find("[data-testid=key-material-row]").Length() != 1 {
 		t.Fatal("the tab does not list the key")
+	}
+}
+
+// TestUnknownCertificateTypeNamesTheTypes: the certificate types are fixed
+// Reference Data with no list in the API, and the description's example
+// (TRANSPORT) is not one of them, so the refusal of an unknown type names
+// the types a client may use.
+func TestUnknownCertificateTypeNamesTheTypes(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	r, m := postPEM(t, a, "/organisations/"+oid+"/certificates/TRANSPORT", webtest.ValidCert(t, "p256", "c"))
+	msg := fieldsOf(m)["OrganisationCertificateType"]
+	if r.StatusCode != 422 {
+		t.Fatalf("%d %v", r.StatusCode, m)
+	}
+	for _, want := range []string{"TRANSPORT", "qwac", "qseal", "rtswac", "rtsseal", "brseal", "brseal_ext", "rtstransport_rs"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal %q does not name %s", msg, want)
+		}
+	}
+}
+
+// TestRevocationReasonsReadAsWords: the reasons offered to revoke a
+// certificate or key material, and the reason shown once revoked, were the
+// wire codes (keycompromise, cessationofoperation). They read as words;
+// the values sent stay the codes.
+func TestRevocationReasonsReadAsWords(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	_, cert := postPEM(t, a, "/organisations/"+oid+"/certificates/qseal", webtest.ValidCert(t, "p256", "seal.acme.example"))
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+	km := a.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	kmPage := env.URL + "/organisations/" + oid + "/key-material/" + km["KeyMaterialID"].(string)
+	for _, u := range []string{
+		env.URL + "/organisations/" + oid + "/certificates/kid/" + cert["kid"].(string) + "/revoke",
+		kmPage,
+	} {
+		_, doc := page(t, c, u)
+		opts := doc.Find("select[name=RevokeReason] option")
+		if opts.Length() != 5 {
+			t.Fatalf("%s: %d reasons", u, opts.Length())
+		}
+		opts.Each(func(_ int, o *goquery.Selection) {
+			v, _ := o.Attr("value")
+			if o.Text() == v || !strings.Contains(o.Text(), " ") && v != "unspecified" && v != "superseded" {
+				t.Errorf("%s: the reason %s reads %q", u, v, o.Text())
+			}
+		})
+	}
+	status, _ := postForm(t, c, kmPage, url.Values{"Status": {"Revoked"}, "Use": {"sig"}, "RevokeReason": {"keycompromise"}})
+	if status != http.StatusOK {
+		t.Fatalf("revoke: status %d", status)
+	}
+	_, doc := page(t, c, kmPage)
+	if txt := doc.Find("main dl").Text(); strings.Contains(txt, "keycompromise") || !strings.Contains(txt, "Key compromise") {
+		t.Errorf("the revoked key says %q", strings.Join(strings.Fields(txt), " "))
+	}
+}
+
+// TestPastedPrivateKeyIsNotShownBack: key material or a certificate pasted
+// with its private key is refused ("never send a private key"), and the
+// refused form showed the private key again in its field, in the page. The
+// field comes back empty; the message says why.
+func TestPastedPrivateKeyIsNotShownBack(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	privPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	lines := strings.Split(privPEM, "\n")
+	body := lines[len(lines)-3] // the last line of the key itself
+	jwk, _ := json.Marshal(jose.JSONWebKey{Key: k})
+	var members map[string]string
+	_ = json.Unmarshal(jwk, &members)
+	dValue := members["d"] // the private member of the JWK
+
+	for _, key := range []string{privPEM, string(jwk)} {
+		status, doc := postForm(t, c, env.URL+"/organisations/"+oid+"/key-material", url.Values{"Key": {key}, "Use": {"sig"}})
+		if status != http.StatusUnprocessableEntity || doc.Find("[data-testid=error-Key]").Text() == "" {
+			t.Fatalf("key material: status %d, message %q", status, doc.Find("[data-testid=error-Key]").Text())
+		}
+		if shown := doc.Find("textarea[name=Key]").Text(); strings.Contains(shown, body) || strings.Contains(shown, dValue) {
+			t.Errorf("key material: the refused form shows the private key %.20s", key)
+		}
+	}
+
+	cert := webtest.ValidCert(t, "p256", "seal.acme.example")
+	status, doc := postForm(t, c, env.URL+"/organisations/"+oid+"/certificates/new/review", url.Values{"type": {"qseal"}, "PEM": {cert + privPEM}})
+	if status != http.StatusUnprocessableEntity || !strings.Contains(doc.Text(), "private key") {
+		t.Fatalf("certificate: status %d", status)
+	}
+	if shown := doc.Find("textarea[name=PEM]").Text(); strings.Contains(shown, body) {
+		t.Error("certificate: the refused form shows the private key")
+	}
+}
+
+// TestCertificateReviewNeverKeepsAPrivateKey: the certificate wizard keeps
+// the pasted text in the session (the database) between its review POST
+// and the review page, for the session's life; a paste holding a private
+// key is refused at the POST and nothing of it is written.
+func TestCertificateReviewNeverKeepsAPrivateKey(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	der, _ := x509.MarshalPKCS8PrivateKey(k)
+	privPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	lines := strings.Split(privPEM, "\n")
+	secret := lines[len(lines)-3]
+	cert := webtest.ValidCert(t, "p256", "seal.acme.example")
+	status, doc := postForm(t, c, env.URL+"/organisations/"+oid+"/certificates/new/review", url.Values{"type": {"qseal"}, "PEM": {cert + privPEM}})
+	if status != http.StatusUnprocessableEntity || !strings.Contains(doc.Text(), "private key") {
+		t.Fatalf("a certificate with its private key: status %d", status)
+	}
+	rows, err := env.DB.SQL().QueryContext(context.Background(), `SELECT data FROM sessions`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var data []byte
+		if err := rows.Scan(&data); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), secret) {
+			t.Fatal("the private key was written to the sessions table")
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
 	"github.com/trustframe/trustframe/store/storetest"
 	"github.com/trustframe/trustframe/web/webtest"
 )

@@ -14,74 +14,10 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
 	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
-
-// api is a small JSON client for the directory tests.
-type api struct {
-	t     *testing.T
-	base  string
-	token string
-}
-
-func newAPI(t *testing.T, env *webtest.Env, email string) *api {
-	return &api{t: t, base: env.URL, token: webtest.Token(t, env.URL, email, nil).AccessToken}
-}
-
-func (a *api) do(method, path, body string, hdr ...string) (*http.Response, map[string]any) {
-	a.t.Helper()
-	req, _ := http.NewRequest(method, a.base+"/api"+path, strings.NewReader(body))
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	req.Header.Set("Authorization", "Bearer "+a.token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var m map[string]any
-	var raw json.RawMessage
-	json.NewDecoder(resp.Body).Decode(&raw)
-	if len(raw) > 0 && raw[0] == '[' {
-		m = map[string]any{"list": nil}
-		var l []any
-		json.Unmarshal(raw, &l)
-		m["list"] = l
-	} else {
-		json.Unmarshal(raw, &m)
-	}
-	return resp, m
-}
-
-func (a *api) must(status int, method, path, body string) map[string]any {
-	a.t.Helper()
-	resp, m := a.do(method, path, body)
-	if resp.StatusCode != status {
-		a.t.Fatalf("%s %s: %d, want %d: %v", method, path, resp.StatusCode, status, m)
-	}
-	return m
-}
-
-func fieldsOf(m map[string]any) map[string]string {
-	out := map[string]string{}
-	errs, _ := m["errors"].([]any)
-	for _, e := range errs {
-		em := e.(map[string]any)
-		f, _ := em["field"].(string)
-		msg, _ := em["message"].(string)
-		out[f] += msg
-	}
-	return out
-}
-
-func org(name string) string {
-	return fmt.Sprintf(`{"OrganisationName":%q,"RegistrationNumber":"REG-%s","CountryOfRegistration":"GB"}`, name, name)
-}
 
 func TestOrganisationsAPI(t *testing.T) {
 	env := webtest.Start(t, nil)
@@ -321,11 +257,6 @@ func TestContactsAndContactTypes(t *testing.T) {
 	dana.must(403, "GET", "/references/flags", "")
 }
 
-func newAPIWithInvite(t *testing.T, env *webtest.Env, admin *api, email string) *api {
-	admin.must(201, "POST", "/users/data-administrators", `{"Email":"`+email+`"}`)
-	return newAPI(t, env, email)
-}
-
 func TestContactsSortWithHTMXFragmentAndWithoutJavaScript(t *testing.T) {
 	env := webtest.Start(t, nil)
 	a := newAPI(t, env, "admin@example.com")
@@ -354,21 +285,6 @@ func TestContactsSortWithHTMXFragmentAndWithoutJavaScript(t *testing.T) {
 	if frag.Find("html body header").Length() != 0 || frag.Find("#contacts-table").Length() != 1 || frag.Find("[data-testid=contact-type]").First().Text() != "Billing" {
 		t.Fatalf("fragment: %q", frag.Text())
 	}
-}
-
-// discoveryServer serves a discovery document naming issuer (or itself).
-func discoveryServer(t *testing.T, issuer func(self string) string) string {
-	var self string
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/.well-known/openid-configuration" {
-			http.NotFound(w, r)
-			return
-		}
-		fmt.Fprintf(w, `{"issuer":%q}`, issuer(self))
-	}))
-	t.Cleanup(s.Close)
-	self = s.URL
-	return self
 }
 
 func TestAuthorisationServerIssuerValidation(t *testing.T) {

@@ -7,11 +7,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 
-	"github.com/PuerkitoBio/goquery"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
@@ -147,16 +145,4 @@ func TestFullDiskIs503StorageFull(t *testing.T) {
 	body, _ = io.ReadAll(resp.Body)
 	resp.Body.Close()
 	storageFull(t, "a browser sign-in", resp, string(body))
-}
-
-// formOf reads the fields of the development sign-in form.
-func formOf(t *testing.T, resp *http.Response) url.Values {
-	t.Helper()
-	v := url.Values{}
-	docOf(t, resp).Find("form input").Each(func(_ int, s *goquery.Selection) {
-		name, _ := s.Attr("name")
-		val, _ := s.Attr("value")
-		v.Set(name, val)
-	})
-	return v
 }

@@ -144,3 +144,22 @@ func TestDocumentWizardAndCertificationModal(t *testing.T) {
 		t.Fatal("the certification is listed")
 	}
 }
+
+// TestCertificationsTabLeadsToItsHolders: the organisation's Certifications
+// tab said to add a certification "on its holder's page" and linked to
+// none: a new organisation's tab was a dead end. It links each application
+// and authorisation server to the form that adds one.
+func TestCertificationsTabLeadsToItsHolders(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	app := a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Payments app","RedirectUri":["https://app.acme.example/cb"]}`)["SoftwareStatementId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	_, doc := page(t, c, env.URL+"/organisations/"+oid+"/certifications")
+	want := "/organisations/" + oid + "/softwarestatements/" + app + "/certifications/new"
+	link := doc.Find(`main a[href="` + want + `"]`)
+	if link.Length() != 1 || !strings.Contains(link.Text(), "Payments app") {
+		t.Fatalf("no link to add a certification to Payments app (%q)", strings.Join(strings.Fields(doc.Find("main").Text()), " "))
+	}
+}

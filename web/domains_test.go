@@ -13,32 +13,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/getkin/kin-openapi/openapi3"
 	jose "github.com/go-jose/go-jose/v4"
+
 	"github.com/trustframe/trustframe/web/webtest"
 )
-
-// setupDomains creates, as a Super User, the domain Payments (roles PISP
-// and AISP of Type Federation, EXCL of Type Directory and Exclusive), the
-// domain Data (role DATA) and the authority Central Bank covering
-// Payments only; it returns the authority's id.
-func setupDomains(t *testing.T, su *api) string {
-	t.Helper()
-	su.must(201, "POST", "/references/authorisation-domains", `{"Name":"Payments","Description":"Open finance payments"}`)
-	su.must(201, "POST", "/references/authorisation-domains", `{"Name":"Data"}`)
-	su.must(201, "POST", "/references/authorisation-domains/Payments/roles", `{"Name":"PISP","Type":"Federation"}`)
-	su.must(201, "POST", "/references/authorisation-domains/Payments/roles", `{"Name":"AISP","Type":"Federation"}`)
-	su.must(201, "POST", "/references/authorisation-domains/Payments/roles", `{"Name":"EXCL","Type":"Directory","Exclusive":true}`)
-	su.must(201, "POST", "/references/authorisation-domains/Data/roles", `{"Name":"DATA","Type":"Federation"}`)
-	au := su.must(201, "POST", "/references/authorities", `{"AuthorityName":"Central Bank","AuthorityCode":"CB","Country":"GB","AuthorisationDomains":["Payments"]}`)
-	return au["AuthorityId"].(string)
-}
-
-func grant(t *testing.T, a *api, orgID, authority, domain, role string) string {
-	t.Helper()
-	c := a.must(201, "POST", "/organisations/"+orgID+"/authority-claims", `{"AuthorityId":"`+authority+`","AuthorisationDomain":"`+domain+`","Role":"`+role+`","RegistrationId":"REG-`+role+`"}`)
-	return c["ClaimId"].(string)
-}
 
 // conflictClaims reads the 409 body: errors[0].message is
 // "summary|{"Claims":[…]}"; it returns the ClaimIds of the payload.
@@ -730,4 +710,174 @@ func TestPutWithoutStatusKeepsIt(t *testing.T) {
 		t.Errorf("Status Active not applied: %v", got["Status"])
 	}
 	su.must(422, "PUT", "/references/contact-types/Keep", `{"Status":"Sleeping"}`)
+}
+
+// TestDomainsPageEditRefusalIsShownInItsForm: a refused edit of a domain's
+// description, of a role or of an authority (Reference Data > Domains and
+// Roles) came back as the page with nothing said and the edit form closed,
+// what was typed gone: the change seemed saved but was not. The edit form
+// is open again with what was typed and the message beside its field.
+func TestDomainsPageEditRefusalIsShownInItsForm(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	auth := setupDomains(t, su)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	long := strings.Repeat("x", 501)
+
+	for _, tc := range []struct {
+		what, path string
+		form       url.Values
+		field      string // the id of the field the message is beside
+		kept       map[string]string
+	}{
+		{"domain", "/references/authorisation-domains/Payments",
+			url.Values{"Description": {long}, "Status": {"Active"}},
+			"domain-desc-Payments", map[string]string{"domain-desc-Payments": long}},
+		{"role", "/references/authorisation-domains/Payments/roles/PISP",
+			url.Values{"Type": {"Federation"}, "Exclusive": {"true"}, "Description": {long}, "Status": {"Active"}},
+			"edit-desc-Payments-PISP", map[string]string{"edit-desc-Payments-PISP": long}},
+		{"authority", "/references/authorities/" + auth,
+			url.Values{"AuthorityName": {""}, "AuthorityCode": {"CB2"}, "Country": {"gb"}, "AuthorisationDomains": {"Payments"}, "Status": {"Active"}},
+			"auth-name-" + auth, map[string]string{"auth-code-" + auth: "CB2", "auth-country-" + auth: "GB"}},
+	} {
+		status, doc := postForm(t, c, env.URL+tc.path, tc.form)
+		if status != http.StatusUnprocessableEntity {
+			t.Errorf("%s: status %d, want 422", tc.what, status)
+			continue
+		}
+		in := doc.Find("#" + tc.field)
+		if in.Length() == 0 {
+			t.Errorf("%s: no field #%s", tc.what, tc.field)
+			continue
+		}
+		if v, _ := in.Attr("aria-invalid"); v != "true" {
+			t.Errorf("%s: #%s is not marked invalid", tc.what, tc.field)
+		}
+		id, _ := in.Attr("aria-describedby")
+		if id == "" || strings.TrimSpace(doc.Find("#"+id).Text()) == "" {
+			t.Errorf("%s: no message beside #%s", tc.what, tc.field)
+		}
+		if in.ParentsFiltered("details[open]").Length() == 0 {
+			t.Errorf("%s: the edit form is closed", tc.what)
+		}
+		// The new forms of the page stay empty.
+		doc.Find("[data-testid=domain-form] input[type=text], [data-testid=authority-form] input[type=text]").Each(func(_ int, s *goquery.Selection) {
+			if v, _ := s.Attr("value"); v != "" {
+				id, _ := s.Attr("id")
+				t.Errorf("%s: the new form's #%s shows %q", tc.what, id, v)
+			}
+		})
+		if _, ok := doc.Find("[data-testid=authority-form] input[type=checkbox]").Attr("checked"); ok {
+			t.Errorf("%s: the new authority form ticks a domain", tc.what)
+		}
+		for f, want := range tc.kept {
+			if v, _ := doc.Find("#" + f).Attr("value"); v != want {
+				t.Errorf("%s: #%s kept as %q, want %q", tc.what, f, v, want)
+			}
+		}
+	}
+	// The authority's edit form keeps its domains ticked as sent.
+	_, doc := postForm(t, c, env.URL+"/references/authorities/"+auth,
+		url.Values{"AuthorityName": {""}, "AuthorityCode": {"CB"}, "Country": {"GB"}, "Status": {"Active"}})
+	box := doc.Find("#auth-name-" + auth).ParentsFiltered("form").Find(`input[name=AuthorisationDomains][value=Payments]`)
+	if _, ok := box.Attr("checked"); ok {
+		t.Error("the authority's edit form ticks Payments, which was not sent")
+	}
+}
+
+// TestDomainsPageNameTakenIsBesideTheName: a new domain or role whose name
+// is taken was answered with the message at the top of the page, and the
+// new role form came back closed and empty. The message stands beside the
+// name, as on the other Reference Data forms, and what was typed stays.
+func TestDomainsPageNameTakenIsBesideTheName(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	setupDomains(t, su)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	status, doc := postForm(t, c, env.URL+"/references/authorisation-domains/Payments/roles",
+		url.Values{"Name": {"PISP"}, "Type": {"Directory"}, "Description": {"Payment initiation"}, "Status": {"Active"}})
+	if status != http.StatusConflict {
+		t.Fatalf("role: status %d, want 409", status)
+	}
+	in := doc.Find("#role-name-Payments")
+	if v, _ := in.Attr("aria-invalid"); v != "true" || !strings.Contains(doc.Find("#role-name-Payments-error").Text(), "PISP") {
+		t.Errorf("role: the name is not marked, or no message beside it: %q", doc.Find("#role-name-Payments-error").Text())
+	}
+	if in.ParentsFiltered("details[open]").Length() == 0 {
+		t.Error("role: the new role form is closed")
+	}
+	if v, _ := in.Attr("value"); v != "PISP" {
+		t.Errorf("role: name kept as %q", v)
+	}
+	if v, _ := doc.Find("#role-desc-Payments").Attr("value"); v != "Payment initiation" {
+		t.Errorf("role: description kept as %q", v)
+	}
+	if doc.Find("[data-testid=conflict]").Length() != 0 {
+		t.Error("role: the message is also at the top of the page")
+	}
+
+	status, doc = postForm(t, c, env.URL+"/references/authorisation-domains",
+		url.Values{"Name": {"Payments"}, "Description": {"Again"}, "Status": {"Active"}})
+	if status != http.StatusConflict {
+		t.Fatalf("domain: status %d, want 409", status)
+	}
+	in = doc.Find("[data-testid=domain-form] #f-Name")
+	if v, _ := in.Attr("aria-invalid"); v != "true" || !strings.Contains(doc.Find("#e-Name").Text(), "Payments") {
+		t.Errorf("domain: the name is not marked, or no message beside it: %q", doc.Find("#e-Name").Text())
+	}
+	if v, _ := doc.Find("[data-testid=domain-form] #f-Description").Attr("value"); v != "Again" {
+		t.Errorf("domain: description kept as %q", v)
+	}
+}
+
+// TestConsoleRoleFormErrorIsTiedToItsField: a refused new role (Domains and
+// Roles) marks its Name field as the other forms do, so the field is shown
+// in error, gets focus (static/console.js focuses [aria-invalid]) and a
+// screen reader reads the message with it.
+func TestConsoleRoleFormErrorIsTiedToItsField(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	su.must(201, "POST", "/references/authorisation-domains", `{"Name":"Payments"}`)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.PostForm(env.URL+"/references/authorisation-domains/Payments/roles", url.Values{"Name": {""}, "Type": {"Directory"}, "Exclusive": {"true"}, "Description": {"Payment initiation"}, "Status": {"Active"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	in := doc.Find("input#role-name-Payments")
+	msg := doc.Find("#role-name-Payments-error")
+	if msg.Text() == "" {
+		t.Fatal("no message beside the role name")
+	}
+	if v, _ := in.Attr("aria-invalid"); v != "true" {
+		t.Errorf("role name input has aria-invalid %q, want true", v)
+	}
+	if v, _ := in.Attr("aria-describedby"); v != "role-name-Payments-error" {
+		t.Errorf("role name input has aria-describedby %q, want role-name-Payments-error", v)
+	}
+	// The other forms of the page are not marked.
+	if n := doc.Find(`[aria-invalid="true"]`).Length(); n != 1 {
+		t.Errorf("%d fields marked invalid, want 1", n)
+	}
+	form := doc.Find("details[open] [data-testid=role-form]")
+	if !strings.Contains(form.Text(), "Add role") {
+		t.Fatal("the role form is not open")
+	}
+	// What was typed stays (nothing to type again).
+	if v, _ := form.Find("#role-desc-Payments").Attr("value"); v != "Payment initiation" {
+		t.Errorf("description kept as %q", v)
+	}
+	if _, ok := form.Find("[data-testid=role-exclusive]").Attr("checked"); !ok {
+		t.Error("Exclusive not kept")
+	}
+	if v, _ := form.Find("#role-type-Payments option[selected]").Attr("value"); v != "Directory" {
+		t.Errorf("type kept as %q", v)
+	}
 }

@@ -264,3 +264,31 @@ func tokenPoster(t *testing.T, base string, key *dpop.Signer) func(nonce string)
 	}
 	return post
 }
+
+// TestDPoPNonceChallengeCarriesOneNonce: RFC 9449 §8 gives DPoP-Nonce one
+// value. The API's use_dpop_nonce refusal carried the header twice (the
+// API group's fresh nonce and the refusal's own), which a client library
+// joins into "n, n" — a nonce the next proof then fails with.
+func TestDPoPNonceChallengeCarriesOneNonce(t *testing.T) {
+	env := webtest.Start(t, func(c *web.Config) { c.DPoPNonce = true })
+	key := newDPoPSigner(t)
+	post := tokenPoster(t, env.URL, key)
+	resp, _ := post("")
+	resp, m := post(resp.Header.Get("DPoP-Nonce"))
+	if resp.StatusCode != 200 {
+		t.Fatalf("token: %d %v", resp.StatusCode, m)
+	}
+	at := m["access_token"].(string)
+	api := env.URL + "/api/users/super"
+	for _, tc := range []struct{ name, nonce string }{{"no nonce", ""}, {"stale nonce", "not-a-nonce"}} {
+		r, b := call(t, "GET", api, http.Header{"Authorization": {"DPoP " + at}, "Dpop": {proof(t, key, "GET", api, at, tc.nonce)}})
+		vs := r.Header.Values("DPoP-Nonce")
+		if r.StatusCode != 401 || !strings.Contains(b, "use_dpop_nonce") || len(vs) != 1 {
+			t.Fatalf("%s: %d, DPoP-Nonce %q (want exactly one), %s", tc.name, r.StatusCode, vs, b)
+		}
+		// The one value is a nonce the next proof succeeds with.
+		if r, b := call(t, "GET", api, http.Header{"Authorization": {"DPoP " + at}, "Dpop": {proof(t, key, "GET", api, at, strings.Join(vs, ", "))}}); r.StatusCode != 200 {
+			t.Fatalf("%s: retry with the header's value: %d %s", tc.name, r.StatusCode, b)
+		}
+	}
+}

@@ -1,80 +1,17 @@
 package web_test
 
 import (
-	"crypto/rand"
-	"crypto/rsa"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	jose "github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
-
-// fakeOP is an external OpenID Provider whose signing key can rotate.
-type fakeOP struct {
-	srv      *httptest.Server
-	mu       sync.Mutex
-	keys     map[string]*rsa.PrivateKey
-	kid      string
-	jwksHits int
-}
-
-func newFakeOP(t *testing.T) *fakeOP {
-	op := &fakeOP{keys: map[string]*rsa.PrivateKey{}}
-	op.rotate("k1")
-	mux := http.NewServeMux()
-	mux.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]any{"issuer": op.srv.URL, "authorization_endpoint": op.srv.URL + "/auth",
-			"token_endpoint": op.srv.URL + "/token", "jwks_uri": op.srv.URL + "/jwks", "id_token_signing_alg_values_supported": []string{"RS256"}})
-	})
-	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
-		op.mu.Lock()
-		defer op.mu.Unlock()
-		op.jwksHits++
-		set := jose.JSONWebKeySet{}
-		for kid, k := range op.keys {
-			set.Keys = append(set.Keys, jose.JSONWebKey{Key: &k.PublicKey, KeyID: kid, Algorithm: "RS256", Use: "sig"})
-		}
-		json.NewEncoder(w).Encode(set)
-	})
-	op.srv = httptest.NewServer(mux)
-	t.Cleanup(op.srv.Close)
-	return op
-}
-
-func (op *fakeOP) rotate(kid string) {
-	k, _ := rsa.GenerateKey(rand.Reader, 2048)
-	op.mu.Lock()
-	defer op.mu.Unlock()
-	op.keys = map[string]*rsa.PrivateKey{kid: k} // the old key is gone
-	op.kid = kid
-}
-
-func (op *fakeOP) hits() int {
-	op.mu.Lock()
-	defer op.mu.Unlock()
-	return op.jwksHits
-}
-
-func (op *fakeOP) token(t *testing.T, typ string, claims map[string]any) string {
-	op.mu.Lock()
-	k, kid := op.keys[op.kid], op.kid
-	op.mu.Unlock()
-	sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: k, KeyID: kid}}, (&jose.SignerOptions{}).WithType(jose.ContentType(typ)))
-	s, err := jwt.Signed(sig).Claims(claims).Serialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 func TestExternalIssuerAPITokensWithKeyRotationAndEmailClaim(t *testing.T) {
 	op := newFakeOP(t)

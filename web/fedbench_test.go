@@ -19,6 +19,7 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/web/webtest"
 )

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+
 	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
@@ -468,5 +469,28 @@ func TestFederationResolveRefusesPrivateAddresses(t *testing.T) {
 	}
 	if n := hits.Load(); n != 0 {
 		t.Fatalf("the leaf at a private address was reached %d times", n)
+	}
+}
+
+// TestFederationTabCrumbsNameTheEntity: the Federation tab of an
+// application or authorisation server is that entity's page; its
+// breadcrumb went Organisations › Acme Bank › Federation, with no way to
+// the application itself. It now passes through the entity, linked.
+func TestFederationTabCrumbsNameTheEntity(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	oid := su.must(201, "POST", "/organisations", org("Acme Bank"))["OrganisationId"].(string)
+	aid := su.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Payments app","RedirectUri":["https://app.example/cb"]}`)["SoftwareStatementId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.Get(env.URL + "/organisations/" + oid + "/softwarestatements/" + aid + "/federation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crumbs := docOf(t, resp).Find(`nav[aria-label=breadcrumb]`)
+	text := strings.Join(strings.Fields(crumbs.Text()), " ")
+	href, _ := crumbs.Find(`a:contains("Payments app")`).Attr("href")
+	if !strings.Contains(text, "Acme Bank") || !strings.Contains(text, "Payments app") || !strings.HasSuffix(text, "Federation") || href != "/organisations/"+oid+"/softwarestatements/"+aid {
+		t.Fatalf("crumbs %q, application link %q", text, href)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	jose "github.com/go-jose/go-jose/v4"
+
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -376,5 +377,39 @@ func TestRotateKeyRefusalIsSaidOnThePage(t *testing.T) {
 	}
 	if after := len(su.must(200, "GET", "/references/signing-keys", "")["list"].([]any)); after != before {
 		t.Fatalf("a key was made despite the refusal: %d, was %d", after, before)
+	}
+}
+
+// TestRequiredFieldsAreNamedAsTheirLabels: a required field left empty is
+// named as its label says ("Receiver URL", "E-mail domains"), not by its
+// API member: the forms said "Url is required." under "Receiver URL
+// (https)" and "EmailDomains is required" under "E-mail domains it may
+// vouch for".
+func TestRequiredFieldsAreNamedAsTheirLabels(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for _, tc := range []struct{ path, field, want, not string }{
+		{"/references/webhooks", "Url", "receiver URL", "Url is"},
+		{"/references/identity-providers", "EmailDomains", "E-mail domains", "EmailDomains"},
+		{"/references/webhooks?Url=ftp://x", "Url", "receiver URL must be https", "Url must"},
+		{"/references/identity-providers?EmailClaim=a%20b", "EmailClaim", "The e-mail claim must be", "EmailClaim"},
+		{"/references/identity-providers?GroupsClaim=a%20b", "GroupsClaim", "The groups claim must be", "GroupsClaim"},
+		{"/references/identity-providers?ClientSecret=s3cret", "ClientSecret", "needs a client ID", "ClientId"},
+	} {
+		path, query, _ := strings.Cut(tc.path, "?")
+		form, _ := url.ParseQuery(query)
+		resp, err := c.PostForm(env.URL+path, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := docOf(t, resp)
+		if resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("%s: status %d, want 422", tc.path, resp.StatusCode)
+		}
+		msg := doc.Find("#e-" + tc.field).Text()
+		if !strings.Contains(msg, tc.want) || strings.Contains(msg, tc.not) {
+			t.Errorf("%s: %s's message is %q, want it to name the %s", tc.path, tc.field, msg, tc.want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -105,5 +106,35 @@ func TestGroupMappingFormConfirmsSuperUser(t *testing.T) {
 	form.Del("ConfirmSuperUser")
 	if st, msg := post(form); st != 200 || msg != "" {
 		t.Fatalf("unchanged mapping: %d %q", st, msg)
+	}
+}
+
+// TestGroupMappingRefusalsSpeakInLines: the identity provider form's group
+// mappings are lines, and their refusals name lines: a line without "="
+// is told its role is missing (it was told "Role must be DataAdministrator
+// or SuperUser", as if it had named a wrong one), and a group mapped twice
+// names the first line (it named "GroupRoles[0]", the API's index).
+func TestGroupMappingRefusalsSpeakInLines(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.PostForm(env.URL+"/references/identity-providers", url.Values{"Name": {"Ops"}, "Issuer": {"https://op.example"},
+		"EmailDomains": {"example.com"}, "GroupRoles": {"ops = DataAdministrator\nops = DataAdministrator\nauditors"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d, want 422", resp.StatusCode)
+	}
+	msg := doc.Find("[data-testid=error-GroupRoles]").Text()
+	if strings.Contains(msg, "GroupRoles[") {
+		t.Errorf("the message names the API's index: %q", msg)
+	}
+	if !strings.Contains(msg, "Line 2: Group ops is mapped already (line 1)") {
+		t.Errorf("the repeated group: %q", msg)
+	}
+	if !strings.Contains(msg, "Line 3: Role is required") {
+		t.Errorf("the line without a role: %q", msg)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -195,15 +196,6 @@ func TestIdentityProviderBadInput(t *testing.T) {
 	dana := newAPIWithInvite(t, env, admin, "dana@example.com")
 	dana.must(403, "GET", "/references/identity-providers", "")
 	dana.must(403, "POST", "/references/identity-providers", `{"Name":"x","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+`"}`)
-}
-
-func toJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // An identity provider with a client ID is offered for web sign-in: the
@@ -386,5 +378,55 @@ func TestIdentityProviderConfidentialClientSignIn(t *testing.T) {
 	resp2.Body.Close()
 	if resp2.StatusCode != 400 || gotSecret != "rotated" {
 		t.Fatalf("with a secret the provider refuses: %d, sent %q", resp2.StatusCode, gotSecret)
+	}
+}
+
+// TestIdentityProviderFormAsksForTheSecretAgain: a new identity provider's
+// form refused once (here: a group mapped to SuperUser waits for the tick)
+// comes back without the client secret that was typed, since a secret is
+// never sent back to the browser. Nothing said so: ticking and saving again
+// bound the provider without a secret, a public client its provider
+// refuses. The field now asks for it again, and a save that leaves it empty
+// is refused once more before it goes on without one.
+func TestIdentityProviderFormAsksForTheSecretAgain(t *testing.T) {
+	op := newFakeOP(t)
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	form := url.Values{"Name": {"kc"}, "Issuer": {op.srv.URL}, "EmailDomains": {"example.com"}, "ClientId": {"console"},
+		"ClientSecret": {"s3cret-value"}, "GroupsClaim": {"groups"}, "GroupRoles": {"ops = SuperUser"}, "Status": {"Active"}}
+	status, doc := postForm(t, c, env.URL+"/references/identity-providers", form)
+	if status != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d, want 422", status)
+	}
+	if h, _ := doc.Html(); strings.Contains(h, "s3cret") {
+		t.Fatal("the page holds the secret")
+	}
+	msg := doc.Find("#e-ClientSecret").Text()
+	if v, _ := doc.Find("#f-ClientSecret").Attr("aria-invalid"); v != "true" || !strings.Contains(msg, "again") {
+		t.Fatalf("the secret field does not ask for the secret again (%q)", msg)
+	}
+	// Ticked and sent again with the secret field as the page left it: empty.
+	again := browserForm(doc, "/references/identity-providers")
+	again.Set("ConfirmSuperUser", "on")
+	status, doc = postForm(t, c, env.URL+"/references/identity-providers", again)
+	if status != http.StatusUnprocessableEntity {
+		t.Fatalf("sent again without the secret: status %d, want 422 (bound without its secret)", status)
+	}
+	if v, _ := doc.Find("#f-ClientSecret").Attr("aria-invalid"); v != "true" {
+		t.Error("the second refusal does not name the secret field")
+	}
+	// Typed again, the tick kept by the page: bound, with its secret.
+	again = browserForm(doc, "/references/identity-providers")
+	if again.Get("ConfirmSuperUser") != "on" {
+		t.Error("the second refusal dropped the Super User tick")
+	}
+	again.Set("ClientSecret", "s3cret-value")
+	if status, doc = postForm(t, c, env.URL+"/references/identity-providers", again); status != http.StatusOK {
+		t.Fatalf("with the secret typed again: status %d: %s", status, doc.Find("[role=alert]").Text())
+	}
+	var raw []byte
+	if err := env.DB.SQL().QueryRow(`SELECT client_secret FROM identity_providers WHERE name = 'kc'`).Scan(&raw); err != nil || len(raw) == 0 {
+		t.Fatalf("stored secret %q %v", raw, err)
 	}
 }

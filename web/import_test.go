@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -265,5 +267,95 @@ func TestImportHeaderAndLineLimits(t *testing.T) {
 		if status != c.status || !strings.Contains(detail, c.says) {
 			t.Errorf("%s: %d %.300q, want %d saying %q", c.name, status, detail, c.status, c.says)
 		}
+	}
+}
+
+// TestImportNamesEveryExistingOrganisationId: docs/decisions.md promises an
+// import's problems "all at once"; an export imported again into the same
+// directory named only its first row whose OrganisationId exists, so a
+// client fixed the file one row per round trip.
+func TestImportNamesEveryExistingOrganisationId(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	var ids []string
+	for _, n := range []string{"Acme", "Bolt", "Crane"} {
+		ids = append(ids, a.must(201, "POST", "/organisations", org(n))["OrganisationId"].(string))
+	}
+	file := "OrganisationId,OrganisationName,RegistrationNumber,CountryOfRegistration\n" +
+		ids[0] + ",Acme,R-1,GB\n" +
+		"11111111-2222-4333-8444-555555555555,New,R-N,GB\n" +
+		ids[1] + ",Bolt,R-2,GB\n" +
+		ids[2] + ",Crane,R-3,GB\n"
+	r, m := postCSV(t, a, file)
+	got := fieldsOf(m)
+	if r.StatusCode != 422 {
+		t.Fatalf("%d %v", r.StatusCode, m)
+	}
+	for _, f := range []string{"rows[1].OrganisationId", "rows[3].OrganisationId", "rows[4].OrganisationId"} {
+		if !strings.Contains(got[f], "exists") {
+			t.Errorf("no problem on %s: %v", f, m)
+		}
+	}
+	if _, ok := got["rows[2].OrganisationId"]; ok {
+		t.Errorf("a new id refused: %v", m)
+	}
+	if n := a.must(200, "GET", "/organisations", "")["totalSize"]; n != float64(3) {
+		t.Fatalf("%v organisations after a refused import", n)
+	}
+}
+
+// TestImportTakesASemicolonSeparatedFile: a spreadsheet saved as CSV where
+// the decimal separator is a comma (Excel in much of Europe and Brazil)
+// separates its columns with semicolons. The import refused it with
+// `unknown column "OrganisationName;RegistrationNumber;CountryOfRegistration"`;
+// it now reads it, and a file that is neither is still refused.
+func TestImportTakesASemicolonSeparatedFile(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	upload := func(content string) (*http.Response, *goquery.Document) {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		fw, _ := mw.CreateFormFile("file", "orgs.csv")
+		_, _ = io.WriteString(fw, content)
+		_ = mw.Close()
+		req, _ := http.NewRequest("POST", env.URL+"/organisations/import", &buf)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, docOf(t, resp)
+	}
+	resp, doc := upload("\ufeffOrganisationName;RegistrationNumber;CountryOfRegistration;City\r\nSemi Bank;998;GB;\"Leeds; West Yorkshire\"\r\n")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(doc.Find("[data-testid=flash]").Text(), "1 organisation was imported") {
+		t.Fatalf("semicolons: %d %q %q", resp.StatusCode, doc.Find("[data-testid=flash]").Text(), strings.Join(strings.Fields(doc.Find("main").Text()), " "))
+	}
+	if !strings.Contains(doc.Find("main").Text(), "Semi Bank") {
+		t.Errorf("Semi Bank is not listed")
+	}
+	resp, doc = upload("OrganisationName|RegistrationNumber|CountryOfRegistration\nPipe Bank|997|GB\n")
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(doc.Find("main").Text(), "unknown column") {
+		t.Errorf("pipes: %d %q", resp.StatusCode, strings.Join(strings.Fields(doc.Find("main").Text()), " "))
+	}
+}
+
+// TestImportPageSaysRolesAreNotImported: the import takes the export's
+// columns, Roles among them, and ignores Roles (a role is an authority
+// claim, recorded on its own). The page said only CreatedOn and UpdatedOn
+// were ignored: a user importing an export with roles found none and no
+// word why.
+func TestImportPageSaysRolesAreNotImported(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.Get(env.URL + "/organisations/import")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	txt := strings.Join(strings.Fields(doc.Find("main").Text()), " ")
+	if !strings.Contains(txt, "Roles, CreatedOn and UpdatedOn are ignored") || !strings.Contains(txt, "Roles tab") {
+		t.Errorf("the import page does not say Roles are not imported: %q", txt)
 	}
 }

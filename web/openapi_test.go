@@ -10,8 +10,9 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/go-chi/chi/v5"
-	"github.com/trustframe/trustframe/web/webtest"
 	"gopkg.in/yaml.v3"
+
+	"github.com/trustframe/trustframe/web/webtest"
 )
 
 // TestOpenAPIDescribesEveryRoute: the downloadable description of 2.6.0

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+
 	"github.com/trustframe/trustframe/static"
 	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
@@ -273,16 +274,6 @@ func TestRateLimitOnTokenEndpoint(t *testing.T) {
 
 type webConfig = web.Config
 
-func docOf(t *testing.T, resp *http.Response) *goquery.Document {
-	t.Helper()
-	defer resp.Body.Close()
-	doc, err := goquery.NewDocumentFromReader(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc
-}
-
 func TestEmailsWithURLCharactersStayAddressable(t *testing.T) {
 	env := webtest.Start(t, nil)
 	c := webtest.Browser()
@@ -396,5 +387,58 @@ func TestSecurityHeaderSets(t *testing.T) {
 		if b := get("/login"); b.Get("X-Content-Type-Options") != "nosniff" || b.Get("Content-Security-Policy") == "other" {
 			t.Errorf("one answer's header change reached the next: %v", b)
 		}
+	}
+}
+
+// TestSearchLandmarksHaveNames: a page with a filter form has two search
+// landmarks (the header's quick find and the filter); each needs its own
+// name, or a screen reader's landmark list shows two "search" alike (axe
+// landmark-unique).
+func TestSearchLandmarksHaveNames(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for _, p := range []string{"/organisations", "/audit"} {
+		resp, err := c.Get(env.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := docOf(t, resp)
+		names := map[string]bool{}
+		doc.Find(`[role=search], search`).Each(func(_ int, s *goquery.Selection) {
+			name, _ := s.Attr("aria-label")
+			if id, ok := s.Attr("aria-labelledby"); ok {
+				name = doc.Find("#" + id).Text()
+			}
+			name = strings.TrimSpace(name)
+			if name == "" {
+				t.Errorf("%s: a search landmark without a name: %s", p, goquery.NodeName(s)+"."+s.AttrOr("class", "")+" "+s.AttrOr("data-testid", ""))
+			} else if names[name] {
+				t.Errorf("%s: two search landmarks named %q", p, name)
+			}
+			names[name] = true
+		})
+		if len(names) == 0 {
+			t.Errorf("%s: no search landmark", p)
+		}
+	}
+}
+
+// TestHomeNamesDomainsAndRoles: a Super User's home page names Domains and
+// Roles among Reference Data (what a new directory needs set up before its
+// organisations can hold roles); the card listed administrators, types,
+// flags, identity providers and signing keys only.
+func TestHomeNamesDomainsAndRoles(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.Get(env.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	card := doc.Find(`main article:has(a[href="/references"])`).Text()
+	if !strings.Contains(card, "domains and roles") {
+		t.Errorf("the Reference Data card reads %q", strings.Join(strings.Fields(card), " "))
 	}
 }

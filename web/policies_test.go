@@ -2,9 +2,13 @@ package web_test
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/trustframe/trustframe/web/webtest"
 )
@@ -130,5 +134,174 @@ func TestRoleMetadataPolicyNestingLimit(t *testing.T) {
 	}
 	if list := a.must(200, "GET", "/references/role-metadata-policies", ""); strings.Contains(mustMarshal(list), "AISP") {
 		t.Fatalf("a refused policy was saved: %v", list)
+	}
+}
+
+// TestTryItShowsRefusalsBesideTheirFields: the policy simulator's refusals
+// ("Name at least one role.", metadata that is not a JSON object) are shown
+// beside the field they are about, which is marked invalid and described by
+// them, as on every other form. They were one paragraph below the Try it
+// button ("Roles: Name at least one role."), in the text colour, with
+// nothing on the field.
+func TestTryItShowsRefusalsBesideTheirFields(t *testing.T) {
+	env := webtest.Start(t, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.PostForm(env.URL+"/references/role-metadata-policies/try", url.Values{"EntityType": {"openid_relying_party"}, "Metadata": {"[1]"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d, want 422", resp.StatusCode)
+	}
+	for field, want := range map[string]string{"try-roles": "Name at least one role.", "try-metadata": "Metadata must be a JSON object"} {
+		el := doc.Find("#" + field)
+		if v, _ := el.Attr("aria-invalid"); v != "true" {
+			t.Errorf("#%s is not marked invalid", field)
+		}
+		by, _ := el.Attr("aria-describedby")
+		msg := doc.Find("#" + by)
+		if by == "" || !strings.Contains(msg.Text(), want) {
+			t.Errorf("#%s is described by %q (%q), want a message %q", field, by, msg.Text(), want)
+		}
+		if !msg.HasClass("tf-field-error") {
+			t.Errorf("#%s: its message is not shown as an error", field)
+		}
+	}
+}
+
+// TestPolicyEditRefusalStaysInItsEditForm: a refused edit of a role
+// metadata policy (a JSON mistake) came back in the New policy form: the
+// edit form closed, what was typed and the message under "Add policy",
+// whose button adds another policy instead of saving the edit. The edit
+// form opens again with them.
+func TestPolicyEditRefusalStaysInItsEditForm(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	setupDomains(t, su)
+	id := su.must(201, "POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code"]}}}`)["PolicyId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	broken := `{"grant_types": {"subset_of": ["authorization_code"]`
+	status, doc := postForm(t, c, env.URL+"/references/role-metadata-policies/"+id,
+		url.Values{"DomainRole": {"Payments/AISP"}, "EntityType": {"openid_relying_party"}, "Policy": {broken}, "Status": {"Active"}})
+	if status != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d, want 422", status)
+	}
+	edit := doc.Find("#p-" + id)
+	if v, _ := edit.Attr("aria-invalid"); v != "true" {
+		t.Error("the edit form's policy is not marked invalid")
+	}
+	if ids, _ := edit.Attr("aria-describedby"); ids == "" || !strings.Contains(doc.Find("#"+strings.Fields(ids)[0]).Text(), "not valid JSON") {
+		t.Errorf("no message beside the edit form's policy (%q)", ids)
+	}
+	if edit.Text() != broken {
+		t.Errorf("the edit form's policy holds %q", edit.Text())
+	}
+	if edit.ParentsFiltered("details[open]").Length() == 0 {
+		t.Error("the edit form is closed")
+	}
+	if v, _ := doc.Find("#r-" + id + " option[selected]").Attr("value"); v != "Payments/AISP" {
+		t.Errorf("the edit form's role is %q, want the one sent", v)
+	}
+	if f := doc.Find("#f-Policy"); f.Text() != "" || f.AttrOr("aria-invalid", "") != "" {
+		t.Errorf("the New policy form holds the edit: %q", f.Text())
+	}
+}
+
+// TestPolicyFormPicksDomainAndRoleTogether: the new-policy form offers one
+// list of domain roles ("Payments: PISP"), as the Roles tab's claim form
+// does. It had a domain list and a role list whose options already named
+// their domain: picking "Data: DATA" with the domain left at Payments was
+// refused ("DATA" is not a role of the domain "Payments"), and with a role
+// name in two domains the lists could not tell them apart.
+func TestPolicyFormPicksDomainAndRoleTogether(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	setupDomains(t, su)
+	su.must(201, "POST", "/references/authorisation-domains/Data/roles", `{"Name":"PISP","Type":"Federation"}`)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.Get(env.URL + "/references/role-metadata-policies")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	form := doc.Find("[data-testid=policy-form]")
+	if n := form.Find("select[name=AuthorisationDomain]").Length(); n != 0 {
+		t.Errorf("the form has a separate domain list beside the role list")
+	}
+	var vals []string
+	form.Find("select[name=DomainRole] option").Each(func(_ int, o *goquery.Selection) { vals = append(vals, o.AttrOr("value", "")) })
+	for _, want := range []string{"Payments/PISP", "Data/PISP", "Data/DATA"} {
+		if !slices.Contains(vals, want) {
+			t.Errorf("domain and role options %v lack %s", vals, want)
+		}
+	}
+	// Data's PISP, picked from the one list, is saved for Data.
+	resp, err = c.PostForm(env.URL+"/references/role-metadata-policies", url.Values{"DomainRole": {"Data/PISP"}, "EntityType": {"openid_relying_party"},
+		"Policy": {`{"grant_types":{"subset_of":["authorization_code"]}}`}, "Status": {"Active"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("save: %d", resp.StatusCode)
+	}
+	list := su.must(200, "GET", "/references/role-metadata-policies", "")["list"].([]any)
+	if len(list) != 1 || list[0].(map[string]any)["AuthorisationDomain"] != "Data" || list[0].(map[string]any)["Role"] != "PISP" {
+		t.Fatalf("saved %v", list)
+	}
+	id := list[0].(map[string]any)["PolicyId"].(string)
+	// Its edit form shows that one choice, not Payments' PISP.
+	resp, err = c.Get(env.URL + "/references/role-metadata-policies")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc = docOf(t, resp)
+	sel := doc.Find("[data-testid=policy-edit-form] select[name=DomainRole] option[selected]")
+	if sel.Length() != 1 || sel.AttrOr("value", "") != "Data/PISP" {
+		t.Errorf("edit form selects %d option(s), %q", sel.Length(), sel.AttrOr("value", ""))
+	}
+	// A refused save shows its message beside the one list of its edit
+	// form (TestPolicyEditRefusalStaysInItsEditForm).
+	resp, err = c.PostForm(env.URL+"/references/role-metadata-policies/"+id, url.Values{"DomainRole": {"Data/NOPE"}, "EntityType": {"openid_relying_party"},
+		"Policy": {`{"grant_types":{"subset_of":["authorization_code"]}}`}, "Status": {"Active"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc = docOf(t, resp)
+	if resp.StatusCode != 422 || doc.Find("#r-"+id+"-error").Text() == "" {
+		t.Errorf("refused save: %d, message beside the list %q", resp.StatusCode, doc.Find("#r-"+id+"-error").Text())
+	}
+}
+
+// TestPolicyJSONMistakeIsNamed: a policy typed with a JSON mistake (a
+// missing brace) is refused beside the field with what is wrong and where;
+// it said "the policy must be a JSON object of metadata parameters", which
+// the user had typed. What was typed stays in the field.
+func TestPolicyJSONMistakeIsNamed(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	setupDomains(t, su)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	typed := `{"grant_types": {"subset_of": ["authorization_code"]}`
+	resp, err := c.PostForm(env.URL+"/references/role-metadata-policies", url.Values{"DomainRole": {"Payments/PISP"}, "EntityType": {"openid_relying_party"},
+		"Policy": {typed}, "Status": {"Active"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	msg := doc.Find("#e-Policy").Text()
+	if resp.StatusCode != 422 || !strings.Contains(msg, "not valid JSON") || !strings.Contains(msg, "character") {
+		t.Errorf("%d, message %q", resp.StatusCode, msg)
+	}
+	if got := doc.Find("#f-Policy").Text(); got != typed {
+		t.Errorf("the field holds %q", got)
+	}
+	if l := su.must(200, "GET", "/references/role-metadata-policies", "")["list"].([]any); len(l) != 0 {
+		t.Errorf("%d policies saved", len(l))
 	}
 }

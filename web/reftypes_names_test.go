@@ -8,6 +8,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/trustframe/trustframe/web/webtest"
 )
 

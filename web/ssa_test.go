@@ -494,3 +494,55 @@ func TestSSAWithheldWhileItsAuditCannotCommit(t *testing.T) {
 		t.Fatalf("%d ssa_issued records, want 1", n)
 	}
 }
+
+// TestSSARefusalLeadsToTheOrganisation: an application of a Pending
+// organisation says no SSA can be generated now, with nothing to click:
+// the organisation is set Active on its Details tab, which the message
+// now links to.
+func TestSSARefusalLeadsToTheOrganisation(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	app := a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Payments app","RedirectUri":["https://app.acme.example/cb"]}`)["SoftwareStatementId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	_, doc := page(t, c, env.URL+"/organisations/"+oid+"/softwarestatements/"+app)
+	refused := doc.Find("[data-testid=ssa-refused]")
+	if !strings.Contains(refused.Text(), "Pending") {
+		t.Fatalf("the refusal says %q", refused.Text())
+	}
+	if href, _ := refused.Find("a").Attr("href"); href != "/organisations/"+oid {
+		t.Errorf("the refusal links to %q, want the organisation's Details", href)
+	}
+}
+
+// TestSSAIsShownReadable: after Generate SSA the page shows what the SSA
+// says, its header (alg, kid) and its claims as indented JSON, beside the
+// token to copy: before, a reader had only the base64url token (several
+// kilobytes for ML-DSA-65) and had to decode it elsewhere.
+func TestSSAIsShownReadable(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	oid := su.must(201, "POST", "/organisations", strings.TrimSuffix(org("Acme"), "}")+`,"Status":"Active"}`)["OrganisationId"].(string)
+	aid := su.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Payments app","RedirectUri":["https://app.acme.example/cb"]}`)["SoftwareStatementId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for _, alg := range []string{"ML-DSA-65", "PS256"} {
+		resp, err := c.Get(env.URL + "/organisations/" + oid + "/softwarestatements/" + aid + "/assertion?signingAlg=" + alg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := docOf(t, resp)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: status %d", alg, resp.StatusCode)
+		}
+		header := doc.Find("[data-testid=ssa-header]").Text()
+		claims := doc.Find("[data-testid=ssa-claims]").Text()
+		if !strings.Contains(header, `"alg": "`+alg+`"`) || !strings.Contains(header, `"kid": "`) {
+			t.Errorf("%s: header shown as %q", alg, header)
+		}
+		if !strings.Contains(claims, `"software_client_name": "Payments app"`) || !strings.Contains(claims, `"org_name": "Acme"`) {
+			t.Errorf("%s: claims shown as %q", alg, claims)
+		}
+	}
+}

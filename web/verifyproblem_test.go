@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+
 	"github.com/trustframe/trustframe/handlers"
 )
 

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
@@ -915,4 +917,119 @@ func TestPrivateReceiverNeverContacted(t *testing.T) {
 		t.Fatalf("the private receiver was contacted %d times", n)
 	}
 	t.Logf("refused: %s", d.LastError)
+}
+
+// TestWebhookDeliveriesReadLikeTheRestOfTheConsole: a webhook's delivery
+// log shows its times as every other table does ("2026-11-23 08:05 UTC")
+// and counts in words that agree ("1 delivery"). It showed
+// "next 2026-11-23T08:05:24Z", "2026-11-23T08:05:24.053498734Z" and
+// "1 deliveries".
+func TestWebhookDeliveriesReadLikeTheRestOfTheConsole(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	hook := su.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/hook","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
+	su.must(201, "POST", "/organisations", org("Acme Bank"))
+	// One attempt, refused by the receiver: the delivery has a last
+	// attempt and waits for the next.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	d := &webhooks.Deliverer{Store: env.DB, Open: func(string, []byte) ([]byte, error) { return make([]byte, 32), nil },
+		Client: &http.Client{Transport: refusingTransport{}}, Poll: 50 * time.Millisecond, Backoff: func(int) time.Duration { return time.Hour }}
+	go func() { d.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	var doc *goquery.Document
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		resp, err := c.Get(env.URL + "/references/webhooks/" + hook)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc = docOf(t, resp)
+		if strings.TrimSpace(doc.Find("[data-testid=delivery-attempts]").Text()) == "1" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no attempt logged: %q", doc.Find("[data-testid=deliveries]").Text())
+		}
+	}
+	row := doc.Find("[data-testid=delivery-row]")
+	stamp := regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d UTC$`)
+	status := strings.Join(strings.Fields(row.Find("[data-testid=delivery-status] small").Text()), " ")
+	if !stamp.MatchString(strings.TrimPrefix(status, "next ")) {
+		t.Errorf("the next attempt reads %q, want next YYYY-MM-DD HH:MM UTC", status)
+	}
+	if last := strings.TrimSpace(row.Find("td").Eq(6).Text()); !stamp.MatchString(last) {
+		t.Errorf("the last attempt reads %q, want YYYY-MM-DD HH:MM UTC", last)
+	}
+	pages := strings.Join(strings.Fields(doc.Find(`nav[aria-label="Deliveries pages"]`).Text()), " ")
+	if !strings.Contains(pages, "1 delivery") || strings.Contains(pages, "1 deliveries") {
+		t.Errorf("the count reads %q, want 1 delivery", pages)
+	}
+}
+
+// TestRedeliverOnAnInactiveWebhookSaysWhenItIsSent: Redeliver on a webhook
+// that is not Active queues the delivery, which waits for the webhook to be
+// Active again; the notice said only "Delivery 1 queued again.", and
+// nothing came.
+func TestRedeliverOnAnInactiveWebhookSaysWhenItIsSent(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	hook := su.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/hook","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
+	su.must(201, "POST", "/organisations", org("Acme Bank"))
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	redeliver := func() string {
+		t.Helper()
+		resp, err := c.PostForm(env.URL+"/references/webhooks/"+hook+"/deliveries/1/redeliver", url.Values{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := docOf(t, resp)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		return doc.Find("[data-testid=flash]").Text()
+	}
+	if msg := redeliver(); !strings.Contains(msg, "queued again") || strings.Contains(msg, "Active again") {
+		t.Errorf("Active webhook: %q", msg)
+	}
+	resp, err := c.PostForm(env.URL+"/references/webhooks/"+hook, url.Values{"Status": {"Inactive"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if msg := redeliver(); !strings.Contains(msg, "queued again") || !strings.Contains(msg, "sent when the webhook is Active again") {
+		t.Errorf("Inactive webhook: %q", msg)
+	}
+}
+
+// TestWebhookListSwitchStaysOnTheList: Deactivate/Activate on the webhooks
+// list (a form that sends the Status only) saved and then showed that
+// webhook's page, leaving the list the user was working down; it now comes
+// back to the list, with the message. The webhook's own form still comes
+// back to the webhook.
+func TestWebhookListSwitchStaysOnTheList(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	hook := su.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/hook","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.PostForm(env.URL+"/references/webhooks/"+hook, url.Values{"Status": {"Inactive"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	if resp.Request.URL.Path != "/references/webhooks" || !strings.Contains(doc.Find("[data-testid=flash]").Text(), "Inactive") {
+		t.Fatalf("after Deactivate on the list: at %s, flash %q", resp.Request.URL.Path, doc.Find("[data-testid=flash]").Text())
+	}
+	resp, err = c.PostForm(env.URL+"/references/webhooks/"+hook, url.Values{"Url": {"https://8.8.8.8/hook"}, "SubjectTypes": {"Organisation"}, "Status": {"Active"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Request.URL.Path != "/references/webhooks/"+hook {
+		t.Fatalf("after saving the webhook's form: at %s", resp.Request.URL.Path)
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/web/webtest"
 )
