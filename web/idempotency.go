@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/store"
 )
@@ -71,14 +72,14 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 			handlers.WriteError(w, r, handlers.CodeBadIdempotencyKey.New("Idempotency-Key is longer than 255 characters"))
 			return
 		}
-		fp := fingerprint(r, body)
+		fp := fingerprint(r, body, handlers.PrincipalFrom(r.Context()).IsSuperUser())
 		ctx := r.Context()
 		deadline := time.Now().Add(15 * time.Second)
 		for {
 			res, started, err := s.db.BeginIdempotent(ctx, actor, key, fp)
 			switch {
 			case errors.Is(err, store.ErrIdempotencyMismatch):
-				handlers.WriteError(w, r, handlers.CodeIdempotencyKeyReused.New("This Idempotency-Key was used for another request; send a new key for a new request."))
+				handlers.WriteError(w, r, handlers.CodeIdempotencyKeyReused.New("This Idempotency-Key was used for another request, or by you with other rights; send a new key for a new request."))
 				return
 			case err != nil:
 				handlers.WriteError(w, r, err)
@@ -138,10 +139,18 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 }
 
 // fingerprint tells one request from another under the same key: its
-// method, path and query, Content-Type and body.
-func fingerprint(r *http.Request, body []byte) string {
+// method, path and query, Content-Type and body, and whether the caller
+// is a Super User. The route's role check runs before a replay, but some
+// handlers check the Super User role themselves (reactivation): a caller
+// who has lost it sends another request, refused as such, and never gets
+// the answer given to the Super User they were.
+func fingerprint(r *http.Request, body []byte, superUser bool) string {
 	h := sha256.New()
-	h.Write([]byte(r.Method + " " + r.URL.RequestURI() + "\n" + r.Header.Get("Content-Type") + "\n"))
+	role := "administrator"
+	if superUser {
+		role = "super user"
+	}
+	h.Write([]byte(r.Method + " " + r.URL.RequestURI() + "\n" + r.Header.Get("Content-Type") + "\n" + role + "\n"))
 	h.Write(body)
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -180,3 +180,44 @@ func TestIdempotencyFingerprintCoversQueryAndContentType(t *testing.T) {
 		t.Fatalf("the same request again: %d", r.StatusCode)
 	}
 }
+
+// TestIdempotentReplayNeedsTheSameRights: a reactivation checks the Super
+// User role inside its handler, after the idempotency check; a Super User
+// who lost the role and sends the same form with the same key again gets
+// a refusal, not the answer kept for the Super User they were.
+func TestIdempotentReplayNeedsTheSameRights(t *testing.T) {
+	env := webtest.Start(t, nil)
+	admin := newAPI(t, env, "admin@example.com")
+	newAPIWithInvite(t, env, admin, "bob@example.com")
+	admin.must(201, "POST", "/users/super", `{"Email":"bob@example.com","Status":"Active"}`)
+	id := admin.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	admin.must(200, "PUT", "/organisations/"+id, strings.TrimSuffix(org("Acme"), "}")+`,"Status":"Withdrawn"}`)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "bob@example.com").Body.Close()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	form := url.Values{"StatusReason": {"withdrawn by mistake"}, "IdempotencyKey": {"re-1"}}
+	post := func() *http.Response {
+		t.Helper()
+		r, err := c.PostForm(env.URL+"/organisations/"+id+"/reactivate", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		return r
+	}
+	if r := post(); r.StatusCode != http.StatusSeeOther {
+		t.Fatalf("reactivation as a Super User: %d", r.StatusCode)
+	}
+	if r := post(); r.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the same form again as a Super User is not replayed: %d", r.StatusCode)
+	}
+	admin.must(200, "PUT", "/organisations/"+id, strings.TrimSuffix(org("Acme"), "}")+`,"Status":"Withdrawn"}`)
+	admin.must(200, "PUT", "/users/super/bob@example.com", `{"Status":"Inactive"}`)
+	r := post()
+	if r.StatusCode < 400 || r.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("replay after losing the Super User role: %d, replayed %q", r.StatusCode, r.Header.Get("Idempotent-Replayed"))
+	}
+	if got := admin.must(200, "GET", "/organisations/"+id, "")["Status"]; got != "Withdrawn" {
+		t.Fatalf("the refused replay changed the organisation: %v", got)
+	}
+}
