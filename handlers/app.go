@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 
 	"github.com/trustframe/trustframe/formats"
@@ -37,7 +36,6 @@ type Base struct {
 	Flash   Flasher
 	BaseURL string
 	DevIdP  bool
-	Log     *slog.Logger
 	Vocab   lifecycle.Vocabulary
 }
 

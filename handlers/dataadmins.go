@@ -106,20 +106,21 @@ func (h *DataAdmins) Invite(w http.ResponseWriter, r *http.Request) {
 // deliver sends the invitation; a failure leaves it in the outbox, to be
 // tried again (store/outbox.go), and logs why.
 func (h *DataAdmins) deliver(ctx context.Context, id int64, msg store.Invitation) {
-	h.Log.Info("invitation", "to", msg.To, "subject", msg.Subject, "body", msg.Body)
+	log := LoggerFrom(ctx)
+	log.Info("invitation", "to", msg.To, "subject", msg.Subject, "body", msg.Body)
 	if h.Mailer == nil {
 		return
 	}
 	if err := h.Mailer.Send(ctx, msg.To, msg.Subject, msg.Body); err != nil {
 		next, merr := h.Store.MarkSendFailed(context.WithoutCancel(ctx), id, err.Error())
 		if merr != nil {
-			h.Log.Warn("outbox", "err", merr)
+			log.Warn("outbox", "err", merr)
 		}
-		h.Log.Warn("invitation not sent; it stays in the outbox and is tried again", "to", msg.To, "next_try", next, "err", err)
+		log.Warn("invitation not sent; it stays in the outbox and is tried again", "to", msg.To, "next_try", next, "err", err)
 		return
 	}
 	if err := h.Store.MarkDelivered(ctx, id); err != nil {
-		h.Log.Warn("outbox", "err", err)
+		log.Warn("outbox", "err", err)
 	}
 }
 

@@ -98,7 +98,7 @@ func (h *Organisations) ExportOrganisations(w http.ResponseWriter, r *http.Reque
 	}
 	header := []string{"OrganisationId", "OrganisationName", "LegalEntityName", "RegistrationNumber", "CountryOfRegistration",
 		"AddressLine1", "AddressLine2", "City", "Postcode", "Status", "Flags", "Roles", "CreatedOn", "UpdatedOn"}
-	n := csvStream(w, h.Log, "organisations", header, func(row func([]string) error) error {
+	n := csvStream(w, LoggerFrom(r.Context()), "organisations", header, func(row func([]string) error) error {
 		return h.Store.EachOrganisation(r.Context(), f, func(o store.Organisation, flags, roles []string) error {
 			o = h.showOrg(o)
 			for i := range flags {
@@ -113,6 +113,6 @@ func (h *Organisations) ExportOrganisations(w http.ResponseWriter, r *http.Reque
 		})
 	})
 	// Who took the directory away, and which part of it.
-	auditExport(r, h.Log, h.Store.RecordEvent, store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "export",
+	auditExport(r, LoggerFrom(r.Context()), h.Store.RecordEvent, store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "export",
 		SubjectType: "OrganisationList", SubjectID: "*", Summary: fmt.Sprintf("%d organisations as CSV; %s", n, exportFilters(r))})
 }

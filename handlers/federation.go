@@ -181,7 +181,7 @@ func (h *Federation) fedFail(w http.ResponseWriter, r *http.Request, sub string,
 	case errors.As(err, &se):
 		anchor.WriteError(w, http.StatusBadRequest, "invalid_subject", "no statement can be made about "+sub+": "+se.reason)
 	default:
-		h.Log.Error("federation", "path", r.URL.Path, "sub", sub, "err", err)
+		LoggerFrom(r.Context()).Error("federation", "path", r.URL.Path, "sub", sub, "err", err)
 		anchor.WriteError(w, http.StatusInternalServerError, "server_error", "the statement could not be made; the failure is logged")
 	}
 }

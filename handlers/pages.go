@@ -300,13 +300,13 @@ func (h *Pages) ExportAudit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	header := []string{"AuditId", "Timestamp", "Actor", "Action", "SubjectType", "SubjectId", "OrganisationId", "KeyId", "CertificateType", "Summary"}
-	n := csvStream(w, h.Log, "audit", header, func(row func([]string) error) error {
+	n := csvStream(w, LoggerFrom(r.Context()), "audit", header, func(row func([]string) error) error {
 		return h.Store.EachAudit(r.Context(), f, func(a store.AuditRecord) error {
 			return row([]string{strconv.FormatInt(a.ID, 10), a.At.UTC().Format(time.RFC3339Nano), csvCell(a.Actor), csvCell(a.Action),
 				csvCell(a.SubjectType), csvCell(a.SubjectID), csvCell(a.OrganisationID), csvCell(a.KeyID), csvCell(a.CertificateType), csvCell(a.Summary)})
 		})
 	})
-	auditExport(r, h.Log, h.Store.RecordEvent, store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "export",
+	auditExport(r, LoggerFrom(r.Context()), h.Store.RecordEvent, store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "export",
 		SubjectType: "AuditLog", SubjectID: "*", Summary: fmt.Sprintf("%d audit records as CSV; %s", n, exportFilters(r))})
 }
 

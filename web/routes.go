@@ -18,7 +18,7 @@ import (
 
 // routes is the whole HTTP surface of trustframe, in one place.
 func (s *Server) routes() http.Handler {
-	base := &handlers.Base{Flash: flasher{s.sessions}, BaseURL: s.cfg.BaseURL, DevIdP: s.idp != nil, Log: s.log, Vocab: s.vocab}
+	base := &handlers.Base{Flash: flasher{s.sessions}, BaseURL: s.cfg.BaseURL, DevIdP: s.idp != nil, Vocab: s.vocab}
 	allowPrivate := s.allowPrivateIssuers()
 	org := &handlers.Org{Base: base, Store: s.db, AllowPrivateURLs: allowPrivate}
 	orgs := &handlers.Organisations{Org: org, Store: s.db}
