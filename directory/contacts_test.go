@@ -52,7 +52,7 @@ func openContacts(t *testing.T) (*directory.Contacts, *store.DB, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	o, err := db.CreateOrganisation(ctx, store.Audit{Actor: "admin@example.com"}, store.Organisation{OrganisationName: "Contact Bank", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"})
+	o, err := db.CreateOrganisation(ctx, store.Audit{Actor: "admin@example.com"}, store.Organisation{OrganisationName: "Contact Bank", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

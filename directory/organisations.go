@@ -1,8 +1,13 @@
 package directory
 
 import (
+	"context"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/trustframe/trustframe/formats"
+	"github.com/trustframe/trustframe/lifecycle"
 )
 
 // Organisation is a participant of the trust framework.
@@ -45,4 +50,81 @@ func (o Organisation) AppendVersion(b []byte) []byte {
 func appendField(b []byte, s string) []byte {
 	b = append(strconv.AppendInt(b, int64(len(s)), 10), ':')
 	return append(b, s...)
+}
+
+// Validate is what an organisation must be without the database: a name
+// and a registration number, an assigned country code, short fields, a
+// lower-case UUID when a new one brings its id, a status of its kind
+// (Pending when a new one gives none), said in the deployment's words
+// (vocab). It puts the status in its canonical word and makes Flags a
+// list. Flags are checked by the store.
+func (o *Organisation) Validate(isNew bool, vocab lifecycle.Vocabulary) Fields {
+	f := Fields{}
+	f.Required("OrganisationName", o.OrganisationName, "Organisation name")
+	f.MaxLen("OrganisationName", o.OrganisationName, MaxName)
+	f.MaxLen("LegalEntityName", o.LegalEntityName, MaxName)
+	f.Required("RegistrationNumber", o.RegistrationNumber, "Registration number")
+	f.MaxLen("RegistrationNumber", o.RegistrationNumber, 100)
+	if !formats.ValidCountry(o.CountryOfRegistration) {
+		msg := "Use an assigned two-letter ISO 3166-1 code in capitals, like GB or BR."
+		if strings.EqualFold(o.CountryOfRegistration, "UK") {
+			msg += " The United Kingdom is GB."
+		}
+		f.Add("CountryOfRegistration", msg)
+	}
+	for _, v := range []struct{ name, s string }{{"AddressLine1", o.AddressLine1}, {"AddressLine2", o.AddressLine2}, {"City", o.City}, {"Postcode", o.Postcode}} {
+		f.MaxLen(v.name, v.s, MaxName)
+	}
+	f.List("Flags", o.Flags, MaxFlags, 0)
+	if isNew && o.OrganisationID != "" && !formats.ValidUUID(o.OrganisationID) {
+		f.Add("OrganisationId", "OrganisationId must be a UUID in lower case, like 0b7e7c2e-2a57-4a44-9a4d-0d1c6f1f4d7a.")
+	}
+	if o.Status == "" && isNew {
+		o.Status = lifecycle.Pending
+	} else if canon, ok := lifecycle.ParseStatus(lifecycle.Organisation, o.Status); ok {
+		o.Status = canon
+	} else {
+		f.Add("Status", lifecycle.StatusHelp(lifecycle.Organisation, vocab))
+	}
+	if o.Flags == nil {
+		o.Flags = []string{}
+	}
+	return f
+}
+
+// OrganisationStore is what the organisation use cases need of the
+// database. A write gets the problems already found with the fields, adds
+// the flags' check, and writes nothing while any remains; an update runs
+// check on the stored organisation once the fields pass.
+type OrganisationStore interface {
+	GetOrganisation(ctx context.Context, id string) (Organisation, error)
+	CreateOrganisation(ctx context.Context, a Actor, o Organisation, problems Fields) (Organisation, error)
+	UpdateOrganisation(ctx context.Context, a Actor, o Organisation, problems Fields, check Check[Organisation]) (Organisation, error)
+}
+
+// Organisations are the use cases of organisations.
+type Organisations struct {
+	Store OrganisationStore
+	Vocab lifecycle.Vocabulary
+}
+
+// Get is one organisation.
+func (s *Organisations) Get(ctx context.Context, id string) (Organisation, error) {
+	o, err := s.Store.GetOrganisation(ctx, id)
+	return o, Named(err, "Organisation")
+}
+
+// Create adds o; refused are problems found reading the input.
+func (s *Organisations) Create(ctx context.Context, a Actor, o Organisation, refused Fields) (Organisation, error) {
+	problems := o.Validate(true, s.Vocab).Merge(refused)
+	saved, err := s.Store.CreateOrganisation(ctx, a, o, problems)
+	return saved, Named(err, "Organisation")
+}
+
+// Update replaces the organisation o.OrganisationID when check passes on
+// the stored one (If-Match, the status transition).
+func (s *Organisations) Update(ctx context.Context, a Actor, o Organisation, refused Fields, check Check[Organisation]) (Organisation, error) {
+	problems := o.Validate(false, s.Vocab).Merge(refused)
+	saved, err := s.Store.UpdateOrganisation(ctx, a, o, problems, check)
+	return saved, Named(err, "Organisation")
 }

@@ -57,7 +57,7 @@ func TestSSAKeysRetiredAtEveryAttemptIsBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	admin := store.Audit{Actor: "admin@example.com"}
-	o, err := db.CreateOrganisation(ctx, admin, store.Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: lifecycle.Active})
+	o, err := db.CreateOrganisation(ctx, admin, store.Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: lifecycle.Active}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -342,13 +342,8 @@ func (h *Organisations) importRow(row int, rec []string, col map[string]int, fla
 		}
 		o.Flags = append(o.Flags, id)
 	}
-	errs := h.validateOrg(&o, true)
-	keys := make([]string, 0, len(errs))
-	for k := range errs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	errs := o.Validate(true, h.Vocab)
+	for _, k := range errs.Names() {
 		addRowProblem(problems, row, k, errs[k])
 	}
 	return o

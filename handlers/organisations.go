@@ -10,7 +10,6 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/trustframe/trustframe/directory"
-	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/store"
@@ -21,6 +20,7 @@ import (
 // and export, and the public participants list.
 type Organisations struct {
 	*Org
+	Orgs  *directory.Organisations
 	Store organisationStore
 
 	participants   publicCache    // GET /participants, public and large
@@ -38,8 +38,6 @@ type organisationStore interface {
 	DirectoryVersion() int64
 	FindIdentifier(ctx context.Context, q string) (store.Found, bool, error)
 	RecordEvent(ctx context.Context, r store.AuditRecord) error
-	CreateOrganisation(ctx context.Context, a store.Audit, o store.Organisation) (store.Organisation, error)
-	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, check func(store.Organisation) error) (store.Organisation, error)
 	SameRegistration(ctx context.Context, number, country, exceptID string) ([]store.Organisation, error)
 	ListFlags(ctx context.Context, typ string) ([]store.Flag, error)
 	Participants(ctx context.Context) ([]store.Participant, error)
@@ -167,40 +165,6 @@ func (h *Organisations) GetOrganisation(w http.ResponseWriter, r *http.Request) 
 	})
 }
 
-func (h *Organisations) validateOrg(in *store.Organisation, isNew bool) map[string]string {
-	f := map[string]string{}
-	required(f, "OrganisationName", in.OrganisationName, "Organisation name")
-	checkLen(f, "OrganisationName", in.OrganisationName, 200)
-	checkLen(f, "LegalEntityName", in.LegalEntityName, 200)
-	required(f, "RegistrationNumber", in.RegistrationNumber, "Registration number")
-	checkLen(f, "RegistrationNumber", in.RegistrationNumber, 100)
-	if !formats.ValidCountry(in.CountryOfRegistration) {
-		f["CountryOfRegistration"] = "Use an assigned two-letter ISO 3166-1 code in capitals, like GB or BR."
-		if strings.EqualFold(in.CountryOfRegistration, "UK") {
-			f["CountryOfRegistration"] += " The United Kingdom is GB."
-		}
-	}
-	for _, k := range []string{"AddressLine1", "AddressLine2", "City", "Postcode"} {
-		v := map[string]string{"AddressLine1": in.AddressLine1, "AddressLine2": in.AddressLine2, "City": in.City, "Postcode": in.Postcode}[k]
-		checkLen(f, k, v, 200)
-	}
-	checkList(f, "Flags", in.Flags, maxFlags, 0)
-	if isNew && in.OrganisationID != "" && !ValidUUID(in.OrganisationID) {
-		f["OrganisationId"] = "OrganisationId must be a UUID in lower case, like 0b7e7c2e-2a57-4a44-9a4d-0d1c6f1f4d7a."
-	}
-	if in.Status == "" && isNew {
-		in.Status = lifecycle.Pending
-	} else if canon, ok := lifecycle.ParseStatus(lifecycle.Organisation, in.Status); ok {
-		in.Status = canon
-	} else {
-		f["Status"] = lifecycle.StatusHelp(lifecycle.Organisation, h.Vocab)
-	}
-	if in.Flags == nil {
-		in.Flags = []string{}
-	}
-	return f
-}
-
 func (h *Organisations) orgForm(r *http.Request, o store.Organisation, isNew bool, errs map[string]string) (views.OrgForm, error) {
 	flagOpts, _, err := h.flagOpts(r.Context(), "Organisation", o.Flags, false)
 	action := paths.Organisations()
@@ -251,28 +215,20 @@ func (h *Organisations) EditOrganisation(w http.ResponseWriter, r *http.Request)
 // CreateOrganisation adds an organisation.
 func (h *Organisations) CreateOrganisation(w http.ResponseWriter, r *http.Request) {
 	var in store.Organisation
-	if err := Decode(w, r, &in); err != nil {
-		if f := FormRefusal(r, err); f != nil {
-			h.renderOrgForm(w, r, http.StatusUnprocessableEntity, in, true, withRefused(h.validateOrg(&in, true), f))
-			return
-		}
-		WriteError(w, r, err)
+	refused, ok := decodeForm(w, r, &in)
+	if !ok {
 		return
 	}
-	var err error
-	var o store.Organisation
-	if errs := h.validateOrg(&in, true); len(errs) > 0 {
-		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
-			_, err := h.Store.CreateOrganisation(ctx, h.actor(r), in)
-			return err
-		}))
-	} else {
-		o, err = h.Store.CreateOrganisation(r.Context(), h.actor(r), in)
-		err = directory.Named(err, "Organisation")
+	o, err := h.Orgs.Create(r.Context(), h.actor(r), in, refused)
+	switch {
+	case err == nil:
+		h.Saved(w, r, Saved{Tell: func() { h.tellCreated(r, o) }, Page: paths.Organisation(o.OrganisationID),
+			Status: http.StatusCreated, Body: h.showOrg(o), ETag: o, Location: paths.API(paths.Organisation(o.OrganisationID))})
+	case !WantsJSON(r) && AsError(err).Status < 500:
+		h.renderOrgForm(w, r, AsError(err).Status, in, true, orMessage(err, "OrganisationName"))
+	default:
+		WriteError(w, r, err)
 	}
-	h.Saved(w, r, Saved{Err: err, Tell: func() { h.tellCreated(r, o) }, Page: paths.Organisation(o.OrganisationID),
-		Status: http.StatusCreated, Body: h.showOrg(o), ETag: o, Location: paths.API(paths.Organisation(o.OrganisationID)),
-		Again: anyAgain(func(e *Error) { h.renderOrgForm(w, r, e.Status, in, true, orMessage(err, "OrganisationName")) })})
 }
 
 // tellCreated is the browser's message on a new organisation: a warning
@@ -296,13 +252,8 @@ func (h *Organisations) UpdateOrganisation(w http.ResponseWriter, r *http.Reques
 	var in store.Organisation
 	// The edit form sends every field back: text saved before the text
 	// rule is spared when it comes back unchanged (keptText).
-	if err := keptText(Decode(w, r, &in), storedOf(&in, func() (store.Organisation, error) { return h.Org.Store.GetOrganisation(r.Context(), id) })); err != nil {
-		if f := FormRefusal(r, err); f != nil {
-			in.OrganisationID = id
-			h.renderOrgForm(w, r, http.StatusUnprocessableEntity, in, false, withRefused(h.validateOrg(&in, false), f))
-			return
-		}
-		WriteError(w, r, err)
+	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.Organisation, error) { return h.Org.Store.GetOrganisation(r.Context(), id) }))
+	if !ok {
 		return
 	}
 	if in.OrganisationID != "" && in.OrganisationID != id {
@@ -314,24 +265,17 @@ func (h *Organisations) UpdateOrganisation(w http.ResponseWriter, r *http.Reques
 		// The edit form carries the version it shows (no header from a form).
 		r.Header.Set("If-Match", im)
 	}
-	h.saveOrg(w, r, in, false)
+	h.saveOrg(w, r, in, refused, false)
 }
 
-func (h *Organisations) saveOrg(w http.ResponseWriter, r *http.Request, in store.Organisation, statusOnly bool) {
-	var err error
-	var o store.Organisation
+func (h *Organisations) saveOrg(w http.ResponseWriter, r *http.Request, in store.Organisation, refused map[string]string, statusOnly bool) {
 	var from string
-	if errs := h.validateOrg(&in, false); len(errs) > 0 {
-		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
-			_, err := h.Store.UpdateOrganisation(ctx, h.actor(r), in, func(store.Organisation) error { return nil })
-			return err
-		}))
-	} else {
-		o, err = h.Store.UpdateOrganisation(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.Organisation) error {
-			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
-		})
-		err = directory.Named(err, "Organisation")
-	}
+	// The transition is checked in the status's canonical word; a status
+	// that has none is refused with the fields, before the check runs.
+	next, _ := lifecycle.ParseStatus(lifecycle.Organisation, in.Status)
+	o, err := h.Orgs.Update(r.Context(), h.actorBecause(r, in.StatusReason), in, refused, func(cur store.Organisation) error {
+		return h.checkStatus(r, cur, &from, cur.Status, next, in.StatusReason)
+	})
 	show := func(e *Error) { h.renderOrgForm(w, r, e.Status, in, false, orMessage(err, "OrganisationName")) }
 	if statusOnly {
 		show = h.Refused(w, r, "Not changed: ", paths.Organisation(in.OrganisationID))
@@ -366,7 +310,7 @@ func (h *Organisations) SetOrganisationStatus(w http.ResponseWriter, r *http.Req
 		return
 	}
 	o.Status = in.Status
-	h.saveOrg(w, r, o, true)
+	h.saveOrg(w, r, o, nil, true)
 }
 
 // foundPath is the console page of what an exact identifier names.

@@ -3,11 +3,12 @@ package handlers
 import (
 	"net/http"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/trustframe/trustframe/formats"
 )
 
 // givenOnce refuses a query parameter of names given more than once: a
@@ -48,13 +49,8 @@ func ParseSort(q url.Values, allowed map[string]string, def string) (string, boo
 	return "", false, CodeInvalidParameter.New("sort direction must be asc or desc").WithFields(FieldError{Field: "sort", Code: FieldInvalid, Message: "direction must be asc or desc"})
 }
 
-// uuidRe is a UUID as the service writes ids and the description's
-// format uuid reads them: in lower case. In capitals it is the same UUID
-// (RFC 9562 §4), which would make a second id for it.
-var uuidRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-
-// ValidUUID reports whether s is a UUID.
-func ValidUUID(s string) bool { return uuidRe.MatchString(s) }
+// ValidUUID reports whether s is a UUID in lower case (formats.ValidUUID).
+func ValidUUID(s string) bool { return formats.ValidUUID(s) }
 
 // checkLen adds a message when s is longer than max runes.
 func checkLen(fields map[string]string, name, s string, max int) {

@@ -22,7 +22,7 @@ type Reactivations struct {
 
 // reactivationStore is what Reactivations reads and writes.
 type reactivationStore interface {
-	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, check func(store.Organisation) error) (store.Organisation, error)
+	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, problems directory.Fields, check directory.Check[store.Organisation]) (store.Organisation, error)
 	ListAuthorisationServers(ctx context.Context, orgID string) ([]store.AuthorisationServer, error)
 	GetAuthorisationServer(ctx context.Context, orgID, id string) (store.AuthorisationServer, error)
 	UpdateAuthorisationServer(ctx context.Context, a store.Audit, s store.AuthorisationServer, check func(store.AuthorisationServer) error) (store.AuthorisationServer, error)
@@ -145,7 +145,7 @@ func (h *Reactivations) loadReactivation(w http.ResponseWriter, r *http.Request,
 		re.save = func(ctx context.Context, r *http.Request, reason string, from *string) error {
 			cur := o
 			cur.Status, cur.StatusReason = lifecycle.Active, reason
-			_, err := h.Store.UpdateOrganisation(ctx, h.actorBecause(r, reason), cur, func(c store.Organisation) error {
+			_, err := h.Store.UpdateOrganisation(ctx, h.actorBecause(r, reason), cur, nil, func(c store.Organisation) error {
 				return h.checkStatus(r, c, from, c.Status, lifecycle.Active, reason)
 			})
 			return err

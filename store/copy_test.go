@@ -32,7 +32,7 @@ func TestCopySQLiteToPostgres(t *testing.T) {
 	if err := src.SeedDirectory(ctx, a, 1200, 7); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := src.CreateOrganisation(ctx, a, store.Organisation{OrganisationName: "Société Générale", RegistrationNumber: "FR-1", CountryOfRegistration: "FR", Status: "Active"}); err != nil {
+	if _, err := src.CreateOrganisation(ctx, a, store.Organisation{OrganisationName: "Société Générale", RegistrationNumber: "FR-1", CountryOfRegistration: "FR", Status: "Active"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := src.InviteDataAdministrator(ctx, a, "da@example.com", store.Invitation{To: "da@example.com", Subject: "s", Body: "b"}); err != nil {

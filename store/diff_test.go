@@ -23,7 +23,7 @@ func TestAuditSeesAnOptionalMemberCleared(t *testing.T) {
 	if _, err := db.CreateRef(ctx, store.DocumentTypes, a, store.ReferenceItem{Name: "Diff licence", Status: "Active"}); err != nil {
 		t.Fatal(err)
 	}
-	o, err := db.CreateOrganisation(ctx, a, store.Organisation{OrganisationName: "Diff Bank", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"})
+	o, err := db.CreateOrganisation(ctx, a, store.Organisation{OrganisationName: "Diff Bank", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

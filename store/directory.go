@@ -130,9 +130,10 @@ func parseList(s string) []string {
 	return out
 }
 
-// setFlags replaces the flags of a resource after checking each exists and
-// is of the right type. A flag that is Inactive may be kept but not added.
-func setFlags(ctx context.Context, tx *sql.Tx, table, idCol, id, flagType string, flags []string) error {
+// checkFlags refuses, as a FieldError on Flags, a flag listed twice, one
+// that does not exist or applies to another type, and an Inactive one the
+// record does not hold already.
+func checkFlags(ctx context.Context, tx *sql.Tx, table, idCol, id, flagType string, flags []string) error {
 	current := map[string]bool{}
 	rows, err := tx.QueryContext(ctx, `SELECT flag_id FROM `+table+` WHERE `+idCol+` = ?`, id)
 	if err != nil {
@@ -167,6 +168,15 @@ func setFlags(ctx context.Context, tx *sql.Tx, table, idCol, id, flagType string
 		if status != "Active" && !current[f] {
 			return &FieldError{Field: "Flags", Message: fmt.Sprintf("flag %s is Inactive and cannot be added", f)}
 		}
+	}
+	return nil
+}
+
+// setFlags replaces the flags of a resource after checking each exists and
+// is of the right type. A flag that is Inactive may be kept but not added.
+func setFlags(ctx context.Context, tx *sql.Tx, table, idCol, id, flagType string, flags []string) error {
+	if err := checkFlags(ctx, tx, table, idCol, id, flagType, flags); err != nil {
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE `+idCol+` = ?`, id); err != nil {
 		return err

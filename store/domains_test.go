@@ -58,7 +58,7 @@ func newDomainFixtureOn(t *testing.T, db *store.DB) domainFixture {
 	must(err)
 	dataAuth, err := db.CreateAuthority(ctx, who, store.Authority{AuthorityName: "Data Office", AuthorityCode: "DO", Country: "GB", Status: "Active", AuthorisationDomains: []string{"Data"}})
 	must(err)
-	o, err := db.CreateOrganisation(ctx, who, store.Organisation{OrganisationName: "Bank", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"})
+	o, err := db.CreateOrganisation(ctx, who, store.Organisation{OrganisationName: "Bank", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"}, nil)
 	must(err)
 	return domainFixture{db: db, auth: auth, dataAuth: dataAuth, org: o.OrganisationID}
 }
@@ -206,7 +206,7 @@ func raceExclusive(t *testing.T, f domainFixture, dbs [2]*store.DB) {
 	t.Helper()
 	ctx := context.Background()
 	for round := 0; round < 20; round++ {
-		o, err := f.db.CreateOrganisation(ctx, who, store.Organisation{OrganisationName: fmt.Sprintf("Race %d", round), RegistrationNumber: "R", CountryOfRegistration: "GB", Status: "Active"})
+		o, err := f.db.CreateOrganisation(ctx, who, store.Organisation{OrganisationName: fmt.Sprintf("Race %d", round), RegistrationNumber: "R", CountryOfRegistration: "GB", Status: "Active"}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -505,11 +505,11 @@ func TestAuditNamesAuthoritiesAndClaims(t *testing.T) {
 func TestActiveRolesOfAPage(t *testing.T) {
 	f := newDomainFixture(t)
 	ctx := context.Background()
-	other, err := f.db.CreateOrganisation(ctx, who, store.Organisation{OrganisationName: "Other", RegistrationNumber: "2", CountryOfRegistration: "GB", Status: "Active"})
+	other, err := f.db.CreateOrganisation(ctx, who, store.Organisation{OrganisationName: "Other", RegistrationNumber: "2", CountryOfRegistration: "GB", Status: "Active"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	none, err := f.db.CreateOrganisation(ctx, who, store.Organisation{OrganisationName: "None", RegistrationNumber: "3", CountryOfRegistration: "GB", Status: "Active"})
+	none, err := f.db.CreateOrganisation(ctx, who, store.Organisation{OrganisationName: "None", RegistrationNumber: "3", CountryOfRegistration: "GB", Status: "Active"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

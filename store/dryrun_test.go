@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 )
 
@@ -20,12 +21,12 @@ func TestDryRunChangesNothing(t *testing.T) {
 	}
 	head, _ := db.LastChangeID(ctx)
 	org := store.Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Pending"}
-	if _, err := db.CreateOrganisation(store.DryRun(ctx), store.Audit{Actor: "t"}, org); !errors.Is(err, store.ErrDryRun) {
+	if _, err := db.CreateOrganisation(store.DryRun(ctx), store.Audit{Actor: "t"}, org, nil); !errors.Is(err, store.ErrDryRun) {
 		t.Fatalf("a passing write: %v", err)
 	}
 	org.Flags = []string{"no-such-flag"}
-	var fe *store.FieldError
-	if _, err := db.CreateOrganisation(store.DryRun(ctx), store.Audit{Actor: "t"}, org); !errors.As(err, &fe) || fe.Field != "Flags" {
+	var de *directory.Error
+	if _, err := db.CreateOrganisation(store.DryRun(ctx), store.Audit{Actor: "t"}, org, nil); !errors.As(err, &de) || de.Fields["Flags"] == "" {
 		t.Fatalf("a refused write: %v", err)
 	}
 	if after, _ := db.LastChangeID(ctx); after != head {
@@ -36,7 +37,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 	}
 	// The same write, for real, then passes.
 	org.Flags = nil
-	if _, err := db.CreateOrganisation(ctx, store.Audit{Actor: "t"}, org); err != nil {
+	if _, err := db.CreateOrganisation(ctx, store.Audit{Actor: "t"}, org, nil); err != nil {
 		t.Fatal(err)
 	}
 	if l, total, _ := db.ListOrganisations(ctx, store.OrgFilter{Size: 10}); total != 1 || len(l) != 1 {

@@ -79,7 +79,7 @@ func TestOrganisationSearchWordPrefixesAccentsCase(t *testing.T) {
 		{OrganisationName: "O'Brien & Sons (Payments)", RegistrationNumber: "IE-7"},
 	} {
 		o.CountryOfRegistration, o.Status = "GB", "Active"
-		got, err := db.CreateOrganisation(ctx, a, o)
+		got, err := db.CreateOrganisation(ctx, a, o, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +192,7 @@ func TestOtherInstancesWritesInvalidateCaches(t *testing.T) {
 		t.Fatalf("b's first list: %d %v", total, err)
 	}
 	v := b.WriteVersion()
-	if _, err := a.CreateOrganisation(ctx, who, store.Organisation{OrganisationName: "Made on A", RegistrationNumber: "A1", CountryOfRegistration: "GB", Status: "Active"}); err != nil {
+	if _, err := a.CreateOrganisation(ctx, who, store.Organisation{OrganisationName: "Made on A", RegistrationNumber: "A1", CountryOfRegistration: "GB", Status: "Active"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.SetSuperUserStatus(ctx, who, "sue@example.com", "Inactive", nil); err != nil {

@@ -100,7 +100,7 @@ func TestAnchorsFollowWritesWithoutRebuild(t *testing.T) {
 	var ids []string
 	for i, name := range []string{"AAA first", "mmm middle", "zzz last", "Mmm Middle", "ÉCLAIR"} {
 		o, err := d.CreateOrganisation(ctx, a, Organisation{OrganisationName: name, RegistrationNumber: fmt.Sprint("R", 9-i), CountryOfRegistration: "GB",
-			Status: []string{"Active", "Pending"}[i%2], Flags: []string{flag.FlagID}})
+			Status: []string{"Active", "Pending"}[i%2], Flags: []string{flag.FlagID}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,12 +109,12 @@ func TestAnchorsFollowWritesWithoutRebuild(t *testing.T) {
 	}
 	o, _ := d.GetOrganisation(ctx, ids[0])
 	o.OrganisationName, o.Status = "zzzz renamed", "Pending"
-	if _, err := d.UpdateOrganisation(ctx, a, o, nil); err != nil {
+	if _, err := d.UpdateOrganisation(ctx, a, o, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	noRebuild("rename and status")
 	o.Flags = nil
-	if _, err := d.UpdateOrganisation(ctx, a, o, nil); err != nil {
+	if _, err := d.UpdateOrganisation(ctx, a, o, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	noRebuild("flag removed")
@@ -122,7 +122,7 @@ func TestAnchorsFollowWritesWithoutRebuild(t *testing.T) {
 	deep, _, _ := d.ListOrganisations(ctx, OrgFilter{Sort: "OrganisationName", Page: 60, Size: 20})
 	m := deep[3]
 	m.OrganisationName = "000 front"
-	if _, err := d.UpdateOrganisation(ctx, a, m, nil); err != nil {
+	if _, err := d.UpdateOrganisation(ctx, a, m, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	noRebuild("deep row moved")
@@ -157,7 +157,7 @@ func TestRefusedClaimKeepsRoleFilterCaches(t *testing.T) {
 	if err := d.db.QueryRow(`SELECT organisation_id, authority_id, domain, role FROM organisation_authority_claims WHERE status = 'Active' LIMIT 1`).Scan(&org, &authority, &domain, &role); err != nil {
 		t.Fatal(err)
 	}
-	other, err := d.CreateOrganisation(ctx, a, Organisation{OrganisationName: "Unclaimed Bank", RegistrationNumber: "U-1", CountryOfRegistration: "GB", Status: "Active"})
+	other, err := d.CreateOrganisation(ctx, a, Organisation{OrganisationName: "Unclaimed Bank", RegistrationNumber: "U-1", CountryOfRegistration: "GB", Status: "Active"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func TestListTotalsFollowWrites(t *testing.T) {
 	if total != 600 {
 		t.Fatal(total)
 	}
-	o, err := db.CreateOrganisation(ctx, store.Audit{Actor: "t"}, store.Organisation{OrganisationName: "AAAA first", RegistrationNumber: "X", CountryOfRegistration: "GB", Status: "Active"})
+	o, err := db.CreateOrganisation(ctx, store.Audit{Actor: "t"}, store.Organisation{OrganisationName: "AAAA first", RegistrationNumber: "X", CountryOfRegistration: "GB", Status: "Active"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestListTotalsFollowWrites(t *testing.T) {
 	}
 	o.OrganisationName = "ZZZZ last"
 	o.Status = "Active"
-	db.UpdateOrganisation(ctx, store.Audit{Actor: "t"}, o, nil)
+	db.UpdateOrganisation(ctx, store.Audit{Actor: "t"}, o, nil, nil)
 	if s, total, _ := db.ListOrganisations(ctx, store.OrgFilter{Q: "zzzz"}); total != 1 || s[0].OrganisationID != o.OrganisationID {
 		t.Fatalf("search after rename: %d", total)
 	}

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
 // listCache keeps what makes the organisation list fast at scale: the
@@ -137,7 +139,8 @@ func (c *listCache) endClaimsWrite(err error) {
 func refused(err error) bool {
 	var fe *FieldError
 	var ce *ConflictError
-	return errors.Is(err, ErrDryRun) || errors.Is(err, ErrNotFound) || errors.As(err, &fe) || errors.As(err, &ce)
+	var de *directory.Error
+	return errors.Is(err, ErrDryRun) || errors.Is(err, ErrNotFound) || errors.As(err, &fe) || errors.As(err, &ce) || errors.As(err, &de)
 }
 
 // byRole reports whether f filters by authority claims, which a listRow

@@ -292,13 +292,20 @@ func getOrgTx(ctx context.Context, tx *sql.Tx, id string) (Organisation, error) 
 }
 
 // CreateOrganisation adds an organisation (its id given or generated).
-func (d *DB) CreateOrganisation(ctx context.Context, a Audit, o Organisation) (Organisation, error) {
+func (d *DB) CreateOrganisation(ctx context.Context, a Audit, o Organisation, problems directory.Fields) (Organisation, error) {
 	if o.OrganisationID == "" {
 		o.OrganisationID = NewID()
 	}
 	var changes []rowChange
 	d.lists.beginWrite()
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		problems := directory.Fields{}.Merge(problems)
+		if err := problems.Take(checkFlags(ctx, tx, "organisation_flags", "organisation_id", o.OrganisationID, "Organisation", o.Flags)); err != nil {
+			return err
+		}
+		if err := problems.Err(); err != nil {
+			return err
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisations WHERE organisation_id = ?`, o.OrganisationID).Scan(&n); err != nil {
 			return err
@@ -332,14 +339,23 @@ func (d *DB) CreateOrganisation(ctx context.Context, a Audit, o Organisation) (O
 }
 
 // UpdateOrganisation replaces the writable fields of an organisation.
-// check runs inside the transaction with the current version (If-Match,
+// problems are what is already known to be wrong with its fields: the
+// flags' check is added, and when any remains nothing is written. check
+// then runs inside the transaction with the current version (If-Match,
 // status transitions); its error aborts the update.
-func (d *DB) UpdateOrganisation(ctx context.Context, a Audit, o Organisation, check func(cur Organisation) error) (Organisation, error) {
+func (d *DB) UpdateOrganisation(ctx context.Context, a Audit, o Organisation, problems directory.Fields, check directory.Check[Organisation]) (Organisation, error) {
 	var changes []rowChange
 	d.lists.beginWrite()
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		problems := directory.Fields{}.Merge(problems)
 		cur, err := getOrgTx(ctx, tx, o.OrganisationID)
 		if err != nil {
+			return err
+		}
+		if err := problems.Take(checkFlags(ctx, tx, "organisation_flags", "organisation_id", o.OrganisationID, "Organisation", o.Flags)); err != nil {
+			return err
+		}
+		if err := problems.Err(); err != nil {
 			return err
 		}
 		before, err := listRowTx(ctx, tx, o.OrganisationID)

@@ -142,7 +142,7 @@ func TestGetOrganisationFlags(t *testing.T) {
 		want[0], want[1] = want[1], want[0]
 	}
 	o, err := db.CreateOrganisation(ctx, a, store.Organisation{OrganisationName: "Flagged", RegistrationNumber: "F", CountryOfRegistration: "GB",
-		Status: "Active", Flags: []string{want[1], want[0]}})
+		Status: "Active", Flags: []string{want[1], want[0]}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestGetOrganisationFlags(t *testing.T) {
 	if err != nil || len(got.Flags) != 2 || got.Flags[0] != want[0] || got.Flags[1] != want[1] || got.OrganisationName != "Flagged" || got.CreatedOn.IsZero() {
 		t.Fatalf("%+v %v, want flags %v", got, err, want)
 	}
-	none, _ := db.CreateOrganisation(ctx, a, store.Organisation{OrganisationName: "Plain", RegistrationNumber: "P", CountryOfRegistration: "GB", Status: "Active"})
+	none, _ := db.CreateOrganisation(ctx, a, store.Organisation{OrganisationName: "Plain", RegistrationNumber: "P", CountryOfRegistration: "GB", Status: "Active"}, nil)
 	if got, _ := db.GetOrganisation(ctx, none.OrganisationID); got.Flags == nil || len(got.Flags) != 0 {
 		t.Fatalf("flags of none: %#v", got.Flags)
 	}

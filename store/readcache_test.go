@@ -36,7 +36,7 @@ func TestReadCacheSeesEveryWrite(t *testing.T) {
 	defer other.Close()
 
 	a := Audit{Actor: "admin@example.com"}
-	o, err := d.CreateOrganisation(ctx, a, Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"})
+	o, err := d.CreateOrganisation(ctx, a, Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestSSASubjectCopiesOut(t *testing.T) {
 	ctx := context.Background()
 	d := openInternal(t)
 	a := Audit{Actor: "admin@example.com"}
-	o, err := d.CreateOrganisation(ctx, a, Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"})
+	o, err := d.CreateOrganisation(ctx, a, Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func TestSearchFoldsAsSQLite(t *testing.T) {
 	db := open(t)
 	ctx := context.Background()
 	for _, name := range []string{"Ørsted Sparekasse", "Zürich Kantonalbank", "Société Générale", "Straße Bank", "Łódź Bank", "Αθήνα Τράπεζα", "Ёлка Банк", "CAIXA ECONÓMICA"} {
-		if _, err := db.CreateOrganisation(ctx, store.Audit{Actor: "t"}, store.Organisation{OrganisationName: name, RegistrationNumber: "R-" + name, CountryOfRegistration: "GB", Status: "Active"}); err != nil {
+		if _, err := db.CreateOrganisation(ctx, store.Audit{Actor: "t"}, store.Organisation{OrganisationName: name, RegistrationNumber: "R-" + name, CountryOfRegistration: "GB", Status: "Active"}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

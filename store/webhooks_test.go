@@ -479,7 +479,7 @@ func TestDeliveriesAhead(t *testing.T) {
 	}
 	other, _ := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/b", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
 	for _, name := range []string{"One", "Two", "Three"} {
-		if _, err := db.CreateOrganisation(ctx, a, store.Organisation{OrganisationName: name, RegistrationNumber: name, CountryOfRegistration: "GB", Status: "Pending"}); err != nil {
+		if _, err := db.CreateOrganisation(ctx, a, store.Organisation{OrganisationName: name, RegistrationNumber: name, CountryOfRegistration: "GB", Status: "Pending"}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -202,7 +202,7 @@ func BenchmarkOrganisationList(b *testing.B) {
 			b.StopTimer()
 			o := list[i%len(list)]
 			o.OrganisationName = fmt.Sprintf("%s %d", list[i%len(list)].OrganisationName, i)
-			if _, err := env.DB.UpdateOrganisation(ctx, store.Audit{Actor: "bench"}, o, nil); err != nil {
+			if _, err := env.DB.UpdateOrganisation(ctx, store.Audit{Actor: "bench"}, o, nil, nil); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
@@ -210,7 +210,7 @@ func BenchmarkOrganisationList(b *testing.B) {
 		}
 		b.StopTimer()
 		for _, o := range list { // the names as they were
-			if _, err := env.DB.UpdateOrganisation(ctx, store.Audit{Actor: "bench"}, o, nil); err != nil {
+			if _, err := env.DB.UpdateOrganisation(ctx, store.Audit{Actor: "bench"}, o, nil, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -21,7 +21,7 @@ func (s *Server) routes() http.Handler {
 	base := &handlers.Base{Flash: flasher{s.sessions}, BaseURL: s.cfg.BaseURL, DevIdP: s.idp != nil, Vocab: s.vocab}
 	allowPrivate := s.allowPrivateIssuers()
 	org := &handlers.Org{Base: base, Store: s.db, AllowPrivateURLs: allowPrivate}
-	orgs := &handlers.Organisations{Org: org, Store: s.db}
+	orgs := &handlers.Organisations{Org: org, Orgs: &directory.Organisations{Store: s.db, Vocab: s.vocab}, Store: s.db}
 	contacts := &handlers.Contacts{Org: org, Contacts: &directory.Contacts{Store: s.db}, Types: s.db}
 	servers := &handlers.Servers{Org: org, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}}
 	apps := &handlers.Applications{Org: org, Store: s.db, Algs: s.keys.Enabled}

@@ -1,0 +1,47 @@
+package directory_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/lifecycle"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/store/storetest"
+)
+
+func TestOrganisationValidate(t *testing.T) {
+	o := directory.Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "uk", OrganisationID: "ABC", Status: "withdrawn"}
+	f := o.Validate(true, lifecycle.Vocabulary(""))
+	if f["CountryOfRegistration"] == "" || f["OrganisationId"] == "" {
+		t.Fatalf("want the country and the id refused, got %v", f)
+	}
+	if o.Status != lifecycle.Withdrawn || o.Flags == nil {
+		t.Fatalf("status %q, flags %v: want the canonical word and a list", o.Status, o.Flags)
+	}
+	n := directory.Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "GB"}
+	if f := n.Validate(true, lifecycle.Vocabulary("")); len(f) != 0 || n.Status != lifecycle.Pending {
+		t.Fatalf("a new organisation without a status: %v, %q", f, n.Status)
+	}
+}
+
+// A new organisation with a missing name and an unknown flag is refused
+// naming both at once, by one write that writes nothing (no dry run).
+func TestOrganisationCreateRefusesEveryFieldAtOnce(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, storetest.Path(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s := &directory.Organisations{Store: db}
+	_, err = s.Create(ctx, directory.Actor{Actor: "admin@example.com"}, directory.Organisation{RegistrationNumber: "1", CountryOfRegistration: "GB", Flags: []string{"no-such-flag"}}, nil)
+	var e *directory.Error
+	if !errors.As(err, &e) || e.Fields["OrganisationName"] == "" || e.Fields["Flags"] == "" {
+		t.Fatalf("want OrganisationName and Flags refused, got %v", err)
+	}
+	if _, n, err := db.ListOrganisations(ctx, store.OrgFilter{Size: 10}); err != nil || n != 0 {
+		t.Fatalf("a refused organisation was written: %d %v", n, err)
+	}
+}
