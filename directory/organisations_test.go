@@ -12,7 +12,7 @@ import (
 )
 
 func TestOrganisationValidate(t *testing.T) {
-	o := directory.Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "uk", OrganisationID: "ABC", Status: "withdrawn"}
+	o := directory.Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "uk", OrganisationID: "ABC", Status: "Inactive"}
 	f := o.Validate(true, lifecycle.Vocabulary(""))
 	if f["CountryOfRegistration"] == "" || f["OrganisationId"] == "" {
 		t.Fatalf("want the country and the id refused, got %v", f)
