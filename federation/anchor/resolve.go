@@ -45,7 +45,7 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request, a *Anchor, now 
 		writeFedError(w, &fedError{http.StatusNotFound, "invalid_trust_anchor", "this anchor is " + a.cfg.EntityID})
 		return
 	}
-	fetches := s.resolveFetches(now)
+	fetches := s.resolveFetches(now, len(a.cfg.Subordinates))
 	tok, err := s.resolveToken(r.Context(), a, sub, now, q["entity_type"], fetches.fetch)
 	if err != nil && fetches.over {
 		err = tooManyFetches(sub, fetches.max)

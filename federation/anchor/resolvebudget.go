@@ -16,8 +16,9 @@ import (
 // requests. Both anchors count resolves under way, in all and per client
 // (an IPv6 client by its /64); past either, 429 with Retry-After. The
 // standalone anchor's resolve may also look through every intermediate,
-// so one resolve makes at most maxResolveFetches fetches
-// (docs/design.md §8 and §13).
+// so one resolve makes at most one fetch per configured subordinate plus
+// maxResolveFetches for the chain itself (docs/design.md §8 and §13): an
+// anchor with many intermediates still finds a leaf under its last one.
 const (
 	resolvesInFlight          = 32
 	resolvesInFlightPerClient = 4
@@ -69,8 +70,8 @@ type answer struct {
 // errTooManyFetches: the resolve made as many fetches as it may.
 var errTooManyFetches = errors.New("this resolve made as many fetches as one may")
 
-func (s *Server) resolveFetches(now time.Time) *resolveFetches {
-	return &resolveFetches{get: s.fetch(now), max: cmp.Or(s.maxResolveFetches, maxResolveFetches), seen: map[string]answer{}}
+func (s *Server) resolveFetches(now time.Time, subordinates int) *resolveFetches {
+	return &resolveFetches{get: s.fetch(now), max: cmp.Or(s.maxResolveFetches, maxResolveFetches+subordinates), seen: map[string]answer{}}
 }
 
 func (f *resolveFetches) fetch(ctx context.Context, u string) (int, []byte, error) {
