@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"github.com/trustframe/trustframe/clientlimit"
 )
 
 // ParseTrustedProxies reads --trusted-proxies: comma-separated addresses
@@ -83,24 +85,8 @@ func (s *Server) clientAddr(r *http.Request) string {
 }
 
 // clientNet is the client as limits count it: an IPv4 address itself,
-// an IPv6 address by its /64, the block one subscriber is usually given
-// and in which a client may take any address it likes.
-func (s *Server) clientNet(r *http.Request) string { return addrNet(s.clientAddr(r)) }
-
-// addrNet is the key of addr for limits (clientNet); a value that is not
-// an address is its own key.
-func addrNet(addr string) string {
-	a, err := netip.ParseAddr(addr)
-	if err != nil {
-		return addr
-	}
-	a = a.Unmap().WithZone("")
-	if a.Is4() {
-		return a.String()
-	}
-	p, _ := a.Prefix(64)
-	return p.String()
-}
+// an IPv6 address by its /64 (clientlimit.Block).
+func (s *Server) clientNet(r *http.Request) string { return clientlimit.Block(s.clientAddr(r)) }
 
 // parseHop reads one X-Forwarded-For element: an address, optionally
 // with a port (192.0.2.7:443, [2001:db8::1]:443).

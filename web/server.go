@@ -5,7 +5,6 @@ package web
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/x509"
@@ -25,9 +24,11 @@ import (
 	"github.com/alexedwards/scs/v2"
 	"github.com/go-chi/chi/v5"
 
+	"github.com/trustframe/trustframe/clientlimit"
 	"github.com/trustframe/trustframe/devidp"
 	"github.com/trustframe/trustframe/dpop"
 	"github.com/trustframe/trustframe/federation"
+	"github.com/trustframe/trustframe/federation/anchor"
 	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/lifecycle"
@@ -136,9 +137,9 @@ type Server struct {
 	metrics    *metrics
 	started    time.Time
 	apiLimiter *rateLimiter
-	resolves   *inFlight       // federation resolves under way (resolvebudget.go)
-	keptForms  *keptFormBudget // anonymous kept forms alive (keptform.go)
-	stopping   chan struct{}   // closed by Stopping
+	resolves   *clientlimit.InFlight // federation resolves under way (resolvebudget.go)
+	keptForms  *keptFormBudget       // anonymous kept forms alive (keptform.go)
+	stopping   chan struct{}         // closed by Stopping
 	stopOnce   sync.Once
 }
 
@@ -178,7 +179,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, db: db, log: cfg.Logger, limiter: newRateLimiter(cfg.RateLimit, cfg.Now), vocab: vocab, started: time.Now(),
 		apiLimiter: newRateLimiter(cfg.APIRateLimit, cfg.Now), keptForms: newKeptFormBudget(), stopping: make(chan struct{}),
-		resolves: newInFlight(cmp.Or(cfg.ResolvesInFlight, defaultResolvesInFlight), cmp.Or(cfg.ResolvesInFlightPerClient, defaultResolvesInFlightPerClient))}
+		resolves: anchor.NewResolveBudget(cfg.ResolvesInFlight, cfg.ResolvesInFlightPerClient)}
 	s.metrics = s.newMetrics()
 	s.origin = bu.Scheme + "://" + bu.Host + strings.TrimRight(bu.Path, "/")
 	if cfg.DPoPNonce {

@@ -30,6 +30,7 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/trustframe/trustframe/clientlimit"
 	"github.com/trustframe/trustframe/federation"
 	"gopkg.in/yaml.v3"
 )
@@ -420,6 +421,9 @@ type Server struct {
 	Client *http.Client
 
 	fetches FetchGuard // subjects' statements, fetched within a budget
+
+	resolves          *clientlimit.InFlight // resolves under way (NewResolveBudget)
+	maxResolveFetches int                   // fetches one resolve may make; 0 is maxResolveFetches
 }
 
 // fetch is a getFunc within each address's budget (FetchGuard), for a
@@ -432,7 +436,7 @@ func (s *Server) fetch(now time.Time) getFunc {
 
 // NewServer serves an anchor.
 func NewServer(a *Anchor) *Server {
-	return &Server{anchor: a, Now: time.Now, Client: &http.Client{Timeout: 10 * time.Second}}
+	return &Server{anchor: a, Now: time.Now, Client: &http.Client{Timeout: 10 * time.Second}, resolves: NewResolveBudget(0, 0)}
 }
 
 // Replace swaps in a newly loaded anchor.
@@ -496,6 +500,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(a.List(q["entity_type"]))
 	case "/resolve":
+		client := clientlimit.Block(peer(r))
+		if !s.resolves.Acquire(client) {
+			WriteTooManyResolves(w)
+			return
+		}
+		defer s.resolves.Release(client)
 		s.resolve(w, r, a, now)
 	default:
 		writeFedError(w, &fedError{http.StatusNotFound, "not_found", "no endpoint " + r.URL.Path})

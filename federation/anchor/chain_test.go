@@ -31,6 +31,7 @@ type entity struct {
 	typ      string                    // the typ header: entity-statement+jwt when empty, none with "-"
 	stmtKey  *ecdsa.PrivateKey         // if set, signs the fetch answers (kid "s-…") instead of key
 	hits     atomic.Int64              // requests it answered
+	hold     chan struct{}             // if set, each answer waits until it is closed
 }
 
 func (e *entity) id() string { return e.srv.URL }
@@ -67,6 +68,9 @@ func newEntity(t *testing.T, metadata map[string]any, hints ...string) *entity {
 	e := &entity{key: k, hints: hints, metadata: metadata, subs: map[string]map[string]any{}}
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		e.hits.Add(1)
+		if e.hold != nil {
+			<-e.hold
+		}
 		now := time.Now()
 		switch r.URL.Path {
 		case "/.well-known/openid-federation":
@@ -109,19 +113,25 @@ func newEntity(t *testing.T, metadata map[string]any, hints ...string) *entity {
 const anchorID = "http://127.0.0.1:8090"
 
 func anchorWith(t *testing.T, subs string) (*httptest.Server, jose.JSONWebKeySet) {
-	dir := t.TempDir()
-	writeKey(t, dir, "anchor.pem")
-	a, err := Load(writeConfig(t, dir, "entity_id: "+anchorID+"\nkeys: [{file: anchor.pem, alg: ES256}]\nsubordinates:\n"+subs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(NewServer(a))
+	srv := httptest.NewServer(anchorServer(t, subs))
 	t.Cleanup(srv.Close)
 	_, ec := get(t, srv.URL, "/.well-known/openid-federation")
 	jws, _ := jose.ParseSignedCompact(ec, []jose.SignatureAlgorithm{jose.ES256})
 	var c struct{ JWKS jose.JSONWebKeySet }
 	json.Unmarshal(jws.UnsafePayloadWithoutVerification(), &c)
 	return srv, c.JWKS
+}
+
+// anchorServer is the anchor anchorID with the given subordinates (YAML
+// list items), not yet listening.
+func anchorServer(t *testing.T, subs string) *Server {
+	dir := t.TempDir()
+	writeKey(t, dir, "anchor.pem")
+	a, err := Load(writeConfig(t, dir, "entity_id: "+anchorID+"\nkeys: [{file: anchor.pem, alg: ES256}]\nsubordinates:\n"+subs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewServer(a)
 }
 
 func jwksFile(t *testing.T, e *entity) string {

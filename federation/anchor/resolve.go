@@ -45,7 +45,11 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request, a *Anchor, now 
 		writeFedError(w, &fedError{http.StatusNotFound, "invalid_trust_anchor", "this anchor is " + a.cfg.EntityID})
 		return
 	}
-	tok, err := s.resolveToken(r.Context(), a, sub, now, q["entity_type"])
+	fetches := s.resolveFetches(now, len(a.cfg.Subordinates))
+	tok, err := s.resolveToken(r.Context(), a, sub, now, q["entity_type"], fetches.fetch)
+	if err != nil && fetches.over {
+		err = tooManyFetches(sub, fetches.max)
+	}
 	if err != nil {
 		var fe *fedError
 		if !errors.As(err, &fe) {
@@ -57,8 +61,8 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request, a *Anchor, now 
 	writeJWT(w, "resolve-response+jwt", tok, a.lifetime)
 }
 
-func (s *Server) resolveToken(ctx context.Context, a *Anchor, sub string, now time.Time, types []string) (string, error) {
-	ec, claims, links, err := s.chain(ctx, a, sub, now)
+func (s *Server) resolveToken(ctx context.Context, a *Anchor, sub string, now time.Time, types []string, get getFunc) (string, error) {
+	ec, claims, links, err := s.chain(ctx, a, sub, now, get)
 	if err != nil {
 		return "", err
 	}
@@ -224,20 +228,20 @@ func asMap(v any) map[string]any {
 // statements top down. A direct subordinate is one statement; otherwise an
 // intermediate among the direct subordinates must vouch for sub through its
 // fetch endpoint, and sub's authority_hints must name that intermediate.
-func (s *Server) chain(ctx context.Context, a *Anchor, sub string, now time.Time) (string, map[string]any, []link, error) {
+func (s *Server) chain(ctx context.Context, a *Anchor, sub string, now time.Time, get getFunc) (string, map[string]any, []link, error) {
 	if sb, ok := a.subs[sub]; ok {
-		tok, _, err := a.SubordinateStatement(ctx, sub, now, s.fetch(now))
+		tok, _, err := a.SubordinateStatement(ctx, sub, now, get)
 		if err != nil {
 			return "", nil, nil, err
 		}
-		keys, err := a.subordinateJWKS(ctx, sb, s.fetch(now))
+		keys, err := a.subordinateJWKS(ctx, sb, get)
 		if fe := budgetError(err); fe != nil {
 			return "", nil, nil, fe
 		}
 		if err != nil {
 			return "", nil, nil, chainError("the keys of %s cannot be read: %v", sub, err)
 		}
-		ec, claims, err := s.fetchEntityConfiguration(ctx, sub, keys, a.cfg.EntityID, now)
+		ec, claims, err := s.fetchEntityConfiguration(ctx, get, sub, keys, a.cfg.EntityID, now)
 		if err != nil {
 			return "", nil, nil, err
 		}
@@ -250,14 +254,14 @@ func (s *Server) chain(ctx context.Context, a *Anchor, sub string, now time.Time
 	sort.Strings(ids)
 	for _, id := range ids {
 		sb := a.subs[id]
-		keys, err := a.subordinateJWKS(ctx, sb, s.fetch(now))
+		keys, err := a.subordinateJWKS(ctx, sb, get)
 		if fe := budgetError(err); fe != nil {
 			return "", nil, nil, fe
 		}
 		if err != nil {
 			continue
 		}
-		_, iclaims, err := s.fetchEntityConfiguration(ctx, id, keys, a.cfg.EntityID, now)
+		_, iclaims, err := s.fetchEntityConfiguration(ctx, get, id, keys, a.cfg.EntityID, now)
 		if fe := budgetError(err); fe != nil {
 			return "", nil, nil, fe
 		}
@@ -269,7 +273,7 @@ func (s *Server) chain(ctx context.Context, a *Anchor, sub string, now time.Time
 			continue
 		}
 		ijwks, _ := json.Marshal(iclaims["jwks"])
-		stmt, sclaims, err := s.fetchStatement(ctx, fetchEP, id, sub, ijwks, keys, now)
+		stmt, sclaims, err := s.fetchStatement(ctx, get, fetchEP, id, sub, ijwks, keys, now)
 		if err != nil {
 			if errors.Is(err, errNoStatement) {
 				continue
@@ -277,11 +281,11 @@ func (s *Server) chain(ctx context.Context, a *Anchor, sub string, now time.Time
 			return "", nil, nil, err
 		}
 		ljwks, _ := json.Marshal(sclaims["jwks"])
-		ec, claims, err := s.fetchEntityConfiguration(ctx, sub, ljwks, id, now)
+		ec, claims, err := s.fetchEntityConfiguration(ctx, get, sub, ljwks, id, now)
 		if err != nil {
 			return "", nil, nil, err
 		}
-		tok, _, err := a.SubordinateStatement(ctx, id, now, s.fetch(now))
+		tok, _, err := a.SubordinateStatement(ctx, id, now, get)
 		if err != nil {
 			return "", nil, nil, err
 		}
@@ -308,10 +312,10 @@ var errNoStatement = errors.New("no statement")
 
 var jwsAlgs = []jose.SignatureAlgorithm{jose.RS256, jose.PS256, jose.ES256, jose.ES384, jose.EdDSA, jose.PS384, jose.PS512, jose.RS384, jose.RS512}
 
-// get fetches a statement body (at most 512 KiB), within the address's
-// budget (FetchGuard): past it, a 503 temporarily_unavailable.
-func (s *Server) get(ctx context.Context, u string, now time.Time) (int, string, error) {
-	code, b, err := s.fetch(now)(ctx, u)
+// getStatement fetches a statement body (at most 512 KiB) with get, within
+// the address's budget (FetchGuard): past it, a 503 temporarily_unavailable.
+func getStatement(ctx context.Context, get getFunc, u string) (int, string, error) {
+	code, b, err := get(ctx, u)
 	if fe := budgetError(err); fe != nil {
 		return 0, "", fe
 	}
@@ -375,9 +379,9 @@ func verify(raw string, keys json.RawMessage) (map[string]any, error) {
 // fetchEntityConfiguration gets id's entity configuration and checks it:
 // signed with keys (what its superior holds for it), iss = sub = id, not
 // expired, authority_hints naming superior.
-func (s *Server) fetchEntityConfiguration(ctx context.Context, id string, keys json.RawMessage, superior string, now time.Time) (string, map[string]any, error) {
+func (s *Server) fetchEntityConfiguration(ctx context.Context, get getFunc, id string, keys json.RawMessage, superior string, now time.Time) (string, map[string]any, error) {
 	u := strings.TrimRight(id, "/") + "/.well-known/openid-federation"
-	code, raw, err := s.get(ctx, u, now)
+	code, raw, err := getStatement(ctx, get, u)
 	if fe := budgetError(err); fe != nil {
 		return "", nil, fe
 	}
@@ -430,7 +434,7 @@ func (s *Server) fetchEntityConfiguration(ctx context.Context, id string, keys j
 // and with a key of the anchor's statement about the intermediate
 // (superiorKeys), so that the chain answered verifies link by link
 // (docs/design.md §13).
-func (s *Server) fetchStatement(ctx context.Context, endpoint, iss, sub string, keys, superiorKeys json.RawMessage, now time.Time) (string, map[string]any, error) {
+func (s *Server) fetchStatement(ctx context.Context, get getFunc, endpoint, iss, sub string, keys, superiorKeys json.RawMessage, now time.Time) (string, map[string]any, error) {
 	eu, err := url.Parse(endpoint)
 	if err != nil || eu.Host == "" {
 		return "", nil, errNoStatement
@@ -438,7 +442,7 @@ func (s *Server) fetchStatement(ctx context.Context, endpoint, iss, sub string, 
 	q := eu.Query()
 	q.Set("sub", sub)
 	eu.RawQuery = q.Encode()
-	code, raw, err := s.get(ctx, eu.String(), now)
+	code, raw, err := getStatement(ctx, get, eu.String())
 	if fe := budgetError(err); fe != nil {
 		return "", nil, fe
 	}
