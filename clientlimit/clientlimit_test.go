@@ -22,7 +22,8 @@ func TestBlock(t *testing.T) {
 // TestInFlight: places are bounded per key and in all, and given back.
 func TestInFlight(t *testing.T) {
 	l := NewInFlight(3, 2)
-	if !l.Acquire("a") || !l.Acquire("a") || l.Acquire("a") {
+	first, second, third := l.Acquire("a"), l.Acquire("a"), l.Acquire("a")
+	if !first || !second || third {
 		t.Fatal("a key holds at most two places")
 	}
 	if !l.Acquire("b") || l.Acquire("c") {
