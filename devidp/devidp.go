@@ -53,7 +53,14 @@ type Config struct {
 	SharedKey func(made []byte) ([]byte, error)
 	// RefreshTokens, when set, keeps refresh token sessions across
 	// restarts (with a KeyFile, whose key also derives the token secret).
-	RefreshTokens  RefreshTokenStore
+	RefreshTokens RefreshTokenStore
+	// Codes is set when several instances share the database (with
+	// SharedKey, whose key also derives the codes' secret): it keeps
+	// authorization codes with their PKCE and OpenID Connect requests, so
+	// that any instance exchanges a code another made, and refresh tokens
+	// are then read from RefreshTokens, where another instance may have
+	// rotated them. Nil: codes are kept in memory.
+	Codes          CodeStore
 	AccessTokenTTL time.Duration // default 15 minutes
 	Logger         *slog.Logger
 	// ProofBinder, when set, checks a DPoP proof on token requests and returns
@@ -141,6 +148,8 @@ func New(cfg Config) (*Provider, error) {
 	st := &clientStore{clients: store, audience: cfg.APIAudience,
 		sessions: newSessions(time.Now, fcfg.AuthorizeCodeLifespan, fcfg.AccessTokenLifespan, fcfg.RefreshTokenLifespan)}
 	st.sessions.persist, st.sessions.decode = cfg.RefreshTokens, st.decodeRequest
+	st.sessions.codeStore = cfg.Codes
+	st.sessions.codeSig = func(code string) string { return hmacStrategy.AuthorizeCodeSignature(context.Background(), code) }
 	p.sessions = st.sessions
 	p.oauth = compose.Compose(fcfg, st, strategy,
 		compose.OAuth2AuthorizeExplicitFactory,
@@ -468,6 +477,9 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	}
 	sess := newSession("", p.cfg.APIAudience)
 	ar, err := p.oauth.NewAccessRequest(ctx, r, sess)
+	if errors.Is(err, errCodeTaken) {
+		err = fosite.ErrInvalidGrant.WithHint("The authorization code has already been used.")
+	}
 	if err != nil {
 		p.log.Info("devidp: token refused", "err", err)
 		p.oauth.WriteAccessError(ctx, w, ar, err)
@@ -504,6 +516,9 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	resp, err := p.oauth.NewAccessResponse(ctx, ar)
+	if errors.Is(err, errCodeTaken) {
+		err = fosite.ErrInvalidGrant.WithHint("The authorization code has already been used.")
+	}
 	if err != nil {
 		p.oauth.WriteAccessError(ctx, w, ar, err)
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"net/url"
 	"time"
 
@@ -22,6 +23,34 @@ type RefreshTokenStore interface {
 	Deactivate(ctx context.Context, requestID string) error
 	Delete(ctx context.Context, signature string) error
 }
+
+// CodeStore keeps authorization codes, with the PKCE and OpenID Connect
+// requests made with them, where every instance on the database finds
+// them (docs/design.md §14): a code made by one instance is exchanged at
+// another. Keys are code signatures, never codes; kind is "code", "pkce"
+// or "oidc".
+type CodeStore interface {
+	Save(ctx context.Context, kind, signature string, data []byte, expires time.Time) error
+	// Find returns a request and whether it is active; an error when there
+	// is none (or it has expired).
+	Find(ctx context.Context, kind, signature string) ([]byte, bool, error)
+	// Invalidate makes a request inactive (kept until it expires, so that a
+	// reuse is recognised); false when it was not active.
+	Invalidate(ctx context.Context, kind, signature string) (bool, error)
+	// Delete forgets a request; false when there was none.
+	Delete(ctx context.Context, kind, signature string) (bool, error)
+}
+
+// Kinds of what a CodeStore keeps under a code's signature.
+const (
+	keptCode = "code"
+	keptPKCE = "pkce"
+	keptOIDC = "oidc"
+)
+
+// errCodeTaken is a code another exchange (on this instance or another)
+// took first: the token endpoint answers invalid_grant, as for a used code.
+var errCodeTaken = errors.New("devidp: the authorization code has already been used")
 
 // hmacSecret is the secret of the opaque tokens (codes, refresh tokens).
 // With a kept key (a key file, or the key shared in the database) it is

@@ -37,6 +37,11 @@ type sessions struct {
 	// decode turns a kept one back into a request.
 	persist RefreshTokenStore
 	decode  func(context.Context, []byte) (fosite.Requester, error)
+	// codeStore, when set, keeps codes with their PKCE and OpenID Connect
+	// requests instead of the maps, for every instance (docs/design.md
+	// §14); codeSig is a code's signature.
+	codeStore CodeStore
+	codeSig   func(code string) string
 }
 
 type entry struct {
@@ -133,23 +138,46 @@ func (s *sessions) del(m map[string]*entry, key string) {
 
 // Authorize codes (oauth2.AuthorizeCodeStorage).
 
-func (s *sessions) CreateAuthorizeCodeSession(_ context.Context, code string, req fosite.Requester) error {
+func (s *sessions) CreateAuthorizeCodeSession(ctx context.Context, code string, req fosite.Requester) error {
+	if s.codeStore != nil {
+		return s.saveCode(ctx, keptCode, code, req)
+	}
 	s.keep(s.codes, code, req, s.codeTTL)
 	return nil
 }
 
-func (s *sessions) GetAuthorizeCodeSession(_ context.Context, code string, _ fosite.Session) (fosite.Requester, error) {
-	e, err := s.get(s.codes, code)
-	if err != nil {
-		return nil, err
+func (s *sessions) GetAuthorizeCodeSession(ctx context.Context, code string, _ fosite.Session) (fosite.Requester, error) {
+	var req fosite.Requester
+	var active bool
+	if s.codeStore != nil {
+		var err error
+		if req, active, err = s.findCode(ctx, keptCode, code); err != nil {
+			return nil, err
+		}
+	} else {
+		e, err := s.get(s.codes, code)
+		if err != nil {
+			return nil, err
+		}
+		req, active = e.req, e.active
 	}
-	if !e.active {
-		return e.req, fosite.ErrInvalidatedAuthorizeCode
+	if !active {
+		return req, fosite.ErrInvalidatedAuthorizeCode
 	}
-	return e.req, nil
+	return req, nil
 }
 
-func (s *sessions) InvalidateAuthorizeCodeSession(_ context.Context, code string) error {
+func (s *sessions) InvalidateAuthorizeCodeSession(ctx context.Context, code string) error {
+	if s.codeStore != nil {
+		used, err := s.codeStore.Invalidate(ctx, keptCode, code)
+		if err != nil {
+			return err
+		}
+		if !used {
+			return errCodeTaken
+		}
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.codes[code]
@@ -162,34 +190,90 @@ func (s *sessions) InvalidateAuthorizeCodeSession(_ context.Context, code string
 
 // PKCE requests (pkce.PKCERequestStorage).
 
-func (s *sessions) CreatePKCERequestSession(_ context.Context, code string, req fosite.Requester) error {
+func (s *sessions) CreatePKCERequestSession(ctx context.Context, code string, req fosite.Requester) error {
+	if s.codeStore != nil {
+		return s.saveCode(ctx, keptPKCE, code, req)
+	}
 	s.keep(s.pkce, code, req, s.codeTTL)
 	return nil
 }
 
-func (s *sessions) GetPKCERequestSession(_ context.Context, code string, _ fosite.Session) (fosite.Requester, error) {
+func (s *sessions) GetPKCERequestSession(ctx context.Context, code string, _ fosite.Session) (fosite.Requester, error) {
+	if s.codeStore != nil {
+		req, _, err := s.findCode(ctx, keptPKCE, code)
+		return req, err
+	}
 	return s.request(s.pkce, code)
 }
 
-func (s *sessions) DeletePKCERequestSession(_ context.Context, code string) error {
+// DeletePKCERequestSession is where a kept code is claimed: fosite deletes
+// the PKCE request before it makes any token, so of two exchanges of one
+// code (on any instances) only the one that deletes it goes on.
+func (s *sessions) DeletePKCERequestSession(ctx context.Context, code string) error {
+	if s.codeStore != nil {
+		deleted, err := s.codeStore.Delete(ctx, keptPKCE, code)
+		if err != nil {
+			return err
+		}
+		if !deleted {
+			return errCodeTaken
+		}
+		return nil
+	}
 	s.del(s.pkce, code)
 	return nil
 }
 
-// OpenID Connect requests (openid.OpenIDConnectRequestStorage).
+// OpenID Connect requests (openid.OpenIDConnectRequestStorage). fosite
+// names them by the code itself; a kept one is under the code's signature.
 
-func (s *sessions) CreateOpenIDConnectSession(_ context.Context, code string, req fosite.Requester) error {
+func (s *sessions) CreateOpenIDConnectSession(ctx context.Context, code string, req fosite.Requester) error {
+	if s.codeStore != nil {
+		return s.saveCode(ctx, keptOIDC, s.codeSig(code), req)
+	}
 	s.keep(s.oidc, code, req, s.codeTTL)
 	return nil
 }
 
-func (s *sessions) GetOpenIDConnectSession(_ context.Context, code string, _ fosite.Requester) (fosite.Requester, error) {
+func (s *sessions) GetOpenIDConnectSession(ctx context.Context, code string, _ fosite.Requester) (fosite.Requester, error) {
+	if s.codeStore != nil {
+		req, _, err := s.findCode(ctx, keptOIDC, s.codeSig(code))
+		return req, err
+	}
 	return s.request(s.oidc, code)
 }
 
-func (s *sessions) DeleteOpenIDConnectSession(_ context.Context, code string) error {
+func (s *sessions) DeleteOpenIDConnectSession(ctx context.Context, code string) error {
+	if s.codeStore != nil {
+		_, err := s.codeStore.Delete(ctx, keptOIDC, s.codeSig(code))
+		return err
+	}
 	s.del(s.oidc, code)
 	return nil
+}
+
+// saveCode keeps a request made with a code for the code's lifetime (and
+// the grace).
+func (s *sessions) saveCode(ctx context.Context, kind, signature string, req fosite.Requester) error {
+	data, err := encodeRequest(req)
+	if err != nil {
+		return err
+	}
+	return s.codeStore.Save(ctx, kind, signature, data, s.now().Add(s.codeTTL+grace))
+}
+
+// findCode is a kept request and whether it is active; fosite.ErrNotFound
+// when there is none.
+func (s *sessions) findCode(ctx context.Context, kind, signature string) (fosite.Requester, bool, error) {
+	data, active, err := s.codeStore.Find(ctx, kind, signature)
+	if err != nil {
+		return nil, false, fosite.ErrNotFound.WithDebug(err.Error())
+	}
+	req, err := s.decode(ctx, data)
+	if err != nil {
+		return nil, false, fosite.ErrNotFound.WithDebug(err.Error())
+	}
+	return req, active, nil
 }
 
 // Access tokens (oauth2.AccessTokenStorage).
@@ -236,9 +320,19 @@ func (s *sessions) CreateRefreshTokenSession(ctx context.Context, sig, _ string,
 }
 
 func (s *sessions) GetRefreshTokenSession(ctx context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
-	e, err := s.get(s.refresh, sig)
-	if err != nil && s.persist != nil {
+	// With several instances on the database (codes kept there too), a
+	// kept one is read where it is kept: another instance may have rotated
+	// or revoked it. Alone, this instance's memory is the truth, and the
+	// database has what it forgot in a restart.
+	var e *entry
+	var err error
+	if s.persist != nil && s.codeStore != nil {
 		e, err = s.loadRefresh(ctx, sig)
+	} else {
+		e, err = s.get(s.refresh, sig)
+		if err != nil && s.persist != nil {
+			e, err = s.loadRefresh(ctx, sig)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -249,8 +343,9 @@ func (s *sessions) GetRefreshTokenSession(ctx context.Context, sig string, _ fos
 	return e.req, nil
 }
 
-// loadRefresh brings a refresh token session kept before a restart back
-// into memory.
+// loadRefresh reads a kept refresh token session into memory (where the
+// revocations by request ID find it), after a restart or from another
+// instance.
 func (s *sessions) loadRefresh(ctx context.Context, sig string) (*entry, error) {
 	data, active, err := s.persist.Find(ctx, sig)
 	if err != nil {

@@ -64,6 +64,85 @@ func (s *DevIdPRefreshTokens) Delete(ctx context.Context, signature string) erro
 	})
 }
 
+// DevIdPCodes keeps the development identity provider's authorization
+// codes with their PKCE and OpenID Connect requests (devidp.CodeStore),
+// for every instance on the database (docs/design.md §14). They are not
+// changes of the directory: no instance drops its caches for them.
+type DevIdPCodes struct{ d *DB }
+
+// DevIdPCodes returns the store of the development identity provider's
+// authorization codes.
+func (d *DB) DevIdPCodes() *DevIdPCodes { return &DevIdPCodes{d: d} }
+
+// Save stores a request of kind made with the code of signature, and
+// forgets what has expired.
+func (s *DevIdPCodes) Save(ctx context.Context, kind, signature string, data []byte, expires time.Time) error {
+	return s.d.commit(ctx, false, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM dev_idp_codes WHERE expires < ?`, s.d.stamp()); err != nil {
+			return fmt.Errorf("store: save authorization code: %w", err)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO dev_idp_codes(signature, kind, data, active, expires) VALUES (?, ?, ?, 1, ?)`,
+			signature, kind, data, expires.UTC().Format(time.RFC3339Nano))
+		if err != nil {
+			return fmt.Errorf("store: save authorization code: %w", err)
+		}
+		return nil
+	})
+}
+
+// Find returns a request that has not expired and whether it is active
+// (ErrNotFound when there is none).
+func (s *DevIdPCodes) Find(ctx context.Context, kind, signature string) ([]byte, bool, error) {
+	var data []byte
+	var active bool
+	err := s.d.db.QueryRowContext(ctx, `SELECT data, active FROM dev_idp_codes WHERE signature = ? AND kind = ? AND expires >= ?`,
+		signature, kind, s.d.stamp()).Scan(&data, &active)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, ErrNotFound
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("store: find authorization code: %w", err)
+	}
+	return data, active, nil
+}
+
+// Invalidate makes a request inactive (kept until it expires, so that a
+// reuse is recognised) and reports whether it was active: of two
+// instances invalidating one code, one gets true.
+func (s *DevIdPCodes) Invalidate(ctx context.Context, kind, signature string) (bool, error) {
+	var n int64
+	err := s.d.commit(ctx, false, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE dev_idp_codes SET active = 0 WHERE signature = ? AND kind = ? AND active = 1`, signature, kind)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: invalidate authorization code: %w", err)
+	}
+	return n == 1, nil
+}
+
+// Delete forgets a request and reports whether there was one: of two
+// instances deleting one, one gets true.
+func (s *DevIdPCodes) Delete(ctx context.Context, kind, signature string) (bool, error) {
+	var n int64
+	err := s.d.commit(ctx, false, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM dev_idp_codes WHERE signature = ? AND kind = ?`, signature, kind)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: delete authorization code: %w", err)
+	}
+	return n == 1, nil
+}
+
 // DevIdPKey returns the development identity provider's sealed signing key
 // kept in the database, keeping sealed first when there is none: the first
 // instance on a database stores its key, every other one gets that key

@@ -3,9 +3,11 @@ package web_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,5 +167,114 @@ func TestDevIdPKeySharedAcrossInstances(t *testing.T) {
 	fb, _ := os.ReadFile(filepath.Join(dirB, "dev-idp-key.pem"))
 	if len(fa) == 0 || string(fa) != string(fb) {
 		t.Fatal("the key files of the two data directories differ")
+	}
+}
+
+// TestDevIdPCodeExchangedOnAnotherInstance: two instances on one PostgreSQL
+// database behind one base URL, no sticky sessions. A sign-in whose
+// authorization request and sign-in form are served by A has its code
+// exchanged at B's token endpoint (with the PKCE verifier and the ID
+// token's request), and that code is then refused on both (single use).
+func TestDevIdPCodeExchangedOnAnotherInstance(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("several instances share a database on PostgreSQL (TRUSTFRAME_TEST_POSTGRES, set by .ci/test); one SQLite file is one process's")
+	}
+	dir := t.TempDir()
+	a := webtest.StartIn(t, dir, nil)
+	b := webtest.StartOn(t, dir, webtest.Database(t, dir), func(c *web.Config) { c.BaseURL = a.URL })
+
+	verifier, challenge := webtest.PKCE()
+	redirect := "http://127.0.0.1:53682/callback"
+	code := webtest.Authorize(t, a.URL, "admin@example.com", redirect, challenge)
+	exchange := func(base string) (*http.Response, map[string]any) {
+		form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect},
+			"client_id": {"trustframe-cli"}, "code_verifier": {verifier}}
+		resp, err := http.PostForm(base+"/dev/idp/token", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		json.NewDecoder(resp.Body).Decode(&m)
+		return resp, m
+	}
+	resp, tok := exchange(b.URL)
+	if resp.StatusCode != 200 || tok["id_token"] == nil || tok["refresh_token"] == nil {
+		t.Fatalf("A's code at B: %d %v", resp.StatusCode, tok)
+	}
+	if r, body := call(t, "GET", a.URL+"/api/users/super", http.Header{"Authorization": {"Bearer " + tok["access_token"].(string)}}); r.StatusCode != 200 {
+		t.Fatalf("the token from B on A: %d %s", r.StatusCode, body)
+	}
+	for _, on := range []*webtest.Env{b, a} {
+		if resp, m := exchange(on.URL); resp.StatusCode != 400 || m["error"] != "invalid_grant" {
+			t.Fatalf("the used code again at %s: %d %v", on.URL, resp.StatusCode, m)
+		}
+	}
+}
+
+// TestDevIdPCodeRaceAcrossInstances: one code sent to the token endpoints
+// of two instances at once is exchanged once; every other attempt is
+// invalid_grant, none a server error.
+func TestDevIdPCodeRaceAcrossInstances(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("several instances share a database on PostgreSQL (TRUSTFRAME_TEST_POSTGRES, set by .ci/test); one SQLite file is one process's")
+	}
+	dir := t.TempDir()
+	a := webtest.StartIn(t, dir, nil)
+	b := webtest.StartOn(t, dir, webtest.Database(t, dir), func(c *web.Config) { c.BaseURL = a.URL })
+	verifier, challenge := webtest.PKCE()
+	redirect := "http://127.0.0.1:53682/callback"
+	code := webtest.Authorize(t, a.URL, "admin@example.com", redirect, challenge)
+	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect},
+		"client_id": {"trustframe-cli"}, "code_verifier": {verifier}}
+	statuses := make(chan string, 8)
+	for i := range 8 {
+		base := []string{a.URL, b.URL}[i%2]
+		go func() {
+			resp, err := http.PostForm(base+"/dev/idp/token", form)
+			if err != nil {
+				statuses <- err.Error()
+				return
+			}
+			defer resp.Body.Close()
+			var m map[string]any
+			json.NewDecoder(resp.Body).Decode(&m)
+			statuses <- fmt.Sprint(resp.StatusCode, " ", m["error"])
+		}()
+	}
+	got := map[string]int{}
+	for range 8 {
+		got[<-statuses]++
+	}
+	if got["200 <nil>"] != 1 || got["400 invalid_grant"] != 7 {
+		t.Fatalf("8 exchanges of one code on two instances: %v", got)
+	}
+}
+
+// TestDevIdPRefreshTokenRotatedOnAnotherInstance: a refresh token used on
+// A (which rotates it) is refused when it comes back to B, which issued it.
+func TestDevIdPRefreshTokenRotatedOnAnotherInstance(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("several instances share a database on PostgreSQL (TRUSTFRAME_TEST_POSTGRES, set by .ci/test); one SQLite file is one process's")
+	}
+	dir := t.TempDir()
+	a := webtest.StartIn(t, dir, nil)
+	b := webtest.StartOn(t, dir, webtest.Database(t, dir), func(c *web.Config) { c.BaseURL = a.URL })
+	rt := webtest.Token(t, b.URL, "admin@example.com", nil).RefreshToken
+	refresh := func(base string) (int, map[string]any) {
+		resp, err := http.PostForm(base+"/dev/idp/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {"trustframe-cli"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	if code, m := refresh(a.URL); code != 200 || m["refresh_token"] == nil {
+		t.Fatalf("B's refresh token on A: %d %v", code, m)
+	}
+	if code, m := refresh(b.URL); code != 400 || m["error"] != "invalid_grant" {
+		t.Fatalf("the refresh token rotated on A, again on B: %d %v", code, m)
 	}
 }

@@ -237,6 +237,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 			KeyFile:         keyFile(cfg.DataDir),
 			SharedKey:       s.sharedDevIdPKey(ctx),
 			RefreshTokens:   db.DevIdPRefreshTokens(),
+			Codes:           s.sharedDevIdPCodes(),
 			Logger:          cfg.Logger,
 			ProofBinder:     s.bindTokenProof,
 			Nonce:           s.newNonce,
@@ -297,6 +298,17 @@ func (s *Server) sharedDevIdPKey(ctx context.Context) func([]byte) ([]byte, erro
 		}
 		return key, nil
 	}
+}
+
+// sharedDevIdPCodes keeps the development identity provider's
+// authorization codes in the database on PostgreSQL, so that a code made
+// by one instance is exchanged at another (docs/design.md §14). On SQLite
+// (nil) one process serves the database and keeps them in memory.
+func (s *Server) sharedDevIdPCodes() devidp.CodeStore {
+	if s.db.Engine() != store.Postgres {
+		return nil
+	}
+	return s.db.DevIdPCodes()
 }
 
 func (s *Server) openKeyring(ctx context.Context) error {
