@@ -96,8 +96,11 @@ func TestOversizedCertificateMultipartIs413(t *testing.T) {
 // request may make the server read: a JSON body, a console form and a
 // multipart form over 1 MiB are 413 too_large; a JSON body nested deeper
 // than 32 levels is 400 malformed_json naming the limit (docs/design.md
-// §4). A body nested 20,000 deep (117 KiB) is refused at once, for a
-// small multiple of its size in memory: the whole request, server included.
+// §4). A body nested 20,000 deep (117 KiB) is refused at once, and wide
+// bodies of exactly 1 MiB (a list of numbers, an object of many members,
+// many unknown members, long strings) are answered as any body is, each
+// for a small multiple of its size in memory: the whole request, server
+// included (docs/benchmarks.md).
 func TestRequestSizeLimitsAnswers(t *testing.T) {
 	env := webtest.Start(t, nil)
 	a := newAPI(t, env, "admin@example.com")
@@ -113,22 +116,40 @@ func TestRequestSizeLimitsAnswers(t *testing.T) {
 	}
 	mpType, mpBody := multipartBody()
 	deep := strings.Repeat(`{"a":`, 20000) + "1" + strings.Repeat("}", 20000)
+	// Wide bodies of exactly 1 MiB, the largest read: the key walk reads
+	// every member and value of each before the decoder does.
+	numbers := wideJSON(`{"Policy":[`, "0", "]}", func(int) string { return "0" })
+	members := wideJSON(`{"Policy":{`, `"":0`, "}}", func(i int) string { return fmt.Sprintf(`"%x":0`, i) })
+	unknown := wideJSON(`{`, `"":0`, "}", func(i int) string { return fmt.Sprintf(`"%x":0`, i) })
+	strs := wideJSON(`{"Policy":[`, `""`, "]}", func(int) string { return `"` + strings.Repeat("x", 1000) + `"` })
 	for _, c2 := range []struct {
 		name, ct, body string
 		api            bool
 		status         int
 		problem        string // the end of the problem type, or "" for a page
 		says           string
+		perByte        uint64 // bytes allocated a byte sent beyond 4 MiB: 8 unless said
 	}{
-		{"JSON over 1 MiB", "application/json", `{"Description":"` + over + `"}`, true, 413, "/too-large", "larger than 1048576 bytes"},
-		{"JSON 33 levels deep", "application/json", strings.Repeat("[", 33) + strings.Repeat("]", 33), true, 400, "/malformed-json", "limit of 32 levels"},
-		{"JSON 20,000 levels deep", "application/json", deep, true, 400, "/malformed-json", "limit of 32 levels"},
-		{"form over 1 MiB", "application/x-www-form-urlencoded", "Description=" + over, false, 413, "", "larger than 1048576 bytes"},
-		{"multipart form over 1 MiB", mpType, mpBody, false, 413, "", "larger than 1048576 bytes"},
+		{"JSON over 1 MiB", "application/json", `{"Description":"` + over + `"}`, true, 413, "/too-large", "larger than 1048576 bytes", 0},
+		{"JSON 33 levels deep", "application/json", strings.Repeat("[", 33) + strings.Repeat("]", 33), true, 400, "/malformed-json", "limit of 32 levels", 0},
+		{"JSON 20,000 levels deep", "application/json", deep, true, 400, "/malformed-json", "limit of 32 levels", 0},
+		{"JSON of 1 MiB: a list of numbers", "application/json", numbers, true, 400, "/unsupported-entity-type", "EntityType  is not supported", 0},
+		// The key walk keeps each open object's member names (16 bytes a
+		// name); encoding/json's DisallowUnknownFields formats an error
+		// for every unknown member, though it answers the first.
+		{"JSON of 1 MiB: an object of many members", "application/json", members, true, 400, "/unsupported-entity-type", "EntityType  is not supported", 16},
+		{"JSON of 1 MiB: many unknown members", "application/json", unknown, true, 400, "/unknown-field", "unknown field", 24},
+		{"JSON of 1 MiB: long strings", "application/json", strs, true, 400, "/unsupported-entity-type", "EntityType  is not supported", 0},
+		{"form over 1 MiB", "application/x-www-form-urlencoded", "Description=" + over, false, 413, "", "larger than 1048576 bytes", 0},
+		{"multipart form over 1 MiB", mpType, mpBody, false, 413, "", "larger than 1048576 bytes", 0},
 	} {
 		var status int
 		var text string
-		n := mustAllocateUnder(t, 4<<20+8*uint64(len(c2.body)), func() {
+		perByte := c2.perByte
+		if perByte == 0 {
+			perByte = 8
+		}
+		n := mustAllocateUnder(t, 4<<20+perByte*uint64(len(c2.body)), func() {
 			if c2.api {
 				r, m := a.do("POST", "/references/role-metadata-policies", c2.body, "Content-Type", c2.ct)
 				status, text = r.StatusCode, fmt.Sprint(m["type"], " ", m["detail"])
@@ -147,4 +168,23 @@ func TestRequestSizeLimitsAnswers(t *testing.T) {
 		}
 		t.Logf("%s: %d bytes sent, %d allocated", c2.name, len(c2.body), n)
 	}
+}
+
+// wideJSON is a JSON text of exactly handlers.MaxBody bytes: open, then
+// item(0), item(1), … separated by commas while they fit, then last and
+// close, padded with spaces before close.
+func wideJSON(open, last, close string, item func(int) string) string {
+	var b strings.Builder
+	b.WriteString(open)
+	for i := 0; ; i++ {
+		it := item(i) + ","
+		if b.Len()+len(it)+len(last)+len(close) > 1<<20 {
+			break
+		}
+		b.WriteString(it)
+	}
+	b.WriteString(last)
+	b.WriteString(strings.Repeat(" ", 1<<20-b.Len()-len(close)))
+	b.WriteString(close)
+	return b.String()
 }
