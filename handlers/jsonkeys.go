@@ -469,23 +469,20 @@ func (s *keyScan) number() bool {
 }
 
 // str reads the string that starts where the walk is, and says whether
-// it holds escapes and whether encoding/json would decode one of its
-// escapes of half a UTF-16 surrogate pair into a U+FFFD the client did
-// not write (written as such, or as \ufffd in any case).
+// it holds escapes and whether one of them is half a UTF-16 surrogate
+// pair with no other half, which encoding/json would decode into a U+FFFD
+// the client did not write.
 func (s *keyScan) str() (escaped, lone bool, err error) {
 	b, i := s.b, s.i+1
-	halves, replacements := 0, 0 // U+FFFD decoded from halves of pairs and from \ufffd
+	halves := 0 // escapes of half a pair without its other half
 	for {
 		if i >= len(b) {
 			return false, false, errNotJSON
 		}
 		switch c := b[i]; {
 		case c == '"':
-			if halves > 0 {
-				lone = halves+replacements > writtenReplacements(b[s.i:i])
-			}
 			s.i = i + 1
-			return escaped, lone, nil
+			return escaped, halves > 0, nil
 		case c < 0x20:
 			return false, false, errNotJSON
 		case c != '\\':
@@ -514,23 +511,8 @@ func (s *keyScan) str() (escaped, lone bool, err error) {
 			i += 6 // a pair
 		case utf16.IsSurrogate(r):
 			halves++
-		case r == utf8.RuneError:
-			replacements++
 		}
 	}
-}
-
-// writtenReplacements counts what the client wrote that reads as \ufffd
-// in any case, as loneSurrogate did before (an escaped backslash before
-// "ufffd" counts too).
-func writtenReplacements(raw []byte) int {
-	n := 0
-	for i := 0; i+6 <= len(raw); i++ {
-		if raw[i] == '\\' && bytes.EqualFold(raw[i+1:i+6], []byte("ufffd")) {
-			n++
-		}
-	}
-	return n
 }
 
 // hex4 is the rune of the escape \uXXXX that b starts with, -1 when b

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/trustframe/trustframe/formats"
@@ -57,6 +58,8 @@ func TestDecodeRefusesWhatEncodingJSONWouldGuess(t *testing.T) {
 		{"repeated deep in any", `{"Any":[{"k":{"z":1,"z":2}}]}`, CodeMalformedJSON.Name, "Any.k.z"},
 		{"unknown field", `{"Nope":1}`, CodeUnknownField.Name, "Nope"},
 		{"the json:\"-\" field", `{"Hidden":"h"}`, CodeUnknownField.Name, "Hidden"},
+		{"half a surrogate pair", `{"NoTag":"\ud800"}`, CodeValidationFailed.Name, "NoTag"},
+		{"half a pair after an escaped backslash and ufffd", `{"NoTag":"\\ufffd\ud800"}`, CodeValidationFailed.Name, "NoTag"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := httptest.NewRequest("POST", "/api/x", strings.NewReader(c.body))
@@ -384,21 +387,47 @@ func (k *tokenWalk) notUTF8(start int64) error {
 }
 
 // tokenLoneSurrogate refuses a string token whose escapes name half of a
-// UTF-16 surrogate pair ("\ud800"): the decoder replaces it with U+FFFD,
-// so the text kept would not be the text sent. raw is the token's JSON;
-// a U+FFFD the client wrote itself, as such or as \ufffd, is kept. at
-// names the member, called only to refuse.
+// UTF-16 surrogate pair ("\ud800") without its other half: the decoder
+// replaces it with U+FFFD, so the text kept would not be the text sent.
+// raw is the token's JSON; a U+FFFD the client wrote itself, as such or
+// as \ufffd, is kept. at names the member, called only to refuse.
 func tokenLoneSurrogate(tok json.Token, raw []byte, at func() string) error {
 	s, ok := tok.(string)
-	if !ok || !strings.ContainsRune(s, utf8.RuneError) {
-		return nil
-	}
-	lower := strings.ToLower(string(raw))
-	written := strings.Count(lower, `\ufffd`) + strings.Count(lower, string(utf8.RuneError))
-	if strings.Count(s, string(utf8.RuneError)) <= written {
+	if !ok || !strings.ContainsRune(s, utf8.RuneError) || !hasLoneHalf(string(raw)) {
 		return nil
 	}
 	msg := `holds an escape of half a UTF-16 surrogate pair (such as \ud800), which is no character`
 	path := at()
 	return CodeValidationFailed.New(strings.TrimSpace(path + " " + msg)).WithFields(FieldError{Field: path, Code: FieldInvalid, Message: msg})
+}
+
+// hasLoneHalf reports whether the JSON string raw holds an escape of half
+// a UTF-16 surrogate pair not followed by the other half: read escape by
+// escape, so an escaped backslash before "ud800" is text, not an escape.
+func hasLoneHalf(raw string) bool {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			continue
+		}
+		if raw[i+1] != 'u' || i+6 > len(raw) {
+			i++ // a two-character escape
+			continue
+		}
+		hi, err := strconv.ParseUint(raw[i+2:i+6], 16, 32)
+		if err != nil {
+			return false
+		}
+		i += 5
+		if !utf16.IsSurrogate(rune(hi)) {
+			continue
+		}
+		if i+7 <= len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+			if lo, err := strconv.ParseUint(raw[i+3:i+7], 16, 32); err == nil && utf16.DecodeRune(rune(hi), rune(lo)) != utf8.RuneError {
+				i += 6
+				continue
+			}
+		}
+		return true
+	}
+	return false
 }
