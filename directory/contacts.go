@@ -72,14 +72,16 @@ func (s *Contacts) List(ctx context.Context, orgID, sortBy string, desc bool, pa
 // while reading the input (text that breaks the text rule): they are
 // reported with the rest and nothing is written.
 func (s *Contacts) Create(ctx context.Context, a Actor, c Contact, refused Fields) (Contact, error) {
-	saved, err := s.Store.CreateContact(ctx, a, c, c.Validate().Merge(refused))
+	problems := c.Validate().Merge(refused)
+	saved, err := s.Store.CreateContact(ctx, a, c, problems)
 	return saved, Named(err, "Contact")
 }
 
 // Update replaces the contact c.ContactID of c.OrganisationID when check
 // passes on the stored version.
 func (s *Contacts) Update(ctx context.Context, a Actor, c Contact, refused Fields, check Check[Contact]) (Contact, error) {
-	saved, err := s.Store.UpdateContact(ctx, a, c, c.Validate().Merge(refused), check)
+	problems := c.Validate().Merge(refused)
+	saved, err := s.Store.UpdateContact(ctx, a, c, problems, check)
 	return saved, Named(err, "Contact")
 }
 

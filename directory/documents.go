@@ -56,10 +56,11 @@ func (c *Certification) Validate(isNew bool) Fields {
 	f := Fields{}
 	f.Required("CertificationType", c.CertificationType, "Certification type")
 	f.Dates("CertificationStartDate", c.CertificationStartDate, "CertificationExpirationDate", c.CertificationExpirationDate, "expiration date", true)
+	// The limit first: "too long" is the message that says what to fix.
+	f.MaxLen("CertificationURI", c.CertificationURI, MaxURL)
 	if c.CertificationURI != "" && !formats.ValidHTTPSURL(c.CertificationURI) {
 		f.Add("CertificationURI", "The certification URI must be an https URL.")
 	}
-	f.MaxLen("CertificationURI", c.CertificationURI, MaxURL)
 	f.Status(&c.Status, isNew)
 	return f
 }
@@ -95,7 +96,8 @@ func (s *Documents) ListDocuments(ctx context.Context, orgID string, page, size 
 // SaveDocument creates d (no DocumentID) or replaces it when check passes
 // on the stored version; refused are problems found reading the input.
 func (s *Documents) SaveDocument(ctx context.Context, a Actor, d Document, refused Fields, check Check[Document]) (Document, error) {
-	saved, err := s.Store.SaveDocument(ctx, a, d, d.Validate().Merge(refused), check)
+	problems := d.Validate().Merge(refused)
+	saved, err := s.Store.SaveDocument(ctx, a, d, problems, check)
 	return saved, Named(err, "Document")
 }
 

@@ -330,6 +330,9 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 		h.Saved(w, r, Saved{Flash: "The " + c.CertificationType + " certification was saved.", Page: subjectPath(o, typ, id),
 			Status: http.StatusOK, Body: c, ETag: c}.Created(cid == "", "/api"+subjectPath(o, typ, id)+"/"+c.CertificationID))
 	case inForm(r, err):
+		if in.Status == "" && cid == "" {
+			in.Status = "Active" // as the layer read it
+		}
 		h.renderCertForm(w, r, AsError(err).Status, o, typ, id, name, in, orMessage(err, "CertificationType"))
 	default:
 		WriteError(w, r, err)

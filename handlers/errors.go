@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -176,7 +177,7 @@ func fromLayer(de *directory.Error) *Error {
 	c, ok := layerCodes[de.Code]
 	switch {
 	case !ok:
-		return CodeInternal.New("Internal error")
+		return CodeInternal.New("Internal error").WithCause(fmt.Errorf("handlers: the layer's code %q has no status", de.Code))
 	case c == CodeValidationFailed:
 		return Validation(de.Fields)
 	case c == CodeConflict:

@@ -225,6 +225,9 @@ func (h *Organisations) CreateOrganisation(w http.ResponseWriter, r *http.Reques
 		h.Saved(w, r, Saved{Tell: func() { h.tellCreated(r, o) }, Page: paths.Organisation(o.OrganisationID),
 			Status: http.StatusCreated, Body: h.showOrg(o), ETag: o, Location: paths.API(paths.Organisation(o.OrganisationID))})
 	case !WantsJSON(r) && AsError(err).Status < 500:
+		if in.Status == "" {
+			in.Status = lifecycle.Pending // as the layer read it
+		}
 		h.renderOrgForm(w, r, AsError(err).Status, in, true, orMessage(err, "OrganisationName"))
 	default:
 		WriteError(w, r, err)

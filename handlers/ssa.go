@@ -72,6 +72,9 @@ func (h *SSA) Issue(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		token, err = h.SSAs.Issue(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, o, app, alg)
 	}
+	if err != nil && AsError(err).Code != CodeApplicationNotActive.Name && AsError(err).Code != CodeOrganisationNotActive.Name {
+		alg = "" // the page selects no algorithm it refused
+	}
 	if IsAPI(r) || r.Header.Get("Accept") == "application/jwt" {
 		if err != nil {
 			WriteError(w, r, err)
