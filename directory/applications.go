@@ -1,6 +1,12 @@
 package directory
 
-import "time"
+import (
+	"context"
+	"time"
+
+	"github.com/trustframe/trustframe/formats"
+	"github.com/trustframe/trustframe/lifecycle"
+)
 
 // SoftwareStatement is an application registered by an organisation.
 type SoftwareStatement struct {
@@ -24,4 +30,141 @@ type SoftwareStatement struct {
 	Flags                                 []string  `json:"Flags"`
 	CreatedOn                             time.Time `json:"CreatedOn"`
 	UpdatedOn                             time.Time `json:"UpdatedOn"`
+}
+
+// Validate is what an application must be without the database. It
+// defaults Version to "1", a new application's Status to Active (and puts
+// a status in its canonical word), and makes Flags a list. allowPrivate
+// lets a federation entity ID be plain http on a loopback host. Roles,
+// the federation entity ID's uniqueness and flags are checked by the
+// store.
+func (s *SoftwareStatement) Validate(isNew bool, vocab lifecycle.Vocabulary, allowPrivate bool) Fields {
+	f := Fields{}
+	f.Required("ClientName", s.ClientName, "Client name")
+	f.MaxLen("Description", s.Description, MaxDescription)
+	if s.Version == "" {
+		s.Version = "1"
+	}
+	for _, u := range s.RedirectURI {
+		if !formats.ValidRedirectURI(u) {
+			f.Add("RedirectUri", "Redirect URIs must be https URLs (http only on loopback), without fragment: "+u)
+			break
+		}
+	}
+	// Each once, as origins and flags: the SSA lists them as they are.
+	if u, twice := listedTwice(s.RedirectURI); twice {
+		f.Add("RedirectUri", "The redirect URI "+u+" is listed twice.")
+	}
+	if r, twice := listedTwice(s.Roles); twice {
+		f.Add("Roles", "The role "+r+" is listed twice.")
+	}
+	if s.JwksURI != "" && !formats.ValidHTTPSURL(s.JwksURI) {
+		f.Add("JwksUri", "The JWKS URI must be an https URL.")
+	}
+	if s.FederationEntityID != "" {
+		if msg := formats.CheckEntityID(s.FederationEntityID, allowPrivate); msg != "" {
+			f.Add("FederationEntityId", msg)
+		}
+	}
+	if s.Status == "" && isNew {
+		s.Status = lifecycle.Active
+	} else if canon, ok := lifecycle.ParseStatus(lifecycle.Application, s.Status); ok {
+		s.Status = canon
+	} else {
+		f.Add("Status", lifecycle.StatusHelp(lifecycle.Application, vocab))
+	}
+	mode, ep := s.BackchannelTokenDeliveryMode, s.BackchannelClientNotificationEndpoint
+	switch mode {
+	case "", "poll", "ping", "push":
+	default:
+		f.Add("backchannel_token_delivery_mode", "The delivery mode must be poll, ping or push.")
+	}
+	if ep != "" && !formats.ValidHTTPSURL(ep) {
+		f.Add("backchannel_client_notification_endpoint", "The notification endpoint must be an https URL.")
+	} else if ep == "" && (mode == "ping" || mode == "push") {
+		f.Add("backchannel_client_notification_endpoint", "A notification endpoint is required for the "+mode+" delivery mode (CIBA).")
+	}
+	seen := map[string]bool{}
+	for _, o := range s.SoftwareOriginsURI {
+		if !formats.ValidWebAuthnOrigin(o) {
+			f.Add("software_origins_uri", "Each origin must be https://host[:port] with no path: "+o)
+			break
+		}
+		if seen[o] {
+			f.Add("software_origins_uri", "The origin "+o+" is listed twice.")
+			break
+		}
+		seen[o] = true
+	}
+	if s.Flags == nil {
+		s.Flags = []string{}
+	}
+	// Limits win: "too long" is the message that says what to fix.
+	limits := Fields{}
+	limits.MaxLen("ClientName", s.ClientName, MaxName)
+	limits.MaxLen("Version", s.Version, MaxVersion)
+	limits.MaxLen("JwksUri", s.JwksURI, MaxURL)
+	limits.MaxLen("FederationEntityId", s.FederationEntityID, MaxURL)
+	limits.MaxLen("backchannel_client_notification_endpoint", ep, MaxURL)
+	limits.List("RedirectUri", s.RedirectURI, MaxRedirects, MaxURL)
+	limits.List("Roles", s.Roles, MaxRoles, MaxRole)
+	limits.List("software_origins_uri", s.SoftwareOriginsURI, MaxOrigins, MaxOrigin)
+	limits.List("Flags", s.Flags, MaxFlags, 0)
+	return f.Merge(limits)
+}
+
+// listedTwice is the first entry of list that stands in it twice.
+func listedTwice(list []string) (string, bool) {
+	seen := map[string]bool{}
+	for _, v := range list {
+		if seen[v] {
+			return v, true
+		}
+		seen[v] = true
+	}
+	return "", false
+}
+
+// ApplicationStore is what the application use cases need of the
+// database. A write gets the problems already found with the fields, adds
+// what only the database can judge (roles the organisation holds, a
+// federation entity ID taken, flags), and writes nothing while any
+// remains; an update runs check on the stored application once the
+// fields pass.
+type ApplicationStore interface {
+	GetSoftwareStatement(ctx context.Context, orgID, id string) (SoftwareStatement, error)
+	CreateSoftwareStatement(ctx context.Context, a Actor, s SoftwareStatement, problems Fields) (SoftwareStatement, error)
+	UpdateSoftwareStatement(ctx context.Context, a Actor, s SoftwareStatement, problems Fields, check Check[SoftwareStatement]) (SoftwareStatement, error)
+}
+
+// Applications are the use cases of an organisation's applications
+// (software statements).
+type Applications struct {
+	Store ApplicationStore
+	Vocab lifecycle.Vocabulary
+	// AllowPrivateURLs lets a federation entity ID be plain http on a
+	// loopback host, as issuer validation allows.
+	AllowPrivateURLs bool
+}
+
+// Get is one application of an organisation.
+func (s *Applications) Get(ctx context.Context, orgID, id string) (SoftwareStatement, error) {
+	app, err := s.Store.GetSoftwareStatement(ctx, orgID, id)
+	return app, Named(err, "Application")
+}
+
+// Create adds app to its organisation; its ids are the server's.
+func (s *Applications) Create(ctx context.Context, a Actor, app SoftwareStatement, refused Fields) (SoftwareStatement, error) {
+	app.SoftwareStatementID, app.ClientID = "", ""
+	problems := app.Validate(true, s.Vocab, s.AllowPrivateURLs).Merge(refused)
+	saved, err := s.Store.CreateSoftwareStatement(ctx, a, app, problems)
+	return saved, Named(err, "Application")
+}
+
+// Update replaces the application app.SoftwareStatementID when check
+// passes on the stored one (If-Match, the status transition).
+func (s *Applications) Update(ctx context.Context, a Actor, app SoftwareStatement, refused Fields, check Check[SoftwareStatement]) (SoftwareStatement, error) {
+	problems := app.Validate(false, s.Vocab, s.AllowPrivateURLs).Merge(refused)
+	saved, err := s.Store.UpdateSoftwareStatement(ctx, a, app, problems, check)
+	return saved, Named(err, "Application")
 }

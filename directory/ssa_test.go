@@ -61,7 +61,7 @@ func TestSSAKeysRetiredAtEveryAttemptIsBusy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := db.CreateSoftwareStatement(ctx, admin, store.SoftwareStatement{OrganisationID: o.OrganisationID, ClientName: "App", RedirectURI: []string{"https://app.example/cb"}, Status: lifecycle.Active})
+	app, err := db.CreateSoftwareStatement(ctx, admin, store.SoftwareStatement{OrganisationID: o.OrganisationID, ClientName: "App", RedirectURI: []string{"https://app.example/cb"}, Status: lifecycle.Active}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

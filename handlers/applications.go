@@ -20,6 +20,7 @@ import (
 // organisation.
 type Applications struct {
 	*Org
+	Apps  *directory.Applications
 	Store applicationStore
 	Algs  func() []string // SSA algorithms offered on the application page
 }
@@ -28,8 +29,6 @@ type Applications struct {
 type applicationStore interface {
 	ListSoftwareStatements(ctx context.Context, orgID string) ([]store.SoftwareStatement, error)
 	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
-	CreateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement) (store.SoftwareStatement, error)
-	UpdateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement, check func(store.SoftwareStatement) error) (store.SoftwareStatement, error)
 	ActiveClaimRoles(ctx context.Context, orgID string) ([]string, error)
 }
 
@@ -99,89 +98,6 @@ func (h *Applications) GetApp(w http.ResponseWriter, r *http.Request) {
 }
 
 // validateApp checks an application, the CIBA rule and WebAuthn origins.
-// listedTwice reports the first item of list that appears again.
-func listedTwice(list []string) (string, bool) {
-	seen := map[string]bool{}
-	for _, v := range list {
-		if seen[v] {
-			return v, true
-		}
-		seen[v] = true
-	}
-	return "", false
-}
-
-func (h *Applications) validateApp(s *store.SoftwareStatement, isNew bool) map[string]string {
-	f := map[string]string{}
-	required(f, "ClientName", s.ClientName, "Client name")
-	checkLen(f, "ClientName", s.ClientName, maxName)
-	checkLen(f, "Description", s.Description, maxDescription)
-	if s.Version == "" {
-		s.Version = "1"
-	}
-	for _, u := range s.RedirectURI {
-		if !formats.ValidRedirectURI(u) {
-			f["RedirectUri"] = "Redirect URIs must be https URLs (http only on loopback), without fragment: " + u
-			break
-		}
-	}
-	// Each once, as origins and flags: the SSA lists them as they are.
-	if u, twice := listedTwice(s.RedirectURI); twice && f["RedirectUri"] == "" {
-		f["RedirectUri"] = "The redirect URI " + u + " is listed twice."
-	}
-	if r, twice := listedTwice(s.Roles); twice {
-		f["Roles"] = "The role " + r + " is listed twice."
-	}
-	if s.JwksURI != "" && !formats.ValidHTTPSURL(s.JwksURI) {
-		f["JwksUri"] = "The JWKS URI must be an https URL."
-	}
-	h.checkFederationEntityID(f, s.FederationEntityID)
-	if s.Status == "" && isNew {
-		s.Status = lifecycle.Active
-	} else if canon, ok := lifecycle.ParseStatus(lifecycle.Application, s.Status); ok {
-		s.Status = canon
-	} else {
-		f["Status"] = lifecycle.StatusHelp(lifecycle.Application, h.Vocab)
-	}
-	mode := s.BackchannelTokenDeliveryMode
-	switch mode {
-	case "", "poll", "ping", "push":
-	default:
-		f["backchannel_token_delivery_mode"] = "The delivery mode must be poll, ping or push."
-	}
-	ep := s.BackchannelClientNotificationEndpoint
-	if ep != "" && !formats.ValidHTTPSURL(ep) {
-		f["backchannel_client_notification_endpoint"] = "The notification endpoint must be an https URL."
-	} else if ep == "" && (mode == "ping" || mode == "push") {
-		f["backchannel_client_notification_endpoint"] = "A notification endpoint is required for the " + mode + " delivery mode (CIBA)."
-	}
-	seen := map[string]bool{}
-	for _, o := range s.SoftwareOriginsURI {
-		if !formats.ValidWebAuthnOrigin(o) {
-			f["software_origins_uri"] = "Each origin must be https://host[:port] with no path: " + o
-			break
-		}
-		if seen[o] {
-			f["software_origins_uri"] = "The origin " + o + " is listed twice."
-			break
-		}
-		seen[o] = true
-	}
-	if s.Flags == nil {
-		s.Flags = []string{}
-	}
-	// Limits last: "too long" is the message that says what to fix.
-	checkLen(f, "Version", s.Version, maxVersion)
-	checkLen(f, "JwksUri", s.JwksURI, maxURL)
-	checkLen(f, "FederationEntityId", s.FederationEntityID, maxURL)
-	checkLen(f, "backchannel_client_notification_endpoint", ep, maxURL)
-	checkList(f, "RedirectUri", s.RedirectURI, maxRedirects, maxURL)
-	checkList(f, "Roles", s.Roles, maxRoles, maxRole)
-	checkList(f, "software_origins_uri", s.SoftwareOriginsURI, maxOrigins, maxOrigin)
-	checkList(f, "Flags", s.Flags, maxFlags, 0)
-	return f
-}
-
 func (h *Applications) renderAppForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, a store.SoftwareStatement, isNew bool, errs map[string]string) {
 	if canon, ok := lifecycle.ParseStatus(lifecycle.Application, a.Status); ok {
 		a.Status = canon
@@ -227,68 +143,62 @@ func (h *Applications) AppForm(w http.ResponseWriter, r *http.Request) {
 
 // CreateApp adds an application.
 func (h *Applications) CreateApp(w http.ResponseWriter, r *http.Request) {
-	o, in, ok := orgAndBody(h.Org, w, r, func(o store.Organisation, in store.SoftwareStatement, f map[string]string) {
-		h.renderAppForm(w, r, http.StatusUnprocessableEntity, o, in, true, withRefused(h.validateApp(&in, true), f))
-	})
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	var in store.SoftwareStatement
+	refused, ok := decodeForm(w, r, &in)
 	if !ok {
 		return
 	}
 	// Server-set fields sent by the client are ignored (docs/decisions.md).
 	in.OrganisationID, in.SoftwareStatementID, in.ClientID = o.OrganisationID, "", ""
-	var err error
-	var a store.SoftwareStatement
-	if errs := h.validateApp(&in, true); len(errs) > 0 {
-		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
-			_, err := h.Store.CreateSoftwareStatement(ctx, h.actor(r), in)
-			return err
-		}))
-	} else {
-		a, err = h.Store.CreateSoftwareStatement(r.Context(), h.actor(r), in)
-		err = directory.Named(err, "Application")
-	}
+	a, err := h.Apps.Create(r.Context(), h.actor(r), in, refused)
 	h.appSaved(w, r, o, in, a, err, true, false, "")
 }
 
 // UpdateApp replaces an application.
 func (h *Applications) UpdateApp(w http.ResponseWriter, r *http.Request) {
-	o, in, ok := orgAndUpdate(h.Org, w, r, h.Store.GetSoftwareStatement, "appID", func(o store.Organisation, in store.SoftwareStatement, f map[string]string) {
-		in.SoftwareStatementID = PathParam(r, "appID")
-		h.renderAppForm(w, r, http.StatusUnprocessableEntity, o, in, false, withRefused(h.validateApp(&in, false), f))
-	})
+	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
 	}
-	in.OrganisationID, in.SoftwareStatementID = o.OrganisationID, PathParam(r, "appID")
-	h.saveApp(w, r, o, in, false)
+	id := PathParam(r, "appID")
+	var in store.SoftwareStatement
+	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.SoftwareStatement, error) { return h.Apps.Get(r.Context(), o.OrganisationID, id) }))
+	if !ok {
+		return
+	}
+	in.OrganisationID, in.SoftwareStatementID = o.OrganisationID, id
+	h.saveApp(w, r, o, in, refused, false)
 }
 
-func (h *Applications) saveApp(w http.ResponseWriter, r *http.Request, o store.Organisation, in store.SoftwareStatement, statusOnly bool) {
-	var err error
-	var a store.SoftwareStatement
+func (h *Applications) saveApp(w http.ResponseWriter, r *http.Request, o store.Organisation, in store.SoftwareStatement, refused map[string]string, statusOnly bool) {
 	var from string
-	if errs := h.validateApp(&in, false); len(errs) > 0 {
-		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
-			_, err := h.Store.UpdateSoftwareStatement(ctx, h.actor(r), in, func(store.SoftwareStatement) error { return nil })
-			return err
-		}))
-	} else {
-		a, err = h.Store.UpdateSoftwareStatement(r.Context(), h.actorBecause(r, in.StatusReason), in, func(cur store.SoftwareStatement) error {
-			return h.checkStatus(r, cur, &from, cur.Status, in.Status, in.StatusReason)
-		})
-		err = directory.Named(err, "Application")
-	}
+	// The transition is checked in the status's canonical word; a status
+	// that has none is refused with the fields, before the check runs.
+	next, _ := lifecycle.ParseStatus(lifecycle.Application, in.Status)
+	a, err := h.Apps.Update(r.Context(), h.actorBecause(r, in.StatusReason), in, refused, func(cur store.SoftwareStatement) error {
+		return h.checkStatus(r, cur, &from, cur.Status, next, in.StatusReason)
+	})
 	h.appSaved(w, r, o, in, a, err, false, statusOnly, from)
 }
 
 // appSaved answers a create or an update; from is the status before an update.
 func (h *Applications) appSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, a store.SoftwareStatement, err error, isNew, statusOnly bool, from string) {
-	sv := Saved{Err: err, Flash: h.savedMessage("Application ", a.ClientName, from, a.Status), Page: paths.Application(o.OrganisationID, a.SoftwareStatementID),
-		Status: http.StatusOK, Body: h.showApp(a), ETag: a,
-		Again: formAgain(func(e *Error) { h.renderAppForm(w, r, e.Status, o, in, isNew, orMessage(err, "ClientName")) })}
-	if statusOnly {
-		sv.Again = formAgain(h.Refused(w, r, "Not changed: ", paths.Application(o.OrganisationID, in.SoftwareStatementID)))
+	switch {
+	case err == nil:
+		h.Saved(w, r, Saved{Flash: h.savedMessage("Application ", a.ClientName, from, a.Status), Page: paths.Application(o.OrganisationID, a.SoftwareStatementID),
+			Status: http.StatusOK, Body: h.showApp(a), ETag: a}.Created(isNew, paths.API(paths.Application(o.OrganisationID, a.SoftwareStatementID))))
+	case !inForm(r, err):
+		WriteError(w, r, err)
+	case statusOnly:
+		h.Refused(w, r, "Not changed: ", paths.Application(o.OrganisationID, in.SoftwareStatementID))(AsError(err))
+	default:
+		in.Validate(isNew, h.Vocab, h.AllowPrivateURLs) // the form shows what the layer read (Version 1, Active)
+		h.renderAppForm(w, r, AsError(err).Status, o, in, isNew, orMessage(err, "ClientName"))
 	}
-	h.Saved(w, r, sv.Created(isNew, paths.API(paths.Application(o.OrganisationID, a.SoftwareStatementID))))
 }
 
 // SetAppStatus is the status buttons of the application page.
@@ -310,5 +220,5 @@ func (h *Applications) SetAppStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.Status = strings.TrimSpace(in.Status)
-	h.saveApp(w, r, o, a, true)
+	h.saveApp(w, r, o, a, nil, true)
 }

@@ -28,7 +28,7 @@ type reactivationStore interface {
 	UpdateAuthorisationServer(ctx context.Context, a store.Audit, s store.AuthorisationServer, check func(store.AuthorisationServer) error) (store.AuthorisationServer, error)
 	ListSoftwareStatements(ctx context.Context, orgID string) ([]store.SoftwareStatement, error)
 	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
-	UpdateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement, check func(store.SoftwareStatement) error) (store.SoftwareStatement, error)
+	UpdateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement, problems directory.Fields, check directory.Check[store.SoftwareStatement]) (store.SoftwareStatement, error)
 }
 
 // Reactivation (issue 13): a Super User sets a withdrawn organisation,
@@ -166,7 +166,7 @@ func (h *Reactivations) loadReactivation(w http.ResponseWriter, r *http.Request,
 		re.save = func(ctx context.Context, r *http.Request, reason string, from *string) error {
 			cur := a
 			cur.Status, cur.StatusReason = lifecycle.Active, reason
-			_, err := h.Store.UpdateSoftwareStatement(ctx, h.actorBecause(r, reason), cur, func(c store.SoftwareStatement) error {
+			_, err := h.Store.UpdateSoftwareStatement(ctx, h.actorBecause(r, reason), cur, nil, func(c store.SoftwareStatement) error {
 				return h.checkStatus(r, c, from, c.Status, lifecycle.Active, reason)
 			})
 			return err

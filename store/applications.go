@@ -54,10 +54,11 @@ func (d *DB) GetSoftwareStatement(ctx context.Context, orgID, id string) (Softwa
 
 // CreateSoftwareStatement adds an application; its ClientId is its new id,
 // whatever s says (ClientId is not writable).
-func (d *DB) CreateSoftwareStatement(ctx context.Context, a Audit, s SoftwareStatement) (SoftwareStatement, error) {
+func (d *DB) CreateSoftwareStatement(ctx context.Context, a Audit, s SoftwareStatement, problems directory.Fields) (SoftwareStatement, error) {
 	s.SoftwareStatementID = NewID()
 	s.ClientID = s.SoftwareStatementID // server-set, like the id (docs/decisions.md)
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		problems := directory.Fields{}.Merge(problems)
 		if err := orgExists(ctx, tx, s.OrganisationID); err != nil {
 			return err
 		}
@@ -66,12 +67,9 @@ func (d *DB) CreateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 			return err
 		}
 		if n > 0 {
-			return &FieldError{Field: "ClientId", Message: "another application has this ClientId"}
+			problems.Add("ClientId", "another application has this ClientId")
 		}
-		if err := checkAppRoles(ctx, tx, s.OrganisationID, s.Roles, nil); err != nil {
-			return err
-		}
-		if err := duplicateFederationEntity(ctx, tx, s.FederationEntityID, s.SoftwareStatementID); err != nil {
+		if err := appChecks(ctx, tx, problems, s, nil); err != nil {
 			return err
 		}
 		now := d.stamp()
@@ -96,8 +94,9 @@ func (d *DB) CreateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 }
 
 // UpdateSoftwareStatement replaces an application's writable fields.
-func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareStatement, check func(cur SoftwareStatement) error) (SoftwareStatement, error) {
+func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareStatement, problems directory.Fields, check directory.Check[SoftwareStatement]) (SoftwareStatement, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		problems := directory.Fields{}.Merge(problems)
 		cur, err := queryOne(ctx, tx, scanSS, `SELECT `+ssSelect+` FROM software_statements WHERE organisation_id = ? AND software_statement_id = ?`, s.OrganisationID, s.SoftwareStatementID)
 		if err != nil {
 			return err
@@ -107,18 +106,13 @@ func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 			return err
 		}
 		cur.Flags = nonNil(fl[s.SoftwareStatementID])
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
+		if err := appChecks(ctx, tx, problems, s, cur.Roles); err != nil {
+			return err
+		}
+		if err := runCheck(check, cur); err != nil {
+			return err
 		}
 		s.ClientID = cur.ClientID // not writable
-		if err := checkAppRoles(ctx, tx, s.OrganisationID, s.Roles, cur.Roles); err != nil {
-			return err
-		}
-		if err := duplicateFederationEntity(ctx, tx, s.FederationEntityID, s.SoftwareStatementID); err != nil {
-			return err
-		}
 		if _, err := tx.ExecContext(ctx, `UPDATE software_statements SET client_name=?, description=?, version=?, redirect_uris=?, roles=?,
 			jwks_uri=?, status=?, ciba_delivery_mode=?, ciba_notification_endpoint=?, origins=?, federation_entity_id=?, updated_on=? WHERE software_statement_id=?`,
 			s.ClientName, s.Description, s.Version, jsonList(s.RedirectURI), jsonList(s.Roles), s.JwksURI, s.Status,
@@ -138,6 +132,23 @@ func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 		return SoftwareStatement{}, err
 	}
 	return d.GetSoftwareStatement(ctx, s.OrganisationID, s.SoftwareStatementID)
+}
+
+// appChecks adds to problems what only the database can judge of an
+// application: roles its organisation does not hold (kept, the roles it
+// has now), a federation entity ID another subject has, flags; and
+// refuses every problem at once.
+func appChecks(ctx context.Context, tx *sql.Tx, problems directory.Fields, s SoftwareStatement, kept []string) error {
+	if err := problems.Take(checkAppRoles(ctx, tx, s.OrganisationID, s.Roles, kept)); err != nil {
+		return err
+	}
+	if err := problems.Take(duplicateFederationEntity(ctx, tx, s.FederationEntityID, s.SoftwareStatementID)); err != nil {
+		return err
+	}
+	if err := problems.Take(checkFlags(ctx, tx, "software_statement_flags", "software_statement_id", s.SoftwareStatementID, "Software_Statement", s.Flags)); err != nil {
+		return err
+	}
+	return problems.Err()
 }
 
 // SSASubject reads an application and its organisation in one query,

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/store/storetest"
 )
@@ -324,16 +325,16 @@ func TestApplicationRolesMustBeHeld(t *testing.T) {
 	f := newDomainFixture(t)
 	ctx := context.Background()
 	app := store.SoftwareStatement{OrganisationID: f.org, ClientName: "App", Roles: []string{"PISP"}, Status: "Active"}
-	_, err := f.db.CreateSoftwareStatement(ctx, who, app)
-	var fe *store.FieldError
-	if !errors.As(err, &fe) || fe.Field != "Roles" || !strings.Contains(fe.Message, "PISP") {
+	_, err := f.db.CreateSoftwareStatement(ctx, who, app, nil)
+	var fe *directory.Error
+	if !errors.As(err, &fe) || !strings.Contains(fe.Fields["Roles"], "PISP") {
 		t.Fatalf("an application with a role the organisation does not hold: %v", err)
 	}
 	c, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("PISP", "Payments"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved, err := f.db.CreateSoftwareStatement(ctx, who, app)
+	saved, err := f.db.CreateSoftwareStatement(ctx, who, app, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,11 +344,11 @@ func TestApplicationRolesMustBeHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	saved.ClientName = "App 2"
-	if _, err := f.db.UpdateSoftwareStatement(ctx, who, saved, nil); err != nil {
+	if _, err := f.db.UpdateSoftwareStatement(ctx, who, saved, nil, nil); err != nil {
 		t.Fatalf("editing an application whose claim went Inactive: %v", err)
 	}
 	saved.Roles = []string{"PISP", "ASPSP"}
-	if _, err := f.db.UpdateSoftwareStatement(ctx, who, saved, nil); !errors.As(err, &fe) || fe.Field != "Roles" || !strings.Contains(fe.Message, "ASPSP") {
+	if _, err := f.db.UpdateSoftwareStatement(ctx, who, saved, nil, nil); !errors.As(err, &fe) || !strings.Contains(fe.Fields["Roles"], "ASPSP") {
 		t.Fatalf("adding a role not held: %v", err)
 	}
 }

@@ -40,7 +40,7 @@ func TestReadCacheSeesEveryWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := d.CreateSoftwareStatement(ctx, a, SoftwareStatement{OrganisationID: o.OrganisationID, ClientName: "One", Status: "Active"})
+	app, err := d.CreateSoftwareStatement(ctx, a, SoftwareStatement{OrganisationID: o.OrganisationID, ClientName: "One", Status: "Active"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestReadCacheSeesEveryWrite(t *testing.T) {
 		t.Helper()
 		cur := app
 		cur.ClientName = to
-		if _, err := db.UpdateSoftwareStatement(ctx, a, cur, nil); err != nil {
+		if _, err := db.UpdateSoftwareStatement(ctx, a, cur, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -130,7 +130,7 @@ func TestSSASubjectCopiesOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := d.CreateSoftwareStatement(ctx, a, SoftwareStatement{OrganisationID: o.OrganisationID, ClientName: "One", Status: "Active", RedirectURI: []string{"https://one.example/cb"}})
+	app, err := d.CreateSoftwareStatement(ctx, a, SoftwareStatement{OrganisationID: o.OrganisationID, ClientName: "One", Status: "Active", RedirectURI: []string{"https://one.example/cb"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,55 @@
+package directory_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/lifecycle"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/store/storetest"
+)
+
+func TestApplicationValidate(t *testing.T) {
+	a := directory.SoftwareStatement{ClientName: "Wallet", RedirectURI: []string{"https://w.example/cb", "https://w.example/cb"},
+		SoftwareOriginsURI: []string{"https://w.example/path"}, BackchannelTokenDeliveryMode: "ping", FederationEntityID: "http://w.example"}
+	f := a.Validate(true, lifecycle.Vocabulary(""), false)
+	for _, field := range []string{"RedirectUri", "software_origins_uri", "backchannel_client_notification_endpoint", "FederationEntityId"} {
+		if f[field] == "" {
+			t.Errorf("%s not refused: %v", field, f)
+		}
+	}
+	if a.Version != "1" || a.Status != lifecycle.Active || a.Flags == nil {
+		t.Fatalf("defaults: version %q, status %q, flags %v", a.Version, a.Status, a.Flags)
+	}
+	long := directory.SoftwareStatement{ClientName: "W", JwksURI: "http://" + strings.Repeat("x", directory.MaxURL)}
+	if got := long.Validate(true, lifecycle.Vocabulary(""), false)["JwksUri"]; !strings.HasPrefix(got, "At most") {
+		t.Fatalf("a JWKS URI both too long and not https says %q, want the limit", got)
+	}
+}
+
+// A new application with a missing name and a role its organisation does
+// not hold is refused naming both at once, and nothing is written.
+func TestApplicationCreateRefusesEveryFieldAtOnce(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, storetest.Path(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	o, err := db.CreateOrganisation(ctx, store.Audit{Actor: "admin@example.com"}, store.Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &directory.Applications{Store: db}
+	_, err = s.Create(ctx, directory.Actor{Actor: "admin@example.com"}, directory.SoftwareStatement{OrganisationID: o.OrganisationID, Roles: []string{"PISP"}}, nil)
+	var e *directory.Error
+	if !errors.As(err, &e) || e.Fields["ClientName"] == "" || !strings.Contains(e.Fields["Roles"], "PISP") {
+		t.Fatalf("want ClientName and Roles refused, got %v", err)
+	}
+	if apps, err := db.ListSoftwareStatements(ctx, o.OrganisationID); err != nil || len(apps) != 0 {
+		t.Fatalf("a refused application was written: %d %v", len(apps), err)
+	}
+}
