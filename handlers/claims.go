@@ -15,7 +15,6 @@ import (
 type claimStore interface {
 	ListAuthorityClaims(ctx context.Context, orgID string) ([]store.AuthorityClaim, error)
 	GetAuthorityClaim(ctx context.Context, orgID, id string) (store.AuthorityClaim, error)
-	CreateAuthorityClaim(ctx context.Context, a store.Audit, c store.AuthorityClaim) (store.AuthorityClaim, error)
 	UpdateAuthorityClaim(ctx context.Context, a store.Audit, c store.AuthorityClaim, check func(store.AuthorityClaim) error) (store.AuthorityClaim, error)
 	ListAuthorities(ctx context.Context) ([]store.Authority, error)
 	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
@@ -26,8 +25,9 @@ type claimStore interface {
 // and Super Users).
 type Claims struct {
 	*Base
-	Org   *Org
-	Store claimStore
+	Org    *Org
+	Claims *directory.Claims
+	Store  claimStore
 }
 
 // claimIn is a claim as a client sends it; the read-only fields of a
@@ -78,21 +78,6 @@ func (h *Claims) read(w http.ResponseWriter, r *http.Request, stored func() (sto
 	return store.AuthorityClaim{AuthorityID: form.AuthorityID, AuthorisationDomain: dom, Role: role, RegistrationID: form.RegistrationID, Status: form.Status}, false, err
 }
 
-func validateClaim(c *store.AuthorityClaim, isNew bool) map[string]string {
-	f := map[string]string{}
-	if isNew {
-		required(f, "AuthorityId", c.AuthorityID, "AuthorityId")
-		required(f, "AuthorisationDomain", c.AuthorisationDomain, "AuthorisationDomain")
-		required(f, "Role", c.Role, "Role")
-	}
-	checkLen(f, "AuthorityId", c.AuthorityID, 40)
-	checkLen(f, "AuthorisationDomain", c.AuthorisationDomain, 30)
-	checkLen(f, "Role", c.Role, 30)
-	checkLen(f, "RegistrationId", c.RegistrationID, 40)
-	statusIn(f, &c.Status, isNew)
-	return f
-}
-
 func (h *Claims) tab(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, p views.ClaimsPage) {
 	ctx := r.Context()
 	claims, err := h.Store.ListAuthorityClaims(ctx, o.OrganisationID)
@@ -137,12 +122,6 @@ func (h *Claims) tab(w http.ResponseWriter, r *http.Request, status int, o store
 		p.Errors = map[string]string{}
 	}
 	Render(w, r, status, views.ClaimsTab(h.Shell(r, "Roles", "organisations", h.Org.orgCrumbs(&o, "Roles")...), p))
-}
-
-// again shows a refusal on the Roles tab (the Again of Saved): not a
-// missing resource, nor a stale ETag.
-func (h *Claims) again(w http.ResponseWriter, r *http.Request, o store.Organisation, form store.AuthorityClaim) func(e *Error) bool {
-	return pageAgain(func(e *Error) { h.failed(w, r, o, e, form) })
 }
 
 func (h *Claims) failed(w http.ResponseWriter, r *http.Request, o store.Organisation, e *Error, form store.AuthorityClaim) {
@@ -212,21 +191,17 @@ func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.OrganisationID = o.OrganisationID
-	var c store.AuthorityClaim
-	if in.ClaimID != "" {
-		err = Validation(map[string]string{"ClaimId": "ClaimId is given by the server."})
-	} else if errs := withRefused(validateClaim(&in, true), refused); len(errs) > 0 {
-		err = Validation(withStoreChecks(r.Context(), errs, func(ctx context.Context) error {
-			_, err := h.Store.CreateAuthorityClaim(ctx, h.Org.actor(r), in)
-			return err
-		}))
-	} else {
-		c, err = h.Store.CreateAuthorityClaim(r.Context(), h.Org.actor(r), in)
-		err = directory.Named(err, "Organisation")
+	c, err := h.Claims.Create(r.Context(), h.Org.actor(r), in, refused)
+	switch {
+	case err == nil:
+		h.Saved(w, r, Saved{Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") was recorded.", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
+			Status: http.StatusCreated, Body: c, ETag: c, Location: paths.API(paths.Claim(o.OrganisationID, c.ClaimID))})
+	case inForm(r, err):
+		in.Validate(true) // the form shows what the layer read (Active)
+		h.failed(w, r, o, AsError(err), in)
+	default:
+		WriteError(w, r, err)
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") was recorded.", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
-		Status: http.StatusCreated, Body: c, ETag: c, Location: paths.API(paths.Claim(o.OrganisationID, c.ClaimID)),
-		Again: h.again(w, r, o, in)})
 }
 
 // Update changes a claim's RegistrationId or Status (Inactive ends it;
@@ -261,8 +236,8 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 		err = Validation(refused)
 	} else if in.ClaimID != "" && in.ClaimID != id {
 		err = Validation(map[string]string{"ClaimId": "ClaimId cannot change."})
-	} else if in.ClaimID, in.OrganisationID = id, o.OrganisationID; len(validateClaim(&in, false)) > 0 {
-		err = Validation(validateClaim(&in, false))
+	} else if in.ClaimID, in.OrganisationID = id, o.OrganisationID; len(in.Validate(false)) > 0 {
+		err = Validation(in.Validate(false))
 	} else {
 		c, err = h.Store.UpdateAuthorityClaim(r.Context(), h.Org.actor(r), in, func(cur store.AuthorityClaim) error { return CheckIfMatch(r, cur) })
 		err = directory.Named(err, "Authority claim")

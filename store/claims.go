@@ -13,20 +13,8 @@ import (
 )
 
 // AuthorityClaim says that an authority authorised an organisation for a
-// role of a domain (docs/design.md §12).
-// Claims are never deleted: Status Inactive ends one.
-type AuthorityClaim struct {
-	ClaimID             string    `json:"ClaimId"`
-	OrganisationID      string    `json:"OrganisationId"`
-	AuthorityID         string    `json:"AuthorityId"`
-	AuthorityName       string    `json:"AuthorityName"`
-	AuthorisationDomain string    `json:"AuthorisationDomain"`
-	Role                string    `json:"Role"`
-	RegistrationID      string    `json:"RegistrationId"`
-	Status              string    `json:"Status"`
-	CreatedOn           time.Time `json:"CreatedOn"`
-	UpdatedOn           time.Time `json:"UpdatedOn"`
-}
+// role of a domain: the application layer's.
+type AuthorityClaim = directory.AuthorityClaim
 
 const claimSelect = `SELECT c.claim_id, c.organisation_id, c.authority_id, a.name, c.domain, c.role, c.registration_id, c.status, c.created_on, c.updated_on
 	FROM organisation_authority_claims c JOIN authorities a ON a.authority_id = c.authority_id`
@@ -140,20 +128,29 @@ func checkActiveClaim(ctx context.Context, tx *sql.Tx, c AuthorityClaim) error {
 // the organisation does not exist). The rules of checkActiveClaim apply
 // to an Active claim; an Inactive one (history) needs only existing
 // references.
-func (d *DB) CreateAuthorityClaim(ctx context.Context, a Audit, c AuthorityClaim) (AuthorityClaim, error) {
+func (d *DB) CreateAuthorityClaim(ctx context.Context, a Audit, c AuthorityClaim, problems directory.Fields) (AuthorityClaim, error) {
 	c.ClaimID = NewID()
 	d.lists.beginWrite()
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		problems := directory.Fields{}.Merge(problems)
 		if err := orgExists(ctx, tx, c.OrganisationID); err != nil {
 			return err
 		}
-		if err := checkClaimRefs(ctx, tx, c); err != nil {
+		refs := checkClaimRefs(ctx, tx, c)
+		if err := problems.Take(refs); err != nil {
 			return err
 		}
-		if c.Status == "Active" {
-			if err := checkActiveClaim(ctx, tx, c); err != nil {
+		if refs == nil && c.Status == "Active" {
+			// With other problems, only a field the rule names is added:
+			// the conflict of the Exclusive rule waits for a claim that is
+			// otherwise whole.
+			var ce *ConflictError
+			if err := problems.Take(checkActiveClaim(ctx, tx, c)); err != nil && (len(problems) == 0 || !errors.As(err, &ce)) {
 				return err
 			}
+		}
+		if err := problems.Err(); err != nil {
+			return err
 		}
 		now := d.stamp()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO organisation_authority_claims(claim_id, organisation_id, authority_id, domain, role, registration_id, status, created_on, updated_on)

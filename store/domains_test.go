@@ -98,7 +98,7 @@ func claimCount(t *testing.T, db *store.DB, org string) int {
 func TestAuthorityClaimRules(t *testing.T) {
 	f := newDomainFixture(t)
 	ctx := context.Background()
-	first, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("ASPSP", "Payments"))
+	first, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("ASPSP", "Payments"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestAuthorityClaimRules(t *testing.T) {
 		{"exclusive while holding others", f.claim("EXCL", "Payments"), ""},
 	}
 	for _, c := range bad {
-		_, err := f.db.CreateAuthorityClaim(ctx, who, c.claim)
+		_, err := f.db.CreateAuthorityClaim(ctx, who, c.claim, nil)
 		if c.field == "" {
 			payload := conflictPayloadClaims(t, err)
 			if !strings.Contains(payload, first.ClaimID) {
@@ -130,8 +130,8 @@ func TestAuthorityClaimRules(t *testing.T) {
 			}
 			continue
 		}
-		var fe *store.FieldError
-		if !errors.As(err, &fe) || fe.Field != c.field {
+		var de *directory.Error
+		if !errors.As(err, &de) || len(de.Fields) != 1 || de.Fields[c.field] == "" {
 			t.Errorf("%s: want a field error on %s, got %v", c.name, c.field, err)
 		}
 	}
@@ -143,11 +143,11 @@ func TestAuthorityClaimRules(t *testing.T) {
 	if _, err := f.db.UpdateAuthorityClaim(ctx, who, store.AuthorityClaim{OrganisationID: f.org, ClaimID: first.ClaimID, RegistrationID: "R", Status: "Inactive"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	excl, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("EXCL", "Payments"))
+	excl, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("EXCL", "Payments"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = f.db.CreateAuthorityClaim(ctx, who, f.claim("DATA", "Data"))
+	_, err = f.db.CreateAuthorityClaim(ctx, who, f.claim("DATA", "Data"), nil)
 	if payload := conflictPayloadClaims(t, err); !strings.Contains(payload, excl.ClaimID) {
 		t.Fatalf("payload %s does not name the Exclusive claim", payload)
 	}
@@ -225,7 +225,7 @@ func raceExclusive(t *testing.T, f domainFixture, dbs [2]*store.DB) {
 			go func() {
 				defer wg.Done()
 				<-start
-				_, errs[i] = dbs[i].CreateAuthorityClaim(ctx, who, claims[i])
+				_, errs[i] = dbs[i].CreateAuthorityClaim(ctx, who, claims[i], nil)
 			}()
 		}
 		close(start)
@@ -252,7 +252,7 @@ func raceExclusive(t *testing.T, f domainFixture, dbs [2]*store.DB) {
 func TestDomainCascadesRefused(t *testing.T) {
 	f := newDomainFixture(t)
 	ctx := context.Background()
-	c, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("PISP", "Payments"))
+	c, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("PISP", "Payments"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestDomainCascadesRefused(t *testing.T) {
 	_, err = f.db.UpdateAuthority(ctx, who, store.Authority{AuthorityID: f.auth.AuthorityID, AuthorityName: "Central Bank", AuthorityCode: "CB", Country: "GB", Status: "Active", AuthorisationDomains: []string{"Data"}}, nil)
 	conflict("drop the domain of an authority's Active claims", err, c.ClaimID)
 	// Making a role Exclusive while its holder holds another.
-	if _, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("ASPSP", "Payments")); err != nil {
+	if _, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("ASPSP", "Payments"), nil); err != nil {
 		t.Fatal(err)
 	}
 	_, err = f.db.UpdateDomainRole(ctx, who, store.DomainRole{Name: "PISP", AuthorisationDomain: "Payments", Type: "Federation", Exclusive: true, Status: "Active"}, nil)
@@ -330,7 +330,7 @@ func TestApplicationRolesMustBeHeld(t *testing.T) {
 	if !errors.As(err, &fe) || !strings.Contains(fe.Fields["Roles"], "PISP") {
 		t.Fatalf("an application with a role the organisation does not hold: %v", err)
 	}
-	c, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("PISP", "Payments"))
+	c, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("PISP", "Payments"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -480,7 +480,7 @@ func TestSeedBesideTheOperatorsAuthorities(t *testing.T) {
 func TestAuditNamesAuthoritiesAndClaims(t *testing.T) {
 	f := newDomainFixture(t)
 	ctx := context.Background()
-	c, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("PISP", "Payments"))
+	c, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("PISP", "Payments"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -515,14 +515,14 @@ func TestActiveRolesOfAPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []store.AuthorityClaim{f.claim("PISP", "Payments"), f.claim("ASPSP", "Data"), f.claim("ASPSP", "Payments")} {
-		if _, err := f.db.CreateAuthorityClaim(ctx, who, c); err != nil {
+		if _, err := f.db.CreateAuthorityClaim(ctx, who, c, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	ended := f.claim("DATA", "Data")
 	ended.OrganisationID = other.OrganisationID
 	ended.Status = "Inactive"
-	if _, err := f.db.CreateAuthorityClaim(ctx, who, ended); err != nil {
+	if _, err := f.db.CreateAuthorityClaim(ctx, who, ended, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := f.db.ActiveRolesOf(ctx, []string{f.org, other.OrganisationID, none.OrganisationID})

@@ -170,20 +170,20 @@ func TestRefusedClaimKeepsRoleFilterCaches(t *testing.T) {
 		t.Fatal("the role-filtered count was not cached")
 	}
 	bad := AuthorityClaim{OrganisationID: org, AuthorityID: authority, AuthorisationDomain: domain, Role: "NoSuchRole", Status: "Active"}
-	if _, err := d.CreateAuthorityClaim(ctx, a, bad); err == nil {
+	if _, err := d.CreateAuthorityClaim(ctx, a, bad, nil); err == nil {
 		t.Fatal("a claim of an unknown role was accepted")
 	}
 	if !cachedCount() {
 		t.Fatal("a refused claim dropped the role-filtered caches")
 	}
 	good := AuthorityClaim{OrganisationID: other.OrganisationID, AuthorityID: authority, AuthorisationDomain: domain, Role: role, RegistrationID: "R1", Status: "Active"}
-	if _, err := d.CreateAuthorityClaim(DryRun(ctx), a, good); err != ErrDryRun {
+	if _, err := d.CreateAuthorityClaim(DryRun(ctx), a, good, nil); err != ErrDryRun {
 		t.Fatalf("dry run: %v", err)
 	}
 	if !cachedCount() {
 		t.Fatal("a dry run dropped the role-filtered caches")
 	}
-	if _, err := d.CreateAuthorityClaim(ctx, a, good); err != nil {
+	if _, err := d.CreateAuthorityClaim(ctx, a, good, nil); err != nil {
 		t.Fatal(err)
 	}
 	if cachedCount() {

@@ -43,7 +43,7 @@ func (s *Server) routes() http.Handler {
 	dataAdmins := &handlers.DataAdmins{Base: base, Store: s.db, Mailer: s.mailer}
 	pages := &handlers.Pages{Base: base, Store: s.db, Now: s.cfg.Now}
 	domains := &handlers.Domains{Base: base, Store: s.db}
-	claims := &handlers.Claims{Base: base, Org: org, Store: s.db}
+	claims := &handlers.Claims{Base: base, Org: org, Claims: &directory.Claims{Store: s.db}, Store: s.db}
 	changes := &handlers.Changes{Base: base, Store: s.db, Stopping: s.stopping, MaxPolls: s.cfg.MaxLongPolls, MaxPollsPerPrincipal: s.cfg.MaxLongPollsPerAdmin}
 	hooks := &handlers.Webhooks{Base: base, Store: s.db, AllowPrivate: s.cfg.AllowPrivateWebhookURLs,
 		SealSecret: func(id string, key []byte) []byte { return s.kek.Seal(key, webhookSecretAAD(id)) }}
