@@ -22,7 +22,15 @@ type Error struct {
 	Code    Code
 	Message string
 	Fields  Fields
-	Extra   map[string]any // more members of the API's problem body
+	// More are problems listed after Fields, each with its own code
+	// (several issuer problems on Issuer).
+	More  []Problem
+	Extra map[string]any // more members of the API's problem body
+}
+
+// Problem is one problem with a field, with the code that says its kind.
+type Problem struct {
+	Field, Code, Message string
 }
 
 func (e *Error) Error() string { return "directory: " + string(e.Code) + ": " + e.Message }

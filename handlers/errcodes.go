@@ -1,14 +1,10 @@
 package handlers
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/trustframe/trustframe/store"
 )
 
 // Code is one error code of the API with the HTTP status it is answered
@@ -97,22 +93,6 @@ func (e *Error) WithExtra(m map[string]any) *Error { e.Extra = m; return e }
 
 // WithHeader sets extra response headers of e.
 func (e *Error) WithHeader(h http.Header) *Error { e.Header = h; return e }
-
-// withStoreChecks adds to errs, a form's field problems, what the
-// store's own checks say of the same write (an unknown or Inactive contact
-// type, flag or role): run as a dry run (store.DryRun), it changes
-// nothing. Those checks need the database, so they ran only once the rest
-// passed, and a form was refused twice. The store stops at its first
-// refusal, so at most one field is added; one already named is kept.
-func withStoreChecks(ctx context.Context, errs map[string]string, write func(ctx context.Context) error) map[string]string {
-	var fe *store.FieldError
-	if err := write(store.DryRun(ctx)); errors.As(err, &fe) {
-		if _, named := errs[fe.Field]; !named {
-			errs[fe.Field] = fe.Message
-		}
-	}
-	return errs
-}
 
 // sentence starts a message that stands alone — an error page, a note in
 // a page, a conflict's summary (also the problem's detail) — with a capital

@@ -179,7 +179,11 @@ func fromLayer(de *directory.Error) *Error {
 	case !ok:
 		return CodeInternal.New("Internal error").WithCause(fmt.Errorf("handlers: the layer's code %q has no status", de.Code))
 	case c == CodeValidationFailed:
-		return Validation(de.Fields)
+		e := Validation(de.Fields)
+		for _, p := range de.More {
+			e.Fields = append(e.Fields, FieldError{Code: p.Code, Field: p.Field, Message: p.Message})
+		}
+		return e
 	case c == CodeConflict:
 		return CodeConflict.New(sentence(de.Message))
 	}

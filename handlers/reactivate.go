@@ -25,7 +25,7 @@ type reactivationStore interface {
 	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, problems directory.Fields, check directory.Check[store.Organisation]) (store.Organisation, error)
 	ListAuthorisationServers(ctx context.Context, orgID string) ([]store.AuthorisationServer, error)
 	GetAuthorisationServer(ctx context.Context, orgID, id string) (store.AuthorisationServer, error)
-	UpdateAuthorisationServer(ctx context.Context, a store.Audit, s store.AuthorisationServer, check func(store.AuthorisationServer) error) (store.AuthorisationServer, error)
+	UpdateAuthorisationServer(ctx context.Context, a store.Audit, s store.AuthorisationServer, problems directory.Fields, check directory.Check[store.AuthorisationServer]) (store.AuthorisationServer, error)
 	ListSoftwareStatements(ctx context.Context, orgID string) ([]store.SoftwareStatement, error)
 	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
 	UpdateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement, problems directory.Fields, check directory.Check[store.SoftwareStatement]) (store.SoftwareStatement, error)
@@ -187,7 +187,7 @@ func (h *Reactivations) loadReactivation(w http.ResponseWriter, r *http.Request,
 		re.save = func(ctx context.Context, r *http.Request, reason string, from *string) error {
 			cur := s
 			cur.Status, cur.StatusReason = lifecycle.Active, reason
-			_, err := h.Store.UpdateAuthorisationServer(ctx, h.actorBecause(r, reason), cur, func(c store.AuthorisationServer) error {
+			_, err := h.Store.UpdateAuthorisationServer(ctx, h.actorBecause(r, reason), cur, nil, func(c store.AuthorisationServer) error {
 				return h.checkStatus(r, c, from, c.Status, lifecycle.Active, reason)
 			})
 			return err

@@ -3,7 +3,10 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
 func naiveIDs(t *testing.T, d *DB, f OrgFilter) []string {
@@ -177,11 +180,13 @@ func TestRefusedClaimKeepsRoleFilterCaches(t *testing.T) {
 		t.Fatal("a refused claim dropped the role-filtered caches")
 	}
 	good := AuthorityClaim{OrganisationID: other.OrganisationID, AuthorityID: authority, AuthorisationDomain: domain, Role: role, RegistrationID: "R1", Status: "Active"}
-	if _, err := d.CreateAuthorityClaim(DryRun(ctx), a, good, nil); err != ErrDryRun {
-		t.Fatalf("dry run: %v", err)
+	tooLong := good
+	tooLong.RegistrationID = strings.Repeat("9", 41)
+	if _, err := d.CreateAuthorityClaim(ctx, a, tooLong, directory.Fields{"RegistrationId": "At most 40 characters."}); err == nil {
+		t.Fatal("a claim refused by the layer was written")
 	}
 	if !cachedCount() {
-		t.Fatal("a dry run dropped the role-filtered caches")
+		t.Fatal("a claim refused by the layer dropped the role-filtered caches")
 	}
 	if _, err := d.CreateAuthorityClaim(ctx, a, good, nil); err != nil {
 		t.Fatal(err)

@@ -133,14 +133,13 @@ func (c *listCache) endClaimsWrite(err error) {
 }
 
 // refused reports whether err is a write's own refusal (a check that
-// failed, or a dry run): its transaction was rolled back and nothing
-// changed. Any other error, a failed commit among them, may hide a write
+// failed): its transaction was rolled back and nothing changed. Any other error, a failed commit among them, may hide a write
 // that took effect, so a cache treats it as one.
 func refused(err error) bool {
 	var fe *FieldError
 	var ce *ConflictError
 	var de *directory.Error
-	return errors.Is(err, ErrDryRun) || errors.Is(err, ErrNotFound) || errors.As(err, &fe) || errors.As(err, &ce) || errors.As(err, &de)
+	return errors.Is(err, ErrNotFound) || errors.As(err, &fe) || errors.As(err, &ce) || errors.As(err, &de)
 }
 
 // byRole reports whether f filters by authority claims, which a listRow

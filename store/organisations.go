@@ -440,7 +440,7 @@ func (d *DB) Participants(ctx context.Context) ([]Participant, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := withFlags(ctx, d.db, "authorisation_server_flags", "authorisation_server_id", servers, (*AuthorisationServer).flags); err != nil {
+	if err := withFlags(ctx, d.db, "authorisation_server_flags", "authorisation_server_id", servers, asFlags); err != nil {
 		return nil, err
 	}
 	for _, s := range servers {

@@ -5,25 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
-// AuthorisationServer is an organisation's OpenID Provider.
-type AuthorisationServer struct {
-	AuthorisationServerID   string `json:"AuthorisationServerId"`
-	OrganisationID          string `json:"OrganisationId"`
-	CustomerFriendlyName    string `json:"CustomerFriendlyName"`
-	Description             string `json:"Description" text:"lines"`
-	Issuer                  string `json:"Issuer"`
-	OpenIDDiscoveryDocument string `json:"OpenIDDiscoveryDocument,omitempty"`
-	// FederationEntityID: see SoftwareStatement.FederationEntityID.
-	FederationEntityID string    `json:"FederationEntityId,omitempty"`
-	Status             string    `json:"Status"`
-	StatusReason       string    `json:"StatusReason,omitempty" text:"lines"` // write-only: why the status changes, kept in the audit record
-	Flags              []string  `json:"Flags"`
-	CreatedOn          time.Time `json:"CreatedOn"`
-	UpdatedOn          time.Time `json:"UpdatedOn"`
-}
+// AuthorisationServer is an organisation's OpenID Provider: the application
+// layer's.
+type AuthorisationServer = directory.AuthorisationServer
 
 const asCols = `authorisation_server_id, organisation_id, customer_friendly_name, description, issuer, openid_discovery_document, status, created_on, updated_on`
 
@@ -46,10 +34,10 @@ func (d *DB) ListAuthorisationServers(ctx context.Context, orgID string) ([]Auth
 	if err != nil {
 		return nil, fmt.Errorf("store: list servers: %w", err)
 	}
-	return out, withFlags(ctx, d.db, "authorisation_server_flags", "authorisation_server_id", out, (*AuthorisationServer).flags)
+	return out, withFlags(ctx, d.db, "authorisation_server_flags", "authorisation_server_id", out, asFlags)
 }
 
-func (s *AuthorisationServer) flags() (string, *[]string) { return s.AuthorisationServerID, &s.Flags }
+func asFlags(s *AuthorisationServer) (string, *[]string) { return s.AuthorisationServerID, &s.Flags }
 
 // GetAuthorisationServer returns one server of an organisation or ErrNotFound.
 func (d *DB) GetAuthorisationServer(ctx context.Context, orgID, id string) (AuthorisationServer, error) {
@@ -95,16 +83,13 @@ func duplicateIssuer(ctx context.Context, tx *sql.Tx, issuer, id string) error {
 }
 
 // CreateAuthorisationServer adds a server to an organisation.
-func (d *DB) CreateAuthorisationServer(ctx context.Context, a Audit, s AuthorisationServer) (AuthorisationServer, error) {
+func (d *DB) CreateAuthorisationServer(ctx context.Context, a Audit, s AuthorisationServer, problems directory.Fields) (AuthorisationServer, error) {
 	s.AuthorisationServerID = NewID()
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		if err := orgExists(ctx, tx, s.OrganisationID); err != nil {
 			return err
 		}
-		if err := duplicateIssuer(ctx, tx, s.Issuer, s.AuthorisationServerID); err != nil {
-			return err
-		}
-		if err := duplicateFederationEntity(ctx, tx, s.FederationEntityID, s.AuthorisationServerID); err != nil {
+		if err := serverChecks(ctx, tx, directory.Fields{}.Merge(problems), s); err != nil {
 			return err
 		}
 		now := d.stamp()
@@ -129,7 +114,7 @@ func (d *DB) CreateAuthorisationServer(ctx context.Context, a Audit, s Authorisa
 }
 
 // UpdateAuthorisationServer replaces a server's writable fields.
-func (d *DB) UpdateAuthorisationServer(ctx context.Context, a Audit, s AuthorisationServer, check func(cur AuthorisationServer) error) (AuthorisationServer, error) {
+func (d *DB) UpdateAuthorisationServer(ctx context.Context, a Audit, s AuthorisationServer, problems directory.Fields, check directory.Check[AuthorisationServer]) (AuthorisationServer, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		cur, err := queryOne(ctx, tx, scanAS, `SELECT `+asSelect+` FROM authorisation_servers WHERE organisation_id = ? AND authorisation_server_id = ?`, s.OrganisationID, s.AuthorisationServerID)
 		if err != nil {
@@ -140,15 +125,10 @@ func (d *DB) UpdateAuthorisationServer(ctx context.Context, a Audit, s Authorisa
 			return err
 		}
 		cur.Flags = nonNil(fl[s.AuthorisationServerID])
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
-		}
-		if err := duplicateIssuer(ctx, tx, s.Issuer, s.AuthorisationServerID); err != nil {
+		if err := serverChecks(ctx, tx, directory.Fields{}.Merge(problems), s); err != nil {
 			return err
 		}
-		if err := duplicateFederationEntity(ctx, tx, s.FederationEntityID, s.AuthorisationServerID); err != nil {
+		if err := runCheck(check, cur); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE authorisation_servers SET customer_friendly_name=?, description=?, issuer=?,
@@ -169,6 +149,22 @@ func (d *DB) UpdateAuthorisationServer(ctx context.Context, a Audit, s Authorisa
 		return AuthorisationServer{}, err
 	}
 	return d.GetAuthorisationServer(ctx, s.OrganisationID, s.AuthorisationServerID)
+}
+
+// serverChecks adds to problems what only the database can judge of a
+// server (its issuer or federation entity ID taken, its flags) and refuses
+// every problem at once.
+func serverChecks(ctx context.Context, tx *sql.Tx, problems directory.Fields, s AuthorisationServer) error {
+	for _, err := range []error{
+		duplicateIssuer(ctx, tx, s.Issuer, s.AuthorisationServerID),
+		duplicateFederationEntity(ctx, tx, s.FederationEntityID, s.AuthorisationServerID),
+		checkFlags(ctx, tx, "authorisation_server_flags", "authorisation_server_id", s.AuthorisationServerID, "Authorisation_Server", s.Flags),
+	} {
+		if err := problems.Take(err); err != nil {
+			return err
+		}
+	}
+	return problems.Err()
 }
 
 // duplicateFederationEntity: a federation entity ID names one application or

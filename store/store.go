@@ -438,36 +438,10 @@ func busy(err error) error {
 	return err
 }
 
-type dryRunKey struct{}
-
-// ErrDryRun is what a write under DryRun returns once every check of the
-// write has passed: it was rolled back, and nothing changed.
-var ErrDryRun = errors.New("store: a dry run: nothing was changed")
-
-// DryRun makes each write of the store under ctx run its checks (and its
-// statements) in a transaction that is rolled back: a write refused for a
-// field returns that *FieldError, one that would pass returns ErrDryRun.
-// A form with other mistakes uses it to name a bad reference (an unknown
-// contact type, flag or role) at once, not only after the rest is fixed.
-func DryRun(ctx context.Context) context.Context {
-	return context.WithValue(ctx, dryRunKey{}, true)
-}
-
 // tx runs fn in one immediate (write) transaction. On PostgreSQL it first
 // takes the write lock (writeLockKey), so write transactions run one at a
-// time across every instance, as SQLite's do. Under DryRun it rolls back
-// what fn did and returns ErrDryRun. Only tx honours DryRun: a group
-// commit (groupcommit.go) holds other requests' records too, and its
-// context must never roll them back.
+// time across every instance, as SQLite's do.
 func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	if ctx.Value(dryRunKey{}) != nil {
-		return d.commit(ctx, true, func(tx *sql.Tx) error {
-			if err := fn(tx); err != nil && !errors.Is(err, errUnchanged) {
-				return err
-			}
-			return ErrDryRun // rolls back
-		})
-	}
 	err := d.commit(ctx, true, fn)
 	if errors.Is(err, errUnchanged) {
 		return nil // rolled back: there was nothing to write

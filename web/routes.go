@@ -23,7 +23,7 @@ func (s *Server) routes() http.Handler {
 	org := &handlers.Org{Base: base, Store: s.db, AllowPrivateURLs: allowPrivate}
 	orgs := &handlers.Organisations{Org: org, Orgs: &directory.Organisations{Store: s.db, Vocab: s.vocab}, Store: s.db}
 	contacts := &handlers.Contacts{Org: org, Contacts: &directory.Contacts{Store: s.db}, Types: s.db}
-	servers := &handlers.Servers{Org: org, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}}
+	servers := &handlers.Servers{Org: org, Store: s.db, Servers: &directory.Servers{Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Vocab: s.vocab, AllowPrivateURLs: allowPrivate}}
 	apps := &handlers.Applications{Org: org, Apps: &directory.Applications{Store: s.db, Vocab: s.vocab, AllowPrivateURLs: allowPrivate}, Store: s.db, Algs: s.keys.Enabled}
 	reactivations := &handlers.Reactivations{Org: org, Store: s.db}
 	certs := &handlers.Certificates{Base: base, Org: org, Store: s.db, Now: s.cfg.Now}

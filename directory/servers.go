@@ -1,0 +1,183 @@
+package directory
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/trustframe/trustframe/formats"
+	"github.com/trustframe/trustframe/issuer"
+	"github.com/trustframe/trustframe/lifecycle"
+)
+
+// AuthorisationServer is an organisation's OpenID Provider.
+type AuthorisationServer struct {
+	AuthorisationServerID   string `json:"AuthorisationServerId"`
+	OrganisationID          string `json:"OrganisationId"`
+	CustomerFriendlyName    string `json:"CustomerFriendlyName"`
+	Description             string `json:"Description" text:"lines"`
+	Issuer                  string `json:"Issuer"`
+	OpenIDDiscoveryDocument string `json:"OpenIDDiscoveryDocument,omitempty"`
+	// FederationEntityID: see SoftwareStatement.FederationEntityID.
+	FederationEntityID string    `json:"FederationEntityId,omitempty"`
+	Status             string    `json:"Status"`
+	StatusReason       string    `json:"StatusReason,omitempty" text:"lines"` // write-only: why the status changes, kept in the audit record
+	Flags              []string  `json:"Flags"`
+	CreatedOn          time.Time `json:"CreatedOn"`
+	UpdatedOn          time.Time `json:"UpdatedOn"`
+}
+
+// FieldInvalidIssuer is the code of a problem with a server's issuer
+// (unreachable, not JSON, taken, another issuer inside): each is its own
+// entry on Issuer.
+const FieldInvalidIssuer = "invalid_issuer"
+
+// Validate is what a server must be without the network or the database:
+// a name, short fields, a federation entity ID that is one, a status of
+// its kind (Active when a new one gives none, put in its canonical word);
+// Flags becomes a list. allowPrivate lets a federation entity ID be plain
+// http on a loopback host.
+func (s *AuthorisationServer) Validate(isNew bool, vocab lifecycle.Vocabulary, allowPrivate bool) Fields {
+	f := Fields{}
+	f.Required("CustomerFriendlyName", s.CustomerFriendlyName, "Name")
+	f.MaxLen("CustomerFriendlyName", s.CustomerFriendlyName, MaxName)
+	f.MaxLen("Description", s.Description, MaxDescription)
+	f.MaxLen("Issuer", s.Issuer, MaxURL)
+	f.MaxLen("OpenIDDiscoveryDocument", s.OpenIDDiscoveryDocument, MaxURL)
+	f.List("Flags", s.Flags, MaxFlags, 0)
+	// The limit first: "too long" is the message that says what to fix.
+	f.MaxLen("FederationEntityId", s.FederationEntityID, MaxURL)
+	if s.FederationEntityID != "" {
+		if msg := formats.CheckEntityID(s.FederationEntityID, allowPrivate); msg != "" {
+			f.Add("FederationEntityId", msg)
+		}
+	}
+	if s.Status == "" && isNew {
+		s.Status = lifecycle.Active
+	} else if canon, ok := lifecycle.ParseStatus(lifecycle.AuthorisationServer, s.Status); ok {
+		s.Status = canon
+	} else {
+		f.Add("Status", lifecycle.StatusHelp(lifecycle.AuthorisationServer, vocab))
+	}
+	if s.Flags == nil {
+		s.Flags = []string{}
+	}
+	return f
+}
+
+// IssuerChecker validates an issuer against its discovery document: the
+// problems, each a sentence, none when it is good.
+type IssuerChecker interface {
+	Check(ctx context.Context, issuer, discovery string) []string
+}
+
+// ServerStore is what the server use cases need of the database. A write
+// gets the problems already found, adds what only the database can judge
+// (the issuer or federation entity ID taken, flags), and writes nothing
+// while any remains; an update runs check once the fields pass.
+type ServerStore interface {
+	GetAuthorisationServer(ctx context.Context, orgID, id string) (AuthorisationServer, error)
+	IssuerTaken(ctx context.Context, issuer, exceptID string) (string, error)
+	CreateAuthorisationServer(ctx context.Context, a Actor, s AuthorisationServer, problems Fields) (AuthorisationServer, error)
+	UpdateAuthorisationServer(ctx context.Context, a Actor, s AuthorisationServer, problems Fields, check Check[AuthorisationServer]) (AuthorisationServer, error)
+}
+
+// Servers are the use cases of an organisation's authorisation servers.
+type Servers struct {
+	Store   ServerStore
+	Issuers IssuerChecker
+	Vocab   lifecycle.Vocabulary
+	// AllowPrivateURLs lets a federation entity ID be plain http on a
+	// loopback host, as issuer validation allows.
+	AllowPrivateURLs bool
+}
+
+// Get is one server of an organisation.
+func (s *Servers) Get(ctx context.Context, orgID, id string) (AuthorisationServer, error) {
+	srv, err := s.Store.GetAuthorisationServer(ctx, orgID, id)
+	return srv, Named(err, "Authorisation server")
+}
+
+// Create adds srv after checking its issuer; refused are problems found
+// reading the input (the issuer is then not fetched).
+func (s *Servers) Create(ctx context.Context, a Actor, srv AuthorisationServer, refused Fields) (AuthorisationServer, error) {
+	srv.AuthorisationServerID = ""
+	f := srv.Validate(true, s.Vocab, s.AllowPrivateURLs)
+	issuerProblems, err := s.checkIssuer(ctx, &srv, f, refused)
+	if err != nil {
+		return srv, err
+	}
+	saved, err := s.Store.CreateAuthorisationServer(ctx, a, srv, withIssuer(f.Merge(refused), issuerProblems))
+	return saved, issuerRefused(Named(err, "Authorisation server"), issuerProblems)
+}
+
+// Update replaces the server srv.AuthorisationServerID, its issuer checked
+// again, when check passes on the stored one.
+func (s *Servers) Update(ctx context.Context, a Actor, srv AuthorisationServer, refused Fields, check Check[AuthorisationServer]) (AuthorisationServer, error) {
+	if _, err := s.Get(ctx, srv.OrganisationID, srv.AuthorisationServerID); err != nil {
+		return srv, err
+	}
+	f := srv.Validate(false, s.Vocab, s.AllowPrivateURLs)
+	issuerProblems, err := s.checkIssuer(ctx, &srv, f, refused)
+	if err != nil {
+		return srv, err
+	}
+	saved, err := s.Store.UpdateAuthorisationServer(ctx, a, srv, withIssuer(f.Merge(refused), issuerProblems), check)
+	return saved, issuerRefused(Named(err, "Authorisation server"), issuerProblems)
+}
+
+// checkIssuer checks srv's issuer: required, not another server's, and
+// its discovery document (fetched; the issuer's well-known one when none
+// is given) naming it. An issuer or discovery URL over its limit, or input
+// already refused, is not fetched. The defaulted discovery URL is kept
+// only when nothing is refused, so a form shown again follows a corrected
+// issuer.
+func (s *Servers) checkIssuer(ctx context.Context, srv *AuthorisationServer, f, refused Fields) ([]string, error) {
+	if strings.TrimSpace(srv.Issuer) == "" {
+		return []string{"Issuer is required."}, nil
+	}
+	if len(refused) > 0 || f["Issuer"] != "" || f["OpenIDDiscoveryDocument"] != "" {
+		return nil, nil
+	}
+	disc := srv.OpenIDDiscoveryDocument
+	if disc == "" {
+		disc = issuer.WellKnown(srv.Issuer)
+	}
+	var problems []string
+	other, err := s.Store.IssuerTaken(ctx, srv.Issuer, srv.AuthorisationServerID)
+	if err != nil {
+		return nil, err
+	}
+	if other != "" {
+		problems = append(problems, "Another authorisation server already has this issuer.")
+	}
+	problems = append(problems, s.Issuers.Check(ctx, srv.Issuer, disc)...)
+	if len(f) == 0 && len(problems) == 0 {
+		srv.OpenIDDiscoveryDocument = disc
+	}
+	return problems, nil
+}
+
+// withIssuer makes problems refuse the write when the issuer has any: its
+// first stands on Issuer until issuerRefused lists them all.
+func withIssuer(problems Fields, issuerProblems []string) Fields {
+	if len(issuerProblems) > 0 {
+		problems.Add("Issuer", issuerProblems[0])
+	}
+	return problems
+}
+
+// issuerRefused lists each issuer problem as its own entry on Issuer (code
+// invalid_issuer), after the other fields.
+func issuerRefused(err error, issuerProblems []string) error {
+	var e *Error
+	if len(issuerProblems) == 0 || !errors.As(err, &e) || e.Code != CodeInvalid {
+		return err
+	}
+	delete(e.Fields, "Issuer")
+	for _, p := range issuerProblems {
+		e.More = append(e.More, Problem{Field: "Issuer", Code: FieldInvalidIssuer, Message: p})
+	}
+	return e
+}

@@ -1,0 +1,54 @@
+package directory_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/store/storetest"
+)
+
+// issuers answers every issuer with the problems it holds, and counts the
+// checks.
+type issuers struct {
+	problems []string
+	checked  int
+}
+
+func (i *issuers) Check(context.Context, string, string) []string { i.checked++; return i.problems }
+
+// A server with an unknown flag and two issuer problems is refused naming
+// the flag and each issuer problem as its own entry (invalid_issuer), all
+// at once; nothing is written. Input already refused is not fetched.
+func TestServerCreateRefusesEveryFieldAtOnce(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, storetest.Path(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	o, err := db.CreateOrganisation(ctx, store.Audit{Actor: "admin@example.com"}, store.Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := &issuers{problems: []string{"The discovery document did not answer.", "It names another issuer."}}
+	s := &directory.Servers{Store: db, Issuers: check}
+	a := directory.Actor{Actor: "admin@example.com"}
+	srv := directory.AuthorisationServer{OrganisationID: o.OrganisationID, CustomerFriendlyName: "Login", Issuer: "https://login.acme.example", Flags: []string{"no-such-flag"}}
+	_, err = s.Create(ctx, a, srv, nil)
+	var e *directory.Error
+	if !errors.As(err, &e) || e.Fields["Flags"] == "" || e.Fields["Issuer"] != "" || len(e.More) != 2 || e.More[0].Code != directory.FieldInvalidIssuer {
+		t.Fatalf("want Flags and two issuer problems, got %v (%+v)", err, e)
+	}
+	if _, err := s.Create(ctx, a, srv, directory.Fields{"CustomerFriendlyName": "This field contains a tab."}); err == nil || check.checked != 1 {
+		t.Fatalf("input already refused: %v, %d issuer checks, want 1 in all", err, check.checked)
+	}
+	check.problems = nil
+	srv.Flags = nil
+	saved, err := s.Create(ctx, a, srv, nil)
+	if err != nil || saved.OpenIDDiscoveryDocument != "https://login.acme.example/.well-known/openid-configuration" {
+		t.Fatalf("a good server: %+v %v", saved, err)
+	}
+}
