@@ -18,13 +18,3 @@ const (
 	maxAttachmentDescription = directory.MaxAttachmentDescription
 	maxAttachmentFileName    = directory.MaxAttachmentFileName
 )
-
-// checkList adds a message when list has more than maxItems items or an
-// item longer than maxLen runes (maxLen 0: items unchecked).
-func checkList(fields map[string]string, name string, list []string, maxItems, maxLen int) {
-	f := directory.Fields{}
-	f.List(name, list, maxItems, maxLen)
-	for k, v := range f {
-		fields[k] = v
-	}
-}

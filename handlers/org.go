@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/trustframe/trustframe/directory"
-	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/store"
@@ -125,49 +124,6 @@ func orMessage(err error, field string) map[string]string {
 		m[field] = AsError(err).Message
 	}
 	return m
-}
-
-// checkFederationEntityID applies the entity ID rule of docs/design.md §13.
-func (h *Org) checkFederationEntityID(f map[string]string, id string) {
-	if id == "" {
-		return
-	}
-	if msg := federation.CheckEntityID(id, h.AllowPrivateURLs); msg != "" {
-		f["FederationEntityId"] = msg
-	}
-}
-
-// orgAndBody loads the organisation of the URL and decodes the request
-// body into a T; false when it has answered (404, or a refused body). A
-// console form refused field by field (the text rule) is shown again by
-// again, the messages beside the fields.
-func orgAndBody[T any](h *Org, w http.ResponseWriter, r *http.Request, again func(o store.Organisation, in T, errs map[string]string)) (store.Organisation, T, bool) {
-	return orgAndUpdate(h, w, r, nil, "", again)
-}
-
-// orgAndUpdate is orgAndBody for an update of the item that get reads
-// (named by the path parameter param): text sent back as that item holds
-// it is spared by the text rule (keptText), as the item's edit form sends
-// every field back.
-func orgAndUpdate[T any](h *Org, w http.ResponseWriter, r *http.Request, get func(ctx context.Context, orgID, id string) (T, error), param string, again func(o store.Organisation, in T, errs map[string]string)) (store.Organisation, T, bool) {
-	var in T
-	o, ok := h.loadOrg(w, r)
-	if !ok {
-		return o, in, false
-	}
-	err := Decode(w, r, &in)
-	if get != nil {
-		err = keptText(err, storedOf(&in, func() (T, error) { return get(r.Context(), o.OrganisationID, PathParam(r, param)) }))
-	}
-	if err != nil {
-		if f := FormRefusal(r, err); f != nil {
-			again(o, in, f)
-			return o, in, false
-		}
-		WriteError(w, r, err)
-		return o, in, false
-	}
-	return o, in, true
 }
 
 // orgAndForm is orgAndItem for a form: with no param in the URL (…/new)
