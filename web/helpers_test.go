@@ -44,6 +44,11 @@ func mustAllocateUnder(t *testing.T, limit uint64, f func()) uint64 {
 	f()
 	runtime.ReadMemStats(&after)
 	n := after.TotalAlloc - before.TotalAlloc
+	if raceDetector {
+		// The race detector's own bookkeeping and the escapes it forces
+		// (about 1.3× here): the bound is for the program, not the tool.
+		limit *= 2
+	}
 	if n > limit {
 		t.Errorf("%d bytes allocated, want under %d", n, limit)
 	}
