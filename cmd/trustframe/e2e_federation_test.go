@@ -98,6 +98,9 @@ func TestEndToEndFederationSimulatorAndCheckNow(t *testing.T) {
 	if !strings.Contains(st, kid) || !strings.Contains(st, "Acme Bank") || !strings.Contains(st, "refresh_token") {
 		t.Fatalf("statement: %s", st)
 	}
+	// The tab is swapped in by htmx: a click while that swap settles was
+	// lost on a loaded CI machine, and the check never ran.
+	waitURL(t, ctx, "/federation")
 	must(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`[data-testid=fed-check]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=fed-resolved], [data-testid=fed-check-error]`)),
