@@ -66,13 +66,7 @@ func (s *SoftwareStatement) Validate(isNew bool, vocab lifecycle.Vocabulary, all
 			f.Add("FederationEntityId", msg)
 		}
 	}
-	if s.Status == "" && isNew {
-		s.Status = lifecycle.Active
-	} else if canon, ok := lifecycle.ParseStatus(lifecycle.Application, s.Status); ok {
-		s.Status = canon
-	} else {
-		f.Add("Status", lifecycle.StatusHelp(lifecycle.Application, vocab))
-	}
+	f.Lifecycle(&s.Status, lifecycle.Application, lifecycle.Active, isNew, vocab)
 	mode, ep := s.BackchannelTokenDeliveryMode, s.BackchannelClientNotificationEndpoint
 	switch mode {
 	case "", "poll", "ping", "push":

@@ -8,8 +8,6 @@ import (
 
 	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/lifecycle"
-	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/store/storetest"
 )
 
 func TestApplicationValidate(t *testing.T) {
@@ -34,22 +32,15 @@ func TestApplicationValidate(t *testing.T) {
 // not hold is refused naming both at once, and nothing is written.
 func TestApplicationCreateRefusesEveryFieldAtOnce(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, storetest.Path(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	o, err := db.CreateOrganisation(ctx, store.Audit{Actor: "admin@example.com"}, store.Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := mustOpen(t)
+	orgID := mustOrg(t, db, "Acme")
 	s := &directory.Applications{Store: db}
-	_, err = s.Create(ctx, directory.Actor{Actor: "admin@example.com"}, directory.SoftwareStatement{OrganisationID: o.OrganisationID, Roles: []string{"PISP"}}, nil)
+	_, err := s.Create(ctx, directory.Actor{Actor: "admin@example.com"}, directory.SoftwareStatement{OrganisationID: orgID, Roles: []string{"PISP"}}, nil)
 	var e *directory.Error
 	if !errors.As(err, &e) || e.Fields["ClientName"] == "" || !strings.Contains(e.Fields["Roles"], "PISP") {
 		t.Fatalf("want ClientName and Roles refused, got %v", err)
 	}
-	if apps, err := db.ListSoftwareStatements(ctx, o.OrganisationID); err != nil || len(apps) != 0 {
+	if apps, err := db.ListSoftwareStatements(ctx, orgID); err != nil || len(apps) != 0 {
 		t.Fatalf("a refused application was written: %d %v", len(apps), err)
 	}
 }

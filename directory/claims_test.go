@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/trustframe/trustframe/directory"
-	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/store/storetest"
 )
 
 // A claim with a registration over its limit and an authority that does
@@ -16,19 +14,12 @@ import (
 // alone; nothing is written.
 func TestClaimCreateRefusesEveryFieldAtOnce(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, storetest.Path(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	o, err := db.CreateOrganisation(ctx, store.Audit{Actor: "admin@example.com"}, store.Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := mustOpen(t)
+	orgID := mustOrg(t, db, "Acme")
 	s := &directory.Claims{Store: db}
 	a := directory.Actor{Actor: "admin@example.com"}
-	claim := directory.AuthorityClaim{OrganisationID: o.OrganisationID, AuthorityID: "no-such-authority", AuthorisationDomain: "Payments", Role: "PISP", RegistrationID: strings.Repeat("9", 41)}
-	_, err = s.Create(ctx, a, claim, nil)
+	claim := directory.AuthorityClaim{OrganisationID: orgID, AuthorityID: "no-such-authority", AuthorisationDomain: "Payments", Role: "PISP", RegistrationID: strings.Repeat("9", 41)}
+	_, err := s.Create(ctx, a, claim, nil)
 	var e *directory.Error
 	if !errors.As(err, &e) || e.Fields["RegistrationId"] == "" || !strings.Contains(e.Fields["AuthorityId"], "no-such-authority") {
 		t.Fatalf("want RegistrationId and AuthorityId refused, got %v", err)
@@ -37,7 +28,7 @@ func TestClaimCreateRefusesEveryFieldAtOnce(t *testing.T) {
 	if _, err := s.Create(ctx, a, claim, nil); !errors.As(err, &e) || len(e.Fields) != 1 || e.Fields["ClaimId"] == "" {
 		t.Fatalf("a ClaimId sent: %v", err)
 	}
-	if claims, err := db.ListAuthorityClaims(ctx, o.OrganisationID); err != nil || len(claims) != 0 {
+	if claims, err := db.ListAuthorityClaims(ctx, orgID); err != nil || len(claims) != 0 {
 		t.Fatalf("a refused claim was written: %d %v", len(claims), err)
 	}
 }

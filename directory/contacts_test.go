@@ -8,7 +8,6 @@ import (
 
 	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/store/storetest"
 )
 
 func TestContactValidate(t *testing.T) {
@@ -46,17 +45,9 @@ func TestContactValidate(t *testing.T) {
 
 func openContacts(t *testing.T) (*directory.Contacts, *store.DB, string) {
 	t.Helper()
-	ctx := context.Background()
-	db, err := store.Open(ctx, storetest.Path(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	o, err := db.CreateOrganisation(ctx, store.Audit{Actor: "admin@example.com"}, store.Organisation{OrganisationName: "Contact Bank", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &directory.Contacts{Store: db}, db, o.OrganisationID
+	db := mustOpen(t)
+	orgID := mustOrg(t, db, "Contact Bank")
+	return &directory.Contacts{Store: db}, db, orgID
 }
 
 // A contact with a missing last name and an unknown contact type is

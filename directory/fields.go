@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/trustframe/trustframe/lifecycle"
 )
 
 // Required adds "<label> is required." on name when s is blank.
@@ -65,4 +67,21 @@ func (f Fields) Status(status *string, isNew bool) {
 	if *status != "Active" && *status != "Inactive" {
 		f.Add("Status", "Status must be Active or Inactive.")
 	}
+}
+
+// Lifecycle checks the status of an organisation, server or application
+// (a kind of lifecycle): a new one without a status gets def, a status is
+// put in its canonical word (Inactive is Withdrawn), and a word the kind
+// does not take is refused with the statuses it takes, in the
+// deployment's words (vocab).
+func (f Fields) Lifecycle(status *string, kind lifecycle.Kind, def string, isNew bool, vocab lifecycle.Vocabulary) {
+	if *status == "" && isNew {
+		*status = def
+		return
+	}
+	if canon, ok := lifecycle.ParseStatus(kind, *status); ok {
+		*status = canon
+		return
+	}
+	f.Add("Status", lifecycle.StatusHelp(kind, vocab))
 }

@@ -79,13 +79,7 @@ func (o *Organisation) Validate(isNew bool, vocab lifecycle.Vocabulary) Fields {
 	if isNew && o.OrganisationID != "" && !formats.ValidUUID(o.OrganisationID) {
 		f.Add("OrganisationId", "OrganisationId must be a UUID in lower case, like 0b7e7c2e-2a57-4a44-9a4d-0d1c6f1f4d7a.")
 	}
-	if o.Status == "" && isNew {
-		o.Status = lifecycle.Pending
-	} else if canon, ok := lifecycle.ParseStatus(lifecycle.Organisation, o.Status); ok {
-		o.Status = canon
-	} else {
-		f.Add("Status", lifecycle.StatusHelp(lifecycle.Organisation, vocab))
-	}
+	f.Lifecycle(&o.Status, lifecycle.Organisation, lifecycle.Pending, isNew, vocab)
 	if o.Flags == nil {
 		o.Flags = []string{}
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/store/storetest"
 )
 
 func TestOrganisationValidate(t *testing.T) {
@@ -30,13 +29,9 @@ func TestOrganisationValidate(t *testing.T) {
 // naming both at once, by one write that writes nothing (no dry run).
 func TestOrganisationCreateRefusesEveryFieldAtOnce(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, storetest.Path(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := mustOpen(t)
 	s := &directory.Organisations{Store: db}
-	_, err = s.Create(ctx, directory.Actor{Actor: "admin@example.com"}, directory.Organisation{RegistrationNumber: "1", CountryOfRegistration: "GB", Flags: []string{"no-such-flag"}}, nil)
+	_, err := s.Create(ctx, directory.Actor{Actor: "admin@example.com"}, directory.Organisation{RegistrationNumber: "1", CountryOfRegistration: "GB", Flags: []string{"no-such-flag"}}, nil)
 	var e *directory.Error
 	if !errors.As(err, &e) || e.Fields["OrganisationName"] == "" || e.Fields["Flags"] == "" {
 		t.Fatalf("want OrganisationName and Flags refused, got %v", err)

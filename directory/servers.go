@@ -53,13 +53,7 @@ func (s *AuthorisationServer) Validate(isNew bool, vocab lifecycle.Vocabulary, a
 			f.Add("FederationEntityId", msg)
 		}
 	}
-	if s.Status == "" && isNew {
-		s.Status = lifecycle.Active
-	} else if canon, ok := lifecycle.ParseStatus(lifecycle.AuthorisationServer, s.Status); ok {
-		s.Status = canon
-	} else {
-		f.Add("Status", lifecycle.StatusHelp(lifecycle.AuthorisationServer, vocab))
-	}
+	f.Lifecycle(&s.Status, lifecycle.AuthorisationServer, lifecycle.Active, isNew, vocab)
 	if s.Flags == nil {
 		s.Flags = []string{}
 	}

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/trustframe/trustframe/directory"
-	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/store/storetest"
 )
 
 // issuers answers every issuer with the problems it holds, and counts the
@@ -24,20 +22,13 @@ func (i *issuers) Check(context.Context, string, string) []string { i.checked++;
 // at once; nothing is written. Input already refused is not fetched.
 func TestServerCreateRefusesEveryFieldAtOnce(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, storetest.Path(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	o, err := db.CreateOrganisation(ctx, store.Audit{Actor: "admin@example.com"}, store.Organisation{OrganisationName: "Acme", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := mustOpen(t)
+	orgID := mustOrg(t, db, "Acme")
 	check := &issuers{problems: []string{"The discovery document did not answer.", "It names another issuer."}}
 	s := &directory.Servers{Store: db, Issuers: check}
 	a := directory.Actor{Actor: "admin@example.com"}
-	srv := directory.AuthorisationServer{OrganisationID: o.OrganisationID, CustomerFriendlyName: "Login", Issuer: "https://login.acme.example", Flags: []string{"no-such-flag"}}
-	_, err = s.Create(ctx, a, srv, nil)
+	srv := directory.AuthorisationServer{OrganisationID: orgID, CustomerFriendlyName: "Login", Issuer: "https://login.acme.example", Flags: []string{"no-such-flag"}}
+	_, err := s.Create(ctx, a, srv, nil)
 	var e *directory.Error
 	if !errors.As(err, &e) || e.Fields["Flags"] == "" || e.Fields["Issuer"] != "" || len(e.More) != 2 || e.More[0].Code != directory.FieldInvalidIssuer {
 		t.Fatalf("want Flags and two issuer problems, got %v (%+v)", err, e)

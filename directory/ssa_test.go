@@ -12,7 +12,6 @@ import (
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/ssa/keyring"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/store/storetest"
 )
 
 // keysTurningStore is the store as a server sees it while the signing keys
@@ -43,11 +42,7 @@ func (s *keysTurningStore) RecordSSA(ctx context.Context, a store.Audit, orgID, 
 // says to try again (a 503 with Retry-After: handlers/errors_test.go), hands out no SSA and leaves no record of one.
 func TestSSAKeysRetiredAtEveryAttemptIsBusy(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, storetest.Path(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := mustOpen(t)
 	kek, err := keyring.LoadOrCreateKEK(filepath.Join(t.TempDir(), "kek.key"))
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +56,7 @@ func TestSSAKeysRetiredAtEveryAttemptIsBusy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := db.CreateSoftwareStatement(ctx, admin, store.SoftwareStatement{OrganisationID: o.OrganisationID, ClientName: "App", RedirectURI: []string{"https://app.example/cb"}, Status: lifecycle.Active}, nil)
+	app, err := db.CreateSoftwareStatement(ctx, admin, store.SoftwareStatement{OrganisationID: orgID, ClientName: "App", RedirectURI: []string{"https://app.example/cb"}, Status: lifecycle.Active}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

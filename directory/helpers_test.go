@@ -1,0 +1,32 @@
+package directory_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/store/storetest"
+)
+
+// mustOpen is a store on a new database (SQLite, or PostgreSQL when the
+// tests run there), closed when the test ends.
+func mustOpen(t *testing.T) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), storetest.Path(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// mustOrg is the id of a new Active organisation named name.
+func mustOrg(t *testing.T, db *store.DB, name string) string {
+	t.Helper()
+	o, err := db.CreateOrganisation(context.Background(), store.Audit{Actor: "admin@example.com"},
+		store.Organisation{OrganisationName: name, RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.OrganisationID
+}
