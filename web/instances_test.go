@@ -24,9 +24,7 @@ import (
 // balancer). A DPoP proof used on one is refused on the other, and a
 // server nonce made by one is accepted by the other (docs/design.md §2.1).
 func TestDPoPAcrossInstances(t *testing.T) {
-	if !storetest.Postgres() {
-		t.Skip("several instances share a database on PostgreSQL (TRUSTFRAME_TEST_POSTGRES, set by .ci/test); one SQLite file is one process's")
-	}
+	needInstances(t)
 	dir := t.TempDir()
 	a := webtest.StartIn(t, dir, func(c *web.Config) { c.DPoPNonce = true })
 	b := webtest.StartOn(t, dir, webtest.Database(t, dir), func(c *web.Config) { c.DPoPNonce = true; c.BaseURL = a.URL })
@@ -64,9 +62,7 @@ func TestDPoPAcrossInstances(t *testing.T) {
 // organisation created on A is in B's list, total and deep pages at the
 // next request; a signing key rotated on A is the key B signs with.
 func TestTwoInstancesOnOneDatabase(t *testing.T) {
-	if !storetest.Postgres() {
-		t.Skip("several instances share a database on PostgreSQL (TRUSTFRAME_TEST_POSTGRES, set by .ci/test); one SQLite file is one process's")
-	}
+	needInstances(t)
 	dir := t.TempDir()
 	a := webtest.StartIn(t, dir, nil)
 	b := webtest.StartOn(t, dir, webtest.Database(t, dir), func(c *web.Config) { c.BaseURL = a.URL })
@@ -138,9 +134,7 @@ func TestTwoInstancesOnOneDatabase(t *testing.T) {
 // /dev/idp is accepted by B, and both publish the same key. Each signed
 // with the key of its own data directory, so B refused A's tokens.
 func TestDevIdPKeySharedAcrossInstances(t *testing.T) {
-	if !storetest.Postgres() {
-		t.Skip("several instances share a database on PostgreSQL (TRUSTFRAME_TEST_POSTGRES, set by .ci/test); one SQLite file is one process's")
-	}
+	needInstances(t)
 	dirA, dirB := t.TempDir(), t.TempDir()
 	database := webtest.Database(t, dirA)
 	a := webtest.StartOn(t, dirA, database, nil)
@@ -176,19 +170,9 @@ func TestDevIdPKeySharedAcrossInstances(t *testing.T) {
 // exchanged at B's token endpoint (with the PKCE verifier and the ID
 // token's request), and that code is then refused on both (single use).
 func TestDevIdPCodeExchangedOnAnotherInstance(t *testing.T) {
-	if !storetest.Postgres() {
-		t.Skip("several instances share a database on PostgreSQL (TRUSTFRAME_TEST_POSTGRES, set by .ci/test); one SQLite file is one process's")
-	}
-	dir := t.TempDir()
-	a := webtest.StartIn(t, dir, nil)
-	b := webtest.StartOn(t, dir, webtest.Database(t, dir), func(c *web.Config) { c.BaseURL = a.URL })
-
-	verifier, challenge := webtest.PKCE()
-	redirect := "http://127.0.0.1:53682/callback"
-	code := webtest.Authorize(t, a.URL, "admin@example.com", redirect, challenge)
+	needInstances(t)
+	a, b, form := codeMadeOnA(t)
 	exchange := func(base string) (*http.Response, map[string]any) {
-		form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect},
-			"client_id": {"trustframe-cli"}, "code_verifier": {verifier}}
 		resp, err := http.PostForm(base+"/dev/idp/token", form)
 		if err != nil {
 			t.Fatal(err)
@@ -216,17 +200,8 @@ func TestDevIdPCodeExchangedOnAnotherInstance(t *testing.T) {
 // of two instances at once is exchanged once; every other attempt is
 // invalid_grant, none a server error.
 func TestDevIdPCodeRaceAcrossInstances(t *testing.T) {
-	if !storetest.Postgres() {
-		t.Skip("several instances share a database on PostgreSQL (TRUSTFRAME_TEST_POSTGRES, set by .ci/test); one SQLite file is one process's")
-	}
-	dir := t.TempDir()
-	a := webtest.StartIn(t, dir, nil)
-	b := webtest.StartOn(t, dir, webtest.Database(t, dir), func(c *web.Config) { c.BaseURL = a.URL })
-	verifier, challenge := webtest.PKCE()
-	redirect := "http://127.0.0.1:53682/callback"
-	code := webtest.Authorize(t, a.URL, "admin@example.com", redirect, challenge)
-	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect},
-		"client_id": {"trustframe-cli"}, "code_verifier": {verifier}}
+	needInstances(t)
+	a, b, form := codeMadeOnA(t)
 	statuses := make(chan string, 8)
 	for i := range 8 {
 		base := []string{a.URL, b.URL}[i%2]
@@ -254,9 +229,7 @@ func TestDevIdPCodeRaceAcrossInstances(t *testing.T) {
 // TestDevIdPRefreshTokenRotatedOnAnotherInstance: a refresh token used on
 // A (which rotates it) is refused when it comes back to B, which issued it.
 func TestDevIdPRefreshTokenRotatedOnAnotherInstance(t *testing.T) {
-	if !storetest.Postgres() {
-		t.Skip("several instances share a database on PostgreSQL (TRUSTFRAME_TEST_POSTGRES, set by .ci/test); one SQLite file is one process's")
-	}
+	needInstances(t)
 	dir := t.TempDir()
 	a := webtest.StartIn(t, dir, nil)
 	b := webtest.StartOn(t, dir, webtest.Database(t, dir), func(c *web.Config) { c.BaseURL = a.URL })
@@ -277,4 +250,30 @@ func TestDevIdPRefreshTokenRotatedOnAnotherInstance(t *testing.T) {
 	if code, m := refresh(b.URL); code != 400 || m["error"] != "invalid_grant" {
 		t.Fatalf("the refresh token rotated on A, again on B: %d %v", code, m)
 	}
+}
+
+// needInstances skips a test of several instances unless the tests run on
+// PostgreSQL: instances share a database there (TRUSTFRAME_TEST_POSTGRES,
+// set by .ci/test for its PostgreSQL run); one SQLite file is one
+// process's.
+func needInstances(t *testing.T) {
+	t.Helper()
+	if !storetest.Postgres() {
+		t.Skip("several instances share a database on PostgreSQL only; .ci/test runs this on PostgreSQL")
+	}
+}
+
+// codeMadeOnA starts instances A and B on one database behind A's base
+// URL and signs in at A's development identity provider: the token
+// request that exchanges the code it made (PKCE verifier included).
+func codeMadeOnA(t *testing.T) (a, b *webtest.Env, form url.Values) {
+	t.Helper()
+	dir := t.TempDir()
+	a = webtest.StartIn(t, dir, nil)
+	b = webtest.StartOn(t, dir, webtest.Database(t, dir), func(c *web.Config) { c.BaseURL = a.URL })
+	verifier, challenge := webtest.PKCE()
+	redirect := "http://127.0.0.1:53682/callback"
+	code := webtest.Authorize(t, a.URL, "admin@example.com", redirect, challenge)
+	return a, b, url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect},
+		"client_id": {"trustframe-cli"}, "code_verifier": {verifier}}
 }
