@@ -70,15 +70,12 @@ func validRefName(f map[string]string, field, name string) {
 // is the one-line text rule of decode.go (docs/design.md §4).
 func hasControl(name string) bool { return refusedText(name, textLine) }
 
-// dotSegment reports a name that cannot be the last segment of its URL:
-// "." and ".." are dot segments, which browsers, proxies and most clients
-// remove before sending (RFC 3986 §5.2.4), so /roles/../delete would reach
-// the domain's delete instead of the role's.
-func dotSegment(name string) bool { return name == "." || name == ".." }
-
-func dotSegmentMessage(field string) string {
-	return field + " cannot be . or .. (a URL cannot carry them as a name)."
-}
+// dotSegment and its message are the layer's (directory.DotSegment): a
+// name that cannot be the last segment of its URL.
+var (
+	dotSegment        = directory.DotSegment
+	dotSegmentMessage = directory.DotSegmentMessage
+)
 
 func (h *Domains) actor(r *http.Request) store.Audit {
 	return store.Audit{Actor: PrincipalFrom(r.Context()).Email}

@@ -28,28 +28,14 @@ func (h *References) crumbs(last string) []views.Crumb {
 	return []views.Crumb{{Label: "Reference Data", Href: "/references"}, {Label: last}}
 }
 
-func validRefStatus(s string) bool { return s == "Active" || s == "Inactive" }
-
-// activeOrInactive defaults an empty Status to Active and refuses any
-// other word than Active or Inactive (reference data, policies,
-// certifications).
-// statusIn checks Status for a create (isNew: empty is Active) or an
-// update, where an empty Status is left empty and the store keeps the
-// current one: a PUT that leaves Status out changes no status (it used to
-// make an Inactive claim or reference Active again).
+// statusIn checks a Reference Data status with the layer's rule
+// (directory.Fields.Status): Active or Inactive, Active for a new item
+// that gives none; an update that gives none keeps the stored one.
 func statusIn(f map[string]string, status *string, isNew bool) {
-	if !isNew && *status == "" {
-		return
-	}
-	activeOrInactive(f, status)
-}
-
-func activeOrInactive(f map[string]string, status *string) {
-	if *status == "" {
-		*status = "Active"
-	}
-	if !validRefStatus(*status) {
-		f["Status"] = "Status must be Active or Inactive."
+	d := directory.Fields{}
+	d.Status(status, isNew)
+	for k, v := range d {
+		f[k] = v
 	}
 }
 
