@@ -56,7 +56,7 @@ func TestSSAKeysRetiredAtEveryAttemptIsBusy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := db.CreateSoftwareStatement(ctx, admin, store.SoftwareStatement{OrganisationID: orgID, ClientName: "App", RedirectURI: []string{"https://app.example/cb"}, Status: lifecycle.Active}, nil)
+	app, err := db.CreateSoftwareStatement(ctx, admin, store.SoftwareStatement{OrganisationID: o.OrganisationID, ClientName: "App", RedirectURI: []string{"https://app.example/cb"}, Status: lifecycle.Active}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
