@@ -32,3 +32,31 @@ func TestApplicationFormSpeaksToUsers(t *testing.T) {
 		t.Errorf("the form cites the design document: %q", label)
 	}
 }
+
+// TestApplicationListsNameEachItemOnce: a redirect URI or a role listed
+// twice is a 422 naming the list, as an origin or a flag listed twice is;
+// the SSA carried software_roles ["PISP","PISP"] and the redirect URI
+// twice.
+func TestApplicationListsNameEachItemOnce(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Twice"))["OrganisationId"].(string)
+	grant(t, a, oid, setupDomains(t, a), "Payments", "PISP")
+	aid := a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"App","Roles":["PISP"],"RedirectUri":["https://app.example/cb"]}`)["SoftwareStatementId"].(string)
+	before := toJSON(t, a.must(200, "GET", "/organisations/"+oid+"/softwarestatements/"+aid, ""))
+	for field, body := range map[string]string{
+		"Roles":       `{"ClientName":"App","Status":"Active","Roles":["PISP","PISP"],"RedirectUri":["https://app.example/cb"]}`,
+		"RedirectUri": `{"ClientName":"App","Status":"Active","Roles":["PISP"],"RedirectUri":["https://app.example/cb","https://app.example/cb"]}`,
+	} {
+		n := auditTotal(a)
+		if r, m := a.do("POST", "/organisations/"+oid+"/softwarestatements", body); r.StatusCode != 422 || !strings.Contains(fieldsOf(m)[field], "twice") {
+			t.Errorf("create with %s listing an item twice: %d %v, want 422 naming %s", field, r.StatusCode, m, field)
+		}
+		if r, m := a.do("PUT", "/organisations/"+oid+"/softwarestatements/"+aid, body); r.StatusCode != 422 || !strings.Contains(fieldsOf(m)[field], "twice") {
+			t.Errorf("update with %s listing an item twice: %d %v, want 422 naming %s", field, r.StatusCode, m, field)
+		}
+		if after := toJSON(t, a.must(200, "GET", "/organisations/"+oid+"/softwarestatements/"+aid, "")); after != before || auditTotal(a) != n {
+			t.Errorf("a refused %s changed something", field)
+		}
+	}
+}

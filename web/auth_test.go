@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -428,6 +429,24 @@ func TestForbiddenPageOfASignedInAdministrator(t *testing.T) {
 		}
 		if doc.Find(`[data-testid=error-page] a[href="/"]`).Length() == 0 {
 			t.Errorf("%s: no way back to the console: %q", p, page)
+		}
+	}
+}
+
+// TestExpiredTokenSaysWhenOnEveryRequest: a token the service verified
+// before and that has expired since is refused in the same words as one
+// seen first after its expiry ("it expired at …; get a new one"), not in
+// go-oidc's own ("oidc: token is expired").
+func TestExpiredTokenSaysWhenOnEveryRequest(t *testing.T) {
+	clock := &testClock{t: time.Now()}
+	env := webtest.Start(t, func(c *web.Config) { c.Now = clock.Now })
+	a := newAPI(t, env, "admin@example.com")
+	a.must(200, "GET", "/organisations", "")
+	clock.Add(time.Hour)
+	for i := 0; i < 2; i++ {
+		r, m := a.do("GET", "/organisations", "")
+		if d, _ := m["detail"].(string); r.StatusCode != 401 || !strings.Contains(d, "it expired at ") || strings.Contains(d, "oidc") {
+			t.Errorf("request %d after expiry: %d %q, want 401 saying when it expired", i+1, r.StatusCode, d)
 		}
 	}
 }

@@ -427,3 +427,24 @@ func TestCertificateReviewNeverKeepsAPrivateKey(t *testing.T) {
 		}
 	}
 }
+
+// TestCertificateKeptAsItsPEMOnly: text before the certificate's PEM
+// block (which the parser skips) is not kept with it: a NUL there
+// (PostgreSQL's text holds none), bytes that are not UTF-8 or a direction
+// mark were stored and served back as the certificate's PEM.
+func TestCertificateKeptAsItsPEMOnly(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Pem"))["OrganisationId"].(string)
+	for _, before := range []string{"junk\x00\n", "\xff\xfe junk\n", "\u202e\n", "subject=CN=x\r\n"} {
+		cert := webtest.ValidCert(t, "p256", "c")
+		r, m := postPEM(t, a, "/organisations/"+oid+"/certificates/qseal", before+cert)
+		if r.StatusCode != 201 {
+			t.Fatalf("upload with %q before: %d %v", before, r.StatusCode, m)
+		}
+		got := a.must(200, "GET", "/organisations/"+oid+"/certificates/kid/"+m["kid"].(string), "")
+		if got["PEM"] != cert {
+			t.Errorf("upload with %q before kept %q, want the certificate's PEM only", before, got["PEM"])
+		}
+	}
+}

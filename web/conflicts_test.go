@@ -1,10 +1,13 @@
 package web_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/trustframe/trustframe/web/webtest"
 )
@@ -64,5 +67,116 @@ func TestConflictLeadsToWhatIsInTheWay(t *testing.T) {
 	href, _ = doc.Find("[data-testid=in-the-way] li a").Attr("href")
 	if resp.StatusCode != http.StatusConflict || href != "/organisations/"+oid+"/contacts" {
 		t.Errorf("contact type in use: %d, link %q", resp.StatusCode, href)
+	}
+}
+
+// TestInTheWayNamesWhatAPersonRecognises: when a domain, role or
+// authority that claims use cannot be disabled or deleted, and when an
+// Exclusive role conflicts on the Roles tab, the list of what is in the
+// way names the organisation (linked to its Roles tab), the domain and
+// role and the authority. Before, each line read "Claim:
+// AuthorisationDomain Payments, ClaimId 9f…, OrganisationId 4c…, Role
+// PISP": ids no one recognises. The API's payload keeps its fields and
+// gains the names.
+func TestInTheWayNamesWhatAPersonRecognises(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	auth := setupDomains(t, su)
+	oid := su.must(201, "POST", "/organisations", org("Acme Bank"))["OrganisationId"].(string)
+	claim := grant(t, su, oid, auth, "Payments", "PISP")
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	post := func(path string, form url.Values) *goquery.Document {
+		t.Helper()
+		return postRefused(t, c, env.URL+path, form)
+	}
+	// claimLine checks the line of the Acme Bank claim: its words, no ids,
+	// and the link to the organisation's Roles tab.
+	claimLine := func(what string, doc *goquery.Document) {
+		t.Helper()
+		var line *goquery.Selection
+		doc.Find("[data-testid=in-the-way] li").Each(func(_ int, li *goquery.Selection) {
+			if strings.Contains(li.Text(), "Acme Bank") {
+				line = li
+			}
+		})
+		if line == nil {
+			t.Errorf("%s: no line names Acme Bank: %q", what, doc.Find("[data-testid=in-the-way]").Text())
+			return
+		}
+		text := strings.Join(strings.Fields(line.Text()), " ")
+		for _, want := range []string{"Acme Bank", "Payments", "PISP", "Central Bank"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: the line %q does not name %s", what, text, want)
+			}
+		}
+		for _, id := range []string{claim, oid, auth} {
+			if strings.Contains(text, id) {
+				t.Errorf("%s: the line %q shows the id %s", what, text, id)
+			}
+		}
+		if href, _ := line.Find("a").Attr("href"); href != "/organisations/"+oid+"/authority-claims" {
+			t.Errorf("%s: the organisation links to %q", what, href)
+		}
+	}
+	noIDs := func(what string, doc *goquery.Document) {
+		t.Helper()
+		text := doc.Find("[data-testid=in-the-way]").Text()
+		for _, id := range []string{claim, oid, auth} {
+			if strings.Contains(text, id) {
+				t.Errorf("%s: the list shows the id %s: %q", what, id, text)
+			}
+		}
+	}
+
+	doc := post("/references/authorisation-domains/Payments/roles/PISP", url.Values{"Type": {"Federation"}, "Status": {"Inactive"}})
+	claimLine("disable role", doc)
+	doc = post("/references/authorisation-domains/Payments", url.Values{"Status": {"Inactive"}})
+	claimLine("disable domain", doc)
+	doc = post("/references/authorities/"+auth, url.Values{"AuthorityName": {"Central Bank"}, "AuthorityCode": {"CB"}, "Country": {"GB"},
+		"AuthorisationDomains": {"Payments"}, "Status": {"Inactive"}})
+	claimLine("disable authority", doc)
+	doc = post("/references/authorities/"+auth+"/delete", url.Values{})
+	claimLine("delete authority", doc)
+	doc = post("/references/authorisation-domains/Payments/roles/PISP/delete", url.Values{})
+	claimLine("delete role", doc)
+	doc = post("/references/authorisation-domains/Payments/delete", url.Values{})
+	claimLine("delete domain", doc)
+	noIDs("delete domain", doc)
+	// The domain's roles and authority are named too, not as ids.
+	all := strings.Join(strings.Fields(doc.Find("[data-testid=in-the-way]").Text()), " ")
+	for _, want := range []string{"Role: Payments — AISP", "Authority: Central Bank"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("delete domain: the list %q lacks %q", all, want)
+		}
+	}
+
+	// The Roles tab: the Exclusive role refused, the claim in the way named.
+	doc = post("/organisations/"+oid+"/authority-claims", url.Values{"AuthorityId": {auth}, "DomainRole": {"Payments/EXCL"}, "Status": {"Active"}})
+	claimLine("exclusive claim", doc)
+
+	// The API keeps its payload's fields (conflictClaims checks them) and
+	// adds the names.
+	resp, m := su.do("PUT", "/references/authorisation-domains/Payments/roles/PISP", `{"Type":"Federation","Status":"Inactive"}`)
+	if resp.StatusCode != 409 {
+		t.Fatalf("API: %d", resp.StatusCode)
+	}
+	if ids := conflictClaims(t, m); len(ids) != 1 || ids[0] != claim {
+		t.Errorf("API payload claims %v", ids)
+	}
+	_, payload, _ := strings.Cut(m["errors"].([]any)[0].(map[string]any)["message"].(string), "|")
+	var p struct {
+		Claims []map[string]any
+	}
+	if err := json.Unmarshal([]byte(payload), &p); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"ClaimId": claim, "OrganisationId": oid, "OrganisationName": "Acme Bank", "AuthorisationDomain": "Payments", "Role": "PISP",
+		"AuthorityId": auth, "AuthorityName": "Central Bank", "Status": "Active"}
+	for k, v := range want {
+		if p.Claims[0][k] != v {
+			t.Errorf("API payload %s = %v, want %v", k, p.Claims[0][k], v)
+		}
 	}
 }

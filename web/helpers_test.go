@@ -392,3 +392,24 @@ func (refusingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return &http.Response{StatusCode: http.StatusServiceUnavailable, Body: io.NopCloser(strings.NewReader("")), Header: http.Header{}, Request: r}, nil
 }
+
+// auditTotal is how many records the audit log holds.
+func auditTotal(a *api) float64 {
+	a.t.Helper()
+	return a.must(200, "GET", "/audit?size=1", "")["totalSize"].(float64)
+}
+
+// postRefused submits a console form that must be refused as a conflict
+// (409) and returns the page that says so.
+func postRefused(t *testing.T, c *http.Client, u string, form url.Values) *goquery.Document {
+	t.Helper()
+	resp, err := c.PostForm(u, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	if resp.StatusCode != http.StatusConflict {
+		t.Fatalf("%s: status %d, want 409", u, resp.StatusCode)
+	}
+	return doc
+}

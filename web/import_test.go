@@ -359,3 +359,19 @@ func TestImportPageSaysRolesAreNotImported(t *testing.T) {
 		t.Errorf("the import page does not say Roles are not imported: %q", txt)
 	}
 }
+
+// TestImportRefusesTextNoEngineCanKeep: a CSV cell holding a NUL or bytes
+// that are not UTF-8 is a 422 naming its row and column, as in a JSON body
+// or a form (docs/design.md §4), and nothing is imported.
+func TestImportRefusesTextNoEngineCanKeep(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	n := auditTotal(a)
+	r, m := postCSV(t, a, "OrganisationName,RegistrationNumber,CountryOfRegistration,City\nNul\x00Bank,R1,GB,London\nGood Bank,R2,GB,Lon\xffdon\n")
+	if f := fieldsOf(m); r.StatusCode != 422 || f["rows[1].OrganisationName"] == "" || f["rows[2].City"] == "" {
+		t.Fatalf("import with a NUL and a byte not UTF-8: %d %v, want 422 naming rows[1].OrganisationName and rows[2].City", r.StatusCode, m)
+	}
+	if l := a.must(200, "GET", "/organisations", ""); l["totalSize"] != 0.0 || auditTotal(a) != n {
+		t.Fatalf("a refused import changed something: %v", l["totalSize"])
+	}
+}

@@ -44,3 +44,56 @@ func TestKeyMaterialEditRefusalIsBesideItsField(t *testing.T) {
 		t.Errorf("Use shows %q, not what was chosen", v)
 	}
 }
+
+// TestKeyMaterialPutTakesItsKeyAsReadInAnyLayout: a PUT that sends the
+// key material's PublicJwk back as read, but laid out by another JSON
+// library (spaces, another member order), changes the Description; only
+// another key is refused ("the key cannot change").
+func TestKeyMaterialPutTakesItsKeyAsReadInAnyLayout(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Layout"))["OrganisationId"].(string)
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+	path := "/organisations/" + oid + "/key-material/" + a.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)["KeyMaterialID"].(string)
+	jwk := a.must(200, "GET", path, "")["PublicJwk"].(map[string]any)
+	var spaced strings.Builder
+	spaced.WriteString("{ ")
+	for _, m := range []string{"y", "x", "use", "kty", "kid", "crv"} { // another order
+		if v, ok := jwk[m]; ok {
+			if spaced.Len() > 2 {
+				spaced.WriteString(" , ")
+			}
+			spaced.WriteString(`"` + m + `" : "` + v.(string) + `"`)
+		}
+	}
+	spaced.WriteString(" }")
+	if r, m := a.do("PUT", path, `{"PublicJwk": `+spaced.String()+`, "Use":"sig", "Description":"renamed", "Status":"Active"}`); r.StatusCode != 200 || m["Description"] != "renamed" {
+		t.Fatalf("PUT with the key as read, laid out otherwise: %d %v", r.StatusCode, m)
+	}
+	other, _ := json.Marshal(jose.JSONWebKey{Key: &webtest.Key(t, "p256").(*ecdsa.PrivateKey).PublicKey})
+	if r, m := a.do("PUT", path, `{"PublicJwk":`+string(other)+`,"Use":"sig","Status":"Active"}`); r.StatusCode != 422 || fieldsOf(m)["PublicJwk"] == "" {
+		t.Fatalf("PUT with another key: %d %v, want 422", r.StatusCode, m)
+	}
+}
+
+// TestKeyMaterialPEMProblemsNamePEM: a refused PEM is named as the member
+// the client sent, PEM, not PublicJwk, on a create and on an update.
+func TestKeyMaterialPEMProblemsNamePEM(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("PemField"))["OrganisationId"].(string)
+	base := "/organisations/" + oid + "/key-material"
+	for _, pemText := range []string{"not pem", "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\nhello"} {
+		body, _ := json.Marshal(map[string]string{"PEM": pemText, "Use": "sig"})
+		if r, m := a.do("POST", base, string(body)); r.StatusCode != 422 || fieldsOf(m)["PEM"] == "" {
+			t.Errorf("create with PEM %q: %d %v, want 422 naming PEM", pemText, r.StatusCode, m)
+		}
+	}
+	k := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &k.PublicKey})
+	path := base + "/" + a.must(201, "POST", base, `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)["KeyMaterialID"].(string)
+	if r, m := a.do("PUT", path, `{"PEM":"x","Use":"sig","Status":"Active"}`); r.StatusCode != 422 || fieldsOf(m)["PEM"] == "" {
+		t.Errorf("update with a PEM: %d %v, want 422 naming PEM", r.StatusCode, m)
+	}
+}

@@ -305,3 +305,50 @@ func TestPolicyJSONMistakeIsNamed(t *testing.T) {
 		t.Errorf("%d policies saved", len(l))
 	}
 }
+
+// TestPolicyFormStartsEmpty: the new-policy form's Policy field is empty,
+// with an example as its placeholder; it was filled with a real policy
+// ({"grant_types":{"subset_of":["authorization_code"]}}), which a user who
+// pressed Add policy without reading saved. An empty Policy is refused
+// beside the field and nothing is saved.
+func TestPolicyFormStartsEmpty(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	setupDomains(t, su)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	_, doc := page(t, c, env.URL+"/references/role-metadata-policies")
+	field := doc.Find("[data-testid=policy-form] textarea[name=Policy]")
+	if field.Length() != 1 {
+		t.Fatalf("%d Policy fields", field.Length())
+	}
+	if v := field.Text(); strings.TrimSpace(v) != "" {
+		t.Errorf("the Policy field is filled with %q", v)
+	}
+	if ph := field.AttrOr("placeholder", ""); !strings.Contains(ph, "subset_of") {
+		t.Errorf("the Policy field's placeholder is %q, want an example", ph)
+	}
+	for _, typed := range []string{"", "  \n "} {
+		resp, err := c.PostForm(env.URL+"/references/role-metadata-policies", url.Values{"DomainRole": {"Payments/PISP"}, "EntityType": {"openid_relying_party"},
+			"Policy": {typed}, "Status": {"Active"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := docOf(t, resp)
+		msg := doc.Find("#e-Policy").Text()
+		if resp.StatusCode != 422 || !strings.Contains(msg, "Write the policy") {
+			t.Errorf("empty policy %q: %d, message beside the field %q", typed, resp.StatusCode, msg)
+		}
+		if doc.Find("#f-Policy").AttrOr("aria-invalid", "") != "true" {
+			t.Errorf("empty policy %q: the field is not marked invalid", typed)
+		}
+	}
+	if l := su.must(200, "GET", "/references/role-metadata-policies", "")["list"].([]any); len(l) != 0 {
+		t.Errorf("%d policies saved", len(l))
+	}
+	// The API says the same about a missing policy.
+	resp, m := su.do("POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party"}`)
+	if resp.StatusCode != 422 || !strings.Contains(fieldsOf(m)["Policy"], "Write the policy") {
+		t.Errorf("API without a policy: %d %v", resp.StatusCode, m)
+	}
+}

@@ -1033,3 +1033,26 @@ func TestWebhookListSwitchStaysOnTheList(t *testing.T) {
 		t.Fatalf("after saving the webhook's form: at %s", resp.Request.URL.Path)
 	}
 }
+
+// TestWebhookIdCannotChange: a webhook's PUT naming another WebhookId
+// than its URL's is a 422 naming it, as an organisation's, a domain's or
+// an authority's is, not an update of the webhook of the URL.
+func TestWebhookIdCannotChange(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	id := a.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/h","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
+	other := a.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.4.4/h","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
+	before := toJSON(t, a.must(200, "GET", "/references/webhooks/"+id, ""))
+	n := auditTotal(a)
+	for _, wid := range []string{`"` + other + `"`, `"nope"`, `5`} {
+		r, m := a.do("PUT", "/references/webhooks/"+id, `{"WebhookId":`+wid+`,"Url":"https://1.1.1.1/h","SubjectTypes":["Application"]}`)
+		if r.StatusCode != 422 || fieldsOf(m)["WebhookId"] == "" {
+			t.Errorf("PUT with WebhookId %s: %d %v, want 422 naming WebhookId", wid, r.StatusCode, m)
+		}
+	}
+	if after := toJSON(t, a.must(200, "GET", "/references/webhooks/"+id, "")); after != before || auditTotal(a) != n {
+		t.Fatalf("a refused PUT changed the webhook: %s -> %s", before, after)
+	}
+	// Its own id, sent back as read, is fine.
+	a.must(200, "PUT", "/references/webhooks/"+id, `{"WebhookId":"`+id+`","Url":"https://1.1.1.1/h","SubjectTypes":["Application"]}`)
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
 	"github.com/trustframe/trustframe/web/webtest"
 )
 

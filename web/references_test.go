@@ -175,3 +175,74 @@ func TestInTheWayOfReferenceTypesNamesWhatAPersonRecognises(t *testing.T) {
 			"SubjectType": "AuthorisationServer", "SubjectId": srv, "OrganisationName": "Acme Bank", "CertificationType": "FAPI", "SubjectName": "Acme login"})
 	}
 }
+
+// TestReferenceTypeNamesHaveNoSurroundingSpaces: a contact, document or
+// certification type is addressed by its name in its URL, as domains and
+// roles are, and the console trims what it sends: "Billing " beside
+// "Billing" is a 422 naming Name, as for a domain, and nothing is made.
+func TestReferenceTypeNamesHaveNoSurroundingSpaces(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	for _, kind := range []string{"contact-types", "document-types", "certification-types"} {
+		for _, name := range []string{"Billing ", " Billing", "\u00a0Billing", "Billing\u3000"} {
+			n := auditTotal(a)
+			r, m := a.do("POST", "/references/"+kind, `{"Name":"`+name+`"}`)
+			if r.StatusCode != 422 || fieldsOf(m)["Name"] == "" {
+				t.Errorf("POST /references/%s %q: %d %v, want 422 naming Name", kind, name, r.StatusCode, m)
+			}
+			if auditTotal(a) != n {
+				t.Errorf("POST /references/%s %q wrote an audit record", kind, name)
+			}
+		}
+		a.must(201, "POST", "/references/"+kind, `{"Name":"Two words"}`)
+	}
+}
+
+// TestNamesInURLsHaveNoControlCharacters: a name that is its own URL
+// segment (reference types, domains, roles, identity providers) holding a
+// tab, a line break, another control character or a direction mark
+// (U+202E turns "evil" around on screen) is a 422 naming Name, and
+// nothing is made.
+func TestNamesInURLsHaveNoControlCharacters(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	setupDomains(t, a)
+	for _, name := range []string{`Tab\tName`, `New\nLine`, `Bell\u0007`, `C1\u0085x`, `RTL\u202eevil`, `Iso\u2067x`} {
+		for _, c := range []struct{ path, body string }{
+			{"/references/contact-types", `{"Name":"` + name + `"}`},
+			{"/references/certification-types", `{"Name":"` + name + `"}`},
+			{"/references/authorisation-domains", `{"Name":"` + name + `"}`},
+			{"/references/authorisation-domains/Payments/roles", `{"Name":"` + name + `","Type":"Directory"}`},
+			{"/references/identity-providers", `{"Name":"` + name + `","Issuer":"https://login.example.org","EmailDomains":["example.org"]}`},
+		} {
+			n := auditTotal(a)
+			r, m := a.do("POST", c.path, c.body)
+			if r.StatusCode != 422 || fieldsOf(m)["Name"] == "" {
+				t.Errorf("POST %s %s: %d %v, want 422 naming Name", c.path, c.body, r.StatusCode, m)
+			}
+			if auditTotal(a) != n {
+				t.Errorf("POST %s %s wrote an audit record", c.path, c.body)
+			}
+		}
+	}
+	// Letters of any script still make a name.
+	a.must(201, "POST", "/references/contact-types", `{"Name":"فوترة"}`)
+}
+
+// TestFlagIdTakenIsAConflict: a flag created with the FlagId of another
+// flag is a 409, as an organisation's or an authority's taken id is, not
+// a 500 from the table's constraint; nothing is written.
+func TestFlagIdTakenIsAConflict(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	const id = "7a0c6d0e-2f7e-4d8e-9a61-3f5b8f0c1d2e"
+	a.must(201, "POST", "/references/flags", `{"FlagId":"`+id+`","Name":"First","Type":"Organisation"}`)
+	n := auditTotal(a)
+	r, m := a.do("POST", "/references/flags", `{"FlagId":"`+id+`","Name":"Second","Type":"Software_Statement"}`)
+	if r.StatusCode != 409 || !strings.Contains(r.Header.Get("Content-Type"), "problem+json") {
+		t.Fatalf("POST a flag with a taken FlagId: %d %v, want 409", r.StatusCode, m)
+	}
+	if got := a.must(200, "GET", "/references/flags/"+id, ""); got["Name"] != "First" || auditTotal(a) != n {
+		t.Fatalf("a refused create changed something: %v", got)
+	}
+}
