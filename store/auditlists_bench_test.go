@@ -42,40 +42,6 @@ func sqlCase(expr string, list []string) string {
 	return b.String()
 }
 
-// fillAuditLog appends n records to the audit log with one INSERT … SELECT
-// per batch (the log is append-only; this is the quick way to a large
-// one). The mix: 97% ssa_issued on Application, spread over 2,000
-// applications of which one, app-heavy, has a tenth of them; the rest
-// over 15 subject types and 40 other actions. It returns the records
-// of app-heavy.
-func fillAuditLog(tb testing.TB, db *DB, n int) int {
-	tb.Helper()
-	ctx := context.Background()
-	const batch = 100000
-	rare := `(i / 33)`
-	cols := `(at, actor, action, subject_type, subject_id, organisation_id, key_id, certificate_type, summary)`
-	sel := `SELECT '2026-01-01T00:00:00Z', 'bench@example.com',
-		CASE WHEN i % 33 = 0 THEN ` + sqlCase(rare+` / 15`, auditMixActions) + ` ELSE 'ssa_issued' END,
-		CASE WHEN i % 33 = 0 THEN ` + sqlCase(rare, auditMixSubjects) + ` ELSE 'Application' END,
-		CASE WHEN i % 33 = 0 THEN 'thing-' || (i % 5000) WHEN i % 10 = 1 THEN 'app-heavy' ELSE 'app-' || (i % 2000) END,
-		'org-' || (i % 1000), '', '', 'benchmark record'`
-	for from := 1; from <= n; from += batch {
-		to := min(from+batch-1, n)
-		q := fmt.Sprintf(`WITH RECURSIVE s(i) AS (SELECT %d UNION ALL SELECT i + 1 FROM s WHERE i < %d)
-			INSERT INTO audit_log %s %s FROM s`, from, to, cols, sel)
-		if _, err := db.db.ExecContext(ctx, q); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	var heavy int
-	for i := 1; i <= n; i++ {
-		if i%33 != 0 && i%10 == 1 {
-			heavy++
-		}
-	}
-	return heavy
-}
-
 // BenchmarkAuditFilterLists times the audit page's filter lists (the
 // Action and Subject type select boxes, handlers/pages.go) and the
 // certificate and application audit pages' Action lists on a log of a

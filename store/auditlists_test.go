@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -196,40 +194,6 @@ func TestAuditFilterListsFilledByMigration(t *testing.T) {
 func queryPlan(t *testing.T, d *DB, q string, args ...any) string {
 	t.Helper()
 	return queryPlanOn(t, d.db, d.Engine(), q, args...)
-}
-
-// queryPlanOn is queryPlan on one connection (or any querier) of engine e:
-// the plan's lines (SQLite's details, PostgreSQL's lines), one a line.
-func queryPlanOn(t *testing.T, db interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, e Engine, q string, args ...any) string {
-	t.Helper()
-	explain := `EXPLAIN QUERY PLAN `
-	if e == Postgres {
-		explain = `EXPLAIN `
-	}
-	rows, err := db.QueryContext(context.Background(), explain+q, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var plan []string
-	for rows.Next() {
-		v := make([]any, len(cols))
-		p := make([]any, len(cols))
-		for i := range v {
-			p[i] = &v[i]
-		}
-		if err := rows.Scan(p...); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, fmt.Sprint(v[len(v)-1]))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(plan, "\n")
 }
 
 // The audit page's lists (and the certificate audit's, by subject type)

@@ -106,11 +106,3 @@ func TestCopySQLiteToPostgres(t *testing.T) {
 		t.Fatalf("the refused copy changed the audit log: %d -> %d", before, after)
 	}
 }
-
-func ids(l []store.Organisation) []string {
-	var out []string
-	for _, o := range l {
-		out = append(out, o.OrganisationID)
-	}
-	return out
-}

@@ -7,24 +7,7 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/trustframe/trustframe/store/storetest"
 )
-
-func openInternal(t *testing.T, opts ...Option) *DB {
-	t.Helper()
-	d, err := Open(context.Background(), storetest.Path(t), nil, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	// The key the tests' SSA records name: a record is written only while
-	// its key is Active (RecordSSA).
-	if err := d.AddSigningKey(context.Background(), Audit{Actor: "a@example.com"}, SigningKey{Kid: "kid", Alg: "PS256", PublicJWK: `{}`, PrivateEnc: []byte("x")}); err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
 
 // waitFor polls cond (under the group's lock) until it holds; it fails the
 // test after a generous bound instead of hanging.

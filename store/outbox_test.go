@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,12 +10,7 @@ import (
 	"github.com/trustframe/trustframe/store/storetest"
 )
 
-// clock is a time that a test moves on.
-type clock struct{ ns atomic.Int64 }
-
-func (c *clock) now() time.Time      { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *clock) add(d time.Duration) { c.ns.Add(int64(d)) }
-func newClock(t time.Time) *clock    { c := &clock{}; c.ns.Store(t.UnixNano()); return c }
+func newClock(t time.Time) *clock { c := &clock{}; c.ns.Store(t.UnixNano()); return c }
 func outboxIDs(ms []store.OutboxMessage) []int64 {
 	out := []int64{}
 	for _, m := range ms {

@@ -71,12 +71,3 @@ func TestRecordSSARefusesARetiredKey(t *testing.T) {
 		t.Fatalf("records: Active key %d (want 20), retired key %d (want 0)", n, m)
 	}
 }
-
-// withSigningKey adds an Active SSA key kid: RecordSSA writes records only
-// for an Active key.
-func withSigningKey(t *testing.T, db *store.DB, kid string) {
-	t.Helper()
-	if err := db.AddSigningKey(context.Background(), store.Audit{Actor: "admin@example.com"}, store.SigningKey{Kid: kid, Alg: "PS256", PublicJWK: `{}`, PrivateEnc: []byte("x")}); err != nil {
-		t.Fatal(err)
-	}
-}

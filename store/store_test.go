@@ -15,16 +15,6 @@ import (
 	"github.com/trustframe/trustframe/store/storetest"
 )
 
-func open(t *testing.T) *store.DB {
-	t.Helper()
-	db, err := store.Open(context.Background(), storetest.Path(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 // A database a newer release has migrated (a migration past this
 // binary's last) is refused at open on either engine, before anything is
 // applied, naming the migration (docs/decisions.md).

@@ -28,22 +28,6 @@ var publicAPI = map[string]bool{
 	"/api/participants": true, "/api/releases": true, "/api/releases/{version}/openapi.yaml": true, "/api/keystore/ssa.jwks": true,
 }
 
-// superOnly says whether docs/design.md §3 and §12 keep a route to Super
-// Users: Reference Data and the administrators, except that every
-// administrator reads domains, roles and authorities.
-func superOnly(method, route string) bool {
-	if strings.HasPrefix(route, "/api/users/") {
-		return true
-	}
-	if !strings.HasPrefix(route, "/api/references/") {
-		return false
-	}
-	if strings.HasPrefix(route, "/api/references/authorisation-domains") || strings.HasPrefix(route, "/api/references/authorities") {
-		return method != http.MethodGet
-	}
-	return true
-}
-
 // snapshot is what a Super User reads of everything the walked routes
 // could change, the audit log's size first.
 func snapshot(t *testing.T, su *api, orgs ...string) string {

@@ -17,29 +17,6 @@ import (
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
-// do sends a request with an optional bearer token and JSON body.
-func do(t *testing.T, method, url, token, body string) (*http.Response, string) {
-	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, _ := http.NewRequest(method, url, rd)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
-}
-
 func TestWebSignInAsSuperUser(t *testing.T) {
 	env := webtest.Start(t, nil)
 	c := webtest.Browser()

@@ -17,11 +17,6 @@ import (
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
-type changePage struct {
-	Content    []store.Change `json:"content"`
-	NextCursor string         `json:"nextCursor"`
-}
-
 // getChanges reads one answer of the feed (usable from any goroutine).
 func getChanges(base, tok, query string) (int, changePage, string, error) {
 	req, _ := http.NewRequest(http.MethodGet, base+"/api/changes?"+query, nil)

@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -9,18 +8,6 @@ import (
 
 	"github.com/trustframe/trustframe/web/webtest"
 )
-
-func tokenForm(t *testing.T, base string, form url.Values) (int, map[string]any) {
-	t.Helper()
-	resp, err := http.PostForm(base+"/dev/idp/token", form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var m map[string]any
-	json.NewDecoder(resp.Body).Decode(&m)
-	return resp.StatusCode, m
-}
 
 // The development identity provider's codes and refresh tokens follow
 // OAuth: a code works once, a refresh token is rotated, a revoked refresh

@@ -20,35 +20,6 @@ import (
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
-// conflictClaims reads the 409 body: errors[0].message is
-// "summary|{"Claims":[…]}"; it returns the ClaimIds of the payload.
-func conflictClaims(t *testing.T, m map[string]any) []string {
-	t.Helper()
-	errs, _ := m["errors"].([]any)
-	if len(errs) == 0 {
-		t.Fatalf("no errors in %v", m)
-	}
-	msg := errs[0].(map[string]any)["message"].(string)
-	summary, payload, ok := strings.Cut(msg, "|")
-	if !ok || summary == "" {
-		t.Fatalf("not summary|payload: %q", msg)
-	}
-	var p struct {
-		Claims []struct{ ClaimId, OrganisationId, AuthorisationDomain, Role string }
-	}
-	if err := json.Unmarshal([]byte(payload), &p); err != nil || len(p.Claims) == 0 {
-		t.Fatalf("payload %q: %v", payload, err)
-	}
-	var ids []string
-	for _, c := range p.Claims {
-		if c.OrganisationId == "" || c.AuthorisationDomain == "" || c.Role == "" {
-			t.Fatalf("a claim of the payload is not named in full: %+v", c)
-		}
-		ids = append(ids, c.ClaimId)
-	}
-	return ids
-}
-
 func TestDomainsAccessMatrix(t *testing.T) {
 	env := webtest.Start(t, nil)
 	su := newAPI(t, env, "admin@example.com")

@@ -1,69 +1,15 @@
 package web_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
-	"github.com/trustframe/trustframe/dpop"
 	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
-
-func newDPoPSigner(t *testing.T) *dpop.Signer { return newDPoPSignerB(t) }
-
-func newDPoPSignerB(t testing.TB) *dpop.Signer {
-	t.Helper()
-	k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	s, err := dpop.NewSigner(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func proof(t *testing.T, s *dpop.Signer, method, uri, token, nonce string) string {
-	t.Helper()
-	p, err := s.Proof(method, uri, token, nonce)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func claimsOf(t *testing.T, jwt string) map[string]any {
-	t.Helper()
-	parts := strings.Split(jwt, ".")
-	b, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	return m
-}
-
-func call(t *testing.T, method, u string, hdr http.Header) (*http.Response, string) {
-	t.Helper()
-	req, _ := http.NewRequest(method, u, nil)
-	for k, v := range hdr {
-		req.Header[k] = v
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
-}
 
 // TestDPoPEndToEnd obtains a DPoP-bound token exactly as an external client
 // would and presents it the right way and the wrong ways.
@@ -147,24 +93,6 @@ func TestTokenEndpointRefusesInvalidProof(t *testing.T) {
 	}
 }
 
-func refresh(t *testing.T, base, refreshToken string, hdr http.Header) (int, map[string]any) {
-	t.Helper()
-	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {"trustframe-cli"}}
-	req, _ := http.NewRequest("POST", base+"/dev/idp/token", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	for k, v := range hdr {
-		req.Header[k] = v
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var m map[string]any
-	json.NewDecoder(resp.Body).Decode(&m)
-	return resp.StatusCode, m
-}
-
 func TestRefreshTokenStaysBoundToTheKey(t *testing.T) {
 	env := webtest.Start(t, nil)
 	key := newDPoPSigner(t)
@@ -238,31 +166,6 @@ func TestProtectedResourceMetadata(t *testing.T) {
 	if r.StatusCode != 200 || m["resource"] != env.URL+"/api" || m["authorization_servers"].([]any)[0] != env.URL+"/dev/idp" {
 		t.Fatalf("%d %s", r.StatusCode, b)
 	}
-}
-
-// tokenPoster signs admin@example.com in at base's development identity
-// provider (PKCE) and returns a function that redeems the code at the token
-// endpoint with a DPoP proof carrying nonce (empty: none).
-func tokenPoster(t *testing.T, base string, key *dpop.Signer) func(nonce string) (*http.Response, map[string]any) {
-	tokURL := base + "/dev/idp/token"
-	verifier, challenge := webtest.PKCE()
-	redirect := "http://127.0.0.1:8765/cb"
-	code := webtest.Authorize(t, base, "admin@example.com", redirect, challenge)
-	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect}, "client_id": {"trustframe-cli"}, "code_verifier": {verifier}}
-	post := func(nonce string) (*http.Response, map[string]any) {
-		req, _ := http.NewRequest("POST", tokURL, strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("DPoP", proof(t, key, "POST", tokURL, "", nonce))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var m map[string]any
-		json.NewDecoder(resp.Body).Decode(&m)
-		return resp, m
-	}
-	return post
 }
 
 // TestDPoPNonceChallengeCarriesOneNonce: RFC 9449 §8 gives DPoP-Nonce one

@@ -1,12 +1,10 @@
 package web_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
@@ -56,18 +54,6 @@ func TestAPITokensRefuseUnverifiedEmail(t *testing.T) {
 	bindProvider(t, env, "partner", bound.srv.URL, "automation", "")
 	check("bound provider, verified", tok(bound.srv.URL, "automation", true), 200)
 	check("bound provider, email_verified false", tok(bound.srv.URL, "automation", false), 401)
-}
-
-// bindProvider adds an Active identity provider to Reference Data, as a
-// Super User would, for any e-mail domain.
-func bindProvider(t *testing.T, env *webtest.Env, name, iss, audience, clientID string) {
-	t.Helper()
-	_, err := env.DB.CreateIdentityProvider(context.Background(), store.Audit{Actor: "admin@example.com"}, store.IdentityProvider{
-		Name: name, Issuer: iss, JwksURI: iss + "/jwks", Audience: audience, EmailClaim: "email", Status: "Active",
-		EmailDomains: []string{"*"}, ClientID: clientID})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // Only email_verified true (the boolean, or the string "true" as some

@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"encoding/csv"
 	"net/http"
 	"net/url"
 	"strings"
@@ -10,27 +9,6 @@ import (
 
 	"github.com/trustframe/trustframe/web/webtest"
 )
-
-func getCSV(t *testing.T, c *http.Client, url, token string) (*http.Response, [][]string) {
-	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		return resp, nil
-	}
-	rows, err := csv.NewReader(resp.Body).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, rows
-}
 
 // The organisation list downloads as CSV with its search, filters and sort,
 // and no cell can turn into a spreadsheet formula.

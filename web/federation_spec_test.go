@@ -16,7 +16,6 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 
-	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -73,39 +72,6 @@ func newSpecLeaf(t *testing.T, key *ecdsa.PrivateKey, kid string) *specLeaf {
 	return l
 }
 
-// specEnv is a directory with one Active organisation "Acme Bank" whose
-// key material holds key, and an Active application whose federation
-// entity is the leaf; mod, when given, changes the server's configuration.
-func specEnv(t *testing.T, mod ...func(*web.Config)) (*webtest.Env, *specLeaf, jose.JSONWebKeySet) {
-	env := webtest.Start(t, func(c *web.Config) {
-		for _, m := range mod {
-			m(c)
-		}
-	})
-	a := newAPI(t, env, "admin@example.com")
-	oid := a.must(201, "POST", "/organisations", `{"OrganisationName":"Acme Bank","RegistrationNumber":"A-1","CountryOfRegistration":"GB","Status":"Active"}`)["OrganisationId"].(string)
-	key := webtest.Key(t, "p256").(*ecdsa.PrivateKey)
-	pb, _ := json.Marshal(jose.JSONWebKey{Key: key.Public(), KeyID: "acme-sig-1"})
-	kid := a.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pb)+`,"Use":"sig"}`)["Kid"].(string)
-	leaf := newSpecLeaf(t, key, kid)
-	anchor := env.URL
-	leaf.claims = func(id string, now time.Time) map[string]any {
-		return map[string]any{"iss": id, "sub": id, "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(),
-			"jwks":            jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: key.Public(), KeyID: kid}}},
-			"authority_hints": []string{anchor},
-			"metadata": map[string]any{
-				"federation_entity":    map[string]any{"organization_name": "Self-declared Name"},
-				"openid_relying_party": map[string]any{"client_name": "Acme RP"},
-			}}
-	}
-	a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Acme RP","Status":"Active","FederationEntityId":"`+leaf.srv.URL+`"}`)
-	_, _, ec := fedGet(t, env, "/.well-known/openid-federation")
-	keys := jose.JSONWebKeySet{}
-	kb, _ := json.Marshal(fedClaims(t, ec, "entity-statement+jwt", nil)["jwks"])
-	_ = json.Unmarshal(kb, &keys)
-	return env, leaf, keys
-}
-
 // TestFederationResolveFetchesWithinABudget: resolve is public, and each
 // one fetches the participant's entity configuration; a stream of resolves
 // about one participant fetches it at most a burst and then about once a
@@ -158,10 +124,6 @@ func TestFederationResolveVouchesOnlyForTheRegisteredKind(t *testing.T) {
 	if md["openid_relying_party"] == nil || md["federation_entity"] == nil {
 		t.Fatalf("the allowed types were dropped too: %v", md)
 	}
-}
-
-func resolvePath(env *webtest.Env, sub string) string {
-	return "/federation/resolve?sub=" + url.QueryEscape(sub) + "&trust_anchor=" + url.QueryEscape(env.URL)
 }
 
 // TestFederationResolveAppliesStatementMetadata: the metadata claim of the

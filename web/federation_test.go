@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -52,56 +51,6 @@ func newLeaf(t *testing.T, key *ecdsa.PrivateKey, kid string, metadata map[strin
 	}))
 	t.Cleanup(l.srv.Close)
 	return l
-}
-
-// fedGet fetches a federation endpoint of the directory.
-func fedGet(t *testing.T, env *webtest.Env, path string) (int, string, string) {
-	t.Helper()
-	resp, err := http.Get(env.URL + path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
-}
-
-// claimsOf verifies a statement with one of keys (nil: its own jwks) and returns its claims.
-func fedClaims(t *testing.T, tok, typ string, keys *jose.JSONWebKeySet) map[string]any {
-	t.Helper()
-	jws, err := jose.ParseSignedCompact(tok, []jose.SignatureAlgorithm{jose.ES256})
-	if err != nil {
-		t.Fatalf("not a JWS: %v: %s", err, tok)
-	}
-	if got := jws.Signatures[0].Header.ExtraHeaders[jose.HeaderType]; got != typ {
-		t.Fatalf("typ %v, want %s", got, typ)
-	}
-	var claims map[string]any
-	_ = json.Unmarshal(jws.UnsafePayloadWithoutVerification(), &claims)
-	if keys == nil {
-		b, _ := json.Marshal(claims["jwks"])
-		keys = &jose.JSONWebKeySet{}
-		_ = json.Unmarshal(b, keys)
-	}
-	for _, k := range keys.Key(jws.Signatures[0].Header.KeyID) {
-		if _, err := jws.Verify(k); err == nil {
-			return claims
-		}
-	}
-	t.Fatalf("no key verifies the %s", typ)
-	return nil
-}
-
-func jsonEq(t *testing.T, got any, want string) {
-	t.Helper()
-	var w any
-	_ = json.Unmarshal([]byte(want), &w)
-	gb, _ := json.Marshal(got)
-	var g any
-	_ = json.Unmarshal(gb, &g)
-	if !reflect.DeepEqual(g, w) {
-		t.Fatalf("got %s, want %s", gb, want)
-	}
 }
 
 // TestDirectoryFederationEndToEnd: the directory is the trust anchor of an
@@ -282,11 +231,6 @@ func TestDirectoryFederationEndToEnd(t *testing.T) {
 			t.Errorf("%s: %d %s %s", path, code, ctype, body)
 		}
 	}
-}
-
-func fedJSON(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
 }
 
 // TestFederationKeyRotation: a rotation from Reference Data signs from now

@@ -20,39 +20,6 @@ import (
 // kept, and nothing saved. Before, the forms below answered a whole error
 // page naming the field, and what was typed was lost.
 
-// besideField checks a refused form: the status, the message beside
-// field, the field marked invalid, and the values kept (input name ->
-// value; a select's chosen option counts).
-func besideField(t *testing.T, what string, status, want int, doc *goquery.Document, field string, kept map[string]string) {
-	t.Helper()
-	if status != want {
-		t.Fatalf("%s: status %d, want %d; page %q", what, status, want, doc.Find("main").Text())
-	}
-	if doc.Find("[data-testid=error-"+field+"]").Text() == "" {
-		t.Errorf("%s: no message beside %s; page %q", what, field, doc.Find("main").Text())
-	}
-	marked := false
-	doc.Find("[name=" + field + "]").Each(func(_ int, in *goquery.Selection) {
-		marked = marked || in.AttrOr("aria-invalid", "") == "true" && in.AttrOr("aria-describedby", "") == "e-"+field
-	})
-	if !marked {
-		t.Errorf("%s: no field %s marked invalid (aria-invalid, aria-describedby=e-%s)", what, field, field)
-	}
-	for name, v := range kept {
-		sel := doc.Find("[name=" + name + "]").First()
-		got := sel.AttrOr("value", "")
-		switch goquery.NodeName(sel) {
-		case "select":
-			got = sel.Find("option[selected]").AttrOr("value", "")
-		case "textarea":
-			got = sel.Text()
-		}
-		if got != v {
-			t.Errorf("%s: %s is %q, want %q kept", what, name, got, v)
-		}
-	}
-}
-
 // TestClaimFormRefusalIsShownBesideItsField: the Roles tab's claim form
 // with a control character in RegistrationId answered a 422 error page.
 func TestClaimFormRefusalIsShownBesideItsField(t *testing.T) {

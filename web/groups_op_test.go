@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
 	"io"
@@ -31,14 +30,6 @@ type groupsOP struct {
 	email  string // the next sign-in's e-mail
 	groups any    // the next sign-in's groups claim (nil: absent)
 	codes  map[string]map[string]any
-}
-
-func newGroupsOP(t *testing.T) *groupsOP {
-	k, _ := rsa.GenerateKey(rand.Reader, 2048)
-	op := &groupsOP{key: k, codes: map[string]map[string]any{}}
-	op.srv = httptest.NewServer(http.HandlerFunc(op.serve))
-	t.Cleanup(op.srv.Close)
-	return op
 }
 
 // next sets who signs in next and their groups.
@@ -105,13 +96,6 @@ func (op *groupsOP) accessToken(email string, groups any) string {
 	return op.sign("at+jwt", c)
 }
 
-// bindGroups binds op as name for example.com with these group mappings.
-func bindGroups(t *testing.T, admin *api, op *groupsOP, name, mappings string) {
-	t.Helper()
-	admin.must(201, "POST", "/references/identity-providers", `{"Name":"`+name+`","EmailDomains":["example.com"],"Issuer":"`+op.srv.URL+
-		`","Audience":"automation","ClientId":"console","GroupRoles":`+mappings+`}`)
-}
-
 // auditOf lists "Action SubjectType SubjectId" of the audit records with
 // this action.
 func auditOf(t *testing.T, admin *api, action string) []string {
@@ -124,12 +108,6 @@ func auditOf(t *testing.T, admin *api, action string) []string {
 		out = append(out, rec["Actor"].(string)+"|"+rec["SubjectType"].(string)+"|"+rec["SubjectId"].(string)+"|"+rec["Summary"].(string))
 	}
 	return out
-}
-
-func status(t *testing.T, tok, u string) (int, string) {
-	t.Helper()
-	r, b := do(t, "GET", u, tok, "")
-	return r.StatusCode, b
 }
 
 // API tokens: the first call with a mapped group creates the administrator

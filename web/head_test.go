@@ -44,26 +44,6 @@ func problemType(path string) string {
 // headClient sends one request and never follows a redirect.
 var headClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
-func send(t *testing.T, method, url string, hdr ...string) (*http.Response, string) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		if hdr[i+1] != "" {
-			req.Header.Set(hdr[i], hdr[i+1])
-		}
-	}
-	resp, err := headClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
-}
-
 // sessionCookie signs email in and returns its session cookie.
 func sessionCookie(t *testing.T, env *webtest.Env, email string) string {
 	t.Helper()

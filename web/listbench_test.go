@@ -18,33 +18,6 @@ import (
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
-// benchDir returns a data directory seeded with n organisations, made once
-// and kept in the temp dir between runs (seeding 100,000 takes ~30 s).
-func benchDir(b *testing.B, n int) string {
-	dir := os.Getenv("TRUSTFRAME_BENCH_DIR")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "trustframe-bench-"+strconv.Itoa(n))
-	}
-	marker := filepath.Join(dir, "seeded")
-	if _, err := os.Stat(marker); err == nil {
-		return dir
-	}
-	os.RemoveAll(dir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		b.Fatal(err)
-	}
-	db, err := store.Open(context.Background(), filepath.Join(dir, "trustframe.db"), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := db.SeedDirectory(context.Background(), store.Audit{Actor: "bench"}, n, 1); err != nil {
-		b.Fatal(err)
-	}
-	db.Close()
-	os.WriteFile(marker, nil, 0o600)
-	return dir
-}
-
 // benchDatabase returns the data directory and database of the list
 // benchmarks: benchDir's SQLite file, or with TRUSTFRAME_BENCH_DATABASE set
 // to a postgres:// URL that database, seeded once with n organisations
@@ -84,13 +57,6 @@ func benchDatabase(b *testing.B, n int) (dir, database string) {
 		b.Fatalf("TRUSTFRAME_BENCH_DATABASE holds %d organisations, want %d (or none)", have, n)
 	}
 	return dir, database
-}
-
-func benchOrgs() int {
-	if n, err := strconv.Atoi(os.Getenv("TRUSTFRAME_BENCH_ORGS")); err == nil && n > 0 {
-		return n
-	}
-	return 100_000
 }
 
 // BenchmarkOrganisationList measures the organisation list at 100,000

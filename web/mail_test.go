@@ -32,14 +32,6 @@ type fakeSMTP struct {
 	auth   []string // AUTH commands received
 }
 
-func startSMTP(t *testing.T) *fakeSMTP {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return serveSMTP(t, ln)
-}
-
 // startSMTPS is fakeSMTP over implicit TLS (smtps://) with a self-signed
 // certificate for 127.0.0.1, and the pool that trusts it.
 func startSMTPS(t *testing.T) (*fakeSMTP, *x509.CertPool) {

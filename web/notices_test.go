@@ -176,11 +176,3 @@ func TestExpiryNoticesToOrganisationContacts(t *testing.T) {
 		t.Errorf("the administrator got:\n%s", admin)
 	}
 }
-
-func keys(m map[string]string) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}

@@ -16,20 +16,6 @@ import (
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
-func page(t *testing.T, c *http.Client, u string) (*http.Response, *goquery.Document) {
-	t.Helper()
-	resp, err := c.Get(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	doc, err := goquery.NewDocumentFromReader(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, doc
-}
-
 func TestDataAdministratorHasNoReferenceData(t *testing.T) {
 	env := webtest.Start(t, nil)
 	admin := webtest.Browser()

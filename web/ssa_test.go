@@ -24,33 +24,6 @@ import (
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
-func getRaw(t *testing.T, a *api, path string) (*http.Response, string) {
-	t.Helper()
-	req, _ := http.NewRequest("GET", a.base+"/api"+path, nil)
-	req.Header.Set("Authorization", "Bearer "+a.token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
-}
-
-func jwtParts(t *testing.T, tok string) (map[string]any, map[string]any) {
-	t.Helper()
-	p := strings.Split(tok, ".")
-	if len(p) != 3 {
-		t.Fatalf("not a JWS: %q", tok)
-	}
-	var h, c map[string]any
-	hb, _ := base64.RawURLEncoding.DecodeString(p[0])
-	cb, _ := base64.RawURLEncoding.DecodeString(p[1])
-	json.Unmarshal(hb, &h)
-	json.Unmarshal(cb, &c)
-	return h, c
-}
-
 func fetchKeyset(t *testing.T, base string) (string, []ssa.JWK) {
 	t.Helper()
 	resp, err := http.Get(base + "/keystore/ssa.jwks")
@@ -65,14 +38,6 @@ func fetchKeyset(t *testing.T, base string) (string, []ssa.JWK) {
 	var set struct{ Keys []ssa.JWK }
 	json.Unmarshal(b, &set)
 	return string(b), set.Keys
-}
-
-func setupApp(t *testing.T, a *api) (string, string) {
-	oid := a.must(201, "POST", "/organisations", strings.TrimSuffix(org("Acme"), "}")+`,"Status":"Active"}`)["OrganisationId"].(string)
-	grant(t, a, oid, setupDomains(t, a), "Payments", "PISP") // an application's roles are those its organisation holds
-	app := a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Payments","RedirectUri":["https://tpp.example/cb"],"Roles":["PISP"],
-		"backchannel_token_delivery_mode":"ping","backchannel_client_notification_endpoint":"https://tpp.example/ciba","software_origins_uri":["https://tpp.example"]}`)
-	return oid, app["SoftwareStatementId"].(string)
 }
 
 func TestSSASigningAlgs(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
-	"sort"
 	"testing"
 	"time"
 
@@ -67,18 +66,4 @@ func BenchmarkSSA(b *testing.B) {
 			}
 		})
 	}
-}
-
-func median(l []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), l...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
-}
-
-func mustJSON(b *testing.B, a *api, method, path, body string) map[string]any {
-	resp, m := a.do(method, path, body)
-	if resp.StatusCode/100 != 2 {
-		b.Fatalf("%s %s: %d %v", method, path, resp.StatusCode, m)
-	}
-	return m
 }

@@ -1,15 +1,11 @@
 package web_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
-
-	"github.com/PuerkitoBio/goquery"
 
 	"github.com/trustframe/trustframe/web/webtest"
 )
@@ -32,24 +28,6 @@ var refusedInLines = []string{
 // ordinaryText is text the rule lets through: accents, CJK, emoji, and a
 // zero-width joiner inside an emoji sequence.
 var ordinaryText = []string{"Société Générale", "株式会社テスト", "Bank 🏦", "Team 👩\u200d💻"}
-
-func htmlDoc(t *testing.T, body []byte) *goquery.Document {
-	t.Helper()
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc
-}
-
-func jsonBody(t *testing.T, m map[string]any) string {
-	t.Helper()
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 // TestTextRuleRefusesControlsAndDirectionMarks: free text a person reads
 // holds no control character, direction mark or line separator (one-line

@@ -3,7 +3,6 @@ package web_test
 import (
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"strings"
 	"testing"
 
@@ -26,15 +25,6 @@ func signInStatus(t *testing.T, base string, xff ...string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
-}
-
-func proxies(t *testing.T, s string) []netip.Prefix {
-	t.Helper()
-	p, err := web.ParseTrustedProxies(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // TestTrustedProxyClientBuckets: behind a trusted proxy (the test's

@@ -3,7 +3,6 @@ package web_test
 import (
 	"crypto/rand"
 	"crypto/rsa"
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -131,12 +130,6 @@ func (op *userInfoOP) accessToken(sub, jkt string) string {
 		c["cnf"] = map[string]any{"jkt": jkt}
 	}
 	return op.sign("at+jwt", c)
-}
-
-func randomID() string {
-	b := make([]byte, 12)
-	rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 func (op *userInfoOP) set(f func(op *userInfoOP)) {

@@ -2,8 +2,6 @@ package web_test
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -27,25 +25,6 @@ import (
 	"github.com/trustframe/trustframe/webhooks"
 )
 
-// startDelivering starts a server whose deliverer runs, with loopback
-// receivers allowed and quick retries.
-func startDelivering(t *testing.T, mod func(*web.Config)) *webtest.Env {
-	t.Helper()
-	env := webtest.Start(t, func(c *web.Config) {
-		c.AllowPrivateWebhookURLs = true
-		c.WebhookTimeout = time.Second
-		c.WebhookBackoff = func(int) time.Duration { return 200 * time.Millisecond }
-		if mod != nil {
-			mod(c)
-		}
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { env.Server.DeliverWebhooks(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return env
-}
-
 type received struct {
 	ID   string
 	Body struct {
@@ -55,113 +34,9 @@ type received struct {
 	}
 }
 
-// receiver is a webhook endpoint that verifies every request with the
-// Standard Webhooks algorithm, written here from the specification
-// (https://www.standardwebhooks.com/): the key is the base64 after
-// "whsec_"; the signed content is "<webhook-id>.<webhook-timestamp>.<body>";
-// webhook-signature holds space-separated "v1,<base64 HMAC-SHA256>"; the
-// timestamp must be within five minutes.
-type receiver struct {
-	t      *testing.T
-	mu     sync.Mutex
-	secret string
-	got    []received
-	answer func(n int) int // status for the n-th request (0-based)
-	srv    *httptest.Server
-}
-
-func newReceiver(t *testing.T) *receiver {
-	rc := &receiver{t: t, answer: func(int) int { return 200 }}
-	rc.srv = httptest.NewServer(http.HandlerFunc(rc.serve))
-	t.Cleanup(rc.srv.Close)
-	return rc
-}
-
-func (rc *receiver) verify(r *http.Request, body []byte) string {
-	rc.mu.Lock()
-	secret := rc.secret
-	rc.mu.Unlock()
-	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
-	if err != nil || !strings.HasPrefix(secret, "whsec_") {
-		return "bad secret " + secret
-	}
-	id, ts := r.Header.Get("webhook-id"), r.Header.Get("webhook-timestamp")
-	secs, err := strconv.ParseInt(ts, 10, 64)
-	if id == "" || err != nil {
-		return "missing webhook-id or webhook-timestamp"
-	}
-	if d := time.Since(time.Unix(secs, 0)); d > 5*time.Minute || d < -5*time.Minute {
-		return "timestamp out of tolerance"
-	}
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(id + "." + ts + "." + string(body)))
-	want := base64.StdEncoding.EncodeToString(mac.Sum(nil))
-	for _, sig := range strings.Fields(r.Header.Get("webhook-signature")) {
-		v, s, ok := strings.Cut(sig, ",")
-		if ok && v == "v1" && hmac.Equal([]byte(s), []byte(want)) {
-			return ""
-		}
-	}
-	return "no valid v1 signature in " + r.Header.Get("webhook-signature")
-}
-
-func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	if msg := rc.verify(r, body); msg != "" {
-		rc.t.Errorf("receiver: %s", msg)
-		w.WriteHeader(400)
-		return
-	}
-	var rec received
-	rec.ID = r.Header.Get("webhook-id")
-	if err := json.Unmarshal(body, &rec.Body); err != nil {
-		rc.t.Errorf("receiver: body %s: %v", body, err)
-	}
-	rc.mu.Lock()
-	n := len(rc.got)
-	rc.got = append(rc.got, rec)
-	answer := rc.answer
-	rc.mu.Unlock()
-	w.WriteHeader(answer(n))
-}
-
-func (rc *receiver) received() []received {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return append([]received(nil), rc.got...)
-}
-
-// waitFor polls cond (the deliverer works in the background) up to d.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 type webhookAnswer struct {
 	store.Webhook
 	Secret string `json:"Secret"`
-}
-
-func createWebhook(t *testing.T, env *webtest.Env, tok, body string) webhookAnswer {
-	t.Helper()
-	resp, b := do(t, "POST", env.URL+"/api/references/webhooks", tok, body)
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("create webhook: %d %s", resp.StatusCode, b)
-	}
-	var w webhookAnswer
-	if err := json.Unmarshal([]byte(b), &w); err != nil {
-		t.Fatal(err)
-	}
-	if resp.Header.Get("Location") != "/api/references/webhooks/"+w.WebhookID {
-		t.Fatalf("Location %q", resp.Header.Get("Location"))
-	}
-	return w
 }
 
 // TestWebhookDeliveriesSignedOnceRetriedAndStoppedWhenInactive is the

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,89 +8,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/PuerkitoBio/goquery"
 )
-
-// cliLogin runs `trustframe login` and does the browser's part by posting
-// the development sign-in form.
-func cliLogin(t *testing.T, base, cfgDir, email string, extra ...string) string {
-	t.Helper()
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(context.Background(), append([]string{"login", "--server", base, "--config-dir", cfgDir, "--timeout", "30s"}, extra...),
-			func(string) string { return "" }, nil, pw, io.Discard)
-		pw.Close()
-	}()
-	var out strings.Builder
-	sc := bufio.NewScanner(pr)
-	var authURL string
-	for sc.Scan() {
-		out.WriteString(sc.Text() + "\n")
-		if m := regexp.MustCompile(`^\s+(http://\S+/dev/idp/authorize\?\S+)$`).FindStringSubmatch(sc.Text()); m != nil {
-			authURL = m[1]
-			break
-		}
-	}
-	if authURL == "" {
-		t.Fatalf("login printed no URL: %s", out.String())
-	}
-	restDone := make(chan struct{})
-	go func() {
-		defer close(restDone)
-		for sc.Scan() {
-			out.WriteString(sc.Text() + "\n")
-		}
-	}()
-	// The browser: open the URL, submit the form, follow the redirect to the CLI.
-	resp, err := http.Get(authURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, _ := goquery.NewDocumentFromReader(resp.Body)
-	resp.Body.Close()
-	form := url.Values{}
-	doc.Find("form input").Each(func(_ int, s *goquery.Selection) {
-		n, _ := s.Attr("name")
-		v, _ := s.Attr("value")
-		form.Set(n, v)
-	})
-	form.Set("email", email)
-	resp, err = http.PostForm(base+"/dev/idp/authorize", form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(b), "signed in") {
-		t.Fatalf("callback page: %d %s", resp.StatusCode, b)
-	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("login: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("login did not finish")
-	}
-	<-restDone // the pipe closed when run returned
-	return out.String()
-}
-
-func cliAPI(t *testing.T, cfgDir string, args ...string) (string, string, error) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	err := run(context.Background(), append([]string{"api", "--config-dir", cfgDir}, args...), func(string) string { return "" }, strings.NewReader(`{"Email":"stdin@example.com","Status":"Active"}`), &out, &errb)
-	return out.String(), errb.String(), err
-}
 
 func TestCLILoginAPILogout(t *testing.T) {
 	base, _ := startProgram(t)

@@ -11,7 +11,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/store/storetest"
 	"github.com/trustframe/trustframe/web"
@@ -251,16 +251,6 @@ func (c *apiClient) send(req *http.Request, want int) map[string]any {
 	return m
 }
 
-// answers asks both servers the same questions and fails on any
-// difference of status, body or the headers a client acts on.
-type answers struct {
-	t        *testing.T
-	a, b     string
-	token    string
-	n        int
-	failures int
-}
-
 // compared are the headers that must be equal. Not among them: Date (the
 // two answers are made at different instants), the headers that are the
 // same by construction (Cache-Control, Vary, security headers), and
@@ -286,186 +276,9 @@ func normalise(path string, body []byte) []byte {
 	return b
 }
 
-// get asks both servers for path and returns the (equal) JSON answer.
-func (c *answers) get(path string) any {
-	c.t.Helper()
-	c.n++
-	sa, ha, ba := c.fetch(c.a, path)
-	sb, hb, bb := c.fetch(c.b, path)
-	fail := func(what string, x, y any) {
-		c.t.Helper()
-		c.failures++
-		if c.failures <= 20 {
-			c.t.Errorf("GET %s: %s differs:\n  SQLite:     %v\n  PostgreSQL: %v", path, what, x, y)
-		}
-	}
-	if sa != sb {
-		fail("status", sa, sb)
-	}
-	for _, h := range compared {
-		if ha.Get(h) != hb.Get(h) {
-			fail(h, ha.Get(h), hb.Get(h))
-		}
-	}
-	if !bytes.Equal(normalise(path, ba), normalise(path, bb)) {
-		fail("body", clip(ba), clip(bb))
-	}
-	if sa != 200 {
-		c.t.Errorf("GET %s: %d %s", path, sa, clip(ba))
-	}
-	var v any
-	_ = json.Unmarshal(ba, &v)
-	return v
-}
-
 func clip(b []byte) string {
 	if len(b) > 600 {
 		return string(b[:600]) + "…"
 	}
 	return string(b)
-}
-
-func (c *answers) fetch(base, path string) (int, http.Header, []byte) {
-	c.t.Helper()
-	req, _ := http.NewRequest("GET", base+path, nil)
-	if strings.HasPrefix(path, "/api/") {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, b
-}
-
-// ids returns the first of fields present in every item of a list
-// answer (an array, or an object's content or list).
-func ids(v any, fields ...string) []string {
-	items, _ := v.([]any)
-	if m, ok := v.(map[string]any); ok {
-		items, _ = m["content"].([]any)
-		if items == nil {
-			items, _ = m["list"].([]any)
-		}
-	}
-	var out []string
-	for _, it := range items {
-		if o, ok := it.(map[string]any); ok {
-			for _, f := range fields {
-				if s, ok := o[f].(string); ok {
-					out = append(out, s)
-					break
-				}
-			}
-		}
-	}
-	return out
-}
-
-func (c *answers) compareAll() {
-	t := c.t
-	// Lists: first page, a deep page, the last page, past the end, sizes.
-	first, _ := c.get("/api/organisations").(map[string]any)
-	total, _ := first["totalSize"].(float64)
-	if total != 10_006 {
-		t.Fatalf("totalSize %v, want 10006", total)
-	}
-	var sample []string
-	for _, p := range []string{"?size=50", "?size=50&page=100", "?size=50&page=200", "?page=250&size=20", "?page=500&size=20", "?page=9999999", "?size=1&page=10005", "?size=7&page=1429"} {
-		sample = append(sample, ids(c.get("/api/organisations"+p), "OrganisationId")...)
-	}
-	// Every sort, both ways, at the start and deep in the list.
-	for _, f := range []string{"OrganisationName", "RegistrationNumber", "CountryOfRegistration", "Status", "CreatedOn"} {
-		for _, d := range []string{"asc", "desc"} {
-			for _, p := range []string{"0", "137", "500"} {
-				c.get("/api/organisations?size=20&sort=" + f + "," + d + "&page=" + p)
-			}
-		}
-	}
-	// Search: words, prefixes, several words, accents and case either way,
-	// with filters and sorts, and nothing found.
-	for _, q := range []string{"Acme", "acme", "north", "Harbour Trust", "São", "sao", "SAO PAULO", "société", "societe", "crédit", "credit", "zurich", "Zürich",
-		"económica", "orsted", "Ørsted", "josé", "00042", "RN0", "ACC-3", "nothing-like-this", "Pay", "Building Society"} {
-		c.get("/api/organisations?q=" + url.QueryEscape(q))
-		c.get("/api/organisations?size=5&page=1&sort=OrganisationName,desc&q=" + url.QueryEscape(q))
-	}
-	for _, f := range []string{"Status=Active", "Status=Withdrawn&size=50&page=20", "AuthorisationDomain=Open+Finance&Role=PISP&page=40",
-		"Role=SANDBOX", "Status=Pending&q=bank&sort=CreatedOn,desc"} {
-		c.get("/api/organisations?" + f)
-	}
-	flags := c.get("/api/references/flags")
-	for _, id := range ids(flags, "FlagId") {
-		c.get("/api/references/flags/" + id)
-		c.get("/api/organisations?Flag=" + id)
-	}
-	for _, q := range []string{"bank", "São Paulo", "zurich", "ACC"} {
-		sample = append(sample, ids(c.get("/api/organisations?q="+url.QueryEscape(q)), "OrganisationId")...)
-	}
-	// Point reads of a sample of organisations and of all their children.
-	slices.Sort(sample)
-	sample = slices.Compact(sample)
-	read := map[string]int{} // point reads by kind, so that none is left out unnoticed
-	for _, oid := range sample {
-		base := "/api/organisations/" + oid
-		c.get(base)
-		for _, child := range []struct{ path, id string }{{"/contacts", "ContactId"}, {"/authorisationservers", "AuthorisationServerId"},
-			{"/softwarestatements", "SoftwareStatementId"}, {"/authority-claims", "OrganisationAuthorityClaimId"}, {"/documents", "DocumentId"},
-			{"/key-material", "KeyMaterialID"}} {
-			for _, id := range ids(c.get(base+child.path), child.id, "ClaimId") {
-				c.get(base + child.path + "/" + id)
-				read[child.path]++
-				switch child.path {
-				case "/softwarestatements", "/authorisationservers":
-					c.get(base + child.path + "/" + id + "/certifications")
-				case "/key-material":
-					for _, att := range ids(c.get(base+child.path+"/"+id+"/attachments"), "KeyMaterialAttachmentID") {
-						c.get(base + child.path + "/" + id + "/attachments/" + att)
-						read["attachments"]++
-					}
-				}
-			}
-		}
-		for _, kid := range ids(c.get(base+"/certificates"), "kid") {
-			c.get(base + "/certificates/kid/" + kid)
-			read["certificates"]++
-		}
-		c.get(base + "/certifications")
-		c.get("/keystore/" + oid + "/application.jwks")
-		c.get("/keystore/" + oid + "/inactive/application.jwks")
-	}
-	t.Logf("%d organisations read, and of their children: %v", len(sample), read)
-	for _, kind := range []string{"/contacts", "/authorisationservers", "/softwarestatements", "/authority-claims", "/documents", "/key-material", "attachments", "certificates"} {
-		if read[kind] == 0 {
-			t.Errorf("no %s was read", kind)
-		}
-	}
-	// The public answers.
-	c.get("/api/participants")
-	c.get("/keystore/ssa.jwks")
-	c.get("/federation/list")
-	// The audit log and the change feed: first pages, a deep page, filters.
-	for _, p := range []string{"/api/audit", "/api/audit?page=1", "/api/audit?size=200", "/api/changes", "/api/changes?size=200", "/api/expiring"} {
-		c.get(p)
-	}
-	// References and administrators.
-	for _, p := range []string{"/api/references/contact-types", "/api/references/document-types", "/api/references/certification-types",
-		"/api/references/authorisation-domains", "/api/references/authorisation-domains/Open%20Finance/roles", "/api/references/authorities",
-		"/api/references/signing-keys", "/api/references/signing-keys/federation", "/api/references/role-metadata-policies",
-		"/api/references/identity-providers", "/api/references/identity-providers/partner", "/api/references/webhooks",
-		"/api/users/super", "/api/users/data-administrators", "/api/users/data-administrators/dana@example.com"} {
-		c.get(p)
-	}
-	for _, id := range ids(c.get("/api/references/webhooks"), "WebhookId") {
-		c.get("/api/references/webhooks/" + id)
-		c.get("/api/references/webhooks/" + id + "/deliveries")
-	}
-	for _, id := range ids(c.get("/api/references/role-metadata-policies"), "PolicyId") {
-		c.get("/api/references/role-metadata-policies/" + id)
-	}
-	if c.failures > 20 {
-		t.Errorf("… and %d more differences", c.failures-20)
-	}
 }

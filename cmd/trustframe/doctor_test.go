@@ -15,12 +15,6 @@ import (
 	"time"
 )
 
-func runDoctor(args ...string) (string, error) {
-	var out bytes.Buffer
-	err := run(context.Background(), append([]string{"doctor"}, args...), func(string) string { return "" }, nil, &out, &bytes.Buffer{})
-	return out.String(), err
-}
-
 // doctor passes a fresh embedded default with its warnings, and fails, by
 // name, what would break a deployment.
 func TestDoctor(t *testing.T) {

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
+
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -120,23 +119,4 @@ func TestEndToEndCertificates(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid=apply-filter]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=empty]`)),
 	))
-}
-
-// waitURL waits until the page's URL holds part: a boosted navigation has
-// swapped the page.
-func waitURL(t *testing.T, ctx context.Context, part string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		loc, err := chromedp.Run(ctx, chromedp.Location())
-		if err == nil && strings.Contains(loc, part) {
-			// and the document is the new one
-			time.Sleep(100 * time.Millisecond) // let htmx finish the swap it just started
-			if ready, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === "complete" && !document.querySelector(".htmx-request, .htmx-settling, .htmx-swapping, .htmx-added")`)); err == nil && ready {
-				return
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("the URL never held %q", part)
 }

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,58 +14,6 @@ import (
 
 	"github.com/trustframe/trustframe/web/webtest"
 )
-
-// apiClient calls the JSON API of a test server as admin@example.com.
-type apiClient struct {
-	t   *testing.T
-	url string
-	tok string
-}
-
-func newAPIClient(t *testing.T, env *webtest.Env) *apiClient {
-	return &apiClient{t: t, url: env.URL, tok: webtest.Token(t, env.URL, "admin@example.com", nil).AccessToken}
-}
-
-// call sends one API request and fails the test unless the answer is want.
-func (c *apiClient) call(method, path, body string, want int) map[string]any {
-	c.t.Helper()
-	req, _ := http.NewRequest(method, c.url+"/api"+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+c.tok)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != want {
-		c.t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, b)
-	}
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	return m
-}
-
-// discoveryServer is an OpenID Provider that answers discovery only: enough
-// for an authorisation server's Issuer to be accepted.
-func discoveryServer(t *testing.T) string {
-	var disc *httptest.Server
-	disc = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = json.NewEncoder(w).Encode(map[string]string{"issuer": disc.URL, "jwks_uri": disc.URL + "/jwks"})
-	}))
-	t.Cleanup(disc.Close)
-	return disc.URL
-}
-
-// visible reports whether the element is rendered and inside the window.
-func visible(t *testing.T, ctx context.Context, sel string) bool {
-	t.Helper()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(function(){var e=document.querySelector(`+"`"+sel+"`"+`); if(!e) return false; var r=e.getBoundingClientRect(); return r.width>0 && r.height>0 && r.left>=0 && r.right<=window.innerWidth;})()`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
 
 // TestEndToEndPhoneMenu: at 390×844 the header collapses behind Menu; the
 // menu opens, Sign out and search are on screen, and a boosted navigation
@@ -153,18 +99,6 @@ func activeIs(t *testing.T, ctx context.Context, cond string) bool {
 		t.Fatal(err)
 	}
 	return v
-}
-
-// waitTrue waits up to two seconds for a JavaScript condition.
-func waitTrue(t *testing.T, ctx context.Context, cond string) bool {
-	t.Helper()
-	for i := 0; i < 20; i++ {
-		if ok, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!(`+cond+`)`)); ok {
-			return true
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return false
 }
 
 // waitActive is activeIs, given up to two seconds: htmx moves focus when
@@ -294,12 +228,6 @@ func TestEndToEndCertificationDialogAndFocus(t *testing.T) {
 	if !waitActive(t, ctx, `a.tagName === "H1"`) {
 		t.Errorf("after navigating focus is on %s, not the heading", focused(ctx))
 	}
-}
-
-// focused describes the focused element for a failure message.
-func focused(ctx context.Context) string {
-	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.outerHTML.slice(0,80)`))
-	return s
 }
 
 // TestEndToEndOrganisationCertificationsTab: the organisation page has a

@@ -10,15 +10,9 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
 	"github.com/trustframe/trustframe/web/webtest"
 )
-
-// text is the text of the first element matching sel ("" when none).
-func text(t *testing.T, ctx context.Context, sel string) string {
-	t.Helper()
-	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector(`+jsString(sel)+`)||{}).textContent||""`))
-	return strings.TrimSpace(s)
-}
 
 func jsString(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"

@@ -9,12 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -181,13 +178,6 @@ func TestEndToEndDirectory(t *testing.T) {
 	}
 }
 
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestEndToEndImportAndExport: a Data Administrator's day with a
 // spreadsheet, in the browser: an import with a bad row is refused whole
 // with the row named, the fixed file imports, and Download CSV gives it back.
@@ -230,35 +220,6 @@ func TestEndToEndImportAndExport(t *testing.T) {
 	if err != nil || !strings.Contains(csv, ",North Bank,") || !strings.Contains(csv, ",South Bank,") {
 		t.Fatalf("export: %v %q", err, csv)
 	}
-}
-
-// answerDialogs answers every JavaScript dialog of the page with the next
-// of answers (true: OK), and records their messages.
-func answerDialogs(t *testing.T, ctx context.Context, answers ...bool) *[]string {
-	t.Helper()
-	var mu sync.Mutex
-	var msgs []string
-	lctx, stop := context.WithCancel(ctx)
-	t.Cleanup(stop)
-	opening := chromedp.Events(lctx, page.JavascriptDialogOpening)
-	go func() {
-		i := 0
-		for e, err := range opening {
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			msgs = append(msgs, e.Message)
-			accept := i < len(answers) && answers[i]
-			i++
-			mu.Unlock()
-			go chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-				_, err := cdp.Call(ctx, tg, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
-				return err
-			}))
-		}
-	}()
-	return &msgs
 }
 
 // TestEndToEndSetActiveAsksFirst: on a Pending organisation that lacks

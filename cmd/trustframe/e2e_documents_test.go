@@ -107,36 +107,6 @@ func TestEndToEndHomeNeedsAttention(t *testing.T) {
 	}
 }
 
-// startDocumentWizard creates the organisation Acme Bank in the browser and
-// opens its Add Document wizard at the step after the document type.
-func startDocumentWizard(t *testing.T, ctx context.Context, base string) {
-	t.Helper()
-	createAcmeBank(t, ctx, base)
-	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=tab-documents]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-document]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=add-document]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=document-type-step]`)),
-		chromedp.SetValue(chromedp.ID("f-DocumentType"), "Licence"),
-		chromedp.Click(chromedp.CSS(`[data-testid=next]`)),
-		chromedp.WaitVisible(chromedp.ID("f-DocumentReferenceNumber")),
-	))
-}
-
-// createAcmeBank creates the organisation Acme Bank through the New
-// organisation form and waits for its page.
-func createAcmeBank(t *testing.T, ctx context.Context, base string) {
-	t.Helper()
-	createAcmeBankWith(t, ctx, base)
-}
-
-// createActiveAcmeBank creates it Active (new organisations start Pending),
-// as one whose applications get SSAs must be.
-func createActiveAcmeBank(t *testing.T, ctx context.Context, base string) {
-	t.Helper()
-	createAcmeBankWith(t, ctx, base, chromedp.SetValue(chromedp.ID("f-Status"), "Active"))
-}
-
 func createAcmeBankWith(t *testing.T, ctx context.Context, base string, more ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	actions := []chromedp.Action[chromedp.Void]{

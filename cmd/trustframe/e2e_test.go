@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	_ "embed"
-	"io"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -18,42 +15,6 @@ import (
 
 //go:embed testdata/axe.min.js
 var axeSource string
-
-// startProgram runs the real program through run on 127.0.0.1:0 and
-// returns its URL. The program stops when the test ends.
-func startProgram(t *testing.T, extraArgs ...string) (string, string) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	dataDir := t.TempDir()
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir}, extraArgs...)
-	go func() {
-		done <- run(ctx, args, func(string) string { return "" }, strings.NewReader(""), pw, io.Discard)
-		pw.Close()
-	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("run: %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Error("the server did not stop within 20 s of the signal")
-		}
-	})
-	urlRe := regexp.MustCompile(`listening on (http://\S+)`)
-	lines := bufio.NewScanner(pr)
-	for lines.Scan() {
-		if m := urlRe.FindStringSubmatch(lines.Text()); m != nil {
-			go io.Copy(io.Discard, pr)
-			return m[1], dataDir
-		}
-	}
-	t.Fatal("the program never said where it listens")
-	return "", ""
-}
 
 // browserPath finds Debian's Chromium; .ci/test installs it when missing.
 func browserPath(t *testing.T) string {
@@ -72,45 +33,6 @@ func browserPath(t *testing.T) string {
 	// the README's test command installs it and runs this test.
 	t.Skip("no Chromium on PATH (bash .ci/test installs it)")
 	return ""
-}
-
-func newBrowser(t *testing.T) context.Context {
-	t.Helper()
-	return newBrowserFor(t, 4*time.Minute) // a safeguard, not a speed test: a loaded machine is slow
-}
-
-// newBrowserFor is newBrowser for a test that needs longer than 4 minutes.
-func newBrowserFor(t *testing.T, limit time.Duration) context.Context {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(browserPath(t)),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.WindowSize(1280, 900),
-	)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelC := chromedp.NewContext(actx)
-	// The browser starts on the tab's own context: the first run's context
-	// sets the browser's lifetime, and the test's time limit must not close
-	// it before dumpPageOnFailure has read the page.
-	tab := ctx
-	stuck := time.AfterFunc(time.Minute, cancelA) // a browser that does not start is stopped
-	err := chromedp.Do(tab)
-	stuck.Stop()
-	if err != nil {
-		cancelC()
-		cancelA()
-		t.Fatalf("start browser: %v", err)
-	}
-	ctx, cancelT := context.WithTimeout(tab, limit)
-	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
-	t.Cleanup(func() { dumpPageOnFailure(t, tab) }) // runs first: the tab is still open
-	watchConsole(t, ctx)
-	return ctx
 }
 
 // dumpPageOnFailure logs where a failed browser test stood: the URL and
@@ -172,27 +94,6 @@ func watchConsole(t *testing.T, ctx context.Context) {
 	})
 }
 
-// signIn goes through the real sign-in: start page, development identity
-// provider form, callback.
-func signIn(t *testing.T, ctx context.Context, base, email string) {
-	t.Helper()
-	err := chromedp.Do(ctx,
-		chromedp.Navigate(base+"/"),
-		chromedp.Click(chromedp.CSS(`[data-testid=sign-in]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=dev-idp-banner]`)),
-		chromedp.SetValue(chromedp.ID("email"), email),
-		chromedp.Click(chromedp.CSS(`[data-testid=dev-sign-in]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=current-user]`)),
-	)
-	if err != nil {
-		t.Fatalf("sign in as %s: %v", email, err)
-	}
-	who, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=current-user]`)))
-	if err != nil || who != email {
-		t.Fatalf("signed in as %q (%v), want %s", who, err, email)
-	}
-}
-
 type axeResult struct {
 	Violations []struct {
 		ID     string `json:"id"`
@@ -202,24 +103,6 @@ type axeResult struct {
 			Target []any `json:"target"`
 		} `json:"nodes"`
 	} `json:"violations"`
-}
-
-// checkAccessibility runs axe-core on the current page and fails on
-// serious or critical violations.
-func checkAccessibility(t *testing.T, ctx context.Context, page string) {
-	t.Helper()
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](axeSource+";true")); err != nil {
-		t.Fatalf("load axe: %v", err)
-	}
-	res, err := chromedp.Run(ctx, chromedp.Evaluate[axeResult](`axe.run(document, {runOnly: ["wcag2a", "wcag2aa"]})`, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatalf("axe: %v", err)
-	}
-	for _, v := range res.Violations {
-		if v.Impact == "serious" || v.Impact == "critical" {
-			t.Errorf("%s: accessibility %s (%s): %s %v", page, v.ID, v.Impact, v.Help, v.Nodes)
-		}
-	}
 }
 
 // TestEndToEndInviteDataAdministrator is the foundation's story in a real

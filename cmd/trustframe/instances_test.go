@@ -12,7 +12,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -93,19 +92,6 @@ func (in *instance) page(size, n int) (int, []string) {
 
 func orgBody(name string) string {
 	return fmt.Sprintf(`{"OrganisationName":%q,"RegistrationNumber":"R-%d","CountryOfRegistration":"GB","Status":"Active"}`, name, time.Now().UnixNano())
-}
-
-// copyFile copies a key file from one data directory to another, mode 0600,
-// as the README tells an operator to copy kek.key to each host.
-func copyFile(t testing.TB, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestTwoServeProcessesOnPostgres runs two `trustframe serve` processes on

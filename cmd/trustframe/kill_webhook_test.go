@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -12,7 +11,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -43,60 +41,6 @@ func startChild(t *testing.T, args ...string) (string, *exec.Cmd) {
 	t.Helper()
 	c := startServeProcess(t, args...)
 	return c.base, c.cmd
-}
-
-// child is a `trustframe serve` process started by startServeProcess.
-type child struct {
-	base   string // the base URL it prints
-	listen string // the address it listens on (differs from base with --base-url)
-	cmd    *exec.Cmd
-	log    *webtest.LogBuffer // its standard error
-}
-
-// startServeProcess runs `trustframe serve --addr 127.0.0.1:0 args...` in
-// a process of its own. Its log is shown when the test fails.
-func startServeProcess(t testing.TB, args ...string) *child {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperServeProcess$")
-	cmd.Env = append(os.Environ(), "TRUSTFRAME_HELPER_SERVE_ARGS="+strings.Join(append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), "\x1f"))
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &webtest.LogBuffer{}
-	cmd.Stderr = logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			l := logs.String()
-			if len(l) > 8000 {
-				l = "…" + l[len(l)-8000:]
-			}
-			t.Logf("log of the server process %d:\n%s", cmd.Process.Pid, l)
-		}
-	})
-	urlRe := regexp.MustCompile(`listening on (http://\S+)`)
-	listenRe := regexp.MustCompile(`msg=listening listen=(\S+)`)
-	lines := bufio.NewScanner(out)
-	for lines.Scan() {
-		if m := urlRe.FindStringSubmatch(lines.Text()); m != nil {
-			go io.Copy(io.Discard, out)
-			// The log line comes before the printed one; its copy may lag.
-			for range 100 {
-				if l := listenRe.FindStringSubmatch(logs.String()); l != nil {
-					return &child{base: m[1], listen: "http://" + l[1], cmd: cmd, log: logs}
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			t.Fatalf("the server process logged no listen address:\n%s", logs.String())
-		}
-	}
-	t.Fatalf("the server process never said where it listens:\n%s", logs.String())
-	return nil
 }
 
 // TestKill9BetweenCommitAndDelivery: a change commits, its delivery is in

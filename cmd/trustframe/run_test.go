@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/trustframe/trustframe/store"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/trustframe/trustframe/store"
 )
 
 func TestHelpListsEveryFlagWithItsEnvTwin(t *testing.T) {
@@ -243,15 +244,6 @@ func TestServeEmbeddedDefaultAndMigrate(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "is at migration 00") || !strings.Contains(out.String(), "applied") {
 		t.Fatalf("migrate: %s", out.String())
-	}
-}
-
-// migrateDir starts a database in dir, as serve's first start would: keys
-// refuses a directory without one.
-func migrateDir(t *testing.T, dir string) {
-	t.Helper()
-	if err := run(context.Background(), []string{"migrate", "--data-dir", dir}, func(string) string { return "" }, nil, io.Discard, io.Discard); err != nil {
-		t.Fatal(err)
 	}
 }
 

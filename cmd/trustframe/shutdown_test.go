@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -130,61 +129,5 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 	}
 	if took := time.Since(t0); took > 3*time.Second {
 		t.Fatalf("the second signal took %s to end the process", took)
-	}
-}
-
-// startServe runs serve in this process with args and a fresh data
-// directory, its standard output in out (and its log too with
-// logsInOut, as a terminal shows both); cancel stops it as a signal
-// would, and done gets its result.
-func startServe(t *testing.T, logsInOut bool, args ...string) (cancel context.CancelFunc, out *lockedBuffer, done chan error) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	out, done = &lockedBuffer{}, make(chan error, 1)
-	var logs io.Writer = io.Discard
-	if logsInOut {
-		logs = out
-	}
-	args = append([]string{"serve", "--data-dir", t.TempDir()}, args...)
-	go func() {
-		done <- run(ctx, args, func(string) string { return "" }, strings.NewReader(""), out, logs)
-	}()
-	return cancel, out, done
-}
-
-// said waits (10 s at most) for the program to print marker and returns
-// the rest of that line.
-func said(t *testing.T, out *lockedBuffer, marker string) string {
-	t.Helper()
-	for i := 0; ; i++ {
-		if _, rest, ok := strings.Cut(out.String(), marker); ok {
-			if line, _, ok := strings.Cut(rest, "\n"); ok {
-				return line
-			}
-		}
-		if i > 500 {
-			t.Fatalf("the program never said %q:\n%s", marker, out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// stopsPromptly stops serve and checks that it ends without error within
-// 5 seconds.
-func stopsPromptly(t *testing.T, cancel context.CancelFunc, done chan error) {
-	t.Helper()
-	t0 := time.Now()
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop")
-	}
-	if took := time.Since(t0); took > 5*time.Second {
-		t.Fatalf("the stop took %s", took)
 	}
 }
