@@ -2,8 +2,10 @@ package directory_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/store/storetest"
 )
@@ -29,4 +31,20 @@ func mustOrg(t *testing.T, db *store.DB, name string) string {
 		t.Fatal(err)
 	}
 	return o.OrganisationID
+}
+
+// fieldOf is the field a refusal names: the one field of a CodeInvalid
+// Error or of a FieldError ("" for anything else, or several fields).
+func fieldOf(err error) string {
+	var e *directory.Error
+	var fe *directory.FieldError
+	switch {
+	case errors.As(err, &e) && e.Code == directory.CodeInvalid && len(e.Fields) == 1:
+		for name := range e.Fields {
+			return name
+		}
+	case errors.As(err, &fe):
+		return fe.Field
+	}
+	return ""
 }

@@ -30,10 +30,6 @@ type orgStore interface {
 	ListFlags(ctx context.Context, typ string) ([]store.Flag, error)
 }
 
-func (h *Org) actor(r *http.Request) store.Audit {
-	return store.Audit{Actor: PrincipalFrom(r.Context()).Email}
-}
-
 func (h *Org) showOrg(o store.Organisation) store.Organisation {
 	o.Status = h.Vocab.Display(o.Status)
 	return o

@@ -1,9 +1,9 @@
 package handlers
 
 import (
-	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/trustframe/trustframe/directory"
@@ -11,17 +11,10 @@ import (
 	"github.com/trustframe/trustframe/views"
 )
 
-type referenceStore interface {
-	ListFlags(ctx context.Context, typ string) ([]store.Flag, error)
-	GetFlag(ctx context.Context, id string) (store.Flag, error)
-	CreateFlag(ctx context.Context, a store.Audit, f store.Flag) (store.Flag, error)
-	UpdateFlag(ctx context.Context, a store.Audit, f store.Flag, check func(store.Flag) error) (store.Flag, error)
-}
-
 // References serves Reference Data flags.
 type References struct {
 	*Base
-	Store referenceStore
+	Flags *directory.Flags
 }
 
 func (h *References) crumbs(last string) []views.Crumb {
@@ -162,10 +155,8 @@ func (h *RefTypes) renderConflict(w http.ResponseWriter, r *http.Request, e *Err
 	h.page(w, r, http.StatusConflict, p)
 }
 
-var flagTypes = []string{"Organisation", "Software_Statement", "Authorisation_Server"}
-
 func (h *References) flagsPage(w http.ResponseWriter, r *http.Request, status int) {
-	flags, err := h.Store.ListFlags(r.Context(), "")
+	flags, err := h.Flags.List(r.Context(), "")
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -180,7 +171,7 @@ func (h *References) NewFlag(w http.ResponseWriter, r *http.Request) {
 
 func (h *References) newFlagPage(w http.ResponseWriter, r *http.Request, status int, form store.Flag, errs map[string]string) {
 	var opts []views.Option
-	for _, t := range flagTypes {
+	for _, t := range directory.FlagTypes {
 		opts = append(opts, views.Option{Value: t, Label: views.FlagTypeLabel(t), Selected: form.Type == t})
 	}
 	crumbs := []views.Crumb{{Label: "Reference Data", Href: "/references"}, {Label: "Flags", Href: "/references/flags"}, {Label: "New flag"}}
@@ -193,11 +184,11 @@ func (h *References) ListFlags(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	typ := r.URL.Query().Get("Type")
-	if typ != "" && !contains(flagTypes, typ) {
-		WriteError(w, r, CodeInvalidParameter.New("Type must be one of "+strings.Join(flagTypes, ", ")))
+	if typ != "" && !slices.Contains(directory.FlagTypes, typ) {
+		WriteError(w, r, CodeInvalidParameter.New("Type must be one of "+strings.Join(directory.FlagTypes, ", ")))
 		return
 	}
-	flags, err := h.Store.ListFlags(r.Context(), typ)
+	flags, err := h.Flags.List(r.Context(), typ)
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -205,36 +196,15 @@ func (h *References) ListFlags(w http.ResponseWriter, r *http.Request) {
 	WriteJSON(w, http.StatusOK, flags)
 }
 
-func contains(l []string, s string) bool {
-	for _, v := range l {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // GetFlag is one flag.
 func (h *References) GetFlag(w http.ResponseWriter, r *http.Request) {
-	f, err := h.Store.GetFlag(r.Context(), PathParam(r, "flagID"))
+	f, err := h.Flags.Get(r.Context(), PathParam(r, "flagID"))
 	if err != nil {
-		WriteError(w, r, directory.Named(err, "Flag"))
+		WriteError(w, r, err)
 		return
 	}
 	SetETag(w, f)
 	WriteJSON(w, http.StatusOK, f)
-}
-
-func validateFlag(f *store.Flag, isNew bool) map[string]string {
-	errs := map[string]string{}
-	required(errs, "Name", f.Name, "Name")
-	checkLen(errs, "Name", f.Name, 100)
-	checkLen(errs, "Description", f.Description, 500)
-	if !contains(flagTypes, f.Type) {
-		errs["Type"] = "Type must be one of " + strings.Join(flagTypes, ", ") + "."
-	}
-	statusIn(errs, &f.Status, isNew)
-	return errs
 }
 
 // CreateFlag adds a flag definition.
@@ -244,46 +214,41 @@ func (h *References) CreateFlag(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var f store.Flag
-	var err error
-	if in.FlagID != "" && !ValidUUID(in.FlagID) {
-		err = Validation(map[string]string{"FlagId": "FlagId must be a UUID in lower case, like 0b7e7c2e-2a57-4a44-9a4d-0d1c6f1f4d7a."})
-	} else if errs := withRefused(validateFlag(&in, true), refused); len(errs) > 0 {
-		err = Validation(errs)
-	} else {
-		f, err = h.Store.CreateFlag(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in)
-		err = directory.Named(err, "Flag")
+	f, err := h.Flags.Create(r.Context(), h.actor(r), in, refused)
+	if e, ok := refusedHere(r, err); ok {
+		h.newFlagPage(w, r, e.Status, in, orMessage(err, "Name"))
+		return
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "Flag " + f.Name + " was added.", Page: "/references/flags",
-		Status: http.StatusCreated, Body: f, ETag: f, Location: "/api/references/flags/" + f.FlagID,
-		Again: anyAgain(func(e *Error) { h.newFlagPage(w, r, e.Status, in, orMessage(err, "Name")) })})
+		Status: http.StatusCreated, Body: f, ETag: f, Location: "/api/references/flags/" + f.FlagID})
 }
 
 // UpdateFlag changes a flag's name, description or status.
 func (h *References) UpdateFlag(w http.ResponseWriter, r *http.Request) {
 	var in store.Flag
 	id := PathParam(r, "flagID")
-	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.Flag, error) { return h.Store.GetFlag(r.Context(), id) }))
+	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.Flag, error) { return h.Flags.Get(r.Context(), id) }))
 	if !ok {
 		return
 	}
-	var f store.Flag
-	var err error
-	if in.FlagID != "" && in.FlagID != id {
-		err = Validation(map[string]string{"FlagId": "FlagId cannot change."})
-	} else if in.FlagID = id; len(withRefused(validateFlag(&in, false), refused)) > 0 {
-		err = Validation(withRefused(validateFlag(&in, false), refused))
-	} else {
-		f, err = h.Store.UpdateFlag(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in, func(cur store.Flag) error { return CheckIfMatch(r, cur) })
-		err = directory.Named(err, "Flag")
+	f, err := h.Flags.Update(r.Context(), h.actor(r), id, in, refused, func(cur store.Flag) error { return CheckIfMatch(r, cur) })
+	if e, ok := refusedHere(r, err); ok && e.Status != http.StatusPreconditionFailed {
+		row := "the flag" // named as stored: the name sent may be the refused value
+		if cur, gerr := h.Flags.Get(r.Context(), id); gerr == nil {
+			row = cur.Name
+		}
+		rowRefused(h.Base, r, row, e)
+		h.flagsPage(w, r, e.Status)
+		return
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: "Flag " + f.Name + " is " + f.Status + ".", Page: "/references/flags", Status: http.StatusOK, Body: f, ETag: f,
-		Again: pageAgain(func(e *Error) {
-			row := "the flag" // named as stored: the name sent may be the refused value
-			if cur, gerr := h.Store.GetFlag(r.Context(), id); gerr == nil {
-				row = cur.Name
-			}
-			rowRefused(h.Base, r, row, e)
-			h.flagsPage(w, r, e.Status)
-		})})
+	h.Saved(w, r, Saved{Err: err, Flash: "Flag " + f.Name + " is " + f.Status + ".", Page: "/references/flags", Status: http.StatusOK, Body: f, ETag: f})
+}
+
+func contains(l []string, s string) bool {
+	for _, v := range l {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }

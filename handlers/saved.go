@@ -109,6 +109,29 @@ func inForm(r *http.Request, err error) bool {
 	return !WantsJSON(r) && s < 500 && s != http.StatusNotFound
 }
 
+// refusedHere reports err as a refusal the browser is shown in place, on
+// the page or form it came from, instead of an error page: the request is
+// the console's, err is a refusal (below 500), and its status is one of
+// want — or, when want is empty, anything but a missing resource.
+func refusedHere(r *http.Request, err error, want ...int) (*Error, bool) {
+	if err == nil || WantsJSON(r) {
+		return nil, false
+	}
+	e := AsError(err)
+	if e.Status >= 500 {
+		return nil, false
+	}
+	if len(want) == 0 {
+		return e, e.Status != http.StatusNotFound
+	}
+	for _, s := range want {
+		if e.Status == s {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
 // formAgain is the Again of a form: show shows the form with the refusal,
 // for every refusal but a missing resource (an error page says that).
 func formAgain(show func(e *Error)) func(e *Error) bool {

@@ -181,32 +181,25 @@ func (h *SSA) RotateKey(w http.ResponseWriter, r *http.Request) {
 	} else {
 		jwk, err = h.Keys.Rotate(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in.Alg)
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: "New " + in.Alg + " key " + jwk.Kid + " signs from now on.", Page: "/references/signing-keys", Status: http.StatusCreated, Body: jwk,
-		Again: func(e *Error) bool {
-			// The rotate form's one field is a list: its refusal is said
-			// above the form, as the page's other refusals are.
-			keys, lerr := h.Keys.Keys(r.Context())
-			if e.Status != http.StatusUnprocessableEntity || lerr != nil {
-				return false
-			}
-			h.keysPage(w, r, e.Status, keys, views.KeysPage{Error: "No key made: " + refusalText(e)})
-			return true
-		}})
+	if e, ok := refusedHere(r, err, http.StatusUnprocessableEntity); ok {
+		// The rotate form's one field is a list: its refusal is said above
+		// the form, as the page's other refusals are.
+		h.keysRefused(w, r, e.Status, views.KeysPage{Error: "No key made: " + refusalText(e)})
+		return
+	}
+	h.Saved(w, r, Saved{Err: err, Flash: "New " + in.Alg + " key " + jwk.Kid + " signs from now on.", Page: "/references/signing-keys", Status: http.StatusCreated, Body: jwk})
 }
 
 // RetireKey stops publishing a key.
 func (h *SSA) RetireKey(w http.ResponseWriter, r *http.Request) {
 	kid := PathParam(r, "kid")
 	err := h.Keys.Retire(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, kid)
-	h.Saved(w, r, Saved{Err: directory.Named(err, "Signing key"), Flash: "Key " + kid + " is retired and no longer published.", Page: "/references/signing-keys",
-		Status: http.StatusNoContent, Again: func(e *Error) bool {
-			keys, lerr := h.Keys.Keys(r.Context())
-			if e.Status != http.StatusConflict || lerr != nil {
-				return false
-			}
-			h.keysPage(w, r, http.StatusConflict, keys, views.KeysPage{Error: e.Message})
-			return true
-		}})
+	err = directory.Named(err, "Signing key")
+	if e, ok := refusedHere(r, err, http.StatusConflict); ok {
+		h.keysRefused(w, r, e.Status, views.KeysPage{Error: e.Message})
+		return
+	}
+	h.Saved(w, r, Saved{Err: err, Flash: "Key " + kid + " is retired and no longer published.", Page: "/references/signing-keys", Status: http.StatusNoContent})
 }
 
 // tokenPart decodes part i (0 header, 1 claims) of a compact JWS; nil
@@ -278,9 +271,13 @@ func (h *SSA) PrepareFederationKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	jwk, err := h.FedKeys.Prepare(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email})
-	h.Saved(w, r, Saved{Err: directory.Named(err, "Federation key"),
-		Flash: "Next federation key " + jwk.KeyID + " is published; it does not sign yet.", Page: "/references/signing-keys",
-		Status: http.StatusCreated, Body: jwk, Again: h.fedKeysAgain(w, r, nil)})
+	err = directory.Named(err, "Federation key")
+	if e, ok := refusedHere(r, err, http.StatusConflict); ok {
+		h.keysRefused(w, r, e.Status, views.KeysPage{FedError: e.Message})
+		return
+	}
+	h.Saved(w, r, Saved{Err: err, Flash: "Next federation key " + jwk.KeyID + " is published; it does not sign yet.", Page: "/references/signing-keys",
+		Status: http.StatusCreated, Body: jwk})
 }
 
 // ActivateFederationKey lets the next federation key sign; 409 without one
@@ -290,9 +287,17 @@ func (h *SSA) ActivateFederationKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	k, err := h.FedKeys.Activate(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, h.Now())
-	h.Saved(w, r, Saved{Err: directory.Named(err, "Federation key"),
-		Flash: "Federation key " + k.Kid + " signs from now on; the previous one stays published for one statement lifetime.", Page: "/references/signing-keys",
-		Status: http.StatusOK, Body: k, Again: h.fedKeysAgain(w, r, h.earlyStart)})
+	err = directory.Named(err, "Federation key")
+	if e, ok := refusedHere(r, err, http.StatusConflict); ok {
+		msg := e.Message
+		if words := h.earlyStart(r); words != "" {
+			msg = words
+		}
+		h.keysRefused(w, r, e.Status, views.KeysPage{FedError: msg})
+		return
+	}
+	h.Saved(w, r, Saved{Err: err, Flash: "Federation key " + k.Kid + " signs from now on; the previous one stays published for one statement lifetime.", Page: "/references/signing-keys",
+		Status: http.StatusOK, Body: k})
 }
 
 // earlyStart is the console's words for a start refused because the next
@@ -314,24 +319,15 @@ func (h *SSA) earlyStart(r *http.Request) string {
 	return ""
 }
 
-// fedKeysAgain shows a refused federation key action on the Signing keys
-// page, with the refusal as its message (or, when console has its own
-// words for this refusal, those).
-func (h *SSA) fedKeysAgain(w http.ResponseWriter, r *http.Request, console func(*http.Request) string) func(e *Error) bool {
-	return func(e *Error) bool {
-		keys, err := h.Keys.Keys(r.Context())
-		if e.Status != http.StatusConflict || err != nil {
-			return false
-		}
-		msg := e.Message
-		if console != nil {
-			if words := console(r); words != "" {
-				msg = words
-			}
-		}
-		h.keysPage(w, r, http.StatusConflict, keys, views.KeysPage{FedError: msg})
-		return true
+// keysRefused shows a refused signing-key action on the Signing keys page,
+// with msgs saying why.
+func (h *SSA) keysRefused(w http.ResponseWriter, r *http.Request, status int, msgs views.KeysPage) {
+	keys, err := h.Keys.Keys(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
 	}
+	h.keysPage(w, r, status, keys, msgs)
 }
 
 // noFields checks an API body where there is nothing to choose: when there

@@ -192,14 +192,8 @@ func (d *DB) GetContactType(ctx context.Context, name string) (ReferenceItem, er
 	return d.GetRef(ctx, ContactTypes, name)
 }
 
-// Flag is a reference data flag that resources of one type carry.
-type Flag struct {
-	FlagID      string `json:"FlagId"`
-	Name        string `json:"Name"`
-	Description string `json:"Description"`
-	Type        string `json:"Type"`
-	Status      string `json:"Status"`
-}
+// Flag is a reference data flag (the layer's type).
+type Flag = directory.Flag
 
 // ListFlags returns every flag, or those of one type.
 func (d *DB) ListFlags(ctx context.Context, typ string) ([]Flag, error) {

@@ -35,7 +35,7 @@ func (s *Server) routes() http.Handler {
 		OpenSecret: func(name string, sealed []byte) ([]byte, error) { return s.kek.Open(sealed, idpSecretAAD(name)) }}
 	ssaH := &handlers.SSA{Base: base, Apps: apps, Store: s.db, Keys: s.keys, FedKeys: s.fedKeys, Now: s.cfg.Now,
 		SSAs: &directory.SSAs{Store: s.db, Keys: s.keys, Issuer: s.cfg.SSAIssuer, BaseURL: base.BaseURL, Vocab: base.Vocab, Now: s.cfg.Now}}
-	refs := &handlers.References{Base: base, Store: s.db}
+	refs := &handlers.References{Base: base, Flags: &directory.Flags{Store: s.db}}
 	contactTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.ContactTypes}, Title: "Contact types", Path: "/references/contact-types"}
 	documentTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.DocumentTypes}, Title: "Document types", Path: "/references/document-types"}
 	certificationTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.CertificationTypes}, Title: "Certification types", Path: "/references/certification-types"}
