@@ -270,12 +270,12 @@ func jsonKind(t reflect.Type) string {
 	}
 }
 
-// formInto copies form values into the fields of a struct pointer, by
-// their json tag names: strings take the first value, string slices take
-// every value (a textarea's lines count as values), bools take on/true.
 // countryField names the form fields that hold an ISO 3166-1 code.
 var countryField = map[string]bool{"CountryOfRegistration": true, "Country": true}
 
+// formInto copies form values into the fields of a struct pointer, by
+// their json tag names: strings take the first value, string slices take
+// every value (a textarea's lines count as values), bools take on/true.
 func formInto(form url.Values, dst any) error {
 	v := reflect.ValueOf(dst)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
