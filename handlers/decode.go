@@ -16,6 +16,7 @@ import (
 
 	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/formats"
+	"github.com/trustframe/trustframe/jsonbody"
 )
 
 // MaxBody is the largest request body accepted outside attachments.
@@ -116,7 +117,7 @@ func ListSize(r *http.Request, size int) int {
 }
 
 // Decode reads a JSON body (unknown fields, names in another case and
-// repeated members refused: jsonkeys.go) or a form into dst.
+// repeated members refused: jsonbody.Check) or a form into dst.
 // Forms are mapped by the `json` tag name of each string field.
 func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -136,8 +137,8 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 		if at, deep := formats.JSONTooDeep(body); deep {
 			return CodeMalformedJSON.New(tooDeep("the body", at))
 		}
-		if err := checkKeys(r.Context(), body, reflect.TypeOf(dst)); err != nil {
-			return err
+		if err := jsonbody.Check(r.Context(), body, reflect.TypeOf(dst)); err != nil {
+			return memberError(err)
 		}
 		// encoding/json takes null as "leave dst alone": an update would
 		// then clear every member (docs/design.md §4).
@@ -187,6 +188,33 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 // level too deep.
 func tooDeep(what string, at int) string {
 	return fmt.Sprintf("%s nests objects and arrays deeper than the limit of %d levels (at byte %d)", what, formats.MaxJSONDepth, at)
+}
+
+// memberError is the refusal of a member jsonbody.Check refused: a name in
+// another case is an unknown field (400), a repeated member or a timestamp
+// in another form malformed JSON (400), text that is not text a field
+// that needs attention (422). Any other error (the client went away) is
+// returned as it is.
+func memberError(err error) error {
+	var e *jsonbody.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	f := FieldError{Field: e.Member, Message: e.Message}
+	switch e.Kind {
+	case jsonbody.Repeated:
+		f.Code = CodeMalformedJSON.Name
+		return CodeMalformedJSON.New("member " + e.Member + " appears more than once").WithFields(f)
+	case jsonbody.WrongCase:
+		f.Code = FieldUnknownField
+		return CodeUnknownField.New("unknown field " + e.Member + " (field names are case-sensitive: " + e.Want + ")").WithFields(f)
+	case jsonbody.NotTimestamp:
+		f.Code = FieldInvalidType
+		return CodeMalformedJSON.New(e.Member + " " + e.Message).WithFields(f)
+	default: // jsonbody.NotText
+		f.Code = FieldInvalid
+		return CodeValidationFailed.New(strings.TrimSpace(e.Member + " " + e.Message)).WithFields(f)
+	}
 }
 
 func jsonError(err error) error {
@@ -242,12 +270,12 @@ func jsonKind(t reflect.Type) string {
 	}
 }
 
-// formInto copies form values into the fields of a struct pointer, by
-// their json tag names: strings take the first value, string slices take
-// every value (a textarea's lines count as values), bools take on/true.
 // countryField names the form fields that hold an ISO 3166-1 code.
 var countryField = map[string]bool{"CountryOfRegistration": true, "Country": true}
 
+// formInto copies form values into the fields of a struct pointer, by
+// their json tag names: strings take the first value, string slices take
+// every value (a textarea's lines count as values), bools take on/true.
 func formInto(form url.Values, dst any) error {
 	v := reflect.ValueOf(dst)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
@@ -302,7 +330,7 @@ func textMessage(field, kind, s string) string { return directory.TextMessage(fi
 
 // checkText refuses text that one of the engines cannot keep as sent: a
 // NUL character (PostgreSQL's text holds none) or bytes that are not UTF-8
-// (a form; in JSON, checkKeys refuses them before decoding replaces them).
+// (a form; in JSON, jsonbody.Check refuses them before decoding replaces them).
 // Both engines then store the same thing, and the client learns which
 // field to fix (docs/design.md §4). It then applies the text rule above
 // to every member, and refuses naming each member that breaks it.

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -65,18 +66,7 @@ func required(fields map[string]string, name, s, label string) {
 	}
 }
 
-func itoa(i int) string {
-	const digits = "0123456789"
-	if i == 0 {
-		return "0"
-	}
-	var b []byte
-	for i > 0 {
-		b = append([]byte{digits[i%10]}, b...)
-		i /= 10
-	}
-	return string(b)
-}
+func itoa(i int) string { return strconv.Itoa(i) }
 
 // SortLink builds the URL that sorts a list by field, flipping the direction
 // when it is already the sort, and going back to page 0.
@@ -94,7 +84,6 @@ func SortLink(path string, q url.Values, field, curField string, curDesc bool) s
 	return path + "?" + v.Encode()
 }
 
-// PageLink is the URL of another page of the same list.
 // PrevPage is the page a list's Previous link goes to: the one before,
 // or the last page when page is past it (an old link, a typed URL).
 func PrevPage(page, totalPages int) int {
@@ -104,6 +93,7 @@ func PrevPage(page, totalPages int) int {
 	return page - 1
 }
 
+// PageLink is the URL of another page of the same list.
 func PageLink(path string, q url.Values, page int) string {
 	v := url.Values{}
 	for k, vs := range q {

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -22,7 +23,16 @@ func newFakeBuild() *fakeBuild {
 	return &fakeBuild{started: make(chan int, 10), release: make(chan any)}
 }
 
-func (f *fakeBuild) build(context.Context) (any, error) {
+func (f *fakeBuild) build(ctx context.Context) ([]byte, error) {
+	v, err := f.value(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+// value is what build is released with, as a value.
+func (f *fakeBuild) value(context.Context) (any, error) {
 	f.mu.Lock()
 	f.calls++
 	n := f.calls
@@ -45,7 +55,7 @@ func waitBuilt(c *publicCache) {
 	<-done
 }
 
-func body(a *publicAnswer) string { return string(a.body) }
+func body(a *publicAnswer) string { return string(a.Body) }
 
 // TestPublicCacheServesStaleWhileRebuilding: after a change the previous
 // answer is served at once while one rebuild runs; when it ends the new
@@ -79,7 +89,7 @@ func TestPublicCacheServesStaleWhileRebuilding(t *testing.T) {
 	f.release <- []string{"A"}
 	a1 := <-first
 	if body(a1) != `["A"]` {
-		t.Fatalf("first answer %s", a1.body)
+		t.Fatalf("first answer %s", a1.Body)
 	}
 
 	// The store changes: the old answer is served at once, one rebuild runs.
@@ -87,7 +97,7 @@ func TestPublicCacheServesStaleWhileRebuilding(t *testing.T) {
 	for range 3 {
 		a, err := c.get(ctx, 2, f.build)
 		if err != nil || a != a1 {
-			t.Fatalf("during the rebuild: %v %s, want the previous answer", err, a.body)
+			t.Fatalf("during the rebuild: %v %s, want the previous answer", err, a.Body)
 		}
 	}
 	<-f.started
@@ -98,8 +108,8 @@ func TestPublicCacheServesStaleWhileRebuilding(t *testing.T) {
 	f.release <- []string{"A", "B"}
 	waitBuilt(c)
 	a2, _ := c.get(ctx, 2, f.build)
-	if body(a2) != `["A","B"]` || a2.etag == a1.etag || !a2.modified.After(a1.modified) {
-		t.Fatalf("after the rebuild: %s etag %s (was %s), modified %v (was %v)", a2.body, a2.etag, a1.etag, a2.modified, a1.modified)
+	if body(a2) != `["A","B"]` || a2.ETag == a1.ETag || !a2.Modified.After(a1.Modified) {
+		t.Fatalf("after the rebuild: %s etag %s (was %s), modified %v (was %v)", a2.Body, a2.ETag, a1.ETag, a2.Modified, a1.Modified)
 	}
 
 	// Another change within the interval: served as is, no rebuild yet.
@@ -115,8 +125,8 @@ func TestPublicCacheServesStaleWhileRebuilding(t *testing.T) {
 	f.release <- []string{"A", "B"}
 	waitBuilt(c)
 	a3, _ := c.get(ctx, 3, f.build)
-	if a3.version != 3 || a3.etag != a2.etag || !a3.modified.Equal(a2.modified) {
-		t.Fatalf("same list: etag %s (was %s), modified %v (was %v)", a3.etag, a2.etag, a3.modified, a2.modified)
+	if a3.Version != 3 || a3.ETag != a2.ETag || !a3.Modified.Equal(a2.Modified) {
+		t.Fatalf("same list: etag %s (was %s), modified %v (was %v)", a3.ETag, a2.ETag, a3.Modified, a2.Modified)
 	}
 
 	// A failed rebuild keeps the answer.
@@ -143,10 +153,10 @@ func TestPublicCacheServesStaleWhileRebuilding(t *testing.T) {
 	a4, _ := c.get(ctx, 4, f.build)
 	rec := httptest.NewRecorder()
 	a4.serve(rec, httptest.NewRequest("GET", "/api/participants", nil), "60")
-	if rec.Code != 200 || rec.Header().Get("ETag") != a4.etag || rec.Header().Get("Last-Modified") != a4.modified.Format(http.TimeFormat) || rec.Body.String() != `["A","B","C"]` {
+	if rec.Code != 200 || rec.Header().Get("ETag") != a4.ETag || rec.Header().Get("Last-Modified") != a4.Modified.Format(http.TimeFormat) || rec.Body.String() != `["A","B","C"]` {
 		t.Fatalf("serve: %d %v %s", rec.Code, rec.Header(), rec.Body)
 	}
-	for _, h := range [][2]string{{"If-None-Match", a4.etag}, {"If-Modified-Since", a4.modified.Format(http.TimeFormat)}} {
+	for _, h := range [][2]string{{"If-None-Match", a4.ETag}, {"If-Modified-Since", a4.Modified.Format(http.TimeFormat)}} {
 		req := httptest.NewRequest("GET", "/api/participants", nil)
 		req.Header.Set(h[0], h[1])
 		rec := httptest.NewRecorder()
@@ -156,7 +166,7 @@ func TestPublicCacheServesStaleWhileRebuilding(t *testing.T) {
 		}
 	}
 	req := httptest.NewRequest("GET", "/api/participants", nil)
-	req.Header.Set("If-Modified-Since", a4.modified.Add(-time.Second).Format(http.TimeFormat))
+	req.Header.Set("If-Modified-Since", a4.Modified.Add(-time.Second).Format(http.TimeFormat))
 	rec = httptest.NewRecorder()
 	a4.serve(rec, req, "60")
 	if rec.Code != 200 {
@@ -184,8 +194,8 @@ func TestPublicCacheNeverGoesBack(t *testing.T) {
 	<-f.started
 	f.release <- []string{"old"}
 	waitBuilt(c)
-	if a, _ := c.get(ctx, 5, f.build); body(a) != `["new"]` || a.version != 5 {
-		t.Fatalf("went back to %s (version %d)", a.body, a.version)
+	if a, _ := c.get(ctx, 5, f.build); body(a) != `["new"]` || a.Version != 5 {
+		t.Fatalf("went back to %s (version %d)", a.Body, a.Version)
 	}
 }
 
@@ -201,7 +211,7 @@ func TestRebuildsArePacedByTheirLength(t *testing.T) {
 	c := &rebuilt[[]string]{now: clock}
 	f := newFakeBuild()
 	build := func(ctx context.Context) ([]string, error) {
-		v, err := f.build(ctx)
+		v, err := f.value(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -294,11 +304,11 @@ func TestLastModifiedIsWhenTheBuildBegan(t *testing.T) {
 	fa.release <- []string{"old"}
 	ansA := <-gotA
 
-	if !ansB.modified.After(ansA.modified) {
-		t.Fatalf("B's list holds the change but is dated %v, A's without it %v", ansB.modified, ansA.modified)
+	if !ansB.Modified.After(ansA.Modified) {
+		t.Fatalf("B's list holds the change but is dated %v, A's without it %v", ansB.Modified, ansA.Modified)
 	}
 	req := httptest.NewRequest("GET", "/api/participants", nil)
-	req.Header.Set("If-Modified-Since", ansA.modified.Format(http.TimeFormat))
+	req.Header.Set("If-Modified-Since", ansA.Modified.Format(http.TimeFormat))
 	rec := httptest.NewRecorder()
 	ansB.serve(rec, req, "60")
 	if rec.Code != http.StatusOK || rec.Body.String() != `["old","change"]` {

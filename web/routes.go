@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/trustframe/trustframe/changefeed"
 	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/federation/anchor"
 	"github.com/trustframe/trustframe/handlers"
@@ -44,7 +45,7 @@ func (s *Server) routes() http.Handler {
 	pages := &handlers.Pages{Base: base, Store: s.db, Now: s.cfg.Now}
 	domains := &handlers.Domains{Base: base, Store: s.db}
 	claims := &handlers.Claims{Base: base, Org: org, Claims: &directory.Claims{Store: s.db}, Store: s.db}
-	changes := &handlers.Changes{Base: base, Store: s.db, Stopping: s.stopping, MaxPolls: s.cfg.MaxLongPolls, MaxPollsPerPrincipal: s.cfg.MaxLongPollsPerAdmin}
+	changes := &handlers.Changes{Base: base, Feed: &changefeed.Feed{Store: s.db, Stopping: s.stopping, MaxPolls: s.cfg.MaxLongPolls, MaxPollsPerPrincipal: s.cfg.MaxLongPollsPerAdmin}}
 	hooks := &handlers.Webhooks{Base: base, Store: s.db, AllowPrivate: s.cfg.AllowPrivateWebhookURLs,
 		SealSecret: func(id string, key []byte) []byte { return s.kek.Seal(key, webhookSecretAAD(id)) }}
 

@@ -1,4 +1,4 @@
-package handlers
+package participants
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 func TestParticipantsJSONIsEncodingJSON(t *testing.T) {
 	odd := []string{"", "plain", `quote " back \ slash`, "tab\tnew\nline\rcr\bbs\fff", "\x00\x01\x1f\x7f", "<b>&amp;</b>", "naïve ünïcödé 日本", "line\u2028para\u2029", "bad \xff utf8 \xc3", "emoji 🏦"}
 	at := time.Date(2026, 11, 22, 18, 0, 0, 123456789, time.UTC)
-	var l participantList
+	var l List
 	for i, s := range odd {
 		p := store.Participant{
 			Organisation: store.Organisation{OrganisationID: s + "id", OrganisationName: s, LegalEntityName: s + "L", RegistrationNumber: s + "R", CountryOfRegistration: "GB",
@@ -37,7 +37,7 @@ func TestParticipantsJSONIsEncodingJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := l.appendJSON(nil)
+	got := l.AppendJSON(nil)
 	if !bytes.Equal(got, want) {
 		i := 0
 		for i < len(got) && i < len(want) && got[i] == want[i] {
@@ -45,7 +45,7 @@ func TestParticipantsJSONIsEncodingJSON(t *testing.T) {
 		}
 		t.Fatalf("differs at byte %d:\n got %s\nwant %s", i, got[max(0, i-80):min(len(got), i+80)], want[max(0, i-80):min(len(want), i+80)])
 	}
-	if got := participantList(nil).appendJSON(nil); string(got) != "[]" {
+	if got := List(nil).AppendJSON(nil); string(got) != "[]" {
 		t.Fatalf("an empty list: %s", got)
 	}
 }
@@ -81,7 +81,7 @@ func TestOrganisationJSONIsEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := (*orgAnswer)(&o).appendJSON(nil); !bytes.Equal(got, want) {
+		if got := AppendOrganisation(nil, &o); !bytes.Equal(got, want) {
 			t.Fatalf("got  %s\nwant %s", got, want)
 		}
 	}
@@ -95,7 +95,7 @@ func TestParticipantsSizeHintFits(t *testing.T) {
 	at := time.Date(2026, 11, 22, 18, 0, 0, 123456789, time.UTC)
 	word := func(n int) string { return strings.Repeat("x", rnd.IntN(n)) }
 	for _, n := range []int{1, 7, 300, 5000} {
-		var l participantList
+		var l List
 		for i := range n {
 			p := store.Participant{Organisation: store.Organisation{OrganisationID: word(40), OrganisationName: word(120), City: word(30),
 				Status: "Active", Flags: []string{}, CreatedOn: at, UpdatedOn: at}}
@@ -111,7 +111,7 @@ func TestParticipantsSizeHintFits(t *testing.T) {
 		}
 		hint := l.sizeHint()
 		b := make([]byte, 0, hint)
-		out := l.appendJSON(b)
+		out := l.AppendJSON(b)
 		if cap(out) != cap(b) {
 			t.Errorf("%d participants: the answer grew past the hint (%d bytes, hint %d)", n, len(out), hint)
 		}

@@ -1,4 +1,9 @@
-package handlers
+// Package jsonbody checks a JSON body beside the Go type it is decoded
+// into for what encoding/json would quietly accept: a member name in
+// another case, a member given twice, text that is not UTF-8, a timestamp
+// that is not RFC 3339. It knows nothing of HTTP: the request decoder
+// turns its Error into the API's refusal (docs/design.md §4).
+package jsonbody
 
 import (
 	"bytes"
@@ -15,19 +20,46 @@ import (
 	"unicode/utf8"
 )
 
-// checkKeys walks a JSON body beside the Go type it is decoded into and
-// refuses what encoding/json would quietly accept (docs/design.md §4):
-//
-//   - a member name that matches a field only when case is ignored
-//     ({"organisationName": …} for OrganisationName): encoding/json takes
-//     it; our field names are case-sensitive, so it is an unknown field;
-//   - a member that appears twice in one object ({"Status":"Inactive",
-//     "Status":"Active"}): encoding/json keeps the last, a proxy or a
-//     validator in front of us may have read the first;
-//   - a string or member name holding bytes that are not UTF-8:
-//     encoding/json replaces them with U+FFFD, so the text kept would not
-//     be the text sent (422 naming the member, as checkText does for
-//     forms).
+// Kind says why Check refused a member.
+type Kind int
+
+// The refusals of Check.
+const (
+	// Repeated is a member that appears twice in one object
+	// ({"Status":"Inactive","Status":"Active"}): encoding/json keeps the
+	// last, a proxy or a validator in front of us may have read the first.
+	Repeated Kind = iota + 1
+	// WrongCase is a member name that matches a field only when case is
+	// ignored ({"organisationName": …} for OrganisationName): encoding/json
+	// takes it; our field names are case-sensitive, so it is unknown.
+	WrongCase
+	// NotTimestamp is a value of a time.Time member that is not an RFC 3339
+	// string (encoding/json's error would name no member).
+	NotTimestamp
+	// NotText is a string or member name holding bytes that are not UTF-8,
+	// or an escape of half a UTF-16 surrogate pair: encoding/json replaces
+	// either with U+FFFD, so the text kept would not be the text sent.
+	NotText
+)
+
+// Error is a refusal of one member of a body.
+type Error struct {
+	Kind Kind
+	// Member names the member as encoding/json decodes it ("Tags.Name";
+	// "" for the body itself). Lists add no name: an element is named as
+	// its list.
+	Member string
+	// Message says what is wrong with the member, to be read after its
+	// name or beside it.
+	Message string
+	// Want is, for WrongCase, the field's name as it is written.
+	Want string
+}
+
+func (e *Error) Error() string { return "jsonbody: " + strings.TrimSpace(e.Member+" "+e.Message) }
+
+// Check walks a JSON body beside the Go type t it is decoded into and
+// returns an *Error for the first member it refuses (see Kind).
 //
 // Values decoded into `any`, maps or types with their own UnmarshalJSON
 // are checked for repeated members only. Type mismatches are left to the
@@ -42,7 +74,7 @@ import (
 // grows with the body's width and depth, never with the number of
 // values (docs/benchmarks.md). It stops when ctx ends (the client went
 // away) and returns ctx's error.
-func checkKeys(ctx context.Context, body []byte, t reflect.Type) error {
+func Check(ctx context.Context, body []byte, t reflect.Type) error {
 	s := keyScan{ctx: ctx, b: body, seed: maphash.MakeSeed()}
 	if err := s.walk(t); err != errNotJSON {
 		return err
@@ -51,7 +83,7 @@ func checkKeys(ctx context.Context, body []byte, t reflect.Type) error {
 }
 
 // errNotJSON stops a walk where the body stops being JSON.
-var errNotJSON = errors.New("handlers: not JSON")
+var errNotJSON = errors.New("jsonbody: not JSON")
 
 var (
 	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
@@ -106,7 +138,7 @@ func walkTypeOf(t reflect.Type) *walkType {
 	return k
 }
 
-// keyScan is one walk of a body by checkKeys.
+// keyScan is one walk of a body by Check.
 type keyScan struct {
 	ctx    context.Context
 	b      []byte
@@ -286,18 +318,14 @@ func (s *keyScan) member(f *keyFrame) (*walkType, error) {
 	}
 	name := s.unescaped(at, s.i, escaped, &s.buf)
 	if s.repeated(f, at, name) {
-		path := s.at()
-		return nil, CodeMalformedJSON.New("member " + path + " appears more than once").
-			WithFields(FieldError{Field: path, Code: CodeMalformedJSON.Name, Message: "appears more than once"})
+		return nil, &Error{Kind: Repeated, Member: s.at(), Message: "appears more than once"}
 	}
 	vt := f.in.values
 	if f.in.fields != nil {
 		ft, exact := f.in.fields[string(name)]
 		if !exact {
 			if want, near := s.foldedName(f.in, name); near {
-				path := s.at()
-				return nil, CodeUnknownField.New("unknown field " + path + " (field names are case-sensitive: " + want + ")").
-					WithFields(FieldError{Field: path, Code: FieldUnknownField, Message: "not a field of this resource; did you mean " + want + "?"})
+				return nil, &Error{Kind: WrongCase, Member: s.at(), Message: "not a field of this resource; did you mean " + want + "?", Want: want}
 			}
 			// Unknown altogether: the decoder refuses it by name.
 		}
@@ -385,12 +413,13 @@ func (s *keyScan) at() string {
 	return strings.Join(names, ".")
 }
 
+// timestampMessage is what a NotTimestamp refusal says.
+const timestampMessage = "must be an RFC 3339 timestamp like 2026-03-01T09:30:00Z (read-only timestamps may be left out)"
+
 // notTimestamp refuses a value of a time.Time member that is not an
-// RFC 3339 string (encoding/json's error would name no member).
+// RFC 3339 string.
 func (s *keyScan) notTimestamp() error {
-	path := s.at()
-	msg := "must be an RFC 3339 timestamp like 2026-03-01T09:30:00Z (read-only timestamps may be left out)"
-	return CodeMalformedJSON.New(path + " " + msg).WithFields(FieldError{Field: path, Code: FieldInvalidType, Message: msg})
+	return &Error{Kind: NotTimestamp, Member: s.at(), Message: timestampMessage}
 }
 
 // text refuses the string that starts at offset at and ends where the
@@ -407,8 +436,7 @@ func (s *keyScan) text(at int, lone bool) error {
 	default:
 		return nil
 	}
-	path := s.at()
-	return CodeValidationFailed.New(strings.TrimSpace(path + " " + msg)).WithFields(FieldError{Field: path, Code: FieldInvalid, Message: msg})
+	return &Error{Kind: NotText, Member: s.at(), Message: msg}
 }
 
 // space skips white space.

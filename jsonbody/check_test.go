@@ -1,11 +1,10 @@
-package handlers
+package jsonbody
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http/httptest"
 	"reflect"
 	"runtime"
 	"strconv"
@@ -14,74 +13,33 @@ import (
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/trustframe/trustframe/formats"
 )
 
-type keysInner struct {
-	Name string `json:"Name"`
+// sample is what the tests decode into: an embedded struct, a list of
+// structs, free-form members, a timestamp, a map, a hidden field and one
+// without a tag.
+type sample struct {
+	base
+	OrganisationName string            `json:"OrganisationName"`
+	Tags             []inner           `json:"Tags"`
+	Any              any               `json:"Any"`
+	Meta             map[string]any    `json:"Meta"`
+	Labels           map[string]string `json:"Labels"`
+	When             *time.Time        `json:"When"`
+	NoTag            string
+	Hidden           string `json:"-"`
 }
 
-type keysBase struct {
+type base struct {
 	Status string `json:"Status"`
 }
 
-type keysBody struct {
-	keysBase
-	OrganisationName string            `json:"OrganisationName"`
-	Tags             []keysInner       `json:"Tags"`
-	Meta             map[string]any    `json:"Meta"`
-	Any              any               `json:"Any"`
-	When             *time.Time        `json:"When"`
-	Labels           map[string]string `json:"Labels"`
-	Hidden           string            `json:"-"`
-	NoTag            string
+type inner struct {
+	Name string `json:"Name"`
 }
 
-// TestDecodeRefusesWhatEncodingJSONWouldGuess: a member name in another
-// case and a repeated member are refused with the member named, at any
-// depth; exact names, maps' own keys and nested free-form objects pass.
-func TestDecodeRefusesWhatEncodingJSONWouldGuess(t *testing.T) {
-	for _, c := range []struct {
-		name, body string
-		code       string // "" = accepted
-		field      string
-	}{
-		{"exact", `{"OrganisationName":"A","Status":"Active","Tags":[{"Name":"x"}],"Meta":{"a":{"b":1}},"Any":[{"k":1}],"When":"2026-01-02T03:04:05Z","Labels":{"x":"y","X":"z"},"NoTag":"n"}`, "", ""},
-		{"case of a field", `{"organisationName":"A"}`, CodeUnknownField.Name, "organisationName"},
-		{"case of an embedded field", `{"STATUS":"Active"}`, CodeUnknownField.Name, "STATUS"},
-		{"case in a list of objects", `{"Tags":[{"Name":"x"},{"name":"y"}]}`, CodeUnknownField.Name, "Tags.name"},
-		{"case of a field without tag", `{"notag":"n"}`, CodeUnknownField.Name, "notag"},
-		{"repeated member", `{"Status":"Inactive","Status":"Active"}`, CodeMalformedJSON.Name, "Status"},
-		{"repeated in a list of objects", `{"Tags":[{"Name":"x","Name":"y"}]}`, CodeMalformedJSON.Name, "Tags.Name"},
-		{"repeated in a free-form object", `{"Meta":{"a":1,"a":2}}`, CodeMalformedJSON.Name, "Meta.a"},
-		{"repeated deep in any", `{"Any":[{"k":{"z":1,"z":2}}]}`, CodeMalformedJSON.Name, "Any.k.z"},
-		{"unknown field", `{"Nope":1}`, CodeUnknownField.Name, "Nope"},
-		{"the json:\"-\" field", `{"Hidden":"h"}`, CodeUnknownField.Name, "Hidden"},
-		{"half a surrogate pair", `{"NoTag":"\ud800"}`, CodeValidationFailed.Name, "NoTag"},
-		{"half a pair after an escaped backslash and ufffd", `{"NoTag":"\\ufffd\ud800"}`, CodeValidationFailed.Name, "NoTag"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			r := httptest.NewRequest("POST", "/api/x", strings.NewReader(c.body))
-			r.Header.Set("Content-Type", "application/json")
-			var dst keysBody
-			err := Decode(httptest.NewRecorder(), r, &dst)
-			if c.code == "" {
-				if err != nil {
-					t.Fatalf("refused: %v", err)
-				}
-				if dst.OrganisationName != "A" || dst.Status != "Active" || len(dst.Tags) != 1 || dst.Labels["X"] != "z" {
-					t.Fatalf("decoded %+v", dst)
-				}
-				return
-			}
-			var e *Error
-			if !errors.As(err, &e) || e.Code != c.code || len(e.Fields) == 0 || e.Fields[0].Field != c.field {
-				t.Fatalf("got %#v, want %s naming %s", err, c.code, c.field)
-			}
-		})
-	}
-}
+// maxBody is the largest body the request decoder reads (handlers.MaxBody).
+const maxBody = 1 << 20
 
 // allocated is how many bytes f allocates on the heap (all goroutines).
 func allocated(f func()) uint64 {
@@ -93,48 +51,16 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-// TestDecodeRefusesBodiesNestedDeeperThanTheLimit: a body nested up to
-// formats.MaxJSONDepth is read; one level more is 400 malformed_json naming
-// the limit, before anything walks it; brackets in strings do not count.
-func TestDecodeRefusesBodiesNestedDeeperThanTheLimit(t *testing.T) {
-	nested := func(levels int) string { // levels counts the body's own object
-		return `{"Any":` + strings.Repeat("[", levels-1) + `"[[[["` + strings.Repeat("]", levels-1) + "}"
-	}
-	for _, c := range []struct {
-		name, body string
-		refused    bool
-	}{
-		{"at the limit", nested(formats.MaxJSONDepth), false},
-		{"one level more", nested(formats.MaxJSONDepth + 1), true},
-		{"20,000 levels", strings.Repeat(`{"Any":`, 20000) + "1" + strings.Repeat("}", 20000), true},
-	} {
-		r := httptest.NewRequest("POST", "/api/x", strings.NewReader(c.body))
-		r.Header.Set("Content-Type", "application/json")
-		var dst keysBody
-		err := Decode(httptest.NewRecorder(), r, &dst)
-		if !c.refused {
-			if err != nil {
-				t.Errorf("%s: refused: %v", c.name, err)
-			}
-			continue
-		}
-		var e *Error
-		if !errors.As(err, &e) || e.Status != 400 || e.Code != CodeMalformedJSON.Name || !strings.Contains(e.Message, "limit of 32 levels") {
-			t.Errorf("%s: %#v, want 400 malformed_json naming the limit", c.name, err)
-		}
-	}
-}
-
-// TestCheckKeysMemoryGrowsWithTheBodyNotTheSquareOfItsDepth: the walk
+// TestCheckMemoryGrowsWithTheBodyNotTheSquareOfItsDepth: the walk
 // keeps member names as a list and joins them only to refuse, so even
 // without the depth limit (which Decode applies first) a body nested
 // 20,000 deep costs a small multiple of its size, and a repeated member
 // at the bottom is still named by its whole path.
-func TestCheckKeysMemoryGrowsWithTheBodyNotTheSquareOfItsDepth(t *testing.T) {
+func TestCheckMemoryGrowsWithTheBodyNotTheSquareOfItsDepth(t *testing.T) {
 	const depth = 20000
 	body := []byte(strings.Repeat(`{"a":`, depth) + "1" + strings.Repeat("}", depth))
 	var err error
-	n := allocated(func() { err = checkKeys(context.Background(), body, reflect.TypeOf(&keysBody{})) })
+	n := allocated(func() { err = Check(context.Background(), body, reflect.TypeOf(&sample{})) })
 	if err != nil {
 		t.Fatalf("refused: %v", err)
 	}
@@ -143,36 +69,36 @@ func TestCheckKeysMemoryGrowsWithTheBodyNotTheSquareOfItsDepth(t *testing.T) {
 	}
 	dup := []byte(strings.Repeat(`{"a":`, 3) + `{"z":1,"z":2}` + strings.Repeat("}", 3))
 	var e *Error
-	if err := checkKeys(context.Background(), dup, nil); !errors.As(err, &e) || len(e.Fields) != 1 || e.Fields[0].Field != "a.a.a.z" {
+	if err := Check(context.Background(), dup, nil); !errors.As(err, &e) || e.Kind != Repeated || e.Member != "a.a.a.z" {
 		t.Fatalf("%#v, want the repeated member named a.a.a.z", err)
 	}
 }
 
-// TestCheckKeysStopsWhenTheClientGoesAway: the walk looks at the request's
+// TestCheckStopsWhenTheClientGoesAway: the walk looks at the request's
 // context as it reads and stops with its error once the client has gone.
-func TestCheckKeysStopsWhenTheClientGoesAway(t *testing.T) {
+func TestCheckStopsWhenTheClientGoesAway(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	body := []byte(`{"Any":[` + strings.TrimSuffix(strings.Repeat("1,", 10*ctxEvery), ",") + "]}")
-	if err := checkKeys(ctx, body, reflect.TypeOf(&keysBody{})); !errors.Is(err, context.Canceled) {
+	if err := Check(ctx, body, reflect.TypeOf(&sample{})); !errors.Is(err, context.Canceled) {
 		t.Fatalf("%v, want context.Canceled", err)
 	}
 }
 
-// wideBody is a JSON text of exactly MaxBody bytes: open, then item(0),
+// wideBody is a JSON text of exactly maxBody bytes: open, then item(0),
 // item(1), … separated by commas while they fit, then last and close.
 func wideBody(open, last, close string, item func(int) string) []byte {
 	var b strings.Builder
 	b.WriteString(open)
 	for i := 0; ; i++ {
 		it := item(i) + ","
-		if b.Len()+len(it)+len(last)+len(close) > MaxBody {
+		if b.Len()+len(it)+len(last)+len(close) > maxBody {
 			break
 		}
 		b.WriteString(it)
 	}
 	b.WriteString(last)
-	b.WriteString(strings.Repeat(" ", MaxBody-b.Len()-len(close)))
+	b.WriteString(strings.Repeat(" ", maxBody-b.Len()-len(close)))
 	b.WriteString(close)
 	return []byte(b.String())
 }
@@ -196,23 +122,24 @@ func wideBodies() []struct {
 	}
 }
 
-// BenchmarkCheckKeysWide: the key walk over each wide body (bytes and
+// BenchmarkCheckWide: the key walk over each wide body (bytes and
 // allocations per walk: docs/benchmarks.md).
-func BenchmarkCheckKeysWide(b *testing.B) {
+func BenchmarkCheckWide(b *testing.B) {
 	for _, c := range wideBodies() {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(c.body)))
 			for b.Loop() {
-				checkKeys(context.Background(), c.body, reflect.TypeOf(&keysBody{}))
+				Check(context.Background(), c.body, reflect.TypeOf(&sample{}))
 			}
 		})
 	}
 }
 
-// tokenCheckKeys is checkKeys as it was, walking the body with
-// encoding/json's Decoder.Token (about 120 bytes allocated a token).
-func tokenCheckKeys(ctx context.Context, body []byte, t reflect.Type) error {
+// tokenCheck is Check written on encoding/json's Decoder.Token (about
+// 120 bytes allocated a token): slower, but plainly right, so FuzzCheck
+// holds Check to its verdicts.
+func tokenCheck(ctx context.Context, body []byte, t reflect.Type) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	k := &tokenWalk{ctx: ctx, dec: dec, body: body}
@@ -223,8 +150,7 @@ func tokenCheckKeys(ctx context.Context, body []byte, t reflect.Type) error {
 	return nil
 }
 
-// tokenWalk is the key walk as it was, on encoding/json's Decoder.Token:
-// FuzzCheckKeys holds checkKeys to its verdicts.
+// tokenWalk is one walk of tokenCheck.
 type tokenWalk struct {
 	ctx    context.Context
 	dec    *json.Decoder
@@ -253,9 +179,7 @@ func (k *tokenWalk) value(t reflect.Type) error {
 	if isTime && tok != nil {
 		// encoding/json's error for a bad timestamp names no member.
 		if s, ok := tok.(string); !ok || !validTimestamp(s) {
-			path := k.at()
-			msg := "must be an RFC 3339 timestamp like 2026-03-01T09:30:00Z (read-only timestamps may be left out)"
-			return CodeMalformedJSON.New(path + " " + msg).WithFields(FieldError{Field: path, Code: FieldInvalidType, Message: msg})
+			return &Error{Kind: NotTimestamp, Member: k.at(), Message: "must be an RFC 3339 timestamp like 2026-03-01T09:30:00Z (read-only timestamps may be left out)"}
 		}
 	}
 	d, ok := tok.(json.Delim)
@@ -323,9 +247,7 @@ func (k *tokenWalk) member(seen map[string]bool, fields map[string]reflect.Type,
 		return nil, err
 	}
 	if seen[key] {
-		name := k.at()
-		return nil, CodeMalformedJSON.New("member " + name + " appears more than once").
-			WithFields(FieldError{Field: name, Code: CodeMalformedJSON.Name, Message: "appears more than once"})
+		return nil, &Error{Kind: Repeated, Member: k.at(), Message: "appears more than once"}
 	}
 	seen[key] = true
 	if fields == nil {
@@ -334,9 +256,7 @@ func (k *tokenWalk) member(seen map[string]bool, fields map[string]reflect.Type,
 	ft, exact := fields[key]
 	if !exact {
 		if want, near := tokenFoldedName(fields, folded, key); near {
-			name := k.at()
-			return nil, CodeUnknownField.New("unknown field " + name + " (field names are case-sensitive: " + want + ")").
-				WithFields(FieldError{Field: name, Code: FieldUnknownField, Message: "not a field of this resource; did you mean " + want + "?"})
+			return nil, &Error{Kind: WrongCase, Member: k.at(), Message: "not a field of this resource; did you mean " + want + "?", Want: want}
 		}
 		// Unknown altogether: the decoder refuses it by name.
 	}
@@ -379,9 +299,7 @@ func (k *tokenWalk) token() (json.Token, error) {
 // now is when they are not UTF-8 (the decoder replaced them with U+FFFD).
 func (k *tokenWalk) notUTF8(start int64) error {
 	if end := k.dec.InputOffset(); start <= end && end <= int64(len(k.body)) && !utf8.Valid(k.body[start:end]) {
-		path := k.at()
-		msg := "contains bytes that are not UTF-8"
-		return CodeValidationFailed.New(strings.TrimSpace(path + " " + msg)).WithFields(FieldError{Field: path, Code: FieldInvalid, Message: msg})
+		return &Error{Kind: NotText, Member: k.at(), Message: "contains bytes that are not UTF-8"}
 	}
 	return nil
 }
@@ -397,8 +315,7 @@ func tokenLoneSurrogate(tok json.Token, raw []byte, at func() string) error {
 		return nil
 	}
 	msg := `holds an escape of half a UTF-16 surrogate pair (such as \ud800), which is no character`
-	path := at()
-	return CodeValidationFailed.New(strings.TrimSpace(path + " " + msg)).WithFields(FieldError{Field: path, Code: FieldInvalid, Message: msg})
+	return &Error{Kind: NotText, Member: at(), Message: msg}
 }
 
 // hasLoneHalf reports whether the JSON string raw holds an escape of half
