@@ -2,7 +2,10 @@ package directory_test
 
 import (
 	"context"
+	"errors"
 	"testing"
+
+	"github.com/trustframe/trustframe/directory"
 
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/store/storetest"
@@ -29,4 +32,14 @@ func mustOrg(t *testing.T, db *store.DB, name string) string {
 		t.Fatal(err)
 	}
 	return o.OrganisationID
+}
+
+// refusal is err as the layer's *Error, or an empty one when it is not,
+// so that a test reads its code and fields without a nil check.
+func refusal(err error) *directory.Error {
+	var e *directory.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &directory.Error{}
 }
