@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/trustframe/trustframe/directory"
+
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/store/storetest"
 )
@@ -47,4 +48,14 @@ func fieldOf(err error) string {
 		return fe.Field
 	}
 	return ""
+}
+
+// refusal is err as the layer's *Error, or an empty one when it is not,
+// so that a test reads its code and fields without a nil check.
+func refusal(err error) *directory.Error {
+	var e *directory.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &directory.Error{}
 }

@@ -9,36 +9,12 @@ import (
 	"github.com/trustframe/trustframe/directory"
 )
 
-// AuthorisationDomain is an area of the ecosystem in which organisations
-// are authorised for roles (docs/design.md §12).
-type AuthorisationDomain struct {
-	Name        string `json:"Name"`
-	Description string `json:"Description"`
-	Status      string `json:"Status"`
-}
-
-// DomainRole is a role of an authorisation domain. Type is Federation or
-// Directory; an organisation with an Active claim on an Exclusive role
-// holds no other role.
-type DomainRole struct {
-	Name                string `json:"Name"`
-	AuthorisationDomain string `json:"AuthorisationDomain"`
-	Type                string `json:"Type"`
-	Exclusive           bool   `json:"Exclusive"`
-	Description         string `json:"Description"`
-	Status              string `json:"Status"`
-}
-
-// Authority is a regulator or scheme that authorises organisations in the
-// domains it covers.
-type Authority struct {
-	AuthorityID          string   `json:"AuthorityId"`
-	AuthorityName        string   `json:"AuthorityName"`
-	AuthorityCode        string   `json:"AuthorityCode"`
-	Country              string   `json:"Country"`
-	Status               string   `json:"Status"`
-	AuthorisationDomains []string `json:"AuthorisationDomains"`
-}
+// The types of docs/design.md §12 are the application layer's.
+type (
+	AuthorisationDomain = directory.AuthorisationDomain
+	DomainRole          = directory.DomainRole
+	Authority           = directory.Authority
+)
 
 // ClaimRef names a claim in the way of a change: the application layer's.
 type ClaimRef = directory.ClaimRef
@@ -106,16 +82,14 @@ func (d *DB) CreateAuthorisationDomain(ctx context.Context, a Audit, dom Authori
 
 // UpdateAuthorisationDomain changes a domain's description and status.
 // Disabling a domain that Active claims use is a conflict naming them.
-func (d *DB) UpdateAuthorisationDomain(ctx context.Context, a Audit, dom AuthorisationDomain, check func(cur AuthorisationDomain) error) (AuthorisationDomain, error) {
+func (d *DB) UpdateAuthorisationDomain(ctx context.Context, a Audit, dom AuthorisationDomain, check directory.Check[AuthorisationDomain]) (AuthorisationDomain, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		cur, err := getDomain(ctx, tx, dom.Name)
 		if err != nil {
 			return err
 		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
+		if err := runCheck(check, cur); err != nil {
+			return err
 		}
 		if dom.Status == "" { // left out: unchanged
 			dom.Status = cur.Status
@@ -265,16 +239,14 @@ func (d *DB) CreateDomainRole(ctx context.Context, a Audit, r DomainRole) (Domai
 // status. Disabling it while Active claims use it, or making it Exclusive
 // while an organisation holds it beside other roles, is a conflict naming
 // the claims.
-func (d *DB) UpdateDomainRole(ctx context.Context, a Audit, r DomainRole, check func(cur DomainRole) error) (DomainRole, error) {
+func (d *DB) UpdateDomainRole(ctx context.Context, a Audit, r DomainRole, check directory.Check[DomainRole]) (DomainRole, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		cur, err := getRole(ctx, tx, r.AuthorisationDomain, r.Name)
 		if err != nil {
 			return err
 		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
+		if err := runCheck(check, cur); err != nil {
+			return err
 		}
 		if r.Status == "" { // left out: unchanged
 			r.Status = cur.Status
@@ -414,16 +386,21 @@ func getAuthorityTx(ctx context.Context, d *DB, tx *sql.Tx, id string) (Authorit
 	return l[0], nil
 }
 
-// checkAuthority checks what must hold of an authority before it is
-// written: its domains exist, and its name and code are its own.
-func checkAuthority(ctx context.Context, tx *sql.Tx, au Authority) error {
+// authorityDomains adds to problems an authority's domain that does not
+// exist (the first found).
+func authorityDomains(ctx context.Context, tx *sql.Tx, problems directory.Fields, au Authority) error {
 	for _, dom := range au.AuthorisationDomains {
 		if _, err := getDomain(ctx, tx, dom); errors.Is(err, ErrNotFound) {
-			return &FieldError{Field: "AuthorisationDomains", Message: fmt.Sprintf("there is no authorisation domain %q", dom)}
+			return problems.Take(&FieldError{Field: "AuthorisationDomains", Message: fmt.Sprintf("there is no authorisation domain %q", dom)})
 		} else if err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// authorityTaken refuses a name or a code another authority has.
+func authorityTaken(ctx context.Context, tx *sql.Tx, au Authority) error {
 	var other string
 	err := tx.QueryRowContext(ctx, `SELECT authority_id FROM authorities WHERE name = ? AND authority_id <> ?`, au.AuthorityName, au.AuthorityID).Scan(&other)
 	if err == nil {
@@ -452,19 +429,29 @@ func setAuthorityDomains(ctx context.Context, tx *sql.Tx, id string, domains []s
 	return nil
 }
 
-// CreateAuthority adds an authority (its id given or generated).
-func (d *DB) CreateAuthority(ctx context.Context, a Audit, au Authority) (Authority, error) {
+// CreateAuthority adds an authority (its id given or generated). problems
+// are what is already known to be wrong with its fields: that its domains
+// exist is added to them, and when any remains nothing is written. Then an
+// id, a name or a code another authority has is a conflict.
+func (d *DB) CreateAuthority(ctx context.Context, a Audit, au Authority, problems directory.Fields) (Authority, error) {
 	if au.AuthorityID == "" {
 		au.AuthorityID = NewID()
 	}
 	au.AuthorisationDomains = nonNil(au.AuthorisationDomains)
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		problems := directory.Fields{}.Merge(problems)
+		if err := authorityDomains(ctx, tx, problems, au); err != nil {
+			return err
+		}
+		if err := problems.Err(); err != nil {
+			return err
+		}
 		if _, err := getAuthorityTx(ctx, d, tx, au.AuthorityID); err == nil {
 			return &ConflictError{Message: "an authority with AuthorityId " + au.AuthorityID + " exists"}
 		} else if !errors.Is(err, ErrNotFound) {
 			return err
 		}
-		if err := checkAuthority(ctx, tx, au); err != nil {
+		if err := authorityTaken(ctx, tx, au); err != nil {
 			return err
 		}
 		now := d.stamp()
@@ -483,25 +470,31 @@ func (d *DB) CreateAuthority(ctx context.Context, a Audit, au Authority) (Author
 	return d.GetAuthority(ctx, au.AuthorityID)
 }
 
-// UpdateAuthority replaces an authority's writable fields. Disabling it
-// while Active claims use it, or dropping a domain its Active claims are
-// in, is a conflict naming the claims.
-func (d *DB) UpdateAuthority(ctx context.Context, a Audit, au Authority, check func(cur Authority) error) (Authority, error) {
+// UpdateAuthority replaces an authority's writable fields. problems are as
+// for CreateAuthority; check runs on the stored authority once the fields
+// pass. Disabling it while Active claims use it, or dropping a domain its
+// Active claims are in, is a conflict naming the claims.
+func (d *DB) UpdateAuthority(ctx context.Context, a Audit, au Authority, problems directory.Fields, check directory.Check[Authority]) (Authority, error) {
 	au.AuthorisationDomains = nonNil(au.AuthorisationDomains)
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		problems := directory.Fields{}.Merge(problems)
 		cur, err := getAuthorityTx(ctx, d, tx, au.AuthorityID)
 		if err != nil {
 			return err
 		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
+		if err := authorityDomains(ctx, tx, problems, au); err != nil {
+			return err
+		}
+		if err := problems.Err(); err != nil {
+			return err
+		}
+		if err := runCheck(check, cur); err != nil {
+			return err
 		}
 		if au.Status == "" { // left out: unchanged
 			au.Status = cur.Status
 		}
-		if err := checkAuthority(ctx, tx, au); err != nil {
+		if err := authorityTaken(ctx, tx, au); err != nil {
 			return err
 		}
 		if cur.Status == "Active" && au.Status == "Inactive" {

@@ -55,9 +55,9 @@ func newDomainFixtureOn(t *testing.T, db *store.DB) domainFixture {
 		_, err := db.CreateDomainRole(ctx, who, r)
 		must(err)
 	}
-	auth, err := db.CreateAuthority(ctx, who, store.Authority{AuthorityName: "Central Bank", AuthorityCode: "CB", Country: "GB", Status: "Active", AuthorisationDomains: []string{"Payments"}})
+	auth, err := db.CreateAuthority(ctx, who, store.Authority{AuthorityName: "Central Bank", AuthorityCode: "CB", Country: "GB", Status: "Active", AuthorisationDomains: []string{"Payments"}}, nil)
 	must(err)
-	dataAuth, err := db.CreateAuthority(ctx, who, store.Authority{AuthorityName: "Data Office", AuthorityCode: "DO", Country: "GB", Status: "Active", AuthorisationDomains: []string{"Data"}})
+	dataAuth, err := db.CreateAuthority(ctx, who, store.Authority{AuthorityName: "Data Office", AuthorityCode: "DO", Country: "GB", Status: "Active", AuthorisationDomains: []string{"Data"}}, nil)
 	must(err)
 	o, err := db.CreateOrganisation(ctx, who, store.Organisation{OrganisationName: "Bank", RegistrationNumber: "1", CountryOfRegistration: "GB", Status: "Active"}, nil)
 	must(err)
@@ -274,9 +274,9 @@ func TestDomainCascadesRefused(t *testing.T) {
 	conflict("disable a domain with Active claims", err, c.ClaimID)
 	_, err = f.db.UpdateDomainRole(ctx, who, store.DomainRole{Name: "PISP", AuthorisationDomain: "Payments", Type: "Federation", Status: "Inactive"}, nil)
 	conflict("disable a held role", err, c.ClaimID)
-	_, err = f.db.UpdateAuthority(ctx, who, store.Authority{AuthorityID: f.auth.AuthorityID, AuthorityName: "Central Bank", AuthorityCode: "CB", Country: "GB", Status: "Inactive", AuthorisationDomains: []string{"Payments"}}, nil)
+	_, err = f.db.UpdateAuthority(ctx, who, store.Authority{AuthorityID: f.auth.AuthorityID, AuthorityName: "Central Bank", AuthorityCode: "CB", Country: "GB", Status: "Inactive", AuthorisationDomains: []string{"Payments"}}, nil, nil)
 	conflict("disable an authority with Active claims", err, c.ClaimID)
-	_, err = f.db.UpdateAuthority(ctx, who, store.Authority{AuthorityID: f.auth.AuthorityID, AuthorityName: "Central Bank", AuthorityCode: "CB", Country: "GB", Status: "Active", AuthorisationDomains: []string{"Data"}}, nil)
+	_, err = f.db.UpdateAuthority(ctx, who, store.Authority{AuthorityID: f.auth.AuthorityID, AuthorityName: "Central Bank", AuthorityCode: "CB", Country: "GB", Status: "Active", AuthorisationDomains: []string{"Data"}}, nil, nil)
 	conflict("drop the domain of an authority's Active claims", err, c.ClaimID)
 	// Making a role Exclusive while its holder holds another.
 	if _, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("ASPSP", "Payments"), nil); err != nil {
@@ -423,11 +423,11 @@ func TestSeedBesideTheOperatorsAuthorities(t *testing.T) {
 	if _, err := db.CreateAuthorisationDomain(ctx, who, store.AuthorisationDomain{Name: "Payments", Status: "Active"}); err != nil {
 		t.Fatal(err)
 	}
-	fca, err := db.CreateAuthority(ctx, who, store.Authority{AuthorityName: "FCA", AuthorityCode: "FCA", Country: "GB", Status: "Active", AuthorisationDomains: []string{"Payments"}})
+	fca, err := db.CreateAuthority(ctx, who, store.Authority{AuthorityName: "FCA", AuthorityCode: "FCA", Country: "GB", Status: "Active", AuthorisationDomains: []string{"Payments"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bcb, err := db.CreateAuthority(ctx, who, store.Authority{AuthorityName: "Banco Central do Brasil", AuthorityCode: "BACEN", Country: "BR", Status: "Active", AuthorisationDomains: []string{"Payments"}})
+	bcb, err := db.CreateAuthority(ctx, who, store.Authority{AuthorityName: "Banco Central do Brasil", AuthorityCode: "BACEN", Country: "BR", Status: "Active", AuthorisationDomains: []string{"Payments"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -236,7 +236,7 @@ func unbacked(p IdentityProvider, role Role, email, group string) string {
 	if p.Status != "Active" {
 		return "identity provider " + p.Name + " is " + p.Status
 	}
-	if !p.Vouches(email) {
+	if !DomainAllowed(p.EmailDomains, email) {
 		return "identity provider " + p.Name + " no longer vouches for e-mails of " + email[strings.LastIndexByte(email, '@')+1:]
 	}
 	for _, m := range p.GroupRoles {

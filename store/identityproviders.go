@@ -7,46 +7,16 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"time"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
-// IdentityProvider is an OpenID Provider bound to the directory: the API
-// accepts its access tokens (signature checked against JwksUri, audience
-// Audience or the service's API audience, the person's e-mail in
-// EmailClaim) while it is Active.
-type IdentityProvider struct {
-	Name        string `json:"Name"`
-	Issuer      string `json:"Issuer"`
-	JwksURI     string `json:"JwksUri,omitempty"`
-	Audience    string `json:"Audience"`
-	EmailClaim  string `json:"EmailClaim"`
-	Description string `json:"Description"`
-	Status      string `json:"Status"`
-	// ClientID is this service's OAuth client at the provider: set, the
-	// provider is offered for web sign-in too.
-	// EmailDomains are the domains whose e-mails the provider may vouch
-	// for; ["*"] is any.
-	EmailDomains    []string `json:"EmailDomains"`
-	ClientID        string   `json:"ClientId"`
-	HasClientSecret bool     `json:"HasClientSecret"`
-	// SealedSecret is the client secret sealed with the KEK; never shown.
-	// On update nil keeps the current one.
-	SealedSecret []byte `json:"-"`
-	// GroupsClaim names the claim of its tokens that lists the person's
-	// groups; GroupRoles makes members of a group administrators
-	// (docs/design.md §16).
-	GroupsClaim string      `json:"GroupsClaim"`
-	GroupRoles  []GroupRole `json:"GroupRoles"`
-	CreatedOn   time.Time   `json:"CreatedOn"`
-	UpdatedOn   time.Time   `json:"UpdatedOn"`
-}
-
-// GroupRole maps a group of an identity provider to an administrator role
-// (Role is DataAdministrator or SuperUser).
-type GroupRole struct {
-	Group string `json:"Group"`
-	Role  Role   `json:"Role"`
-}
+// The types of an identity provider binding (docs/design.md §5, §16) are
+// the application layer's.
+type (
+	IdentityProvider = directory.IdentityProvider
+	GroupRole        = directory.GroupRole
+)
 
 const idpCols = `name, issuer, jwks_uri, audience, email_claim, description, status, client_id, client_secret, email_domains, groups_claim, group_roles, created_on, updated_on`
 
@@ -93,18 +63,25 @@ func issuerTaken(ctx context.Context, tx *sql.Tx, p IdentityProvider) error {
 	return &FieldError{Field: "Issuer", Message: "Identity provider " + other + " already has this issuer."}
 }
 
-// CreateIdentityProvider adds an identity provider; a taken name is a conflict.
-func (d *DB) CreateIdentityProvider(ctx context.Context, a Audit, p IdentityProvider) (IdentityProvider, error) {
+// CreateIdentityProvider adds an identity provider. problems are what is
+// already known to be wrong with its fields: an issuer another provider
+// has is added to them, and when any remains nothing is written. Then a
+// taken name is a conflict.
+func (d *DB) CreateIdentityProvider(ctx context.Context, a Audit, p IdentityProvider, problems directory.Fields) (IdentityProvider, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		problems := directory.Fields{}.Merge(problems)
+		if err := problems.Take(issuerTaken(ctx, tx, p)); err != nil {
+			return err
+		}
+		if err := problems.Err(); err != nil {
+			return err
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM identity_providers WHERE name = ?`, p.Name).Scan(&n); err != nil {
 			return err
 		}
 		if n > 0 {
 			return &ConflictError{Message: "an identity provider named " + p.Name + " already exists"}
-		}
-		if err := issuerTaken(ctx, tx, p); err != nil {
-			return err
 		}
 		now := d.stamp()
 		p.HasClientSecret = len(p.SealedSecret) > 0
@@ -124,17 +101,25 @@ func (d *DB) CreateIdentityProvider(ctx context.Context, a Audit, p IdentityProv
 }
 
 // UpdateIdentityProvider replaces the writable fields of an identity
-// provider; check sees the current one first (If-Match). What its groups
-// made and the new settings no longer back is revoked in the same
-// transaction (revokeUnbacked).
-func (d *DB) UpdateIdentityProvider(ctx context.Context, a Audit, p IdentityProvider, check func(cur IdentityProvider) error) (IdentityProvider, error) {
+// provider. problems are as for CreateIdentityProvider; check runs on the
+// current one once the fields pass (If-Match). What its groups made and
+// the new settings no longer back is revoked in the same transaction
+// (revokeUnbacked).
+func (d *DB) UpdateIdentityProvider(ctx context.Context, a Audit, p IdentityProvider, problems directory.Fields, check directory.Check[IdentityProvider]) (IdentityProvider, error) {
 	defer d.roles.invalidate() // after the commit: a group's grant may have ended
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := current(ctx, tx, scanIdP, check, `SELECT `+idpCols+` FROM identity_providers WHERE name = ?`, p.Name)
+		problems := directory.Fields{}.Merge(problems)
+		cur, err := queryOne(ctx, tx, scanIdP, `SELECT `+idpCols+` FROM identity_providers WHERE name = ?`, p.Name)
 		if err != nil {
 			return err
 		}
-		if err := issuerTaken(ctx, tx, p); err != nil {
+		if err := problems.Take(issuerTaken(ctx, tx, p)); err != nil {
+			return err
+		}
+		if err := problems.Err(); err != nil {
+			return err
+		}
+		if err := runCheck(check, cur); err != nil {
 			return err
 		}
 		if p.SealedSecret == nil {
@@ -191,12 +176,6 @@ func nilIfEmpty(b []byte) any {
 		return nil
 	}
 	return b
-}
-
-// Vouches reports whether the provider may assert this e-mail: its domain
-// is one of EmailDomains (or they are "*").
-func (p IdentityProvider) Vouches(email string) bool {
-	return DomainAllowed(p.EmailDomains, email)
 }
 
 // DomainAllowed reports whether email's domain is in domains ("*": any).

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
 // SuperUser is a platform Super User; Inactive is the only removal.
@@ -53,14 +55,14 @@ type DataAdministrator struct {
 	Grant
 }
 
-// Role is what a signed-in e-mail may do.
-type Role string
+// Role is what a signed-in e-mail may do: the application layer's.
+type Role = directory.Role
 
 // Roles. RoleNone is anyone who is not an administrator.
 const (
-	RoleNone      Role = ""
-	RoleSuperUser Role = "SuperUser"
-	RoleDataAdmin Role = "DataAdministrator"
+	RoleNone      = directory.RoleNone
+	RoleSuperUser = directory.RoleSuperUser
+	RoleDataAdmin = directory.RoleDataAdmin
 )
 
 // NormalizeEmail is the one case rule of e-mails, which are identifiers

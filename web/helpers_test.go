@@ -993,7 +993,7 @@ func bindProvider(t *testing.T, env *webtest.Env, name, iss, audience, clientID 
 	t.Helper()
 	_, err := env.DB.CreateIdentityProvider(context.Background(), store.Audit{Actor: "admin@example.com"}, store.IdentityProvider{
 		Name: name, Issuer: iss, JwksURI: iss + "/jwks", Audience: audience, EmailClaim: "email", Status: "Active",
-		EmailDomains: []string{"*"}, ClientID: clientID})
+		EmailDomains: []string{"*"}, ClientID: clientID}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
