@@ -116,15 +116,16 @@ type RolePolicies struct {
 // Save creates (no PolicyID) or replaces a policy. refused are problems
 // the caller found while reading the input (the text rule): they are
 // reported with the rest, each as a field to fix, and nothing is written.
-func (s *RolePolicies) Save(ctx context.Context, a store.Audit, p store.RoleMetadataPolicy, refused directory.Fields, check func(store.RoleMetadataPolicy) error) (store.RoleMetadataPolicy, error) {
-	err := ValidateRolePolicy(&p, p.PolicyID == "")
+// A policy that passes is compacted in p, as it is stored.
+func (s *RolePolicies) Save(ctx context.Context, a store.Audit, p *store.RoleMetadataPolicy, refused directory.Fields, check func(store.RoleMetadataPolicy) error) (store.RoleMetadataPolicy, error) {
+	err := ValidateRolePolicy(p, p.PolicyID == "")
 	if len(refused) > 0 {
 		return store.RoleMetadataPolicy{}, directory.Fields(problemsOf(err)).Merge(refused).Err()
 	}
 	if err != nil {
 		return store.RoleMetadataPolicy{}, err
 	}
-	saved, err := s.Store.SaveRoleMetadataPolicy(ctx, a, p, check)
+	saved, err := s.Store.SaveRoleMetadataPolicy(ctx, a, *p, check)
 	return saved, directory.Named(err, "Role metadata policy")
 }
 

@@ -452,6 +452,20 @@ func (a *Anchor) List(types []string) []string {
 	return out
 }
 
+// fetchRequest reads a fetch request: sub, given once (of two, which one
+// was meant is not the anchor's to guess), and not the anchor itself.
+// Parameters fetch does not use (iss among them) are ignored (§8.1.1).
+func fetchRequest(q url.Values, anchorID string) (string, *Error) {
+	sub := q.Get("sub")
+	if sub == "" || len(q["sub"]) > 1 {
+		return "", &Error{http.StatusBadRequest, "invalid_request", "give sub once"}
+	}
+	if sub == anchorID {
+		return "", &Error{http.StatusBadRequest, "invalid_request", "the anchor's own statement is at /.well-known/openid-federation"}
+	}
+	return sub, nil
+}
+
 // Server serves a trust anchor whose configuration can be replaced (SIGHUP).
 type Server struct {
 	mu     sync.RWMutex
@@ -500,14 +514,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJWT(w, "entity-statement+jwt", tok, a.lifetime)
 	case "/fetch":
-		// Parameters fetch does not use (iss among them) are ignored (§8.1.1).
-		sub := q.Get("sub")
-		if sub == "" || len(q["sub"]) > 1 {
-			writeFedError(w, &Error{http.StatusBadRequest, "invalid_request", "give sub once"})
-			return
-		}
-		if sub == a.cfg.EntityID {
-			writeFedError(w, &Error{http.StatusBadRequest, "invalid_request", "the anchor's own statement is at /.well-known/openid-federation"})
+		sub, fe := fetchRequest(q, a.cfg.EntityID)
+		if fe != nil {
+			writeFedError(w, fe)
 			return
 		}
 		tok, _, err := a.SubordinateStatement(r.Context(), sub, now, s.fetch(now))
