@@ -468,9 +468,9 @@ func fetchRequest(q url.Values, anchorID string) (string, *Error) {
 
 // Server serves a trust anchor whose configuration can be replaced (SIGHUP).
 type Server struct {
-	mu     sync.RWMutex
-	anchor *Anchor
-	Now    func() time.Time
+	mu       sync.RWMutex
+	anchor   *Anchor
+	Now      func() time.Time
 	Resolver // subjects' statements, fetched within a budget
 
 	resolves *clientlimit.InFlight // resolves under way (NewResolveBudget)
