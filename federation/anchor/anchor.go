@@ -1,8 +1,12 @@
-// Package anchor is the HTTP side of OpenID Federation: the standalone trust
-// anchor of `trustframe anchor` (its configuration file, entity configuration,
-// fetch, list and resolve through intermediates) and the error and statement
-// writers the directory's own federation endpoints share (docs/design.md §8
-// and §13). The rules it applies are in package federation.
+// Package anchor holds trustframe's two OpenID Federation trust anchors and
+// the one resolver they share (docs/design.md §8 and §13): the standalone
+// anchor of `trustframe anchor` (Anchor and its Server: a configuration
+// file, entity configuration, fetch, list and resolve through
+// intermediates) and the directory over its participants (Directory: its
+// statements, list and resolve, answered by the directory's handlers). The
+// Resolver fetches and verifies a chain within its budgets, applies the
+// constraints and policies and signs the response; the error and statement
+// writers are shared too. The rules it applies are in package federation.
 package anchor
 
 import (
@@ -367,14 +371,13 @@ func (a *Anchor) subordinateJWKS(ctx context.Context, s *Subordinate, get getFun
 	return b, nil
 }
 
-// SubordinateStatement is the statement about sub.
-func (a *Anchor) SubordinateStatement(ctx context.Context, sub string, now time.Time, get getFunc) (string, *Subordinate, error) {
+// SubordinateStatement is the statement about sub, signed.
+func (a *Anchor) SubordinateStatement(ctx context.Context, sub string, now time.Time, get getFunc) (string, error) {
 	claims, _, err := a.statementAbout(ctx, sub, now, get)
 	if err != nil {
-		return "", nil, err
+		return "", err
 	}
-	tok, err := a.signWith(a.signer, claims)
-	return tok, a.subs[sub], err
+	return a.signWith(a.signer, claims)
 }
 
 // statementAbout is the unsigned statement about sub and the keys it
@@ -519,7 +522,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeFedError(w, fe)
 			return
 		}
-		tok, _, err := a.SubordinateStatement(r.Context(), sub, now, s.fetch(now))
+		tok, err := a.SubordinateStatement(r.Context(), sub, now, s.fetch(now))
 		if err != nil {
 			var fe *Error
 			if !errors.As(err, &fe) {
