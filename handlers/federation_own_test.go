@@ -30,11 +30,11 @@ func signOwn(t *testing.T, key, pub *ecdsa.PrivateKey, kid, pubKid string, claim
 	return tok
 }
 
-// TestDecodeOwnConfiguration: an intermediate's claims (authority_hints,
+// TestFederationDecodeOwnConfiguration: an intermediate's claims (authority_hints,
 // trust mark endpoints, trust_mark_issuers, constraints, other entity
 // types) are all shown; a signature the published key does not make is
 // said to fail, not hidden.
-func TestDecodeOwnConfiguration(t *testing.T) {
+func TestFederationDecodeOwnConfiguration(t *testing.T) {
 	k1, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	k2, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	now := time.Unix(1_800_000_000, 0)
