@@ -1,8 +1,10 @@
 // Package federation holds the OpenID Federation 1.0 rules, without HTTP:
 // the entity types trustframe accepts, the validation of metadata policies,
 // their merge down a chain and their application to metadata, constraints,
-// entity identifiers, and the directory's federation keyring
-// (docs/design.md §7, §8 and §13). The servers are in federation/anchor.
+// entity identifiers, what the directory says about its subordinates
+// (subjects.go), the use cases of role metadata policies and the policy
+// simulator, and the directory's federation keyring (docs/design.md §7, §8
+// and §13). The trust anchors and their resolver are in federation/anchor.
 package federation
 
 import (

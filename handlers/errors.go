@@ -11,6 +11,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -170,6 +171,9 @@ var layerCodes = map[directory.Code]Code{
 	directory.CodeOrganisationNotActive: CodeOrganisationNotActive,
 	directory.CodeUnsupportedSigningAlg: CodeUnsupportedSigningAlg,
 	directory.CodeBusy:                  CodeBusy,
+
+	// A role metadata policy for an entity type trustframe does not accept.
+	federation.CodeUnsupportedEntityType: CodeUnsupportedEntityType,
 }
 
 // fromLayer is the refusal of the application layer's e.
@@ -183,6 +187,7 @@ func fromLayer(de *directory.Error) *Error {
 		for _, p := range de.More {
 			e.Fields = append(e.Fields, FieldError{Code: p.Code, Field: p.Field, Message: p.Message})
 		}
+		e.Extra = de.Extra
 		return e
 	case c == CodeConflict:
 		return CodeConflict.New(sentence(de.Message))

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	jose "github.com/go-jose/go-jose/v4"
+	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -24,17 +23,17 @@ import (
 func (h *Federation) OwnConfiguration(w http.ResponseWriter, r *http.Request) {
 	shell := h.Shell(r, "Federation entity configuration", "reference",
 		views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Federation entity configuration"})
-	p := views.OwnConfigPage{EntityID: h.EntityID}
-	if h.EntityID != "" {
-		p.URL = strings.TrimRight(h.EntityID, "/") + "/.well-known/openid-federation"
+	p := views.OwnConfigPage{EntityID: h.Anchor.EntityID}
+	if h.Anchor.EntityID != "" {
+		p.URL = strings.TrimRight(h.Anchor.EntityID, "/") + "/.well-known/openid-federation"
 	}
-	if h.Keys == nil || h.EntityID == "" {
+	if h.Anchor.Keys == nil || h.Anchor.EntityID == "" {
 		p.NotConfigured = "The directory has no federation entity ID or signing keys."
 		Render(w, r, http.StatusOK, views.OwnConfiguration(shell, p))
 		return
 	}
 	now := h.Now()
-	tok, err := h.entityConfiguration(r.Context(), now)
+	tok, err := h.Anchor.EntityConfiguration(r.Context(), now)
 	if errors.Is(err, store.ErrNotFound) {
 		// No Active federation key: the endpoint answers server_error.
 		p.NotConfigured = "The directory has no federation signing key, so it serves no entity configuration."
@@ -51,7 +50,7 @@ func (h *Federation) OwnConfiguration(w http.ResponseWriter, r *http.Request) {
 	}
 	// Each published key's state in the store: the prepared next key and the
 	// retired ones are published without signing (docs/design.md §13).
-	if stored, err := h.Keys.Keys(r.Context()); err == nil {
+	if stored, err := h.Anchor.Keys.Keys(r.Context()); err == nil {
 		status := map[string]string{}
 		for _, k := range stored {
 			status[k.Kid] = k.Status
@@ -82,24 +81,12 @@ var ownCoreClaims = map[string]bool{"iss": true, "sub": true, "iat": true, "exp"
 
 // decodeOwnConfiguration fills p from the compact statement tok.
 func decodeOwnConfiguration(p *views.OwnConfigPage, tok string, now time.Time) error {
-	p.JWT = tok
-	jws, err := jose.ParseSignedCompact(tok, fedAlgs)
-	if err != nil || len(jws.Signatures) != 1 {
-		return fmt.Errorf("federation: the entity configuration made is not a JWS: %v", err)
+	d, err := federation.Decode(tok)
+	if err != nil {
+		return err
 	}
-	hdr := jws.Signatures[0].Header
-	p.Alg, p.Kid = hdr.Algorithm, hdr.KeyID
-	p.Typ, _ = hdr.ExtraHeaders[jose.HeaderType].(string)
-	payload := jws.UnsafePayloadWithoutVerification()
-	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, payload, "", "  "); err != nil {
-		return fmt.Errorf("federation: the entity configuration's claims are not JSON: %w", err)
-	}
-	p.JSON = pretty.String()
-	var claims map[string]any
-	if err := json.Unmarshal(payload, &claims); err != nil {
-		return fmt.Errorf("federation: the entity configuration's claims are not an object: %w", err)
-	}
+	claims := d.Claims
+	p.JWT, p.Alg, p.Kid, p.Typ, p.JSON = tok, d.Alg, d.Kid, d.Typ, d.JSON
 	p.Iss, _ = claims["iss"].(string)
 	p.Sub, _ = claims["sub"].(string)
 	if v, ok := claims["iat"].(float64); ok {
@@ -109,32 +96,16 @@ func decodeOwnConfiguration(p *views.OwnConfigPage, tok string, now time.Time) e
 		p.Exp = time.Unix(int64(v), 0).UTC()
 		p.ExpiresIn = expiresIn(p.Exp.Sub(now))
 	}
-	for _, hint := range anyList(claims["authority_hints"]) {
+	hints, _ := claims["authority_hints"].([]any)
+	for _, hint := range hints {
 		if s, ok := hint.(string); ok {
 			p.AuthorityHints = append(p.AuthorityHints, s)
 		}
 	}
-
-	// The published keys, and the signature checked with the one named kid.
-	var set jose.JSONWebKeySet
-	kb, _ := json.Marshal(claims["jwks"])
-	if err := json.Unmarshal(kb, &set); err != nil {
-		p.VerifyError = "The jwks claim is not a key set: " + err.Error()
+	for _, k := range d.Keys {
+		p.Keys = append(p.Keys, views.OwnKey{Kid: k.KeyID, Kty: federation.KeyType(k), Alg: k.Algorithm, Use: k.Use, Signs: k.KeyID == p.Kid})
 	}
-	for _, k := range set.Keys {
-		p.Keys = append(p.Keys, views.OwnKey{Kid: k.KeyID, Kty: keyType(k), Alg: k.Algorithm, Use: k.Use, Signs: k.KeyID == p.Kid})
-	}
-	switch {
-	case p.VerifyError != "":
-	case p.Kid == "":
-		p.VerifyError = "The header has no kid: no published key can be chosen to verify it."
-	case len(set.Key(p.Kid)) == 0:
-		p.VerifyError = "The published jwks has no key with kid " + p.Kid + "."
-	case verifyWith(jws, set, p.Kid) == nil:
-		p.VerifyError = "The signature does not verify with the published key " + p.Kid + "."
-	default:
-		p.Verified = true
-	}
+	p.VerifyError, p.Verified = d.Unverified, d.Unverified == ""
 
 	// metadata: federation_entity apart (endpoints as links), every other
 	// entity type as JSON.
@@ -186,25 +157,6 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-func anyList(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
-// keyType is the JWK kty, with the curve of an EC or OKP key.
-func keyType(k jose.JSONWebKey) string {
-	b, err := k.MarshalJSON()
-	if err != nil {
-		return ""
-	}
-	var m struct{ Kty, Crv string }
-	_ = json.Unmarshal(b, &m)
-	if m.Crv != "" {
-		return m.Kty + " " + m.Crv
-	}
-	return m.Kty
 }
 
 // expiresIn is "expires in 23 hours 59 minutes", "expires in 40 seconds" or

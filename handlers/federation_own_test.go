@@ -5,13 +5,11 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
-	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -32,11 +30,11 @@ func signOwn(t *testing.T, key, pub *ecdsa.PrivateKey, kid, pubKid string, claim
 	return tok
 }
 
-// TestDecodeOwnConfiguration: an intermediate's claims (authority_hints,
+// TestFederationDecodeOwnConfiguration: an intermediate's claims (authority_hints,
 // trust mark endpoints, trust_mark_issuers, constraints, other entity
 // types) are all shown; a signature the published key does not make is
 // said to fail, not hidden.
-func TestDecodeOwnConfiguration(t *testing.T) {
+func TestFederationDecodeOwnConfiguration(t *testing.T) {
 	k1, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	k2, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	now := time.Unix(1_800_000_000, 0)
@@ -113,18 +111,5 @@ func TestExpiresIn(t *testing.T) {
 		if got := expiresIn(d); got != want {
 			t.Errorf("%v: %q, want %q", d, got, want)
 		}
-	}
-}
-
-// TestAllowedTypes: a subject is vouched for as its kind's protocol types
-// and the wallet types its roles' policies name, never as the other
-// kind's protocol types nor (by name) federation_entity.
-func TestAllowedTypes(t *testing.T) {
-	pol := map[string]federation.Policy{"openid_provider": {}, "openid_credential_issuer": {}, "federation_entity": {}}
-	if got := fmt.Sprint(allowedTypes("Application", pol)); got != "[oauth_client openid_credential_issuer openid_relying_party]" {
-		t.Errorf("application: %s", got)
-	}
-	if got := fmt.Sprint(allowedTypes("AuthorisationServer", nil)); got != "[oauth_authorization_server openid_provider]" {
-		t.Errorf("server: %s", got)
 	}
 }

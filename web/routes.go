@@ -9,6 +9,7 @@ import (
 
 	"github.com/trustframe/trustframe/changefeed"
 	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/federation/anchor"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/issuer"
@@ -30,7 +31,7 @@ func (s *Server) routes() http.Handler {
 	certs := &handlers.Certificates{Base: base, Org: org, Store: s.db, Now: s.cfg.Now}
 	keyMat := &handlers.KeyMaterial{Base: base, Org: org, Store: s.db}
 	docs := &handlers.Documents{Base: base, Org: org, Documents: &directory.Documents{Store: s.db}, Store: s.db}
-	policies := &handlers.Policies{Base: base, Store: s.db}
+	policies := &handlers.Policies{Base: base, Store: s.db, Rules: &federation.RolePolicies{Store: s.db}, Simulator: &federation.Simulator{Store: s.db}}
 	idps := &handlers.IdentityProviders{Base: base, Providers: &directory.IdentityProviders{Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, OwnIssuer: s.signInIssuer(),
 		SealSecret: func(name string, secret []byte) []byte { return s.kek.Seal(secret, idpSecretAAD(name)) },
 		OpenSecret: func(name string, sealed []byte) ([]byte, error) { return s.kek.Open(sealed, idpSecretAAD(name)) }}}
@@ -112,8 +113,9 @@ func (s *Server) routes() http.Handler {
 	r.Get("/api/releases/{version}/openapi.yaml", pages.ReleaseSpec)
 	r.Get("/keystore/ssa.jwks", ssaH.Keyset)
 	// The directory's own federation (docs/design.md §13).
-	fed := &handlers.Federation{Base: base, Store: s.db, Org: org, Keys: s.fedKeys, EntityID: s.cfg.FederationEntityID,
-		OrgName: s.cfg.FederationOrganizationName, Client: (&issuer.Validator{AllowPrivate: allowPrivate}).Client(), Now: s.cfg.Now}
+	fed := &handlers.Federation{Base: base, Store: s.db, Org: org, Now: s.cfg.Now, Anchor: &anchor.Directory{Store: s.db, Keys: s.fedKeys,
+		EntityID: s.cfg.FederationEntityID, OrgName: s.cfg.FederationOrganizationName,
+		Resolver: anchor.Resolver{Client: (&issuer.Validator{AllowPrivate: allowPrivate}).Client()}}}
 	r.Get("/.well-known/openid-federation", fed.EntityConfiguration)
 	r.Get("/federation/fetch", fed.Fetch)
 	r.Get("/federation/list", fed.List)

@@ -1,8 +1,12 @@
-// Package anchor is the HTTP side of OpenID Federation: the standalone trust
-// anchor of `trustframe anchor` (its configuration file, entity configuration,
-// fetch, list and resolve through intermediates) and the error and statement
-// writers the directory's own federation endpoints share (docs/design.md §8
-// and §13). The rules it applies are in package federation.
+// Package anchor holds trustframe's two OpenID Federation trust anchors and
+// the one resolver they share (docs/design.md §8 and §13): the standalone
+// anchor of `trustframe anchor` (Anchor and its Server: a configuration
+// file, entity configuration, fetch, list and resolve through
+// intermediates) and the directory over its participants (Directory: its
+// statements, list and resolve, answered by the directory's handlers). The
+// Resolver fetches and verifies a chain within its budgets, applies the
+// constraints and policies and signs the response; the error and statement
+// writers are shared too. The rules it applies are in package federation.
 package anchor
 
 import (
@@ -313,8 +317,8 @@ func checkPublicJWKS(b []byte) error {
 
 func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 
-// sign makes a statement JWT with the anchor's first key.
-func (a *Anchor) sign(s jose.Signer, claims map[string]any) (string, error) {
+// signWith makes a statement JWT with the anchor's first key.
+func (a *Anchor) signWith(s jose.Signer, claims map[string]any) (string, error) {
 	payload, err := json.Marshal(claims)
 	if err != nil {
 		return "", err
@@ -337,14 +341,14 @@ func (a *Anchor) EntityConfiguration(now time.Time) (string, error) {
 	if a.cfg.OrganizationName != "" {
 		fe["organization_name"] = a.cfg.OrganizationName
 	}
-	return a.sign(a.signer, map[string]any{
+	return a.signWith(a.signer, map[string]any{
 		"iss": a.cfg.EntityID, "sub": a.cfg.EntityID, "iat": now.Unix(), "exp": now.Add(a.lifetime).Unix(),
 		"jwks": a.jwks, "metadata": map[string]any{"federation_entity": fe},
 	})
 }
 
 // getFunc fetches a URL: its status and at most 512 KiB of its body
-// (Server.fetch: within the address's budget).
+// (Resolver.fetch: within the address's budget).
 type getFunc func(ctx context.Context, u string) (int, []byte, error)
 
 func (a *Anchor) subordinateJWKS(ctx context.Context, s *Subordinate, get getFunc) (json.RawMessage, error) {
@@ -367,18 +371,28 @@ func (a *Anchor) subordinateJWKS(ctx context.Context, s *Subordinate, get getFun
 	return b, nil
 }
 
-// SubordinateStatement is the statement about sub.
-func (a *Anchor) SubordinateStatement(ctx context.Context, sub string, now time.Time, get getFunc) (string, *Subordinate, error) {
+// SubordinateStatement is the statement about sub, signed.
+func (a *Anchor) SubordinateStatement(ctx context.Context, sub string, now time.Time, get getFunc) (string, error) {
+	claims, _, err := a.statementAbout(ctx, sub, now, get)
+	if err != nil {
+		return "", err
+	}
+	return a.signWith(a.signer, claims)
+}
+
+// statementAbout is the unsigned statement about sub and the keys it
+// holds for sub (its jwks, or what its jwks_uri answers).
+func (a *Anchor) statementAbout(ctx context.Context, sub string, now time.Time, get getFunc) (map[string]any, json.RawMessage, error) {
 	s, ok := a.subs[sub]
 	if !ok {
-		return "", nil, &fedError{http.StatusNotFound, "not_found", "no subordinate " + sub}
+		return nil, nil, &Error{http.StatusNotFound, "not_found", "no subordinate " + sub}
 	}
 	jwks, err := a.subordinateJWKS(ctx, s, get)
 	if budget := (ErrFetchBudget{}); errors.As(err, &budget) {
-		return "", nil, &fedError{http.StatusServiceUnavailable, "temporarily_unavailable", "the keys of " + sub + " were " + err.Error()}
+		return nil, nil, &Error{http.StatusServiceUnavailable, "temporarily_unavailable", "the keys of " + sub + " were " + err.Error()}
 	}
 	if err != nil {
-		return "", nil, &fedError{http.StatusBadRequest, "invalid_subject", "no statement can be made about " + sub + ": its keys could not be read from its jwks_uri"}
+		return nil, nil, &Error{http.StatusBadRequest, "invalid_subject", "no statement can be made about " + sub + ": its keys could not be read from its jwks_uri"}
 	}
 	claims := map[string]any{"iss": a.cfg.EntityID, "sub": sub, "iat": now.Unix(), "exp": now.Add(a.lifetime).Unix(), "jwks": json.RawMessage(jwks)}
 	if len(s.MetadataPolicy) > 0 {
@@ -390,8 +404,36 @@ func (a *Anchor) SubordinateStatement(ctx context.Context, sub string, now time.
 	if len(s.Metadata) > 0 {
 		claims["metadata"] = s.Metadata
 	}
-	tok, err := a.sign(a.signer, claims)
-	return tok, s, err
+	return claims, jwks, nil
+}
+
+// The anchor as the resolver sees it (trustAnchor).
+
+func (a *Anchor) entityID() string                 { return a.cfg.EntityID }
+func (a *Anchor) statementLifetime() time.Duration { return a.lifetime }
+
+func (a *Anchor) intermediates() []string {
+	ids := make([]string, 0, len(a.subs))
+	for id := range a.subs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+func (a *Anchor) unknown(sub string) error {
+	return &Error{http.StatusNotFound, "not_found", sub + " is neither a subordinate of this anchor nor one of its intermediates'"}
+}
+
+func (a *Anchor) configuration(_ context.Context, now time.Time) (string, error) {
+	return a.EntityConfiguration(now)
+}
+
+func (a *Anchor) sign(_ context.Context, typ string, claims map[string]any) (string, error) {
+	if typ == "resolve-response+jwt" {
+		return a.signWith(a.resolver, claims)
+	}
+	return a.signWith(a.signer, claims)
 }
 
 // List is the entity ids of the subordinates of any of the given types.
@@ -413,30 +455,33 @@ func (a *Anchor) List(types []string) []string {
 	return out
 }
 
-// Server serves a trust anchor whose configuration can be replaced (SIGHUP).
-type Server struct {
-	mu     sync.RWMutex
-	anchor *Anchor
-	Now    func() time.Time
-	Client *http.Client
-
-	fetches FetchGuard // subjects' statements, fetched within a budget
-
-	resolves          *clientlimit.InFlight // resolves under way (NewResolveBudget)
-	maxResolveFetches int                   // fetches one resolve may make; 0 is maxResolveFetches
+// fetchRequest reads a fetch request: sub, given once (of two, which one
+// was meant is not the anchor's to guess), and not the anchor itself.
+// Parameters fetch does not use (iss among them) are ignored (§8.1.1).
+func fetchRequest(q url.Values, anchorID string) (string, *Error) {
+	sub := q.Get("sub")
+	if sub == "" || len(q["sub"]) > 1 {
+		return "", &Error{http.StatusBadRequest, "invalid_request", "give sub once"}
+	}
+	if sub == anchorID {
+		return "", &Error{http.StatusBadRequest, "invalid_request", "the anchor's own statement is at /.well-known/openid-federation"}
+	}
+	return sub, nil
 }
 
-// fetch is a getFunc within each address's budget (FetchGuard), for a
-// request made at now.
-func (s *Server) fetch(now time.Time) getFunc {
-	return func(ctx context.Context, u string) (int, []byte, error) {
-		return s.fetches.Get(ctx, s.Client, u, now)
-	}
+// Server serves a trust anchor whose configuration can be replaced (SIGHUP).
+type Server struct {
+	mu       sync.RWMutex
+	anchor   *Anchor
+	Now      func() time.Time
+	Resolver // subjects' statements, fetched within a budget
+
+	resolves *clientlimit.InFlight // resolves under way (NewResolveBudget)
 }
 
 // NewServer serves an anchor.
 func NewServer(a *Anchor) *Server {
-	return &Server{anchor: a, Now: time.Now, Client: &http.Client{Timeout: 10 * time.Second}, resolves: NewResolveBudget(0, 0)}
+	return &Server{anchor: a, Now: time.Now, Resolver: Resolver{Client: &http.Client{Timeout: 10 * time.Second}}, resolves: NewResolveBudget(0, 0)}
 }
 
 // Replace swaps in a newly loaded anchor.
@@ -457,7 +502,7 @@ func (s *Server) current() *Anchor {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		writeFedError(w, &fedError{http.StatusMethodNotAllowed, "invalid_request", "only GET and HEAD are served"})
+		writeFedError(w, &Error{http.StatusMethodNotAllowed, "invalid_request", "only GET and HEAD are served"})
 		return
 	}
 	a := s.current()
@@ -467,26 +512,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/.well-known/openid-federation":
 		tok, err := a.EntityConfiguration(now)
 		if err != nil {
-			writeFedError(w, &fedError{http.StatusInternalServerError, "server_error", "the entity configuration could not be signed"})
+			writeFedError(w, &Error{http.StatusInternalServerError, "server_error", "the entity configuration could not be signed"})
 			return
 		}
 		writeJWT(w, "entity-statement+jwt", tok, a.lifetime)
 	case "/fetch":
-		// Parameters fetch does not use (iss among them) are ignored (§8.1.1).
-		sub := q.Get("sub")
-		if sub == "" || len(q["sub"]) > 1 {
-			writeFedError(w, &fedError{http.StatusBadRequest, "invalid_request", "give sub once"})
+		sub, fe := fetchRequest(q, a.cfg.EntityID)
+		if fe != nil {
+			writeFedError(w, fe)
 			return
 		}
-		if sub == a.cfg.EntityID {
-			writeFedError(w, &fedError{http.StatusBadRequest, "invalid_request", "the anchor's own statement is at /.well-known/openid-federation"})
-			return
-		}
-		tok, _, err := a.SubordinateStatement(r.Context(), sub, now, s.fetch(now))
+		tok, err := a.SubordinateStatement(r.Context(), sub, now, s.fetch(now))
 		if err != nil {
-			var fe *fedError
+			var fe *Error
 			if !errors.As(err, &fe) {
-				fe = &fedError{http.StatusInternalServerError, "server_error", "the statement could not be signed"}
+				fe = &Error{http.StatusInternalServerError, "server_error", "the statement could not be signed"}
 			}
 			writeFedError(w, fe)
 			return
@@ -506,8 +546,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		defer s.resolves.Release(client)
-		s.resolve(w, r, a, now)
+		sub, fe := resolveRequest(q, a.cfg.EntityID)
+		if fe != nil {
+			writeFedError(w, fe)
+			return
+		}
+		tok, _, err := s.resolve(r.Context(), a, sub, q["entity_type"], now)
+		if err != nil {
+			var fe *Error
+			if !errors.As(err, &fe) {
+				fe = &Error{http.StatusInternalServerError, "server_error", "the resolution failed"}
+			}
+			writeFedError(w, fe)
+			return
+		}
+		writeJWT(w, "resolve-response+jwt", tok, a.lifetime)
 	default:
-		writeFedError(w, &fedError{http.StatusNotFound, "not_found", "no endpoint " + r.URL.Path})
+		writeFedError(w, &Error{http.StatusNotFound, "not_found", "no endpoint " + r.URL.Path})
 	}
 }

@@ -19,8 +19,8 @@ import (
 
 // chainError is a trust chain that does not hold: 400 invalid_trust_chain
 // (OpenID Federation 1.0 §8.3.4), never a 5xx.
-func chainError(format string, args ...any) *fedError {
-	return &fedError{http.StatusBadRequest, "invalid_trust_chain", fmt.Sprintf(format, args...)}
+func chainError(format string, args ...any) *Error {
+	return &Error{http.StatusBadRequest, "invalid_trust_chain", fmt.Sprintf(format, args...)}
 }
 
 // link is one subordinate statement of a chain, top down, with what it says.
@@ -29,42 +29,83 @@ type link struct {
 	claims map[string]any
 }
 
-// resolve answers /resolve?sub=&trust_anchor= (docs/design.md §8 and §13):
-// the subject is a direct subordinate, or a leaf below one of them that is
-// an intermediate (anchor → intermediate → leaf). Parameters it does not
-// use are ignored.
-func (s *Server) resolve(w http.ResponseWriter, r *http.Request, a *Anchor, now time.Time) {
-	q := r.URL.Query()
-	// trust_anchor may be repeated; this anchor among them is enough.
-	sub, tas := q.Get("sub"), q["trust_anchor"]
-	if sub == "" || len(tas) == 0 || tas[0] == "" {
-		writeFedError(w, &fedError{http.StatusBadRequest, "invalid_request", "sub and trust_anchor are required"})
-		return
+// trustAnchor is a trust anchor as the one resolver sees it: the
+// standalone anchor of a configuration file (Anchor) or the directory over
+// its participants (Directory).
+type trustAnchor interface {
+	entityID() string
+	statementLifetime() time.Duration
+	// statementAbout is what the anchor says about its direct subordinate
+	// sub, unsigned, and the keys it holds for sub. A sub that is not a
+	// direct subordinate is a 404 *Error (look under the intermediates).
+	statementAbout(ctx context.Context, sub string, now time.Time, get getFunc) (map[string]any, json.RawMessage, error)
+	// intermediates are the direct subordinates a leaf may be found
+	// under, in the order they are tried; the directory has none.
+	intermediates() []string
+	// unknown is the refusal of a sub found neither as a direct
+	// subordinate nor under an intermediate.
+	unknown(sub string) error
+	configuration(ctx context.Context, now time.Time) (string, error)
+	sign(ctx context.Context, typ string, claims map[string]any) (string, error)
+}
+
+// Resolver is the one resolver of both anchors (docs/design.md §8 and
+// §13): it fetches the statements of a chain through Client within each
+// address's budget (FetchGuard) and each resolve's (resolveFetches),
+// verifies them link by link, applies the constraints and the merged
+// policies, and signs the resolve response with the anchor's key.
+type Resolver struct {
+	Client *http.Client
+
+	fetches           FetchGuard
+	maxResolveFetches int // fetches one resolve may make; 0 is maxResolveFetches plus one per intermediate
+}
+
+// fetch is a getFunc within each address's budget (FetchGuard), for a
+// request made at now.
+func (r *Resolver) fetch(now time.Time) getFunc {
+	return func(ctx context.Context, u string) (int, []byte, error) {
+		return r.fetches.Get(ctx, r.Client, u, now)
 	}
-	if !slices.Contains(tas, a.cfg.EntityID) {
-		writeFedError(w, &fedError{http.StatusNotFound, "invalid_trust_anchor", "this anchor is " + a.cfg.EntityID})
-		return
-	}
-	fetches := s.resolveFetches(now, len(a.cfg.Subordinates))
-	tok, err := s.resolveToken(r.Context(), a, sub, now, q["entity_type"], fetches.fetch)
+}
+
+// resolve is the signed resolve response of ta about sub, its metadata
+// kept to types when any are given. A refusal is an *Error; anything else
+// is a failure of the anchor's own (its store, its key).
+func (r *Resolver) resolve(ctx context.Context, ta trustAnchor, sub string, types []string, now time.Time) (string, map[string]any, error) {
+	fetches := r.resolveFetches(now, len(ta.intermediates()))
+	claims, err := resolveClaims(ctx, ta, sub, now, types, fetches.fetch)
 	if err != nil && fetches.over {
 		err = tooManyFetches(sub, fetches.max)
 	}
 	if err != nil {
-		var fe *fedError
-		if !errors.As(err, &fe) {
-			fe = &fedError{http.StatusInternalServerError, "server_error", "the resolution failed"}
-		}
-		writeFedError(w, fe)
-		return
+		return "", nil, err
 	}
-	writeJWT(w, "resolve-response+jwt", tok, a.lifetime)
+	tok, err := ta.sign(ctx, "resolve-response+jwt", claims)
+	return tok, claims["metadata"].(map[string]any), err
 }
 
-func (s *Server) resolveToken(ctx context.Context, a *Anchor, sub string, now time.Time, types []string, get getFunc) (string, error) {
-	ec, claims, links, err := s.chain(ctx, a, sub, now, get)
+// resolveRequest reads a resolve request (sub and trust_anchor, which may
+// be repeated: the anchor among them is enough) and refuses one that is
+// not for anchorID.
+func resolveRequest(q url.Values, anchorID string) (string, *Error) {
+	sub, tas := q.Get("sub"), q["trust_anchor"]
+	if sub == "" || len(tas) == 0 || tas[0] == "" {
+		return "", &Error{http.StatusBadRequest, "invalid_request", "sub and trust_anchor are required"}
+	}
+	if !slices.Contains(tas, anchorID) {
+		return "", &Error{http.StatusNotFound, "invalid_trust_anchor", "this trust anchor is " + anchorID}
+	}
+	return sub, nil
+}
+
+// resolveClaims are the claims of the resolve response about sub: the
+// subject is a direct subordinate, or a leaf below one of the intermediates
+// (anchor → intermediate → leaf).
+func resolveClaims(ctx context.Context, ta trustAnchor, sub string, now time.Time, types []string, get getFunc) (map[string]any, error) {
+	ec, claims, links, err := chain(ctx, ta, sub, now, get)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	metadata, _ := claims["metadata"].(map[string]any)
 	if metadata == nil {
@@ -73,54 +114,63 @@ func (s *Server) resolveToken(ctx context.Context, a *Anchor, sub string, now ti
 	// The immediate superior's metadata overrides the subject's, under the
 	// entity types the subject has.
 	metadata = federation.ApplySuperiorMetadata(metadata, asMap(links[len(links)-1].claims["metadata"]))
-	// Constraints of every statement (§6.2), then the merged policies (§6.1.4).
+	metadata, err = applyChain(metadata, sub, links)
+	if err != nil {
+		return nil, err
+	}
+	if len(types) > 0 {
+		kept := map[string]any{}
+		for _, t := range types {
+			if v, ok := metadata[t]; ok {
+				kept[t] = v
+			}
+		}
+		metadata = kept
+	}
+	own, err := ta.configuration(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	exp := now.Add(ta.statementLifetime()).Unix()
+	trustChain := []string{ec}
+	for i := len(links) - 1; i >= 0; i-- {
+		trustChain = append(trustChain, links[i].token)
+		if e, ok := links[i].claims["exp"].(float64); ok && int64(e) < exp {
+			exp = int64(e)
+		}
+	}
+	trustChain = append(trustChain, own)
+	if e, ok := claims["exp"].(float64); ok && int64(e) < exp {
+		exp = int64(e)
+	}
+	return map[string]any{
+		"iss": ta.entityID(), "sub": sub, "iat": now.Unix(), "exp": exp,
+		"metadata": metadata, "trust_chain": trustChain,
+	}, nil
+}
+
+// applyChain applies to the subject's metadata the constraints of every
+// statement of the chain (§6.2), then their policies merged top down
+// (§6.1.4).
+func applyChain(metadata map[string]any, sub string, links []link) (map[string]any, error) {
 	merged := map[string]federation.Policy{}
 	for i, l := range links {
 		c, err := federation.ParseConstraints(asMap(l.claims["constraints"]))
 		if err != nil {
-			return "", chainError("the constraints of the statement about %v: %v", l.claims["sub"], err)
+			return nil, chainError("the constraints of the statement about %v: %v", l.claims["sub"], err)
 		}
 		if err := c.CheckPath(len(links) - 1 - i); err != nil {
-			return "", chainError("%v", err)
+			return nil, chainError("%v", err)
 		}
 		// Naming constraints bind the statement's subject and everything below it.
 		for _, below := range links[i:] {
 			if err := c.CheckName(fmt.Sprint(below.claims["sub"])); err != nil {
-				return "", chainError("%v", err)
+				return nil, chainError("%v", err)
 			}
 		}
 		metadata = c.FilterEntityTypes(metadata)
-		// Every statement's policy is validated before it is merged; an
-		// operator this anchor does not know is ignored unless
-		// metadata_policy_crit names it (Metadata Policy Resolution).
-		for _, op := range asList(l.claims["metadata_policy_crit"]) {
-			if name, _ := op.(string); !slices.Contains(federation.Operators, name) {
-				return "", chainError("the statement about %v names the critical policy operator %v, which this anchor does not support", l.claims["sub"], op)
-			}
-		}
-		mp := asMap(l.claims["metadata_policy"])
-		etypes := make([]string, 0, len(mp))
-		for t := range mp {
-			etypes = append(etypes, t)
-		}
-		sort.Strings(etypes)
-		for _, etype := range etypes {
-			b, _ := json.Marshal(mp[etype])
-			p, err := federation.ParsePolicy(b)
-			if err != nil {
-				return "", chainError("the %s policy of the statement about %v is not a policy", etype, l.claims["sub"])
-			}
-			p = knownOperators(p)
-			pb, _ := json.Marshal(p)
-			for _, pe := range federation.ValidatePolicy(pb) {
-				return "", chainError("the %s policy of the statement about %v: %v", etype, l.claims["sub"], pe)
-			}
-			if cur, ok := merged[etype]; ok {
-				if p, err = federation.MergePolicies(cur, p); err != nil {
-					return "", chainError("the %s policies of the chain cannot be merged: %v", etype, err)
-				}
-			}
-			merged[etype] = p
+		if err := mergeLinkPolicies(merged, l); err != nil {
+			return nil, err
 		}
 	}
 	for etype, pol := range merged {
@@ -134,39 +184,48 @@ func (s *Server) resolveToken(ctx context.Context, a *Anchor, sub string, now ti
 		}
 		resolved, err := federation.ApplyPolicy(pm, m)
 		if err != nil {
-			return "", chainError("%s: %v", etype, err)
+			return nil, chainError("the %s metadata of %s does not satisfy the policy: %v", etype, sub, err)
 		}
 		metadata[etype] = resolved
 	}
-	if len(types) > 0 {
-		kept := map[string]any{}
-		for _, t := range types {
-			if v, ok := metadata[t]; ok {
-				kept[t] = v
+	return metadata, nil
+}
+
+// mergeLinkPolicies validates the policies of one statement and merges
+// them into merged, per entity type. An operator the resolver does not
+// know is ignored unless metadata_policy_crit names it (Metadata Policy
+// Resolution).
+func mergeLinkPolicies(merged map[string]federation.Policy, l link) error {
+	for _, op := range asList(l.claims["metadata_policy_crit"]) {
+		if name, _ := op.(string); !slices.Contains(federation.Operators, name) {
+			return chainError("the statement about %v names the critical policy operator %v, which this anchor does not support", l.claims["sub"], op)
+		}
+	}
+	mp := asMap(l.claims["metadata_policy"])
+	etypes := make([]string, 0, len(mp))
+	for t := range mp {
+		etypes = append(etypes, t)
+	}
+	sort.Strings(etypes)
+	for _, etype := range etypes {
+		b, _ := json.Marshal(mp[etype])
+		p, err := federation.ParsePolicy(b)
+		if err != nil {
+			return chainError("the %s policy of the statement about %v is not a policy", etype, l.claims["sub"])
+		}
+		p = knownOperators(p)
+		pb, _ := json.Marshal(p)
+		for _, pe := range federation.ValidatePolicy(pb) {
+			return chainError("the %s policy of the statement about %v: %v", etype, l.claims["sub"], pe)
+		}
+		if cur, ok := merged[etype]; ok {
+			if p, err = federation.MergePolicies(cur, p); err != nil {
+				return chainError("the %s policies of the chain cannot be merged: %v", etype, err)
 			}
 		}
-		metadata = kept
+		merged[etype] = p
 	}
-	own, err := a.EntityConfiguration(now)
-	if err != nil {
-		return "", err
-	}
-	exp := now.Add(a.lifetime).Unix()
-	chain := []string{ec}
-	for i := len(links) - 1; i >= 0; i-- {
-		chain = append(chain, links[i].token)
-		if e, ok := links[i].claims["exp"].(float64); ok && int64(e) < exp {
-			exp = int64(e)
-		}
-	}
-	chain = append(chain, own)
-	if e, ok := claims["exp"].(float64); ok && int64(e) < exp {
-		exp = int64(e)
-	}
-	return a.sign(a.resolver, map[string]any{
-		"iss": a.cfg.EntityID, "sub": sub, "iat": now.Unix(), "exp": exp,
-		"metadata": metadata, "trust_chain": chain,
-	})
+	return nil
 }
 
 // knownOperators drops the operators that are not standard (they are
@@ -228,40 +287,31 @@ func asMap(v any) map[string]any {
 // statements top down. A direct subordinate is one statement; otherwise an
 // intermediate among the direct subordinates must vouch for sub through its
 // fetch endpoint, and sub's authority_hints must name that intermediate.
-func (s *Server) chain(ctx context.Context, a *Anchor, sub string, now time.Time, get getFunc) (string, map[string]any, []link, error) {
-	if sb, ok := a.subs[sub]; ok {
-		tok, _, err := a.SubordinateStatement(ctx, sub, now, get)
+func chain(ctx context.Context, ta trustAnchor, sub string, now time.Time, get getFunc) (string, map[string]any, []link, error) {
+	st, keys, err := ta.statementAbout(ctx, sub, now, get)
+	if err == nil {
+		tok, err := ta.sign(ctx, "entity-statement+jwt", st)
 		if err != nil {
 			return "", nil, nil, err
 		}
-		keys, err := a.subordinateJWKS(ctx, sb, get)
-		if fe := budgetError(err); fe != nil {
-			return "", nil, nil, fe
-		}
-		if err != nil {
-			return "", nil, nil, chainError("the keys of %s cannot be read: %v", sub, err)
-		}
-		ec, claims, err := s.fetchEntityConfiguration(ctx, get, sub, keys, a.cfg.EntityID, now)
+		ec, claims, err := fetchEntityConfiguration(ctx, get, sub, keys, ta.entityID(), now)
 		if err != nil {
 			return "", nil, nil, err
 		}
-		return ec, claims, []link{{token: tok, claims: statementClaims(sb, a, sub, now, keys)}}, nil
+		return ec, claims, []link{{token: tok, claims: asRead(st)}}, nil
 	}
-	ids := make([]string, 0, len(a.subs))
-	for id := range a.subs {
-		ids = append(ids, id)
+	if fe := (*Error)(nil); !errors.As(err, &fe) || fe.Status != http.StatusNotFound {
+		return "", nil, nil, err
 	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		sb := a.subs[id]
-		keys, err := a.subordinateJWKS(ctx, sb, get)
+	for _, id := range ta.intermediates() {
+		ist, keys, err := ta.statementAbout(ctx, id, now, get)
 		if fe := budgetError(err); fe != nil {
 			return "", nil, nil, fe
 		}
 		if err != nil {
 			continue
 		}
-		_, iclaims, err := s.fetchEntityConfiguration(ctx, get, id, keys, a.cfg.EntityID, now)
+		_, iclaims, err := fetchEntityConfiguration(ctx, get, id, keys, ta.entityID(), now)
 		if fe := budgetError(err); fe != nil {
 			return "", nil, nil, fe
 		}
@@ -273,7 +323,7 @@ func (s *Server) chain(ctx context.Context, a *Anchor, sub string, now time.Time
 			continue
 		}
 		ijwks, _ := json.Marshal(iclaims["jwks"])
-		stmt, sclaims, err := s.fetchStatement(ctx, get, fetchEP, id, sub, ijwks, keys, now)
+		stmt, sclaims, err := fetchStatement(ctx, get, fetchEP, id, sub, ijwks, keys, now)
 		if err != nil {
 			if errors.Is(err, errNoStatement) {
 				continue
@@ -281,36 +331,31 @@ func (s *Server) chain(ctx context.Context, a *Anchor, sub string, now time.Time
 			return "", nil, nil, err
 		}
 		ljwks, _ := json.Marshal(sclaims["jwks"])
-		ec, claims, err := s.fetchEntityConfiguration(ctx, get, sub, ljwks, id, now)
+		ec, claims, err := fetchEntityConfiguration(ctx, get, sub, ljwks, id, now)
 		if err != nil {
 			return "", nil, nil, err
 		}
-		tok, _, err := a.SubordinateStatement(ctx, id, now, get)
+		tok, err := ta.sign(ctx, "entity-statement+jwt", ist)
 		if err != nil {
 			return "", nil, nil, err
 		}
-		return ec, claims, []link{{token: tok, claims: statementClaims(sb, a, id, now, keys)}, {token: stmt, claims: sclaims}}, nil
+		return ec, claims, []link{{token: tok, claims: asRead(ist)}, {token: stmt, claims: sclaims}}, nil
 	}
-	return "", nil, nil, &fedError{http.StatusNotFound, "not_found", sub + " is neither a subordinate of this anchor nor one of its intermediates'"}
+	return "", nil, nil, ta.unknown(sub)
 }
 
-func statementClaims(sb *Subordinate, a *Anchor, sub string, now time.Time, keys json.RawMessage) map[string]any {
-	c := map[string]any{"iss": a.cfg.EntityID, "sub": sub, "iat": float64(now.Unix()), "exp": float64(now.Add(a.lifetime).Unix())}
-	// Round-trip through JSON so the claims look as a verifier reads them.
-	b, _ := json.Marshal(map[string]any{"metadata_policy": sb.MetadataPolicy, "constraints": sb.Constraints, "metadata": sb.Metadata})
+// asRead is claims as a verifier reads them once signed: through JSON.
+func asRead(claims map[string]any) map[string]any {
+	b, _ := json.Marshal(claims)
 	var m map[string]any
 	_ = json.Unmarshal(b, &m)
-	for k, v := range m {
-		if v != nil {
-			c[k] = v
-		}
-	}
-	return c
+	return m
 }
 
 var errNoStatement = errors.New("no statement")
 
-var jwsAlgs = []jose.SignatureAlgorithm{jose.RS256, jose.PS256, jose.ES256, jose.ES384, jose.EdDSA, jose.PS384, jose.PS512, jose.RS384, jose.RS512}
+// jwsAlgs are the algorithms a statement may be signed with.
+var jwsAlgs = []jose.SignatureAlgorithm{jose.ES256, jose.ES384, jose.ES512, jose.PS256, jose.PS384, jose.PS512, jose.RS256, jose.RS384, jose.RS512, jose.EdDSA}
 
 // getStatement fetches a statement body (at most 512 KiB) with get, within
 // the address's budget (FetchGuard): past it, a 503 temporarily_unavailable.
@@ -323,20 +368,28 @@ func getStatement(ctx context.Context, get getFunc, u string) (int, string, erro
 	case errors.As(err, new(ErrUnreadable)):
 		return 0, "", errors.New("the answer could not be read")
 	case err != nil:
-		return 0, "", errors.New("could not be fetched")
+		// Why, when the client refused the address: not why the network
+		// failed, which would tell a caller about the anchor's network.
+		msg := "could not be fetched"
+		if strings.Contains(err.Error(), "not public") {
+			msg += " (the address is not public)"
+		} else if strings.Contains(err.Error(), "redirect") {
+			msg += " (a redirect was refused)"
+		}
+		return 0, "", errors.New(msg)
 	}
 	return code, strings.TrimSpace(string(b)), nil
 }
 
 // budgetError is err as a 503 temporarily_unavailable when it is (or
 // holds) a fetch past its budget, and nil otherwise.
-func budgetError(err error) *fedError {
-	var fe *fedError
+func budgetError(err error) *Error {
+	var fe *Error
 	if errors.As(err, &fe) && fe.Status == http.StatusServiceUnavailable {
 		return fe
 	}
 	if errors.As(err, new(ErrFetchBudget)) {
-		return &fedError{http.StatusServiceUnavailable, "temporarily_unavailable", "a statement was " + err.Error()}
+		return &Error{http.StatusServiceUnavailable, "temporarily_unavailable", "a statement was " + err.Error()}
 	}
 	return nil
 }
@@ -379,11 +432,11 @@ func verify(raw string, keys json.RawMessage) (map[string]any, error) {
 // fetchEntityConfiguration gets id's entity configuration and checks it:
 // signed with keys (what its superior holds for it), iss = sub = id, not
 // expired, authority_hints naming superior.
-func (s *Server) fetchEntityConfiguration(ctx context.Context, get getFunc, id string, keys json.RawMessage, superior string, now time.Time) (string, map[string]any, error) {
+func fetchEntityConfiguration(ctx context.Context, get getFunc, id string, keys json.RawMessage, superior string, now time.Time) (string, map[string]any, error) {
 	u := strings.TrimRight(id, "/") + "/.well-known/openid-federation"
 	code, raw, err := getStatement(ctx, get, u)
 	if fe := budgetError(err); fe != nil {
-		return "", nil, fe
+		return "", nil, &Error{fe.Status, fe.Code, "the entity configuration of " + id + " was " + ErrFetchBudget{}.Error()}
 	}
 	if err != nil {
 		return "", nil, chainError("%s: %v", u, err)
@@ -434,7 +487,7 @@ func (s *Server) fetchEntityConfiguration(ctx context.Context, get getFunc, id s
 // and with a key of the anchor's statement about the intermediate
 // (superiorKeys), so that the chain answered verifies link by link
 // (docs/design.md §13).
-func (s *Server) fetchStatement(ctx context.Context, get getFunc, endpoint, iss, sub string, keys, superiorKeys json.RawMessage, now time.Time) (string, map[string]any, error) {
+func fetchStatement(ctx context.Context, get getFunc, endpoint, iss, sub string, keys, superiorKeys json.RawMessage, now time.Time) (string, map[string]any, error) {
 	eu, err := url.Parse(endpoint)
 	if err != nil || eu.Host == "" {
 		return "", nil, errNoStatement

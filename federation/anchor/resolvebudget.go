@@ -35,7 +35,7 @@ func NewResolveBudget(all, perClient int) *clientlimit.InFlight {
 // under way: 429 temporarily_unavailable with Retry-After.
 func WriteTooManyResolves(w http.ResponseWriter) {
 	w.Header().Set("Retry-After", "1")
-	writeFedError(w, &fedError{http.StatusTooManyRequests, "temporarily_unavailable", "too many resolve requests are under way; try again in a second"})
+	writeFedError(w, &Error{http.StatusTooManyRequests, "temporarily_unavailable", "too many resolve requests are under way; try again in a second"})
 }
 
 // peer is the client of the standalone anchor: the TCP peer. The anchor
@@ -50,7 +50,7 @@ func peer(r *http.Request) string {
 }
 
 // resolveFetches is the getFunc of one resolve: within each address's
-// budget (Server.fetch), each URL fetched at most once, and at most max
+// budget (Resolver.fetch), each URL fetched at most once, and at most max
 // fetches in all; past that a fetch fails with errTooManyFetches and the
 // resolve is refused (over reports it).
 type resolveFetches struct {
@@ -70,8 +70,8 @@ type answer struct {
 // errTooManyFetches: the resolve made as many fetches as it may.
 var errTooManyFetches = errors.New("this resolve made as many fetches as one may")
 
-func (s *Server) resolveFetches(now time.Time, subordinates int) *resolveFetches {
-	return &resolveFetches{get: s.fetch(now), max: cmp.Or(s.maxResolveFetches, maxResolveFetches+subordinates), seen: map[string]answer{}}
+func (r *Resolver) resolveFetches(now time.Time, intermediates int) *resolveFetches {
+	return &resolveFetches{get: r.fetch(now), max: cmp.Or(r.maxResolveFetches, maxResolveFetches+intermediates), seen: map[string]answer{}}
 }
 
 func (f *resolveFetches) fetch(ctx context.Context, u string) (int, []byte, error) {
@@ -90,6 +90,6 @@ func (f *resolveFetches) fetch(ctx context.Context, u string) (int, []byte, erro
 
 // tooManyFetches is the answer to a resolve that needed more fetches than
 // it may make: the chain cannot be validated within the bound.
-func tooManyFetches(sub string, max int) *fedError {
+func tooManyFetches(sub string, max int) *Error {
 	return chainError("a trust chain for %s was not found within %d fetches, the most one resolve makes", sub, max)
 }

@@ -11,16 +11,20 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 )
 
-// fedError is an OpenID Federation error response.
-type fedError struct {
+// Error is a refusal answered as an OpenID Federation error response
+// (§8.9): both anchors' requests and resolves end in one.
+type Error struct {
 	Status      int
 	Code        string
 	Description string
 }
 
-func (e *fedError) Error() string { return e.Code + ": " + e.Description }
+func (e *Error) Error() string { return e.Code + ": " + e.Description }
 
-func writeFedError(w http.ResponseWriter, e *fedError) {
+// Write answers the refusal.
+func (e *Error) Write(w http.ResponseWriter) { writeFedError(w, e) }
+
+func writeFedError(w http.ResponseWriter, e *Error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	if e.Status == http.StatusServiceUnavailable {
@@ -46,7 +50,7 @@ func writeJWT(w http.ResponseWriter, typ, tok string, lifetime time.Duration) {
 
 // WriteError writes an OpenID Federation error response (§8.9).
 func WriteError(w http.ResponseWriter, status int, code, description string) {
-	writeFedError(w, &fedError{status, code, description})
+	writeFedError(w, &Error{status, code, description})
 }
 
 // WriteJWT writes a signed statement with its media type.
@@ -61,7 +65,7 @@ func WriteJWT(w http.ResponseWriter, typ, tok string, lifetime time.Duration) {
 func UnsupportedListFilter(w http.ResponseWriter, q url.Values) bool {
 	for _, p := range []string{"trust_marked", "trust_mark_type", "intermediate"} {
 		if q.Has(p) {
-			writeFedError(w, &fedError{http.StatusBadRequest, "unsupported_parameter", "the " + p + " filter is not supported"})
+			writeFedError(w, &Error{http.StatusBadRequest, "unsupported_parameter", "the " + p + " filter is not supported"})
 			return true
 		}
 	}
@@ -140,7 +144,7 @@ func ConfigurationSyntax(claims map[string]any) error {
 		if typ == "" || tok == "" {
 			return fmt.Errorf("trust_marks[%d] needs trust_mark_type and trust_mark strings", i)
 		}
-		jws, err := jose.ParseSignedCompact(tok, trustMarkAlgs)
+		jws, err := jose.ParseSignedCompact(tok, jwsAlgs)
 		if err != nil {
 			return fmt.Errorf("trust_marks[%d]: trust_mark is not a signed JWT", i)
 		}
@@ -153,5 +157,3 @@ func ConfigurationSyntax(claims map[string]any) error {
 	}
 	return nil
 }
-
-var trustMarkAlgs = []jose.SignatureAlgorithm{jose.ES256, jose.ES384, jose.ES512, jose.PS256, jose.PS384, jose.PS512, jose.RS256, jose.RS384, jose.RS512, jose.EdDSA}

@@ -1,0 +1,147 @@
+package federation
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/formats"
+	"github.com/trustframe/trustframe/store"
+)
+
+// CodeUnsupportedEntityType refuses a role metadata policy for an entity
+// type trustframe does not accept (400, docs/design.md §7).
+const CodeUnsupportedEntityType directory.Code = "unsupported_entity_type"
+
+// The codes of a problem with Policy, beside the field's name.
+const (
+	problemRequired      = "required"
+	problemInvalidPolicy = "invalid_policy"
+)
+
+// policyRequired is the message of a policy left empty.
+const policyRequired = "Write the policy: a JSON object naming each metadata parameter and its operators, for example {\"grant_types\": {\"subset_of\": [\"authorization_code\"]}}."
+
+// ValidateRolePolicy checks a role metadata policy (docs/design.md §7): an
+// unsupported entity type is CodeUnsupportedEntityType alone; the fields
+// and each problem of the policy are one refusal, every problem named. A
+// policy that passes is compacted in place.
+func ValidateRolePolicy(p *store.RoleMetadataPolicy, isNew bool) error {
+	if !ValidEntityType(p.EntityType) {
+		msg := "EntityType " + p.EntityType + " is not supported; use one of " + strings.Join(EntityTypes, ", ")
+		return &directory.Error{Code: CodeUnsupportedEntityType, Message: msg, Fields: directory.Fields{"EntityType": msg}}
+	}
+	f := directory.Fields{}
+	f.Required("AuthorisationDomain", p.AuthorisationDomain, "AuthorisationDomain")
+	f.MaxLen("AuthorisationDomain", p.AuthorisationDomain, 30)
+	f.Required("Role", p.Role, "Role")
+	f.MaxLen("Role", p.Role, 30)
+	f.MaxLen("Description", p.Description, 500)
+	f.Status(&p.Status, isNew)
+	var more []directory.Problem
+	switch {
+	case len(bytes.TrimSpace(p.Policy)) == 0:
+		// Nothing written (the console's field starts empty, its example is
+		// a placeholder: docs/decisions.md).
+		more = append(more, directory.Problem{Field: "Policy", Code: problemRequired, Message: policyRequired})
+	case deep(p.Policy) != "":
+		more = append(more, directory.Problem{Field: "Policy", Code: problemInvalidPolicy, Message: deep(p.Policy)})
+	case jsonMistake(p.Policy) != "":
+		more = append(more, directory.Problem{Field: "Policy", Code: problemInvalidPolicy, Message: jsonMistake(p.Policy)})
+	default:
+		for _, pe := range ValidatePolicy(p.Policy) {
+			msg := pe.Message
+			if pe.Parameter != "" {
+				msg = pe.Parameter + ": " + msg
+			}
+			more = append(more, directory.Problem{Field: "Policy", Code: problemInvalidPolicy, Message: msg})
+		}
+	}
+	if len(f) > 0 || len(more) > 0 {
+		return &directory.Error{Code: directory.CodeInvalid, Message: "Some fields need attention.", Fields: f, More: more}
+	}
+	var compact bytes.Buffer
+	_ = json.Compact(&compact, p.Policy)
+	p.Policy = compact.Bytes()
+	return nil
+}
+
+// deep says that what nests deeper than formats.MaxJSONDepth, or "".
+func deep(raw []byte) string {
+	if at, deep := formats.JSONTooDeep(raw); deep {
+		return tooDeep("The policy", at) + "."
+	}
+	return ""
+}
+
+// tooDeep says that JSON (what: "The policy") nests deeper than
+// formats.MaxJSONDepth; at is the byte offset of the bracket one level too
+// deep. The words are the request decoder's.
+func tooDeep(what string, at int) string {
+	return fmt.Sprintf("%s nests objects and arrays deeper than the limit of %d levels (at byte %d)", what, formats.MaxJSONDepth, at)
+}
+
+// jsonMistake says what is wrong with a policy typed in the console that is
+// not JSON, and where ("" when it is JSON, or empty: ValidatePolicy names
+// that).
+func jsonMistake(raw []byte) string {
+	if len(bytes.TrimSpace(raw)) == 0 || json.Valid(raw) {
+		return ""
+	}
+	var v any
+	err := json.Unmarshal(raw, &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("The policy is not valid JSON: %s (at character %d).", se.Error(), se.Offset)
+	}
+	return "The policy is not valid JSON: " + err.Error() + "."
+}
+
+// RolePolicyStore saves a role metadata policy; check is run on the stored
+// one (an If-Match) inside the write's transaction, which also refuses a
+// role that is not a Federation role of the domain.
+type RolePolicyStore interface {
+	SaveRoleMetadataPolicy(ctx context.Context, a store.Audit, p store.RoleMetadataPolicy, check func(store.RoleMetadataPolicy) error) (store.RoleMetadataPolicy, error)
+}
+
+// RolePolicies are the use cases of Reference Data > Role metadata policies.
+type RolePolicies struct {
+	Store RolePolicyStore
+}
+
+// Save creates (no PolicyID) or replaces a policy. refused are problems
+// the caller found while reading the input (the text rule): they are
+// reported with the rest, each as a field to fix, and nothing is written.
+// A policy that passes is compacted in p, as it is stored.
+func (s *RolePolicies) Save(ctx context.Context, a store.Audit, p *store.RoleMetadataPolicy, refused directory.Fields, check func(store.RoleMetadataPolicy) error) (store.RoleMetadataPolicy, error) {
+	err := ValidateRolePolicy(p, p.PolicyID == "")
+	if len(refused) > 0 {
+		return store.RoleMetadataPolicy{}, directory.Fields(problemsOf(err)).Merge(refused).Err()
+	}
+	if err != nil {
+		return store.RoleMetadataPolicy{}, err
+	}
+	saved, err := s.Store.SaveRoleMetadataPolicy(ctx, a, *p, check)
+	return saved, directory.Named(err, "Role metadata policy")
+}
+
+// problemsOf is the message of each field of a refusal, the last of a
+// field's problems when it has several (as a form shows one).
+func problemsOf(err error) map[string]string {
+	out := map[string]string{}
+	var e *directory.Error
+	if !errors.As(err, &e) {
+		return out
+	}
+	for k, v := range e.Fields {
+		out[k] = v
+	}
+	for _, p := range e.More {
+		out[p.Field] = p.Message
+	}
+	return out
+}

@@ -1,0 +1,47 @@
+package federation
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/store"
+)
+
+// TestValidateRolePolicy: an unsupported entity type is refused alone with
+// its own code; an empty or broken policy is one problem on Policy with its
+// kind; a good policy is compacted as it is stored.
+func TestValidateRolePolicy(t *testing.T) {
+	refusal := func(p store.RoleMetadataPolicy) *directory.Error {
+		t.Helper()
+		var e *directory.Error
+		if err := ValidateRolePolicy(&p, true); !errors.As(err, &e) {
+			t.Fatalf("%+v: %v, want a refusal", p, err)
+		}
+		return e
+	}
+	base := store.RoleMetadataPolicy{AuthorisationDomain: "Payments", Role: "PISP", EntityType: "openid_relying_party"}
+
+	p := base
+	p.EntityType = "openid_wallet"
+	if e := refusal(p); e.Code != CodeUnsupportedEntityType || e.Fields["EntityType"] == "" || len(e.More) != 0 {
+		t.Errorf("unsupported entity type: %+v", e)
+	}
+	p = base
+	p.Role = ""
+	if e := refusal(p); e.Code != directory.CodeInvalid || e.Fields["Role"] != "Role is required." || len(e.More) != 1 || e.More[0].Code != "required" {
+		t.Errorf("no role, no policy: %+v", e)
+	}
+	p = base
+	p.Policy = json.RawMessage(`{"grant_types": {"subset_of": ["authorization_code"]`)
+	if e := refusal(p); len(e.More) != 1 || e.More[0].Code != "invalid_policy" || !strings.Contains(e.More[0].Message, "not valid JSON") {
+		t.Errorf("broken JSON: %+v", e.More)
+	}
+	p = base
+	p.Policy = json.RawMessage("{\n  \"grant_types\": {\"subset_of\": [\"authorization_code\"]}\n}")
+	if err := ValidateRolePolicy(&p, true); err != nil || string(p.Policy) != `{"grant_types":{"subset_of":["authorization_code"]}}` || p.Status != "Active" {
+		t.Errorf("good policy: %v %s %q", err, p.Policy, p.Status)
+	}
+}
