@@ -113,3 +113,12 @@ func (s *References) Update(ctx context.Context, a Actor, name string, it Refere
 func (s *References) Delete(ctx context.Context, a Actor, name string, check Check[ReferenceItem]) error {
 	return Named(s.Store.DeleteRef(ctx, s.Kind, a, name, check), s.Kind.Label)
 }
+
+// Flag is a reference data flag that resources of one type carry.
+type Flag struct {
+	FlagID      string `json:"FlagId"`
+	Name        string `json:"Name"`
+	Description string `json:"Description"`
+	Type        string `json:"Type"`
+	Status      string `json:"Status"`
+}

@@ -193,13 +193,7 @@ func (d *DB) GetContactType(ctx context.Context, name string) (ReferenceItem, er
 }
 
 // Flag is a reference data flag that resources of one type carry.
-type Flag struct {
-	FlagID      string `json:"FlagId"`
-	Name        string `json:"Name"`
-	Description string `json:"Description"`
-	Type        string `json:"Type"`
-	Status      string `json:"Status"`
-}
+type Flag = directory.Flag
 
 // ListFlags returns every flag, or those of one type.
 func (d *DB) ListFlags(ctx context.Context, typ string) ([]Flag, error) {
