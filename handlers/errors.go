@@ -172,6 +172,8 @@ var layerCodes = map[directory.Code]Code{
 	directory.CodeBusy:                  CodeBusy,
 	directory.CodeMalformedCSV:          CodeMalformedCSV,
 	directory.CodeTooLarge:              CodeTooLarge,
+	directory.CodeInvalidTransition:     CodeInvalidTransition,
+	directory.CodeForbidden:             CodeForbidden,
 }
 
 // fromLayer is the refusal of the application layer's e.
