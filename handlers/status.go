@@ -29,7 +29,7 @@ func (h *Org) actorBecause(r *http.Request, reason string) store.Audit {
 }
 
 // savedMessage says what a save did, in words: "Acme Bank was withdrawn."
-// after a status change to the end state, not "saved" (issue 13).
+// after a status change to the end state, not "saved".
 func (h *Org) savedMessage(what, name, from, to string) string {
 	switch {
 	case from == "" || from == to:
