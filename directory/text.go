@@ -173,3 +173,108 @@ func joinPath(path, name string) string {
 	}
 	return path + "." + name
 }
+
+// A record saved before the text rule may hold text the rule refuses (a
+// description on two lines). An update that sends such text back
+// unchanged, as a status button or an edit of another field does, is not
+// refused over text its client did not write (docs/design.md §4): the
+// record's value is saved as it was.
+
+// StoredText is one text member of an update: where its decoded value is
+// (Sent) and the value the record holds (Stored).
+type StoredText struct {
+	Sent   *string
+	Stored string
+}
+
+// SameText reports whether sent is stored, unchanged: the same text, or
+// the same as a form brings it back. A browser sends each line break of a
+// field as CRLF (a hidden field's or a text area's), and a form's values
+// come trimmed.
+func SameText(sent, stored string) bool {
+	if sent == stored {
+		return true
+	}
+	flat := func(s string) string {
+		return strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n"))
+	}
+	return flat(sent) == flat(stored)
+}
+
+// UnchangedText reports whether the text rule's refusal of field is lifted
+// because texts has it, the value sent breaks the rule, and it is the
+// record's value unchanged (SameText); the record's value then takes its
+// place, so that it is saved as it was. Only a refusal of the text rule is
+// lifted: another refusal of the same member (bytes that are not UTF-8,
+// found before anything was decoded) leaves Sent empty, and an empty value
+// that equals an empty stored one must not pass it.
+func UnchangedText(texts map[string]StoredText, field string) bool {
+	t, ok := texts[field]
+	if !ok || t.Sent == nil || !RefusedText(*t.Sent, TextLine) || !SameText(*t.Sent, t.Stored) {
+		return false
+	}
+	*t.Sent = t.Stored
+	return true
+}
+
+// StoredTexts pairs each string member of sent (a pointer to the struct
+// decoded) with the member of stored (the record as it is) of the same
+// JSON name, named as the text rule names them. A list of strings (a
+// redirect URI list) is paired element by element: an element sent as one
+// of the stored elements is paired with it, wherever it now stands; a new
+// or changed element is not paired.
+func StoredTexts(sent, stored any) map[string]StoredText {
+	have := map[string]reflect.Value{}
+	cv := reflect.ValueOf(stored)
+	for i := 0; i < cv.NumField(); i++ {
+		if name := jsonName(cv.Type().Field(i)); name != "" && (cv.Field(i).Kind() == reflect.String || isStrings(cv.Field(i).Type())) {
+			have[name] = cv.Field(i)
+		}
+	}
+	out := map[string]StoredText{}
+	sv := reflect.ValueOf(sent).Elem()
+	for i := 0; i < sv.NumField(); i++ {
+		name := jsonName(sv.Type().Field(i))
+		cur, ok := have[name]
+		switch {
+		case !ok:
+		case sv.Field(i).Type() == reflect.TypeFor[string]() && cur.Kind() == reflect.String:
+			out[name] = StoredText{sv.Field(i).Addr().Interface().(*string), cur.String()}
+		case isStrings(sv.Field(i).Type()) && isStrings(cur.Type()):
+			storedList(out, name, sv.Field(i), cur)
+		}
+	}
+	return out
+}
+
+// storedList adds to out each element of the list sent (named name) that
+// is one of the stored list's elements: "name[i]", as the text rule names
+// it, with that stored element.
+func storedList(out map[string]StoredText, name string, sent, stored reflect.Value) {
+	for i := 0; i < sent.Len(); i++ {
+		el := sent.Index(i).Addr().Interface().(*string)
+		for j := 0; j < stored.Len(); j++ {
+			if s := stored.Index(j).String(); SameText(*el, s) {
+				out[fmt.Sprintf("%s[%d]", name, i)] = StoredText{el, s}
+				break
+			}
+		}
+	}
+}
+
+// isStrings reports whether t is a list of strings ([]string).
+func isStrings(t reflect.Type) bool {
+	return t.Kind() == reflect.Slice && t.Elem() == reflect.TypeFor[string]()
+}
+
+// jsonName is the member name of an exported struct field; "" for none.
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if !f.IsExported() || f.Anonymous || name == "-" {
+		return ""
+	}
+	if name == "" {
+		return f.Name
+	}
+	return name
+}

@@ -66,3 +66,28 @@ func TestTextMessageNamesTheCharacter(t *testing.T) {
 		}
 	}
 }
+
+// TestUnchangedTextPassesTheTextRule: a record's own text that breaks the
+// rule passes when sent back unchanged (also with a form's CRLF line
+// breaks and trimming), and takes the record's value; changed text, or a
+// list element that is new, does not.
+func TestUnchangedTextPassesTheTextRule(t *testing.T) {
+	type rec struct {
+		Name  string   `json:"Name"`
+		URIs  []string `json:"URIs"`
+		Other int      `json:"Other"`
+	}
+	stored := rec{Name: "Two\nlines", URIs: []string{"a\tb"}}
+	sent := rec{Name: " Two\r\nlines ", URIs: []string{"new\tone", "a\tb"}}
+	texts := directory.StoredTexts(&sent, stored)
+	if !directory.UnchangedText(texts, "Name") || sent.Name != stored.Name {
+		t.Errorf("Name: %q", sent.Name)
+	}
+	if directory.UnchangedText(texts, "URIs[0]") || !directory.UnchangedText(texts, "URIs[1]") {
+		t.Errorf("URIs: %v", texts)
+	}
+	changed := rec{Name: "Two\nlines, changed"}
+	if directory.UnchangedText(directory.StoredTexts(&changed, stored), "Name") {
+		t.Error("changed text passed")
+	}
+}

@@ -1,6 +1,10 @@
 package handlers
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/trustframe/trustframe/directory"
+)
 
 // TestCSVCellDefusesFormulasBehindSpaces: a spreadsheet skips leading
 // white space (spaces, tabs, newlines, non-breaking and other Unicode
@@ -40,14 +44,14 @@ func TestCSVCellDefusesFormulasBehindSpaces(t *testing.T) {
 		if guarded := got == "'"+c.in; guarded != c.guard {
 			t.Errorf("csvCell(%q) = %q, want guarded %v", c.in, got, c.guard)
 		}
-		if back := unguard(got); back != c.in {
-			t.Errorf("unguard(csvCell(%q)) = %q", c.in, back)
+		if back := directory.Unguard(got); back != c.in {
+			t.Errorf("directory.Unguard(csvCell(%q)) = %q", c.in, back)
 		}
 	}
 	// An apostrophe the export did not put there stays.
 	for _, s := range []string{"'Acme", "' Acme", "'"} {
-		if unguard(s) != s {
-			t.Errorf("unguard(%q) = %q", s, unguard(s))
+		if directory.Unguard(s) != s {
+			t.Errorf("directory.Unguard(%q) = %q", s, directory.Unguard(s))
 		}
 	}
 }

@@ -171,6 +171,10 @@ var layerCodes = map[directory.Code]Code{
 	directory.CodeOrganisationNotActive: CodeOrganisationNotActive,
 	directory.CodeUnsupportedSigningAlg: CodeUnsupportedSigningAlg,
 	directory.CodeBusy:                  CodeBusy,
+	directory.CodeMalformedCSV:          CodeMalformedCSV,
+	directory.CodeTooLarge:              CodeTooLarge,
+	directory.CodeInvalidTransition:     CodeInvalidTransition,
+	directory.CodeForbidden:             CodeForbidden,
 
 	// A role metadata policy for an entity type trustframe does not accept.
 	federation.CodeUnsupportedEntityType: CodeUnsupportedEntityType,
@@ -184,6 +188,9 @@ func fromLayer(de *directory.Error) *Error {
 		return CodeInternal.New("Internal error").WithCause(fmt.Errorf("handlers: the layer's code %q has no status", de.Code))
 	case c == CodeValidationFailed:
 		e := Validation(de.Fields)
+		if de.Message != "" {
+			e.Message = de.Message
+		}
 		for _, p := range de.More {
 			e.Fields = append(e.Fields, FieldError{Code: p.Code, Field: p.Field, Message: p.Message})
 		}

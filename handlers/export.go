@@ -8,35 +8,19 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 )
 
 // csvCell keeps a spreadsheet from reading a cell as a formula (CSV
-// injection): text that starts with = + - @ or a control character gets a
-// leading apostrophe — also when white space (spaces, tabs, newlines,
-// non-breaking and other Unicode spaces) or invisible format characters
-// (zero-width space, byte order mark) come first, which spreadsheets skip.
+// injection): a cell directory.NeedsFormulaGuard names gets a leading
+// apostrophe, which the import takes off (directory.Unguard).
 func csvCell(s string) string {
-	if needsGuard(s) {
+	if directory.NeedsFormulaGuard(s) {
 		return "'" + s
 	}
 	return s
-}
-
-// needsGuard reports whether a spreadsheet could read s as a formula.
-func needsGuard(s string) bool {
-	if s == "" {
-		return false
-	}
-	if s[0] == '\t' || s[0] == '\r' {
-		return true
-	}
-	i := strings.IndexFunc(s, func(r rune) bool {
-		return !unicode.IsSpace(r) && !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r)
-	})
-	return i >= 0 && strings.ContainsRune("=+-@＝＋－＠", []rune(s[i:])[0])
 }
 
 // csvStream writes a CSV download: the header row, then the rows each

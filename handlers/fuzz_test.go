@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"mime"
 	"net/http"
 	"net/http/httptest"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/trustframe/trustframe/formats"
-	"github.com/trustframe/trustframe/store"
 )
 
 // FuzzDecode: the request decoder answers any body with a value or a 4xx
@@ -116,53 +114,4 @@ func TestDecodeMultipartForm(t *testing.T) {
 	if err := Decode(httptest.NewRecorder(), r, &in); err != nil || in.Email != "a@example.com" {
 		t.Fatalf("%v %q", err, in.Email)
 	}
-}
-
-// importStore answers the one question an import asks before writing.
-type importStore struct{ organisationStore }
-
-func (importStore) ListFlags(context.Context, string) ([]store.Flag, error) {
-	return []store.Flag{{FlagID: "f1", Name: "Pilot", Type: "Organisation", Status: "Active"}}, nil
-}
-
-// FuzzParseImport: any file is organisations that pass validation, or a
-// 4xx that says why; never a panic.
-func FuzzParseImport(f *testing.F) {
-	f.Add("OrganisationName,RegistrationNumber,CountryOfRegistration\nAcme,1,GB\n")
-	f.Add("OrganisationId,OrganisationName,RegistrationNumber,CountryOfRegistration,Status,Flags\n,A,1,GB,Withdrawn,Pilot; Nope\n")
-	f.Add("\ufeffOrganisationName,RegistrationNumber,CountryOfRegistration\n\"A,\"\"b\"\"\",1,GB\n")
-	f.Add("OrganisationName\n")
-	f.Add("a,b\n\"unterminated")
-	f.Add("")
-	// Wide: a header at and over its limits, a long row, many columns.
-	f.Add(strings.Repeat(",", maxImportHeader-1) + "\n")
-	f.Add(strings.Repeat(",", maxImportHeader) + "\n")
-	f.Add(strings.Repeat(";", 3000) + "\nA;1;GB\n")
-	f.Add("OrganisationName,RegistrationNumber,CountryOfRegistration\n" + strings.Repeat("A,", 40000) + "1,GB\n")
-	f.Add("OrganisationName,RegistrationNumber,CountryOfRegistration\n\"" + strings.Repeat("a\n", 40000) + "\",1,GB\n")
-	f.Add("\ufeffOrganisationName;RegistrationNumber;CountryOfRegistration\nA;1;GB\n")
-	h := &Organisations{Org: &Org{Base: &Base{}}, Store: importStore{}}
-	f.Fuzz(func(t *testing.T, file string) {
-		r := httptest.NewRequest(http.MethodPost, "/api/organisations/import", nil)
-		orgs, err := h.parseImport(r, &importReader{r: strings.NewReader(file)})
-		if err != nil {
-			if e := AsError(err); e.Status < 400 || e.Status >= 500 {
-				t.Fatalf("status %d for %q", e.Status, file)
-			}
-			return
-		}
-		if len(orgs) == 0 {
-			t.Fatalf("no organisations and no error for %q", file)
-		}
-		for i, line := range strings.Split(file, "\n") {
-			if limit := map[bool]int{true: maxImportHeader, false: maxImportLine}[i == 0]; len(line) > limit {
-				t.Fatalf("line %d of %d bytes was read", i+1, len(line))
-			}
-		}
-		for _, o := range orgs {
-			if o.OrganisationName == "" || o.Status == "" {
-				t.Fatalf("an invalid organisation passed: %+v", o)
-			}
-		}
-	})
 }

@@ -14,36 +14,33 @@ import (
 )
 
 // Reactivations serves the reactivation pages of organisations, servers
-// and applications.
+// and applications: a Super User sets a withdrawn one back to Active from
+// a page that says what that affects and asks why; the reason goes into
+// the audit record (docs/design.md §4). The API does the same with PUT
+// {Status: Active, StatusReason}.
 type Reactivations struct {
 	*Org
-	Store reactivationStore
+	Store         reactivationStore
+	Reactivations *directory.Reactivations
 }
 
-// reactivationStore is what Reactivations reads and writes.
+// reactivationStore is what the reactivation pages read.
 type reactivationStore interface {
-	UpdateOrganisation(ctx context.Context, a store.Audit, o store.Organisation, problems directory.Fields, check directory.Check[store.Organisation]) (store.Organisation, error)
 	ListAuthorisationServers(ctx context.Context, orgID string) ([]store.AuthorisationServer, error)
 	GetAuthorisationServer(ctx context.Context, orgID, id string) (store.AuthorisationServer, error)
-	UpdateAuthorisationServer(ctx context.Context, a store.Audit, s store.AuthorisationServer, problems directory.Fields, check directory.Check[store.AuthorisationServer]) (store.AuthorisationServer, error)
 	ListSoftwareStatements(ctx context.Context, orgID string) ([]store.SoftwareStatement, error)
 	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
-	UpdateSoftwareStatement(ctx context.Context, a store.Audit, s store.SoftwareStatement, problems directory.Fields, check directory.Check[store.SoftwareStatement]) (store.SoftwareStatement, error)
 }
 
-// Reactivation (issue 13): a Super User sets a withdrawn organisation,
-// authorisation server or application back to Active from a page that
-// says what that affects and asks why; the reason goes into the audit
-// record (docs/design.md §4). The API does the same with PUT {Status:
-// Active, StatusReason}.
-
-// reactivation is one thing that can be reactivated, loaded for its page.
+// reactivation is one thing that can be reactivated, loaded for its page:
+// the organisation, and the server or application when it is one of
+// those.
 type reactivation struct {
 	page   views.ReactivatePage
 	crumbs []views.Crumb
-	// save sets it Active with the reason, checking the transition in the
-	// store's transaction; from receives the status it had.
-	save func(ctx context.Context, r *http.Request, reason string, from *string) error
+	org    store.Organisation
+	server *store.AuthorisationServer
+	app    *store.SoftwareStatement
 }
 
 // ReactivateForm is the page of a reactivation: GET …/reactivate.
@@ -80,22 +77,32 @@ func (h *Reactivations) Reactivate(k lifecycle.Kind) http.HandlerFunc {
 			WriteError(w, r, err)
 			return
 		}
-		var from string
-		err := re.save(r.Context(), r, in.StatusReason, &from)
-		if err != nil {
-			e := AsError(directory.Named(err, re.page.What))
-			if e.Status >= 500 || e.Status == http.StatusForbidden || e.Status == http.StatusNotFound {
-				WriteError(w, r, e)
-				return
-			}
+		from, err := h.save(r, re, in.StatusReason)
+		switch e := AsError(err); {
+		case err == nil:
+			h.Flash.Put(r.Context(), h.savedMessage("", re.page.Name, from, lifecycle.Active))
+			Redirect(w, r, re.page.Back)
+		case e.Status >= 500 || e.Status == http.StatusForbidden || e.Status == http.StatusNotFound:
+			WriteError(w, r, e)
+		default:
 			re.page.Reason = in.StatusReason
 			re.page.Error = e.Message
 			h.renderReactivation(w, r, e.Status, re)
-			return
 		}
-		h.Flash.Put(r.Context(), h.savedMessage("", re.page.Name, from, lifecycle.Active))
-		Redirect(w, r, re.page.Back)
 	}
+}
+
+// save sets what re names Active again for reason (directory.Reactivations)
+// and returns the status it had.
+func (h *Reactivations) save(r *http.Request, re reactivation, reason string) (string, error) {
+	ctx, a, super := r.Context(), h.actor(r), PrincipalFrom(r.Context()).IsSuperUser()
+	switch {
+	case re.server != nil:
+		return h.Reactivations.Server(ctx, a, *re.server, reason, super, func(c store.AuthorisationServer) error { return CheckIfMatch(r, c) })
+	case re.app != nil:
+		return h.Reactivations.Application(ctx, a, *re.app, reason, super, func(c store.SoftwareStatement) error { return CheckIfMatch(r, c) })
+	}
+	return h.Reactivations.Organisation(ctx, a, re.org, reason, super, func(c store.Organisation) error { return CheckIfMatch(r, c) })
 }
 
 func (h *Reactivations) renderReactivation(w http.ResponseWriter, r *http.Request, status int, re reactivation) {
@@ -110,7 +117,7 @@ func (h *Reactivations) loadReactivation(w http.ResponseWriter, r *http.Request,
 	}
 	ctx := r.Context()
 	orgPath := paths.Organisation(o.OrganisationID)
-	var re reactivation
+	re := reactivation{org: o}
 	switch k {
 	case lifecycle.Organisation:
 		servers, err := h.Store.ListAuthorisationServers(ctx, o.OrganisationID)
@@ -142,14 +149,6 @@ func (h *Reactivations) loadReactivation(w http.ResponseWriter, r *http.Request,
 				"Its regulatory documents and certifications count again on the home page's expiry list.",
 			}}
 		re.crumbs = h.orgCrumbs(&o, "Reactivate")
-		re.save = func(ctx context.Context, r *http.Request, reason string, from *string) error {
-			cur := o
-			cur.Status, cur.StatusReason = lifecycle.Active, reason
-			_, err := h.Store.UpdateOrganisation(ctx, h.actorBecause(r, reason), cur, nil, func(c store.Organisation) error {
-				return h.checkStatus(r, c, from, c.Status, lifecycle.Active, reason)
-			})
-			return err
-		}
 	case lifecycle.Application:
 		a, err := h.Store.GetSoftwareStatement(ctx, o.OrganisationID, PathParam(r, "appID"))
 		if err != nil {
@@ -163,14 +162,7 @@ func (h *Reactivations) loadReactivation(w http.ResponseWriter, r *http.Request,
 				"It counts again among the Active applications of " + o.OrganisationName + " (" + h.Vocab.Display(o.Status) + ").",
 			}}
 		re.crumbs = h.orgCrumbs(&o, "Reactivate "+a.ClientName)
-		re.save = func(ctx context.Context, r *http.Request, reason string, from *string) error {
-			cur := a
-			cur.Status, cur.StatusReason = lifecycle.Active, reason
-			_, err := h.Store.UpdateSoftwareStatement(ctx, h.actorBecause(r, reason), cur, nil, func(c store.SoftwareStatement) error {
-				return h.checkStatus(r, c, from, c.Status, lifecycle.Active, reason)
-			})
-			return err
-		}
+		re.app = &a
 	default:
 		s, err := h.Store.GetAuthorisationServer(ctx, o.OrganisationID, PathParam(r, "serverID"))
 		if err != nil {
@@ -184,14 +176,7 @@ func (h *Reactivations) loadReactivation(w http.ResponseWriter, r *http.Request,
 				"Its issuer stays reserved to it: no other authorisation server can take it.",
 			}}
 		re.crumbs = h.orgCrumbs(&o, "Reactivate "+s.CustomerFriendlyName)
-		re.save = func(ctx context.Context, r *http.Request, reason string, from *string) error {
-			cur := s
-			cur.Status, cur.StatusReason = lifecycle.Active, reason
-			_, err := h.Store.UpdateAuthorisationServer(ctx, h.actorBecause(r, reason), cur, nil, func(c store.AuthorisationServer) error {
-				return h.checkStatus(r, c, from, c.Status, lifecycle.Active, reason)
-			})
-			return err
-		}
+		re.server = &s
 	}
 	re.page.Status = h.Vocab.Display(re.page.Status)
 	return re, true

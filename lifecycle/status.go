@@ -109,7 +109,7 @@ func StatusHelp(k Kind, v Vocabulary) string {
 
 // CheckTransition refuses leaving the end state by an ordinary status
 // change. Leaving it is a reactivation, with its own rules (back to Active,
-// Super Users only, a reason): see handlers/status.go.
+// Super Users only, a reason): see directory/status.go.
 func CheckTransition(from, to string, v Vocabulary) error {
 	if from == Withdrawn && to != Withdrawn {
 		return fmt.Errorf("%s is an end state: it cannot become %s", v.EndWord(), v.Display(to))

@@ -520,26 +520,11 @@ func (d *DB) EachOrganisation(ctx context.Context, f OrgFilter, fn func(o Organi
 	return rows.Err()
 }
 
-// RowError is the error of one organisation of a batch (1-based row of the
-// file it came from, header excluded).
-type RowError struct {
-	Row int
-	Err error
-}
-
-func (e *RowError) Error() string { return fmt.Sprintf("row %d: %v", e.Row, e.Err) }
-func (e *RowError) Unwrap() error { return e.Err }
+// RowError is the error of one organisation of a batch.
+type RowError = directory.RowError
 
 // RowErrors are the problems of several rows of a batch, in row order.
-type RowErrors []*RowError
-
-func (e RowErrors) Error() string {
-	msgs := make([]string, len(e))
-	for i, r := range e {
-		msgs[i] = r.Error()
-	}
-	return strings.Join(msgs, "; ")
-}
+type RowErrors = directory.RowErrors
 
 // maxRowErrors is how many rows' problems a refused batch names.
 const maxRowErrors = 100

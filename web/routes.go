@@ -27,7 +27,8 @@ func (s *Server) routes() http.Handler {
 	contacts := &handlers.Contacts{Org: org, Contacts: &directory.Contacts{Store: s.db}, Types: s.db}
 	servers := &handlers.Servers{Org: org, Store: s.db, Servers: &directory.Servers{Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Vocab: s.vocab, AllowPrivateURLs: allowPrivate}}
 	apps := &handlers.Applications{Org: org, Apps: &directory.Applications{Store: s.db, Vocab: s.vocab, AllowPrivateURLs: allowPrivate}, Store: s.db, Algs: s.keys.Enabled}
-	reactivations := &handlers.Reactivations{Org: org, Store: s.db}
+	reactivations := &handlers.Reactivations{Org: org, Store: s.db, Reactivations: &directory.Reactivations{Store: s.db, Vocab: s.vocab}}
+	imports := &handlers.Imports{Org: org, Import: &directory.Imports{Store: s.db, Vocab: s.vocab}}
 	certs := &handlers.Certificates{Base: base, Org: org, Store: s.db, Now: s.cfg.Now}
 	keyMat := &handlers.KeyMaterial{Base: base, Org: org, Store: s.db}
 	docs := &handlers.Documents{Base: base, Org: org, Documents: &directory.Documents{Store: s.db}, Store: s.db}
@@ -132,7 +133,7 @@ func (s *Server) routes() http.Handler {
 			r.Get("/", orgs.ListOrganisations)
 			r.Post("/", orgs.CreateOrganisation)
 			r.Get("/export.csv", getOnly(orgs.ExportOrganisations))
-			r.Post("/import", orgs.ImportOrganisations)
+			r.Post("/import", imports.ImportOrganisations)
 			r.Route("/{orgID}", func(r chi.Router) {
 				r.Get("/", orgs.GetOrganisation)
 				r.Put("/", orgs.UpdateOrganisation)
@@ -292,8 +293,8 @@ func (s *Server) routes() http.Handler {
 			r.Post("/organisations", orgs.CreateOrganisation)
 			r.Get("/organisations/new", orgs.NewOrganisation)
 			r.Get("/organisations/export.csv", getOnly(orgs.ExportOrganisations))
-			r.Get("/organisations/import", orgs.ImportForm)
-			r.Post("/organisations/import", orgs.ImportOrganisations)
+			r.Get("/organisations/import", imports.ImportForm)
+			r.Post("/organisations/import", imports.ImportOrganisations)
 			r.Route("/organisations/{orgID}", func(r chi.Router) {
 				r.Get("/", orgs.GetOrganisation)
 				r.Post("/", orgs.UpdateOrganisation)
