@@ -39,8 +39,9 @@ func (s *Server) routes() http.Handler {
 	contactTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.ContactTypes}, Title: "Contact types", Path: "/references/contact-types"}
 	documentTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.DocumentTypes}, Title: "Document types", Path: "/references/document-types"}
 	certificationTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.CertificationTypes}, Title: "Certification types", Path: "/references/certification-types"}
-	superUsers := &handlers.SuperUsers{Base: base, Store: s.db}
-	dataAdmins := &handlers.DataAdmins{Base: base, Store: s.db, Mailer: s.mailer}
+	admins := &directory.Administrators{Store: s.db, BaseURL: base.BaseURL, Mailer: s.mailer, Log: handlers.LoggerFrom}
+	superUsers := &handlers.SuperUsers{Base: base, Admins: admins, Store: s.db}
+	dataAdmins := &handlers.DataAdmins{Base: base, Admins: admins, Store: s.db}
 	pages := &handlers.Pages{Base: base, Store: s.db, Now: s.cfg.Now}
 	domains := &handlers.Domains{Base: base, Store: s.db}
 	claims := &handlers.Claims{Base: base, Org: org, Claims: &directory.Claims{Store: s.db}, Store: s.db}
