@@ -170,6 +170,7 @@ var layerCodes = map[directory.Code]Code{
 	directory.CodeOrganisationNotActive: CodeOrganisationNotActive,
 	directory.CodeUnsupportedSigningAlg: CodeUnsupportedSigningAlg,
 	directory.CodeBusy:                  CodeBusy,
+	directory.CodeWebhookNotActive:      CodeWebhookNotActive,
 }
 
 // fromLayer is the refusal of the application layer's e.

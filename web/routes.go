@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/static"
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/webhooks"
 )
 
 // routes is the whole HTTP surface of trustframe, in one place.
@@ -46,8 +48,12 @@ func (s *Server) routes() http.Handler {
 	domains := &handlers.Domains{Base: base, Store: s.db}
 	claims := &handlers.Claims{Base: base, Org: org, Claims: &directory.Claims{Store: s.db}, Store: s.db}
 	changes := &handlers.Changes{Base: base, Store: s.db, Stopping: s.stopping, MaxPolls: s.cfg.MaxLongPolls, MaxPollsPerPrincipal: s.cfg.MaxLongPollsPerAdmin}
-	hooks := &handlers.Webhooks{Base: base, Store: s.db, AllowPrivate: s.cfg.AllowPrivateWebhookURLs,
-		SealSecret: func(id string, key []byte) []byte { return s.kek.Seal(key, webhookSecretAAD(id)) }}
+	hooks := &handlers.Webhooks{Base: base, Hooks: &directory.Webhooks{Store: s.db,
+		CheckURL: func(ctx context.Context, raw string) string {
+			return webhooks.CheckURL(ctx, raw, s.cfg.AllowPrivateWebhookURLs, nil)
+		},
+		Secrets: directory.WebhookSecrets{New: webhooks.NewSecret, Parse: webhooks.ParseSecret,
+			Seal: func(id string, key []byte) []byte { return s.kek.Seal(key, webhookSecretAAD(id)) }}}}
 
 	r := chi.NewRouter()
 	r.Use(requestID, s.logRequests, s.recoverer, headAsGet, s.loopbackHosts, s.securityHeaders)
