@@ -197,9 +197,9 @@ func (s *Webhooks) Get(ctx context.Context, id string) (Webhook, error) {
 
 // Create adds the webhook in and answers its secret, shown this once: the
 // one in chose, or a new one. in is read in place (URL trimmed, subject
-// types listed once), so that a refused form shows what was read. refused are problems the caller
-// found while reading the input; they are reported with the rest and
-// nothing is written.
+// types listed once), so that a refused form shows what was read.
+// refused are problems the caller found while reading the input; they are
+// reported with the rest and nothing is written.
 func (s *Webhooks) Create(ctx context.Context, a Actor, in *WebhookInput, refused Fields) (Webhook, string, error) {
 	in.read(true)
 	problems := in.validate(ctx, s.CheckURL, true)
