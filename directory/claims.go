@@ -41,17 +41,53 @@ func (c *AuthorityClaim) Validate(isNew bool) Fields {
 	return f
 }
 
-// ClaimStore is what recording a claim needs of the database: it adds to
-// the problems already found whether what the claim names exists and
-// whether the authority covers the domain, and refuses them all at once;
-// the Exclusive rule is a conflict naming the claims in the way.
+// Applied is the claim cur becomes by the update c: c's RegistrationId
+// and Status (a Status left out keeps cur's). What a claim names cannot
+// change — another authority, domain or role is a new claim — so each
+// such change is added to problems. reactivated reports a claim made
+// Active again: it must pass every rule of a new claim.
+func (c AuthorityClaim) Applied(cur AuthorityClaim, problems Fields) (next AuthorityClaim, reactivated bool) {
+	for _, f := range []struct{ field, in, cur string }{
+		{"AuthorityId", c.AuthorityID, cur.AuthorityID}, {"AuthorisationDomain", c.AuthorisationDomain, cur.AuthorisationDomain}, {"Role", c.Role, cur.Role},
+	} {
+		if f.in != "" && f.in != f.cur {
+			problems.Add(f.field, f.field+" of a claim cannot change; set this claim Inactive and add a new one")
+		}
+	}
+	next = cur
+	next.RegistrationID, next.Status = c.RegistrationID, c.Status
+	if c.Status == "" {
+		next.Status = cur.Status
+	}
+	return next, cur.Status != "Active" && next.Status == "Active"
+}
+
+// ClaimStore is what the claim use cases need of the database. A write
+// gets the problems already found: the store adds whether what the claim
+// names exists and whether the authority covers the domain (and, on an
+// update, Applied's rule against the stored claim), and refuses them all
+// at once; the Exclusive rule is a conflict naming the claims in the way.
 type ClaimStore interface {
+	ListAuthorityClaims(ctx context.Context, orgID string) ([]AuthorityClaim, error)
+	GetAuthorityClaim(ctx context.Context, orgID, id string) (AuthorityClaim, error)
 	CreateAuthorityClaim(ctx context.Context, a Actor, c AuthorityClaim, problems Fields) (AuthorityClaim, error)
+	UpdateAuthorityClaim(ctx context.Context, a Actor, c AuthorityClaim, problems Fields, check Check[AuthorityClaim]) (AuthorityClaim, error)
 }
 
 // Claims are the use cases of an organisation's authority claims.
 type Claims struct {
 	Store ClaimStore
+}
+
+// List is every claim of an organisation, Active first.
+func (s *Claims) List(ctx context.Context, orgID string) ([]AuthorityClaim, error) {
+	return s.Store.ListAuthorityClaims(ctx, orgID)
+}
+
+// Get is one claim of an organisation.
+func (s *Claims) Get(ctx context.Context, orgID, id string) (AuthorityClaim, error) {
+	c, err := s.Store.GetAuthorityClaim(ctx, orgID, id)
+	return c, Named(err, "Authority claim")
 }
 
 // Create records c for its organisation; its id is the server's.
@@ -62,4 +98,19 @@ func (s *Claims) Create(ctx context.Context, a Actor, c AuthorityClaim, refused 
 	problems := c.Validate(true).Merge(refused)
 	saved, err := s.Store.CreateAuthorityClaim(ctx, a, c, problems)
 	return saved, Named(err, "Organisation")
+}
+
+// Update changes the RegistrationId or the Status of the claim id of
+// c.OrganisationID when check passes on the stored claim: Inactive ends
+// it, Active again is checked like a new claim. A ClaimId sent in c is the
+// one read back, never another.
+func (s *Claims) Update(ctx context.Context, a Actor, id string, c AuthorityClaim, refused Fields, check Check[AuthorityClaim]) (AuthorityClaim, error) {
+	problems := Fields{}
+	if c.ClaimID != "" && c.ClaimID != id {
+		problems.Add("ClaimId", "ClaimId cannot change.")
+	}
+	c.ClaimID = id
+	problems.Merge(c.Validate(false)).Merge(refused)
+	saved, err := s.Store.UpdateAuthorityClaim(ctx, a, c, problems, check)
+	return saved, Named(err, "Authority claim")
 }

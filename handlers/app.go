@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -57,17 +56,4 @@ func (b *Base) Shell(r *http.Request, title, active string, crumbs ...views.Crum
 		}
 	}
 	return s
-}
-
-// adminEmailProblem says what is wrong with an administrator's e-mail as
-// typed, "" when nothing: an ordinary address of printable ASCII only, so
-// that no look-alike of another administrator is made (formats.ValidAdminEmail).
-func adminEmailProblem(s string) string {
-	switch {
-	case formats.ValidAdminEmail(s):
-		return ""
-	case formats.ValidEmail(s):
-		return "An administrator's e-mail must be plain ASCII: no accented, fullwidth or other look-alike letters."
-	}
-	return "Enter a valid e-mail address, like name@example.com."
 }

@@ -12,10 +12,9 @@ import (
 	"github.com/trustframe/trustframe/views"
 )
 
-type claimStore interface {
-	ListAuthorityClaims(ctx context.Context, orgID string) ([]store.AuthorityClaim, error)
-	GetAuthorityClaim(ctx context.Context, orgID, id string) (store.AuthorityClaim, error)
-	UpdateAuthorityClaim(ctx context.Context, a store.Audit, c store.AuthorityClaim, check func(store.AuthorityClaim) error) (store.AuthorityClaim, error)
+// claimChoices lists what the Roles tab's form offers: the authorities and
+// the roles of their domains.
+type claimChoices interface {
 	ListAuthorities(ctx context.Context) ([]store.Authority, error)
 	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
 }
@@ -27,7 +26,7 @@ type Claims struct {
 	*Base
 	Org    *Org
 	Claims *directory.Claims
-	Store  claimStore
+	Store  claimChoices
 }
 
 // claimIn is a claim as a client sends it; the read-only fields of a
@@ -80,7 +79,7 @@ func (h *Claims) read(w http.ResponseWriter, r *http.Request, stored func() (sto
 
 func (h *Claims) tab(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, p views.ClaimsPage) {
 	ctx := r.Context()
-	claims, err := h.Store.ListAuthorityClaims(ctx, o.OrganisationID)
+	claims, err := h.Claims.List(ctx, o.OrganisationID)
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -153,7 +152,7 @@ func (h *Claims) List(w http.ResponseWriter, r *http.Request) {
 	if HTMLPage(w, r, func() { h.tab(w, r, http.StatusOK, o, views.ClaimsPage{Form: store.AuthorityClaim{Status: "Active"}}) }) {
 		return
 	}
-	claims, err := h.Store.ListAuthorityClaims(r.Context(), o.OrganisationID)
+	claims, err := h.Claims.List(r.Context(), o.OrganisationID)
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -167,9 +166,9 @@ func (h *Claims) Get(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	c, err := h.Store.GetAuthorityClaim(r.Context(), o.OrganisationID, PathParam(r, "claimID"))
+	c, err := h.Claims.Get(r.Context(), o.OrganisationID, PathParam(r, "claimID"))
 	if err != nil {
-		WriteError(w, r, directory.Named(err, "Authority claim"))
+		WriteError(w, r, err)
 		return
 	}
 	SetETag(w, c)
@@ -212,9 +211,7 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := PathParam(r, "claimID")
-	in, isAPI, err := h.read(w, r, func() (store.AuthorityClaim, error) {
-		return h.Store.GetAuthorityClaim(r.Context(), o.OrganisationID, id)
-	})
+	in, isAPI, err := h.read(w, r, func() (store.AuthorityClaim, error) { return h.Claims.Get(r.Context(), o.OrganisationID, id) })
 	refused := FormRefusal(r, err)
 	if err != nil && refused == nil {
 		WriteError(w, r, err)
@@ -223,37 +220,29 @@ func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
 	var cur store.AuthorityClaim
 	if !isAPI {
 		// The tab's buttons change the status only.
-		var gerr error
-		cur, gerr = h.Store.GetAuthorityClaim(r.Context(), o.OrganisationID, id)
-		if gerr != nil {
-			WriteError(w, r, directory.Named(gerr, "Authority claim"))
+		if cur, err = h.Claims.Get(r.Context(), o.OrganisationID, id); err != nil {
+			WriteError(w, r, err)
 			return
 		}
 		in.RegistrationID = cur.RegistrationID
 	}
-	var c store.AuthorityClaim
-	if refused != nil {
-		err = Validation(refused)
-	} else if in.ClaimID != "" && in.ClaimID != id {
-		err = Validation(map[string]string{"ClaimId": "ClaimId cannot change."})
-	} else if in.ClaimID, in.OrganisationID = id, o.OrganisationID; len(in.Validate(false)) > 0 {
-		err = Validation(in.Validate(false))
-	} else {
-		c, err = h.Store.UpdateAuthorityClaim(r.Context(), h.Org.actor(r), in, func(cur store.AuthorityClaim) error { return CheckIfMatch(r, cur) })
-		err = directory.Named(err, "Authority claim")
+	in.OrganisationID = o.OrganisationID
+	c, err := h.Claims.Update(r.Context(), h.Org.actor(r), id, in, refused, func(cur store.AuthorityClaim) error { return CheckIfMatch(r, cur) })
+	switch status := AsError(err).Status; {
+	case err == nil:
+		h.Saved(w, r, Saved{Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") is " + c.Status + ".", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
+			Status: http.StatusOK, Body: c, ETag: c})
+	case !inForm(r, err) || status == http.StatusPreconditionFailed:
+		WriteError(w, r, err)
+	case status == http.StatusConflict:
+		// A button's refusal is about its row, not the new claim form: a
+		// conflict lists what is in the way, anything else is said at the
+		// top of the tab.
+		h.failed(w, r, o, AsError(err), store.AuthorityClaim{Status: "Active"})
+	default:
+		rowRefused(h.Base, r, "the role "+cur.Role+" ("+cur.AuthorisationDomain+")", AsError(err))
+		h.tab(w, r, status, o, views.ClaimsPage{Form: store.AuthorityClaim{Status: "Active"}})
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") is " + c.Status + ".", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
-		Status: http.StatusOK, Body: c, ETag: c, Again: pageAgain(func(e *Error) {
-			// A button's refusal is about its row, not the new claim form:
-			// a conflict lists what is in the way, anything else is said at
-			// the top of the tab.
-			if e.Status == http.StatusConflict {
-				h.failed(w, r, o, e, store.AuthorityClaim{Status: "Active"})
-				return
-			}
-			rowRefused(h.Base, r, "the role "+cur.Role+" ("+cur.AuthorisationDomain+")", e)
-			h.tab(w, r, e.Status, o, views.ClaimsPage{Form: store.AuthorityClaim{Status: "Active"}})
-		})})
 }
 
 // NoDelete answers DELETE on a claim: claims are kept, Status Inactive

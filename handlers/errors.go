@@ -171,6 +171,7 @@ var layerCodes = map[directory.Code]Code{
 	directory.CodeOrganisationNotActive: CodeOrganisationNotActive,
 	directory.CodeUnsupportedSigningAlg: CodeUnsupportedSigningAlg,
 	directory.CodeBusy:                  CodeBusy,
+	directory.CodeWebhookNotActive:      CodeWebhookNotActive,
 	directory.CodeMalformedCSV:          CodeMalformedCSV,
 	directory.CodeTooLarge:              CodeTooLarge,
 	directory.CodeInvalidTransition:     CodeInvalidTransition,

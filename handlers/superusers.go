@@ -10,17 +10,16 @@ import (
 	"github.com/trustframe/trustframe/views"
 )
 
-type superUserStore interface {
-	ListSuperUsers(ctx context.Context) ([]store.SuperUser, error)
-	GetSuperUser(ctx context.Context, email string) (store.SuperUser, error)
-	CreateSuperUser(ctx context.Context, a store.Audit, email, status string) (store.SuperUser, error)
+// superUserStatus is the status write of updateAdminStatus.
+type superUserStatus interface {
 	SetSuperUserStatus(ctx context.Context, a store.Audit, email, status string, check func(store.SuperUser) error) (store.SuperUser, error)
 }
 
 // SuperUsers serves /api/users/super and Reference Data > Super Users.
 type SuperUsers struct {
 	*Base
-	Store superUserStore
+	Admins *directory.Administrators
+	Store  superUserStatus
 }
 
 type superUserIn struct {
@@ -28,13 +27,8 @@ type superUserIn struct {
 	Status string `json:"Status"`
 }
 
-func validAdminStatus(s string) bool { return s == "Active" || s == "Inactive" }
-
-func (h *SuperUsers) page(r *http.Request, p views.SuperUsersPage) (views.SuperUsersPage, error) {
-	users, err := h.Store.ListSuperUsers(r.Context())
-	p.Users, p.Me = users, PrincipalFrom(r.Context()).Email
-	return p, err
-}
+// validAdminStatus is the status an administrator can be given (directory.ValidAdminStatus).
+func validAdminStatus(s string) bool { return directory.ValidAdminStatus(s) }
 
 func (h *SuperUsers) shell(r *http.Request) views.Shell {
 	return h.Shell(r, "Super Users", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Super Users"})
@@ -46,12 +40,12 @@ func (h *SuperUsers) List(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *SuperUsers) list(w http.ResponseWriter, r *http.Request, status int) {
-	p, err := h.page(r, views.SuperUsersPage{})
+	users, err := h.Admins.SuperUsers(r.Context())
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	Respond(w, r, status, p.Users, views.SuperUsers(h.shell(r), p))
+	Respond(w, r, status, users, views.SuperUsers(h.shell(r), views.SuperUsersPage{Users: users, Me: PrincipalFrom(r.Context()).Email}))
 }
 
 // New is the form that adds a Super User.
@@ -66,9 +60,9 @@ func (h *SuperUsers) newPage(w http.ResponseWriter, r *http.Request, status int,
 
 // Get answers one Super User.
 func (h *SuperUsers) Get(w http.ResponseWriter, r *http.Request) {
-	u, err := h.Store.GetSuperUser(r.Context(), PathParam(r, "email"))
+	u, err := h.Admins.SuperUser(r.Context(), PathParam(r, "email"))
 	if err != nil {
-		WriteError(w, r, directory.Named(err, "Super User"))
+		WriteError(w, r, err)
 		return
 	}
 	SetETag(w, u)
@@ -82,27 +76,16 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	fields := map[string]string{}
-	if msg := adminEmailProblem(in.Email); msg != "" {
-		fields["Email"] = msg
+	u, err := h.Admins.CreateSuperUser(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in.Email, in.Status, refused)
+	switch {
+	case err == nil:
+		h.Saved(w, r, Saved{Flash: u.Email + " is now a Super User (" + u.Status + ").", Page: "/references/super-users",
+			Status: http.StatusCreated, Body: u, ETag: u, Location: "/api/users/super/" + url.PathEscape(u.Email)})
+	case inForm(r, err):
+		h.newPage(w, r, AsError(err).Status, views.SuperUsersPage{Email: in.Email, Status: in.Status, Errors: orMessage(err, "Email")})
+	default:
+		WriteError(w, r, err)
 	}
-	if !validAdminStatus(in.Status) {
-		fields["Status"] = "Status must be Active or Inactive."
-	}
-	fields = withRefused(fields, refused)
-	var err error
-	var u store.SuperUser
-	if len(fields) > 0 {
-		err = Validation(fields)
-	} else {
-		u, err = h.Store.CreateSuperUser(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, in.Email, in.Status)
-		err = directory.Named(err, "Super User")
-	}
-	h.Saved(w, r, Saved{Err: err, Flash: u.Email + " is now a Super User (" + u.Status + ").", Page: "/references/super-users",
-		Status: http.StatusCreated, Body: u, ETag: u, Location: "/api/users/super/" + url.PathEscape(u.Email),
-		Again: anyAgain(func(e *Error) {
-			h.newPage(w, r, e.Status, views.SuperUsersPage{Email: in.Email, Status: in.Status, Errors: orMessage(err, "Email")})
-		})})
 }
 
 // Update sets a Super User's Status (the only removal is Inactive).

@@ -11,20 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
-// Change is one entry of the change feed (docs/design.md §15): an audit
-// record as automation sees it, with the cursor that points just after it.
-type Change struct {
-	Cursor         string    `json:"Cursor"`
-	Time           time.Time `json:"Time"`
-	Action         string    `json:"Action"`
-	SubjectType    string    `json:"SubjectType"`
-	SubjectID      string    `json:"SubjectId"`
-	OrganisationID string    `json:"OrganisationId,omitempty"`
-	Actor          string    `json:"Actor"`
-}
+// Change is one entry of the change feed (directory.Change).
+type Change = directory.Change
 
 // ChangeOf is the feed entry of an audit record of the log with epoch.
 func ChangeOf(epoch string, r AuditRecord) Change {

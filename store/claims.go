@@ -190,34 +190,28 @@ func checkClaimRefs(ctx context.Context, tx *sql.Tx, c AuthorityClaim) error {
 	return nil
 }
 
-// UpdateAuthorityClaim changes a claim's RegistrationId and Status; what
-// it names (authority, domain, role) does not change (a new claim does
-// that). Making a claim Active again checks every rule of a new one.
-func (d *DB) UpdateAuthorityClaim(ctx context.Context, a Audit, c AuthorityClaim, check func(cur AuthorityClaim) error) (AuthorityClaim, error) {
+// UpdateAuthorityClaim changes a claim's RegistrationId and Status
+// (directory.AuthorityClaim.Applied); what it names does not change.
+// problems are what the caller found already: the rule of Applied is added
+// to them and when any remains nothing is written; check runs on the
+// stored claim once the fields pass. Making a claim Active again checks
+// every rule of a new one.
+func (d *DB) UpdateAuthorityClaim(ctx context.Context, a Audit, c AuthorityClaim, problems directory.Fields, check directory.Check[AuthorityClaim]) (AuthorityClaim, error) {
 	d.lists.beginWrite()
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		problems := directory.Fields{}.Merge(problems)
 		cur, err := getClaim(ctx, tx, c.OrganisationID, c.ClaimID)
 		if err != nil {
 			return err
 		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
+		next, reactivated := c.Applied(cur, problems)
+		if err := problems.Err(); err != nil {
+			return err
 		}
-		for _, f := range []struct{ field, in, cur string }{
-			{"AuthorityId", c.AuthorityID, cur.AuthorityID}, {"AuthorisationDomain", c.AuthorisationDomain, cur.AuthorisationDomain}, {"Role", c.Role, cur.Role},
-		} {
-			if f.in != "" && f.in != f.cur {
-				return &FieldError{Field: f.field, Message: f.field + " of a claim cannot change; set this claim Inactive and add a new one"}
-			}
+		if err := runCheck(check, cur); err != nil {
+			return err
 		}
-		next := cur
-		next.RegistrationID, next.Status = c.RegistrationID, c.Status
-		if c.Status == "" { // left out: unchanged
-			next.Status = cur.Status
-		}
-		if cur.Status != "Active" && next.Status == "Active" {
+		if reactivated {
 			if err := checkActiveClaim(ctx, tx, next); err != nil {
 				return err
 			}

@@ -140,7 +140,7 @@ func TestAuthorityClaimRules(t *testing.T) {
 	}
 
 	// The Exclusive rule the other way: the exclusive claim first.
-	if _, err := f.db.UpdateAuthorityClaim(ctx, who, store.AuthorityClaim{OrganisationID: f.org, ClaimID: first.ClaimID, RegistrationID: "R", Status: "Inactive"}, nil); err != nil {
+	if _, err := f.db.UpdateAuthorityClaim(ctx, who, store.AuthorityClaim{OrganisationID: f.org, ClaimID: first.ClaimID, RegistrationID: "R", Status: "Inactive"}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	excl, err := f.db.CreateAuthorityClaim(ctx, who, f.claim("EXCL", "Payments"), nil)
@@ -152,16 +152,16 @@ func TestAuthorityClaimRules(t *testing.T) {
 		t.Fatalf("payload %s does not name the Exclusive claim", payload)
 	}
 	// Reactivating the old claim is held to the same rule.
-	_, err = f.db.UpdateAuthorityClaim(ctx, who, store.AuthorityClaim{OrganisationID: f.org, ClaimID: first.ClaimID, Status: "Active"}, nil)
+	_, err = f.db.UpdateAuthorityClaim(ctx, who, store.AuthorityClaim{OrganisationID: f.org, ClaimID: first.ClaimID, Status: "Active"}, nil, nil)
 	conflictPayloadClaims(t, err)
 	got, _ := f.db.GetAuthorityClaim(ctx, f.org, first.ClaimID)
 	if got.Status != "Inactive" {
 		t.Fatalf("a refused reactivation changed the claim: %+v", got)
 	}
 	// What a claim names cannot change.
-	_, err = f.db.UpdateAuthorityClaim(ctx, who, store.AuthorityClaim{OrganisationID: f.org, ClaimID: first.ClaimID, Role: "PISP", Status: "Inactive"}, nil)
-	var fe *store.FieldError
-	if !errors.As(err, &fe) || fe.Field != "Role" {
+	_, err = f.db.UpdateAuthorityClaim(ctx, who, store.AuthorityClaim{OrganisationID: f.org, ClaimID: first.ClaimID, Role: "PISP", Status: "Inactive"}, nil, nil)
+	var refused *directory.Error
+	if !errors.As(err, &refused) || refused.Fields["Role"] == "" {
 		t.Fatalf("changing Role: %v", err)
 	}
 	roles, err := f.db.ActiveClaimRoles(ctx, f.org)
@@ -286,7 +286,7 @@ func TestDomainCascadesRefused(t *testing.T) {
 	conflict("make a role Exclusive beside other roles", err, "ASPSP")
 
 	// Inactive claims still hold their references against deletion.
-	if _, err := f.db.UpdateAuthorityClaim(ctx, who, store.AuthorityClaim{OrganisationID: f.org, ClaimID: c.ClaimID, Status: "Inactive"}, nil); err != nil {
+	if _, err := f.db.UpdateAuthorityClaim(ctx, who, store.AuthorityClaim{OrganisationID: f.org, ClaimID: c.ClaimID, Status: "Inactive"}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.db.UpdateDomainRole(ctx, who, store.DomainRole{Name: "PISP", AuthorisationDomain: "Payments", Type: "Federation", Status: "Inactive"}, nil); err != nil {
@@ -340,7 +340,7 @@ func TestApplicationRolesMustBeHeld(t *testing.T) {
 	}
 	// The claim goes Inactive: the application keeps its role and can be
 	// edited, but cannot take a new role it does not hold.
-	if _, err := f.db.UpdateAuthorityClaim(ctx, who, store.AuthorityClaim{OrganisationID: f.org, ClaimID: c.ClaimID, Status: "Inactive"}, nil); err != nil {
+	if _, err := f.db.UpdateAuthorityClaim(ctx, who, store.AuthorityClaim{OrganisationID: f.org, ClaimID: c.ClaimID, Status: "Inactive"}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	saved.ClientName = "App 2"

@@ -5,36 +5,24 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/trustframe/trustframe/directory"
 )
 
-// SuperUser is a platform Super User; Inactive is the only removal.
-type SuperUser struct {
-	Email     string    `json:"Email"`
-	Status    string    `json:"Status"`
-	CreatedAt time.Time `json:"CreatedAt"`
-	CreatedBy string    `json:"CreatedBy"`
-	UpdatedAt time.Time `json:"UpdatedAt"`
-	Grant
-}
-
-// Grant says how someone is an administrator (docs/design.md §16):
-// GrantedBy is invitation, super_user or group; a group grant names the
-// group and the identity provider whose tokens carry it.
-type Grant struct {
-	GrantedBy        string `json:"GrantedBy"`
-	Group            string `json:"Group,omitempty"`
-	IdentityProvider string `json:"IdentityProvider,omitempty"`
-}
+// The administrators are the application layer's (directory/administrators.go).
+type (
+	SuperUser         = directory.SuperUser
+	DataAdministrator = directory.DataAdministrator
+	Grant             = directory.Grant
+	Invitation        = directory.Invitation
+)
 
 // Grants by which an administrator record was made.
 const (
-	GrantedByInvitation = "invitation"
-	GrantedBySuperUser  = "super_user"
-	GrantedByGroup      = "group"
+	GrantedByInvitation = directory.GrantedByInvitation
+	GrantedBySuperUser  = directory.GrantedBySuperUser
+	GrantedByGroup      = directory.GrantedByGroup
 )
 
 func grantOf(viaGroup, viaProvider, otherwise string) Grant {
@@ -42,17 +30,6 @@ func grantOf(viaGroup, viaProvider, otherwise string) Grant {
 		return Grant{GrantedBy: GrantedByGroup, Group: viaGroup, IdentityProvider: viaProvider}
 	}
 	return Grant{GrantedBy: otherwise}
-}
-
-// DataAdministrator is an invited administrator of the directory's data.
-type DataAdministrator struct {
-	Email       string     `json:"Email"`
-	Status      string     `json:"Status"`
-	InvitedBy   string     `json:"InvitedBy"`
-	InvitedAt   time.Time  `json:"InvitedAt"`
-	ActivatedAt *time.Time `json:"ActivatedAt,omitempty"`
-	UpdatedAt   time.Time  `json:"UpdatedAt"`
-	Grant
 }
 
 // Role is what a signed-in e-mail may do: the application layer's.
@@ -65,12 +42,8 @@ const (
 	RoleDataAdmin = directory.RoleDataAdmin
 )
 
-// NormalizeEmail is the one case rule of e-mails, which are identifiers
-// here: surrounding space trimmed, A-Z lower-cased, every other character
-// kept as it is. strings.ToLower would fold non-ASCII letters into ASCII
-// ones (U+212A KELVIN SIGN into k), so that another person's address
-// would name an ASCII administrator (docs/decisions.md).
-func NormalizeEmail(s string) string { return asciiLower(strings.TrimSpace(s)) }
+// NormalizeEmail is the one case rule of e-mails (directory.NormalizeEmail).
+func NormalizeEmail(s string) string { return directory.NormalizeEmail(s) }
 
 // RoleOf answers the role an e-mail has now when the sign-in issuer
 // vouches for it (RoleVia with no provider).
@@ -245,7 +218,7 @@ func (d *DB) CreateSuperUser(ctx context.Context, a Audit, email, status string)
 }
 
 // SetSuperUserStatus changes a Super User's status. Deactivating the last
-// Active Super User is a ConflictError: the platform would lose its last one.
+// Active Super User is a ConflictError (directory.KeepOneSuperUser).
 // check (nil: none) runs inside the transaction with the current version
 // (If-Match); its error aborts the change, so two writers holding the same
 // version cannot both win.
@@ -257,14 +230,11 @@ func (d *DB) SetSuperUserStatus(ctx context.Context, a Audit, email, status stri
 		if err != nil {
 			return err
 		}
-		if status == "Inactive" && cur.Status != status {
-			var active int
-			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM super_users WHERE status = 'Active' AND email <> ?`, email).Scan(&active); err != nil {
-				return err
-			}
-			if active == 0 {
-				return &ConflictError{Message: "the platform would lose its last Active Super User"}
-			}
+		if err := directory.KeepOneSuperUser(cur.Status, status, func() (active int, err error) {
+			err = tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM super_users WHERE status = 'Active' AND email <> ?`, email).Scan(&active)
+			return active, err
+		}); err != nil {
+			return err
 		}
 		return d.writeUserStatus(ctx, tx, a, "super_users", "SuperUser", email, cur.Status, status)
 	})
@@ -308,11 +278,6 @@ func (d *DB) GetDataAdministrator(ctx context.Context, email string) (DataAdmini
 		return u, fmt.Errorf("store: get data administrator: %w", err)
 	}
 	return u, err
-}
-
-// Invitation is the message that tells an invitee how to sign in.
-type Invitation struct {
-	To, Subject, Body string
 }
 
 // InviteDataAdministrator records an invitation and queues its message in

@@ -10,48 +10,20 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
-// Webhook is a subscription of an HTTPS receiver to the changes of some
-// subject types (docs/design.md §15). The secret is kept sealed under the
-// KEK and never leaves the store in the clear.
-type Webhook struct {
-	WebhookID    string    `json:"WebhookId"`
-	URL          string    `json:"Url"`
-	Description  string    `json:"Description"`
-	SubjectTypes []string  `json:"SubjectTypes"`
-	Status       string    `json:"Status"` // Active, Inactive, or Paused (by the deliverer)
-	PausedReason string    `json:"PausedReason,omitempty"`
-	CreatedOn    time.Time `json:"CreatedOn"`
-	UpdatedOn    time.Time `json:"UpdatedOn"`
-	SealedSecret []byte    `json:"-"`
-}
+// Webhooks and their deliveries are the application layer's
+// (directory/webhooks.go).
+type (
+	Webhook         = directory.Webhook
+	WebhookDelivery = directory.WebhookDelivery
+)
 
-// WebhookSubjectTypes are the subject types of the audit log a webhook can
-// subscribe to: every SubjectType written for a change. Left out on
-// purpose: AuditLog and OrganisationList, the records that an export was
-// read (TestEverySubjectTypeIsOfferedToWebhooks keeps the list whole).
-var WebhookSubjectTypes = []string{
-	"Application", "AuthorisationDomain", "AuthorisationServer", "Authority", "AuthorityClaim", "Certification",
-	"CertificationType", "Contact", "ContactType", "DataAdministrator", "Document", "DocumentType", "ExpiryNotice",
-	"FederationKey", "Flag", "IdentityProvider", "KeyMaterial", "Organisation", "OrganisationCertificate", "Role",
-	"RoleMetadataPolicy", "Session", "SigningKey", "SuperUser", "Webhook",
-}
-
-// WebhookDelivery is one change sent (or to be sent) to one webhook.
-type WebhookDelivery struct {
-	DeliveryID     int64     `json:"DeliveryId"`
-	WebhookID      string    `json:"WebhookId"`
-	Change         Change    `json:"Change"`
-	Status         string    `json:"Status"` // Pending, Delivered, Failed
-	Attempts       int       `json:"Attempts"`
-	LastStatusCode int       `json:"LastStatusCode,omitempty"`
-	LastError      string    `json:"LastError,omitempty"`
-	LastDurationMs int64     `json:"LastDurationMs"`
-	LastAttemptOn  string    `json:"LastAttemptOn,omitempty"`
-	NextAttemptOn  string    `json:"NextAttemptOn,omitempty"`
-	CreatedOn      time.Time `json:"CreatedOn"`
-}
+// WebhookSubjectTypes are the subject types a webhook can subscribe to
+// (directory.WebhookSubjectTypes).
+var WebhookSubjectTypes = directory.WebhookSubjectTypes
 
 const webhookCols = `webhook_id, url, description, status, secret_sealed, paused_reason, created_at, updated_at`
 
@@ -166,12 +138,16 @@ func urlOrigin(raw string) string {
 }
 
 // CreateWebhook stores a new webhook (its id is made here unless given) with its sealed
-// secret.
-func (d *DB) CreateWebhook(ctx context.Context, a Audit, w Webhook) (Webhook, error) {
+// secret. problems are what the caller found wrong with its fields: when
+// there are any nothing is written.
+func (d *DB) CreateWebhook(ctx context.Context, a Audit, w Webhook, problems directory.Fields) (Webhook, error) {
 	if w.WebhookID == "" {
 		w.WebhookID = NewID()
 	}
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		if err := problems.Err(); err != nil {
+			return err
+		}
 		now := d.stamp()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO webhooks(webhook_id, url, description, status, secret_sealed, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, w.WebhookID, w.URL, w.Description, w.Status, w.SealedSecret, now, now); err != nil {
@@ -189,21 +165,24 @@ func (d *DB) CreateWebhook(ctx context.Context, a Audit, w Webhook) (Webhook, er
 }
 
 // UpdateWebhook replaces the writable fields (Url, Description,
-// SubjectTypes, Status); check sees the current webhook first (If-Match).
+// SubjectTypes, Status) as directory.Webhook.Applied says. problems are
+// what the caller found wrong with its fields: Applied's rule against the
+// stored webhook is added to them and when any remains nothing is
+// written; check runs on the stored webhook once the fields pass (If-Match).
 // Setting a Paused webhook Active resumes its deliveries.
-func (d *DB) UpdateWebhook(ctx context.Context, a Audit, w Webhook, check func(Webhook) error) (Webhook, error) {
+func (d *DB) UpdateWebhook(ctx context.Context, a Audit, w Webhook, problems directory.Fields, check directory.Check[Webhook]) (Webhook, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		problems := directory.Fields{}.Merge(problems)
 		cur, err := getWebhookTx(ctx, tx, w.WebhookID)
 		if err != nil {
 			return err
 		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
+		w = w.Applied(cur, problems)
+		if err := problems.Err(); err != nil {
+			return err
 		}
-		if w.Status == "" {
-			w.Status = cur.Status // left out: kept (docs/design.md §4)
+		if err := runCheck(check, cur); err != nil {
+			return err
 		}
 		if w.URL == cur.URL && w.Description == cur.Description && w.Status == cur.Status && sameTypes(w.SubjectTypes, cur.SubjectTypes) {
 			// Nothing to write: the failure clock of an Active webhook runs on.
@@ -247,11 +226,13 @@ func (d *DB) RotateWebhookSecret(ctx context.Context, a Audit, id string, sealed
 	return d.GetWebhook(ctx, id)
 }
 
-// DeleteWebhook removes a webhook and its delivery log.
-func (d *DB) DeleteWebhook(ctx context.Context, a Audit, id string) error {
-	return d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := getWebhookTx(ctx, tx, id)
-		if err != nil {
+// DeleteWebhook removes a webhook and its delivery log, and returns it as
+// it was.
+func (d *DB) DeleteWebhook(ctx context.Context, a Audit, id string) (Webhook, error) {
+	var cur Webhook
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if cur, err = getWebhookTx(ctx, tx, id); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE webhook_id = ?`, id); err != nil {
@@ -265,6 +246,7 @@ func (d *DB) DeleteWebhook(ctx context.Context, a Audit, id string) error {
 		}
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "delete", SubjectType: "Webhook", SubjectID: id, Summary: webhookSummary(cur)})
 	})
+	return cur, err
 }
 
 const deliveryCols = `d.delivery_id, d.webhook_id, d.status, d.attempts, d.last_status_code, d.last_error, d.last_duration_ms, d.last_attempt_at,
@@ -345,22 +327,16 @@ func (d *DB) Redeliver(ctx context.Context, a Audit, webhookID string, deliveryI
 // event a Super User sends to one webhook (docs/design.md §15).
 const WebhookTestAction = "test"
 
-// WebhookNotActiveError refuses a test event to a webhook that is not
-// Active: the deliverer sends only an Active webhook's deliveries, so the
-// test would wait unseen (docs/decisions.md, "Test events").
-type WebhookNotActiveError struct{ Status string }
-
-func (e *WebhookNotActiveError) Error() string {
-	return "store: webhook is " + e.Status + ", not Active"
-}
-
 // QueueTestDelivery queues one test event to the webhook id alone: an
 // audit record (subject Webhook, action "test", the webhook's id, actor
 // a.Actor) and one delivery of it, in one transaction. The outbox trigger
 // also queues that record to every Active webhook subscribed to Webhook;
 // those rows are removed again before the commit, so no other receiver
 // ever sees a test meant for one. The delivery is then sent, signed and
-// retried by the deliverer like any other.
+// retried by the deliverer like any other. A webhook that is not Active is
+// refused (directory.WebhookNotActive): the deliverer sends only an Active
+// webhook's deliveries, so the test would wait unseen (docs/decisions.md,
+// "Test events").
 func (d *DB) QueueTestDelivery(ctx context.Context, a Audit, id string) (WebhookDelivery, error) {
 	var deliveryID int64
 	err := d.commit(ctx, false, func(tx *sql.Tx) error {
@@ -369,7 +345,7 @@ func (d *DB) QueueTestDelivery(ctx context.Context, a Audit, id string) (Webhook
 			return err
 		}
 		if w.Status != "Active" {
-			return &WebhookNotActiveError{Status: w.Status}
+			return directory.WebhookNotActive(w.Status)
 		}
 		at := d.stamp()
 		var auditID int64

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/store/storetest"
 	"github.com/trustframe/trustframe/webhooks"
@@ -23,12 +24,12 @@ func TestOutboxRowsAreWrittenWithTheChange(t *testing.T) {
 	db := open(t)
 	ctx := context.Background()
 	a := store.Audit{Actor: "admin@example.com"}
-	on, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"SuperUser"}, Status: "Active", SealedSecret: []byte("x")})
+	on, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"SuperUser"}, Status: "Active", SealedSecret: []byte("x")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _ := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/b", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
-	off, _ := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/c", SubjectTypes: []string{"SuperUser"}, Status: "Inactive", SealedSecret: []byte("x")})
+	other, _ := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/b", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")}, nil)
+	off, _ := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/c", SubjectTypes: []string{"SuperUser"}, Status: "Inactive", SealedSecret: []byte("x")}, nil)
 	if _, err := db.CreateSuperUser(ctx, a, "one@example.com", "Active"); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestClaimsAreExclusiveAcrossProcesses(t *testing.T) {
 	// due delivery each (and a second waiting behind it).
 	const n = 60
 	for range n {
-		if _, err := dbs[0].CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")}); err != nil {
+		if _, err := dbs[0].CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -171,7 +172,7 @@ func TestOutboxRowsOfGroupCommittedRecords(t *testing.T) {
 	db := open(t)
 	ctx := context.Background()
 	withSigningKey(t, db, "kid")
-	wh, err := db.CreateWebhook(ctx, store.Audit{Actor: "a"}, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Application"}, Status: "Active", SealedSecret: []byte("x")})
+	wh, err := db.CreateWebhook(ctx, store.Audit{Actor: "a"}, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Application"}, Status: "Active", SealedSecret: []byte("x")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestRestoredBackupStartsANewFeed(t *testing.T) {
 	}
 	ctx := context.Background()
 	a := store.Audit{Actor: "admin@example.com"}
-	if _, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")}); err != nil {
+	if _, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")}, nil); err != nil {
 		t.Fatal(err)
 	}
 	event := func(d *store.DB, id string) {
@@ -300,11 +301,11 @@ func TestClaimsOneDeliveryPerWebhookAtATime(t *testing.T) {
 	db := open(t)
 	ctx := context.Background()
 	a := store.Audit{Actor: "admin@example.com"}
-	slow, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
+	slow, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fine, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/b", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
+	fine, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/b", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,19 +368,19 @@ func TestWebhookAuditShowsOnlySchemeAndHost(t *testing.T) {
 	db := open(t)
 	ctx := context.Background()
 	a := store.Audit{Actor: "admin@example.com"}
-	wh, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8:8443/hooks/PATHTOKEN1?key=QUERYTOKEN1", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
+	wh, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8:8443/hooks/PATHTOKEN1?key=QUERYTOKEN1", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wh.URL = "https://hooks.example.com/PATHTOKEN2?key=QUERYTOKEN2"
-	if _, err := db.UpdateWebhook(ctx, a, wh, nil); err != nil {
+	if _, err := db.UpdateWebhook(ctx, a, wh, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	wh.URL = "https://hooks.example.com/PATHTOKEN3"
-	if _, err := db.UpdateWebhook(ctx, a, wh, nil); err != nil {
+	if _, err := db.UpdateWebhook(ctx, a, wh, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.DeleteWebhook(ctx, a, wh.WebhookID); err != nil {
+	if _, err := db.DeleteWebhook(ctx, a, wh.WebhookID); err != nil {
 		t.Fatal(err)
 	}
 	recs, _, err := db.ListAudit(ctx, store.AuditFilter{SubjectType: "Webhook", Size: 10})
@@ -414,12 +415,12 @@ func TestQueueTestDeliveryReachesOneWebhook(t *testing.T) {
 	db := open(t)
 	ctx := context.Background()
 	a := store.Audit{Actor: "admin@example.com"}
-	target, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a?token=s3cret", SubjectTypes: []string{"Webhook"}, Status: "Active", SealedSecret: []byte("x")})
+	target, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a?token=s3cret", SubjectTypes: []string{"Webhook"}, Status: "Active", SealedSecret: []byte("x")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _ := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/b", SubjectTypes: []string{"Webhook", "Organisation"}, Status: "Active", SealedSecret: []byte("x")})
-	off, _ := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/c", SubjectTypes: []string{"Organisation"}, Status: "Inactive", SealedSecret: []byte("x")})
+	other, _ := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/b", SubjectTypes: []string{"Webhook", "Organisation"}, Status: "Active", SealedSecret: []byte("x")}, nil)
+	off, _ := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/c", SubjectTypes: []string{"Organisation"}, Status: "Inactive", SealedSecret: []byte("x")}, nil)
 	count := func(id string) int {
 		_, n, err := db.ListWebhookDeliveries(ctx, id, 0, 10)
 		if err != nil {
@@ -451,8 +452,8 @@ func TestQueueTestDeliveryReachesOneWebhook(t *testing.T) {
 		t.Fatalf("audit %+v", recs)
 	}
 
-	var na *store.WebhookNotActiveError
-	if _, err := db.QueueTestDelivery(ctx, a, off.WebhookID); !errors.As(err, &na) || na.Status != "Inactive" {
+	var na *directory.Error
+	if _, err := db.QueueTestDelivery(ctx, a, off.WebhookID); !errors.As(err, &na) || na.Code != directory.CodeWebhookNotActive || !strings.Contains(na.Fields["Status"], "Inactive") {
 		t.Fatalf("Inactive webhook: %v", err)
 	}
 	if _, err := db.QueueTestDelivery(ctx, a, "nope"); !errors.Is(err, store.ErrNotFound) {
@@ -473,11 +474,11 @@ func TestDeliveriesAhead(t *testing.T) {
 	db := open(t)
 	ctx := context.Background()
 	a := store.Audit{Actor: "admin@example.com"}
-	wh, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
+	wh, err := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/a", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _ := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/b", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")})
+	other, _ := db.CreateWebhook(ctx, a, store.Webhook{URL: "https://8.8.8.8/b", SubjectTypes: []string{"Organisation"}, Status: "Active", SealedSecret: []byte("x")}, nil)
 	for _, name := range []string{"One", "Two", "Three"} {
 		if _, err := db.CreateOrganisation(ctx, a, store.Organisation{OrganisationName: name, RegistrationNumber: name, CountryOfRegistration: "GB", Status: "Pending"}, nil); err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/static"
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/webhooks"
 )
 
 // routes is the whole HTTP surface of trustframe, in one place.
@@ -42,14 +44,19 @@ func (s *Server) routes() http.Handler {
 	contactTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.ContactTypes}, Title: "Contact types", Path: "/references/contact-types"}
 	documentTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.DocumentTypes}, Title: "Document types", Path: "/references/document-types"}
 	certificationTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.CertificationTypes}, Title: "Certification types", Path: "/references/certification-types"}
-	superUsers := &handlers.SuperUsers{Base: base, Store: s.db}
-	dataAdmins := &handlers.DataAdmins{Base: base, Store: s.db, Mailer: s.mailer}
+	admins := &directory.Administrators{Store: s.db, BaseURL: base.BaseURL, Mailer: s.mailer, Log: handlers.LoggerFrom}
+	superUsers := &handlers.SuperUsers{Base: base, Admins: admins, Store: s.db}
+	dataAdmins := &handlers.DataAdmins{Base: base, Admins: admins, Store: s.db}
 	pages := &handlers.Pages{Base: base, Store: s.db, Now: s.cfg.Now}
 	domains := &handlers.Domains{Base: base, Domains: &directory.Domains{Store: s.db}}
 	claims := &handlers.Claims{Base: base, Org: org, Claims: &directory.Claims{Store: s.db}, Store: s.db}
 	changes := &handlers.Changes{Base: base, Feed: &changefeed.Feed{Store: s.db, Stopping: s.stopping, MaxPolls: s.cfg.MaxLongPolls, MaxPollsPerPrincipal: s.cfg.MaxLongPollsPerAdmin}}
-	hooks := &handlers.Webhooks{Base: base, Store: s.db, AllowPrivate: s.cfg.AllowPrivateWebhookURLs,
-		SealSecret: func(id string, key []byte) []byte { return s.kek.Seal(key, webhookSecretAAD(id)) }}
+	hooks := &handlers.Webhooks{Base: base, Hooks: &directory.Webhooks{Store: s.db,
+		CheckURL: func(ctx context.Context, raw string) string {
+			return webhooks.CheckURL(ctx, raw, s.cfg.AllowPrivateWebhookURLs, nil)
+		},
+		Secrets: directory.WebhookSecrets{New: webhooks.NewSecret, Parse: webhooks.ParseSecret,
+			Seal: func(id string, key []byte) []byte { return s.kek.Seal(key, webhookSecretAAD(id)) }}}}
 
 	r := chi.NewRouter()
 	r.Use(requestID, s.logRequests, s.recoverer, headAsGet, s.loopbackHosts, s.securityHeaders)
