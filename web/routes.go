@@ -26,8 +26,8 @@ func (s *Server) routes() http.Handler {
 	servers := &handlers.Servers{Org: org, Store: s.db, Servers: &directory.Servers{Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Vocab: s.vocab, AllowPrivateURLs: allowPrivate}}
 	apps := &handlers.Applications{Org: org, Apps: &directory.Applications{Store: s.db, Vocab: s.vocab, AllowPrivateURLs: allowPrivate}, Store: s.db, Algs: s.keys.Enabled}
 	reactivations := &handlers.Reactivations{Org: org, Store: s.db}
-	certs := &handlers.Certificates{Base: base, Org: org, Store: s.db, Now: s.cfg.Now}
-	keyMat := &handlers.KeyMaterial{Base: base, Org: org, Store: s.db}
+	certs := &handlers.Certificates{Base: base, Org: org, Certs: &directory.Certificates{Store: s.db, Now: s.cfg.Now}, Store: s.db}
+	keyMat := &handlers.KeyMaterial{Base: base, Org: org, Keys: &directory.KeyMaterials{Store: s.db}}
 	docs := &handlers.Documents{Base: base, Org: org, Documents: &directory.Documents{Store: s.db}, Store: s.db}
 	policies := &handlers.Policies{Base: base, Store: s.db}
 	idps := &handlers.IdentityProviders{Base: base, Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, OwnIssuer: s.signInIssuer(),
