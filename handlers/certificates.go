@@ -338,21 +338,10 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	path := paths.OrganisationTab(o.OrganisationID, "certificates") + "/audit"
-	clear := url.Values{}
-	for k, vs := range q {
-		if k != "Action" && k != "page" {
-			clear[k] = vs
-		}
-	}
-	p := views.CertAuditPage{OrgPage: h.Org.orgPage(o, views.TabCertificates), Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, Total: total, KeyID: f.KeyID,
-		CertificateType: f.CertificateType, Action: f.Action, Types: types, Path: path, ClearActionURL: path + "?" + clear.Encode()}
 	env := NewPaged(recs, page, size, total)
-	if page > 0 {
-		p.PrevURL = PageLink(path, q, PrevPage(page, env.TotalPages))
-	}
-	if page+1 < env.TotalPages {
-		p.NextURL = PageLink(path, q, page+1)
-	}
+	p := views.CertAuditPage{OrgPage: h.Org.orgPage(o, views.TabCertificates), Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, Total: total, KeyID: f.KeyID,
+		CertificateType: f.CertificateType, Action: f.Action, Types: types, Path: path}
+	p.ClearActionURL, p.PrevURL, p.NextURL = auditNav(path, q, page, env.TotalPages)
 	Respond(w, r, http.StatusOK, env, views.CertificateAudit(h.Shell(r, "Certificate audit", "organisations", h.Org.orgCrumbs(&o, "Certificate audit")...), p))
 }
 
@@ -411,20 +400,27 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 			return nil, err
 		}
 		path := paths.Application(o.OrganisationID, app.SoftwareStatementID) + "/audit"
-		clear := url.Values{}
-		for k, vs := range q {
-			if k != "Action" && k != "page" {
-				clear[k] = vs
-			}
-		}
 		p := views.AppAuditPage{OrgPage: h.Org.orgPage(o, views.TabApplications), App: app, Records: recs, Entries: views.AuditEntries(recs, names),
-			Actions: actions, Total: total, KeyID: f.KeyID, Action: f.Action, Path: path, ClearActionURL: path + "?" + clear.Encode()}
-		if page > 0 {
-			p.PrevURL = PageLink(path, q, PrevPage(page, env.TotalPages))
-		}
-		if page+1 < env.TotalPages {
-			p.NextURL = PageLink(path, q, page+1)
-		}
+			Actions: actions, Total: total, KeyID: f.KeyID, Action: f.Action, Path: path}
+		p.ClearActionURL, p.PrevURL, p.NextURL = auditNav(path, q, page, env.TotalPages)
 		return views.AppAudit(h.Shell(r, "Application audit", "organisations", h.Org.orgCrumbs(&o, app.ClientName)...), p), nil
 	})
+}
+
+// auditNav is the links of the audit list at path asked with q: the list
+// without its Action filter, and the pages before and after page.
+func auditNav(path string, q url.Values, page, totalPages int) (clearAction, prev, next string) {
+	clear := url.Values{}
+	for k, vs := range q {
+		if k != "Action" && k != "page" {
+			clear[k] = vs
+		}
+	}
+	if page > 0 {
+		prev = PageLink(path, q, PrevPage(page, totalPages))
+	}
+	if page+1 < totalPages {
+		next = PageLink(path, q, page+1)
+	}
+	return path + "?" + clear.Encode(), prev, next
 }
