@@ -74,7 +74,7 @@ type CertificateStore interface {
 	ListCertificates(ctx context.Context, orgID, typ string) ([]Certificate, error)
 	GetCertificate(ctx context.Context, orgID, kid string) (Certificate, error)
 	AddCertificate(ctx context.Context, a Actor, c Certificate) (Certificate, error)
-	RevokeCertificate(ctx context.Context, a Actor, orgID, kid, reason string, check Check[Certificate]) error
+	RevokeCertificate(ctx context.Context, a Actor, orgID, kid, reason string, problems Fields, check Check[Certificate]) error
 	// RecordRefusedUpload writes the audit record of an upload refused
 	// for summary.
 	RecordRefusedUpload(ctx context.Context, a Actor, orgID, typ, summary string) error
@@ -201,17 +201,15 @@ func (s *Certificates) Upload(ctx context.Context, a Actor, orgID, typ, pemText 
 
 // Revoke revokes the certificate kid of orgID for reason, one of
 // orgkeys.RevokeReasons, when check passes on the stored version; refused
-// are problems found reading the input. A revocation is irreversible:
+// are problems found reading the input, refused with the reason's by the
+// write once it has found the certificate. A revocation is irreversible:
 // revoking twice is a conflict.
 func (s *Certificates) Revoke(ctx context.Context, a Actor, orgID, kid, reason string, refused Fields, check Check[Certificate]) error {
 	problems := Fields{}.Merge(refused)
 	if !orgkeys.ValidRevokeReason(reason) {
 		problems.Add("RevokeReason", revokeReasonMessage())
 	}
-	if err := problems.Err(); err != nil {
-		return err
-	}
-	return Named(s.Store.RevokeCertificate(ctx, a, orgID, kid, reason, check), "Certificate")
+	return Named(s.Store.RevokeCertificate(ctx, a, orgID, kid, reason, problems, check), "Certificate")
 }
 
 // refusalSummary is a refusal of an upload as its audit record says it:

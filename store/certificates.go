@@ -99,12 +99,18 @@ func (d *DB) AddCertificate(ctx context.Context, a Audit, c Certificate) (Certif
 }
 
 // RevokeCertificate revokes a certificate; revoking twice is a conflict.
-// check (nil: none) sees the current certificate first, inside the
-// transaction (If-Match).
-func (d *DB) RevokeCertificate(ctx context.Context, a Audit, orgID, kid, reason string, check directory.Check[Certificate]) error {
+// While problems has any nothing is written; check (nil: none) then sees
+// the current certificate, inside the transaction (If-Match).
+func (d *DB) RevokeCertificate(ctx context.Context, a Audit, orgID, kid, reason string, problems directory.Fields, check directory.Check[Certificate]) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := current(ctx, tx, scanCert, check, `SELECT `+certCols+` FROM organisation_certificates WHERE organisation_id = ? AND kid = ?`, orgID, kid)
+		cur, err := queryOne(ctx, tx, scanCert, `SELECT `+certCols+` FROM organisation_certificates WHERE organisation_id = ? AND kid = ?`, orgID, kid)
 		if err != nil {
+			return err
+		}
+		if err := problems.Err(); err != nil {
+			return err
+		}
+		if err := runCheck(check, cur); err != nil {
 			return err
 		}
 		status, typ := cur.Status, cur.OrganisationCertificateType
