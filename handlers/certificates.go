@@ -1,11 +1,8 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"io"
 	"mime"
@@ -13,29 +10,20 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
-	"unicode/utf8"
-
-	"github.com/trustframe/trustframe/directory"
-	"github.com/trustframe/trustframe/paths"
 
 	"github.com/a-h/templ"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/orgkeys"
+	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
 
-type certStore interface {
+// certReads is what Certificates reads besides its use cases: the audit
+// pages, an application and the keystore.
+type certReads interface {
 	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
-	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
-	ListCertificateTypes(ctx context.Context) ([]store.CertificateType, error)
-	GetCertificateType(ctx context.Context, name string) (store.CertificateType, error)
-	ListCertificates(ctx context.Context, orgID, typ string) ([]store.Certificate, error)
-	GetCertificate(ctx context.Context, orgID, kid string) (store.Certificate, error)
-	AddCertificate(ctx context.Context, a store.Audit, c store.Certificate) (store.Certificate, error)
-	RevokeCertificate(ctx context.Context, a store.Audit, orgID, kid, reason string, check func(store.Certificate) error) error
-	RecordEvent(ctx context.Context, r store.AuditRecord) error
 	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, int, error)
 	AuditActions(ctx context.Context, subjectType, subjectID string) ([]string, error)
 	NamesForAudit(ctx context.Context, recs []store.AuditRecord) (store.AuditNames, error)
@@ -47,52 +35,32 @@ type certStore interface {
 type Certificates struct {
 	*Base
 	Org   *Org
-	Store certStore
-	Now   func() time.Time
-}
-
-func (h *Certificates) actor(r *http.Request) store.Audit {
-	return store.Audit{Actor: PrincipalFrom(r.Context()).Email}
-}
-
-func (h *Certificates) org(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
-	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
-	if err != nil {
-		WriteError(w, r, directory.Named(err, "Organisation"))
-		return o, false
-	}
-	return o, true
+	Certs *directory.Certificates
+	Store certReads
 }
 
 // List is GET …/certificates and …/certificates/{type}.
 func (h *Certificates) List(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.org(w, r)
+	o, ok := h.Org.loadOrg(w, r)
 	if !ok {
 		return
 	}
-	typ := PathParam(r, "certType")
-	if typ != "" {
-		if _, err := h.Store.GetCertificateType(r.Context(), typ); err != nil {
-			WriteError(w, r, directory.Named(err, "Certificate type"))
-			return
-		}
-	}
-	certs, err := h.Store.ListCertificates(r.Context(), o.OrganisationID, typ)
+	certs, err := h.Certs.List(r.Context(), o.OrganisationID, PathParam(r, "certType"))
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
 	RespondPage(w, r, http.StatusOK, certs, func() (templ.Component, error) {
-		p := views.CertsPage{OrgPage: h.Org.orgPage(o, views.TabCertificates), Certs: certs, Now: h.Now()}
+		p := views.CertsPage{OrgPage: h.Org.orgPage(o, views.TabCertificates), Certs: certs, Now: h.Certs.Now()}
 		return views.CertificatesTab(h.Shell(r, "Certificates", "organisations", h.Org.orgCrumbs(&o, "Certificates")...), p), nil
 	})
 }
 
 // Get is one certificate by kid.
 func (h *Certificates) Get(w http.ResponseWriter, r *http.Request) {
-	c, err := h.Store.GetCertificate(r.Context(), PathParam(r, "orgID"), PathParam(r, "kid"))
+	c, err := h.Certs.Get(r.Context(), PathParam(r, "orgID"), PathParam(r, "kid"))
 	if err != nil {
-		WriteError(w, r, directory.Named(err, "Certificate"))
+		WriteError(w, r, err)
 		return
 	}
 	SetETag(w, c)
@@ -109,7 +77,7 @@ func readPEM(w http.ResponseWriter, r *http.Request) (string, error) {
 		if err != nil {
 			return "", CodeTooLarge.New("the PEM is larger than 1 MiB")
 		}
-		return certText(b)
+		return directory.CertificateText(b)
 	case "multipart/form-data":
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		if err := r.ParseMultipartForm(MaxBody); err != nil {
@@ -123,7 +91,7 @@ func readPEM(w http.ResponseWriter, r *http.Request) (string, error) {
 			defer f.Close()
 			b, _ := io.ReadAll(io.LimitReader(f, MaxBody))
 			if len(strings.TrimSpace(string(b))) > 0 {
-				return certText(b)
+				return directory.CertificateText(b)
 			}
 		}
 		return r.FormValue("PEM"), nil
@@ -138,46 +106,9 @@ func readPEM(w http.ResponseWriter, r *http.Request) (string, error) {
 	}
 }
 
-// certText is an uploaded certificate as PEM text. A .cer or .crt file is
-// often the DER itself (application/pkix-cert is DER by definition): one
-// that parses as a certificate is taken as its PEM. Other bytes that are not
-// text are refused here, so that the form never shows them back.
-func certText(b []byte) (string, error) {
-	if !bytes.Contains(b, []byte("-----BEGIN")) {
-		if _, err := x509.ParseCertificate(b); err == nil {
-			return certPEM(b), nil
-		}
-		if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
-			return "", Validation(map[string]string{"PEM": "The file is neither a PEM certificate nor a DER one."})
-		}
-	}
-	return string(b), nil
-}
-
-// unknownCertType is the refusal of a type that is not an active one. The
-// types are fixed Reference Data that the API does not list, so it names
-// the active ones (names are case-sensitive: qwac, not QWAC).
-func (h *Certificates) unknownCertType(ctx context.Context, typ string) string {
-	msg := "There is no active certificate type " + typ + "."
-	types, err := h.Store.ListCertificateTypes(ctx)
-	if err != nil {
-		return msg
-	}
-	var names []string
-	for _, t := range types {
-		if t.Status == "Active" {
-			names = append(names, t.Name)
-		}
-	}
-	if len(names) == 0 {
-		return msg
-	}
-	return msg + " Use one of: " + strings.Join(names, ", ") + "."
-}
-
 // Upload is POST …/certificates/{type}: check and store a certificate.
 func (h *Certificates) Upload(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.org(w, r)
+	o, ok := h.Org.loadOrg(w, r)
 	if !ok {
 		return
 	}
@@ -187,64 +118,27 @@ func (h *Certificates) Upload(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	var c store.Certificate
-	var privateKey bool
-	ct, terr := h.Store.GetCertificateType(r.Context(), typ)
+	c, err := h.Certs.Upload(r.Context(), h.Org.actor(r), o.OrganisationID, typ, pemText)
 	switch {
-	case errors.Is(terr, store.ErrNotFound) || (terr == nil && ct.Status != "Active"):
-		err = Validation(map[string]string{"OrganisationCertificateType": h.unknownCertType(r.Context(), typ)})
-	case terr != nil:
-		err = terr
+	case err == nil:
+		h.Saved(w, r, Saved{Flash: "The " + typ + " certificate " + c.Kid + " was uploaded.", Page: paths.OrganisationTab(o.OrganisationID, "certificates"),
+			Status: http.StatusCreated, Body: c, ETag: c, Location: paths.API(paths.Certificate(o.OrganisationID, c.Kid))})
+	case shownInPage(r, err):
+		e := AsError(err)
+		h.renderWizard(w, r, e.Status, o, views.CertWizard{Step: "upload", Type: typ, PEM: shownPEM(pemText, err), Error: refusalText(e)})
 	default:
-		parsed, perr := orgkeys.ParseCertificate(pemText, h.Now(), ct.Use)
-		privateKey = orgkeys.HoldsPrivateKey(perr)
-		var ref *orgkeys.Refusal
-		if errors.As(perr, &ref) {
-			err = Validation(map[string]string{"PEM": ref.Message})
-		} else if perr != nil {
-			err = perr
-		} else {
-			c, err = h.Store.AddCertificate(r.Context(), h.actor(r), store.Certificate{Kid: parsed.Kid, OrganisationID: o.OrganisationID,
-				OrganisationCertificateType: typ, SubjectDN: parsed.SubjectDN, IssuerDN: parsed.IssuerDN, SerialNumber: parsed.Serial,
-				NotBefore: parsed.Cert.NotBefore, NotAfter: parsed.Cert.NotAfter, PEM: certPEM(parsed.Cert.Raw), PublicJwk: parsed.JWK})
-			err = directory.Named(err, "Organisation")
-		}
+		WriteError(w, r, err)
 	}
-	if e := AsError(err); err != nil && e.Status < 500 {
-		_ = h.Store.RecordEvent(r.Context(), store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "upload_refused",
-			SubjectType: "OrganisationCertificate", SubjectID: "-", OrganisationID: o.OrganisationID, CertificateType: auditText(typ, 100),
-			Summary: auditText(refusalText(e), 500)})
-	}
-	h.Saved(w, r, Saved{Err: err, Flash: "The " + typ + " certificate " + c.Kid + " was uploaded.", Page: paths.OrganisationTab(o.OrganisationID, "certificates"),
-		Status: http.StatusCreated, Body: c, ETag: c, Location: paths.API(paths.Certificate(o.OrganisationID, c.Kid)),
-		Again: anyAgain(func(e *Error) {
-			h.renderWizard(w, r, e.Status, o, views.CertWizard{Step: "upload", Type: typ, PEM: shownPEM(pemText, privateKey), Error: refusalText(e)})
-		})})
 }
 
-// auditText is text from the request as an audit record keeps it: a NUL
-// or bytes that are not UTF-8 as "?" (PostgreSQL's text holds neither, and
-// the log must be the same on both engines), at most max characters.
-func auditText(s string, max int) string {
-	s = strings.ReplaceAll(strings.ToValidUTF8(s, "?"), "\x00", "?")
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max-1]) + "…"
-	}
-	return s
-}
-
-// certPEM is the PEM kept for a certificate: its own block, not the text
-// the parser skipped before it (which may hold anything, a NUL too).
-func certPEM(der []byte) string {
-	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
-}
-
+// refusalText is a refusal said in one line, away from its fields (at the
+// top of a page, in a flash): the message of each field, or the refusal's
+// own. A message FormRefusal wrote to stand beside its field ("This field
+// …") is said with the field's name instead.
 func refusalText(e *Error) string {
 	var parts []string
 	for _, f := range e.Fields {
 		msg := f.Message
-		// Said away from its field (at the top of a page), "This field"
-		// names no field: the member's name does (FormRefusal).
 		if rest, ok := strings.CutPrefix(msg, "This field "); ok && f.Field != "" {
 			msg = f.Field + " " + rest
 		}
@@ -266,27 +160,21 @@ func (h *Certificates) Revoke(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var err error
-	if refused != nil {
-		err = Validation(refused)
-	} else if !orgkeys.ValidRevokeReason(in.RevokeReason) {
-		err = Validation(map[string]string{"RevokeReason": "RevokeReason must be one of " + strings.Join(orgkeys.RevokeReasons, ", ") + "."})
-	} else {
-		err = directory.Named(h.Store.RevokeCertificate(r.Context(), h.actor(r), orgID, kid, in.RevokeReason,
-			func(cur store.Certificate) error { return CheckIfMatch(r, cur) }), "Certificate")
-	}
+	err := h.Certs.Revoke(r.Context(), h.Org.actor(r), orgID, kid, in.RevokeReason, refused, func(cur store.Certificate) error { return CheckIfMatch(r, cur) })
 	page := paths.OrganisationTab(orgID, "certificates")
-	h.Saved(w, r, Saved{Err: err, Flash: "Certificate " + kid + " was revoked (" + in.RevokeReason + ").", Page: page, Status: http.StatusNoContent,
-		Again: formAgain(func(e *Error) {
-			// A refused reason is shown beside it on the confirmation page;
-			// anything else (already revoked) is a flash on the tab.
-			if msg := FieldMap(e)["RevokeReason"]; msg != "" {
-				h.revokePage(w, r, e.Status, in.RevokeReason, msg)
-				return
-			}
-			h.Flash.Refuse(r.Context(), "Not revoked: "+refusalText(e))
-			Redirect(w, r, page)
-		})})
+	switch msg := FieldMap(err)["RevokeReason"]; {
+	case err == nil:
+		h.Saved(w, r, Saved{Flash: "Certificate " + kid + " was revoked (" + in.RevokeReason + ").", Page: page, Status: http.StatusNoContent})
+	case !inForm(r, err):
+		WriteError(w, r, err)
+	case msg != "":
+		// A refused reason is shown beside it on the confirmation page.
+		h.revokePage(w, r, AsError(err).Status, in.RevokeReason, msg)
+	default:
+		// Anything else (already revoked) is a flash on the tab.
+		h.Flash.Refuse(r.Context(), "Not revoked: "+refusalText(AsError(err)))
+		Redirect(w, r, page)
+	}
 }
 
 // RevokeConfirm is the confirmation step of a revocation in the browser.
@@ -297,13 +185,13 @@ func (h *Certificates) RevokeConfirm(w http.ResponseWriter, r *http.Request) {
 // revokePage is the confirmation step with reason chosen, and errMsg
 // beside it when the reason was refused.
 func (h *Certificates) revokePage(w http.ResponseWriter, r *http.Request, status int, reason, errMsg string) {
-	o, ok := h.org(w, r)
+	o, ok := h.Org.loadOrg(w, r)
 	if !ok {
 		return
 	}
-	c, err := h.Store.GetCertificate(r.Context(), o.OrganisationID, PathParam(r, "kid"))
+	c, err := h.Certs.Get(r.Context(), o.OrganisationID, PathParam(r, "kid"))
 	if err != nil {
-		WriteError(w, r, directory.Named(err, "Certificate"))
+		WriteError(w, r, err)
 		return
 	}
 	Render(w, r, status, views.RevokeCertificate(h.Shell(r, "Revoke certificate", "organisations", h.Org.orgCrumbs(&o, "Revoke certificate")...),
@@ -319,7 +207,7 @@ func (h *Certificates) DescriptionRemoved(w http.ResponseWriter, r *http.Request
 }
 
 func (h *Certificates) renderWizard(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, wz views.CertWizard) {
-	types, err := h.Store.ListCertificateTypes(r.Context())
+	types, err := h.Certs.Types(r.Context())
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -332,7 +220,7 @@ func (h *Certificates) renderWizard(w http.ResponseWriter, r *http.Request, stat
 
 // Wizard shows the steps of an upload: type, key and CSR, certificate.
 func (h *Certificates) Wizard(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.org(w, r)
+	o, ok := h.Org.loadOrg(w, r)
 	if !ok {
 		return
 	}
@@ -342,7 +230,7 @@ func (h *Certificates) Wizard(w http.ResponseWriter, r *http.Request) {
 		wz.Error = "Choose a certificate type, then Next."
 	}
 	if typ != "" {
-		if ct, err := h.Store.GetCertificateType(r.Context(), typ); err != nil || ct.Status != "Active" {
+		if _, err := h.Certs.ActiveType(r.Context(), typ); err != nil {
 			wz.Error = "Choose one of the certificate types."
 		} else {
 			wz.Step, wz.Type = "upload", typ
@@ -361,8 +249,8 @@ type certReview struct {
 
 // shownPEM is what a refused upload form shows in its PEM field: what was
 // sent, but nothing when it was refused for holding a private key.
-func shownPEM(pemText string, privateKey bool) string {
-	if privateKey {
+func shownPEM(pemText string, err error) string {
+	if errors.Is(err, directory.ErrHoldsPrivateKey) {
 		return ""
 	}
 	return pemText
@@ -372,26 +260,19 @@ func shownPEM(pemText string, privateKey bool) string {
 // review page (post/redirect/get), so Back and Forward never send the
 // form again.
 func (h *Certificates) Review(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.org(w, r)
+	o, ok := h.Org.loadOrg(w, r)
 	if !ok {
 		return
 	}
 	pemText, err := readPEM(w, r)
+	if err == nil {
+		err = h.Certs.Reviewable(pemText)
+	}
 	if e := AsError(err); err != nil && e.Status == http.StatusUnprocessableEntity {
 		h.renderWizard(w, r, e.Status, o, views.CertWizard{Step: "upload", Type: r.FormValue("type"), Error: refusalText(e)})
 		return
 	} else if err != nil {
 		WriteError(w, r, err)
-		return
-	}
-	// A private key is refused here, not on the review page: the review's
-	// state lives in the session, in the database, for the session's life.
-	if orgkeys.HasPrivateKey(pemText) {
-		msg := "The PEM holds a private key. Upload the certificate only; never send a private key."
-		if _, perr := orgkeys.ParseCertificate(pemText, h.Now(), ""); orgkeys.HoldsPrivateKey(perr) {
-			msg = perr.Error() // names the block
-		}
-		h.renderWizard(w, r, http.StatusUnprocessableEntity, o, views.CertWizard{Step: "upload", Type: r.FormValue("type"), Error: msg})
 		return
 	}
 	b, _ := jsonMarshal(certReview{Type: r.FormValue("type"), PEM: pemText})
@@ -403,7 +284,7 @@ func (h *Certificates) Review(w http.ResponseWriter, r *http.Request) {
 // certificate that does not parse goes back to the upload step with the
 // message beside the PEM field.
 func (h *Certificates) ReviewPage(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.org(w, r)
+	o, ok := h.Org.loadOrg(w, r)
 	if !ok {
 		return
 	}
@@ -413,25 +294,22 @@ func (h *Certificates) ReviewPage(w http.ResponseWriter, r *http.Request) {
 		Redirect(w, r, paths.OrganisationTab(o.OrganisationID, "certificates")+"/new")
 		return
 	}
-	typ, pemText := in.Type, in.PEM
-	ct, err := h.Store.GetCertificateType(r.Context(), typ)
-	if err != nil || ct.Status != "Active" {
+	parsed, err := h.Certs.Check(r.Context(), in.Type, in.PEM)
+	switch msg := FieldMap(err)["PEM"]; {
+	case err == nil:
+		h.renderWizard(w, r, http.StatusOK, o, views.CertWizard{Step: "review", Type: in.Type, PEM: in.PEM,
+			Review: &views.CertReview{Kid: parsed.Kid, Subject: parsed.SubjectDN, Issuer: parsed.IssuerDN, Serial: parsed.Serial,
+				NotBefore: parsed.Cert.NotBefore, NotAfter: parsed.Cert.NotAfter}})
+	case msg != "":
+		h.renderWizard(w, r, http.StatusUnprocessableEntity, o, views.CertWizard{Step: "upload", Type: in.Type, PEM: shownPEM(in.PEM, err), Error: msg})
+	default:
 		h.renderWizard(w, r, http.StatusUnprocessableEntity, o, views.CertWizard{Step: "type", Error: "Choose one of the certificate types."})
-		return
 	}
-	parsed, perr := orgkeys.ParseCertificate(pemText, h.Now(), ct.Use)
-	if perr != nil {
-		h.renderWizard(w, r, http.StatusUnprocessableEntity, o, views.CertWizard{Step: "upload", Type: typ, PEM: shownPEM(pemText, orgkeys.HoldsPrivateKey(perr)), Error: perr.Error()})
-		return
-	}
-	h.renderWizard(w, r, http.StatusOK, o, views.CertWizard{Step: "review", Type: typ, PEM: pemText,
-		Review: &views.CertReview{Kid: parsed.Kid, Subject: parsed.SubjectDN, Issuer: parsed.IssuerDN, Serial: parsed.Serial,
-			NotBefore: parsed.Cert.NotBefore, NotAfter: parsed.Cert.NotAfter}})
 }
 
 // Audit is the certificates' Audit sub-tab: filters kept in the URL.
 func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.org(w, r)
+	o, ok := h.Org.loadOrg(w, r)
 	if !ok {
 		return
 	}
@@ -448,7 +326,7 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	types, _ := h.Store.ListCertificateTypes(r.Context())
+	types, _ := h.Certs.Types(r.Context())
 	names, err := h.Store.NamesForAudit(r.Context(), recs)
 	if err != nil {
 		WriteError(w, r, err)
@@ -460,21 +338,10 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	path := paths.OrganisationTab(o.OrganisationID, "certificates") + "/audit"
-	clear := url.Values{}
-	for k, vs := range q {
-		if k != "Action" && k != "page" {
-			clear[k] = vs
-		}
-	}
-	p := views.CertAuditPage{OrgPage: h.Org.orgPage(o, views.TabCertificates), Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, Total: total, KeyID: f.KeyID,
-		CertificateType: f.CertificateType, Action: f.Action, Types: types, Path: path, ClearActionURL: path + "?" + clear.Encode()}
 	env := NewPaged(recs, page, size, total)
-	if page > 0 {
-		p.PrevURL = PageLink(path, q, PrevPage(page, env.TotalPages))
-	}
-	if page+1 < env.TotalPages {
-		p.NextURL = PageLink(path, q, page+1)
-	}
+	p := views.CertAuditPage{OrgPage: h.Org.orgPage(o, views.TabCertificates), Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, Total: total, KeyID: f.KeyID,
+		CertificateType: f.CertificateType, Action: f.Action, Types: types, Path: path}
+	p.ClearActionURL, p.PrevURL, p.NextURL = auditNav(path, q, page, env.TotalPages)
 	Respond(w, r, http.StatusOK, env, views.CertificateAudit(h.Shell(r, "Certificate audit", "organisations", h.Org.orgCrumbs(&o, "Certificate audit")...), p))
 }
 
@@ -501,7 +368,7 @@ func (h *Certificates) Keystore(active bool) http.HandlerFunc {
 
 // AppAudit is an application's Audit tab: its changes and the SSAs issued.
 func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.org(w, r)
+	o, ok := h.Org.loadOrg(w, r)
 	if !ok {
 		return
 	}
@@ -533,20 +400,27 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 			return nil, err
 		}
 		path := paths.Application(o.OrganisationID, app.SoftwareStatementID) + "/audit"
-		clear := url.Values{}
-		for k, vs := range q {
-			if k != "Action" && k != "page" {
-				clear[k] = vs
-			}
-		}
 		p := views.AppAuditPage{OrgPage: h.Org.orgPage(o, views.TabApplications), App: app, Records: recs, Entries: views.AuditEntries(recs, names),
-			Actions: actions, Total: total, KeyID: f.KeyID, Action: f.Action, Path: path, ClearActionURL: path + "?" + clear.Encode()}
-		if page > 0 {
-			p.PrevURL = PageLink(path, q, PrevPage(page, env.TotalPages))
-		}
-		if page+1 < env.TotalPages {
-			p.NextURL = PageLink(path, q, page+1)
-		}
+			Actions: actions, Total: total, KeyID: f.KeyID, Action: f.Action, Path: path}
+		p.ClearActionURL, p.PrevURL, p.NextURL = auditNav(path, q, page, env.TotalPages)
 		return views.AppAudit(h.Shell(r, "Application audit", "organisations", h.Org.orgCrumbs(&o, app.ClientName)...), p), nil
 	})
+}
+
+// auditNav is the links of the audit list at path asked with q: the list
+// without its Action filter, and the pages before and after page.
+func auditNav(path string, q url.Values, page, totalPages int) (clearAction, prev, next string) {
+	clear := url.Values{}
+	for k, vs := range q {
+		if k != "Action" && k != "page" {
+			clear[k] = vs
+		}
+	}
+	if page > 0 {
+		prev = PageLink(path, q, PrevPage(page, totalPages))
+	}
+	if page+1 < totalPages {
+		next = PageLink(path, q, page+1)
+	}
+	return path + "?" + clear.Encode(), prev, next
 }

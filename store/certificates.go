@@ -5,38 +5,18 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"time"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
 // Certificate is an organisation certificate.
-type Certificate struct {
-	Kid                         string          `json:"kid"`
-	OrganisationID              string          `json:"OrganisationId"`
-	OrganisationCertificateType string          `json:"OrganisationCertificateType"`
-	SubjectDN                   string          `json:"SubjectDN"`
-	IssuerDN                    string          `json:"IssuerDN"`
-	SerialNumber                string          `json:"SerialNumber"`
-	NotBefore                   time.Time       `json:"NotBefore"`
-	NotAfter                    time.Time       `json:"NotAfter"`
-	Status                      string          `json:"Status"`
-	RevokeReason                string          `json:"RevokeReason,omitempty"`
-	RevokedOn                   *time.Time      `json:"RevokedOn,omitempty"`
-	PublicJwk                   json.RawMessage `json:"PublicJwk"`
-	PEM                         string          `json:"PEM"`
-	CreatedOn                   time.Time       `json:"CreatedOn"`
-	CreatedBy                   string          `json:"CreatedBy"`
-}
+type Certificate = directory.Certificate
 
 // fixedStamp has a fixed width, so that stored times compare as strings.
 const fixedStamp = "2006-01-02T15:04:05.000000000Z"
 
-// CertificateType is reference data: a kind of organisation certificate.
-type CertificateType struct {
-	Name        string `json:"Name"`
-	Description string `json:"Description"`
-	Use         string `json:"Use"`
-	Status      string `json:"Status"`
-}
+// CertificateType is Reference Data: a kind of organisation certificate.
+type CertificateType = directory.CertificateType
 
 // ListCertificateTypes returns the certificate types.
 func (d *DB) ListCertificateTypes(ctx context.Context) ([]CertificateType, error) {
@@ -101,7 +81,7 @@ func (d *DB) AddCertificate(ctx context.Context, a Audit, c Certificate) (Certif
 			return err
 		}
 		if n > 0 {
-			return &ConflictError{Message: "this certificate (kid " + c.Kid + ") was already uploaded"}
+			return &ConflictError{Message: "This certificate (kid " + c.Kid + ") was already uploaded"}
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO organisation_certificates(`+certCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,'Active','',NULL,?,?)`,
 			c.Kid, c.OrganisationID, c.OrganisationCertificateType, c.SubjectDN, c.IssuerDN, c.SerialNumber,
@@ -119,12 +99,18 @@ func (d *DB) AddCertificate(ctx context.Context, a Audit, c Certificate) (Certif
 }
 
 // RevokeCertificate revokes a certificate; revoking twice is a conflict.
-// check (nil: none) sees the current certificate first, inside the
-// transaction (If-Match).
-func (d *DB) RevokeCertificate(ctx context.Context, a Audit, orgID, kid, reason string, check func(cur Certificate) error) error {
+// While problems has any nothing is written; check (nil: none) then sees
+// the current certificate, inside the transaction (If-Match).
+func (d *DB) RevokeCertificate(ctx context.Context, a Audit, orgID, kid, reason string, problems directory.Fields, check directory.Check[Certificate]) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := current(ctx, tx, scanCert, check, `SELECT `+certCols+` FROM organisation_certificates WHERE organisation_id = ? AND kid = ?`, orgID, kid)
+		cur, err := queryOne(ctx, tx, scanCert, `SELECT `+certCols+` FROM organisation_certificates WHERE organisation_id = ? AND kid = ?`, orgID, kid)
 		if err != nil {
+			return err
+		}
+		if err := problems.Err(); err != nil {
+			return err
+		}
+		if err := runCheck(check, cur); err != nil {
 			return err
 		}
 		status, typ := cur.Status, cur.OrganisationCertificateType
@@ -137,4 +123,11 @@ func (d *DB) RevokeCertificate(ctx context.Context, a Audit, orgID, kid, reason 
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "revoke", SubjectType: "OrganisationCertificate", SubjectID: kid,
 			OrganisationID: orgID, KeyID: kid, CertificateType: typ, Summary: "Status: Active -> Revoked; reason " + reason})
 	})
+}
+
+// RecordRefusedUpload writes the audit record of a refused upload of a
+// certificate of type typ to orgID, saying why (summary).
+func (d *DB) RecordRefusedUpload(ctx context.Context, a Audit, orgID, typ, summary string) error {
+	return d.RecordEvent(ctx, AuditRecord{Actor: a.Actor, Action: "upload_refused", SubjectType: "OrganisationCertificate", SubjectID: "-",
+		OrganisationID: orgID, CertificateType: typ, Summary: summary})
 }

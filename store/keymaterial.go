@@ -6,36 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
 // KeyMaterial is a public key an organisation registers (release 2.6.0).
-type KeyMaterial struct {
-	KeyMaterialID  string          `json:"KeyMaterialID"`
-	OrganisationID string          `json:"OrganisationId"`
-	Kid            string          `json:"Kid"`
-	Use            string          `json:"Use"`
-	PublicJwk      json.RawMessage `json:"PublicJwk"`
-	Status         string          `json:"Status"`
-	RevokeReason   string          `json:"RevokeReason,omitempty"`
-	Description    string          `json:"Description"`
-	CreatedOn      time.Time       `json:"CreatedOn"`
-	UpdatedOn      time.Time       `json:"UpdatedOn"`
-	RevokedOn      *time.Time      `json:"RevokedOn,omitempty"`
-}
+type KeyMaterial = directory.KeyMaterial
 
 // Attachment is a file attached to key material.
-type Attachment struct {
-	KeyMaterialAttachmentID string    `json:"KeyMaterialAttachmentID"`
-	KeyMaterialID           string    `json:"KeyMaterialID"`
-	FileName                string    `json:"FileName"`
-	ContentType             string    `json:"ContentType"`
-	Size                    int64     `json:"Size"`
-	SHA256                  string    `json:"SHA256"`
-	Description             string    `json:"Description"`
-	CreatedOn               time.Time `json:"CreatedOn"`
-	UpdatedOn               time.Time `json:"UpdatedOn"`
-}
+type Attachment = directory.Attachment
 
 const kmCols = `key_material_id, organisation_id, kid, use, public_jwk, status, revoke_reason, description, created_on, updated_on, revoked_on`
 
@@ -66,11 +45,16 @@ func (d *DB) GetKeyMaterial(ctx context.Context, orgID, id string) (KeyMaterial,
 	return queryOne(ctx, d.db, scanKM, `SELECT `+kmCols+` FROM key_material WHERE organisation_id = ? AND key_material_id = ?`, orgID, id)
 }
 
-// CreateKeyMaterial stores a public key; a Kid the organisation has is a conflict.
-func (d *DB) CreateKeyMaterial(ctx context.Context, a Audit, k KeyMaterial) (KeyMaterial, error) {
+// CreateKeyMaterial stores a public key; a Kid the organisation has is a
+// conflict. problems are what is already known to be wrong with its
+// fields: while any remains nothing is written.
+func (d *DB) CreateKeyMaterial(ctx context.Context, a Audit, k KeyMaterial, problems directory.Fields) (KeyMaterial, error) {
 	k.KeyMaterialID = NewID()
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		if err := orgExists(ctx, tx, k.OrganisationID); err != nil {
+			return err
+		}
+		if err := problems.Err(); err != nil {
 			return err
 		}
 		var n int
@@ -95,11 +79,19 @@ func (d *DB) CreateKeyMaterial(ctx context.Context, a Audit, k KeyMaterial) (Key
 }
 
 // UpdateKeyMaterial changes description and use, or revokes (irreversible).
-// Revoked key material cannot change any more (ConflictError).
-func (d *DB) UpdateKeyMaterial(ctx context.Context, a Audit, k KeyMaterial, check func(cur KeyMaterial) error) (KeyMaterial, error) {
+// Revoked key material cannot change any more (ConflictError). problems
+// are as for CreateKeyMaterial; check runs on the stored version once the
+// fields pass.
+func (d *DB) UpdateKeyMaterial(ctx context.Context, a Audit, k KeyMaterial, problems directory.Fields, check directory.Check[KeyMaterial]) (KeyMaterial, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		cur, err := current(ctx, tx, scanKM, check, `SELECT `+kmCols+` FROM key_material WHERE organisation_id = ? AND key_material_id = ?`, k.OrganisationID, k.KeyMaterialID)
+		cur, err := queryOne(ctx, tx, scanKM, `SELECT `+kmCols+` FROM key_material WHERE organisation_id = ? AND key_material_id = ?`, k.OrganisationID, k.KeyMaterialID)
 		if err != nil {
+			return err
+		}
+		if err := problems.Err(); err != nil {
+			return err
+		}
+		if err := runCheck(check, cur); err != nil {
 			return err
 		}
 		if k.Status == "" {
@@ -159,8 +151,9 @@ func (d *DB) GetAttachment(ctx context.Context, kmID, id string, withContent boo
 	return t, b, err
 }
 
-// AddAttachment stores a file on key material.
-func (d *DB) AddAttachment(ctx context.Context, a Audit, orgID string, t Attachment, content []byte) (Attachment, error) {
+// AddAttachment stores a file on key material; while problems has any,
+// nothing is written.
+func (d *DB) AddAttachment(ctx context.Context, a Audit, orgID string, t Attachment, content []byte, problems directory.Fields) (Attachment, error) {
 	t.KeyMaterialAttachmentID = NewID()
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		var kid string
@@ -169,6 +162,9 @@ func (d *DB) AddAttachment(ctx context.Context, a Audit, orgID string, t Attachm
 			return ErrNotFound
 		}
 		if err != nil {
+			return err
+		}
+		if err := problems.Err(); err != nil {
 			return err
 		}
 		now := d.stamp()
@@ -187,9 +183,10 @@ func (d *DB) AddAttachment(ctx context.Context, a Audit, orgID string, t Attachm
 }
 
 // UpdateAttachment changes an attachment's description, and its file when
-// content is not nil. check (nil: none) runs inside the transaction with the
-// current version (If-Match); its error aborts the change.
-func (d *DB) UpdateAttachment(ctx context.Context, a Audit, orgID string, t Attachment, content []byte, check func(cur Attachment) error) (Attachment, error) {
+// content is not nil. While problems has any nothing is written; check
+// (nil: none) then runs inside the transaction with the current version
+// (If-Match); its error aborts the change.
+func (d *DB) UpdateAttachment(ctx context.Context, a Audit, orgID string, t Attachment, content []byte, problems directory.Fields, check directory.Check[Attachment]) (Attachment, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		var kid string
 		err := tx.QueryRowContext(ctx, `SELECT k.kid FROM key_material k JOIN key_material_attachments t ON t.key_material_id = k.key_material_id
@@ -204,10 +201,11 @@ func (d *DB) UpdateAttachment(ctx context.Context, a Audit, orgID string, t Atta
 		if err != nil {
 			return err
 		}
-		if check != nil {
-			if err := check(cur); err != nil {
-				return err
-			}
+		if err := problems.Err(); err != nil {
+			return err
+		}
+		if err := runCheck(check, cur); err != nil {
+			return err
 		}
 		if t.Description == cur.Description && (content == nil || t.FileName == cur.FileName && t.ContentType == cur.ContentType && t.SHA256 == cur.SHA256) {
 			return errUnchanged // the same description, and the same file or none (docs/design.md §4)
