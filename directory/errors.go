@@ -103,6 +103,10 @@ func (f Fields) Names() []string {
 // (an unknown contact type, a duplicate issuer).
 type FieldError struct {
 	Field, Message string
+	// Beside is the message as a form shows it beside the field, where the
+	// label names it ("This field cannot contain …"); "" when Message reads
+	// as well there.
+	Beside string
 }
 
 func (e *FieldError) Error() string { return "store: " + e.Field + ": " + e.Message }

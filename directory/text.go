@@ -3,6 +3,7 @@ package directory
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -96,6 +97,18 @@ func CheckText(v reflect.Value, path string) (bad []FieldError, unkeepable *Fiel
 	return bad, unkeepable
 }
 
+// besideLabel is how a message beside a form field names the field: "This
+// field", or for an element of a list (RedirectUri[1]), whose form has one
+// field for the whole list, "Entry 2 of this field".
+func besideLabel(path string) string {
+	if open := strings.LastIndexByte(path, '['); open > 0 && strings.HasSuffix(path, "]") {
+		if i, err := strconv.Atoi(path[open+1 : len(path)-1]); err == nil && !strings.ContainsAny(path[:open], "[]") {
+			return fmt.Sprintf("Entry %d of this field", i+1)
+		}
+	}
+	return "This field"
+}
+
 func walkText(v reflect.Value, path, kind string, bad *[]FieldError) *FieldError {
 	switch v.Kind() {
 	case reflect.Interface:
@@ -109,10 +122,11 @@ func walkText(v reflect.Value, path, kind string, bad *[]FieldError) *FieldError
 	case reflect.String:
 		s := v.String()
 		if strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s) {
-			return &FieldError{Field: path, Message: "contains a NUL character or bytes that are not UTF-8"}
+			const what = "contains a NUL character or bytes that are not UTF-8"
+			return &FieldError{Field: path, Message: what, Beside: besideLabel(path) + " " + what + "."}
 		}
 		if kind != TextRaw && RefusedText(s, kind) {
-			*bad = append(*bad, FieldError{Field: path, Message: TextMessage(path, kind, s)})
+			*bad = append(*bad, FieldError{Field: path, Message: TextMessage(path, kind, s), Beside: TextMessage(besideLabel(path), kind, s)})
 		}
 	case reflect.Slice, reflect.Array:
 		if v.Type().Elem().Kind() == reflect.Uint8 {

@@ -33,37 +33,27 @@ func DecodeAs(w http.ResponseWriter, r *http.Request, api, form any) (bool, erro
 }
 
 // FormRefusal is, for a console form that Decode refused field by field
-// (the text rule, a NUL), the message of each field, to be shown beside
-// it; nil for the API and for any other error. Beside its field, where the
-// label is, a message says "This field" rather than the member's API name.
+// (the text rule, a NUL), the message of each field to be shown beside it
+// (FieldError.Beside); nil for the API and for any other error. An element
+// of a list (RedirectUri[1]) is shown on the list's one field, the first
+// refused element's message.
 func FormRefusal(r *http.Request, err error) map[string]string {
 	var e *Error
 	if err == nil || WantsJSON(r) || !errors.As(err, &e) || e.Code != CodeValidationFailed.Name || len(e.Fields) == 0 {
 		return nil
 	}
-	out := FieldMap(err)
-	for field, msg := range out {
-		if rest, ok := strings.CutPrefix(msg, field+" "); ok {
-			out[field] = "This field " + rest
-		} else if strings.HasPrefix(msg, "contains ") {
-			out[field] = "This field " + strings.TrimSuffix(msg, ".") + "."
-		}
-	}
-	// An element of a list is refused as "RedirectUri[1]"; the form has
-	// one field for the list, where the message of its first refused
-	// element is shown.
+	out := map[string]string{}
 	for _, f := range e.Fields {
-		name, i, ok := listElement(f.Field)
-		if !ok {
+		name := f.Field
+		if list, _, ok := listElement(f.Field); ok {
+			name = list
+		}
+		if _, shown := out[name]; shown {
 			continue
 		}
-		if _, shown := out[name]; !shown {
-			out[name] = out[f.Field]
-			if rest, ok := strings.CutPrefix(out[f.Field], "This field "); ok {
-				out[name] = fmt.Sprintf("Entry %d of this field ", i+1) + rest
-			}
+		if out[name] = f.Beside; f.Beside == "" {
+			out[name] = f.Message
 		}
-		delete(out, f.Field)
 	}
 	return out
 }
@@ -337,14 +327,14 @@ func textMessage(field, kind, s string) string { return directory.TextMessage(fi
 func checkText(v reflect.Value, path string) error {
 	bad, unkeepable := directory.CheckText(v, path)
 	if unkeepable != nil {
-		return CodeValidationFailed.New(unkeepable.Field + " " + unkeepable.Message).WithFields(FieldError{Field: unkeepable.Field, Code: FieldInvalid, Message: unkeepable.Message})
+		return CodeValidationFailed.New(unkeepable.Field + " " + unkeepable.Message).WithFields(FieldError{Field: unkeepable.Field, Code: FieldInvalid, Message: unkeepable.Message, Beside: unkeepable.Beside})
 	}
 	if len(bad) == 0 {
 		return nil
 	}
 	e := CodeValidationFailed.New(bad[0].Message)
 	for _, f := range bad {
-		e.Fields = append(e.Fields, FieldError{Field: f.Field, Code: FieldInvalid, Message: f.Message})
+		e.Fields = append(e.Fields, FieldError{Field: f.Field, Code: FieldInvalid, Message: f.Message, Beside: f.Beside})
 	}
 	return e
 }

@@ -20,6 +20,7 @@ type FieldError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Field   string `json:"field,omitempty"`
+	Beside  string `json:"-"` // the console's words beside the field (directory.FieldError)
 }
 
 // Error is the one error type handlers return (RFC 9457 problem details).
