@@ -28,6 +28,7 @@ var ErrKeyRetired = errors.New("store: the signing key was retired")
 type SSAStore interface {
 	GetOrganisation(ctx context.Context, id string) (Organisation, error)
 	SSASubject(ctx context.Context, orgID, appID string) (Organisation, SoftwareStatement, error)
+	GetSoftwareStatement(ctx context.Context, orgID, id string) (SoftwareStatement, error)
 	// RecordSSA writes the audit record of an issued SSA, only while the
 	// key kid is Active (ErrKeyRetired otherwise), and returns once it is
 	// durable.
@@ -64,6 +65,17 @@ func (s *SSAs) Subject(ctx context.Context, orgID, appID string) (Organisation, 
 	if _, oerr := s.Store.GetOrganisation(ctx, orgID); oerr != nil {
 		return o, app, Named(oerr, "Organisation")
 	}
+	return o, app, Named(err, "Application")
+}
+
+// Whole reads the whole organisation and application, for the page that
+// shows an SSA (Subject reads what an SSA says of them).
+func (s *SSAs) Whole(ctx context.Context, orgID, appID string) (Organisation, SoftwareStatement, error) {
+	o, err := s.Store.GetOrganisation(ctx, orgID)
+	if err != nil {
+		return o, SoftwareStatement{}, Named(err, "Application")
+	}
+	app, err := s.Store.GetSoftwareStatement(ctx, orgID, appID)
 	return o, app, Named(err, "Application")
 }
 

@@ -159,3 +159,21 @@ func orAll(op string) string {
 	}
 	return op
 }
+
+// FormInput is the simulator's question as the console's form sends it:
+// the metadata as text (blank: none) and each role as "Domain/Role". Text
+// that is not JSON is refused as metadata that is not an object; text too
+// deep is left for check to refuse by its depth.
+func FormInput(entityType, metadata string, roles []string) SimulateInput {
+	in := SimulateInput{EntityType: entityType, Metadata: json.RawMessage(metadata)}
+	if strings.TrimSpace(metadata) == "" {
+		in.Metadata = nil
+	} else if _, deep := formats.JSONTooDeep(in.Metadata); !deep && !json.Valid(in.Metadata) {
+		in.Metadata = json.RawMessage(`"not json"`)
+	}
+	for _, s := range roles {
+		d, role, _ := strings.Cut(s, "/")
+		in.Roles = append(in.Roles, SimulateRole{AuthorisationDomain: d, Role: role})
+	}
+	return in
+}

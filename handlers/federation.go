@@ -1,17 +1,11 @@
 package handlers
 
 import (
-	"encoding/json"
-	"errors"
 	"net/http"
 	"time"
 
-	"github.com/trustframe/trustframe/directory"
-	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/federation/anchor"
-	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/views"
 )
 
 // Federation serves the directory as its participants' OpenID Federation
@@ -85,97 +79,4 @@ func (h *Federation) List(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	_, _ = w.Write(v.val.Answer(r.URL.Query()["entity_type"]))
-}
-
-// Tab is the Federation tab of an application (kind "Application") or
-// authorisation server; with check it also resolves the live entity.
-func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		o, ok := h.Org.loadOrg(w, r)
-		if !ok {
-			return
-		}
-		p, tab, entityPage, err := h.tabEntity(r, o, kind)
-		if err != nil {
-			WriteError(w, r, err)
-			return
-		}
-		p.Checked, p.Action, p.OrgPage = check, entityPage+"/federation/check", h.Org.orgPage(o, tab)
-		now := h.Now()
-		var statementErr error
-		if p.EntityID == "" {
-			p.Reason = "This entity has no federation entity ID: set one on its edit page to list it in the directory's federation."
-		} else if st, err := h.Anchor.Statement(r.Context(), p.EntityID, now); err != nil {
-			statementErr = err
-		} else {
-			sb, _ := json.MarshalIndent(st.Claims, "", "  ")
-			pb, _ := json.MarshalIndent(st.Policy, "", "  ")
-			p.Statement, p.Policy = string(sb), string(pb)
-		}
-		if statementErr != nil {
-			if p.Reason = noStatement(statementErr, "The federation does not list this entity: it and its organisation must both be Active."); p.Reason == "" {
-				WriteError(w, r, statementErr)
-				return
-			}
-		}
-		if check && p.EntityID != "" {
-			_, metadata, err := h.Anchor.Resolve(r.Context(), p.EntityID, nil, now)
-			if err == nil {
-				mb, _ := json.MarshalIndent(metadata, "", "  ")
-				p.Resolved = string(mb)
-			} else if p.CheckError = unresolved(err); p.CheckError == "" {
-				WriteError(w, r, err)
-				return
-			}
-		}
-		// Organisations › the organisation › the entity (linked) › Federation.
-		crumbs := h.Org.orgCrumbs(&o, p.Name)
-		crumbs[len(crumbs)-1].Href = entityPage
-		crumbs = append(crumbs, views.Crumb{Label: "Federation"})
-		Render(w, r, http.StatusOK, views.Federation(h.Shell(r, "Federation", "organisations", crumbs...), p))
-	}
-}
-
-// tabEntity reads the application or server of a Federation tab: its
-// name and entity ID, the organisation's tab it is under and its page.
-func (h *Federation) tabEntity(r *http.Request, o store.Organisation, kind string) (views.FederationPage, string, string, error) {
-	base := paths.Organisation(o.OrganisationID)
-	if kind == "Application" {
-		a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
-		if err != nil {
-			return views.FederationPage{}, "", "", directory.Named(err, "Application")
-		}
-		return views.FederationPage{Name: a.ClientName, EntityID: a.FederationEntityID}, views.TabApplications, base + "/softwarestatements/" + a.SoftwareStatementID, nil
-	}
-	s, err := h.Store.GetAuthorisationServer(r.Context(), o.OrganisationID, PathParam(r, "serverID"))
-	if err != nil {
-		return views.FederationPage{}, "", "", directory.Named(err, "Authorisation server")
-	}
-	return views.FederationPage{Name: s.CustomerFriendlyName, EntityID: s.FederationEntityID}, views.TabServers, base + "/authorisationservers/" + s.AuthorisationServerID, nil
-}
-
-// noStatement says why no statement is made about a subject (notListed
-// when it is not a subordinate), or "" for a failure to answer as an error.
-func noStatement(err error, notListed string) string {
-	var se *federation.StatementError
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return notListed
-	case errors.As(err, &se):
-		return "No statement can be made: " + se.Reason
-	}
-	return ""
-}
-
-// unresolved says why an entity does not resolve, or "" for a failure to
-// answer as an error.
-func unresolved(err error) string {
-	var fe *anchor.Error
-	switch {
-	case errors.As(err, &fe) && fe.Code == "temporarily_unavailable":
-		return "The entity's configuration was " + anchor.ErrFetchBudget{}.Error() + "."
-	case errors.As(err, &fe):
-		return "The entity does not resolve: " + fe.Description
-	}
-	return noStatement(err, "The federation does not list this entity.")
 }

@@ -12,11 +12,11 @@ import (
 	"github.com/trustframe/trustframe/views"
 )
 
+// policyStore is what the policies' pages and API read; the writes go
+// through Rules.
 type policyStore interface {
-	ActiveRolePolicies(ctx context.Context, domain, role string) ([]store.HeldPolicy, error)
 	ListRoleMetadataPolicies(ctx context.Context) ([]store.RoleMetadataPolicy, error)
 	GetRoleMetadataPolicy(ctx context.Context, id string) (store.RoleMetadataPolicy, error)
-	SaveRoleMetadataPolicy(ctx context.Context, a store.Audit, p store.RoleMetadataPolicy, check func(store.RoleMetadataPolicy) error) (store.RoleMetadataPolicy, error)
 	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
 }
 
@@ -52,32 +52,27 @@ type policyForm struct {
 	Status              string `json:"Status"`
 }
 
-func (h *Policies) page(w http.ResponseWriter, r *http.Request, status int, form views.PolicyForm) {
+// page renders the policies with the form: empty, or what was sent when
+// it was refused with errs.
+func (h *Policies) page(w http.ResponseWriter, r *http.Request, status int, sent store.RoleMetadataPolicy, errs map[string]string) {
 	ps, err := h.Store.ListRoleMetadataPolicies(r.Context())
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	form.EntityTypes = federation.EntityTypes
 	roles, err := h.Store.ListDomainRoles(r.Context(), "")
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	for _, ro := range roles {
-		if ro.Type == "Federation" {
-			form.RoleOpts = append(form.RoleOpts, views.Option{Value: ro.AuthorisationDomain + "/" + ro.Name, Label: ro.AuthorisationDomain + ": " + ro.Name,
-				Selected: ro.Name == form.Role && ro.AuthorisationDomain == form.AuthorisationDomain})
-		}
-	}
 	Render(w, r, status, views.Policies(h.Shell(r, "Role metadata policies", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Role metadata policies"}),
-		views.PoliciesPage{Policies: ps, Form: form}))
+		views.PoliciesPage{Policies: ps, Form: views.NewPolicyForm(sent, errs, roles)}))
 }
 
 // List lists the policies.
 func (h *Policies) List(w http.ResponseWriter, r *http.Request) {
 	PageOrList(w, r, func() {
-		h.page(w, r, http.StatusOK, views.PolicyForm{})
+		h.page(w, r, http.StatusOK, store.RoleMetadataPolicy{}, nil)
 	}, h.Store.ListRoleMetadataPolicies)
 }
 
@@ -124,7 +119,7 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 		p = store.RoleMetadataPolicy{AuthorisationDomain: form.AuthorisationDomain, Role: form.Role, EntityType: form.EntityType, Policy: json.RawMessage(form.Policy), Description: form.Description, Status: form.Status}
 	}
 	p.PolicyID = PathParam(r, "policyID")
-	saved, err := h.Rules.Save(r.Context(), store.Audit{Actor: PrincipalFrom(r.Context()).Email}, &p, refused, func(cur store.RoleMetadataPolicy) error { return CheckIfMatch(r, cur) })
+	saved, err := h.Rules.Save(r.Context(), h.actor(r), &p, refused, func(cur store.RoleMetadataPolicy) error { return CheckIfMatch(r, cur) })
 	switch {
 	case err == nil:
 		h.Saved(w, r, Saved{Flash: "The policy for " + saved.AuthorisationDomain + ": " + saved.Role + " / " + saved.EntityType + " was saved.",
@@ -133,21 +128,8 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	case !WantsJSON(r) && AsError(err).Status < 500:
 		// Every refusal is shown in the page's form, beside its fields.
 		vary(w)
-		h.page(w, r, AsError(err).Status, views.PolicyForm{PolicyID: p.PolicyID, AuthorisationDomain: p.AuthorisationDomain, Role: p.Role, EntityType: p.EntityType,
-			Policy: string(p.Policy), Description: p.Description, Errors: domainRoleErrors(fieldMessages(err, "DomainRole"))})
+		h.page(w, r, AsError(err).Status, p, fieldMessages(err, "DomainRole"))
 	default:
 		WriteError(w, r, err)
 	}
-}
-
-// domainRoleErrors shows the errors of AuthorisationDomain and Role beside
-// the console's one list of domain roles (DomainRole).
-func domainRoleErrors(m map[string]string) map[string]string {
-	for _, f := range []string{"AuthorisationDomain", "Role"} {
-		if m[f] != "" {
-			m["DomainRole"] = strings.TrimSpace(m["DomainRole"] + " " + m[f])
-			delete(m, f)
-		}
-	}
-	return m
 }

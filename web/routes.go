@@ -38,7 +38,7 @@ func (s *Server) routes() http.Handler {
 	idps := &handlers.IdentityProviders{Base: base, Providers: &directory.IdentityProviders{Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, OwnIssuer: s.signInIssuer(),
 		SealSecret: func(name string, secret []byte) []byte { return s.kek.Seal(secret, idpSecretAAD(name)) },
 		OpenSecret: func(name string, sealed []byte) ([]byte, error) { return s.kek.Open(sealed, idpSecretAAD(name)) }}}
-	ssaH := &handlers.SSA{Base: base, Apps: apps, Store: s.db, Keys: s.keys, FedKeys: s.fedKeys, Now: s.cfg.Now,
+	ssaH := &handlers.SSA{Base: base, Apps: apps, Keys: s.keys, SigningKeys: &directory.SigningKeys{SSA: s.keys, Federation: s.fedKeys, Now: s.cfg.Now},
 		SSAs: &directory.SSAs{Store: s.db, Keys: s.keys, Issuer: s.cfg.SSAIssuer, BaseURL: base.BaseURL, Vocab: base.Vocab, Now: s.cfg.Now}}
 	refs := &handlers.References{Base: base, Flags: &directory.Flags{Store: s.db}}
 	contactTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.ContactTypes}, Title: "Contact types", Path: "/references/contact-types"}

@@ -1,4 +1,4 @@
-package handlers
+package views
 
 import (
 	"crypto/ecdsa"
@@ -10,7 +10,6 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
-	"github.com/trustframe/trustframe/views"
 )
 
 // signOwn signs claims with key as kid, publishing pub in jwks under pubKid.
@@ -49,8 +48,8 @@ func TestFederationDecodeOwnConfiguration(t *testing.T) {
 				"openid_provider": map[string]any{"issuer": "https://fed.example"},
 			}}
 	}
-	var p views.OwnConfigPage
-	if err := decodeOwnConfiguration(&p, signOwn(t, k1, k1, "k1", "k1", claims()), now); err != nil {
+	var p OwnConfigPage
+	if err := p.Decode(signOwn(t, k1, k1, "k1", "k1", claims()), now); err != nil {
 		t.Fatal(err)
 	}
 	if !p.Verified || p.VerifyError != "" || p.Kid != "k1" || p.Alg != "ES256" || p.Typ != "entity-statement+jwt" {
@@ -66,7 +65,7 @@ func TestFederationDecodeOwnConfiguration(t *testing.T) {
 	if strings.Join(eps, " ") != "Fetch=https://fed.example/fetch Trust mark status=https://fed.example/tm/status federation_x_endpoint=https://fed.example/x" {
 		t.Errorf("endpoints %v", eps)
 	}
-	names := func(fs []views.OwnField) string {
+	names := func(fs []OwnField) string {
 		var l []string
 		for _, f := range fs {
 			l = append(l, f.Name)
@@ -81,35 +80,20 @@ func TestFederationDecodeOwnConfiguration(t *testing.T) {
 	}
 
 	// Signed with k2, k1 published under the same kid.
-	p = views.OwnConfigPage{}
-	if err := decodeOwnConfiguration(&p, signOwn(t, k2, k1, "k1", "k1", claims()), now); err != nil {
+	p = OwnConfigPage{}
+	if err := p.Decode(signOwn(t, k2, k1, "k1", "k1", claims()), now); err != nil {
 		t.Fatal(err)
 	}
 	if p.Verified || !strings.Contains(p.VerifyError, "does not verify") {
 		t.Errorf("a wrong key verified: %+v", p.VerifyError)
 	}
 	// Published under another kid than the header's.
-	p = views.OwnConfigPage{}
+	p = OwnConfigPage{}
 	tok := signOwn(t, k1, k1, "k1", "other", claims())
-	if err := decodeOwnConfiguration(&p, tok, now); err != nil {
+	if err := p.Decode(tok, now); err != nil {
 		t.Fatal(err)
 	}
 	if p.Verified || p.VerifyError != "The published jwks has no key with kid k1." {
 		t.Errorf("unknown kid: %q", p.VerifyError)
-	}
-}
-
-func TestExpiresIn(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		24 * time.Hour:                    "expires in 1 day",
-		90 * time.Minute:                  "expires in 1 hour 30 minutes",
-		48*time.Hour + 30*time.Minute:     "expires in 2 days",
-		time.Minute:                       "expires in 1 minute",
-		40 * time.Second:                  "expires in 40 seconds",
-		-(5*time.Minute + 10*time.Second): "expired 5 minutes ago",
-	} {
-		if got := expiresIn(d); got != want {
-			t.Errorf("%v: %q, want %q", d, got, want)
-		}
 	}
 }

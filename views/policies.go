@@ -1,0 +1,77 @@
+package views
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/trustframe/trustframe/federation"
+	"github.com/trustframe/trustframe/store"
+)
+
+// NewPolicyForm is the policies page's form: empty, or p as sent when it
+// was refused with errs (field → message). The console has one list of
+// domain roles (DomainRole), where the errors of AuthorisationDomain and
+// Role are shown. roles are the domains' roles, of which the Federation
+// ones are offered.
+func NewPolicyForm(p store.RoleMetadataPolicy, errs map[string]string, roles []store.DomainRole) PolicyForm {
+	f := PolicyForm{PolicyID: p.PolicyID, AuthorisationDomain: p.AuthorisationDomain, Role: p.Role, EntityType: p.EntityType,
+		Policy: string(p.Policy), Description: p.Description, Errors: errs, EntityTypes: federation.EntityTypes}
+	for _, field := range []string{"AuthorisationDomain", "Role"} {
+		if errs[field] != "" {
+			errs["DomainRole"] = strings.TrimSpace(errs["DomainRole"] + " " + errs[field])
+			delete(errs, field)
+		}
+	}
+	for _, ro := range roles {
+		if ro.Type == "Federation" {
+			f.RoleOpts = append(f.RoleOpts, Option{Value: ro.AuthorisationDomain + "/" + ro.Name, Label: ro.AuthorisationDomain + ": " + ro.Name,
+				Selected: ro.Name == p.Role && ro.AuthorisationDomain == p.AuthorisationDomain})
+		}
+	}
+	return f
+}
+
+// NewTryItPage is the policy simulator's form with what was sent: the
+// entity type, the metadata and the roles chosen ("Domain/Role") among
+// the Federation roles of roles.
+func NewTryItPage(entityType, metadata string, selected []string, roles []store.DomainRole) TryItPage {
+	p := TryItPage{EntityTypes: federation.EntityTypes, EntityType: entityType, Metadata: metadata, Selected: selected}
+	for _, ro := range roles {
+		if ro.Type == "Federation" {
+			v := ro.AuthorisationDomain + "/" + ro.Name
+			p.RoleOpts = append(p.RoleOpts, Option{Value: v, Label: v, Selected: slices.Contains(selected, v)})
+		}
+	}
+	return p
+}
+
+// Refused shows a refused simulation: the messages of the form's fields
+// (field → message) beside them, any other field's in the list above the
+// form, and msg there when no field is named.
+func (p *TryItPage) Refused(fields map[string]string, msg string) {
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		switch name {
+		case "Roles", "EntityType", "Metadata":
+			if p.FieldErrors == nil {
+				p.FieldErrors = map[string]string{}
+			}
+			p.FieldErrors[name] = fields[name]
+		default:
+			p.Errors = append(p.Errors, name+": "+fields[name])
+		}
+	}
+	if len(fields) == 0 {
+		p.Errors = append(p.Errors, msg)
+	}
+}
+
+// Simulated shows the merged policy and the metadata it yields.
+func (p *TryItPage) Simulated(policy federation.Policy, metadata map[string]any) {
+	p.Policy, p.Result = IndentJSON(policy), IndentJSON(metadata)
+}
