@@ -10,6 +10,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/handlers/openapi"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -302,12 +303,14 @@ func (h *Pages) ExportAudit(w http.ResponseWriter, r *http.Request) {
 	header := []string{"AuditId", "Timestamp", "Actor", "Action", "SubjectType", "SubjectId", "OrganisationId", "KeyId", "CertificateType", "Summary"}
 	n := csvStream(w, LoggerFrom(r.Context()), "audit", header, func(row func([]string) error) error {
 		return h.Store.EachAudit(r.Context(), f, func(a store.AuditRecord) error {
-			return row([]string{strconv.FormatInt(a.ID, 10), a.At.UTC().Format(time.RFC3339Nano), csvCell(a.Actor), csvCell(a.Action),
-				csvCell(a.SubjectType), csvCell(a.SubjectID), csvCell(a.OrganisationID), csvCell(a.KeyID), csvCell(a.CertificateType), csvCell(a.Summary)})
+			cells := []string{a.Actor, a.Action, a.SubjectType, a.SubjectID, a.OrganisationID, a.KeyID, a.CertificateType, a.Summary}
+			for i := range cells {
+				cells[i] = directory.Guard(cells[i])
+			}
+			return row(append([]string{strconv.FormatInt(a.ID, 10), a.At.UTC().Format(time.RFC3339Nano)}, cells...))
 		})
 	})
-	auditExport(r, LoggerFrom(r.Context()), h.Store.RecordEvent, store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "export",
-		SubjectType: "AuditLog", SubjectID: "*", Summary: fmt.Sprintf("%d audit records as CSV; %s", n, exportFilters(r))})
+	recordExport(r, h.Store.RecordEvent, "AuditLog", fmt.Sprintf("%d audit records", n))
 }
 
 // Releases is GET /api/releases (public).
