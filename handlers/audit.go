@@ -67,38 +67,19 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// auditFilter reads the audit log's filters; From and To are dates
-// (YYYY-MM-DD, UTC), To included.
+// auditFilter reads the audit log's filters; From and To are a period
+// (directory.AuditPeriod).
 func auditFilter(q url.Values) (store.AuditFilter, error) {
 	if err := givenOnce(q, "Subject", "SubjectId", "OrganisationId", "KeyId", "CertificateType", "Action", "Actor", "From", "To"); err != nil {
 		return store.AuditFilter{}, err
 	}
 	f := store.AuditFilter{SubjectType: q.Get("Subject"), SubjectID: q.Get("SubjectId"), OrganisationID: q.Get("OrganisationId"),
 		KeyID: q.Get("KeyId"), CertificateType: q.Get("CertificateType"), Action: q.Get("Action"), Actor: q.Get("Actor")}
-	bad := map[string]string{}
-	for _, k := range []string{"From", "To"} {
-		v := q.Get(k)
-		if v == "" {
-			continue
-		}
-		d, err := time.Parse("2006-01-02", v)
-		if err != nil {
-			bad[k] = k + " must be a date, YYYY-MM-DD."
-			continue
-		}
-		if k == "From" {
-			f.From = d
-		} else {
-			f.To = d.AddDate(0, 0, 1)
-		}
-	}
-	if len(bad) == 0 && !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
-		bad["To"] = "To must not be before From."
-	}
-	if len(bad) > 0 {
+	var refused directory.Fields
+	if f.From, f.To, refused = directory.AuditPeriod(q.Get("From"), q.Get("To")); len(refused) > 0 {
 		e := CodeInvalidParameter.New("The period of the audit log is not valid.")
-		for k, m := range bad {
-			e.Fields = append(e.Fields, FieldError{Field: k, Code: FieldInvalid, Message: m})
+		for _, k := range refused.Names() {
+			e.Fields = append(e.Fields, FieldError{Field: k, Code: FieldInvalid, Message: refused[k]})
 		}
 		return f, e
 	}
