@@ -212,6 +212,15 @@ func layout(spec []byte, specURL string) (views.APIDoc, error) {
 			out.Tags[i].Ops = append(out.Tags[i].Ops, o)
 		}
 	}
+	out.Schemas = schemas(comps)
+	return out, nil
+}
+
+// schemas lays out every named schema of the components, with the members
+// of its object (and of each part of an allOf), each member's example
+// taken from the schema it refers to when it has none of its own.
+func schemas(comps *yaml.Node) []views.APISchema {
+	var out []views.APISchema
 	for _, sp := range ypairs(yget(comps, "schemas")) {
 		sc := views.APISchema{Name: sp[0].Value, Description: ystr(yget(sp[1], "description")), Enum: ylist(yget(sp[1], "enum"))}
 		sc.Type = apiTypeOf(sp[1]).Text
@@ -240,7 +249,7 @@ func layout(spec []byte, specURL string) (views.APIDoc, error) {
 					Description: ystr(yget(p, "description")), Example: yexample(ex)})
 			}
 		}
-		out.Schemas = append(out.Schemas, sc)
+		out = append(out, sc)
 	}
-	return out, nil
+	return out
 }
