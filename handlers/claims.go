@@ -127,7 +127,7 @@ func (h *Claims) failed(w http.ResponseWriter, r *http.Request, o store.Organisa
 	err := error(e)
 	p := views.ClaimsPage{Form: form}
 	if e.Status == http.StatusConflict {
-		p.Conflict, p.InTheWay = conflictList(e)
+		p.Conflict, p.InTheWay = views.Conflict(e.Message, e.InTheWay)
 	} else {
 		p.Errors = FieldMap(err)
 		if p.Errors["AuthorisationDomain"] != "" {

@@ -95,7 +95,7 @@ func refusedOnPage(e *Error, which string, p views.DomainsPage) views.DomainsPag
 		p.FormFor = which
 		return p
 	}
-	p.Conflict, p.InTheWay = conflictList(e)
+	p.Conflict, p.InTheWay = views.Conflict(e.Message, e.InTheWay)
 	if len(p.InTheWay) == 0 && which != "" {
 		// Nothing named in the way: the name is taken (a new domain or
 		// role), said beside it; what was typed stays.

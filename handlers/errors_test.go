@@ -43,3 +43,21 @@ func TestLayerErrorsMeetHTTPOnce(t *testing.T) {
 		}
 	}
 }
+
+// The payload goes on the wire as before: one JSON object of the kinds
+// present, in name order, each record's members in the order they always
+// had ("summary|payload", docs/design.md §4).
+func TestConflictWireKeepsThePayloadShape(t *testing.T) {
+	e := AsError(&directory.ConflictError{Message: "in use", InTheWay: directory.InTheWay{
+		Roles:                []directory.RoleRef{{AuthorisationDomain: "Open Banking", Name: "PISP"}},
+		Authorities:          []directory.AuthorityRef{{AuthorityID: "a1", AuthorityName: "FCA"}},
+		RoleMetadataPolicies: []directory.PolicyRef{{PolicyID: "p1", Policy: "PISP / openid_relying_party"}},
+	}})
+	want := `In use|{"Authorities":[{"AuthorityId":"a1","AuthorityName":"FCA"}],"RoleMetadataPolicies":[{"Policy":"PISP / openid_relying_party","PolicyId":"p1"}],"Roles":[{"AuthorisationDomain":"Open Banking","Name":"PISP"}]}`
+	if got := conflictWire(e); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	if got := conflictWire(AsError(&directory.ConflictError{Message: "in use"})); got != "In use" {
+		t.Fatalf("a conflict naming nothing: %s", got)
+	}
+}

@@ -91,19 +91,6 @@ func FuzzDecodeMultipart(f *testing.F) {
 	})
 }
 
-// FuzzParseConflict never panics and never claims a payload it did not parse.
-func FuzzParseConflict(f *testing.F) {
-	f.Add(`Contact type "x" is in use|{"Contacts":[{"ContactId":"1"}]}`)
-	f.Add(`no separator`)
-	f.Add(`a|{"b":[1]}`)
-	f.Fuzz(func(t *testing.T, msg string) {
-		summary, _, ok := ParseConflict(msg)
-		if ok && !strings.HasPrefix(msg, summary+"|") {
-			t.Fatalf("summary %q is not the text before the separator", summary)
-		}
-	})
-}
-
 func TestDecodeMultipartForm(t *testing.T) {
 	body := "--b\r\nContent-Disposition: form-data; name=\"Email\"\r\n\r\na@example.com\r\n--b--\r\n"
 	r := httptest.NewRequest(http.MethodPost, "/x", strings.NewReader(body))

@@ -4,9 +4,9 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/store"
@@ -31,7 +31,7 @@ func (h *Organisations) orgFilter(ctx context.Context, q url.Values) (store.OrgF
 	if st := q.Get("Status"); st != "" {
 		canon, ok := lifecycle.ParseStatus(lifecycle.Organisation, st)
 		if !ok {
-			return f, CodeInvalidParameter.New(lifecycle.StatusHelp(lifecycle.Organisation, h.Vocab)).WithFields(FieldError{Field: "Status", Code: FieldInvalid, Message: lifecycle.StatusHelp(lifecycle.Organisation, h.Vocab)})
+			return f, paramError(CodeInvalidParameter, "Status", lifecycle.StatusHelp(lifecycle.Organisation, h.Vocab))
 		}
 		f.Status = canon
 	}
@@ -53,55 +53,20 @@ func (h *Organisations) roleFilter(ctx context.Context, q url.Values) (domain, r
 	if err != nil {
 		return "", "", err
 	}
-	domainSeen, roleSeen := domain == "", role == ""
-	for _, ro := range roles {
-		if ro.AuthorisationDomain == domain {
-			domainSeen = true
-		}
-		if ro.Name == role && (domain == "" || ro.AuthorisationDomain == domain) {
-			roleSeen = true
-		}
-	}
-	bad := func(field, msg string) error {
-		return CodeInvalidParameter.New(msg).WithFields(FieldError{Field: field, Code: FieldInvalid, Message: msg})
-	}
-	if !domainSeen {
-		return "", "", bad("AuthorisationDomain", "There is no authorisation domain with roles called "+strconvQuote(domain)+".")
-	}
-	if !roleSeen {
-		msg := "There is no role " + strconvQuote(role)
-		if domain != "" {
-			msg += " in the domain " + strconvQuote(domain)
-		}
-		return "", "", bad("Role", msg+".")
+	if fe := directory.RoleFilter(roles, domain, role); fe != nil {
+		return "", "", paramError(CodeInvalidParameter, fe.Field, fe.Message)
 	}
 	return domain, role, nil
 }
 
-// roleOpts are the choices of the organisation list's Role filter, one
-// per domain role, "Payments — PISP" (value "Payments/PISP": a role name
-// alone is ambiguous when two domains have a role of that name), each
-// domain's "Payments — any role" ("Payments/") first; a URL with Role=
-// alone (the API's filter, every domain) shows as "PISP — any domain".
+// roleOpts are the choices of the organisation list's Role filter
+// (views.RoleFilterOptions).
 func (h *Organisations) roleOpts(ctx context.Context, domain, role string) ([]views.Option, error) {
 	roles, err := h.Store.ListDomainRoles(ctx, "")
 	if err != nil {
 		return nil, err
 	}
-	out := []views.Option{{Value: "", Label: "Any role", Selected: domain == "" && role == ""}}
-	if domain == "" && role != "" {
-		out = append(out, views.Option{Value: "/" + role, Label: role + " — any domain", Selected: true})
-	}
-	seen := map[string]bool{}
-	for _, ro := range roles {
-		if d := ro.AuthorisationDomain; !seen[d] {
-			seen[d] = true
-			out = append(out, views.Option{Value: d + "/", Label: d + " — any role", Selected: domain == d && role == ""})
-		}
-		out = append(out, views.Option{Value: ro.AuthorisationDomain + "/" + ro.Name, Label: ro.AuthorisationDomain + " — " + ro.Name,
-			Selected: domain == ro.AuthorisationDomain && role == ro.Name})
-	}
-	return out, nil
+	return views.RoleFilterOptions(roles, domain, role), nil
 }
 
 // domainRoleRedirect answers the console's Role filter, which sends one
@@ -125,5 +90,3 @@ func domainRoleRedirect(w http.ResponseWriter, r *http.Request, q url.Values) {
 	}
 	Redirect(w, r, to)
 }
-
-func strconvQuote(s string) string { return strconv.Quote(s) }

@@ -151,7 +151,7 @@ func (h *RefTypes) Delete(w http.ResponseWriter, r *http.Request) {
 
 func (h *RefTypes) renderConflict(w http.ResponseWriter, r *http.Request, e *Error) {
 	p := views.RefPage{}
-	p.Conflict, p.InTheWay = conflictList(e)
+	p.Conflict, p.InTheWay = views.Conflict(e.Message, e.InTheWay)
 	h.page(w, r, http.StatusConflict, p)
 }
 

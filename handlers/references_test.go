@@ -2,24 +2,6 @@ package handlers
 
 import "testing"
 
-func TestParseConflict(t *testing.T) {
-	summary, items, ok := ParseConflict(`Contact type "Billing" is in use by 1 contact(s)|{"Contacts":[{"ContactId":"c1","Name":"Ann Lee","OrganisationId":"o1"}]}`)
-	if !ok || summary != `Contact type "Billing" is in use by 1 contact(s)` || len(items) != 1 || items[0] != "Contact: ContactId c1, Name Ann Lee, OrganisationId o1" {
-		t.Fatalf("%v %q %q", ok, summary, items)
-	}
-	for _, bad := range []string{
-		`Contact type "Billing" is in use`,     // no separator
-		`Contact type "Billing" is in use|`,    // empty payload
-		`Contact type "Billing" is in use|{`,   // not JSON
-		`Contact type "Billing" is in use|[1]`, // not an object
-		`Contact type "Billing" is in use|{"Contacts":5}`,
-	} {
-		if _, _, ok := ParseConflict(bad); ok {
-			t.Errorf("%q: parsed, want the generic fallback", bad)
-		}
-	}
-}
-
 func TestBestAccept(t *testing.T) {
 	cases := map[string]string{
 		"":                                      "text/html",

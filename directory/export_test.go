@@ -1,16 +1,12 @@
-package handlers
+package directory
 
-import (
-	"testing"
+import "testing"
 
-	"github.com/trustframe/trustframe/directory"
-)
-
-// TestCSVCellDefusesFormulasBehindSpaces: a spreadsheet skips leading
+// TestGuardDefusesFormulasBehindSpaces: a spreadsheet skips leading
 // white space (spaces, tabs, newlines, non-breaking and other Unicode
 // spaces) before it looks for a formula, so a cell is guarded when its
 // first other character is = + - or @; the import takes the guard off.
-func TestCSVCellDefusesFormulasBehindSpaces(t *testing.T) {
+func TestGuardDefusesFormulasBehindSpaces(t *testing.T) {
 	for _, c := range []struct {
 		in    string
 		guard bool
@@ -40,18 +36,30 @@ func TestCSVCellDefusesFormulasBehindSpaces(t *testing.T) {
 		{"   ", false},
 		{"\u00a0Acme", false},
 	} {
-		got := csvCell(c.in)
+		got := Guard(c.in)
 		if guarded := got == "'"+c.in; guarded != c.guard {
-			t.Errorf("csvCell(%q) = %q, want guarded %v", c.in, got, c.guard)
+			t.Errorf("Guard(%q) = %q, want guarded %v", c.in, got, c.guard)
 		}
-		if back := directory.Unguard(got); back != c.in {
-			t.Errorf("directory.Unguard(csvCell(%q)) = %q", c.in, back)
+		if back := Unguard(got); back != c.in {
+			t.Errorf("Unguard(Guard(%q)) = %q", c.in, back)
 		}
 	}
 	// An apostrophe the export did not put there stays.
 	for _, s := range []string{"'Acme", "' Acme", "'"} {
-		if directory.Unguard(s) != s {
-			t.Errorf("directory.Unguard(%q) = %q", s, directory.Unguard(s))
+		if Unguard(s) != s {
+			t.Errorf("Unguard(%q) = %q", s, Unguard(s))
 		}
+	}
+}
+
+// TestOrganisationRowImportsAsItIs: the export's row has the import's
+// columns, its texts guarded, each flag guarded on its own.
+func TestOrganisationRowImportsAsItIs(t *testing.T) {
+	row := OrganisationRow(Organisation{OrganisationID: "o1", OrganisationName: "=Acme", Status: "Active"}, []string{"Bank", "@risk"}, nil)
+	if len(row) != len(ImportColumns) {
+		t.Fatalf("%d cells, %d columns", len(row), len(ImportColumns))
+	}
+	if row[1] != "'=Acme" || row[10] != "Bank; '@risk" || row[11] != "" {
+		t.Fatalf("%q", row)
 	}
 }
