@@ -117,7 +117,9 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 	}
 	var in store.Certification
 	cid := PathParam(r, "certID")
-	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.Certification, error) { return h.Documents.GetCertification(r.Context(), s.Type, s.ID, cid) }))
+	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.Certification, error) {
+		return h.Documents.GetCertification(r.Context(), s.Type, s.ID, cid)
+	}))
 	if !ok {
 		return
 	}
