@@ -294,3 +294,34 @@ func (t *AttachmentSent) withFile() Attachment {
 	out.Size, out.SHA256 = int64(len(t.Content)), hex.EncodeToString(sum[:])
 	return out
 }
+
+// ServedType is the Content-Type the attachment t is served with: what
+// the uploader said, unless a page of this origin could load it as a
+// script or a stylesheet (the console's CSP allows both from 'self', so
+// an uploaded script would get round it): such types are served as
+// application/octet-stream. The file is still named, and downloaded, as
+// uploaded.
+func (t Attachment) ServedType() string {
+	mt, _, err := mime.ParseMediaType(t.ContentType)
+	if err != nil || strings.Contains(mt, "script") || mt == "text/css" {
+		return "application/octet-stream"
+	}
+	return t.ContentType
+}
+
+// AttachmentsOf are the attachments of the key material kmID of orgID.
+func (s *KeyMaterials) AttachmentsOf(ctx context.Context, orgID, kmID string) ([]Attachment, error) {
+	if _, err := s.Get(ctx, orgID, kmID); err != nil {
+		return nil, err
+	}
+	return s.Attachments(ctx, kmID)
+}
+
+// AttachmentOf is the attachment id of the key material kmID of orgID,
+// with its bytes when withContent.
+func (s *KeyMaterials) AttachmentOf(ctx context.Context, orgID, kmID, id string, withContent bool) (Attachment, []byte, error) {
+	if _, err := s.Get(ctx, orgID, kmID); err != nil {
+		return Attachment{}, nil, err
+	}
+	return s.Attachment(ctx, kmID, id, withContent)
+}
