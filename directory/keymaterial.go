@@ -54,17 +54,24 @@ var KeyUses = []string{"sig", "enc", "tls"}
 // holds a private key: a form must not show such text back.
 var ErrHoldsPrivateKey = errors.New("directory: the key sent holds a private key")
 
-// KeyMaterialSent is key material as a client sends it: the key, as a
-// public JWK or a PEM (with its Kid when an update sends it back), and the
-// fields it may set.
+// KeyMaterialSent is key material as a client sends it, the body of a
+// create or an update: the key, as a public JWK or a PEM (with its Kid
+// when an update sends it back), the fields it may set, and read-only
+// members a client may send back unchanged (not read). The PEM is key
+// text, not words: the text rule does not apply to it.
 type KeyMaterialSent struct {
-	PublicJwk    json.RawMessage
-	PEM          string
-	Kid          string
-	Use          string
-	Description  string
-	Status       string
-	RevokeReason string
+	PublicJwk      json.RawMessage `json:"PublicJwk"`
+	PEM            string          `json:"PEM" text:"raw"`
+	Use            string          `json:"Use"`
+	Description    string          `json:"Description"`
+	Status         string          `json:"Status"`
+	RevokeReason   string          `json:"RevokeReason"`
+	KeyMaterialID  string          `json:"KeyMaterialID"`
+	OrganisationID string          `json:"OrganisationId"`
+	Kid            string          `json:"Kid"`
+	CreatedOn      any             `json:"CreatedOn"`
+	UpdatedOn      any             `json:"UpdatedOn"`
+	RevokedOn      any             `json:"RevokedOn"`
 }
 
 // keyMember names the member that carried the key: PEM when only it was

@@ -27,19 +27,11 @@ func (h *Certificates) Wizard(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	typ := r.URL.Query().Get("type")
-	wz := views.CertWizard{Step: "type"}
-	if typ == "" && r.URL.Query().Get("step") == "type" {
-		wz.Error = "Choose a certificate type, then Next."
+	q, err := r.URL.Query(), error(nil)
+	if q.Get("type") != "" {
+		_, err = h.Certs.ActiveType(r.Context(), q.Get("type"))
 	}
-	if typ != "" {
-		if _, err := h.Certs.ActiveType(r.Context(), typ); err != nil {
-			wz.Error = "Choose one of the certificate types."
-		} else {
-			wz.Step, wz.Type = "upload", typ
-		}
-	}
-	h.renderWizard(w, r, http.StatusOK, o, wz)
+	h.renderWizard(w, r, http.StatusOK, o, views.CertWizardAt(q.Get("type"), q.Get("step") == "type", err == nil))
 }
 
 // certReview is the certificate wizard's state between its review POST

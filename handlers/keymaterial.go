@@ -2,10 +2,8 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/orgkeys"
@@ -43,28 +41,6 @@ func (h *KeyMaterial) List(w http.ResponseWriter, r *http.Request) {
 		func(ctx context.Context) ([]store.KeyMaterial, error) { return h.Keys.List(ctx, o.OrganisationID) })
 }
 
-// keyMaterialIn is the body of a create or an update.
-type keyMaterialIn struct {
-	PublicJwk    json.RawMessage `json:"PublicJwk"`
-	PEM          string          `json:"PEM" text:"raw"`
-	Use          string          `json:"Use"`
-	Description  string          `json:"Description"`
-	Status       string          `json:"Status"`
-	RevokeReason string          `json:"RevokeReason"`
-	// Read-only members a client may send back unchanged.
-	KeyMaterialID  string `json:"KeyMaterialID"`
-	OrganisationID string `json:"OrganisationId"`
-	Kid            string `json:"Kid"`
-	CreatedOn      any    `json:"CreatedOn"`
-	UpdatedOn      any    `json:"UpdatedOn"`
-	RevokedOn      any    `json:"RevokedOn"`
-}
-
-func (in keyMaterialIn) sent() directory.KeyMaterialSent {
-	return directory.KeyMaterialSent{PublicJwk: in.PublicJwk, PEM: in.PEM, Kid: in.Kid, Use: in.Use, Description: in.Description,
-		Status: in.Status, RevokeReason: in.RevokeReason}
-}
-
 // Create is POST …/key-material: a public JWK, or a PEM public key or
 // certificate (the console's one Key field holds either).
 func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
@@ -72,7 +48,7 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var in keyMaterialIn
+	var in directory.KeyMaterialSent
 	var form views.KeyMaterialForm
 	isAPI, derr := DecodeAs(w, r, &in, &form)
 	refused := FormRefusal(r, derr) // shown beside the fields with the layer's
@@ -80,11 +56,10 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, derr)
 		return
 	}
-	sent := in.sent()
 	if !isAPI {
-		sent = form.Sent()
+		in = form.Sent()
 	}
-	k, err := h.Keys.Create(r.Context(), h.actor(r), o.OrganisationID, sent, refused)
+	k, err := h.Keys.Create(r.Context(), h.actor(r), o.OrganisationID, in, refused)
 	switch {
 	case err == nil:
 		h.Saved(w, r, Saved{Flash: "Key material " + k.Kid + " was added.", Page: paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID),
@@ -138,30 +113,6 @@ func (h *KeyMaterial) itemPage(w http.ResponseWriter, r *http.Request, status in
 	Render(w, r, status, views.KeyMaterialItem(h.Shell(r, "Key material", "organisations", h.Org.orgCrumbs(&o, "Key "+p.Item.Kid)...), p))
 }
 
-// refusedEdit shows the item again after a refused edit or revocation:
-// each message beside its field (Use, Description, RevokeReason), the
-// others above the forms, and the Edit form with what was sent.
-func (h *KeyMaterial) refusedEdit(w http.ResponseWriter, r *http.Request, o store.Organisation, k store.KeyMaterial, in keyMaterialIn, e *Error) {
-	p := views.KeyMaterialDetail{Item: k, Edit: k, Errors: map[string]string{}}
-	if in.Status == "Active" {
-		p.Edit.Use, p.Edit.Description = in.Use, in.Description
-	}
-	var rest []string
-	for _, f := range e.Fields {
-		switch f.Field {
-		case "Use", "Description", "RevokeReason":
-			p.Errors[f.Field] = f.Message
-		default:
-			rest = append(rest, f.Message)
-		}
-	}
-	if len(e.Fields) == 0 {
-		rest = append(rest, refusalText(e))
-	}
-	p.Error = strings.Join(rest, " ")
-	h.itemPage(w, r, e.Status, o, p)
-}
-
 // Update is PUT …/key-material/{id}: description and use, or revoke with
 // Status "Revoked" and a RevokeReason (irreversible). A member left out
 // keeps its value.
@@ -170,7 +121,7 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in := keyMaterialIn{Use: cur.Use, Description: cur.Description, Status: cur.Status}
+	in := directory.KeyMaterialSent{Use: cur.Use, Description: cur.Description, Status: cur.Status}
 	// A Description sent back as read does not stop the update though
 	// saved before the text rule, a revocation above all (docs/design.md
 	// §4); what is still refused goes beside its field in the console.
@@ -180,13 +131,13 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	k, err := h.Keys.Update(r.Context(), h.actor(r), cur, in.sent(), refused, func(c store.KeyMaterial) error { return CheckIfMatch(r, c) })
+	k, err := h.Keys.Update(r.Context(), h.actor(r), cur, in, refused, func(c store.KeyMaterial) error { return CheckIfMatch(r, c) })
 	switch {
 	case err == nil:
 		h.Saved(w, r, Saved{Flash: "Key material " + k.Kid + " was saved (" + k.Status + ").",
 			Page: paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID), Status: http.StatusOK, Body: k, ETag: k})
 	case shownInPage(r, err):
-		h.refusedEdit(w, r, o, cur, in, AsError(err))
+		h.itemPage(w, r, AsError(err).Status, o, views.RefusedKeyEdit(cur, in, FieldMap(err), AsError(err).Message))
 	default:
 		WriteError(w, r, err)
 	}

@@ -27,3 +27,19 @@ type AuditList struct {
 func CertReviewOf(c *orgkeys.Certificate) *CertReview {
 	return &CertReview{Kid: c.Kid, Subject: c.SubjectDN, Issuer: c.IssuerDN, Serial: c.Serial, NotBefore: c.Cert.NotBefore, NotAfter: c.Cert.NotAfter}
 }
+
+// CertWizardAt is the first step of the certificate wizard the URL asks
+// for: the upload step of typ when it is an Active type (typeActive),
+// else the type step, saying what to do when Next was pressed (next)
+// without a type or with one that is not an Active type.
+func CertWizardAt(typ string, next, typeActive bool) CertWizard {
+	switch {
+	case typ == "" && next:
+		return CertWizard{Step: "type", Error: "Choose a certificate type, then Next."}
+	case typ == "":
+		return CertWizard{Step: "type"}
+	case !typeActive:
+		return CertWizard{Step: "type", Error: "Choose one of the certificate types."}
+	}
+	return CertWizard{Step: "upload", Type: typ}
+}

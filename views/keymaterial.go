@@ -2,6 +2,8 @@ package views
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/trustframe/trustframe/directory"
@@ -33,4 +35,30 @@ func NewKeyMaterialPage(org OrgPage, items []store.KeyMaterial, form KeyMaterial
 		}
 	}
 	return KeyMaterialPage{OrgPage: org, Items: items, Errors: errs, Form: form}
+}
+
+// RefusedKeyEdit is the page of the key material k after its edit or
+// revocation in was refused: the messages errs of Use, Description and
+// RevokeReason beside them, the others above the forms (or message when
+// errs has none), and the Edit form with what was sent when it kept the
+// key Active.
+func RefusedKeyEdit(k store.KeyMaterial, in directory.KeyMaterialSent, errs map[string]string, message string) KeyMaterialDetail {
+	p := KeyMaterialDetail{Item: k, Edit: k, Errors: map[string]string{}}
+	if in.Status == "Active" {
+		p.Edit.Use, p.Edit.Description = in.Use, in.Description
+	}
+	rest := []string{message}
+	if len(errs) > 0 {
+		rest = nil
+	}
+	for _, f := range slices.Sorted(maps.Keys(errs)) {
+		switch f {
+		case "Use", "Description", "RevokeReason":
+			p.Errors[f] = errs[f]
+		default:
+			rest = append(rest, errs[f])
+		}
+	}
+	p.Error = strings.Join(rest, " ")
+	return p
 }
