@@ -273,12 +273,15 @@ func (s *KeyMaterials) Attach(ctx context.Context, a Actor, orgID string, t Atta
 	return saved, Named(err, "Key material")
 }
 
-// UpdateAttachment replaces the Description of t, and its file when t has
-// one, when check passes on the stored version.
-func (s *KeyMaterials) UpdateAttachment(ctx context.Context, a Actor, orgID string, t AttachmentSent, check Check[Attachment]) (Attachment, error) {
+// UpdateAttachment replaces the Description of the attachment cur with
+// sent's, and its file when sent has one, when check passes on the stored
+// version.
+func (s *KeyMaterials) UpdateAttachment(ctx context.Context, a Actor, orgID string, cur Attachment, sent AttachmentSent, check Check[Attachment]) (Attachment, error) {
+	t := sent
+	t.Attachment, t.Description = cur, sent.Description
 	var content []byte
 	if t.HasFile {
-		content = t.Content
+		t.FileName, t.ContentType, content = sent.FileName, sent.ContentType, t.Content
 	}
 	saved, err := s.Store.UpdateAttachment(ctx, a, orgID, t.withFile(), content, t.Validate(false), check)
 	return saved, Named(err, "Attachment")

@@ -61,24 +61,21 @@ func (h *Documents) Get(w http.ResponseWriter, r *http.Request) {
 // Wizard is the Add/Edit Document wizard: type first, then the details.
 // The type step checks what it shows: an Active document type.
 func (h *Documents) Wizard(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.Org.loadOrg(w, r)
+	q := r.URL.Query()
+	o, d, ok := orgAndForm(h.Org, w, r, h.Documents.GetDocument, "docID", "Document", store.Document{DocumentType: q.Get("DocumentType")})
 	if !ok {
 		return
 	}
-	q, id := r.URL.Query(), PathParam(r, "docID")
-	d, err := store.Document{DocumentType: q.Get("DocumentType")}, error(nil)
-	if id != "" {
-		d, err = h.Documents.GetDocument(r.Context(), o.OrganisationID, id)
-	} else if q.Has("DocumentType") {
-		var types []store.ReferenceItem
-		if types, err = h.Types.ListRefs(r.Context(), store.DocumentTypes); err == nil && !directory.ActiveIn(types, d.DocumentType) {
+	if d.DocumentID == "" && q.Has("DocumentType") {
+		types, err := h.Types.ListRefs(r.Context(), store.DocumentTypes)
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		if !directory.ActiveIn(types, d.DocumentType) {
 			h.renderWizard(w, r, http.StatusUnprocessableEntity, o, store.Document{}, map[string]string{"DocumentType": "Choose one of the document types, then Next."})
 			return
 		}
-	}
-	if err != nil {
-		WriteError(w, r, err)
-		return
 	}
 	h.renderWizard(w, r, http.StatusOK, o, d, nil)
 }

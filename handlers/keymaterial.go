@@ -74,24 +74,9 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// item is the organisation of the URL and its key material {kmID}; a
-// refusal is answered and ok is false.
-func (h *KeyMaterial) item(w http.ResponseWriter, r *http.Request) (store.Organisation, store.KeyMaterial, bool) {
-	o, ok := h.Org.loadOrg(w, r)
-	if !ok {
-		return o, store.KeyMaterial{}, false
-	}
-	k, err := h.Keys.Get(r.Context(), o.OrganisationID, PathParam(r, "kmID"))
-	if err != nil {
-		WriteError(w, r, err)
-		return o, k, false
-	}
-	return o, k, true
-}
-
 // Get is one item of key material (its page in the browser).
 func (h *KeyMaterial) Get(w http.ResponseWriter, r *http.Request) {
-	o, k, ok := h.item(w, r)
+	o, k, ok := orgAndItem(h.Org, w, r, h.Keys.Get, "kmID", "Key material")
 	if !ok {
 		return
 	}
@@ -117,7 +102,7 @@ func (h *KeyMaterial) itemPage(w http.ResponseWriter, r *http.Request, status in
 // Status "Revoked" and a RevokeReason (irreversible). A member left out
 // keeps its value.
 func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
-	o, cur, ok := h.item(w, r)
+	o, cur, ok := orgAndItem(h.Org, w, r, h.Keys.Get, "kmID", "Key material")
 	if !ok {
 		return
 	}

@@ -48,7 +48,7 @@ func (h *KeyMaterial) AddAttachment(w http.ResponseWriter, r *http.Request) {
 // (added or edited): p holds the messages beside their fields and what
 // was sent back in them; a refusal of no field is said above the forms.
 func (h *KeyMaterial) refusedAttachment(w http.ResponseWriter, r *http.Request, e *Error, p views.KeyMaterialDetail) {
-	o, k, ok := h.item(w, r)
+	o, k, ok := orgAndItem(h.Org, w, r, h.Keys.Get, "kmID", "Key material")
 	if !ok {
 		return
 	}
@@ -75,7 +75,7 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 	in, err := readAttachmentUpdate(w, r, cur)
 	var t store.Attachment
 	if err == nil {
-		t, err = h.Keys.UpdateAttachment(r.Context(), h.actor(r), orgID, in, func(cur store.Attachment) error { return CheckIfMatch(r, cur) })
+		t, err = h.Keys.UpdateAttachment(r.Context(), h.actor(r), orgID, cur, in, func(cur store.Attachment) error { return CheckIfMatch(r, cur) })
 	}
 	switch {
 	case err == nil:

@@ -90,14 +90,7 @@ func tooLarge() *Error {
 // with the Description only.
 func readAttachmentUpdate(w http.ResponseWriter, r *http.Request, cur store.Attachment) (directory.AttachmentSent, error) {
 	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "multipart/form-data" {
-		t, err := readAttachment(w, r, cur.Description)
-		next := t
-		next.Attachment = cur
-		next.Description = t.Description
-		if t.HasFile {
-			next.FileName, next.ContentType = t.FileName, t.ContentType
-		}
-		return next, err
+		return readAttachment(w, r, cur.Description)
 	}
 	var in struct {
 		Description string `json:"Description"`
@@ -105,7 +98,7 @@ func readAttachmentUpdate(w http.ResponseWriter, r *http.Request, cur store.Atta
 	err := keptText(Decode(w, r, &in), func() map[string]storedText {
 		return map[string]storedText{"Description": {&in.Description, cur.Description}}
 	})
-	next := directory.AttachmentSent{Attachment: cur, Kept: sentBack(in.Description, cur.Description)}
-	next.Description = in.Description
-	return next, err
+	t := directory.AttachmentSent{Kept: sentBack(in.Description, cur.Description)}
+	t.Description = in.Description
+	return t, err
 }
