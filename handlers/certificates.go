@@ -95,13 +95,8 @@ func (h *Certificates) RevokeConfirm(w http.ResponseWriter, r *http.Request) {
 // revokePage is the confirmation step with reason chosen, and errMsg
 // beside it when the reason was refused.
 func (h *Certificates) revokePage(w http.ResponseWriter, r *http.Request, status int, reason, errMsg string) {
-	o, ok := h.Org.loadOrg(w, r)
+	o, c, ok := orgAndItem(h.Org, w, r, h.Certs.Get, "kid", "Certificate")
 	if !ok {
-		return
-	}
-	c, err := h.Certs.Get(r.Context(), o.OrganisationID, PathParam(r, "kid"))
-	if err != nil {
-		WriteError(w, r, err)
 		return
 	}
 	Render(w, r, status, views.RevokeCertificate(h.Shell(r, "Revoke certificate", "organisations", h.Org.orgCrumbs(&o, "Revoke certificate")...),

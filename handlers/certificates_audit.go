@@ -6,7 +6,6 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -30,13 +29,8 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 
 // AppAudit is an application's Audit tab: its changes and the SSAs issued.
 func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.Org.loadOrg(w, r)
+	o, app, ok := orgAndItem(h.Org, w, r, h.Store.GetSoftwareStatement, "appID", "Application")
 	if !ok {
-		return
-	}
-	app, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
-	if err != nil {
-		WriteError(w, r, directory.Named(err, "Application"))
 		return
 	}
 	f := store.AuditFilter{SubjectType: "Application", SubjectID: app.SoftwareStatementID}
