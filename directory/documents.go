@@ -65,6 +65,31 @@ func (c *Certification) Validate(isNew bool) Fields {
 	return f
 }
 
+// OrgCertification is a certification with the name of the application or
+// authorisation server that holds it.
+type OrgCertification struct {
+	Certification
+	HolderName string `json:"HolderName"`
+}
+
+// CertificationSubject is what holds certifications: an application (Type
+// SoftwareStatement) or an authorisation server (AuthorisationServer),
+// with the name it is shown by.
+type CertificationSubject struct {
+	Type, ID, Name string
+}
+
+// ActiveIn reports whether name is an Active item of the reference data
+// types (a choice a new document or certification may make).
+func ActiveIn(types []ReferenceItem, name string) bool {
+	for _, t := range types {
+		if t.Name == name && t.Status == "Active" {
+			return true
+		}
+	}
+	return false
+}
+
 // DocumentStore is what the document and certification use cases need of
 // the database. A save gets the problems already found with the fields,
 // adds the type's check, and writes nothing while any remains.
@@ -75,6 +100,11 @@ type DocumentStore interface {
 	GetCertification(ctx context.Context, subjectType, subjectID, id string) (Certification, error)
 	ListCertifications(ctx context.Context, subjectType, subjectID string) ([]Certification, error)
 	SaveCertification(ctx context.Context, a Actor, c Certification, problems Fields, check Check[Certification]) (Certification, error)
+	ListOrganisationCertifications(ctx context.Context, orgID string) ([]OrgCertification, error)
+	GetSoftwareStatement(ctx context.Context, orgID, id string) (SoftwareStatement, error)
+	GetAuthorisationServer(ctx context.Context, orgID, id string) (AuthorisationServer, error)
+	ListSoftwareStatements(ctx context.Context, orgID string) ([]SoftwareStatement, error)
+	ListAuthorisationServers(ctx context.Context, orgID string) ([]AuthorisationServer, error)
 }
 
 // Documents are the use cases of regulatory documents and certifications.
@@ -118,4 +148,42 @@ func (s *Documents) SaveCertification(ctx context.Context, a Actor, c Certificat
 	problems := c.Validate(c.CertificationID == "").Merge(refused)
 	saved, err := s.Store.SaveCertification(ctx, a, c, problems, check)
 	return saved, Named(err, "Certification")
+}
+
+// OrgCertifications are the certifications of all the applications and
+// authorisation servers of orgID, by holder.
+func (s *Documents) OrgCertifications(ctx context.Context, orgID string) ([]OrgCertification, error) {
+	return s.Store.ListOrganisationCertifications(ctx, orgID)
+}
+
+// Subject is the holder of certifications a URL names: the application
+// appID of orgID, or else its authorisation server serverID.
+func (s *Documents) Subject(ctx context.Context, orgID, appID, serverID string) (CertificationSubject, error) {
+	if appID != "" {
+		a, err := s.Store.GetSoftwareStatement(ctx, orgID, appID)
+		return CertificationSubject{Type: "SoftwareStatement", ID: appID, Name: a.ClientName}, Named(err, "Application")
+	}
+	srv, err := s.Store.GetAuthorisationServer(ctx, orgID, serverID)
+	return CertificationSubject{Type: "AuthorisationServer", ID: serverID, Name: srv.CustomerFriendlyName}, Named(err, "Authorisation server")
+}
+
+// Holders are what may hold a certification in orgID: its applications,
+// then its authorisation servers.
+func (s *Documents) Holders(ctx context.Context, orgID string) ([]CertificationSubject, error) {
+	apps, err := s.Store.ListSoftwareStatements(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	servers, err := s.Store.ListAuthorisationServers(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	var out []CertificationSubject
+	for _, a := range apps {
+		out = append(out, CertificationSubject{Type: "SoftwareStatement", ID: a.SoftwareStatementID, Name: a.ClientName})
+	}
+	for _, srv := range servers {
+		out = append(out, CertificationSubject{Type: "AuthorisationServer", ID: srv.AuthorisationServerID, Name: srv.CustomerFriendlyName})
+	}
+	return out, nil
 }

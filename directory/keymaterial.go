@@ -54,17 +54,24 @@ var KeyUses = []string{"sig", "enc", "tls"}
 // holds a private key: a form must not show such text back.
 var ErrHoldsPrivateKey = errors.New("directory: the key sent holds a private key")
 
-// KeyMaterialSent is key material as a client sends it: the key, as a
-// public JWK or a PEM (with its Kid when an update sends it back), and the
-// fields it may set.
+// KeyMaterialSent is key material as a client sends it, the body of a
+// create or an update: the key, as a public JWK or a PEM (with its Kid
+// when an update sends it back), the fields it may set, and read-only
+// members a client may send back unchanged (not read). The PEM is key
+// text, not words: the text rule does not apply to it.
 type KeyMaterialSent struct {
-	PublicJwk    json.RawMessage
-	PEM          string
-	Kid          string
-	Use          string
-	Description  string
-	Status       string
-	RevokeReason string
+	PublicJwk      json.RawMessage `json:"PublicJwk"`
+	PEM            string          `json:"PEM" text:"raw"`
+	Use            string          `json:"Use"`
+	Description    string          `json:"Description"`
+	Status         string          `json:"Status"`
+	RevokeReason   string          `json:"RevokeReason"`
+	KeyMaterialID  string          `json:"KeyMaterialID"`
+	OrganisationID string          `json:"OrganisationId"`
+	Kid            string          `json:"Kid"`
+	CreatedOn      any             `json:"CreatedOn"`
+	UpdatedOn      any             `json:"UpdatedOn"`
+	RevokedOn      any             `json:"RevokedOn"`
 }
 
 // keyMember names the member that carried the key: PEM when only it was
@@ -266,12 +273,15 @@ func (s *KeyMaterials) Attach(ctx context.Context, a Actor, orgID string, t Atta
 	return saved, Named(err, "Key material")
 }
 
-// UpdateAttachment replaces the Description of t, and its file when t has
-// one, when check passes on the stored version.
-func (s *KeyMaterials) UpdateAttachment(ctx context.Context, a Actor, orgID string, t AttachmentSent, check Check[Attachment]) (Attachment, error) {
+// UpdateAttachment replaces the Description of the attachment cur with
+// sent's, and its file when sent has one, when check passes on the stored
+// version.
+func (s *KeyMaterials) UpdateAttachment(ctx context.Context, a Actor, orgID string, cur Attachment, sent AttachmentSent, check Check[Attachment]) (Attachment, error) {
+	t := sent
+	t.Attachment, t.Description = cur, sent.Description
 	var content []byte
 	if t.HasFile {
-		content = t.Content
+		t.FileName, t.ContentType, content = sent.FileName, sent.ContentType, t.Content
 	}
 	saved, err := s.Store.UpdateAttachment(ctx, a, orgID, t.withFile(), content, t.Validate(false), check)
 	return saved, Named(err, "Attachment")
@@ -293,4 +303,35 @@ func (t *AttachmentSent) withFile() Attachment {
 	sum := sha256.Sum256(t.Content)
 	out.Size, out.SHA256 = int64(len(t.Content)), hex.EncodeToString(sum[:])
 	return out
+}
+
+// ServedType is the Content-Type the attachment t is served with: what
+// the uploader said, unless a page of this origin could load it as a
+// script or a stylesheet (the console's CSP allows both from 'self', so
+// an uploaded script would get round it): such types are served as
+// application/octet-stream. The file is still named, and downloaded, as
+// uploaded.
+func (t Attachment) ServedType() string {
+	mt, _, err := mime.ParseMediaType(t.ContentType)
+	if err != nil || strings.Contains(mt, "script") || mt == "text/css" {
+		return "application/octet-stream"
+	}
+	return t.ContentType
+}
+
+// AttachmentsOf are the attachments of the key material kmID of orgID.
+func (s *KeyMaterials) AttachmentsOf(ctx context.Context, orgID, kmID string) ([]Attachment, error) {
+	if _, err := s.Get(ctx, orgID, kmID); err != nil {
+		return nil, err
+	}
+	return s.Attachments(ctx, kmID)
+}
+
+// AttachmentOf is the attachment id of the key material kmID of orgID,
+// with its bytes when withContent.
+func (s *KeyMaterials) AttachmentOf(ctx context.Context, orgID, kmID, id string, withContent bool) (Attachment, []byte, error) {
+	if _, err := s.Get(ctx, orgID, kmID); err != nil {
+		return Attachment{}, nil, err
+	}
+	return s.Attachment(ctx, kmID, id, withContent)
 }

@@ -156,3 +156,57 @@ func TestKeyMaterialAttach(t *testing.T) {
 		t.Fatalf("attachments: %+v", list)
 	}
 }
+
+// An attachment is read through its key material: under another
+// organisation, or under key material that does not exist, it is not
+// found, and the key material is named; an update keeps the stored file
+// when none is sent.
+func TestKeyMaterialAttachmentOfAndUpdate(t *testing.T) {
+	s, db, orgID := openKeyMaterial(t)
+	ctx := context.Background()
+	a := directory.Actor{Actor: "admin@example.com"}
+	k, err := s.Create(ctx, a, orgID, directory.KeyMaterialSent{PEM: publicPEM(t)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	att, err := s.Attach(ctx, a, orgID, directory.AttachmentSent{Attachment: directory.Attachment{KeyMaterialID: k.KeyMaterialID, FileName: "a.txt", ContentType: "text/plain"},
+		Content: []byte("hello"), HasFile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, content, err := s.AttachmentOf(ctx, orgID, k.KeyMaterialID, att.KeyMaterialAttachmentID, true); err != nil || got.FileName != "a.txt" || string(content) != "hello" {
+		t.Fatalf("AttachmentOf: %+v %q %v", got, content, err)
+	}
+	other := mustOrg(t, db, "Other Bank")
+	for _, orgAndKey := range [][2]string{{other, k.KeyMaterialID}, {orgID, "missing"}} {
+		if _, _, err := s.AttachmentOf(ctx, orgAndKey[0], orgAndKey[1], att.KeyMaterialAttachmentID, false); refusal(err) == nil || refusal(err).Message != "Key material not found" {
+			t.Fatalf("AttachmentOf %v: want Key material not found, got %v", orgAndKey, err)
+		}
+		if _, err := s.AttachmentsOf(ctx, orgAndKey[0], orgAndKey[1]); refusal(err) == nil || refusal(err).Message != "Key material not found" {
+			t.Fatalf("AttachmentsOf %v: want Key material not found, got %v", orgAndKey, err)
+		}
+	}
+	sent := directory.AttachmentSent{}
+	sent.Description = "the seal"
+	saved, err := s.UpdateAttachment(ctx, a, orgID, att, sent, nil)
+	if err != nil || saved.Description != "the seal" || saved.FileName != "a.txt" || saved.SHA256 != att.SHA256 {
+		t.Fatalf("update without a file: %+v %v", saved, err)
+	}
+}
+
+// An attachment is served with the type it was uploaded with, unless a
+// page could run it as a script or a stylesheet.
+func TestKeyMaterialAttachmentServedType(t *testing.T) {
+	for ct, want := range map[string]string{
+		"application/pdf":           "application/pdf",
+		"text/plain; charset=utf-8": "text/plain; charset=utf-8",
+		"text/javascript":           "application/octet-stream",
+		"application/ecmascript":    "application/octet-stream",
+		"text/css":                  "application/octet-stream",
+		"not a type":                "application/octet-stream",
+	} {
+		if got := (directory.Attachment{ContentType: ct}).ServedType(); got != want {
+			t.Errorf("%q: got %q, want %q", ct, got, want)
+		}
+	}
+}

@@ -184,12 +184,8 @@ func (d *DB) SaveCertification(ctx context.Context, a Audit, c Certification, pr
 	return d.GetCertification(ctx, c.SubjectType, c.SubjectID, c.CertificationID)
 }
 
-// OrgCertification is a certification with the name of the application or
-// authorisation server that holds it.
-type OrgCertification struct {
-	Certification
-	HolderName string `json:"HolderName"`
-}
+// OrgCertification is a certification with the name of its holder.
+type OrgCertification = directory.OrgCertification
 
 // ListOrganisationCertifications returns the certifications of all the
 // applications and authorisation servers of an organisation, by holder

@@ -258,18 +258,9 @@ type CertReview struct {
 // CertAuditPage is the certificates' Audit sub-tab.
 type CertAuditPage struct {
 	OrgPage
-	Records         []store.AuditRecord
-	Entries         []AuditEntry
-	Actions         []string
-	Total           int
-	KeyID           string
+	AuditList
 	CertificateType string
-	Action          string
 	Types           []store.CertificateType
-	Path            string
-	ClearActionURL  string
-	PrevURL         string
-	NextURL         string
 }
 
 // KeyMaterialPage is the Key material tab.
@@ -312,17 +303,8 @@ type KeyMaterialDetail struct {
 // AppAuditPage is an application's Audit tab.
 type AppAuditPage struct {
 	OrgPage
-	App            store.SoftwareStatement
-	Records        []store.AuditRecord
-	Entries        []AuditEntry
-	Actions        []string
-	Total          int
-	KeyID          string
-	Action         string
-	Path           string
-	ClearActionURL string
-	PrevURL        string
-	NextURL        string
+	AuditList
+	App store.SoftwareStatement
 }
 
 // CertStatus is what a certificate's status looks like now (expiry included).

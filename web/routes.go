@@ -33,7 +33,7 @@ func (s *Server) routes() http.Handler {
 	imports := &handlers.Imports{Org: org, Import: &directory.Imports{Store: s.db, Vocab: s.vocab}}
 	certs := &handlers.Certificates{Base: base, Org: org, Certs: &directory.Certificates{Store: s.db, Now: s.cfg.Now}, Store: s.db}
 	keyMat := &handlers.KeyMaterial{Base: base, Org: org, Keys: &directory.KeyMaterials{Store: s.db}}
-	docs := &handlers.Documents{Base: base, Org: org, Documents: &directory.Documents{Store: s.db}, Store: s.db}
+	docs := &handlers.Documents{Base: base, Org: org, Documents: &directory.Documents{Store: s.db}, Types: s.db}
 	policies := &handlers.Policies{Base: base, Store: s.db, Rules: &federation.RolePolicies{Store: s.db}, Simulator: &federation.Simulator{Store: s.db}}
 	idps := &handlers.IdentityProviders{Base: base, Providers: &directory.IdentityProviders{Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, OwnIssuer: s.signInIssuer(),
 		SealSecret: func(name string, secret []byte) []byte { return s.kek.Seal(secret, idpSecretAAD(name)) },
