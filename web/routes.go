@@ -49,7 +49,7 @@ func (s *Server) routes() http.Handler {
 	dataAdmins := &handlers.DataAdmins{Base: base, Admins: admins, Store: s.db}
 	pages := &handlers.Pages{Base: base, Store: s.db, Now: s.cfg.Now}
 	domains := &handlers.Domains{Base: base, Domains: &directory.Domains{Store: s.db}}
-	claims := &handlers.Claims{Base: base, Org: org, Claims: &directory.Claims{Store: s.db}, Store: s.db}
+	claims := &handlers.Claims{Base: base, Org: org, Claims: &directory.Claims{Store: s.db}}
 	changes := &handlers.Changes{Base: base, Feed: &changefeed.Feed{Store: s.db, Stopping: s.stopping, MaxPolls: s.cfg.MaxLongPolls, MaxPollsPerPrincipal: s.cfg.MaxLongPollsPerAdmin}}
 	hooks := &handlers.Webhooks{Base: base, Hooks: &directory.Webhooks{Store: s.db,
 		CheckURL: func(ctx context.Context, raw string) string {
