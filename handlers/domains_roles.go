@@ -11,11 +11,7 @@ import (
 // ListRoles lists the roles of a domain (404 for an unknown domain).
 func (h *Domains) ListRoles(w http.ResponseWriter, r *http.Request) {
 	roles, err := h.Domains.ListRoles(r.Context(), PathParam(r, "domain"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	WriteJSON(w, http.StatusOK, roles)
+	writeFound(w, r, roles, err)
 }
 
 // GetRole is one role.

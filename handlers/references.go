@@ -126,14 +126,21 @@ func rowRefused(b *Base, r *http.Request, row string, e *Error) {
 	b.Flash.Refuse(r.Context(), "Not changed: "+row+": "+refusalText(e))
 }
 
-// writeTagged answers a read of one record with its ETag, or the error.
-func writeTagged(w http.ResponseWriter, r *http.Request, v any, err error) {
+// writeFound answers a read with v, or the error.
+func writeFound(w http.ResponseWriter, r *http.Request, v any, err error) {
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	SetETag(w, v)
 	WriteJSON(w, http.StatusOK, v)
+}
+
+// writeTagged answers a read of one record with its ETag, or the error.
+func writeTagged(w http.ResponseWriter, r *http.Request, v any, err error) {
+	if err == nil {
+		SetETag(w, v)
+	}
+	writeFound(w, r, v, err)
 }
 
 // contains reports whether l holds s.

@@ -47,11 +47,7 @@ func (h *References) ListFlags(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	flags, err := h.Flags.List(r.Context(), typ)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	WriteJSON(w, http.StatusOK, flags)
+	writeFound(w, r, flags, err)
 }
 
 // GetFlag is one flag.

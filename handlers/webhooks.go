@@ -90,8 +90,7 @@ func (h *Webhooks) Create(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Location", "/api"+webhookPath(wh.WebhookID))
 		h.withSecret(w, r, http.StatusCreated, wh, secret, "Webhook created. Copy its secret now: it is not shown again.")
 	case inForm(r, err):
-		typed := store.Webhook{URL: sent.URL, Description: sent.Description, SubjectTypes: sent.SubjectTypes, Status: sent.Status}
-		h.newPage(w, r, AsError(err).Status, typed, orMessage(err, "Url"))
+		h.newPage(w, r, AsError(err).Status, sent.Over(store.Webhook{}), orMessage(err, "Url"))
 	default:
 		WriteError(w, r, err)
 	}

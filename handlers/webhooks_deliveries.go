@@ -15,11 +15,7 @@ func (h *Webhooks) Deliveries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ds, total, err := h.Hooks.Deliveries(r.Context(), PathParam(r, "webhookID"), page, size)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	WriteJSON(w, http.StatusOK, NewPaged(ds, page, size, total))
+	writeFound(w, r, NewPaged(ds, page, size, total), err)
 }
 
 // Redeliver queues one delivery again, now.

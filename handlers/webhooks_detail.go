@@ -60,11 +60,7 @@ func (h *Webhooks) Update(w http.ResponseWriter, r *http.Request) {
 	sent := in.input()
 	wh, err := h.Hooks.Update(r.Context(), h.actor(r), cur.WebhookID, &sent, refused, func(cur store.Webhook) error { return CheckIfMatch(r, cur) })
 	if err != nil && inForm(r, err) {
-		cur.URL, cur.Description, cur.SubjectTypes = sent.URL, sent.Description, sent.SubjectTypes
-		if sent.Status != "" {
-			cur.Status = sent.Status
-		}
-		h.detail(w, r, AsError(err).Status, cur, "", orMessage(err, "Url"), "")
+		h.detail(w, r, AsError(err).Status, sent.Over(cur), "", orMessage(err, "Url"), "")
 		return
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "Webhook " + wh.URL + " saved (" + wh.Status + ").", Page: page, Status: http.StatusOK, Body: wh, ETag: wh})
