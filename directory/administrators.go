@@ -119,6 +119,10 @@ type AdministratorStore interface {
 	InviteDataAdministrator(ctx context.Context, a Actor, email string, msg Invitation) (DataAdministrator, int64, error)
 	MarkDelivered(ctx context.Context, id int64) error
 	MarkSendFailed(ctx context.Context, id int64, reason string) (time.Time, error)
+	// The status writes of SetAdministratorStatus: check runs on the
+	// stored administrator inside the write's transaction.
+	SetSuperUserStatus(ctx context.Context, a Actor, email, status string, check func(SuperUser) error) (SuperUser, error)
+	SetDataAdministratorStatus(ctx context.Context, a Actor, email, status string, check func(DataAdministrator) error) (DataAdministrator, error)
 }
 
 // Administrators are the use cases of Super Users and Data Administrators.

@@ -72,6 +72,8 @@ type ClaimStore interface {
 	GetAuthorityClaim(ctx context.Context, orgID, id string) (AuthorityClaim, error)
 	CreateAuthorityClaim(ctx context.Context, a Actor, c AuthorityClaim, problems Fields) (AuthorityClaim, error)
 	UpdateAuthorityClaim(ctx context.Context, a Actor, c AuthorityClaim, problems Fields, check Check[AuthorityClaim]) (AuthorityClaim, error)
+	ListAuthorities(ctx context.Context) ([]Authority, error)
+	ListDomainRoles(ctx context.Context, domain string) ([]DomainRole, error)
 }
 
 // Claims are the use cases of an organisation's authority claims.
@@ -82,6 +84,28 @@ type Claims struct {
 // List is every claim of an organisation, Active first.
 func (s *Claims) List(ctx context.Context, orgID string) ([]AuthorityClaim, error) {
 	return s.Store.ListAuthorityClaims(ctx, orgID)
+}
+
+// ClaimsTab is what an organisation's Roles tab shows: its claims, and
+// for the form that adds one every authority and every domain's roles.
+type ClaimsTab struct {
+	Claims      []AuthorityClaim
+	Authorities []Authority
+	Roles       []DomainRole
+}
+
+// Tab reads the Roles tab of organisation orgID.
+func (s *Claims) Tab(ctx context.Context, orgID string) (ClaimsTab, error) {
+	var t ClaimsTab
+	var err error
+	if t.Claims, err = s.Store.ListAuthorityClaims(ctx, orgID); err != nil {
+		return t, err
+	}
+	if t.Authorities, err = s.Store.ListAuthorities(ctx); err != nil {
+		return t, err
+	}
+	t.Roles, err = s.Store.ListDomainRoles(ctx, "")
+	return t, err
 }
 
 // Get is one claim of an organisation.

@@ -193,9 +193,26 @@ func (s *Domains) DeleteDomain(ctx context.Context, a Actor, name string) error 
 	return Named(s.Store.DeleteAuthorisationDomain(ctx, a, name), "Authorisation domain")
 }
 
-// AllRoles is the roles of every domain, by domain then name.
-func (s *Domains) AllRoles(ctx context.Context) ([]DomainRole, error) {
-	return s.Store.ListDomainRoles(ctx, "")
+// DomainsOverview is what the Domains and Roles page lists: every domain,
+// every role (by domain then name) and every authority.
+type DomainsOverview struct {
+	Domains     []AuthorisationDomain
+	Roles       []DomainRole
+	Authorities []Authority
+}
+
+// Overview reads every domain, role and authority.
+func (s *Domains) Overview(ctx context.Context) (DomainsOverview, error) {
+	var o DomainsOverview
+	var err error
+	if o.Domains, err = s.Store.ListAuthorisationDomains(ctx); err != nil {
+		return o, err
+	}
+	if o.Roles, err = s.Store.ListDomainRoles(ctx, ""); err != nil {
+		return o, err
+	}
+	o.Authorities, err = s.Store.ListAuthorities(ctx)
+	return o, err
 }
 
 // ListRoles is the roles of domain; an unknown domain is not found.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/store"
 )
 
 func TestDomainNameRules(t *testing.T) {
@@ -125,5 +126,34 @@ func TestRoleBelongsToItsURL(t *testing.T) {
 	}
 	if _, err := s.GetRole(ctx, "Payments", "AISP"); refusal(err).Code != directory.CodeNotFound {
 		t.Fatalf("an unknown role: %v", err)
+	}
+}
+
+// The Domains and Roles page and an organisation's Roles tab read every
+// domain, role and authority; the tab also the organisation's claims.
+func TestDomainsOverviewAndClaimsTab(t *testing.T) {
+	s := openDomains(t)
+	ctx := context.Background()
+	a := directory.Actor{Actor: "admin@example.com"}
+	if _, err := s.CreateRole(ctx, a, "Payments", directory.DomainRole{Name: "PISP", Type: "Federation"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	au, err := s.CreateAuthority(ctx, a, directory.Authority{AuthorityName: "Central Bank", AuthorityCode: "CB", Country: "GB", AuthorisationDomains: []string{"Payments"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.Overview(ctx)
+	if err != nil || len(o.Domains) != 1 || len(o.Roles) != 1 || o.Roles[0].Name != "PISP" || len(o.Authorities) != 1 {
+		t.Fatalf("overview: %+v %v", o, err)
+	}
+	db := s.Store.(*store.DB)
+	orgID := mustOrg(t, db, "Acme")
+	claims := &directory.Claims{Store: db}
+	if _, err := claims.Create(ctx, a, directory.AuthorityClaim{OrganisationID: orgID, AuthorityID: au.AuthorityID, AuthorisationDomain: "Payments", Role: "PISP"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := claims.Tab(ctx, orgID)
+	if err != nil || len(tab.Claims) != 1 || len(tab.Authorities) != 1 || len(tab.Roles) != 1 {
+		t.Fatalf("tab: %+v %v", tab, err)
 	}
 }

@@ -182,6 +182,25 @@ func (p *IdentityProvider) validateGroups(f Fields) {
 	}
 }
 
+// GroupRolesOf reads the console's text of group mappings, one
+// "group = Role" a line, from each of texts. A line that does not read so
+// keeps its text as the group and an empty role, so that Validate names
+// it; blank lines are skipped.
+func GroupRolesOf(texts []string) []GroupRole {
+	out := []GroupRole{}
+	for _, v := range texts {
+		for _, line := range strings.Split(v, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			g, role, _ := strings.Cut(line, "=")
+			out = append(out, GroupRole{Group: strings.TrimSpace(g), Role: Role(strings.TrimSpace(role))})
+		}
+	}
+	return out
+}
+
 // ProviderChecker checks an OpenID Provider's issuer and finds its keys
 // (issuer.Validator).
 type ProviderChecker interface {

@@ -126,3 +126,22 @@ func TestIdentityProviderConfirmsNewSuperUserGroups(t *testing.T) {
 		t.Fatalf("a rename: %v", err)
 	}
 }
+
+// The console's group mappings are read one "group = Role" a line; a line
+// without "=" keeps its text as the group with no role, for Validate to
+// name, and blank lines are skipped.
+func TestGroupRolesOf(t *testing.T) {
+	got := directory.GroupRolesOf([]string{" ops = SuperUser \r\n\n  \nauditors\n", "staff=DataAdministrator"})
+	want := []directory.GroupRole{{Group: "ops", Role: directory.RoleSuperUser}, {Group: "auditors"}, {Group: "staff", Role: directory.RoleDataAdmin}}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if got := directory.GroupRolesOf(nil); got == nil || len(got) != 0 {
+		t.Errorf("no text: got %#v, want an empty list (the mappings removed)", got)
+	}
+}

@@ -104,6 +104,16 @@ func (in *WebhookInput) read(creating bool) {
 	}
 }
 
+// Over is cur with what in sends, as a refused form shows it again: the
+// writable fields, and the Status when one is sent.
+func (in WebhookInput) Over(cur Webhook) Webhook {
+	cur.URL, cur.Description, cur.SubjectTypes = in.URL, in.Description, in.SubjectTypes
+	if in.Status != "" {
+		cur.Status = in.Status
+	}
+	return cur
+}
+
 // validate checks what in must be without the database; checkURL is the
 // address guard. On an update an empty Status keeps the current one and
 // Paused may be sent back (Webhook.Applied judges it against the stored

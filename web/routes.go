@@ -45,11 +45,11 @@ func (s *Server) routes() http.Handler {
 	documentTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.DocumentTypes}, Title: "Document types", Path: "/references/document-types"}
 	certificationTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.CertificationTypes}, Title: "Certification types", Path: "/references/certification-types"}
 	admins := &directory.Administrators{Store: s.db, BaseURL: base.BaseURL, Mailer: s.mailer, Log: handlers.LoggerFrom}
-	superUsers := &handlers.SuperUsers{Base: base, Admins: admins, Store: s.db}
-	dataAdmins := &handlers.DataAdmins{Base: base, Admins: admins, Store: s.db}
+	superUsers := &handlers.SuperUsers{Base: base, Admins: admins}
+	dataAdmins := &handlers.DataAdmins{Base: base, Admins: admins}
 	pages := &handlers.Pages{Base: base, Store: s.db, Now: s.cfg.Now}
 	domains := &handlers.Domains{Base: base, Domains: &directory.Domains{Store: s.db}}
-	claims := &handlers.Claims{Base: base, Org: org, Claims: &directory.Claims{Store: s.db}, Store: s.db}
+	claims := &handlers.Claims{Base: base, Org: org, Claims: &directory.Claims{Store: s.db}}
 	changes := &handlers.Changes{Base: base, Feed: &changefeed.Feed{Store: s.db, Stopping: s.stopping, MaxPolls: s.cfg.MaxLongPolls, MaxPollsPerPrincipal: s.cfg.MaxLongPollsPerAdmin}}
 	hooks := &handlers.Webhooks{Base: base, Hooks: &directory.Webhooks{Store: s.db,
 		CheckURL: func(ctx context.Context, raw string) string {

@@ -1,0 +1,97 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/trustframe/trustframe/paths"
+	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/views"
+)
+
+// tab renders the Roles tab of o; p carries the form and a refusal.
+func (h *Claims) tab(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, p views.ClaimsPage) {
+	t, err := h.Claims.Tab(r.Context(), o.OrganisationID)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	p.OrgPage = h.Org.orgPage(o, views.TabRoles)
+	Render(w, r, status, views.ClaimsTab(h.Shell(r, "Roles", "organisations", h.Org.orgCrumbs(&o, "Roles")...), p.WithChoices(t.Claims, t.Authorities, t.Roles)))
+}
+
+// failed renders the Roles tab with refusal e: a conflict listed, or the
+// new claim form (as form) with the messages beside its fields.
+func (h *Claims) failed(w http.ResponseWriter, r *http.Request, o store.Organisation, e *Error, form store.AuthorityClaim) {
+	p := views.ClaimsPage{Form: form}
+	if e.Status == http.StatusConflict {
+		p.Conflict, p.InTheWay = views.Conflict(e.Message, e.InTheWay)
+	} else {
+		p = p.Refused(FieldMap(e), e.Message)
+	}
+	h.tab(w, r, e.Status, o, p)
+}
+
+// Create adds a claim: the authority must cover the domain (422 on
+// AuthorityId), the role must be a role of the domain (422 on Role), and
+// the Exclusive rule holds both ways (409 naming the claims).
+func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.Org.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	in, _, err := h.read(w, r, nil)
+	refused := FormRefusal(r, err)
+	if err != nil && refused == nil {
+		WriteError(w, r, err)
+		return
+	}
+	in.OrganisationID = o.OrganisationID
+	c, err := h.Claims.Create(r.Context(), h.actor(r), in, refused)
+	if err != nil && inForm(r, err) {
+		in.Validate(true) // the form shows what the layer read (Active)
+		h.failed(w, r, o, AsError(err), in)
+		return
+	}
+	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") was recorded.", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
+		Status: http.StatusCreated, Body: c, ETag: c, Location: paths.API(paths.Claim(o.OrganisationID, c.ClaimID))})
+}
+
+// Update changes a claim's RegistrationId or Status (Inactive ends it;
+// Active again is checked like a new claim). The tab's buttons change the
+// Status only.
+func (h *Claims) Update(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.Org.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	id := PathParam(r, "claimID")
+	in, isAPI, err := h.read(w, r, func() (store.AuthorityClaim, error) { return h.Claims.Get(r.Context(), o.OrganisationID, id) })
+	refused := FormRefusal(r, err)
+	if err != nil && refused == nil {
+		WriteError(w, r, err)
+		return
+	}
+	var cur store.AuthorityClaim
+	if !isAPI {
+		if cur, err = h.Claims.Get(r.Context(), o.OrganisationID, id); err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		in.RegistrationID = cur.RegistrationID
+	}
+	in.OrganisationID = o.OrganisationID
+	c, err := h.Claims.Update(r.Context(), h.actor(r), id, in, refused, func(cur store.AuthorityClaim) error { return CheckIfMatch(r, cur) })
+	switch e, here := refusedHere(r, err); {
+	case !here || e.Status == http.StatusPreconditionFailed:
+		h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") is " + c.Status + ".", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
+			Status: http.StatusOK, Body: c, ETag: c})
+	case e.Status == http.StatusConflict:
+		// A button's refusal is about its row, not the new claim form: a
+		// conflict lists what is in the way, anything else is said at the
+		// top of the tab.
+		h.failed(w, r, o, e, store.AuthorityClaim{Status: "Active"})
+	default:
+		rowRefused(h.Base, r, "the role "+cur.Role+" ("+cur.AuthorisationDomain+")", e)
+		h.tab(w, r, e.Status, o, views.ClaimsPage{Form: store.AuthorityClaim{Status: "Active"}})
+	}
+}
