@@ -11,6 +11,7 @@ import (
 
 	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/lifecycle"
+	"github.com/trustframe/trustframe/participants"
 	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -23,8 +24,7 @@ type Organisations struct {
 	Orgs  *directory.Organisations
 	Store organisationStore
 
-	participants   publicCache    // GET /participants, public and large
-	participantsBy filteredCaches // … with AuthorisationDomain= or Role=
+	participants participants.Cache // GET /participants, public and large
 }
 
 // organisationStore is what Organisations reads and writes.
