@@ -11,7 +11,7 @@ import (
 
 // Org is what every handler under /organisations/{orgID} shares: loading
 // the organisation of the URL, its page header and breadcrumbs, the audit
-// actor, the status and flag choices. Each resource's handler type
+// actor, the flags of its items. Each resource's handler type
 // (Organisations, Contacts, Servers, Applications, …) embeds it beside its
 // own store.
 type Org struct {
@@ -41,7 +41,9 @@ func (h *Org) flags(r *http.Request, typ string) ([]store.Flag, error) {
 
 // orgCrumbs are the breadcrumbs of a page under the organisations
 // (views.OrgCrumbs).
-func (h *Org) orgCrumbs(o *store.Organisation, last string) []views.Crumb { return views.OrgCrumbs(o, last) }
+func (h *Org) orgCrumbs(o *store.Organisation, last string) []views.Crumb {
+	return views.OrgCrumbs(o, last)
+}
 
 // loadOrg reads the organisation of the URL.
 func (h *Org) loadOrg(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {

@@ -38,9 +38,9 @@ func (h *Organisations) ListOrganisations(w http.ResponseWriter, r *http.Request
 			return
 		}
 		if ok {
-			h.Flash.Put(r.Context(), "“"+f.Q+"” is the "+found.What+" "+found.Name+".")
+			h.Flash.Put(r.Context(), views.FoundMessage(f.Q, found))
 			Vary(w)
-			http.Redirect(w, r, foundPath(found), http.StatusSeeOther)
+			http.Redirect(w, r, views.FoundPath(found), http.StatusSeeOther)
 			return
 		}
 	}
@@ -90,20 +90,4 @@ func (h *Organisations) orgListPage(r *http.Request, f store.OrgFilter, env Page
 		p.NextURL = PageLink(paths.Organisations(), q, f.Page+1)
 	}
 	return views.OrganisationList(h.Shell(r, "Organisations", "organisations", views.Crumb{Label: "Organisations"}), p), nil
-}
-
-// foundPath is the console page of what an exact identifier names.
-func foundPath(f store.Found) string {
-	switch f.What {
-	case store.FoundApplication:
-		return paths.Application(f.OrganisationID, f.ID)
-	case store.FoundServer:
-		return paths.OrganisationTab(f.OrganisationID, "authorisationservers")
-	case store.FoundCertificate:
-		return paths.OrganisationTab(f.OrganisationID, "certificates")
-	case store.FoundKeyMaterial:
-		return paths.KeyMaterial(f.OrganisationID, f.ID)
-	default:
-		return paths.Organisation(f.OrganisationID)
-	}
 }

@@ -169,3 +169,24 @@ func SameRegistration(vocab lifecycle.Vocabulary, o store.Organisation, same []s
 	return o.OrganisationName + " was created, but " + strings.Join(names, ", ") + " already has registration number " +
 		o.RegistrationNumber + " in " + o.CountryOfRegistration + ". If it is the same organisation, set this one " + vocab.EndWord() + " and keep the other."
 }
+
+// FoundPath is the console page of what an exact identifier names.
+func FoundPath(f store.Found) string {
+	switch f.What {
+	case store.FoundApplication:
+		return paths.Application(f.OrganisationID, f.ID)
+	case store.FoundServer:
+		return paths.OrganisationTab(f.OrganisationID, "authorisationservers")
+	case store.FoundCertificate:
+		return paths.OrganisationTab(f.OrganisationID, "certificates")
+	case store.FoundKeyMaterial:
+		return paths.KeyMaterial(f.OrganisationID, f.ID)
+	default:
+		return paths.Organisation(f.OrganisationID)
+	}
+}
+
+// FoundMessage says what the identifier q typed in the search names.
+func FoundMessage(q string, f store.Found) string {
+	return "“" + q + "” is the " + f.What + " " + f.Name + "."
+}
