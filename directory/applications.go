@@ -147,18 +147,31 @@ func (s *Applications) Get(ctx context.Context, orgID, id string) (SoftwareState
 	return app, Named(err, "Application")
 }
 
-// Create adds app to its organisation; its ids are the server's.
+// Create adds app to its organisation; its ids are the server's. Refused,
+// it returns app as read (Version 1 and Active when it gave none), for
+// the form to show again.
 func (s *Applications) Create(ctx context.Context, a Actor, app SoftwareStatement, refused Fields) (SoftwareStatement, error) {
 	app.SoftwareStatementID, app.ClientID = "", ""
 	problems := app.Validate(true, s.Vocab, s.AllowPrivateURLs).Merge(refused)
 	saved, err := s.Store.CreateSoftwareStatement(ctx, a, app, problems)
-	return saved, Named(err, "Application")
+	if err != nil {
+		return app, Named(err, "Application")
+	}
+	return saved, nil
 }
 
 // Update replaces the application app.SoftwareStatementID when check
-// passes on the stored one (If-Match, the status transition).
-func (s *Applications) Update(ctx context.Context, a Actor, app SoftwareStatement, refused Fields, check Check[SoftwareStatement]) (SoftwareStatement, error) {
+// passes on the stored one (If-Match) and so does the change of its
+// status, made by a Super User or not (CheckStatusChange); StatusReason
+// goes into the audit record. It returns the saved application and the
+// status the stored one had; refused, app as read, for the form to show
+// again.
+func (s *Applications) Update(ctx context.Context, a Actor, app SoftwareStatement, refused Fields, superUser bool, check Check[SoftwareStatement]) (SoftwareStatement, string, error) {
+	var from string
 	problems := app.Validate(false, s.Vocab, s.AllowPrivateURLs).Merge(refused)
-	saved, err := s.Store.UpdateSoftwareStatement(ctx, a, app, problems, check)
-	return saved, Named(err, "Application")
+	saved, err := s.Store.UpdateSoftwareStatement(ctx, because(a, app.StatusReason), app, problems, statusCheck(s.Vocab, &from, app.Status, app.StatusReason, superUser, check, appStatus))
+	if err != nil {
+		return app, from, Named(err, "Application")
+	}
+	return saved, from, nil
 }

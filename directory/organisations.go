@@ -108,17 +108,30 @@ func (s *Organisations) Get(ctx context.Context, id string) (Organisation, error
 	return o, Named(err, "Organisation")
 }
 
-// Create adds o; refused are problems found reading the input.
+// Create adds o; refused are problems found reading the input. Refused,
+// it returns o as read (Pending when it gave no status), for the form to
+// show again.
 func (s *Organisations) Create(ctx context.Context, a Actor, o Organisation, refused Fields) (Organisation, error) {
 	problems := o.Validate(true, s.Vocab).Merge(refused)
 	saved, err := s.Store.CreateOrganisation(ctx, a, o, problems)
-	return saved, Named(err, "Organisation")
+	if err != nil {
+		return o, Named(err, "Organisation")
+	}
+	return saved, nil
 }
 
 // Update replaces the organisation o.OrganisationID when check passes on
-// the stored one (If-Match, the status transition).
-func (s *Organisations) Update(ctx context.Context, a Actor, o Organisation, refused Fields, check Check[Organisation]) (Organisation, error) {
+// the stored one (If-Match) and so does the change of its status, made by
+// a Super User or not (CheckStatusChange); StatusReason goes into the
+// audit record. It returns the saved organisation and the status the
+// stored one had; refused, o as read (its status in its canonical word),
+// for the form to show again.
+func (s *Organisations) Update(ctx context.Context, a Actor, o Organisation, refused Fields, superUser bool, check Check[Organisation]) (Organisation, string, error) {
+	var from string
 	problems := o.Validate(false, s.Vocab).Merge(refused)
-	saved, err := s.Store.UpdateOrganisation(ctx, a, o, problems, check)
-	return saved, Named(err, "Organisation")
+	saved, err := s.Store.UpdateOrganisation(ctx, because(a, o.StatusReason), o, problems, statusCheck(s.Vocab, &from, o.Status, o.StatusReason, superUser, check, orgStatus))
+	if err != nil {
+		return o, from, Named(err, "Organisation")
+	}
+	return saved, from, nil
 }

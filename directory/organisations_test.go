@@ -40,3 +40,35 @@ func TestOrganisationCreateRefusesEveryFieldAtOnce(t *testing.T) {
 		t.Fatalf("a refused organisation was written: %d %v", n, err)
 	}
 }
+
+// An update runs the status rule on the stored organisation after the
+// caller's check: leaving the end state is a Super User's, with a reason
+// kept in the audit record; the status it had comes back for the message,
+// and a refusal returns the organisation as read.
+func TestOrganisationUpdateRunsTheStatusRule(t *testing.T) {
+	ctx, db := context.Background(), mustOpen(t)
+	s := &directory.Organisations{Store: db, Vocab: lifecycle.VocabWithdrawn}
+	a := directory.Actor{Actor: "admin@example.com"}
+	o, err := s.Get(ctx, mustOrg(t, db, "Acme"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Status = "Inactive" // the end state's other word
+	saved, from, err := s.Update(ctx, a, o, nil, false, nil)
+	if err != nil || from != lifecycle.Active || saved.Status != lifecycle.Withdrawn {
+		t.Fatalf("withdraw: %q from %q, %v", saved.Status, from, err)
+	}
+	saved.Status = lifecycle.Active
+	read, _, err := s.Update(ctx, a, saved, nil, false, nil)
+	if refusal(err).Code != directory.CodeForbidden || read.OrganisationName != "Acme" {
+		t.Fatalf("a reactivation by a Data Administrator: %v (%+v)", err, read)
+	}
+	stale := errors.New("stale")
+	if _, _, err := s.Update(ctx, a, saved, nil, true, func(directory.Organisation) error { return stale }); !errors.Is(err, stale) {
+		t.Fatalf("the caller's check did not run first: %v", err)
+	}
+	saved.StatusReason = "back in business"
+	if back, from, err := s.Update(ctx, a, saved, nil, true, nil); err != nil || from != lifecycle.Withdrawn || back.Status != lifecycle.Active {
+		t.Fatalf("a reactivation: %q from %q, %v", back.Status, from, err)
+	}
+}

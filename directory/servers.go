@@ -94,31 +94,46 @@ func (s *Servers) Get(ctx context.Context, orgID, id string) (AuthorisationServe
 }
 
 // Create adds srv after checking its issuer; refused are problems found
-// reading the input (the issuer is then not fetched).
+// reading the input (the issuer is then not fetched). Refused, it returns
+// srv as read (Active when it gave no status), for the form to show again.
 func (s *Servers) Create(ctx context.Context, a Actor, srv AuthorisationServer, refused Fields) (AuthorisationServer, error) {
 	srv.AuthorisationServerID = ""
 	f := srv.Validate(true, s.Vocab, s.AllowPrivateURLs)
+	read := srv
 	issuerProblems, err := s.checkIssuer(ctx, &srv, f, refused)
 	if err != nil {
-		return srv, err
+		return read, err
 	}
 	saved, err := s.Store.CreateAuthorisationServer(ctx, a, srv, withIssuer(f.Merge(refused), issuerProblems))
-	return saved, issuerRefused(Named(err, "Authorisation server"), issuerProblems)
+	if err != nil {
+		return read, issuerRefused(Named(err, "Authorisation server"), issuerProblems)
+	}
+	return saved, nil
 }
 
 // Update replaces the server srv.AuthorisationServerID, its issuer checked
-// again, when check passes on the stored one.
-func (s *Servers) Update(ctx context.Context, a Actor, srv AuthorisationServer, refused Fields, check Check[AuthorisationServer]) (AuthorisationServer, error) {
+// again, when check passes on the stored one (If-Match) and so does the
+// change of its status, made by a Super User or not (CheckStatusChange);
+// StatusReason goes into the audit record. It returns the saved server
+// and the status the stored one had; refused, srv as read, for the form
+// to show again.
+func (s *Servers) Update(ctx context.Context, a Actor, srv AuthorisationServer, refused Fields, superUser bool, check Check[AuthorisationServer]) (AuthorisationServer, string, error) {
 	if _, err := s.Get(ctx, srv.OrganisationID, srv.AuthorisationServerID); err != nil {
-		return srv, err
+		return srv, "", err
 	}
+	var from string
 	f := srv.Validate(false, s.Vocab, s.AllowPrivateURLs)
+	read := srv
 	issuerProblems, err := s.checkIssuer(ctx, &srv, f, refused)
 	if err != nil {
-		return srv, err
+		return read, "", err
 	}
-	saved, err := s.Store.UpdateAuthorisationServer(ctx, a, srv, withIssuer(f.Merge(refused), issuerProblems), check)
-	return saved, issuerRefused(Named(err, "Authorisation server"), issuerProblems)
+	saved, err := s.Store.UpdateAuthorisationServer(ctx, because(a, srv.StatusReason), srv, withIssuer(f.Merge(refused), issuerProblems),
+		statusCheck(s.Vocab, &from, srv.Status, srv.StatusReason, superUser, check, serverStatus))
+	if err != nil {
+		return read, from, issuerRefused(Named(err, "Authorisation server"), issuerProblems)
+	}
+	return saved, from, nil
 }
 
 // checkIssuer checks srv's issuer: required, not another server's, and

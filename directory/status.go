@@ -53,58 +53,17 @@ func CheckStatusChange(vocab lifecycle.Vocabulary, from, next, reason string, su
 	return nil
 }
 
-// ReactivationStore is what a reactivation writes: the record with its new
-// status, no field checked but by check, run on the stored record in the
-// write's transaction.
-type ReactivationStore interface {
-	UpdateOrganisation(ctx context.Context, a Actor, o Organisation, problems Fields, check Check[Organisation]) (Organisation, error)
-	UpdateAuthorisationServer(ctx context.Context, a Actor, s AuthorisationServer, problems Fields, check Check[AuthorisationServer]) (AuthorisationServer, error)
-	UpdateSoftwareStatement(ctx context.Context, a Actor, s SoftwareStatement, problems Fields, check Check[SoftwareStatement]) (SoftwareStatement, error)
-}
-
-// Reactivations are the use cases of the console's reactivation page: a
-// Super User sets a record of the end state Active again and says why.
-// Each writes the record as read for the page but for its status and
-// reason, once check and the status rule (CheckStatusChange) pass on the
-// stored one, and returns the status the stored one had.
-type Reactivations struct {
-	Store ReactivationStore
-	Vocab lifecycle.Vocabulary
-}
-
-// Organisation sets o Active again for reason.
-func (s *Reactivations) Organisation(ctx context.Context, a Actor, o Organisation, reason string, superUser bool, check Check[Organisation]) (string, error) {
-	var from string
-	o.Status, o.StatusReason = lifecycle.Active, reason
-	_, err := s.Store.UpdateOrganisation(ctx, because(a, reason), o, nil, statusCheck(s.Vocab, &from, reason, superUser, check, func(c Organisation) string { return c.Status }))
-	return from, Named(err, "Organisation")
-}
-
-// Server sets the authorisation server srv Active again for reason.
-func (s *Reactivations) Server(ctx context.Context, a Actor, srv AuthorisationServer, reason string, superUser bool, check Check[AuthorisationServer]) (string, error) {
-	var from string
-	srv.Status, srv.StatusReason = lifecycle.Active, reason
-	_, err := s.Store.UpdateAuthorisationServer(ctx, because(a, reason), srv, nil, statusCheck(s.Vocab, &from, reason, superUser, check, func(c AuthorisationServer) string { return c.Status }))
-	return from, Named(err, "Authorisation server")
-}
-
-// Application sets the application app Active again for reason.
-func (s *Reactivations) Application(ctx context.Context, a Actor, app SoftwareStatement, reason string, superUser bool, check Check[SoftwareStatement]) (string, error) {
-	var from string
-	app.Status, app.StatusReason = lifecycle.Active, reason
-	_, err := s.Store.UpdateSoftwareStatement(ctx, because(a, reason), app, nil, statusCheck(s.Vocab, &from, reason, superUser, check, func(c SoftwareStatement) string { return c.Status }))
-	return from, Named(err, "Application")
-}
-
 // because is a's change made for reason, as the audit record keeps it.
 func because(a Actor, reason string) Actor {
 	a.Reason = strings.TrimSpace(reason)
 	return a
 }
 
-// statusCheck runs check, then the rule of a change to Active on the
-// stored record, whose status it puts in *from.
-func statusCheck[T any](vocab lifecycle.Vocabulary, from *string, reason string, superUser bool, check Check[T], status func(T) string) Check[T] {
+// statusCheck runs check, then the rule of a change to next
+// (CheckStatusChange) on the stored record, whose status it puts in
+// *from. next is in its canonical word: the check runs only once the
+// fields, the status among them, have passed.
+func statusCheck[T any](vocab lifecycle.Vocabulary, from *string, next, reason string, superUser bool, check Check[T], status func(T) string) Check[T] {
 	return func(cur T) error {
 		if check != nil {
 			if err := check(cur); err != nil {
@@ -112,9 +71,13 @@ func statusCheck[T any](vocab lifecycle.Vocabulary, from *string, reason string,
 			}
 		}
 		*from = status(cur)
-		return CheckStatusChange(vocab, *from, lifecycle.Active, reason, superUser)
+		return CheckStatusChange(vocab, *from, next, reason, superUser)
 	}
 }
+
+func orgStatus(o Organisation) string           { return o.Status }
+func serverStatus(s AuthorisationServer) string { return s.Status }
+func appStatus(s SoftwareStatement) string      { return s.Status }
 
 // SetAdministratorStatus is the use case of a Super User's or a Data
 // Administrator's status: Active or Inactive, and none keeps the stored

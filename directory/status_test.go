@@ -67,16 +67,30 @@ func TestReactivateAnOrganisation(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &directory.Reactivations{Store: db, Vocab: lifecycle.VocabWithdrawn}
+	re, err := s.Load(ctx, lifecycle.Organisation, o.OrganisationID, "")
+	if err != nil || re.Organisation.Status != lifecycle.Withdrawn || re.Servers != 0 {
+		t.Fatalf("load: %+v, %v", re, err)
+	}
 	var e *directory.Error
-	if _, err := s.Organisation(ctx, a, o, "why", false, nil); !errors.As(err, &e) || e.Code != directory.CodeForbidden {
+	if _, err := s.Reactivate(ctx, a, re, "why", false, nil); !errors.As(err, &e) || e.Code != directory.CodeForbidden {
 		t.Fatalf("by a Data Administrator: %v", err)
 	}
-	from, err := s.Organisation(ctx, a, o, " back in business ", true, nil)
+	from, err := s.Reactivate(ctx, a, re, " back in business ", true, nil)
 	if err != nil || from != lifecycle.Withdrawn {
 		t.Fatalf("from %q, %v", from, err)
 	}
 	if got, _ := db.GetOrganisation(ctx, o.OrganisationID); got.Status != lifecycle.Active {
 		t.Errorf("status %s", got.Status)
+	}
+}
+
+// TestReactivationOfAMissingServer names what is missing.
+func TestReactivationOfAMissingServer(t *testing.T) {
+	ctx, db := context.Background(), mustOpen(t)
+	s := &directory.Reactivations{Store: db, Vocab: lifecycle.VocabWithdrawn}
+	_, err := s.Load(ctx, lifecycle.AuthorisationServer, mustOrg(t, db, "Acme"), "0b7e7c2e-2a57-4a44-9a4d-0d1c6f1f4d7a")
+	if e := refusal(err); e.Message != "Authorisation server not found" {
+		t.Fatalf("%v", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/trustframe/trustframe/federation/anchor"
+	"github.com/trustframe/trustframe/rebuild"
 	"github.com/trustframe/trustframe/store"
 )
 
@@ -21,7 +22,7 @@ type Federation struct {
 	Anchor *anchor.Directory
 	Now    func() time.Time
 
-	list rebuilt[anchor.Listing] // the subordinates, rebuilt in the background after a change
+	list rebuild.Cache[anchor.Listing] // the subordinates, rebuilt in the background after a change
 }
 
 // answer writes a signed statement of type typ, or why there is none:
@@ -64,19 +65,19 @@ func (h *Federation) Resolve(w http.ResponseWriter, r *http.Request) {
 // statement can be made, of any of the given entity types. The whole list
 // is built once per change of the store (at most a minute old, for changes
 // made by another process), in the background while the previous list is
-// served (rebuilt.go), and filtered per request.
+// served (rebuild.Cache), and filtered per request.
 func (h *Federation) List(w http.ResponseWriter, r *http.Request) {
 	// Filters this directory does not support are refused rather than
 	// ignored (OpenID Federation 1.0, Subordinate Listing Request).
 	if anchor.UnsupportedListFilter(w, r.URL.Query()) {
 		return
 	}
-	v, err := h.list.get(r.Context(), h.Store.DirectoryVersion(), h.Anchor.Subordinates)
+	v, err := h.list.Get(r.Context(), h.Store.DirectoryVersion(), h.Anchor.Subordinates)
 	if err != nil {
 		h.answer(w, r, "", "", "", err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write(v.val.Answer(r.URL.Query()["entity_type"]))
+	_, _ = w.Write(v.Val.Answer(r.URL.Query()["entity_type"]))
 }

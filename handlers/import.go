@@ -25,6 +25,8 @@ func (h *Imports) ImportForm(w http.ResponseWriter, r *http.Request) {
 	h.importPage(w, r, http.StatusOK, nil)
 }
 
+// importPage shows the page with the refusal e, if any: its message and
+// each of its problems.
 func (h *Imports) importPage(w http.ResponseWriter, r *http.Request, status int, e *Error) {
 	p := views.ImportPage{Columns: directory.ImportColumns, MaxRows: directory.MaxImportRows}
 	if e != nil {
@@ -33,7 +35,7 @@ func (h *Imports) importPage(w http.ResponseWriter, r *http.Request, status int,
 			p.Problems = append(p.Problems, f.Message)
 		}
 	}
-	Render(w, r, status, views.ImportOrganisations(h.Shell(r, "Import organisations", "organisations", h.orgCrumbs(nil, "Import")...), p))
+	Render(w, r, status, views.ImportOrganisations(h.Shell(r, "Import organisations", "organisations", views.OrgCrumbs(nil, "Import")...), p))
 }
 
 // ImportOrganisations creates organisations from a CSV file with the
@@ -49,11 +51,7 @@ func (h *Imports) ImportOrganisations(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case err == nil:
-		msg := strconv.Itoa(len(ids)) + " organisations were imported."
-		if len(ids) == 1 {
-			msg = "1 organisation was imported."
-		}
-		h.Saved(w, r, Saved{Flash: msg, Page: paths.Organisations() + "?sort=CreatedOn,desc", Status: http.StatusCreated, Body: map[string]any{"Created": len(ids), "OrganisationIds": ids}})
+		h.Saved(w, r, Saved{Flash: countOf(len(ids), "organisation was", "organisations were") + " imported.", Page: paths.Organisations() + "?sort=CreatedOn,desc", Status: http.StatusCreated, Body: map[string]any{"Created": len(ids), "OrganisationIds": ids}})
 	case !WantsJSON(r) && AsError(err).Status < 500:
 		e := AsError(err)
 		h.importPage(w, r, e.Status, e)
@@ -123,4 +121,12 @@ func bodyLimit(err error) error {
 		return directory.ErrImportTooBig
 	}
 	return err
+}
+
+// countOf is "1 server" or "3 servers".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

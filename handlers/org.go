@@ -5,15 +5,13 @@ import (
 	"net/http"
 
 	"github.com/trustframe/trustframe/directory"
-	"github.com/trustframe/trustframe/lifecycle"
-	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
 
 // Org is what every handler under /organisations/{orgID} shares: loading
 // the organisation of the URL, its page header and breadcrumbs, the audit
-// actor, the status and flag choices. Each resource's handler type
+// actor, the flags of its items. Each resource's handler type
 // (Organisations, Contacts, Servers, Applications, …) embeds it beside its
 // own store.
 type Org struct {
@@ -35,68 +33,16 @@ func (h *Org) showOrg(o store.Organisation) store.Organisation {
 	return o
 }
 
-// statusOpts lists the statuses of a kind for a select, cur selected.
-func (h *Org) statusOpts(k lifecycle.Kind, cur string, withAny bool) []views.Option {
-	var out []views.Option
-	if withAny {
-		out = append(out, views.Option{Value: "", Label: "Any status", Selected: cur == ""})
-	}
-	for _, s := range lifecycle.Allowed(k) {
-		w := h.Vocab.Display(s)
-		out = append(out, views.Option{Value: w, Label: w, Selected: cur == s})
-	}
-	return out
+// flags are the flags of items of type typ, for the choices and names
+// of a page.
+func (h *Org) flags(r *http.Request, typ string) ([]store.Flag, error) {
+	return h.Store.ListFlags(r.Context(), typ)
 }
 
-// nextStatuses are the statuses an item may move to from cur.
-func (h *Org) nextStatuses(k lifecycle.Kind, cur string) []views.Option {
-	var out []views.Option
-	for _, s := range lifecycle.Allowed(k) {
-		if s == cur || lifecycle.CheckTransition(cur, s, h.Vocab) != nil {
-			continue
-		}
-		w := h.Vocab.Display(s)
-		out = append(out, views.Option{Value: w, Label: w})
-	}
-	return out
-}
-
-func (h *Org) flagOpts(ctx context.Context, typ string, selected []string, withAny bool) ([]views.Option, map[string]string, error) {
-	flags, err := h.Store.ListFlags(ctx, typ)
-	if err != nil {
-		return nil, nil, err
-	}
-	sel := map[string]bool{}
-	for _, f := range selected {
-		sel[f] = true
-	}
-	names := map[string]string{}
-	var out []views.Option
-	if withAny {
-		out = append(out, views.Option{Value: "", Label: "Any flag", Selected: len(selected) == 0 || selected[0] == ""})
-	}
-	for _, f := range flags {
-		names[f.FlagID] = f.Name
-		if f.Status != "Active" && !sel[f.FlagID] {
-			continue
-		}
-		out = append(out, views.Option{Value: f.FlagID, Label: f.Name, Selected: sel[f.FlagID]})
-	}
-	return out, names, nil
-}
-
+// orgCrumbs are the breadcrumbs of a page under the organisations
+// (views.OrgCrumbs).
 func (h *Org) orgCrumbs(o *store.Organisation, last string) []views.Crumb {
-	c := []views.Crumb{{Label: "Organisations", Href: paths.Organisations()}}
-	if o != nil {
-		if last == "" {
-			return append(c, views.Crumb{Label: o.OrganisationName})
-		}
-		c = append(c, views.Crumb{Label: o.OrganisationName, Href: paths.Organisation(o.OrganisationID)})
-	}
-	if last != "" {
-		c = append(c, views.Crumb{Label: last})
-	}
-	return c
+	return views.OrgCrumbs(o, last)
 }
 
 // loadOrg reads the organisation of the URL.
@@ -109,8 +55,9 @@ func (h *Org) loadOrg(w http.ResponseWriter, r *http.Request) (store.Organisatio
 	return o, true
 }
 
+// orgPage is the header of the organisation's tab (views.NewOrgPage).
 func (h *Org) orgPage(o store.Organisation, tab string) views.OrgPage {
-	return views.OrgPage{Org: h.showOrg(o), Tab: tab, StatusOpts: h.nextStatuses(lifecycle.Organisation, o.Status)}
+	return views.NewOrgPage(h.Vocab, o, tab)
 }
 
 // orMessage is the field map of err, or its message on a default field.
@@ -165,4 +112,15 @@ func orgItems[T any](h *Org, w http.ResponseWriter, r *http.Request, list func(c
 		items[i] = show(items[i])
 	}
 	return o, items, true
+}
+
+// bySuperUser reports whether a Super User makes the request: the status
+// rule lets only them leave the end state.
+func bySuperUser(r *http.Request) bool { return PrincipalFrom(r.Context()).IsSuperUser() }
+
+// ifMatchCheck is the precondition of a write that the stored version is
+// the one the request names (If-Match), run in the write's transaction:
+// compared before it, two writers holding the same ETag would both win.
+func ifMatchCheck[T any](r *http.Request) directory.Check[T] {
+	return func(cur T) error { return CheckIfMatch(r, cur) }
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // Answer is one built participants answer, ready to send plain or
-// gzipped; never changed once built.
+// gzipped; never changed once served.
 type Answer struct {
 	Version  int64     // the store version it was built from
 	Modified time.Time // its Last-Modified: when the build that last changed its body began
@@ -45,3 +45,11 @@ func NewAnswer(version int64, began time.Time, body []byte) *Answer {
 // Large reports whether a is the list of a large directory (tens of
 // megabytes, built from several times that in rows).
 func (a *Answer) Large() bool { return len(a.Body) >= 16<<20 }
+
+// CarryFrom keeps old's Last-Modified when a rebuild found the same body:
+// nothing a client holds has changed.
+func (a *Answer) CarryFrom(old *Answer) {
+	if old.ETag == a.ETag {
+		a.Modified = old.Modified
+	}
+}

@@ -1,7 +1,8 @@
 // Package participants is the public participants list (GET
 // /participants): which organisations it holds, its JSON written without
 // reflection, and the answer built from it, plain and gzipped, with its
-// ETag and Last-Modified. Serving the answer is the handler's.
+// ETag and Last-Modified, kept and rebuilt in the background (Cache).
+// Serving the answer over HTTP is the handler's.
 package participants
 
 import (

@@ -29,7 +29,7 @@ func (s *Server) routes() http.Handler {
 	contacts := &handlers.Contacts{Org: org, Contacts: &directory.Contacts{Store: s.db}, Types: s.db}
 	servers := &handlers.Servers{Org: org, Store: s.db, Servers: &directory.Servers{Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Vocab: s.vocab, AllowPrivateURLs: allowPrivate}}
 	apps := &handlers.Applications{Org: org, Apps: &directory.Applications{Store: s.db, Vocab: s.vocab, AllowPrivateURLs: allowPrivate}, Store: s.db, Algs: s.keys.Enabled}
-	reactivations := &handlers.Reactivations{Org: org, Store: s.db, Reactivations: &directory.Reactivations{Store: s.db, Vocab: s.vocab}}
+	reactivations := &handlers.Reactivations{Org: org, Reactivations: &directory.Reactivations{Store: s.db, Vocab: s.vocab}}
 	imports := &handlers.Imports{Org: org, Import: &directory.Imports{Store: s.db, Vocab: s.vocab}}
 	certs := &handlers.Certificates{Base: base, Org: org, Certs: &directory.Certificates{Store: s.db, Now: s.cfg.Now}, Store: s.db}
 	keyMat := &handlers.KeyMaterial{Base: base, Org: org, Keys: &directory.KeyMaterials{Store: s.db}}

@@ -255,7 +255,7 @@ func (c *apiClient) send(req *http.Request, want int) map[string]any {
 // two answers are made at different instants), the headers that are the
 // same by construction (Cache-Control, Vary, security headers), and
 // Last-Modified, which only the public participants answer sends: it is
-// when this process first built that body (handlers/publiccache.go), not
+// when this process first built that body (participants/cache.go), not
 // a time in the data, so two servers started at different instants differ;
 // its ETag, the hash of the body, is compared.
 var compared = []string{"Content-Type", "ETag", "Location", "Link", "Retry-After"}
