@@ -40,8 +40,8 @@ func (h *Applications) ListApps(w http.ResponseWriter, r *http.Request) {
 	}
 	RespondPage(w, r, http.StatusOK, items, func() (templ.Component, error) {
 		flags, err := h.flags(r, "Software_Statement")
-		p := views.AppsPage{OrgPage: h.orgPage(o, views.TabApplications), Apps: items, FlagNames: views.FlagNames(flags)}
-		return views.AppsTab(h.Shell(r, "Applications", "organisations", h.orgCrumbs(&o, "Applications")...), p), err
+		p := views.AppsPage{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabApplications), Apps: items, FlagNames: views.FlagNames(flags)}
+		return views.AppsTab(h.Shell(r, "Applications", "organisations", views.OrgCrumbs(&o, "Applications")...), p), err
 	})
 }
 
@@ -76,6 +76,6 @@ func (h *Applications) GetApp(w http.ResponseWriter, r *http.Request) {
 		if len(p.Algs) > 0 {
 			p.SSAAlg = p.Algs[0]
 		}
-		return views.AppDetailWithSSA(h.Shell(r, a.ClientName, "organisations", h.orgCrumbs(&o, a.ClientName)...), p), err
+		return views.AppDetailWithSSA(h.Shell(r, a.ClientName, "organisations", views.OrgCrumbs(&o, a.ClientName)...), p), err
 	})
 }

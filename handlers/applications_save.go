@@ -29,7 +29,7 @@ func (h *Applications) renderAppForm(w http.ResponseWriter, r *http.Request, sta
 		return
 	}
 	f := views.NewAppForm(h.Vocab, o, a, isNew, errs, flags, held)
-	Render(w, r, status, views.AppFormPage(h.Shell(r, "Application", "organisations", h.orgCrumbs(&o, "Application")...), f))
+	Render(w, r, status, views.AppFormPage(h.Shell(r, "Application", "organisations", views.OrgCrumbs(&o, "Application")...), f))
 }
 
 // CreateApp adds an application.

@@ -104,5 +104,5 @@ func (h *Pages) ExportAudit(w http.ResponseWriter, r *http.Request) {
 			return row(append([]string{strconv.FormatInt(a.ID, 10), a.At.UTC().Format(time.RFC3339Nano)}, cells...))
 		})
 	})
-	recordExport(r, h.Store.RecordEvent, "AuditLog", fmt.Sprintf("%d audit records", n))
+	recordExport(r, h.Store.RecordEvent, store.AuditRecord{SubjectType: "AuditLog", Summary: fmt.Sprintf("%d audit records", n)})
 }

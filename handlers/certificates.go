@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/a-h/templ"
@@ -20,7 +21,7 @@ type certReads interface {
 	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, int, error)
 	AuditActions(ctx context.Context, subjectType, subjectID string) ([]string, error)
 	NamesForAudit(ctx context.Context, recs []store.AuditRecord) (store.AuditNames, error)
-	OrganisationKeys(ctx context.Context, orgID string, active bool) ([]jsonRaw, error)
+	OrganisationKeys(ctx context.Context, orgID string, active bool) ([]json.RawMessage, error)
 }
 
 // Certificates serves organisation certificates, the keystore and the
@@ -44,8 +45,8 @@ func (h *Certificates) List(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	RespondPage(w, r, http.StatusOK, certs, func() (templ.Component, error) {
-		p := views.CertsPage{OrgPage: h.Org.orgPage(o, views.TabCertificates), Certs: certs, Now: h.Certs.Now()}
-		return views.CertificatesTab(h.Shell(r, "Certificates", "organisations", h.Org.orgCrumbs(&o, "Certificates")...), p), nil
+		p := views.CertsPage{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabCertificates), Certs: certs, Now: h.Certs.Now()}
+		return views.CertificatesTab(h.Shell(r, "Certificates", "organisations", views.OrgCrumbs(&o, "Certificates")...), p), nil
 	})
 }
 
@@ -99,7 +100,7 @@ func (h *Certificates) revokePage(w http.ResponseWriter, r *http.Request, status
 	if !ok {
 		return
 	}
-	Render(w, r, status, views.RevokeCertificate(h.Shell(r, "Revoke certificate", "organisations", h.Org.orgCrumbs(&o, "Revoke certificate")...),
+	Render(w, r, status, views.RevokeCertificate(h.Shell(r, "Revoke certificate", "organisations", views.OrgCrumbs(&o, "Revoke certificate")...),
 		views.OrgPage{Org: h.Org.showOrg(o), Tab: views.TabCertificates}, c, orgkeys.RevokeReasons, reason, errMsg))
 }
 
@@ -124,7 +125,7 @@ func (h *Certificates) Keystore(active bool) http.HandlerFunc {
 			WriteError(w, r, directory.Named(err, "Organisation"))
 			return
 		}
-		b, _ := jsonMarshal(map[string]any{"keys": keys})
+		b, _ := json.Marshal(map[string]any{"keys": keys})
 		w.Header().Set("Content-Type", "application/jwk-set+json")
 		w.Header().Set("Cache-Control", "public, max-age=60")
 		w.Header().Set("Access-Control-Allow-Origin", "*")

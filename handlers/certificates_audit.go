@@ -23,8 +23,8 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	types, _ := h.Certs.Types(r.Context())
-	p := views.CertAuditPage{OrgPage: h.Org.orgPage(o, views.TabCertificates), AuditList: list, CertificateType: f.CertificateType, Types: types}
-	Respond(w, r, http.StatusOK, env, views.CertificateAudit(h.Shell(r, "Certificate audit", "organisations", h.Org.orgCrumbs(&o, "Certificate audit")...), p))
+	p := views.CertAuditPage{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabCertificates), AuditList: list, CertificateType: f.CertificateType, Types: types}
+	Respond(w, r, http.StatusOK, env, views.CertificateAudit(h.Shell(r, "Certificate audit", "organisations", views.OrgCrumbs(&o, "Certificate audit")...), p))
 }
 
 // AppAudit is an application's Audit tab: its changes and the SSAs issued.
@@ -39,8 +39,8 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	RespondPage(w, r, http.StatusOK, env, func() (templ.Component, error) {
-		p := views.AppAuditPage{OrgPage: h.Org.orgPage(o, views.TabApplications), App: app, AuditList: list}
-		return views.AppAudit(h.Shell(r, "Application audit", "organisations", h.Org.orgCrumbs(&o, app.ClientName)...), p), nil
+		p := views.AppAuditPage{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabApplications), App: app, AuditList: list}
+		return views.AppAudit(h.Shell(r, "Application audit", "organisations", views.OrgCrumbs(&o, app.ClientName)...), p), nil
 	})
 }
 

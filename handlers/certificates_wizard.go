@@ -17,7 +17,7 @@ func (h *Certificates) renderWizard(w http.ResponseWriter, r *http.Request, stat
 	}
 	wz.Types = types
 	wz.OrgID = o.OrganisationID
-	Render(w, r, status, views.CertificateWizard(h.Shell(r, "Upload a certificate", "organisations", h.Org.orgCrumbs(&o, "Upload a certificate")...),
+	Render(w, r, status, views.CertificateWizard(h.Shell(r, "Upload a certificate", "organisations", views.OrgCrumbs(&o, "Upload a certificate")...),
 		views.OrgPage{Org: h.Org.showOrg(o), Tab: views.TabCertificates}, wz))
 }
 
@@ -61,7 +61,7 @@ func (h *Certificates) Review(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	b, _ := jsonMarshal(certReview{Type: r.FormValue("type"), PEM: pemText})
+	b, _ := json.Marshal(certReview{Type: r.FormValue("type"), PEM: pemText})
 	h.Flash.Stash(r.Context(), "cert-review:"+o.OrganisationID, string(b))
 	Redirect(w, r, paths.OrganisationTab(o.OrganisationID, "certificates")+"/new/review")
 }

@@ -92,8 +92,8 @@ func feedError(err error) error {
 		return paramError(CodeCursorGone, "after",
 			"This cursor cannot be continued: it was made by another database or points past the end of this log (the directory was restored from a backup, or moved). Read the current state again (GET /api/organisations, GET /api/participants), then follow GET /api/changes?after=now.")
 	case errors.As(err, &many):
-		return CodeRateLimited.New("Too many long polls of the change feed at once (at most " + itoa(many.PerPrincipal) +
-			" per administrator, " + itoa(many.All) + " in all); retry shortly, or follow the feed with one poll.").WithHeader(http.Header{"Retry-After": {"5"}})
+		return CodeRateLimited.New("Too many long polls of the change feed at once (at most " + strconv.Itoa(many.PerPrincipal) +
+			" per administrator, " + strconv.Itoa(many.All) + " in all); retry shortly, or follow the feed with one poll.").WithHeader(http.Header{"Retry-After": {"5"}})
 	}
 	return err
 }

@@ -15,8 +15,8 @@ func (h *Claims) tab(w http.ResponseWriter, r *http.Request, status int, o store
 		WriteError(w, r, err)
 		return
 	}
-	p.OrgPage = h.Org.orgPage(o, views.TabRoles)
-	Render(w, r, status, views.ClaimsTab(h.Shell(r, "Roles", "organisations", h.Org.orgCrumbs(&o, "Roles")...), p.WithChoices(t.Claims, t.Authorities, t.Roles)))
+	p.OrgPage = views.NewOrgPage(h.Vocab, o, views.TabRoles)
+	Render(w, r, status, views.ClaimsTab(h.Shell(r, "Roles", "organisations", views.OrgCrumbs(&o, "Roles")...), p.WithChoices(t.Claims, t.Authorities, t.Roles)))
 }
 
 // failed renders the Roles tab with refusal e: a conflict listed, or the

@@ -51,14 +51,14 @@ func (h *Contacts) ListContacts(w http.ResponseWriter, r *http.Request) {
 	}
 	RespondPage(w, r, http.StatusOK, NewPaged(items, page, size, total), func() (templ.Component, error) {
 		path := paths.OrganisationTab(o.OrganisationID, "contacts")
-		p := views.ContactsPage{OrgPage: h.orgPage(o, views.TabContacts), Contacts: items, SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, Total: total}
+		p := views.ContactsPage{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabContacts), Contacts: items, SortLinks: map[string]string{}, SortField: sortField, SortDesc: desc, Total: total}
 		for f := range store.ContactSortColumns {
 			p.SortLinks[f] = SortLink(path, q, f, sortField, desc)
 		}
 		if r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true" {
 			return views.ContactsTable(p), nil
 		}
-		return views.ContactsTab(h.Shell(r, "Contacts", "organisations", h.orgCrumbs(&o, "Contacts")...), p), nil
+		return views.ContactsTab(h.Shell(r, "Contacts", "organisations", views.OrgCrumbs(&o, "Contacts")...), p), nil
 	})
 }
 
@@ -94,7 +94,7 @@ func (h *Contacts) renderContactForm(w http.ResponseWriter, r *http.Request, sta
 	if isNew {
 		title = "New contact"
 	}
-	crumbs := h.orgCrumbs(&o, "Contacts")
+	crumbs := views.OrgCrumbs(&o, "Contacts")
 	crumbs[len(crumbs)-1].Href = paths.OrganisationTab(o.OrganisationID, "contacts")
 	crumbs = append(crumbs, views.Crumb{Label: title})
 	Render(w, r, status, views.ContactFormPage(h.Shell(r, title, "organisations", crumbs...), f))

@@ -85,18 +85,6 @@ func decodeForm(w http.ResponseWriter, r *http.Request, dst any) (refused map[st
 	return nil, false
 }
 
-// withRefused is errs with the fields decodeForm refused added (their
-// messages win).
-func withRefused(errs, refused map[string]string) map[string]string {
-	if errs == nil {
-		errs = map[string]string{}
-	}
-	for k, v := range refused {
-		errs[k] = v
-	}
-	return errs
-}
-
 // ListSize is the page size of a list: the console shows up to 200 rows
 // at once, the API pages as asked.
 func ListSize(r *http.Request, size int) int {
@@ -307,17 +295,6 @@ func formInto(form url.Values, dst any) error {
 	return nil
 }
 
-// The text rule is the application layer's (directory/text.go); these
-// are its three kinds, as the struct tag `text` names them.
-const (
-	textLine  = directory.TextLine
-	textLines = directory.TextLines
-	textRaw   = directory.TextRaw
-)
-
-func refusedText(s, kind string) bool          { return directory.RefusedText(s, kind) }
-func textMessage(field, kind, s string) string { return directory.TextMessage(field, kind, s) }
-
 // checkText refuses text that one of the engines cannot keep as sent: a
 // NUL character (PostgreSQL's text holds none) or bytes that are not UTF-8
 // (a form; in JSON, jsonbody.Check refuses them before decoding replaces them).
@@ -337,4 +314,58 @@ func checkText(v reflect.Value, path string) error {
 		e.Fields = append(e.Fields, FieldError{Field: f.Field, Code: FieldInvalid, Message: f.Message, Beside: f.Beside})
 	}
 	return e
+}
+
+// keptText is a Decode refusal without the text rule's refusals of the
+// record's own text sent back unchanged (directory.UnchangedText); nil
+// when none is left. stored pairs the members of the update with the
+// record's; it is called only when some member was refused.
+func keptText(err error, stored func() map[string]directory.StoredText) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeValidationFailed.Name || len(e.Fields) == 0 {
+		return err
+	}
+	texts := stored()
+	var rest []FieldError
+	for _, f := range e.Fields {
+		if !directory.UnchangedText(texts, f.Field) {
+			rest = append(rest, f)
+		}
+	}
+	switch {
+	case len(rest) == 0:
+		return nil
+	case len(rest) == len(e.Fields):
+		return err
+	}
+	return CodeValidationFailed.New(rest[0].Message).WithFields(rest...)
+}
+
+// decodeKept is decodeForm for an update that may send the record's own
+// text back (a row's status button re-sends the record in hidden fields):
+// the text rule lets through what stored pairs with the record unchanged
+// (keptText).
+func decodeKept(w http.ResponseWriter, r *http.Request, dst any, stored func() map[string]directory.StoredText) (refused map[string]string, ok bool) {
+	err := keptText(Decode(w, r, dst), stored)
+	if err == nil {
+		return nil, true
+	}
+	if refused = FormRefusal(r, err); refused != nil {
+		return refused, true
+	}
+	WriteError(w, r, err)
+	return nil, false
+}
+
+// storedOf is stored for keptText when the update's record is read by
+// get: textOf sent and that record, or nothing when it cannot be read
+// (the update then answers for that itself).
+func storedOf[T any](sent any, get func() (T, error)) func() map[string]directory.StoredText {
+	return func() map[string]directory.StoredText {
+		cur, err := get()
+		if err != nil {
+			return nil
+		}
+		return directory.StoredTexts(sent, cur)
+	}
 }

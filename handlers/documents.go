@@ -44,7 +44,7 @@ func (h *Documents) List(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	Respond(w, r, http.StatusOK, NewPaged(docs, page, size, total),
-		views.DocumentsTab(h.Shell(r, "Documents", "organisations", h.Org.orgCrumbs(&o, "Documents")...), views.DocumentsPage{OrgPage: h.Org.orgPage(o, views.TabDocuments), Docs: docs}))
+		views.DocumentsTab(h.Shell(r, "Documents", "organisations", views.OrgCrumbs(&o, "Documents")...), views.DocumentsPage{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabDocuments), Docs: docs}))
 }
 
 // Get is one document.
@@ -86,8 +86,8 @@ func (h *Documents) renderWizard(w http.ResponseWriter, r *http.Request, status 
 		WriteError(w, r, err)
 		return
 	}
-	Render(w, r, status, views.DocumentWizard(h.Shell(r, "Document", "organisations", h.Org.orgCrumbs(&o, "Document")...),
-		views.DocumentForm{OrgPage: h.Org.orgPage(o, views.TabDocuments), Doc: d, TypeOpts: opts, Errors: errs}))
+	Render(w, r, status, views.DocumentWizard(h.Shell(r, "Document", "organisations", views.OrgCrumbs(&o, "Document")...),
+		views.DocumentForm{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabDocuments), Doc: d, TypeOpts: opts, Errors: errs}))
 }
 
 // typeOptions are the choices of the select of a type of kind, cur

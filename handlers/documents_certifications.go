@@ -37,8 +37,8 @@ func (h *Documents) ListCertifications(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	Respond(w, r, http.StatusOK, cs, views.CertificationsPage(h.Shell(r, "Certifications", "organisations", h.Org.orgCrumbs(&o, s.Name)...),
-		views.CertificationsView{OrgPage: h.Org.orgPage(o, views.SubjectTab(s)), SubjectName: s.Name, Path: views.CertificationsPath(o.OrganisationID, s), Certs: cs}))
+	Respond(w, r, http.StatusOK, cs, views.CertificationsPage(h.Shell(r, "Certifications", "organisations", views.OrgCrumbs(&o, s.Name)...),
+		views.CertificationsView{OrgPage: views.NewOrgPage(h.Vocab, o, views.SubjectTab(s)), SubjectName: s.Name, Path: views.CertificationsPath(o.OrganisationID, s), Certs: cs}))
 }
 
 // OrgCertifications is the Certifications tab of an organisation: the
@@ -56,8 +56,8 @@ func (h *Documents) OrgCertifications(w http.ResponseWriter, r *http.Request) {
 	}
 	RespondPage(w, r, http.StatusOK, cs, func() (templ.Component, error) {
 		holders, err := h.Documents.Holders(r.Context(), o.OrganisationID)
-		return views.OrgCertificationsTab(h.Shell(r, o.OrganisationName+": certifications", "organisations", h.Org.orgCrumbs(&o, "Certifications")...),
-			views.OrgCertificationsPage{OrgPage: h.Org.orgPage(o, views.TabCertifications), Certs: cs, Today: time.Now().UTC(), Holders: views.CertHolders(o.OrganisationID, holders)}), err
+		return views.OrgCertificationsTab(h.Shell(r, o.OrganisationName+": certifications", "organisations", views.OrgCrumbs(&o, "Certifications")...),
+			views.OrgCertificationsPage{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabCertifications), Certs: cs, Today: time.Now().UTC(), Holders: views.CertHolders(o.OrganisationID, holders)}), err
 	})
 }
 
@@ -104,8 +104,8 @@ func (h *Documents) renderCertForm(w http.ResponseWriter, r *http.Request, statu
 		WriteError(w, r, err)
 		return
 	}
-	Render(w, r, status, views.CertificationModal(h.Shell(r, "Certification", "organisations", h.Org.orgCrumbs(&o, s.Name)...),
-		views.CertificationForm{OrgPage: h.Org.orgPage(o, views.SubjectTab(s)), SubjectName: s.Name, Path: views.CertificationsPath(o.OrganisationID, s),
+	Render(w, r, status, views.CertificationModal(h.Shell(r, "Certification", "organisations", views.OrgCrumbs(&o, s.Name)...),
+		views.CertificationForm{OrgPage: views.NewOrgPage(h.Vocab, o, views.SubjectTab(s)), SubjectName: s.Name, Path: views.CertificationsPath(o.OrganisationID, s),
 			Cert: c, Certs: list, TypeOpts: opts, Errors: errs}))
 }
 

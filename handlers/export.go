@@ -44,17 +44,17 @@ func csvStream(w http.ResponseWriter, log *slog.Logger, name string, header []st
 	return n
 }
 
-// recordExport writes who downloaded which list (subject) with which
-// filters to the audit log once the file has gone out; what says how much
-// ("12 organisations"). A failure to record it is logged loudly rather
+// recordExport writes who downloaded which list (rec's SubjectType) with
+// which filters to the audit log once the file has gone out; rec's Summary
+// says how much ("12 organisations"). A failure to record it is logged loudly rather
 // than answered, since the download is already complete.
-func recordExport(r *http.Request, record func(context.Context, store.AuditRecord) error, subject, what string) {
+func recordExport(r *http.Request, record func(context.Context, store.AuditRecord) error, rec store.AuditRecord) {
 	filters := r.URL.RawQuery
 	if filters == "" {
 		filters = "no filter"
 	}
-	rec := store.AuditRecord{Actor: PrincipalFrom(r.Context()).Email, Action: "export", SubjectType: subject, SubjectID: "*",
-		Summary: what + " as CSV; " + filters}
+	rec.Actor, rec.Action, rec.SubjectID = PrincipalFrom(r.Context()).Email, "export", "*"
+	rec.Summary += " as CSV; " + filters
 	if err := record(context.WithoutCancel(r.Context()), rec); err != nil {
 		LoggerFrom(r.Context()).Error("a CSV download is not in the audit log", "err", err, "actor", rec.Actor, "summary", rec.Summary)
 	}
@@ -74,5 +74,5 @@ func (h *Organisations) ExportOrganisations(w http.ResponseWriter, r *http.Reque
 			return row(directory.OrganisationRow(h.showOrg(o), flags, roles))
 		})
 	})
-	recordExport(r, h.Store.RecordEvent, "OrganisationList", fmt.Sprintf("%d organisations", n))
+	recordExport(r, h.Store.RecordEvent, store.AuditRecord{SubjectType: "OrganisationList", Summary: fmt.Sprintf("%d organisations", n)})
 }

@@ -22,7 +22,7 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 			WriteError(w, r, err)
 			return
 		}
-		p.Checked, p.Action, p.OrgPage = check, entityPage+"/federation/check", h.Org.orgPage(o, tab)
+		p.Checked, p.Action, p.OrgPage = check, entityPage+"/federation/check", views.NewOrgPage(h.Vocab, o, tab)
 		now := h.Now()
 		if p.EntityID == "" {
 			p.Reason = "This entity has no federation entity ID: set one on its edit page to list it in the directory's federation."
@@ -37,7 +37,7 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 			}
 		}
 		// Organisations › the organisation › the entity (linked) › Federation.
-		crumbs := h.Org.orgCrumbs(&o, p.Name)
+		crumbs := views.OrgCrumbs(&o, p.Name)
 		crumbs[len(crumbs)-1].Href = entityPage
 		crumbs = append(crumbs, views.Crumb{Label: "Federation"})
 		Render(w, r, http.StatusOK, views.Federation(h.Shell(r, "Federation", "organisations", crumbs...), p))

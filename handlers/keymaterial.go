@@ -27,8 +27,8 @@ func (h *KeyMaterial) page(w http.ResponseWriter, r *http.Request, status int, o
 		WriteError(w, r, err)
 		return
 	}
-	Render(w, r, status, views.KeyMaterialTab(h.Shell(r, "Key material", "organisations", h.Org.orgCrumbs(&o, "Key material")...),
-		views.NewKeyMaterialPage(h.Org.orgPage(o, views.TabKeyMaterial), items, form, errs)))
+	Render(w, r, status, views.KeyMaterialTab(h.Shell(r, "Key material", "organisations", views.OrgCrumbs(&o, "Key material")...),
+		views.NewKeyMaterialPage(views.NewOrgPage(h.Vocab, o, views.TabKeyMaterial), items, form, errs)))
 }
 
 // List is GET …/key-material.
@@ -94,8 +94,8 @@ func (h *KeyMaterial) itemPage(w http.ResponseWriter, r *http.Request, status in
 		WriteError(w, r, err)
 		return
 	}
-	p.OrgPage, p.Attachments, p.Reasons = h.Org.orgPage(o, views.TabKeyMaterial), atts, orgkeys.RevokeReasons
-	Render(w, r, status, views.KeyMaterialItem(h.Shell(r, "Key material", "organisations", h.Org.orgCrumbs(&o, "Key "+p.Item.Kid)...), p))
+	p.OrgPage, p.Attachments, p.Reasons = views.NewOrgPage(h.Vocab, o, views.TabKeyMaterial), atts, orgkeys.RevokeReasons
+	Render(w, r, status, views.KeyMaterialItem(h.Shell(r, "Key material", "organisations", views.OrgCrumbs(&o, "Key "+p.Item.Kid)...), p))
 }
 
 // Update is PUT …/key-material/{id}: description and use, or revoke with
@@ -110,8 +110,8 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	// A Description sent back as read does not stop the update though
 	// saved before the text rule, a revocation above all (docs/design.md
 	// §4); what is still refused goes beside its field in the console.
-	refused, ok := decodeKept(w, r, &in, func() map[string]storedText {
-		return map[string]storedText{"Description": {&in.Description, cur.Description}}
+	refused, ok := decodeKept(w, r, &in, func() map[string]directory.StoredText {
+		return map[string]directory.StoredText{"Description": {Sent: &in.Description, Stored: cur.Description}}
 	})
 	if !ok {
 		return

@@ -65,7 +65,7 @@ func readAttachment(w http.ResponseWriter, r *http.Request, stored string) (dire
 		}
 		part.Close()
 	}
-	if t.Kept = stored != "" && sentBack(t.Description, stored); t.Kept {
+	if t.Kept = stored != "" && directory.SameText(t.Description, stored); t.Kept {
 		t.Description = stored
 	}
 	return t, nil
@@ -95,10 +95,10 @@ func readAttachmentUpdate(w http.ResponseWriter, r *http.Request, cur store.Atta
 	var in struct {
 		Description string `json:"Description"`
 	}
-	err := keptText(Decode(w, r, &in), func() map[string]storedText {
-		return map[string]storedText{"Description": {&in.Description, cur.Description}}
+	err := keptText(Decode(w, r, &in), func() map[string]directory.StoredText {
+		return map[string]directory.StoredText{"Description": {Sent: &in.Description, Stored: cur.Description}}
 	})
-	t := directory.AttachmentSent{Kept: sentBack(in.Description, cur.Description)}
+	t := directory.AttachmentSent{Kept: directory.SameText(in.Description, cur.Description)}
 	t.Description = in.Description
 	return t, err
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/views"
 )
 
 // Org is what every handler under /organisations/{orgID} shares: loading
@@ -39,12 +38,6 @@ func (h *Org) flags(r *http.Request, typ string) ([]store.Flag, error) {
 	return h.Store.ListFlags(r.Context(), typ)
 }
 
-// orgCrumbs are the breadcrumbs of a page under the organisations
-// (views.OrgCrumbs).
-func (h *Org) orgCrumbs(o *store.Organisation, last string) []views.Crumb {
-	return views.OrgCrumbs(o, last)
-}
-
 // loadOrg reads the organisation of the URL.
 func (h *Org) loadOrg(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
 	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
@@ -53,11 +46,6 @@ func (h *Org) loadOrg(w http.ResponseWriter, r *http.Request) (store.Organisatio
 		return o, false
 	}
 	return o, true
-}
-
-// orgPage is the header of the organisation's tab (views.NewOrgPage).
-func (h *Org) orgPage(o store.Organisation, tab string) views.OrgPage {
-	return views.NewOrgPage(h.Vocab, o, tab)
 }
 
 // orMessage is the field map of err, or its message on a default field.

@@ -61,6 +61,6 @@ func (h *Organisations) GetOrganisation(w http.ResponseWriter, r *http.Request) 
 			}
 			ready = &rd
 		}
-		return views.OrganisationDetail(h.Shell(r, o.OrganisationName, "organisations", h.orgCrumbs(&o, "")...), h.orgPage(o, views.TabDetails), views.FlagNames(flags), ready), nil
+		return views.OrganisationDetail(h.Shell(r, o.OrganisationName, "organisations", views.OrgCrumbs(&o, "")...), views.NewOrgPage(h.Vocab, o, views.TabDetails), views.FlagNames(flags), ready), nil
 	})
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/go-chi/chi/v5"
-
-	"github.com/trustframe/trustframe/formats"
 )
 
 // givenOnce refuses a query parameter of names given more than once: a
@@ -50,24 +48,6 @@ func ParseSort(q url.Values, allowed map[string]string, def string) (string, boo
 	return "", false, CodeInvalidParameter.New("sort direction must be asc or desc").WithFields(FieldError{Field: "sort", Code: FieldInvalid, Message: "direction must be asc or desc"})
 }
 
-// ValidUUID reports whether s is a UUID in lower case (formats.ValidUUID).
-func ValidUUID(s string) bool { return formats.ValidUUID(s) }
-
-// checkLen adds a message when s is longer than max runes.
-func checkLen(fields map[string]string, name, s string, max int) {
-	if len([]rune(s)) > max {
-		fields[name] = "At most " + itoa(max) + " characters."
-	}
-}
-
-func required(fields map[string]string, name, s, label string) {
-	if strings.TrimSpace(s) == "" {
-		fields[name] = label + " is required."
-	}
-}
-
-func itoa(i int) string { return strconv.Itoa(i) }
-
 // SortLink builds the URL that sorts a list by field, flipping the direction
 // when it is already the sort, and going back to page 0.
 func SortLink(path string, q url.Values, field, curField string, curDesc bool) string {
@@ -99,7 +79,7 @@ func PageLink(path string, q url.Values, page int) string {
 	for k, vs := range q {
 		v[k] = vs
 	}
-	v.Set("page", itoa(page))
+	v.Set("page", strconv.Itoa(page))
 	return path + "?" + v.Encode()
 }
 

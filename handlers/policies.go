@@ -94,7 +94,7 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	isAPI, err := DecodeAs(w, r, &in, &form)
 	if id := PathParam(r, "policyID"); id != "" {
 		// The edit form sends the description back in a hidden field.
-		err = keptText(err, func() map[string]storedText {
+		err = keptText(err, func() map[string]directory.StoredText {
 			cur, gerr := h.Store.GetRoleMetadataPolicy(r.Context(), id)
 			if gerr != nil {
 				return nil
@@ -103,7 +103,7 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 			if isAPI {
 				sent = &in.Description
 			}
-			return map[string]storedText{"Description": {sent, cur.Description}}
+			return map[string]directory.StoredText{"Description": {Sent: sent, Stored: cur.Description}}
 		})
 	}
 	refused := FormRefusal(r, err) // shown beside the fields with the checks below
@@ -127,7 +127,7 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 		}.Created(p.PolicyID == "", "/api/references/role-metadata-policies/"+saved.PolicyID))
 	case !WantsJSON(r) && AsError(err).Status < 500:
 		// Every refusal is shown in the page's form, beside its fields.
-		vary(w)
+		Vary(w)
 		h.page(w, r, AsError(err).Status, p, fieldMessages(err, "DomainRole"))
 	default:
 		WriteError(w, r, err)

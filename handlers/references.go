@@ -3,7 +3,6 @@ package handlers
 import (
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/trustframe/trustframe/directory"
@@ -142,6 +141,3 @@ func writeTagged(w http.ResponseWriter, r *http.Request, v any, err error) {
 	}
 	writeFound(w, r, v, err)
 }
-
-// contains reports whether l holds s.
-func contains(l []string, s string) bool { return slices.Contains(l, s) }

@@ -12,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 
+	"crypto/sha256"
+	"encoding/base64"
+
 	"github.com/a-h/templ"
 )
 
@@ -102,7 +105,7 @@ func bestAccept(header string, offers ...string) string {
 // Respond writes data as JSON or renders view as HTML. A nil view on an
 // HTML request falls back to JSON.
 func Respond(w http.ResponseWriter, r *http.Request, status int, data any, view templ.Component) {
-	vary(w)
+	Vary(w)
 	if WantsJSON(r) || view == nil {
 		WriteJSON(w, status, data)
 		return
@@ -112,7 +115,7 @@ func Respond(w http.ResponseWriter, r *http.Request, status int, data any, view 
 
 // Render renders a templ component to a buffer, then writes it.
 func Render(w http.ResponseWriter, r *http.Request, status int, view templ.Component) {
-	vary(w)
+	Vary(w)
 	var buf bytes.Buffer
 	if err := view.Render(r.Context(), &buf); err != nil {
 		LoggerFrom(r.Context()).ErrorContext(r.Context(), "render", "err", err, "path", r.URL.Path)
@@ -152,11 +155,9 @@ func Vary(w http.ResponseWriter) {
 	}
 }
 
-func vary(w http.ResponseWriter) { Vary(w) }
-
 // WriteJSON writes v as JSON.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
-	vary(w)
+	Vary(w)
 	var b []byte
 	if a, ok := v.(jsonAppender); ok {
 		b = a.appendJSON(make([]byte, 0, 1024))
@@ -178,7 +179,7 @@ type jsonAppender interface{ appendJSON([]byte) []byte }
 
 // Redirect answers a browser form post: HX-Redirect for htmx, 303 otherwise.
 func Redirect(w http.ResponseWriter, r *http.Request, to string) {
-	vary(w)
+	Vary(w)
 	if r.Header.Get("HX-Request") == "true" {
 		w.Header().Set("HX-Redirect", to)
 		w.WriteHeader(http.StatusNoContent)
@@ -202,8 +203,178 @@ func LoggerFrom(ctx context.Context) *slog.Logger {
 	return slog.Default()
 }
 
-type templComponent = templ.Component
+// Saved is the outcome of a write, answered once for both
+// representations by Base.Saved: the browser is sent to Page with Flash,
+// the API gets Body with Status (and the ETag of Body, and Location when
+// set). Err, when set, is answered as a problem or an error page; a
+// handler that shows a refusal in its form does so itself (inForm,
+// refusedHere) before it calls Saved.
+type Saved struct {
+	Err error
 
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+	Flash string // the browser's message on Page
+	Tell  func() // sets the browser's message itself, instead of Flash
+	Page  string // where the browser goes (303, or HX-Redirect)
 
-type jsonRaw = json.RawMessage
+	Status   int    // API: 200, 201 or 204 (no body)
+	Body     any    // API: the saved resource
+	ETag     any    // API: send the ETag of this (the stored resource)
+	Location string // API: the created resource's URL
+}
+
+// Saved answers a write (see Saved).
+func (b *Base) Saved(w http.ResponseWriter, r *http.Request, s Saved) {
+	Vary(w)
+	if s.Err != nil {
+		WriteError(w, r, s.Err)
+		return
+	}
+	if !WantsJSON(r) {
+		switch {
+		case s.Tell != nil:
+			s.Tell()
+		case s.Flash != "":
+			b.Flash.Put(r.Context(), s.Flash)
+		}
+		Redirect(w, r, s.Page)
+		return
+	}
+	if s.Location != "" {
+		w.Header().Set("Location", s.Location)
+	}
+	if s.ETag != nil {
+		SetETag(w, s.ETag)
+	}
+	if s.Status == http.StatusNoContent {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	WriteJSON(w, s.Status, s.Body)
+}
+
+// Refused shows a browser refusal as a flash on page (a button that
+// changes one thing, not a form), and goes back to page.
+func (b *Base) Refused(w http.ResponseWriter, r *http.Request, prefix, page string) func(e *Error) {
+	return func(e *Error) {
+		b.Flash.Refuse(r.Context(), prefix+e.Message)
+		Redirect(w, r, page)
+	}
+}
+
+// RespondPage is Respond with the HTML built only when HTML is asked for:
+// page may fail (a store read for the page only), answered as an error.
+func RespondPage(w http.ResponseWriter, r *http.Request, status int, data any, page func() (templ.Component, error)) {
+	if WantsJSON(r) {
+		WriteJSON(w, status, data)
+		return
+	}
+	v, err := page()
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if v == nil {
+		return // page answered itself
+	}
+	Render(w, r, status, v)
+}
+
+// HTMLPage answers an HTML request with page and reports true; a JSON
+// request is left to the caller (false). For handlers whose page is built
+// from other data than the API answer.
+func HTMLPage(w http.ResponseWriter, r *http.Request, page func()) bool {
+	if WantsJSON(r) {
+		return false
+	}
+	page()
+	return true
+}
+
+// inForm reports whether a browser's refusal is shown in the form it came
+// from, beside its fields: every refusal below 500 but a missing resource
+// (an error page says that). The API answers every refusal as a problem.
+func inForm(r *http.Request, err error) bool {
+	s := AsError(err).Status
+	return !WantsJSON(r) && s < 500 && s != http.StatusNotFound
+}
+
+// refusedHere reports err as a refusal the browser is shown in place, on
+// the page or form it came from, instead of an error page: the request is
+// the console's, err is a refusal (below 500), and its status is one of
+// want — or, when want is empty, anything but a missing resource.
+func refusedHere(r *http.Request, err error, want ...int) (*Error, bool) {
+	if err == nil || WantsJSON(r) {
+		return nil, false
+	}
+	e := AsError(err)
+	if e.Status >= 500 {
+		return nil, false
+	}
+	if len(want) == 0 {
+		return e, e.Status != http.StatusNotFound
+	}
+	for _, s := range want {
+		if e.Status == s {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+// Created makes s the answer to a create when isNew: 201 with Location.
+func (s Saved) Created(isNew bool, location string) Saved {
+	if isNew {
+		s.Status, s.Location = http.StatusCreated, location
+	}
+	return s
+}
+
+// PageOrList answers page in the browser, and on the API what list reads
+// (a list page whose HTML is built from other reads than its JSON).
+func PageOrList[T any](w http.ResponseWriter, r *http.Request, page func(), list func(context.Context) (T, error)) {
+	if HTMLPage(w, r, page) {
+		return
+	}
+	v, err := list(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, v)
+}
+
+// versioned is a resource that lists its own fields for its ETag, which
+// costs less than encoding it as JSON only to hash it (the organisation,
+// read most).
+type versioned interface{ AppendVersion([]byte) []byte }
+
+// ETagOf is a strong validator of a resource: a hash of every field.
+func ETagOf(v any) string {
+	var sum [sha256.Size]byte
+	if x, ok := v.(versioned); ok {
+		var buf [512]byte
+		sum = sha256.Sum256(x.AppendVersion(buf[:0]))
+	} else {
+		b, _ := json.Marshal(v)
+		sum = sha256.Sum256(b)
+	}
+	return `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
+}
+
+// SetETag sets the ETag header of a single resource.
+func SetETag(w http.ResponseWriter, v any) { w.Header().Set("ETag", ETagOf(v)) }
+
+// CheckIfMatch answers 412 when If-Match names another version of cur.
+func CheckIfMatch(r *http.Request, cur any) error {
+	im := r.Header.Get("If-Match")
+	if im == "" || strings.TrimSpace(im) == "*" {
+		return nil
+	}
+	want := ETagOf(cur)
+	for _, t := range strings.Split(im, ",") {
+		if strings.TrimSpace(t) == want {
+			return nil
+		}
+	}
+	return CodeStaleETag.New("the resource changed since you read it (If-Match does not match its ETag)")
+}

@@ -37,8 +37,8 @@ func (h *Servers) ListServers(w http.ResponseWriter, r *http.Request) {
 	}
 	RespondPage(w, r, http.StatusOK, items, func() (templ.Component, error) {
 		flags, err := h.flags(r, "Authorisation_Server")
-		p := views.ServersPage{OrgPage: h.orgPage(o, views.TabServers), Servers: items, FlagNames: views.FlagNames(flags)}
-		return views.ServersTab(h.Shell(r, "Authorisation servers", "organisations", h.orgCrumbs(&o, "Authorisation servers")...), p), err
+		p := views.ServersPage{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabServers), Servers: items, FlagNames: views.FlagNames(flags)}
+		return views.ServersTab(h.Shell(r, "Authorisation servers", "organisations", views.OrgCrumbs(&o, "Authorisation servers")...), p), err
 	})
 }
 

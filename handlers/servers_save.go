@@ -33,7 +33,7 @@ func (h *Servers) renderServerForm(w http.ResponseWriter, r *http.Request, statu
 			f.Refuse("CustomerFriendlyName", e.Message)
 		}
 	}
-	Render(w, r, status, views.ServerFormPage(h.Shell(r, "Authorisation server", "organisations", h.orgCrumbs(&o, "Authorisation server")...), f))
+	Render(w, r, status, views.ServerFormPage(h.Shell(r, "Authorisation server", "organisations", views.OrgCrumbs(&o, "Authorisation server")...), f))
 }
 
 // CreateServer adds an authorisation server after validating its issuer.

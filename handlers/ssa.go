@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/trustframe/trustframe/directory"
@@ -83,7 +84,7 @@ func (h *SSA) ssaPage(w http.ResponseWriter, r *http.Request, o store.Organisati
 		}
 	}
 	p.ShowSSA(h.Keys.Enabled(), alg, token, refused)
-	Render(w, r, status, views.AppDetailWithSSA(h.Shell(r, app.ClientName, "organisations", h.Apps.orgCrumbs(&o, app.ClientName)...), p))
+	Render(w, r, status, views.AppDetailWithSSA(h.Shell(r, app.ClientName, "organisations", views.OrgCrumbs(&o, app.ClientName)...), p))
 }
 
 // Keyset is GET /keystore/ssa.jwks: every published signing key.
@@ -96,6 +97,6 @@ func (h *SSA) Keyset(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "public, max-age=300")
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	w.Header().Set("Content-Type", "application/jwk-set+json")
-	b, _ := jsonMarshal(map[string]any{"keys": keys})
+	b, _ := json.Marshal(map[string]any{"keys": keys})
 	_, _ = w.Write(b)
 }

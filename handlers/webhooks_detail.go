@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
@@ -46,7 +47,7 @@ func (h *Webhooks) Update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in webhookIn
-	refused, ok := decodeKept(w, r, &in, func() map[string]storedText { return textOf(&in, cur) })
+	refused, ok := decodeKept(w, r, &in, func() map[string]directory.StoredText { return directory.StoredTexts(&in, cur) })
 	if !ok {
 		return
 	}
