@@ -107,20 +107,19 @@ func (h *Contacts) ContactForm(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// CreateContact adds a contact.
+// CreateContact adds a contact. The organisation is checked by the write
+// itself (404 when it does not exist); the form is shown again only on a
+// refusal, the one time this handler reads the organisation.
 func (h *Contacts) CreateContact(w http.ResponseWriter, r *http.Request) {
-	o, ok := h.loadOrg(w, r)
-	if !ok {
-		return
-	}
+	orgID := PathParam(r, "orgID")
 	var in store.Contact
 	refused, ok := decodeForm(w, r, &in)
 	if !ok {
 		return
 	}
-	in.OrganisationID = o.OrganisationID
+	in.OrganisationID = orgID
 	c, err := h.Contacts.Create(r.Context(), h.actor(r), in, refused)
-	h.contactSaved(w, r, o, in, c, err, true)
+	h.contactSaved(w, r, in, c, err, true)
 }
 
 // UpdateContact replaces a contact.
@@ -129,26 +128,29 @@ func (h *Contacts) UpdateContact(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	id := PathParam(r, "contactID")
+	orgID, id := o.OrganisationID, PathParam(r, "contactID")
 	var in store.Contact
-	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.Contact, error) { return h.Contacts.Get(r.Context(), o.OrganisationID, id) }))
+	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.Contact, error) { return h.Contacts.Get(r.Context(), orgID, id) }))
 	if !ok {
 		return
 	}
-	in.OrganisationID, in.ContactID = o.OrganisationID, id
+	in.OrganisationID, in.ContactID = orgID, id
 	c, err := h.Contacts.Update(r.Context(), h.actor(r), in, refused, func(cur store.Contact) error { return CheckIfMatch(r, cur) })
-	h.contactSaved(w, r, o, in, c, err, false)
+	h.contactSaved(w, r, in, c, err, false)
 }
 
 // contactSaved answers a contact's create or update: the saved contact,
 // the form again with a refusal beside its fields, or an error.
-func (h *Contacts) contactSaved(w http.ResponseWriter, r *http.Request, o store.Organisation, in, c store.Contact, err error, isNew bool) {
+func (h *Contacts) contactSaved(w http.ResponseWriter, r *http.Request, in, c store.Contact, err error, isNew bool) {
+	orgID := in.OrganisationID
 	switch {
 	case err == nil:
-		h.Saved(w, r, Saved{Flash: "Contact " + strings.TrimSpace(c.FirstName+" "+c.LastName) + " was saved.", Page: paths.OrganisationTab(o.OrganisationID, "contacts"),
-			Status: http.StatusOK, Body: c, ETag: c}.Created(isNew, paths.API(paths.Contact(o.OrganisationID, c.ContactID))))
+		h.Saved(w, r, Saved{Flash: "Contact " + strings.TrimSpace(c.FirstName+" "+c.LastName) + " was saved.", Page: paths.OrganisationTab(orgID, "contacts"),
+			Status: http.StatusOK, Body: c, ETag: c}.Created(isNew, paths.API(paths.Contact(orgID, c.ContactID))))
 	case inForm(r, err):
-		h.renderContactForm(w, r, AsError(err).Status, o, in, isNew, orMessage(err, "LastName"))
+		if o, ok := h.loadOrg(w, r); ok {
+			h.renderContactForm(w, r, AsError(err).Status, o, in, isNew, orMessage(err, "LastName"))
+		}
 	default:
 		WriteError(w, r, err)
 	}

@@ -1,10 +1,15 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"sort"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -384,4 +389,92 @@ func (d *DB) NamesForAudit(ctx context.Context, recs []AuditRecord) (AuditNames,
 		n.Flags[id] = name
 	}
 	return n, rows.Err()
+}
+
+// diff summarises what changed between two versions of a resource, for the
+// audit log: "Field: old -> new; …". Timestamps are left out.
+func diff(before, after any) string {
+	ab, _ := json.Marshal(before)
+	bb, _ := json.Marshal(after)
+	// Numbers as their text: as float64, two integers past 2^53 (in a
+	// policy's JSON) would compare equal and a change would be dropped.
+	a, b := decodeNumbers(ab), decodeNumbers(bb)
+	// Both sides' members: an optional member that became empty is left
+	// out of the JSON after (omitempty), and is still a change.
+	keys := make([]string, 0, len(b))
+	for k := range b {
+		keys = append(keys, k)
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		if k == "CreatedOn" || k == "UpdatedOn" {
+			continue
+		}
+		if !reflect.DeepEqual(a[k], b[k]) {
+			parts = append(parts, fmt.Sprintf("%s: %s -> %s", k, short(a[k]), short(b[k])))
+		}
+	}
+	if len(parts) == 0 {
+		return "no change"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// decodeNumbers is the JSON object b, its numbers as json.Number.
+func decodeNumbers(b []byte) map[string]any {
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	_ = dec.Decode(&m)
+	return m
+}
+
+// created summarises a new resource for the audit log.
+func created(v any) string {
+	var m map[string]any
+	b, _ := json.Marshal(v)
+	_ = json.Unmarshal(b, &m)
+	keys := make([]string, 0, len(m))
+	for k, val := range m {
+		if val == nil || val == "" || k == "CreatedOn" || k == "UpdatedOn" {
+			continue
+		}
+		if l, ok := val.([]any); ok && len(l) == 0 {
+			continue
+		}
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+": "+short(m[k]))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func short(v any) string {
+	if v == nil {
+		return "(none)"
+	}
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+		if s == "" {
+			return "(none)"
+		}
+	default:
+		b, _ := json.Marshal(x)
+		s = string(b)
+	}
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
 }

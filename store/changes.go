@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/trustframe/trustframe/directory"
 )
@@ -142,35 +141,3 @@ func (d *DB) ChangesAfter(ctx context.Context, after int64, limit int) ([]AuditR
 	}
 	return out, nil
 }
-
-// commitSignal wakes whoever waits for the next commit of this process
-// (long-polls of the change feed, the webhook deliverer). The zero value
-// is ready.
-type commitSignal struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-func (c *commitSignal) wait() <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ch == nil {
-		c.ch = make(chan struct{})
-	}
-	return c.ch
-}
-
-func (c *commitSignal) fire() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ch != nil {
-		close(c.ch)
-		c.ch = nil
-	}
-}
-
-// NextCommit is closed when this process next commits a write. Take it
-// before reading, then wait on it: a commit between the two still wakes
-// the waiter. Writes of other processes on the same database do not close
-// it; waiters re-read on a bounded interval as well.
-func (d *DB) NextCommit() <-chan struct{} { return d.commits.wait() }

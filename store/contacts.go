@@ -86,7 +86,7 @@ func (d *DB) CreateContact(ctx context.Context, a Audit, c Contact, problems dir
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		problems := directory.Fields{}.Merge(problems)
 		if err := orgExists(ctx, tx, c.OrganisationID); err != nil {
-			return err
+			return directory.Named(err, "Organisation")
 		}
 		if err := problems.Take(checkContactType(ctx, tx, c.ContactType, "")); err != nil {
 			return err

@@ -96,3 +96,14 @@ func scanJSON(row rowScanner) (json.RawMessage, error) {
 	s, err := scanString(row)
 	return json.RawMessage(s), err
 }
+
+func orgExists(ctx context.Context, tx *sql.Tx, orgID string) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisations WHERE organisation_id = ?`, orgID).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}

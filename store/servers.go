@@ -60,17 +60,6 @@ func (d *DB) IssuerTaken(ctx context.Context, issuer, exceptID string) (string, 
 	return id, err
 }
 
-func orgExists(ctx context.Context, tx *sql.Tx, orgID string) error {
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisations WHERE organisation_id = ?`, orgID).Scan(&n); err != nil {
-		return err
-	}
-	if n == 0 {
-		return ErrNotFound
-	}
-	return nil
-}
-
 func duplicateIssuer(ctx context.Context, tx *sql.Tx, issuer, id string) error {
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM authorisation_servers WHERE issuer = ? AND authorisation_server_id <> ?`, issuer, id).Scan(&n); err != nil {

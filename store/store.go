@@ -9,6 +9,7 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"embed"
 	"errors"
@@ -590,3 +591,48 @@ func (d *DB) UndeliveredMessages(ctx context.Context) (int, error) {
 	}
 	return n, nil
 }
+
+// FieldError is a refusal about one field that only the store can judge
+// (an unknown flag, a duplicate issuer): the application layer's.
+type FieldError = directory.FieldError
+
+// NewID returns a random (version 4) UUID.
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// commitSignal wakes whoever waits for the next commit of this process
+// (long-polls of the change feed, the webhook deliverer). The zero value
+// is ready.
+type commitSignal struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func (c *commitSignal) wait() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ch == nil {
+		c.ch = make(chan struct{})
+	}
+	return c.ch
+}
+
+func (c *commitSignal) fire() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ch != nil {
+		close(c.ch)
+		c.ch = nil
+	}
+}
+
+// NextCommit is closed when this process next commits a write. Take it
+// before reading, then wait on it: a commit between the two still wakes
+// the waiter. Writes of other processes on the same database do not close
+// it; waiters re-read on a bounded interval as well.
+func (d *DB) NextCommit() <-chan struct{} { return d.commits.wait() }

@@ -78,3 +78,23 @@ func TestContactFormBreadcrumbSaysWhich(t *testing.T) {
 		}
 	}
 }
+
+// A contact for an organisation that does not exist is 404 naming the
+// organisation, even with fields that need attention, and writes nothing.
+func TestContactInAMissingOrganisationIsNotFound(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	before := auditTotal(a)
+	for _, body := range []string{
+		`{"ContactType":"Technical","LastName":"Lovelace","EmailAddress":"ada@example.com"}`,
+		`{"ContactType":"Technical","LastName":"","EmailAddress":"ada"}`,
+	} {
+		r, m := a.do("POST", "/organisations/0b7e7c2e-2a57-4a44-9a4d-0d1c6f1f4d7a/contacts", body)
+		if r.StatusCode != 404 || m["detail"] != "Organisation not found" {
+			t.Fatalf("%s: %d %v", body, r.StatusCode, m)
+		}
+	}
+	if after := auditTotal(a); after != before {
+		t.Fatalf("audit records %v → %v", before, after)
+	}
+}
