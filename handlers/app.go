@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/trustframe/trustframe/lifecycle"
-	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -37,12 +36,6 @@ type Base struct {
 	BaseURL string
 	DevIdP  bool
 	Vocab   lifecycle.Vocabulary
-}
-
-// actor is who makes a change, for its audit record: the signed-in
-// administrator.
-func (b *Base) actor(r *http.Request) store.Audit {
-	return store.Audit{Actor: PrincipalFrom(r.Context()).Email}
 }
 
 // Shell builds the layout view model for a page.

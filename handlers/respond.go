@@ -16,6 +16,8 @@ import (
 	"encoding/base64"
 
 	"github.com/a-h/templ"
+
+	"github.com/trustframe/trustframe/store"
 )
 
 // Principal is the administrator a request acts for.
@@ -377,4 +379,10 @@ func CheckIfMatch(r *http.Request, cur any) error {
 		}
 	}
 	return CodeStaleETag.New("the resource changed since you read it (If-Match does not match its ETag)")
+}
+
+// actor is who makes a change, for its audit record: the signed-in
+// administrator.
+func (b *Base) actor(r *http.Request) store.Audit {
+	return store.Audit{Actor: PrincipalFrom(r.Context()).Email}
 }
