@@ -13,7 +13,7 @@ func (h *Organisations) UpdateOrganisation(w http.ResponseWriter, r *http.Reques
 	id := PathParam(r, "orgID")
 	var in store.Organisation
 	// The edit form sends every field back: text saved before the text
-	// rule is spared when it comes back unchanged (keptText).
+	// rule is let through when it comes back unchanged (decodeKept).
 	refused, ok := decodeKept(w, r, &in, storedOf(&in, func() (store.Organisation, error) { return h.Orgs.Get(r.Context(), id) }))
 	if !ok {
 		return

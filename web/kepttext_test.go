@@ -70,15 +70,14 @@ func rowButton(t *testing.T, c *http.Client, base, path, action string) url.Valu
 	return sentByBrowser(form)
 }
 
-// TestTextRuleSparesStatusButtonsStoredText: the Enable/Disable buttons of
-// reference types, flags, authorisation domains, roles and authorities send
-// the record back in hidden fields. A record saved before the text rule may
-// hold text it refuses (a description on two lines, a tab in a name); the
-// button was refused until someone edited that text, though the person
-// sent nothing but a status. Text sent back as stored is now spared, in the
-// console and in the API's PUT, and kept as it was; new or changed text is
-// still refused (docs/design.md §4).
-func TestTextRuleSparesStatusButtonsStoredText(t *testing.T) {
+// The Enable/Disable buttons of reference types, flags, authorisation
+// domains, roles and authorities send the record back in hidden fields. A
+// record saved before the text rule may hold text the rule refuses (a
+// description on two lines, a tab in a name): sent back as stored it is
+// let through and kept as it was, in the console and in the API's PUT, so
+// that a status change needs no edit of that text; new or changed text is
+// refused (docs/design.md §4).
+func TestTextRuleLetsStatusButtonsSendStoredTextBack(t *testing.T) {
 	env := webtest.Start(t, nil)
 	su := newAPI(t, env, "admin@example.com")
 	auth := setupDomains(t, su)
@@ -146,11 +145,10 @@ func TestTextRuleSparesStatusButtonsStoredText(t *testing.T) {
 	}
 }
 
-// TestTextRuleSparesPolicyEditStoredDescription: the edit form of a role
-// metadata policy sends its description back in a hidden field; one saved
-// before the text rule (on two lines) made every edit of the policy
-// refused. Sent back as stored it is spared and kept.
-func TestTextRuleSparesPolicyEditStoredDescription(t *testing.T) {
+// The edit form of a role metadata policy sends its description back in a
+// hidden field: one saved before the text rule (on two lines) is let
+// through and kept when sent back as stored, so the policy can be edited.
+func TestTextRuleLetsPolicyEditSendStoredDescriptionBack(t *testing.T) {
 	env := webtest.Start(t, nil)
 	su := newAPI(t, env, "admin@example.com")
 	setupDomains(t, su)
@@ -427,7 +425,7 @@ func TestEditFormsKeepStoredLegacyText(t *testing.T) {
 	}
 	// A certification URI saved on two lines: the form saved unchanged
 	// sent it as one line ("https://a.example/xy") and stored that unseen.
-	// It is shown in a text area; sent back, the text rule spares it, but
+	// It is shown in a text area; sent back, the text rule lets it through, but
 	// it is no https URL: refused beside the field, and kept as stored.
 	legacy := "https://a.example/x\ny"
 	if _, err := env.DB.SQL().ExecContext(t.Context(), `UPDATE certifications SET uri = ? WHERE certification_id = ?`, legacy, last(cert)); err != nil {
@@ -456,13 +454,11 @@ func TestEditFormsKeepStoredLegacyText(t *testing.T) {
 
 }
 
-// TestEditFormsKeepStoredLegacyListMembers: the sparing of text sent back
-// as stored (TestEditFormsKeepStoredLegacyText) looked at single strings
-// only. An application whose stored redirect URIs or WebAuthn origins held
-// one with a direction mark, saved before the text rule, could not be
-// saved at all, by its form or by an API PUT of the record as read: 422
-// beside the list. An element sent back as a stored one is now spared and
-// kept; a new or changed element is still refused (docs/design.md §4).
+// Lists are judged element by element: an application whose stored
+// redirect URIs or WebAuthn origins hold one with a direction mark, saved
+// before the text rule, saves by its form or by an API PUT of the record as
+// read — that element, sent back as stored, is let through and kept; a new
+// or changed element is refused beside the list (docs/design.md §4).
 func TestEditFormsKeepStoredLegacyListMembers(t *testing.T) {
 	env := webtest.Start(t, nil)
 	su := newAPI(t, env, "admin@example.com")
@@ -536,10 +532,9 @@ func TestEditFormsKeepStoredLegacyListMembers(t *testing.T) {
 	}
 }
 
-// TestClaimPutKeepsStoredLegacyText: an authority claim whose stored
-// RegistrationId held a direction mark, saved before the text rule, could
-// not be PUT back as read (422 on RegistrationId), not even to end it. It
-// is spared when sent back as stored, and kept; a new one is refused.
+// An authority claim whose stored RegistrationId holds a direction mark,
+// saved before the text rule, can be PUT back as read (to end it, say):
+// the stored value is let through and kept; a new one is refused.
 func TestClaimPutKeepsStoredLegacyText(t *testing.T) {
 	env := webtest.Start(t, nil)
 	su := newAPI(t, env, "admin@example.com")

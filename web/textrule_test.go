@@ -438,12 +438,12 @@ func TestTextRuleInKeyMaterial(t *testing.T) {
 	}
 }
 
-// TestTextRuleSparesKeptKeyMaterialText: a PUT of key material keeps every
-// member it leaves out (docs/design.md §4), so a Description saved before
-// the text rule, left out or sent back as read, does not stop the update:
-// revoking a compromised key must not fail on text the client did not
-// write. A new Description is still held to the rule.
-func TestTextRuleSparesKeptKeyMaterialText(t *testing.T) {
+// A PUT of key material keeps every member it leaves out (docs/design.md
+// §4), so a Description saved before the text rule, left out or sent back
+// as read, does not stop the update: revoking a compromised key must not
+// fail on text the client did not write. A new Description is still held
+// to the rule.
+func TestTextRuleLetsKeyMaterialKeepStoredText(t *testing.T) {
 	env := webtest.Start(t, nil)
 	a := newAPI(t, env, "admin@example.com")
 	oid := a.must(201, "POST", "/organisations", org("Legacy Keys"))["OrganisationId"].(string)
