@@ -129,6 +129,9 @@ type ApplicationStore interface {
 	GetSoftwareStatement(ctx context.Context, orgID, id string) (SoftwareStatement, error)
 	CreateSoftwareStatement(ctx context.Context, a Actor, s SoftwareStatement, problems Fields) (SoftwareStatement, error)
 	UpdateSoftwareStatement(ctx context.Context, a Actor, s SoftwareStatement, problems Fields, check Check[SoftwareStatement]) (SoftwareStatement, error)
+	ListSoftwareStatements(ctx context.Context, orgID string) ([]SoftwareStatement, error)
+	ActiveClaimRoles(ctx context.Context, orgID string) ([]string, error)
+	ListFlags(ctx context.Context, typ string) ([]Flag, error)
 }
 
 // Applications are the use cases of an organisation's applications
@@ -145,6 +148,48 @@ type Applications struct {
 func (s *Applications) Get(ctx context.Context, orgID, id string) (SoftwareStatement, error) {
 	app, err := s.Store.GetSoftwareStatement(ctx, orgID, id)
 	return app, Named(err, "Application")
+}
+
+// List is every application of an organisation.
+func (s *Applications) List(ctx context.Context, orgID string) ([]SoftwareStatement, error) {
+	return s.Store.ListSoftwareStatements(ctx, orgID)
+}
+
+// ApplicationsTab is what an organisation's Applications tab shows: its
+// applications and the flags they may carry (for their names).
+type ApplicationsTab struct {
+	Apps  []SoftwareStatement
+	Flags []Flag
+}
+
+// Tab reads the Applications tab of organisation orgID.
+func (s *Applications) Tab(ctx context.Context, orgID string) (ApplicationsTab, error) {
+	var t ApplicationsTab
+	var err error
+	if t.Apps, err = s.Store.ListSoftwareStatements(ctx, orgID); err != nil {
+		return t, err
+	}
+	t.Flags, err = s.Store.ListFlags(ctx, "Software_Statement")
+	return t, err
+}
+
+// ApplicationChoices are what an application's page and form offer of
+// organisation orgID: the flags of applications and the roles it holds
+// (Active claims), which its applications may take.
+type ApplicationChoices struct {
+	Flags     []Flag
+	HeldRoles []string
+}
+
+// Choices reads the choices of an application of organisation orgID.
+func (s *Applications) Choices(ctx context.Context, orgID string) (ApplicationChoices, error) {
+	var c ApplicationChoices
+	var err error
+	if c.Flags, err = s.Store.ListFlags(ctx, "Software_Statement"); err != nil {
+		return c, err
+	}
+	c.HeldRoles, err = s.Store.ActiveClaimRoles(ctx, orgID)
+	return c, err
 }
 
 // Create adds app to its organisation; its ids are the server's. Refused,

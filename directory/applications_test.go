@@ -44,3 +44,34 @@ func TestApplicationCreateRefusesEveryFieldAtOnce(t *testing.T) {
 		t.Fatalf("a refused application was written: %d %v", len(apps), err)
 	}
 }
+
+// The Applications tab lists the organisation's applications with the
+// flags of applications only; the choices of a form are those flags and
+// the roles the organisation holds (none without a claim).
+func TestApplicationTabAndChoices(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpen(t)
+	orgID := mustOrg(t, db, "Acme")
+	a := directory.Actor{Actor: "admin@example.com"}
+	flags := &directory.Flags{Store: db}
+	for _, typ := range []string{"Software_Statement", "Organisation"} {
+		if _, err := flags.Create(ctx, a, directory.Flag{Name: "Beta", Type: typ}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := &directory.Applications{Store: db}
+	if _, err := s.Create(ctx, a, directory.SoftwareStatement{OrganisationID: orgID, ClientName: "Wallet"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := s.Tab(ctx, orgID)
+	if err != nil || len(tab.Apps) != 1 || tab.Apps[0].ClientName != "Wallet" || len(tab.Flags) != 1 || tab.Flags[0].Type != "Software_Statement" {
+		t.Fatalf("tab: %+v %v", tab, err)
+	}
+	c, err := s.Choices(ctx, orgID)
+	if err != nil || len(c.Flags) != 1 || len(c.HeldRoles) != 0 {
+		t.Fatalf("choices: %+v %v", c, err)
+	}
+	if apps, err := s.List(ctx, orgID); err != nil || len(apps) != 1 {
+		t.Fatalf("list: %d %v", len(apps), err)
+	}
+}

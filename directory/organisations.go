@@ -94,6 +94,9 @@ type OrganisationStore interface {
 	GetOrganisation(ctx context.Context, id string) (Organisation, error)
 	CreateOrganisation(ctx context.Context, a Actor, o Organisation, problems Fields) (Organisation, error)
 	UpdateOrganisation(ctx context.Context, a Actor, o Organisation, problems Fields, check Check[Organisation]) (Organisation, error)
+	ListFlags(ctx context.Context, typ string) ([]Flag, error)
+	OrganisationReadiness(ctx context.Context, orgID string, now time.Time) (Readiness, error)
+	SameRegistration(ctx context.Context, number, country, exceptID string) ([]Organisation, error)
 }
 
 // Organisations are the use cases of organisations.
@@ -106,6 +109,45 @@ type Organisations struct {
 func (s *Organisations) Get(ctx context.Context, id string) (Organisation, error) {
 	o, err := s.Store.GetOrganisation(ctx, id)
 	return o, Named(err, "Organisation")
+}
+
+// Readiness counts what an organisation has in place, for the onboarding
+// checklist of a Pending organisation.
+type Readiness struct {
+	Contacts           int
+	DocumentsInDate    int // regulatory documents without an expiry date or not expired
+	CertificatesInDate int // active certificates not expired
+	Servers            int // authorisation servers that are not Withdrawn
+	Applications       int // applications that are not Withdrawn
+}
+
+// OrganisationDetails is what an organisation's details tab shows beside
+// the organisation: the names of its flags, and for a Pending one the
+// onboarding checklist (nil otherwise).
+type OrganisationDetails struct {
+	Flags     []Flag
+	Readiness *Readiness
+}
+
+// Details reads the details tab of o at now.
+func (s *Organisations) Details(ctx context.Context, o Organisation, now time.Time) (OrganisationDetails, error) {
+	var d OrganisationDetails
+	var err error
+	if d.Flags, err = s.Store.ListFlags(ctx, "Organisation"); err != nil || o.Status != lifecycle.Pending {
+		return d, err
+	}
+	rd, err := s.Store.OrganisationReadiness(ctx, o.OrganisationID, now)
+	if err != nil {
+		return d, err
+	}
+	d.Readiness = &rd
+	return d, nil
+}
+
+// SameRegistration is every other organisation with o's registration
+// number and country: a new one is saved all the same, with a warning.
+func (s *Organisations) SameRegistration(ctx context.Context, o Organisation) ([]Organisation, error) {
+	return s.Store.SameRegistration(ctx, o.RegistrationNumber, o.CountryOfRegistration, o.OrganisationID)
 }
 
 // Create adds o; refused are problems found reading the input. Refused,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/lifecycle"
@@ -70,5 +71,38 @@ func TestOrganisationUpdateRunsTheStatusRule(t *testing.T) {
 	saved.StatusReason = "back in business"
 	if back, from, err := s.Update(ctx, a, saved, nil, true, nil); err != nil || from != lifecycle.Withdrawn || back.Status != lifecycle.Active {
 		t.Fatalf("a reactivation: %q from %q, %v", back.Status, from, err)
+	}
+}
+
+// The details tab has the flags of organisations, and the onboarding
+// checklist only for a Pending organisation; another organisation with
+// the same registration is found for the warning on a new one.
+func TestOrganisationDetailsAndSameRegistration(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpen(t)
+	activeID := mustOrg(t, db, "Acme")
+	a := directory.Actor{Actor: "admin@example.com"}
+	if _, err := (&directory.Flags{Store: db}).Create(ctx, a, directory.Flag{Name: "Sandbox", Type: "Organisation"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s := &directory.Organisations{Store: db}
+	active, err := s.Get(ctx, activeID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.Details(ctx, active, time.Now())
+	if err != nil || len(d.Flags) != 1 || d.Readiness != nil {
+		t.Fatalf("an Active organisation's details: %+v %v", d, err)
+	}
+	pending, err := s.Create(ctx, a, directory.Organisation{OrganisationName: "Acme Two", RegistrationNumber: "1", CountryOfRegistration: "GB"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := s.Details(ctx, pending, time.Now()); err != nil || d.Readiness == nil || *d.Readiness != (directory.Readiness{}) {
+		t.Fatalf("a Pending organisation's details: %+v %v", d, err)
+	}
+	same, err := s.SameRegistration(ctx, pending)
+	if err != nil || len(same) != 1 || same[0].OrganisationID != activeID {
+		t.Fatalf("same registration: %+v %v", same, err)
 	}
 }

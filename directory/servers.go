@@ -75,6 +75,8 @@ type ServerStore interface {
 	IssuerTaken(ctx context.Context, issuer, exceptID string) (string, error)
 	CreateAuthorisationServer(ctx context.Context, a Actor, s AuthorisationServer, problems Fields) (AuthorisationServer, error)
 	UpdateAuthorisationServer(ctx context.Context, a Actor, s AuthorisationServer, problems Fields, check Check[AuthorisationServer]) (AuthorisationServer, error)
+	ListAuthorisationServers(ctx context.Context, orgID string) ([]AuthorisationServer, error)
+	ListFlags(ctx context.Context, typ string) ([]Flag, error)
 }
 
 // Servers are the use cases of an organisation's authorisation servers.
@@ -91,6 +93,29 @@ type Servers struct {
 func (s *Servers) Get(ctx context.Context, orgID, id string) (AuthorisationServer, error) {
 	srv, err := s.Store.GetAuthorisationServer(ctx, orgID, id)
 	return srv, Named(err, "Authorisation server")
+}
+
+// List is every server of an organisation.
+func (s *Servers) List(ctx context.Context, orgID string) ([]AuthorisationServer, error) {
+	return s.Store.ListAuthorisationServers(ctx, orgID)
+}
+
+// ServersTab is what an organisation's Authorisation servers tab shows:
+// its servers and the flags they may carry (for their names).
+type ServersTab struct {
+	Servers []AuthorisationServer
+	Flags   []Flag
+}
+
+// Tab reads the Authorisation servers tab of organisation orgID.
+func (s *Servers) Tab(ctx context.Context, orgID string) (ServersTab, error) {
+	var t ServersTab
+	var err error
+	if t.Servers, err = s.Store.ListAuthorisationServers(ctx, orgID); err != nil {
+		return t, err
+	}
+	t.Flags, err = s.Store.ListFlags(ctx, "Authorisation_Server")
+	return t, err
 }
 
 // Create adds srv after checking its issuer; refused are problems found

@@ -43,3 +43,29 @@ func TestServerCreateRefusesEveryFieldAtOnce(t *testing.T) {
 		t.Fatalf("a good server: %+v %v", saved, err)
 	}
 }
+
+// The Authorisation servers tab lists the organisation's servers with the
+// flags of servers only.
+func TestServerTab(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpen(t)
+	orgID := mustOrg(t, db, "Acme")
+	a := directory.Actor{Actor: "admin@example.com"}
+	flags := &directory.Flags{Store: db}
+	for _, typ := range []string{"Authorisation_Server", "Software_Statement"} {
+		if _, err := flags.Create(ctx, a, directory.Flag{Name: "Beta", Type: typ}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := &directory.Servers{Store: db, Issuers: &issuers{}}
+	if _, err := s.Create(ctx, a, directory.AuthorisationServer{OrganisationID: orgID, CustomerFriendlyName: "Login", Issuer: "https://login.acme.example"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := s.Tab(ctx, orgID)
+	if err != nil || len(tab.Servers) != 1 || tab.Servers[0].CustomerFriendlyName != "Login" || len(tab.Flags) != 1 || tab.Flags[0].Type != "Authorisation_Server" {
+		t.Fatalf("tab: %+v %v", tab, err)
+	}
+	if list, err := s.List(ctx, orgID); err != nil || len(list) != 1 {
+		t.Fatalf("list: %d %v", len(list), err)
+	}
+}

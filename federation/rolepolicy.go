@@ -101,16 +101,48 @@ func jsonMistake(raw []byte) string {
 	return "The policy is not valid JSON: " + err.Error() + "."
 }
 
-// RolePolicyStore saves a role metadata policy; check is run on the stored
-// one (an If-Match) inside the write's transaction, which also refuses a
-// role that is not a Federation role of the domain.
+// RolePolicyStore reads and saves role metadata policies; a save's check
+// is run on the stored one (an If-Match) inside the write's transaction,
+// which also refuses a role that is not a Federation role of the domain.
 type RolePolicyStore interface {
+	ListRoleMetadataPolicies(ctx context.Context) ([]store.RoleMetadataPolicy, error)
+	GetRoleMetadataPolicy(ctx context.Context, id string) (store.RoleMetadataPolicy, error)
+	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
 	SaveRoleMetadataPolicy(ctx context.Context, a store.Audit, p store.RoleMetadataPolicy, check func(store.RoleMetadataPolicy) error) (store.RoleMetadataPolicy, error)
 }
 
 // RolePolicies are the use cases of Reference Data > Role metadata policies.
 type RolePolicies struct {
 	Store RolePolicyStore
+}
+
+// List is every policy, by domain, role and entity type.
+func (s *RolePolicies) List(ctx context.Context) ([]store.RoleMetadataPolicy, error) {
+	return s.Store.ListRoleMetadataPolicies(ctx)
+}
+
+// Get is one policy.
+func (s *RolePolicies) Get(ctx context.Context, id string) (store.RoleMetadataPolicy, error) {
+	p, err := s.Store.GetRoleMetadataPolicy(ctx, id)
+	return p, directory.Named(err, "Role metadata policy")
+}
+
+// RolePoliciesPage is what the policies' page shows: every policy, and
+// every domain's roles for the form that adds one.
+type RolePoliciesPage struct {
+	Policies []store.RoleMetadataPolicy
+	Roles    []store.DomainRole
+}
+
+// Page reads the policies' page.
+func (s *RolePolicies) Page(ctx context.Context) (RolePoliciesPage, error) {
+	var p RolePoliciesPage
+	var err error
+	if p.Policies, err = s.Store.ListRoleMetadataPolicies(ctx); err != nil {
+		return p, err
+	}
+	p.Roles, err = s.Store.ListDomainRoles(ctx, "")
+	return p, err
 }
 
 // Save creates (no PolicyID) or replaces a policy. refused are problems

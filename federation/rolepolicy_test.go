@@ -1,8 +1,10 @@
 package federation
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,5 +45,24 @@ func TestValidateRolePolicy(t *testing.T) {
 	p.Policy = json.RawMessage("{\n  \"grant_types\": {\"subset_of\": [\"authorization_code\"]}\n}")
 	if err := ValidateRolePolicy(&p, true); err != nil || string(p.Policy) != `{"grant_types":{"subset_of":["authorization_code"]}}` || p.Status != "Active" {
 		t.Errorf("good policy: %v %s %q", err, p.Policy, p.Status)
+	}
+}
+
+// The policies' page lists the policies and every role; a policy that
+// does not exist is not found, named.
+func TestRolePoliciesReads(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "policies.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s := &RolePolicies{Store: db}
+	if p, err := s.Page(ctx); err != nil || len(p.Policies) != 0 {
+		t.Fatalf("page: %+v %v", p, err)
+	}
+	var e *directory.Error
+	if _, err := s.Get(ctx, "no-such-policy"); !errors.As(err, &e) || e.Code != directory.CodeNotFound || !strings.Contains(e.Message, "Role metadata policy") {
+		t.Fatalf("get: %v", err)
 	}
 }

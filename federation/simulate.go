@@ -28,15 +28,21 @@ type SimulateRole struct {
 func (r SimulateRole) String() string { return r.AuthorisationDomain + "/" + r.Role }
 
 // PolicyReader reads the Active policies of one role (store.ErrNotFound:
-// no such role).
+// no such role), and every role, for the simulator's choices.
 type PolicyReader interface {
 	ActiveRolePolicies(ctx context.Context, domain, role string) ([]store.HeldPolicy, error)
+	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
 }
 
 // Simulator is the policy simulator: what the roles' policies, merged,
 // make of a subject's metadata.
 type Simulator struct {
 	Store PolicyReader
+}
+
+// Roles are every domain's roles, which a simulation may name.
+func (s *Simulator) Roles(ctx context.Context) ([]store.DomainRole, error) {
+	return s.Store.ListDomainRoles(ctx, "")
 }
 
 // Simulate merges the Active policies of the roles for one entity type, in

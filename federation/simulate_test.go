@@ -21,6 +21,16 @@ func (h heldPolicies) ActiveRolePolicies(_ context.Context, domain, role string)
 	return held, nil
 }
 
+// ListDomainRoles is the roles that hold policies.
+func (h heldPolicies) ListDomainRoles(context.Context, string) ([]store.DomainRole, error) {
+	var roles []store.DomainRole
+	for name := range h {
+		domain, role, _ := strings.Cut(name, "/")
+		roles = append(roles, store.DomainRole{AuthorisationDomain: domain, Name: role})
+	}
+	return roles, nil
+}
+
 // TestSimulateNamesTheRoleTheMetadataBreaks: the refusal names the first
 // role whose policy, merged with those before, refuses the metadata, and
 // carries it as the problem's role.

@@ -15,16 +15,8 @@ import (
 // organisation.
 type Applications struct {
 	*Org
-	Apps  *directory.Applications
-	Store applicationStore
-	Algs  func() []string // SSA algorithms offered on the application page
-}
-
-// applicationStore is what Applications reads and writes.
-type applicationStore interface {
-	ListSoftwareStatements(ctx context.Context, orgID string) ([]store.SoftwareStatement, error)
-	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
-	ActiveClaimRoles(ctx context.Context, orgID string) ([]string, error)
+	Apps *directory.Applications
+	Algs func() []string // SSA algorithms offered on the application page
 }
 
 func (h *Applications) showApp(s store.SoftwareStatement) store.SoftwareStatement {
@@ -34,36 +26,42 @@ func (h *Applications) showApp(s store.SoftwareStatement) store.SoftwareStatemen
 
 // ListApps is the applications tab (a bare array on the API).
 func (h *Applications) ListApps(w http.ResponseWriter, r *http.Request) {
-	o, items, ok := orgItems(h.Org, w, r, h.Store.ListSoftwareStatements, h.showApp)
+	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
 	}
-	RespondPage(w, r, http.StatusOK, items, func() (templ.Component, error) {
-		flags, err := h.flags(r, "Software_Statement")
-		p := views.AppsPage{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabApplications), Apps: items, FlagNames: views.FlagNames(flags)}
-		return views.AppsTab(h.Shell(r, "Applications", "organisations", views.OrgCrumbs(&o, "Applications")...), p), err
+	PageOrList(w, r, func() {
+		t, err := h.Apps.Tab(r.Context(), o.OrganisationID)
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		p := views.AppsPage{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabApplications), Apps: shownAll(t.Apps, h.showApp), FlagNames: views.FlagNames(t.Flags)}
+		Render(w, r, http.StatusOK, views.AppsTab(h.Shell(r, "Applications", "organisations", views.OrgCrumbs(&o, "Applications")...), p))
+	}, func(ctx context.Context) ([]store.SoftwareStatement, error) {
+		items, err := h.Apps.List(ctx, o.OrganisationID)
+		return shownAll(items, h.showApp), err
 	})
 }
 
 // AppDetailPage builds the view model of an application's page; the SSA
 // handler adds to it.
 func (h *Applications) AppDetailPage(r *http.Request, o store.Organisation, a store.SoftwareStatement) (views.AppDetailPage, error) {
-	flags, err := h.flags(r, "Software_Statement")
+	c, err := h.Apps.Choices(r.Context(), o.OrganisationID)
 	if err != nil {
 		return views.AppDetailPage{}, err
 	}
-	held, err := h.Store.ActiveClaimRoles(r.Context(), o.OrganisationID)
 	var why string
 	refused := directory.SSARefused(h.Vocab, o, a)
 	if refused != nil {
 		why = sentence(refused.Message)
 	}
-	return views.NewAppDetailPage(h.Vocab, o, a, flags, held, why, refused != nil && refused.Code == directory.CodeOrganisationNotActive), err
+	return views.NewAppDetailPage(h.Vocab, o, a, c.Flags, c.HeldRoles, why, refused != nil && refused.Code == directory.CodeOrganisationNotActive), nil
 }
 
 // GetApp is one application.
 func (h *Applications) GetApp(w http.ResponseWriter, r *http.Request) {
-	o, a, ok := orgAndItem(h.Org, w, r, h.Store.GetSoftwareStatement, "appID", "Application")
+	o, a, ok := orgAndItem(h.Org, w, r, h.Apps.Get, "appID", "Application")
 	if !ok {
 		return
 	}

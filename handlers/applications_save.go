@@ -12,23 +12,18 @@ import (
 
 // AppForm shows the empty form (…/new) or an application's (…/{appID}/edit).
 func (h *Applications) AppForm(w http.ResponseWriter, r *http.Request) {
-	if o, a, ok := orgAndForm(h.Org, w, r, h.Store.GetSoftwareStatement, "appID", "Application", store.SoftwareStatement{Status: lifecycle.Active}); ok {
+	if o, a, ok := orgAndForm(h.Org, w, r, h.Apps.Get, "appID", "Application", store.SoftwareStatement{Status: lifecycle.Active}); ok {
 		h.renderAppForm(w, r, http.StatusOK, o, a, a.SoftwareStatementID == "", nil)
 	}
 }
 
 func (h *Applications) renderAppForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, a store.SoftwareStatement, isNew bool, errs map[string]string) {
-	flags, err := h.flags(r, "Software_Statement")
+	c, err := h.Apps.Choices(r.Context(), o.OrganisationID)
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	held, err := h.Store.ActiveClaimRoles(r.Context(), o.OrganisationID)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	f := views.NewAppForm(h.Vocab, o, a, isNew, errs, flags, held)
+	f := views.NewAppForm(h.Vocab, o, a, isNew, errs, c.Flags, c.HeldRoles)
 	Render(w, r, status, views.AppFormPage(h.Shell(r, "Application", "organisations", views.OrgCrumbs(&o, "Application")...), f))
 }
 
@@ -77,7 +72,7 @@ func (h *Applications) UpdateApp(w http.ResponseWriter, r *http.Request) {
 // SetAppStatus is the status buttons of the application page: a refusal
 // is a message on the page.
 func (h *Applications) SetAppStatus(w http.ResponseWriter, r *http.Request) {
-	o, a, ok := orgAndItem(h.Org, w, r, h.Store.GetSoftwareStatement, "appID", "Application")
+	o, a, ok := orgAndItem(h.Org, w, r, h.Apps.Get, "appID", "Application")
 	if !ok {
 		return
 	}

@@ -4,9 +4,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/federation/anchor"
-	"github.com/trustframe/trustframe/rebuild"
-	"github.com/trustframe/trustframe/store"
 )
 
 // Federation serves the directory as its participants' OpenID Federation
@@ -17,12 +16,11 @@ import (
 // never shown.
 type Federation struct {
 	*Base
-	Store  *store.DB
-	Org    *Org // the Federation tab loads organisations as the directory does
-	Anchor *anchor.Directory
-	Now    func() time.Time
-
-	list rebuild.Cache[anchor.Listing] // the subordinates, rebuilt in the background after a change
+	Org     *Org // the Federation tab loads organisations as the directory does
+	Apps    *directory.Applications
+	Servers *directory.Servers
+	Anchor  *anchor.Directory
+	Now     func() time.Time
 }
 
 // answer writes a signed statement of type typ, or why there is none:
@@ -62,22 +60,20 @@ func (h *Federation) Resolve(w http.ResponseWriter, r *http.Request) {
 }
 
 // List answers GET /federation/list[?entity_type=]: the subordinates whose
-// statement can be made, of any of the given entity types. The whole list
-// is built once per change of the store (at most a minute old, for changes
-// made by another process), in the background while the previous list is
-// served (rebuild.Cache), and filtered per request.
+// statement can be made, of any of the given entity types, filtered from
+// the list the anchor keeps (anchor.Directory.Listed).
 func (h *Federation) List(w http.ResponseWriter, r *http.Request) {
 	// Filters this directory does not support are refused rather than
 	// ignored (OpenID Federation 1.0, Subordinate Listing Request).
 	if anchor.UnsupportedListFilter(w, r.URL.Query()) {
 		return
 	}
-	v, err := h.list.Get(r.Context(), h.Store.DirectoryVersion(), h.Anchor.Subordinates)
+	v, err := h.Anchor.Listed(r.Context())
 	if err != nil {
 		h.answer(w, r, "", "", "", err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write(v.Val.Answer(r.URL.Query()["entity_type"]))
+	_, _ = w.Write(v.Answer(r.URL.Query()["entity_type"]))
 }

@@ -3,7 +3,6 @@ package handlers
 import (
 	"net/http"
 
-	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -23,18 +22,14 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 			return
 		}
 		p.Checked, p.Action, p.OrgPage = check, entityPage+"/federation/check", views.NewOrgPage(h.Vocab, o, tab)
-		now := h.Now()
 		if p.EntityID == "" {
 			p.Reason = "This entity has no federation entity ID: set one on its edit page to list it in the directory's federation."
-		} else if st, err := h.Anchor.Statement(r.Context(), p.EntityID, now); !p.ShowStatement(st, err) {
-			WriteError(w, r, err)
+		} else if in := h.Anchor.Inspect(r.Context(), p.EntityID, check, h.Now()); !p.ShowStatement(in.Statement, in.StatementErr) {
+			WriteError(w, r, in.StatementErr)
 			return
-		}
-		if check && p.EntityID != "" {
-			if _, metadata, err := h.Anchor.Resolve(r.Context(), p.EntityID, nil, now); !p.ShowResolved(metadata, err) {
-				WriteError(w, r, err)
-				return
-			}
+		} else if check && !p.ShowResolved(in.Metadata, in.ResolveErr) {
+			WriteError(w, r, in.ResolveErr)
+			return
 		}
 		// Organisations › the organisation › the entity (linked) › Federation.
 		crumbs := views.OrgCrumbs(&o, p.Name)
@@ -49,15 +44,15 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 func (h *Federation) tabEntity(r *http.Request, o store.Organisation, kind string) (views.FederationPage, string, string, error) {
 	base := paths.Organisation(o.OrganisationID)
 	if kind == "Application" {
-		a, err := h.Store.GetSoftwareStatement(r.Context(), o.OrganisationID, PathParam(r, "appID"))
+		a, err := h.Apps.Get(r.Context(), o.OrganisationID, PathParam(r, "appID"))
 		if err != nil {
-			return views.FederationPage{}, "", "", directory.Named(err, "Application")
+			return views.FederationPage{}, "", "", err
 		}
 		return views.FederationPage{Name: a.ClientName, EntityID: a.FederationEntityID}, views.TabApplications, base + "/softwarestatements/" + a.SoftwareStatementID, nil
 	}
-	s, err := h.Store.GetAuthorisationServer(r.Context(), o.OrganisationID, PathParam(r, "serverID"))
+	s, err := h.Servers.Get(r.Context(), o.OrganisationID, PathParam(r, "serverID"))
 	if err != nil {
-		return views.FederationPage{}, "", "", directory.Named(err, "Authorisation server")
+		return views.FederationPage{}, "", "", err
 	}
 	return views.FederationPage{Name: s.CustomerFriendlyName, EntityID: s.FederationEntityID}, views.TabServers, base + "/authorisationservers/" + s.AuthorisationServerID, nil
 }

@@ -12,19 +12,11 @@ import (
 // the organisation of the URL, its page header and breadcrumbs, the audit
 // actor, the flags of its items. Each resource's handler type
 // (Organisations, Contacts, Servers, Applications, …) embeds it beside its
-// own store.
+// own use cases.
 type Org struct {
 	*Base
-	Store orgStore
-	// AllowPrivateURLs lets a federation entity ID be plain http on a
-	// loopback host, as issuer validation allows (docs/design.md §13).
-	AllowPrivateURLs bool
-}
-
-// orgStore is what Org reads.
-type orgStore interface {
-	GetOrganisation(ctx context.Context, id string) (store.Organisation, error)
-	ListFlags(ctx context.Context, typ string) ([]store.Flag, error)
+	Orgs  *directory.Organisations
+	Flags *directory.Flags
 }
 
 func (h *Org) showOrg(o store.Organisation) store.Organisation {
@@ -35,14 +27,14 @@ func (h *Org) showOrg(o store.Organisation) store.Organisation {
 // flags are the flags of items of type typ, for the choices and names
 // of a page.
 func (h *Org) flags(r *http.Request, typ string) ([]store.Flag, error) {
-	return h.Store.ListFlags(r.Context(), typ)
+	return h.Flags.List(r.Context(), typ)
 }
 
 // loadOrg reads the organisation of the URL.
 func (h *Org) loadOrg(w http.ResponseWriter, r *http.Request) (store.Organisation, bool) {
-	o, err := h.Store.GetOrganisation(r.Context(), PathParam(r, "orgID"))
+	o, err := h.Orgs.Get(r.Context(), PathParam(r, "orgID"))
 	if err != nil {
-		WriteError(w, r, directory.Named(err, "Organisation"))
+		WriteError(w, r, err)
 		return o, false
 	}
 	return o, true
@@ -84,22 +76,13 @@ func orgAndItem[T any](h *Org, w http.ResponseWriter, r *http.Request, get func(
 	return o, it, true
 }
 
-// orgItems loads the organisation of the URL and its items with list,
-// each passed through show (statuses in the deployment's words).
-func orgItems[T any](h *Org, w http.ResponseWriter, r *http.Request, list func(ctx context.Context, orgID string) ([]T, error), show func(T) T) (store.Organisation, []T, bool) {
-	o, ok := h.loadOrg(w, r)
-	if !ok {
-		return o, nil, false
-	}
-	items, err := list(r.Context(), o.OrganisationID)
-	if err != nil {
-		WriteError(w, r, err)
-		return o, nil, false
-	}
+// shownAll is items each passed through show (statuses in the
+// deployment's words).
+func shownAll[T any](items []T, show func(T) T) []T {
 	for i := range items {
 		items[i] = show(items[i])
 	}
-	return o, items, true
+	return items
 }
 
 // bySuperUser reports whether a Super User makes the request: the status

@@ -7,8 +7,6 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/trustframe/trustframe/directory"
-	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/participants"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -17,26 +15,23 @@ import (
 // Organisations serves the organisation list, pages and API, the export,
 // and the public participants list.
 type Organisations struct {
-	*Org
-	Orgs  *directory.Organisations
+	*Org  // its Orgs are the organisation use cases
 	Store organisationStore
 
 	participants participants.Cache // GET /participants, public and large
 }
 
-// organisationStore is what Organisations reads and writes.
+// organisationStore is what the list, the export and the participants
+// list read.
 type organisationStore interface {
 	ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
 	EachOrganisation(ctx context.Context, f store.OrgFilter, fn func(o store.Organisation, flagNames, roles []string) error) error
 	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
 	ActiveRolesOf(ctx context.Context, ids []string) (map[string][]store.HeldRole, error)
 	CreateOrganisations(ctx context.Context, a store.Audit, orgs []store.Organisation) ([]string, error)
-	OrganisationReadiness(ctx context.Context, orgID string, now time.Time) (store.Readiness, error)
 	DirectoryVersion() int64
 	FindIdentifier(ctx context.Context, q string) (store.Found, bool, error)
 	RecordEvent(ctx context.Context, r store.AuditRecord) error
-	SameRegistration(ctx context.Context, number, country, exceptID string) ([]store.Organisation, error)
-	ListFlags(ctx context.Context, typ string) ([]store.Flag, error)
 	Participants(ctx context.Context) ([]store.Participant, error)
 }
 
@@ -49,18 +44,10 @@ func (h *Organisations) GetOrganisation(w http.ResponseWriter, r *http.Request) 
 	SetETag(w, o)
 	shown := orgAnswer(h.showOrg(o))
 	RespondPage(w, r, http.StatusOK, &shown, func() (templ.Component, error) {
-		flags, err := h.flags(r, "Organisation")
+		d, err := h.Orgs.Details(r.Context(), o, time.Now())
 		if err != nil {
 			return nil, err
 		}
-		var ready *store.Readiness
-		if o.Status == lifecycle.Pending {
-			rd, err := h.Store.OrganisationReadiness(r.Context(), o.OrganisationID, time.Now())
-			if err != nil {
-				return nil, err
-			}
-			ready = &rd
-		}
-		return views.OrganisationDetail(h.Shell(r, o.OrganisationName, "organisations", views.OrgCrumbs(&o, "")...), views.NewOrgPage(h.Vocab, o, views.TabDetails), views.FlagNames(flags), ready), nil
+		return views.OrganisationDetail(h.Shell(r, o.OrganisationName, "organisations", views.OrgCrumbs(&o, "")...), views.NewOrgPage(h.Vocab, o, views.TabDetails), views.FlagNames(d.Flags), d.Readiness), nil
 	})
 }

@@ -61,7 +61,7 @@ func (h *Organisations) CreateOrganisation(w http.ResponseWriter, r *http.Reques
 // tellCreated is the browser's message on a new organisation: a warning
 // when another one has the same registration.
 func (h *Organisations) tellCreated(r *http.Request, o store.Organisation) {
-	if same, err := h.Store.SameRegistration(r.Context(), o.RegistrationNumber, o.CountryOfRegistration, o.OrganisationID); err == nil && len(same) > 0 {
+	if same, err := h.Orgs.SameRegistration(r.Context(), o); err == nil && len(same) > 0 {
 		h.Flash.Warn(r.Context(), views.SameRegistration(h.Vocab, o, same))
 		return
 	}

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -12,19 +11,10 @@ import (
 	"github.com/trustframe/trustframe/views"
 )
 
-// policyStore is what the policies' pages and API read; the writes go
-// through Rules.
-type policyStore interface {
-	ListRoleMetadataPolicies(ctx context.Context) ([]store.RoleMetadataPolicy, error)
-	GetRoleMetadataPolicy(ctx context.Context, id string) (store.RoleMetadataPolicy, error)
-	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
-}
-
 // Policies serves Reference Data > Role metadata policies and the policy
 // simulator.
 type Policies struct {
 	*Base
-	Store     policyStore
 	Rules     *federation.RolePolicies
 	Simulator *federation.Simulator
 }
@@ -55,32 +45,27 @@ type policyForm struct {
 // page renders the policies with the form: empty, or what was sent when
 // it was refused with errs.
 func (h *Policies) page(w http.ResponseWriter, r *http.Request, status int, sent store.RoleMetadataPolicy, errs map[string]string) {
-	ps, err := h.Store.ListRoleMetadataPolicies(r.Context())
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	roles, err := h.Store.ListDomainRoles(r.Context(), "")
+	pg, err := h.Rules.Page(r.Context())
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
 	Render(w, r, status, views.Policies(h.Shell(r, "Role metadata policies", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Role metadata policies"}),
-		views.PoliciesPage{Policies: ps, Form: views.NewPolicyForm(sent, errs, roles)}))
+		views.PoliciesPage{Policies: pg.Policies, Form: views.NewPolicyForm(sent, errs, pg.Roles)}))
 }
 
 // List lists the policies.
 func (h *Policies) List(w http.ResponseWriter, r *http.Request) {
 	PageOrList(w, r, func() {
 		h.page(w, r, http.StatusOK, store.RoleMetadataPolicy{}, nil)
-	}, h.Store.ListRoleMetadataPolicies)
+	}, h.Rules.List)
 }
 
 // Get is one policy.
 func (h *Policies) Get(w http.ResponseWriter, r *http.Request) {
-	p, err := h.Store.GetRoleMetadataPolicy(r.Context(), PathParam(r, "policyID"))
+	p, err := h.Rules.Get(r.Context(), PathParam(r, "policyID"))
 	if err != nil {
-		WriteError(w, r, directory.Named(err, "Role metadata policy"))
+		WriteError(w, r, err)
 		return
 	}
 	SetETag(w, p)
@@ -95,7 +80,7 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	if id := PathParam(r, "policyID"); id != "" {
 		// The edit form sends the description back in a hidden field.
 		err = keptText(err, func() map[string]directory.StoredText {
-			cur, gerr := h.Store.GetRoleMetadataPolicy(r.Context(), id)
+			cur, gerr := h.Rules.Get(r.Context(), id)
 			if gerr != nil {
 				return nil
 			}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/a-h/templ"
-
 	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -15,13 +13,6 @@ import (
 type Servers struct {
 	*Org
 	Servers *directory.Servers
-	Store   serverStore
-}
-
-// serverStore is what Servers reads and writes.
-type serverStore interface {
-	ListAuthorisationServers(ctx context.Context, orgID string) ([]store.AuthorisationServer, error)
-	GetAuthorisationServer(ctx context.Context, orgID, id string) (store.AuthorisationServer, error)
 }
 
 func (h *Servers) showAS(s store.AuthorisationServer) store.AuthorisationServer {
@@ -31,14 +22,21 @@ func (h *Servers) showAS(s store.AuthorisationServer) store.AuthorisationServer 
 
 // ListServers is the authorisation servers tab (a bare array on the API).
 func (h *Servers) ListServers(w http.ResponseWriter, r *http.Request) {
-	o, items, ok := orgItems(h.Org, w, r, h.Store.ListAuthorisationServers, h.showAS)
+	o, ok := h.loadOrg(w, r)
 	if !ok {
 		return
 	}
-	RespondPage(w, r, http.StatusOK, items, func() (templ.Component, error) {
-		flags, err := h.flags(r, "Authorisation_Server")
-		p := views.ServersPage{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabServers), Servers: items, FlagNames: views.FlagNames(flags)}
-		return views.ServersTab(h.Shell(r, "Authorisation servers", "organisations", views.OrgCrumbs(&o, "Authorisation servers")...), p), err
+	PageOrList(w, r, func() {
+		t, err := h.Servers.Tab(r.Context(), o.OrganisationID)
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		p := views.ServersPage{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabServers), Servers: shownAll(t.Servers, h.showAS), FlagNames: views.FlagNames(t.Flags)}
+		Render(w, r, http.StatusOK, views.ServersTab(h.Shell(r, "Authorisation servers", "organisations", views.OrgCrumbs(&o, "Authorisation servers")...), p))
+	}, func(ctx context.Context) ([]store.AuthorisationServer, error) {
+		items, err := h.Servers.List(ctx, o.OrganisationID)
+		return shownAll(items, h.showAS), err
 	})
 }
 

@@ -11,7 +11,7 @@ import (
 
 // ServerForm shows the empty form (…/new) or a server's (…/{serverID}/edit).
 func (h *Servers) ServerForm(w http.ResponseWriter, r *http.Request) {
-	if o, s, ok := orgAndForm(h.Org, w, r, h.Store.GetAuthorisationServer, "serverID", "Authorisation server", store.AuthorisationServer{Status: lifecycle.Active}); ok {
+	if o, s, ok := orgAndForm(h.Org, w, r, h.Servers.Get, "serverID", "Authorisation server", store.AuthorisationServer{Status: lifecycle.Active}); ok {
 		h.renderServerForm(w, r, http.StatusOK, o, s, s.AuthorisationServerID == "", nil)
 	}
 }

@@ -25,7 +25,7 @@ func (h *Policies) Simulate(w http.ResponseWriter, r *http.Request) {
 // TryIt is Reference Data > Role metadata policies > Try it: the same
 // simulation as a form.
 func (h *Policies) TryIt(w http.ResponseWriter, r *http.Request) {
-	roles, err := h.Store.ListDomainRoles(r.Context(), "")
+	roles, err := h.Simulator.Roles(r.Context())
 	if err != nil {
 		WriteError(w, r, err)
 		return

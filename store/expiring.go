@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"time"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
 // ExpiringCertificate is an active (not revoked) organisation certificate
@@ -110,15 +112,8 @@ func (d *DB) Expiring(ctx context.Context, before time.Time, limit int) (Expirin
 	return out, nil
 }
 
-// Readiness counts what an organisation has in place, for the onboarding
-// checklist of a Pending organisation.
-type Readiness struct {
-	Contacts           int
-	DocumentsInDate    int // regulatory documents without an expiry date or not expired
-	CertificatesInDate int // active certificates not expired
-	Servers            int // authorisation servers that are not Withdrawn
-	Applications       int // applications that are not Withdrawn
-}
+// Readiness is the onboarding checklist's counts (directory.Readiness).
+type Readiness = directory.Readiness
 
 // OrganisationReadiness counts, for one organisation, what the onboarding
 // checklist looks at.

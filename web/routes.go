@@ -24,17 +24,17 @@ import (
 func (s *Server) routes() http.Handler {
 	base := &handlers.Base{Flash: flasher{s.sessions}, BaseURL: s.cfg.BaseURL, DevIdP: s.idp != nil, Vocab: s.vocab}
 	allowPrivate := s.allowPrivateIssuers()
-	org := &handlers.Org{Base: base, Store: s.db, AllowPrivateURLs: allowPrivate}
-	orgs := &handlers.Organisations{Org: org, Orgs: &directory.Organisations{Store: s.db, Vocab: s.vocab}, Store: s.db}
+	org := &handlers.Org{Base: base, Orgs: &directory.Organisations{Store: s.db, Vocab: s.vocab}, Flags: &directory.Flags{Store: s.db}}
+	orgs := &handlers.Organisations{Org: org, Store: s.db}
 	contacts := &handlers.Contacts{Org: org, Contacts: &directory.Contacts{Store: s.db}, Types: s.db}
-	servers := &handlers.Servers{Org: org, Store: s.db, Servers: &directory.Servers{Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Vocab: s.vocab, AllowPrivateURLs: allowPrivate}}
-	apps := &handlers.Applications{Org: org, Apps: &directory.Applications{Store: s.db, Vocab: s.vocab, AllowPrivateURLs: allowPrivate}, Store: s.db, Algs: s.keys.Enabled}
+	servers := &handlers.Servers{Org: org, Servers: &directory.Servers{Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Vocab: s.vocab, AllowPrivateURLs: allowPrivate}}
+	apps := &handlers.Applications{Org: org, Apps: &directory.Applications{Store: s.db, Vocab: s.vocab, AllowPrivateURLs: allowPrivate}, Algs: s.keys.Enabled}
 	reactivations := &handlers.Reactivations{Org: org, Reactivations: &directory.Reactivations{Store: s.db, Vocab: s.vocab}}
 	imports := &handlers.Imports{Org: org, Import: &directory.Imports{Store: s.db, Vocab: s.vocab}}
 	certs := &handlers.Certificates{Base: base, Org: org, Certs: &directory.Certificates{Store: s.db, Now: s.cfg.Now}, Store: s.db}
 	keyMat := &handlers.KeyMaterial{Base: base, Org: org, Keys: &directory.KeyMaterials{Store: s.db}}
 	docs := &handlers.Documents{Base: base, Org: org, Documents: &directory.Documents{Store: s.db}, Types: s.db}
-	policies := &handlers.Policies{Base: base, Store: s.db, Rules: &federation.RolePolicies{Store: s.db}, Simulator: &federation.Simulator{Store: s.db}}
+	policies := &handlers.Policies{Base: base, Rules: &federation.RolePolicies{Store: s.db}, Simulator: &federation.Simulator{Store: s.db}}
 	idps := &handlers.IdentityProviders{Base: base, Providers: &directory.IdentityProviders{Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, OwnIssuer: s.signInIssuer(),
 		SealSecret: func(name string, secret []byte) []byte { return s.kek.Seal(secret, idpSecretAAD(name)) },
 		OpenSecret: func(name string, sealed []byte) ([]byte, error) { return s.kek.Open(sealed, idpSecretAAD(name)) }}}
@@ -121,7 +121,7 @@ func (s *Server) routes() http.Handler {
 	r.Get("/api/releases/{version}/openapi.yaml", pages.ReleaseSpec)
 	r.Get("/keystore/ssa.jwks", ssaH.Keyset)
 	// The directory's own federation (docs/design.md §13).
-	fed := &handlers.Federation{Base: base, Store: s.db, Org: org, Now: s.cfg.Now, Anchor: &anchor.Directory{Store: s.db, Keys: s.fedKeys,
+	fed := &handlers.Federation{Base: base, Org: org, Apps: apps.Apps, Servers: servers.Servers, Now: s.cfg.Now, Anchor: &anchor.Directory{Store: s.db, Keys: s.fedKeys,
 		EntityID: s.cfg.FederationEntityID, OrgName: s.cfg.FederationOrganizationName,
 		Resolver: anchor.Resolver{Client: (&issuer.Validator{AllowPrivate: allowPrivate}).Client()}}}
 	r.Get("/.well-known/openid-federation", fed.EntityConfiguration)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/trustframe/trustframe/federation"
+	"github.com/trustframe/trustframe/rebuild"
 	"github.com/trustframe/trustframe/store"
 )
 
@@ -26,6 +27,7 @@ type DirectoryStore interface {
 	FederationSigningKeys(ctx context.Context, orgID string) ([]json.RawMessage, error)
 	OrganisationsWithSigningKeys(ctx context.Context) (map[string]bool, error)
 	FederationPolicies(ctx context.Context, orgID string) ([]store.HeldPolicy, error)
+	DirectoryVersion() int64 // changes with every write, to know when Listed is stale
 }
 
 // Directory is the directory as its participants' trust anchor
@@ -38,6 +40,8 @@ type Directory struct {
 	EntityID string
 	OrgName  string
 	Resolver // with the guarded client of issuer validation
+
+	list rebuild.Cache[Listing] // the subordinates, rebuilt in the background after a change
 }
 
 // Statement is what a subordinate statement says about a subject, before
