@@ -19,6 +19,8 @@ import (
 type Organisations struct {
 	*Org
 	Orgs  *directory.Organisations
+	List  *directory.OrganisationList
+	Log   *directory.AuditLog
 	Store organisationStore
 
 	participants participants.Cache // GET /participants, public and large
@@ -26,17 +28,10 @@ type Organisations struct {
 
 // organisationStore is what Organisations reads and writes.
 type organisationStore interface {
-	ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
-	EachOrganisation(ctx context.Context, f store.OrgFilter, fn func(o store.Organisation, flagNames, roles []string) error) error
-	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
-	ActiveRolesOf(ctx context.Context, ids []string) (map[string][]store.HeldRole, error)
 	CreateOrganisations(ctx context.Context, a store.Audit, orgs []store.Organisation) ([]string, error)
 	OrganisationReadiness(ctx context.Context, orgID string, now time.Time) (store.Readiness, error)
 	DirectoryVersion() int64
-	FindIdentifier(ctx context.Context, q string) (store.Found, bool, error)
-	RecordEvent(ctx context.Context, r store.AuditRecord) error
 	SameRegistration(ctx context.Context, number, country, exceptID string) ([]store.Organisation, error)
-	ListFlags(ctx context.Context, typ string) ([]store.Flag, error)
 	Participants(ctx context.Context) ([]store.Participant, error)
 }
 
