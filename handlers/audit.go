@@ -4,13 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
-	"time"
 
 	"github.com/a-h/templ"
 
 	"github.com/trustframe/trustframe/directory"
-	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -23,44 +20,33 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f, err := auditFilter(q)
+	f.Page, f.Size = page, size
+	var list directory.AuditPage
 	status, refused := http.StatusOK, map[string]string{}
-	if err != nil {
+	switch {
+	case err == nil:
+		list, err = h.Log.List(r.Context(), f, !WantsJSON(r))
+	case WantsJSON(r) || len(AsError(err).Fields) == 0:
+		WriteError(w, r, err)
+		return
+	default:
 		// On the page, a period refused is shown beside its field, the
-		// filters kept to correct; the API answers the problem.
+		// filters kept to correct, and no record is read.
 		e := AsError(err)
-		if WantsJSON(r) || len(e.Fields) == 0 {
-			WriteError(w, r, err)
-			return
-		}
 		for _, fe := range e.Fields {
 			refused[fe.Field] = fe.Message
 		}
 		status = e.Status
+		list, err = h.Log.Choices(r.Context())
 	}
-	f.Page, f.Size = page, size
-	var recs []store.AuditRecord
-	total := 0
-	if len(refused) == 0 {
-		if recs, total, err = h.Store.ListAudit(r.Context(), f); err != nil {
-			WriteError(w, r, err)
-			return
-		}
+	if err != nil {
+		WriteError(w, r, err)
+		return
 	}
-	env := NewPaged(recs, page, size, total)
+	env := NewPaged(list.Records, page, size, list.Total)
 	RespondPage(w, r, status, env, func() (templ.Component, error) {
-		names, err := h.Store.NamesForAudit(r.Context(), recs)
-		if err != nil {
-			return nil, err
-		}
-		actions, err := h.Store.AuditActions(r.Context(), "", "")
-		if err != nil {
-			return nil, err
-		}
-		subjects, err := h.Store.AuditSubjectTypes(r.Context())
-		if err != nil {
-			return nil, err
-		}
-		p := views.AuditPage{Records: recs, Entries: views.AuditEntries(recs, names), Actions: actions, SubjectTypes: subjects, Total: total, Page: page, TotalPages: env.TotalPages, Action: f.Action, Subject: f.SubjectType,
+		p := views.AuditPage{Records: list.Records, Entries: views.AuditEntries(list.Records, list.Names), Actions: list.Actions, SubjectTypes: list.SubjectTypes,
+			Total: list.Total, Page: page, TotalPages: env.TotalPages, Action: f.Action, Subject: f.SubjectType,
 			OrganisationID: f.OrganisationID, KeyID: f.KeyID, From: q.Get("From"), To: q.Get("To"), Errors: refused}
 		p.SetLinks(q, PrevPage(page, env.TotalPages))
 		return views.Audit(h.Shell(r, "Audit", "audit", views.Crumb{Label: "Audit"}), p), nil
@@ -69,11 +55,11 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 
 // auditFilter reads the audit log's filters; From and To are a period
 // (directory.AuditPeriod).
-func auditFilter(q url.Values) (store.AuditFilter, error) {
+func auditFilter(q url.Values) (directory.AuditFilter, error) {
 	if err := givenOnce(q, "Subject", "SubjectId", "OrganisationId", "KeyId", "CertificateType", "Action", "Actor", "From", "To"); err != nil {
-		return store.AuditFilter{}, err
+		return directory.AuditFilter{}, err
 	}
-	f := store.AuditFilter{SubjectType: q.Get("Subject"), SubjectID: q.Get("SubjectId"), OrganisationID: q.Get("OrganisationId"),
+	f := directory.AuditFilter{SubjectType: q.Get("Subject"), SubjectID: q.Get("SubjectId"), OrganisationID: q.Get("OrganisationId"),
 		KeyID: q.Get("KeyId"), CertificateType: q.Get("CertificateType"), Action: q.Get("Action"), Actor: q.Get("Actor")}
 	var refused directory.Fields
 	if f.From, f.To, refused = directory.AuditPeriod(q.Get("From"), q.Get("To")); len(refused) > 0 {
@@ -94,15 +80,8 @@ func (h *Pages) ExportAudit(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	header := []string{"AuditId", "Timestamp", "Actor", "Action", "SubjectType", "SubjectId", "OrganisationId", "KeyId", "CertificateType", "Summary"}
-	n := csvStream(w, LoggerFrom(r.Context()), "audit", header, func(row func([]string) error) error {
-		return h.Store.EachAudit(r.Context(), f, func(a store.AuditRecord) error {
-			cells := []string{a.Actor, a.Action, a.SubjectType, a.SubjectID, a.OrganisationID, a.KeyID, a.CertificateType, a.Summary}
-			for i := range cells {
-				cells[i] = directory.Guard(cells[i])
-			}
-			return row(append([]string{strconv.FormatInt(a.ID, 10), a.At.UTC().Format(time.RFC3339Nano)}, cells...))
-		})
+	n := csvStream(w, LoggerFrom(r.Context()), "audit", directory.AuditColumns, func(row func([]string) error) error {
+		return h.Log.Export(r.Context(), f, row)
 	})
-	recordExport(r, h.Store.RecordEvent, store.AuditRecord{SubjectType: "AuditLog", Summary: fmt.Sprintf("%d audit records", n)})
+	recordExport(r, h.Log.Record, directory.AuditRecord{SubjectType: "AuditLog", Summary: fmt.Sprintf("%d audit records", n)})
 }

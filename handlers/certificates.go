@@ -14,13 +14,10 @@ import (
 	"github.com/trustframe/trustframe/views"
 )
 
-// certReads is what Certificates reads besides its use cases: the audit
-// pages, an application and the keystore.
+// certReads is what Certificates reads besides its use cases: an
+// application and the keystore.
 type certReads interface {
 	GetSoftwareStatement(ctx context.Context, orgID, id string) (store.SoftwareStatement, error)
-	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, int, error)
-	AuditActions(ctx context.Context, subjectType, subjectID string) ([]string, error)
-	NamesForAudit(ctx context.Context, recs []store.AuditRecord) (store.AuditNames, error)
 	OrganisationKeys(ctx context.Context, orgID string, active bool) ([]json.RawMessage, error)
 }
 
@@ -30,6 +27,7 @@ type Certificates struct {
 	*Base
 	Org   *Org
 	Certs *directory.Certificates
+	Log   *directory.AuditLog
 	Store certReads
 }
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/paths"
-	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -17,7 +17,7 @@ func (h *Certificates) Audit(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f := store.AuditFilter{SubjectType: "OrganisationCertificate", OrganisationID: o.OrganisationID, CertificateType: r.URL.Query().Get("CertificateType")}
+	f := directory.AuditFilter{SubjectType: "OrganisationCertificate", OrganisationID: o.OrganisationID, CertificateType: r.URL.Query().Get("CertificateType")}
 	env, list, ok := h.auditList(w, r, f, paths.OrganisationTab(o.OrganisationID, "certificates")+"/audit")
 	if !ok {
 		return
@@ -33,7 +33,7 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f := store.AuditFilter{SubjectType: "Application", SubjectID: app.SoftwareStatementID}
+	f := directory.AuditFilter{SubjectType: "Application", SubjectID: app.SoftwareStatementID}
 	env, list, ok := h.auditList(w, r, f, paths.Application(o.OrganisationID, app.SoftwareStatementID)+"/audit")
 	if !ok {
 		return
@@ -44,11 +44,11 @@ func (h *Certificates) AppAudit(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// auditList reads the page of the audit records f asks for, filtered by
-// the KeyId and Action of the URL: the API's answer, and for the browser
-// the list at path with the records as a person reads them and the
-// actions to filter by. An error is answered and ok is false.
-func (h *Certificates) auditList(w http.ResponseWriter, r *http.Request, f store.AuditFilter, path string) (env Paged[store.AuditRecord], list views.AuditList, ok bool) {
+// auditList reads the page of the audit records of one subject f asks
+// for, filtered by the KeyId and Action of the URL: the API's answer, and
+// for the browser the list at path with the records as a person reads them
+// and the actions to filter by. An error is answered and ok is false.
+func (h *Certificates) auditList(w http.ResponseWriter, r *http.Request, f directory.AuditFilter, path string) (env Paged[directory.AuditRecord], list views.AuditList, ok bool) {
 	q := r.URL.Query()
 	page, size, err := PageParams(q)
 	if err != nil {
@@ -56,29 +56,18 @@ func (h *Certificates) auditList(w http.ResponseWriter, r *http.Request, f store
 		return env, list, false
 	}
 	f.KeyID, f.Action, f.Page, f.Size = q.Get("KeyId"), q.Get("Action"), page, size
-	recs, total, err := h.Store.ListAudit(r.Context(), f)
-	if err == nil && !WantsJSON(r) {
-		list, err = h.readable(r, f, recs)
-	}
+	got, err := h.Log.Of(r.Context(), f, !WantsJSON(r))
 	if err != nil {
 		WriteError(w, r, err)
 		return env, list, false
 	}
-	env = NewPaged(recs, page, size, total)
-	list.Records, list.Total, list.KeyID, list.Action, list.Path = recs, total, f.KeyID, f.Action, path
+	env = NewPaged(got.Records, page, size, got.Total)
+	list = views.AuditList{Records: got.Records, Total: got.Total, KeyID: f.KeyID, Action: f.Action, Path: path, Actions: got.Actions}
+	if !WantsJSON(r) {
+		list.Entries = views.AuditEntries(got.Records, got.Names)
+	}
 	list.ClearActionURL, list.PrevURL, list.NextURL = auditNav(path, q, page, env.TotalPages)
 	return env, list, true
-}
-
-// readable is the audit records recs as a person reads them, and the
-// actions of the records f lists to filter them by.
-func (h *Certificates) readable(r *http.Request, f store.AuditFilter, recs []store.AuditRecord) (views.AuditList, error) {
-	names, err := h.Store.NamesForAudit(r.Context(), recs)
-	if err != nil {
-		return views.AuditList{}, err
-	}
-	actions, err := h.Store.AuditActions(r.Context(), f.SubjectType, f.SubjectID)
-	return views.AuditList{Entries: views.AuditEntries(recs, names), Actions: actions}, err
 }
 
 // auditNav is the links of the audit list at path asked with q: the list

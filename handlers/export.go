@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/trustframe/trustframe/directory"
-	"github.com/trustframe/trustframe/store"
 )
 
 // csvStream writes a CSV download: the header row, then the rows each
@@ -48,7 +47,7 @@ func csvStream(w http.ResponseWriter, log *slog.Logger, name string, header []st
 // which filters to the audit log once the file has gone out; rec's Summary
 // says how much ("12 organisations"). A failure to record it is logged loudly rather
 // than answered, since the download is already complete.
-func recordExport(r *http.Request, record func(context.Context, store.AuditRecord) error, rec store.AuditRecord) {
+func recordExport(r *http.Request, record func(context.Context, directory.AuditRecord) error, rec directory.AuditRecord) {
 	filters := r.URL.RawQuery
 	if filters == "" {
 		filters = "no filter"
@@ -70,9 +69,7 @@ func (h *Organisations) ExportOrganisations(w http.ResponseWriter, r *http.Reque
 		return
 	}
 	n := csvStream(w, LoggerFrom(r.Context()), "organisations", directory.ImportColumns, func(row func([]string) error) error {
-		return h.Store.EachOrganisation(r.Context(), f, func(o store.Organisation, flags, roles []string) error {
-			return row(directory.OrganisationRow(h.showOrg(o), flags, roles))
-		})
+		return h.List.Export(r.Context(), f, row)
 	})
-	recordExport(r, h.Store.RecordEvent, store.AuditRecord{SubjectType: "OrganisationList", Summary: fmt.Sprintf("%d organisations", n)})
+	recordExport(r, h.Log.Record, directory.AuditRecord{SubjectType: "OrganisationList", Summary: fmt.Sprintf("%d organisations", n)})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/participants"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/views"
@@ -16,22 +17,16 @@ import (
 // and the public participants list.
 type Organisations struct {
 	*Org  // its Orgs are the organisation use cases
+	List  *directory.OrganisationList
+	Log   *directory.AuditLog
 	Store organisationStore
 
 	participants participants.Cache // GET /participants, public and large
 }
 
-// organisationStore is what the list, the export and the participants
-// list read.
+// organisationStore is what the public participants list reads.
 type organisationStore interface {
-	ListOrganisations(ctx context.Context, f store.OrgFilter) ([]store.Organisation, int, error)
-	EachOrganisation(ctx context.Context, f store.OrgFilter, fn func(o store.Organisation, flagNames, roles []string) error) error
-	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
-	ActiveRolesOf(ctx context.Context, ids []string) (map[string][]store.HeldRole, error)
-	CreateOrganisations(ctx context.Context, a store.Audit, orgs []store.Organisation) ([]string, error)
 	DirectoryVersion() int64
-	FindIdentifier(ctx context.Context, q string) (store.Found, bool, error)
-	RecordEvent(ctx context.Context, r store.AuditRecord) error
 	Participants(ctx context.Context) ([]store.Participant, error)
 }
 

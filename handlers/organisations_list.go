@@ -2,9 +2,11 @@ package handlers
 
 import (
 	"net/http"
+	"net/url"
 
 	"github.com/a-h/templ"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/store"
@@ -12,6 +14,8 @@ import (
 )
 
 // ListOrganisations is the organisation list: search, filters, sort, pages.
+// In the console, an exact identifier typed in the search (a client ID, an
+// issuer, a kid, an id) goes straight to what it names.
 func (h *Organisations) ListOrganisations(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	if q.Has("DomainRole") && !WantsJSON(r) {
@@ -29,65 +33,34 @@ func (h *Organisations) ListOrganisations(w http.ResponseWriter, r *http.Request
 		return
 	}
 	f.Page, f.Size = page, size
-	// In the console, an exact identifier typed in the search (a client
-	// ID, an issuer, a kid, an id) goes straight to what it names.
-	if !WantsJSON(r) && f.Q != "" && page == 0 {
-		found, ok, err := h.Store.FindIdentifier(r.Context(), f.Q)
-		if err != nil {
-			WriteError(w, r, err)
-			return
-		}
-		if ok {
-			h.Flash.Put(r.Context(), views.FoundMessage(f.Q, found))
-			Vary(w)
-			http.Redirect(w, r, views.FoundPath(found), http.StatusSeeOther)
-			return
-		}
-	}
-	items, total, err := h.Store.ListOrganisations(r.Context(), f)
-	if err != nil {
+	list, err := h.List.List(r.Context(), f, !WantsJSON(r))
+	switch {
+	case err != nil:
 		WriteError(w, r, err)
-		return
+	case list.Found != nil:
+		h.Flash.Put(r.Context(), views.FoundMessage(f.Q, *list.Found))
+		Vary(w)
+		http.Redirect(w, r, views.FoundPath(*list.Found), http.StatusSeeOther)
+	default:
+		env := NewPaged(list.Items, page, size, list.Total)
+		RespondPage(w, r, http.StatusOK, env, func() (templ.Component, error) { return h.orgListPage(r, q, f, list, env.TotalPages), nil })
 	}
-	for i := range items {
-		items[i] = h.showOrg(items[i])
-	}
-	env := NewPaged(items, page, size, total)
-	RespondPage(w, r, http.StatusOK, env, func() (templ.Component, error) { return h.orgListPage(r, f, env) })
 }
 
-// orgListPage is the organisation list in the browser.
-func (h *Organisations) orgListPage(r *http.Request, f store.OrgFilter, env Paged[store.Organisation]) (templ.Component, error) {
-	q := r.URL.Query()
-	flags, err := h.flags(r, "Organisation")
-	if err != nil {
-		return nil, err
-	}
-	roleOpts, err := h.roleOpts(r.Context(), f.Domain, f.Role)
-	if err != nil {
-		return nil, err
-	}
-	// The Roles column: the page's organisations' Active roles, one query.
-	ids := make([]string, len(env.Content))
-	for i, o := range env.Content {
-		ids[i] = o.OrganisationID
-	}
-	held, err := h.Store.ActiveRolesOf(r.Context(), ids)
-	if err != nil {
-		return nil, err
-	}
-	p := views.OrganisationsPage{Items: env.Content, Q: f.Q, StatusOpts: views.StatusOptions(h.Vocab, lifecycle.Organisation, f.Status, true),
-		FlagOpts: views.FlagOptions(flags, []string{f.Flag}, true), RoleOpts: roleOpts, Roles: views.OrgRoles(held), ExportURL: views.OrgExportURL(q),
-		SortLinks: map[string]string{}, SortField: f.Sort, SortDesc: f.Desc, Total: env.TotalSize, Page: f.Page, TotalPages: env.TotalPages,
-		Filtered: f.Q != "" || f.Status != "" || f.Flag != "" || f.Role != "" || f.Domain != ""}
+// orgListPage is the organisation list in the browser, asked with q.
+func (h *Organisations) orgListPage(r *http.Request, q url.Values, f directory.OrgFilter, list directory.OrgList, totalPages int) templ.Component {
+	p := views.OrganisationsPage{Items: list.Items, Q: f.Q, StatusOpts: views.StatusOptions(h.Vocab, lifecycle.Organisation, f.Status, true),
+		FlagOpts: views.FlagOptions(list.Flags, []string{f.Flag}, true), RoleOpts: views.RoleFilterOptions(list.Roles, f.Domain, f.Role),
+		Roles: views.OrgRoles(list.Held), ExportURL: views.OrgExportURL(q), SortLinks: map[string]string{}, SortField: f.Sort, SortDesc: f.Desc,
+		Total: list.Total, Page: f.Page, TotalPages: totalPages, Filtered: f.Q != "" || f.Status != "" || f.Flag != "" || f.Role != "" || f.Domain != ""}
 	for field := range store.OrgSortColumns {
 		p.SortLinks[field] = SortLink(paths.Organisations(), q, field, f.Sort, f.Desc)
 	}
 	if f.Page > 0 {
-		p.PrevURL = PageLink(paths.Organisations(), q, PrevPage(f.Page, env.TotalPages))
+		p.PrevURL = PageLink(paths.Organisations(), q, PrevPage(f.Page, totalPages))
 	}
-	if f.Page+1 < env.TotalPages {
+	if f.Page+1 < totalPages {
 		p.NextURL = PageLink(paths.Organisations(), q, f.Page+1)
 	}
-	return views.OrganisationList(h.Shell(r, "Organisations", "organisations", views.Crumb{Label: "Organisations"}), p), nil
+	return views.OrganisationList(h.Shell(r, "Organisations", "organisations", views.Crumb{Label: "Organisations"}), p)
 }

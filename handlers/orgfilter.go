@@ -10,21 +10,20 @@ import (
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/store"
-	"github.com/trustframe/trustframe/views"
 )
 
 // orgFilter reads the search, filters and sort of the organisation list.
-func (h *Organisations) orgFilter(ctx context.Context, q url.Values) (store.OrgFilter, error) {
+func (h *Organisations) orgFilter(ctx context.Context, q url.Values) (directory.OrgFilter, error) {
 	// Each once: the list reads the first, a proxy or cache may read the
 	// last (as page, size and signingAlg).
 	if err := givenOnce(q, "q", "Flag", "Status", "sort", "AuthorisationDomain", "Role", "DomainRole"); err != nil {
-		return store.OrgFilter{}, err
+		return directory.OrgFilter{}, err
 	}
 	sortField, desc, err := ParseSort(q, store.OrgSortColumns, "OrganisationName")
 	if err != nil {
-		return store.OrgFilter{}, err
+		return directory.OrgFilter{}, err
 	}
-	f := store.OrgFilter{Q: strings.TrimSpace(q.Get("q")), Flag: q.Get("Flag"), Sort: sortField, Desc: desc}
+	f := directory.OrgFilter{Q: strings.TrimSpace(q.Get("q")), Flag: q.Get("Flag"), Sort: sortField, Desc: desc}
 	if f.Domain, f.Role, err = h.roleFilter(ctx, q); err != nil {
 		return f, err
 	}
@@ -46,27 +45,14 @@ func (h *Organisations) roleFilter(ctx context.Context, q url.Values) (domain, r
 		return "", "", err
 	}
 	domain, role = q.Get("AuthorisationDomain"), q.Get("Role")
-	if domain == "" && role == "" {
-		return "", "", nil
+	fe, err := h.List.RoleFilter(ctx, domain, role)
+	if fe != nil {
+		err = paramError(CodeInvalidParameter, fe.Field, fe.Message)
 	}
-	roles, err := h.Store.ListDomainRoles(ctx, "")
 	if err != nil {
 		return "", "", err
 	}
-	if fe := directory.RoleFilter(roles, domain, role); fe != nil {
-		return "", "", paramError(CodeInvalidParameter, fe.Field, fe.Message)
-	}
 	return domain, role, nil
-}
-
-// roleOpts are the choices of the organisation list's Role filter
-// (views.RoleFilterOptions).
-func (h *Organisations) roleOpts(ctx context.Context, domain, role string) ([]views.Option, error) {
-	roles, err := h.Store.ListDomainRoles(ctx, "")
-	if err != nil {
-		return nil, err
-	}
-	return views.RoleFilterOptions(roles, domain, role), nil
 }
 
 // domainRoleRedirect answers the console's Role filter, which sends one

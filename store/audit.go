@@ -10,29 +10,13 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/trustframe/trustframe/directory"
 )
 
-// AuditRecord is one append-only entry of the audit log (docs/design.md §9).
-type AuditRecord struct {
-	ID              int64     `json:"AuditId"`
-	At              time.Time `json:"Timestamp"`
-	Actor           string    `json:"Actor"`
-	Action          string    `json:"Action"`
-	SubjectType     string    `json:"SubjectType"`
-	SubjectID       string    `json:"SubjectId"`
-	OrganisationID  string    `json:"OrganisationId,omitempty"`
-	KeyID           string    `json:"KeyId,omitempty"`
-	CertificateType string    `json:"CertificateType,omitempty"`
-	Summary         string    `json:"Summary"`
-
-	// signedBy: the record is written only while the SSA key KeyID is
-	// Active (RecordSSA).
-	signedBy bool
-}
+// AuditRecord is one entry of the audit log (directory.AuditRecord).
+type AuditRecord = directory.AuditRecord
 
 // Audit names who does a change; every write method takes one.
 type Audit = directory.Actor
@@ -63,7 +47,7 @@ const auditInsert = `INSERT INTO audit_log
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 func (d *DB) writeAudit(ctx context.Context, tx *sql.Tx, r AuditRecord) error {
-	_, err := d.insertAudit(ctx, tx, r)
+	_, err := d.insertAudit(ctx, tx, r, false)
 	return err
 }
 
@@ -89,12 +73,13 @@ const auditIfKeyActive = `INSERT INTO audit_log
 		(at, actor, action, subject_type, subject_id, organisation_id, key_id, certificate_type, summary)
 		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM ssa_keys WHERE kid = ? AND status = 'Active')`
 
-// insertAudit writes r and reports whether it was written: a record with
-// signedBy set is not written when its key is no longer Active.
-func (d *DB) insertAudit(ctx context.Context, tx *sql.Tx, r AuditRecord) (bool, error) {
+// insertAudit writes r and reports whether it was written. signedBy says
+// r is an SSA's record, written only while the SSA key r.KeyID is Active
+// (RecordSSA): otherwise nothing is written.
+func (d *DB) insertAudit(ctx context.Context, tx *sql.Tx, r AuditRecord, signedBy bool) (bool, error) {
 	query := auditInsert
 	args := []any{d.stamp(), r.Actor, r.Action, r.SubjectType, r.SubjectID, r.OrganisationID, r.KeyID, r.CertificateType, r.Summary}
-	if r.signedBy {
+	if signedBy {
 		query, args = auditIfKeyActive, append(args, r.KeyID)
 	}
 	// Only a statement prepared already (Open prepares both): preparing one
@@ -112,7 +97,7 @@ func (d *DB) insertAudit(ctx context.Context, tx *sql.Tx, r AuditRecord) (bool, 
 	if err != nil {
 		return false, fmt.Errorf("store: audit: %w", err)
 	}
-	if !r.signedBy {
+	if !signedBy {
 		return true, nil
 	}
 	n, err := res.RowsAffected()
@@ -126,29 +111,21 @@ func (d *DB) insertAudit(ctx context.Context, tx *sql.Tx, r AuditRecord) (bool, 
 // sign-in) and returns once it is durable; records of concurrent events
 // share one transaction (group commit, groupcommit.go).
 func (d *DB) RecordEvent(ctx context.Context, r AuditRecord) error {
-	return d.recordGrouped(ctx, r)
+	return d.recordGrouped(ctx, r, false)
 }
 
-// AuditFilter selects audit records; empty fields match everything.
-type AuditFilter struct {
-	SubjectType     string
-	SubjectID       string
-	OrganisationID  string
-	KeyID           string
-	CertificateType string
-	Action          string
-	Actor           string
-	From, To        time.Time // records at or after From and before To; zero: open
-	Page, Size      int
+// AuditFilter selects audit records (directory.AuditFilter).
+type AuditFilter = directory.AuditFilter
+
+// auditWhere is the WHERE clause of the records f selects and its
+// arguments.
+func auditWhere(f AuditFilter) (string, []any) {
+	return auditWhereAt(f, "at")
 }
 
-func (f AuditFilter) where() (string, []any) {
-	return f.whereAt("at")
-}
-
-// whereAt is where with the time column written as at: "+at" keeps
-// SQLite from reading the time range through audit_at (ListAudit).
-func (f AuditFilter) whereAt(at string) (string, []any) {
+// auditWhereAt is auditWhere with the time column written as at: "+at"
+// keeps SQLite from reading the time range through audit_at (ListAudit).
+func auditWhereAt(f AuditFilter, at string) (string, []any) {
 	where := "WHERE 1=1"
 	var args []any
 	add := func(col, v string) {
@@ -195,7 +172,7 @@ func scanAudit(row rowScanner) (AuditRecord, error) {
 // EachAudit calls fn for every record that matches the filter, oldest
 // first, from one query (a consistent read); it stops at fn's first error.
 func (d *DB) EachAudit(ctx context.Context, f AuditFilter, fn func(AuditRecord) error) error {
-	where, args := f.where()
+	where, args := auditWhere(f)
 	rows, err := d.db.QueryContext(ctx, `SELECT `+auditCols+` FROM audit_log `+where+` ORDER BY id`, args...)
 	if err != nil {
 		return fmt.Errorf("store: export audit: %w", err)
@@ -222,7 +199,7 @@ func (d *DB) EachAudit(ctx context.Context, f AuditFilter, fn func(AuditRecord) 
 // newest twenty (0.8 s for a range of a million records, docs/benchmarks.md
 // "The audit page on a million records").
 func (d *DB) ListAudit(ctx context.Context, f AuditFilter) ([]AuditRecord, int, error) {
-	where, args := f.where()
+	where, args := auditWhere(f)
 	var total int
 	if f.From.IsZero() && f.To.IsZero() {
 		if err := d.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM audit_log "+where, args...).Scan(&total); err != nil {
@@ -234,7 +211,7 @@ func (d *DB) ListAudit(ctx context.Context, f AuditFilter) ([]AuditRecord, int, 
 			return nil, 0, fmt.Errorf("store: count audit: %w", err)
 		}
 		if d.engine != Postgres {
-			where, args = f.whereAt("+at")
+			where, args = auditWhereAt(f, "+at")
 		}
 		where += " AND id BETWEEN ? AND ?"
 		args = append(args, lo.Int64, hi.Int64)
@@ -273,7 +250,7 @@ const (
 
 // auditActionsOfSubjectSQL lists one subject's actions from its records.
 func auditActionsOfSubjectSQL(subjectType, subjectID string) (string, []any) {
-	where, args := AuditFilter{SubjectType: subjectType, SubjectID: subjectID}.where()
+	where, args := auditWhere(AuditFilter{SubjectType: subjectType, SubjectID: subjectID})
 	return `SELECT DISTINCT action FROM audit_log ` + where + ` ORDER BY action`, args
 }
 
@@ -313,14 +290,9 @@ func (d *DB) AuditSubjectTypes(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// AuditNames are the current names of what audit records are about, so a
-// page can say "updated organisation Acme Bank" instead of an id. A thing
-// deleted since has no name; the page shows its id.
-type AuditNames struct {
-	Subjects      map[string]string // SubjectType + "/" + SubjectID -> name
-	Organisations map[string]string // OrganisationID -> name
-	Flags         map[string]string // FlagID -> name
-}
+// AuditNames are the names of what audit records are about
+// (directory.AuditNames).
+type AuditNames = directory.AuditNames
 
 // auditNameQueries finds the name of a subject by type; subjects whose id
 // is already a name (e-mails, reference data names, kids) have none.

@@ -386,11 +386,8 @@ func participantClaims(ctx context.Context, q querier, out []Participant, index 
 	return nil
 }
 
-// HeldRole is a role an organisation holds through an Active claim.
-type HeldRole struct {
-	AuthorisationDomain string
-	Role                string
-}
+// HeldRole is a role an organisation holds (directory.HeldRole).
+type HeldRole = directory.HeldRole
 
 // ActiveRolesOf returns the roles of the Active claims of each of the
 // organisations ids (a page of the organisation list), by domain and role,

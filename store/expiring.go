@@ -7,51 +7,13 @@ import (
 	"github.com/trustframe/trustframe/directory"
 )
 
-// ExpiringCertificate is an active (not revoked) organisation certificate
-// that has expired or expires before the horizon.
-type ExpiringCertificate struct {
-	Kid              string    `json:"kid"`
-	OrganisationID   string    `json:"OrganisationId"`
-	OrganisationName string    `json:"OrganisationName"`
-	CertificateType  string    `json:"CertificateType"`
-	SubjectDN        string    `json:"SubjectDN"`
-	NotAfter         time.Time `json:"NotAfter"`
-}
-
-// ExpiringDocument is a regulatory document whose expiry date has passed or
-// comes before the horizon.
-type ExpiringDocument struct {
-	DocumentID              string `json:"DocumentId"`
-	OrganisationID          string `json:"OrganisationId"`
-	OrganisationName        string `json:"OrganisationName"`
-	DocumentType            string `json:"DocumentType"`
-	DocumentReferenceNumber string `json:"DocumentReferenceNumber"`
-	DocumentExpiryDate      string `json:"DocumentExpiryDate"`
-}
-
-// ExpiringCertification is an Active certification of an application or
-// authorisation server whose expiration date has passed or comes before the
-// horizon.
-type ExpiringCertification struct {
-	CertificationID             string `json:"CertificationId"`
-	OrganisationID              string `json:"OrganisationId"`
-	OrganisationName            string `json:"OrganisationName"`
-	SubjectType                 string `json:"SubjectType"`
-	SubjectID                   string `json:"SubjectId"`
-	SubjectName                 string `json:"SubjectName"`
-	CertificationType           string `json:"CertificationType"`
-	CertificationExpirationDate string `json:"CertificationExpirationDate"`
-}
-
-// Expiring is everything that needs renewing before a date, soonest first.
-type Expiring struct {
-	Before         time.Time               `json:"Before"`
-	Certificates   []ExpiringCertificate   `json:"Certificates"`
-	Documents      []ExpiringDocument      `json:"Documents"`
-	Certifications []ExpiringCertification `json:"Certifications"`
-	// Truncated: a list was cut at the limit.
-	Truncated bool `json:"Truncated"`
-}
+// The lists of what needs renewing (directory/expiring.go).
+type (
+	Expiring              = directory.Expiring
+	ExpiringCertificate   = directory.ExpiringCertificate
+	ExpiringDocument      = directory.ExpiringDocument
+	ExpiringCertification = directory.ExpiringCertification
+)
 
 // Expiring lists what has expired or expires before `before`, at most limit
 // items of each kind, soonest first. Items of Withdrawn (Inactive)

@@ -26,16 +26,18 @@ type groupCommit struct {
 }
 
 type groupReq struct {
-	rec     AuditRecord
-	done    chan error    // the batch's outcome, or refused
-	lead    chan struct{} // this caller commits the next batch
-	refused error         // this record was not written (ErrKeyRetired)
+	rec      AuditRecord
+	signedBy bool          // rec is an SSA's, written only while its key is Active (insertAudit)
+	done     chan error    // the batch's outcome, or refused
+	lead     chan struct{} // this caller commits the next batch
+	refused  error         // this record was not written (ErrKeyRetired)
 }
 
-// recordGrouped writes r and returns once it is durable.
-func (d *DB) recordGrouped(ctx context.Context, r AuditRecord) error {
+// recordGrouped writes r and returns once it is durable; signedBy as for
+// insertAudit.
+func (d *DB) recordGrouped(ctx context.Context, r AuditRecord, signedBy bool) error {
 	g := &d.group
-	req := &groupReq{rec: r, done: make(chan error, 1), lead: make(chan struct{}, 1)}
+	req := &groupReq{rec: r, signedBy: signedBy, done: make(chan error, 1), lead: make(chan struct{}, 1)}
 	g.mu.Lock()
 	g.pending = append(g.pending, req)
 	if !g.leading {
@@ -65,7 +67,7 @@ func (d *DB) commitBatch(ctx context.Context) {
 
 	err := d.commit(ctx, false, func(tx *sql.Tx) error {
 		for _, req := range batch {
-			written, err := d.insertAudit(ctx, tx, req.rec)
+			written, err := d.insertAudit(ctx, tx, req.rec, req.signedBy)
 			if err != nil {
 				return err
 			}

@@ -13,7 +13,7 @@ func naiveIDs(t *testing.T, d *DB, f OrgFilter) []string {
 	t.Helper()
 	col := OrgSortColumns[f.Sort]
 	dir := map[bool]string{false: "ASC", true: "DESC"}[f.Desc]
-	where, args := f.where(d.engine)
+	where, args := orgWhere(f, d.engine)
 	rows, err := d.db.Query(`SELECT organisation_id FROM organisations WHERE `+where+` ORDER BY `+col+` `+dir+`, organisation_id `+dir+` LIMIT ? OFFSET ?`,
 		append(args, f.Size, f.Page*f.Size)...)
 	if err != nil {

@@ -121,12 +121,12 @@ func (c *listCache) endClaimsWrite(err error) {
 		return
 	}
 	for k, e := range c.counts {
-		if e.f.byRole() {
+		if byRole(e.f) {
 			delete(c.counts, k)
 		}
 	}
 	for k, s := range c.anchors {
-		if s.f.byRole() {
+		if byRole(s.f) {
 			delete(c.anchors, k)
 		}
 	}
@@ -144,28 +144,30 @@ func refused(err error) bool {
 
 // byRole reports whether f filters by authority claims, which a listRow
 // does not carry.
-func (f OrgFilter) byRole() bool { return f.Role != "" || f.Domain != "" }
+func byRole(f OrgFilter) bool { return f.Role != "" || f.Domain != "" }
 
-func (f OrgFilter) matches(r *listRow) bool {
+// matches reports whether the row r is one f selects, r not searched by
+// text nor by role.
+func matches(f OrgFilter, r *listRow) bool {
 	return r != nil && (f.Status == "" || r.status == f.Status) && (f.Flag == "" || slices.Contains(r.flags, f.Flag))
 }
 
 func (c *listCache) apply(ch rowChange) {
 	for k, e := range c.counts {
-		if e.f.Q != "" || e.f.byRole() {
+		if e.f.Q != "" || byRole(e.f) {
 			delete(c.counts, k)
 			continue
 		}
-		e.n += b2i(e.f.matches(ch.new)) - b2i(e.f.matches(ch.old))
+		e.n += b2i(matches(e.f, ch.new)) - b2i(matches(e.f, ch.old))
 	}
 	for k, s := range c.anchors {
-		if s.f.Q != "" || s.f.byRole() {
+		if s.f.Q != "" || byRole(s.f) {
 			delete(c.anchors, k)
 			continue
 		}
 		for i := range s.list {
 			a := &s.list[i]
-			a.pos += b2i(s.f.matches(ch.new) && s.before(ch.new, a)) - b2i(s.f.matches(ch.old) && s.before(ch.old, a))
+			a.pos += b2i(matches(s.f, ch.new) && s.before(ch.new, a)) - b2i(matches(s.f, ch.old) && s.before(ch.old, a))
 		}
 	}
 }
@@ -219,7 +221,7 @@ func (c *listCache) count(f OrgFilter) (int, bool, int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.init()
-	e, ok := c.counts[f.key()]
+	e, ok := c.counts[orgKey(f)]
 	if !ok {
 		return 0, false, c.gen
 	}
@@ -231,12 +233,12 @@ func (c *listCache) putCount(f OrgFilter, tok int64, n int) {
 	defer c.mu.Unlock()
 	if c.putOK(tok) {
 		c.init()
-		c.counts[f.key()] = &countEntry{f: f, n: n}
+		c.counts[orgKey(f)] = &countEntry{f: f, n: n}
 	}
 }
 
 func anchorKey(f OrgFilter) string {
-	return f.key() + "\x00" + f.Sort + "\x00" + map[bool]string{false: "asc", true: "desc"}[f.Desc]
+	return orgKey(f) + "\x00" + f.Sort + "\x00" + map[bool]string{false: "asc", true: "desc"}[f.Desc]
 }
 
 // seek returns the anchor a page at offset starts from: the last one at or

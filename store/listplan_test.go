@@ -54,7 +54,7 @@ func TestListPageReadsIndexAlone(t *testing.T) {
 		{"all", OrgFilter{}, "organisations_name"},
 		{"status", OrgFilter{Status: "Active"}, "organisations_status"},
 	} {
-		where, args := c.f.where(d.engine)
+		where, args := orgWhere(c.f, d.engine)
 		for _, desc := range []bool{false, true} {
 			for _, keyset := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/desc=%v/keyset=%v", c.name, desc, keyset), func(t *testing.T) {

@@ -4,29 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
-// NoticeItem is one thing an expiry notice announces.
-type NoticeItem struct {
-	Kind   string // Certificate, Document, Certification
-	ID     string
-	Expiry string // YYYY-MM-DD
-}
-
-// Items are the notice items of an Expiring report.
-func (e Expiring) Items() []NoticeItem {
-	var out []NoticeItem
-	for _, c := range e.Certificates {
-		out = append(out, NoticeItem{"Certificate", c.Kid, c.NotAfter.UTC().Format("2006-01-02")})
-	}
-	for _, d := range e.Documents {
-		out = append(out, NoticeItem{"Document", d.DocumentID, d.DocumentExpiryDate})
-	}
-	for _, c := range e.Certifications {
-		out = append(out, NoticeItem{"Certification", c.CertificationID, c.CertificationExpirationDate})
-	}
-	return out
-}
+// NoticeItem is one thing an expiry notice announces
+// (directory.NoticeItem).
+type NoticeItem = directory.NoticeItem
 
 // UnnoticedItems keeps the items no notice has announced yet.
 func (d *DB) UnnoticedItems(ctx context.Context, items []NoticeItem) ([]NoticeItem, error) {
@@ -111,48 +95,4 @@ func (d *DB) ContactEmails(ctx context.Context, orgID string, types []string) ([
 		args = append(args, t)
 	}
 	return d.strings(ctx, `SELECT DISTINCT lower(email_address) FROM contacts WHERE organisation_id = ? AND contact_type IN (`+ph+`) AND email_address <> '' ORDER BY 1`, args...)
-}
-
-// ForOrganisation keeps the items of one organisation.
-func (e Expiring) ForOrganisation(orgID string) Expiring {
-	out := Expiring{Before: e.Before}
-	for _, c := range e.Certificates {
-		if c.OrganisationID == orgID {
-			out.Certificates = append(out.Certificates, c)
-		}
-	}
-	for _, d := range e.Documents {
-		if d.OrganisationID == orgID {
-			out.Documents = append(out.Documents, d)
-		}
-	}
-	for _, c := range e.Certifications {
-		if c.OrganisationID == orgID {
-			out.Certifications = append(out.Certifications, c)
-		}
-	}
-	return out
-}
-
-// Organisations are the ids of the organisations with items, in the order
-// they first appear.
-func (e Expiring) Organisations() []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(id string) {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	for _, c := range e.Certificates {
-		add(c.OrganisationID)
-	}
-	for _, d := range e.Documents {
-		add(d.OrganisationID)
-	}
-	for _, c := range e.Certifications {
-		add(c.OrganisationID)
-	}
-	return out
 }

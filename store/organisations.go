@@ -46,18 +46,8 @@ func scanOrg(row rowScanner) (Organisation, error) {
 	return o, err
 }
 
-// OrgFilter selects and orders organisations.
-type OrgFilter struct {
-	Q      string // searches name and registration number
-	Status string // canonical
-	Flag   string
-	Role   string // organisations with an Active claim on a role of this name
-	Domain string // … in this authorisation domain
-	Sort   string // OrganisationName, RegistrationNumber, CountryOfRegistration, Status, CreatedOn
-	Desc   bool
-	Page   int
-	Size   int
-}
+// OrgFilter selects and orders organisations (directory.OrgFilter).
+type OrgFilter = directory.OrgFilter
 
 // OrgSortColumns are the sortable fields of the organisation list.
 var OrgSortColumns = map[string]string{
@@ -68,7 +58,9 @@ var OrgSortColumns = map[string]string{
 	"CreatedOn":             "created_on",
 }
 
-func (f OrgFilter) where(e Engine) (string, []any) {
+// orgWhere is the WHERE clause of the organisations f selects on the
+// engine e, and its arguments.
+func orgWhere(f OrgFilter, e Engine) (string, []any) {
 	where := []string{"1=1"}
 	var args []any
 	if m := ftsQuery(f.Q); m != "" && e == Postgres {
@@ -131,7 +123,9 @@ func tsQuery(q string) string {
 	return strings.Join(parts, " & ")
 }
 
-func (f OrgFilter) key() string {
+// orgKey names what f selects (not its order nor its page), for the
+// list cache.
+func orgKey(f OrgFilter) string {
 	return f.Q + "\x00" + f.Status + "\x00" + f.Flag + "\x00" + f.Domain + "\x00" + f.Role
 }
 
@@ -147,7 +141,7 @@ func (d *DB) ListOrganisations(ctx context.Context, f OrgFilter) ([]Organisation
 	if f.Size <= 0 {
 		f.Size = 20
 	}
-	where, args := f.where(d.engine)
+	where, args := orgWhere(f, d.engine)
 	d.Sync(ctx)
 	total, ok, tok := d.lists.count(f)
 	if !ok {
@@ -466,7 +460,7 @@ func (d *DB) EachOrganisation(ctx context.Context, f OrgFilter, fn func(o Organi
 	if f.Desc {
 		dir = "DESC"
 	}
-	where, args := f.where(d.engine)
+	where, args := orgWhere(f, d.engine)
 	// Flag names of every organisation that has any, in one pass.
 	names := map[string][]string{}
 	frows, err := d.db.QueryContext(ctx, `SELECT of.organisation_id, fl.name FROM organisation_flags of JOIN flags fl ON fl.flag_id = of.flag_id ORDER BY fl.name`)
@@ -589,21 +583,16 @@ func (d *DB) CreateOrganisations(ctx context.Context, a Audit, orgs []Organisati
 	return ids, nil
 }
 
-// Found is what an identifier names.
-type Found struct {
-	What           string // one of the Found* kinds
-	Name           string // what to call it
-	OrganisationID string // the organisation it belongs to
-	ID             string // its own id (the kid for a certificate)
-}
+// Found is what an identifier names (directory.Found).
+type Found = directory.Found
 
 // The kinds of thing FindIdentifier finds.
 const (
-	FoundOrganisation = "organisation"
-	FoundApplication  = "application"
-	FoundServer       = "authorisation server"
-	FoundCertificate  = "certificate"
-	FoundKeyMaterial  = "key material"
+	FoundOrganisation = directory.FoundOrganisation
+	FoundApplication  = directory.FoundApplication
+	FoundServer       = directory.FoundServer
+	FoundCertificate  = directory.FoundCertificate
+	FoundKeyMaterial  = directory.FoundKeyMaterial
 )
 
 // FindIdentifier looks an exact identifier up across the directory: an

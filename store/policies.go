@@ -6,23 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
+	"github.com/trustframe/trustframe/directory"
 )
 
-// RoleMetadataPolicy is a metadata policy for one role and entity type.
-type RoleMetadataPolicy struct {
-	PolicyID string `json:"PolicyId"`
-	// AuthorisationDomain is empty on policies saved before domains
-	// existed; they keep working and are flagged until edited.
-	AuthorisationDomain string          `json:"AuthorisationDomain"`
-	Role                string          `json:"Role"`
-	EntityType          string          `json:"EntityType"`
-	Policy              json.RawMessage `json:"Policy"`
-	Description         string          `json:"Description"`
-	Status              string          `json:"Status"`
-	CreatedOn           time.Time       `json:"CreatedOn"`
-	UpdatedOn           time.Time       `json:"UpdatedOn"`
-}
+// RoleMetadataPolicy is a metadata policy for one role and entity type
+// (directory.RoleMetadataPolicy).
+type RoleMetadataPolicy = directory.RoleMetadataPolicy
 
 const rmpCols = `policy_id, authorisation_domain, role, entity_type, policy, description, status, created_on, updated_on`
 

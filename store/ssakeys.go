@@ -145,7 +145,7 @@ var ErrKeyRetired = directory.ErrKeyRetired
 // ErrKeyRetired.
 func (d *DB) RecordSSA(ctx context.Context, a Audit, orgID, appID, alg, kid, jti string) error {
 	err := d.recordGrouped(ctx, AuditRecord{Actor: a.Actor, Action: "ssa_issued", SubjectType: "Application", SubjectID: appID,
-		OrganisationID: orgID, KeyID: kid, Summary: "alg " + alg + "; kid " + kid + "; jti " + jti, signedBy: true})
+		OrganisationID: orgID, KeyID: kid, Summary: "alg " + alg + "; kid " + kid + "; jti " + jti}, true)
 	if errors.Is(err, ErrKeyRetired) {
 		d.signingKids.forget()
 	}

@@ -378,19 +378,9 @@ func (d *DB) takeOverFromGroups(ctx context.Context, tx *sql.Tx, a Audit, table,
 		Summary: "Status: " + status + " (kept; set by a Super User now, so groups no longer change it)"})
 }
 
-// OutboxMessage is a message the service wrote for someone.
-type OutboxMessage struct {
-	ID        int64     `json:"Id"`
-	At        time.Time `json:"At"`
-	To        string    `json:"To"`
-	Subject   string    `json:"Subject"`
-	Body      string    `json:"Body"`
-	Delivered bool      `json:"Delivered"`
-	// Attempts counts the tries SMTP refused; LastError says why the
-	// last one failed (store/outbox.go).
-	Attempts  int    `json:"Attempts"`
-	LastError string `json:"LastError,omitempty"`
-}
+// OutboxMessage is a message the service wrote for someone
+// (directory.OutboxMessage).
+type OutboxMessage = directory.OutboxMessage
 
 // MarkDelivered records that the outbox message went out by SMTP.
 func (d *DB) MarkDelivered(ctx context.Context, id int64) error {

@@ -25,13 +25,13 @@ func (s *Server) routes() http.Handler {
 	base := &handlers.Base{Flash: flasher{s.sessions}, BaseURL: s.cfg.BaseURL, DevIdP: s.idp != nil, Vocab: s.vocab}
 	allowPrivate := s.allowPrivateIssuers()
 	org := &handlers.Org{Base: base, Orgs: &directory.Organisations{Store: s.db, Vocab: s.vocab}, Flags: &directory.Flags{Store: s.db}}
-	orgs := &handlers.Organisations{Org: org, Store: s.db}
+	orgs := &handlers.Organisations{Org: org, List: &directory.OrganisationList{Store: s.db, Vocab: s.vocab}, Log: &directory.AuditLog{Store: s.db}, Store: s.db}
 	contacts := &handlers.Contacts{Org: org, Contacts: &directory.Contacts{Store: s.db}, Types: s.db}
 	servers := &handlers.Servers{Org: org, Servers: &directory.Servers{Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Vocab: s.vocab, AllowPrivateURLs: allowPrivate}}
 	apps := &handlers.Applications{Org: org, Apps: &directory.Applications{Store: s.db, Vocab: s.vocab, AllowPrivateURLs: allowPrivate}, Algs: s.keys.Enabled}
 	reactivations := &handlers.Reactivations{Org: org, Reactivations: &directory.Reactivations{Store: s.db, Vocab: s.vocab}}
 	imports := &handlers.Imports{Org: org, Import: &directory.Imports{Store: s.db, Vocab: s.vocab}}
-	certs := &handlers.Certificates{Base: base, Org: org, Certs: &directory.Certificates{Store: s.db, Now: s.cfg.Now}, Store: s.db}
+	certs := &handlers.Certificates{Base: base, Org: org, Certs: &directory.Certificates{Store: s.db, Now: s.cfg.Now}, Log: &directory.AuditLog{Store: s.db}, Store: s.db}
 	keyMat := &handlers.KeyMaterial{Base: base, Org: org, Keys: &directory.KeyMaterials{Store: s.db}}
 	docs := &handlers.Documents{Base: base, Org: org, Documents: &directory.Documents{Store: s.db}, Types: s.db}
 	policies := &handlers.Policies{Base: base, Rules: &federation.RolePolicies{Store: s.db}, Simulator: &federation.Simulator{Store: s.db}}
@@ -47,7 +47,7 @@ func (s *Server) routes() http.Handler {
 	admins := &directory.Administrators{Store: s.db, BaseURL: base.BaseURL, Mailer: s.mailer, Log: handlers.LoggerFrom}
 	superUsers := &handlers.SuperUsers{Base: base, Admins: admins}
 	dataAdmins := &handlers.DataAdmins{Base: base, Admins: admins}
-	pages := &handlers.Pages{Base: base, Store: s.db, Now: s.cfg.Now}
+	pages := &handlers.Pages{Base: base, Start: &directory.Home{Store: s.db, Now: s.cfg.Now}, Log: &directory.AuditLog{Store: s.db}}
 	domains := &handlers.Domains{Base: base, Domains: &directory.Domains{Store: s.db}}
 	claims := &handlers.Claims{Base: base, Org: org, Claims: &directory.Claims{Store: s.db}}
 	changes := &handlers.Changes{Base: base, Feed: &changefeed.Feed{Store: s.db, Stopping: s.stopping, MaxPolls: s.cfg.MaxLongPolls, MaxPollsPerPrincipal: s.cfg.MaxLongPollsPerAdmin}}

@@ -1,0 +1,103 @@
+package directory
+
+import (
+	"context"
+	"time"
+
+	"github.com/trustframe/trustframe/lifecycle"
+)
+
+// OutboxMessage is a message the service wrote for someone.
+type OutboxMessage struct {
+	ID        int64     `json:"Id"`
+	At        time.Time `json:"At"`
+	To        string    `json:"To"`
+	Subject   string    `json:"Subject"`
+	Body      string    `json:"Body"`
+	Delivered bool      `json:"Delivered"`
+	// Attempts counts the tries SMTP refused; LastError says why the
+	// last one failed (store/outbox.go).
+	Attempts  int    `json:"Attempts"`
+	LastError string `json:"LastError,omitempty"`
+}
+
+// ExpiringLimit caps each list of what expires (GET /api/expiring and
+// the home page).
+const ExpiringLimit = 200
+
+// HomeStore is what the start page and the lists beside it need of the
+// database.
+type HomeStore interface {
+	Expiring(ctx context.Context, before time.Time, limit int) (Expiring, error)
+	ListOrganisations(ctx context.Context, f OrgFilter) ([]Organisation, int, error)
+	LatestAudit(ctx context.Context, n int) ([]AuditRecord, error)
+	NamesForAudit(ctx context.Context, recs []AuditRecord) (AuditNames, error)
+	PausedWebhooks(ctx context.Context) ([]Webhook, error)
+	ListOutbox(ctx context.Context, limit int) ([]OutboxMessage, error)
+}
+
+// Home is the reads of the console's start page: what needs renewing, what
+// waits for a decision, what changed last.
+type Home struct {
+	Store HomeStore
+	Now   func() time.Time // time.Now when nil
+}
+
+// Dashboard is what the start page shows a signed-in person.
+type Dashboard struct {
+	Expiring Expiring      // what expires within Days
+	Days     int           // the horizon of "expires soon"
+	Pending  int           // organisations waiting to be made Active
+	Recent   []AuditRecord // the newest changes
+	Names    AuditNames    // the names of what Recent is about
+	Paused   []Webhook     // webhooks the deliverer paused (Super Users only)
+	Today    time.Time     // UTC
+}
+
+// recentChanges is how many of the newest audit records the start page
+// shows.
+const recentChanges = 8
+
+func (h *Home) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// Expiring is what has expired or expires within days (0 to 365), at most
+// ExpiringLimit of each kind, soonest first; organisations that are
+// Withdrawn are left out.
+func (h *Home) Expiring(ctx context.Context, days int) (Expiring, error) {
+	return h.Store.Expiring(ctx, h.now().Add(time.Duration(days)*24*time.Hour), ExpiringLimit)
+}
+
+// Dashboard is the start page of a signed-in person: what expires within
+// days, how many organisations are Pending, the newest changes, and for a
+// Super User the webhooks that are paused.
+func (h *Home) Dashboard(ctx context.Context, days int, superUser bool) (Dashboard, error) {
+	d := Dashboard{Days: days, Today: h.now().UTC()}
+	var err error
+	if d.Expiring, err = h.Expiring(ctx, days); err != nil {
+		return d, err
+	}
+	if _, d.Pending, err = h.Store.ListOrganisations(ctx, OrgFilter{Status: lifecycle.Pending, Size: 1}); err != nil {
+		return d, err
+	}
+	if d.Recent, err = h.Store.LatestAudit(ctx, recentChanges); err != nil {
+		return d, err
+	}
+	if d.Names, err = h.Store.NamesForAudit(ctx, d.Recent); err != nil {
+		return d, err
+	}
+	if superUser {
+		d.Paused, err = h.Store.PausedWebhooks(ctx)
+	}
+	return d, err
+}
+
+// Outbox is the newest messages the service wrote (the development
+// outbox), at most 100.
+func (h *Home) Outbox(ctx context.Context) ([]OutboxMessage, error) {
+	return h.Store.ListOutbox(ctx, 100)
+}
