@@ -47,6 +47,13 @@ func (h *Federation) EntityConfiguration(w http.ResponseWriter, r *http.Request)
 	h.answer(w, r, "entity-statement+jwt", h.Anchor.EntityID, tok, err)
 }
 
+// HistoricalKeys answers GET /federation/historical-keys: the retired
+// federation keys, signed with the current one.
+func (h *Federation) HistoricalKeys(w http.ResponseWriter, r *http.Request) {
+	tok, err := h.Anchor.HistoricalKeys(r.Context(), h.Now())
+	h.answer(w, r, "jwk-set+jwt", h.Anchor.EntityID, tok, err)
+}
+
 // Fetch answers GET /federation/fetch?sub=.
 func (h *Federation) Fetch(w http.ResponseWriter, r *http.Request) {
 	tok, err := h.Anchor.Fetch(r.Context(), r.URL.Query(), h.Now())

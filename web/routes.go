@@ -128,6 +128,7 @@ func (s *Server) routes() http.Handler {
 	r.Get("/federation/fetch", fed.Fetch)
 	r.Get("/federation/list", fed.List)
 	r.With(s.resolveBudget).Get("/federation/resolve", fed.Resolve)
+	r.Get("/federation/historical-keys", fed.HistoricalKeys)
 	r.Get("/api/keystore/ssa.jwks", ssaH.Keyset)
 	r.Get("/keystore/{orgID}/application.jwks", certs.Keystore(true))
 	r.Get("/keystore/{orgID}/inactive/application.jwks", certs.Keystore(false))
