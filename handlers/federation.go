@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/federation/anchor"
 	"github.com/trustframe/trustframe/rebuild"
 	"github.com/trustframe/trustframe/store"
@@ -21,6 +22,9 @@ type Federation struct {
 	Org    *Org // the Federation tab loads organisations as the directory does
 	Anchor *anchor.Directory
 	Now    func() time.Time
+	// Marks is the trust marks of the Federation tab (docs/design.md §17);
+	// nil: the tab has no Trust marks section.
+	Marks *directory.EntityTrustMarks
 
 	list rebuild.Cache[anchor.Listing] // the subordinates, rebuilt in the background after a change
 }

@@ -30,6 +30,14 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 			WriteError(w, r, err)
 			return
 		}
+		if h.Marks != nil && p.EntityID != "" {
+			marks, err := h.Marks.ForSubject(r.Context(), p.EntityID, now)
+			if err != nil {
+				WriteError(w, r, err)
+				return
+			}
+			p.ShowTrustMarks(marks)
+		}
 		if check && p.EntityID != "" {
 			if _, metadata, err := h.Anchor.Resolve(r.Context(), p.EntityID, nil, now); !p.ShowResolved(metadata, err) {
 				WriteError(w, r, err)

@@ -124,6 +124,9 @@ func (s *Server) routes() http.Handler {
 	fed := &handlers.Federation{Base: base, Store: s.db, Org: org, Now: s.cfg.Now, Anchor: &anchor.Directory{Store: s.db, Keys: s.fedKeys,
 		EntityID: s.cfg.FederationEntityID, OrgName: s.cfg.FederationOrganizationName,
 		Resolver: anchor.Resolver{Client: (&issuer.Validator{AllowPrivate: allowPrivate}).Client()}}}
+	if tm, ok := any(s.db).(directory.TrustMarkStore); ok { // once the store keeps trust marks (§17)
+		fed.Marks = &directory.EntityTrustMarks{Store: tm}
+	}
 	r.Get("/.well-known/openid-federation", fed.EntityConfiguration)
 	r.Get("/federation/fetch", fed.Fetch)
 	r.Get("/federation/list", fed.List)
