@@ -14,6 +14,10 @@ type SigningKey struct {
 	// keys, for keys made by an immediate rotation, and for a Next key
 	// prepared before migration 0031.
 	MaySignFrom *time.Time `json:"MaySignFrom,omitempty"`
-	PublicJWK   string     `json:"-"`
-	PrivateEnc  []byte     `json:"-"`
+	// Compromised is a federation key an emergency rotation retired (the
+	// historical keys say it is revoked, docs/design.md §17); false for
+	// SSA keys and for keys a staged rollover retired.
+	Compromised bool   `json:"Compromised,omitempty"`
+	PublicJWK   string `json:"-"`
+	PrivateEnc  []byte `json:"-"`
 }

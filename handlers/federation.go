@@ -21,6 +21,9 @@ type Federation struct {
 	Servers *directory.Servers
 	Anchor  *anchor.Directory
 	Now     func() time.Time
+	// Marks is the trust marks of the Federation tab (docs/design.md §17);
+	// nil: the tab has no Trust marks section.
+	Marks *directory.EntityTrustMarks
 }
 
 // answer writes a signed statement of type typ, or why there is none:
@@ -43,6 +46,13 @@ func (h *Federation) answer(w http.ResponseWriter, r *http.Request, typ, sub, to
 func (h *Federation) EntityConfiguration(w http.ResponseWriter, r *http.Request) {
 	tok, err := h.Anchor.EntityConfiguration(r.Context(), h.Now())
 	h.answer(w, r, "entity-statement+jwt", h.Anchor.EntityID, tok, err)
+}
+
+// HistoricalKeys answers GET /federation/historical-keys: the retired
+// federation keys, signed with the current one.
+func (h *Federation) HistoricalKeys(w http.ResponseWriter, r *http.Request) {
+	tok, err := h.Anchor.HistoricalKeys(r.Context(), h.Now())
+	h.answer(w, r, "jwk-set+jwt", h.Anchor.EntityID, tok, err)
 }
 
 // Fetch answers GET /federation/fetch?sub=.

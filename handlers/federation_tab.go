@@ -31,6 +31,14 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 			WriteError(w, r, in.ResolveErr)
 			return
 		}
+		if h.Marks != nil && p.EntityID != "" {
+			marks, err := h.Marks.ForSubject(r.Context(), p.EntityID, h.Now())
+			if err != nil {
+				WriteError(w, r, err)
+				return
+			}
+			p.ShowTrustMarks(marks)
+		}
 		// Organisations › the organisation › the entity (linked) › Federation.
 		crumbs := views.OrgCrumbs(&o, p.Name)
 		crumbs[len(crumbs)-1].Href = entityPage

@@ -17,13 +17,16 @@ import (
 // (ActivateFederationKey): relying parties that hold the anchor's keys
 // configured add the Next key before anything is signed with it.
 
-// fedKeyCols are the columns of a federation key: a signing key's, and
-// the instant a Next key may sign from (migration 0031).
-const fedKeyCols = sigKeyCols + `, may_sign_from`
+// fedKeyCols are the columns of a federation key: a signing key's, the
+// instant a Next key may sign from (migration 0031) and whether an
+// emergency rotation retired it (migration 0034).
+const fedKeyCols = sigKeyCols + `, may_sign_from, compromised`
 
 func scanFedKey(row rowScanner) (SigningKey, error) {
 	var m sql.NullString
-	k, err := scanKey(row, &m)
+	var compromised int
+	k, err := scanKey(row, &m, &compromised)
+	k.Compromised = compromised != 0
 	if m.Valid {
 		t := parseStamp(m.String)
 		k.MaySignFrom = &t
@@ -46,13 +49,15 @@ func (d *DB) CurrentFederationKey(ctx context.Context) (SigningKey, error) {
 }
 
 // AddFederationKey stores a new key that signs from now on; every other
-// Active key is retired from signing in the same transaction. A Next key
-// is left as it is: the immediate rotation is the emergency path and does
-// not decide about the prepared key.
+// Active key is retired from signing in the same transaction and marked
+// compromised: the immediate rotation is the emergency path, and the
+// historical keys say those keys are revoked (docs/design.md §17). A Next
+// key is left as it is: the emergency does not decide about the prepared
+// key.
 func (d *DB) AddFederationKey(ctx context.Context, a Audit, k SigningKey) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {
 		now := d.stamp()
-		if _, err := tx.ExecContext(ctx, `UPDATE federation_keys SET status = 'Retired', retired_at = ? WHERE status = 'Active'`, now); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE federation_keys SET status = 'Retired', retired_at = ?, compromised = 1 WHERE status = 'Active'`, now); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO federation_keys(`+sigKeyCols+`) VALUES (?, ?, 'Active', ?, NULL, ?, ?)`,
@@ -90,7 +95,7 @@ func (d *DB) PrepareFederationKey(ctx context.Context, a Audit, k SigningKey, pr
 		}
 		now := d.now().UTC()
 		from := now.Add(prepublish)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO federation_keys(`+fedKeyCols+`) VALUES (?, ?, 'Next', ?, NULL, ?, ?, ?)`,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO federation_keys(`+fedKeyCols+`) VALUES (?, ?, 'Next', ?, NULL, ?, ?, ?, 0)`,
 			k.Kid, k.Alg, now.Format(time.RFC3339Nano), k.PublicJWK, k.PrivateEnc, from.Format(time.RFC3339Nano)); err != nil {
 			return err
 		}

@@ -2,7 +2,9 @@ package views
 
 import (
 	"errors"
+	"net/url"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/federation/anchor"
 	"github.com/trustframe/trustframe/store"
@@ -29,6 +31,56 @@ func (p *FederationPage) ShowResolved(metadata map[string]any, err error) bool {
 	}
 	p.CheckError = unresolved(err)
 	return p.CheckError != ""
+}
+
+// FederationTrustMark is one trust mark type on the Federation tab: the
+// mark issued last (JWT, its times and status) or, when there is none to
+// use, the URL that issues one.
+type FederationTrustMark struct {
+	Name, Type          string
+	JWT                 string
+	Status              string // active, revoked, expired; "" when none was issued
+	StatusLabel         string
+	StatusClass         string
+	IssuedAt, ExpiresAt string
+	IssueURL            string
+}
+
+// ShowTrustMarks puts the trust mark types the entity is entitled to on
+// its Federation tab (directory.EntityTrustMarks). A type whose mark is
+// missing, expired or revoked links to the trust mark endpoint, which
+// issues a new one.
+func (p *FederationPage) ShowTrustMarks(marks []directory.EntityTrustMark) {
+	p.TrustMarksShown = true
+	p.TrustMarks = nil
+	for _, m := range marks {
+		row := FederationTrustMark{Name: m.Type.Name, Type: m.Type.TrustMarkType, Status: m.Status,
+			StatusLabel: "Not issued yet", StatusClass: "Pending"}
+		if m.Mark != nil {
+			row.JWT, row.IssuedAt, row.ExpiresAt = m.Mark.JWT, FormatTime(m.Mark.IssuedAt), FormatTime(m.Mark.ExpiresAt)
+			row.StatusLabel, row.StatusClass = trustMarkLabel(m.Status)
+		}
+		if m.Status != directory.TrustMarkActive {
+			row.IssueURL = TrustMarkIssueURL(m.Type.TrustMarkType, p.EntityID)
+		}
+		p.TrustMarks = append(p.TrustMarks, row)
+	}
+}
+
+// TrustMarkIssueURL is the trust mark endpoint's URL that issues a mark of
+// type typ about sub (docs/design.md §17).
+func TrustMarkIssueURL(typ, sub string) string {
+	return "/federation/trust-mark?" + url.Values{"trust_mark_type": {typ}, "sub": {sub}}.Encode()
+}
+
+func trustMarkLabel(status string) (label, class string) {
+	switch status {
+	case directory.TrustMarkActive:
+		return "Active", "Active"
+	case directory.TrustMarkRevoked:
+		return "Revoked", "Revoked"
+	}
+	return "Expired", "Inactive"
 }
 
 // noStatement says why no statement is made about a subject (notListed

@@ -282,6 +282,7 @@ func TestFederationAnswersCacheForAMinute(t *testing.T) {
 		"/.well-known/openid-federation":                         "public, max-age=60",
 		"/federation/fetch?sub=" + url.QueryEscape(leaf.srv.URL): "public, max-age=60",
 		resolvePath(env, leaf.srv.URL):                           "public, max-age=60",
+		"/federation/historical-keys":                            "public, max-age=60",
 		"/federation/list":                                       "no-store",
 		"/federation/fetch?sub=https%3A%2F%2Fgone.example":       "no-store",
 		"/federation/resolve?sub=x":                              "no-store",

@@ -124,10 +124,14 @@ func (s *Server) routes() http.Handler {
 	fed := &handlers.Federation{Base: base, Org: org, Apps: apps.Apps, Servers: servers.Servers, Now: s.cfg.Now, Anchor: &anchor.Directory{Store: s.db, Keys: s.fedKeys,
 		EntityID: s.cfg.FederationEntityID, OrgName: s.cfg.FederationOrganizationName,
 		Resolver: anchor.Resolver{Client: (&issuer.Validator{AllowPrivate: allowPrivate}).Client()}}}
+	if tm, ok := any(s.db).(directory.TrustMarkStore); ok { // once the store keeps trust marks (§17)
+		fed.Marks = &directory.EntityTrustMarks{Store: tm}
+	}
 	r.Get("/.well-known/openid-federation", fed.EntityConfiguration)
 	r.Get("/federation/fetch", fed.Fetch)
 	r.Get("/federation/list", fed.List)
 	r.With(s.resolveBudget).Get("/federation/resolve", fed.Resolve)
+	r.Get("/federation/historical-keys", fed.HistoricalKeys)
 	r.Get("/api/keystore/ssa.jwks", ssaH.Keyset)
 	r.Get("/keystore/{orgID}/application.jwks", certs.Keystore(true))
 	r.Get("/keystore/{orgID}/inactive/application.jwks", certs.Keystore(false))

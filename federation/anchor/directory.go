@@ -121,6 +121,17 @@ func (d *Directory) EntityConfiguration(ctx context.Context, now time.Time) (str
 	})
 }
 
+// HistoricalKeys is the directory's retired federation keys
+// (federation.Keyring.HistoricalKeys) as a jwk-set+jwt signed with the
+// current key (docs/design.md §17).
+func (d *Directory) HistoricalKeys(ctx context.Context, now time.Time) (string, error) {
+	keys, err := d.Keys.HistoricalKeys(ctx)
+	if err != nil {
+		return "", err
+	}
+	return d.Keys.Sign(ctx, "jwk-set+jwt", map[string]any{"iss": d.EntityID, "iat": now.Unix(), "keys": keys})
+}
+
 // Fetch answers a fetch request (q: sub, given once; parameters it does
 // not use, iss among them, are ignored: OpenID Federation 1.0 §8.1.1): the
 // statement about sub, signed. Errors are answered as Refusal says.

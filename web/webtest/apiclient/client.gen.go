@@ -1109,6 +1109,9 @@ type ExpiringCertificationsSubjectType string
 
 // FederationKey defines model for FederationKey.
 type FederationKey struct {
+	// Compromised true for a key an immediate rotation (the emergency path) replaced: the historical keys (/federation/historical-keys) say it is revoked. Left out otherwise
+	Compromised *bool `json:"Compromised,omitempty"`
+
 	// CreatedAt when the key was made and first published
 	CreatedAt time.Time `json:"CreatedAt"`
 

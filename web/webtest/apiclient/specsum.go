@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "ae01deb99562fc70f1293e0d3fc8e1fad1f1735af9320a6cb20d8ddcb124ae19"
+const SpecSHA256 = "d9982151d387a8c1050e58010c0745d3d123acfebb00952c109c8a19d5e8f2f5"
