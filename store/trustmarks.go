@@ -184,7 +184,7 @@ func (d *DB) Entitled(ctx context.Context, t TrustMarkType, sub string, now time
 // entitledSelect is the subordinates of §13 (Active, of an Active
 // organisation, with an entity ID) with %[1]s joined and %[2]s more
 // conditions; each row names the subject, its organisation, an
-// application's roles and %[3]s (a certification's end, or ”).
+// application's roles and %[3]s (a certification's end, or empty text).
 const entitledSelect = `SELECT s.federation_entity_id, 'Application', s.software_statement_id, s.client_name, o.organisation_id, s.roles, %[3]s
 	FROM software_statements s JOIN organisations o ON o.organisation_id = s.organisation_id %[1]s
 	WHERE s.federation_entity_id <> '' AND s.status = 'Active' AND o.status = 'Active' %[2]s
