@@ -32,7 +32,7 @@ var WebhookSubjectTypes = []string{
 	"Application", "AuthorisationDomain", "AuthorisationServer", "Authority", "AuthorityClaim", "Certification",
 	"CertificationType", "Contact", "ContactType", "DataAdministrator", "Document", "DocumentType", "ExpiryNotice",
 	"FederationKey", "Flag", "IdentityProvider", "KeyMaterial", "Organisation", "OrganisationCertificate", "Role",
-	"RoleMetadataPolicy", "Session", "SigningKey", "SuperUser", "Webhook",
+	"RoleMetadataPolicy", "Session", "SigningKey", "SuperUser", "TrustMark", "TrustMarkType", "Webhook",
 }
 
 // Change is one entry of the change feed (docs/design.md §15): an audit

@@ -57,3 +57,9 @@ func Claim(org, claim string) string {
 func Attachment(org, keyMaterial, att string) string {
 	return KeyMaterial(org, keyMaterial) + "/attachments/" + esc(att)
 }
+
+// TrustMarkTypes is the console's list of trust mark types (Reference Data).
+func TrustMarkTypes() string { return "/references/trust-mark-types" }
+
+// TrustMarkType is one trust mark type's page.
+func TrustMarkType(id string) string { return TrustMarkTypes() + "/" + esc(id) }

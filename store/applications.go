@@ -125,8 +125,11 @@ func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 		next := s
 		next.Flags, next.RedirectURI, next.Roles, next.SoftwareOriginsURI = nonNil(s.Flags), nonNil(s.RedirectURI), nonNil(s.Roles), nonNil(s.SoftwareOriginsURI)
 		next.StatusReason = ""
-		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, s.Status), SubjectType: "Application",
-			SubjectID: s.SoftwareStatementID, OrganisationID: s.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)})
+		if err := d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, s.Status), SubjectType: "Application",
+			SubjectID: s.SoftwareStatementID, OrganisationID: s.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)}); err != nil {
+			return err
+		}
+		return d.revokeLapsedMarks(ctx, tx, a, lapseScope{orgID: s.OrganisationID, formerSub: cur.FederationEntityID})
 	})
 	if err != nil {
 		return SoftwareStatement{}, err

@@ -225,7 +225,10 @@ func (d *DB) UpdateAuthorityClaim(ctx context.Context, a Audit, c AuthorityClaim
 			action = "status"
 		}
 		cur.UpdatedOn, next.UpdatedOn = time.Time{}, time.Time{}
-		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "AuthorityClaim", SubjectID: c.ClaimID, OrganisationID: c.OrganisationID, Summary: diff(cur, next)})
+		if err := d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "AuthorityClaim", SubjectID: c.ClaimID, OrganisationID: c.OrganisationID, Summary: diff(cur, next)}); err != nil {
+			return err
+		}
+		return d.revokeLapsedMarks(ctx, tx, a, lapseScope{orgID: c.OrganisationID})
 	})
 	d.lists.endClaimsWrite(err)
 	if err != nil {

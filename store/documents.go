@@ -175,8 +175,11 @@ func (d *DB) SaveCertification(ctx context.Context, a Audit, c Certification, pr
 			c.CertificationType, c.CertificationStartDate, c.CertificationExpirationDate, c.CertificationURI, c.Status, now, c.CertificationID); err != nil {
 			return err
 		}
-		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Certification", SubjectID: c.CertificationID,
-			OrganisationID: c.OrganisationID, Summary: diff(cur, c)})
+		if err := d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "update", SubjectType: "Certification", SubjectID: c.CertificationID,
+			OrganisationID: c.OrganisationID, Summary: diff(cur, c)}); err != nil {
+			return err
+		}
+		return d.revokeLapsedMarks(ctx, tx, a, lapseScope{orgID: c.OrganisationID})
 	})
 	if err != nil {
 		return Certification{}, err

@@ -379,8 +379,11 @@ func (d *DB) UpdateOrganisation(ctx context.Context, a Audit, o Organisation, pr
 			return err
 		}
 		changes = []rowChange{{old: before, new: after}}
-		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, next.Status), SubjectType: "Organisation",
-			SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)})
+		if err := d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, next.Status), SubjectType: "Organisation",
+			SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)}); err != nil {
+			return err
+		}
+		return d.revokeLapsedMarks(ctx, tx, a, lapseScope{orgID: o.OrganisationID})
 	})
 	d.lists.endWrite(committed(changes, err))
 	if err != nil {

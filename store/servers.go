@@ -131,8 +131,11 @@ func (d *DB) UpdateAuthorisationServer(ctx context.Context, a Audit, s Authorisa
 		next := s
 		next.Flags = nonNil(s.Flags)
 		next.StatusReason = ""
-		return d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, s.Status), SubjectType: "AuthorisationServer",
-			SubjectID: s.AuthorisationServerID, OrganisationID: s.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)})
+		if err := d.writeUpdateAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: updateAction(cur.Status, s.Status), SubjectType: "AuthorisationServer",
+			SubjectID: s.AuthorisationServerID, OrganisationID: s.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)}); err != nil {
+			return err
+		}
+		return d.revokeLapsedMarks(ctx, tx, a, lapseScope{orgID: s.OrganisationID, formerSub: cur.FederationEntityID})
 	})
 	if err != nil {
 		return AuthorisationServer{}, err

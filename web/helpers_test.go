@@ -823,9 +823,9 @@ func createWebhook(t *testing.T, env *webtest.Env, tok, body string) webhookAnsw
 	return w
 }
 
-// superOnly says whether docs/design.md §3 and §12 keep a route to Super
-// Users: Reference Data and the administrators, except that every
-// administrator reads domains, roles and authorities.
+// superOnly says whether docs/design.md §3, §12 and §17 keep a route to
+// Super Users: Reference Data and the administrators, except that every
+// administrator reads domains, roles, authorities and trust mark types.
 func superOnly(method, route string) bool {
 	if strings.HasPrefix(route, "/api/users/") {
 		return true
@@ -833,7 +833,8 @@ func superOnly(method, route string) bool {
 	if !strings.HasPrefix(route, "/api/references/") {
 		return false
 	}
-	if strings.HasPrefix(route, "/api/references/authorisation-domains") || strings.HasPrefix(route, "/api/references/authorities") {
+	if strings.HasPrefix(route, "/api/references/authorisation-domains") || strings.HasPrefix(route, "/api/references/authorities") ||
+		strings.HasPrefix(route, "/api/references/trust-mark-types") {
 		return method != http.MethodGet
 	}
 	return true

@@ -44,6 +44,7 @@ func (s *Server) routes() http.Handler {
 	contactTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.ContactTypes}, Title: "Contact types", Path: "/references/contact-types"}
 	documentTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.DocumentTypes}, Title: "Document types", Path: "/references/document-types"}
 	certificationTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.CertificationTypes}, Title: "Certification types", Path: "/references/certification-types"}
+	trustMarkTypes := &handlers.TrustMarkTypes{Base: base, Types: &directory.TrustMarkTypes{Store: s.db, EntityID: s.cfg.FederationEntityID, Now: s.cfg.Now}}
 	admins := &directory.Administrators{Store: s.db, BaseURL: base.BaseURL, Mailer: s.mailer, Log: handlers.LoggerFrom}
 	superUsers := &handlers.SuperUsers{Base: base, Admins: admins}
 	dataAdmins := &handlers.DataAdmins{Base: base, Admins: admins}
@@ -121,12 +122,9 @@ func (s *Server) routes() http.Handler {
 	r.Get("/api/releases/{version}/openapi.yaml", pages.ReleaseSpec)
 	r.Get("/keystore/ssa.jwks", ssaH.Keyset)
 	// The directory's own federation (docs/design.md §13).
-	fed := &handlers.Federation{Base: base, Org: org, Apps: apps.Apps, Servers: servers.Servers, Now: s.cfg.Now, Anchor: &anchor.Directory{Store: s.db, Keys: s.fedKeys,
+	fed := &handlers.Federation{Base: base, Org: org, Apps: apps.Apps, Servers: servers.Servers, Now: s.cfg.Now, Marks: &directory.EntityTrustMarks{Store: s.db}, Anchor: &anchor.Directory{Store: s.db, Keys: s.fedKeys,
 		EntityID: s.cfg.FederationEntityID, OrgName: s.cfg.FederationOrganizationName,
 		Resolver: anchor.Resolver{Client: (&issuer.Validator{AllowPrivate: allowPrivate}).Client()}}}
-	if tm, ok := any(s.db).(directory.TrustMarkStore); ok { // once the store keeps trust marks (§17)
-		fed.Marks = &directory.EntityTrustMarks{Store: tm}
-	}
 	r.Get("/.well-known/openid-federation", fed.EntityConfiguration)
 	r.Get("/federation/fetch", fed.Fetch)
 	r.Get("/federation/list", fed.List)
@@ -257,6 +255,14 @@ func (s *Server) routes() http.Handler {
 			r.Get("/{domain}/roles/{role}", domains.GetRole)
 			r.With(requireSuperUser).Put("/{domain}/roles/{role}", domains.UpdateRole)
 			r.With(requireSuperUser).Delete("/{domain}/roles/{role}", domains.DeleteRole)
+		})
+		// Trust mark types (docs/design.md §17): every administrator reads
+		// them, only Super Users write them.
+		r.Route("/references/trust-mark-types", func(r chi.Router) {
+			r.Get("/", trustMarkTypes.List)
+			r.With(requireSuperUser).Post("/", trustMarkTypes.Create)
+			r.Get("/{typeID}", trustMarkTypes.Get)
+			r.With(requireSuperUser).Put("/{typeID}", trustMarkTypes.Update)
 		})
 		r.Route("/references/authorities", func(r chi.Router) {
 			r.Get("/", domains.ListAuthorities)
@@ -400,6 +406,12 @@ func (s *Server) routes() http.Handler {
 				r.Get("/flags/new", refs.NewFlag)
 				r.Post("/flags", refs.CreateFlag)
 				r.Post("/flags/{flagID}", refs.UpdateFlag)
+				r.Get("/trust-mark-types", trustMarkTypes.List)
+				r.Get("/trust-mark-types/new", trustMarkTypes.New)
+				r.Post("/trust-mark-types", trustMarkTypes.Create)
+				r.Get("/trust-mark-types/{typeID}", trustMarkTypes.Get)
+				r.Get("/trust-mark-types/{typeID}/edit", trustMarkTypes.Edit)
+				r.Post("/trust-mark-types/{typeID}", trustMarkTypes.Update)
 				r.Get("/signing-keys", ssaH.ListKeys)
 				r.Post("/signing-keys", ssaH.RotateKey)
 				r.Post("/signing-keys/{kid}/retire", ssaH.RetireKey)

@@ -599,6 +599,42 @@ func (e SuperUserGrantedBy) Valid() bool {
 	}
 }
 
+// Defines values for TrustMarkTypeBasis.
+const (
+	TrustMarkTypeBasisCertification TrustMarkTypeBasis = "Certification"
+	TrustMarkTypeBasisRole          TrustMarkTypeBasis = "Role"
+)
+
+// Valid indicates whether the value is a known member of the TrustMarkTypeBasis enum.
+func (e TrustMarkTypeBasis) Valid() bool {
+	switch e {
+	case TrustMarkTypeBasisCertification:
+		return true
+	case TrustMarkTypeBasisRole:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrustMarkTypeInputBasis.
+const (
+	TrustMarkTypeInputBasisCertification TrustMarkTypeInputBasis = "Certification"
+	TrustMarkTypeInputBasisRole          TrustMarkTypeInputBasis = "Role"
+)
+
+// Valid indicates whether the value is a known member of the TrustMarkTypeInputBasis enum.
+func (e TrustMarkTypeInputBasis) Valid() bool {
+	switch e {
+	case TrustMarkTypeInputBasisCertification:
+		return true
+	case TrustMarkTypeInputBasisRole:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDeliveryStatus.
 const (
 	WebhookDeliveryStatusDelivered WebhookDeliveryStatus = "Delivered"
@@ -1755,6 +1791,72 @@ type SuperUserInput struct {
 // Timestamp defines model for Timestamp.
 type Timestamp = time.Time
 
+// TrustMarkType defines model for TrustMarkType.
+type TrustMarkType struct {
+	// AuthorisationDomain Basis Role: the domain of the role
+	AuthorisationDomain *string            `json:"AuthorisationDomain,omitempty"`
+	Basis               TrustMarkTypeBasis `json:"Basis"`
+
+	// CertificationType Basis Certification: a certification type
+	CertificationType *string    `json:"CertificationType,omitempty"`
+	CreatedOn         *time.Time `json:"CreatedOn,omitempty"`
+	Description       string     `json:"Description"`
+	Id                *string    `json:"Id,omitempty"`
+
+	// Lifetime how long a mark lives, a duration from 1m to 720h
+	Lifetime string  `json:"Lifetime"`
+	LogoUri  *string `json:"LogoUri,omitempty"`
+	Name     string  `json:"Name"`
+	Ref      *string `json:"Ref,omitempty"`
+
+	// Role Basis Role: a role of the domain
+	Role   *string        `json:"Role,omitempty"`
+	Status ActiveInactive `json:"Status"`
+
+	// TrustMarkType the URL the marks name in trust_mark_type; it cannot change
+	TrustMarkType string     `json:"TrustMarkType"`
+	UpdatedOn     *time.Time `json:"UpdatedOn,omitempty"`
+}
+
+// TrustMarkTypeBasis defines model for TrustMarkType.Basis.
+type TrustMarkTypeBasis string
+
+// TrustMarkTypeInput defines model for TrustMarkTypeInput.
+type TrustMarkTypeInput struct {
+	// AuthorisationDomain required with Basis Role
+	AuthorisationDomain *string                 `json:"AuthorisationDomain,omitempty"`
+	Basis               TrustMarkTypeInputBasis `json:"Basis"`
+
+	// CertificationType required with Basis Certification: a certification type
+	CertificationType *string    `json:"CertificationType,omitempty"`
+	CreatedOn         *time.Time `json:"CreatedOn,omitempty"`
+	Description       *string    `json:"Description,omitempty"`
+
+	// Id on create, a lower-case UUID of the client's choosing (else the server makes one); on update, the type's own or left out
+	Id *string `json:"Id,omitempty"`
+
+	// Lifetime a duration from 1m to 720h; left out: 24h
+	Lifetime *string `json:"Lifetime,omitempty"`
+
+	// LogoUri an https URL
+	LogoUri *string `json:"LogoUri,omitempty"`
+	Name    string  `json:"Name"`
+	Ref     *string `json:"Ref,omitempty"`
+
+	// Role required with Basis Role: a role of AuthorisationDomain
+	Role *string `json:"Role,omitempty"`
+
+	// Status left out: Active on create, the current status kept on PUT
+	Status *ActiveInactive `json:"Status,omitempty"`
+
+	// TrustMarkType https (http on a loopback host while the entity ID is loopback http), unique; left out on create: <entity ID>/trust-marks/<name in lower case, spaces as dashes>; on update it cannot change (left out: kept)
+	TrustMarkType *string    `json:"TrustMarkType,omitempty"`
+	UpdatedOn     *time.Time `json:"UpdatedOn,omitempty"`
+}
+
+// TrustMarkTypeInputBasis defines model for TrustMarkTypeInput.Basis.
+type TrustMarkTypeInputBasis string
+
 // Webhook defines model for Webhook.
 type Webhook struct {
 	CreatedOn   *Timestamp `json:"CreatedOn,omitempty"`
@@ -1973,6 +2075,9 @@ type RoleName = string
 // SoftwareStatementId defines model for SoftwareStatementId.
 type SoftwareStatementId = string
 
+// TrustMarkTypeId defines model for TrustMarkTypeId.
+type TrustMarkTypeId = string
+
 // WebhookId defines model for WebhookId.
 type WebhookId = string
 
@@ -2014,6 +2119,9 @@ type RoleCreated = Role
 
 // SoftwareStatementCreated defines model for SoftwareStatementCreated.
 type SoftwareStatementCreated = SoftwareStatement
+
+// TrustMarkTypeCreated defines model for TrustMarkTypeCreated.
+type TrustMarkTypeCreated = TrustMarkType
 
 // ListAuditRecordsParams defines parameters for ListAuditRecords.
 type ListAuditRecordsParams struct {
@@ -2463,6 +2571,18 @@ type RetireSigningKeyParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CreateTrustMarkTypeParams defines parameters for CreateTrustMarkType.
+type CreateTrustMarkTypeParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// UpdateTrustMarkTypeParams defines parameters for UpdateTrustMarkType.
+type UpdateTrustMarkTypeParams struct {
+	// IfMatch ETag of the version read; 412 when stale
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // CreateWebhookParams defines parameters for CreateWebhook.
 type CreateWebhookParams struct {
 	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
@@ -2655,6 +2775,12 @@ type UpdateRoleMetadataPolicyJSONRequestBody = RoleMetadataPolicyInput
 
 // RotateSigningKeyJSONRequestBody defines body for RotateSigningKey for application/json ContentType.
 type RotateSigningKeyJSONRequestBody = KeyRotation
+
+// CreateTrustMarkTypeJSONRequestBody defines body for CreateTrustMarkType for application/json ContentType.
+type CreateTrustMarkTypeJSONRequestBody = TrustMarkTypeInput
+
+// UpdateTrustMarkTypeJSONRequestBody defines body for UpdateTrustMarkType for application/json ContentType.
+type UpdateTrustMarkTypeJSONRequestBody = TrustMarkTypeInput
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = WebhookInput
@@ -3895,6 +4021,44 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /references/signing-keys/{kid}/retire (the `RetireSigningKey` operationId).
 	RetireSigningKey(ctx context.Context, kid Kid, params *RetireSigningKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTrustMarkTypes Trust mark types (every administrator may read)
+	//
+	// Corresponds with GET /references/trust-mark-types (the `ListTrustMarkTypes` operationId).
+	ListTrustMarkTypes(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTrustMarkTypeWithBody Define a trust mark type (Super Users)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /references/trust-mark-types (the `CreateTrustMarkType` operationId).
+	CreateTrustMarkTypeWithBody(ctx context.Context, params *CreateTrustMarkTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTrustMarkType Define a trust mark type (Super Users)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /references/trust-mark-types (the `CreateTrustMarkType` operationId).
+	CreateTrustMarkType(ctx context.Context, params *CreateTrustMarkTypeParams, body CreateTrustMarkTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTrustMarkType One trust mark type
+	//
+	// Corresponds with GET /references/trust-mark-types/{Id} (the `GetTrustMarkType` operationId).
+	GetTrustMarkType(ctx context.Context, id TrustMarkTypeId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTrustMarkTypeWithBody Change a trust mark type (Super Users); marks whose subjects it no longer entitles are revoked
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /references/trust-mark-types/{Id} (the `UpdateTrustMarkType` operationId).
+	UpdateTrustMarkTypeWithBody(ctx context.Context, id TrustMarkTypeId, params *UpdateTrustMarkTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTrustMarkType Change a trust mark type (Super Users); marks whose subjects it no longer entitles are revoked
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /references/trust-mark-types/{Id} (the `UpdateTrustMarkType` operationId).
+	UpdateTrustMarkType(ctx context.Context, id TrustMarkTypeId, params *UpdateTrustMarkTypeParams, body UpdateTrustMarkTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhooks Webhooks
 	//
@@ -6484,6 +6648,104 @@ func (c *Client) ActivateFederationKey(ctx context.Context, params *ActivateFede
 // Corresponds with POST /references/signing-keys/{kid}/retire (the `RetireSigningKey` operationId).
 func (c *Client) RetireSigningKey(ctx context.Context, kid Kid, params *RetireSigningKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRetireSigningKeyRequest(c.Server, kid, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTrustMarkTypes Trust mark types (every administrator may read)
+//
+// Corresponds with GET /references/trust-mark-types (the `ListTrustMarkTypes` operationId).
+func (c *Client) ListTrustMarkTypes(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTrustMarkTypesRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTrustMarkTypeWithBody Define a trust mark type (Super Users)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /references/trust-mark-types (the `CreateTrustMarkType` operationId).
+func (c *Client) CreateTrustMarkTypeWithBody(ctx context.Context, params *CreateTrustMarkTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTrustMarkTypeRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTrustMarkType Define a trust mark type (Super Users)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /references/trust-mark-types (the `CreateTrustMarkType` operationId).
+func (c *Client) CreateTrustMarkType(ctx context.Context, params *CreateTrustMarkTypeParams, body CreateTrustMarkTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTrustMarkTypeRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTrustMarkType One trust mark type
+//
+// Corresponds with GET /references/trust-mark-types/{Id} (the `GetTrustMarkType` operationId).
+func (c *Client) GetTrustMarkType(ctx context.Context, id TrustMarkTypeId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTrustMarkTypeRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTrustMarkTypeWithBody Change a trust mark type (Super Users); marks whose subjects it no longer entitles are revoked
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /references/trust-mark-types/{Id} (the `UpdateTrustMarkType` operationId).
+func (c *Client) UpdateTrustMarkTypeWithBody(ctx context.Context, id TrustMarkTypeId, params *UpdateTrustMarkTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTrustMarkTypeRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTrustMarkType Change a trust mark type (Super Users); marks whose subjects it no longer entitles are revoked
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /references/trust-mark-types/{Id} (the `UpdateTrustMarkType` operationId).
+func (c *Client) UpdateTrustMarkType(ctx context.Context, id TrustMarkTypeId, params *UpdateTrustMarkTypeParams, body UpdateTrustMarkTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTrustMarkTypeRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -12707,6 +12969,184 @@ func NewRetireSigningKeyRequest(server string, kid Kid, params *RetireSigningKey
 	return req, nil
 }
 
+// NewListTrustMarkTypesRequest constructs an http.Request for the ListTrustMarkTypes method
+func NewListTrustMarkTypesRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/trust-mark-types")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateTrustMarkTypeRequest calls the generic CreateTrustMarkType builder with application/json body
+func NewCreateTrustMarkTypeRequest(server string, params *CreateTrustMarkTypeParams, body CreateTrustMarkTypeJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateTrustMarkTypeRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateTrustMarkTypeRequestWithBody constructs an http.Request for the CreateTrustMarkType method, with any body, and a specified content type
+func NewCreateTrustMarkTypeRequestWithBody(server string, params *CreateTrustMarkTypeParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/trust-mark-types")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetTrustMarkTypeRequest constructs an http.Request for the GetTrustMarkType method
+func NewGetTrustMarkTypeRequest(server string, id TrustMarkTypeId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "Id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/trust-mark-types/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateTrustMarkTypeRequest calls the generic UpdateTrustMarkType builder with application/json body
+func NewUpdateTrustMarkTypeRequest(server string, id TrustMarkTypeId, params *UpdateTrustMarkTypeParams, body UpdateTrustMarkTypeJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateTrustMarkTypeRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewUpdateTrustMarkTypeRequestWithBody constructs an http.Request for the UpdateTrustMarkType method, with any body, and a specified content type
+func NewUpdateTrustMarkTypeRequestWithBody(server string, id TrustMarkTypeId, params *UpdateTrustMarkTypeParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "Id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/references/trust-mark-types/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListWebhooksRequest constructs an http.Request for the ListWebhooks method
 func NewListWebhooksRequest(server string) (*http.Request, error) {
 	var err error
@@ -14738,6 +15178,48 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /references/signing-keys/{kid}/retire (the `RetireSigningKey` operationId).
 	RetireSigningKeyWithResponse(ctx context.Context, kid Kid, params *RetireSigningKeyParams, reqEditors ...RequestEditorFn) (*RetireSigningKeyResponse, error)
+
+	// ListTrustMarkTypesWithResponse Trust mark types (every administrator may read)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /references/trust-mark-types (the `ListTrustMarkTypes` operationId).
+	ListTrustMarkTypesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTrustMarkTypesResponse, error)
+
+	// CreateTrustMarkTypeWithBodyWithResponse Define a trust mark type (Super Users)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /references/trust-mark-types (the `CreateTrustMarkType` operationId).
+	CreateTrustMarkTypeWithBodyWithResponse(ctx context.Context, params *CreateTrustMarkTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTrustMarkTypeResponse, error)
+
+	// CreateTrustMarkTypeWithResponse Define a trust mark type (Super Users)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /references/trust-mark-types (the `CreateTrustMarkType` operationId).
+	CreateTrustMarkTypeWithResponse(ctx context.Context, params *CreateTrustMarkTypeParams, body CreateTrustMarkTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTrustMarkTypeResponse, error)
+
+	// GetTrustMarkTypeWithResponse One trust mark type
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /references/trust-mark-types/{Id} (the `GetTrustMarkType` operationId).
+	GetTrustMarkTypeWithResponse(ctx context.Context, id TrustMarkTypeId, reqEditors ...RequestEditorFn) (*GetTrustMarkTypeResponse, error)
+
+	// UpdateTrustMarkTypeWithBodyWithResponse Change a trust mark type (Super Users); marks whose subjects it no longer entitles are revoked
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /references/trust-mark-types/{Id} (the `UpdateTrustMarkType` operationId).
+	UpdateTrustMarkTypeWithBodyWithResponse(ctx context.Context, id TrustMarkTypeId, params *UpdateTrustMarkTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTrustMarkTypeResponse, error)
+
+	// UpdateTrustMarkTypeWithResponse Change a trust mark type (Super Users); marks whose subjects it no longer entitles are revoked
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /references/trust-mark-types/{Id} (the `UpdateTrustMarkType` operationId).
+	UpdateTrustMarkTypeWithResponse(ctx context.Context, id TrustMarkTypeId, params *UpdateTrustMarkTypeParams, body UpdateTrustMarkTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTrustMarkTypeResponse, error)
 
 	// ListWebhooksWithResponse Webhooks
 	//
@@ -21416,6 +21898,253 @@ func (r RetireSigningKeyResponse) ContentType() string {
 	return ""
 }
 
+// ListTrustMarkTypesResponseDefaultHeaders the declared response headers of an HTTP default response for ListTrustMarkTypes
+type ListTrustMarkTypesResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type ListTrustMarkTypesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]TrustMarkType
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListTrustMarkTypesResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTrustMarkTypesResponse) GetJSON200() *[]TrustMarkType {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListTrustMarkTypesResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTrustMarkTypesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTrustMarkTypesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTrustMarkTypesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTrustMarkTypesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateTrustMarkTypeResponse201Headers the declared response headers of an HTTP 201 response for CreateTrustMarkType
+type CreateTrustMarkTypeResponse201Headers struct {
+	ETag               *string
+	IdempotentReplayed *string
+	Location           *string
+}
+
+// CreateTrustMarkTypeResponseDefaultHeaders the declared response headers of an HTTP default response for CreateTrustMarkType
+type CreateTrustMarkTypeResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type CreateTrustMarkTypeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *TrustMarkTypeCreated
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateTrustMarkTypeResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateTrustMarkTypeResponseDefaultHeaders
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateTrustMarkTypeResponse) GetJSON201() *TrustMarkTypeCreated {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r CreateTrustMarkTypeResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateTrustMarkTypeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateTrustMarkTypeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateTrustMarkTypeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateTrustMarkTypeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetTrustMarkTypeResponse200Headers the declared response headers of an HTTP 200 response for GetTrustMarkType
+type GetTrustMarkTypeResponse200Headers struct {
+	ETag *string
+}
+
+// GetTrustMarkTypeResponseDefaultHeaders the declared response headers of an HTTP default response for GetTrustMarkType
+type GetTrustMarkTypeResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type GetTrustMarkTypeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TrustMarkType
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetTrustMarkTypeResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetTrustMarkTypeResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTrustMarkTypeResponse) GetJSON200() *TrustMarkType {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetTrustMarkTypeResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTrustMarkTypeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTrustMarkTypeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTrustMarkTypeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTrustMarkTypeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateTrustMarkTypeResponse200Headers the declared response headers of an HTTP 200 response for UpdateTrustMarkType
+type UpdateTrustMarkTypeResponse200Headers struct {
+	ETag *string
+}
+
+// UpdateTrustMarkTypeResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateTrustMarkType
+type UpdateTrustMarkTypeResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type UpdateTrustMarkTypeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TrustMarkType
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateTrustMarkTypeResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateTrustMarkTypeResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateTrustMarkTypeResponse) GetJSON200() *TrustMarkType {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r UpdateTrustMarkTypeResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateTrustMarkTypeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateTrustMarkTypeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateTrustMarkTypeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateTrustMarkTypeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListWebhooksResponseDefaultHeaders the declared response headers of an HTTP default response for ListWebhooks
 type ListWebhooksResponseDefaultHeaders struct {
 	RetryAfter      *int
@@ -24665,6 +25394,84 @@ func (c *ClientWithResponses) RetireSigningKeyWithResponse(ctx context.Context, 
 		return nil, err
 	}
 	return ParseRetireSigningKeyResponse(rsp)
+}
+
+// ListTrustMarkTypesWithResponse Trust mark types (every administrator may read)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /references/trust-mark-types (the `ListTrustMarkTypes` operationId).
+func (c *ClientWithResponses) ListTrustMarkTypesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTrustMarkTypesResponse, error) {
+	rsp, err := c.ListTrustMarkTypes(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTrustMarkTypesResponse(rsp)
+}
+
+// CreateTrustMarkTypeWithBodyWithResponse Define a trust mark type (Super Users)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /references/trust-mark-types (the `CreateTrustMarkType` operationId).
+func (c *ClientWithResponses) CreateTrustMarkTypeWithBodyWithResponse(ctx context.Context, params *CreateTrustMarkTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTrustMarkTypeResponse, error) {
+	rsp, err := c.CreateTrustMarkTypeWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTrustMarkTypeResponse(rsp)
+}
+
+// CreateTrustMarkTypeWithResponse Define a trust mark type (Super Users)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /references/trust-mark-types (the `CreateTrustMarkType` operationId).
+func (c *ClientWithResponses) CreateTrustMarkTypeWithResponse(ctx context.Context, params *CreateTrustMarkTypeParams, body CreateTrustMarkTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTrustMarkTypeResponse, error) {
+	rsp, err := c.CreateTrustMarkType(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTrustMarkTypeResponse(rsp)
+}
+
+// GetTrustMarkTypeWithResponse One trust mark type
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /references/trust-mark-types/{Id} (the `GetTrustMarkType` operationId).
+func (c *ClientWithResponses) GetTrustMarkTypeWithResponse(ctx context.Context, id TrustMarkTypeId, reqEditors ...RequestEditorFn) (*GetTrustMarkTypeResponse, error) {
+	rsp, err := c.GetTrustMarkType(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTrustMarkTypeResponse(rsp)
+}
+
+// UpdateTrustMarkTypeWithBodyWithResponse Change a trust mark type (Super Users); marks whose subjects it no longer entitles are revoked
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /references/trust-mark-types/{Id} (the `UpdateTrustMarkType` operationId).
+func (c *ClientWithResponses) UpdateTrustMarkTypeWithBodyWithResponse(ctx context.Context, id TrustMarkTypeId, params *UpdateTrustMarkTypeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTrustMarkTypeResponse, error) {
+	rsp, err := c.UpdateTrustMarkTypeWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTrustMarkTypeResponse(rsp)
+}
+
+// UpdateTrustMarkTypeWithResponse Change a trust mark type (Super Users); marks whose subjects it no longer entitles are revoked
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /references/trust-mark-types/{Id} (the `UpdateTrustMarkType` operationId).
+func (c *ClientWithResponses) UpdateTrustMarkTypeWithResponse(ctx context.Context, id TrustMarkTypeId, params *UpdateTrustMarkTypeParams, body UpdateTrustMarkTypeJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTrustMarkTypeResponse, error) {
+	rsp, err := c.UpdateTrustMarkType(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTrustMarkTypeResponse(rsp)
 }
 
 // ListWebhooksWithResponse Webhooks
@@ -31680,6 +32487,268 @@ func ParseRetireSigningKeyResponse(rsp *http.Response) (*RetireSigningKeyRespons
 	switch {
 	case true:
 		var headers RetireSigningKeyResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListTrustMarkTypesResponse parses an HTTP response from a ListTrustMarkTypesWithResponse call
+func ParseListTrustMarkTypesResponse(rsp *http.Response) (*ListTrustMarkTypesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTrustMarkTypesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []TrustMarkType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case true:
+		var headers ListTrustMarkTypesResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateTrustMarkTypeResponse parses an HTTP response from a CreateTrustMarkTypeWithResponse call
+func ParseCreateTrustMarkTypeResponse(rsp *http.Response) (*CreateTrustMarkTypeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateTrustMarkTypeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest TrustMarkTypeCreated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateTrustMarkTypeResponse201Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uri-reference"}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers201 = &headers
+	case true:
+		var headers CreateTrustMarkTypeResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetTrustMarkTypeResponse parses an HTTP response from a GetTrustMarkTypeWithResponse call
+func ParseGetTrustMarkTypeResponse(rsp *http.Response) (*GetTrustMarkTypeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTrustMarkTypeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TrustMarkType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetTrustMarkTypeResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case true:
+		var headers GetTrustMarkTypeResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateTrustMarkTypeResponse parses an HTTP response from a UpdateTrustMarkTypeWithResponse call
+func ParseUpdateTrustMarkTypeResponse(rsp *http.Response) (*UpdateTrustMarkTypeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateTrustMarkTypeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TrustMarkType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateTrustMarkTypeResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case true:
+		var headers UpdateTrustMarkTypeResponseDefaultHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "d9982151d387a8c1050e58010c0745d3d123acfebb00952c109c8a19d5e8f2f5"
+const SpecSHA256 = "37a2773b31c6e044584d2cf8821a7e9385f70022390324befb88a589f31cd92d"
