@@ -521,6 +521,23 @@ func TestTrustMarkStatusInvalidForAnotherKey(t *testing.T) {
 	}
 }
 
+// TestTrustMarkStatusInvalidForAnotherType: the claims of a recorded mark
+// signed with the directory's key as another kind of JWT (not
+// trust-mark+jwt) are invalid: the directory did not issue it as a mark.
+func TestTrustMarkStatusInvalidForAnotherType(t *testing.T) {
+	e := newMarkEnv(t)
+	e.entitle("t-role", "https://rp.example.com", time.Time{})
+	now := time.Now()
+	c := claimsOf(e.issue(t, roleType, "https://rp.example.com", now))
+	tok, err := e.kr.Sign(context.Background(), "entity-statement+jwt", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := e.status(t, tok, now); s != MarkInvalid {
+		t.Fatalf("status %q", s)
+	}
+}
+
 // TestTrustMarkStatusInvalidWhenAltered: a mark whose claims were changed
 // after signing (exp pushed out) is invalid.
 func TestTrustMarkStatusInvalidWhenAltered(t *testing.T) {
