@@ -70,12 +70,14 @@ func (h *Federation) Resolve(w http.ResponseWriter, r *http.Request) {
 }
 
 // List answers GET /federation/list[?entity_type=]: the subordinates whose
-// statement can be made, of any of the given entity types, filtered from
-// the list the anchor keeps (anchor.Directory.Listed).
+// statement can be made, of any of the given entity types, and entitled
+// to a trust mark when trust_marked or trust_mark_type asks
+// (Directory.ListKeep), filtered from the list the anchor keeps
+// (anchor.Directory.Listed).
 func (h *Federation) List(w http.ResponseWriter, r *http.Request) {
-	// Filters this directory does not support are refused rather than
-	// ignored (OpenID Federation 1.0, Subordinate Listing Request).
-	if anchor.UnsupportedListFilter(w, r.URL.Query()) {
+	keep, err := h.Anchor.ListKeep(r.Context(), r.URL.Query(), h.Now())
+	if err != nil {
+		h.answer(w, r, "", "", "", err)
 		return
 	}
 	v, err := h.Anchor.Listed(r.Context())
@@ -85,5 +87,5 @@ func (h *Federation) List(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write(v.Answer(r.URL.Query()["entity_type"]))
+	_, _ = w.Write(v.Answer(r.URL.Query()["entity_type"], keep))
 }

@@ -94,7 +94,7 @@ func TestFederationOwnConfigurationPageShowsWhatIsServed(t *testing.T) {
 	})
 	sort.Strings(want)
 	sort.Strings(got)
-	if len(want) != 3 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+	if len(want) != 7 || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("endpoints on the page:\n%s\nserved:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	if got := field("fed-own-organization_name"); got != "Example Trust Framework" {

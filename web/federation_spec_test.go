@@ -214,16 +214,21 @@ func TestFederationResolveSeveralTrustAnchors(t *testing.T) {
 	}
 }
 
-// TestFederationListUnsupportedParameters: the list endpoint answers 400
-// unsupported_parameter for the filters it does not support (trust_marked,
-// trust_mark_type, intermediate) rather than an unfiltered list
-// (OpenID Federation 1.0, Subordinate Listing Request).
-func TestFederationListUnsupportedParameters(t *testing.T) {
-	env, _, _ := specEnv(t)
-	for _, q := range []string{"trust_marked=true", "trust_mark_type=https://tm.example.com/x", "intermediate=true"} {
+// TestFederationListTrustMarkFilters: the list endpoint takes the
+// trust_marked, trust_mark_type and intermediate filters (OpenID
+// Federation 1.0, Subordinate Listing Request; docs/design.md §17): with
+// no trust mark type defined no subordinate is trust marked, and every
+// subordinate is a leaf, not an intermediate.
+func TestFederationListTrustMarkFilters(t *testing.T) {
+	env, leaf, _ := specEnv(t)
+	for q, want := range map[string]string{
+		"trust_marked=true": "[]", "trust_mark_type=https://tm.example.com/x": "[]", "intermediate=true": "[]",
+		"trust_marked=true&trust_mark_type=https://tm.example.com/x": "[]",
+		"intermediate=false": `["` + leaf.srv.URL + `"]`, "trust_marked=false": `["` + leaf.srv.URL + `"]`,
+	} {
 		code, ctype, body := fedGet(t, env, "/federation/list?"+q)
-		if code != 400 || ctype != "application/json" || !strings.Contains(body, "unsupported_parameter") {
-			t.Errorf("%s: %d %s %s", q, code, ctype, body)
+		if code != 200 || ctype != "application/json" || strings.TrimSpace(body) != want {
+			t.Errorf("%s: %d %s %s, want %s", q, code, ctype, body, want)
 		}
 	}
 	if code, _, body := fedGet(t, env, "/federation/list?entity_type=openid_relying_party"); code != 200 || !strings.Contains(body, "127.0.0.1") {

@@ -51,6 +51,7 @@ var headRefused = map[string]bool{
 	"/audit/export.csv":                                               true,
 	"/login":                                                          true, // keeps the sign-in's state in the session
 	"/auth/callback":                                                  true, // signs in
+	"/federation/trust-mark":                                          true, // records the mark it signs
 }
 
 // getOnly serves GET with h and refuses HEAD with 405 (Allow: GET): h has

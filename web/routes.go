@@ -81,13 +81,14 @@ func (s *Server) routes() http.Handler {
 		notFoundPage.ServeHTTP(w, r)
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
-		if allow := allowedMethods(r, req); allow != "" {
+		allow := allowedMethods(r, req)
+		if allow != "" {
 			w.Header().Set("Allow", allow) // a 405 must say what is allowed (RFC 9110 §15.5.6)
 		}
 		if req.URL.Path == "/.well-known/openid-federation" || strings.HasPrefix(req.URL.Path, "/federation/") {
 			// Federation endpoints answer errors in their own JSON shape
 			// (docs/design.md §13), as the standalone anchor does.
-			anchor.WriteError(w, http.StatusMethodNotAllowed, "invalid_request", req.Method+" is not allowed on "+req.URL.Path+"; only GET and HEAD are served")
+			anchor.WriteError(w, http.StatusMethodNotAllowed, "invalid_request", req.Method+" is not allowed on "+req.URL.Path+"; it allows "+allow)
 			return
 		}
 		handlers.WriteError(w, req, handlers.CodeMethodNotAllowed.New(req.Method+" is not allowed on "+req.URL.Path+"."))
@@ -122,7 +123,7 @@ func (s *Server) routes() http.Handler {
 	r.Get("/api/releases/{version}/openapi.yaml", pages.ReleaseSpec)
 	r.Get("/keystore/ssa.jwks", ssaH.Keyset)
 	// The directory's own federation (docs/design.md §13).
-	fed := &handlers.Federation{Base: base, Org: org, Apps: apps.Apps, Servers: servers.Servers, Now: s.cfg.Now, Marks: &directory.EntityTrustMarks{Store: s.db}, Anchor: &anchor.Directory{Store: s.db, Keys: s.fedKeys,
+	fed := &handlers.Federation{Base: base, Org: org, Apps: apps.Apps, Servers: servers.Servers, Now: s.cfg.Now, Marks: &directory.EntityTrustMarks{Store: s.db}, Anchor: &anchor.Directory{Store: s.db, TrustMarks: s.db, Keys: s.fedKeys,
 		EntityID: s.cfg.FederationEntityID, OrgName: s.cfg.FederationOrganizationName,
 		Resolver: anchor.Resolver{Client: (&issuer.Validator{AllowPrivate: allowPrivate}).Client()}}}
 	r.Get("/.well-known/openid-federation", fed.EntityConfiguration)
@@ -130,6 +131,9 @@ func (s *Server) routes() http.Handler {
 	r.Get("/federation/list", fed.List)
 	r.With(s.resolveBudget).Get("/federation/resolve", fed.Resolve)
 	r.Get("/federation/historical-keys", fed.HistoricalKeys)
+	r.Get("/federation/trust-mark", getOnly(fed.TrustMark)) // trust marks (docs/design.md §17)
+	r.Post("/federation/trust-mark-status", fed.TrustMarkStatus)
+	r.Get("/federation/trust-marked-entities", fed.TrustMarkedEntities)
 	r.Get("/api/keystore/ssa.jwks", ssaH.Keyset)
 	r.Get("/keystore/{orgID}/application.jwks", certs.Keystore(true))
 	r.Get("/keystore/{orgID}/inactive/application.jwks", certs.Keystore(false))

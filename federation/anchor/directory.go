@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/rebuild"
 	"github.com/trustframe/trustframe/store"
@@ -33,13 +34,15 @@ type DirectoryStore interface {
 // Directory is the directory as its participants' trust anchor
 // (docs/design.md §13): its entity configuration, its statements about
 // its subordinates, their list, and their resolution by the one resolver.
-// Its subordinates are all leaves: it looks under no intermediate.
+// Its subordinates are all leaves: it looks under no intermediate. It
+// issues the trust marks of TrustMarks (docs/design.md §17; nil: none).
 type Directory struct {
-	Store    DirectoryStore
-	Keys     *federation.Keyring
-	EntityID string
-	OrgName  string
-	Resolver // with the guarded client of issuer validation
+	Store      DirectoryStore
+	TrustMarks directory.TrustMarkStore
+	Keys       *federation.Keyring
+	EntityID   string
+	OrgName    string
+	Resolver   // with the guarded client of issuer validation
 
 	list rebuild.Cache[Listing] // the subordinates, rebuilt in the background after a change
 }
@@ -111,14 +114,28 @@ func (d *Directory) EntityConfiguration(ctx context.Context, now time.Time) (str
 		"federation_fetch_endpoint":   base + "/federation/fetch",
 		"federation_list_endpoint":    base + "/federation/list",
 		"federation_resolve_endpoint": base + "/federation/resolve",
+		// The trust marks it issues, their status and who holds them
+		// (docs/design.md §17), and the keys it signed with before.
+		"federation_trust_mark_endpoint":        base + "/federation/trust-mark",
+		"federation_trust_mark_status_endpoint": base + "/federation/trust-mark-status",
+		"federation_trust_mark_list_endpoint":   base + "/federation/trust-marked-entities",
+		"federation_historical_keys_endpoint":   base + "/federation/historical-keys",
 	}
 	if d.OrgName != "" {
 		fe["organization_name"] = d.OrgName
 	}
-	return d.Keys.Sign(ctx, "entity-statement+jwt", map[string]any{
+	claims := map[string]any{
 		"iss": d.EntityID, "sub": d.EntityID, "iat": now.Unix(), "exp": now.Add(d.Keys.Lifetime()).Unix(),
 		"jwks": jwks, "metadata": map[string]any{"federation_entity": fe},
-	})
+	}
+	issuers, err := d.trustMarkIssuers(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(issuers) > 0 {
+		claims["trust_mark_issuers"] = issuers
+	}
+	return d.Keys.Sign(ctx, "entity-statement+jwt", claims)
 }
 
 // HistoricalKeys is the directory's retired federation keys
@@ -229,13 +246,21 @@ type listEntry struct {
 }
 
 // Answer is the list answer: the entity IDs of the subordinates of any of
-// types (all of them when none is given), as a JSON array.
-func (l Listing) Answer(types []string) []byte {
-	if len(types) == 0 {
+// types (all of them when none is given) that keep holds (every one when
+// keep is nil: Directory.ListKeep), as a JSON array.
+func (l Listing) Answer(types []string, keep map[string]bool) []byte {
+	if len(types) == 0 && keep == nil {
 		return l.all
 	}
 	out := []string{}
 	for _, e := range l.entries {
+		if keep != nil && !keep[e.id] {
+			continue
+		}
+		if len(types) == 0 {
+			out = append(out, e.id)
+			continue
+		}
 		for _, t := range types {
 			if slices.Contains(e.types, t) {
 				out = append(out, e.id)

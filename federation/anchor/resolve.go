@@ -143,10 +143,29 @@ func resolveClaims(ctx context.Context, ta trustAnchor, sub string, now time.Tim
 	if e, ok := claims["exp"].(float64); ok && int64(e) < exp {
 		exp = int64(e)
 	}
-	return map[string]any{
-		"iss": ta.entityID(), "sub": sub, "iat": now.Unix(), "exp": exp,
+	answer := map[string]any{
+		"iss": ta.entityID(), "sub": sub, "iat": now.Unix(),
 		"metadata": metadata, "trust_chain": trustChain,
-	}, nil
+	}
+	if issuer, ok := ta.(trustMarkIssuer); ok {
+		marks, until, err := issuer.activeTrustMarks(ctx, sub, claims, now)
+		if err != nil {
+			return nil, err
+		}
+		if len(marks) > 0 {
+			answer["trust_marks"] = marks
+			exp = min(exp, until)
+		}
+	}
+	answer["exp"] = exp
+	return answer, nil
+}
+
+// trustMarkIssuer is a trust anchor that issues trust marks (the
+// directory, docs/design.md §17): a resolve answer carries the subject's
+// marks it issued that are active, and expires with the first of them.
+type trustMarkIssuer interface {
+	activeTrustMarks(ctx context.Context, sub string, claims map[string]any, now time.Time) ([]any, int64, error)
 }
 
 // applyChain applies to the subject's metadata the constraints of every

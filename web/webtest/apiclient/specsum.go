@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "37a2773b31c6e044584d2cf8821a7e9385f70022390324befb88a589f31cd92d"
+const SpecSHA256 = "5f25324f0abe9127ea6469d6556bc00aa9023c9641d336cf7212481e491a8482"
