@@ -13,7 +13,7 @@ import (
 // and lists the files whose counts the walk's request raised.
 func TestRequestWalks(t *testing.T) {
 	which := os.Getenv("TRUSTFRAME_WALK")
-	if which == "" || testing.CoverMode() != "count" {
+	if which == "" || testing.CoverMode() != "atomic" {
 		t.Skip("measures the request walks of docs/design.md §1.3; run .ci/walks")
 	}
 	env := webtest.Start(t, nil)
