@@ -10,6 +10,7 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -20,7 +21,7 @@ import (
 // ends: the mark is revoked (audited), not issued again, and stays revoked
 // when the claim comes back.
 func TestTrustMarkLifecycle(t *testing.T) {
-	env := webtest.Start(t, nil)
+	env := webtest.Start(t, func(c *web.Config) { c.AllowPrivateWebhookURLs = true })
 	a := newAPI(t, env, "admin@example.com")
 	authority := setupDomains(t, a)
 	oid := a.must(201, "POST", "/organisations", `{"OrganisationName":"Acme Bank","RegistrationNumber":"A-1","CountryOfRegistration":"GB","Status":"Active"}`)["OrganisationId"].(string)
@@ -86,8 +87,17 @@ func TestTrustMarkLifecycle(t *testing.T) {
 		t.Fatalf("resolve carries no trust mark: %v", r["trust_marks"])
 	}
 
-	// The claim ends: the mark lapses at once, is audited, and no new one is issued.
+	// The claim ends: the mark lapses at once, is audited, in the change
+	// feed and queued for a webhook of TrustMark, and no new one is issued.
+	wh := createWebhook(t, env, a.token, `{"Url":"https://8.8.8.8/hook","SubjectTypes":["TrustMark"]}`)
+	cursor := a.must(200, "GET", "/changes?after=now", "")["nextCursor"].(string)
 	a.must(200, "PUT", "/organisations/"+oid+"/authority-claims/"+claim, `{"Status":"Inactive"}`)
+	if feed := a.must(200, "GET", "/changes?after="+url.QueryEscape(cursor), ""); !strings.Contains(string(fedJSON(feed)), `"SubjectType":"TrustMark"`) {
+		t.Fatalf("no TrustMark change in the feed: %v", feed)
+	}
+	if dl := a.must(200, "GET", "/references/webhooks/"+wh.WebhookID+"/deliveries", ""); !strings.Contains(string(fedJSON(dl)), "trust_mark_revoke") {
+		t.Fatalf("no TrustMark delivery: %v", dl)
+	}
 	status("revoked")
 	if log := a.must(200, "GET", "/audit?Subject=TrustMark", ""); !strings.Contains(string(fedJSON(log)), "trust_mark_revoke") {
 		t.Fatalf("no trust_mark_revoke in the audit log: %v", log)
