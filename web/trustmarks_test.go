@@ -119,3 +119,45 @@ func TestTrustMarkLifecycle(t *testing.T) {
 		t.Fatalf("issue after the claim came back: %d", code)
 	}
 }
+
+// A repeated trust mark request (answered from the directory's cache of
+// marks) is dropped the moment the entitlement lapses: the next request is
+// refused and the mark's status is revoked.
+func TestTrustMarkRepeatDroppedAfterALapse(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	authority := setupDomains(t, a)
+	oid := a.must(201, "POST", "/organisations", `{"OrganisationName":"Acme Bank","RegistrationNumber":"A-1","CountryOfRegistration":"GB","Status":"Active"}`)["OrganisationId"].(string)
+	claim := grant(t, a, oid, authority, "Payments", "PISP")
+	const sub = "https://rp.acme.example.com"
+	a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Acme RP","Status":"Active","Roles":["PISP"],"FederationEntityId":"`+sub+`"}`)
+	tmType := a.must(201, "POST", "/references/trust-mark-types", `{"Name":"Payment initiation","Basis":"Role","AuthorisationDomain":"Payments","Role":"PISP"}`)["TrustMarkType"].(string)
+	issuePath := "/federation/trust-mark?trust_mark_type=" + url.QueryEscape(tmType) + "&sub=" + url.QueryEscape(sub)
+	code, _, mark := fedGet(t, env, issuePath)
+	if code != 200 {
+		t.Fatalf("issue: %d %s", code, mark)
+	}
+	for i := 0; i < 3; i++ {
+		if code, _, again := fedGet(t, env, issuePath); code != 200 || again != mark {
+			t.Fatalf("repeat %d: %d, same mark %v", i, code, again == mark)
+		}
+	}
+	a.must(200, "PUT", "/organisations/"+oid+"/authority-claims/"+claim, `{"Status":"Inactive"}`)
+	if code, _, body := fedGet(t, env, issuePath); code != 404 {
+		t.Fatalf("issued after the lapse: %d %s", code, body)
+	}
+	_, _, _, body := fedPostForm(t, env.URL, "/federation/trust-mark-status", url.Values{"trust_mark": {mark}})
+	if s := claimsOfJWT(body); s["status"] != "revoked" {
+		t.Fatalf("status after the lapse: %v", s)
+	}
+}
+
+func claimsOfJWT(tok string) map[string]any {
+	jws, err := jose.ParseSignedCompact(tok, []jose.SignatureAlgorithm{jose.ES256})
+	if err != nil {
+		return nil
+	}
+	var c map[string]any
+	_ = json.Unmarshal(jws.UnsafePayloadWithoutVerification(), &c)
+	return c
+}

@@ -44,7 +44,8 @@ type Directory struct {
 	OrgName    string
 	Resolver   // with the guarded client of issuer validation
 
-	list rebuild.Cache[Listing] // the subordinates, rebuilt in the background after a change
+	list  rebuild.Cache[Listing] // the subordinates, rebuilt in the background after a change
+	marks markCache              // the trust marks last answered (markcache.go)
 }
 
 // Statement is what a subordinate statement says about a subject, before

@@ -108,6 +108,12 @@ func (d *Directory) IssueTrustMark(ctx context.Context, q url.Values, now time.T
 	if typeURL == "" || sub == "" {
 		return "", &Error{http.StatusBadRequest, "invalid_request", "give trust_mark_type and sub, each once"}
 	}
+	version, cache := d.markVersion(ctx)
+	if cache {
+		if tok, ok := d.marks.get(version, typeURL, sub, now); ok {
+			return tok, nil
+		}
+	}
 	t, err := d.activeMarkType(ctx, typeURL)
 	if err != nil {
 		return "", err
@@ -132,19 +138,30 @@ func (d *Directory) IssueTrustMark(ctx context.Context, q url.Values, now time.T
 	if t.Ref != "" {
 		claims["ref"] = t.Ref
 	}
-	if tok, ok, err := d.reusableMark(ctx, t, sub, claims, now); err != nil || ok {
-		return tok, err
+	remember := func(m directory.IssuedTrustMark) {
+		if cache {
+			current, _ := d.markVersion(ctx)
+			d.marks.put(version, current, typeURL, sub, cachedMark{tok: m.JWT, at: now, exp: m.ExpiresAt,
+				reuseUntil: m.IssuedAt.Add(markLifetime(t) / reuseFractionOfLife)})
+		}
+	}
+	if m, ok, err := d.reusableMark(ctx, t, sub, claims, now); err != nil {
+		return "", err
+	} else if ok {
+		remember(m)
+		return m.JWT, nil
 	}
 	claims["jti"] = newJTI()
 	tok, err := d.Keys.Sign(ctx, TrustMarkTyp, claims)
 	if err != nil {
 		return "", err
 	}
-	err = d.TrustMarks.RecordTrustMark(ctx, directory.IssuedTrustMark{JTI: claims["jti"].(string), TypeID: t.ID, TrustMarkType: t.TrustMarkType,
-		Subject: sub, IssuedAt: iat, ExpiresAt: exp, JWT: tok})
-	if err != nil {
+	m := directory.IssuedTrustMark{JTI: claims["jti"].(string), TypeID: t.ID, TrustMarkType: t.TrustMarkType,
+		Subject: sub, IssuedAt: iat, ExpiresAt: exp, JWT: tok}
+	if err := d.TrustMarks.RecordTrustMark(ctx, m); err != nil {
 		return "", err
 	}
+	remember(m)
 	return tok, nil
 }
 
@@ -170,36 +187,37 @@ func entitledUntil(ents []directory.Entitlement, sub string) (time.Time, bool) {
 // lifetime ago, unrevoked, unexpired, signed with the current key, and
 // saying what a new mark would (claims, but for iat, exp and jti) without
 // outliving it.
-func (d *Directory) reusableMark(ctx context.Context, t directory.TrustMarkType, sub string, claims map[string]any, now time.Time) (string, bool, error) {
+func (d *Directory) reusableMark(ctx context.Context, t directory.TrustMarkType, sub string, claims map[string]any, now time.Time) (directory.IssuedTrustMark, bool, error) {
+	none := directory.IssuedTrustMark{}
 	m, err := d.TrustMarks.LatestTrustMark(ctx, t.ID, sub)
 	if errors.Is(err, directory.ErrNotFound) {
-		return "", false, nil
+		return none, false, nil
 	}
 	if err != nil {
-		return "", false, err
+		return none, false, err
 	}
 	if m.RevokedAt != nil || !m.ExpiresAt.After(now) || m.ExpiresAt.Unix() > claims["exp"].(int64) ||
 		now.Sub(m.IssuedAt) >= markLifetime(t)/reuseFractionOfLife || m.TrustMarkType != t.TrustMarkType {
-		return "", false, nil
+		return none, false, nil
 	}
 	jws, err := jose.ParseSignedCompact(m.JWT, jwsAlgs)
 	if err != nil || len(jws.Signatures) != 1 {
-		return "", false, nil
+		return none, false, nil
 	}
 	kid, err := d.currentKid(ctx)
 	if err != nil || jws.Signatures[0].Header.KeyID != kid {
-		return "", false, err
+		return none, false, err
 	}
 	var old map[string]any
 	if json.Unmarshal(jws.UnsafePayloadWithoutVerification(), &old) != nil {
-		return "", false, nil
+		return none, false, nil
 	}
 	for _, c := range []string{"iss", "sub", "trust_mark_type", "logo_uri", "ref"} {
 		if old[c] != claims[c] {
-			return "", false, nil
+			return none, false, nil
 		}
 	}
-	return m.JWT, true, nil
+	return m, true, nil
 }
 
 // currentKid is the kid of the federation key that signs now: the newest
