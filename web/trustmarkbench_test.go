@@ -23,7 +23,7 @@ import (
 // BenchmarkTrustMarks measures trust marks (docs/design.md §17) at
 // 100,000 organisations (fedBenchDir) through the real router: a mark
 // issued to a subject that has none (entitlement, one durable record, one
-// ES256 signature), the same mark asked again (answered from its record),
+// ES256 signature), the same mark asked again (answered from the cache of marks),
 // a status answer (one record read, two signatures checked or made), and
 // the raw ES256 signature of the same claims for comparison. Reports p50
 // and p99 in microseconds.

@@ -100,7 +100,9 @@ func onceParam(q url.Values, name string) string {
 // federation key, whose exp is the type's lifetime from now or the end of
 // the certification it rests on, whichever is first. Every mark signed is
 // recorded; a repeat within a tenth of the lifetime answers the mark
-// already issued while it is unrevoked and says what a new one would.
+// already issued while it is unrevoked and says what a new one would,
+// from the cache of marks answered (markcache.go) while no write has
+// committed since it was read.
 // A subject that is unknown or not entitled, or a type that is unknown or
 // Inactive, is a 404 not_found *Error.
 func (d *Directory) IssueTrustMark(ctx context.Context, q url.Values, now time.Time) (string, error) {
