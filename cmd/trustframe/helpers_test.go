@@ -592,6 +592,7 @@ func everyConsolePage(t *testing.T, env *webtest.Env) []string {
 	flag := call("POST", "/references/flags", "application/json", `{"Name":"Pilot","Type":"Organisation"}`)
 	call("POST", "/references/authorisation-domains", "application/json", `{"Name":"Payments"}`)
 	call("POST", "/references/authorisation-domains/Payments/roles", "application/json", `{"Name":"PISP","Type":"Federation"}`)
+	tmType := call("POST", "/references/trust-mark-types", "application/json", `{"Name":"Payment initiation","Basis":"Role","AuthorisationDomain":"Payments","Role":"PISP"}`)
 	authority := call("POST", "/references/authorities", "application/json", `{"AuthorityName":"Central Bank","AuthorityCode":"CB","Country":"GB","AuthorisationDomains":["Payments"]}`)
 	call("POST", base+"/authority-claims", "application/json", `{"AuthorityId":"`+authority["AuthorityId"].(string)+`","AuthorisationDomain":"Payments","Role":"PISP","RegistrationId":"R-1"}`)
 	pol := call("POST", "/references/role-metadata-policies", "application/json", `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code"]}}}`)
@@ -601,10 +602,11 @@ func everyConsolePage(t *testing.T, env *webtest.Env) []string {
 		"docID": doc["DocumentId"].(string), "certID": cert["CertificationId"].(string), "kid": orgCert["kid"].(string),
 		"kmID": km["KeyMaterialID"].(string), "flagID": flag["FlagId"].(string), "policyID": pol["PolicyId"].(string),
 		"email": "admin@example.com", "name": "Ops%20IdP", "certType": "qseal", "webhookID": hook["WebhookId"].(string),
+		"typeID": tmType["Id"].(string),
 	}
 
 	// Every browser GET route that shows a page.
-	skip := regexp.MustCompile(`^/(api|dev/idp|auth|static|keystore|\.well-known)(/|$)|^/(logout|healthz|readyz|login)$|/content$|/assertion$|\.csv$|\{attID\}`)
+	skip := regexp.MustCompile(`^/(api|dev/idp|auth|static|keystore|federation|\.well-known)(/|$)|^/(logout|healthz|readyz|login)$|/content$|/assertion$|\.csv$|\{attID\}`)
 	param := regexp.MustCompile(`\{([^}]+)\}`)
 	var pages []string
 	_ = chi.Walk(env.Server.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
