@@ -51,12 +51,7 @@ func (h *Certificates) List(w http.ResponseWriter, r *http.Request) {
 // Get is one certificate by kid.
 func (h *Certificates) Get(w http.ResponseWriter, r *http.Request) {
 	c, err := h.Certs.Get(r.Context(), PathParam(r, "orgID"), PathParam(r, "kid"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	SetETag(w, c)
-	WriteJSON(w, http.StatusOK, c)
+	writeTagged(w, r, c, err)
 }
 
 // Revoke is PUT …/certificates/kid/{kid} {"RevokeReason"}: 204.

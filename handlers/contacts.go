@@ -65,12 +65,7 @@ func (h *Contacts) ListContacts(w http.ResponseWriter, r *http.Request) {
 // GetContact is one contact.
 func (h *Contacts) GetContact(w http.ResponseWriter, r *http.Request) {
 	c, err := h.Contacts.Get(r.Context(), PathParam(r, "orgID"), PathParam(r, "contactID"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	SetETag(w, c)
-	WriteJSON(w, http.StatusOK, c)
+	writeTagged(w, r, c, err)
 }
 
 func (h *Contacts) renderContactForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, c store.Contact, isNew bool, errs map[string]string) {

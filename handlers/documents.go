@@ -50,12 +50,7 @@ func (h *Documents) List(w http.ResponseWriter, r *http.Request) {
 // Get is one document.
 func (h *Documents) Get(w http.ResponseWriter, r *http.Request) {
 	d, err := h.Documents.GetDocument(r.Context(), PathParam(r, "orgID"), PathParam(r, "docID"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	SetETag(w, d)
-	WriteJSON(w, http.StatusOK, d)
+	writeTagged(w, r, d, err)
 }
 
 // Wizard is the Add/Edit Document wizard: type first, then the details.

@@ -68,12 +68,7 @@ func (h *Documents) GetCertification(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c, err := h.Documents.GetCertification(r.Context(), s.Type, s.ID, PathParam(r, "certID"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	SetETag(w, c)
-	WriteJSON(w, http.StatusOK, c)
+	writeTagged(w, r, c, err)
 }
 
 // CertificationForm is the Add/Edit Certification modal.

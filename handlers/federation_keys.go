@@ -12,11 +12,7 @@ import (
 // (docs/design.md §13), newest first.
 func (h *SSA) ListFederationKeys(w http.ResponseWriter, r *http.Request) {
 	keys, err := h.SigningKeys.Federation.Keys(r.Context())
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	WriteJSON(w, http.StatusOK, keys)
+	writeFound(w, r, keys, err)
 }
 
 // RotateFederationKey makes a new federation signing key at once: the

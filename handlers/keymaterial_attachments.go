@@ -13,11 +13,7 @@ import (
 // ListAttachments is GET …/key-material/{id}/attachments.
 func (h *KeyMaterial) ListAttachments(w http.ResponseWriter, r *http.Request) {
 	atts, err := h.Keys.AttachmentsOf(r.Context(), PathParam(r, "orgID"), PathParam(r, "kmID"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	WriteJSON(w, http.StatusOK, atts)
+	writeFound(w, r, atts, err)
 }
 
 // AddAttachment is POST …/key-material/{id}/attachments (multipart).
@@ -94,12 +90,7 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 // names in If-Match.
 func (h *KeyMaterial) GetAttachment(w http.ResponseWriter, r *http.Request) {
 	t, _, err := h.Keys.AttachmentOf(r.Context(), PathParam(r, "orgID"), PathParam(r, "kmID"), PathParam(r, "attID"), false)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	SetETag(w, t)
-	WriteJSON(w, http.StatusOK, t)
+	writeTagged(w, r, t, err)
 }
 
 // Download is GET …/attachments/{aid}/content.

@@ -43,11 +43,7 @@ func (h *Pages) Expiring(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e, err := h.Start.Expiring(r.Context(), days)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	WriteJSON(w, http.StatusOK, e)
+	writeFound(w, r, e, err)
 }
 
 // Home is the start page: the console when signed in, a sign-in button otherwise.

@@ -64,12 +64,7 @@ func (h *Policies) List(w http.ResponseWriter, r *http.Request) {
 // Get is one policy.
 func (h *Policies) Get(w http.ResponseWriter, r *http.Request) {
 	p, err := h.Rules.Get(r.Context(), PathParam(r, "policyID"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	SetETag(w, p)
-	WriteJSON(w, http.StatusOK, p)
+	writeTagged(w, r, p, err)
 }
 
 // Save creates (POST) or replaces (PUT …/{id}) a policy.
