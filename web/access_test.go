@@ -82,6 +82,7 @@ func TestReviewEveryAPIRouteRefusesWhoMayNot(t *testing.T) {
 	cid := grant(t, su, oid, auth, "Payments", "PISP")
 	wh := su.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/h","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
 	su.must(201, "POST", "/references/contact-types", `{"Name":"Escalation"}`)
+	tmType := su.must(201, "POST", "/references/trust-mark-types", `{"Name":"Payment initiation","Basis":"Role","AuthorisationDomain":"Payments","Role":"PISP"}`)["Id"].(string)
 	dana := newAPIWithInvite(t, env, su, "dana@example.com")
 	gone := newAPIWithInvite(t, env, su, "gone@example.com")
 	stranger := newAPI(t, env, "stranger@example.com")
@@ -95,7 +96,7 @@ func TestReviewEveryAPIRouteRefusesWhoMayNot(t *testing.T) {
 	ids := map[string]string{"webhookID": wh, "deliveryID": "1", "domain": "Payments", "role": "PISP", "authorityID": auth, "claimID": cid,
 		"orgID": oid, "appID": aid, "email": "admin@example.com", "name": "Escalation", "flagID": "00000000-0000-4000-8000-000000000001",
 		"kid": "nope", "certType": "qseal", "kmID": "nope", "attID": "nope", "serverID": "nope", "contactID": "nope", "docID": "nope",
-		"certID": "nope", "policyID": "nope"}
+		"certID": "nope", "policyID": "nope", "typeID": tmType}
 	// Bodies a Super User could send with success, so that a refusal is
 	// about who sends them.
 	bodies := map[string]string{
@@ -114,6 +115,8 @@ func TestReviewEveryAPIRouteRefusesWhoMayNot(t *testing.T) {
 		"POST /api/users/super":                                           `{"Email":"sneaky@example.com","Status":"Active"}`,
 		"PUT /api/users/super/{email}":                                    `{"Status":"Inactive"}`,
 		"POST /api/users/data-administrators":                             `{"Email":"sneaky@example.com"}`,
+		"POST /api/references/trust-mark-types":                           `{"Name":"Sneaky","Basis":"Role","AuthorisationDomain":"Payments","Role":"PISP"}`,
+		"PUT /api/references/trust-mark-types/{typeID}":                   `{"Name":"Sneaky","Basis":"Role","AuthorisationDomain":"Payments","Role":"PISP","Status":"Inactive"}`,
 		"PUT /api/organisations/{orgID}/authority-claims/{claimID}":       `{"Status":"Inactive"}`,
 		"POST /api/organisations/{orgID}/authority-claims":                `{"AuthorityId":"` + auth + `","AuthorisationDomain":"Payments","Role":"AISP"}`,
 	}

@@ -24,6 +24,7 @@ func TestNoBadInputReachesA500(t *testing.T) {
 	whID := a.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/h","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
 	ids := map[string][]string{
 		"webhookID":   {whID, "nope"},
+		"typeID":      {"nope", "%00", "00000000-0000-4000-8000-000000000000"},
 		"deliveryID":  {"1", "x", "99999999999999999999"},
 		"domain":      {"Payments", "Nope", "a%2Fb"},
 		"role":        {"PISP", "NOPE"},
