@@ -141,6 +141,14 @@ func fillEveryTable(t *testing.T, env *webtest.Env, api *apiClient, hookURL stri
 	api.call("POST", "/users/data-administrators", `{"Email":"dana@example.com"}`, 201)
 	api.call("POST", "/references/identity-providers", `{"Name":"partner","EmailDomains":["partner.example"],"Issuer":"`+issuer+`"}`, 201)
 	api.call("POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Open Finance","Role":"AISP","EntityType":"openid_relying_party","Policy":{"scope":{"essential":true}}}`, 201)
+	// A trust mark type, and a mark as issued (docs/design.md §17): the
+	// record is written directly, since issuing needs a live subordinate.
+	tmt := api.call("POST", "/references/trust-mark-types", `{"Name":"Account information","Basis":"Role","AuthorisationDomain":"Open Finance","Role":"AISP"}`, 201)
+	now := time.Now().UTC().Truncate(time.Second)
+	if err := env.DB.RecordTrustMark(context.Background(), store.IssuedTrustMark{JTI: "copy-1", TypeID: tmt["Id"].(string), TrustMarkType: tmt["TrustMarkType"].(string),
+		Subject: "https://rp.example", IssuedAt: now, ExpiresAt: now.Add(24 * time.Hour), JWT: "e30.e30.c2ln"}); err != nil {
+		t.Fatal(err)
+	}
 	api.callWith("POST", "/organisations", `{"OrganisationName":"Idempotent Bank","RegistrationNumber":"IDEM-1","CountryOfRegistration":"GB"}`, 201, "Idempotency-Key", "copy-1")
 	// A browser session, and a refresh token of the development identity
 	// provider (the CLI's sign-in asks for one).
