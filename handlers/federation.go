@@ -21,8 +21,7 @@ type Federation struct {
 	Servers *directory.Servers
 	Anchor  *anchor.Directory
 	Now     func() time.Time
-	// Marks is the trust marks of the Federation tab (docs/design.md §17);
-	// nil: the tab has no Trust marks section.
+	// Marks is the trust marks of the Federation tab (docs/design.md §17).
 	Marks *directory.EntityTrustMarks
 }
 

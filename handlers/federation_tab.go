@@ -31,7 +31,7 @@ func (h *Federation) Tab(kind string, check bool) http.HandlerFunc {
 			WriteError(w, r, in.ResolveErr)
 			return
 		}
-		if h.Marks != nil && p.EntityID != "" {
+		if p.EntityID != "" {
 			marks, err := h.Marks.ForSubject(r.Context(), p.EntityID, h.Now())
 			if err != nil {
 				WriteError(w, r, err)

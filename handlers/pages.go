@@ -15,8 +15,6 @@ type Pages struct {
 	*Base
 	Start *directory.Home // the start page's reads
 	Log   *directory.AuditLog
-
-	apiDoc apiDocCache // the API page, built on first use
 }
 
 // expiringDays reads days= (default 30, 0 to 365): the horizon of

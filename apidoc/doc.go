@@ -1,12 +1,16 @@
-package openapi
+// Package apidoc lays out the API description of a release for people:
+// the console's API page (docs/design.md §5), from handlers/openapi.
+package apidoc
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
 
-	"github.com/trustframe/trustframe/views"
 	"gopkg.in/yaml.v3"
+
+	"github.com/trustframe/trustframe/handlers/openapi"
+	"github.com/trustframe/trustframe/views"
 )
 
 // Doc is the description of a release laid out for the API page (GET
@@ -15,9 +19,9 @@ import (
 // bodies and responses, and every schema. A release without a description
 // is an error.
 func Doc(version string) (views.APIDoc, error) {
-	for _, r := range Releases {
+	for _, r := range openapi.Releases {
 		if r.Version == version && r.OpenAPI != "" {
-			return layout(Spec(version), r.OpenAPI)
+			return layout(openapi.Spec(version), r.OpenAPI)
 		}
 	}
 	return views.APIDoc{}, fmt.Errorf("openapi: release %s has no description", version)

@@ -1,4 +1,4 @@
-package openapi
+package apidoc
 
 import "testing"
 
