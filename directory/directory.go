@@ -12,6 +12,9 @@ package directory
 type Actor struct {
 	Actor  string
 	Reason string
+	// Within are the organisations an Organisation Administrator acts in
+	// (docs/design.md §19); nil for the directory's administrators.
+	Within []string
 }
 
 // Check is a precondition the caller puts on the current version of a

@@ -31,7 +31,7 @@ type Webhook struct {
 var WebhookSubjectTypes = []string{
 	"Application", "AuthorisationDomain", "AuthorisationServer", "Authority", "AuthorityClaim", "Certification",
 	"CertificationType", "Contact", "ContactType", "DataAdministrator", "Document", "DocumentType", "ExpiryNotice",
-	"FederationKey", "Flag", "IdentityProvider", "KeyMaterial", "Organisation", "OrganisationCertificate", "Role",
+	"FederationKey", "Flag", "IdentityProvider", "KeyMaterial", "Organisation", "OrganisationAdministrator", "OrganisationCertificate", "Role",
 	"RoleMetadataPolicy", "Session", "SigningKey", "SuperUser", "TrustMark", "TrustMarkType", "Webhook",
 }
 

@@ -26,7 +26,7 @@ func updateAdminStatus[T any](b *Base, w http.ResponseWriter, r *http.Request, w
 	}
 	// The If-Match comparison runs inside the write's transaction: compared
 	// before it, two writers holding the same ETag would both win.
-	next, err := directory.SetAdministratorStatus(r.Context(), set, what, store.Audit{Actor: PrincipalFrom(r.Context()).Email}, email, in.Status, refused,
+	next, err := directory.SetAdministratorStatus(r.Context(), set, what, ActorOf(r), email, in.Status, refused,
 		func(cur T) error { return CheckIfMatch(r, cur) })
 	if err == nil {
 		e, st := show(next)

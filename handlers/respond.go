@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,18 +18,33 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/store"
 )
 
 // Principal is the administrator a request acts for.
 type Principal struct {
 	Email string
-	Role  string // "SuperUser" or "DataAdministrator"
+	Role  string // "SuperUser", "DataAdministrator" or "OrganisationAdministrator"
 	Via   string // "session" or "token"
+	// Orgs are the organisations an Organisation Administrator administers
+	// (docs/design.md §19); nil for everyone else.
+	Orgs []string
 }
 
 // IsSuperUser reports whether the principal has Super User rights.
 func (p Principal) IsSuperUser() bool { return p.Role == "SuperUser" }
+
+// IsOrgAdmin reports whether the principal administers some organisations
+// only.
+func (p Principal) IsOrgAdmin() bool { return p.Role == string(directory.RoleOrgAdmin) }
+
+// Administers reports whether the principal may act on organisation orgID:
+// every administrator of the directory may; an Organisation Administrator,
+// on their own organisations.
+func (p Principal) Administers(orgID string) bool {
+	return !p.IsOrgAdmin() || slices.Contains(p.Orgs, orgID)
+}
 
 type ctxKey int
 
@@ -384,5 +400,16 @@ func CheckIfMatch(r *http.Request, cur any) error {
 // actor is who makes a change, for its audit record: the signed-in
 // administrator.
 func (b *Base) actor(r *http.Request) store.Audit {
-	return store.Audit{Actor: PrincipalFrom(r.Context()).Email}
+	return ActorOf(r)
+}
+
+// ActorOf is the request's principal as the application layer's actor:
+// an Organisation Administrator acts within their organisations only.
+func ActorOf(r *http.Request) directory.Actor {
+	p := PrincipalFrom(r.Context())
+	a := directory.Actor{Actor: p.Email}
+	if p.IsOrgAdmin() {
+		a.Within = append([]string{}, p.Orgs...)
+	}
+	return a
 }

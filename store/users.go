@@ -43,7 +43,11 @@ const (
 	RoleNone      = directory.RoleNone
 	RoleSuperUser = directory.RoleSuperUser
 	RoleDataAdmin = directory.RoleDataAdmin
+	RoleOrgAdmin  = directory.RoleOrgAdmin
 )
+
+// Access is a role with the organisations it is limited to.
+type Access = directory.Access
 
 // NormalizeEmail is the one case rule of e-mails (directory.NormalizeEmail).
 func NormalizeEmail(s string) string { return directory.NormalizeEmail(s) }
@@ -62,35 +66,67 @@ func (d *DB) RoleOf(ctx context.Context, email string) (Role, error) {
 // (SignIn). The answer comes from a short-lived cache that every
 // administrator change empties (rolecache.go).
 func (d *DB) RoleVia(ctx context.Context, email, provider string) (Role, error) {
+	acc, err := d.AccessVia(ctx, email, provider)
+	return acc.Role, err
+}
+
+// AccessVia is RoleVia with, for an Organisation Administrator, the
+// organisations they administer (docs/design.md §19): a Super User or Data
+// Administrator record outranks them.
+func (d *DB) AccessVia(ctx context.Context, email, provider string) (Access, error) {
 	email = NormalizeEmail(email)
 	d.Sync(ctx)
 	now := d.now()
 	key := email + "\x1f" + provider
-	role, ok, gen := d.roles.get(key, now)
+	acc, ok, gen := d.roles.get(key, now)
 	if ok {
-		return role, nil
+		return acc, nil
 	}
-	role, err := d.roleOf(ctx, email, provider)
+	acc, err := d.accessOf(ctx, email, provider)
 	if err == nil {
-		d.roles.put(key, gen, role, now)
+		d.roles.put(key, gen, acc, now)
 	}
-	return role, err
+	return acc, err
 }
 
-func (d *DB) roleOf(ctx context.Context, email, provider string) (Role, error) {
+func (d *DB) accessOf(ctx context.Context, email, provider string) (Access, error) {
 	var su, da sql.NullString
 	err := d.queryRow(ctx, `SELECT (SELECT status FROM super_users WHERE email = ?1 AND via_provider IN ('', ?2)),
 		(SELECT status FROM data_administrators WHERE email = ?1 AND via_provider IN ('', ?2))`, email, provider).Scan(&su, &da)
 	if err != nil {
-		return RoleNone, fmt.Errorf("store: role: %w", err)
+		return Access{}, fmt.Errorf("store: role: %w", err)
 	}
 	if su.String == "Active" {
-		return RoleSuperUser, nil
+		return Access{Role: RoleSuperUser}, nil
 	}
 	if da.String == "Active" || da.String == "Invited" {
-		return RoleDataAdmin, nil
+		return Access{Role: RoleDataAdmin}, nil
 	}
-	return RoleNone, nil
+	orgs, err := d.administeredOrganisations(ctx, email, provider)
+	if err != nil || len(orgs) == 0 {
+		return Access{}, err
+	}
+	return Access{Role: RoleOrgAdmin, Orgs: orgs}, nil
+}
+
+// administeredOrganisations are the organisations whose Active or Invited
+// administrator email is, in id order.
+func (d *DB) administeredOrganisations(ctx context.Context, email, provider string) ([]string, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT org_id FROM organisation_administrators
+		WHERE email = ?1 AND status IN ('Active','Invited') AND via_provider IN ('', ?2) ORDER BY org_id`, email, provider)
+	if err != nil {
+		return nil, fmt.Errorf("store: organisations administered: %w", err)
+	}
+	defer rows.Close()
+	var orgs []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		orgs = append(orgs, id)
+	}
+	return orgs, rows.Err()
 }
 
 // SignIn records a sign-in and activates an Invited Data Administrator. It
@@ -117,7 +153,7 @@ func (d *DB) SignIn(ctx context.Context, email, via, provider string) (Role, err
 		} else if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		return nil
+		return d.activateOrgAdmin(ctx, tx, email)
 	})
 	if err != nil {
 		return RoleNone, fmt.Errorf("store: sign in: %w", err)
@@ -423,8 +459,8 @@ type roleCache struct {
 }
 
 type cachedRole struct {
-	role Role
-	at   time.Time
+	acc Access
+	at  time.Time
 }
 
 // invalidate forgets every cached role; call it after an administrator
@@ -433,7 +469,7 @@ func (c *roleCache) invalidate() { c.gen.Add(1) }
 
 // get returns a cached role younger than RoleCacheAge, and the generation
 // to put a freshly read one with.
-func (c *roleCache) get(email string, now time.Time) (Role, bool, int64) {
+func (c *roleCache) get(email string, now time.Time) (Access, bool, int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	g := c.gen.Load()
@@ -442,14 +478,14 @@ func (c *roleCache) get(email string, now time.Time) (Role, bool, int64) {
 	}
 	e, ok := c.m[email]
 	if !ok || now.Sub(e.at) >= RoleCacheAge || now.Before(e.at) {
-		return "", false, g
+		return Access{}, false, g
 	}
-	return e.role, true, g
+	return e.acc, true, g
 }
 
 // put caches a role read at generation gen; a change that committed since
 // (a newer generation) makes it void.
-func (c *roleCache) put(email string, gen int64, role Role, now time.Time) {
+func (c *roleCache) put(email string, gen int64, acc Access, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen.Load() != gen {
@@ -461,5 +497,5 @@ func (c *roleCache) put(email string, gen int64, role Role, now time.Time) {
 	if c.m == nil || len(c.m) >= maxCachedRoles {
 		c.m = map[string]cachedRole{}
 	}
-	c.m[email] = cachedRole{role: role, at: now}
+	c.m[email] = cachedRole{acc: acc, at: now}
 }

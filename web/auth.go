@@ -453,16 +453,16 @@ func (a *authenticator) sessionAuth(required bool) func(http.Handler) http.Handl
 				handlers.WriteError(w, r, handlers.CodeUnauthenticated.New("Sign in first."))
 				return
 			}
-			role, err := a.s.db.RoleVia(ctx, email, a.s.sessions.GetString(ctx, sessionProviderKey))
+			acc, err := a.s.db.AccessVia(ctx, email, a.s.sessions.GetString(ctx, sessionProviderKey))
 			if err != nil {
 				handlers.WriteError(w, r, err)
 				return
 			}
-			if role == store.RoleNone {
+			if acc.Role == store.RoleNone {
 				handlers.WriteError(w, r, forbiddenNotAdmin(email))
 				return
 			}
-			ctx = handlers.WithPrincipal(ctx, handlers.Principal{Email: email, Role: string(role), Via: "session"})
+			ctx = handlers.WithPrincipal(ctx, handlers.Principal{Email: email, Role: string(acc.Role), Via: "session", Orgs: acc.Orgs})
 			next.ServeHTTP(w, r.WithContext(ctx))
 		})
 	}
@@ -752,16 +752,16 @@ func (a *authenticator) apiAuth(next http.Handler) http.Handler {
 				return
 			}
 		}
-		role, err := a.s.db.RoleVia(r.Context(), tok.Email, tok.provider())
+		acc, err := a.s.db.AccessVia(r.Context(), tok.Email, tok.provider())
 		if err != nil {
 			handlers.WriteError(w, r, err)
 			return
 		}
-		if role == store.RoleNone {
+		if acc.Role == store.RoleNone {
 			handlers.WriteError(w, r, forbiddenNotAdmin(tok.Email))
 			return
 		}
-		ctx := handlers.WithPrincipal(r.Context(), handlers.Principal{Email: store.NormalizeEmail(tok.Email), Role: string(role), Via: "token"})
+		ctx := handlers.WithPrincipal(r.Context(), handlers.Principal{Email: store.NormalizeEmail(tok.Email), Role: string(acc.Role), Via: "token", Orgs: acc.Orgs})
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
