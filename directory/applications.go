@@ -197,6 +197,9 @@ func (s *Applications) Choices(ctx context.Context, orgID string) (ApplicationCh
 // the form to show again.
 func (s *Applications) Create(ctx context.Context, a Actor, app SoftwareStatement, refused Fields) (SoftwareStatement, error) {
 	app.SoftwareStatementID, app.ClientID = "", ""
+	if err := limitedCreate(a, app.OrganisationID, app.Flags); err != nil {
+		return app, Named(err, "Organisation")
+	}
 	problems := app.Validate(true, s.Vocab, s.AllowPrivateURLs).Merge(refused)
 	saved, err := s.Store.CreateSoftwareStatement(ctx, a, app, problems)
 	if err != nil {
@@ -213,6 +216,10 @@ func (s *Applications) Create(ctx context.Context, a Actor, app SoftwareStatemen
 // again.
 func (s *Applications) Update(ctx context.Context, a Actor, app SoftwareStatement, refused Fields, superUser bool, check Check[SoftwareStatement]) (SoftwareStatement, string, error) {
 	var from string
+	check, err := limitedCheck(a, app.OrganisationID, app.Flags, func(cur SoftwareStatement) []string { return cur.Flags }, check)
+	if err != nil {
+		return app, from, Named(err, "Organisation")
+	}
 	problems := app.Validate(false, s.Vocab, s.AllowPrivateURLs).Merge(refused)
 	saved, err := s.Store.UpdateSoftwareStatement(ctx, because(a, app.StatusReason), app, problems, statusCheck(s.Vocab, &from, app.Status, app.StatusReason, superUser, check, appStatus))
 	if err != nil {

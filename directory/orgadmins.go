@@ -53,3 +53,53 @@ func (a Actor) Limited() bool { return a.Within != nil }
 func (a Actor) May(orgID string) bool {
 	return a.Within == nil || slices.Contains(a.Within, orgID)
 }
+
+// Forbidden refusals of an Organisation Administrator's change.
+func limitedRefusal(field, msg string) error {
+	return &Error{Code: CodeForbidden, Message: msg, Fields: Fields{field: msg}}
+}
+
+// limitedCreate refuses what an Organisation Administrator may not put in a
+// new server or application (docs/design.md §19): flags, or another
+// organisation (not found: its existence is not revealed). Their status
+// changes are anyone's but a Super User's: the end state is final
+// (CheckStatusChange).
+func limitedCreate(a Actor, orgID string, flags []string) error {
+	if !a.Limited() {
+		return nil
+	}
+	if !a.May(orgID) {
+		return ErrNotFound
+	}
+	if len(flags) > 0 {
+		return limitedRefusal("Flags", "Flags are set by the directory's administrators; an Organisation Administrator cannot set them.")
+	}
+	return nil
+}
+
+// limitedCheck adds to check, for an Organisation Administrator, that the
+// change keeps the stored flags; it runs inside the write's transaction, on
+// the stored record.
+func limitedCheck[T any](a Actor, orgID string, flags []string, flagsOf func(T) []string, check Check[T]) (Check[T], error) {
+	if !a.Limited() {
+		return check, nil
+	}
+	if err := limitedCreate(a, orgID, nil); err != nil {
+		return nil, err
+	}
+	return func(cur T) error {
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		have := slices.Clone(flagsOf(cur))
+		want := slices.Clone(flags)
+		slices.Sort(have)
+		slices.Sort(want)
+		if !slices.Equal(have, want) {
+			return limitedRefusal("Flags", "Flags are set by the directory's administrators; an Organisation Administrator cannot change them.")
+		}
+		return nil
+	}, nil
+}

@@ -2,6 +2,8 @@ package directory
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/trustframe/trustframe/lifecycle"
 )
@@ -18,6 +20,10 @@ type OrgFilter struct {
 	Desc   bool
 	Page   int
 	Size   int
+	// Within limits the list to these organisations (an Organisation
+	// Administrator's, docs/design.md §19): a comma-separated list of
+	// ids, kept a string so that filters compare; "" is every one.
+	Within string
 }
 
 // Found is what an identifier names.
@@ -99,6 +105,9 @@ func (l *OrganisationList) List(ctx context.Context, f OrgFilter, console bool) 
 	var out OrgList
 	if console && f.Q != "" && f.Page == 0 {
 		found, ok, err := l.Store.FindIdentifier(ctx, f.Q)
+		if ok && f.Within != "" && !slices.Contains(strings.Split(f.Within, ","), found.OrganisationID) {
+			ok = false // another organisation's: not revealed (docs/design.md §19)
+		}
 		if err != nil || ok {
 			out.Found = &found
 			return out, err

@@ -123,6 +123,9 @@ func (s *Servers) Tab(ctx context.Context, orgID string) (ServersTab, error) {
 // srv as read (Active when it gave no status), for the form to show again.
 func (s *Servers) Create(ctx context.Context, a Actor, srv AuthorisationServer, refused Fields) (AuthorisationServer, error) {
 	srv.AuthorisationServerID = ""
+	if err := limitedCreate(a, srv.OrganisationID, srv.Flags); err != nil {
+		return srv, Named(err, "Organisation")
+	}
 	f := srv.Validate(true, s.Vocab, s.AllowPrivateURLs)
 	read := srv
 	issuerProblems, err := s.checkIssuer(ctx, &srv, f, refused)
@@ -147,6 +150,10 @@ func (s *Servers) Update(ctx context.Context, a Actor, srv AuthorisationServer, 
 		return srv, "", err
 	}
 	var from string
+	check, err := limitedCheck(a, srv.OrganisationID, srv.Flags, func(cur AuthorisationServer) []string { return cur.Flags }, check)
+	if err != nil {
+		return srv, from, Named(err, "Organisation")
+	}
 	f := srv.Validate(false, s.Vocab, s.AllowPrivateURLs)
 	read := srv
 	issuerProblems, err := s.checkIssuer(ctx, &srv, f, refused)

@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/a-h/templ"
 
@@ -33,6 +34,9 @@ func (h *Organisations) ListOrganisations(w http.ResponseWriter, r *http.Request
 		return
 	}
 	f.Page, f.Size = page, size
+	if within := ActorOf(r).Within; within != nil {
+		f.Within = strings.Join(within, ",") // an Organisation Administrator lists their own (docs/design.md §19)
+	}
 	list, err := h.List.List(r.Context(), f, !WantsJSON(r))
 	switch {
 	case err != nil:

@@ -143,8 +143,9 @@ func refused(err error) bool {
 }
 
 // byRole reports whether f filters by authority claims, which a listRow
-// does not carry.
-func byRole(f OrgFilter) bool { return f.Role != "" || f.Domain != "" }
+// does not carry, or by an Organisation Administrator's organisations
+// (dropped on any change rather than followed).
+func byRole(f OrgFilter) bool { return f.Role != "" || f.Domain != "" || f.Within != "" }
 
 // matches reports whether the row r is one f selects, r not searched by
 // text nor by role.

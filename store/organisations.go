@@ -78,6 +78,13 @@ func orgWhere(f OrgFilter, e Engine) (string, []any) {
 		where = append(where, "status = ?")
 		args = append(args, f.Status)
 	}
+	if f.Within != "" {
+		ids := strings.Split(f.Within, ",")
+		where = append(where, "organisation_id IN ("+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+")")
+		for _, id := range ids {
+			args = append(args, id)
+		}
+	}
 	if f.Flag != "" {
 		where = append(where, "organisation_id IN (SELECT organisation_id FROM organisation_flags WHERE flag_id = ?)")
 		args = append(args, f.Flag)
