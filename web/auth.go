@@ -462,7 +462,14 @@ func (a *authenticator) sessionAuth(required bool) func(http.Handler) http.Handl
 				handlers.WriteError(w, r, forbiddenNotAdmin(email))
 				return
 			}
-			ctx = handlers.WithPrincipal(ctx, handlers.Principal{Email: email, Role: string(acc.Role), Via: "session", Orgs: acc.Orgs})
+			p := handlers.Principal{Email: email, Role: string(acc.Role), Via: "session", Orgs: acc.Orgs}
+			if p.IsOrgAdmin() && required {
+				if err := a.s.orgAdminCheck(r, p); err != nil {
+					handlers.WriteError(w, r.WithContext(handlers.WithPrincipal(ctx, p)), err)
+					return
+				}
+			}
+			ctx = handlers.WithPrincipal(ctx, p)
 			next.ServeHTTP(w, r.WithContext(ctx))
 		})
 	}
@@ -761,7 +768,14 @@ func (a *authenticator) apiAuth(next http.Handler) http.Handler {
 			handlers.WriteError(w, r, forbiddenNotAdmin(tok.Email))
 			return
 		}
-		ctx := handlers.WithPrincipal(r.Context(), handlers.Principal{Email: store.NormalizeEmail(tok.Email), Role: string(acc.Role), Via: "token", Orgs: acc.Orgs})
+		p := handlers.Principal{Email: store.NormalizeEmail(tok.Email), Role: string(acc.Role), Via: "token", Orgs: acc.Orgs}
+		if p.IsOrgAdmin() {
+			if err := a.s.orgAdminCheck(r, p); err != nil {
+				handlers.WriteError(w, r, err)
+				return
+			}
+		}
+		ctx := handlers.WithPrincipal(r.Context(), p)
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

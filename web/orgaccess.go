@@ -131,38 +131,25 @@ func orgRuleOf(method, pattern string) orgRule {
 	return orgDenied
 }
 
-// orgAdminGate holds an Organisation Administrator to their organisations
-// (docs/design.md §19); everyone else passes. It runs after the request's
-// principal is known, and looks the route up on the whole router, so that
-// a route added anywhere is refused until it is given a rule.
-func orgAdminGate(router func() *chi.Mux) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			p := handlers.PrincipalFrom(r.Context())
-			if !p.IsOrgAdmin() {
-				next.ServeHTTP(w, r)
-				return
-			}
-			path := r.URL.RawPath
-			if path == "" {
-				path = r.URL.Path
-			}
-			method := r.Method
-			if method == http.MethodHead {
-				method = http.MethodGet
-			}
-			pattern := router().Find(chi.NewRouteContext(), method, path)
-			if pattern == "" {
-				next.ServeHTTP(w, r) // no route: the router answers 404 or 405
-				return
-			}
-			if err := orgAdminRefusal(p, method, pattern, path, r.URL.Query()); err != nil {
-				handlers.WriteError(w, r, err)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
+// orgAdminCheck holds an Organisation Administrator to their
+// organisations (docs/design.md §19): sessionAuth and apiAuth call it for
+// them alone, once the principal is known. It looks the route up on the
+// whole router, so that a route added anywhere is refused until it is
+// given a rule.
+func (s *Server) orgAdminCheck(r *http.Request, p handlers.Principal) error {
+	path := r.URL.RawPath
+	if path == "" {
+		path = r.URL.Path
 	}
+	method := r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	pattern := s.handler.(*chi.Mux).Find(chi.NewRouteContext(), method, path)
+	if pattern == "" {
+		return nil // no route: the router answers 404 or 405
+	}
+	return orgAdminRefusal(p, method, pattern, path, r.URL.Query())
 }
 
 // orgAdminRefusal is why p may not make this request, nil when they may.

@@ -60,7 +60,6 @@ func (s *Server) routes() http.Handler {
 			Seal: func(id string, key []byte) []byte { return s.kek.Seal(key, webhookSecretAAD(id)) }}}}
 
 	r := chi.NewRouter()
-	root := func() *chi.Mux { return r }
 	r.Use(requestID, s.logRequests, s.recoverer, headAsGet, s.loopbackHosts, s.securityHeaders)
 	if s.idp != nil && s.cfg.DevIdPAllowRemote {
 		r.Use(remoteDevIdPBanner) // every page says it
@@ -141,7 +140,7 @@ func (s *Server) routes() http.Handler {
 
 	// JSON API: access tokens only, no cookies.
 	r.Route("/api", func(r chi.Router) {
-		r.Use(noStore, s.dpopNonceHeader, publicOnlyGET, s.auth.apiAuth, orgAdminGate(root), s.apiRateLimit, conditionalGET)
+		r.Use(noStore, s.dpopNonceHeader, publicOnlyGET, s.auth.apiAuth, s.apiRateLimit, conditionalGET)
 		r = keyedPosts{r, s.idempotent} // every POST: a retry's answer after the route's role check
 		r.Route("/organisations", func(r chi.Router) {
 			r.Get("/", orgs.ListOrganisations)
@@ -308,7 +307,7 @@ func (s *Server) routes() http.Handler {
 		r.With(s.auth.sessionAuth(false)).Get("/", pages.Home)
 
 		r.Group(func(r chi.Router) {
-			r.Use(s.auth.sessionAuth(true), orgAdminGate(root))
+			r.Use(s.auth.sessionAuth(true))
 			r = keyedPosts{r, s.idempotent} // every POST: a retry's answer after the route's role check
 			// Organisations and everything under them.
 			r.Get("/organisations", orgs.ListOrganisations)
