@@ -218,8 +218,12 @@ func groupMarkType(t *testing.T, d *DB) TrustMarkType {
 	return typ
 }
 
+// groupMarkIssued is when the tests' marks were issued: one moment, so that
+// a mark built again compares equal to the one recorded.
+var groupMarkIssued = time.Now().UTC().Truncate(time.Second)
+
 func groupMark(typ TrustMarkType, jti string) IssuedTrustMark {
-	now := time.Now().UTC().Truncate(time.Second)
+	now := groupMarkIssued
 	return IssuedTrustMark{JTI: jti, TypeID: typ.ID, TrustMarkType: typ.TrustMarkType, Subject: "https://sub-" + jti + ".example",
 		IssuedAt: now, ExpiresAt: now.Add(24 * time.Hour), JWT: "jwt-" + jti}
 }
