@@ -9,8 +9,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -85,7 +87,7 @@ func BenchmarkTrustMarks(b *testing.B) {
 		}
 		report(b, lat)
 	})
-	// The same with parallelInFlight requests in flight (b.RunParallel on
+	// The same with 16 requests in flight (b.RunParallel on
 	// GOMAXPROCS goroutines × SetParallelism): ns/op is then the time per
 	// mark of the whole machine — what throughput costs one mark — and p50/p99
 	// each request's own latency.
@@ -159,11 +161,16 @@ func BenchmarkTrustMarks(b *testing.B) {
 	})
 }
 
-// parallelInFlight is how many requests the parallel trust mark
-// benchmarks keep in flight (rounded to a multiple of GOMAXPROCS).
-const parallelInFlight = 16
-
-func parallelism() int { return max(1, parallelInFlight/runtime.GOMAXPROCS(0)) }
+// parallelism is what the parallel trust mark benchmarks give
+// SetParallelism for 16 requests in flight, or TRUSTFRAME_BENCH_INFLIGHT
+// (rounded to a multiple of GOMAXPROCS).
+func parallelism() int {
+	inFlight := 16
+	if n, err := strconv.Atoi(os.Getenv("TRUSTFRAME_BENCH_INFLIGHT")); err == nil && n > 0 {
+		inFlight = n
+	}
+	return max(1, inFlight/runtime.GOMAXPROCS(0))
+}
 
 // drain is what a parallel benchmark's goroutines measured.
 func drain(ch chan time.Duration) []time.Duration {
