@@ -6,8 +6,9 @@ import (
 	"sync"
 )
 
-// groupCommit writes the audit records of high-rate audited reads (SSA
-// issuance, sign-ins and other events that change nothing else) in shared
+// groupCommit writes the records of high-rate audited reads (SSA
+// issuance, sign-ins and other events that change nothing else, and the
+// trust marks the directory signs) in shared
 // transactions: a record that arrives while another
 // batch commits waits for the next batch, and that batch is one
 // transaction and one fsync for every record waiting. Each caller is
@@ -27,17 +28,24 @@ type groupCommit struct {
 
 type groupReq struct {
 	rec      AuditRecord
-	signedBy bool          // rec is an SSA's, written only while its key is Active (insertAudit)
-	done     chan error    // the batch's outcome, or refused
-	lead     chan struct{} // this caller commits the next batch
-	refused  error         // this record was not written (ErrKeyRetired)
+	signedBy bool             // rec is an SSA's, written only while its key is Active (insertAudit)
+	mark     *IssuedTrustMark // instead of rec: a trust mark's record (RecordTrustMark)
+	done     chan error       // the batch's outcome, or refused
+	lead     chan struct{}    // this caller commits the next batch
+	refused  error            // this record was not written (ErrKeyRetired)
 }
 
 // recordGrouped writes r and returns once it is durable; signedBy as for
 // insertAudit.
 func (d *DB) recordGrouped(ctx context.Context, r AuditRecord, signedBy bool) error {
+	return d.writeGrouped(ctx, &groupReq{rec: r, signedBy: signedBy})
+}
+
+// writeGrouped writes req's record in the next batch and returns once that
+// batch has committed, with its error or req's refusal.
+func (d *DB) writeGrouped(ctx context.Context, req *groupReq) error {
 	g := &d.group
-	req := &groupReq{rec: r, signedBy: signedBy, done: make(chan error, 1), lead: make(chan struct{}, 1)}
+	req.done, req.lead = make(chan error, 1), make(chan struct{}, 1)
 	g.mu.Lock()
 	g.pending = append(g.pending, req)
 	if !g.leading {
@@ -67,6 +75,13 @@ func (d *DB) commitBatch(ctx context.Context) {
 
 	err := d.commit(ctx, false, func(tx *sql.Tx) error {
 		for _, req := range batch {
+			if req.mark != nil {
+				if err := d.insertTrustMark(ctx, tx, *req.mark); err != nil {
+					return err
+				}
+				req.refused = nil
+				continue
+			}
 			written, err := d.insertAudit(ctx, tx, req.rec, req.signedBy)
 			if err != nil {
 				return err

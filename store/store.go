@@ -90,6 +90,25 @@ func (d *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
+// hot is the database for hot queries run with queryOne and queryList:
+// each query text is prepared once (prepared) and run through its
+// statement.
+func (d *DB) hot() hotQuerier { return hotQuerier{d} }
+
+type hotQuerier struct{ d *DB }
+
+func (h hotQuerier) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := h.d.prepared(ctx, query)
+	if err != nil {
+		return h.d.db.QueryContext(ctx, query, args...)
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+func (h hotQuerier) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return h.d.queryRow(ctx, query, args...)
+}
+
 // queryRow runs a hot single-row query through a prepared statement.
 func (d *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	st, err := d.prepared(ctx, query)
@@ -239,12 +258,12 @@ func readOnly(err error, path string) error {
 }
 
 // prepareInTx prepares the statements that run inside write transactions
-// (insertAudit) while nothing else holds a connection: prepared later, in
+// (insertAudit, insertTrustMark) while nothing else holds a connection: prepared later, in
 // the transaction, they would need a second connection from the pool.
 // A failure only leaves them unprepared (insertAudit then prepares on the
 // transaction's own connection each time).
 func (d *DB) prepareInTx(ctx context.Context) {
-	for _, q := range []string{auditInsert, auditIfKeyActive} {
+	for _, q := range []string{auditInsert, auditIfKeyActive, trustMarkInsert} {
 		_, _ = d.prepared(ctx, q)
 	}
 }

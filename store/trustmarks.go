@@ -43,7 +43,7 @@ func (d *DB) GetTrustMarkType(ctx context.Context, id string) (TrustMarkType, er
 // TrustMarkTypeByURL returns the type whose URL is trustMarkType, or
 // ErrNotFound.
 func (d *DB) TrustMarkTypeByURL(ctx context.Context, trustMarkType string) (TrustMarkType, error) {
-	return queryOne(ctx, d.db, scanTrustMarkType, `SELECT `+tmtCols+` FROM trust_mark_types WHERE trust_mark_type = ?`, trustMarkType)
+	return queryOne(ctx, d.hot(), scanTrustMarkType, `SELECT `+tmtCols+` FROM trust_mark_types WHERE trust_mark_type = ?`, trustMarkType)
 }
 
 // checkTrustMarkBasis adds to problems what only the database can judge of
@@ -178,7 +178,7 @@ func (d *DB) UpdateTrustMarkType(ctx context.Context, a Audit, t TrustMarkType, 
 // Entitled lists the subjects entitled now to t (docs/design.md §17), or
 // only sub when it is not "".
 func (d *DB) Entitled(ctx context.Context, t TrustMarkType, sub string, now time.Time) ([]Entitlement, error) {
-	return entitled(ctx, d.db, t, sub, "", now)
+	return entitled(ctx, d.hot(), t, sub, "", now)
 }
 
 // entitledSelect is the subordinates of §13 (Active, of an Active
@@ -298,27 +298,46 @@ func scanTrustMark(row rowScanner) (IssuedTrustMark, error) {
 	return m, err
 }
 
-// RecordTrustMark records a mark the directory signed.
+// RecordTrustMark records a mark the directory signed, and returns once
+// the record is durable: the status endpoint knows every mark answered.
+// Records of concurrent issuances share one transaction (groupcommit.go):
+// one commit and one fsync for all the marks waiting, each caller answered
+// after the batch holding its record has committed, or with its error.
+// Recording changes nothing derived from the directory (no cache depends
+// on which marks were issued): it leaves DirectoryVersion.
 func (d *DB) RecordTrustMark(ctx context.Context, m IssuedTrustMark) error {
-	// Recording changes nothing derived from the directory (no cache
-	// depends on which marks were issued).
-	return d.commit(ctx, false, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO trust_marks(jti, type_id, sub, iat, exp, jwt) VALUES (?, ?, ?, ?, ?, ?)`,
-			m.JTI, m.TypeID, m.Subject, markStamp(m.IssuedAt), markStamp(m.ExpiresAt), m.JWT)
-		return err
-	})
+	return d.writeGrouped(ctx, &groupReq{mark: &m})
+}
+
+const trustMarkInsert = `INSERT INTO trust_marks(jti, type_id, sub, iat, exp, jwt) VALUES (?, ?, ?, ?, ?, ?)`
+
+// insertTrustMark writes m's record in a batch's transaction, through the
+// statement prepared at Open (as insertAudit: preparing here would take a
+// second connection from the pool).
+func (d *DB) insertTrustMark(ctx context.Context, tx *sql.Tx, m IssuedTrustMark) error {
+	args := []any{m.JTI, m.TypeID, m.Subject, markStamp(m.IssuedAt), markStamp(m.ExpiresAt), m.JWT}
+	var err error
+	if st, ok := d.stmts.Load(trustMarkInsert); ok {
+		_, err = tx.StmtContext(ctx, st.(*sql.Stmt)).ExecContext(ctx, args...)
+	} else {
+		_, err = tx.ExecContext(ctx, trustMarkInsert, args...)
+	}
+	if err != nil {
+		return fmt.Errorf("store: trust mark %s: %w", m.JTI, err)
+	}
+	return nil
 }
 
 // LatestTrustMark is the newest unrevoked mark of the type for sub
 // (ErrNotFound when none).
 func (d *DB) LatestTrustMark(ctx context.Context, typeID, sub string) (IssuedTrustMark, error) {
-	return queryOne(ctx, d.db, scanTrustMark, `SELECT `+trustMarkCols+` FROM trust_marks m JOIN trust_mark_types t ON t.id = m.type_id
+	return queryOne(ctx, d.hot(), scanTrustMark, `SELECT `+trustMarkCols+` FROM trust_marks m JOIN trust_mark_types t ON t.id = m.type_id
 		WHERE m.type_id = ? AND m.sub = ? AND m.revoked_at IS NULL ORDER BY m.iat DESC, m.jti LIMIT 1`, typeID, sub)
 }
 
 // TrustMarkByJTI is one recorded mark, or ErrNotFound.
 func (d *DB) TrustMarkByJTI(ctx context.Context, jti string) (IssuedTrustMark, error) {
-	return queryOne(ctx, d.db, scanTrustMark, `SELECT `+trustMarkCols+` FROM trust_marks m JOIN trust_mark_types t ON t.id = m.type_id WHERE m.jti = ?`, jti)
+	return queryOne(ctx, d.hot(), scanTrustMark, `SELECT `+trustMarkCols+` FROM trust_marks m JOIN trust_mark_types t ON t.id = m.type_id WHERE m.jti = ?`, jti)
 }
 
 // lapseScope says which recorded marks a write may have lapsed: those of
