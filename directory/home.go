@@ -1,7 +1,10 @@
 package directory
 
 import (
+	"cmp"
 	"context"
+	"errors"
+	"slices"
 	"time"
 
 	"github.com/trustframe/trustframe/lifecycle"
@@ -30,6 +33,7 @@ const ExpiringLimit = 200
 type HomeStore interface {
 	Expiring(ctx context.Context, before time.Time, limit int) (Expiring, error)
 	ListOrganisations(ctx context.Context, f OrgFilter) ([]Organisation, int, error)
+	GetOrganisation(ctx context.Context, id string) (Organisation, error)
 	LatestAudit(ctx context.Context, n int) ([]AuditRecord, error)
 	NamesForAudit(ctx context.Context, recs []AuditRecord) (AuditNames, error)
 	PausedWebhooks(ctx context.Context) ([]Webhook, error)
@@ -100,4 +104,25 @@ func (h *Home) Dashboard(ctx context.Context, days int, superUser bool) (Dashboa
 // outbox), at most 100.
 func (h *Home) Outbox(ctx context.Context) ([]OutboxMessage, error) {
 	return h.Store.ListOutbox(ctx, 100)
+}
+
+// Administered is the organisations of ids (an Organisation
+// Administrator's), by name: the start page of one who has several. One
+// removed since they signed in is left out.
+func (h *Home) Administered(ctx context.Context, ids []string) ([]Organisation, error) {
+	out := make([]Organisation, 0, len(ids))
+	for _, id := range ids {
+		o, err := h.Store.GetOrganisation(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	slices.SortFunc(out, func(a, b Organisation) int {
+		return cmp.Or(cmp.Compare(a.OrganisationName, b.OrganisationName), cmp.Compare(a.OrganisationID, b.OrganisationID))
+	})
+	return out, nil
 }

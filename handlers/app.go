@@ -41,7 +41,7 @@ type Base struct {
 // Shell builds the layout view model for a page.
 func (b *Base) Shell(r *http.Request, title, active string, crumbs ...views.Crumb) views.Shell {
 	p := PrincipalFrom(r.Context())
-	s := views.Shell{EndWord: b.Vocab.EndWord(), OtherWord: b.Vocab.OtherWord(), Title: title, UserEmail: p.Email, SuperUser: p.IsSuperUser(), Active: active, Breadcrumbs: crumbs, DevIdP: b.DevIdP}
+	s := views.Shell{EndWord: b.Vocab.EndWord(), OtherWord: b.Vocab.OtherWord(), Title: title, UserEmail: p.Email, SuperUser: p.IsSuperUser(), Can: CanOf(p), Active: active, Breadcrumbs: crumbs, DevIdP: b.DevIdP}
 	if b.Flash != nil && p.Via != "token" {
 		s.Flash, s.FlashKind = b.Flash.Pop(r.Context())
 		if p.Via == "session" {
@@ -49,4 +49,10 @@ func (b *Base) Shell(r *http.Request, title, active string, crumbs ...views.Crum
 		}
 	}
 	return s
+}
+
+// CanOf is what p may use in the console (views.Can): the one place a
+// page learns which buttons and menu entries to leave out.
+func CanOf(p Principal) views.Can {
+	return views.Can{OrgAdmin: p.IsOrgAdmin(), Orgs: p.Orgs}
 }

@@ -14,6 +14,14 @@ import (
 // Audit lists audit records with filters and pages.
 func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	who := PrincipalFrom(r.Context())
+	if who.IsOrgAdmin() && q.Get("OrganisationId") == "" && !WantsJSON(r) {
+		// An Organisation Administrator's audit log is their
+		// organisation's records (docs/design.md §19).
+		Vary(w)
+		http.Redirect(w, r, orgAdminAudit(who, q), http.StatusSeeOther)
+		return
+	}
 	page, size, err := PageParams(q)
 	if err != nil {
 		WriteError(w, r, err)
@@ -49,6 +57,13 @@ func (h *Pages) Audit(w http.ResponseWriter, r *http.Request) {
 			Total: list.Total, Page: page, TotalPages: env.TotalPages, Action: f.Action, Subject: f.SubjectType,
 			OrganisationID: f.OrganisationID, KeyID: f.KeyID, From: q.Get("From"), To: q.Get("To"), Errors: refused}
 		p.SetLinks(q, PrevPage(page, env.TotalPages))
+		if who.IsOrgAdmin() {
+			orgs, err := h.Start.Administered(r.Context(), who.Orgs)
+			if err != nil {
+				return nil, err
+			}
+			p.OrgOpts = views.OrgOptions(orgs, f.OrganisationID)
+		}
 		return views.Audit(h.Shell(r, "Audit", "audit", views.Crumb{Label: "Audit"}), p), nil
 	})
 }
@@ -84,4 +99,15 @@ func (h *Pages) ExportAudit(w http.ResponseWriter, r *http.Request) {
 		return h.Log.Export(r.Context(), f, row)
 	})
 	recordExport(r, h.Log.Record, directory.AuditRecord{SubjectType: "AuditLog", Summary: fmt.Sprintf("%d audit records", n)})
+}
+
+// orgAdminAudit is where the audit log of an Organisation Administrator
+// who chose no organisation goes: the log of their only one, the filters
+// q kept, or the start page's choice among theirs.
+func orgAdminAudit(who Principal, q url.Values) string {
+	if len(who.Orgs) != 1 {
+		return "/"
+	}
+	q.Set("OrganisationId", who.Orgs[0])
+	return "/audit?" + q.Encode()
 }

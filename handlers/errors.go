@@ -268,7 +268,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	p := PrincipalFrom(r.Context())
 	s := views.Shell{Title: http.StatusText(e.Status)}
 	if p.Via == "session" {
-		s.UserEmail, s.SuperUser = p.Email, p.IsSuperUser()
+		s.UserEmail, s.SuperUser, s.Can = p.Email, p.IsSuperUser(), CanOf(p)
 	}
 	Render(w, r, e.Status, errorPage(s, e.Status, sentence(e.Message), e.Fields))
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -51,6 +52,10 @@ func (h *Pages) Home(w http.ResponseWriter, r *http.Request) {
 		Render(w, r, http.StatusOK, views.SignedOut(h.Shell(r, "Sign in", "")))
 		return
 	}
+	if who.IsOrgAdmin() {
+		h.orgAdminHome(w, r, who)
+		return
+	}
 	days, err := expiringDays(r.URL.Query())
 	if err != nil {
 		WriteError(w, r, err)
@@ -63,6 +68,23 @@ func (h *Pages) Home(w http.ResponseWriter, r *http.Request) {
 	}
 	Render(w, r, http.StatusOK, views.Home(h.Shell(r, "Home", ""), views.HomePage{Expiring: d.Expiring, Days: d.Days, Pending: d.Pending, Today: d.Today,
 		Recent: views.AuditEntries(d.Recent, d.Names), Paused: d.Paused}))
+}
+
+// orgAdminHome is an Organisation Administrator's start page: their
+// organisation, or a choice among theirs when they have several
+// (docs/design.md §19).
+func (h *Pages) orgAdminHome(w http.ResponseWriter, r *http.Request, who Principal) {
+	if len(who.Orgs) == 1 {
+		Vary(w)
+		http.Redirect(w, r, paths.Organisation(who.Orgs[0]), http.StatusSeeOther)
+		return
+	}
+	orgs, err := h.Start.Administered(r.Context(), who.Orgs)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	Render(w, r, http.StatusOK, views.OrgChooser(h.Shell(r, "Your organisations", ""), views.OrgChoices(h.Vocab, orgs)))
 }
 
 // References is the Reference Data index (Super Users only).

@@ -14,6 +14,9 @@ func Organisations() string { return "/organisations" }
 // Organisation is an organisation's page.
 func Organisation(org string) string { return "/organisations/" + esc(org) }
 
+// OrganisationAudit is the audit log of one organisation's records.
+func OrganisationAudit(org string) string { return "/audit?OrganisationId=" + url.QueryEscape(org) }
+
 // OrganisationTab is one tab of an organisation's page ("contacts",
 // "authorisationservers", "softwarestatements", "certificates",
 // "key-material", "documents", "audit", …).

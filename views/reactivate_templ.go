@@ -292,7 +292,7 @@ func Reactivate(s Shell, p ReactivatePage) templ.Component {
 }
 
 // reactivateLink is the way to a reactivation for a Super User, and a note
-// for a Data Administrator.
+// for a Data Administrator (nothing for an Organisation Administrator).
 func reactivateLink(s Shell, status, href string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -314,7 +314,7 @@ func reactivateLink(s Shell, status, href string) templ.Component {
 			templ_7745c5c3_Var17 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		if status == s.EndWord {
+		if status == s.EndWord && s.Can.ManageDirectory() {
 			if s.SuperUser {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<a href=\"")
 				if templ_7745c5c3_Err != nil {

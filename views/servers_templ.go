@@ -413,11 +413,11 @@ func ServerFormPage(s Shell, f ServerForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Select("Status", "Status", f.StatusOpts, f.Errors["Status"]).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Select("Status", "Status", s.Can.Statuses(f.StatusOpts, s.EndWord), f.Errors["Status"]).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = FlagBoxes(f.FlagOpts, f.Errors["Flags"]).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = FlagField(s.Can, f.FlagOpts, f.Errors["Flags"]).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -15,6 +15,7 @@ type Shell struct {
 	Title       string
 	UserEmail   string
 	SuperUser   bool
+	Can         Can    // what the person may use: the menu and buttons shown
 	Active      string // nav item: "organisations", "reference", "audit"
 	Breadcrumbs []Crumb
 	Flash       string

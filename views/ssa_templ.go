@@ -48,7 +48,7 @@ func AppDetailWithSSA(s Shell, p AppDetailPage) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = SSAPanel(p).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = SSAPanel(s.Can, p).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -62,7 +62,7 @@ func AppDetailWithSSA(s Shell, p AppDetailPage) templ.Component {
 	})
 }
 
-func SSAPanel(p AppDetailPage) templ.Component {
+func SSAPanel(can Can, p AppDetailPage) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -174,7 +174,7 @@ func SSAPanel(p AppDetailPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if p.OrgNotActive {
+			if p.OrgNotActive && can.ManageDirectory() {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<a href=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

@@ -1090,3 +1090,16 @@ func tokenPoster(t *testing.T, base string, key *dpop.Signer) func(nonce string)
 	}
 	return post
 }
+
+// mustInviteOrgAdmin makes email an administrator of the organisations
+// orgIDs, in the store (as the People tab will): Invited, Active at their
+// first sign-in.
+func mustInviteOrgAdmin(t testing.TB, env *webtest.Env, email string, orgIDs ...string) {
+	t.Helper()
+	for _, id := range orgIDs {
+		if _, _, err := env.DB.InviteOrganisationAdministrator(context.Background(), store.Audit{Actor: "admin@example.com"}, id, email,
+			store.Invitation{To: email, Subject: "You administer an organisation", Body: "Sign in."}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
