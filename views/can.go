@@ -23,15 +23,13 @@ type Can struct {
 // export organisations and read the whole audit log.
 func (c Can) ManageDirectory() bool { return !c.OrgAdmin }
 
-// Statuses are the statuses of opts the person may choose: all of them,
-// or for an Organisation Administrator all but the end state endWord
-// (kept when it is the one already chosen, so a form sent back unchanged
-// keeps it).
+// Statuses are the statuses of opts the person may choose: all of them.
+// An Organisation Administrator may set their application or server
+// Active, Suspended or the end state (docs/design.md §19); leaving the end
+// state is a Super User's, which the reactivation page, not these
+// choices, offers.
 func (c Can) Statuses(opts []Option, endWord string) []Option {
-	if !c.OrgAdmin {
-		return opts
-	}
-	return slices.DeleteFunc(slices.Clone(opts), func(o Option) bool { return o.Value == endWord && !o.Selected })
+	return opts
 }
 
 // OrgsHref is where the menu's organisations lead: an Organisation

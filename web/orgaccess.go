@@ -149,6 +149,9 @@ func (s *Server) orgAdminCheck(r *http.Request, p handlers.Principal) error {
 	if pattern == "" {
 		return nil // no route: the router answers 404 or 405
 	}
+	if pattern == "/audit" && r.URL.Query().Get("OrganisationId") == "" && !handlers.WantsJSON(r) {
+		return nil // the page sends them to their organisation's records (handlers.Pages.Audit)
+	}
 	return orgAdminRefusal(p, method, pattern, path, r.URL.Query())
 }
 
