@@ -66,7 +66,8 @@ func TestEndToEndOrgAdminDay(t *testing.T) {
 		t.Fatalf("contact row %q", got)
 	}
 
-	// An application: its form shows no flag to tick and no end state.
+	// An application: its form shows no flag to tick (the end state is
+	// theirs to choose: only leaving it is not).
 	must(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`[data-testid=tab-applications]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=new-application]`)),
@@ -74,8 +75,8 @@ func TestEndToEndOrgAdminDay(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("f-ClientName")),
 	))
 	absent("new application", "error-Flags")
-	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("input[type=checkbox][name=Flags], #f-Status option[value=Withdrawn]").length`)); n != 0 {
-		t.Errorf("the application form offers flags or Withdrawn (%d)", n)
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("input[type=checkbox][name=Flags]").length`)); n != 0 {
+		t.Errorf("the application form offers flags to tick (%d)", n)
 	}
 	checkAccessibility(t, ctx, "an Organisation Administrator's application form")
 	must(t, chromedp.Do(ctx,
@@ -84,7 +85,7 @@ func TestEndToEndOrgAdminDay(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=application-name]`)),
 	))
-	absent("their application", "set-status-Withdrawn", "reactivate-link")
+	absent("their application", "reactivate-link")
 
 	// The SSA of their application.
 	must(t, chromedp.Do(ctx,
