@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "5f25324f0abe9127ea6469d6556bc00aa9023c9641d336cf7212481e491a8482"
+const SpecSHA256 = "90e84984bde132212d36e34b2c2d33ec03ab66c63fe5e1333e961741f0f13a28"
