@@ -257,24 +257,6 @@ func (e FlagType) Valid() bool {
 	}
 }
 
-// Defines values for GroupRoleRole.
-const (
-	GroupRoleRoleDataAdministrator GroupRoleRole = "DataAdministrator"
-	GroupRoleRoleSuperUser         GroupRoleRole = "SuperUser"
-)
-
-// Valid indicates whether the value is a known member of the GroupRoleRole enum.
-func (e GroupRoleRole) Valid() bool {
-	switch e {
-	case GroupRoleRoleDataAdministrator:
-		return true
-	case GroupRoleRoleSuperUser:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for KeyMaterialStatus.
 const (
 	KeyMaterialStatusActive  KeyMaterialStatus = "Active"
@@ -1247,12 +1229,11 @@ type FlagType string
 
 // GroupRole defines model for GroupRole.
 type GroupRole struct {
-	Group string        `json:"Group"`
-	Role  GroupRoleRole `json:"Role"`
-}
+	Group string `json:"Group"`
 
-// GroupRoleRole defines model for GroupRole.Role.
-type GroupRoleRole string
+	// Role DataAdministrator, SuperUser, or OrganisationAdministrator:<OrganisationId> for the administrators of one organisation (docs/design.md §19)
+	Role string `json:"Role"`
+}
 
 // IdentityProvider An OpenID Provider bound to the directory: while Active, the API accepts its access tokens (Bearer or DPoP-bound).
 type IdentityProvider struct {

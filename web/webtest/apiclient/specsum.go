@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "90e84984bde132212d36e34b2c2d33ec03ab66c63fe5e1333e961741f0f13a28"
+const SpecSHA256 = "6fe18ca11105a4da255081925e7abc0c5ce8c3b9140d3e0e2564140b877da116"
