@@ -206,23 +206,36 @@ func (s *Administrators) Invite(ctx context.Context, a Actor, email string, refu
 // deliver sends the invitation; a failure leaves it in the outbox, to be
 // tried again (store/outbox.go), and logs why.
 func (s *Administrators) deliver(ctx context.Context, id int64, msg Invitation) {
+	deliverInvitation(ctx, s.Log, s.Mailer, s.Store, id, msg)
+}
+
+// outbox marks what became of a message of the outbox.
+type outbox interface {
+	MarkDelivered(ctx context.Context, id int64) error
+	MarkSendFailed(ctx context.Context, id int64, reason string) (time.Time, error)
+}
+
+// deliverInvitation sends message id of the outbox with mailer (nil: the
+// log only); a failure leaves it in the outbox, to be tried again
+// (store/outbox.go), and logs why.
+func deliverInvitation(ctx context.Context, logOf func(context.Context) *slog.Logger, mailer Mailer, box outbox, id int64, msg Invitation) {
 	log := slog.Default()
-	if s.Log != nil {
-		log = s.Log(ctx)
+	if logOf != nil {
+		log = logOf(ctx)
 	}
 	log.Info("invitation", "to", msg.To, "subject", msg.Subject, "body", msg.Body)
-	if s.Mailer == nil {
+	if mailer == nil {
 		return
 	}
-	if err := s.Mailer.Send(ctx, msg.To, msg.Subject, msg.Body); err != nil {
-		next, merr := s.Store.MarkSendFailed(context.WithoutCancel(ctx), id, err.Error())
+	if err := mailer.Send(ctx, msg.To, msg.Subject, msg.Body); err != nil {
+		next, merr := box.MarkSendFailed(context.WithoutCancel(ctx), id, err.Error())
 		if merr != nil {
 			log.Warn("outbox", "err", merr)
 		}
 		log.Warn("invitation not sent; it stays in the outbox and is tried again", "to", msg.To, "next_try", next, "err", err)
 		return
 	}
-	if err := s.Store.MarkDelivered(ctx, id); err != nil {
+	if err := box.MarkDelivered(ctx, id); err != nil {
 		log.Warn("outbox", "err", err)
 	}
 }

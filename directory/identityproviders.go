@@ -3,6 +3,7 @@ package directory
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"regexp"
 	"slices"
 	"strconv"
@@ -52,10 +53,26 @@ type IdentityProvider struct {
 }
 
 // GroupRole maps a group of an identity provider to an administrator role
-// (Role is DataAdministrator or SuperUser).
+// (Role is DataAdministrator, SuperUser, or OrganisationAdministrator:<id>
+// for the administrators of one organisation, docs/design.md §19).
 type GroupRole struct {
 	Group string `json:"Group"`
 	Role  Role   `json:"Role"`
+}
+
+// orgAdminRolePrefix begins a group mapping's role that makes the group's
+// members administrators of one organisation.
+const orgAdminRolePrefix = string(RoleOrgAdmin) + ":"
+
+// OrgAdminRole is the group mapping's role of the administrators of
+// organisation orgID.
+func OrgAdminRole(orgID string) Role { return Role(orgAdminRolePrefix + orgID) }
+
+// Organisation is the organisation a group mapping's role
+// OrganisationAdministrator:<id> names (trimmed), and whether it is one.
+func (r Role) Organisation() (string, bool) {
+	id, ok := strings.CutPrefix(string(r), orgAdminRolePrefix)
+	return strings.TrimSpace(id), ok
 }
 
 // Limits of a binding's group mappings (docs/design.md §16).
@@ -174,10 +191,16 @@ func (p *IdentityProvider) validateGroups(f Fields) {
 			}
 			seen[g.Group] = i
 		}
-		if g.Role == "" {
-			f.Add(at+".Role", "Role is required: DataAdministrator or SuperUser.")
-		} else if g.Role != RoleDataAdmin && g.Role != RoleSuperUser {
-			f.Add(at+".Role", "Role must be DataAdministrator or SuperUser.")
+		if org, ok := g.Role.Organisation(); ok {
+			p.GroupRoles[i].Role = OrgAdminRole(org) // trimmed
+		}
+		switch org, isOrg := g.Role.Organisation(); {
+		case g.Role == "":
+			f.Add(at+".Role", "Role is required: DataAdministrator, SuperUser or OrganisationAdministrator:<OrganisationId>.")
+		case isOrg && org == "":
+			f.Add(at+".Role", "OrganisationAdministrator names its organisation: OrganisationAdministrator:<OrganisationId>.")
+		case !isOrg && g.Role != RoleDataAdmin && g.Role != RoleSuperUser:
+			f.Add(at+".Role", "Role must be DataAdministrator or SuperUser, or OrganisationAdministrator:<OrganisationId> for one organisation.")
 		}
 	}
 }
@@ -214,6 +237,8 @@ type ProviderChecker interface {
 // binding no longer backs.
 type IdentityProviderStore interface {
 	ListIdentityProviders(ctx context.Context) ([]IdentityProvider, error)
+	// GetOrganisation finds the organisation a group mapping names.
+	GetOrganisation(ctx context.Context, id string) (Organisation, error)
 	GetIdentityProvider(ctx context.Context, name string) (IdentityProvider, error)
 	CreateIdentityProvider(ctx context.Context, a Actor, p IdentityProvider, problems Fields) (IdentityProvider, error)
 	UpdateIdentityProvider(ctx context.Context, a Actor, p IdentityProvider, problems Fields, check Check[IdentityProvider]) (IdentityProvider, error)
@@ -266,6 +291,9 @@ func (s *IdentityProviders) Get(ctx context.Context, name string) (IdentityProvi
 func (s *IdentityProviders) Create(ctx context.Context, a Actor, b Binding, refused Fields) (IdentityProvider, error) {
 	p := b.Provider
 	problems := p.Validate(true, s.OwnIssuer).Merge(refused)
+	if err := s.mappedOrganisations(ctx, problems, p); err != nil {
+		return p, err
+	}
 	s.secret(problems, &p, b.ClientSecret)
 	b.confirm(problems, p, nil)
 	b.secretAgain(problems, p, false)
@@ -291,6 +319,9 @@ func (s *IdentityProviders) Update(ctx context.Context, a Actor, name string, b 
 	}
 	p.Name = name
 	problems := p.Validate(false, s.OwnIssuer).Merge(refused)
+	if err := s.mappedOrganisations(ctx, problems, p); err != nil {
+		return p, err
+	}
 	s.secret(problems, &p, b.ClientSecret)
 	if b.ClientSecret != "" && p.ClientID != "" && cur.HasClientSecret && s.OpenSecret != nil {
 		// The secret kept, sent again: no change (docs/design.md §4).
@@ -308,6 +339,26 @@ func (s *IdentityProviders) Update(ctx context.Context, a Actor, name string, b 
 	}
 	saved, err := s.Store.UpdateIdentityProvider(ctx, a, p, problems, check)
 	return saved, Named(err, "Identity provider")
+}
+
+// mappedOrganisations refuses a group mapping to the administrators of an
+// organisation that does not exist, on the mapping's Role.
+func (s *IdentityProviders) mappedOrganisations(ctx context.Context, f Fields, p IdentityProvider) error {
+	for i, g := range p.GroupRoles {
+		at := "GroupRoles[" + strconv.Itoa(i) + "].Role"
+		org, ok := g.Role.Organisation()
+		if !ok || org == "" || f[at] != "" {
+			continue
+		}
+		_, err := s.Store.GetOrganisation(ctx, org)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			f.Add(at, "There is no organisation "+org+".")
+		case err != nil:
+			return err
+		}
+	}
+	return nil
 }
 
 // secret checks the write-only client secret and seals it into p.

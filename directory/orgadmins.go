@@ -2,7 +2,10 @@ package directory
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -34,6 +37,7 @@ type Access struct {
 
 // OrgAdminStore keeps Organisation Administrators.
 type OrgAdminStore interface {
+	GetOrganisation(ctx context.Context, id string) (Organisation, error)
 	ListOrganisationAdministrators(ctx context.Context, orgID string) ([]OrganisationAdministrator, error)
 	GetOrganisationAdministrator(ctx context.Context, orgID, email string) (OrganisationAdministrator, error)
 	// InviteOrganisationAdministrator records email as Invited for orgID
@@ -102,4 +106,125 @@ func limitedCheck[T any](a Actor, orgID string, flags []string, flagsOf func(T) 
 		}
 		return nil
 	}, nil
+}
+
+// OrgAdministrators are the use cases of an organisation's administrators
+// (docs/design.md §19): Data Administrators and Super Users manage them,
+// and so do the organisation's own administrators, but not themselves.
+type OrgAdministrators struct {
+	Store OrgAdminStore
+	// BaseURL is where an invitee signs in.
+	BaseURL string
+	// Mailer sends invitations; nil leaves them in the outbox and the log.
+	Mailer Mailer
+	// Log is the logger of a request (nil: slog.Default).
+	Log func(ctx context.Context) *slog.Logger
+}
+
+const orgAdminWhat = "Organisation Administrator"
+
+// organisation is orgID as a's to act on: an organisation that does not
+// exist, or that a (an Organisation Administrator) does not administer,
+// is not found (its existence is not revealed).
+func (s *OrgAdministrators) organisation(ctx context.Context, a Actor, orgID string) (Organisation, error) {
+	if !a.May(orgID) {
+		return Organisation{}, NotFound("Organisation")
+	}
+	o, err := s.Store.GetOrganisation(ctx, orgID)
+	return o, Named(err, "Organisation")
+}
+
+// List is the administrators of organisation orgID, by e-mail.
+func (s *OrgAdministrators) List(ctx context.Context, a Actor, orgID string) ([]OrganisationAdministrator, error) {
+	if _, err := s.organisation(ctx, a, orgID); err != nil {
+		return nil, err
+	}
+	return s.Store.ListOrganisationAdministrators(ctx, orgID)
+}
+
+// Get is one administrator of organisation orgID.
+func (s *OrgAdministrators) Get(ctx context.Context, a Actor, orgID, email string) (OrganisationAdministrator, error) {
+	if _, err := s.organisation(ctx, a, orgID); err != nil {
+		return OrganisationAdministrator{}, err
+	}
+	u, err := s.Store.GetOrganisationAdministrator(ctx, orgID, email)
+	return u, Named(err, orgAdminWhat)
+}
+
+// Invite records email as an Invited administrator of organisation orgID
+// with the message that tells them what they may do and how to sign in,
+// then sends it; a message not sent stays in the outbox, to be tried
+// again. A repeat invitation of the same person is a conflict. refused are
+// problems the caller found while reading the input.
+func (s *OrgAdministrators) Invite(ctx context.Context, a Actor, orgID, email string, refused Fields) (OrganisationAdministrator, error) {
+	o, err := s.organisation(ctx, a, orgID)
+	if err != nil {
+		return OrganisationAdministrator{}, err
+	}
+	problems := Fields{}
+	if msg := AdminEmailProblem(email); msg != "" {
+		problems.Add("Email", msg)
+	}
+	if err := problems.Merge(refused).Err(); err != nil {
+		return OrganisationAdministrator{}, err
+	}
+	msg := OrgAdminInvitation(a.Actor, s.BaseURL, o, NormalizeEmail(email))
+	u, outboxID, err := s.Store.InviteOrganisationAdministrator(ctx, a, orgID, email, msg)
+	if err != nil {
+		return u, Named(err, "Organisation")
+	}
+	deliverInvitation(ctx, s.Log, s.Mailer, s.Store, outboxID, msg)
+	return u, nil
+}
+
+// SetStatus deactivates (Inactive) or reactivates (Active) an
+// administrator of organisation orgID; no status keeps the stored one.
+// check (If-Match) runs on the stored record inside the write. An
+// Organisation Administrator may change the other administrators of their
+// organisations, never themselves (403).
+func (s *OrgAdministrators) SetStatus(ctx context.Context, a Actor, orgID, email, status string, refused Fields, check Check[OrganisationAdministrator]) (OrganisationAdministrator, error) {
+	if _, err := s.organisation(ctx, a, orgID); err != nil {
+		return OrganisationAdministrator{}, err
+	}
+	if a.Limited() && NormalizeEmail(email) == NormalizeEmail(a.Actor) {
+		msg := "You cannot change your own status as an administrator of this organisation; another of its administrators or a Data Administrator can."
+		return OrganisationAdministrator{}, &Error{Code: CodeForbidden, Message: msg}
+	}
+	set := func(ctx context.Context, a Actor, email, status string, check func(OrganisationAdministrator) error) (OrganisationAdministrator, error) {
+		return s.Store.SetOrganisationAdministratorStatus(ctx, a, orgID, email, status, check)
+	}
+	return SetAdministratorStatus(ctx, set, orgAdminWhat, a, email, status, refused, check)
+}
+
+// OrgAdminInvitation is the message that invites email to administer
+// organisation o: who invited them, exactly what an Organisation
+// Administrator may do and may not do (docs/design.md §19), and where to
+// sign in.
+func OrgAdminInvitation(by, baseURL string, o Organisation, email string) Invitation {
+	name := o.OrganisationName
+	var b strings.Builder
+	fmt.Fprintf(&b, "Hello,\n\n%s invited you to be an Organisation Administrator of %s (organisation %s) in the trust framework.\n\n", by, name, o.OrganisationID)
+	fmt.Fprintf(&b, "As an administrator of %s you may:\n", name)
+	for _, l := range []string{
+		"read everything the directory holds about " + name,
+		"add, change and remove its contacts",
+		"register and change its authorisation servers and applications, and set them Active, Inactive or Suspended (one that has been withdrawn stays withdrawn)",
+		"upload its certificates, have certificates issued from a certificate signing request, and revoke them",
+		"add and change its key material and attachments",
+		"obtain software statement assertions (SSAs) for its applications",
+		"invite other administrators of " + name + ", and deactivate or reactivate them",
+	} {
+		b.WriteString("  - " + l + "\n")
+	}
+	b.WriteString("\nYou may not:\n")
+	for _, l := range []string{
+		"change the organisation's own record, its regulatory documents, certifications, authority claims (roles) or flags: the directory's Data Administrators do that",
+		"see or change any other organisation",
+		"change your own status as an administrator",
+		"use Reference Data, the directory's whole audit log, the change feed or webhooks",
+	} {
+		b.WriteString("  - " + l + "\n")
+	}
+	fmt.Fprintf(&b, "\nEverything you change is recorded in the audit log with your e-mail address.\n\nSign in at %s/login with this e-mail address (%s). You become Active at your first sign-in.\n", baseURL, email)
+	return Invitation{To: email, Subject: "You are invited to administer " + name + " in the trust framework", Body: b.String()}
 }

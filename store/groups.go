@@ -5,7 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/trustframe/trustframe/directory"
 )
 
 // groupTables are the administrator records a group can make, by role.
@@ -58,7 +61,9 @@ func (d *DB) ApplyGroups(ctx context.Context, provider, email string, granted ma
 				out = append(out, o)
 			}
 		}
-		return nil
+		orgs, err := d.applyOrgGroups(ctx, tx, provider, email, granted)
+		out = append(out, orgs...)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: apply groups: %w", err)
@@ -76,7 +81,10 @@ func (d *DB) groupsIdle(ctx context.Context, provider, email string, granted map
 	if err != nil {
 		return false, err
 	}
-	return su.idle(provider, granted[RoleSuperUser]) && da.idle(provider, granted[RoleDataAdmin]), nil
+	if !su.idle(provider, granted[RoleSuperUser]) || !da.idle(provider, granted[RoleDataAdmin]) {
+		return false, nil
+	}
+	return d.orgGroupsIdle(ctx, provider, email, granted)
 }
 
 type groupRow struct {
@@ -90,10 +98,19 @@ func (r groupRow) idle(provider, group string) bool {
 		return group == ""
 	}
 	f := strings.Split(r.packed, "\x1f")
-	if len(f) != 4 || f[2] != provider {
+	if len(f) != 4 {
 		return true
 	}
-	status, viaGroup, revoked := f[0], f[1], f[3] == "1"
+	return grantIdle(f[0], f[1], f[2], f[3] == "1", provider, group)
+}
+
+// grantIdle: a record (status, made by viaGroup of viaProvider, revoked by
+// a group or not) that provider's token granting group ("" none) leaves
+// as it is.
+func grantIdle(status, viaGroup, viaProvider string, revoked bool, provider, group string) bool {
+	if viaProvider != provider {
+		return true
+	}
 	switch {
 	case group != "" && status == "Active":
 		return viaGroup == group
@@ -190,6 +207,9 @@ func (d *DB) groupAudit(ctx context.Context, tx *sql.Tx, role Role, subject, pro
 // leave no Active Super User is refused with a ConflictError: the Super
 // User making it is there to make another one first.
 func (d *DB) revokeUnbacked(ctx context.Context, tx *sql.Tx, a Audit, p IdentityProvider) error {
+	if err := d.revokeUnbackedOrgAdmins(ctx, tx, a, p); err != nil {
+		return err
+	}
 	for _, t := range groupTables {
 		type grant struct{ email, group string }
 		grants, err := queryList(ctx, tx, func(row rowScanner) (grant, error) {
@@ -245,4 +265,160 @@ func unbacked(p IdentityProvider, role Role, email, group string) string {
 		}
 	}
 	return "group " + group + " of identity provider " + p.Name + " is no longer mapped to " + string(role)
+}
+
+// orgGrants are the organisations whose administrators granted makes
+// email, each with the group that grants it.
+func orgGrants(granted map[Role]string) map[string]string {
+	out := map[string]string{}
+	for role, group := range granted {
+		if org, ok := role.Organisation(); ok && org != "" && group != "" {
+			out[org] = group
+		}
+	}
+	return out
+}
+
+// orgAdminGroupRow is what ApplyGroups reads of one organisation
+// administrator record of the person.
+type orgAdminGroupRow struct {
+	org, status, group, provider string
+	revoked                      bool
+}
+
+func (d *DB) orgAdminGroupRows(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, email string) (map[string]orgAdminGroupRow, error) {
+	rows, err := queryList(ctx, q, func(row rowScanner) (orgAdminGroupRow, error) {
+		var r orgAdminGroupRow
+		err := row.Scan(&r.org, &r.status, &r.group, &r.provider, &r.revoked)
+		return r, err
+	}, `SELECT org_id, status, via_group, via_provider, group_revoked FROM organisation_administrators WHERE email = ? ORDER BY org_id`, email)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]orgAdminGroupRow, len(rows))
+	for _, r := range rows {
+		out[r.org] = r
+	}
+	return out, nil
+}
+
+// orgGroupsIdle reports whether ApplyGroups would change no organisation
+// administrator record of email.
+func (d *DB) orgGroupsIdle(ctx context.Context, provider, email string, granted map[Role]string) (bool, error) {
+	grants := orgGrants(granted)
+	rows, err := d.orgAdminGroupRows(ctx, d.db, email)
+	if err != nil {
+		return false, err
+	}
+	for org := range grants {
+		if _, ok := rows[org]; !ok {
+			return false, nil
+		}
+	}
+	for org, r := range rows {
+		if !grantIdle(r.status, r.group, r.provider, r.revoked, provider, grants[org]) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// applyOrgGroups is ApplyGroups for the administrators of organisations
+// (docs/design.md §19): per organisation, a mapped group of the token
+// makes email an Active administrator of it (audit group_grant), and a
+// record this provider's group made ends when no mapped group grants it
+// any more (group_revoke); records made otherwise are never touched. A
+// mapping naming an organisation that is gone grants nothing.
+func (d *DB) applyOrgGroups(ctx context.Context, tx *sql.Tx, provider, email string, granted map[Role]string) ([]GroupOutcome, error) {
+	grants := orgGrants(granted)
+	rows, err := d.orgAdminGroupRows(ctx, tx, email)
+	if err != nil {
+		return nil, err
+	}
+	orgs := make([]string, 0, len(grants)+len(rows))
+	for org := range grants {
+		orgs = append(orgs, org)
+	}
+	for org := range rows {
+		if _, ok := grants[org]; !ok {
+			orgs = append(orgs, org)
+		}
+	}
+	slices.Sort(orgs)
+	var out []GroupOutcome
+	for _, org := range orgs {
+		group := grants[org]
+		r, exists := rows[org]
+		role := directory.OrgAdminRole(org)
+		audit := func(action, g, summary string) error {
+			out = append(out, GroupOutcome{Role: role, Action: action, Group: g})
+			return d.writeAudit(ctx, tx, AuditRecord{Actor: "identity provider " + provider, Action: action, SubjectType: "OrganisationAdministrator",
+				SubjectID: email, OrganisationID: org, Summary: summary})
+		}
+		now := d.stamp()
+		switch {
+		case !exists && group != "":
+			by := "group " + group + " of identity provider " + provider
+			res, err := tx.ExecContext(ctx, `INSERT INTO organisation_administrators(org_id, email, status, invited_by, invited_at, activated_at, updated_at, via_group, via_provider)
+				SELECT ?, ?, 'Active', ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM organisations WHERE organisation_id = ?)`,
+				org, email, by, now, now, now, group, provider, org)
+			if err != nil {
+				return nil, err
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				continue // the organisation is gone
+			}
+			err = audit("group_grant", group, "Status: Active (via "+by+")")
+		case !exists || r.provider != provider:
+			continue // invitation, or another provider's group
+		case group != "" && r.status == "Active" && r.group != group:
+			if _, err = tx.ExecContext(ctx, `UPDATE organisation_administrators SET via_group = ?, updated_at = ? WHERE org_id = ? AND email = ?`, group, now, org, email); err == nil {
+				err = audit("group_grant", group, "now via group "+group+" of identity provider "+provider+" (was "+r.group+")")
+			}
+		case group != "" && r.status == "Inactive" && r.revoked:
+			if _, err = tx.ExecContext(ctx, `UPDATE organisation_administrators SET status = 'Active', group_revoked = 0, via_group = ?, updated_at = ? WHERE org_id = ? AND email = ?`,
+				group, now, org, email); err == nil {
+				err = audit("group_grant", group, "Status: Inactive -> Active (via group "+group+" of identity provider "+provider+")")
+			}
+		case group == "" && r.status == "Active":
+			if _, err = tx.ExecContext(ctx, `UPDATE organisation_administrators SET status = 'Inactive', group_revoked = 1, updated_at = ? WHERE org_id = ? AND email = ?`, now, org, email); err == nil {
+				err = audit("group_revoke", r.group, "Status: Active -> Inactive (group "+r.group+" of identity provider "+provider+" is gone from the token)")
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// revokeUnbackedOrgAdmins is revokeUnbacked for the administrators of
+// organisations that p's groups made.
+func (d *DB) revokeUnbackedOrgAdmins(ctx context.Context, tx *sql.Tx, a Audit, p IdentityProvider) error {
+	type grant struct{ org, email, group string }
+	grants, err := queryList(ctx, tx, func(row rowScanner) (grant, error) {
+		var g grant
+		err := row.Scan(&g.org, &g.email, &g.group)
+		return g, err
+	}, `SELECT org_id, email, via_group FROM organisation_administrators WHERE via_provider = ? AND status = 'Active' ORDER BY org_id, email`, p.Name)
+	if err != nil {
+		return err
+	}
+	for _, g := range grants {
+		why := unbacked(p, directory.OrgAdminRole(g.org), g.email, g.group)
+		if why == "" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE organisation_administrators SET status = 'Inactive', group_revoked = 1, updated_at = ? WHERE org_id = ? AND email = ?`,
+			d.stamp(), g.org, g.email); err != nil {
+			return err
+		}
+		if err := d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "group_revoke", SubjectType: "OrganisationAdministrator", SubjectID: g.email,
+			OrganisationID: g.org, Summary: "Status: Active -> Inactive (" + why + ")"}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -24,6 +24,7 @@ const (
 	TabDocuments      = "documents"
 	TabRoles          = "roles"
 	TabCertifications = "certifications"
+	TabPeople         = "people"
 )
 
 // OrganisationsPage is the view model of the organisation list.

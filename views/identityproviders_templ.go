@@ -145,7 +145,7 @@ func idpFields(f IdPForm) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Textarea("GroupRoles", "Group mappings", f.GroupRoles, groupErrors(f.Errors), "One a line: group = DataAdministrator, or group = SuperUser.").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Textarea("GroupRoles", "Group mappings", f.GroupRoles, groupErrors(f.Errors), "One a line: group = DataAdministrator, group = SuperUser, or group = OrganisationAdministrator:<OrganisationId> for the administrators of one organisation.").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -48,6 +48,7 @@ func (s *Server) routes() http.Handler {
 	admins := &directory.Administrators{Store: s.db, BaseURL: base.BaseURL, Mailer: s.mailer, Log: handlers.LoggerFrom}
 	superUsers := &handlers.SuperUsers{Base: base, Admins: admins}
 	dataAdmins := &handlers.DataAdmins{Base: base, Admins: admins}
+	orgAdmins := &handlers.OrgAdmins{Org: org, Admins: &directory.OrgAdministrators{Store: s.db, BaseURL: base.BaseURL, Mailer: s.mailer, Log: handlers.LoggerFrom}}
 	pages := &handlers.Pages{Base: base, Start: &directory.Home{Store: s.db, Now: s.cfg.Now}, Log: &directory.AuditLog{Store: s.db}}
 	domains := &handlers.Domains{Base: base, Domains: &directory.Domains{Store: s.db}}
 	claims := &handlers.Claims{Base: base, Org: org, Claims: &directory.Claims{Store: s.db}}
@@ -155,6 +156,12 @@ func (s *Server) routes() http.Handler {
 				r.Get("/contacts/{contactID}", contacts.GetContact)
 				r.Put("/contacts/{contactID}", contacts.UpdateContact)
 				r.Delete("/contacts/{contactID}", contacts.DeleteContact)
+				// Organisation Administrators (docs/design.md §19): never deleted.
+				r.Get("/administrators", orgAdmins.List)
+				r.Post("/administrators", orgAdmins.Invite)
+				r.Get("/administrators/{email}", orgAdmins.Get)
+				r.Put("/administrators/{email}", orgAdmins.Update)
+				r.Delete("/administrators/{email}", noHardDelete)
 				r.Get("/authorisationservers", servers.ListServers)
 				r.Post("/authorisationservers", servers.CreateServer)
 				r.Get("/authorisationservers/{serverID}", servers.GetServer)
@@ -333,6 +340,9 @@ func (s *Server) routes() http.Handler {
 				r.Get("/contacts/{contactID}/edit", contacts.ContactForm)
 				r.Post("/contacts/{contactID}", contacts.UpdateContact)
 				r.Post("/contacts/{contactID}/delete", contacts.DeleteContact)
+				r.Get("/administrators", orgAdmins.List)
+				r.Post("/administrators", orgAdmins.Invite)
+				r.Post("/administrators/{email}", orgAdmins.Update)
 				r.Get("/authorisationservers", servers.ListServers)
 				r.Post("/authorisationservers", servers.CreateServer)
 				r.Get("/authorisationservers/new", servers.ServerForm)
@@ -560,6 +570,7 @@ func segmentMatches(pattern, seg string) bool {
 var alwaysRefused = map[string]bool{
 	"DELETE /api/users/super/{email}":                              true,
 	"DELETE /api/users/data-administrators/{email}":                true,
+	"DELETE /api/organisations/{orgID}/administrators/{email}":     true,
 	"DELETE /api/organisations/{orgID}/authority-claims/{claimID}": true,
 }
 

@@ -125,6 +125,7 @@ func fillEveryTable(t *testing.T, env *webtest.Env, api *apiClient, hookURL stri
 		oid := api.call("POST", "/organisations", body, 201)["OrganisationId"].(string)
 		base := "/organisations/" + oid
 		api.call("POST", base+"/contacts", `{"ContactType":"Technical","FirstName":"José","LastName":"Müller","EmailAddress":"tech@acc`+fmt.Sprint(i)+`.example"}`, 201)
+		api.call("POST", base+"/administrators", `{"Email":"it@acc`+fmt.Sprint(i)+`.example"}`, 201)
 		srv := api.call("POST", base+"/authorisationservers", `{"CustomerFriendlyName":"AS `+name+`","Issuer":"`+discoveryServer(t)+`","Flags":["`+asFlag+`"]}`, 201)["AuthorisationServerId"].(string)
 		app := api.call("POST", base+"/softwarestatements", `{"ClientName":"App `+name+`","RedirectUri":["https://app`+fmt.Sprint(i)+`.example/cb"],"Flags":["`+appFlag+`"]}`, 201)["SoftwareStatementId"].(string)
 		api.call("POST", base+"/authority-claims", `{"AuthorityId":"5eed0000-0000-4000-8000-000000000003","AuthorisationDomain":"Open Finance","Role":"AISP","RegistrationId":"EBA-ACC-`+fmt.Sprint(i)+`"}`, 201)

@@ -257,24 +257,6 @@ func (e FlagType) Valid() bool {
 	}
 }
 
-// Defines values for GroupRoleRole.
-const (
-	GroupRoleRoleDataAdministrator GroupRoleRole = "DataAdministrator"
-	GroupRoleRoleSuperUser         GroupRoleRole = "SuperUser"
-)
-
-// Valid indicates whether the value is a known member of the GroupRoleRole enum.
-func (e GroupRoleRole) Valid() bool {
-	switch e {
-	case GroupRoleRoleDataAdministrator:
-		return true
-	case GroupRoleRoleSuperUser:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for KeyMaterialStatus.
 const (
 	KeyMaterialStatusActive  KeyMaterialStatus = "Active"
@@ -395,6 +377,48 @@ const (
 func (e OrgDomainRoleClaimStatus) Valid() bool {
 	switch e {
 	case OrgDomainRoleClaimStatusActive:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OrganisationAdministratorGrantedBy.
+const (
+	OrganisationAdministratorGrantedByGroup      OrganisationAdministratorGrantedBy = "group"
+	OrganisationAdministratorGrantedByInvitation OrganisationAdministratorGrantedBy = "invitation"
+	OrganisationAdministratorGrantedBySuperUser  OrganisationAdministratorGrantedBy = "super_user"
+)
+
+// Valid indicates whether the value is a known member of the OrganisationAdministratorGrantedBy enum.
+func (e OrganisationAdministratorGrantedBy) Valid() bool {
+	switch e {
+	case OrganisationAdministratorGrantedByGroup:
+		return true
+	case OrganisationAdministratorGrantedByInvitation:
+		return true
+	case OrganisationAdministratorGrantedBySuperUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OrganisationAdministratorStatus.
+const (
+	OrganisationAdministratorStatusActive   OrganisationAdministratorStatus = "Active"
+	OrganisationAdministratorStatusInactive OrganisationAdministratorStatus = "Inactive"
+	OrganisationAdministratorStatusInvited  OrganisationAdministratorStatus = "Invited"
+)
+
+// Valid indicates whether the value is a known member of the OrganisationAdministratorStatus enum.
+func (e OrganisationAdministratorStatus) Valid() bool {
+	switch e {
+	case OrganisationAdministratorStatusActive:
+		return true
+	case OrganisationAdministratorStatusInactive:
+		return true
+	case OrganisationAdministratorStatusInvited:
 		return true
 	default:
 		return false
@@ -1205,12 +1229,11 @@ type FlagType string
 
 // GroupRole defines model for GroupRole.
 type GroupRole struct {
-	Group string        `json:"Group"`
-	Role  GroupRoleRole `json:"Role"`
-}
+	Group string `json:"Group"`
 
-// GroupRoleRole defines model for GroupRole.Role.
-type GroupRoleRole string
+	// Role DataAdministrator, SuperUser, or OrganisationAdministrator:<OrganisationId> for the administrators of one organisation (docs/design.md §19)
+	Role string `json:"Role"`
+}
 
 // IdentityProvider An OpenID Provider bound to the directory: while Active, the API accepts its access tokens (Bearer or DPoP-bound).
 type IdentityProvider struct {
@@ -1437,6 +1460,40 @@ type Organisation struct {
 	// Status Withdrawn and Inactive name the same end state on input; output uses the deployment's vocabulary (2.6.0: Withdrawn).
 	Status    OrganisationStatus `json:"Status"`
 	UpdatedOn *Timestamp         `json:"UpdatedOn,omitempty"`
+}
+
+// OrganisationAdministrator A person made administrator of one organisation (docs/design.md §19): Invited until their first sign-in, then Active; Inactive is the only removal
+type OrganisationAdministrator struct {
+	// ActivatedAt first sign-in; left out until then
+	ActivatedAt *Timestamp          `json:"ActivatedAt,omitempty"`
+	Email       openapi_types.Email `json:"Email"`
+
+	// GrantedBy how the person is an administrator (docs/design.md §16)
+	GrantedBy *OrganisationAdministratorGrantedBy `json:"GrantedBy,omitempty"`
+
+	// Group for GrantedBy group: the group of the identity provider's tokens that grants the role
+	Group *string `json:"Group,omitempty"`
+
+	// IdentityProvider for GrantedBy group: the identity provider binding
+	IdentityProvider *string    `json:"IdentityProvider,omitempty"`
+	InvitedAt        *Timestamp `json:"InvitedAt,omitempty"`
+
+	// InvitedBy who invited (an administrator's e-mail), or the group and identity provider that granted it
+	InvitedBy      string                          `json:"InvitedBy"`
+	OrganisationId openapi_types.UUID              `json:"OrganisationId"`
+	Status         OrganisationAdministratorStatus `json:"Status"`
+	UpdatedAt      *Timestamp                      `json:"UpdatedAt,omitempty"`
+}
+
+// OrganisationAdministratorGrantedBy how the person is an administrator (docs/design.md §16)
+type OrganisationAdministratorGrantedBy string
+
+// OrganisationAdministratorStatus defines model for OrganisationAdministrator.Status.
+type OrganisationAdministratorStatus string
+
+// OrganisationAdministratorInvitation defines model for OrganisationAdministratorInvitation.
+type OrganisationAdministratorInvitation struct {
+	Email openapi_types.Email `json:"Email"`
 }
 
 // OrganisationInput The writable members of an organisation (the read-only members of what GET returns may be sent back unchanged). On PUT the whole organisation is replaced: members left out become empty.
@@ -2247,6 +2304,18 @@ type UpdateOrganisationParams struct {
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// InviteOrganisationAdministratorParams defines parameters for InviteOrganisationAdministrator.
+type InviteOrganisationAdministratorParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// UpdateOrganisationAdministratorStatusParams defines parameters for UpdateOrganisationAdministratorStatus.
+type UpdateOrganisationAdministratorStatusParams struct {
+	// IfMatch ETag of the version read; 412 when stale
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // CreateAuthorisationServerParams defines parameters for CreateAuthorisationServer.
 type CreateAuthorisationServerParams struct {
 	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
@@ -2652,6 +2721,12 @@ type ImportOrganisationsMultipartRequestBody ImportOrganisationsMultipartBody
 
 // UpdateOrganisationJSONRequestBody defines body for UpdateOrganisation for application/json ContentType.
 type UpdateOrganisationJSONRequestBody = OrganisationInput
+
+// InviteOrganisationAdministratorJSONRequestBody defines body for InviteOrganisationAdministrator for application/json ContentType.
+type InviteOrganisationAdministratorJSONRequestBody = OrganisationAdministratorInvitation
+
+// UpdateOrganisationAdministratorStatusJSONRequestBody defines body for UpdateOrganisationAdministratorStatus for application/json ContentType.
+type UpdateOrganisationAdministratorStatusJSONRequestBody = AdministratorStatusUpdate
 
 // CreateAuthorisationServerJSONRequestBody defines body for CreateAuthorisationServer for application/json ContentType.
 type CreateAuthorisationServerJSONRequestBody = AuthorisationServerInput
@@ -3172,6 +3247,49 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /organisations/{OrganisationId} (the `UpdateOrganisation` operationId).
 	UpdateOrganisation(ctx context.Context, organisationId OrganisationId, params *UpdateOrganisationParams, body UpdateOrganisationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListOrganisationAdministrators The administrators of an organisation (Data Administrators, Super Users and the organisation's own administrators)
+	//
+	// Corresponds with GET /organisations/{OrganisationId}/administrators (the `ListOrganisationAdministrators` operationId).
+	ListOrganisationAdministrators(ctx context.Context, organisationId OrganisationId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InviteOrganisationAdministratorWithBody Invite an administrator of the organisation (an invitation e-mail is sent; the same person again is 409)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /organisations/{OrganisationId}/administrators (the `InviteOrganisationAdministrator` operationId).
+	InviteOrganisationAdministratorWithBody(ctx context.Context, organisationId OrganisationId, params *InviteOrganisationAdministratorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InviteOrganisationAdministrator Invite an administrator of the organisation (an invitation e-mail is sent; the same person again is 409)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /organisations/{OrganisationId}/administrators (the `InviteOrganisationAdministrator` operationId).
+	InviteOrganisationAdministrator(ctx context.Context, organisationId OrganisationId, params *InviteOrganisationAdministratorParams, body InviteOrganisationAdministratorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteOrganisationAdministrator Not offered: Inactive is the only removal (405)
+	//
+	// Corresponds with DELETE /organisations/{OrganisationId}/administrators/{email} (the `DeleteOrganisationAdministrator` operationId).
+	DeleteOrganisationAdministrator(ctx context.Context, organisationId OrganisationId, email Email, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetOrganisationAdministrator One administrator of the organisation
+	//
+	// Corresponds with GET /organisations/{OrganisationId}/administrators/{email} (the `GetOrganisationAdministrator` operationId).
+	GetOrganisationAdministrator(ctx context.Context, organisationId OrganisationId, email Email, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateOrganisationAdministratorStatusWithBody Deactivate or reactivate an administrator of the organisation (an Organisation Administrator may not change themselves: 403)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /organisations/{OrganisationId}/administrators/{email} (the `UpdateOrganisationAdministratorStatus` operationId).
+	UpdateOrganisationAdministratorStatusWithBody(ctx context.Context, organisationId OrganisationId, email Email, params *UpdateOrganisationAdministratorStatusParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateOrganisationAdministratorStatus Deactivate or reactivate an administrator of the organisation (an Organisation Administrator may not change themselves: 403)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /organisations/{OrganisationId}/administrators/{email} (the `UpdateOrganisationAdministratorStatus` operationId).
+	UpdateOrganisationAdministratorStatus(ctx context.Context, organisationId OrganisationId, email Email, params *UpdateOrganisationAdministratorStatusParams, body UpdateOrganisationAdministratorStatusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListAuthorisationServers Authorisation servers of an organisation
 	//
@@ -4430,6 +4548,119 @@ func (c *Client) UpdateOrganisationWithBody(ctx context.Context, organisationId 
 // Corresponds with PUT /organisations/{OrganisationId} (the `UpdateOrganisation` operationId).
 func (c *Client) UpdateOrganisation(ctx context.Context, organisationId OrganisationId, params *UpdateOrganisationParams, body UpdateOrganisationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateOrganisationRequest(c.Server, organisationId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListOrganisationAdministrators The administrators of an organisation (Data Administrators, Super Users and the organisation's own administrators)
+//
+// Corresponds with GET /organisations/{OrganisationId}/administrators (the `ListOrganisationAdministrators` operationId).
+func (c *Client) ListOrganisationAdministrators(ctx context.Context, organisationId OrganisationId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListOrganisationAdministratorsRequest(c.Server, organisationId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InviteOrganisationAdministratorWithBody Invite an administrator of the organisation (an invitation e-mail is sent; the same person again is 409)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /organisations/{OrganisationId}/administrators (the `InviteOrganisationAdministrator` operationId).
+func (c *Client) InviteOrganisationAdministratorWithBody(ctx context.Context, organisationId OrganisationId, params *InviteOrganisationAdministratorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInviteOrganisationAdministratorRequestWithBody(c.Server, organisationId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InviteOrganisationAdministrator Invite an administrator of the organisation (an invitation e-mail is sent; the same person again is 409)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /organisations/{OrganisationId}/administrators (the `InviteOrganisationAdministrator` operationId).
+func (c *Client) InviteOrganisationAdministrator(ctx context.Context, organisationId OrganisationId, params *InviteOrganisationAdministratorParams, body InviteOrganisationAdministratorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInviteOrganisationAdministratorRequest(c.Server, organisationId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteOrganisationAdministrator Not offered: Inactive is the only removal (405)
+//
+// Corresponds with DELETE /organisations/{OrganisationId}/administrators/{email} (the `DeleteOrganisationAdministrator` operationId).
+func (c *Client) DeleteOrganisationAdministrator(ctx context.Context, organisationId OrganisationId, email Email, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteOrganisationAdministratorRequest(c.Server, organisationId, email)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetOrganisationAdministrator One administrator of the organisation
+//
+// Corresponds with GET /organisations/{OrganisationId}/administrators/{email} (the `GetOrganisationAdministrator` operationId).
+func (c *Client) GetOrganisationAdministrator(ctx context.Context, organisationId OrganisationId, email Email, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOrganisationAdministratorRequest(c.Server, organisationId, email)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateOrganisationAdministratorStatusWithBody Deactivate or reactivate an administrator of the organisation (an Organisation Administrator may not change themselves: 403)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /organisations/{OrganisationId}/administrators/{email} (the `UpdateOrganisationAdministratorStatus` operationId).
+func (c *Client) UpdateOrganisationAdministratorStatusWithBody(ctx context.Context, organisationId OrganisationId, email Email, params *UpdateOrganisationAdministratorStatusParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateOrganisationAdministratorStatusRequestWithBody(c.Server, organisationId, email, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateOrganisationAdministratorStatus Deactivate or reactivate an administrator of the organisation (an Organisation Administrator may not change themselves: 403)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /organisations/{OrganisationId}/administrators/{email} (the `UpdateOrganisationAdministratorStatus` operationId).
+func (c *Client) UpdateOrganisationAdministratorStatus(ctx context.Context, organisationId OrganisationId, email Email, params *UpdateOrganisationAdministratorStatusParams, body UpdateOrganisationAdministratorStatusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateOrganisationAdministratorStatusRequest(c.Server, organisationId, email, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8088,6 +8319,253 @@ func NewUpdateOrganisationRequestWithBody(server string, organisationId Organisa
 	}
 
 	operationPath := fmt.Sprintf("/organisations/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListOrganisationAdministratorsRequest constructs an http.Request for the ListOrganisationAdministrators method
+func NewListOrganisationAdministratorsRequest(server string, organisationId OrganisationId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "OrganisationId", organisationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/organisations/%s/administrators", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInviteOrganisationAdministratorRequest calls the generic InviteOrganisationAdministrator builder with application/json body
+func NewInviteOrganisationAdministratorRequest(server string, organisationId OrganisationId, params *InviteOrganisationAdministratorParams, body InviteOrganisationAdministratorJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInviteOrganisationAdministratorRequestWithBody(server, organisationId, params, "application/json", bodyReader)
+}
+
+// NewInviteOrganisationAdministratorRequestWithBody constructs an http.Request for the InviteOrganisationAdministrator method, with any body, and a specified content type
+func NewInviteOrganisationAdministratorRequestWithBody(server string, organisationId OrganisationId, params *InviteOrganisationAdministratorParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "OrganisationId", organisationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/organisations/%s/administrators", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteOrganisationAdministratorRequest constructs an http.Request for the DeleteOrganisationAdministrator method
+func NewDeleteOrganisationAdministratorRequest(server string, organisationId OrganisationId, email Email) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "OrganisationId", organisationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "email", email, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "email"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/organisations/%s/administrators/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetOrganisationAdministratorRequest constructs an http.Request for the GetOrganisationAdministrator method
+func NewGetOrganisationAdministratorRequest(server string, organisationId OrganisationId, email Email) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "OrganisationId", organisationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "email", email, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "email"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/organisations/%s/administrators/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateOrganisationAdministratorStatusRequest calls the generic UpdateOrganisationAdministratorStatus builder with application/json body
+func NewUpdateOrganisationAdministratorStatusRequest(server string, organisationId OrganisationId, email Email, params *UpdateOrganisationAdministratorStatusParams, body UpdateOrganisationAdministratorStatusJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateOrganisationAdministratorStatusRequestWithBody(server, organisationId, email, params, "application/json", bodyReader)
+}
+
+// NewUpdateOrganisationAdministratorStatusRequestWithBody constructs an http.Request for the UpdateOrganisationAdministratorStatus method, with any body, and a specified content type
+func NewUpdateOrganisationAdministratorStatusRequestWithBody(server string, organisationId OrganisationId, email Email, params *UpdateOrganisationAdministratorStatusParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "OrganisationId", organisationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "email", email, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "email"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/organisations/%s/administrators/%s", pathParam0, pathParam1)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -14214,6 +14692,55 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /organisations/{OrganisationId} (the `UpdateOrganisation` operationId).
 	UpdateOrganisationWithResponse(ctx context.Context, organisationId OrganisationId, params *UpdateOrganisationParams, body UpdateOrganisationJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateOrganisationResponse, error)
 
+	// ListOrganisationAdministratorsWithResponse The administrators of an organisation (Data Administrators, Super Users and the organisation's own administrators)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /organisations/{OrganisationId}/administrators (the `ListOrganisationAdministrators` operationId).
+	ListOrganisationAdministratorsWithResponse(ctx context.Context, organisationId OrganisationId, reqEditors ...RequestEditorFn) (*ListOrganisationAdministratorsResponse, error)
+
+	// InviteOrganisationAdministratorWithBodyWithResponse Invite an administrator of the organisation (an invitation e-mail is sent; the same person again is 409)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /organisations/{OrganisationId}/administrators (the `InviteOrganisationAdministrator` operationId).
+	InviteOrganisationAdministratorWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, params *InviteOrganisationAdministratorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InviteOrganisationAdministratorResponse, error)
+
+	// InviteOrganisationAdministratorWithResponse Invite an administrator of the organisation (an invitation e-mail is sent; the same person again is 409)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /organisations/{OrganisationId}/administrators (the `InviteOrganisationAdministrator` operationId).
+	InviteOrganisationAdministratorWithResponse(ctx context.Context, organisationId OrganisationId, params *InviteOrganisationAdministratorParams, body InviteOrganisationAdministratorJSONRequestBody, reqEditors ...RequestEditorFn) (*InviteOrganisationAdministratorResponse, error)
+
+	// DeleteOrganisationAdministratorWithResponse Not offered: Inactive is the only removal (405)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /organisations/{OrganisationId}/administrators/{email} (the `DeleteOrganisationAdministrator` operationId).
+	DeleteOrganisationAdministratorWithResponse(ctx context.Context, organisationId OrganisationId, email Email, reqEditors ...RequestEditorFn) (*DeleteOrganisationAdministratorResponse, error)
+
+	// GetOrganisationAdministratorWithResponse One administrator of the organisation
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /organisations/{OrganisationId}/administrators/{email} (the `GetOrganisationAdministrator` operationId).
+	GetOrganisationAdministratorWithResponse(ctx context.Context, organisationId OrganisationId, email Email, reqEditors ...RequestEditorFn) (*GetOrganisationAdministratorResponse, error)
+
+	// UpdateOrganisationAdministratorStatusWithBodyWithResponse Deactivate or reactivate an administrator of the organisation (an Organisation Administrator may not change themselves: 403)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /organisations/{OrganisationId}/administrators/{email} (the `UpdateOrganisationAdministratorStatus` operationId).
+	UpdateOrganisationAdministratorStatusWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, email Email, params *UpdateOrganisationAdministratorStatusParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateOrganisationAdministratorStatusResponse, error)
+
+	// UpdateOrganisationAdministratorStatusWithResponse Deactivate or reactivate an administrator of the organisation (an Organisation Administrator may not change themselves: 403)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /organisations/{OrganisationId}/administrators/{email} (the `UpdateOrganisationAdministratorStatus` operationId).
+	UpdateOrganisationAdministratorStatusWithResponse(ctx context.Context, organisationId OrganisationId, email Email, params *UpdateOrganisationAdministratorStatusParams, body UpdateOrganisationAdministratorStatusJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateOrganisationAdministratorStatusResponse, error)
+
 	// ListAuthorisationServersWithResponse Authorisation servers of an organisation
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -16037,6 +16564,315 @@ func (r UpdateOrganisationResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateOrganisationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListOrganisationAdministratorsResponseDefaultHeaders the declared response headers of an HTTP default response for ListOrganisationAdministrators
+type ListOrganisationAdministratorsResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type ListOrganisationAdministratorsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]OrganisationAdministrator
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListOrganisationAdministratorsResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListOrganisationAdministratorsResponse) GetJSON200() *[]OrganisationAdministrator {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListOrganisationAdministratorsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListOrganisationAdministratorsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListOrganisationAdministratorsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListOrganisationAdministratorsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListOrganisationAdministratorsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// InviteOrganisationAdministratorResponse201Headers the declared response headers of an HTTP 201 response for InviteOrganisationAdministrator
+type InviteOrganisationAdministratorResponse201Headers struct {
+	ETag *string
+}
+
+// InviteOrganisationAdministratorResponseDefaultHeaders the declared response headers of an HTTP default response for InviteOrganisationAdministrator
+type InviteOrganisationAdministratorResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type InviteOrganisationAdministratorResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *OrganisationAdministrator
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *InviteOrganisationAdministratorResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *InviteOrganisationAdministratorResponseDefaultHeaders
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r InviteOrganisationAdministratorResponse) GetJSON201() *OrganisationAdministrator {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r InviteOrganisationAdministratorResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InviteOrganisationAdministratorResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InviteOrganisationAdministratorResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InviteOrganisationAdministratorResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InviteOrganisationAdministratorResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteOrganisationAdministratorResponse405Headers the declared response headers of an HTTP 405 response for DeleteOrganisationAdministrator
+type DeleteOrganisationAdministratorResponse405Headers struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+// DeleteOrganisationAdministratorResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteOrganisationAdministrator
+type DeleteOrganisationAdministratorResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type DeleteOrganisationAdministratorResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DeleteOrganisationAdministratorResponse405Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteOrganisationAdministratorResponseDefaultHeaders
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r DeleteOrganisationAdministratorResponse) GetApplicationproblemJSON405() *Problem {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteOrganisationAdministratorResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteOrganisationAdministratorResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteOrganisationAdministratorResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteOrganisationAdministratorResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteOrganisationAdministratorResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetOrganisationAdministratorResponse200Headers the declared response headers of an HTTP 200 response for GetOrganisationAdministrator
+type GetOrganisationAdministratorResponse200Headers struct {
+	ETag *string
+}
+
+// GetOrganisationAdministratorResponseDefaultHeaders the declared response headers of an HTTP default response for GetOrganisationAdministrator
+type GetOrganisationAdministratorResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type GetOrganisationAdministratorResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OrganisationAdministrator
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetOrganisationAdministratorResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetOrganisationAdministratorResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetOrganisationAdministratorResponse) GetJSON200() *OrganisationAdministrator {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetOrganisationAdministratorResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetOrganisationAdministratorResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetOrganisationAdministratorResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetOrganisationAdministratorResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetOrganisationAdministratorResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateOrganisationAdministratorStatusResponse200Headers the declared response headers of an HTTP 200 response for UpdateOrganisationAdministratorStatus
+type UpdateOrganisationAdministratorStatusResponse200Headers struct {
+	ETag *string
+}
+
+// UpdateOrganisationAdministratorStatusResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateOrganisationAdministratorStatus
+type UpdateOrganisationAdministratorStatusResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type UpdateOrganisationAdministratorStatusResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OrganisationAdministrator
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateOrganisationAdministratorStatusResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateOrganisationAdministratorStatusResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateOrganisationAdministratorStatusResponse) GetJSON200() *OrganisationAdministrator {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r UpdateOrganisationAdministratorStatusResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateOrganisationAdministratorStatusResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateOrganisationAdministratorStatusResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateOrganisationAdministratorStatusResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateOrganisationAdministratorStatusResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -23609,6 +24445,97 @@ func (c *ClientWithResponses) UpdateOrganisationWithResponse(ctx context.Context
 	return ParseUpdateOrganisationResponse(rsp)
 }
 
+// ListOrganisationAdministratorsWithResponse The administrators of an organisation (Data Administrators, Super Users and the organisation's own administrators)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /organisations/{OrganisationId}/administrators (the `ListOrganisationAdministrators` operationId).
+func (c *ClientWithResponses) ListOrganisationAdministratorsWithResponse(ctx context.Context, organisationId OrganisationId, reqEditors ...RequestEditorFn) (*ListOrganisationAdministratorsResponse, error) {
+	rsp, err := c.ListOrganisationAdministrators(ctx, organisationId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListOrganisationAdministratorsResponse(rsp)
+}
+
+// InviteOrganisationAdministratorWithBodyWithResponse Invite an administrator of the organisation (an invitation e-mail is sent; the same person again is 409)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /organisations/{OrganisationId}/administrators (the `InviteOrganisationAdministrator` operationId).
+func (c *ClientWithResponses) InviteOrganisationAdministratorWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, params *InviteOrganisationAdministratorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InviteOrganisationAdministratorResponse, error) {
+	rsp, err := c.InviteOrganisationAdministratorWithBody(ctx, organisationId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInviteOrganisationAdministratorResponse(rsp)
+}
+
+// InviteOrganisationAdministratorWithResponse Invite an administrator of the organisation (an invitation e-mail is sent; the same person again is 409)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /organisations/{OrganisationId}/administrators (the `InviteOrganisationAdministrator` operationId).
+func (c *ClientWithResponses) InviteOrganisationAdministratorWithResponse(ctx context.Context, organisationId OrganisationId, params *InviteOrganisationAdministratorParams, body InviteOrganisationAdministratorJSONRequestBody, reqEditors ...RequestEditorFn) (*InviteOrganisationAdministratorResponse, error) {
+	rsp, err := c.InviteOrganisationAdministrator(ctx, organisationId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInviteOrganisationAdministratorResponse(rsp)
+}
+
+// DeleteOrganisationAdministratorWithResponse Not offered: Inactive is the only removal (405)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /organisations/{OrganisationId}/administrators/{email} (the `DeleteOrganisationAdministrator` operationId).
+func (c *ClientWithResponses) DeleteOrganisationAdministratorWithResponse(ctx context.Context, organisationId OrganisationId, email Email, reqEditors ...RequestEditorFn) (*DeleteOrganisationAdministratorResponse, error) {
+	rsp, err := c.DeleteOrganisationAdministrator(ctx, organisationId, email, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteOrganisationAdministratorResponse(rsp)
+}
+
+// GetOrganisationAdministratorWithResponse One administrator of the organisation
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /organisations/{OrganisationId}/administrators/{email} (the `GetOrganisationAdministrator` operationId).
+func (c *ClientWithResponses) GetOrganisationAdministratorWithResponse(ctx context.Context, organisationId OrganisationId, email Email, reqEditors ...RequestEditorFn) (*GetOrganisationAdministratorResponse, error) {
+	rsp, err := c.GetOrganisationAdministrator(ctx, organisationId, email, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetOrganisationAdministratorResponse(rsp)
+}
+
+// UpdateOrganisationAdministratorStatusWithBodyWithResponse Deactivate or reactivate an administrator of the organisation (an Organisation Administrator may not change themselves: 403)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /organisations/{OrganisationId}/administrators/{email} (the `UpdateOrganisationAdministratorStatus` operationId).
+func (c *ClientWithResponses) UpdateOrganisationAdministratorStatusWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, email Email, params *UpdateOrganisationAdministratorStatusParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateOrganisationAdministratorStatusResponse, error) {
+	rsp, err := c.UpdateOrganisationAdministratorStatusWithBody(ctx, organisationId, email, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateOrganisationAdministratorStatusResponse(rsp)
+}
+
+// UpdateOrganisationAdministratorStatusWithResponse Deactivate or reactivate an administrator of the organisation (an Organisation Administrator may not change themselves: 403)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /organisations/{OrganisationId}/administrators/{email} (the `UpdateOrganisationAdministratorStatus` operationId).
+func (c *ClientWithResponses) UpdateOrganisationAdministratorStatusWithResponse(ctx context.Context, organisationId OrganisationId, email Email, params *UpdateOrganisationAdministratorStatusParams, body UpdateOrganisationAdministratorStatusJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateOrganisationAdministratorStatusResponse, error) {
+	rsp, err := c.UpdateOrganisationAdministratorStatus(ctx, organisationId, email, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateOrganisationAdministratorStatusResponse(rsp)
+}
+
 // ListAuthorisationServersWithResponse Authorisation servers of an organisation
 //
 // Returns a wrapper object for the known response body format(s).
@@ -26446,6 +27373,324 @@ func ParseUpdateOrganisationResponse(rsp *http.Response) (*UpdateOrganisationRes
 		response.Headers200 = &headers
 	case true:
 		var headers UpdateOrganisationResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListOrganisationAdministratorsResponse parses an HTTP response from a ListOrganisationAdministratorsWithResponse call
+func ParseListOrganisationAdministratorsResponse(rsp *http.Response) (*ListOrganisationAdministratorsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListOrganisationAdministratorsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []OrganisationAdministrator
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case true:
+		var headers ListOrganisationAdministratorsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseInviteOrganisationAdministratorResponse parses an HTTP response from a InviteOrganisationAdministratorWithResponse call
+func ParseInviteOrganisationAdministratorResponse(rsp *http.Response) (*InviteOrganisationAdministratorResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InviteOrganisationAdministratorResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest OrganisationAdministrator
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers InviteOrganisationAdministratorResponse201Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers201 = &headers
+	case true:
+		var headers InviteOrganisationAdministratorResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteOrganisationAdministratorResponse parses an HTTP response from a DeleteOrganisationAdministratorWithResponse call
+func ParseDeleteOrganisationAdministratorResponse(rsp *http.Response) (*DeleteOrganisationAdministratorResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteOrganisationAdministratorResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 405:
+		var headers DeleteOrganisationAdministratorResponse405Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers405 = &headers
+	case true:
+		var headers DeleteOrganisationAdministratorResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetOrganisationAdministratorResponse parses an HTTP response from a GetOrganisationAdministratorWithResponse call
+func ParseGetOrganisationAdministratorResponse(rsp *http.Response) (*GetOrganisationAdministratorResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetOrganisationAdministratorResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OrganisationAdministrator
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetOrganisationAdministratorResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case true:
+		var headers GetOrganisationAdministratorResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateOrganisationAdministratorStatusResponse parses an HTTP response from a UpdateOrganisationAdministratorStatusWithResponse call
+func ParseUpdateOrganisationAdministratorStatusResponse(rsp *http.Response) (*UpdateOrganisationAdministratorStatusResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateOrganisationAdministratorStatusResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OrganisationAdministrator
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateOrganisationAdministratorStatusResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case true:
+		var headers UpdateOrganisationAdministratorStatusResponseDefaultHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "5f25324f0abe9127ea6469d6556bc00aa9023c9641d336cf7212481e491a8482"
+const SpecSHA256 = "6fe18ca11105a4da255081925e7abc0c5ce8c3b9140d3e0e2564140b877da116"
