@@ -32,6 +32,11 @@ type Certificate struct {
 	PEM                         string          `json:"PEM"`
 	CreatedOn                   time.Time       `json:"CreatedOn"`
 	CreatedBy                   string          `json:"CreatedBy"`
+	// SoftwareStatementID is the application a certificate the directory's
+	// CA issued is for ("" for the organisation's own, and for uploads);
+	// IssuedByCA marks those the CA issued (docs/design.md §18).
+	SoftwareStatementID string `json:"SoftwareStatementId,omitempty"`
+	IssuedByCA          bool   `json:"IssuedByDirectoryCA,omitempty"`
 }
 
 // CertificateType is Reference Data: a kind of organisation certificate
