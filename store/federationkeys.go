@@ -43,9 +43,15 @@ func (d *DB) ListFederationKeys(ctx context.Context) ([]SigningKey, error) {
 	return out, nil
 }
 
-// CurrentFederationKey is the key that signs: the newest Active one.
+// CurrentFederationKey is the key that signs: the newest Active one. It
+// is asked on every federation signature (each trust mark): the answer is
+// kept while the directory is unchanged (readcache.go; every key change
+// bumps the directory version, on any instance through Sync) and for at
+// most ReadCacheAge.
 func (d *DB) CurrentFederationKey(ctx context.Context) (SigningKey, error) {
-	return queryOne(ctx, d.db, scanFedKey, `SELECT `+fedKeyCols+` FROM federation_keys WHERE status = 'Active' ORDER BY created_at DESC, kid LIMIT 1`)
+	return cached(ctx, d, &d.fedKey, struct{}{}, func() (SigningKey, error) {
+		return queryOne(ctx, d.hot(), scanFedKey, `SELECT `+fedKeyCols+` FROM federation_keys WHERE status = 'Active' ORDER BY created_at DESC, kid LIMIT 1`)
+	})
 }
 
 // AddFederationKey stores a new key that signs from now on; every other

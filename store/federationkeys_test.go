@@ -144,3 +144,42 @@ func TestFederationNextKeyPreparedBefore0031(t *testing.T) {
 		t.Fatalf("a key prepared after 0031: %+v %v", nk, err)
 	}
 }
+
+// The current federation key is kept between signatures (readcache.go),
+// but a rotation, immediate or staged, is seen by the very next read:
+// nothing is signed with a retired key from the cache.
+func TestFederationKeyCacheSeesRotation(t *testing.T) {
+	ctx := context.Background()
+	clock := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	d, err := Open(ctx, storetest.Path(t), func() time.Time { return clock })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	a := Audit{Actor: "test"}
+	want := func(kid string) {
+		t.Helper()
+		for i := 0; i < 2; i++ { // the second read is the cached one
+			k, err := d.CurrentFederationKey(ctx)
+			if err != nil || k.Kid != kid {
+				t.Fatalf("current key %q %v, want %q", k.Kid, err, kid)
+			}
+		}
+	}
+	if err := d.AddFederationKey(ctx, a, SigningKey{Kid: "one", Alg: "ES256", PublicJWK: "{}", PrivateEnc: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	want("one")
+	if err := d.PrepareFederationKey(ctx, a, SigningKey{Kid: "two", Alg: "ES256", PublicJWK: "{}", PrivateEnc: []byte("y")}, 0); err != nil {
+		t.Fatal(err)
+	}
+	want("one")
+	if _, err := d.ActivateFederationKey(ctx, a, nil); err != nil {
+		t.Fatal(err)
+	}
+	want("two")
+	if err := d.AddFederationKey(ctx, a, SigningKey{Kid: "three", Alg: "ES256", PublicJWK: "{}", PrivateEnc: []byte("z")}); err != nil {
+		t.Fatal(err)
+	}
+	want("three")
+}

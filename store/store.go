@@ -65,6 +65,8 @@ type DB struct {
 	group       groupCommit                      // see recordGrouped
 	signingKids readCache[string, string]        // CurrentSigningKid, readcache.go
 	ssaSubjects readCache[[2]string, ssaSubject] // SSASubject
+	fedKey      readCache[struct{}, SigningKey]  // CurrentFederationKey
+	markTypes   readCache[string, TrustMarkType] // TrustMarkTypeByURL
 	instance    string                           // this process's id in write notifications (PostgreSQL)
 	notes       *listener                        // other instances' writes (PostgreSQL, notify.go)
 	// The change feed (changes.go): commit wake-ups and the log's epoch.

@@ -41,9 +41,14 @@ func (d *DB) GetTrustMarkType(ctx context.Context, id string) (TrustMarkType, er
 }
 
 // TrustMarkTypeByURL returns the type whose URL is trustMarkType, or
-// ErrNotFound.
+// ErrNotFound. It is asked on every trust mark request: the answer is kept
+// while the directory is unchanged (readcache.go; a type's every change
+// bumps the directory version, on any instance through Sync) and for at
+// most ReadCacheAge. An unknown URL is not kept.
 func (d *DB) TrustMarkTypeByURL(ctx context.Context, trustMarkType string) (TrustMarkType, error) {
-	return queryOne(ctx, d.hot(), scanTrustMarkType, `SELECT `+tmtCols+` FROM trust_mark_types WHERE trust_mark_type = ?`, trustMarkType)
+	return cached(ctx, d, &d.markTypes, trustMarkType, func() (TrustMarkType, error) {
+		return queryOne(ctx, d.hot(), scanTrustMarkType, `SELECT `+tmtCols+` FROM trust_mark_types WHERE trust_mark_type = ?`, trustMarkType)
+	})
 }
 
 // checkTrustMarkBasis adds to problems what only the database can judge of

@@ -383,3 +383,25 @@ func TestTrustMarkTypeStoreChecks(t *testing.T) {
 		t.Fatalf("audit: %v", actions)
 	}
 }
+
+// The type by URL is kept between trust mark requests (readcache.go), but
+// a change of the type is seen by the very next read.
+func TestTrustMarkTypeByURLSeesAChange(t *testing.T) {
+	f := newMarkFixture(t)
+	ctx := context.Background()
+	for i := 0; i < 2; i++ { // the second read is the cached one
+		if got, err := f.db.TrustMarkTypeByURL(ctx, f.roleT.TrustMarkType); err != nil || got.Status != "Active" {
+			t.Fatalf("read %d: %+v %v", i, got, err)
+		}
+	}
+	next := f.roleT
+	next.Status = "Inactive"
+	_, err := f.db.UpdateTrustMarkType(ctx, who, next, nil, nil)
+	f.must(err)
+	if got, err := f.db.TrustMarkTypeByURL(ctx, f.roleT.TrustMarkType); err != nil || got.Status != "Inactive" {
+		t.Fatalf("after the change: %+v %v", got, err)
+	}
+	if _, err := f.db.TrustMarkTypeByURL(ctx, "https://dir.example/none"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("an unknown URL: %v", err)
+	}
+}

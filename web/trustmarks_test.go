@@ -4,6 +4,7 @@ import (
 	"crypto/ecdsa"
 	"encoding/json"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -160,4 +161,43 @@ func claimsOfJWT(tok string) map[string]any {
 	var c map[string]any
 	_ = json.Unmarshal(jws.UnsafePayloadWithoutVerification(), &c)
 	return c
+}
+
+// A new mark (a subject not in the cache of marks) after a write that
+// ends its entitlement is refused at once: the type, the federation key
+// and any index kept between requests are dropped with the write, and
+// nothing is answered from what was read before it.
+func TestTrustMarkNewRefusedRightAfterALapse(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	authority := setupDomains(t, a)
+	oid := a.must(201, "POST", "/organisations", `{"OrganisationName":"Acme Bank","RegistrationNumber":"A-1","CountryOfRegistration":"GB","Status":"Active"}`)["OrganisationId"].(string)
+	claim := grant(t, a, oid, authority, "Payments", "PISP")
+	subs := []string{"https://rp1.acme.example.com", "https://rp2.acme.example.com", "https://rp3.acme.example.com", "https://rp4.acme.example.com"}
+	for i, sub := range subs {
+		a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Acme RP `+strconv.Itoa(i)+`","Status":"Active","Roles":["PISP"],"FederationEntityId":"`+sub+`"}`)
+	}
+	created := a.must(201, "POST", "/references/trust-mark-types", `{"Name":"Payment initiation","Basis":"Role","AuthorisationDomain":"Payments","Role":"PISP"}`)
+	tmType, typeID := created["TrustMarkType"].(string), created["Id"].(string)
+	issue := func(sub string) int {
+		code, _, _ := fedGet(t, env, "/federation/trust-mark?trust_mark_type="+url.QueryEscape(tmType)+"&sub="+url.QueryEscape(sub))
+		return code
+	}
+	if c := issue(subs[0]); c != 200 {
+		t.Fatalf("first mark: %d", c)
+	}
+	a.must(200, "PUT", "/references/trust-mark-types/"+typeID, `{"Name":"Payment initiation","Basis":"Role","AuthorisationDomain":"Payments","Role":"PISP","Status":"Inactive"}`)
+	if c := issue(subs[1]); c != 404 {
+		t.Fatalf("a new mark of a type made Inactive: %d", c)
+	}
+	a.must(200, "PUT", "/references/trust-mark-types/"+typeID, `{"Name":"Payment initiation","Basis":"Role","AuthorisationDomain":"Payments","Role":"PISP","Status":"Active"}`)
+	if c := issue(subs[1]); c != 200 {
+		t.Fatalf("the type Active again: %d", c)
+	}
+	a.must(200, "PUT", "/organisations/"+oid+"/authority-claims/"+claim, `{"Status":"Inactive"}`)
+	for _, sub := range subs[2:] {
+		if c := issue(sub); c != 404 {
+			t.Fatalf("a new mark after the claim lapsed: %d", c)
+		}
+	}
 }
