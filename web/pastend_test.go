@@ -28,6 +28,12 @@ func TestAListPastItsLastPageLeadsBack(t *testing.T) {
 		if !strings.Contains(pages, "Page 100 is past the last page (1)") {
 			t.Errorf("%s: the pages read %q", path, pages)
 		}
+		if path == "/organisations?page=99" {
+			// The list is not empty: it says so, not "No organisations yet".
+			if empty := doc.Find("[data-testid=empty]").Text(); strings.Contains(empty, "No organisations yet") || !strings.Contains(empty, "past the end") {
+				t.Errorf("%s: the empty list says %q", path, strings.Join(strings.Fields(empty), " "))
+			}
+		}
 		prev, ok := doc.Find(`nav[aria-label=Pages] a`).First().Attr("href")
 		if !ok || !strings.Contains(prev, "page=0") {
 			t.Errorf("%s: Previous goes to %q, want the last page (page=0)", path, prev)

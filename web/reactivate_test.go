@@ -108,6 +108,9 @@ func TestReactivationPage(t *testing.T) {
 		t.Fatalf("reactivate link %q", href)
 	}
 	_, doc = page(t, c, reURL)
+	if head := doc.Find("hgroup"); strings.Contains(head.Text(), "@StatusBadge") || head.Find("[data-testid=status]").Text() != "Withdrawn" {
+		t.Fatalf("the page's heading shows the status as %q", head.Text())
+	}
 	if affects := doc.Find("[data-testid=reactivation-affects]").Text(); !strings.Contains(affects, "participants") {
 		t.Fatalf("affects %q", affects)
 	}
