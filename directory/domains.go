@@ -2,7 +2,6 @@ package directory
 
 import (
 	"context"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -92,8 +91,6 @@ func (r *DomainRole) Validate(isNew bool) Fields {
 	return f
 }
 
-var countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
-
 // Validate is what an authority must be without looking at the database: a
 // name and a code, an ISO country code, each domain named once. That the
 // domains exist is checked by the store, in the write's transaction.
@@ -103,8 +100,8 @@ func (a *Authority) Validate(isNew bool) Fields {
 	f.MaxLen("AuthorityName", a.AuthorityName, 255)
 	f.Required("AuthorityCode", a.AuthorityCode, "Authority code")
 	f.MaxLen("AuthorityCode", a.AuthorityCode, 40)
-	if !countryCode.MatchString(a.Country) {
-		f.Add("Country", "Country must be an ISO 3166-1 alpha-2 code such as GB or BR.")
+	if msg := CountryProblem(a.Country); msg != "" {
+		f.Add("Country", msg)
 	}
 	seen := map[string]bool{}
 	for _, d := range a.AuthorisationDomains {

@@ -51,6 +51,8 @@ func TestAuthorityValidate(t *testing.T) {
 		{"a name is required", func(a *directory.Authority) { a.AuthorityName = "" }, "AuthorityName"},
 		{"a code over 40 characters", func(a *directory.Authority) { a.AuthorityCode = strings.Repeat("C", 41) }, "AuthorityCode"},
 		{"a country in lower case", func(a *directory.Authority) { a.Country = "gb" }, "Country"},
+		{"UK, which is not assigned (GB is)", func(a *directory.Authority) { a.Country = "UK" }, "Country"},
+		{"a code assigned to no country", func(a *directory.Authority) { a.Country = "XX" }, "Country"},
 		{"a domain named twice", func(a *directory.Authority) { a.AuthorisationDomains = []string{"Payments", "Payments"} }, "AuthorisationDomains"},
 		{"a status that is none", func(a *directory.Authority) { a.Status = "Paused" }, "Status"},
 	} {

@@ -65,11 +65,7 @@ func (o *Organisation) Validate(isNew bool, vocab lifecycle.Vocabulary) Fields {
 	f.MaxLen("LegalEntityName", o.LegalEntityName, MaxName)
 	f.Required("RegistrationNumber", o.RegistrationNumber, "Registration number")
 	f.MaxLen("RegistrationNumber", o.RegistrationNumber, 100)
-	if !formats.ValidCountry(o.CountryOfRegistration) {
-		msg := "Use an assigned two-letter ISO 3166-1 code in capitals, like GB or BR."
-		if strings.EqualFold(o.CountryOfRegistration, "UK") {
-			msg += " The United Kingdom is GB."
-		}
+	if msg := CountryProblem(o.CountryOfRegistration); msg != "" {
 		f.Add("CountryOfRegistration", msg)
 	}
 	for _, v := range []struct{ name, s string }{{"AddressLine1", o.AddressLine1}, {"AddressLine2", o.AddressLine2}, {"City", o.City}, {"Postcode", o.Postcode}} {
@@ -176,4 +172,18 @@ func (s *Organisations) Update(ctx context.Context, a Actor, o Organisation, ref
 		return o, from, Named(err, "Organisation")
 	}
 	return saved, from, nil
+}
+
+// CountryProblem is what is wrong with a country code, "" when it is an
+// assigned ISO 3166-1 alpha-2 code in capitals: the one rule of
+// organisations and authorities.
+func CountryProblem(c string) string {
+	if formats.ValidCountry(c) {
+		return ""
+	}
+	msg := "Use an assigned two-letter ISO 3166-1 code in capitals, like GB or BR."
+	if strings.EqualFold(c, "UK") {
+		msg += " The United Kingdom is GB."
+	}
+	return msg
 }
