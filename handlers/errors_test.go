@@ -176,3 +176,20 @@ func TestRetryableRefusalsAreLoggedAsWhatTheyAre(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoMessagesOnOneFieldAreKeptApart: two problems of a role metadata
+// policy ran together on the console ("one_of takes a JSON array
+// essential takes true or false").
+func TestTwoMessagesOnOneFieldAreKeptApart(t *testing.T) {
+	err := &directory.Error{Code: directory.CodeInvalid, Message: "Some fields need attention.", More: []directory.Problem{
+		{Field: "Policy", Code: "invalid_policy", Message: "client_name: one_of takes a JSON array"},
+		{Field: "Policy", Code: "invalid_policy", Message: "client_name: essential takes true or false"},
+		{Field: "Policy", Code: "invalid_policy", Message: "A sentence."},
+		{Field: "Policy", Code: "invalid_policy", Message: "Another."},
+	}}
+	got := fieldMessages(err, "Policy")["Policy"]
+	want := "client_name: one_of takes a JSON array; client_name: essential takes true or false; A sentence. Another."
+	if got != want {
+		t.Fatalf("the field reads %q, want %q", got, want)
+	}
+}

@@ -71,10 +71,22 @@ func (h *IdentityProviders) editRefused(w http.ResponseWriter, r *http.Request, 
 func fieldMessages(err error, field string) map[string]string {
 	m := map[string]string{}
 	for _, fe := range AsError(err).Fields {
-		m[fe.Field] = strings.TrimSpace(m[fe.Field] + " " + fe.Message)
+		m[fe.Field] = joinMessages(m[fe.Field], fe.Message)
 	}
 	if len(m) == 0 {
 		m[field] = AsError(err).Message
 	}
 	return m
+}
+
+// joinMessages puts a second message on one field after the first, kept
+// apart: "; " after a fragment, a space after a sentence.
+func joinMessages(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case strings.HasSuffix(a, "."):
+		return a + " " + b
+	}
+	return a + "; " + b
 }
