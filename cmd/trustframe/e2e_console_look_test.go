@@ -349,11 +349,12 @@ func TestEndToEndFirstSteps(t *testing.T) {
 
 	api := newAPIClient(t, env)
 	org := api.call("POST", "/organisations", `{"OrganisationName":"Acme Bank","RegistrationNumber":"12345678","CountryOfRegistration":"GB"}`, 201)
-	app := api.call("POST", "/organisations/"+org["OrganisationId"].(string)+"/softwarestatements", `{"ClientName":"Payments app","Description":"Moves money for retail customers","RedirectUri":["https://app.acme.example/cb"]}`, 201)
+	app := api.call("POST", "/organisations/"+org["OrganisationId"].(string)+"/softwarestatements", `{"ClientName":"Payments app","Description":"Moves money for retail customers\nand for small businesses","RedirectUri":["https://app.acme.example/cb"]}`, 201)
 	if err := chromedp.Do(ctx, chromedp.Navigate(env.URL+"/organisations/"+org["OrganisationId"].(string)+"/softwarestatements/"+app["SoftwareStatementId"].(string)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=application-name]`))); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector("[data-testid=application-description]")||{}).textContent||""`)); d != "Moves money for retail customers" {
+	// innerText follows the layout: the description's line break shows.
+	if d, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector("[data-testid=application-description]")||{}).innerText||""`)); d != "Moves money for retail customers\nand for small businesses" {
 		t.Errorf("application page shows Description %q", d)
 	}
 }
