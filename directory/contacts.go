@@ -37,7 +37,28 @@ func (c *Contact) Validate() Fields {
 	for _, v := range []struct{ name, s string }{{"FirstName", c.FirstName}, {"LastName", c.LastName}, {"Department", c.Department}, {"PhoneNumber", c.PhoneNumber}} {
 		f.MaxLen(v.name, v.s, 200)
 	}
+	if c.PhoneNumber != "" && !phoneNumber(c.PhoneNumber) {
+		f.Add("PhoneNumber", "Enter a phone number of 7 to 15 digits, with the country code for an international one, like +44 20 7946 0000 (spaces, dashes, dots and brackets are fine).")
+	}
 	return f
+}
+
+// phoneNumber reports whether s reads as a phone number: digits (7 to 15,
+// the most E.164 allows) with spaces, dashes, dots and brackets between
+// them, a + only first.
+func phoneNumber(s string) bool {
+	digits := 0
+	for i, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case r == '+' && i == 0:
+		case r == ' ' || r == '-' || r == '.' || r == '(' || r == ')':
+		default:
+			return false
+		}
+	}
+	return digits >= 7 && digits <= 15
 }
 
 // ContactStore is what the contact use cases need of the database. A

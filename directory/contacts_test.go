@@ -25,6 +25,11 @@ func TestContactValidate(t *testing.T) {
 		{"a domain without a dot", func(c *directory.Contact) { c.EmailAddress = "ada@localhost" }, "EmailAddress"},
 		{"a domain ending with a dot", func(c *directory.Contact) { c.EmailAddress = "ada@example.com." }, "EmailAddress"},
 		{"a department over 200 characters", func(c *directory.Contact) { c.Department = strings.Repeat("é", 201) }, "Department"},
+		{"a phone number written as one", func(c *directory.Contact) { c.PhoneNumber = "+44 (20) 7946-0000" }, ""},
+		{"a phone number with letters", func(c *directory.Contact) { c.PhoneNumber = "call me" }, "PhoneNumber"},
+		{"a phone number too short", func(c *directory.Contact) { c.PhoneNumber = "12345" }, "PhoneNumber"},
+		{"a phone number over 15 digits", func(c *directory.Contact) { c.PhoneNumber = "+1234567890123456" }, "PhoneNumber"},
+		{"a + not first", func(c *directory.Contact) { c.PhoneNumber = "44+2079460000" }, "PhoneNumber"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := ok
