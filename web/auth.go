@@ -259,7 +259,10 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if role == store.RoleNone {
-		handlers.WriteError(w, r, forbiddenNotAdmin(who.email))
+		// The refusal is its own page, so that the address bar does not
+		// keep the callback's code and state.
+		sm.Put(ctx, refusedEmailKey, who.email)
+		http.Redirect(w, r, "/login/refused", http.StatusSeeOther)
 		return
 	}
 	sm.Put(ctx, "email", store.NormalizeEmail(who.email))
@@ -271,6 +274,21 @@ func (a *authenticator) callback(w http.ResponseWriter, r *http.Request) {
 		flasher{sm}.Warn(ctx, "Your session had expired, so you were asked to sign in again and nothing was saved. What you typed is back in the form (files must be chosen again): check it and save again.")
 	}
 	http.Redirect(w, r, localPath(returnTo), http.StatusSeeOther)
+}
+
+// refusedEmailKey keeps, in a session, the e-mail a sign-in was refused
+// for, for the page that says so.
+const refusedEmailKey = "refused_email"
+
+// refusedPage says that the last sign-in of this browser was refused: 403
+// naming the e-mail, or, without one, the way to sign in.
+func (a *authenticator) refusedPage(w http.ResponseWriter, r *http.Request) {
+	email := a.s.sessions.GetString(r.Context(), refusedEmailKey)
+	if email == "" {
+		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		return
+	}
+	handlers.WriteError(w, r, forbiddenNotAdmin(email))
 }
 
 // signInFailed is the refusal of a sign-in, in words the person signing in

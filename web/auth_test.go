@@ -100,8 +100,12 @@ func TestSignInRefusedForNonAdministrator(t *testing.T) {
 	resp := webtest.SignIn(t, webtest.Browser(), env.URL, "stranger@example.com")
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(b), "not an active administrator") {
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(b), "stranger@example.com is not an active administrator") {
 		t.Fatalf("status %d: %s", resp.StatusCode, b)
+	}
+	// The refusal's address is its own, not the callback's with its code.
+	if resp.Request.URL.Path != "/login/refused" || resp.Request.URL.RawQuery != "" {
+		t.Fatalf("the refusal is shown at %s", resp.Request.URL)
 	}
 	tok := webtest.Token(t, env.URL, "stranger@example.com", nil)
 	r, body := do(t, "GET", env.URL+"/api/audit", tok.AccessToken, "")

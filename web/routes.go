@@ -310,6 +310,7 @@ func (s *Server) routes() http.Handler {
 		r.Use(browser...)
 		r.With(s.rateLimit).Get("/login", getOnly(s.auth.login))
 		r.With(s.rateLimit).Get("/auth/callback", getOnly(s.auth.callback))
+		r.Get("/login/refused", s.auth.refusedPage)
 		r.Post("/logout", s.auth.logout)
 		r.With(s.auth.sessionAuth(false)).Get("/", pages.Home)
 
