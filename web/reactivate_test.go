@@ -161,3 +161,18 @@ func TestStatusReasonHasAMaximum(t *testing.T) {
 	}
 	a.must(200, "PUT", "/organisations/"+oid+"/softwarestatements/"+aid, `{"ClientName":"App","Status":"Active","StatusReason":"`+strings.Repeat("é", 500)+`"}`)
 }
+
+// TestEndStateConfirmationSaysWhoCanUndoIt: the confirmation of Withdraw
+// said "cannot be undone", though a Super User can reactivate.
+func TestEndStateConfirmationSaysWhoCanUndoIt(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	oid, aid := setupApp(t, su)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	_, doc := page(t, c, env.URL+"/organisations/"+oid+"/softwarestatements/"+aid)
+	confirm, _ := doc.Find("[data-testid=set-status-Withdrawn]").Attr("data-confirm")
+	if strings.Contains(confirm, "cannot be undone") || !strings.Contains(confirm, "only a Super User can set it back") {
+		t.Fatalf("the end state's confirmation reads %q", confirm)
+	}
+}
