@@ -101,3 +101,12 @@ func pageOf(page, totalPages int) string {
 	}
 	return "Page " + itoa(page+1) + " of " + itoa(last)
 }
+
+// otherEndWord is the other name of the end state: Inactive for Withdrawn
+// and Withdrawn for Inactive (docs/design.md §4).
+func otherEndWord(endWord string) string {
+	if endWord == "Inactive" {
+		return "Withdrawn"
+	}
+	return "Inactive"
+}

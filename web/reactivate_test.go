@@ -175,4 +175,14 @@ func TestEndStateConfirmationSaysWhoCanUndoIt(t *testing.T) {
 	if strings.Contains(confirm, "cannot be undone") || !strings.Contains(confirm, "only a Super User can set it back") {
 		t.Fatalf("the end state's confirmation reads %q", confirm)
 	}
+	// The status words are explained beside the buttons that set them.
+	for _, path := range []string{"/organisations/" + oid, "/organisations/" + oid + "/softwarestatements/" + aid} {
+		_, doc := page(t, c, env.URL+path)
+		help := doc.Find("[data-testid=status-help]").Text()
+		for _, word := range []string{"Active", "Pending", "Suspended", "Withdrawn", "Inactive"} {
+			if !strings.Contains(help, word) {
+				t.Errorf("%s: the statuses' help does not explain %s: %q", path, word, help)
+			}
+		}
+	}
 }
