@@ -447,7 +447,7 @@ func csrCommands() string {
 	return "# 1. a private key (keep it secret); EC P-256 for transport and signing, RSA for encryption\n" +
 		"openssl ecparam -name prime256v1 -genkey -noout -out app.key\n" +
 		"# 2. its certificate signing request (the directory sets the subject)\n" +
-		"openssl req -new -key app.key -out app.csr -subj \"/CN=app\"\n" +
+		"openssl req -new -key app.key -out app.csr -subj \"/\"\n" +
 		"# 3. paste app.csr below or choose its file"
 }
 

@@ -15,7 +15,12 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"io"
+	"mime/multipart"
 	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -437,5 +442,138 @@ func TestPKIOrganisationAdministratorIssues(t *testing.T) {
 	theirs := pkiSetup{env: p.env, a: olga.a, oid: other, aid: otherApp}
 	if resp, _, _ := theirs.issue(t, theirs.appCerts()+"/signing", "application/pkcs10", mustCSR(t, mustKey(t, "p256"), pkix.Name{}), ""); resp.StatusCode != 404 {
 		t.Fatalf("another organisation's application: %d", resp.StatusCode)
+	}
+}
+
+// TestPKIIssueWithOpenSSL makes the key and CSR with Debian's openssl,
+// has the directory issue the certificate and openssl verify it against
+// the CA's PEM.
+func TestPKIIssueWithOpenSSL(t *testing.T) {
+	bin, err := exec.LookPath("openssl")
+	if err != nil {
+		t.Skip("openssl is not installed: the end-to-end check with it is skipped")
+	}
+	p := startPKI(t, true, nil)
+	dir := t.TempDir()
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(bin, args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("openssl %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	for _, c := range []struct{ use, newkey, purpose string }{
+		{"transport", "ec", "sslclient"},
+		{"signing", "ec", ""},
+		{"encryption", "rsa:2048", ""},
+	} {
+		key, csr := filepath.Join(dir, c.use+".key"), filepath.Join(dir, c.use+".csr")
+		args := []string{"req", "-new", "-newkey", c.newkey, "-nodes", "-keyout", key, "-out", csr, "-subj", "/CN=Acme Wallet"}
+		if c.newkey == "ec" {
+			args = append(args[:4], append([]string{"-pkeyopt", "ec_paramgen_curve:P-256"}, args[4:]...)...)
+		}
+		run(args...)
+		csrText, err := os.ReadFile(csr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, _, chain := p.issue(t, p.appCerts()+"/"+c.use, "application/x-pem-file", csrText, "application/x-pem-file")
+		if resp.StatusCode != 201 {
+			t.Fatalf("%s: %d %s", c.use, resp.StatusCode, chain)
+		}
+		blk, rest := pem.Decode(chain)
+		leaf, ca := filepath.Join(dir, c.use+".pem"), filepath.Join(dir, "ca.pem")
+		if err := os.WriteFile(leaf, pem.EncodeToMemory(blk), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(ca, rest, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		verify := []string{"verify", "-CAfile", ca}
+		if c.purpose != "" {
+			verify = append(verify, "-purpose", c.purpose)
+		}
+		if out := run(append(verify, leaf)...); !strings.Contains(out, ": OK") {
+			t.Fatalf("%s: openssl verify: %s", c.use, out)
+		}
+		// The certificate's key is the one openssl made.
+		if run("x509", "-in", leaf, "-noout", "-pubkey") != run("pkey", "-in", key, "-pubout") {
+			t.Fatalf("%s: the certificate's key is not the CSR's", c.use)
+		}
+	}
+}
+
+// TestPKIConsoleIssueDownloadRevoke issues from a pasted CSR on the
+// application's Certificates page, downloads the certificate and its
+// chain, shows a refusal beside the CSR, and revokes with a reason.
+func TestPKIConsoleIssueDownloadRevoke(t *testing.T) {
+	p := startPKI(t, true, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, p.env.URL, "admin@example.com").Body.Close()
+	appPage := p.env.URL + "/organisations/" + p.oid + "/softwarestatements/" + p.aid
+	_, doc := page(t, c, appPage)
+	if href, _ := doc.Find("[data-testid=application-certificates]").Attr("href"); href != "/organisations/"+p.oid+"/softwarestatements/"+p.aid+"/certificates" {
+		t.Fatalf("the application page links its certificates at %q", href)
+	}
+	resp, doc := page(t, c, appPage+"/certificates")
+	if resp.StatusCode != 200 || doc.Find("[data-testid=issue-form]").Length() != 1 || doc.Find("[data-testid=issue-type-encryption]").Length() != 1 {
+		t.Fatalf("no issuing form: %d", resp.StatusCode)
+	}
+	post := func(typ, csr string) (int, *http.Response) {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		mw.WriteField("Type", typ)
+		mw.WriteField("CSR", csr)
+		mw.Close()
+		req, _ := http.NewRequest("POST", appPage+"/certificates", &buf)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, resp
+	}
+	// Refused: an EC key for encryption, said beside the CSR, the text kept.
+	ec := csrPEM(mustCSR(t, mustKey(t, "p256"), pkix.Name{}))
+	status, resp := post("encryption", ec)
+	doc = docOf(t, resp)
+	if status != 422 || !strings.Contains(doc.Find("[data-testid=error-CSR]").Text(), "RSA") || !strings.Contains(doc.Find("#f-CSR").Text(), "BEGIN CERTIFICATE REQUEST") {
+		t.Fatalf("refusal: %d %q", status, doc.Find("[data-testid=error-CSR]").Text())
+	}
+	// Issued: back on the page, listed.
+	status, resp = post("signing", ec)
+	doc = docOf(t, resp)
+	if status != 200 || doc.Find("[data-testid=certificate-row]").Length() != 1 {
+		t.Fatalf("issue: %d, %d rows", status, doc.Find("[data-testid=certificate-row]").Length())
+	}
+	kid := doc.Find("[data-testid=certificate-kid]").Text()
+	for testid, want := range map[string]int{"download-pem": 1, "download-chain": 2} {
+		href, _ := doc.Find("[data-testid=" + testid + "]").Attr("href")
+		r, err := c.Get(p.env.URL + href)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode != 200 || r.Header.Get("Content-Type") != "application/x-pem-file" || bytes.Count(b, []byte("BEGIN CERTIFICATE")) != want {
+			t.Fatalf("%s: %d %s, %d certificates, want %d", testid, r.StatusCode, r.Header.Get("Content-Type"), bytes.Count(b, []byte("BEGIN CERTIFICATE")), want)
+		}
+		if want == 1 && parseLeaf(t, string(b)).Subject.CommonName != "Acme Wallet" {
+			t.Fatal("the download is not the certificate")
+		}
+	}
+	// Revoked with a reason on the confirmation page.
+	href, _ := doc.Find("[data-testid=revoke]").Attr("href")
+	if href != "/organisations/"+p.oid+"/certificates/kid/"+kid+"/revoke" {
+		t.Fatalf("revoke link %q", href)
+	}
+	status, _ = postForm(t, c, p.env.URL+href, url.Values{"RevokeReason": {"superseded"}})
+	if status != 200 {
+		t.Fatalf("revoke: %d", status)
+	}
+	_, doc = page(t, c, appPage+"/certificates")
+	if doc.Find("[data-testid=revoke]").Length() != 0 || !strings.Contains(doc.Find("[data-testid=certificate-row]").Text(), "Revoked") {
+		t.Fatalf("not shown revoked: %s", doc.Find("[data-testid=certificate-row]").Text())
 	}
 }
