@@ -78,16 +78,17 @@ func (d *DB) GetCertificate(ctx context.Context, orgID, kid string) (Certificate
 // issued, for its application when it has one (which must exist).
 func (d *DB) AddCertificate(ctx context.Context, a Audit, c Certificate) (Certificate, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		if err := orgExists(ctx, tx, c.OrganisationID); err != nil {
-			return err
-		}
+		// Only Active organisations and applications are issued
+		// certificates (docs/design.md §18): checked again here, so that
+		// a withdrawal meanwhile is not overtaken.
+		var err error
 		if c.IssuedByCA {
-			// Only Active organisations and applications are issued
-			// certificates (docs/design.md §18): checked again here, so
-			// that a withdrawal meanwhile is not overtaken.
-			if err := issuableHere(ctx, tx, c.OrganisationID, c.SoftwareStatementID); err != nil {
-				return err
-			}
+			err = issuableHere(ctx, tx, c.OrganisationID, c.SoftwareStatementID)
+		} else {
+			err = orgExists(ctx, tx, c.OrganisationID)
+		}
+		if err != nil {
+			return err
 		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisation_certificates WHERE kid = ?`, c.Kid).Scan(&n); err != nil {
