@@ -51,8 +51,11 @@ type SSAs struct {
 	// BaseURL makes the software_jwks_uri of an application without its
 	// own JWKS URI: the directory's keystore of its organisation.
 	BaseURL string
-	Vocab   lifecycle.Vocabulary
-	Now     func() time.Time
+	// PKI is the directory's CA: while it is on, the application's
+	// software_jwks_* claims are its keystores here (docs/design.md §18).
+	PKI   CASource
+	Vocab lifecycle.Vocabulary
+	Now   func() time.Time
 }
 
 // Subject reads the organisation and application an SSA is asked for;
@@ -154,6 +157,11 @@ func (s *SSAs) issueOnce(ctx context.Context, a Actor, o Organisation, app Softw
 		SoftwareStatus: s.Vocab.Display(app.Status), OrgID: o.OrganisationID, OrgName: o.OrganisationName, OrgStatus: s.Vocab.Display(o.Status),
 		BackchannelTokenDeliveryMode: app.BackchannelTokenDeliveryMode, BackchannelClientNotificationEndpoint: app.BackchannelClientNotificationEndpoint,
 		Jti: ssa.NewJTI(),
+	}
+	if s.PKI.On(ctx) {
+		u := AppKeystores(s.BaseURL, o.OrganisationID, app.SoftwareStatementID)
+		c.SoftwareJwksURI, c.SoftwareJwksTransportURI, c.SoftwareJwksInactiveURI, c.SoftwareJwksTransportInactiveURI =
+			u.Application, u.Transport, u.ApplicationInactive, u.TransportInactive
 	}
 	// The SSA is handed out only once its audit record is durable; the
 	// record (which names the jti) is committed while the assertion is

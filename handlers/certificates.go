@@ -29,6 +29,9 @@ type Certificates struct {
 	Certs *directory.Certificates
 	Log   *directory.AuditLog
 	Store certReads
+	// Issuing is the directory's CA issuing certificates (docs/design.md
+	// §18); its CA is nil while --pki is off.
+	Issuing *directory.Issuance
 }
 
 // List is GET …/certificates and …/certificates/{type}.
@@ -64,7 +67,13 @@ func (h *Certificates) Revoke(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	err := h.Certs.Revoke(r.Context(), h.actor(r), orgID, kid, in.RevokeReason, refused, func(cur store.Certificate) error { return CheckIfMatch(r, cur) })
+	appID := PathParam(r, "appID") // revoked under its application: one of its certificates
+	err := h.Certs.Revoke(r.Context(), h.actor(r), orgID, kid, in.RevokeReason, refused, func(cur store.Certificate) error {
+		if appID != "" && cur.SoftwareStatementID != appID {
+			return directory.NotFound("Certificate")
+		}
+		return CheckIfMatch(r, cur)
+	})
 	page := paths.OrganisationTab(orgID, "certificates")
 	switch msg := FieldMap(err)["RevokeReason"]; {
 	case err == nil:

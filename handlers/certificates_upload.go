@@ -10,6 +10,7 @@ import (
 
 	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/paths"
+	"github.com/trustframe/trustframe/pki"
 	"github.com/trustframe/trustframe/views"
 )
 
@@ -59,6 +60,12 @@ func (h *Certificates) Upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	typ := PathParam(r, "certType")
+	if typ == pki.UseSeal && h.Issuing.CA.On(r.Context()) {
+		// The directory's CA issues the organisation's seal from a CSR
+		// (docs/design.md §18).
+		h.issueSeal(w, r, o.OrganisationID)
+		return
+	}
 	pemText, err := readPEM(w, r)
 	if err != nil {
 		WriteError(w, r, err)

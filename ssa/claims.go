@@ -27,6 +27,12 @@ type Claims struct {
 	OrgStatus                             string   `json:"org_status"`
 	BackchannelTokenDeliveryMode          string   `json:"backchannel_token_delivery_mode,omitempty"`
 	BackchannelClientNotificationEndpoint string   `json:"backchannel_client_notification_endpoint,omitempty"`
+
+	// The application's keystores the directory's CA publishes, named
+	// only while it is on (docs/design.md §18).
+	SoftwareJwksTransportURI         string `json:"software_jwks_transport_uri,omitempty"`
+	SoftwareJwksInactiveURI          string `json:"software_jwks_inactive_uri,omitempty"`
+	SoftwareJwksTransportInactiveURI string `json:"software_jwks_transport_inactive_uri,omitempty"`
 }
 
 // NewJTI is a random token identifier.

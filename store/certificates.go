@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/trustframe/trustframe/directory"
 )
@@ -34,14 +35,16 @@ func (d *DB) GetCertificateType(ctx context.Context, name string) (CertificateTy
 	return queryOne(ctx, d.db, scanCertType, `SELECT name, description, use, status FROM certificate_types WHERE name = ?`, name)
 }
 
-const certCols = `kid, organisation_id, certificate_type, subject_dn, issuer_dn, serial, not_before, not_after, pem, public_jwk, status, revoke_reason, revoked_on, created_on, created_by`
+const certCols = `kid, organisation_id, certificate_type, subject_dn, issuer_dn, serial, not_before, not_after, pem, public_jwk, status, revoke_reason, revoked_on, created_on, created_by, software_statement_id, issued_by_ca`
 
 func scanCert(row rowScanner) (Certificate, error) {
 	var c Certificate
 	var nb, na, co, jwk string
 	var ro sql.NullString
+	var byCA int64
 	err := row.Scan(&c.Kid, &c.OrganisationID, &c.OrganisationCertificateType, &c.SubjectDN, &c.IssuerDN, &c.SerialNumber, &nb, &na,
-		&c.PEM, &jwk, &c.Status, &c.RevokeReason, &ro, &co, &c.CreatedBy)
+		&c.PEM, &jwk, &c.Status, &c.RevokeReason, &ro, &co, &c.CreatedBy, &c.SoftwareStatementID, &byCA)
+	c.IssuedByCA = byCA == 1
 	c.NotBefore, c.NotAfter, c.CreatedOn = parseStamp(nb), parseStamp(na), parseStamp(co)
 	c.PublicJwk = json.RawMessage(jwk)
 	if ro.Valid {
@@ -70,10 +73,21 @@ func (d *DB) GetCertificate(ctx context.Context, orgID, kid string) (Certificate
 	return queryOne(ctx, d.db, scanCert, `SELECT `+certCols+` FROM organisation_certificates WHERE organisation_id = ? AND kid = ?`, orgID, kid)
 }
 
-// AddCertificate stores a checked certificate; a kid already known is a conflict.
+// AddCertificate stores a checked certificate; a kid already known is a
+// conflict. One the directory's CA issued (IssuedByCA) is audited as
+// issued, for its application when it has one (which must exist).
 func (d *DB) AddCertificate(ctx context.Context, a Audit, c Certificate) (Certificate, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		if err := orgExists(ctx, tx, c.OrganisationID); err != nil {
+		// Only Active organisations and applications are issued
+		// certificates (docs/design.md §18): checked again here, so that
+		// a withdrawal meanwhile is not overtaken.
+		var err error
+		if c.IssuedByCA {
+			err = issuableHere(ctx, tx, c.OrganisationID, c.SoftwareStatementID)
+		} else {
+			err = orgExists(ctx, tx, c.OrganisationID)
+		}
+		if err != nil {
 			return err
 		}
 		var n int
@@ -83,14 +97,22 @@ func (d *DB) AddCertificate(ctx context.Context, a Audit, c Certificate) (Certif
 		if n > 0 {
 			return &ConflictError{Message: "This certificate (kid " + c.Kid + ") was already uploaded"}
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO organisation_certificates(`+certCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,'Active','',NULL,?,?)`,
+		byCA, action, summary := 0, "upload", ""
+		if c.IssuedByCA {
+			byCA, action, summary = 1, "issue", "issued by the directory's CA; "
+			if c.SoftwareStatementID != "" {
+				summary += "application " + c.SoftwareStatementID + "; "
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO organisation_certificates(`+certCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,'Active','',NULL,?,?,?,?)`,
 			c.Kid, c.OrganisationID, c.OrganisationCertificateType, c.SubjectDN, c.IssuerDN, c.SerialNumber,
-			c.NotBefore.UTC().Format(fixedStamp), c.NotAfter.UTC().Format(fixedStamp), c.PEM, string(c.PublicJwk), d.stamp(), a.Actor); err != nil {
+			c.NotBefore.UTC().Format(fixedStamp), c.NotAfter.UTC().Format(fixedStamp), c.PEM, string(c.PublicJwk), d.stamp(), a.Actor,
+			c.SoftwareStatementID, byCA); err != nil {
 			return err
 		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "upload", SubjectType: "OrganisationCertificate", SubjectID: c.Kid,
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: action, SubjectType: "OrganisationCertificate", SubjectID: c.Kid,
 			OrganisationID: c.OrganisationID, KeyID: c.Kid, CertificateType: c.OrganisationCertificateType,
-			Summary: "subject " + c.SubjectDN + "; serial " + c.SerialNumber + "; valid to " + c.NotAfter.UTC().Format("2006-01-02")})
+			Summary: summary + "subject " + c.SubjectDN + "; serial " + c.SerialNumber + "; valid to " + c.NotAfter.UTC().Format("2006-01-02")})
 	})
 	if err != nil {
 		return Certificate{}, err
@@ -130,4 +152,64 @@ func (d *DB) RevokeCertificate(ctx context.Context, a Audit, orgID, kid, reason 
 func (d *DB) RecordRefusedUpload(ctx context.Context, a Audit, orgID, typ, summary string) error {
 	return d.RecordEvent(ctx, AuditRecord{Actor: a.Actor, Action: "upload_refused", SubjectType: "OrganisationCertificate", SubjectID: "-",
 		OrganisationID: orgID, CertificateType: typ, Summary: summary})
+}
+
+// ListApplicationCertificates returns the certificates the directory's CA
+// issued for an application, newest first; an application orgID does not
+// have is ErrNotFound.
+func (d *DB) ListApplicationCertificates(ctx context.Context, orgID, appID string) ([]Certificate, error) {
+	if _, err := queryOne(ctx, d.db, scanString, `SELECT software_statement_id FROM software_statements WHERE organisation_id = ? AND software_statement_id = ?`, orgID, appID); err != nil {
+		return nil, err
+	}
+	out, err := queryList(ctx, d.db, scanCert, `SELECT `+certCols+` FROM organisation_certificates WHERE organisation_id = ? AND software_statement_id = ? ORDER BY created_on DESC, kid`, orgID, appID)
+	if err != nil {
+		return nil, fmt.Errorf("store: list application certificates: %w", err)
+	}
+	return out, nil
+}
+
+// ApplicationKeys are the public JWKs of an application's certificates of
+// the types typs: Active and in date (active), or revoked and expired
+// (not active). An application orgID does not have is ErrNotFound.
+func (d *DB) ApplicationKeys(ctx context.Context, orgID, appID string, typs []string, active bool) ([]json.RawMessage, error) {
+	if _, err := queryOne(ctx, d.db, scanString, `SELECT software_statement_id FROM software_statements WHERE organisation_id = ? AND software_statement_id = ?`, orgID, appID); err != nil {
+		return nil, err
+	}
+	q := `SELECT public_jwk FROM organisation_certificates WHERE organisation_id = ? AND software_statement_id = ? AND certificate_type IN (` +
+		strings.TrimSuffix(strings.Repeat("?,", len(typs)), ",") + `)`
+	if active {
+		q += ` AND status = 'Active' AND not_after > ?`
+	} else {
+		q += ` AND (status <> 'Active' OR not_after <= ?)`
+	}
+	args := []any{orgID, appID}
+	for _, t := range typs {
+		args = append(args, t)
+	}
+	args = append(args, d.now().UTC().Format(fixedStamp))
+	return queryList(ctx, d.db, scanJSON, q+` ORDER BY created_on, kid`, args...)
+}
+
+// issuableHere refuses (a conflict) a certificate of the CA for an
+// organisation or application (appID, when set) that is not Active; an
+// application orgID does not have is ErrNotFound.
+func issuableHere(ctx context.Context, tx *sql.Tx, orgID, appID string) error {
+	st, err := queryOne(ctx, tx, scanString, `SELECT status FROM organisations WHERE organisation_id = ?`, orgID)
+	if err != nil {
+		return err
+	}
+	if st != "Active" {
+		return &ConflictError{Message: "The organisation is no longer Active: no certificate was issued."}
+	}
+	if appID == "" {
+		return nil
+	}
+	st, err = queryOne(ctx, tx, scanString, `SELECT status FROM software_statements WHERE organisation_id = ? AND software_statement_id = ?`, orgID, appID)
+	if err != nil {
+		return err
+	}
+	if st != "Active" {
+		return &ConflictError{Message: "The application is no longer Active: no certificate was issued."}
+	}
+	return nil
 }

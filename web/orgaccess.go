@@ -65,6 +65,11 @@ var orgAdminOwnRoutes = map[string]orgRule{
 	"GET /certificates/{certType}": orgOwn, "POST /certificates/{certType}": orgOwn, "PUT /certificates/{certType}": orgOwn,
 	"GET /certificates/audit": orgOwn, "GET /certificates/kid/{kid}/revoke": orgOwn, "POST /certificates/kid/{kid}/revoke": orgOwn,
 	"GET /certificates/new": orgOwn, "GET /certificates/new/review": orgOwn, "POST /certificates/new/review": orgOwn,
+	// Certificates the directory's CA issues their applications: issue, list, download, revoke.
+	"GET /softwarestatements/{appID}/certificates": orgOwn, "POST /softwarestatements/{appID}/certificates": orgOwn,
+	"POST /softwarestatements/{appID}/certificates/{certType}": orgOwn, "PUT /softwarestatements/{appID}/certificates/kid/{kid}": orgOwn,
+	"GET /softwarestatements/{appID}/certificates/kid/{kid}/certificate.pem": orgOwn,
+	"GET /softwarestatements/{appID}/certificates/kid/{kid}/chain.pem":       orgOwn,
 	// Key material and its attachments.
 	"GET /key-material": orgOwn, "POST /key-material": orgOwn, "GET /key-material/{kmID}": orgOwn, "PUT /key-material/{kmID}": orgOwn,
 	"POST /key-material/{kmID}": orgOwn, "GET /key-material/{kmID}/attachments": orgOwn, "POST /key-material/{kmID}/attachments": orgOwn,

@@ -15,6 +15,7 @@ import (
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/lifecycle"
+	"github.com/trustframe/trustframe/pki"
 	"github.com/trustframe/trustframe/static"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/webhooks"
@@ -31,7 +32,8 @@ func (s *Server) routes() http.Handler {
 	apps := &handlers.Applications{Org: org, Apps: &directory.Applications{Store: s.db, Vocab: s.vocab, AllowPrivateURLs: allowPrivate}, Algs: s.keys.Enabled}
 	reactivations := &handlers.Reactivations{Org: org, Reactivations: &directory.Reactivations{Store: s.db, Vocab: s.vocab}}
 	imports := &handlers.Imports{Org: org, Import: &directory.Imports{Store: s.db, Vocab: s.vocab}}
-	certs := &handlers.Certificates{Base: base, Org: org, Certs: &directory.Certificates{Store: s.db, Now: s.cfg.Now}, Log: &directory.AuditLog{Store: s.db}, Store: s.db}
+	certs := &handlers.Certificates{Base: base, Org: org, Certs: &directory.Certificates{Store: s.db, Now: s.cfg.Now}, Log: &directory.AuditLog{Store: s.db}, Store: s.db,
+		Issuing: &directory.Issuance{Store: s.db, CA: s.caSource, URLs: pki.URLsUnder(s.cfg.BaseURL), Lifetime: s.cfg.PKILeafLifetime, Vocab: s.vocab, Now: s.cfg.Now}}
 	keyMat := &handlers.KeyMaterial{Base: base, Org: org, Keys: &directory.KeyMaterials{Store: s.db}}
 	docs := &handlers.Documents{Base: base, Org: org, Documents: &directory.Documents{Store: s.db}, Types: s.db}
 	policies := &handlers.Policies{Base: base, Rules: &federation.RolePolicies{Store: s.db}, Simulator: &federation.Simulator{Store: s.db}}
@@ -39,7 +41,7 @@ func (s *Server) routes() http.Handler {
 		SealSecret: func(name string, secret []byte) []byte { return s.kek.Seal(secret, idpSecretAAD(name)) },
 		OpenSecret: func(name string, sealed []byte) ([]byte, error) { return s.kek.Open(sealed, idpSecretAAD(name)) }}}
 	ssaH := &handlers.SSA{Base: base, Apps: apps, Keys: s.keys, SigningKeys: &directory.SigningKeys{SSA: s.keys, Federation: s.fedKeys, Now: s.cfg.Now},
-		SSAs: &directory.SSAs{Store: s.db, Keys: s.keys, Issuer: s.cfg.SSAIssuer, BaseURL: base.BaseURL, Vocab: base.Vocab, Now: s.cfg.Now}}
+		SSAs: &directory.SSAs{Store: s.db, Keys: s.keys, Issuer: s.cfg.SSAIssuer, BaseURL: base.BaseURL, PKI: s.caSource, Vocab: base.Vocab, Now: s.cfg.Now}}
 	refs := &handlers.References{Base: base, Flags: &directory.Flags{Store: s.db}}
 	contactTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.ContactTypes}, Title: "Contact types", Path: "/references/contact-types"}
 	documentTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.DocumentTypes}, Title: "Document types", Path: "/references/document-types"}
@@ -138,6 +140,11 @@ func (s *Server) routes() http.Handler {
 	r.Get("/api/keystore/ssa.jwks", ssaH.Keyset)
 	r.Get("/keystore/{orgID}/application.jwks", certs.Keystore(true))
 	r.Get("/keystore/{orgID}/inactive/application.jwks", certs.Keystore(false))
+	// An application's keystores of the certificates the directory's CA issued (docs/design.md §18).
+	for _, ks := range []string{directory.KeystoreApplication, directory.KeystoreTransport} {
+		r.Get("/keystore/{orgID}/{appID}/"+ks+".jwks", certs.AppKeystore(ks, true))
+		r.Get("/keystore/{orgID}/{appID}/inactive/"+ks+".jwks", certs.AppKeystore(ks, false))
+	}
 
 	// JSON API: access tokens only, no cookies.
 	r.Route("/api", func(r chi.Router) {
@@ -171,6 +178,10 @@ func (s *Server) routes() http.Handler {
 				r.Get("/softwarestatements/{appID}", apps.GetApp)
 				r.Put("/softwarestatements/{appID}", apps.UpdateApp)
 				r.Get("/softwarestatements/{appID}/assertion", getOnly(ssaH.Issue))
+				// Certificates the directory's CA issues an application (docs/design.md §18).
+				r.Get("/softwarestatements/{appID}/certificates", certs.AppList)
+				r.Post("/softwarestatements/{appID}/certificates/{certType}", certs.IssueForApp)
+				r.Put("/softwarestatements/{appID}/certificates/kid/{kid}", certs.Revoke)
 
 				// Certificates: revocation by key id; the description update is gone (2.6.0).
 				r.Get("/certificates", certs.List)
@@ -358,6 +369,10 @@ func (s *Server) routes() http.Handler {
 				r.Post("/softwarestatements/{appID}/status", apps.SetAppStatus)
 				r.Get("/softwarestatements/{appID}/assertion", getOnly(ssaH.Issue))
 				r.Get("/softwarestatements/{appID}/audit", certs.AppAudit)
+				r.Get("/softwarestatements/{appID}/certificates", certs.AppList)
+				r.Post("/softwarestatements/{appID}/certificates", certs.IssueForApp)
+				r.Get("/softwarestatements/{appID}/certificates/kid/{kid}/certificate.pem", certs.AppCertificatePEM(false))
+				r.Get("/softwarestatements/{appID}/certificates/kid/{kid}/chain.pem", certs.AppCertificatePEM(true))
 				r.Get("/softwarestatements/{appID}/federation", fed.Tab("Application", false))
 				r.Post("/softwarestatements/{appID}/federation/check", fed.Tab("Application", true))
 				r.Get("/authorisationservers/{serverID}/federation", fed.Tab("AuthorisationServer", false))

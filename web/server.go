@@ -32,6 +32,7 @@ import (
 	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/lifecycle"
+	"github.com/trustframe/trustframe/pki"
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/ssa/keyring"
 	"github.com/trustframe/trustframe/store"
@@ -113,6 +114,10 @@ type Config struct {
 	// SMTPRootCAs verify the certificate of an smtps:// server; nil: the
 	// system's roots (tests trust their own server with it).
 	SMTPRootCAs *x509.CertPool
+
+	// PKILeafLifetime is the lifetime of a certificate the directory's CA
+	// issues (--pki-leaf-lifetime; 0: 9528h, 397 days).
+	PKILeafLifetime time.Duration
 }
 
 // Server is the assembled HTTP handler and what it holds.
@@ -134,6 +139,7 @@ type Server struct {
 	fedKeys    *federation.Keyring
 	mailer     handlers.Mailer // nil: messages stay in the outbox
 	kek        *keyring.KEK    // seals secrets at rest (SSA keys, identity provider client secrets)
+	ca         *pki.CA         // the directory's certificate authority; nil: --pki is off (docs/design.md §18)
 	metrics    *metrics
 	started    time.Time
 	apiLimiter *rateLimiter

@@ -606,7 +606,7 @@ func everyConsolePage(t *testing.T, env *webtest.Env) []string {
 	}
 
 	// Every browser GET route that shows a page.
-	skip := regexp.MustCompile(`^/(api|dev/idp|auth|static|keystore|federation|\.well-known)(/|$)|^/(logout|healthz|readyz|login)$|/content$|/assertion$|\.csv$|\{attID\}`)
+	skip := regexp.MustCompile(`^/(api|dev/idp|auth|static|keystore|federation|\.well-known)(/|$)|^/(logout|healthz|readyz|login)$|/content$|/assertion$|\.csv$|\.pem$|\{attID\}`)
 	param := regexp.MustCompile(`\{([^}]+)\}`)
 	var pages []string
 	_ = chi.Walk(env.Server.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {

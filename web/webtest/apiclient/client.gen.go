@@ -257,6 +257,24 @@ func (e FlagType) Valid() bool {
 	}
 }
 
+// Defines values for IssuedCertificateStatus.
+const (
+	IssuedCertificateStatusActive  IssuedCertificateStatus = "Active"
+	IssuedCertificateStatusRevoked IssuedCertificateStatus = "Revoked"
+)
+
+// Valid indicates whether the value is a known member of the IssuedCertificateStatus enum.
+func (e IssuedCertificateStatus) Valid() bool {
+	switch e {
+	case IssuedCertificateStatusActive:
+		return true
+	case IssuedCertificateStatusRevoked:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for KeyMaterialStatus.
 const (
 	KeyMaterialStatusActive  KeyMaterialStatus = "Active"
@@ -926,8 +944,11 @@ type AuthorityInput struct {
 
 // Certificate defines model for Certificate.
 type Certificate struct {
-	CreatedBy                   string             `json:"CreatedBy"`
-	CreatedOn                   *Timestamp         `json:"CreatedOn,omitempty"`
+	CreatedBy string     `json:"CreatedBy"`
+	CreatedOn *Timestamp `json:"CreatedOn,omitempty"`
+
+	// IssuedByDirectoryCA true for a certificate the directory's CA issued (--pki); left out otherwise
+	IssuedByDirectoryCA         *bool              `json:"IssuedByDirectoryCA,omitempty"`
 	IssuerDN                    string             `json:"IssuerDN"`
 	NotAfter                    time.Time          `json:"NotAfter"`
 	NotBefore                   time.Time          `json:"NotBefore"`
@@ -940,10 +961,13 @@ type Certificate struct {
 	RevokeReason *RevokeReason `json:"RevokeReason,omitempty"`
 
 	// RevokedOn left out until revoked
-	RevokedOn    *time.Time        `json:"RevokedOn,omitempty"`
-	SerialNumber string            `json:"SerialNumber"`
-	Status       CertificateStatus `json:"Status"`
-	SubjectDN    string            `json:"SubjectDN"`
+	RevokedOn    *time.Time `json:"RevokedOn,omitempty"`
+	SerialNumber string     `json:"SerialNumber"`
+
+	// SoftwareStatementId the application a certificate the directory's CA issued is for; left out for the organisation's own and for uploads
+	SoftwareStatementId *string           `json:"SoftwareStatementId,omitempty"`
+	Status              CertificateStatus `json:"Status"`
+	SubjectDN           string            `json:"SubjectDN"`
 
 	// Kid base64url SHA-256 of the certificate DER (the x5t#S256 value), not an RFC 7638 thumbprint
 	Kid string `json:"kid"`
@@ -951,6 +975,12 @@ type Certificate struct {
 
 // CertificateStatus defines model for Certificate.Status.
 type CertificateStatus string
+
+// CertificateSigningRequest defines model for CertificateSigningRequest.
+type CertificateSigningRequest struct {
+	// CSR a PKCS #10 certificate signing request, PEM-encoded; only its key is used (the directory sets the subject)
+	CSR string `json:"CSR"`
+}
 
 // CertificateUpload defines model for CertificateUpload.
 type CertificateUpload struct {
@@ -1315,6 +1345,43 @@ type ImportResult struct {
 	Created         int                  `json:"Created"`
 	OrganisationIds []openapi_types.UUID `json:"OrganisationIds"`
 }
+
+// IssuedCertificate A certificate the directory's CA issued: the certificate, its x5t#S256 (the kid) and its PEM (the leaf)
+type IssuedCertificate struct {
+	CreatedBy string     `json:"CreatedBy"`
+	CreatedOn *Timestamp `json:"CreatedOn,omitempty"`
+
+	// IssuedByDirectoryCA true for a certificate the directory's CA issued (--pki); left out otherwise
+	IssuedByDirectoryCA         bool               `json:"IssuedByDirectoryCA"`
+	IssuerDN                    string             `json:"IssuerDN"`
+	NotAfter                    time.Time          `json:"NotAfter"`
+	NotBefore                   time.Time          `json:"NotBefore"`
+	OrganisationCertificateType string             `json:"OrganisationCertificateType"`
+	OrganisationId              openapi_types.UUID `json:"OrganisationId"`
+	PEM                         string             `json:"PEM"`
+
+	// PublicJwk A public JSON Web Key (RFC 7517; AKP keys as RFC 9964).
+	PublicJwk    JWK           `json:"PublicJwk"`
+	RevokeReason *RevokeReason `json:"RevokeReason,omitempty"`
+
+	// RevokedOn left out until revoked
+	RevokedOn    *time.Time `json:"RevokedOn,omitempty"`
+	SerialNumber string     `json:"SerialNumber"`
+
+	// SoftwareStatementId the application a certificate the directory's CA issued is for; left out for the organisation's own and for uploads
+	SoftwareStatementId *string                 `json:"SoftwareStatementId,omitempty"`
+	Status              IssuedCertificateStatus `json:"Status"`
+	SubjectDN           string                  `json:"SubjectDN"`
+
+	// Kid base64url SHA-256 of the certificate DER (the x5t#S256 value), not an RFC 7638 thumbprint
+	Kid string `json:"kid"`
+
+	// X5tS256 base64url SHA-256 of the certificate DER
+	X5tS256 string `json:"x5t#S256"`
+}
+
+// IssuedCertificateStatus defines model for IssuedCertificate.Status.
+type IssuedCertificateStatus string
 
 // JWK A public JSON Web Key (RFC 7517; AKP keys as RFC 9964).
 type JWK struct {
@@ -2352,6 +2419,11 @@ type UpdateAuthorityClaimParams struct {
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// UploadCertificateJSONBody defines parameters for UploadCertificate.
+type UploadCertificateJSONBody struct {
+	union json.RawMessage
+}
+
 // UploadCertificateParams defines parameters for UploadCertificate.
 type UploadCertificateParams struct {
 	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
@@ -2450,6 +2522,12 @@ type UpdateSoftwareStatementParams struct {
 // IssueSoftwareStatementAssertionParams defines parameters for IssueSoftwareStatementAssertion.
 type IssueSoftwareStatementAssertionParams struct {
 	SigningAlg *SigningAlg `form:"signingAlg,omitempty" json:"signingAlg,omitempty"`
+}
+
+// IssueApplicationCertificateParams defines parameters for IssueApplicationCertificate.
+type IssueApplicationCertificateParams struct {
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // CreateApplicationCertificationParams defines parameters for CreateApplicationCertification.
@@ -2750,7 +2828,7 @@ type UpdateAuthorityClaimJSONRequestBody = AuthorityClaimUpdate
 type RevokeCertificateJSONRequestBody = Revocation
 
 // UploadCertificateJSONRequestBody defines body for UploadCertificate for application/json ContentType.
-type UploadCertificateJSONRequestBody = CertificateUpload
+type UploadCertificateJSONRequestBody UploadCertificateJSONBody
 
 // CreateContactJSONRequestBody defines body for CreateContact for application/json ContentType.
 type CreateContactJSONRequestBody = ContactInput
@@ -2784,6 +2862,12 @@ type CreateSoftwareStatementJSONRequestBody = SoftwareStatementInput
 
 // UpdateSoftwareStatementJSONRequestBody defines body for UpdateSoftwareStatement for application/json ContentType.
 type UpdateSoftwareStatementJSONRequestBody = SoftwareStatementInput
+
+// RevokeApplicationCertificateJSONRequestBody defines body for RevokeApplicationCertificate for application/json ContentType.
+type RevokeApplicationCertificateJSONRequestBody = Revocation
+
+// IssueApplicationCertificateJSONRequestBody defines body for IssueApplicationCertificate for application/json ContentType.
+type IssueApplicationCertificateJSONRequestBody = CertificateSigningRequest
 
 // CreateApplicationCertificationJSONRequestBody defines body for CreateApplicationCertification for application/json ContentType.
 type CreateApplicationCertificationJSONRequestBody = CertificationInput
@@ -3089,6 +3173,68 @@ func (a JWK) MarshalJSON() ([]byte, error) {
 		}
 	}
 	return json.Marshal(object)
+}
+
+// AsCertificateUpload returns the union data inside the UploadCertificateJSONBody as a CertificateUpload
+func (t UploadCertificateJSONBody) AsCertificateUpload() (CertificateUpload, error) {
+	var body CertificateUpload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCertificateUpload overwrites any union data inside the UploadCertificateJSONBody as the provided CertificateUpload
+func (t *UploadCertificateJSONBody) FromCertificateUpload(v CertificateUpload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCertificateUpload performs a merge with any union data inside the UploadCertificateJSONBody, using the provided CertificateUpload
+func (t *UploadCertificateJSONBody) MergeCertificateUpload(v CertificateUpload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCertificateSigningRequest returns the union data inside the UploadCertificateJSONBody as a CertificateSigningRequest
+func (t UploadCertificateJSONBody) AsCertificateSigningRequest() (CertificateSigningRequest, error) {
+	var body CertificateSigningRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCertificateSigningRequest overwrites any union data inside the UploadCertificateJSONBody as the provided CertificateSigningRequest
+func (t *UploadCertificateJSONBody) FromCertificateSigningRequest(v CertificateSigningRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCertificateSigningRequest performs a merge with any union data inside the UploadCertificateJSONBody, using the provided CertificateSigningRequest
+func (t *UploadCertificateJSONBody) MergeCertificateSigningRequest(v CertificateSigningRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t UploadCertificateJSONBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *UploadCertificateJSONBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
 }
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
@@ -3439,14 +3585,14 @@ type ClientInterface interface {
 	// Corresponds with GET /organisations/{OrganisationId}/certificates/{OrganisationCertificateType} (the `ListCertificatesOfType` operationId).
 	ListCertificatesOfType(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UploadCertificateWithBody Upload a certificate
+	// UploadCertificateWithBody Upload a certificate; with the directory's CA on (--pki), `seal` is issued from a CSR instead (as an application's certificates are)
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/certificates/{OrganisationCertificateType} (the `UploadCertificate` operationId).
 	UploadCertificateWithBody(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, params *UploadCertificateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UploadCertificate Upload a certificate
+	// UploadCertificate Upload a certificate; with the directory's CA on (--pki), `seal` is issued from a CSR instead (as an application's certificates are)
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3662,6 +3808,39 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/assertion (the `IssueSoftwareStatementAssertion` operationId).
 	IssueSoftwareStatementAssertion(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, params *IssueSoftwareStatementAssertionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListApplicationCertificates The certificates the directory's CA issued for an application (docs/design.md §18)
+	//
+	// Corresponds with GET /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates (the `ListApplicationCertificates` operationId).
+	ListApplicationCertificates(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RevokeApplicationCertificateWithBody Revoke one of an application's certificates (irreversible; a certificate of another application is 404)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/kid/{CertificateOrKeyId} (the `RevokeApplicationCertificate` operationId).
+	RevokeApplicationCertificateWithBody(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RevokeApplicationCertificate Revoke one of an application's certificates (irreversible; a certificate of another application is 404)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/kid/{CertificateOrKeyId} (the `RevokeApplicationCertificate` operationId).
+	RevokeApplicationCertificate(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId, body RevokeApplicationCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IssueApplicationCertificateWithBody Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA ≥ 2048, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/{IssuedCertificateType} (the `IssueApplicationCertificate` operationId).
+	IssueApplicationCertificateWithBody(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, issuedCertificateType string, params *IssueApplicationCertificateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IssueApplicationCertificate Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA ≥ 2048, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/{IssuedCertificateType} (the `IssueApplicationCertificate` operationId).
+	IssueApplicationCertificate(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, issuedCertificateType string, params *IssueApplicationCertificateParams, body IssueApplicationCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListApplicationCertifications Certifications of an application
 	//
@@ -5059,7 +5238,7 @@ func (c *Client) ListCertificatesOfType(ctx context.Context, organisationId Orga
 	return c.Client.Do(req)
 }
 
-// UploadCertificateWithBody Upload a certificate
+// UploadCertificateWithBody Upload a certificate; with the directory's CA on (--pki), `seal` is issued from a CSR instead (as an application's certificates are)
 //
 // Takes any type of body and a specified content type.
 //
@@ -5076,7 +5255,7 @@ func (c *Client) UploadCertificateWithBody(ctx context.Context, organisationId O
 	return c.Client.Do(req)
 }
 
-// UploadCertificate Upload a certificate
+// UploadCertificate Upload a certificate; with the directory's CA on (--pki), `seal` is issued from a CSR instead (as an application's certificates are)
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5632,6 +5811,89 @@ func (c *Client) UpdateSoftwareStatement(ctx context.Context, organisationId Org
 // Corresponds with GET /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/assertion (the `IssueSoftwareStatementAssertion` operationId).
 func (c *Client) IssueSoftwareStatementAssertion(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, params *IssueSoftwareStatementAssertionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewIssueSoftwareStatementAssertionRequest(c.Server, organisationId, softwareStatementId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListApplicationCertificates The certificates the directory's CA issued for an application (docs/design.md §18)
+//
+// Corresponds with GET /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates (the `ListApplicationCertificates` operationId).
+func (c *Client) ListApplicationCertificates(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListApplicationCertificatesRequest(c.Server, organisationId, softwareStatementId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RevokeApplicationCertificateWithBody Revoke one of an application's certificates (irreversible; a certificate of another application is 404)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/kid/{CertificateOrKeyId} (the `RevokeApplicationCertificate` operationId).
+func (c *Client) RevokeApplicationCertificateWithBody(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRevokeApplicationCertificateRequestWithBody(c.Server, organisationId, softwareStatementId, certificateOrKeyId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RevokeApplicationCertificate Revoke one of an application's certificates (irreversible; a certificate of another application is 404)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/kid/{CertificateOrKeyId} (the `RevokeApplicationCertificate` operationId).
+func (c *Client) RevokeApplicationCertificate(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId, body RevokeApplicationCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRevokeApplicationCertificateRequest(c.Server, organisationId, softwareStatementId, certificateOrKeyId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IssueApplicationCertificateWithBody Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA ≥ 2048, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/{IssuedCertificateType} (the `IssueApplicationCertificate` operationId).
+func (c *Client) IssueApplicationCertificateWithBody(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, issuedCertificateType string, params *IssueApplicationCertificateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIssueApplicationCertificateRequestWithBody(c.Server, organisationId, softwareStatementId, issuedCertificateType, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IssueApplicationCertificate Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA ≥ 2048, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/{IssuedCertificateType} (the `IssueApplicationCertificate` operationId).
+func (c *Client) IssueApplicationCertificate(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, issuedCertificateType string, params *IssueApplicationCertificateParams, body IssueApplicationCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIssueApplicationCertificateRequest(c.Server, organisationId, softwareStatementId, issuedCertificateType, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -10895,6 +11157,184 @@ func NewIssueSoftwareStatementAssertionRequest(server string, organisationId Org
 	return req, nil
 }
 
+// NewListApplicationCertificatesRequest constructs an http.Request for the ListApplicationCertificates method
+func NewListApplicationCertificatesRequest(server string, organisationId OrganisationId, softwareStatementId SoftwareStatementId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "OrganisationId", organisationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "SoftwareStatementId", softwareStatementId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/organisations/%s/softwarestatements/%s/certificates", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRevokeApplicationCertificateRequest calls the generic RevokeApplicationCertificate builder with application/json body
+func NewRevokeApplicationCertificateRequest(server string, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId, body RevokeApplicationCertificateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRevokeApplicationCertificateRequestWithBody(server, organisationId, softwareStatementId, certificateOrKeyId, "application/json", bodyReader)
+}
+
+// NewRevokeApplicationCertificateRequestWithBody constructs an http.Request for the RevokeApplicationCertificate method, with any body, and a specified content type
+func NewRevokeApplicationCertificateRequestWithBody(server string, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "OrganisationId", organisationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "SoftwareStatementId", softwareStatementId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "CertificateOrKeyId", certificateOrKeyId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/organisations/%s/softwarestatements/%s/certificates/kid/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewIssueApplicationCertificateRequest calls the generic IssueApplicationCertificate builder with application/json body
+func NewIssueApplicationCertificateRequest(server string, organisationId OrganisationId, softwareStatementId SoftwareStatementId, issuedCertificateType string, params *IssueApplicationCertificateParams, body IssueApplicationCertificateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewIssueApplicationCertificateRequestWithBody(server, organisationId, softwareStatementId, issuedCertificateType, params, "application/json", bodyReader)
+}
+
+// NewIssueApplicationCertificateRequestWithBody constructs an http.Request for the IssueApplicationCertificate method, with any body, and a specified content type
+func NewIssueApplicationCertificateRequestWithBody(server string, organisationId OrganisationId, softwareStatementId SoftwareStatementId, issuedCertificateType string, params *IssueApplicationCertificateParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "OrganisationId", organisationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "SoftwareStatementId", softwareStatementId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "IssuedCertificateType", issuedCertificateType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/organisations/%s/softwarestatements/%s/certificates/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListApplicationCertificationsRequest constructs an http.Request for the ListApplicationCertifications method
 func NewListApplicationCertificationsRequest(server string, organisationId OrganisationId, softwareStatementId SoftwareStatementId) (*http.Request, error) {
 	var err error
@@ -14909,14 +15349,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /organisations/{OrganisationId}/certificates/{OrganisationCertificateType} (the `ListCertificatesOfType` operationId).
 	ListCertificatesOfTypeWithResponse(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, reqEditors ...RequestEditorFn) (*ListCertificatesOfTypeResponse, error)
 
-	// UploadCertificateWithBodyWithResponse Upload a certificate
+	// UploadCertificateWithBodyWithResponse Upload a certificate; with the directory's CA on (--pki), `seal` is issued from a CSR instead (as an application's certificates are)
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/certificates/{OrganisationCertificateType} (the `UploadCertificate` operationId).
 	UploadCertificateWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, organisationCertificateType OrganisationCertificateType, params *UploadCertificateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadCertificateResponse, error)
 
-	// UploadCertificateWithResponse Upload a certificate
+	// UploadCertificateWithResponse Upload a certificate; with the directory's CA on (--pki), `seal` is issued from a CSR instead (as an application's certificates are)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15162,6 +15602,41 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/assertion (the `IssueSoftwareStatementAssertion` operationId).
 	IssueSoftwareStatementAssertionWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, params *IssueSoftwareStatementAssertionParams, reqEditors ...RequestEditorFn) (*IssueSoftwareStatementAssertionResponse, error)
+
+	// ListApplicationCertificatesWithResponse The certificates the directory's CA issued for an application (docs/design.md §18)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates (the `ListApplicationCertificates` operationId).
+	ListApplicationCertificatesWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, reqEditors ...RequestEditorFn) (*ListApplicationCertificatesResponse, error)
+
+	// RevokeApplicationCertificateWithBodyWithResponse Revoke one of an application's certificates (irreversible; a certificate of another application is 404)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/kid/{CertificateOrKeyId} (the `RevokeApplicationCertificate` operationId).
+	RevokeApplicationCertificateWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RevokeApplicationCertificateResponse, error)
+
+	// RevokeApplicationCertificateWithResponse Revoke one of an application's certificates (irreversible; a certificate of another application is 404)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/kid/{CertificateOrKeyId} (the `RevokeApplicationCertificate` operationId).
+	RevokeApplicationCertificateWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId, body RevokeApplicationCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*RevokeApplicationCertificateResponse, error)
+
+	// IssueApplicationCertificateWithBodyWithResponse Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA ≥ 2048, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/{IssuedCertificateType} (the `IssueApplicationCertificate` operationId).
+	IssueApplicationCertificateWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, issuedCertificateType string, params *IssueApplicationCertificateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IssueApplicationCertificateResponse, error)
+
+	// IssueApplicationCertificateWithResponse Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA ≥ 2048, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/{IssuedCertificateType} (the `IssueApplicationCertificate` operationId).
+	IssueApplicationCertificateWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, issuedCertificateType string, params *IssueApplicationCertificateParams, body IssueApplicationCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*IssueApplicationCertificateResponse, error)
 
 	// ListApplicationCertificationsWithResponse Certifications of an application
 	//
@@ -19479,6 +19954,176 @@ func (r IssueSoftwareStatementAssertionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r IssueSoftwareStatementAssertionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListApplicationCertificatesResponseDefaultHeaders the declared response headers of an HTTP default response for ListApplicationCertificates
+type ListApplicationCertificatesResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type ListApplicationCertificatesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Certificates
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListApplicationCertificatesResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListApplicationCertificatesResponse) GetJSON200() *Certificates {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListApplicationCertificatesResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListApplicationCertificatesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListApplicationCertificatesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListApplicationCertificatesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListApplicationCertificatesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RevokeApplicationCertificateResponseDefaultHeaders the declared response headers of an HTTP default response for RevokeApplicationCertificate
+type RevokeApplicationCertificateResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type RevokeApplicationCertificateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *RevokeApplicationCertificateResponseDefaultHeaders
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r RevokeApplicationCertificateResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RevokeApplicationCertificateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RevokeApplicationCertificateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RevokeApplicationCertificateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RevokeApplicationCertificateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// IssueApplicationCertificateResponse201Headers the declared response headers of an HTTP 201 response for IssueApplicationCertificate
+type IssueApplicationCertificateResponse201Headers struct {
+	ETag               *string
+	IdempotentReplayed *string
+	Location           *string
+}
+
+// IssueApplicationCertificateResponseDefaultHeaders the declared response headers of an HTTP default response for IssueApplicationCertificate
+type IssueApplicationCertificateResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type IssueApplicationCertificateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *IssuedCertificate
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *IssueApplicationCertificateResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *IssueApplicationCertificateResponseDefaultHeaders
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r IssueApplicationCertificateResponse) GetJSON201() *IssuedCertificate {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r IssueApplicationCertificateResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r IssueApplicationCertificateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r IssueApplicationCertificateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r IssueApplicationCertificateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r IssueApplicationCertificateResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -24848,7 +25493,7 @@ func (c *ClientWithResponses) ListCertificatesOfTypeWithResponse(ctx context.Con
 	return ParseListCertificatesOfTypeResponse(rsp)
 }
 
-// UploadCertificateWithBodyWithResponse Upload a certificate
+// UploadCertificateWithBodyWithResponse Upload a certificate; with the directory's CA on (--pki), `seal` is issued from a CSR instead (as an application's certificates are)
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -24861,7 +25506,7 @@ func (c *ClientWithResponses) UploadCertificateWithBodyWithResponse(ctx context.
 	return ParseUploadCertificateResponse(rsp)
 }
 
-// UploadCertificateWithResponse Upload a certificate
+// UploadCertificateWithResponse Upload a certificate; with the directory's CA on (--pki), `seal` is issued from a CSR instead (as an application's certificates are)
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25316,6 +25961,71 @@ func (c *ClientWithResponses) IssueSoftwareStatementAssertionWithResponse(ctx co
 		return nil, err
 	}
 	return ParseIssueSoftwareStatementAssertionResponse(rsp)
+}
+
+// ListApplicationCertificatesWithResponse The certificates the directory's CA issued for an application (docs/design.md §18)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates (the `ListApplicationCertificates` operationId).
+func (c *ClientWithResponses) ListApplicationCertificatesWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, reqEditors ...RequestEditorFn) (*ListApplicationCertificatesResponse, error) {
+	rsp, err := c.ListApplicationCertificates(ctx, organisationId, softwareStatementId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListApplicationCertificatesResponse(rsp)
+}
+
+// RevokeApplicationCertificateWithBodyWithResponse Revoke one of an application's certificates (irreversible; a certificate of another application is 404)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/kid/{CertificateOrKeyId} (the `RevokeApplicationCertificate` operationId).
+func (c *ClientWithResponses) RevokeApplicationCertificateWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RevokeApplicationCertificateResponse, error) {
+	rsp, err := c.RevokeApplicationCertificateWithBody(ctx, organisationId, softwareStatementId, certificateOrKeyId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRevokeApplicationCertificateResponse(rsp)
+}
+
+// RevokeApplicationCertificateWithResponse Revoke one of an application's certificates (irreversible; a certificate of another application is 404)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/kid/{CertificateOrKeyId} (the `RevokeApplicationCertificate` operationId).
+func (c *ClientWithResponses) RevokeApplicationCertificateWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId, body RevokeApplicationCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*RevokeApplicationCertificateResponse, error) {
+	rsp, err := c.RevokeApplicationCertificate(ctx, organisationId, softwareStatementId, certificateOrKeyId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRevokeApplicationCertificateResponse(rsp)
+}
+
+// IssueApplicationCertificateWithBodyWithResponse Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA ≥ 2048, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/{IssuedCertificateType} (the `IssueApplicationCertificate` operationId).
+func (c *ClientWithResponses) IssueApplicationCertificateWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, issuedCertificateType string, params *IssueApplicationCertificateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IssueApplicationCertificateResponse, error) {
+	rsp, err := c.IssueApplicationCertificateWithBody(ctx, organisationId, softwareStatementId, issuedCertificateType, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIssueApplicationCertificateResponse(rsp)
+}
+
+// IssueApplicationCertificateWithResponse Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA ≥ 2048, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/{IssuedCertificateType} (the `IssueApplicationCertificate` operationId).
+func (c *ClientWithResponses) IssueApplicationCertificateWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, issuedCertificateType string, params *IssueApplicationCertificateParams, body IssueApplicationCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*IssueApplicationCertificateResponse, error) {
+	rsp, err := c.IssueApplicationCertificate(ctx, organisationId, softwareStatementId, issuedCertificateType, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIssueApplicationCertificateResponse(rsp)
 }
 
 // ListApplicationCertificationsWithResponse Certifications of an application
@@ -28794,6 +29504,9 @@ func ParseUploadCertificateResponse(rsp *http.Response) (*UploadCertificateRespo
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	case rsp.StatusCode == 201:
+		// Content-type (application/x-pem-file) unsupported
+
 	}
 
 	switch {
@@ -30420,6 +31133,191 @@ func ParseIssueSoftwareStatementAssertionResponse(rsp *http.Response) (*IssueSof
 	switch {
 	case true:
 		var headers IssueSoftwareStatementAssertionResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListApplicationCertificatesResponse parses an HTTP response from a ListApplicationCertificatesWithResponse call
+func ParseListApplicationCertificatesResponse(rsp *http.Response) (*ListApplicationCertificatesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListApplicationCertificatesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Certificates
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case true:
+		var headers ListApplicationCertificatesResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRevokeApplicationCertificateResponse parses an HTTP response from a RevokeApplicationCertificateWithResponse call
+func ParseRevokeApplicationCertificateResponse(rsp *http.Response) (*RevokeApplicationCertificateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RevokeApplicationCertificateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case true:
+		var headers RevokeApplicationCertificateResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseIssueApplicationCertificateResponse parses an HTTP response from a IssueApplicationCertificateWithResponse call
+func ParseIssueApplicationCertificateResponse(rsp *http.Response) (*IssueApplicationCertificateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &IssueApplicationCertificateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest IssuedCertificate
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	case rsp.StatusCode == 201:
+		// Content-type (application/x-pem-file) unsupported
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers IssueApplicationCertificateResponse201Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uri-reference"}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers201 = &headers
+	case true:
+		var headers IssueApplicationCertificateResponseDefaultHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

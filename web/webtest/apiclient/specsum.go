@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "6fe18ca11105a4da255081925e7abc0c5ce8c3b9140d3e0e2564140b877da116"
+const SpecSHA256 = "8f29b7bbb13f9177ad2e4e8755f60f99864f17ae47d201cc78f4e712c591a69a"
