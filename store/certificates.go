@@ -34,14 +34,14 @@ func (d *DB) GetCertificateType(ctx context.Context, name string) (CertificateTy
 	return queryOne(ctx, d.db, scanCertType, `SELECT name, description, use, status FROM certificate_types WHERE name = ?`, name)
 }
 
-const certCols = `kid, organisation_id, certificate_type, subject_dn, issuer_dn, serial, not_before, not_after, pem, public_jwk, status, revoke_reason, revoked_on, created_on, created_by`
+const certCols = `kid, organisation_id, certificate_type, subject_dn, issuer_dn, serial, not_before, not_after, pem, public_jwk, status, revoke_reason, revoked_on, created_on, created_by, software_statement_id, issued_by_ca`
 
 func scanCert(row rowScanner) (Certificate, error) {
 	var c Certificate
 	var nb, na, co, jwk string
 	var ro sql.NullString
 	err := row.Scan(&c.Kid, &c.OrganisationID, &c.OrganisationCertificateType, &c.SubjectDN, &c.IssuerDN, &c.SerialNumber, &nb, &na,
-		&c.PEM, &jwk, &c.Status, &c.RevokeReason, &ro, &co, &c.CreatedBy)
+		&c.PEM, &jwk, &c.Status, &c.RevokeReason, &ro, &co, &c.CreatedBy, &c.SoftwareStatementID, &c.IssuedByCA)
 	c.NotBefore, c.NotAfter, c.CreatedOn = parseStamp(nb), parseStamp(na), parseStamp(co)
 	c.PublicJwk = json.RawMessage(jwk)
 	if ro.Valid {
@@ -83,9 +83,10 @@ func (d *DB) AddCertificate(ctx context.Context, a Audit, c Certificate) (Certif
 		if n > 0 {
 			return &ConflictError{Message: "This certificate (kid " + c.Kid + ") was already uploaded"}
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO organisation_certificates(`+certCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,'Active','',NULL,?,?)`,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO organisation_certificates(`+certCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,'Active','',NULL,?,?,?,?)`,
 			c.Kid, c.OrganisationID, c.OrganisationCertificateType, c.SubjectDN, c.IssuerDN, c.SerialNumber,
-			c.NotBefore.UTC().Format(fixedStamp), c.NotAfter.UTC().Format(fixedStamp), c.PEM, string(c.PublicJwk), d.stamp(), a.Actor); err != nil {
+			c.NotBefore.UTC().Format(fixedStamp), c.NotAfter.UTC().Format(fixedStamp), c.PEM, string(c.PublicJwk), d.stamp(), a.Actor,
+			c.SoftwareStatementID, b2i(c.IssuedByCA)); err != nil {
 			return err
 		}
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "upload", SubjectType: "OrganisationCertificate", SubjectID: c.Kid,
@@ -99,6 +100,8 @@ func (d *DB) AddCertificate(ctx context.Context, a Audit, c Certificate) (Certif
 }
 
 // RevokeCertificate revokes a certificate; revoking twice is a conflict.
+// A certificate the directory's CA issued is listed at once in a new CRL,
+// written in the same transaction (pki.go).
 // While problems has any nothing is written; check (nil: none) then sees
 // the current certificate, inside the transaction (If-Match).
 func (d *DB) RevokeCertificate(ctx context.Context, a Audit, orgID, kid, reason string, problems directory.Fields, check directory.Check[Certificate]) error {
@@ -120,8 +123,15 @@ func (d *DB) RevokeCertificate(ctx context.Context, a Audit, orgID, kid, reason 
 		if _, err := tx.ExecContext(ctx, `UPDATE organisation_certificates SET status = 'Revoked', revoke_reason = ?, revoked_on = ? WHERE kid = ?`, reason, d.stamp(), kid); err != nil {
 			return err
 		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "revoke", SubjectType: "OrganisationCertificate", SubjectID: kid,
-			OrganisationID: orgID, KeyID: kid, CertificateType: typ, Summary: "Status: Active -> Revoked; reason " + reason})
+		if err := d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "revoke", SubjectType: "OrganisationCertificate", SubjectID: kid,
+			OrganisationID: orgID, KeyID: kid, CertificateType: typ, Summary: "Status: Active -> Revoked; reason " + reason}); err != nil {
+			return err
+		}
+		if cur.IssuedByCA {
+			// The CRL in force says so in the same write (docs/design.md §18).
+			return d.regenerateCRL(ctx, tx)
+		}
+		return nil
 	})
 }
 
