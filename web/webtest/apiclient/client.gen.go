@@ -926,8 +926,11 @@ type AuthorityInput struct {
 
 // Certificate defines model for Certificate.
 type Certificate struct {
-	CreatedBy                   string             `json:"CreatedBy"`
-	CreatedOn                   *Timestamp         `json:"CreatedOn,omitempty"`
+	CreatedBy string     `json:"CreatedBy"`
+	CreatedOn *Timestamp `json:"CreatedOn,omitempty"`
+
+	// IssuedByDirectoryCA true for a certificate the directory's CA issued (--pki); left out otherwise
+	IssuedByDirectoryCA         *bool              `json:"IssuedByDirectoryCA,omitempty"`
 	IssuerDN                    string             `json:"IssuerDN"`
 	NotAfter                    time.Time          `json:"NotAfter"`
 	NotBefore                   time.Time          `json:"NotBefore"`
@@ -940,10 +943,13 @@ type Certificate struct {
 	RevokeReason *RevokeReason `json:"RevokeReason,omitempty"`
 
 	// RevokedOn left out until revoked
-	RevokedOn    *time.Time        `json:"RevokedOn,omitempty"`
-	SerialNumber string            `json:"SerialNumber"`
-	Status       CertificateStatus `json:"Status"`
-	SubjectDN    string            `json:"SubjectDN"`
+	RevokedOn    *time.Time `json:"RevokedOn,omitempty"`
+	SerialNumber string     `json:"SerialNumber"`
+
+	// SoftwareStatementId the application a certificate the directory's CA issued is for; left out for the organisation's own and for uploads
+	SoftwareStatementId *string           `json:"SoftwareStatementId,omitempty"`
+	Status              CertificateStatus `json:"Status"`
+	SubjectDN           string            `json:"SubjectDN"`
 
 	// Kid base64url SHA-256 of the certificate DER (the x5t#S256 value), not an RFC 7638 thumbprint
 	Kid string `json:"kid"`

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "6fe18ca11105a4da255081925e7abc0c5ce8c3b9140d3e0e2564140b877da116"
+const SpecSHA256 = "81a48139c04a77fddda1eb3399ea27391e7095b66b5ae75065d65026b7416b7c"
