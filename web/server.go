@@ -142,7 +142,7 @@ type Server struct {
 	vocab      lifecycle.Vocabulary
 	keys       *keyring.Keyring
 	fedKeys    *federation.Keyring
-	pki        *directory.PKI // nil unless --pki (pki.go)
+	pki        *directory.PKI  // nil unless --pki (pki.go)
 	mailer     handlers.Mailer // nil: messages stay in the outbox
 	kek        *keyring.KEK    // seals secrets at rest (SSA keys, identity provider client secrets)
 	metrics    *metrics
