@@ -523,3 +523,78 @@ func TestPKIConsolePage(t *testing.T) {
 		t.Fatal("no word of the CA being off")
 	}
 }
+
+// TestPKIAcrossInstances: two instances on one PostgreSQL database (same
+// data directory, so the same KEK) use one CA, number their CRLs in one
+// sequence, and a revocation through either is answered by the other's
+// OCSP responder and CRL at once (docs/design.md §18).
+func TestPKIAcrossInstances(t *testing.T) {
+	needInstances(t)
+	dir := t.TempDir()
+	a := webtest.StartIn(t, dir, nil)
+	b := webtest.StartOn(t, dir, webtest.Database(t, dir), func(c *web.Config) { c.BaseURL = a.URL })
+	ca := caOf(t, a.URL)
+	if onB := caOf(t, b.URL); !bytes.Equal(onB.Raw, ca.Raw) {
+		t.Fatal("the instances made two CAs")
+	}
+	onA := newAPI(t, a, "admin@example.com")
+	onB := &api{t: t, base: b.URL, token: onA.token}
+	oid := onA.must(201, "POST", "/organisations", org("Shared Bank"))["OrganisationId"].(string)
+	aid := onA.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Shared App"}`)["SoftwareStatementId"].(string)
+	var certs []*x509.Certificate
+	var kids []string
+	for range 4 {
+		c, cert := issueFor(t, a, oid, aid, pki.UseTransport)
+		certs, kids = append(certs, cert), append(kids, c.Kid)
+	}
+	start := crlAt(t, b.URL, ca).Number.Int64()
+	if n := crlAt(t, a.URL, ca).Number.Int64(); n != start {
+		t.Fatalf("A serves CRL %d, B %d", n, start)
+	}
+	// Revocations through A and B in turn: each is seen by the other at
+	// once, and the CRL numbers go up by one each time whoever revokes.
+	for i, kid := range kids {
+		by, other := onA, b
+		if i%2 == 1 {
+			by, other = onB, a
+		}
+		by.must(204, "PUT", "/organisations/"+oid+"/certificates/kid/"+kid, `{"RevokeReason":"keycompromise"}`)
+		if r := ocspPost(t, other.URL, certs[i], ca, crypto.SHA1); r.Status != ocsp.Revoked || r.RevocationReason != ocsp.KeyCompromise {
+			t.Fatalf("revocation %d: the other instance's OCSP says %d", i, r.Status)
+		}
+		crl := crlAt(t, other.URL, ca)
+		if crl.Number.Int64() != start+int64(i)+1 {
+			t.Fatalf("revocation %d: the other instance serves CRL %v, want %d", i, crl.Number, start+int64(i)+1)
+		}
+		if _, ok := onCRL(crl, certs[i]); !ok {
+			t.Fatalf("revocation %d is not on the other instance's CRL", i)
+		}
+	}
+	// Concurrent revocations through both: no number is used twice.
+	var more []string
+	for range 6 {
+		c, _ := issueFor(t, b, oid, aid, pki.UseSigning)
+		more = append(more, c.Kid)
+	}
+	before := crlAt(t, a.URL, ca).Number.Int64()
+	done := make(chan int)
+	for i, kid := range more {
+		by := onA
+		if i%2 == 1 {
+			by = onB
+		}
+		go func() {
+			resp, _ := by.do("PUT", "/organisations/"+oid+"/certificates/kid/"+kid, `{"RevokeReason":"superseded"}`)
+			done <- resp.StatusCode
+		}()
+	}
+	for range more {
+		if code := <-done; code != 204 {
+			t.Errorf("a concurrent revocation: %d", code)
+		}
+	}
+	crl := crlAt(t, b.URL, ca)
+	if crl.Number.Int64() != before+int64(len(more)) || len(crl.RevokedCertificateEntries) != len(kids)+len(more) {
+		t.Fatalf("after %d concurrent revocations: CRL %v (from %d) with %d entries", len(more), crl.Number, before, len(crl.RevokedCertificateEntries))
+	}
+}
