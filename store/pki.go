@@ -116,7 +116,9 @@ func (d *DB) RegenerateCRL(ctx context.Context, staleBefore time.Time) (CAState,
 }
 
 // regenerateCRL writes the next CRL, listing every certificate the CA
-// issued that is revoked, in tx; nothing without a CA or a signer.
+// issued that is revoked and not yet expired (RFC 5280 §3.3 lets an entry
+// go once the certificate has expired; OCSP still answers revoked), in tx;
+// nothing without a CA or a signer.
 func (d *DB) regenerateCRL(ctx context.Context, tx *sql.Tx) error {
 	p := d.crlSigner.Load()
 	if p == nil {
@@ -138,7 +140,8 @@ func (d *DB) regenerateCRL(ctx context.Context, tx *sql.Tx) error {
 			s.At = parseStamp(on.String)
 		}
 		return s, err
-	}, `SELECT serial, revoked_on, revoke_reason FROM organisation_certificates WHERE issued_by_ca = 1 AND status = 'Revoked' ORDER BY revoked_on, serial`)
+	}, `SELECT serial, revoked_on, revoke_reason FROM organisation_certificates WHERE issued_by_ca = 1 AND status = 'Revoked' AND not_after > ? ORDER BY revoked_on, serial`,
+		d.now().UTC().Format(fixedStamp))
 	if err != nil {
 		return err
 	}

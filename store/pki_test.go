@@ -16,6 +16,7 @@ import (
 	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/pki"
 	"github.com/trustframe/trustframe/store"
+	"github.com/trustframe/trustframe/store/storetest"
 )
 
 // withCA stores a new CA in db and gives the store its CRL signer, as a
@@ -330,5 +331,35 @@ func TestRevocationsWithoutTheCAMakeANewCRLAtTheNextStart(t *testing.T) {
 	}
 	if _, ok := listed(crlOf(t, db), c.SerialNumber); !ok {
 		t.Fatal("the revocation made while the CA was off is not listed")
+	}
+}
+
+func TestTheCRLLeavesOutExpiredCertificates(t *testing.T) {
+	c := &clock{}
+	c.add(time.Duration(time.Now().UnixNano()))
+	db, err := store.Open(context.Background(), storetest.Path(t), c.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, a := context.Background(), store.Audit{Actor: "admin@example.com"}
+	p := withCA(t, db)
+	o, _ := pkiOrg(t, db, "Expiry Bank")
+	cert := issued(t, db, p, o.OrganisationID, "", pki.UseSeal) // valid for an hour
+	if err := db.RevokeCertificate(ctx, a, o.OrganisationID, cert.Kid, "keycompromise", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := listed(crlOf(t, db), cert.SerialNumber); !ok {
+		t.Fatal("not listed while valid")
+	}
+	c.add(2 * time.Hour)
+	if _, err := db.RegenerateCRL(ctx, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := listed(crlOf(t, db), cert.SerialNumber); ok {
+		t.Fatal("still listed after it expired")
+	}
+	if st, err := db.CACertStatus(ctx, cert.SerialNumber); err != nil || st.Status != "Revoked" {
+		t.Fatalf("OCSP's status: %+v %v", st, err)
 	}
 }

@@ -34,7 +34,7 @@ import (
 // issueFor stores a certificate the env's CA issued for orgID (and appID),
 // as the issuing endpoint writes it; it returns the stored record and the
 // parsed certificate.
-func issueFor(t *testing.T, env *webtest.Env, orgID, appID, use string) (store.Certificate, *x509.Certificate) {
+func issueFor(t testing.TB, env *webtest.Env, orgID, appID, use string) (store.Certificate, *x509.Certificate) {
 	t.Helper()
 	p := env.Server.PKI()
 	if p == nil {
