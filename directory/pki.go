@@ -8,6 +8,7 @@ import (
 	"errors"
 	"math/big"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/crypto/ocsp"
@@ -76,6 +77,55 @@ type PKI struct {
 	Store PKIStore
 	CA    *pki.CA
 	Now   func() time.Time
+
+	answers answerCache
+}
+
+// answerCache keeps signed OCSP answers for a minute, by what they say:
+// the serial, the request's hash, and the status just read from the store
+// (with its reason and time). A revocation changes the key, so a kept
+// answer is never staler than the store read of the request it serves;
+// only the signature is saved (RFC 5019 §2.1.1 lets a responder sign
+// answers ahead).
+type answerCache struct {
+	mu sync.Mutex
+	m  map[answerKey]keptAnswer
+}
+
+type answerKey struct {
+	serial, hash string
+	st            pki.CertStatus
+}
+
+type keptAnswer struct {
+	der []byte
+	at  time.Time
+}
+
+// answerReuse is how long a signed answer is given again; maxAnswers
+// bounds the answers kept (all are dropped when it is reached).
+const (
+	answerReuse = time.Minute
+	maxAnswers  = 20000
+)
+
+func (c *answerCache) get(k answerKey, now time.Time) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.m[k]
+	if !ok || now.Sub(a.at) >= answerReuse || now.Before(a.at) {
+		return nil
+	}
+	return a.der
+}
+
+func (c *answerCache) put(k answerKey, der []byte, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxAnswers {
+		c.m = map[answerKey]keptAnswer{}
+	}
+	c.m[k] = keptAnswer{der: der, at: at}
 }
 
 // CertPEM is the CA's certificate as PEM.
@@ -130,8 +180,9 @@ func SerialText(n *big.Int) string { return strings.ToUpper(hex.EncodeToString(n
 // OCSP answers an RFC 6960 request: good, revoked (with its reason and
 // time) or unknown (a serial the CA did not issue, a request about another
 // issuer), signed by the CA. A request that does not parse gets the
-// malformedRequest answer. The status is read from the store, never from a
-// cache, so that a revocation by any instance is answered at once. An
+// malformedRequest answer. The status is read from the store on every
+// request, so that a revocation by any instance is answered at once; an
+// answer signed within the minute for the same status is given again. An
 // error is the server's (the store's), not the request's.
 func (p *PKI) OCSP(ctx context.Context, request []byte) ([]byte, error) {
 	req, err := ocsp.ParseRequest(request)
@@ -154,10 +205,16 @@ func (p *PKI) OCSP(ctx context.Context, request []byte) ([]byte, error) {
 			st = pki.CertStatus{Status: pki.Good}
 		}
 	}
-	der, err := p.CA.OCSPAnswer(req, st, p.Now())
+	now := p.Now()
+	key := answerKey{serial: req.SerialNumber.String(), hash: req.HashAlgorithm.String(), st: st}
+	if der := p.answers.get(key, now); der != nil {
+		return der, nil
+	}
+	der, err := p.CA.OCSPAnswer(req, st, now)
 	if err != nil {
 		return ocsp.MalformedRequestErrorResponse, nil // a request the answer cannot be made for (its hash)
 	}
+	p.answers.put(key, der, now)
 	return der, nil
 }
 

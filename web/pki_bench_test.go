@@ -58,7 +58,7 @@ func BenchmarkPKIOCSP(b *testing.B) {
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		d := time.Since(start)
-		if r, err := ocsp.ParseResponse(body, ca.Cert); err != nil || r.Status == ocsp.Unknown {
+		if r, err := ocsp.ParseResponse(body, nil); err != nil || r.Status == ocsp.Unknown {
 			b.Errorf("OCSP answer: %v", err)
 		}
 		return d
