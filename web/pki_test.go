@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -596,5 +597,54 @@ func TestPKIAcrossInstances(t *testing.T) {
 	crl := crlAt(t, b.URL, ca)
 	if crl.Number.Int64() != before+int64(len(more)) || len(crl.RevokedCertificateEntries) != len(kids)+len(more) {
 		t.Fatalf("after %d concurrent revocations: CRL %v (from %d) with %d entries", len(more), crl.Number, before, len(crl.RevokedCertificateEntries))
+	}
+}
+
+// TestPKIWithOpenSSL: Debian's openssl reads the CRL, verifies an issued
+// certificate against the CA and CRL, and asks the OCSP responder
+// (skipped without openssl).
+func TestPKIWithOpenSSL(t *testing.T) {
+	bin, err := exec.LookPath("openssl")
+	if err != nil {
+		t.Skip("no openssl here")
+	}
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("OpenSSL Bank"))["OrganisationId"].(string)
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	_, caPEM := get(t, env.URL+"/pki/ca.pem")
+	caFile := write("ca.pem", caPEM)
+	good, _ := issueFor(t, env, oid, "", pki.UseTransport)
+	bad, _ := issueFor(t, env, oid, "", pki.UseTransport)
+	goodFile, badFile := write("good.pem", []byte(good.PEM)), write("bad.pem", []byte(bad.PEM))
+	a.must(204, "PUT", "/organisations/"+oid+"/certificates/kid/"+bad.Kid, `{"RevokeReason":"keycompromise"}`)
+	_, crlDER := get(t, env.URL+"/pki/crl")
+	crlFile := write("crl.der", crlDER)
+	run := func(args ...string) (string, error) {
+		out, err := exec.Command(bin, args...).CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run("crl", "-inform", "DER", "-in", crlFile, "-noout", "-text"); err != nil || !strings.Contains(out, "Key Compromise") || !strings.Contains(out, "X509v3 CRL Number") {
+		t.Fatalf("openssl crl: %v\n%s", err, out)
+	}
+	crlPEM := write("crl.pem", pem.EncodeToMemory(&pem.Block{Type: "X509 CRL", Bytes: crlDER}))
+	if out, err := run("verify", "-crl_check", "-CAfile", caFile, "-CRLfile", crlPEM, goodFile); err != nil {
+		t.Fatalf("openssl verify of the good one: %v\n%s", err, out)
+	}
+	if out, err := run("verify", "-crl_check", "-CAfile", caFile, "-CRLfile", crlPEM, badFile); err == nil || !strings.Contains(out, "revoked") {
+		t.Fatalf("openssl verify of the revoked one: %v\n%s", err, out)
+	}
+	for file, want := range map[string]string{goodFile: ": good", badFile: ": revoked"} {
+		out, err := run("ocsp", "-issuer", caFile, "-CAfile", caFile, "-cert", file, "-url", env.URL+"/pki/ocsp", "-resp_text")
+		if err != nil || !strings.Contains(out, want) || !strings.Contains(out, "Response verify OK") {
+			t.Fatalf("openssl ocsp: %v\n%s", err, out)
+		}
 	}
 }
