@@ -94,7 +94,7 @@ type answerCache struct {
 
 type answerKey struct {
 	serial, hash string
-	st            pki.CertStatus
+	st           pki.CertStatus
 }
 
 type keptAnswer struct {
