@@ -187,6 +187,31 @@ func (ca *CA) Issue(leaf Leaf, urls URLs) ([]byte, error) {
 	return x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, leaf.Key, ca.Key)
 }
 
+// RFC 5280 CRLReason codes (§5.3.1) of the reasons the directory takes.
+const (
+	ReasonUnspecified          = 0
+	ReasonKeyCompromise        = 1
+	ReasonSuperseded           = 4
+	ReasonCessationOfOperation = 5
+	ReasonPrivilegeWithdrawn   = 9
+)
+
+// ReasonCode is the RFC 5280 code of one of the directory's revoke
+// reasons (orgkeys.RevokeReasons, any case); another is unspecified.
+func ReasonCode(reason string) int {
+	switch strings.ToLower(reason) {
+	case "keycompromise":
+		return ReasonKeyCompromise
+	case "superseded":
+		return ReasonSuperseded
+	case "cessationofoperation":
+		return ReasonCessationOfOperation
+	case "privilegewithdrawn":
+		return ReasonPrivilegeWithdrawn
+	}
+	return ReasonUnspecified
+}
+
 // Revoked is a certificate the CA issued and revoked.
 type Revoked struct {
 	Serial *big.Int

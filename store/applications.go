@@ -129,6 +129,12 @@ func (d *DB) UpdateSoftwareStatement(ctx context.Context, a Audit, s SoftwareSta
 			SubjectID: s.SoftwareStatementID, OrganisationID: s.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)}); err != nil {
 			return err
 		}
+		if s.Status == "Withdrawn" && cur.Status != "Withdrawn" {
+			// What the directory's CA issued for it ends with it (pki.go).
+			if err := d.revokeIssuedFor(ctx, tx, a, s.OrganisationID, s.SoftwareStatementID); err != nil {
+				return err
+			}
+		}
 		return d.revokeLapsedMarks(ctx, tx, a, lapseScope{orgID: s.OrganisationID, formerSub: cur.FederationEntityID})
 	})
 	if err != nil {

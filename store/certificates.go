@@ -121,6 +121,8 @@ func (d *DB) AddCertificate(ctx context.Context, a Audit, c Certificate) (Certif
 }
 
 // RevokeCertificate revokes a certificate; revoking twice is a conflict.
+// A certificate the directory's CA issued is listed at once in a new CRL,
+// written in the same transaction (pki.go).
 // While problems has any nothing is written; check (nil: none) then sees
 // the current certificate, inside the transaction (If-Match).
 func (d *DB) RevokeCertificate(ctx context.Context, a Audit, orgID, kid, reason string, problems directory.Fields, check directory.Check[Certificate]) error {
@@ -142,8 +144,15 @@ func (d *DB) RevokeCertificate(ctx context.Context, a Audit, orgID, kid, reason 
 		if _, err := tx.ExecContext(ctx, `UPDATE organisation_certificates SET status = 'Revoked', revoke_reason = ?, revoked_on = ? WHERE kid = ?`, reason, d.stamp(), kid); err != nil {
 			return err
 		}
-		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "revoke", SubjectType: "OrganisationCertificate", SubjectID: kid,
-			OrganisationID: orgID, KeyID: kid, CertificateType: typ, Summary: "Status: Active -> Revoked; reason " + reason})
+		if err := d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "revoke", SubjectType: "OrganisationCertificate", SubjectID: kid,
+			OrganisationID: orgID, KeyID: kid, CertificateType: typ, Summary: "Status: Active -> Revoked; reason " + reason}); err != nil {
+			return err
+		}
+		if cur.IssuedByCA {
+			// The CRL in force says so in the same write (docs/design.md §18).
+			return d.regenerateCRL(ctx, tx)
+		}
+		return nil
 	})
 }
 

@@ -390,6 +390,12 @@ func (d *DB) UpdateOrganisation(ctx context.Context, a Audit, o Organisation, pr
 			SubjectID: o.OrganisationID, OrganisationID: o.OrganisationID, Summary: withReason(diff(cur, next), a.Reason)}); err != nil {
 			return err
 		}
+		if next.Status == "Withdrawn" && cur.Status != "Withdrawn" {
+			// What the directory's CA issued for it ends with it (pki.go).
+			if err := d.revokeIssuedFor(ctx, tx, a, o.OrganisationID, ""); err != nil {
+				return err
+			}
+		}
 		return d.revokeLapsedMarks(ctx, tx, a, lapseScope{orgID: o.OrganisationID})
 	})
 	d.lists.endWrite(committed(changes, err))

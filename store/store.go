@@ -73,6 +73,9 @@ type DB struct {
 	commits     commitSignal
 	feedEpochMu sync.Mutex
 	feedEpoch   string
+	// The directory's CA signs a new CRL with it on every revocation of a
+	// certificate it issued (pki.go); nil when --pki is off.
+	crlSigner atomic.Pointer[directory.CRLSigner]
 }
 
 // prepared returns a prepared statement for a hot query: SQLite spends a

@@ -96,7 +96,7 @@ func TestReviewEveryAPIRouteRefusesWhoMayNot(t *testing.T) {
 	ids := map[string]string{"webhookID": wh, "deliveryID": "1", "domain": "Payments", "role": "PISP", "authorityID": auth, "claimID": cid,
 		"orgID": oid, "appID": aid, "email": "admin@example.com", "name": "Escalation", "flagID": "00000000-0000-4000-8000-000000000001",
 		"kid": "nope", "certType": "qseal", "kmID": "nope", "attID": "nope", "serverID": "nope", "contactID": "nope", "docID": "nope",
-		"certID": "nope", "policyID": "nope", "typeID": tmType}
+		"certID": "nope", "policyID": "nope", "typeID": tmType, "request": "MAMCAQA"}
 	// Bodies a Super User could send with success, so that a refusal is
 	// about who sends them.
 	bodies := map[string]string{

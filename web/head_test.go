@@ -69,7 +69,7 @@ func TestHeadOnEveryGETRoute(t *testing.T) {
 	cookie := sessionCookie(t, env, "admin@example.com")
 	ids := map[string]string{"orgID": oid, "appID": aid, "email": "admin@example.com", "name": "Business", "flagID": "nope", "kid": "nope",
 		"certType": "qseal", "kmID": "nope", "attID": "nope", "serverID": "nope", "contactID": "nope", "docID": "nope", "certID": "nope", "policyID": "nope",
-		"domain": "Payments", "role": "PISP", "authorityID": "nope", "claimID": "nope", "webhookID": "nope", "deliveryID": "1", "version": "2.6.0", "typeID": "nope"}
+		"domain": "Payments", "role": "PISP", "authorityID": "nope", "claimID": "nope", "webhookID": "nope", "deliveryID": "1", "version": "2.6.0", "typeID": "nope", "request": "MAMCAQA"}
 	param := regexp.MustCompile(`\{([^}]+)\}`)
 	seen, refused := 0, map[string]bool{}
 	chi.Walk(env.Server.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {

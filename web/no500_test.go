@@ -45,6 +45,7 @@ func TestNoBadInputReachesA500(t *testing.T) {
 		"certID":      {"nope"},
 		"policyID":    {"nope"},
 		"version":     {"2.6.0", "9.9.9"},
+		"request":     {"MAMCAQA", "%2F%2F", "%00", "not base64!"},
 	}
 	bodies := []struct{ ctype, body string }{
 		{"application/json", `{`},
@@ -122,7 +123,7 @@ func TestNoBadFormReachesA500(t *testing.T) {
 	}
 	ids := map[string]string{"orgID": oid, "appID": aid, "email": "admin@example.com", "name": "Business", "flagID": "nope", "kid": "nope",
 		"certType": "qseal", "kmID": "nope", "attID": "nope", "serverID": "nope", "contactID": "nope", "docID": "nope", "certID": "nope", "policyID": "nope",
-		"domain": "Nope", "role": "NOPE", "authorityID": "nope", "claimID": "nope", "webhookID": whID, "deliveryID": "1"}
+		"domain": "Nope", "role": "NOPE", "authorityID": "nope", "claimID": "nope", "webhookID": whID, "deliveryID": "1", "request": "MAMCAQA"}
 	forms := []string{"", "Status=Deleted&Email=%00&Flags=x&Flags=y", "OrganisationName=" + strings.Repeat("y", 3000), "%zz", "PEM=hello&type=nope&DocumentStartDate=2026-99-01&Policy=%7B"}
 	param := regexp.MustCompile(`\{([^}]+)\}`)
 	sent := 0

@@ -138,6 +138,17 @@ func (s *Server) routes() http.Handler {
 	r.Post("/federation/trust-mark-status", fed.TrustMarkStatus)
 	r.Get("/federation/trust-marked-entities", fed.TrustMarkedEntities)
 	r.Get("/api/keystore/ssa.jwks", ssaH.Keyset)
+	// The directory's certificate authority (docs/design.md §18): public,
+	// routed only with --pki (else 404).
+	caH := &handlers.PKI{Base: base, PKI: s.pki}
+	if s.pki != nil {
+		r.Get("/pki/ca.pem", caH.CAPEM)
+		r.Get("/pki/ca.crt", caH.CACert)
+		r.Get("/pki/crl", caH.CRL)
+		r.Post("/pki/ocsp", caH.OCSPPost)
+		r.Get("/pki/ocsp/{request}", caH.OCSPGet)
+		r.Get("/pki/ocsp/*", caH.OCSPGet) // a base64 "/" left unescaped
+	}
 	r.Get("/keystore/{orgID}/application.jwks", certs.Keystore(true))
 	r.Get("/keystore/{orgID}/inactive/application.jwks", certs.Keystore(false))
 	// An application's keystores of the certificates the directory's CA issued (docs/design.md §18).
@@ -449,6 +460,7 @@ func (s *Server) routes() http.Handler {
 				r.Post("/signing-keys/federation/next", ssaH.PrepareFederationKey)
 				r.Post("/signing-keys/federation/next/activate", ssaH.ActivateFederationKey)
 				r.Get("/federation", fed.OwnConfiguration) // the entity configuration, decoded
+				r.Get("/certificate-authority", caH.Page)
 				r.Get("/role-metadata-policies", policies.List)
 				r.Post("/role-metadata-policies", policies.Save)
 				r.Get("/role-metadata-policies/try", policies.TryIt)

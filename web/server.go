@@ -26,6 +26,7 @@ import (
 
 	"github.com/trustframe/trustframe/clientlimit"
 	"github.com/trustframe/trustframe/devidp"
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/dpop"
 	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/federation/anchor"
@@ -79,6 +80,15 @@ type Config struct {
 	// lifetime, 0 at once.
 	FederationKeyPrepublish *time.Duration
 	FederationSigningAlg    string // default ES256
+	// The directory's certificate authority (docs/design.md §18; pki.go):
+	// on with PKI, made at the first start with PKIKeyAlg (default ES384)
+	// and PKIName (RFC 4514; default CN=<FederationOrganizationName, else
+	// the base URL's host> Issuing CA); PKILeafLifetime is how long the
+	// certificates it issues are valid (default 9528h, 397 days).
+	PKI             bool
+	PKIKeyAlg       string
+	PKIName         string
+	PKILeafLifetime time.Duration
 	// JWKSRefreshInterval is the least time between two fetches of an
 	// issuer's keys for tokens naming an unknown key (default 10 s).
 	JWKSRefreshInterval time.Duration
@@ -114,10 +124,6 @@ type Config struct {
 	// SMTPRootCAs verify the certificate of an smtps:// server; nil: the
 	// system's roots (tests trust their own server with it).
 	SMTPRootCAs *x509.CertPool
-
-	// PKILeafLifetime is the lifetime of a certificate the directory's CA
-	// issues (--pki-leaf-lifetime; 0: 9528h, 397 days).
-	PKILeafLifetime time.Duration
 }
 
 // Server is the assembled HTTP handler and what it holds.
@@ -137,6 +143,7 @@ type Server struct {
 	vocab      lifecycle.Vocabulary
 	keys       *keyring.Keyring
 	fedKeys    *federation.Keyring
+	pki        *directory.PKI  // nil unless --pki (pki.go)
 	mailer     handlers.Mailer // nil: messages stay in the outbox
 	kek        *keyring.KEK    // seals secrets at rest (SSA keys, identity provider client secrets)
 	ca         *pki.CA         // the directory's certificate authority; nil: --pki is off (docs/design.md §18)
@@ -225,6 +232,11 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	// The KEK first: it seals the development identity provider's key too.
 	if err := s.openKeyring(ctx); err != nil {
 		return nil, err
+	}
+	if cfg.PKI {
+		if err := s.openPKI(ctx); err != nil {
+			return nil, err
+		}
 	}
 	webSecret := randomString(32)
 	if cfg.OIDCIssuer == "" {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/trustframe/trustframe/issuer"
+	"github.com/trustframe/trustframe/pki"
 	"github.com/trustframe/trustframe/ssa/keyring"
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/web"
@@ -82,6 +83,7 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	defer db.Close()
 	doctorKeys(ctx, r, &f, db)
+	doctorPKI(ctx, r, &f, db)
 	doctorSuperUsers(ctx, r, &f, db)
 	base := doctorBaseURL(r, &f)
 	allowPrivate := doctorSignIn(ctx, r, &f, base)
@@ -314,4 +316,63 @@ func shownDatabase(path string) string {
 		return store.Where(path)
 	}
 	return path
+}
+
+// doctorPKI checks the directory's certificate authority (docs/design.md
+// §18): its key opens with the KEK and is the certificate's, the
+// certificate is valid now, and the CRL in force is in date.
+func doctorPKI(ctx context.Context, r *doctorReport, f *serveFlags, db *store.DB) {
+	st, err := db.CAState(ctx)
+	switch {
+	case errors.Is(err, store.ErrNotFound) && f.pki:
+		r.warn("certificate authority", "none yet; serve makes it at the first start with --pki")
+		return
+	case errors.Is(err, store.ErrNotFound):
+		return // off, and never made
+	case err != nil:
+		r.fail("certificate authority", "%v", err)
+		return
+	}
+	kekPath := f.kekFile
+	if kekPath == "" {
+		kekPath = filepath.Join(f.dataDir, "kek.key")
+	}
+	kek, err := keyring.LoadKEK(kekPath)
+	if err != nil {
+		r.fail("certificate authority", "its key is sealed with the KEK, which does not load: %v", err)
+		return
+	}
+	keyDER, err := kek.Open(st.SealedKey, web.CAKeyAAD)
+	if err != nil {
+		r.fail("certificate authority", "its key does not open with the KEK %s: put back the KEK file it was sealed with", kekPath)
+		return
+	}
+	ca, err := pki.Load(st.CertDER, keyDER)
+	if err != nil {
+		r.fail("certificate authority", "%v", err)
+		return
+	}
+	now := time.Now()
+	c := ca.Cert
+	switch {
+	case now.Before(c.NotBefore) || now.After(c.NotAfter):
+		r.fail("certificate authority", "%s (%s) is valid from %s to %s, not now: it issues nothing relying parties accept",
+			c.Subject, st.Alg, c.NotBefore.UTC().Format(time.RFC3339), c.NotAfter.UTC().Format(time.RFC3339))
+	case c.NotAfter.Sub(now) < 365*24*time.Hour:
+		r.warn("certificate authority", "%s (%s) expires %s, within a year", c.Subject, st.Alg, c.NotAfter.UTC().Format(time.RFC3339))
+	default:
+		on := "on"
+		if !f.pki {
+			on = "off (no --pki): kept, not serving"
+		}
+		r.ok("certificate authority", "%s (%s), key opens with the KEK and matches, valid to %s; %s", c.Subject, st.Alg, c.NotAfter.UTC().Format(time.RFC3339), on)
+	}
+	switch {
+	case st.CRLDER == nil:
+		r.warn("CRL", "none yet; serve makes it at start")
+	case now.After(st.CRLAt.Add(24 * time.Hour)):
+		r.warn("CRL", "number %d made %s is past its next update; serve makes a new one at start or at the next request of /pki/crl", st.CRLNumber, st.CRLAt.UTC().Format(time.RFC3339))
+	default:
+		r.ok("CRL", "number %d made %s", st.CRLNumber, st.CRLAt.UTC().Format(time.RFC3339))
+	}
 }

@@ -602,11 +602,11 @@ func everyConsolePage(t *testing.T, env *webtest.Env) []string {
 		"docID": doc["DocumentId"].(string), "certID": cert["CertificationId"].(string), "kid": orgCert["kid"].(string),
 		"kmID": km["KeyMaterialID"].(string), "flagID": flag["FlagId"].(string), "policyID": pol["PolicyId"].(string),
 		"email": "admin@example.com", "name": "Ops%20IdP", "certType": "qseal", "webhookID": hook["WebhookId"].(string),
-		"typeID": tmType["Id"].(string),
+		"typeID": tmType["Id"].(string), "request": "MAMCAQA",
 	}
 
 	// Every browser GET route that shows a page.
-	skip := regexp.MustCompile(`^/(api|dev/idp|auth|static|keystore|federation|\.well-known)(/|$)|^/(logout|healthz|readyz|login)$|/content$|/assertion$|\.csv$|\.pem$|\{attID\}`)
+	skip := regexp.MustCompile(`^/(api|dev/idp|auth|static|keystore|federation|pki|\.well-known)(/|$)|^/(logout|healthz|readyz|login)$|/content$|/assertion$|\.csv$|\.pem$|\{attID\}`)
 	param := regexp.MustCompile(`\{([^}]+)\}`)
 	var pages []string
 	_ = chi.Walk(env.Server.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {

@@ -21,6 +21,7 @@ import (
 	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/lifecycle"
+	"github.com/trustframe/trustframe/pki"
 	"github.com/trustframe/trustframe/ssa"
 	"github.com/trustframe/trustframe/ssa/keyring"
 	"github.com/trustframe/trustframe/store"
@@ -50,6 +51,9 @@ type serveFlags struct {
 	fedEntityID, fedOrgName, fedAlg      string
 	fedLifetime                          time.Duration
 	fedPrepublish                        prepublishFlag
+	pki                                  bool
+	pkiKeyAlg, pkiName                   string
+	pkiLeafLifetime                      time.Duration
 	allowPrivateWebhooks                 bool
 	webhookTimeout                       time.Duration
 	trustedProxies                       string
@@ -90,6 +94,10 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.fedLifetime, "federation-statement-lifetime", 24*time.Hour, "lifetime of the federation's entity configuration and subordinate statements")
 	fs.Var(&f.fedPrepublish, "federation-key-prepublish", prepublishUsage)
 	fs.StringVar(&f.fedAlg, "federation-signing-alg", "ES256", "algorithm of new federation signing keys: ES256, ES384, PS256 or EdDSA")
+	fs.BoolVar(&f.pki, "pki", false, "run the directory's certificate authority: issue certificates from CSRs, publish /pki/ca.pem, the CRL and OCSP (made at the first start, its key sealed with the KEK)")
+	fs.StringVar(&f.pkiKeyAlg, "pki-key-alg", pki.AlgES384, "key of the CA made at the first start with --pki: ES384 (ECDSA P-384) or RS3072")
+	fs.StringVar(&f.pkiName, "pki-name", "", "subject of the CA made at the first start with --pki, RFC 4514 (e.g. CN=Example Issuing CA,O=Example,C=GB); default CN=<--federation-organization-name, else the base URL's host> Issuing CA")
+	fs.DurationVar(&f.pkiLeafLifetime, "pki-leaf-lifetime", web.DefaultLeafLifetime, "validity of the certificates the CA issues (default 397 days)")
 	fs.BoolVar(&f.allowPrivateWebhooks, "allow-private-webhook-urls", false, "accept http and loopback/private webhook receivers (tests and development only)")
 	fs.DurationVar(&f.webhookTimeout, "webhook-timeout", 10*time.Second, "how long one webhook delivery attempt may take, connection to answer (1s to 60s)")
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "reverse proxies (comma-separated IP addresses and CIDR prefixes) whose X-Forwarded-For names the client for the sign-in rate limit and the access log; empty: trust nobody")
@@ -391,6 +399,9 @@ func (f *serveFlags) check() (*bool, error) {
 	if err := checkSigningFlags(splitList(f.ssaAlgs), f.ssaRSABits, f.fedAlg, f.fedLifetime, f.fedPrepublish); err != nil {
 		return nil, err
 	}
+	if err := checkPKIFlags(f.pkiKeyAlg, f.pkiName, f.pkiLeafLifetime); err != nil {
+		return nil, err
+	}
 	if f.dpopWindow <= 0 {
 		return nil, fmt.Errorf("%w: --dpop-window must be more than 0", errUsage)
 	}
@@ -451,6 +462,22 @@ func checkSigningFlags(ssaAlgs []string, rsaBits int, fedAlg string, fedLifetime
 	}
 	if fedPrepublish.d < 0 {
 		return fmt.Errorf("%w: --federation-key-prepublish must be 0 or more", errUsage)
+	}
+	return nil
+}
+
+// checkPKIFlags refuses the CA's flags serve could not start with.
+func checkPKIFlags(alg, name string, leafLifetime time.Duration) error {
+	if alg != pki.AlgES384 && alg != pki.AlgRS3072 {
+		return fmt.Errorf("%w: --pki-key-alg must be %s or %s, not %q", errUsage, pki.AlgES384, pki.AlgRS3072, alg)
+	}
+	if name != "" {
+		if _, err := pki.ParseName(name); err != nil {
+			return fmt.Errorf("%w: --pki-name: %v", errUsage, err)
+		}
+	}
+	if leafLifetime <= 0 {
+		return fmt.Errorf("%w: --pki-leaf-lifetime must be more than 0 (e.g. 9528h, 397 days)", errUsage)
 	}
 	return nil
 }
@@ -523,6 +550,7 @@ func (f *serveFlags) webConfig(baseURL, kekPath string, allowPrivate *bool, log 
 		ExpiryNoticeDays:        f.expiryNoticeDays, ExpiryNoticeContacts: splitList(f.expiryNoticeContacts), Version: version,
 		AllowPrivateWebhookURLs: f.allowPrivateWebhooks, WebhookTimeout: f.webhookTimeout,
 		TrustedProxies: f.proxies,
+		PKI:            f.pki, PKIKeyAlg: f.pkiKeyAlg, PKIName: f.pkiName, PKILeafLifetime: f.pkiLeafLifetime,
 	}
 }
 

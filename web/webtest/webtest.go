@@ -98,7 +98,9 @@ func StartWith(t testing.TB, dir, database string, mod func(*web.Config), opts .
 	}
 	ts := httptest.NewUnstartedServer(nil)
 	base := "http://" + ts.Listener.Addr().String()
-	cfg := web.Config{BaseURL: base, DataDir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	// The directory's CA is on, so that the route walks see /pki/* (a test
+	// of the CA off sets PKI false).
+	cfg := web.Config{BaseURL: base, DataDir: dir, PKI: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if mod != nil {
 		mod(&cfg)
 	}
