@@ -41,6 +41,11 @@ func issueFor(t testing.TB, env *webtest.Env, orgID, appID, use string) (store.C
 	if p == nil {
 		t.Fatal("the CA is off")
 	}
+	// The CA issues only for an Active organisation (store.AddCertificate
+	// checks it again): the test's organisation is made Active here.
+	if _, err := env.DB.SQL().ExecContext(context.Background(), `UPDATE organisations SET status = 'Active' WHERE organisation_id = ?`, orgID); err != nil {
+		t.Fatal(err)
+	}
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	serial, _ := pki.Serial()
 	now := time.Now()

@@ -82,7 +82,12 @@ func TestSSASigningAlgs(t *testing.T) {
 			}
 			want := map[string]any{"iss": env.URL, "software_id": aid, "software_client_name": "Payments", "software_status": "Active",
 				"org_id": oid, "org_name": "Acme", "org_status": "Active", "backchannel_client_notification_endpoint": "https://tpp.example/ciba",
-				"backchannel_token_delivery_mode": "ping", "software_jwks_uri": env.URL + "/keystore/" + oid + "/application.jwks"}
+				"backchannel_token_delivery_mode": "ping",
+				// The directory's CA is on in tests: the application's own keystores.
+				"software_jwks_uri":                    env.URL + "/keystore/" + oid + "/" + aid + "/application.jwks",
+				"software_jwks_transport_uri":          env.URL + "/keystore/" + oid + "/" + aid + "/transport.jwks",
+				"software_jwks_inactive_uri":           env.URL + "/keystore/" + oid + "/" + aid + "/inactive/application.jwks",
+				"software_jwks_transport_inactive_uri": env.URL + "/keystore/" + oid + "/" + aid + "/inactive/transport.jwks"}
 			for k, v := range want {
 				if c[k] != v {
 					t.Errorf("claim %s = %v, want %v", k, c[k], v)
