@@ -65,6 +65,9 @@ type DB struct {
 	group       groupCommit                      // see recordGrouped
 	signingKids readCache[string, string]        // CurrentSigningKid, readcache.go
 	ssaSubjects readCache[[2]string, ssaSubject] // SSASubject
+	clients     readCache[string, directory.Client] // ClientOf (clients.go)
+	clientKeys  readCache[[2]string, []clientKey]   // ClientKeys
+	assertions  atomic.Int64                        // UseClientAssertion calls
 	instance    string                           // this process's id in write notifications (PostgreSQL)
 	notes       *listener                        // other instances' writes (PostgreSQL, notify.go)
 	// The change feed (changes.go): commit wake-ups and the log's epoch.

@@ -25,6 +25,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/trustframe/trustframe/clientlimit"
+	"github.com/trustframe/trustframe/clienttoken"
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/devidp"
 	"github.com/trustframe/trustframe/dpop"
 	"github.com/trustframe/trustframe/federation"
@@ -134,6 +136,8 @@ type Server struct {
 	fedKeys    *federation.Keyring
 	mailer     handlers.Mailer // nil: messages stay in the outbox
 	kek        *keyring.KEK    // seals secrets at rest (SSA keys, identity provider client secrets)
+	// clients: applications' own access tokens (docs/design.md §20).
+	clients *directory.ClientTokens
 	metrics    *metrics
 	started    time.Time
 	apiLimiter *rateLimiter
@@ -260,6 +264,11 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 			return nil, fmt.Errorf("web: %w", err)
 		}
 	}
+	minter, err := clienttoken.NewMinter(s.kek.Derive(clientTokenKeyPurpose), cfg.Now)
+	if err != nil {
+		return nil, err
+	}
+	s.clients = &directory.ClientTokens{Store: db, Minter: minter, Issuer: cfg.BaseURL, Audience: cfg.APIAudience, Now: cfg.Now}
 	s.auth, err = newAuthenticator(ctx, s, webSecret)
 	if err != nil {
 		return nil, err
@@ -274,6 +283,11 @@ func keyFile(dataDir string) string {
 	}
 	return dataDir + "/dev-idp-key.pem"
 }
+
+// clientTokenKeyPurpose derives, from the KEK, the key that signs
+// applications' access tokens: every instance with the KEK signs and
+// verifies them, and nothing is stored (docs/decisions.md).
+const clientTokenKeyPurpose = "application access tokens (Ed25519 seed)"
 
 // devIdPKeyAAD binds the sealed development identity provider key to its use.
 var devIdPKeyAAD = []byte("trustframe development identity provider signing key")
