@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "6fe18ca11105a4da255081925e7abc0c5ce8c3b9140d3e0e2564140b877da116"
+const SpecSHA256 = "b9dfe7a55254818a1bbe88ca35e50d0143efa60fefe25e271774f745a3710a7d"
