@@ -30,7 +30,14 @@ func (c Client) Actor() string { return clienttoken.ActorPrefix + c.ClientID }
 type ClientTokenStore interface {
 	ClientOf(ctx context.Context, clientID string) (Client, error)
 	ClientKeys(ctx context.Context, orgID, appID string, now time.Time) ([]clienttoken.Key, error)
-	UseClientAssertion(ctx context.Context, key string, exp time.Time) (bool, error)
+}
+
+// AssertionLog remembers the client assertions used (ClientId and jti)
+// until they expire: Add reports false for one already used, an error
+// when it cannot tell now. One instance keeps them in memory; several on
+// one database share its table (store.DB.UseClientAssertion).
+type AssertionLog interface {
+	Add(key string, exp time.Time) (bool, error)
 }
 
 // ClientTokens are the use cases of the directory's token endpoint: an
@@ -38,6 +45,7 @@ type ClientTokenStore interface {
 // at each API request.
 type ClientTokens struct {
 	Store    ClientTokenStore
+	Used     AssertionLog
 	Minter   *clienttoken.Minter
 	Issuer   string // the base URL
 	Audience string // the API audience
@@ -112,7 +120,7 @@ func (s *ClientTokens) Grant(ctx context.Context, req TokenRequest) (IssuedToken
 	if err := a.Verify(keys); err != nil {
 		return IssuedToken{}, err
 	}
-	fresh, err := s.Store.UseClientAssertion(ctx, clientID+"\x1f"+a.JTI, a.Expiry.Add(clienttoken.Skew))
+	fresh, err := s.Used.Add(clientID+"\x1f"+a.JTI, a.Expiry.Add(clienttoken.Skew))
 	if err != nil {
 		return IssuedToken{}, fmt.Errorf("%w: %w", ErrReplayUnavailable, err)
 	}

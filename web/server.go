@@ -268,7 +268,12 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.clients = &directory.ClientTokens{Store: db, Minter: minter, Issuer: cfg.BaseURL, Audience: cfg.APIAudience, Now: cfg.Now}
+	s.clients = &directory.ClientTokens{Store: db, Used: dpop.NewReplayCache(1_000_000, cfg.Now), Minter: minter, Issuer: cfg.BaseURL, Audience: cfg.APIAudience, Now: cfg.Now}
+	if db.Engine() == store.Postgres {
+		// Several instances may share this database: an assertion used on
+		// one is refused on all (docs/design.md §20).
+		s.clients.Used = assertionLog{db}
+	}
 	s.auth, err = newAuthenticator(ctx, s, webSecret)
 	if err != nil {
 		return nil, err
@@ -489,6 +494,16 @@ func (s *Server) signInIssuer() string {
 		return s.idp.Issuer()
 	}
 	return s.cfg.OIDCIssuer
+}
+
+// assertionLog keeps the client assertions used in the database
+// (store.UseClientAssertion).
+type assertionLog struct{ db *store.DB }
+
+func (l assertionLog) Add(key string, exp time.Time) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return l.db.UseClientAssertion(ctx, key, exp)
 }
 
 // proofLog keeps the DPoP proofs seen in the database (store.UseProof).
