@@ -26,13 +26,13 @@ type KeyMaterial struct {
 	// SoftwareStatementID binds the key to one application of the
 	// organisation: with Use sig it signs that application's client
 	// assertions at /oauth/token (docs/design.md §20). Empty: unbound.
-	SoftwareStatementID string `json:"SoftwareStatementId,omitempty"`
-	Status              string `json:"Status"`
-	RevokeReason   string          `json:"RevokeReason,omitempty"`
-	Description    string          `json:"Description"`
-	CreatedOn      time.Time       `json:"CreatedOn"`
-	UpdatedOn      time.Time       `json:"UpdatedOn"`
-	RevokedOn      *time.Time      `json:"RevokedOn,omitempty"`
+	SoftwareStatementID string     `json:"SoftwareStatementId,omitempty"`
+	Status              string     `json:"Status"`
+	RevokeReason        string     `json:"RevokeReason,omitempty"`
+	Description         string     `json:"Description"`
+	CreatedOn           time.Time  `json:"CreatedOn"`
+	UpdatedOn           time.Time  `json:"UpdatedOn"`
+	RevokedOn           *time.Time `json:"RevokedOn,omitempty"`
 }
 
 // Attachment is a file attached to key material.
@@ -64,20 +64,20 @@ var ErrHoldsPrivateKey = errors.New("directory: the key sent holds a private key
 // members a client may send back unchanged (not read). The PEM is key
 // text, not words: the text rule does not apply to it.
 type KeyMaterialSent struct {
-	PublicJwk      json.RawMessage `json:"PublicJwk"`
-	PEM            string          `json:"PEM" text:"raw"`
-	Use            string          `json:"Use"`
-	Description    string          `json:"Description"`
+	PublicJwk   json.RawMessage `json:"PublicJwk"`
+	PEM         string          `json:"PEM" text:"raw"`
+	Use         string          `json:"Use"`
+	Description string          `json:"Description"`
 	// SoftwareStatementID is set when the key is made and cannot change.
 	SoftwareStatementID string `json:"SoftwareStatementId"`
 	Status              string `json:"Status"`
 	RevokeReason        string `json:"RevokeReason"`
 	KeyMaterialID       string `json:"KeyMaterialID"`
-	OrganisationID string          `json:"OrganisationId"`
-	Kid            string          `json:"Kid"`
-	CreatedOn      any             `json:"CreatedOn"`
-	UpdatedOn      any             `json:"UpdatedOn"`
-	RevokedOn      any             `json:"RevokedOn"`
+	OrganisationID      string `json:"OrganisationId"`
+	Kid                 string `json:"Kid"`
+	CreatedOn           any    `json:"CreatedOn"`
+	UpdatedOn           any    `json:"UpdatedOn"`
+	RevokedOn           any    `json:"RevokedOn"`
 }
 
 // keyMember names the member that carried the key: PEM when only it was

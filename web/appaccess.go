@@ -30,8 +30,8 @@ const (
 // /api.
 var appRoutes = map[string]appRule{
 	// Its organisation's record; its own application and SSA.
-	"GET /":                                     appOrg,
-	"GET /softwarestatements/{appID}":           appOwn,
+	"GET /":                           appOrg,
+	"GET /softwarestatements/{appID}": appOwn,
 	"GET /softwarestatements/{appID}/assertion": appOwn,
 	// Its own certificates from the directory's CA (§18): list, issue,
 	// revoke. Listed before those routes are in the router, so that they

@@ -26,8 +26,8 @@ import (
 
 	"github.com/trustframe/trustframe/clientlimit"
 	"github.com/trustframe/trustframe/clienttoken"
-	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/devidp"
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/dpop"
 	"github.com/trustframe/trustframe/federation"
 	"github.com/trustframe/trustframe/federation/anchor"
@@ -119,25 +119,25 @@ type Config struct {
 
 // Server is the assembled HTTP handler and what it holds.
 type Server struct {
-	cfg        Config
-	db         *store.DB
-	sessions   *scs.SessionManager
-	idp        *devidp.Provider
-	auth       *authenticator
-	log        *slog.Logger
-	handler    http.Handler
-	limiter    *rateLimiter
-	dpop       *dpop.Checker // resource server proofs
-	tokDPoP    *dpop.Checker // token endpoint proofs
-	nonces     *dpop.Nonces  // nil unless --dpop-nonce
-	origin     string        // scheme://host of the base URL, for htu
-	vocab      lifecycle.Vocabulary
-	keys       *keyring.Keyring
-	fedKeys    *federation.Keyring
-	mailer     handlers.Mailer // nil: messages stay in the outbox
-	kek        *keyring.KEK    // seals secrets at rest (SSA keys, identity provider client secrets)
+	cfg      Config
+	db       *store.DB
+	sessions *scs.SessionManager
+	idp      *devidp.Provider
+	auth     *authenticator
+	log      *slog.Logger
+	handler  http.Handler
+	limiter  *rateLimiter
+	dpop     *dpop.Checker // resource server proofs
+	tokDPoP  *dpop.Checker // token endpoint proofs
+	nonces   *dpop.Nonces  // nil unless --dpop-nonce
+	origin   string        // scheme://host of the base URL, for htu
+	vocab    lifecycle.Vocabulary
+	keys     *keyring.Keyring
+	fedKeys  *federation.Keyring
+	mailer   handlers.Mailer // nil: messages stay in the outbox
+	kek      *keyring.KEK    // seals secrets at rest (SSA keys, identity provider client secrets)
 	// clients: applications' own access tokens (docs/design.md §20).
-	clients *directory.ClientTokens
+	clients    *directory.ClientTokens
 	metrics    *metrics
 	started    time.Time
 	apiLimiter *rateLimiter
