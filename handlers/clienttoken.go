@@ -17,8 +17,9 @@ type ClientTokens struct {
 	// BindProof checks the request's DPoP proof, if any, and returns the
 	// thumbprint of its key ("" without a proof).
 	BindProof func(r *http.Request) (string, error)
-	// DPoPAlgs are the proof algorithms accepted.
-	DPoPAlgs []string
+	// DPoPAlgs are the proof algorithms accepted (asked at each request:
+	// the checker settles its configuration at its first use).
+	DPoPAlgs func() []string
 	// Nonce, when set and not empty, is sent as DPoP-Nonce.
 	Nonce func() string
 }
@@ -29,7 +30,7 @@ const maxTokenRequest = 64 << 10
 // Metadata answers the authorization server metadata (RFC 8414).
 func (h *ClientTokens) Metadata(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "public, max-age=300")
-	WriteJSON(w, http.StatusOK, clienttoken.Metadata(h.Tokens.Issuer, h.DPoPAlgs))
+	WriteJSON(w, http.StatusOK, clienttoken.Metadata(h.Tokens.Issuer, h.DPoPAlgs()))
 }
 
 // Token answers a token request (RFC 6749 §4.4, RFC 7523 §2.2, RFC 9449).

@@ -106,7 +106,7 @@ func (s *Server) routes() http.Handler {
 
 	// The directory's own token endpoint: applications calling the API for
 	// themselves (docs/design.md §20).
-	clientTokens := &handlers.ClientTokens{Tokens: s.clients, BindProof: s.bindTokenProof, DPoPAlgs: strings.Fields(s.tokDPoP.AlgList()), Nonce: s.newNonce}
+	clientTokens := &handlers.ClientTokens{Tokens: s.clients, BindProof: s.bindTokenProof, DPoPAlgs: func() []string { return strings.Fields(s.tokDPoP.AlgList()) }, Nonce: s.newNonce}
 	r.Get("/.well-known/oauth-authorization-server", clientTokens.Metadata)
 	r.With(s.rateLimit).Post("/oauth/token", clientTokens.Token)
 
