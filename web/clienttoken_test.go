@@ -21,6 +21,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/trustframe/trustframe/dpop"
+	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -487,4 +488,26 @@ func TestClientTokenReachesItsOwnOnly(t *testing.T) {
 			t.Errorf("%s %s with the application's token: %d %v, want %d", tc.method, tc.path, resp.StatusCode, m, tc.want)
 		}
 	}
+}
+
+// TestClientTokenAcrossInstances: two instances of one directory on one
+// PostgreSQL database (same data directory, so the same KEK, and the same
+// base URL). An assertion used at one is a replay at the other, and a
+// token from one is accepted by the other (docs/design.md §20).
+func TestClientTokenAcrossInstances(t *testing.T) {
+	needInstances(t)
+	dir := t.TempDir()
+	a := webtest.StartIn(t, dir, nil)
+	b := webtest.StartOn(t, dir, webtest.Database(t, dir), func(c *web.Config) { c.BaseURL = a.URL })
+	su := newAPI(t, a, "admin@example.com")
+	c := newAppClient(t, a, su)
+	form := c.form(nil) // aud: A's URL, the shared base URL
+	resp, m := postToken(t, a, form, nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("token at A: %d %v", resp.StatusCode, m)
+	}
+	resp, m2 := postToken(t, b, form, nil)
+	refused(t, resp, m2, 401, "invalid_client")
+	onB := &api{t: t, base: b.URL, token: m["access_token"].(string)}
+	onB.must(200, "GET", "/organisations/"+c.orgID, "")
 }
