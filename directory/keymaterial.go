@@ -23,12 +23,16 @@ type KeyMaterial struct {
 	Kid            string          `json:"Kid"`
 	Use            string          `json:"Use"`
 	PublicJwk      json.RawMessage `json:"PublicJwk"`
-	Status         string          `json:"Status"`
-	RevokeReason   string          `json:"RevokeReason,omitempty"`
-	Description    string          `json:"Description"`
-	CreatedOn      time.Time       `json:"CreatedOn"`
-	UpdatedOn      time.Time       `json:"UpdatedOn"`
-	RevokedOn      *time.Time      `json:"RevokedOn,omitempty"`
+	// SoftwareStatementID binds the key to one application of the
+	// organisation: with Use sig it signs that application's client
+	// assertions at /oauth/token (docs/design.md §20). Empty: unbound.
+	SoftwareStatementID string     `json:"SoftwareStatementId,omitempty"`
+	Status              string     `json:"Status"`
+	RevokeReason        string     `json:"RevokeReason,omitempty"`
+	Description         string     `json:"Description"`
+	CreatedOn           time.Time  `json:"CreatedOn"`
+	UpdatedOn           time.Time  `json:"UpdatedOn"`
+	RevokedOn           *time.Time `json:"RevokedOn,omitempty"`
 }
 
 // Attachment is a file attached to key material.
@@ -60,18 +64,20 @@ var ErrHoldsPrivateKey = errors.New("directory: the key sent holds a private key
 // members a client may send back unchanged (not read). The PEM is key
 // text, not words: the text rule does not apply to it.
 type KeyMaterialSent struct {
-	PublicJwk      json.RawMessage `json:"PublicJwk"`
-	PEM            string          `json:"PEM" text:"raw"`
-	Use            string          `json:"Use"`
-	Description    string          `json:"Description"`
-	Status         string          `json:"Status"`
-	RevokeReason   string          `json:"RevokeReason"`
-	KeyMaterialID  string          `json:"KeyMaterialID"`
-	OrganisationID string          `json:"OrganisationId"`
-	Kid            string          `json:"Kid"`
-	CreatedOn      any             `json:"CreatedOn"`
-	UpdatedOn      any             `json:"UpdatedOn"`
-	RevokedOn      any             `json:"RevokedOn"`
+	PublicJwk   json.RawMessage `json:"PublicJwk"`
+	PEM         string          `json:"PEM" text:"raw"`
+	Use         string          `json:"Use"`
+	Description string          `json:"Description"`
+	// SoftwareStatementID is set when the key is made and cannot change.
+	SoftwareStatementID string `json:"SoftwareStatementId"`
+	Status              string `json:"Status"`
+	RevokeReason        string `json:"RevokeReason"`
+	KeyMaterialID       string `json:"KeyMaterialID"`
+	OrganisationID      string `json:"OrganisationId"`
+	Kid                 string `json:"Kid"`
+	CreatedOn           any    `json:"CreatedOn"`
+	UpdatedOn           any    `json:"UpdatedOn"`
+	RevokedOn           any    `json:"RevokedOn"`
 }
 
 // keyMember names the member that carried the key: PEM when only it was
@@ -115,6 +121,9 @@ func (in KeyMaterialSent) changeFields(cur KeyMaterial) Fields {
 	}
 	if (hasJSON(in.PublicJwk) && !sameJSON(in.PublicJwk, cur.PublicJwk)) || in.PEM != "" || (in.Kid != "" && in.Kid != cur.Kid) {
 		f.Add(in.keyMember(), "The key of key material cannot change; create new key material instead.")
+	}
+	if in.SoftwareStatementID != "" && in.SoftwareStatementID != cur.SoftwareStatementID {
+		f.Add("SoftwareStatementId", "The application a key is bound to cannot change; create new key material for the other application.")
 	}
 	return f
 }
@@ -230,7 +239,7 @@ func (s *KeyMaterials) Create(ctx context.Context, a Actor, orgID string, in Key
 		err = problems.Err()
 	case err == nil:
 		var k KeyMaterial
-		k, err = s.Store.CreateKeyMaterial(ctx, a, KeyMaterial{OrganisationID: orgID, Kid: parsed.Kid, Use: in.Use, PublicJwk: parsed.JWK, Description: in.Description}, problems)
+		k, err = s.Store.CreateKeyMaterial(ctx, a, KeyMaterial{OrganisationID: orgID, Kid: parsed.Kid, Use: in.Use, PublicJwk: parsed.JWK, Description: in.Description, SoftwareStatementID: in.SoftwareStatementID}, problems)
 		err = Named(err, "Organisation")
 		if err == nil {
 			return k, nil

@@ -24,13 +24,25 @@ import (
 
 // Principal is the administrator a request acts for.
 type Principal struct {
-	Email string
-	Role  string // "SuperUser", "DataAdministrator" or "OrganisationAdministrator"
+	Email string // an application's is client:<ClientId>
+	Role  string // "SuperUser", "DataAdministrator", "OrganisationAdministrator" or "Application"
 	Via   string // "session" or "token"
 	// Orgs are the organisations an Organisation Administrator administers
-	// (docs/design.md §19); nil for everyone else.
+	// (docs/design.md §19), an application's own one (§20); nil for
+	// everyone else.
 	Orgs []string
+	// App is the SoftwareStatementId of an application calling for
+	// itself (docs/design.md §20).
+	App string
 }
+
+// RoleApplication is the role of an application calling the API for
+// itself with a token of the directory's token endpoint.
+const RoleApplication = "Application"
+
+// IsApplication reports whether the principal is an application calling
+// for itself.
+func (p Principal) IsApplication() bool { return p.Role == RoleApplication }
 
 // IsSuperUser reports whether the principal has Super User rights.
 func (p Principal) IsSuperUser() bool { return p.Role == "SuperUser" }
@@ -43,7 +55,7 @@ func (p Principal) IsOrgAdmin() bool { return p.Role == string(directory.RoleOrg
 // every administrator of the directory may; an Organisation Administrator,
 // on their own organisations.
 func (p Principal) Administers(orgID string) bool {
-	return !p.IsOrgAdmin() || slices.Contains(p.Orgs, orgID)
+	return !(p.IsOrgAdmin() || p.IsApplication()) || slices.Contains(p.Orgs, orgID)
 }
 
 type ctxKey int
@@ -408,7 +420,7 @@ func (b *Base) actor(r *http.Request) store.Audit {
 func ActorOf(r *http.Request) directory.Actor {
 	p := PrincipalFrom(r.Context())
 	a := directory.Actor{Actor: p.Email}
-	if p.IsOrgAdmin() {
+	if p.IsOrgAdmin() || p.IsApplication() {
 		a.Within = append([]string{}, p.Orgs...)
 	}
 	return a

@@ -16,13 +16,13 @@ type KeyMaterial = directory.KeyMaterial
 // Attachment is a file attached to key material.
 type Attachment = directory.Attachment
 
-const kmCols = `key_material_id, organisation_id, kid, use, public_jwk, status, revoke_reason, description, created_on, updated_on, revoked_on`
+const kmCols = `key_material_id, organisation_id, kid, use, public_jwk, status, revoke_reason, description, created_on, updated_on, revoked_on, software_statement_id`
 
 func scanKM(row rowScanner) (KeyMaterial, error) {
 	var k KeyMaterial
 	var jwk, c, u string
 	var r sql.NullString
-	err := row.Scan(&k.KeyMaterialID, &k.OrganisationID, &k.Kid, &k.Use, &jwk, &k.Status, &k.RevokeReason, &k.Description, &c, &u, &r)
+	err := row.Scan(&k.KeyMaterialID, &k.OrganisationID, &k.Kid, &k.Use, &jwk, &k.Status, &k.RevokeReason, &k.Description, &c, &u, &r, &k.SoftwareStatementID)
 	k.PublicJwk, k.CreatedOn, k.UpdatedOn = json.RawMessage(jwk), parseStamp(c), parseStamp(u)
 	if r.Valid {
 		t := parseStamp(r.String)
@@ -54,6 +54,15 @@ func (d *DB) CreateKeyMaterial(ctx context.Context, a Audit, k KeyMaterial, prob
 		if err := orgExists(ctx, tx, k.OrganisationID); err != nil {
 			return err
 		}
+		if k.SoftwareStatementID != "" {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM software_statements WHERE organisation_id = ? AND software_statement_id = ?`, k.OrganisationID, k.SoftwareStatementID).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				problems = problems.Merge(directory.Fields{"SoftwareStatementId": "The organisation has no application " + k.SoftwareStatementID + "."})
+			}
+		}
 		if err := problems.Err(); err != nil {
 			return err
 		}
@@ -65,12 +74,12 @@ func (d *DB) CreateKeyMaterial(ctx context.Context, a Audit, k KeyMaterial, prob
 			return &ConflictError{Message: "the organisation already has key material with Kid " + k.Kid}
 		}
 		now := d.stamp()
-		if _, err := tx.ExecContext(ctx, `INSERT INTO key_material(`+kmCols+`) VALUES (?,?,?,?,?,'Active','',?,?,?,NULL)`,
-			k.KeyMaterialID, k.OrganisationID, k.Kid, k.Use, string(k.PublicJwk), k.Description, now, now); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO key_material(`+kmCols+`) VALUES (?,?,?,?,?,'Active','',?,?,?,NULL,?)`,
+			k.KeyMaterialID, k.OrganisationID, k.Kid, k.Use, string(k.PublicJwk), k.Description, now, now, k.SoftwareStatementID); err != nil {
 			return err
 		}
 		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "KeyMaterial", SubjectID: k.KeyMaterialID,
-			OrganisationID: k.OrganisationID, KeyID: k.Kid, Summary: "Use: " + k.Use + "; Description: " + k.Description})
+			OrganisationID: k.OrganisationID, KeyID: k.Kid, Summary: "Use: " + k.Use + "; Description: " + k.Description + boundTo(k.SoftwareStatementID)})
 	})
 	if err != nil {
 		return KeyMaterial{}, err
@@ -97,6 +106,7 @@ func (d *DB) UpdateKeyMaterial(ctx context.Context, a Audit, k KeyMaterial, prob
 		if k.Status == "" {
 			k.Status = cur.Status
 		}
+		k.SoftwareStatementID = cur.SoftwareStatementID // set when made, never changed
 		if k.Use == cur.Use && k.Description == cur.Description && k.Status == cur.Status && k.RevokeReason == cur.RevokeReason {
 			return errUnchanged // revoked key material sent back as it is too (docs/design.md §4)
 		}
@@ -253,4 +263,13 @@ func (d *DB) OrganisationKeys(ctx context.Context, orgID string, active bool) ([
 			UNION ALL SELECT public_jwk FROM key_material WHERE organisation_id = ?1 AND status <> 'Active'`
 	}
 	return queryList(ctx, d.db, scanJSON, q, orgID, now)
+}
+
+// boundTo is the audit summary's words for the application key material
+// is bound to.
+func boundTo(appID string) string {
+	if appID == "" {
+		return ""
+	}
+	return "; SoftwareStatementId: " + appID
 }

@@ -62,13 +62,16 @@ type DB struct {
 	seen        atomic.Int64 // the shared write count last seen (Sync, PostgreSQL)
 	proofs      atomic.Int64 // UseProof calls (dpopproofs.go)
 	roles       roleCache
-	group       groupCommit                      // see recordGrouped
-	signingKids readCache[string, string]        // CurrentSigningKid, readcache.go
-	ssaSubjects readCache[[2]string, ssaSubject] // SSASubject
-	fedKey      readCache[struct{}, SigningKey]  // CurrentFederationKey
-	markTypes   readCache[string, TrustMarkType] // TrustMarkTypeByURL
-	instance    string                           // this process's id in write notifications (PostgreSQL)
-	notes       *listener                        // other instances' writes (PostgreSQL, notify.go)
+	group       groupCommit                         // see recordGrouped
+	signingKids readCache[string, string]           // CurrentSigningKid, readcache.go
+	ssaSubjects readCache[[2]string, ssaSubject]    // SSASubject
+	fedKey      readCache[struct{}, SigningKey]     // CurrentFederationKey
+	markTypes   readCache[string, TrustMarkType]    // TrustMarkTypeByURL
+	clients     readCache[string, directory.Client] // ClientOf (clients.go)
+	clientKeys  readCache[[2]string, []clientKey]   // ClientKeys
+	assertions  atomic.Int64                        // UseClientAssertion calls
+	instance    string                              // this process's id in write notifications (PostgreSQL)
+	notes       *listener                           // other instances' writes (PostgreSQL, notify.go)
 	// The change feed (changes.go): commit wake-ups and the log's epoch.
 	commits     commitSignal
 	feedEpochMu sync.Mutex

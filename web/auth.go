@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/trustframe/trustframe/clienttoken"
 	"github.com/trustframe/trustframe/devidp"
+	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/dpop"
 	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/handlers"
@@ -516,6 +518,9 @@ type AccessToken struct {
 	Bound *boundIssuer
 	// Groups are the groups it lists, for Bound's group mappings.
 	Groups []string
+	// Client is set for an application's token of the directory's own
+	// token endpoint (docs/design.md §20).
+	Client *clienttoken.Claims
 }
 
 // provider names the identity provider that issued the token, "" for the
@@ -616,6 +621,22 @@ func (a *authenticator) verifyAccessToken(ctx context.Context, raw string) (Acce
 }
 
 func (a *authenticator) verifyAccessTokenUncached(ctx context.Context, raw string) (AccessToken, error) {
+	if unverifiedIssuer(raw) == a.s.cfg.BaseURL {
+		// The issuer decides the kind: the directory's own tokens are
+		// applications' (docs/design.md §20).
+		c, err := a.s.clients.Minter.Verify(raw, a.s.cfg.BaseURL, a.s.cfg.APIAudience)
+		if err != nil {
+			return AccessToken{}, err
+		}
+		at := AccessToken{Raw: raw, Subject: c.Subject, Expiry: time.Unix(c.Expiry, 0), Client: &c}
+		if c.Cnf != nil {
+			if c.Cnf.JKT == "" {
+				return AccessToken{}, errors.New("the token's cnf claim has no jkt")
+			}
+			at.JKT = c.Cnf.JKT
+		}
+		return at, nil
+	}
 	typ, err := jwtHeaderTyp(raw)
 	if err != nil {
 		return AccessToken{}, err
@@ -770,6 +791,10 @@ func (a *authenticator) apiAuth(next http.Handler) http.Handler {
 			handlers.WriteError(w, r, err)
 			return
 		}
+		if tok.Client != nil {
+			a.applicationAuth(w, r, tok, next)
+			return
+		}
 		if tok.Bound != nil {
 			// What its groups grant holds at this request only (docs/design.md §16).
 			if err := a.applyGroups(r.Context(), tok.Bound, tok.Email, tok.Groups); err != nil {
@@ -796,6 +821,32 @@ func (a *authenticator) apiAuth(next http.Handler) http.Handler {
 		ctx := handlers.WithPrincipal(r.Context(), p)
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// applicationAuth serves a request made with an application's own token
+// (docs/design.md §20): it works while the application and its
+// organisation are Active, on the routes appAccess gives it.
+func (a *authenticator) applicationAuth(w http.ResponseWriter, r *http.Request, tok AccessToken, next http.Handler) {
+	c, err := a.s.clients.Access(r.Context(), *tok.Client)
+	if err != nil {
+		scheme := "Bearer"
+		if tok.JKT != "" {
+			scheme = "DPoP"
+		}
+		var refused *directory.ClientRefused
+		if errors.As(err, &refused) {
+			err = a.challenge(scheme, handlers.CodeInvalidToken, "the access token no longer works: "+refused.Reason)
+		}
+		handlers.WriteError(w, r, err)
+		return
+	}
+	p := handlers.Principal{Email: c.Actor(), Role: handlers.RoleApplication, Via: "token", Orgs: []string{c.OrganisationID}, App: c.SoftwareStatementID}
+	ctx := handlers.WithPrincipal(r.Context(), p)
+	if err := a.s.appCheck(r, p); err != nil {
+		handlers.WriteError(w, r.WithContext(ctx), err)
+		return
+	}
+	next.ServeHTTP(w, r.WithContext(ctx))
 }
 
 func (a *authenticator) authenticateRequest(r *http.Request) (AccessToken, error) {

@@ -24,7 +24,7 @@ import (
 // outsideTheGate are the routes that never see a signed-in principal: they
 // are public, or the sign-in itself. An Organisation Administrator gets
 // what anyone gets there.
-var outsideTheGate = regexp.MustCompile(`^(/api/participants|/api/releases|/api/keystore/|/keystore/|/federation/|/\.well-known/|/pki/|/static/|/dev/idp/|/healthz|/readyz|/login|/auth/callback|/logout)`)
+var outsideTheGate = regexp.MustCompile(`^(/oauth/token|/api/participants|/api/releases|/api/keystore/|/keystore/|/federation/|/\.well-known/|/pki/|/static/|/dev/idp/|/healthz|/readyz|/login|/auth/callback|/logout)`)
 
 // orgAdminExpect is what an Organisation Administrator of A must get on a
 // route: the gate's rule, spelled out again here so that a changed rule

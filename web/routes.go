@@ -106,6 +106,12 @@ func (s *Server) routes() http.Handler {
 	r.Get("/.well-known/oauth-protected-resource", s.protectedResourceMetadata)
 	r.Get("/.well-known/oauth-protected-resource/api", s.protectedResourceMetadata)
 
+	// The directory's own token endpoint: applications calling the API for
+	// themselves (docs/design.md §20).
+	clientTokens := &handlers.ClientTokens{Tokens: s.clients, BindProof: s.bindTokenProof, DPoPAlgs: func() []string { return strings.Fields(s.tokDPoP.AlgList()) }, Nonce: s.newNonce}
+	r.Get("/.well-known/oauth-authorization-server", clientTokens.Metadata)
+	r.With(s.rateLimit).Post("/oauth/token", clientTokens.Token)
+
 	// Development identity provider (only without --oidc-issuer).
 	if s.idp != nil {
 		r.Route("/dev/idp", func(r chi.Router) {

@@ -25,6 +25,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/trustframe/trustframe/clientlimit"
+	"github.com/trustframe/trustframe/clienttoken"
 	"github.com/trustframe/trustframe/devidp"
 	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/dpop"
@@ -128,25 +129,27 @@ type Config struct {
 
 // Server is the assembled HTTP handler and what it holds.
 type Server struct {
-	cfg        Config
-	db         *store.DB
-	sessions   *scs.SessionManager
-	idp        *devidp.Provider
-	auth       *authenticator
-	log        *slog.Logger
-	handler    http.Handler
-	limiter    *rateLimiter
-	dpop       *dpop.Checker // resource server proofs
-	tokDPoP    *dpop.Checker // token endpoint proofs
-	nonces     *dpop.Nonces  // nil unless --dpop-nonce
-	origin     string        // scheme://host of the base URL, for htu
-	vocab      lifecycle.Vocabulary
-	keys       *keyring.Keyring
-	fedKeys    *federation.Keyring
-	pki        *directory.PKI  // nil unless --pki (pki.go)
-	mailer     handlers.Mailer // nil: messages stay in the outbox
-	kek        *keyring.KEK    // seals secrets at rest (SSA keys, identity provider client secrets)
-	ca         *pki.CA         // the directory's certificate authority; nil: --pki is off (docs/design.md §18)
+	cfg      Config
+	db       *store.DB
+	sessions *scs.SessionManager
+	idp      *devidp.Provider
+	auth     *authenticator
+	log      *slog.Logger
+	handler  http.Handler
+	limiter  *rateLimiter
+	dpop     *dpop.Checker // resource server proofs
+	tokDPoP  *dpop.Checker // token endpoint proofs
+	nonces   *dpop.Nonces  // nil unless --dpop-nonce
+	origin   string        // scheme://host of the base URL, for htu
+	vocab    lifecycle.Vocabulary
+	keys     *keyring.Keyring
+	fedKeys  *federation.Keyring
+	pki      *directory.PKI  // nil unless --pki (pki.go)
+	mailer   handlers.Mailer // nil: messages stay in the outbox
+	kek      *keyring.KEK    // seals secrets at rest (SSA keys, identity provider client secrets)
+	ca       *pki.CA         // the directory's certificate authority; nil: --pki is off (docs/design.md §18)
+	// clients: applications' own access tokens (docs/design.md §20).
+	clients    *directory.ClientTokens
 	metrics    *metrics
 	started    time.Time
 	apiLimiter *rateLimiter
@@ -278,6 +281,16 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 			return nil, fmt.Errorf("web: %w", err)
 		}
 	}
+	minter, err := clienttoken.NewMinter(s.kek.Derive(clientTokenKeyPurpose), cfg.Now)
+	if err != nil {
+		return nil, err
+	}
+	s.clients = &directory.ClientTokens{Store: db, Used: dpop.NewReplayCache(1_000_000, cfg.Now), Minter: minter, Issuer: cfg.BaseURL, Audience: cfg.APIAudience, Now: cfg.Now}
+	if db.Engine() == store.Postgres {
+		// Several instances may share this database: an assertion used on
+		// one is refused on all (docs/design.md §20).
+		s.clients.Used = assertionLog{db}
+	}
 	s.auth, err = newAuthenticator(ctx, s, webSecret)
 	if err != nil {
 		return nil, err
@@ -292,6 +305,11 @@ func keyFile(dataDir string) string {
 	}
 	return dataDir + "/dev-idp-key.pem"
 }
+
+// clientTokenKeyPurpose derives, from the KEK, the key that signs
+// applications' access tokens: every instance with the KEK signs and
+// verifies them, and nothing is stored (docs/decisions.md).
+const clientTokenKeyPurpose = "application access tokens (Ed25519 seed)"
 
 // devIdPKeyAAD binds the sealed development identity provider key to its use.
 var devIdPKeyAAD = []byte("trustframe development identity provider signing key")
@@ -493,6 +511,16 @@ func (s *Server) signInIssuer() string {
 		return s.idp.Issuer()
 	}
 	return s.cfg.OIDCIssuer
+}
+
+// assertionLog keeps the client assertions used in the database
+// (store.UseClientAssertion).
+type assertionLog struct{ db *store.DB }
+
+func (l assertionLog) Add(key string, exp time.Time) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return l.db.UseClientAssertion(ctx, key, exp)
 }
 
 // proofLog keeps the DPoP proofs seen in the database (store.UseProof).

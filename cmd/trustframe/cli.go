@@ -423,6 +423,11 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 	paginate := fs.Bool("paginate", false, "GET every page of a paged list and print their content as one JSON array")
 	follow := fs.Bool("follow", false, "follow a feed (GET /changes): print each entry as one JSON line as it comes, until interrupted")
 	dir := fs.String("config-dir", "", "where the DPoP key and tokens are kept")
+	clientID := fs.String("client-id", "", "call as this application (its ClientId) with a token of the directory's token endpoint, instead of as the person signed in (docs/design.md §20)")
+	keyFile := fs.String("key-file", "", "with --client-id: the application's private key (PEM), whose public key is its key material (Use sig) or signing certificate")
+	kid := fs.String("kid", "", "with --client-id: the key's Kid at the directory (default: none, the directory tries each of the application's keys)")
+	server := fs.String("server", "", "with --client-id: URL of the trustframe service")
+	noDPoP := fs.Bool("no-dpop", false, "with --client-id: ask for a plain Bearer token instead of a DPoP-bound one")
 	pos, err := parseMixed(fs, args, getenv, stderr)
 	if err != nil {
 		return err
@@ -466,17 +471,42 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 	case *data != "":
 		body = []byte(*data)
 	}
-	e, c, key, err := signedIn(ctx, getenv, *dir, stdout, stderr, 30*time.Second)
-	if err != nil {
+	var e *cliEnv
+	var c *credentials
+	var key *dpop.Signer
+	var app *appClient
+	if *clientID != "" {
+		if e, err = newCLIEnv(getenv, *dir, stdout, stderr); err != nil {
+			return err
+		}
+		if app, err = newAppClient(e, *server, *clientID, *keyFile, *kid, *noDPoP); err != nil {
+			return err
+		}
+		if c, key, err = app.signIn(ctx); err != nil {
+			return err
+		}
+	} else if e, c, key, err = signedIn(ctx, getenv, *dir, stdout, stderr, 30*time.Second); err != nil {
 		return err
+	}
+	// save keeps a person's renewed tokens; an application's live for
+	// this command only.
+	save := func() {
+		if app == nil {
+			_ = e.save(c)
+		}
 	}
 	call := func(target string) (int, []byte, error) {
 		status, respBody, err := e.send(ctx, c, key, method, target, *contentType, body)
 		if err != nil {
 			return 0, nil, err
 		}
-		if status == http.StatusUnauthorized && c.RefreshToken != "" && bytes.Contains(respBody, []byte("invalid_token")) {
-			if err := e.refresh(ctx, c, key); err != nil {
+		if status == http.StatusUnauthorized && (c.RefreshToken != "" || app != nil) && bytes.Contains(respBody, []byte("invalid_token")) {
+			if app != nil {
+				err = app.token(ctx, c, key)
+			} else {
+				err = e.refresh(ctx, c, key)
+			}
+			if err != nil {
 				return 0, nil, err
 			}
 			return e.send(ctx, c, key, method, target, *contentType, body)
@@ -486,7 +516,7 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 	target := c.Server + "/api" + escapePath(path)
 	if *follow {
 		err := followFeed(ctx, target, call, stdout)
-		_ = e.save(c)
+		save()
 		return err
 	}
 	var status int
@@ -499,7 +529,7 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 	if err != nil {
 		return err
 	}
-	_ = e.save(c)
+	save()
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, respBody, "", "  ") == nil {
 		respBody = append(pretty.Bytes(), '\n')

@@ -73,11 +73,12 @@ func TestCopyDatabaseSameAnswers(t *testing.T) {
 	// Every table the copy moves has rows, so that every table is copied
 	// and compared. dpop_proofs is an exception: it holds the jti of
 	// DPoP proofs for their few minutes of validity, and no answer reads it;
+	// client_assertions likewise, for applications' client assertions;
 	// dev_idp_codes and dev_idp_key too: on SQLite the development identity
 	// provider keeps its codes in memory and its key in the data directory
 	// (docs/design.md §14).
 	empty := emptyTables(t, src)
-	if !slices.Equal(empty, []string{"dev_idp_codes", "dev_idp_key", "dpop_proofs"}) {
+	if !slices.Equal(empty, []string{"client_assertions", "dev_idp_codes", "dev_idp_key", "dpop_proofs"}) {
 		t.Fatalf("tables without rows before the copy: %v", empty)
 	}
 

@@ -344,7 +344,7 @@ func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 func negotiated(path string) bool {
 	// /login, /auth/callback and /logout answer with redirects that do not
 	// depend on Accept (their errors go through handlers.WriteError).
-	for _, p := range []string{"/api/", "/static/", "/dev/idp/", "/keystore/", "/.well-known/", "/federation/", "/healthz", "/readyz", "/login", "/auth/callback", "/logout"} {
+	for _, p := range []string{"/api/", "/static/", "/dev/idp/", "/oauth/", "/keystore/", "/.well-known/", "/federation/", "/healthz", "/readyz", "/login", "/auth/callback", "/logout"} {
 		if strings.HasPrefix(path, p) {
 			return false
 		}

@@ -1419,10 +1419,13 @@ type KeyMaterial struct {
 	RevokeReason *RevokeReason `json:"RevokeReason,omitempty"`
 
 	// RevokedOn left out until revoked
-	RevokedOn *time.Time        `json:"RevokedOn,omitempty"`
-	Status    KeyMaterialStatus `json:"Status"`
-	UpdatedOn *Timestamp        `json:"UpdatedOn,omitempty"`
-	Use       KeyMaterialUse    `json:"Use"`
+	RevokedOn *time.Time `json:"RevokedOn,omitempty"`
+
+	// SoftwareStatementId The application the key is bound to (set when made); with Use sig it signs that application's client assertions at /oauth/token. Left out when unbound.
+	SoftwareStatementId *string           `json:"SoftwareStatementId,omitempty"`
+	Status              KeyMaterialStatus `json:"Status"`
+	UpdatedOn           *Timestamp        `json:"UpdatedOn,omitempty"`
+	Use                 KeyMaterialUse    `json:"Use"`
 }
 
 // KeyMaterialStatus defines model for KeyMaterial.Status.
@@ -1437,10 +1440,13 @@ type KeyMaterialInput struct {
 	PEM         *string `json:"PEM,omitempty"`
 
 	// PublicJwk A public JSON Web Key (RFC 7517; AKP keys as RFC 9964).
-	PublicJwk    *JWK                    `json:"PublicJwk,omitempty"`
-	RevokeReason *RevokeReason           `json:"RevokeReason,omitempty"`
-	Status       *KeyMaterialInputStatus `json:"Status,omitempty"`
-	Use          *KeyMaterialInputUse    `json:"Use,omitempty"`
+	PublicJwk    *JWK          `json:"PublicJwk,omitempty"`
+	RevokeReason *RevokeReason `json:"RevokeReason,omitempty"`
+
+	// SoftwareStatementId On create: binds the key to this application of the organisation (its client assertions, docs/design.md §20); it cannot change afterwards.
+	SoftwareStatementId *string                 `json:"SoftwareStatementId,omitempty"`
+	Status              *KeyMaterialInputStatus `json:"Status,omitempty"`
+	Use                 *KeyMaterialInputUse    `json:"Use,omitempty"`
 }
 
 // KeyMaterialInputStatus defines model for KeyMaterialInput.Status.

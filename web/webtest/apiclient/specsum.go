@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "8f29b7bbb13f9177ad2e4e8755f60f99864f17ae47d201cc78f4e712c591a69a"
+const SpecSHA256 = "c22c2775205e963c6e980e3b7c64f621bdf28cbee44a8be19a4e1a453e30b34d"

@@ -1,0 +1,513 @@
+package web_test
+
+// Applications calling the API for themselves (docs/design.md §20): the
+// directory's token endpoint, one rule per test, and what such a token
+// reaches.
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/trustframe/trustframe/dpop"
+	"github.com/trustframe/trustframe/web"
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// appClient is an application with a signing key bound to it.
+type appClient struct {
+	t        testing.TB
+	env      *webtest.Env
+	orgID    string
+	appID    string // also its ClientId
+	key      *ecdsa.PrivateKey
+	kid      string
+	lastCode int
+}
+
+func newClientKey(t testing.TB) (*ecdsa.PrivateKey, string) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, _ := (&jose.JSONWebKey{Key: key.Public()}).Thumbprint(crypto.SHA256)
+	return key, base64.RawURLEncoding.EncodeToString(tp)
+}
+
+// bindKey registers key as key material of orgID bound to appID ("" for
+// none) and answers the status and body.
+func bindKey(t testing.TB, su *api, orgID, appID string, key *ecdsa.PrivateKey) (*http.Response, map[string]any) {
+	jwk, _ := json.Marshal(jose.JSONWebKey{Key: key.Public(), Use: "sig"})
+	body := `{"PublicJwk":` + string(jwk) + `,"Use":"sig","SoftwareStatementId":"` + appID + `"}`
+	return su.do("POST", "/organisations/"+orgID+"/key-material", body)
+}
+
+// newAppClient makes an organisation with an application and a key bound
+// to it.
+func newAppClient(t *testing.T, env *webtest.Env, su *api) *appClient {
+	orgID, appID := setupApp(t, su)
+	return newAppClientOf(t, env, su, orgID, appID)
+}
+
+func newAppClientOf(t testing.TB, env *webtest.Env, su *api, orgID, appID string) *appClient {
+	key, kid := newClientKey(t)
+	if resp, m := bindKey(t, su, orgID, appID, key); resp.StatusCode != 201 || m["SoftwareStatementId"] != appID {
+		t.Fatalf("binding a key to the application: %d %v", resp.StatusCode, m)
+	}
+	return &appClient{t: t, env: env, orgID: orgID, appID: appID, key: key, kid: kid}
+}
+
+// claims are the claims of a good assertion.
+func (c *appClient) claims() map[string]any {
+	jti := make([]byte, 12)
+	rand.Read(jti)
+	return map[string]any{"iss": c.appID, "sub": c.appID, "aud": c.env.URL + "/oauth/token",
+		"exp": time.Now().Add(2 * time.Minute).Unix(), "iat": time.Now().Unix(), "jti": base64.RawURLEncoding.EncodeToString(jti)}
+}
+
+// assertion signs claims with key under kid.
+func assertion(t testing.TB, key crypto.Signer, kid string, claims map[string]any) string {
+	alg := jose.ES256
+	if _, ok := key.(*ecdsa.PrivateKey); !ok {
+		alg = jose.PS256
+	}
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: jose.JSONWebKey{Key: key, KeyID: kid}}, (&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := jwt.Signed(s).Claims(claims).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// form is the token request of a good assertion with claims changed by mod.
+func (c *appClient) form(mod func(map[string]any)) url.Values {
+	cl := c.claims()
+	if mod != nil {
+		mod(cl)
+	}
+	return url.Values{"grant_type": {"client_credentials"}, "client_assertion_type": {"urn:ietf:params:oauth:client-assertion-type:jwt-bearer"},
+		"client_assertion": {assertion(c.t, c.key, c.kid, cl)}, "scope": {"directory:software"}}
+}
+
+// postToken sends a token request, with a DPoP proof when signer is set.
+func postToken(t testing.TB, env *webtest.Env, form url.Values, signer *dpop.Signer) (*http.Response, map[string]any) {
+	req, _ := http.NewRequest("POST", env.URL+"/oauth/token", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if signer != nil {
+		p, err := signer.Proof("POST", env.URL+"/oauth/token", "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("DPoP", p)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	json.NewDecoder(resp.Body).Decode(&m)
+	return resp, m
+}
+
+// token gets an unbound access token (Bearer) for the application.
+func (c *appClient) token() string {
+	resp, m := postToken(c.t, c.env, c.form(nil), nil)
+	if resp.StatusCode != 200 {
+		c.t.Fatalf("token request: %d %v", resp.StatusCode, m)
+	}
+	return m["access_token"].(string)
+}
+
+// api is the application as an API client with a Bearer token.
+func (c *appClient) api(t *testing.T) *api { return &api{t: t, base: c.env.URL, token: c.token()} }
+
+// refused checks a token request is refused with code and status, and
+// that the answer is not cached.
+func refused(t *testing.T, resp *http.Response, m map[string]any, status int, code string) {
+	t.Helper()
+	if resp.StatusCode != status || m["error"] != code {
+		t.Fatalf("token request: %d %v, want %d %s", resp.StatusCode, m, status, code)
+	}
+	if d, _ := m["error_description"].(string); d == "" {
+		t.Fatalf("no error_description: %v", m)
+	}
+	if resp.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("Cache-Control %q, want no-store", resp.Header.Get("Cache-Control"))
+	}
+}
+
+func TestClientTokenMetadata(t *testing.T) {
+	env := webtest.Start(t, nil)
+	resp, body := send(t, "GET", env.URL+"/.well-known/oauth-authorization-server")
+	if resp.StatusCode != 200 {
+		t.Fatalf("metadata: %d %s", resp.StatusCode, body)
+	}
+	var m map[string]any
+	json.Unmarshal([]byte(body), &m)
+	want := map[string]string{"issuer": env.URL, "token_endpoint": env.URL + "/oauth/token",
+		"grant_types_supported": `["client_credentials"]`, "token_endpoint_auth_methods_supported": `["private_key_jwt"]`, "scopes_supported": `["directory:software"]`}
+	for k, v := range want {
+		got := m[k]
+		if s, ok := got.(string); ok && s == v {
+			continue
+		}
+		if b, _ := json.Marshal(got); string(b) != v {
+			t.Errorf("%s: %v, want %s", k, got, v)
+		}
+	}
+	for _, k := range []string{"token_endpoint_auth_signing_alg_values_supported", "dpop_signing_alg_values_supported"} {
+		if l, _ := m[k].([]any); len(l) == 0 || strings.Contains(mustMarshal(l), "HS256") {
+			t.Errorf("%s: %v", k, m[k])
+		}
+	}
+}
+
+func TestClientTokenGrantedAndUsed(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	resp, m := postToken(t, env, c.form(nil), nil)
+	if resp.StatusCode != 200 || m["token_type"] != "Bearer" || m["expires_in"] != float64(300) || m["scope"] != "directory:software" {
+		t.Fatalf("token: %d %v", resp.StatusCode, m)
+	}
+	if resp.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("Cache-Control %q", resp.Header.Get("Cache-Control"))
+	}
+	hdr, claims := jwtParts(t, m["access_token"].(string))
+	if hdr["typ"] != "at+jwt" {
+		t.Fatalf("typ %v", hdr["typ"])
+	}
+	for k, v := range map[string]any{"iss": env.URL, "aud": env.URL + "/api", "sub": c.appID, "client_id": c.appID, "org_id": c.orgID,
+		"software_id": c.appID, "scope": "directory:software"} {
+		if claims[k] != v {
+			t.Errorf("claim %s: %v, want %v", k, claims[k], v)
+		}
+	}
+	if exp, iat := claims["exp"].(float64), claims["iat"].(float64); exp-iat != 300 || claims["jti"] == "" || claims["cnf"] != nil {
+		t.Errorf("exp/iat/jti/cnf: %v", claims)
+	}
+	app := &api{t: t, base: env.URL, token: m["access_token"].(string)}
+	app.must(200, "GET", "/organisations/"+c.orgID, "")
+	app.must(200, "GET", "/organisations/"+c.orgID+"/softwarestatements/"+c.appID, "")
+	resp, body := getRaw(t, app, "/organisations/"+c.orgID+"/softwarestatements/"+c.appID+"/assertion")
+	if resp.StatusCode != 200 || strings.Count(body, ".") != 2 {
+		t.Fatalf("its SSA: %d %s", resp.StatusCode, body)
+	}
+	// The SSA issued is audited with the application as actor.
+	log := su.must(200, "GET", "/audit?OrganisationId="+c.orgID, "")
+	if !strings.Contains(mustMarshal(log), `"Actor":"client:`+c.appID+`"`) {
+		t.Fatalf("no audit record by client:%s: %.600s", c.appID, mustMarshal(log))
+	}
+}
+
+func TestClientTokenDPoPBound(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	signer := newDPoPSigner(t)
+	resp, m := postToken(t, env, c.form(nil), signer)
+	if resp.StatusCode != 200 || m["token_type"] != "DPoP" {
+		t.Fatalf("token with a DPoP proof: %d %v", resp.StatusCode, m)
+	}
+	tok := m["access_token"].(string)
+	if _, claims := jwtParts(t, tok); mustMarshal(claims["cnf"]) != `{"jkt":"`+signer.Thumbprint()+`"}` {
+		t.Fatalf("cnf %v", claims["cnf"])
+	}
+	u := env.URL + "/api/organisations/" + c.orgID
+	r, body := call(t, "GET", u, http.Header{"Authorization": {"DPoP " + tok}, "DPoP": {proof(t, signer, "GET", u, tok, "")}})
+	if r.StatusCode != 200 {
+		t.Fatalf("the bound token with its proof: %d %s", r.StatusCode, body)
+	}
+}
+
+func TestClientTokenBoundUsedAsBearerRefused(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	_, m := postToken(t, env, c.form(nil), newDPoPSigner(t))
+	app := &api{t: t, base: env.URL, token: m["access_token"].(string)}
+	resp, body := app.do("GET", "/organisations/"+c.orgID, "")
+	if resp.StatusCode != 401 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "invalid_token") {
+		t.Fatalf("a DPoP-bound application token as Bearer: %d %v", resp.StatusCode, body)
+	}
+}
+
+func TestClientTokenBadDPoPProof(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	req, _ := http.NewRequest("POST", env.URL+"/oauth/token", strings.NewReader(c.form(nil).Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	p, _ := newDPoPSigner(t).Proof("GET", env.URL+"/oauth/token", "", "") // the wrong method
+	req.Header.Set("DPoP", p)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	json.NewDecoder(resp.Body).Decode(&m)
+	refused(t, resp, m, 400, "invalid_dpop_proof")
+}
+
+func TestClientTokenUnknownKey(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	c.key, c.kid = newClientKey(t) // registered nowhere
+	resp, m := postToken(t, env, c.form(nil), nil)
+	refused(t, resp, m, 401, "invalid_client")
+}
+
+func TestClientTokenBadAssertionSignature(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	c.key, _ = newClientKey(t) // the registered kid, another key
+	resp, m := postToken(t, env, c.form(nil), nil)
+	refused(t, resp, m, 401, "invalid_client")
+	if !strings.Contains(m["error_description"].(string), "signature") {
+		t.Fatalf("refused for another reason: %v", m)
+	}
+}
+
+func TestClientTokenKeyOfAnotherApplicationRefused(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	other := su.must(201, "POST", "/organisations/"+c.orgID+"/softwarestatements", `{"ClientName":"Other"}`)["SoftwareStatementId"].(string)
+	o := newAppClientOf(t, env, su, c.orgID, other)
+	c.key, c.kid = o.key, o.kid // the other application's key, c's ClientId
+	resp, m := postToken(t, env, c.form(nil), nil)
+	refused(t, resp, m, 401, "invalid_client")
+}
+
+func TestClientTokenUnboundKeyRefused(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	key, kid := newClientKey(t)
+	if resp, m := bindKey(t, su, c.orgID, "", key); resp.StatusCode != 201 || m["SoftwareStatementId"] != nil {
+		t.Fatalf("an unbound key: %d %v", resp.StatusCode, m)
+	}
+	c.key, c.kid = key, kid
+	resp, m := postToken(t, env, c.form(nil), nil)
+	refused(t, resp, m, 401, "invalid_client")
+}
+
+func TestKeyMaterialBoundToAnUnknownApplicationRefused(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	orgID, _ := setupApp(t, su)
+	key, _ := newClientKey(t)
+	resp, m := bindKey(t, su, orgID, "no-such-app", key)
+	if resp.StatusCode != 422 || fieldsOf(m)["SoftwareStatementId"] == "" {
+		t.Fatalf("a key bound to no application: %d %v", resp.StatusCode, m)
+	}
+	if l := su.must(200, "GET", "/organisations/"+orgID+"/key-material", "")["list"].([]any); len(l) != 0 {
+		t.Fatalf("key material was made: %v", l)
+	}
+}
+
+func TestClientTokenReplayedJTI(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	form := c.form(nil)
+	if resp, m := postToken(t, env, form, nil); resp.StatusCode != 200 {
+		t.Fatalf("first use: %d %v", resp.StatusCode, m)
+	}
+	resp, m := postToken(t, env, form, nil)
+	refused(t, resp, m, 401, "invalid_client")
+}
+
+func TestClientTokenExpiredAssertion(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	resp, m := postToken(t, env, c.form(func(cl map[string]any) { cl["exp"] = time.Now().Add(-2 * time.Minute).Unix() }), nil)
+	refused(t, resp, m, 401, "invalid_client")
+}
+
+func TestClientTokenAssertionExpiresTooFarAhead(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	resp, m := postToken(t, env, c.form(func(cl map[string]any) { cl["exp"] = time.Now().Add(10 * time.Minute).Unix() }), nil)
+	refused(t, resp, m, 401, "invalid_client")
+}
+
+func TestClientTokenAssertionWithoutExp(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	resp, m := postToken(t, env, c.form(func(cl map[string]any) { delete(cl, "exp") }), nil)
+	refused(t, resp, m, 401, "invalid_client")
+}
+
+func TestClientTokenWrongAudience(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	resp, m := postToken(t, env, c.form(func(cl map[string]any) { cl["aud"] = "https://elsewhere.example/token" }), nil)
+	refused(t, resp, m, 401, "invalid_client")
+	// The issuer is an audience too.
+	if resp, m := postToken(t, env, c.form(func(cl map[string]any) { cl["aud"] = []string{env.URL} }), nil); resp.StatusCode != 200 {
+		t.Fatalf("aud = the issuer: %d %v", resp.StatusCode, m)
+	}
+}
+
+func TestClientTokenUnknownClient(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	resp, m := postToken(t, env, c.form(func(cl map[string]any) { cl["iss"], cl["sub"] = "nobody", "nobody" }), nil)
+	refused(t, resp, m, 401, "invalid_client")
+}
+
+func TestClientTokenIssNotSub(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	resp, m := postToken(t, env, c.form(func(cl map[string]any) { cl["sub"] = "someone-else" }), nil)
+	refused(t, resp, m, 401, "invalid_client")
+}
+
+func TestClientTokenWrongGrantType(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	form := c.form(nil)
+	form.Set("grant_type", "password")
+	resp, m := postToken(t, env, form, nil)
+	refused(t, resp, m, 400, "unsupported_grant_type")
+}
+
+func TestClientTokenWrongScope(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	form := c.form(nil)
+	form.Set("scope", "directory:admin")
+	resp, m := postToken(t, env, form, nil)
+	refused(t, resp, m, 400, "invalid_scope")
+	// Without a scope: directory:software.
+	form = c.form(nil)
+	form.Del("scope")
+	if resp, m := postToken(t, env, form, nil); resp.StatusCode != 200 || m["scope"] != "directory:software" {
+		t.Fatalf("without scope: %d %v", resp.StatusCode, m)
+	}
+}
+
+func TestClientTokenWithoutAssertion(t *testing.T) {
+	env := webtest.Start(t, nil)
+	resp, m := postToken(t, env, url.Values{"grant_type": {"client_credentials"}}, nil)
+	refused(t, resp, m, 401, "invalid_client")
+}
+
+func TestClientTokenParameterTwice(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	form := c.form(nil)
+	form.Add("scope", "directory:software")
+	resp, m := postToken(t, env, form, nil)
+	refused(t, resp, m, 400, "invalid_request")
+}
+
+func TestClientTokenSuspendedApplication(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	app := c.api(t) // a token got while Active
+	su.must(200, "PUT", "/organisations/"+c.orgID+"/softwarestatements/"+c.appID, `{"ClientName":"Payments","Status":"Suspended"}`)
+	resp, m := postToken(t, env, c.form(nil), nil)
+	refused(t, resp, m, 401, "invalid_client")
+	// The token got before stops working at its next use.
+	if resp, m := app.do("GET", "/organisations/"+c.orgID, ""); resp.StatusCode != 401 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "invalid_token") {
+		t.Fatalf("a Suspended application's token: %d %v", resp.StatusCode, m)
+	}
+}
+
+func TestClientTokenOrganisationNotActive(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	app := c.api(t)
+	o := su.must(200, "GET", "/organisations/"+c.orgID, "")
+	o["Status"] = "Withdrawn"
+	su.must(200, "PUT", "/organisations/"+c.orgID, mustMarshal(o))
+	resp, m := postToken(t, env, c.form(nil), nil)
+	refused(t, resp, m, 401, "invalid_client")
+	if resp, m := app.do("GET", "/organisations/"+c.orgID, ""); resp.StatusCode != 401 {
+		t.Fatalf("the token of a Withdrawn organisation's application: %d %v", resp.StatusCode, m)
+	}
+}
+
+func TestClientTokenReachesItsOwnOnly(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	other := su.must(201, "POST", "/organisations/"+c.orgID+"/softwarestatements", `{"ClientName":"Sibling"}`)["SoftwareStatementId"].(string)
+	elsewhere := su.must(201, "POST", "/organisations", org("Elsewhere"))["OrganisationId"].(string)
+	app := c.api(t)
+	for _, tc := range []struct {
+		method, path string
+		want         int
+	}{
+		{"GET", "/organisations/" + c.orgID + "/softwarestatements/" + other, 403},
+		{"GET", "/organisations/" + c.orgID + "/softwarestatements/" + other + "/assertion", 403},
+		{"GET", "/organisations/" + c.orgID + "/softwarestatements", 403},
+		{"GET", "/organisations/" + c.orgID + "/contacts", 403},
+		{"PUT", "/organisations/" + c.orgID + "/softwarestatements/" + c.appID, 403},
+		{"GET", "/organisations/" + elsewhere, 404},
+		{"GET", "/organisations", 403},
+		{"GET", "/users/super", 403},
+		{"GET", "/audit", 403},
+	} {
+		body := ""
+		if tc.method == "PUT" {
+			body = `{"ClientName":"Renamed"}`
+		}
+		if resp, m := app.do(tc.method, tc.path, body); resp.StatusCode != tc.want {
+			t.Errorf("%s %s with the application's token: %d %v, want %d", tc.method, tc.path, resp.StatusCode, m, tc.want)
+		}
+	}
+}
+
+// TestClientTokenAcrossInstances: two instances of one directory on one
+// PostgreSQL database (same data directory, so the same KEK, and the same
+// base URL). An assertion used at one is a replay at the other, and a
+// token from one is accepted by the other (docs/design.md §20).
+func TestClientTokenAcrossInstances(t *testing.T) {
+	needInstances(t)
+	dir := t.TempDir()
+	a := webtest.StartIn(t, dir, nil)
+	b := webtest.StartOn(t, dir, webtest.Database(t, dir), func(c *web.Config) { c.BaseURL = a.URL })
+	su := newAPI(t, a, "admin@example.com")
+	c := newAppClient(t, a, su)
+	form := c.form(nil) // aud: A's URL, the shared base URL
+	resp, m := postToken(t, a, form, nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("token at A: %d %v", resp.StatusCode, m)
+	}
+	resp, m2 := postToken(t, b, form, nil)
+	refused(t, resp, m2, 401, "invalid_client")
+	onB := &api{t: t, base: b.URL, token: m["access_token"].(string)}
+	onB.must(200, "GET", "/organisations/"+c.orgID, "")
+}
