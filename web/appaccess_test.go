@@ -104,7 +104,9 @@ func TestAppAccessMatrixOverEveryRoute(t *testing.T) {
 					t.Errorf("%s %s (%s) with an application's token: %d %.200s, want 403", method, path, which.name, code, text)
 				}
 			default:
-				if code == 401 || code == 403 || code == 404 || code >= 500 {
+				// A 404 of the handler (a kid that does not exist) is allowed;
+				// the gate's names the organisation.
+				if code == 401 || code == 403 || (code == 404 && strings.Contains(text, "There is no organisation")) || code >= 500 {
 					t.Errorf("%s %s with its own application's token: %d %.200s, want it allowed", method, path, code, text)
 				}
 			}

@@ -46,7 +46,12 @@ type pkiSetup struct {
 
 func startPKI(t *testing.T, on bool, mod func(*web.Config)) pkiSetup {
 	t.Helper()
-	env := webtest.Start(t, mod)
+	env := webtest.Start(t, func(c *web.Config) {
+		c.PKI = on // the CA made at start; on, replaced below by the test's own
+		if mod != nil {
+			mod(c)
+		}
+	})
 	var ca *pki.CA
 	if on {
 		ca = mustCA(t)
