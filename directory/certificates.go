@@ -211,7 +211,8 @@ func (s *Certificates) Upload(ctx context.Context, a Actor, orgID, typ, pemText 
 // revoking twice is a conflict.
 func (s *Certificates) Revoke(ctx context.Context, a Actor, orgID, kid, reason string, refused Fields, check Check[Certificate]) error {
 	problems := Fields{}.Merge(refused)
-	if !orgkeys.ValidRevokeReason(reason) {
+	reason, ok := orgkeys.CanonicalRevokeReason(reason)
+	if !ok {
 		problems.Add("RevokeReason", revokeReasonMessage())
 	}
 	return Named(s.Store.RevokeCertificate(ctx, a, orgID, kid, reason, problems, check), "Certificate")

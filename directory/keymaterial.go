@@ -258,6 +258,7 @@ func (s *KeyMaterials) Update(ctx context.Context, a Actor, cur KeyMaterial, in 
 	if cur.Status == "Revoked" && in.Status == "Revoked" && in.RevokeReason == "" {
 		in.RevokeReason = cur.RevokeReason
 	}
+	in.RevokeReason, _ = orgkeys.CanonicalRevokeReason(in.RevokeReason) // any case, kept in one
 	problems := in.changeFields(cur).Merge(refused)
 	k, err := s.Store.UpdateKeyMaterial(ctx, a, KeyMaterial{KeyMaterialID: cur.KeyMaterialID, OrganisationID: cur.OrganisationID,
 		Use: in.Use, Description: in.Description, Status: in.Status, RevokeReason: in.RevokeReason}, problems, check)

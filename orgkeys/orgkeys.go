@@ -272,12 +272,20 @@ func ParseKeyMaterial(jwkJSON json.RawMessage, pemText, use string) (*KeyMateria
 // RevokeReasons are the accepted reasons to revoke.
 var RevokeReasons = []string{"unspecified", "keycompromise", "superseded", "cessationofoperation", "privilegewithdrawn"}
 
-// ValidRevokeReason reports whether r is one of RevokeReasons.
+// ValidRevokeReason reports whether r is one of RevokeReasons, in any
+// case (keyCompromise, as RFC 5280 spells it, too).
 func ValidRevokeReason(r string) bool {
+	_, ok := CanonicalRevokeReason(r)
+	return ok
+}
+
+// CanonicalRevokeReason is r as RevokeReasons spell it (lower case), and
+// whether it is one.
+func CanonicalRevokeReason(r string) (string, bool) {
 	for _, v := range RevokeReasons {
-		if v == r {
-			return true
+		if strings.EqualFold(v, r) {
+			return v, true
 		}
 	}
-	return false
+	return r, false
 }

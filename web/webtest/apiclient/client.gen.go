@@ -1712,7 +1712,8 @@ type Release struct {
 
 // Revocation defines model for Revocation.
 type Revocation struct {
-	RevokeReason RevokeReason `json:"RevokeReason"`
+	// RevokeReason one of the RevokeReason values in any case (keyCompromise as RFC 5280 spells it); kept in lower case; another is 422
+	RevokeReason string `json:"RevokeReason"`
 }
 
 // RevokeReason defines model for RevokeReason.

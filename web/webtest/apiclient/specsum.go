@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "c22c2775205e963c6e980e3b7c64f621bdf28cbee44a8be19a4e1a453e30b34d"
+const SpecSHA256 = "f468739080959ee505d0d53ff735a7e3b29e357beec69487be40ca2271d6f464"
