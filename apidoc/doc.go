@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/trustframe/trustframe/handlers/openapi"
 	"github.com/trustframe/trustframe/views"

@@ -2,33 +2,37 @@ package devidp
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"net/url"
+	"slices"
 	"time"
-
-	"github.com/ory/fosite"
 )
 
-// RefreshTokenStore keeps refresh token sessions where a restart does not
+// RefreshTokenStore keeps refresh tokens' grants where a restart does not
 // lose them (the service's database), so that a client's refresh token
 // issued before a restart still works after it. Keys are token signatures,
-// never tokens.
+// never tokens; requestID is the grant's ID.
 type RefreshTokenStore interface {
 	Save(ctx context.Context, signature, requestID string, data []byte, expires time.Time) error
 	// Find returns the session and whether it is active; an error when
 	// there is none (or it has expired).
 	Find(ctx context.Context, signature string) ([]byte, bool, error)
+	// Deactivate makes every refresh token of a grant inactive.
 	Deactivate(ctx context.Context, requestID string) error
-	Delete(ctx context.Context, signature string) error
+	// Use makes every refresh token of the token's grant inactive when the
+	// token is active, and reports whether it was: of two instances using
+	// one token, one gets true (rotation; false is a reuse).
+	Use(ctx context.Context, signature string) (bool, error)
 }
 
-// CodeStore keeps authorization codes, with the PKCE and OpenID Connect
-// requests made with them, where every instance on the database finds
-// them (docs/design.md §14): a code made by one instance is exchanged at
-// another. Keys are code signatures, never codes; kind is "code", "pkce"
-// or "oidc".
+// CodeStore keeps authorization codes where every instance on the
+// database finds them (docs/design.md §14): a code made by one instance is
+// exchanged at another. Keys are code signatures, never codes; kind is
+// "code".
 type CodeStore interface {
 	Save(ctx context.Context, kind, signature string, data []byte, expires time.Time) error
 	// Find returns a request and whether it is active; an error when there
@@ -41,16 +45,8 @@ type CodeStore interface {
 	Delete(ctx context.Context, kind, signature string) (bool, error)
 }
 
-// Kinds of what a CodeStore keeps under a code's signature.
-const (
-	keptCode = "code"
-	keptPKCE = "pkce"
-	keptOIDC = "oidc"
-)
-
-// errCodeTaken is a code another exchange (on this instance or another)
-// took first: the token endpoint answers invalid_grant, as for a used code.
-var errCodeTaken = errors.New("devidp: the authorization code has already been used")
+// keptCode is the kind under which a CodeStore keeps codes.
+const keptCode = "code"
 
 // hmacSecret is the secret of the opaque tokens (codes, refresh tokens).
 // With a kept key (a key file, or the key shared in the database) it is
@@ -65,45 +61,53 @@ func hmacSecret(kept bool, keyDER []byte, random []byte) []byte {
 	return sum[:]
 }
 
-// storedRequest is an authorization request as it is kept.
-type storedRequest struct {
-	ID                string          `json:"id"`
-	RequestedAt       time.Time       `json:"requested_at"`
-	ClientID          string          `json:"client_id"`
-	RequestedScope    []string        `json:"requested_scope"`
-	GrantedScope      []string        `json:"granted_scope"`
-	RequestedAudience []string        `json:"requested_audience"`
-	GrantedAudience   []string        `json:"granted_audience"`
-	Form              url.Values      `json:"form"`
-	Session           json.RawMessage `json:"session"`
+// sign is the signature under which an opaque token (a code, a refresh
+// token) is kept: what is kept cannot be used as the token.
+func (p *Provider) sign(token string) string {
+	m := hmac.New(sha256.New, p.secret)
+	m.Write([]byte(token))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-func encodeRequest(req fosite.Requester) ([]byte, error) {
-	sess, err := json.Marshal(req.GetSession())
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(storedRequest{ID: req.GetID(), RequestedAt: req.GetRequestedAt(), ClientID: req.GetClient().GetID(),
-		RequestedScope: req.GetRequestedScopes(), GrantedScope: req.GetGrantedScopes(),
-		RequestedAudience: req.GetRequestedAudience(), GrantedAudience: req.GetGrantedAudience(),
-		Form: req.GetRequestForm(), Session: sess})
+// randomToken is 32 random bytes, base64url: codes, refresh tokens, IDs.
+func randomToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func (s *clientStore) decodeRequest(ctx context.Context, b []byte) (fosite.Requester, error) {
-	var sr storedRequest
-	if err := json.Unmarshal(b, &sr); err != nil {
+// grant is an authorization grant as it is kept: with its code (until the
+// code is exchanged) and with each of its refresh tokens. The grant's ID
+// names every refresh token it led to, so that a reused code or refresh
+// token revokes them all.
+type grant struct {
+	ID       string   `json:"id"`
+	ClientID string   `json:"client_id"`
+	Email    string   `json:"email"`
+	Scope    []string `json:"scope"`
+	AuthTime int64    `json:"auth_time"`
+	Expires  int64    `json:"expires"` // the code's or refresh token's end (Unix seconds)
+	// The authorization request, for the code exchange.
+	RedirectURI   string `json:"redirect_uri,omitempty"`
+	RedirectGiven bool   `json:"redirect_given,omitempty"`
+	Nonce         string `json:"nonce,omitempty"`
+	Challenge     string `json:"code_challenge,omitempty"`
+	DPoPJKT       string `json:"dpop_jkt,omitempty"`
+	// JKT is the key the grant's refresh tokens are bound to (RFC 9449 §5).
+	JKT string `json:"jkt,omitempty"`
+}
+
+func (g *grant) has(scope string) bool { return slices.Contains(g.Scope, scope) }
+
+func encodeGrant(g *grant) ([]byte, error) { return json.Marshal(g) }
+
+func decodeGrant(b []byte) (*grant, error) {
+	var g grant
+	if err := json.Unmarshal(b, &g); err != nil {
 		return nil, err
 	}
-	client, err := s.GetClient(ctx, sr.ClientID)
-	if err != nil {
-		return nil, err
+	if g.ID == "" || g.ClientID == "" || g.Email == "" {
+		return nil, errors.New("devidp: a kept grant from another version")
 	}
-	sess := newSession("", s.audience)
-	if err := json.Unmarshal(sr.Session, sess); err != nil {
-		return nil, err
-	}
-	return &fosite.Request{ID: sr.ID, RequestedAt: sr.RequestedAt, Client: client,
-		RequestedScope: sr.RequestedScope, GrantedScope: sr.GrantedScope,
-		RequestedAudience: sr.RequestedAudience, GrantedAudience: sr.GrantedAudience,
-		Form: sr.Form, Session: sess}, nil
+	return &g, nil
 }

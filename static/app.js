@@ -86,7 +86,7 @@ document.addEventListener("htmx:afterSwap", function (ev) {
 // No double submits (issue 13). Every form that posts carries a key made
 // when it is shown; the server answers a second post with the same key
 // with the first answer and changes nothing. The button that sent a form
-// is disabled until the answer comes.
+// is disabled until the answer comes (htmx's hx-disabled-elt).
 function tfKey() {
   var b = new Uint8Array(16);
   window.crypto.getRandomValues(b);
@@ -95,6 +95,11 @@ function tfKey() {
 function tfKeyForms(root) {
   var forms = (root || document).querySelectorAll("form[method=post]");
   Array.prototype.forEach.call(forms, function (f) {
+    // htmx disables the button while the request runs (and enables it
+    // again, also when requests overlap or the answer fails).
+    if (!f.hasAttribute("hx-disabled-elt") && f.querySelector("button:not([type=button]), input[type=submit]")) {
+      f.setAttribute("hx-disabled-elt", "find button:not([type=button]), find input[type=submit]");
+    }
     if (!f.querySelector("input[name=IdempotencyKey]")) {
       var k = document.createElement("input");
       k.type = "hidden";
@@ -121,26 +126,6 @@ document.addEventListener("htmx:configRequest", function (ev) {
 function tfSubmitters(form) {
   return Array.prototype.slice.call(form.querySelectorAll("button:not([type=button]), input[type=submit]"));
 }
-document.addEventListener("htmx:beforeRequest", function (ev) {
-  var f = ev.detail.elt;
-  if (f && f.tagName === "FORM") {
-    tfSubmitters(f).forEach(function (b) {
-      if (!b.disabled) {
-        b.disabled = true;
-        b.setAttribute("data-tf-busy", "");
-      }
-    });
-  }
-});
-document.addEventListener("htmx:afterRequest", function (ev) {
-  var f = ev.detail.elt;
-  if (f && f.tagName === "FORM") {
-    Array.prototype.forEach.call(f.querySelectorAll("[data-tf-busy]"), function (b) {
-      b.disabled = false;
-      b.removeAttribute("data-tf-busy");
-    });
-  }
-});
 // A form htmx does not send (hx-boost="false") is sent by the browser:
 // disable its button once the submission has started.
 document.addEventListener("submit", function (ev) {

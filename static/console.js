@@ -99,32 +99,6 @@
     }
   }, true);
 
-  // Tab and Shift+Tab stay inside an open modal.
-  document.addEventListener("keydown", function (ev) {
-    if (ev.key !== "Tab") {
-      return;
-    }
-    var d = document.querySelector("dialog[data-modal][open]");
-    if (!d) {
-      return;
-    }
-    var items = Array.prototype.filter.call(d.querySelectorAll(focusable), function (el) {
-      return el.offsetParent !== null || el === document.activeElement;
-    });
-    if (items.length === 0) {
-      return;
-    }
-    var first = items[0];
-    var last = items[items.length - 1];
-    if (ev.shiftKey && (document.activeElement === first || !d.contains(document.activeElement))) {
-      ev.preventDefault();
-      last.focus();
-    } else if (!ev.shiftKey && (document.activeElement === last || !d.contains(document.activeElement))) {
-      ev.preventDefault();
-      first.focus();
-    }
-  });
-
   // Where focus goes when a page arrives: into a modal; else to the first
   // field with an error (a failed save), or the message of a refused
   // action; else, after a navigation, to the

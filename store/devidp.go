@@ -56,16 +56,33 @@ func (s *DevIdPRefreshTokens) Deactivate(ctx context.Context, requestID string) 
 	})
 }
 
-// Delete forgets a refresh token session.
-func (s *DevIdPRefreshTokens) Delete(ctx context.Context, signature string) error {
-	return s.d.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM dev_idp_refresh_tokens WHERE signature = ?`, signature)
+// Use makes a refresh token inactive, with every other token of its
+// authorization request, when it is active and has not expired, and
+// reports whether it was: of two instances using one token, one gets true
+// (the first statement locks the row; the other then finds it inactive).
+func (s *DevIdPRefreshTokens) Use(ctx context.Context, signature string) (bool, error) {
+	var used bool
+	err := s.d.tx(ctx, func(tx *sql.Tx) error {
+		used = false
+		res, err := tx.ExecContext(ctx, `UPDATE dev_idp_refresh_tokens SET active = 0 WHERE signature = ? AND active = 1 AND expires >= ?`, signature, s.d.stamp())
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return err
+		}
+		used = true
+		_, err = tx.ExecContext(ctx, `UPDATE dev_idp_refresh_tokens SET active = 0 WHERE request_id = (SELECT request_id FROM dev_idp_refresh_tokens WHERE signature = ?)`, signature)
 		return err
 	})
+	if err != nil {
+		return false, fmt.Errorf("store: use refresh token: %w", err)
+	}
+	return used, nil
 }
 
 // DevIdPCodes keeps the development identity provider's authorization
-// codes with their PKCE and OpenID Connect requests (devidp.CodeStore),
+// codes (devidp.CodeStore),
 // for every instance on the database (docs/design.md §14). They are not
 // changes of the directory: no instance drops its caches for them.
 type DevIdPCodes struct{ d *DB }

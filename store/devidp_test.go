@@ -60,3 +60,36 @@ func TestDevIdPCodesSingleUse(t *testing.T) {
 		t.Fatalf("the expired code's OpenID Connect request after a save: %v", err)
 	}
 }
+
+// TestDevIdPRefreshTokenUsedOnce: using an active refresh token makes it
+// and every other token of its grant inactive and reports true once; a
+// second use (any instance) reports false; another grant is untouched.
+func TestDevIdPRefreshTokenUsedOnce(t *testing.T) {
+	ctx := context.Background()
+	now := time.Unix(1_700_000_000, 0)
+	db, err := store.Open(ctx, storetest.Path(t), func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rts := db.DevIdPRefreshTokens()
+	exp := now.Add(time.Hour)
+	for sig, grant := range map[string]string{"a1": "A", "a2": "A", "b1": "B"} {
+		if err := rts.Save(ctx, sig, grant, []byte(`{}`), exp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, want := range []bool{true, false} {
+		if used, err := rts.Use(ctx, "a1"); err != nil || used != want {
+			t.Fatalf("use %d: %v %v, want %v", i+1, used, err, want)
+		}
+	}
+	for sig, want := range map[string]bool{"a1": false, "a2": false, "b1": true} {
+		if _, active, err := rts.Find(ctx, sig); err != nil || active != want {
+			t.Fatalf("%s: active %v %v, want %v", sig, active, err, want)
+		}
+	}
+	if used, err := rts.Use(ctx, "unknown"); err != nil || used {
+		t.Fatalf("an unknown token: %v %v", used, err)
+	}
+}

@@ -36,7 +36,7 @@ import (
 
 	"github.com/trustframe/trustframe/clientlimit"
 	"github.com/trustframe/trustframe/federation"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Config is the file of a standalone trust anchor (docs/design.md §8).
