@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "8f29b7bbb13f9177ad2e4e8755f60f99864f17ae47d201cc78f4e712c591a69a"
+const SpecSHA256 = "c675e3f1fefabb90ba0a4dde9d20f45475f8d2e380e4bb620655075f79b7db63"
