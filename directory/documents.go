@@ -10,15 +10,19 @@ import (
 // Document is a regulatory document of an organisation. Dates are
 // YYYY-MM-DD; the three 2.6.0 fields are optional.
 type Document struct {
-	DocumentID              string    `json:"DocumentId"`
-	OrganisationID          string    `json:"OrganisationId"`
-	DocumentType            string    `json:"DocumentType"`
-	DocumentDescription     string    `json:"DocumentDescription"`
-	DocumentReferenceNumber string    `json:"DocumentReferenceNumber"`
-	DocumentStartDate       string    `json:"DocumentStartDate,omitempty"`
-	DocumentExpiryDate      string    `json:"DocumentExpiryDate,omitempty"`
-	CreatedOn               time.Time `json:"CreatedOn"`
-	UpdatedOn               time.Time `json:"UpdatedOn"`
+	DocumentID              string `json:"DocumentId"`
+	OrganisationID          string `json:"OrganisationId"`
+	DocumentType            string `json:"DocumentType"`
+	DocumentDescription     string `json:"DocumentDescription"`
+	DocumentReferenceNumber string `json:"DocumentReferenceNumber"`
+	DocumentStartDate       string `json:"DocumentStartDate,omitempty"`
+	DocumentExpiryDate      string `json:"DocumentExpiryDate,omitempty"`
+	// Status is Active or Withdrawn: a withdrawn document is kept (never
+	// deleted) and left out of what needs renewing. A save keeps the
+	// stored status; SetDocumentStatus changes it.
+	Status    string    `json:"Status,omitempty"`
+	CreatedOn time.Time `json:"CreatedOn"`
+	UpdatedOn time.Time `json:"UpdatedOn"`
 }
 
 // Validate is what a document must be without the database: a type,
@@ -30,8 +34,23 @@ func (d *Document) Validate() Fields {
 	f.MaxLen("DocumentDescription", d.DocumentDescription, 500)
 	f.MaxLen("DocumentReferenceNumber", d.DocumentReferenceNumber, 100)
 	f.Dates("DocumentStartDate", d.DocumentStartDate, "DocumentExpiryDate", d.DocumentExpiryDate, "expiry date", false)
+	if d.DocumentType != "" && d.DocumentReferenceNumber == "" && d.DocumentDescription == "" && d.DocumentStartDate == "" && d.DocumentExpiryDate == "" {
+		f.Add("DocumentReferenceNumber", "A document needs more than its type: give its reference number, a description, or its start or expiry date.")
+	}
 	return f
 }
+
+// ExpiredOn reports whether d's expiry date is before the day of now
+// (UTC): saving it records a document that no longer holds.
+func (d *Document) ExpiredOn(now time.Time) bool {
+	return d.DocumentExpiryDate != "" && d.DocumentExpiryDate < now.UTC().Format("2006-01-02")
+}
+
+// Document statuses: Withdrawn is kept, never deleted.
+const (
+	DocumentActive    = "Active"
+	DocumentWithdrawn = "Withdrawn"
+)
 
 // Certification is held by an application or an authorisation server.
 type Certification struct {
@@ -97,6 +116,7 @@ type DocumentStore interface {
 	GetDocument(ctx context.Context, orgID, id string) (Document, error)
 	ListDocuments(ctx context.Context, orgID string, page, size int) ([]Document, int, error)
 	SaveDocument(ctx context.Context, a Actor, d Document, problems Fields, check Check[Document]) (Document, error)
+	SetDocumentStatus(ctx context.Context, a Actor, orgID, id, status string, check Check[Document]) (Document, error)
 	GetCertification(ctx context.Context, subjectType, subjectID, id string) (Certification, error)
 	ListCertifications(ctx context.Context, subjectType, subjectID string) ([]Certification, error)
 	SaveCertification(ctx context.Context, a Actor, c Certification, problems Fields, check Check[Certification]) (Certification, error)
@@ -129,6 +149,18 @@ func (s *Documents) SaveDocument(ctx context.Context, a Actor, d Document, refus
 	problems := d.Validate().Merge(refused)
 	saved, err := s.Store.SaveDocument(ctx, a, d, problems, check)
 	return saved, Named(err, "Document")
+}
+
+// SetDocumentStatus withdraws a document (status Withdrawn) or makes a
+// withdrawn one Active again, when check passes on the stored version.
+// Nothing is deleted; the audit log records the change as "status".
+func (s *Documents) SetDocumentStatus(ctx context.Context, a Actor, orgID, id, status string, check Check[Document]) (Document, error) {
+	if status != DocumentActive && status != DocumentWithdrawn {
+		const msg = "The status of a document is Active or Withdrawn."
+		return Document{}, &Error{Code: CodeInvalid, Message: msg, Fields: Fields{"Status": msg}}
+	}
+	d, err := s.Store.SetDocumentStatus(ctx, a, orgID, id, status, check)
+	return d, Named(err, "Document")
 }
 
 // GetCertification is one certification of an application or server.

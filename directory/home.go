@@ -32,6 +32,8 @@ const ExpiringLimit = 200
 // database.
 type HomeStore interface {
 	Expiring(ctx context.Context, before time.Time, limit int) (Expiring, error)
+	Attention(ctx context.Context, before time.Time, limit int) (Expiring, error)
+	Acknowledge(ctx context.Context, a Actor, kind, id string) error
 	ListOrganisations(ctx context.Context, f OrgFilter) ([]Organisation, int, error)
 	GetOrganisation(ctx context.Context, id string) (Organisation, error)
 	LatestAudit(ctx context.Context, n int) ([]AuditRecord, error)
@@ -76,13 +78,22 @@ func (h *Home) Expiring(ctx context.Context, days int) (Expiring, error) {
 	return h.Store.Expiring(ctx, h.now().Add(time.Duration(days)*24*time.Hour), ExpiringLimit)
 }
 
+// Acknowledge takes an item (kind Certificate, Document or
+// Certification; id its kid or id) off the start page's "Needs attention"
+// until its expiry date changes (a renewal that does not come, a new date
+// that is again near). The API's /expiring and the expiry notices still
+// list it. Audited as "acknowledge".
+func (h *Home) Acknowledge(ctx context.Context, a Actor, kind, id string) error {
+	return Named(h.Store.Acknowledge(ctx, a, kind, id), kind)
+}
+
 // Dashboard is the start page of a signed-in person: what expires within
-// days, how many organisations are Pending, the newest changes, and for a
+// days (less what was acknowledged at its present expiry), how many organisations are Pending, the newest changes, and for a
 // Super User the webhooks that are paused.
 func (h *Home) Dashboard(ctx context.Context, days int, superUser bool) (Dashboard, error) {
 	d := Dashboard{Days: days, Today: h.now().UTC()}
 	var err error
-	if d.Expiring, err = h.Expiring(ctx, days); err != nil {
+	if d.Expiring, err = h.Store.Attention(ctx, h.now().Add(time.Duration(days)*24*time.Hour), ExpiringLimit); err != nil {
 		return d, err
 	}
 	if _, d.Pending, err = h.Store.ListOrganisations(ctx, OrgFilter{Status: lifecycle.Pending, Size: 1}); err != nil {

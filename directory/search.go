@@ -24,6 +24,9 @@ type OrgFilter struct {
 	// Administrator's, docs/design.md §19): a comma-separated list of
 	// ids, kept a string so that filters compare; "" is every one.
 	Within string
+	// Everything: the console header's Find (find=1) — a search by name
+	// across the directory (SearchNames), not only organisations.
+	Everything bool
 }
 
 // Found is what an identifier names.
@@ -32,6 +35,9 @@ type Found struct {
 	Name           string // what to call it
 	OrganisationID string // the organisation it belongs to
 	ID             string // its own id (the kid for a certificate)
+	// OrganisationName is the name of the organisation it belongs to
+	// (SearchNames; "" for an organisation itself).
+	OrganisationName string
 }
 
 // The kinds of thing an identifier can name (Found.What).
@@ -41,6 +47,7 @@ const (
 	FoundServer       = "authorisation server"
 	FoundCertificate  = "certificate"
 	FoundKeyMaterial  = "key material"
+	FoundContact      = "contact"
 )
 
 // HeldRole is a role an organisation holds through an Active claim.
@@ -57,6 +64,7 @@ type OrganisationListStore interface {
 	ListDomainRoles(ctx context.Context, domain string) ([]DomainRole, error)
 	ActiveRolesOf(ctx context.Context, ids []string) (map[string][]HeldRole, error)
 	FindIdentifier(ctx context.Context, q string) (Found, bool, error)
+	SearchNames(ctx context.Context, q string, within []string, limit int) ([]Found, error)
 	ListFlags(ctx context.Context, typ string) ([]Flag, error)
 }
 
@@ -79,7 +87,14 @@ type OrgList struct {
 	Flags []Flag                // the Flag filter's choices
 	Roles []DomainRole          // the Role filter's choices
 	Held  map[string][]HeldRole // the Active roles of Items, by organisation id
+	// Results are what the console's search found by name across the
+	// directory when more than one thing and not only organisations
+	// (at most SearchLimit+1 of each kind): the results page, by kind.
+	Results []Found
 }
+
+// SearchLimit is how many of each kind the search's results page lists.
+const SearchLimit = 10
 
 // RoleFilter checks the AuthorisationDomain and Role filters of the list
 // (and of the participants) against the roles there are (the package's
@@ -98,7 +113,10 @@ func (l *OrganisationList) RoleFilter(ctx context.Context, domain, role string) 
 // List is the page of organisations f selects, their statuses in the
 // deployment's words. For the console (console
 // true) a search on the first page that is an exact identifier (a client
-// ID, an issuer, a kid, an id) answers Found alone; otherwise the page
+// ID, an issuer, a kid, an id) answers Found alone; the header's Find
+// (f.Everything) that names exactly one thing by name or kid prefix
+// (SearchNames) answers Found too, one that names several things, not
+// all organisations, Results; otherwise the page
 // comes with the filters' choices and the roles its organisations hold
 // (one query for the page).
 func (l *OrganisationList) List(ctx context.Context, f OrgFilter, console bool) (OrgList, error) {
@@ -111,6 +129,25 @@ func (l *OrganisationList) List(ctx context.Context, f OrgFilter, console bool) 
 		if err != nil || ok {
 			out.Found = &found
 			return out, err
+		}
+		if f.Everything && f.Status == "" && f.Flag == "" && f.Role == "" && f.Domain == "" {
+			var within []string
+			if f.Within != "" {
+				within = strings.Split(f.Within, ",")
+			}
+			res, err := l.Store.SearchNames(ctx, f.Q, within, SearchLimit)
+			if err != nil {
+				return out, err
+			}
+			switch {
+			case len(res) == 1:
+				out.Found = &res[0] // one match: straight there
+				return out, nil
+			case slices.ContainsFunc(res, func(x Found) bool { return x.What != FoundOrganisation }):
+				out.Results = res
+				return out, nil
+			}
+			// Only organisations (or nothing): the organisation list is the results page.
 		}
 	}
 	var err error

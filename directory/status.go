@@ -44,7 +44,7 @@ func CheckStatusChange(vocab lifecycle.Vocabulary, from, next, reason string, su
 		msg := "Only a Super User can set something " + end + " back to Active."
 		return &Error{Code: CodeForbidden, Message: msg, Fields: Fields{"Status": msg}}
 	case strings.TrimSpace(reason) == "":
-		msg := "Say why it becomes Active again: StatusReason is required to leave " + end + " and is kept in the audit log."
+		msg := "Say why it becomes Active again: leaving " + end + " needs a reason, which is kept in the audit log."
 		return &Error{Code: CodeInvalid, Message: msg, More: []Problem{
 			{Field: "StatusReason", Code: problemRequired, Message: msg},
 			{Field: "Status", Code: problemReasonRequired, Message: "Leaving " + end + " needs a reason, sent as StatusReason (in the console: Reactivate, on its page)."},

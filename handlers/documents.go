@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/paths"
@@ -22,6 +23,7 @@ type Documents struct {
 	Org       *Org
 	Documents *directory.Documents
 	Types     refTypes
+	Now       func() time.Time // the day an expiry date is compared with
 }
 
 // List is the Documents tab (paged on the API).
@@ -76,13 +78,18 @@ func (h *Documents) Wizard(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Documents) renderWizard(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, d store.Document, errs map[string]string) {
+	h.renderForm(w, r, status, views.DocumentForm{Doc: d, Errors: errs}, o)
+}
+
+func (h *Documents) renderForm(w http.ResponseWriter, r *http.Request, status int, f views.DocumentForm, o store.Organisation) {
+	d := f.Doc
 	opts, err := h.typeOptions(r.Context(), store.DocumentTypes, d.DocumentType)
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
 	Render(w, r, status, views.DocumentWizard(h.Shell(r, "Document", "organisations", views.OrgCrumbs(&o, "Document")...),
-		views.DocumentForm{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabDocuments), Doc: d, TypeOpts: opts, Errors: errs}))
+		views.DocumentForm{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabDocuments), Doc: d, TypeOpts: opts, Errors: f.Errors, ExpiredWarning: f.ExpiredWarning}))
 }
 
 // typeOptions are the choices of the select of a type of kind, cur
@@ -106,6 +113,11 @@ func (h *Documents) Save(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.OrganisationID, in.DocumentID = o.OrganisationID, id
+	if h.warnExpired(r, in, refused) {
+		h.renderForm(w, r, http.StatusUnprocessableEntity, views.DocumentForm{Doc: in, ExpiredWarning: true,
+			Errors: map[string]string{"DocumentExpiryDate": "This expiry date has passed: the document no longer holds. Correct the date, or choose Save anyway to record it as it is."}}, o)
+		return
+	}
 	d, err := h.Documents.SaveDocument(r.Context(), h.actor(r), in, refused, func(cur store.Document) error { return CheckIfMatch(r, cur) })
 	switch {
 	case err == nil:
@@ -116,4 +128,56 @@ func (h *Documents) Save(w http.ResponseWriter, r *http.Request) {
 	default:
 		WriteError(w, r, err)
 	}
+}
+
+// warnExpired reports whether the console's form must come back once
+// before saving in (nothing else wrong with it): its expiry date, new or
+// changed, has passed, and the person has not chosen "Save anyway"
+// (SaveExpired=1). The API saves such a document without a word.
+func (h *Documents) warnExpired(r *http.Request, in store.Document, refused map[string]string) bool {
+	if r.PostForm == nil || WantsJSON(r) || r.PostForm.Get("SaveExpired") == "1" || len(refused) > 0 || len(in.Validate()) > 0 {
+		return false
+	}
+	now := time.Now
+	if h.Now != nil {
+		now = h.Now
+	}
+	if !in.ExpiredOn(now()) {
+		return false
+	}
+	if in.DocumentID != "" {
+		cur, err := h.Documents.GetDocument(r.Context(), in.OrganisationID, in.DocumentID)
+		if err == nil && cur.DocumentExpiryDate == in.DocumentExpiryDate {
+			return false // already recorded as it is: editing its description asks nothing
+		}
+	}
+	return true
+}
+
+// SetStatus is POST …/documents/{docID}/status: Status Withdrawn
+// withdraws the document (kept, never deleted, left out of what needs
+// renewing), Active makes it Active again.
+func (h *Documents) SetStatus(w http.ResponseWriter, r *http.Request) {
+	o, ok := h.Org.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	var in struct {
+		Status string `json:"Status"`
+	}
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	d, err := h.Documents.SetDocumentStatus(r.Context(), h.actor(r), o.OrganisationID, PathParam(r, "docID"), in.Status, func(cur store.Document) error { return CheckIfMatch(r, cur) })
+	tab := paths.OrganisationTab(o.OrganisationID, "documents")
+	if inForm(r, err) {
+		h.Refused(w, r, "Not changed: ", tab)(AsError(err))
+		return
+	}
+	flash := "The " + d.DocumentType + " document is Active again."
+	if d.Status == directory.DocumentWithdrawn {
+		flash = "The " + d.DocumentType + " document was withdrawn: it is kept, and no longer listed as needing renewal."
+	}
+	h.Saved(w, r, Saved{Err: err, Flash: flash, Page: tab, Status: http.StatusOK, Body: d, ETag: d})
 }

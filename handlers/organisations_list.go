@@ -45,6 +45,8 @@ func (h *Organisations) ListOrganisations(w http.ResponseWriter, r *http.Request
 		h.Flash.Put(r.Context(), views.FoundMessage(f.Q, *list.Found))
 		Vary(w)
 		http.Redirect(w, r, views.FoundPath(*list.Found), http.StatusSeeOther)
+	case list.Results != nil:
+		Render(w, r, http.StatusOK, views.SearchResults(h.Shell(r, "Found", "organisations", views.Crumb{Label: "Found"}), views.NewSearchPage(f.Q, list.Results)))
 	default:
 		env := NewPaged(list.Items, page, size, list.Total)
 		RespondPage(w, r, http.StatusOK, env, func() (templ.Component, error) { return h.orgListPage(r, q, f, list, env.TotalPages), nil })

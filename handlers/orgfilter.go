@@ -23,7 +23,7 @@ func (h *Organisations) orgFilter(ctx context.Context, q url.Values) (directory.
 	if err != nil {
 		return directory.OrgFilter{}, err
 	}
-	f := directory.OrgFilter{Q: strings.TrimSpace(q.Get("q")), Flag: q.Get("Flag"), Sort: sortField, Desc: desc}
+	f := directory.OrgFilter{Q: strings.TrimSpace(q.Get("q")), Flag: q.Get("Flag"), Sort: sortField, Desc: desc, Everything: q.Get("find") == "1"}
 	if f.Domain, f.Role, err = h.roleFilter(ctx, q); err != nil {
 		return f, err
 	}

@@ -101,3 +101,23 @@ func (h *Pages) Outbox(w http.ResponseWriter, r *http.Request) {
 	}
 	Respond(w, r, http.StatusOK, msgs, views.Outbox(h.Shell(r, "Outbox", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Outbox"}), msgs))
 }
+
+// Acknowledge is POST /attention/acknowledge (the start page's
+// Acknowledge button; Kind Certificate, Document or Certification, ID its
+// kid or id): the item leaves "Needs attention" until its expiry changes.
+func (h *Pages) Acknowledge(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Kind string `json:"Kind"`
+		ID   string `json:"ID"`
+	}
+	if err := Decode(w, r, &in); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	err := h.Start.Acknowledge(r.Context(), h.actor(r), in.Kind, in.ID)
+	if e, ok := refusedHere(r, err, http.StatusNotFound); ok {
+		h.Refused(w, r, "Not acknowledged: ", "/")(e)
+		return
+	}
+	h.Saved(w, r, Saved{Err: err, Flash: "Acknowledged: it is left out of Needs attention until its expiry date changes.", Page: "/", Status: http.StatusNoContent})
+}

@@ -6,6 +6,7 @@ package issuer
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,11 +69,11 @@ func (v *Validator) check(ctx context.Context, issuerURL, discovery string) (*do
 		discovery = WellKnown(issuerURL)
 	}
 	if !strings.HasPrefix(discovery, strings.TrimRight(issuerURL, "/")+"/") {
-		problems = append(problems, "The OpenIDDiscoveryDocument URL does not start with the issuer.")
+		problems = append(problems, "The discovery document's URL does not start with the issuer.")
 	}
 	doc, err := v.fetch(ctx, discovery)
 	if err != nil {
-		return nil, append(problems, "The well-known endpoint "+discovery+" is unreachable or not JSON: "+err.Error())
+		return nil, append(problems, "The discovery document "+discovery+" could not be read: "+v.plain(err)+".")
 	}
 	if doc.Issuer != issuerURL {
 		problems = append(problems, fmt.Sprintf("The discovery document names issuer %q, not %q.", doc.Issuer, issuerURL))
@@ -226,14 +227,14 @@ func (v *Validator) fetch(ctx context.Context, u string) (*document, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("HTTP %d", resp.StatusCode)
+		return nil, statusError(resp.StatusCode)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(b)) > max {
-		return nil, fmt.Errorf("the document is larger than %d bytes", max)
+		return nil, tooLarge(max)
 	}
 	var doc document
 	if err := json.Unmarshal(b, &doc); err != nil {
@@ -290,3 +291,60 @@ var notPublic = []netip.Prefix{
 // federation fetches its participants' entity configurations with it
 // (docs/design.md §13).
 func (v *Validator) Client() *http.Client { return v.client() }
+
+// statusError is a discovery document answered with another status than
+// 200.
+type statusError int
+
+func (e statusError) Error() string { return fmt.Sprintf("HTTP %d", int(e)) }
+
+// tooLarge is a discovery document longer than the limit.
+type tooLarge int64
+
+func (e tooLarge) Error() string {
+	return fmt.Sprintf("the document is larger than %d bytes", int64(e))
+}
+
+// plain says in plain words why a discovery document could not be read,
+// and what to check: no library text, no address of the resolver the
+// service asked (a DNS error names it), no resolved address.
+func (v *Validator) plain(err error) string {
+	var (
+		dns    *net.DNSError
+		status statusError
+		large  tooLarge
+		cert   *tls.CertificateVerificationError
+		netErr net.Error
+	)
+	timeout := v.Timeout
+	if timeout == 0 {
+		timeout = 5 * time.Second
+	}
+	switch {
+	case errors.As(err, &status):
+		return fmt.Sprintf("the server answered HTTP %d instead of the document; check the issuer URL", int(status))
+	case errors.As(err, &large):
+		return fmt.Sprintf("it is larger than %d KB, more than a discovery document is", int64(large)>>10)
+	case errors.Is(err, ErrNotPublic):
+		return "its address is not public (not on the public internet)"
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return "the host name " + dns.Name + " does not exist (no DNS record); check the spelling of the issuer URL"
+	case errors.As(err, &dns):
+		return "the host name " + dns.Name + " could not be looked up just now; try again in a moment"
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
+		within := timeout.String()
+		if timeout%time.Second == 0 {
+			within = fmt.Sprintf("%d seconds", int(timeout.Seconds()))
+		}
+		return "the server did not answer within " + within + "; check that it is up, then try again"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "the server refused the connection; check that it is up and the URL's port"
+	case errors.As(err, &cert) || strings.Contains(err.Error(), "x509:") || strings.Contains(err.Error(), "tls:"):
+		return "its TLS certificate is not trusted (expired, self-signed or for another name)"
+	case strings.Contains(err.Error(), "redirect"):
+		return "it redirects too often or away from https"
+	case strings.Contains(err.Error(), "not a JSON object"):
+		return "the answer is not JSON; check that the URL is the OpenID discovery document"
+	}
+	return "the server could not be reached; check the issuer URL"
+}

@@ -67,7 +67,7 @@ func TestIssuerProblems(t *testing.T) {
 		"not JSON":        {notJSON, "", "not JSON"},
 		"too large":       {huge, "", "larger than"},
 		"redirect loop":   {loop, "", "redirects"},
-		"unreachable":     {dead, "", "unreachable"},
+		"unreachable":     {dead, "", "refused the connection"},
 		"prefix":          {other, "https://elsewhere.example/.well-known/openid-configuration", "does not start with the issuer"},
 		"not a URL":       {"ftp://x", "", "https URL"},
 		"query in issuer": {"https://a.example/?x=1", "", "https URL"},

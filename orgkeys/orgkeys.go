@@ -47,6 +47,10 @@ type Refusal struct {
 
 func (r *Refusal) Error() string { return r.Message }
 
+// unreadableCert is the refusal of a CERTIFICATE block that is not an
+// X.509 certificate (the parser's own words name its internals).
+const unreadableCert = "The certificate cannot be read: the CERTIFICATE block is not an X.509 certificate (damaged or cut short?). Export it again as PEM."
+
 func refuse(format string, args ...any) error { return &Refusal{Message: fmt.Sprintf(format, args...)} }
 
 func refusePrivate(format string, args ...any) error {
@@ -111,7 +115,7 @@ func ParseCertificate(pemText string, now time.Time, use string) (*Certificate, 
 	}
 	c, err := x509.ParseCertificate(certs[0].Bytes)
 	if err != nil {
-		return nil, refuse("The certificate cannot be parsed: %v.", err)
+		return nil, refuse(unreadableCert)
 	}
 	if now.After(c.NotAfter) {
 		return nil, refuse("The certificate expired on %s.", c.NotAfter.UTC().Format("2006-01-02"))
@@ -205,23 +209,23 @@ func ParseKeyMaterial(jwkJSON json.RawMessage, pemText, use string) (*KeyMateria
 	var pub crypto.PublicKey
 	switch {
 	case len(jwkJSON) > 0 && string(jwkJSON) != "null" && pemText != "":
-		return nil, refuse("Send either PublicJwk or PEM, not both.")
+		return nil, refuse("Give the public key once: as a JWK or as PEM, not both.")
 	case len(jwkJSON) > 0 && string(jwkJSON) != "null":
 		var members map[string]json.RawMessage
 		if err := json.Unmarshal(jwkJSON, &members); err != nil {
-			return nil, refuse("PublicJwk is not a JSON object.")
+			return nil, refuse("The public key (JWK) is not a JSON object: paste the key as {\"kty\": …}.")
 		}
 		for _, m := range privateMembers {
 			if _, ok := members[m]; ok {
-				return nil, refusePrivate("PublicJwk holds the private member %q: send the public key only.", m)
+				return nil, refusePrivate("The JWK holds the private member %q: send the public key only.", m)
 			}
 		}
 		var k jose.JSONWebKey
 		if err := k.UnmarshalJSON(jwkJSON); err != nil {
-			return nil, refuse("PublicJwk is not a usable key: %v.", err)
+			return nil, refuse("The public key (JWK) is not a usable key: check its kty, crv and coordinates (x, y) or modulus and exponent (n, e), or export it again.")
 		}
 		if !k.IsPublic() {
-			return nil, refuse("PublicJwk must be a public key.")
+			return nil, refuse("The JWK must be a public key.")
 		}
 		pub = k.Key
 	case pemText != "":
@@ -236,13 +240,13 @@ func ParseKeyMaterial(jwkJSON json.RawMessage, pemText, use string) (*KeyMateria
 		case "PUBLIC KEY":
 			k, err := x509.ParsePKIXPublicKey(blk.Bytes)
 			if err != nil {
-				return nil, refuse("The public key cannot be parsed: %v.", err)
+				return nil, refuse("The public key cannot be read: it is not a PEM PUBLIC KEY (SubjectPublicKeyInfo). Export the public key again.")
 			}
 			pub = k
 		case "CERTIFICATE":
 			c, err := x509.ParseCertificate(blk.Bytes)
 			if err != nil {
-				return nil, refuse("The certificate cannot be parsed: %v.", err)
+				return nil, refuse(unreadableCert)
 			}
 			pub = c.PublicKey
 		default:
@@ -252,7 +256,7 @@ func ParseKeyMaterial(jwkJSON json.RawMessage, pemText, use string) (*KeyMateria
 			return nil, refuse("PEM must be a PUBLIC KEY or a CERTIFICATE, not %s.", blk.Type)
 		}
 	default:
-		return nil, refuse("Send the public key as PublicJwk (a JWK) or PEM.")
+		return nil, refuse("Send the public key as a JWK or as PEM.")
 	}
 	if err := CheckKey(pub, true); err != nil {
 		return nil, err

@@ -12,13 +12,13 @@ import (
 // Document is a regulatory document of an organisation.
 type Document = directory.Document
 
-const docCols = `document_id, organisation_id, document_type, description, reference_number, start_date, expiry_date, created_on, updated_on`
+const docCols = `document_id, organisation_id, document_type, description, reference_number, start_date, expiry_date, status, created_on, updated_on`
 
 func scanDoc(row rowScanner) (Document, error) {
 	var d Document
 	var c, u string
 	err := row.Scan(&d.DocumentID, &d.OrganisationID, &d.DocumentType, &d.DocumentDescription, &d.DocumentReferenceNumber,
-		&d.DocumentStartDate, &d.DocumentExpiryDate, &c, &u)
+		&d.DocumentStartDate, &d.DocumentExpiryDate, &d.Status, &c, &u)
 	d.CreatedOn, d.UpdatedOn = parseStamp(c), parseStamp(u)
 	return d, err
 }
@@ -75,10 +75,11 @@ func (d *DB) SaveDocument(ctx context.Context, a Audit, doc Document, problems d
 			if err := problems.Err(); err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO documents(`+docCols+`) VALUES (?,?,?,?,?,?,?,?,?)`, doc.DocumentID, doc.OrganisationID, doc.DocumentType,
-				doc.DocumentDescription, doc.DocumentReferenceNumber, doc.DocumentStartDate, doc.DocumentExpiryDate, now, now); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO documents(`+docCols+`) VALUES (?,?,?,?,?,?,?,?,?,?)`, doc.DocumentID, doc.OrganisationID, doc.DocumentType,
+				doc.DocumentDescription, doc.DocumentReferenceNumber, doc.DocumentStartDate, doc.DocumentExpiryDate, directory.DocumentActive, now, now); err != nil {
 				return err
 			}
+			doc.Status = directory.DocumentActive
 			return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "create", SubjectType: "Document", SubjectID: doc.DocumentID,
 				OrganisationID: doc.OrganisationID, Summary: created(doc)})
 		}
@@ -86,6 +87,7 @@ func (d *DB) SaveDocument(ctx context.Context, a Audit, doc Document, problems d
 		if err != nil {
 			return err
 		}
+		doc.Status = cur.Status // a save keeps it: SetDocumentStatus changes it
 		if err := problems.Take(checkRefActive(ctx, tx, DocumentTypes, "DocumentType", doc.DocumentType, cur.DocumentType)); err != nil {
 			return err
 		}
@@ -106,6 +108,32 @@ func (d *DB) SaveDocument(ctx context.Context, a Audit, doc Document, problems d
 		return Document{}, err
 	}
 	return d.GetDocument(ctx, doc.OrganisationID, doc.DocumentID)
+}
+
+// SetDocumentStatus withdraws a document or makes it Active again, audited
+// as "status"; the same status again is errUnchanged (nothing written).
+func (d *DB) SetDocumentStatus(ctx context.Context, a Audit, orgID, id, status string, check directory.Check[Document]) (Document, error) {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := queryOne(ctx, tx, scanDoc, `SELECT `+docCols+` FROM documents WHERE organisation_id = ? AND document_id = ?`, orgID, id)
+		if err != nil {
+			return err
+		}
+		if err := runCheck(check, cur); err != nil {
+			return err
+		}
+		if cur.Status == status {
+			return errUnchanged
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE documents SET status=?, updated_on=? WHERE document_id=?`, status, d.stamp(), id); err != nil {
+			return err
+		}
+		return d.writeAudit(ctx, tx, AuditRecord{Actor: a.Actor, Action: "status", SubjectType: "Document", SubjectID: id,
+			OrganisationID: orgID, Summary: "Status: " + cur.Status + " → " + status})
+	})
+	if err != nil && !errors.Is(err, errUnchanged) {
+		return Document{}, err
+	}
+	return d.GetDocument(ctx, orgID, id)
 }
 
 // Certification is held by an application or an authorisation server.

@@ -17,8 +17,28 @@ type (
 
 // Expiring lists what has expired or expires before `before`, at most limit
 // items of each kind, soonest first. Items of Withdrawn (Inactive)
-// organisations are left out: nobody relies on them any more.
+// organisations, and withdrawn documents, are left out: nobody relies on
+// them any more.
 func (d *DB) Expiring(ctx context.Context, before time.Time, limit int) (Expiring, error) {
+	return d.expiring(ctx, before, limit, false)
+}
+
+// Attention is Expiring without the items acknowledged at their present
+// expiry: the start page's "Needs attention".
+func (d *DB) Attention(ctx context.Context, before time.Time, limit int) (Expiring, error) {
+	return d.expiring(ctx, before, limit, true)
+}
+
+// notAcknowledged leaves out an item acknowledged at the expiry it has
+// now (AND …, or nothing when all are wanted).
+func notAcknowledged(on bool, kind, id, expiry string) string {
+	if !on {
+		return ""
+	}
+	return ` AND NOT EXISTS (SELECT 1 FROM acknowledgements k WHERE k.subject_type = '` + kind + `' AND k.subject_id = ` + id + ` AND k.expiry = ` + expiry + `)`
+}
+
+func (d *DB) expiring(ctx context.Context, before time.Time, limit int, skipAcknowledged bool) (Expiring, error) {
 	out := Expiring{Before: before.UTC()}
 	day := before.UTC().Format("2006-01-02")
 	// Three reads, not one transaction: each list is consistent in itself.
@@ -31,7 +51,7 @@ func (d *DB) Expiring(ctx context.Context, before time.Time, limit int) (Expirin
 		return c, err
 	}, `SELECT c.kid, c.organisation_id, o.name, c.certificate_type, c.subject_dn, c.not_after
 		FROM organisation_certificates c JOIN organisations o ON o.organisation_id = c.organisation_id
-		WHERE c.status = 'Active' AND c.not_after < ? AND o.status <> 'Withdrawn'
+		WHERE c.status = 'Active' AND c.not_after < ? AND o.status <> 'Withdrawn'`+notAcknowledged(skipAcknowledged, "Certificate", "c.kid", "c.not_after")+`
 		ORDER BY c.not_after, c.kid LIMIT ?`, before.UTC().Format(fixedStamp), limit+1)
 	if err != nil {
 		return Expiring{}, err
@@ -42,7 +62,7 @@ func (d *DB) Expiring(ctx context.Context, before time.Time, limit int) (Expirin
 		return x, err
 	}, `SELECT d.document_id, d.organisation_id, o.name, d.document_type, d.reference_number, d.expiry_date
 		FROM documents d JOIN organisations o ON o.organisation_id = d.organisation_id
-		WHERE d.expiry_date <> '' AND d.expiry_date < ? AND o.status <> 'Withdrawn'
+		WHERE d.expiry_date <> '' AND d.expiry_date < ? AND d.status = 'Active' AND o.status <> 'Withdrawn'`+notAcknowledged(skipAcknowledged, "Document", "d.document_id", "d.expiry_date")+`
 		ORDER BY d.expiry_date, d.document_id LIMIT ?`, day, limit+1)
 	if err != nil {
 		return Expiring{}, err
@@ -57,7 +77,7 @@ func (d *DB) Expiring(ctx context.Context, before time.Time, limit int) (Expirin
 		FROM certifications c JOIN organisations o ON o.organisation_id = c.organisation_id
 		LEFT JOIN software_statements s ON c.subject_type = 'SoftwareStatement' AND s.software_statement_id = c.subject_id
 		LEFT JOIN authorisation_servers a ON c.subject_type = 'AuthorisationServer' AND a.authorisation_server_id = c.subject_id
-		WHERE c.status = 'Active' AND c.expiration_date <> '' AND c.expiration_date < ? AND o.status <> 'Withdrawn'
+		WHERE c.status = 'Active' AND c.expiration_date <> '' AND c.expiration_date < ? AND o.status <> 'Withdrawn'`+notAcknowledged(skipAcknowledged, "Certification", "c.certification_id", "c.expiration_date")+`
 		ORDER BY c.expiration_date, c.certification_id LIMIT ?`, day, limit+1)
 	if err != nil {
 		return Expiring{}, err
@@ -84,7 +104,7 @@ func (d *DB) OrganisationReadiness(ctx context.Context, orgID string, now time.T
 	day := now.UTC().Format("2006-01-02")
 	err := d.db.QueryRowContext(ctx, `SELECT
 		(SELECT COUNT(*) FROM contacts WHERE organisation_id = ?1),
-		(SELECT COUNT(*) FROM documents WHERE organisation_id = ?1 AND (expiry_date = '' OR expiry_date >= ?2)),
+		(SELECT COUNT(*) FROM documents WHERE organisation_id = ?1 AND status = 'Active' AND (expiry_date = '' OR expiry_date >= ?2)),
 		(SELECT COUNT(*) FROM organisation_certificates WHERE organisation_id = ?1 AND status = 'Active' AND not_after > ?3),
 		(SELECT COUNT(*) FROM authorisation_servers WHERE organisation_id = ?1 AND status <> 'Withdrawn'),
 		(SELECT COUNT(*) FROM software_statements WHERE organisation_id = ?1 AND status <> 'Withdrawn')`,

@@ -609,6 +609,7 @@ const (
 	FoundServer       = directory.FoundServer
 	FoundCertificate  = directory.FoundCertificate
 	FoundKeyMaterial  = directory.FoundKeyMaterial
+	FoundContact      = directory.FoundContact
 )
 
 // FindIdentifier looks an exact identifier up across the directory: an

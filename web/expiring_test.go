@@ -43,7 +43,7 @@ func TestExpiring(t *testing.T) {
 	a.must(201, "POST", docs, `{"DocumentType":"Licence","DocumentReferenceNumber":"OLD-1","DocumentExpiryDate":"`+day(-3)+`"}`)
 	a.must(201, "POST", docs, `{"DocumentType":"Licence","DocumentReferenceNumber":"SOON-2","DocumentExpiryDate":"`+day(20)+`"}`)
 	a.must(201, "POST", docs, `{"DocumentType":"Licence","DocumentReferenceNumber":"FAR-3","DocumentExpiryDate":"`+day(200)+`"}`)
-	a.must(201, "POST", docs, `{"DocumentType":"Registration"}`)
+	a.must(201, "POST", docs, `{"DocumentType":"Registration","DocumentDescription":"company registration"}`)
 	// A Withdrawn organisation's document is nobody's worry.
 	a.must(201, "POST", "/organisations/"+gone+"/documents", `{"DocumentType":"Licence","DocumentReferenceNumber":"GONE-4","DocumentExpiryDate":"`+day(1)+`"}`)
 	a.must(200, "PUT", "/organisations/"+gone, `{"OrganisationName":"Gone","RegistrationNumber":"REG-Gone","CountryOfRegistration":"GB","Status":"Withdrawn"}`)

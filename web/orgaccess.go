@@ -80,6 +80,7 @@ var orgAdminOwnRoutes = map[string]orgRule{
 	"PUT /authority-claims/{claimID}": orgReadOnly, "POST /authority-claims/{claimID}": orgReadOnly, "DELETE /authority-claims/{claimID}": orgReadOnly,
 	"GET /documents": orgOwn, "GET /documents/{docID}": orgOwn, "POST /documents": orgReadOnly, "PUT /documents/{docID}": orgReadOnly,
 	"POST /documents/{docID}": orgReadOnly, "GET /documents/new": orgReadOnly, "GET /documents/{docID}/edit": orgReadOnly,
+	"POST /documents/{docID}/status":                 orgReadOnly,
 	"GET /certifications":                            orgOwn,
 	"GET /softwarestatements/{appID}/certifications": orgOwn, "GET /softwarestatements/{appID}/certifications/{certID}": orgOwn,
 	"POST /softwarestatements/{appID}/certifications": orgReadOnly, "PUT /softwarestatements/{appID}/certifications/{certID}": orgReadOnly,

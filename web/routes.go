@@ -35,7 +35,7 @@ func (s *Server) routes() http.Handler {
 	certs := &handlers.Certificates{Base: base, Org: org, Certs: &directory.Certificates{Store: s.db, Now: s.cfg.Now}, Log: &directory.AuditLog{Store: s.db}, Store: s.db,
 		Issuing: &directory.Issuance{Store: s.db, CA: s.caSource, URLs: pki.URLsUnder(s.cfg.BaseURL), Lifetime: s.cfg.PKILeafLifetime, Vocab: s.vocab, Now: s.cfg.Now}}
 	keyMat := &handlers.KeyMaterial{Base: base, Org: org, Keys: &directory.KeyMaterials{Store: s.db}}
-	docs := &handlers.Documents{Base: base, Org: org, Documents: &directory.Documents{Store: s.db}, Types: s.db}
+	docs := &handlers.Documents{Base: base, Org: org, Documents: &directory.Documents{Store: s.db}, Types: s.db, Now: s.cfg.Now}
 	policies := &handlers.Policies{Base: base, Rules: &federation.RolePolicies{Store: s.db}, Simulator: &federation.Simulator{Store: s.db}}
 	idps := &handlers.IdentityProviders{Base: base, Providers: &directory.IdentityProviders{Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, OwnIssuer: s.signInIssuer(),
 		SealSecret: func(name string, secret []byte) []byte { return s.kek.Seal(secret, idpSecretAAD(name)) },
@@ -231,6 +231,7 @@ func (s *Server) routes() http.Handler {
 				r.Post("/documents", docs.Save)
 				r.Get("/documents/{docID}", docs.Get)
 				r.Put("/documents/{docID}", docs.Save)
+				r.Post("/documents/{docID}/status", docs.SetStatus)
 				r.Get("/certifications", docs.OrgCertifications)
 				for _, subject := range []string{"/softwarestatements/{appID}", "/authorisationservers/{serverID}"} {
 					r.Get(subject+"/certifications", docs.ListCertifications)
@@ -345,6 +346,7 @@ func (s *Server) routes() http.Handler {
 		r.Group(func(r chi.Router) {
 			r.Use(s.auth.sessionAuth(true))
 			r = keyedPosts{r, s.idempotent} // every POST: a retry's answer after the route's role check
+			r.Post("/attention/acknowledge", pages.Acknowledge)
 			// Organisations and everything under them.
 			r.Get("/organisations", orgs.ListOrganisations)
 			r.Post("/organisations", orgs.CreateOrganisation)
@@ -417,6 +419,7 @@ func (s *Server) routes() http.Handler {
 				r.Get("/documents/new", docs.Wizard)
 				r.Get("/documents/{docID}/edit", docs.Wizard)
 				r.Post("/documents/{docID}", docs.Save)
+				r.Post("/documents/{docID}/status", docs.SetStatus)
 				r.Get("/certifications", docs.OrgCertifications)
 				for _, subject := range []string{"/softwarestatements/{appID}", "/authorisationservers/{serverID}"} {
 					r.Get(subject+"/certifications", docs.ListCertifications)

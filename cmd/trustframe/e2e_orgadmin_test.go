@@ -47,7 +47,7 @@ func TestEndToEndOrgAdminDay(t *testing.T) {
 			}
 		}
 	}
-	absent("their organisation", "edit-organisation", "set-status-Withdrawn", "set-status-Pending", "nav-reference-data", "quick-search")
+	absent("their organisation", "edit-organisation", "set-status-Withdrawn", "set-status-Pending", "nav-reference-data")
 	checkAccessibility(t, ctx, "an Organisation Administrator's organisation")
 
 	// A contact.

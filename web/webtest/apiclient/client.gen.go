@@ -137,6 +137,24 @@ func (e DataAdministratorStatus) Valid() bool {
 	}
 }
 
+// Defines values for DocumentStatus.
+const (
+	DocumentStatusActive    DocumentStatus = "Active"
+	DocumentStatusWithdrawn DocumentStatus = "Withdrawn"
+)
+
+// Valid indicates whether the value is a known member of the DocumentStatus enum.
+func (e DocumentStatus) Valid() bool {
+	switch e {
+	case DocumentStatusActive:
+		return true
+	case DocumentStatusWithdrawn:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EntityType.
 const (
 	OauthAuthorizationServer         EntityType = "oauth_authorization_server"
@@ -737,6 +755,24 @@ func (e WebhookStatus) Valid() bool {
 	}
 }
 
+// Defines values for SetDocumentStatusJSONBodyStatus.
+const (
+	SetDocumentStatusJSONBodyStatusActive    SetDocumentStatusJSONBodyStatus = "Active"
+	SetDocumentStatusJSONBodyStatusWithdrawn SetDocumentStatusJSONBodyStatus = "Withdrawn"
+)
+
+// Valid indicates whether the value is a known member of the SetDocumentStatusJSONBodyStatus enum.
+func (e SetDocumentStatusJSONBodyStatus) Valid() bool {
+	switch e {
+	case SetDocumentStatusJSONBodyStatusActive:
+		return true
+	case SetDocumentStatusJSONBodyStatusWithdrawn:
+		return true
+	default:
+		return false
+	}
+}
+
 // ActiveInactive defines model for ActiveInactive.
 type ActiveInactive string
 
@@ -1129,10 +1165,16 @@ type Document struct {
 	DocumentStartDate *openapi_types.Date `json:"DocumentStartDate,omitempty"`
 	DocumentType      string              `json:"DocumentType"`
 	OrganisationId    *openapi_types.UUID `json:"OrganisationId,omitempty"`
-	UpdatedOn         *Timestamp          `json:"UpdatedOn,omitempty"`
+
+	// Status Withdrawn documents are kept (never deleted) and left out of /expiring; a PUT keeps it, POST …/status changes it
+	Status    *DocumentStatus `json:"Status,omitempty"`
+	UpdatedOn *Timestamp      `json:"UpdatedOn,omitempty"`
 }
 
-// DocumentInput defines model for DocumentInput.
+// DocumentStatus Withdrawn documents are kept (never deleted) and left out of /expiring; a PUT keeps it, POST …/status changes it
+type DocumentStatus string
+
+// DocumentInput Besides its type a document needs at least one of DocumentReferenceNumber, DocumentDescription, DocumentStartDate or DocumentExpiryDate (422 otherwise). An expiry date already past is saved as sent.
 type DocumentInput struct {
 	DocumentDescription *string `json:"DocumentDescription,omitempty"`
 
@@ -2478,6 +2520,23 @@ type UpdateDocumentParams struct {
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// SetDocumentStatusJSONBody defines parameters for SetDocumentStatus.
+type SetDocumentStatusJSONBody struct {
+	Status SetDocumentStatusJSONBodyStatus `json:"Status"`
+}
+
+// SetDocumentStatusParams defines parameters for SetDocumentStatus.
+type SetDocumentStatusParams struct {
+	// IfMatch ETag of the version read; 412 when stale
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SetDocumentStatusJSONBodyStatus defines parameters for SetDocumentStatus.
+type SetDocumentStatusJSONBodyStatus string
+
 // CreateKeyMaterialParams defines parameters for CreateKeyMaterial.
 type CreateKeyMaterialParams struct {
 	// IdempotencyKey a key of the client's choosing (at most 255 characters): a retry with the same key within 24 hours answers the first result again and creates nothing
@@ -2848,6 +2907,9 @@ type CreateDocumentJSONRequestBody = DocumentInput
 
 // UpdateDocumentJSONRequestBody defines body for UpdateDocument for application/json ContentType.
 type UpdateDocumentJSONRequestBody = DocumentInput
+
+// SetDocumentStatusJSONRequestBody defines body for SetDocumentStatus for application/json ContentType.
+type SetDocumentStatusJSONRequestBody SetDocumentStatusJSONBody
 
 // CreateKeyMaterialJSONRequestBody defines body for CreateKeyMaterial for application/json ContentType.
 type CreateKeyMaterialJSONRequestBody = KeyMaterialInput
@@ -3698,6 +3760,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /organisations/{OrganisationId}/documents/{DocumentId} (the `UpdateDocument` operationId).
 	UpdateDocument(ctx context.Context, organisationId OrganisationId, documentId DocumentId, params *UpdateDocumentParams, body UpdateDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetDocumentStatusWithBody Withdraw a document, or make a withdrawn one Active again
+	//
+	// A withdrawn document is kept (never deleted), audited as status, and left out of /expiring and the expiry notices. The same status again changes nothing.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /organisations/{OrganisationId}/documents/{DocumentId}/status (the `SetDocumentStatus` operationId).
+	SetDocumentStatusWithBody(ctx context.Context, organisationId OrganisationId, documentId DocumentId, params *SetDocumentStatusParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetDocumentStatus Withdraw a document, or make a withdrawn one Active again
+	//
+	// A withdrawn document is kept (never deleted), audited as status, and left out of /expiring and the expiry notices. The same status again changes nothing.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /organisations/{OrganisationId}/documents/{DocumentId}/status (the `SetDocumentStatus` operationId).
+	SetDocumentStatus(ctx context.Context, organisationId OrganisationId, documentId DocumentId, params *SetDocumentStatusParams, body SetDocumentStatusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListKeyMaterial Key material of an organisation
 	//
@@ -5511,6 +5591,44 @@ func (c *Client) UpdateDocumentWithBody(ctx context.Context, organisationId Orga
 // Corresponds with PUT /organisations/{OrganisationId}/documents/{DocumentId} (the `UpdateDocument` operationId).
 func (c *Client) UpdateDocument(ctx context.Context, organisationId OrganisationId, documentId DocumentId, params *UpdateDocumentParams, body UpdateDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateDocumentRequest(c.Server, organisationId, documentId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetDocumentStatusWithBody Withdraw a document, or make a withdrawn one Active again
+//
+// A withdrawn document is kept (never deleted), audited as status, and left out of /expiring and the expiry notices. The same status again changes nothing.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /organisations/{OrganisationId}/documents/{DocumentId}/status (the `SetDocumentStatus` operationId).
+func (c *Client) SetDocumentStatusWithBody(ctx context.Context, organisationId OrganisationId, documentId DocumentId, params *SetDocumentStatusParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetDocumentStatusRequestWithBody(c.Server, organisationId, documentId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetDocumentStatus Withdraw a document, or make a withdrawn one Active again
+//
+// A withdrawn document is kept (never deleted), audited as status, and left out of /expiring and the expiry notices. The same status again changes nothing.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /organisations/{OrganisationId}/documents/{DocumentId}/status (the `SetDocumentStatus` operationId).
+func (c *Client) SetDocumentStatus(ctx context.Context, organisationId OrganisationId, documentId DocumentId, params *SetDocumentStatusParams, body SetDocumentStatusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetDocumentStatusRequest(c.Server, organisationId, documentId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -10406,6 +10524,86 @@ func NewUpdateDocumentRequestWithBody(server string, organisationId Organisation
 			}
 
 			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewSetDocumentStatusRequest calls the generic SetDocumentStatus builder with application/json body
+func NewSetDocumentStatusRequest(server string, organisationId OrganisationId, documentId DocumentId, params *SetDocumentStatusParams, body SetDocumentStatusJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetDocumentStatusRequestWithBody(server, organisationId, documentId, params, "application/json", bodyReader)
+}
+
+// NewSetDocumentStatusRequestWithBody constructs an http.Request for the SetDocumentStatus method, with any body, and a specified content type
+func NewSetDocumentStatusRequestWithBody(server string, organisationId OrganisationId, documentId DocumentId, params *SetDocumentStatusParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "OrganisationId", organisationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "DocumentId", documentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/organisations/%s/documents/%s/status", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
 		}
 
 	}
@@ -15477,6 +15675,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /organisations/{OrganisationId}/documents/{DocumentId} (the `UpdateDocument` operationId).
 	UpdateDocumentWithResponse(ctx context.Context, organisationId OrganisationId, documentId DocumentId, params *UpdateDocumentParams, body UpdateDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateDocumentResponse, error)
 
+	// SetDocumentStatusWithBodyWithResponse Withdraw a document, or make a withdrawn one Active again
+	//
+	// A withdrawn document is kept (never deleted), audited as status, and left out of /expiring and the expiry notices. The same status again changes nothing.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /organisations/{OrganisationId}/documents/{DocumentId}/status (the `SetDocumentStatus` operationId).
+	SetDocumentStatusWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, documentId DocumentId, params *SetDocumentStatusParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetDocumentStatusResponse, error)
+
+	// SetDocumentStatusWithResponse Withdraw a document, or make a withdrawn one Active again
+	//
+	// A withdrawn document is kept (never deleted), audited as status, and left out of /expiring and the expiry notices. The same status again changes nothing.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /organisations/{OrganisationId}/documents/{DocumentId}/status (the `SetDocumentStatus` operationId).
+	SetDocumentStatusWithResponse(ctx context.Context, organisationId OrganisationId, documentId DocumentId, params *SetDocumentStatusParams, body SetDocumentStatusJSONRequestBody, reqEditors ...RequestEditorFn) (*SetDocumentStatusResponse, error)
+
 	// ListKeyMaterialWithResponse Key material of an organisation
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -19108,6 +19324,69 @@ func (r UpdateDocumentResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateDocumentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SetDocumentStatusResponse200Headers the declared response headers of an HTTP 200 response for SetDocumentStatus
+type SetDocumentStatusResponse200Headers struct {
+	ETag *string
+}
+
+// SetDocumentStatusResponseDefaultHeaders the declared response headers of an HTTP default response for SetDocumentStatus
+type SetDocumentStatusResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type SetDocumentStatusResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Document
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *SetDocumentStatusResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *SetDocumentStatusResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetDocumentStatusResponse) GetJSON200() *Document {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r SetDocumentStatusResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetDocumentStatusResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetDocumentStatusResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetDocumentStatusResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetDocumentStatusResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -25723,6 +26002,36 @@ func (c *ClientWithResponses) UpdateDocumentWithResponse(ctx context.Context, or
 	return ParseUpdateDocumentResponse(rsp)
 }
 
+// SetDocumentStatusWithBodyWithResponse Withdraw a document, or make a withdrawn one Active again
+//
+// A withdrawn document is kept (never deleted), audited as status, and left out of /expiring and the expiry notices. The same status again changes nothing.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /organisations/{OrganisationId}/documents/{DocumentId}/status (the `SetDocumentStatus` operationId).
+func (c *ClientWithResponses) SetDocumentStatusWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, documentId DocumentId, params *SetDocumentStatusParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetDocumentStatusResponse, error) {
+	rsp, err := c.SetDocumentStatusWithBody(ctx, organisationId, documentId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetDocumentStatusResponse(rsp)
+}
+
+// SetDocumentStatusWithResponse Withdraw a document, or make a withdrawn one Active again
+//
+// A withdrawn document is kept (never deleted), audited as status, and left out of /expiring and the expiry notices. The same status again changes nothing.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /organisations/{OrganisationId}/documents/{DocumentId}/status (the `SetDocumentStatus` operationId).
+func (c *ClientWithResponses) SetDocumentStatusWithResponse(ctx context.Context, organisationId OrganisationId, documentId DocumentId, params *SetDocumentStatusParams, body SetDocumentStatusJSONRequestBody, reqEditors ...RequestEditorFn) (*SetDocumentStatusResponse, error) {
+	rsp, err := c.SetDocumentStatus(ctx, organisationId, documentId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetDocumentStatusResponse(rsp)
+}
+
 // ListKeyMaterialWithResponse Key material of an organisation
 //
 // Returns a wrapper object for the known response body format(s).
@@ -30242,6 +30551,69 @@ func ParseUpdateDocumentResponse(rsp *http.Response) (*UpdateDocumentResponse, e
 		response.Headers200 = &headers
 	case true:
 		var headers UpdateDocumentResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSetDocumentStatusResponse parses an HTTP response from a SetDocumentStatusWithResponse call
+func ParseSetDocumentStatusResponse(rsp *http.Response) (*SetDocumentStatusResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetDocumentStatusResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Document
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers SetDocumentStatusResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case true:
+		var headers SetDocumentStatusResponseDefaultHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "f468739080959ee505d0d53ff735a7e3b29e357beec69487be40ca2271d6f464"
+const SpecSHA256 = "f43029d0fd40c011e53946064ad1293abd53981396f14430dfb5125372d64c0f"
