@@ -95,7 +95,7 @@ func (s *Server) openPKI(ctx context.Context) error {
 			"alg", st.Alg, "subject", ca.Cert.Subject.String())
 	}
 	s.pki = &directory.PKI{Store: s.db, CA: ca, Now: cfg.Now}
-	s.ca = ca // what issuing signs with (caSource)
+	s.ca = ca // what issuing signs with (routes.go)
 	s.db.SetCRLSigner(s.pki.Signer())
 	if _, err := s.db.RegenerateCRL(ctx, cfg.Now().Add(-12*time.Hour)); err != nil {
 		return fmt.Errorf("web: %w", err)

@@ -23,6 +23,9 @@ import (
 
 // routes is the whole HTTP surface of trustframe, in one place.
 func (s *Server) routes() http.Handler {
+	// The directory's CA for the use cases that issue and publish
+	// certificates: nil while --pki is off (docs/design.md §18).
+	caSource := func(context.Context) (*pki.CA, error) { return s.ca, nil }
 	base := &handlers.Base{Flash: flasher{s.sessions}, BaseURL: s.cfg.BaseURL, DevIdP: s.idp != nil, Vocab: s.vocab}
 	allowPrivate := s.allowPrivateIssuers()
 	org := &handlers.Org{Base: base, Orgs: &directory.Organisations{Store: s.db, Vocab: s.vocab}, Flags: &directory.Flags{Store: s.db}}
@@ -33,7 +36,7 @@ func (s *Server) routes() http.Handler {
 	reactivations := &handlers.Reactivations{Org: org, Reactivations: &directory.Reactivations{Store: s.db, Vocab: s.vocab}}
 	imports := &handlers.Imports{Org: org, Import: &directory.Imports{Store: s.db, Vocab: s.vocab}}
 	certs := &handlers.Certificates{Base: base, Org: org, Certs: &directory.Certificates{Store: s.db, Now: s.cfg.Now}, Log: &directory.AuditLog{Store: s.db}, Store: s.db,
-		Issuing: &directory.Issuance{Store: s.db, CA: s.caSource, URLs: pki.URLsUnder(s.cfg.BaseURL), Lifetime: s.cfg.PKILeafLifetime, Vocab: s.vocab, Now: s.cfg.Now}}
+		Issuing: &directory.Issuance{Store: s.db, CA: caSource, URLs: pki.URLsUnder(s.cfg.BaseURL), Lifetime: s.cfg.PKILeafLifetime, Vocab: s.vocab, Now: s.cfg.Now}}
 	keyMat := &handlers.KeyMaterial{Base: base, Org: org, Keys: &directory.KeyMaterials{Store: s.db}}
 	docs := &handlers.Documents{Base: base, Org: org, Documents: &directory.Documents{Store: s.db}, Types: s.db, Now: s.cfg.Now}
 	policies := &handlers.Policies{Base: base, Rules: &federation.RolePolicies{Store: s.db}, Simulator: &federation.Simulator{Store: s.db}}
@@ -41,7 +44,7 @@ func (s *Server) routes() http.Handler {
 		SealSecret: func(name string, secret []byte) []byte { return s.kek.Seal(secret, idpSecretAAD(name)) },
 		OpenSecret: func(name string, sealed []byte) ([]byte, error) { return s.kek.Open(sealed, idpSecretAAD(name)) }}}
 	ssaH := &handlers.SSA{Base: base, Apps: apps, Keys: s.keys, SigningKeys: &directory.SigningKeys{SSA: s.keys, Federation: s.fedKeys, Now: s.cfg.Now},
-		SSAs: &directory.SSAs{Store: s.db, Keys: s.keys, Issuer: s.cfg.SSAIssuer, BaseURL: base.BaseURL, PKI: s.caSource, Vocab: base.Vocab, Now: s.cfg.Now}}
+		SSAs: &directory.SSAs{Store: s.db, Keys: s.keys, Issuer: s.cfg.SSAIssuer, BaseURL: base.BaseURL, PKI: caSource, Vocab: base.Vocab, Now: s.cfg.Now}}
 	refs := &handlers.References{Base: base, Flags: &directory.Flags{Store: s.db}}
 	contactTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.ContactTypes}, Title: "Contact types", Path: "/references/contact-types"}
 	documentTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.DocumentTypes}, Title: "Document types", Path: "/references/document-types"}
