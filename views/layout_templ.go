@@ -240,7 +240,7 @@ func Layout(s Shell) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, ">API</a></li>  <li><form method=\"get\" action=\"/organisations\" role=\"search\" aria-label=\"Quick find\" class=\"tf-quick-search\" data-testid=\"quick-search\"><input type=\"hidden\" name=\"find\" value=\"1\"> <input type=\"search\" name=\"q\" aria-label=\"Find organisations, applications, authorisation servers and contacts by name, or anything by its id, client ID, issuer or the start of its kid\" placeholder=\"Find: name, client ID, issuer, kid\"></form></li>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, ">API</a></li>  <li><form method=\"get\" action=\"/organisations\" role=\"search\" aria-label=\"Quick find\" class=\"tf-quick-search\" data-testid=\"quick-search\"><input type=\"search\" name=\"q\" aria-label=\"Find organisations, applications, authorisation servers and contacts by name, or anything by its id, client ID, issuer or the start of its kid\" placeholder=\"Find: name, client ID, issuer, kid\"> <input type=\"hidden\" name=\"find\" value=\"1\"></form></li>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
