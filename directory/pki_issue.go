@@ -14,19 +14,6 @@ import (
 	"github.com/trustframe/trustframe/pki"
 )
 
-// CASource is the directory's certificate authority when --pki is on: nil
-// (and no error) when it is off (docs/design.md §18).
-type CASource func(ctx context.Context) (*pki.CA, error)
-
-// On reports whether the CA is on.
-func (src CASource) On(ctx context.Context) bool {
-	if src == nil {
-		return false
-	}
-	ca, err := src(ctx)
-	return err == nil && ca != nil
-}
-
 // DefaultLeafLifetime is the lifetime of an issued certificate when the
 // configuration sets none: 397 days.
 const DefaultLeafLifetime = 9528 * time.Hour
@@ -274,17 +261,4 @@ func (s *Issuance) Keys(ctx context.Context, orgID, appID, which string, active 
 	}
 	keys, err := s.Store.ApplicationKeys(ctx, orgID, appID, typs, active)
 	return keys, Named(err, "Application")
-}
-
-// KeystoreURIs are the URLs of an application's four keystores under the
-// base URL: its software_jwks_* claims while the CA is on.
-type KeystoreURIs struct {
-	Application, Transport, ApplicationInactive, TransportInactive string
-}
-
-// AppKeystores are the keystore URLs of appID of orgID under baseURL.
-func AppKeystores(baseURL, orgID, appID string) KeystoreURIs {
-	b := strings.TrimSuffix(baseURL, "/") + "/keystore/" + orgID + "/" + appID
-	return KeystoreURIs{Application: b + "/application.jwks", Transport: b + "/transport.jwks",
-		ApplicationInactive: b + "/inactive/application.jwks", TransportInactive: b + "/inactive/transport.jwks"}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/trustframe/trustframe/lifecycle"
+	"github.com/trustframe/trustframe/pki"
 	"github.com/trustframe/trustframe/ssa"
 )
 
@@ -195,4 +196,30 @@ func (s *SSAs) rolesHeld(ctx context.Context, o Organisation, app SoftwareStatem
 		}
 	}
 	return roles, nil
+}
+
+// CASource is the directory's certificate authority when --pki is on: nil
+// (and no error) when it is off (docs/design.md §18).
+type CASource func(ctx context.Context) (*pki.CA, error)
+
+// On reports whether the CA is on.
+func (src CASource) On(ctx context.Context) bool {
+	if src == nil {
+		return false
+	}
+	ca, err := src(ctx)
+	return err == nil && ca != nil
+}
+
+// KeystoreURIs are the URLs of an application's four keystores under the
+// base URL: its software_jwks_* claims while the CA is on.
+type KeystoreURIs struct {
+	Application, Transport, ApplicationInactive, TransportInactive string
+}
+
+// AppKeystores are the keystore URLs of appID of orgID under baseURL.
+func AppKeystores(baseURL, orgID, appID string) KeystoreURIs {
+	b := strings.TrimSuffix(baseURL, "/") + "/keystore/" + orgID + "/" + appID
+	return KeystoreURIs{Application: b + "/application.jwks", Transport: b + "/transport.jwks",
+		ApplicationInactive: b + "/inactive/application.jwks", TransportInactive: b + "/inactive/transport.jwks"}
 }
