@@ -25,7 +25,9 @@ func (h *Applications) renderAppForm(w http.ResponseWriter, r *http.Request, sta
 	}
 	f := views.NewAppForm(h.Vocab, o, a, isNew, errs, c.Flags, c.HeldRoles)
 	if !isNew {
-		f.Version = editVersion(r, status, a, func() (store.SoftwareStatement, error) { return h.Apps.Get(r.Context(), o.OrganisationID, a.SoftwareStatementID) },
+		f.Version = editVersion(r, status, a, func() (store.SoftwareStatement, error) {
+			return h.Apps.Get(r.Context(), o.OrganisationID, a.SoftwareStatementID)
+		},
 			appFieldLabels, views.OptionNames(f.FlagOpts, f.RoleOpts, f.ModeOpts))
 	}
 	Render(w, r, status, views.AppFormPage(h.Shell(r, "Application", "organisations", views.OrgCrumbs(&o, "Application")...), f))

@@ -26,7 +26,9 @@ func (h *Servers) renderServerForm(w http.ResponseWriter, r *http.Request, statu
 	}
 	f := views.NewServerForm(h.Vocab, o, s, isNew, flags)
 	if !isNew {
-		f.Version = editVersion(r, status, s, func() (store.AuthorisationServer, error) { return h.Servers.Get(r.Context(), o.OrganisationID, s.AuthorisationServerID) },
+		f.Version = editVersion(r, status, s, func() (store.AuthorisationServer, error) {
+			return h.Servers.Get(r.Context(), o.OrganisationID, s.AuthorisationServerID)
+		},
 			serverFieldLabels, views.OptionNames(f.FlagOpts))
 		if stale(r, err) {
 			err = nil // said by the form's version

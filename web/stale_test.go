@@ -31,9 +31,9 @@ func TestEditFormsKeepWhatWasTypedOverAnotherChange(t *testing.T) {
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 	for _, tc := range []struct {
-		name, path, theirs string // theirs: the other change, by the API
-		theirField, theirValue  string
-		mineField, mineValue    string
+		name, path, theirs     string // theirs: the other change, by the API
+		theirField, theirValue string
+		mineField, mineValue   string
 	}{
 		{"organisation", base, strings.TrimSuffix(org("Acme Renamed"), "}") + `,"Status":"Pending"}`, "OrganisationName", "Acme Renamed", "City", "Leeds"},
 		{"application", base + "/softwarestatements/" + aid, `{"ClientName":"Wallet Two","Status":"Active"}`, "ClientName", "Wallet Two", "Version", "9.9"},
