@@ -47,3 +47,42 @@ func TestNoConfirmationForWhatTheServerRefuses(t *testing.T) {
 		t.Fatalf("%d Deactivate buttons that ask with two Super Users", n)
 	}
 }
+
+// TestKeyMaterialRevokedAsACertificateIs: revoking a key is the same
+// step as revoking a certificate (issue 40): a link in the key's danger
+// zone to a page of its own with the reason; a refused reason comes back
+// beside the field on that page; a good one revokes.
+func TestKeyMaterialRevokedAsACertificateIs(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	path := "/organisations/" + oid + "/key-material/" + a.must(201, "POST", "/organisations/"+oid+"/key-material",
+		jsonBody(t, map[string]any{"PEM": webtest.ValidCert(t, "p256", "km"), "Use": "sig"}))["KeyMaterialID"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	_, doc := page(t, c, env.URL+path)
+	if href := doc.Find("[data-testid=danger-zone] [data-testid=revoke]").AttrOr("href", ""); href != path+"/revoke" {
+		t.Fatalf("the key's Revoke goes to %q", href)
+	}
+	if doc.Find("select[name=RevokeReason]").Length() != 0 {
+		t.Fatal("the key's page still revokes inline")
+	}
+	_, doc = page(t, c, env.URL+path+"/revoke")
+	f := doc.Find("[data-testid=revoke-zone] form[data-testid=revoke-form]")
+	if f.AttrOr("action", "") != path || f.Find("select[name=RevokeReason] option").Length() < 2 {
+		t.Fatalf("the revoke step: %s", doc.Find("main").Text())
+	}
+	form := browserForm(doc, path)
+	form.Set("RevokeReason", "no-such-reason")
+	status, doc := postForm(t, c, env.URL+path, form)
+	if status != 422 || doc.Find("[data-testid=revoke-form] #e-RevokeReason, [data-testid=revoke-form] .tf-field-error").Length() == 0 {
+		t.Fatalf("a bad reason: %d %s", status, doc.Find("main").Text())
+	}
+	form.Set("RevokeReason", "keycompromise")
+	if status, doc := postForm(t, c, env.URL+path, form); status != 200 {
+		t.Fatalf("revoke: %d %s", status, doc.Find("main").Text())
+	}
+	if got := a.must(200, "GET", path, "")["Status"]; got != "Revoked" {
+		t.Fatalf("status %v", got)
+	}
+}

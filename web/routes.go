@@ -389,6 +389,7 @@ func (s *Server) routes() http.Handler {
 				r.Post("/key-material", keyMat.Create)
 				r.Get("/key-material/{kmID}", keyMat.Get)
 				r.Post("/key-material/{kmID}", keyMat.Update)
+				r.Get("/key-material/{kmID}/revoke", keyMat.RevokeConfirm)
 				r.Post("/key-material/{kmID}/attachments", keyMat.AddAttachment)
 				r.Post("/key-material/{kmID}/attachments/{attID}", keyMat.UpdateAttachment)
 				r.Get("/key-material/{kmID}/attachments/{attID}/content", keyMat.Download)
