@@ -201,6 +201,7 @@ type RefPage struct {
 	Errors   map[string]string
 	Conflict string     // summary of a refused delete
 	InTheWay []InTheWay // what stands in the way, from the payload
+	Version  Version    // the edit form's (RefEdit)
 }
 
 // InTheWay is one record that stands in the way of a refused change, as a

@@ -86,3 +86,42 @@ func TestKeyMaterialRevokedAsACertificateIs(t *testing.T) {
 		t.Fatalf("status %v", got)
 	}
 }
+
+// TestTypesCanBeEdited: a contact, document or certification type's
+// description is changed in a form of its own, reached from the list
+// (issue 40); a refusal comes back beside the field, a save over another
+// change shows both as every edit form does.
+func TestTypesCanBeEdited(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for _, path := range []string{"/references/contact-types", "/references/document-types", "/references/certification-types"} {
+		a.must(201, "POST", path, `{"Name":"Extra","Description":"old","Status":"Active"}`)
+		_, doc := page(t, c, env.URL+path)
+		if href := doc.Find("[data-testid=edit-Extra]").AttrOr("href", ""); href != path+"/Extra/edit" {
+			t.Fatalf("%s: Edit goes to %q", path, href)
+		}
+		_, doc = page(t, c, env.URL+path+"/Extra/edit")
+		form := browserForm(doc, path+"/Extra")
+		if form.Get("Description") != "old" || form.Get("IfMatch") == "" {
+			t.Fatalf("%s: the edit form holds %v", path, form)
+		}
+		form.Set("Description", "two\r\nlines")
+		if status, doc := postForm(t, c, env.URL+path+"/Extra", form); status != 422 || doc.Find("[data-testid=edit-item-form] #e-Description").Length() != 1 {
+			t.Fatalf("%s: a refused description: %d %s", path, status, doc.Find("main").Text())
+		}
+		a.must(200, "PUT", path+"/Extra", `{"Name":"Extra","Description":"theirs","Status":"Active"}`)
+		form.Set("Description", "mine")
+		status, doc := postForm(t, c, env.URL+path+"/Extra", form)
+		if status != 412 || doc.Find("[data-testid=stale] tr[data-field=Description] [data-testid=stale-stored]").Text() != "theirs" {
+			t.Fatalf("%s: a save over another change: %d %s", path, status, doc.Find("main").Text())
+		}
+		if status, doc := postForm(t, c, env.URL+path+"/Extra", browserForm(doc, path+"/Extra")); status != 200 {
+			t.Fatalf("%s: save: %d %s", path, status, doc.Find("main").Text())
+		}
+		if got := a.must(200, "GET", path+"/Extra", "")["Description"]; got != "mine" {
+			t.Fatalf("%s: description %v", path, got)
+		}
+	}
+}

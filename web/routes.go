@@ -430,6 +430,7 @@ func (s *Server) routes() http.Handler {
 					r.Get(path, h.List)
 					r.Get(path+"/new", h.New)
 					r.Post(path, h.Create)
+					r.Get(path+"/{name}/edit", h.Edit)
 					r.Post(path+"/{name}", h.Update)
 					r.Post(path+"/{name}/delete", h.Delete)
 				}
