@@ -125,3 +125,31 @@ func TestTypesCanBeEdited(t *testing.T) {
 		}
 	}
 }
+
+// TestDangerousActionsInADangerZone: the end state (Set Withdrawn) of an
+// organisation and an application, a key's revocation and a webhook's
+// delete are in the page's marked danger zone, outlined — not a filled
+// button beside Edit that outweighs it (issue 40).
+func TestDangerousActionsInADangerZone(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	aid := a.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"Wallet"}`)["SoftwareStatementId"].(string)
+	hook := a.must(201, "POST", "/references/webhooks", `{"Url":"https://8.8.8.8/hook","SubjectTypes":["Organisation"]}`)["WebhookId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	for _, tc := range []struct{ page, button string }{
+		{"/organisations/" + oid, "set-status-Withdrawn"},
+		{"/organisations/" + oid + "/softwarestatements/" + aid, "set-status-Withdrawn"},
+		{"/references/webhooks/" + hook, "delete"},
+	} {
+		_, doc := page(t, c, env.URL+tc.page)
+		b := doc.Find("[data-testid=danger-zone] [data-testid=" + tc.button + "]")
+		if b.Length() != 1 || !strings.Contains(b.AttrOr("class", ""), "outline") || b.AttrOr("data-confirm", "") == "" {
+			t.Errorf("%s: %s in the danger zone: %d, class %q", tc.page, tc.button, b.Length(), b.AttrOr("class", ""))
+		}
+		if n := doc.Find("[data-testid=" + tc.button + "]").Length(); n != 1 {
+			t.Errorf("%s: %d %s buttons", tc.page, n, tc.button)
+		}
+	}
+}
