@@ -78,6 +78,7 @@ type CertificateStore interface {
 	GetCertificateType(ctx context.Context, name string) (CertificateType, error)
 	ListCertificates(ctx context.Context, orgID, typ string) ([]Certificate, error)
 	GetCertificate(ctx context.Context, orgID, kid string) (Certificate, error)
+	CertificateKnown(ctx context.Context, kid string) (bool, error)
 	AddCertificate(ctx context.Context, a Actor, c Certificate) (Certificate, error)
 	RevokeCertificate(ctx context.Context, a Actor, orgID, kid, reason string, problems Fields, check Check[Certificate]) error
 	// RecordRefusedUpload writes the audit record of an upload refused
@@ -184,6 +185,22 @@ func (s *Certificates) Reviewable(pemText string) error {
 		return err // names the block
 	}
 	return fmt.Errorf("%w (%w)", Fields{"PEM": "The PEM holds a private key. Upload the certificate only; never send a private key."}.Err(), ErrHoldsPrivateKey)
+}
+
+// Duplicate refuses, when its PEM is read (the upload wizard's first
+// step), a certificate already uploaded — its kid known, here or to
+// another organisation — rather than at the last step (issue 40). Text
+// that does not parse is left to Check.
+func (s *Certificates) Duplicate(ctx context.Context, pemText string) error {
+	parsed, err := orgkeys.ParseCertificate(pemText, s.Now(), "")
+	if err != nil || parsed == nil {
+		return nil
+	}
+	known, err := s.Store.CertificateKnown(ctx, parsed.Kid)
+	if err != nil || !known {
+		return err
+	}
+	return Fields{"PEM": "This certificate (kid " + parsed.Kid + ") was already uploaded. Choose another certificate; to replace it, revoke the old one on the Certificates tab and upload a new one."}.Err()
 }
 
 // Upload checks the certificate in pemText against its type typ and adds

@@ -24,8 +24,20 @@ func (h *Applications) renderAppForm(w http.ResponseWriter, r *http.Request, sta
 		return
 	}
 	f := views.NewAppForm(h.Vocab, o, a, isNew, errs, c.Flags, c.HeldRoles)
+	if !isNew {
+		f.Version = editVersion(r, status, a, func() (store.SoftwareStatement, error) {
+			return h.Apps.Get(r.Context(), o.OrganisationID, a.SoftwareStatementID)
+		},
+			appFieldLabels, views.OptionNames(f.FlagOpts, f.RoleOpts, f.ModeOpts))
+	}
 	Render(w, r, status, views.AppFormPage(h.Shell(r, "Application", "organisations", views.OrgCrumbs(&o, "Application")...), f))
 }
+
+// appFieldLabels name the application form's fields where their member
+// names read badly (as the form's labels do).
+var appFieldLabels = map[string]string{"RedirectUri": "Redirect URIs", "JwksUri": "JWKS URI", "FederationEntityId": "Federation entity ID",
+	"backchannel_token_delivery_mode": "CIBA token delivery mode", "backchannel_client_notification_endpoint": "CIBA client notification endpoint",
+	"software_origins_uri": "WebAuthn origins"}
 
 // CreateApp adds an application.
 func (h *Applications) CreateApp(w http.ResponseWriter, r *http.Request) {
@@ -61,7 +73,12 @@ func (h *Applications) UpdateApp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.OrganisationID, in.SoftwareStatementID = o.OrganisationID, id
+	useFormVersion(r)
 	a, from, err := h.Apps.Update(r.Context(), h.actor(r), in, refused, bySuperUser(r), ifMatchCheck[store.SoftwareStatement](r))
+	if stale(r, err) {
+		h.renderAppForm(w, r, http.StatusPreconditionFailed, o, in, false, nil)
+		return
+	}
 	if inForm(r, err) {
 		h.renderAppForm(w, r, AsError(err).Status, o, a, false, orMessage(err, "ClientName"))
 		return

@@ -85,6 +85,10 @@ func (h *Contacts) renderContactForm(w http.ResponseWriter, r *http.Request, sta
 		action += "/" + c.ContactID
 	}
 	f := views.ContactForm{OrgID: o.OrganisationID, Contact: c, IsNew: isNew, Action: action, Errors: errs, TypeOpts: opts}
+	if !isNew {
+		f.Version = editVersion(r, status, c, func() (store.Contact, error) { return h.Contacts.Get(r.Context(), o.OrganisationID, c.ContactID) },
+			map[string]string{"EmailAddress": "E-mail"}, nil)
+	}
 	title := "Edit contact" // as the heading says
 	if isNew {
 		title = "New contact"
@@ -130,6 +134,7 @@ func (h *Contacts) UpdateContact(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.OrganisationID, in.ContactID = orgID, id
+	useFormVersion(r)
 	c, err := h.Contacts.Update(r.Context(), h.actor(r), in, refused, func(cur store.Contact) error { return CheckIfMatch(r, cur) })
 	h.contactSaved(w, r, in, c, err, false)
 }
@@ -142,6 +147,10 @@ func (h *Contacts) contactSaved(w http.ResponseWriter, r *http.Request, in, c st
 	case err == nil:
 		h.Saved(w, r, Saved{Flash: "Contact " + strings.TrimSpace(c.FirstName+" "+c.LastName) + " was saved.", Page: paths.OrganisationTab(orgID, "contacts"),
 			Status: http.StatusOK, Body: c, ETag: c}.Created(isNew, paths.API(paths.Contact(orgID, c.ContactID))))
+	case stale(r, err) && !isNew:
+		if o, ok := h.loadOrg(w, r); ok {
+			h.renderContactForm(w, r, http.StatusPreconditionFailed, o, in, false, nil)
+		}
 	case inForm(r, err):
 		if o, ok := h.loadOrg(w, r); ok {
 			h.renderContactForm(w, r, AsError(err).Status, o, in, isNew, orMessage(err, "LastName"))

@@ -37,7 +37,7 @@ func (h *Documents) ListCertifications(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	Respond(w, r, http.StatusOK, cs, views.CertificationsPage(h.Shell(r, "Certifications", "organisations", views.OrgCrumbs(&o, s.Name)...),
+	Respond(w, r, http.StatusOK, cs, views.CertificationsPage(h.Shell(r, "Certifications", "organisations", views.CertificationCrumbs(&o, s)...),
 		views.CertificationsView{OrgPage: views.NewOrgPage(h.Vocab, o, views.SubjectTab(s)), SubjectName: s.Name, Path: views.CertificationsPath(o.OrganisationID, s), Certs: cs}))
 }
 
@@ -99,7 +99,7 @@ func (h *Documents) renderCertForm(w http.ResponseWriter, r *http.Request, statu
 		WriteError(w, r, err)
 		return
 	}
-	Render(w, r, status, views.CertificationModal(h.Shell(r, "Certification", "organisations", views.OrgCrumbs(&o, s.Name)...),
+	Render(w, r, status, views.CertificationModal(h.Shell(r, "Certification", "organisations", views.CertificationCrumbs(&o, s)...),
 		views.CertificationForm{OrgPage: views.NewOrgPage(h.Vocab, o, views.SubjectTab(s)), SubjectName: s.Name, Path: views.CertificationsPath(o.OrganisationID, s),
 			Cert: c, Certs: list, TypeOpts: opts, Errors: errs}))
 }

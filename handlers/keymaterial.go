@@ -121,9 +121,41 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	case err == nil:
 		h.Saved(w, r, Saved{Flash: "Key material " + k.Kid + " was saved (" + k.Status + ").",
 			Page: paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID), Status: http.StatusOK, Body: k, ETag: k})
+	case shownInPage(r, err) && in.Status == "Revoked" && cur.Status == "Active":
+		// A refused revocation: its own step again, the reason beside it.
+		msg := FieldMap(err)["RevokeReason"]
+		if msg == "" {
+			msg = AsError(err).Message
+		}
+		h.revokePage(w, r, AsError(err).Status, o, cur, in.RevokeReason, msg)
 	case shownInPage(r, err):
 		h.itemPage(w, r, AsError(err).Status, o, views.RefusedKeyEdit(cur, in, FieldMap(err), AsError(err).Message))
 	default:
 		WriteError(w, r, err)
 	}
+}
+
+// RevokeConfirm is the confirmation step of a key's revocation (GET
+// …/key-material/{kmID}/revoke), the same as a certificate's (issue 40).
+func (h *KeyMaterial) RevokeConfirm(w http.ResponseWriter, r *http.Request) {
+	o, k, ok := orgAndItem(h.Org, w, r, h.Keys.Get, "kmID", "Key material")
+	if !ok {
+		return
+	}
+	if k.Status != "Active" {
+		h.Flash.Put(r.Context(), "Key "+k.Kid+" is "+k.Status+" already.")
+		http.Redirect(w, r, paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID), http.StatusSeeOther)
+		return
+	}
+	h.revokePage(w, r, http.StatusOK, o, k, "", "")
+}
+
+// revokePage is the revocation step of k with reason chosen, and errMsg
+// beside it when it was refused.
+func (h *KeyMaterial) revokePage(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, k store.KeyMaterial, reason, errMsg string) {
+	crumbs := views.OrgCrumbs(&o, "Key material")
+	crumbs[len(crumbs)-1].Href = paths.OrganisationTab(o.OrganisationID, "key-material")
+	crumbs = append(crumbs, views.Crumb{Label: "Key " + k.Kid, Href: paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID)}, views.Crumb{Label: "Revoke"})
+	Render(w, r, status, views.RevokeKeyMaterial(h.Shell(r, "Revoke key", "organisations", crumbs...),
+		views.NewOrgPage(h.Vocab, o, views.TabKeyMaterial), k, orgkeys.RevokeReasons, reason, errMsg))
 }

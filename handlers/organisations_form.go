@@ -27,17 +27,20 @@ func (h *Organisations) renderOrgForm(w http.ResponseWriter, r *http.Request, st
 		WriteError(w, r, err)
 		return
 	}
-	var ifMatch string
+	var v views.Version
 	if !isNew {
 		// The version being edited: the one first shown, kept across a
-		// form shown again with errors.
-		if ifMatch = r.PostFormValue("IfMatch"); ifMatch == "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-			ifMatch = ETagOf(o)
-		}
+		// form shown again with errors, the stored one after a 412.
+		v = editVersion(r, status, o, func() (store.Organisation, error) { return h.Orgs.Get(r.Context(), o.OrganisationID) },
+			orgFieldLabels, views.OptionNames(views.FlagOptions(flags, nil, false)))
 	}
 	title, crumbs := views.OrgFormTitle(o, isNew)
-	Render(w, r, status, views.OrganisationFormPage(h.Shell(r, title, "organisations", crumbs...), views.NewOrgForm(h.Vocab, o, isNew, errs, flags, ifMatch)))
+	Render(w, r, status, views.OrganisationFormPage(h.Shell(r, title, "organisations", crumbs...), views.NewOrgForm(h.Vocab, o, isNew, errs, flags, v)))
 }
+
+// orgFieldLabels name the organisation form's fields where their member
+// names read badly.
+var orgFieldLabels = map[string]string{"AddressLine1": "Address line 1", "AddressLine2": "Address line 2"}
 
 // CreateOrganisation adds an organisation.
 func (h *Organisations) CreateOrganisation(w http.ResponseWriter, r *http.Request) {

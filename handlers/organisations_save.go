@@ -23,11 +23,12 @@ func (h *Organisations) UpdateOrganisation(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	in.OrganisationID = id
-	if im := r.PostFormValue("IfMatch"); im != "" && r.Header.Get("If-Match") == "" {
-		// The edit form carries the version it shows (no header from a form).
-		r.Header.Set("If-Match", im)
-	}
+	useFormVersion(r)
 	o, from, err := h.Orgs.Update(r.Context(), h.actor(r), in, refused, bySuperUser(r), ifMatchCheck[store.Organisation](r))
+	if stale(r, err) {
+		h.renderOrgForm(w, r, http.StatusPreconditionFailed, in, false, nil)
+		return
+	}
 	if e, ok := refusedHere(r, err); ok && e.Status != http.StatusPreconditionFailed {
 		h.renderOrgForm(w, r, e.Status, o, false, orMessage(err, "OrganisationName"))
 		return

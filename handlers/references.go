@@ -88,8 +88,20 @@ func (h *RefTypes) Update(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	fromEdit := r.PostFormValue("IfMatch") != "" // the edit form (RefEdit): a refusal goes back to it
+	useFormVersion(r)
 	it, err := h.Refs.Update(r.Context(), h.actor(r), name, in, refused, func(cur store.ReferenceItem) error { return CheckIfMatch(r, cur) })
-	switch e, here := refusedHere(r, err); {
+	e, here := refusedHere(r, err)
+	if here && fromEdit && e.Status != http.StatusConflict {
+		in.Name = name
+		errs := orMessage(err, "Description")
+		if e.Status == http.StatusPreconditionFailed {
+			errs = nil // said by the form's version
+		}
+		h.editPage(w, r, e.Status, in, errs)
+		return
+	}
+	switch {
 	case !here || e.Status == http.StatusPreconditionFailed:
 		h.Saved(w, r, Saved{Err: err, Flash: h.Refs.Kind.Label + " " + it.Name + " is " + it.Status + ".", Page: h.Path, Status: http.StatusOK, Body: it, ETag: it})
 	case e.Status == http.StatusConflict:
@@ -140,4 +152,22 @@ func writeTagged(w http.ResponseWriter, r *http.Request, v any, err error) {
 		SetETag(w, v)
 	}
 	writeFound(w, r, v, err)
+}
+
+// Edit is the form that changes an item's description (…/{name}/edit).
+func (h *RefTypes) Edit(w http.ResponseWriter, r *http.Request) {
+	it, err := h.Refs.Get(r.Context(), PathParam(r, "name"))
+	if err != nil {
+		WriteError(w, r, directory.Named(err, h.Refs.Kind.Label))
+		return
+	}
+	h.editPage(w, r, http.StatusOK, it, nil)
+}
+
+// editPage is the edit form of it, errs beside its fields.
+func (h *RefTypes) editPage(w http.ResponseWriter, r *http.Request, status int, it store.ReferenceItem, errs map[string]string) {
+	p := h.named(views.RefPage{Form: it, Errors: errs})
+	p.Version = editVersion(r, status, it, func() (store.ReferenceItem, error) { return h.Refs.Get(r.Context(), it.Name) }, nil, nil)
+	title := "Edit " + p.Label
+	Render(w, r, status, views.RefEdit(h.referenceShell(r, title, h.Title, h.Path, views.Crumb{Label: title + " " + it.Name}), p))
 }

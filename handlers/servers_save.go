@@ -25,6 +25,15 @@ func (h *Servers) renderServerForm(w http.ResponseWriter, r *http.Request, statu
 		return
 	}
 	f := views.NewServerForm(h.Vocab, o, s, isNew, flags)
+	if !isNew {
+		f.Version = editVersion(r, status, s, func() (store.AuthorisationServer, error) {
+			return h.Servers.Get(r.Context(), o.OrganisationID, s.AuthorisationServerID)
+		},
+			serverFieldLabels, views.OptionNames(f.FlagOpts))
+		if stale(r, err) {
+			err = nil // said by the form's version
+		}
+	}
 	if e := AsError(err); err != nil {
 		for _, fe := range e.Fields {
 			f.Refuse(fe.Field, fe.Message)
@@ -35,6 +44,10 @@ func (h *Servers) renderServerForm(w http.ResponseWriter, r *http.Request, statu
 	}
 	Render(w, r, status, views.ServerFormPage(h.Shell(r, "Authorisation server", "organisations", views.OrgCrumbs(&o, "Authorisation server")...), f))
 }
+
+// serverFieldLabels name the server form's fields where their member names
+// read badly (as the form's labels do).
+var serverFieldLabels = map[string]string{"CustomerFriendlyName": "Name", "OpenIDDiscoveryDocument": "OpenID discovery document", "FederationEntityId": "Federation entity ID"}
 
 // CreateServer adds an authorisation server after validating its issuer.
 func (h *Servers) CreateServer(w http.ResponseWriter, r *http.Request) {
@@ -65,6 +78,7 @@ func (h *Servers) UpdateServer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.OrganisationID, in.AuthorisationServerID = o.OrganisationID, id
+	useFormVersion(r)
 	s, from, err := h.Servers.Update(r.Context(), h.actor(r), in, refused, bySuperUser(r), ifMatchCheck[store.AuthorisationServer](r))
 	h.serverSaved(w, r, o, s, err, false, from)
 }

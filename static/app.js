@@ -1,10 +1,5 @@
 // trustframe: small progressive enhancements. Pages work without it.
 document.addEventListener("click", function (ev) {
-  var btn = ev.target.closest("[data-confirm]");
-  if (btn && !window.confirm(btn.getAttribute("data-confirm"))) {
-    ev.preventDefault();
-    ev.stopPropagation();
-  }
   var copy = ev.target.closest("[data-copy-target]");
   if (copy) {
     var el = document.getElementById(copy.getAttribute("data-copy-target"));
@@ -240,3 +235,53 @@ document.addEventListener("htmx:load", function (ev) {
   var t = el && el.closest && el.closest("table");
   tfLabelCells(t || el);
 });
+
+// tfCopyText: a button with data-copy-text copies that text (views.LongID,
+// issue 40), and says so.
+function tfCopyText(ev) {
+  var b = ev.target.closest && ev.target.closest("[data-copy-text]");
+  if (!b || !navigator.clipboard) {
+    return;
+  }
+  navigator.clipboard.writeText(b.getAttribute("data-copy-text")).then(function () {
+    b.textContent = "Copied";
+  });
+}
+document.addEventListener("click", tfCopyText);
+
+// tfConfirmInPage: a button with data-confirm asks first, in the page's own
+// dialog (views.ConfirmDialog), not the browser's confirm() (issue 40).
+// Confirmed, the button is pressed again and goes; a form that would be
+// refused for a missing required field goes without asking (the server
+// says what is missing).
+function tfConfirmInPage(ev) {
+  var btn = ev.target.closest && ev.target.closest("[data-confirm]");
+  if (!btn) {
+    return;
+  }
+  if (btn.hasAttribute("data-confirmed")) {
+    btn.removeAttribute("data-confirmed");
+    return;
+  }
+  var d = document.getElementById("tf-confirm");
+  if (!d || !d.showModal || (btn.form && !btn.form.checkValidity())) {
+    return;
+  }
+  ev.preventDefault();
+  ev.stopPropagation();
+  d.querySelector("[data-confirm-text]").textContent = btn.getAttribute("data-confirm");
+  d.querySelector("[data-confirm-ok]").textContent = btn.getAttribute("data-confirm-ok") || btn.textContent.trim();
+  d.returnValue = "";
+  d.onclose = function () {
+    d.onclose = null;
+    if (d.returnValue === "ok") {
+      btn.setAttribute("data-confirmed", "");
+      btn.click();
+    } else {
+      btn.focus();
+    }
+  };
+  d.showModal();
+  d.querySelector("[data-confirm-cancel]").focus();
+}
+document.addEventListener("click", tfConfirmInPage, true);

@@ -73,6 +73,14 @@ func (d *DB) GetCertificate(ctx context.Context, orgID, kid string) (Certificate
 	return queryOne(ctx, d.db, scanCert, `SELECT `+certCols+` FROM organisation_certificates WHERE organisation_id = ? AND kid = ?`, orgID, kid)
 }
 
+// CertificateKnown reports whether a certificate of kid is stored (to any
+// organisation).
+func (d *DB) CertificateKnown(ctx context.Context, kid string) (bool, error) {
+	var n int
+	err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM organisation_certificates WHERE kid = ?`, kid).Scan(&n)
+	return n > 0, err
+}
+
 // AddCertificate stores a checked certificate; a kid already known is a
 // conflict. One the directory's CA issued (IssuedByCA) is audited as
 // issued, for its application when it has one (which must exist).

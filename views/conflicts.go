@@ -34,7 +34,13 @@ func inTheWayItems(w directory.InTheWay) []InTheWay {
 		items = append(items, InTheWay{Text: "Authority: " + a.AuthorityName, Href: "/references/authorisation-domains#authorities", LinkLabel: "Open the authorities"})
 	}
 	for _, c := range w.Certifications {
-		items = append(items, orgItem("Certification", c.OrganisationID, c.OrganisationName, certificationName(c), "certifications"))
+		// Linked to the certifications of the application or server that
+		// holds it, where it is ended (issue 40), not the organisation's tab.
+		it := orgItem("Certification", c.OrganisationID, c.OrganisationName, certificationName(c), "certifications")
+		if c.SubjectID != "" && (c.SubjectType == "SoftwareStatement" || c.SubjectType == "AuthorisationServer") {
+			it.Href = CertificationsPath(c.OrganisationID, directory.CertificationSubject{Type: c.SubjectType, ID: c.SubjectID})
+		}
+		items = append(items, it)
 	}
 	for _, c := range w.Claims {
 		text := " holds " + c.AuthorisationDomain + " — " + c.Role

@@ -27,9 +27,9 @@ func TestInTheWayLinesOfReferenceRecords(t *testing.T) {
 		{directory.InTheWay{Documents: []directory.DocumentInUse{{DocumentID: "d1", OrganisationID: "o1", OrganisationName: "Acme", DocumentType: "Licence"}}},
 			InTheWay{Prefix: "Document: ", Name: "Acme", Text: " — Licence", Href: "/organisations/o1/documents"}},
 		{directory.InTheWay{Certifications: []directory.HeldCertification{{CertificationID: "x1", OrganisationID: "o1", OrganisationName: "Acme", CertificationType: "CIBA", SubjectType: "AuthorisationServer", SubjectID: "s1", SubjectName: "Acme login"}}},
-			InTheWay{Prefix: "Certification: ", Name: "Acme", Text: " — CIBA of the authorisation server Acme login", Href: "/organisations/o1/certifications"}},
+			InTheWay{Prefix: "Certification: ", Name: "Acme", Text: " — CIBA of the authorisation server Acme login", Href: "/organisations/o1/authorisationservers/s1/certifications"}},
 		{directory.InTheWay{Certifications: []directory.HeldCertification{{CertificationID: "x1", OrganisationID: "o1", CertificationType: "CIBA", SubjectType: "SoftwareStatement", SubjectID: "s1", SubjectName: "Wallet"}}},
-			InTheWay{Prefix: "Certification: ", Name: "o1", Text: " — CIBA of the application Wallet", Href: "/organisations/o1/certifications"}},
+			InTheWay{Prefix: "Certification: ", Name: "o1", Text: " — CIBA of the application Wallet", Href: "/organisations/o1/softwarestatements/s1/certifications"}},
 	} {
 		got := inTheWayItems(tc.in)
 		if len(got) != 1 || got[0] != tc.want {

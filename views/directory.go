@@ -119,7 +119,7 @@ type OrgForm struct {
 	Errors     map[string]string
 	StatusOpts []Option
 	FlagOpts   []Option
-	IfMatch    string // the ETag of the version being edited: a save over another's change is 412
+	Version    Version // the version being edited: a save over another's change is 412
 }
 
 // OrgPage is the common part of every tab of an organisation.
@@ -147,6 +147,7 @@ type ContactForm struct {
 	Action   string
 	Errors   map[string]string
 	TypeOpts []Option
+	Version  Version // the version being edited
 }
 
 // ServersPage is the authorisation servers tab.
@@ -166,6 +167,7 @@ type ServerForm struct {
 	IssuerErrors []string
 	StatusOpts   []Option
 	FlagOpts     []Option
+	Version      Version // the version being edited
 }
 
 // AppsPage is the applications tab.
@@ -186,6 +188,7 @@ type AppForm struct {
 	FlagOpts   []Option
 	ModeOpts   []Option
 	RoleOpts   []Option // roles of the organisation's Active claims, and any the application still carries
+	Version    Version  // the version being edited
 }
 
 // RefPage is a reference data list of name/description/status items.
@@ -198,6 +201,7 @@ type RefPage struct {
 	Errors   map[string]string
 	Conflict string     // summary of a refused delete
 	InTheWay []InTheWay // what stands in the way, from the payload
+	Version  Version    // the edit form's (RefEdit)
 }
 
 // InTheWay is one record that stands in the way of a refused change, as a

@@ -28,6 +28,22 @@ func CertificationsPath(orgID string, s directory.CertificationSubject) string {
 	return paths.Server(orgID, s.ID) + "/certifications"
 }
 
+// CertificationCrumbs are the breadcrumbs of the certifications of s:
+// each parent a link — the organisation, the tab of its kind, s itself
+// (issue 40: after adding a certification the application was not a
+// link).
+func CertificationCrumbs(o *store.Organisation, s directory.CertificationSubject) []Crumb {
+	c := OrgCrumbs(o, s.Name)
+	if s.Type == "SoftwareStatement" {
+		c[len(c)-1].Href = paths.Application(o.OrganisationID, s.ID)
+		c = append(c[:len(c)-1], Crumb{Label: "Applications", Href: paths.OrganisationTab(o.OrganisationID, "softwarestatements")}, c[len(c)-1])
+	} else {
+		c[len(c)-1].Href = paths.Server(o.OrganisationID, s.ID) + "/edit"
+		c = append(c[:len(c)-1], Crumb{Label: "Authorisation servers", Href: paths.OrganisationTab(o.OrganisationID, "authorisationservers")}, c[len(c)-1])
+	}
+	return append(c, Crumb{Label: "Certifications"})
+}
+
 // SubjectTab is the organisation tab the holder s is shown under.
 func SubjectTab(s directory.CertificationSubject) string {
 	if s.Type == "SoftwareStatement" {

@@ -122,8 +122,8 @@ func OrgExportURL(q url.Values) string {
 }
 
 // NewOrgForm is the organisation form: a new one, or o's with the version
-// being edited (ifMatch), errs beside their fields.
-func NewOrgForm(vocab lifecycle.Vocabulary, o store.Organisation, isNew bool, errs map[string]string, flags []store.Flag, ifMatch string) OrgForm {
+// being edited (v), errs beside their fields.
+func NewOrgForm(vocab lifecycle.Vocabulary, o store.Organisation, isNew bool, errs map[string]string, flags []store.Flag, v Version) OrgForm {
 	if canon, ok := lifecycle.ParseStatus(lifecycle.Organisation, o.Status); ok {
 		o.Status = canon // the select's value
 	}
@@ -131,7 +131,7 @@ func NewOrgForm(vocab lifecycle.Vocabulary, o store.Organisation, isNew bool, er
 	if !isNew {
 		action = paths.Organisation(o.OrganisationID)
 	}
-	return OrgForm{Org: o, IsNew: isNew, Action: action, Errors: errs, IfMatch: ifMatch,
+	return OrgForm{Org: o, IsNew: isNew, Action: action, Errors: errs, Version: v,
 		StatusOpts: StatusOptions(vocab, lifecycle.Organisation, o.Status, false), FlagOpts: FlagOptions(flags, o.Flags, false)}
 }
 

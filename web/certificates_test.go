@@ -328,7 +328,7 @@ func TestRevocationReasonsReadAsWords(t *testing.T) {
 	kmPage := env.URL + "/organisations/" + oid + "/key-material/" + km["KeyMaterialID"].(string)
 	for _, u := range []string{
 		env.URL + "/organisations/" + oid + "/certificates/kid/" + cert["kid"].(string) + "/revoke",
-		kmPage,
+		kmPage + "/revoke", // its own step, as a certificate's (issue 40)
 	} {
 		_, doc := page(t, c, u)
 		opts := doc.Find("select[name=RevokeReason] option")

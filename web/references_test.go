@@ -89,13 +89,14 @@ func TestInTheWayOfReferenceTypesNamesWhatAPersonRecognises(t *testing.T) {
 	line("delete document type", doc, "Acme Bank", acme, "documents", "Document:", "Licence", "FCA-123456")
 
 	// Certification type: disabling (Active holders) and deleting name the
-	// application or server that holds the certification.
+	// application or server that holds the certification, linked to its
+	// certifications (issue 40), not the organisation's tab.
 	doc = post("/references/certification-types/FAPI", url.Values{"Description": {"FAPI"}, "Status": {"Inactive"}})
-	line("disable certification type", doc, "Beta Savings", beta, "certifications", "Certification:", "FAPI", "application Payments app")
-	line("disable certification type", doc, "Acme Bank", acme, "certifications", "Certification:", "FAPI", "authorisation server Acme login")
+	line("disable certification type", doc, "Beta Savings", beta, "softwarestatements/"+app+"/certifications", "Certification:", "FAPI", "application Payments app")
+	line("disable certification type", doc, "Acme Bank", acme, "authorisationservers/"+srv+"/certifications", "Certification:", "FAPI", "authorisation server Acme login")
 	doc = post("/references/certification-types/FAPI/delete", url.Values{})
-	line("delete certification type", doc, "Beta Savings", beta, "certifications", "Certification:", "FAPI", "application Payments app")
-	line("delete certification type", doc, "Acme Bank", acme, "certifications", "Certification:", "FAPI", "authorisation server Acme login")
+	line("delete certification type", doc, "Beta Savings", beta, "softwarestatements/"+app+"/certifications", "Certification:", "FAPI", "application Payments app")
+	line("delete certification type", doc, "Acme Bank", acme, "authorisationservers/"+srv+"/certifications", "Certification:", "FAPI", "authorisation server Acme login")
 
 	// The API keeps each payload's fields and adds the names.
 	payload := func(method, path, body string) map[string][]map[string]any {

@@ -11,8 +11,9 @@ import (
 
 // TestEditFormRefusesToOverwriteAnotherChange: the organisation edit form
 // carries the version it shows; a save after someone else's change is a
-// 412 page saying so (swapped in by htmx, at the form's address), and
-// nothing is overwritten; a save of the current version goes through.
+// 412 with the form again saying so (swapped in by htmx, at the form's
+// address), and nothing is overwritten; a save of the current version goes
+// through. What the form shows then: TestEditFormsKeepWhatWasTypedOverAnotherChange.
 func TestEditFormRefusesToOverwriteAnotherChange(t *testing.T) {
 	env := webtest.Start(t, nil)
 	a := newAPI(t, env, "admin@example.com")
@@ -36,8 +37,8 @@ func TestEditFormRefusesToOverwriteAnotherChange(t *testing.T) {
 	}
 	doc = docOf(t, resp)
 	if resp.StatusCode != http.StatusPreconditionFailed || doc.Find("[data-testid=stale]").Length() != 1 ||
-		!strings.Contains(doc.Find("[data-testid=error-detail]").Text(), "Someone else changed") || resp.Header.Get("HX-Push-Url") != "false" {
-		t.Fatalf("stale save: %d %q", resp.StatusCode, doc.Find("[data-testid=error-detail]").Text())
+		!strings.Contains(doc.Find("[data-testid=stale]").Text(), "Someone else saved this") || resp.Header.Get("HX-Push-Url") != "false" {
+		t.Fatalf("stale save: %d %q", resp.StatusCode, doc.Find("[data-testid=stale]").Text())
 	}
 	if got := a.must(200, "GET", "/organisations/"+id, "")["OrganisationName"]; got != "Acme Renamed" {
 		t.Fatalf("overwritten: %v", got)

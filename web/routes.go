@@ -411,6 +411,7 @@ func (s *Server) routes() http.Handler {
 				r.Post("/key-material", keyMat.Create)
 				r.Get("/key-material/{kmID}", keyMat.Get)
 				r.Post("/key-material/{kmID}", keyMat.Update)
+				r.Get("/key-material/{kmID}/revoke", keyMat.RevokeConfirm)
 				r.Post("/key-material/{kmID}/attachments", keyMat.AddAttachment)
 				r.Post("/key-material/{kmID}/attachments/{attID}", keyMat.UpdateAttachment)
 				r.Get("/key-material/{kmID}/attachments/{attID}/content", keyMat.Download)
@@ -452,6 +453,7 @@ func (s *Server) routes() http.Handler {
 					r.Get(path, h.List)
 					r.Get(path+"/new", h.New)
 					r.Post(path, h.Create)
+					r.Get(path+"/{name}/edit", h.Edit)
 					r.Post(path+"/{name}", h.Update)
 					r.Post(path+"/{name}/delete", h.Delete)
 				}

@@ -49,6 +49,8 @@ func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
 		t.Fatalf("the Exclusive role reads %q", row)
 	}
 	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=open-new-authority]`)),
+		chromedp.WaitVisible(chromedp.ID("f-AuthorityName")),
 		chromedp.SendKeys(chromedp.ID("f-AuthorityName"), "Central Bank"),
 		chromedp.SendKeys(chromedp.ID("f-AuthorityCode"), "CB"),
 		chromedp.SendKeys(chromedp.ID("f-Country"), "GB"),

@@ -88,7 +88,8 @@ func TestEndToEndLegacyTextIsKept(t *testing.T) {
 
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(env.URL+kmPath),
-		chromedp.WaitVisible(chromedp.ID("km-reason")),
+		chromedp.Click(chromedp.CSS(`[data-testid=danger-zone] [data-testid=revoke]`)),
+		chromedp.WaitVisible(chromedp.ID("reason")),
 		chromedp.Click(chromedp.CSS(`form:has(input[name=Status][value=Revoked]) button[type=submit]`)),
 	))
 	waitFor("Revoke", kmPath, func(m map[string]any) bool { return m["Status"] == "Revoked" && m["Description"] == legacy })

@@ -23,8 +23,6 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/go-chi/chi/v5"
 	jose "github.com/go-jose/go-jose/v4"
@@ -224,30 +222,37 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// answerDialogs answers every JavaScript dialog of the page with the next
-// of answers (true: OK), and records their messages.
+// answerDialogs answers every confirmation of the page (the console's own
+// dialog, views.ConfirmDialog) with the next of answers (true: the
+// confirming button), and records their questions.
 func answerDialogs(t *testing.T, ctx context.Context, answers ...bool) *[]string {
 	t.Helper()
 	var mu sync.Mutex
 	var msgs []string
 	lctx, stop := context.WithCancel(ctx)
 	t.Cleanup(stop)
-	opening := chromedp.Events(lctx, page.JavascriptDialogOpening)
 	go func() {
 		i := 0
-		for e, err := range opening {
-			if err != nil {
-				return
-			}
+		for lctx.Err() == nil {
 			mu.Lock()
-			msgs = append(msgs, e.Message)
 			accept := i < len(answers) && answers[i]
-			i++
 			mu.Unlock()
-			go chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-				_, err := cdp.Call(ctx, tg, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
-				return err
-			}))
+			// One evaluation reads and answers an open dialog: it is not
+			// seen twice.
+			msg, _ := chromedp.Run(lctx, chromedp.Evaluate[string](fmt.Sprintf(`(function(){
+  var d = document.getElementById("tf-confirm");
+  if (!d || !d.open) return "";
+  var m = d.querySelector("[data-confirm-text]").textContent;
+  d.querySelector(%t ? "[data-confirm-ok]" : "[data-confirm-cancel]").click();
+  return m;
+})()`, accept)))
+			if msg != "" {
+				mu.Lock()
+				msgs = append(msgs, msg)
+				i++
+				mu.Unlock()
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 	}()
 	return &msgs
