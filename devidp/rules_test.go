@@ -477,7 +477,7 @@ func TestTokensCarryTheirClaims(t *testing.T) {
 	// Signed with the published key.
 	var set jose.JSONWebKeySet
 	json.Unmarshal(e.do("GET", "/dev/idp/jwks", nil, nil).Body.Bytes(), &set)
-	jws, err := jose.ParseSigned(at, []jose.SignatureAlgorithm{jose.RS256})
+	jws, err := jose.ParseSignedCompact(at, []jose.SignatureAlgorithm{jose.RS256})
 	if err != nil || len(set.Keys) != 1 || jws.Signatures[0].Header.KeyID != set.Keys[0].KeyID {
 		t.Fatalf("jwks %v, %v", set, err)
 	}

@@ -134,7 +134,7 @@ func (p *nameParser) attribute() (pkix.AttributeTypeAndValue, error) {
 		return pkix.AttributeTypeAndValue{}, fmt.Errorf("%s: the escaped bytes are not UTF-8", name)
 	}
 	if name == "C" && (len(v) != 2 || strings.ToUpper(v) != v || strings.ContainsFunc(v, func(r rune) bool { return r < 'A' || r > 'Z' })) {
-		return pkix.AttributeTypeAndValue{}, fmt.Errorf("C is %q: a country is its two capital letters of ISO 3166 (e.g. GB)", v)
+		return pkix.AttributeTypeAndValue{}, fmt.Errorf("the country (C) is %q: it is two capital letters of ISO 3166 (e.g. GB)", v)
 	}
 	if n := utf8.RuneCountInString(v); n > maxNameLen && name != "C" {
 		return pkix.AttributeTypeAndValue{}, fmt.Errorf("%s has %d characters; RFC 5280 allows at most %d", name, n, maxNameLen)

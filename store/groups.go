@@ -361,11 +361,11 @@ func (d *DB) applyOrgGroups(ctx context.Context, tx *sql.Tx, provider, email str
 		switch {
 		case !exists && group != "":
 			by := "group " + group + " of identity provider " + provider
-			res, err := tx.ExecContext(ctx, `INSERT INTO organisation_administrators(org_id, email, status, invited_by, invited_at, activated_at, updated_at, via_group, via_provider)
+			res, ierr := tx.ExecContext(ctx, `INSERT INTO organisation_administrators(org_id, email, status, invited_by, invited_at, activated_at, updated_at, via_group, via_provider)
 				SELECT ?, ?, 'Active', ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM organisations WHERE organisation_id = ?)`,
 				org, email, by, now, now, now, group, provider, org)
-			if err != nil {
-				return nil, err
+			if ierr != nil {
+				return nil, ierr
 			}
 			if n, err := res.RowsAffected(); err != nil || n == 0 {
 				continue // the organisation is gone

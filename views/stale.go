@@ -1,7 +1,6 @@
 package views
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -71,29 +70,6 @@ func NewStale(fields []string, typed, stored any, labels, names map[string]strin
 	}
 	sort.SliceStable(st.Fields, func(i, j int) bool { return st.Fields[i].Changed && !st.Fields[j].Changed })
 	return st
-}
-
-// memberOrder is the names of v's JSON members in the order it writes them.
-func memberOrder(v any) []string {
-	b, _ := json.Marshal(v)
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	var out []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return out
-		}
-		k, _ := t.(string)
-		out = append(out, k)
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return out
-		}
-	}
-	return out
 }
 
 func members(v any) map[string]any {

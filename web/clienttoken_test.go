@@ -27,13 +27,12 @@ import (
 
 // appClient is an application with a signing key bound to it.
 type appClient struct {
-	t        testing.TB
-	env      *webtest.Env
-	orgID    string
-	appID    string // also its ClientId
-	key      *ecdsa.PrivateKey
-	kid      string
-	lastCode int
+	t     testing.TB
+	env   *webtest.Env
+	orgID string
+	appID string // also its ClientId
+	key   *ecdsa.PrivateKey
+	kid   string
 }
 
 func newClientKey(t testing.TB) (*ecdsa.PrivateKey, string) {
