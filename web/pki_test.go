@@ -406,9 +406,6 @@ func TestPKIKeepsTheCAAcrossStarts(t *testing.T) {
 }
 
 func TestPKIRefusesAnotherKEK(t *testing.T) {
-	if testing.Short() {
-		t.Skip()
-	}
 	dir := t.TempDir()
 	db := webtest.Database(t, dir)
 	webtest.StartOn(t, dir, db, nil)
