@@ -67,3 +67,5 @@ require (
 )
 
 tool github.com/a-h/templ/cmd/templ
+
+exclude github.com/golang/protobuf v1.5.0
