@@ -362,7 +362,7 @@ type lapseScope struct {
 // application's roles, an entity ID), a trust mark type changed.
 func (d *DB) revokeLapsedMarks(ctx context.Context, tx *sql.Tx, a Audit, scope lapseScope) error {
 	now := d.now()
-	q, args := `SELECT m.jti, m.type_id, m.sub FROM trust_marks m WHERE m.revoked_at IS NULL AND m.exp > ? AND `, []any{markStamp(now)}
+	q, args := `SELECT m.jti, m.type_id, m.sub, m.exp FROM trust_marks m WHERE m.revoked_at IS NULL AND m.exp > ? AND `, []any{markStamp(now)}
 	if scope.typeID != "" {
 		q += `m.type_id = ?`
 		args = append(args, scope.typeID)
@@ -372,17 +372,22 @@ func (d *DB) revokeLapsedMarks(ctx context.Context, tx *sql.Tx, a Audit, scope l
 			OR m.sub = ?)`
 		args = append(args, scope.orgID, scope.orgID, scope.formerSub)
 	}
-	type live struct{ jti, typeID, sub string }
+	type live struct {
+		jti, typeID, sub string
+		exp              time.Time
+	}
 	marks, err := queryList(ctx, tx, func(r rowScanner) (live, error) {
 		var m live
-		err := r.Scan(&m.jti, &m.typeID, &m.sub)
+		var exp string
+		err := r.Scan(&m.jti, &m.typeID, &m.sub, &exp)
+		m.exp, _ = time.Parse(time.RFC3339, exp)
 		return m, err
 	}, q+` ORDER BY m.type_id, m.sub, m.jti`, args...)
 	if err != nil || len(marks) == 0 {
 		return err
 	}
 	stamp := markStamp(now)
-	entitledNow := map[string]map[string]bool{} // type -> subjects entitled
+	entitledNow := map[string]map[string]directory.Entitlement{} // type -> subjects entitled
 	types := map[string]TrustMarkType{}
 	for _, m := range marks {
 		t, ok := types[m.typeID]
@@ -395,16 +400,21 @@ func (d *DB) revokeLapsedMarks(ctx context.Context, tx *sql.Tx, a Audit, scope l
 			if err != nil {
 				return err
 			}
-			entitledNow[m.typeID] = map[string]bool{}
+			entitledNow[m.typeID] = map[string]directory.Entitlement{}
 			for _, e := range list {
-				entitledNow[m.typeID][e.Subject] = true
+				entitledNow[m.typeID][e.Subject] = e
 			}
 		}
-		if entitledNow[m.typeID][m.sub] {
-			continue
-		}
-		why, orgID, err := lapseReason(ctx, tx, t, m.sub, now)
-		if err != nil {
+		var why, orgID string
+		if e, ok := entitledNow[m.typeID][m.sub]; ok {
+			if e.Until.IsZero() || !m.exp.After(e.Until) {
+				continue
+			}
+			// Entitled today, but no longer for as long as the mark says:
+			// its certification now ends earlier, and nothing would revoke
+			// the mark when the entitlement ends with that day.
+			why, orgID = fmt.Sprintf("its %s certification now ends on %s, before the mark expires", t.CertificationType, e.Until.Add(-time.Nanosecond).UTC().Format(time.DateOnly)), e.OrganisationID
+		} else if why, orgID, err = lapseReason(ctx, tx, t, m.sub, now); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE trust_marks SET revoked_at = ?, revoke_reason = ? WHERE jti = ?`, stamp, why, m.jti); err != nil {

@@ -221,7 +221,9 @@ func TestLapseRevokesMarks(t *testing.T) {
 			f := newMarkFixture(t)
 			f.record(f.roleT, f.appSub, "role-app")
 			f.record(f.roleT, f.asSub, "role-as")
-			f.record(f.certT, f.appSub, "cert-app")
+			// As issued: no later than the certification's end (2026-06-30).
+			f.must(f.db.RecordTrustMark(ctx, store.IssuedTrustMark{JTI: "cert-app", TypeID: f.certT.ID, Subject: f.appSub,
+				IssuedAt: markNoon, ExpiresAt: markNoon.Add(12 * time.Hour), JWT: "x.y.z"}))
 			// A mark already expired is left as it is (its status is expired).
 			f.must(f.db.RecordTrustMark(ctx, store.IssuedTrustMark{JTI: "old", TypeID: f.roleT.ID, Subject: f.appSub,
 				IssuedAt: markNoon.Add(-48 * time.Hour), ExpiresAt: markNoon.Add(-24 * time.Hour), JWT: "x.y.z"}))
@@ -403,5 +405,34 @@ func TestTrustMarkTypeByURLSeesAChange(t *testing.T) {
 	}
 	if _, err := f.db.TrustMarkTypeByURL(ctx, "https://dir.example/none"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("an unknown URL: %v", err)
+	}
+}
+
+// TestShortenedCertificationRevokesMarksOutlivingIt: a certification
+// whose end moves earlier but still covers today keeps the entitlement,
+// yet a mark issued under the old end outlives the new one; nothing else
+// would revoke it when the certification stops covering, so the status
+// would say active past the entitlement (§17). The write revokes it.
+func TestShortenedCertificationRevokesMarksOutlivingIt(t *testing.T) {
+	ctx := context.Background()
+	f := newMarkFixture(t)
+	c := f.cert
+	c.CertificationExpirationDate = "2026-07-10"
+	c, err := f.db.SaveCertification(ctx, who, c, nil, nil)
+	f.must(err)
+	f.record(f.certT, f.appSub, "long")                                                                         // exp 2026-07-01 12:00
+	f.must(f.db.RecordTrustMark(ctx, store.IssuedTrustMark{JTI: "short", TypeID: f.certT.ID, Subject: f.appSub, // exp before the new end
+		IssuedAt: markNoon, ExpiresAt: markNoon.Add(6 * time.Hour), JWT: "x.y.z"}))
+	c.CertificationExpirationDate = "2026-06-30" // covers until 2026-07-01 00:00
+	_, err = f.db.SaveCertification(ctx, who, c, nil, nil)
+	f.must(err)
+	if got := f.entitled(f.certT); len(got) != 1 {
+		t.Fatalf("still entitled today: %v", got)
+	}
+	if m := f.mark("long"); m.RevokedAt == nil || !strings.Contains(m.RevokeReason, "2026-06-30") {
+		t.Fatalf("the mark outliving the certification: %+v", m)
+	}
+	if m := f.mark("short"); m.RevokedAt != nil {
+		t.Fatalf("a mark expiring within the certification was revoked: %+v", m)
 	}
 }
