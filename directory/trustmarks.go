@@ -126,6 +126,10 @@ func (t *TrustMarkType) Validate(isNew bool, entityID string) Fields {
 	f.Required("Name", t.Name, "Name")
 	f.MaxLen("Name", t.Name, 100)
 	f.MaxLen("Description", t.Description, 500)
+	// The limits first: "too long" is the message that says what to fix.
+	f.MaxLen("TrustMarkType", t.TrustMarkType, MaxURL)
+	f.MaxLen("LogoUri", t.LogoURI, MaxURL)
+	f.MaxLen("Ref", t.Ref, MaxURL)
 	if isNew && t.TrustMarkType == "" && strings.TrimSpace(t.Name) != "" {
 		t.TrustMarkType = DefaultTrustMarkType(entityID, t.Name)
 	}

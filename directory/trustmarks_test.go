@@ -45,6 +45,15 @@ func TestTrustMarkTypeValidate(t *testing.T) {
 		{"a logo is an https URL", role, entityID, func(t *directory.TrustMarkType) { t.LogoURI = "http://logo.example/l.png" }, "LogoUri"},
 		{"a ref is a URL", role, entityID, func(t *directory.TrustMarkType) { t.Ref = "see the rulebook" }, "Ref"},
 		{"a ref may be http", role, entityID, func(t *directory.TrustMarkType) { t.Ref = "http://rules.example/pisp" }, ""},
+		{"a type URL over 2000 characters", role, entityID, func(t *directory.TrustMarkType) {
+			t.TrustMarkType = "https://directory.example/" + strings.Repeat("t", directory.MaxURL)
+		}, "TrustMarkType"},
+		{"a logo URI over 2000 characters", role, entityID, func(t *directory.TrustMarkType) {
+			t.LogoURI = "https://logo.example/" + strings.Repeat("l", directory.MaxURL)
+		}, "LogoUri"},
+		{"a ref over 2000 characters", role, entityID, func(t *directory.TrustMarkType) {
+			t.Ref = "https://rules.example/" + strings.Repeat("r", directory.MaxURL)
+		}, "Ref"},
 		{"a status that is not one", role, entityID, func(t *directory.TrustMarkType) { t.Status = "Pending" }, "Status"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "f43029d0fd40c011e53946064ad1293abd53981396f14430dfb5125372d64c0f"
+const SpecSHA256 = "d14bf48977a38580c0e003c9f3a10e199c26994b2ceae44e870af08e98e572d0"
