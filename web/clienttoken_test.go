@@ -510,3 +510,26 @@ func TestClientTokenAcrossInstances(t *testing.T) {
 	onB := &api{t: t, base: b.URL, token: m["access_token"].(string)}
 	onB.must(200, "GET", "/organisations/"+c.orgID, "")
 }
+
+// TestMachineEndpointsRefuseMethodsInJSON: a client of the token endpoint,
+// the CA or the authorization server metadata that sends the wrong method
+// (Accept */*, as curl and most libraries) gets a JSON refusal, not the
+// console's HTML page: an OAuth error body at /oauth/token, a problem
+// body elsewhere.
+func TestMachineEndpointsRefuseMethodsInJSON(t *testing.T) {
+	env := webtest.Start(t, nil)
+	for _, c := range []struct{ method, path, allow, want string }{
+		{"GET", "/oauth/token", "POST", `"error":"invalid_request"`},
+		{"PUT", "/oauth/token", "POST", `"error":"invalid_request"`},
+		{"POST", "/.well-known/oauth-authorization-server", "GET, HEAD", `"status":405`},
+		{"GET", "/pki/ocsp", "POST", `"status":405`}, // GET takes /pki/ocsp/{request}
+		{"POST", "/pki/crl", "GET, HEAD", `"status":405`},
+		{"DELETE", "/pki/ca.pem", "GET, HEAD", `"status":405`},
+	} {
+		resp, body := send(t, c.method, env.URL+c.path, "Accept", "*/*")
+		ct := resp.Header.Get("Content-Type")
+		if resp.StatusCode != 405 || resp.Header.Get("Allow") != c.allow || !strings.Contains(ct, "json") || !strings.Contains(body, c.want) {
+			t.Errorf("%s %s: %d Allow %q %s %.200s", c.method, c.path, resp.StatusCode, resp.Header.Get("Allow"), ct, body)
+		}
+	}
+}

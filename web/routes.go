@@ -97,6 +97,14 @@ func (s *Server) routes() http.Handler {
 			anchor.WriteError(w, http.StatusMethodNotAllowed, "invalid_request", req.Method+" is not allowed on "+req.URL.Path+"; it allows "+allow)
 			return
 		}
+		if req.URL.Path == "/oauth/token" { // an OAuth client reads RFC 6749 §5.2 errors
+			handlers.WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "invalid_request", "error_description": req.Method + " is not allowed on /oauth/token; send the token request by POST"})
+			return
+		}
+		if strings.HasPrefix(req.URL.Path, "/pki/") || strings.HasPrefix(req.URL.Path, "/.well-known/") {
+			req = req.Clone(req.Context()) // machines' endpoints: a problem body, whatever Accept says
+			req.Header.Set("Accept", "application/json")
+		}
 		handlers.WriteError(w, req, handlers.CodeMethodNotAllowed.New(req.Method+" is not allowed on "+req.URL.Path+"."))
 	})
 
@@ -591,7 +599,7 @@ func patternMatches(pattern, path string) bool {
 	ms, ps := strings.Split(pattern, "/"), strings.Split(path, "/")
 	for i, m := range ms {
 		if m == "*" && i == len(ms)-1 {
-			return len(ps) >= i
+			return len(ps) > i // P/* matches P/ and below, not P
 		}
 		if i >= len(ps) || !segmentMatches(m, ps[i]) {
 			return false
