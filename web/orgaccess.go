@@ -71,7 +71,7 @@ var orgAdminOwnRoutes = map[string]orgRule{
 	"GET /softwarestatements/{appID}/certificates/kid/{kid}/certificate.pem": orgOwn,
 	"GET /softwarestatements/{appID}/certificates/kid/{kid}/chain.pem":       orgOwn,
 	// Key material and its attachments.
-	"GET /key-material": orgOwn, "POST /key-material": orgOwn, "GET /key-material/{kmID}": orgOwn, "PUT /key-material/{kmID}": orgOwn,
+	"GET /key-material": orgOwn, "POST /key-material": orgOwn, "GET /key-material/new": orgOwn, "GET /key-material/{kmID}": orgOwn, "PUT /key-material/{kmID}": orgOwn,
 	"POST /key-material/{kmID}": orgOwn, "GET /key-material/{kmID}/revoke": orgOwn, "GET /key-material/{kmID}/attachments": orgOwn, "POST /key-material/{kmID}/attachments": orgOwn,
 	"GET /key-material/{kmID}/attachments/{attID}": orgOwn, "PUT /key-material/{kmID}/attachments/{attID}": orgOwn,
 	"POST /key-material/{kmID}/attachments/{attID}": orgOwn, "GET /key-material/{kmID}/attachments/{attID}/content": orgOwn,

@@ -214,6 +214,7 @@ func (s *Server) routes() http.Handler {
 				// Key material (2.6.0).
 				r.Get("/key-material", keyMat.List)
 				r.Post("/key-material", keyMat.Create)
+				r.Get("/key-material/new", keyMat.New)
 				r.Get("/key-material/{kmID}", keyMat.Get)
 				r.Put("/key-material/{kmID}", keyMat.Update)
 				r.Get("/key-material/{kmID}/attachments", keyMat.ListAttachments)
@@ -409,6 +410,7 @@ func (s *Server) routes() http.Handler {
 				r.Post("/certificates/{certType}", certs.Upload)
 				r.Get("/key-material", keyMat.List)
 				r.Post("/key-material", keyMat.Create)
+				r.Get("/key-material/new", keyMat.New)
 				r.Get("/key-material/{kmID}", keyMat.Get)
 				r.Post("/key-material/{kmID}", keyMat.Update)
 				r.Get("/key-material/{kmID}/revoke", keyMat.RevokeConfirm)
