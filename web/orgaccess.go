@@ -91,7 +91,7 @@ var orgAdminOwnRoutes = map[string]orgRule{
 	"POST /authorisationservers/{serverID}/certifications/{certID}": orgReadOnly, "GET /authorisationservers/{serverID}/certifications/new": orgReadOnly,
 	"GET /authorisationservers/{serverID}/certifications/{certID}/edit": orgReadOnly,
 	// Their organisation's administrators (People).
-	"GET /administrators": orgOwn, "POST /administrators": orgOwn, "GET /administrators/{email}": orgOwn,
+	"GET /administrators": orgOwn, "POST /administrators": orgOwn, "GET /administrators/new": orgOwn, "GET /administrators/{email}": orgOwn,
 	"PUT /administrators/{email}": orgOwn, "POST /administrators/{email}": orgOwn, "DELETE /administrators/{email}": orgOwn,
 }
 

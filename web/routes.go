@@ -377,6 +377,7 @@ func (s *Server) routes() http.Handler {
 				r.Post("/contacts/{contactID}/delete", contacts.DeleteContact)
 				r.Get("/administrators", orgAdmins.List)
 				r.Post("/administrators", orgAdmins.Invite)
+				r.Get("/administrators/new", orgAdmins.New)
 				r.Post("/administrators/{email}", orgAdmins.Update)
 				r.Get("/authorisationservers", servers.ListServers)
 				r.Post("/authorisationservers", servers.CreateServer)
