@@ -214,7 +214,6 @@ func (s *Server) routes() http.Handler {
 				// Key material (2.6.0).
 				r.Get("/key-material", keyMat.List)
 				r.Post("/key-material", keyMat.Create)
-				r.Get("/key-material/new", keyMat.New)
 				r.Get("/key-material/{kmID}", keyMat.Get)
 				r.Put("/key-material/{kmID}", keyMat.Update)
 				r.Get("/key-material/{kmID}/attachments", keyMat.ListAttachments)
