@@ -76,7 +76,7 @@ var orgAdminOwnRoutes = map[string]orgRule{
 	"GET /key-material/{kmID}/attachments/{attID}": orgOwn, "PUT /key-material/{kmID}/attachments/{attID}": orgOwn,
 	"POST /key-material/{kmID}/attachments/{attID}": orgOwn, "GET /key-material/{kmID}/attachments/{attID}/content": orgOwn,
 	// Authority claims, regulatory documents, certifications: read only.
-	"GET /authority-claims": orgOwn, "GET /authority-claims/{claimID}": orgOwn, "POST /authority-claims": orgReadOnly,
+	"GET /authority-claims": orgOwn, "GET /authority-claims/{claimID}": orgOwn, "POST /authority-claims": orgReadOnly, "GET /authority-claims/new": orgReadOnly,
 	"PUT /authority-claims/{claimID}": orgReadOnly, "POST /authority-claims/{claimID}": orgReadOnly, "DELETE /authority-claims/{claimID}": orgReadOnly,
 	"GET /documents": orgOwn, "GET /documents/{docID}": orgOwn, "POST /documents": orgReadOnly, "PUT /documents/{docID}": orgReadOnly,
 	"POST /documents/{docID}": orgReadOnly, "GET /documents/new": orgReadOnly, "GET /documents/{docID}/edit": orgReadOnly,

@@ -419,6 +419,7 @@ func (s *Server) routes() http.Handler {
 				r.Get("/key-material/{kmID}/attachments/{attID}/content", keyMat.Download)
 				r.Get("/authority-claims", claims.List)
 				r.Post("/authority-claims", claims.Create)
+				r.Get("/authority-claims/new", claims.New)
 				r.Post("/authority-claims/{claimID}", claims.Update)
 				r.Get("/documents", docs.List)
 				r.Post("/documents", docs.Save)
