@@ -17,7 +17,7 @@ func (h *Certificates) renderWizard(w http.ResponseWriter, r *http.Request, stat
 	}
 	wz.Types = types
 	wz.OrgID = o.OrganisationID
-	Render(w, r, status, views.CertificateWizard(h.Shell(r, "Upload a certificate", "organisations", views.OrgCrumbs(&o, "Upload a certificate")...),
+	Render(w, r, status, views.CertificateWizard(h.Shell(r, "Upload a certificate", "organisations", views.OrgFormCrumbs(&o, "Certificates", paths.OrganisationTab(o.OrganisationID, "certificates"), "Upload a certificate")...),
 		views.OrgPage{Org: h.Org.showOrg(o), Tab: views.TabCertificates}, wz))
 }
 

@@ -88,7 +88,7 @@ func (h *Documents) renderForm(w http.ResponseWriter, r *http.Request, status in
 		WriteError(w, r, err)
 		return
 	}
-	Render(w, r, status, views.DocumentWizard(h.Shell(r, "Document", "organisations", views.OrgCrumbs(&o, "Document")...),
+	Render(w, r, status, views.DocumentWizard(h.Shell(r, "Document", "organisations", views.OrgFormCrumbs(&o, "Documents", paths.OrganisationTab(o.OrganisationID, "documents"), "Document")...),
 		views.DocumentForm{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabDocuments), Doc: d, TypeOpts: opts, Errors: f.Errors, ExpiredWarning: f.ExpiredWarning}))
 }
 

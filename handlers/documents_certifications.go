@@ -71,7 +71,8 @@ func (h *Documents) GetCertification(w http.ResponseWriter, r *http.Request) {
 	writeTagged(w, r, c, err)
 }
 
-// CertificationForm is the Add/Edit Certification modal.
+// CertificationForm is the Add (…/new) or Edit (…/{certID}/edit)
+// Certification page.
 func (h *Documents) CertificationForm(w http.ResponseWriter, r *http.Request) {
 	o, s, ok := h.subject(w, r)
 	if !ok {
@@ -87,21 +88,24 @@ func (h *Documents) CertificationForm(w http.ResponseWriter, r *http.Request) {
 	h.renderCertForm(w, r, http.StatusOK, o, s, c, nil)
 }
 
-// renderCertForm is the modal with c and errs beside its fields, over the
-// list it belongs to.
+// renderCertForm is the Add or Edit Certification page with c and errs
+// beside its fields.
 func (h *Documents) renderCertForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, s directory.CertificationSubject, c store.Certification, errs map[string]string) {
 	opts, err := h.typeOptions(r.Context(), store.CertificationTypes, c.CertificationType)
-	var list []store.Certification
-	if err == nil {
-		list, err = h.Documents.ListCertifications(r.Context(), s.Type, s.ID)
-	}
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	Render(w, r, status, views.CertificationModal(h.Shell(r, "Certification", "organisations", views.CertificationCrumbs(&o, s)...),
-		views.CertificationForm{OrgPage: views.NewOrgPage(h.Vocab, o, views.SubjectTab(s)), SubjectName: s.Name, Path: views.CertificationsPath(o.OrganisationID, s),
-			Cert: c, Certs: list, TypeOpts: opts, Errors: errs}))
+	path := views.CertificationsPath(o.OrganisationID, s)
+	crumbs := views.CertificationCrumbs(&o, s)
+	crumbs[len(crumbs)-1].Href = path
+	title := "Add certification"
+	if c.CertificationID != "" {
+		title = "Edit certification"
+	}
+	crumbs = append(crumbs, views.Crumb{Label: title})
+	Render(w, r, status, views.CertificationFormPage(h.Shell(r, title, "organisations", crumbs...),
+		views.CertificationForm{SubjectName: s.Name, Path: path, Cert: c, TypeOpts: opts, Errors: errs}))
 }
 
 // SaveCertification creates or replaces a certification.

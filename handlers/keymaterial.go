@@ -19,16 +19,31 @@ type KeyMaterial struct {
 	Keys *directory.KeyMaterials
 }
 
-// page is the Key material tab with its Add form (form, and errs beside
-// its fields after a refusal).
-func (h *KeyMaterial) page(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, form views.KeyMaterialForm, errs map[string]string) {
+// page is the Key material tab.
+func (h *KeyMaterial) page(w http.ResponseWriter, r *http.Request, o store.Organisation) {
 	items, err := h.Keys.List(r.Context(), o.OrganisationID)
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	Render(w, r, status, views.KeyMaterialTab(h.Shell(r, "Key material", "organisations", views.OrgCrumbs(&o, "Key material")...),
-		views.NewKeyMaterialPage(views.NewOrgPage(h.Vocab, o, views.TabKeyMaterial), items, form, errs)))
+	Render(w, r, http.StatusOK, views.KeyMaterialTab(h.Shell(r, "Key material", "organisations", views.OrgCrumbs(&o, "Key material")...),
+		views.NewKeyMaterialPage(views.NewOrgPage(h.Vocab, o, views.TabKeyMaterial), items, views.KeyMaterialForm{}, nil)))
+}
+
+// newPage is the Add key material page (form, and errs beside its fields
+// after a refusal).
+func (h *KeyMaterial) newPage(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, form views.KeyMaterialForm, errs map[string]string) {
+	crumbs := append(views.OrgCrumbs(&o, "Key material"), views.Crumb{Label: "Add key material"})
+	crumbs[len(crumbs)-2].Href = paths.OrganisationTab(o.OrganisationID, "key-material")
+	Render(w, r, status, views.KeyMaterialNew(h.Shell(r, "Add key material", "organisations", crumbs...),
+		views.NewKeyMaterialPage(views.NewOrgPage(h.Vocab, o, views.TabKeyMaterial), nil, form, errs)))
+}
+
+// New is GET …/key-material/new, the Add key material page.
+func (h *KeyMaterial) New(w http.ResponseWriter, r *http.Request) {
+	if o, ok := h.Org.loadOrg(w, r); ok {
+		h.newPage(w, r, http.StatusOK, o, views.KeyMaterialForm{}, nil)
+	}
 }
 
 // List is GET …/key-material.
@@ -37,7 +52,7 @@ func (h *KeyMaterial) List(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	PageOrList(w, r, func() { h.page(w, r, http.StatusOK, o, views.KeyMaterialForm{}, nil) },
+	PageOrList(w, r, func() { h.page(w, r, o) },
 		func(ctx context.Context) ([]store.KeyMaterial, error) { return h.Keys.List(ctx, o.OrganisationID) })
 }
 
@@ -68,7 +83,7 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 		if errors.Is(err, directory.ErrHoldsPrivateKey) {
 			form.Key = "" // a private key is not shown back
 		}
-		h.page(w, r, AsError(err).Status, o, form, orMessage(err, "PublicJwk"))
+		h.newPage(w, r, AsError(err).Status, o, form, orMessage(err, "PublicJwk"))
 	default:
 		WriteError(w, r, err)
 	}

@@ -20,14 +20,30 @@ type OrgAdmins struct {
 func orgAdminsPage(orgID string) string { return paths.OrganisationTab(orgID, "administrators") }
 
 // List answers the organisation's administrators; in the browser, the
-// People tab with its invitation form.
+// People tab.
 func (h *OrgAdmins) List(w http.ResponseWriter, r *http.Request) {
-	h.list(w, r, http.StatusOK, "", nil)
+	h.list(w, r, http.StatusOK)
 }
 
-// list answers the list with status; in the browser the invitation form
-// shows email and errs beside its field.
-func (h *OrgAdmins) list(w http.ResponseWriter, r *http.Request, status int, email string, errs map[string]string) {
+// New is the page that invites an administrator (…/administrators/new).
+func (h *OrgAdmins) New(w http.ResponseWriter, r *http.Request) {
+	h.newPage(w, r, http.StatusOK, "", nil)
+}
+
+// newPage is the invitation page showing email and errs beside its field.
+func (h *OrgAdmins) newPage(w http.ResponseWriter, r *http.Request, status int, email string, errs map[string]string) {
+	o, ok := h.loadOrg(w, r)
+	if !ok {
+		return
+	}
+	crumbs := append(views.OrgCrumbs(&o, "People"), views.Crumb{Label: "Invite an administrator"})
+	crumbs[len(crumbs)-2].Href = orgAdminsPage(o.OrganisationID)
+	p := views.OrgAdminsPage{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabPeople), Email: email, Errors: errs}
+	Render(w, r, status, views.OrgAdminNew(h.Shell(r, "Invite an administrator", "organisations", crumbs...), p))
+}
+
+// list answers the list with status.
+func (h *OrgAdmins) list(w http.ResponseWriter, r *http.Request, status int) {
 	admins, err := h.Admins.List(r.Context(), h.actor(r), PathParam(r, "orgID"))
 	if err != nil {
 		WriteError(w, r, err)
@@ -43,7 +59,7 @@ func (h *OrgAdmins) list(w http.ResponseWriter, r *http.Request, status int, ema
 		return
 	}
 	a := h.actor(r)
-	p := views.OrgAdminsPage{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabPeople), Admins: admins, Me: a.Actor, Limited: a.Limited(), Email: email, Errors: errs}
+	p := views.OrgAdminsPage{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabPeople), Admins: admins, Me: a.Actor, Limited: a.Limited()}
 	Render(w, r, status, views.OrgAdminsTab(h.Shell(r, "People", "organisations", views.OrgCrumbs(&o, "People")...), p))
 }
 
@@ -65,7 +81,7 @@ func (h *OrgAdmins) Invite(w http.ResponseWriter, r *http.Request) {
 	}
 	a, err := h.Admins.Invite(r.Context(), h.actor(r), orgID, in.Email, refused)
 	if err != nil && inForm(r, err) {
-		h.list(w, r, AsError(err).Status, in.Email, orMessage(err, "Email"))
+		h.newPage(w, r, AsError(err).Status, in.Email, orMessage(err, "Email"))
 		return
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "Invitation sent to " + a.Email + ".", Page: orgAdminsPage(orgID),
@@ -96,6 +112,6 @@ func (h *OrgAdmins) Update(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 	default:
 		rowRefused(h.Base, r, email, e)
-		h.list(w, r, e.Status, "", nil)
+		h.list(w, r, e.Status)
 	}
 }

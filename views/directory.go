@@ -365,11 +365,9 @@ type CertHolder struct {
 
 // CertificationForm is the Add/Edit Certification modal.
 type CertificationForm struct {
-	OrgPage
 	SubjectName string
-	Path        string
+	Path        string // the list of the holder's certifications
 	Cert        store.Certification
-	Certs       []store.Certification // the list behind the dialog
 	TypeOpts    []Option
 	Errors      map[string]string
 }

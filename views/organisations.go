@@ -85,6 +85,14 @@ func OrgCrumbs(o *store.Organisation, last string) []Crumb {
 	return c
 }
 
+// OrgFormCrumbs are the breadcrumbs of an add or edit page under the
+// organisation's tab (label, at href): the tab links back to its list.
+func OrgFormCrumbs(o *store.Organisation, label, href, last string) []Crumb {
+	c := OrgCrumbs(o, label)
+	c[len(c)-1].Href = href
+	return append(c, Crumb{Label: last})
+}
+
 // NewOrgPage is the header of the organisation's tab tab: o with its
 // status in the deployment's words, and the statuses it may move to.
 func NewOrgPage(vocab lifecycle.Vocabulary, o store.Organisation, tab string) OrgPage {

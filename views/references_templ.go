@@ -670,7 +670,7 @@ func Flags(s Shell, p FlagsPage) templ.Component {
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = Switch(StatusSwitch{IsOn: f.Status == "Active", OffLabel: "Disable", OnLabel: "Enable", OffClass: "outline"}).Render(ctx, templ_7745c5c3_Buffer)
+						templ_7745c5c3_Err = Switch(StatusSwitch{IsOn: f.Status == "Active", OffLabel: "Disable", OnLabel: "Enable", OffClass: "outline", Confirm: "Disable the flag " + f.Name + "? It can no longer be added; what carries it keeps it."}).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}

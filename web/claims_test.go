@@ -21,7 +21,7 @@ func TestClaimFormOffersOnlyClaimableRoles(t *testing.T) {
 	oid := su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
-	resp, err := c.Get(env.URL + "/organisations/" + oid + "/authority-claims")
+	resp, err := c.Get(env.URL + "/organisations/" + oid + "/authority-claims/new")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestClaimFormOffersOnlyClaimableRoles(t *testing.T) {
 	}
 	// Once an authority covers Data, its role is offered.
 	su.must(201, "POST", "/references/authorities", `{"AuthorityName":"Data Office","AuthorityCode":"DO","Country":"GB","AuthorisationDomains":["Data"]}`)
-	resp, err = c.Get(env.URL + "/organisations/" + oid + "/authority-claims")
+	resp, err = c.Get(env.URL + "/organisations/" + oid + "/authority-claims/new")
 	if err != nil {
 		t.Fatal(err)
 	}

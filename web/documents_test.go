@@ -100,7 +100,7 @@ func TestCertificationsAndTheDisableRule(t *testing.T) {
 	}
 }
 
-func TestDocumentWizardAndCertificationModal(t *testing.T) {
+func TestDocumentWizardAndCertificationPage(t *testing.T) {
 	env := webtest.Start(t, nil)
 	a := newAPI(t, env, "admin@example.com")
 	oid := a.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
@@ -132,8 +132,8 @@ func TestDocumentWizardAndCertificationModal(t *testing.T) {
 		t.Fatalf("after save: %s", resp.Request.URL)
 	}
 	_, doc = page(t, c, env.URL+"/organisations/"+oid+"/softwarestatements/"+aid+"/certifications/new")
-	if doc.Find("dialog[open] [data-testid=certification-form] #f-CertificationStartDate").Length() != 1 {
-		t.Fatal("the Add Certification modal has a Start Date")
+	if doc.Find("main h1").Text() != "Add certification" || doc.Find("[data-testid=certification-form] #f-CertificationStartDate").Length() != 1 || doc.Find("dialog[open]").Length() != 0 {
+		t.Fatal("the Add Certification page has its heading and a Start Date, no dialog")
 	}
 	resp, err = c.PostForm(env.URL+"/organisations/"+oid+"/softwarestatements/"+aid+"/certifications", url.Values{"CertificationType": {"FAPI"}, "CertificationStartDate": {"2026-05-01"}})
 	if err != nil {

@@ -71,12 +71,12 @@ var orgAdminOwnRoutes = map[string]orgRule{
 	"GET /softwarestatements/{appID}/certificates/kid/{kid}/certificate.pem": orgOwn,
 	"GET /softwarestatements/{appID}/certificates/kid/{kid}/chain.pem":       orgOwn,
 	// Key material and its attachments.
-	"GET /key-material": orgOwn, "POST /key-material": orgOwn, "GET /key-material/{kmID}": orgOwn, "PUT /key-material/{kmID}": orgOwn,
+	"GET /key-material": orgOwn, "POST /key-material": orgOwn, "GET /key-material/new": orgOwn, "GET /key-material/{kmID}": orgOwn, "PUT /key-material/{kmID}": orgOwn,
 	"POST /key-material/{kmID}": orgOwn, "GET /key-material/{kmID}/revoke": orgOwn, "GET /key-material/{kmID}/attachments": orgOwn, "POST /key-material/{kmID}/attachments": orgOwn,
 	"GET /key-material/{kmID}/attachments/{attID}": orgOwn, "PUT /key-material/{kmID}/attachments/{attID}": orgOwn,
 	"POST /key-material/{kmID}/attachments/{attID}": orgOwn, "GET /key-material/{kmID}/attachments/{attID}/content": orgOwn,
 	// Authority claims, regulatory documents, certifications: read only.
-	"GET /authority-claims": orgOwn, "GET /authority-claims/{claimID}": orgOwn, "POST /authority-claims": orgReadOnly,
+	"GET /authority-claims": orgOwn, "GET /authority-claims/{claimID}": orgOwn, "POST /authority-claims": orgReadOnly, "GET /authority-claims/new": orgReadOnly,
 	"PUT /authority-claims/{claimID}": orgReadOnly, "POST /authority-claims/{claimID}": orgReadOnly, "DELETE /authority-claims/{claimID}": orgReadOnly,
 	"GET /documents": orgOwn, "GET /documents/{docID}": orgOwn, "POST /documents": orgReadOnly, "PUT /documents/{docID}": orgReadOnly,
 	"POST /documents/{docID}": orgReadOnly, "GET /documents/new": orgReadOnly, "GET /documents/{docID}/edit": orgReadOnly,
@@ -91,7 +91,7 @@ var orgAdminOwnRoutes = map[string]orgRule{
 	"POST /authorisationservers/{serverID}/certifications/{certID}": orgReadOnly, "GET /authorisationservers/{serverID}/certifications/new": orgReadOnly,
 	"GET /authorisationservers/{serverID}/certifications/{certID}/edit": orgReadOnly,
 	// Their organisation's administrators (People).
-	"GET /administrators": orgOwn, "POST /administrators": orgOwn, "GET /administrators/{email}": orgOwn,
+	"GET /administrators": orgOwn, "POST /administrators": orgOwn, "GET /administrators/new": orgOwn, "GET /administrators/{email}": orgOwn,
 	"PUT /administrators/{email}": orgOwn, "POST /administrators/{email}": orgOwn, "DELETE /administrators/{email}": orgOwn,
 }
 

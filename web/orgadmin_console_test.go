@@ -158,7 +158,7 @@ func TestOrgAdminPagesLackWhatTheyMayNotUse(t *testing.T) {
 		{o + "/documents", []string{"[data-testid=add-document]", "[data-testid=edit-document]"}, []string{"[data-testid=document-row]"}},
 		{o + "/certifications", []string{"[data-testid=certification-holders]"}, []string{"[data-testid=org-certification-row]"}},
 		{app + "/certifications", []string{"[data-testid=add-certification]", "[data-testid=edit-certification]"}, []string{"[data-testid=certification-row]"}},
-		{o + "/authority-claims", []string{"[data-testid=claim-form]", "[data-testid=deactivate-claim]"}, []string{"[data-testid=claim-row]"}},
+		{o + "/authority-claims", []string{"[data-testid=add-claim]", "[data-testid=deactivate-claim]"}, []string{"[data-testid=claim-row]"}},
 		{app, nil, []string{"[data-testid=edit-application]", "[data-testid=set-status-Suspended]", "[data-testid=set-status-Withdrawn]", "[data-testid=generate-ssa]"}},
 		{o + "/softwarestatements/" + w.gone, []string{"[data-testid=reactivate-link]", "[data-testid=reactivate-note]"}, nil},
 		{app + "/edit", []string{"input[type=checkbox][name=Flags]"}, []string{"[data-testid=flags-read-only]", "#f-Status option[value=Suspended]", "#f-Status option[value=Withdrawn]"}},

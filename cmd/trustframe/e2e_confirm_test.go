@@ -54,3 +54,37 @@ func TestEndToEndConfirmationInThePage(t *testing.T) {
 		t.Fatalf("the browser's confirm() was called %d times", asked)
 	}
 }
+
+// TestEndToEndRowWithdrawAsksInThePage: a row's dangerous action (the
+// documents table's Withdraw) goes through the page's confirmation, as
+// every danger zone's does: Cancel leaves the document Active, confirming
+// withdraws it (issue 40: it withdrew at once).
+func TestEndToEndRowWithdrawAsksInThePage(t *testing.T) {
+	env := webtest.Start(t, nil)
+	api := newAPIClient(t, env)
+	oid := api.call("POST", "/organisations", `{"OrganisationName":"Acme Bank","RegistrationNumber":"12345678","CountryOfRegistration":"GB"}`, 201)["OrganisationId"].(string)
+	api.call("POST", "/organisations/"+oid+"/documents", `{"DocumentType":"Licence","DocumentReferenceNumber":"L-1","DocumentStartDate":"2026-01-01"}`, 201)
+	ctx := newBrowser(t)
+	signIn(t, ctx, env.URL, "admin@example.com")
+	withdraw := `[data-testid=withdraw-document]`
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(env.URL+"/organisations/"+oid+"/documents"),
+		chromedp.WaitVisible(chromedp.CSS(withdraw)),
+		chromedp.Click(chromedp.CSS(withdraw)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=confirm-dialog]`)),
+	))
+	if q := text(t, ctx, `[data-testid=confirm-dialog] [data-confirm-text]`); !strings.Contains(q, "Withdraw the Licence document L-1?") {
+		t.Fatalf("asked %q", q)
+	}
+	must(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=confirm-cancel]`)), chromedp.WaitNotVisible(chromedp.CSS(`[data-testid=confirm-dialog]`))))
+	time.Sleep(300 * time.Millisecond)
+	if st := text(t, ctx, `[data-testid=document-row] [data-testid=status]`); st != "Active" {
+		t.Fatalf("cancelled, the document is %q", st)
+	}
+	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(withdraw)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=confirm-dialog]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=confirm-ok]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=reactivate-document]`)),
+	))
+}

@@ -114,12 +114,12 @@ func waitActive(t *testing.T, ctx context.Context, cond string) bool {
 	return false
 }
 
-// TestEndToEndCertificationDialogAndFocus: the Add Certification dialog is
-// a real modal (focus moves in, Tab stays in it, Esc closes it and focus
-// goes back to the link that opened it); a failed save puts focus on the
-// field in error; a skip link leads to the content; a navigation puts focus
-// on the main heading; focus rings are clearly visible.
-func TestEndToEndCertificationDialogAndFocus(t *testing.T) {
+// TestEndToEndCertificationPageAndFocus: Add certification opens a page of
+// its own (issue 40: it was a modal), focus on its heading; a failed save
+// puts focus on the field in error; Cancel goes back to the list; a skip
+// link leads to the content; a navigation puts focus on the main heading;
+// focus rings are clearly visible.
+func TestEndToEndCertificationPageAndFocus(t *testing.T) {
 	env := webtest.Start(t, nil)
 	api := newAPIClient(t, env)
 	org := api.call("POST", "/organisations", `{"OrganisationName":"Acme Bank","RegistrationNumber":"12345678","CountryOfRegistration":"GB"}`, 201)
@@ -153,58 +153,42 @@ func TestEndToEndCertificationDialogAndFocus(t *testing.T) {
 		t.Error("the skip link does not move focus to the main content")
 	}
 
-	// Open the dialog from its link with the keyboard.
+	// Open the page from its link with the keyboard.
 	open := func() {
 		t.Helper()
 		err := chromedp.Do(ctx,
 			chromedp.Focus(chromedp.CSS(`[data-testid=add-certification]`)),
 			chromedp.KeyEvent("\r"),
-			chromedp.WaitVisible(chromedp.CSS(`[data-testid=certification-modal]`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid=certification-form]`)),
 		)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !waitTrue(t, ctx, `document.querySelector("[data-testid=certification-modal]").matches(":modal")`) {
-			t.Fatal("the certification dialog is not modal")
+		if p, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`)); p != list+"/new" {
+			t.Fatalf("Add certification went to %s, want %s/new", p, list)
 		}
-		if !activeIs(t, ctx, `a.closest("dialog")`) {
-			t.Fatal("focus did not move into the dialog")
+		if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("dialog[open]").length`)); n != 0 {
+			t.Fatal("Add certification opened a dialog")
+		}
+		if !waitActive(t, ctx, `a.tagName === "H1" && a.textContent.trim() === "Add certification"`) {
+			t.Errorf("on the Add certification page focus is on %s", focused(ctx))
 		}
 	}
 	open()
-	checkAccessibility(t, ctx, "certification dialog")
-	for i := 0; i < 12; i++ {
+	checkAccessibility(t, ctx, "certification page")
+	for i := 0; i < 6; i++ {
 		if err := chromedp.Do(ctx, chromedp.KeyEvent("\t")); err != nil {
 			t.Fatal(err)
-		}
-		if !activeIs(t, ctx, `a.closest("dialog")`) {
-			t.Fatalf("Tab %d left the dialog for %s", i+1, focused(ctx))
 		}
 		if w, _ := chromedp.Run(ctx, chromedp.Evaluate[float64](`parseFloat(getComputedStyle(document.activeElement).outlineWidth)`)); w < 2 {
 			t.Errorf("focus ring %v px wide on %s", w, focused(ctx))
 		}
 	}
-	if err := chromedp.Do(ctx, chromedp.KeyEvent("\u001b")); err != nil { // Escape
-		t.Fatal(err)
-	}
-	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("dialog[open]").length`)); n != 0 {
-		t.Fatal("Esc did not close the dialog")
-	}
-	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("dialog:not(#tf-confirm)").length`)); n != 0 { // the page's confirmation (views.ConfirmDialog) stays
-		t.Error("the closed dialog stays in the page")
-	}
-	if !activeIs(t, ctx, `a.dataset.testid === "add-certification"`) {
-		t.Error("after Esc focus is not back on Add certification")
-	}
-	if p, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`)); p != list {
-		t.Errorf("after Esc the address is %s, want the list %s", p, list)
-	}
 
 	// A failed save: focus on the first field in error.
-	open()
 	err := chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("f-CertificationStartDate"), ""),
-		chromedp.Click(chromedp.CSS(`[data-testid=certification-modal] [data-testid=save]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=certification-form] [data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-CertificationStartDate]`)),
 	)
 	if err != nil {
@@ -213,12 +197,12 @@ func TestEndToEndCertificationDialogAndFocus(t *testing.T) {
 	if !waitActive(t, ctx, `a.id === "f-CertificationStartDate"`) {
 		t.Errorf("after a failed save focus is on %s", focused(ctx))
 	}
-	// Cancel closes it as Esc does.
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=certification-modal] [data-testid=cancel]`))); err != nil {
+	// Cancel goes back to the list.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=certification-form] a[role=button]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-certification]`))); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("dialog[open]").length`)); n != 0 {
-		t.Fatal("Cancel did not close the dialog")
+	if p, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`)); p != list {
+		t.Errorf("after Cancel the address is %s, want the list %s", p, list)
 	}
 
 	// A navigation puts focus on the new page's heading.

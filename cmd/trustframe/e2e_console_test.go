@@ -120,7 +120,7 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid=application-certifications]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-certification]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid=add-certification]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certification-modal]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certification-form]`)),
 		chromedp.SetValue(chromedp.ID("f-CertificationType"), "FAPI"),
 		chromedp.SetValue(chromedp.ID("f-CertificationStartDate"), "2026-05-01"),
 		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),

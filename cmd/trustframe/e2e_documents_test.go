@@ -11,7 +11,7 @@ import (
 )
 
 // TestEndToEndDocumentsAndCertifications: the Add Document wizard and the
-// Add Certification modal with its Start Date, in the browser.
+// Add Certification page with its Start Date, in the browser.
 func TestEndToEndDocumentsAndCertifications(t *testing.T) {
 	ctx := newBrowser(t)
 	base, _ := startProgram(t)
@@ -40,12 +40,12 @@ func TestEndToEndDocumentsAndCertifications(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid=application-certifications]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-certification]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid=add-certification]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certification-modal]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certification-form]`)),
 	))
-	checkAccessibility(t, ctx, "certification modal")
+	checkAccessibility(t, ctx, "certification page")
 	if dir := os.Getenv("TRUSTFRAME_SCREENSHOT_DIR"); dir != "" {
 		if b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
-			_ = os.WriteFile(dir+"/certification-modal.png", b, 0o644)
+			_ = os.WriteFile(dir+"/certification-page.png", b, 0o644)
 		}
 	}
 	must(t, chromedp.Do(ctx,

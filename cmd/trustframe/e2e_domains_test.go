@@ -73,17 +73,21 @@ func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
 	createActiveAcmeBank(t, ctx, base)
 	must(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`[data-testid=tab-roles]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-claim]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=add-claim]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=claim-form]`)),
 		chromedp.SetValue(chromedp.ID("f-DomainRole"), "Payments/PISP"),
 		chromedp.SendKeys(chromedp.ID("f-RegistrationId"), "CB-0001"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save-claim]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=claim-form] [data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=claim-row][data-role=PISP]`)),
 	))
 	checkAccessibility(t, ctx, "roles tab")
 	// The Exclusive role beside PISP: refused, the claim in the way listed.
 	must(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid=add-claim]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=claim-form]`)),
 		chromedp.SetValue(chromedp.ID("f-DomainRole"), "Payments/SANDBOX"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save-claim]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=claim-form] [data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=conflict]`)),
 	))
 	summary, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=conflict] strong`)))
@@ -91,6 +95,7 @@ func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
 	if !strings.Contains(summary, "Exclusive") || !strings.Contains(item, "Acme Bank") || !strings.Contains(item, "Payments — PISP") || strings.Contains(item, "{") {
 		t.Fatalf("the conflict reads %q / %q", summary, item)
 	}
+	must(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`nav[aria-label=breadcrumb] a[href$="/authority-claims"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=claim-row]`))))
 	rows, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("[data-testid=claim-row]").length`))
 	if rows != 1 {
 		t.Fatalf("%d claims after the refusal", rows)
