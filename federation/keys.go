@@ -190,22 +190,37 @@ func (kr *Keyring) Keys(ctx context.Context) ([]store.SigningKey, error) {
 // the Next key (published before it signs) and every key that stopped
 // signing less than a lifetime ago.
 func (kr *Keyring) Published(ctx context.Context, now time.Time) (jose.JSONWebKeySet, error) {
+	set, _, err := kr.PublishedAndCompromised(ctx, now)
+	return set, err
+}
+
+// PublishedAndCompromised is Published, with when each published key an
+// emergency rotation retired was retired (by kid): what such a key
+// signed may be anyone's (docs/design.md §17).
+func (kr *Keyring) PublishedAndCompromised(ctx context.Context, now time.Time) (jose.JSONWebKeySet, map[string]time.Time, error) {
 	keys, err := kr.store.ListFederationKeys(ctx)
 	if err != nil {
-		return jose.JSONWebKeySet{}, err
+		return jose.JSONWebKeySet{}, nil, err
 	}
 	var set jose.JSONWebKeySet
+	var compromised map[string]time.Time
 	for _, k := range keys {
 		if k.Status != "Active" && k.Status != "Next" && (k.RetiredAt == nil || !k.RetiredAt.Add(kr.lifetime).After(now)) {
 			continue
 		}
 		var j jose.JSONWebKey
 		if err := j.UnmarshalJSON([]byte(k.PublicJWK)); err != nil {
-			return set, fmt.Errorf("federation: key %s: %w", k.Kid, err)
+			return set, nil, fmt.Errorf("federation: key %s: %w", k.Kid, err)
 		}
 		set.Keys = append(set.Keys, j)
+		if k.Compromised && k.RetiredAt != nil {
+			if compromised == nil {
+				compromised = map[string]time.Time{}
+			}
+			compromised[k.Kid] = *k.RetiredAt
+		}
 	}
-	return set, nil
+	return set, compromised, nil
 }
 
 // Sign signs claims as a JWT of type typ with the current key.

@@ -274,10 +274,15 @@ func verifyOwnMark(jws *jose.JSONWebSignature, keys jose.JSONWebKeySet, entityID
 
 // markStatus is the status of a recorded mark at now: revoked when its
 // entitlement lapsed before it expired (for good: an entitlement that
-// comes back does not make it active again), expired from its exp.
-func markStatus(m directory.IssuedTrustMark, now time.Time) string {
+// comes back does not make it active again), or when the key that signed
+// it was found compromised (an emergency rotation retired it: compromised
+// maps its kid to that moment) before it expired; expired from its exp.
+func markStatus(m directory.IssuedTrustMark, kid string, compromised map[string]time.Time, now time.Time) string {
+	at, bad := compromised[kid]
 	switch {
 	case m.RevokedAt != nil && m.RevokedAt.Before(m.ExpiresAt):
+		return MarkRevoked
+	case bad && at.Before(m.ExpiresAt):
 		return MarkRevoked
 	case !now.Before(m.ExpiresAt):
 		return MarkExpired
@@ -291,7 +296,8 @@ func markStatus(m directory.IssuedTrustMark, now time.Time) string {
 // or invalid for a mark not signed by one of the directory's published
 // federation keys (or altered since). A request without a JWT is a 400
 // invalid_request *Error; a mark signed here that was never recorded a
-// 404 not_found.
+// 404 not_found — but invalid when its key was compromised, since anyone
+// holding that key may have signed it.
 func (d *Directory) TrustMarkStatus(ctx context.Context, tok string, now time.Time) (string, error) {
 	tok = strings.TrimSpace(tok)
 	if tok == "" {
@@ -301,17 +307,23 @@ func (d *Directory) TrustMarkStatus(ctx context.Context, tok string, now time.Ti
 	if err != nil {
 		return "", &Error{http.StatusBadRequest, "invalid_request", "trust_mark is not a signed JWT"}
 	}
-	keys, err := d.Keys.Published(ctx, now)
+	keys, compromised, err := d.Keys.PublishedAndCompromised(ctx, now)
 	if err != nil {
 		return "", err
 	}
 	status := MarkInvalid
 	if claims, ours := verifyOwnMark(jws, keys, d.EntityID); ours {
+		kid := jws.Signatures[0].Header.KeyID
 		m, err := d.recordedMark(ctx, claims["jti"].(string))
-		if err != nil {
+		_, bad := compromised[kid]
+		switch fe := (*Error)(nil); {
+		case err != nil && bad && errors.As(err, &fe):
+			// never recorded, signed with a key others may hold: invalid
+		case err != nil:
 			return "", err
+		default:
+			status = markStatus(m, kid, compromised, now)
 		}
-		status = markStatus(m, now)
 	}
 	return d.Keys.Sign(ctx, TrustMarkStatusTyp, map[string]any{"iss": d.EntityID, "iat": now.Unix(), "trust_mark": tok, "status": status})
 }
@@ -439,7 +451,7 @@ func (d *Directory) activeTrustMarks(ctx context.Context, sub string, claims map
 	if len(marks) == 0 || d.TrustMarks == nil {
 		return nil, 0, nil
 	}
-	keys, err := d.Keys.Published(ctx, now)
+	keys, compromised, err := d.Keys.PublishedAndCompromised(ctx, now)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -463,7 +475,7 @@ func (d *Directory) activeTrustMarks(ctx context.Context, sub string, claims map
 		} else if err != nil {
 			return nil, 0, err
 		}
-		if markStatus(m, now) != MarkActive {
+		if markStatus(m, jws.Signatures[0].Header.KeyID, compromised, now) != MarkActive {
 			continue
 		}
 		kept = append(kept, map[string]any{"trust_mark_type": typ, "trust_mark": tok})

@@ -471,8 +471,38 @@ func TestTrustMarkStatusExpired(t *testing.T) {
 }
 
 // TestTrustMarkStatusSignedByARetiredKey: a mark signed by a key retired
-// by a rotation, still published, is judged on its record (active).
+// by a planned rotation (Prepare, then Activate), still published, is
+// judged on its record (active).
 func TestTrustMarkStatusSignedByARetiredKey(t *testing.T) {
+	e := newMarkEnv(t)
+	e.entitle("t-role", "https://rp.example.com", time.Time{})
+	now := time.Now()
+	tok := e.issue(t, roleType, "https://rp.example.com", now)
+	ctx := context.Background()
+	e.kr.SetPrepublish(0)
+	if _, err := e.kr.Prepare(ctx, store.Audit{Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.kr.Activate(ctx, store.Audit{Actor: "test"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if kid := e.currentKid(t); kid == jwsKid(tok) {
+		t.Fatalf("the key %s still signs", kid)
+	}
+	if s := e.status(t, tok, now.Add(time.Minute)); s != MarkActive {
+		t.Fatalf("status %q", s)
+	}
+}
+
+func jwsKid(tok string) string {
+	jws, _ := jose.ParseSignedCompact(tok, jwsAlgs)
+	return jws.Signatures[0].Header.KeyID
+}
+
+// TestTrustMarkStatusRevokedWhenItsKeyWasCompromised: the emergency
+// rotation (Rotate) retires the key as compromised; a recorded mark it
+// signed is revoked from then on, though its entitlement holds.
+func TestTrustMarkStatusRevokedWhenItsKeyWasCompromised(t *testing.T) {
 	e := newMarkEnv(t)
 	e.entitle("t-role", "https://rp.example.com", time.Time{})
 	now := time.Now()
@@ -480,7 +510,33 @@ func TestTrustMarkStatusSignedByARetiredKey(t *testing.T) {
 	if _, err := e.kr.Rotate(context.Background(), store.Audit{Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	if s := e.status(t, tok, now.Add(time.Minute)); s != MarkActive {
+	if s := e.status(t, tok, time.Now().Add(time.Minute)); s != MarkRevoked {
+		t.Fatalf("status %q", s)
+	}
+	fresh := e.issue(t, roleType, "https://rp.example.com", time.Now().Add(2*time.Minute))
+	if jwsKid(fresh) == jwsKid(tok) {
+		t.Fatal("the mark asked again is the one the compromised key signed")
+	}
+	if s := e.status(t, fresh, time.Now().Add(3*time.Minute)); s != MarkActive {
+		t.Fatalf("new mark: status %q", s)
+	}
+}
+
+// TestTrustMarkStatusUnrecordedUnderACompromisedKey: a mark the directory
+// has no record of, signed with a key since found compromised, is invalid
+// (anyone holding the key may have made it), not 404.
+func TestTrustMarkStatusUnrecordedUnderACompromisedKey(t *testing.T) {
+	e := newMarkEnv(t)
+	now := time.Now()
+	tok, err := e.kr.Sign(context.Background(), TrustMarkTyp, map[string]any{"iss": dirID, "sub": "https://rp.example.com",
+		"trust_mark_type": roleType, "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(), "jti": "never-recorded"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.kr.Rotate(context.Background(), store.Audit{Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := e.status(t, tok, time.Now()); s != MarkInvalid {
 		t.Fatalf("status %q", s)
 	}
 }
