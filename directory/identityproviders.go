@@ -398,7 +398,7 @@ func (b Binding) confirm(f Fields, p IdentityProvider, before []GroupRole) {
 	}
 	var added []string
 	for _, g := range p.GroupRoles {
-		if g.Role == RoleSuperUser && !slices.Contains(before, g) {
+		if g.Role == RoleSuperUser && g.Group != "" && !slices.Contains(before, g) {
 			added = append(added, g.Group)
 		}
 	}

@@ -159,7 +159,7 @@ func (s *Imports) Parse(ctx context.Context, file io.Reader) ([]Organisation, er
 			return nil, e
 		}
 		if err != nil {
-			return nil, &Error{Code: CodeMalformedCSV, Message: "the file is not valid CSV: " + err.Error()}
+			return nil, &Error{Code: CodeMalformedCSV, Message: "the file is not valid CSV: " + csvMistake(err, len(col))}
 		}
 		if row > MaxImportRows {
 			return nil, &Error{Code: CodeTooLarge, Message: fmt.Sprintf("one import creates at most %d organisations", MaxImportRows)}
@@ -409,6 +409,28 @@ func (ir *importReader) lineLimit() int {
 		return MaxImportHeader
 	}
 	return MaxImportLine
+}
+
+// csvMistake says in plain words where a file is not CSV (err of the CSV
+// reader; columns: the header's count), without the reader's own text.
+func csvMistake(err error, columns int) string {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return "it cannot be read"
+	}
+	at := fmt.Sprintf("line %d", pe.Line)
+	switch {
+	case errors.Is(pe.Err, csv.ErrFieldCount):
+		return fmt.Sprintf("%s has another number of columns than the header row (%d); a value holding the separator goes in double quotes", at, columns)
+	case errors.Is(pe.Err, csv.ErrBareQuote):
+		return fmt.Sprintf("%s, character %d: a double quote inside a value that does not start with one; put the value in double quotes and write each quote in it twice", at, pe.Column)
+	case errors.Is(pe.Err, csv.ErrQuote):
+		if pe.StartLine != pe.Line {
+			at = fmt.Sprintf("the value that starts on line %d", pe.StartLine)
+		}
+		return fmt.Sprintf("%s: a double quote is not closed, or a quoted value goes on after its closing quote; write each quote inside a quoted value twice", at)
+	}
+	return at + " cannot be read as CSV"
 }
 
 // ImportReadError is the refusal of a file read up to one of its limits,

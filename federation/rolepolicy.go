@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/formats"
@@ -95,10 +96,24 @@ func jsonMistake(raw []byte) string {
 	var v any
 	err := json.Unmarshal(raw, &v)
 	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("The policy is not valid JSON: %s (at character %d).", se.Error(), se.Offset)
+	if !errors.As(err, &se) {
+		return "The policy is not valid JSON."
 	}
-	return "The policy is not valid JSON: " + err.Error() + "."
+	// Said in plain words, not the decoder's: where, and what to look for.
+	if strings.HasPrefix(se.Error(), "unexpected end") {
+		return fmt.Sprintf("The policy is not valid JSON: it ends at character %d before every { and [ is closed, or with a quote left open.", utf8.RuneCount(bytes.TrimSpace(raw)))
+	}
+	bad, size := utf8.DecodeLastRune(raw[:se.Offset])
+	line, col := 1, 1
+	for _, c := range string(raw[:se.Offset-int64(size)]) {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Sprintf("The policy is not valid JSON: %q at line %d, character %d is out of place (look for a missing value, comma or quote just before it).",
+		string(bad), line, col)
 }
 
 // RolePolicyStore reads and saves role metadata policies; a save's check

@@ -108,8 +108,20 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	case !WantsJSON(r) && AsError(err).Status < 500:
 		// Every refusal is shown in the page's form, beside its fields.
 		Vary(w)
-		h.page(w, r, AsError(err).Status, p, fieldMessages(err, "DomainRole"))
+		h.page(w, r, AsError(err).Status, p, entityTypeWords(fieldMessages(err, "DomainRole")))
 	default:
 		WriteError(w, r, err)
 	}
+}
+
+// entityTypeWords says a refused entity type in the console's words: the
+// API's message names the member EntityType, the form its label.
+func entityTypeWords(errs map[string]string) map[string]string {
+	if rest, ok := strings.CutPrefix(errs["EntityType"], "EntityType "); ok {
+		errs["EntityType"] = "The entity type " + rest
+		if !strings.HasSuffix(rest, ".") {
+			errs["EntityType"] += "."
+		}
+	}
+	return errs
 }

@@ -48,7 +48,7 @@ func (h *Policies) TryIt(w http.ResponseWriter, r *http.Request) {
 			return
 		default:
 			status = http.StatusUnprocessableEntity
-			p.Refused(FieldMap(err), AsError(err).Message)
+			p.Refused(entityTypeWords(FieldMap(err)), AsError(err).Message)
 		}
 	}
 	Render(w, r, status, views.TryIt(h.Shell(r, "Try role metadata policies", "reference", views.Crumb{Label: "Reference Data", Href: "/references"},

@@ -310,41 +310,58 @@ func (e tooLarge) Error() string {
 // service asked (a DNS error names it), no resolved address.
 func (v *Validator) plain(err error) string {
 	var (
-		dns    *net.DNSError
 		status statusError
 		large  tooLarge
-		cert   *tls.CertificateVerificationError
-		netErr net.Error
 	)
-	timeout := v.Timeout
-	if timeout == 0 {
-		timeout = 5 * time.Second
-	}
 	switch {
 	case errors.As(err, &status):
 		return fmt.Sprintf("the server answered HTTP %d instead of the document; check the issuer URL", int(status))
 	case errors.As(err, &large):
 		return fmt.Sprintf("it is larger than %d KB, more than a discovery document is", int64(large)>>10)
+	case strings.Contains(err.Error(), "not a JSON object"):
+		return "the answer is not JSON; check that the URL is the OpenID discovery document"
+	}
+	if why, ok := Unreachable(err, v.Timeout, "the issuer URL"); ok {
+		return why
+	}
+	return "the server could not be reached; check the issuer URL"
+}
+
+// Unreachable says in plain words why a server could not be reached (err
+// of an HTTP client whose attempts last at most timeout, 0 for the
+// Validator's default) and what to check (the URL was typed as which);
+// false when err is none of the failures it knows. It names no resolver, no resolved address and no
+// library (webhook deliveries say it too).
+func Unreachable(err error, timeout time.Duration, which string) (string, bool) {
+	var (
+		dns    *net.DNSError
+		cert   *tls.CertificateVerificationError
+		netErr net.Error
+	)
+	if timeout == 0 {
+		timeout = 5 * time.Second
+	}
+	switch {
 	case errors.Is(err, ErrNotPublic):
-		return "its address is not public (not on the public internet)"
+		return "its address is not public (not on the public internet)", true
 	case errors.As(err, &dns) && dns.IsNotFound:
-		return "the host name " + dns.Name + " does not exist (no DNS record); check the spelling of the issuer URL"
+		return "the host name " + dns.Name + " does not exist (no DNS record); check the spelling of " + which, true
 	case errors.As(err, &dns):
-		return "the host name " + dns.Name + " could not be looked up just now; try again in a moment"
+		return "the host name " + dns.Name + " could not be looked up just now; try again in a moment", true
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
 		within := timeout.String()
 		if timeout%time.Second == 0 {
 			within = fmt.Sprintf("%d seconds", int(timeout.Seconds()))
 		}
-		return "the server did not answer within " + within + "; check that it is up, then try again"
+		return "the server did not answer within " + within + "; check that it is up, then try again", true
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return "the server refused the connection; check that it is up and the URL's port"
+		return "the server refused the connection; check that it is up and the URL's port", true
+	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return "the server closed the connection before it answered; check that it is up, then try again", true
 	case errors.As(err, &cert) || strings.Contains(err.Error(), "x509:") || strings.Contains(err.Error(), "tls:"):
-		return "its TLS certificate is not trusted (expired, self-signed or for another name)"
+		return "its TLS certificate is not trusted (expired, self-signed or for another name)", true
 	case strings.Contains(err.Error(), "redirect"):
-		return "it redirects too often or away from https"
-	case strings.Contains(err.Error(), "not a JSON object"):
-		return "the answer is not JSON; check that the URL is the OpenID discovery document"
+		return "it redirects too often or away from https", true
 	}
-	return "the server could not be reached; check the issuer URL"
+	return "", false
 }

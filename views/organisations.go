@@ -190,7 +190,8 @@ func FoundPath(f store.Found) string {
 	case store.FoundKeyMaterial:
 		return paths.KeyMaterial(f.OrganisationID, f.ID)
 	case store.FoundContact:
-		return paths.OrganisationTab(f.OrganisationID, "contacts")
+		// The contact's own page: its edit form, which shows all of it.
+		return paths.Contact(f.OrganisationID, f.ID) + "/edit"
 	default:
 		return paths.Organisation(f.OrganisationID)
 	}

@@ -20,7 +20,7 @@ func TestHeaderFindByName(t *testing.T) {
 	wallet := a.must(201, "POST", "/organisations/"+acme+"/softwarestatements", `{"ClientName":"Acme Wallet"}`)["SoftwareStatementId"].(string)
 	disc := discoveryServer(t, func(self string) string { return self })
 	a.must(201, "POST", "/organisations/"+zeta+"/authorisationservers", `{"CustomerFriendlyName":"Zeta Login","Issuer":"`+disc+`"}`)
-	a.must(201, "POST", "/organisations/"+zeta+"/contacts", `{"ContactType":"Technical","FirstName":"José","LastName":"Müller","EmailAddress":"jose.mueller@zeta.example"}`)
+	muller := a.must(201, "POST", "/organisations/"+zeta+"/contacts", `{"ContactType":"Technical","FirstName":"José","LastName":"Müller","EmailAddress":"jose.mueller@zeta.example"}`)["ContactId"].(string)
 	if r, m := postPEM(t, a, "/organisations/"+zeta+"/certificates/qseal", webtest.ValidCert(t, "p256", "seal.zeta.example")); r.StatusCode != 201 {
 		t.Fatalf("upload: %d %v", r.StatusCode, m)
 	}
@@ -40,8 +40,8 @@ func TestHeaderFindByName(t *testing.T) {
 		"Acme Wallet": "/organisations/" + acme + "/softwarestatements/" + wallet, // two words, one application
 		"wal":         "/organisations/" + acme + "/softwarestatements/" + wallet, // the start of a word, any case
 		"zeta log":    "/organisations/" + zeta + "/authorisationservers",
-		"mull":        "/organisations/" + zeta + "/contacts", // Müller, accents folded
-		"jose.mue":    "/organisations/" + zeta + "/contacts", // the e-mail address's words
+		"mull":        "/organisations/" + zeta + "/contacts/" + muller + "/edit", // Müller, accents folded: the contact itself
+		"jose.mue":    "/organisations/" + zeta + "/contacts/" + muller + "/edit", // the e-mail address's words
 		kid[:8]:       "/organisations/" + zeta + "/certificates",
 	} {
 		if got, _ := find(q); got != want {
@@ -55,6 +55,11 @@ func TestHeaderFindByName(t *testing.T) {
 	}
 	if got := doc.Find("[data-testid=search-result] a[href='/organisations/" + acme + "/softwarestatements/" + wallet + "']").Text(); got != "Acme Wallet" {
 		t.Errorf("results page: %q", doc.Find("main").Text())
+	}
+	// "zeta": the organisation, its server and its contact (by e-mail) — a
+	// contact on the results page opens that contact, not the tab.
+	if _, doc = page(t, c, env.URL+"/organisations?find=1&q=zeta"); doc.Find("[data-testid=search-result] a[href='/organisations/"+zeta+"/contacts/"+muller+"/edit']").Length() != 1 {
+		t.Errorf("zeta: no link to the contact: %q", doc.Find("main").Text())
 	}
 	// Without find=1 the organisation list's search filters organisations.
 	if _, doc = page(t, c, env.URL+"/organisations?q=wallet"); doc.Find("[data-testid=search-group]").Length() != 0 {

@@ -18,6 +18,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/trustframe/trustframe/issuer"
 	"github.com/trustframe/trustframe/store"
 )
 
@@ -204,7 +205,7 @@ func (d *Deliverer) send(ctx context.Context, dd store.DueDelivery) (int, error)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, dd.URL, bytes.NewReader(body))
 	if err != nil {
-		return 0, fmt.Errorf("bad URL: %v", err)
+		return 0, errors.New("the receiver URL is not a URL this service can send to")
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "trustframe-webhooks")
@@ -220,7 +221,12 @@ func (d *Deliverer) send(ctx context.Context, dd store.DueDelivery) (int, error)
 		if errors.Is(err, context.DeadlineExceeded) {
 			return 0, fmt.Errorf("no answer within %s", d.Timeout)
 		}
-		return 0, err
+		// In plain words, as the console shows it: no dial error's text,
+		// no resolved address.
+		if why, ok := issuer.Unreachable(err, d.Timeout, "the receiver URL"); ok {
+			return 0, errors.New(why)
+		}
+		return 0, errors.New("the receiver could not be reached; check its URL")
 	}
 	defer resp.Body.Close()
 	// Read a bounded part of the answer (so the connection can be reused
