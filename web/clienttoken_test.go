@@ -533,3 +533,16 @@ func TestMachineEndpointsRefuseMethodsInJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestMachineEndpointsAnswerNotFoundInJSON: a path that does not exist
+// under the machines' endpoints is a 404 problem body, not the console's
+// page, for a client sending Accept: */* (curl, most libraries).
+func TestMachineEndpointsAnswerNotFoundInJSON(t *testing.T) {
+	env := webtest.Start(t, nil)
+	for _, path := range []string{"/keystore/org/app/other.jwks", "/pki/nothing", "/oauth/nothing", "/.well-known/nothing", "/federation/nothing"} {
+		resp, body := send(t, "GET", env.URL+path, "Accept", "*/*")
+		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 404 || !strings.Contains(ct, "json") || !strings.Contains(body, `"status":404`) {
+			t.Errorf("%s: %d %s %.200s", path, resp.StatusCode, ct, body)
+		}
+	}
+}

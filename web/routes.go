@@ -79,8 +79,11 @@ func (s *Server) routes() http.Handler {
 	browser := chi.Chain(guardSessions, s.sessions.LoadAndSave, sessionLoaded, s.sessionIdle, http.NewCrossOriginProtection().Handler, noStore)
 	notFoundPage := browser.Handler(s.auth.sessionAuth(false)(notFound))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/federation/") || strings.HasPrefix(r.URL.Path, "/.well-known/") ||
-			!strings.Contains(r.Header.Get("Accept"), "text/html") {
+		if machinePath(r.URL.Path) {
+			notFound(w, asJSON(r)) // a problem body, whatever Accept says
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/api/") || !strings.Contains(r.Header.Get("Accept"), "text/html") {
 			notFound(w, r)
 			return
 		}
@@ -101,9 +104,8 @@ func (s *Server) routes() http.Handler {
 			handlers.WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "invalid_request", "error_description": req.Method + " is not allowed on /oauth/token; send the token request by POST"})
 			return
 		}
-		if strings.HasPrefix(req.URL.Path, "/pki/") || strings.HasPrefix(req.URL.Path, "/.well-known/") {
-			req = req.Clone(req.Context()) // machines' endpoints: a problem body, whatever Accept says
-			req.Header.Set("Accept", "application/json")
+		if machinePath(req.URL.Path) {
+			req = asJSON(req) // machines' endpoints: a problem body, whatever Accept says
 		}
 		handlers.WriteError(w, req, handlers.CodeMethodNotAllowed.New(req.Method+" is not allowed on "+req.URL.Path+"."))
 	})
@@ -598,6 +600,25 @@ func underMount(mount, path string) (string, bool) {
 
 // patternMatches matches a chi pattern ({param} segments, a final *)
 // against a path, segment by segment.
+// machinePath reports whether path is under an endpoint only machines
+// call (keystores, the CA, the federation's and OAuth's well-known
+// documents): its errors are problem bodies whatever Accept says.
+func machinePath(path string) bool {
+	for _, p := range []string{"/keystore/", "/pki/", "/.well-known/", "/federation/", "/oauth/"} {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// asJSON is r asking for JSON.
+func asJSON(r *http.Request) *http.Request {
+	r = r.Clone(r.Context())
+	r.Header.Set("Accept", "application/json")
+	return r
+}
+
 func patternMatches(pattern, path string) bool {
 	ms, ps := strings.Split(pattern, "/"), strings.Split(path, "/")
 	for i, m := range ms {

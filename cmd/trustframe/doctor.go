@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/trustframe/trustframe/issuer"
@@ -367,6 +368,9 @@ func doctorPKI(ctx context.Context, r *doctorReport, f *serveFlags, db *store.DB
 		}
 		r.ok("certificate authority", "%s (%s), key opens with the KEK and matches, valid to %s; %s", c.Subject, st.Alg, c.NotAfter.UTC().Format(time.RFC3339), on)
 	}
+	if ignored := ignoredPKIFlags(f, st.Alg, c.Subject.String()); f.pki && ignored != "" {
+		r.warn("certificate authority flags", "%s only make a CA at the first start: the stored one (%s, %s) is kept and they are ignored", ignored, c.Subject, st.Alg)
+	}
 	switch {
 	case st.CRLDER == nil:
 		r.warn("CRL", "none yet; serve makes it at start")
@@ -375,4 +379,17 @@ func doctorPKI(ctx context.Context, r *doctorReport, f *serveFlags, db *store.DB
 	default:
 		r.ok("CRL", "number %d made %s", st.CRLNumber, st.CRLAt.UTC().Format(time.RFC3339))
 	}
+}
+
+// ignoredPKIFlags names the --pki-key-alg and --pki-name given that differ
+// from the stored CA's (alg, subject): serve keeps the CA and ignores them.
+func ignoredPKIFlags(f *serveFlags, alg, subject string) string {
+	var differ []string
+	if f.pkiKeyAlg != "" && f.pkiKeyAlg != alg {
+		differ = append(differ, "--pki-key-alg "+f.pkiKeyAlg)
+	}
+	if n, err := pki.ParseName(f.pkiName); f.pkiName != "" && err == nil && n.String() != subject {
+		differ = append(differ, "--pki-name "+f.pkiName)
+	}
+	return strings.Join(differ, " and ")
 }

@@ -41,6 +41,14 @@ func TestServePKIAndDoctor(t *testing.T) {
 	if err != nil || !strings.Contains(out, "ok    certificate authority") || !strings.Contains(out, "key opens with the KEK and matches") || !strings.Contains(out, "ok    CRL") {
 		t.Fatalf("%v\n%s", err, out)
 	}
+	// Other flags than the stored CA's: doctor says they are ignored.
+	if out, _ := runDoctor("--data-dir", dataDir, "--pki", "--pki-key-alg", "RS3072", "--pki-name", "CN=Other CA"); !strings.Contains(out, "warn  certificate authority flags") ||
+		!strings.Contains(out, "--pki-key-alg RS3072 and --pki-name CN=Other CA only make a CA") {
+		t.Fatalf("%s", out)
+	}
+	if out, _ := runDoctor("--data-dir", dataDir, "--pki", "--pki-name", "CN=Test Issuing CA,O=Test Directory,C=GB"); strings.Contains(out, "certificate authority flags") {
+		t.Fatalf("the same flags: %s", out)
+	}
 	// Off now, still stored: doctor says so.
 	if out, _ := runDoctor("--data-dir", dataDir); !strings.Contains(out, "off (no --pki)") {
 		t.Fatalf("%s", out)
