@@ -3,9 +3,12 @@ package web
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/trustframe/trustframe/federation/anchor"
 	"github.com/trustframe/trustframe/handlers"
 	"github.com/trustframe/trustframe/store"
 )
@@ -60,7 +63,12 @@ func getOnly(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodHead {
 			w.Header().Set("Allow", http.MethodGet)
-			handlers.WriteError(w, r, handlers.CodeMethodNotAllowed.New("HEAD is not allowed on "+r.URL.Path+": a GET here writes (an audit record, a signature or a session); send GET."))
+			msg := "HEAD is not allowed on " + r.URL.Path + ": a GET here writes (an audit record, a signature or a session); send GET."
+			if strings.HasPrefix(r.URL.Path, "/federation/") { // the federation's own error shape (docs/design.md §13)
+				anchor.WriteError(w, http.StatusMethodNotAllowed, "invalid_request", msg)
+				return
+			}
+			handlers.WriteError(w, r, handlers.CodeMethodNotAllowed.New(msg))
 			return
 		}
 		h(w, r)

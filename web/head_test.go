@@ -34,10 +34,14 @@ var sideEffectingGETs = []string{
 }
 
 // problemType is the media type of a refusal at path: a problem under
-// /api, the console's error page elsewhere.
+// /api, the federation's JSON error under /federation, the console's
+// error page elsewhere.
 func problemType(path string) string {
 	if strings.HasPrefix(path, "/api/") {
 		return "application/problem+json"
+	}
+	if strings.HasPrefix(path, "/federation/") {
+		return "application/json"
 	}
 	return "text/html; charset=utf-8"
 }
