@@ -204,6 +204,9 @@ func TestEndToEndCertificationPageAndFocus(t *testing.T) {
 	if p, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`)); p != list {
 		t.Errorf("after Cancel the address is %s, want the list %s", p, list)
 	}
+	// Until htmx has settled the list, a click on a link of the new page is
+	// the browser's own navigation (a whole page load), not a boosted one.
+	waitURL(t, ctx, list)
 
 	// A navigation puts focus on the new page's heading.
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=nav-audit]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=audit-filter]`))); err != nil {
