@@ -487,9 +487,11 @@ func (s *Server) routes() http.Handler {
 				r.Get("/federation", fed.OwnConfiguration) // the entity configuration, decoded
 				r.Get("/certificate-authority", caH.Page)
 				r.Get("/role-metadata-policies", policies.List)
+				r.Get("/role-metadata-policies/new", policies.New)
 				r.Post("/role-metadata-policies", policies.Save)
 				r.Get("/role-metadata-policies/try", policies.TryIt)
 				r.Post("/role-metadata-policies/try", policies.TryIt)
+				r.Get("/role-metadata-policies/{policyID}/edit", policies.Edit)
 				r.Post("/role-metadata-policies/{policyID}", policies.Save)
 				r.Get("/identity-providers", idps.List)
 				r.Post("/identity-providers", idps.Create)
