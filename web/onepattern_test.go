@@ -29,7 +29,7 @@ func TestEveryAddIsAPage(t *testing.T) {
 		o + "/documents", o + "/authority-claims", o + "/administrators", o + "/softwarestatements/" + app + "/certifications",
 		"/references/super-users", "/references/data-administrators", "/references/contact-types", "/references/document-types",
 		"/references/certification-types", "/references/flags", "/references/trust-mark-types", "/references/webhooks",
-		"/references/authorisation-domains", "/references/role-metadata-policies",
+		"/references/authorisation-domains", "/references/role-metadata-policies", "/references/identity-providers",
 	} {
 		_, doc := page(t, c, env.URL+list)
 		add := doc.Find(`main a[role=button][href$="/new"]`)

@@ -494,6 +494,7 @@ func (s *Server) routes() http.Handler {
 				r.Get("/role-metadata-policies/{policyID}/edit", policies.Edit)
 				r.Post("/role-metadata-policies/{policyID}", policies.Save)
 				r.Get("/identity-providers", idps.List)
+				r.Get("/identity-providers/new", idps.New)
 				r.Post("/identity-providers", idps.Create)
 				r.Get("/identity-providers/{name}", idps.Get)
 				r.Post("/identity-providers/{name}", idps.Update)
