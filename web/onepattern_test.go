@@ -11,7 +11,8 @@ import (
 // TestEveryAddIsAPage: every list of an organisation's tabs and of
 // Reference Data adds through a link to a page of its own (issue 40: a
 // modal, inline forms and pages did the one job) with a heading, a form
-// and a way back to the list; no dialog, no form to add under the list.
+// and a way back to the list; no dialog, no form to add under the list;
+// the link and the heading say "Add …", never "New …" (both were used).
 func TestEveryAddIsAPage(t *testing.T) {
 	env := webtest.Start(t, nil)
 	su := newAPI(t, env, "admin@example.com")
@@ -29,7 +30,7 @@ func TestEveryAddIsAPage(t *testing.T) {
 		o + "/documents", o + "/authority-claims", o + "/administrators", o + "/softwarestatements/" + app + "/certifications",
 		"/references/super-users", "/references/data-administrators", "/references/contact-types", "/references/document-types",
 		"/references/certification-types", "/references/flags", "/references/trust-mark-types", "/references/webhooks",
-		"/references/authorisation-domains", "/references/role-metadata-policies", "/references/identity-providers",
+		"/references/authorisation-domains", "/references/role-metadata-policies", "/references/identity-providers", "/organisations",
 	} {
 		_, doc := page(t, c, env.URL+list)
 		add := doc.Find(`main a[role=button][href$="/new"]`)
@@ -44,9 +45,12 @@ func TestEveryAddIsAPage(t *testing.T) {
 		}
 		add.Each(func(_ int, a *goquery.Selection) {
 			href, _ := a.Attr("href")
+			if label := strings.TrimSpace(a.Text()); strings.HasPrefix(label, "New ") {
+				t.Errorf("%s: the link to %s reads %q, not Add …", list, href, label)
+			}
 			resp, form := page(t, c, env.URL+href)
 			h1 := strings.TrimSpace(form.Find("main h1").Text())
-			if resp.StatusCode != 200 || h1 == "" || form.Find("main form").Length() == 0 || form.Find("dialog[open]").Length() != 0 {
+			if resp.StatusCode != 200 || h1 == "" || strings.HasPrefix(h1, "New ") || form.Find("main form").Length() == 0 || form.Find("dialog[open]").Length() != 0 {
 				t.Errorf("%s: %d, heading %q, %d forms, %d open dialogs", href, resp.StatusCode, h1, form.Find("main form").Length(), form.Find("dialog[open]").Length())
 			}
 			if form.Find(`main a[href="`+list+`"], nav[aria-label=breadcrumb] a[href="`+list+`"]`).Length() == 0 {
