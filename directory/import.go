@@ -254,7 +254,7 @@ func semicolonHeader(h string) bool {
 
 // importRow turns data row number row into an organisation, adding each
 // problem it has to problems: text that breaks the text rule, a flag that
-// does not exist, and whatever the New organisation form would refuse.
+// does not exist, and whatever the Add organisation form would refuse.
 func (s *Imports) importRow(row int, rec []string, col map[string]int, flagByName map[string]string, problems *Error) Organisation {
 	// As in a JSON body or a form (docs/design.md §4): every column is
 	// one line of text.

@@ -91,7 +91,7 @@ func (h *Contacts) renderContactForm(w http.ResponseWriter, r *http.Request, sta
 	}
 	title := "Edit contact" // as the heading says
 	if isNew {
-		title = "New contact"
+		title = "Add contact"
 	}
 	crumbs := views.OrgCrumbs(&o, "Contacts")
 	crumbs[len(crumbs)-1].Href = paths.OrganisationTab(o.OrganisationID, "contacts")

@@ -37,7 +37,7 @@ func (h *DataAdmins) New(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *DataAdmins) newPage(w http.ResponseWriter, r *http.Request, status int, email string, errs map[string]string) {
-	const title = "New Data Administrator"
+	const title = "Add Data Administrator"
 	Render(w, r, status, views.NewDataAdmin(h.referenceShell(r, title, "Data Administrators", dataAdminsPath, views.Crumb{Label: title}), email, errs))
 }
 

@@ -55,30 +55,15 @@ func (h *Documents) Get(w http.ResponseWriter, r *http.Request) {
 	writeTagged(w, r, d, err)
 }
 
-// Wizard is the Add/Edit Document wizard: type first, then the details.
-// The type step checks what it shows: an Active document type.
-func (h *Documents) Wizard(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	o, d, ok := orgAndForm(h.Org, w, r, h.Documents.GetDocument, "docID", "Document", store.Document{DocumentType: q.Get("DocumentType")})
+// Form is the Add/Edit Document page: one page (the details do not
+// depend on the type; issue 40: it was a two-step wizard), the type
+// chosen in it (?DocumentType= chooses it beforehand).
+func (h *Documents) Form(w http.ResponseWriter, r *http.Request) {
+	o, d, ok := orgAndForm(h.Org, w, r, h.Documents.GetDocument, "docID", "Document", store.Document{DocumentType: r.URL.Query().Get("DocumentType")})
 	if !ok {
 		return
 	}
-	if d.DocumentID == "" && q.Has("DocumentType") {
-		types, err := h.Types.ListRefs(r.Context(), store.DocumentTypes)
-		if err != nil {
-			WriteError(w, r, err)
-			return
-		}
-		if !directory.ActiveIn(types, d.DocumentType) {
-			h.renderWizard(w, r, http.StatusUnprocessableEntity, o, store.Document{}, map[string]string{"DocumentType": "Choose one of the document types, then Next."})
-			return
-		}
-	}
-	h.renderWizard(w, r, http.StatusOK, o, d, nil)
-}
-
-func (h *Documents) renderWizard(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, d store.Document, errs map[string]string) {
-	h.renderForm(w, r, status, views.DocumentForm{Doc: d, Errors: errs}, o)
+	h.renderForm(w, r, http.StatusOK, views.DocumentForm{Doc: d}, o)
 }
 
 func (h *Documents) renderForm(w http.ResponseWriter, r *http.Request, status int, f views.DocumentForm, o store.Organisation) {
@@ -88,7 +73,11 @@ func (h *Documents) renderForm(w http.ResponseWriter, r *http.Request, status in
 		WriteError(w, r, err)
 		return
 	}
-	Render(w, r, status, views.DocumentWizard(h.Shell(r, "Document", "organisations", views.OrgFormCrumbs(&o, "Documents", paths.OrganisationTab(o.OrganisationID, "documents"), "Document")...),
+	title := "Add document"
+	if d.DocumentID != "" {
+		title = "Edit document"
+	}
+	Render(w, r, status, views.DocumentFormPage(h.Shell(r, title, "organisations", views.OrgFormCrumbs(&o, "Documents", paths.OrganisationTab(o.OrganisationID, "documents"), title)...),
 		views.DocumentForm{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabDocuments), Doc: d, TypeOpts: opts, Errors: f.Errors, ExpiredWarning: f.ExpiredWarning}))
 }
 
@@ -124,7 +113,7 @@ func (h *Documents) Save(w http.ResponseWriter, r *http.Request) {
 		h.Saved(w, r, Saved{Flash: "The " + d.DocumentType + " document was saved.", Page: paths.OrganisationTab(o.OrganisationID, "documents"),
 			Status: http.StatusOK, Body: d, ETag: d}.Created(id == "", paths.API(paths.Document(o.OrganisationID, d.DocumentID))))
 	case inForm(r, err):
-		h.renderWizard(w, r, AsError(err).Status, o, in, orMessage(err, "DocumentType"))
+		h.renderForm(w, r, AsError(err).Status, views.DocumentForm{Doc: in, Errors: orMessage(err, "DocumentType")}, o)
 	default:
 		WriteError(w, r, err)
 	}

@@ -55,22 +55,32 @@ func (in *idpIn) bind(r *http.Request) directory.Binding {
 
 const idpPath = "/references/identity-providers"
 
-func (h *IdentityProviders) listPage(w http.ResponseWriter, r *http.Request, status int, form views.IdPForm) {
+func (h *IdentityProviders) listPage(w http.ResponseWriter, r *http.Request) {
 	ps, err := h.Providers.List(r.Context())
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	Render(w, r, status, views.IdentityProviders(h.referenceShell(r, "Identity providers", "Identity providers", idpPath), views.IdPPage{Providers: ps, Form: form}))
+	Render(w, r, http.StatusOK, views.IdentityProviders(h.referenceShell(r, "Identity providers", "Identity providers", idpPath), views.IdPPage{Providers: ps}))
+}
+
+func (h *IdentityProviders) newPage(w http.ResponseWriter, r *http.Request, status int, form views.IdPForm) {
+	const title = "Add identity provider"
+	Render(w, r, status, views.IdentityProviderNew(h.referenceShell(r, title, "Identity providers", idpPath, views.Crumb{Label: title}), form))
+}
+
+// New is the page that adds an identity provider.
+func (h *IdentityProviders) New(w http.ResponseWriter, r *http.Request) {
+	h.newPage(w, r, http.StatusOK, views.IdPForm{EmailClaim: "email"})
 }
 
 func (h *IdentityProviders) editPage(w http.ResponseWriter, r *http.Request, status int, form views.IdPForm) {
 	Render(w, r, status, views.IdentityProviderEdit(h.referenceShell(r, form.Name, "Identity providers", idpPath, views.Crumb{Label: form.Name}), form))
 }
 
-// List lists the identity providers (the page: with the New form).
+// List lists the identity providers.
 func (h *IdentityProviders) List(w http.ResponseWriter, r *http.Request) {
-	PageOrList(w, r, func() { h.listPage(w, r, http.StatusOK, views.IdPForm{EmailClaim: "email"}) }, h.Providers.List)
+	PageOrList(w, r, func() { h.listPage(w, r) }, h.Providers.List)
 }
 
 // Get is one identity provider (the page: its edit form).

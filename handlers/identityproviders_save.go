@@ -11,7 +11,7 @@ import (
 )
 
 // Create binds a new identity provider; the browser is shown every
-// refusal in the New form of the list.
+// refusal on the page that adds it.
 func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 	var in idpIn
 	refused, ok := decodeForm(w, r, &in)
@@ -21,7 +21,7 @@ func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 	b := in.bind(r)
 	p, err := h.Providers.Create(r.Context(), h.actor(r), b, refused)
 	if e := AsError(err); err != nil && !WantsJSON(r) && e.Status < 500 {
-		h.listPage(w, r, e.Status, views.NewIdPForm(b.Provider, fieldMessages(err, "Name")).Refused(in.ClientSecret, b.ConfirmSuperUser))
+		h.newPage(w, r, e.Status, views.NewIdPForm(b.Provider, fieldMessages(err, "Name")).Refused(in.ClientSecret, b.ConfirmSuperUser))
 		return
 	}
 	h.Saved(w, r, Saved{Err: err, Flash: "Identity provider " + p.Name + " was added; the API now accepts its tokens.", Page: idpPath,

@@ -42,23 +42,49 @@ type policyForm struct {
 	Status              string `json:"Status"`
 }
 
-// page renders the policies with the form: empty, or what was sent when
-// it was refused with errs.
-func (h *Policies) page(w http.ResponseWriter, r *http.Request, status int, sent store.RoleMetadataPolicy, errs map[string]string) {
+const policiesPath = "/references/role-metadata-policies"
+
+// List lists the policies (the page, or the API's list).
+func (h *Policies) List(w http.ResponseWriter, r *http.Request) {
+	PageOrList(w, r, func() {
+		pg, err := h.Rules.Page(r.Context())
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		Render(w, r, http.StatusOK, views.Policies(h.referenceShell(r, "Role metadata policies", "Role metadata policies", policiesPath), views.PoliciesPage{Policies: pg.Policies}))
+	}, h.Rules.List)
+}
+
+// formPage renders the page that adds p (no PolicyID) or edits it: p as
+// stored, or as sent when it was refused with errs (status).
+func (h *Policies) formPage(w http.ResponseWriter, r *http.Request, status int, p store.RoleMetadataPolicy, errs map[string]string) {
 	pg, err := h.Rules.Page(r.Context())
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	Render(w, r, status, views.Policies(h.Shell(r, "Role metadata policies", "reference", views.Crumb{Label: "Reference Data", Href: "/references"}, views.Crumb{Label: "Role metadata policies"}),
-		views.PoliciesPage{Policies: pg.Policies, Form: views.NewPolicyForm(sent, errs, pg.Roles)}))
+	f := views.NewPolicyForm(p, errs, pg.Roles)
+	if p.PolicyID != "" {
+		f.Version = editVersion(r, status, p, func() (store.RoleMetadataPolicy, error) { return h.Rules.Get(r.Context(), p.PolicyID) }, nil, nil)
+	}
+	title := f.Title()
+	Render(w, r, status, views.PolicyFormPage(h.referenceShell(r, title, "Role metadata policies", policiesPath, views.Crumb{Label: title}), f))
 }
 
-// List lists the policies.
-func (h *Policies) List(w http.ResponseWriter, r *http.Request) {
-	PageOrList(w, r, func() {
-		h.page(w, r, http.StatusOK, store.RoleMetadataPolicy{}, nil)
-	}, h.Rules.List)
+// New is the page that adds a policy.
+func (h *Policies) New(w http.ResponseWriter, r *http.Request) {
+	h.formPage(w, r, http.StatusOK, store.RoleMetadataPolicy{}, nil)
+}
+
+// Edit is the page that changes a policy.
+func (h *Policies) Edit(w http.ResponseWriter, r *http.Request) {
+	p, err := h.Rules.Get(r.Context(), PathParam(r, "policyID"))
+	if err != nil {
+		WriteError(w, r, directory.Named(err, "Policy"))
+		return
+	}
+	h.formPage(w, r, http.StatusOK, p, nil)
 }
 
 // Get is one policy.
@@ -99,6 +125,7 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 		p = store.RoleMetadataPolicy{AuthorisationDomain: form.AuthorisationDomain, Role: form.Role, EntityType: form.EntityType, Policy: json.RawMessage(form.Policy), Description: form.Description, Status: form.Status}
 	}
 	p.PolicyID = PathParam(r, "policyID")
+	useFormVersion(r)
 	saved, err := h.Rules.Save(r.Context(), h.actor(r), &p, refused, func(cur store.RoleMetadataPolicy) error { return CheckIfMatch(r, cur) })
 	switch {
 	case err == nil:
@@ -106,9 +133,13 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 			Page: "/references/role-metadata-policies", Status: http.StatusOK, Body: saved, ETag: saved,
 		}.Created(p.PolicyID == "", "/api/references/role-metadata-policies/"+saved.PolicyID))
 	case !WantsJSON(r) && AsError(err).Status < 500:
-		// Every refusal is shown in the page's form, beside its fields.
+		// Every refusal is shown in the policy's page, beside its fields.
 		Vary(w)
-		h.page(w, r, AsError(err).Status, p, entityTypeWords(fieldMessages(err, "DomainRole")))
+		errs := entityTypeWords(fieldMessages(err, "DomainRole"))
+		if stale(r, err) {
+			errs = nil // said by the form's version
+		}
+		h.formPage(w, r, AsError(err).Status, p, errs)
 	default:
 		WriteError(w, r, err)
 	}

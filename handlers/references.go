@@ -48,7 +48,7 @@ func (h *RefTypes) New(w http.ResponseWriter, r *http.Request) {
 
 func (h *RefTypes) newPage(w http.ResponseWriter, r *http.Request, status int, p views.RefPage) {
 	p = h.named(p)
-	title := "New " + p.Label
+	title := "Add " + p.Label
 	Render(w, r, status, views.RefNew(h.referenceShell(r, title, h.Title, h.Path, views.Crumb{Label: title}), p))
 }
 

@@ -33,7 +33,7 @@ func (h *References) NewFlag(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *References) newFlagPage(w http.ResponseWriter, r *http.Request, status int, p views.FlagsPage) {
-	Render(w, r, status, views.FlagNew(h.referenceShell(r, "New flag", "Flags", flagsPath, views.Crumb{Label: "New flag"}), views.NewFlagPage(p, directory.FlagTypes)))
+	Render(w, r, status, views.FlagNew(h.referenceShell(r, "Add flag", "Flags", flagsPath, views.Crumb{Label: "Add flag"}), views.NewFlagPage(p, directory.FlagTypes)))
 }
 
 // ListFlags lists flag definitions (Type= filters).

@@ -65,7 +65,7 @@ func (h *TrustMarkTypes) Edit(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *TrustMarkTypes) form(w http.ResponseWriter, r *http.Request, status int, f views.TrustMarkTypeForm) {
-	title := "New trust mark type"
+	title := "Add trust mark type"
 	if !f.IsNew {
 		title = "Edit " + f.Type.Name
 	}

@@ -38,7 +38,7 @@ func (h *SuperUsers) New(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *SuperUsers) newPage(w http.ResponseWriter, r *http.Request, status int, p views.SuperUsersPage) {
-	const title = "New Super User"
+	const title = "Add Super User"
 	Render(w, r, status, views.NewSuperUser(h.referenceShell(r, title, "Super Users", superUsersPath, views.Crumb{Label: title}), p))
 }
 

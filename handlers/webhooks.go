@@ -72,7 +72,7 @@ func (h *Webhooks) New(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Webhooks) newPage(w http.ResponseWriter, r *http.Request, status int, typed store.Webhook, errs map[string]string) {
-	shell := h.referenceShell(r, "New webhook", "Webhooks", webhooksPath, views.Crumb{Label: "New webhook"})
+	shell := h.referenceShell(r, "Add webhook", "Webhooks", webhooksPath, views.Crumb{Label: "Add webhook"})
 	Render(w, r, status, views.NewWebhook(shell, views.NewWebhookForm(typed, errs)))
 }
 

@@ -90,7 +90,7 @@ func SuperUsers(s Shell, p SuperUsersPage) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<hgroup><h1>Super Users</h1><p>They manage Reference Data, administrators and signing keys.</p></hgroup><p class=\"tf-actions\"><a href=\"/references/super-users/new\" role=\"button\" data-testid=\"new-item\">New Super User</a></p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<hgroup><h1>Super Users</h1><p>They manage Reference Data, administrators and signing keys.</p></hgroup><p class=\"tf-actions\"><a href=\"/references/super-users/new\" role=\"button\" data-testid=\"new-item\">Add Super User</a></p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -228,7 +228,7 @@ func NewSuperUser(s Shell, p SuperUsersPage) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<h1>New Super User</h1><form method=\"post\" action=\"/references/super-users\" data-testid=\"new-item-form\" novalidate><label for=\"su-email\">E-mail</label> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<h1>Add Super User</h1><form method=\"post\" action=\"/references/super-users\" data-testid=\"new-item-form\" novalidate><label for=\"su-email\">E-mail</label> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -361,12 +361,12 @@ func DataAdmins(s Shell, p DataAdminsPage) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "<hgroup><h1>Data Administrators</h1><p>They onboard and maintain organisations. They have no access to Reference Data.</p></hgroup><p class=\"tf-actions\"><a href=\"/references/data-administrators/new\" role=\"button\" data-testid=\"new-data-administrator\" data-new-item>New Data Administrator</a></p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "<hgroup><h1>Data Administrators</h1><p>They onboard and maintain organisations. They have no access to Reference Data.</p></hgroup><p class=\"tf-actions\"><a href=\"/references/data-administrators/new\" role=\"button\" data-testid=\"new-data-administrator\" data-new-item>Add Data Administrator</a></p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			if len(p.Admins) == 0 {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<p class=\"tf-empty\" data-testid=\"empty\">No Data Administrators yet. Invite one with New Data Administrator.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<p class=\"tf-empty\" data-testid=\"empty\">No Data Administrators yet. Invite one with Add Data Administrator.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -517,7 +517,7 @@ func NewDataAdmin(s Shell, email string, errs map[string]string) templ.Component
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<h1>New Data Administrator</h1><form method=\"post\" action=\"/references/data-administrators\" data-testid=\"new-data-administrator-form\" novalidate><label for=\"da-email\">E-mail of the invitee</label> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<h1>Add Data Administrator</h1><form method=\"post\" action=\"/references/data-administrators\" data-testid=\"new-data-administrator-form\" novalidate><label for=\"da-email\">E-mail of the invitee</label> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -8,9 +8,8 @@ import (
 	"github.com/trustframe/trustframe/store"
 )
 
-// Listing is p with every domain and its roles, the authorities and the
-// kinds of role the role forms offer.
-func (p DomainsPage) Listing(doms []store.AuthorisationDomain, roles []store.DomainRole, auths []store.Authority, roleTypes []string) DomainsPage {
+// Listing is p with every domain and its roles, and the authorities.
+func (p DomainsPage) Listing(doms []store.AuthorisationDomain, roles []store.DomainRole, auths []store.Authority) DomainsPage {
 	byDomain := map[string][]store.DomainRole{}
 	for _, ro := range roles {
 		byDomain[ro.AuthorisationDomain] = append(byDomain[ro.AuthorisationDomain], ro)
@@ -18,58 +17,126 @@ func (p DomainsPage) Listing(doms []store.AuthorisationDomain, roles []store.Dom
 	for _, d := range doms {
 		p.Domains = append(p.Domains, DomainWithRoles{Domain: d, Roles: byDomain[d.Name]})
 	}
-	p.Authorities, p.RoleTypes = auths, roleTypes
-	if p.Errors == nil {
-		p.Errors = map[string]string{}
-	}
+	p.Authorities = auths
 	return p
 }
 
-// Refused is p with a refusal shown beside the form which (FormFor): the
-// messages of the fields that form shows beside them, the others and a
-// refusal without fields (message) as its general message.
-func (p DomainsPage) Refused(which string, fields map[string]string, message string) DomainsPage {
-	p.Errors = onForm(fields, domainsFormFields(which))
-	if len(p.Errors) == 0 {
-		p.Errors = map[string]string{"_": message}
-	}
-	p.FormFor = which
-	return p
+// DomainForm is the page that adds or edits (IsNew) a domain, a role of
+// one or an authority (Kind: domain, role, authority) on Reference Data >
+// Domains and Roles: what is shown or was typed, the messages beside its
+// fields ("_" its general one), a conflict listed.
+type DomainForm struct {
+	Kind      string
+	IsNew     bool
+	Domain    store.AuthorisationDomain
+	Role      store.DomainRole // AuthorisationDomain names its domain
+	Authority store.Authority
+	Domains   []string // the domains an authority may cover
+	RoleTypes []string
+	Errors    map[string]string
+	Conflict  string
+	InTheWay  []InTheWay
+	Version   Version
 }
 
-// Conflicted is p with a conflict listed (summary, then what is in the
-// way). With nothing named in the way the name is taken (a new domain or
-// role): that is said beside the form which, and what was typed stays.
-func (p DomainsPage) Conflicted(which, summary string, inTheWay []InTheWay) DomainsPage {
-	if len(inTheWay) > 0 || which == "" {
-		p.Conflict, p.InTheWay = summary, inTheWay
-		return p
+// domainPath and rolePath are the console's paths of a domain and a role.
+func domainPath(name string) string       { return "/references/authorisation-domains/" + esc(name) }
+func rolePath(domain, name string) string { return domainPath(domain) + "/roles/" + esc(name) }
+
+// Title is the page's heading (and its breadcrumb's last label).
+func (f DomainForm) Title() string {
+	switch {
+	case f.Kind == "domain" && f.IsNew:
+		return "Add domain"
+	case f.Kind == "domain":
+		return "Edit domain " + f.Domain.Name
+	case f.Kind == "role" && f.IsNew:
+		return "Add role to " + f.Role.AuthorisationDomain
+	case f.Kind == "role":
+		return "Edit role " + f.Role.Name + " of " + f.Role.AuthorisationDomain
+	case f.IsNew:
+		return "Add authority"
 	}
-	field := "_"
-	if which == "domain" || strings.HasPrefix(which, "role:") {
-		field = "Name"
-	}
-	p.Errors, p.FormFor = map[string]string{field: summary}, which
-	return p
+	return "Edit authority " + f.Authority.AuthorityName
 }
 
-// domainsFormFields are the fields a form of the Domains and Roles page
-// shows a message beside (which as in FormFor).
-func domainsFormFields(which string) []string {
-	kind, _, _ := strings.Cut(which, ":")
-	switch kind {
+// Action is where the form posts: the list (a new one) or the record.
+func (f DomainForm) Action() string {
+	switch {
+	case f.Kind == "domain" && f.IsNew:
+		return "/references/authorisation-domains"
+	case f.Kind == "domain":
+		return domainPath(f.Domain.Name)
+	case f.Kind == "role" && f.IsNew:
+		return domainPath(f.Role.AuthorisationDomain) + "/roles"
+	case f.Kind == "role":
+		return rolePath(f.Role.AuthorisationDomain, f.Role.Name)
+	case f.IsNew:
+		return "/references/authorities"
+	}
+	return "/references/authorities/" + f.Authority.AuthorityID
+}
+
+// Back is where Cancel goes: the list, at the record's section.
+func (f DomainForm) Back() string {
+	if f.Kind == "authority" {
+		return "/references/authorisation-domains#authorities"
+	}
+	return "/references/authorisation-domains"
+}
+
+// status is the Status the form sends: a new record's Active, else the
+// record's own (it is changed on the list).
+func (f DomainForm) status(s string) string {
+	if f.IsNew || s == "" {
+		return "Active"
+	}
+	return s
+}
+
+func (f DomainForm) typeOptions() []Option {
+	var opts []Option
+	for _, t := range f.RoleTypes {
+		opts = append(opts, Option{Value: t, Label: t, Selected: t == f.Role.Type})
+	}
+	return opts
+}
+
+// fields are the fields the form shows a message beside.
+func (f DomainForm) fields() []string {
+	var out []string
+	if f.IsNew && f.Kind != "authority" {
+		out = append(out, "Name")
+	}
+	switch f.Kind {
 	case "domain":
-		return []string{"Name", "Description"}
+		return append(out, "Description")
 	case "role":
-		return []string{"Name", "Type", "Description"}
-	case "edit-domain":
-		return []string{"Description"}
-	case "edit-role":
-		return []string{"Type", "Description"}
-	case "authority", "edit-authority":
-		return []string{"AuthorityName", "AuthorityCode", "Country", "AuthorisationDomains"}
+		return append(out, "Type", "Description")
 	}
-	return nil
+	return []string{"AuthorityName", "AuthorityCode", "Country", "AuthorisationDomains"}
+}
+
+// Refused is f with a refusal's messages beside the fields it shows, the
+// others and a refusal without fields (message) as its general message.
+func (f DomainForm) Refused(fields map[string]string, message string) DomainForm {
+	f.Errors = onForm(fields, f.fields())
+	if len(f.Errors) == 0 && message != "" {
+		f.Errors = map[string]string{"_": message}
+	}
+	return f
+}
+
+// Conflicted is f with a conflict listed (summary, then what is in the
+// way); with nothing named in the way a new domain's or role's name is
+// taken: that is said beside the name.
+func (f DomainForm) Conflicted(summary string, inTheWay []InTheWay) DomainForm {
+	if len(inTheWay) == 0 && f.IsNew && f.Kind != "authority" {
+		f.Errors = map[string]string{"Name": summary}
+		return f
+	}
+	f.Conflict, f.InTheWay = summary, inTheWay
+	return f
 }
 
 // onForm keeps the messages of the fields a form shows; the others are

@@ -146,7 +146,7 @@ func NewOrgForm(vocab lifecycle.Vocabulary, o store.Organisation, isNew bool, er
 // OrgFormTitle is the title and breadcrumbs of the organisation form.
 func OrgFormTitle(o store.Organisation, isNew bool) (string, []Crumb) {
 	if isNew {
-		return "New organisation", OrgCrumbs(nil, "New organisation")
+		return "Add organisation", OrgCrumbs(nil, "Add organisation")
 	}
 	return "Edit organisation", OrgCrumbs(&o, "Edit")
 }

@@ -50,7 +50,7 @@ func OrganisationList(s Shell, p OrganisationsPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<hgroup><h1>Organisations</h1><p>The participants of the trust framework.</p></hgroup><p class=\"tf-actions\"><a href=\"/organisations/new\" role=\"button\" data-testid=\"new-organisation\">New organisation</a> <a href=\"/organisations/import\" role=\"button\" class=\"secondary outline\" data-testid=\"import-organisations\">Import CSV</a></p><form method=\"get\" action=\"/organisations\" role=\"search\" aria-label=\"Filter organisations\" class=\"grid\" data-testid=\"org-filter\"><label for=\"q\">Name or registration number <input id=\"q\" name=\"q\" type=\"search\" value=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<hgroup><h1>Organisations</h1><p>The participants of the trust framework.</p></hgroup><p class=\"tf-actions\"><a href=\"/organisations/new\" role=\"button\" data-testid=\"new-organisation\">Add organisation</a> <a href=\"/organisations/import\" role=\"button\" class=\"secondary outline\" data-testid=\"import-organisations\">Import CSV</a></p><form method=\"get\" action=\"/organisations\" role=\"search\" aria-label=\"Filter organisations\" class=\"grid\" data-testid=\"org-filter\"><label for=\"q\">Name or registration number <input id=\"q\" name=\"q\" type=\"search\" value=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -810,7 +810,7 @@ func OrganisationFormPage(s Shell, f OrgForm) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if f.IsNew {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 78, "New organisation")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 78, "Add organisation")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -9,14 +9,18 @@ import (
 	"github.com/trustframe/trustframe/store"
 )
 
-// NewPolicyForm is the policies page's form: empty, or p as sent when it
-// was refused with errs (field → message). The console has one list of
+// NewPolicyForm is the page that adds or edits p: empty, the policy, or p
+// as sent when it was refused with errs (field → message); a new one is
+// Active. The console has one list of
 // domain roles (DomainRole), where the errors of AuthorisationDomain and
 // Role are shown. roles are the domains' roles, of which the Federation
 // ones are offered.
 func NewPolicyForm(p store.RoleMetadataPolicy, errs map[string]string, roles []store.DomainRole) PolicyForm {
 	f := PolicyForm{PolicyID: p.PolicyID, AuthorisationDomain: p.AuthorisationDomain, Role: p.Role, EntityType: p.EntityType,
-		Policy: string(p.Policy), Description: p.Description, Errors: errs, EntityTypes: federation.EntityTypes}
+		Policy: string(p.Policy), Description: p.Description, Status: p.Status, Errors: errs, EntityTypes: federation.EntityTypes}
+	if f.Status == "" {
+		f.Status = "Active"
+	}
 	for _, field := range []string{"AuthorisationDomain", "Role"} {
 		if errs[field] != "" {
 			errs["DomainRole"] = strings.TrimSpace(errs["DomainRole"] + " " + errs[field])

@@ -198,7 +198,7 @@ func Webhooks(s Shell, p WebhooksPage) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<hgroup><h1>Webhooks</h1><p>Receivers told of every change of the subject types they subscribe to, signed as Standard Webhooks and retried for 24 hours. Automation that prefers to pull reads <code>GET /api/changes</code>.</p></hgroup><p class=\"tf-actions\"><a href=\"/references/webhooks/new\" role=\"button\" data-testid=\"new-item\" data-new-item>New webhook</a></p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<hgroup><h1>Webhooks</h1><p>Receivers told of every change of the subject types they subscribe to, signed as Standard Webhooks and retried for 24 hours. Automation that prefers to pull reads <code>GET /api/changes</code>.</p></hgroup><p class=\"tf-actions\"><a href=\"/references/webhooks/new\" role=\"button\" data-testid=\"new-item\" data-new-item>Add webhook</a></p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -363,7 +363,7 @@ func NewWebhook(s Shell, f WebhookForm) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<h1>New webhook</h1><form method=\"post\" action=\"/references/webhooks\" novalidate data-testid=\"new-item-form\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<h1>Add webhook</h1><form method=\"post\" action=\"/references/webhooks\" novalidate data-testid=\"new-item-form\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -608,7 +608,7 @@ func TestUnchangedConsoleSaveWritesNothing(t *testing.T) {
 	for _, f := range []struct{ page, action, flash string }{
 		{"/references/identity-providers/kc", "/references/identity-providers/kc", "Identity provider kc was saved."},
 		{hook, hook, "saved (Active)"},
-		{"/references/role-metadata-policies", policy, "was saved"},
+		{policy + "/edit", policy, "was saved"},
 		{km, km, "was saved (Active)"},
 	} {
 		resp, err := c.Get(env.URL + f.page)

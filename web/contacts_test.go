@@ -59,7 +59,7 @@ func TestContactEmailNeedsADottedDomain(t *testing.T) {
 }
 
 // TestContactFormBreadcrumbSaysWhich: the contact form's breadcrumb ends
-// with what its heading says (New contact, Edit contact), under a link to
+// with what its heading says (Add contact, Edit contact), under a link to
 // the organisation's Contacts tab.
 func TestContactFormBreadcrumbSaysWhich(t *testing.T) {
 	env := webtest.Start(t, nil)
@@ -68,7 +68,7 @@ func TestContactFormBreadcrumbSaysWhich(t *testing.T) {
 	cid := a.must(201, "POST", "/organisations/"+oid+"/contacts", `{"ContactType":"Technical","LastName":"Adams","EmailAddress":"tom@acme.example"}`)["ContactId"].(string)
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
-	for path, want := range map[string]string{"/contacts/new": "New contact", "/contacts/" + cid + "/edit": "Edit contact"} {
+	for path, want := range map[string]string{"/contacts/new": "Add contact", "/contacts/" + cid + "/edit": "Edit contact"} {
 		_, doc := page(t, c, env.URL+"/organisations/"+oid+path)
 		crumbs := doc.Find(`nav[aria-label=breadcrumb] li`)
 		last := strings.TrimSpace(crumbs.Last().Text())

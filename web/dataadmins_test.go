@@ -7,7 +7,7 @@ import (
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
-// TestInvitationButtonSaysWhatItDoes: the New Data Administrator form's
+// TestInvitationButtonSaysWhatItDoes: the Add Data Administrator form's
 // button read "Save", though it sends an invitation by e-mail.
 func TestInvitationButtonSaysWhatItDoes(t *testing.T) {
 	env := webtest.Start(t, nil)

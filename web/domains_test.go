@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/PuerkitoBio/goquery"
 	"github.com/getkin/kin-openapi/openapi3"
 	jose "github.com/go-jose/go-jose/v4"
 
@@ -218,7 +217,7 @@ func TestDomainsRolesAuthoritiesRulesAndBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc = docOf(t, resp)
-	if resp.StatusCode != 422 || doc.Find("[data-testid=error-role-name-Payments-error]").Text() == "" {
+	if resp.StatusCode != 422 || doc.Find("#e-Name").Text() == "" {
 		t.Fatalf("page field error: %d", resp.StatusCode)
 	}
 }
@@ -387,8 +386,9 @@ func TestPoliciesNameAnExistingDomainRole(t *testing.T) {
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
 	_, doc := page(t, c, env.URL+"/references/role-metadata-policies")
-	if doc.Find("[data-testid=policy-legacy-warning]").Length() != 1 || doc.Find("#f-DomainRole option").Length() != 3 {
-		t.Fatalf("policy page: %d warnings, %d role choices", doc.Find("[data-testid=policy-legacy-warning]").Length(), doc.Find("#f-DomainRole option").Length())
+	_, form := page(t, c, env.URL+"/references/role-metadata-policies/new")
+	if doc.Find("[data-testid=policy-legacy-warning]").Length() != 1 || form.Find("#f-DomainRole option").Length() != 3 {
+		t.Fatalf("policy page: %d warnings, %d role choices", doc.Find("[data-testid=policy-legacy-warning]").Length(), form.Find("#f-DomainRole option").Length())
 	}
 	resp, err := c.PostForm(env.URL+"/references/role-metadata-policies/11111111-1111-4111-8111-111111111111",
 		url.Values{"AuthorisationDomain": {"Payments"}, "Role": {"AISP"}, "EntityType": {"oauth_client"}, "Policy": {"{}"}, "Status": {"Active"}})
@@ -685,9 +685,10 @@ func TestPutWithoutStatusKeepsIt(t *testing.T) {
 
 // TestDomainsPageEditRefusalIsShownInItsForm: a refused edit of a domain's
 // description, of a role or of an authority (Reference Data > Domains and
-// Roles) came back as the page with nothing said and the edit form closed,
-// what was typed gone: the change seemed saved but was not. The edit form
-// is open again with what was typed and the message beside its field.
+// Roles) came back as the page with nothing said, what was typed gone.
+// Each is edited on a page of its own (…/edit, issue 40); a refused save
+// shows that page again with what was typed and the message beside the
+// field.
 func TestDomainsPageEditRefusalIsShownInItsForm(t *testing.T) {
 	env := webtest.Start(t, nil)
 	su := newAPI(t, env, "admin@example.com")
@@ -699,68 +700,68 @@ func TestDomainsPageEditRefusalIsShownInItsForm(t *testing.T) {
 	for _, tc := range []struct {
 		what, path string
 		form       url.Values
-		field      string // the id of the field the message is beside
+		field      string // the field the message is beside
 		kept       map[string]string
 	}{
 		{"domain", "/references/authorisation-domains/Payments",
 			url.Values{"Description": {long}, "Status": {"Active"}},
-			"domain-desc-Payments", map[string]string{"domain-desc-Payments": long}},
+			"Description", map[string]string{"Description": long}},
 		{"role", "/references/authorisation-domains/Payments/roles/PISP",
 			url.Values{"Type": {"Federation"}, "Exclusive": {"true"}, "Description": {long}, "Status": {"Active"}},
-			"edit-desc-Payments-PISP", map[string]string{"edit-desc-Payments-PISP": long}},
+			"Description", map[string]string{"Description": long}},
 		{"authority", "/references/authorities/" + auth,
 			url.Values{"AuthorityName": {""}, "AuthorityCode": {"CB2"}, "Country": {"gb"}, "AuthorisationDomains": {"Payments"}, "Status": {"Active"}},
-			"auth-name-" + auth, map[string]string{"auth-code-" + auth: "CB2", "auth-country-" + auth: "GB"}},
+			"AuthorityName", map[string]string{"AuthorityCode": "CB2", "Country": "GB"}},
 	} {
+		resp, edit := page(t, c, env.URL+tc.path+"/edit")
+		im, _ := edit.Find("form input[name=IfMatch]").Attr("value")
+		if resp.StatusCode != 200 || im == "" || strings.TrimSpace(edit.Find("main h1").Text()) == "" {
+			t.Fatalf("%s: the edit page: %d, version %q", tc.what, resp.StatusCode, im)
+		}
+		tc.form.Set("IfMatch", im)
 		status, doc := postForm(t, c, env.URL+tc.path, tc.form)
 		if status != http.StatusUnprocessableEntity {
 			t.Errorf("%s: status %d, want 422", tc.what, status)
 			continue
 		}
-		in := doc.Find("#" + tc.field)
-		if in.Length() == 0 {
-			t.Errorf("%s: no field #%s", tc.what, tc.field)
-			continue
+		if h1 := doc.Find("main h1").Text(); !strings.HasPrefix(h1, "Edit ") {
+			t.Errorf("%s: answered with %q, not the edit page", tc.what, h1)
 		}
+		in := doc.Find("#f-" + tc.field)
 		if v, _ := in.Attr("aria-invalid"); v != "true" {
-			t.Errorf("%s: #%s is not marked invalid", tc.what, tc.field)
+			t.Errorf("%s: #f-%s is not marked invalid", tc.what, tc.field)
 		}
-		id, _ := in.Attr("aria-describedby")
-		if id == "" || strings.TrimSpace(doc.Find("#"+id).Text()) == "" {
-			t.Errorf("%s: no message beside #%s", tc.what, tc.field)
-		}
-		if in.ParentsFiltered("details[open]").Length() == 0 {
-			t.Errorf("%s: the edit form is closed", tc.what)
-		}
-		// The new forms of the page stay empty.
-		doc.Find("[data-testid=domain-form] input[type=text], [data-testid=authority-form] input[type=text]").Each(func(_ int, s *goquery.Selection) {
-			if v, _ := s.Attr("value"); v != "" {
-				id, _ := s.Attr("id")
-				t.Errorf("%s: the new form's #%s shows %q", tc.what, id, v)
-			}
-		})
-		if _, ok := doc.Find("[data-testid=authority-form] input[type=checkbox]").Attr("checked"); ok {
-			t.Errorf("%s: the new authority form ticks a domain", tc.what)
+		if strings.TrimSpace(doc.Find("#e-"+tc.field).Text()) == "" {
+			t.Errorf("%s: no message beside #f-%s", tc.what, tc.field)
 		}
 		for f, want := range tc.kept {
-			if v, _ := doc.Find("#" + f).Attr("value"); v != want {
-				t.Errorf("%s: #%s kept as %q, want %q", tc.what, f, v, want)
+			v, _ := doc.Find("#f-" + f).Attr("value")
+			if f == "Description" {
+				v = doc.Find("#f-"+f).AttrOr("value", doc.Find("textarea#f-"+f).Text())
+			}
+			if v != want {
+				t.Errorf("%s: #f-%s kept as %q, want %q", tc.what, f, v, want)
 			}
 		}
 	}
-	// The authority's edit form keeps its domains ticked as sent.
+	// The authority's edit page keeps its domains ticked as sent.
+	_, edit := page(t, c, env.URL+"/references/authorities/"+auth+"/edit")
+	im, _ := edit.Find("form input[name=IfMatch]").Attr("value")
 	_, doc := postForm(t, c, env.URL+"/references/authorities/"+auth,
-		url.Values{"AuthorityName": {""}, "AuthorityCode": {"CB"}, "Country": {"GB"}, "Status": {"Active"}})
-	box := doc.Find("#auth-name-" + auth).ParentsFiltered("form").Find(`input[name=AuthorisationDomains][value=Payments]`)
-	if _, ok := box.Attr("checked"); ok {
-		t.Error("the authority's edit form ticks Payments, which was not sent")
+		url.Values{"AuthorityName": {""}, "AuthorityCode": {"CB"}, "Country": {"GB"}, "Status": {"Active"}, "IfMatch": {im}})
+	if _, ok := doc.Find(`input[name=AuthorisationDomains][value=Payments]`).Attr("checked"); ok {
+		t.Error("the authority's edit page ticks Payments, which was not sent")
+	}
+	// A row's button refused is answered with the list, the conflict listed.
+	status, doc := postForm(t, c, env.URL+"/references/authorisation-domains/Payments/delete", url.Values{})
+	if status != http.StatusConflict || doc.Find("[data-testid=domain]").Length() == 0 || doc.Find("[data-testid=conflict]").Length() != 1 {
+		t.Errorf("a row's refused Delete: %d, not the list with the conflict", status)
 	}
 }
 
 // TestDomainsPageNameTakenIsBesideTheName: a new domain or role whose name
-// is taken was answered with the message at the top of the page, and the
-// new role form came back closed and empty. The message stands beside the
-// name, as on the other Reference Data forms, and what was typed stays.
+// is taken was answered with the message at the top of the page. The add
+// page comes back with the message beside the name, what was typed kept.
 func TestDomainsPageNameTakenIsBesideTheName(t *testing.T) {
 	env := webtest.Start(t, nil)
 	su := newAPI(t, env, "admin@example.com")
@@ -768,87 +769,73 @@ func TestDomainsPageNameTakenIsBesideTheName(t *testing.T) {
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
 
-	status, doc := postForm(t, c, env.URL+"/references/authorisation-domains/Payments/roles",
-		url.Values{"Name": {"PISP"}, "Type": {"Directory"}, "Description": {"Payment initiation"}, "Status": {"Active"}})
-	if status != http.StatusConflict {
-		t.Fatalf("role: status %d, want 409", status)
-	}
-	in := doc.Find("#role-name-Payments")
-	if v, _ := in.Attr("aria-invalid"); v != "true" || !strings.Contains(doc.Find("#role-name-Payments-error").Text(), "PISP") {
-		t.Errorf("role: the name is not marked, or no message beside it: %q", doc.Find("#role-name-Payments-error").Text())
-	}
-	if in.ParentsFiltered("details[open]").Length() == 0 {
-		t.Error("role: the new role form is closed")
-	}
-	if v, _ := in.Attr("value"); v != "PISP" {
-		t.Errorf("role: name kept as %q", v)
-	}
-	if v, _ := doc.Find("#role-desc-Payments").Attr("value"); v != "Payment initiation" {
-		t.Errorf("role: description kept as %q", v)
-	}
-	if doc.Find("[data-testid=conflict]").Length() != 0 {
-		t.Error("role: the message is also at the top of the page")
-	}
-
-	status, doc = postForm(t, c, env.URL+"/references/authorisation-domains",
-		url.Values{"Name": {"Payments"}, "Description": {"Again"}, "Status": {"Active"}})
-	if status != http.StatusConflict {
-		t.Fatalf("domain: status %d, want 409", status)
-	}
-	in = doc.Find("[data-testid=domain-form] #f-Name")
-	if v, _ := in.Attr("aria-invalid"); v != "true" || !strings.Contains(doc.Find("#e-Name").Text(), "Payments") {
-		t.Errorf("domain: the name is not marked, or no message beside it: %q", doc.Find("#e-Name").Text())
-	}
-	if v, _ := doc.Find("[data-testid=domain-form] #f-Description").Attr("value"); v != "Again" {
-		t.Errorf("domain: description kept as %q", v)
+	for _, tc := range []struct{ what, path, h1 string }{
+		{"role", "/references/authorisation-domains/Payments/roles", "Add role to Payments"},
+		{"domain", "/references/authorisation-domains", "Add domain"},
+	} {
+		name := "PISP"
+		if tc.what == "domain" {
+			name = "Payments"
+		}
+		status, doc := postForm(t, c, env.URL+tc.path,
+			url.Values{"Name": {name}, "Type": {"Directory"}, "Description": {"Again"}, "Status": {"Active"}})
+		if status != http.StatusConflict {
+			t.Fatalf("%s: status %d, want 409", tc.what, status)
+		}
+		if h1 := doc.Find("main h1").Text(); h1 != tc.h1 {
+			t.Errorf("%s: answered with %q", tc.what, h1)
+		}
+		in := doc.Find("#f-Name")
+		if v, _ := in.Attr("aria-invalid"); v != "true" || !strings.Contains(doc.Find("#e-Name").Text(), name) {
+			t.Errorf("%s: the name is not marked, or no message beside it: %q", tc.what, doc.Find("#e-Name").Text())
+		}
+		if v, _ := in.Attr("value"); v != name {
+			t.Errorf("%s: name kept as %q", tc.what, v)
+		}
+		if v, _ := doc.Find("#f-Description").Attr("value"); v != "Again" {
+			t.Errorf("%s: description kept as %q", tc.what, v)
+		}
+		if doc.Find("[data-testid=conflict]").Length() != 0 {
+			t.Errorf("%s: the message is also at the top of the page", tc.what)
+		}
 	}
 }
 
-// TestConsoleRoleFormErrorIsTiedToItsField: a refused new role (Domains and
-// Roles) marks its Name field as the other forms do, so the field is shown
-// in error, gets focus (static/console.js focuses [aria-invalid]) and a
-// screen reader reads the message with it.
+// TestConsoleRoleFormErrorIsTiedToItsField: a refused new role marks its
+// Name field as the other forms do, so the field is shown in error, gets
+// focus (static/console.js focuses [aria-invalid]) and a screen reader
+// reads the message with it; what was typed stays.
 func TestConsoleRoleFormErrorIsTiedToItsField(t *testing.T) {
 	env := webtest.Start(t, nil)
 	su := newAPI(t, env, "admin@example.com")
 	su.must(201, "POST", "/references/authorisation-domains", `{"Name":"Payments"}`)
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
-	resp, err := c.PostForm(env.URL+"/references/authorisation-domains/Payments/roles", url.Values{"Name": {""}, "Type": {"Directory"}, "Exclusive": {"true"}, "Description": {"Payment initiation"}, "Status": {"Active"}})
-	if err != nil {
-		t.Fatal(err)
+	status, doc := postForm(t, c, env.URL+"/references/authorisation-domains/Payments/roles", url.Values{"Name": {""}, "Type": {"Directory"}, "Exclusive": {"true"}, "Description": {"Payment initiation"}, "Status": {"Active"}})
+	if status != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d", status)
 	}
-	doc := docOf(t, resp)
-	if resp.StatusCode != http.StatusUnprocessableEntity {
-		t.Fatalf("status %d", resp.StatusCode)
-	}
-	in := doc.Find("input#role-name-Payments")
-	msg := doc.Find("#role-name-Payments-error")
-	if msg.Text() == "" {
+	in := doc.Find("input#f-Name")
+	if doc.Find("#e-Name").Text() == "" {
 		t.Fatal("no message beside the role name")
 	}
 	if v, _ := in.Attr("aria-invalid"); v != "true" {
 		t.Errorf("role name input has aria-invalid %q, want true", v)
 	}
-	if v, _ := in.Attr("aria-describedby"); v != "role-name-Payments-error" {
-		t.Errorf("role name input has aria-describedby %q, want role-name-Payments-error", v)
+	if v, _ := in.Attr("aria-describedby"); v != "e-Name" {
+		t.Errorf("role name input has aria-describedby %q, want e-Name", v)
 	}
-	// The other forms of the page are not marked.
 	if n := doc.Find(`[aria-invalid="true"]`).Length(); n != 1 {
 		t.Errorf("%d fields marked invalid, want 1", n)
 	}
-	form := doc.Find("details[open] [data-testid=role-form]")
-	if !strings.Contains(form.Text(), "Add role") {
-		t.Fatal("the role form is not open")
-	}
-	// What was typed stays (nothing to type again).
-	if v, _ := form.Find("#role-desc-Payments").Attr("value"); v != "Payment initiation" {
+	form := doc.Find("[data-testid=role-form]")
+	if v, _ := form.Find("#f-Description").Attr("value"); v != "Payment initiation" {
 		t.Errorf("description kept as %q", v)
 	}
 	if _, ok := form.Find("[data-testid=role-exclusive]").Attr("checked"); !ok {
 		t.Error("Exclusive not kept")
 	}
-	if v, _ := form.Find("#role-type-Payments option[selected]").Attr("value"); v != "Directory" {
+	if v, _ := form.Find("#f-Type option[selected]").Attr("value"); v != "Directory" {
 		t.Errorf("type kept as %q", v)
 	}
 }

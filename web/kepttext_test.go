@@ -159,7 +159,7 @@ func TestTextRuleLetsPolicyEditSendStoredDescriptionBack(t *testing.T) {
 	}
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
-	resp, err := c.Get(env.URL + "/references/role-metadata-policies")
+	resp, err := c.Get(env.URL + "/references/role-metadata-policies/" + id + "/edit")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestDomainsEditFormsKeepStoredLines(t *testing.T) {
 		{"role", "/references/authorisation-domains/Payments/roles/PISP", "/references/authorisation-domains/Payments/roles/PISP", "Description"},
 		{"authority", "/references/authorities/" + auth, "/references/authorities/" + auth, "AuthorityName"},
 	} {
-		resp, err := c.Get(env.URL + "/references/authorisation-domains")
+		resp, err := c.Get(env.URL + tc.action + "/edit")
 		if err != nil {
 			t.Fatal(err)
 		}

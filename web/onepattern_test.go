@@ -11,7 +11,8 @@ import (
 // TestEveryAddIsAPage: every list of an organisation's tabs and of
 // Reference Data adds through a link to a page of its own (issue 40: a
 // modal, inline forms and pages did the one job) with a heading, a form
-// and a way back to the list; no dialog, no form to add under the list.
+// and a way back to the list; no dialog, no form to add under the list;
+// the link and the heading say "Add …", never "New …" (both were used).
 func TestEveryAddIsAPage(t *testing.T) {
 	env := webtest.Start(t, nil)
 	su := newAPI(t, env, "admin@example.com")
@@ -21,15 +22,19 @@ func TestEveryAddIsAPage(t *testing.T) {
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
 	o := "/organisations/" + oid
+	// Lists with more than one Add: a domain, an authority, a role to each
+	// of the two domains.
+	adds := map[string]int{"/references/authorisation-domains": 4}
 	for _, list := range []string{
 		o + "/contacts", o + "/authorisationservers", o + "/softwarestatements", o + "/certificates", o + "/key-material",
 		o + "/documents", o + "/authority-claims", o + "/administrators", o + "/softwarestatements/" + app + "/certifications",
 		"/references/super-users", "/references/data-administrators", "/references/contact-types", "/references/document-types",
 		"/references/certification-types", "/references/flags", "/references/trust-mark-types", "/references/webhooks",
+		"/references/authorisation-domains", "/references/role-metadata-policies", "/references/identity-providers", "/organisations",
 	} {
 		_, doc := page(t, c, env.URL+list)
 		add := doc.Find(`main a[role=button][href$="/new"]`)
-		if add.Length() != 1 {
+		if want := adds[list]; add.Length() != max(want, 1) {
 			t.Errorf("%s: %d Add links to a page of its own", list, add.Length())
 			continue
 		}
@@ -38,15 +43,20 @@ func TestEveryAddIsAPage(t *testing.T) {
 		}).Length(); n != 0 {
 			t.Errorf("%s: %d forms with fields under the list", list, n)
 		}
-		href, _ := add.Attr("href")
-		resp, form := page(t, c, env.URL+href)
-		h1 := strings.TrimSpace(form.Find("main h1").Text())
-		if resp.StatusCode != 200 || h1 == "" || form.Find("main form").Length() == 0 || form.Find("dialog[open]").Length() != 0 {
-			t.Errorf("%s: %d, heading %q, %d forms, %d open dialogs", href, resp.StatusCode, h1, form.Find("main form").Length(), form.Find("dialog[open]").Length())
-		}
-		if form.Find(`main a[href="`+list+`"], nav[aria-label=breadcrumb] a[href="`+list+`"]`).Length() == 0 {
-			t.Errorf("%s: no way back to %s", href, list)
-		}
+		add.Each(func(_ int, a *goquery.Selection) {
+			href, _ := a.Attr("href")
+			if label := strings.TrimSpace(a.Text()); strings.HasPrefix(label, "New ") {
+				t.Errorf("%s: the link to %s reads %q, not Add …", list, href, label)
+			}
+			resp, form := page(t, c, env.URL+href)
+			h1 := strings.TrimSpace(form.Find("main h1").Text())
+			if resp.StatusCode != 200 || h1 == "" || strings.HasPrefix(h1, "New ") || form.Find("main form").Length() == 0 || form.Find("dialog[open]").Length() != 0 {
+				t.Errorf("%s: %d, heading %q, %d forms, %d open dialogs", href, resp.StatusCode, h1, form.Find("main form").Length(), form.Find("dialog[open]").Length())
+			}
+			if form.Find(`main a[href="`+list+`"], nav[aria-label=breadcrumb] a[href="`+list+`"]`).Length() == 0 {
+				t.Errorf("%s: no way back to %s", href, list)
+			}
+		})
 	}
 }
 

@@ -172,10 +172,10 @@ func TestTryItShowsRefusalsBesideTheirFields(t *testing.T) {
 }
 
 // TestPolicyEditRefusalStaysInItsEditForm: a refused edit of a role
-// metadata policy (a JSON mistake) came back in the New policy form: the
-// edit form closed, what was typed and the message under "Add policy",
-// whose button adds another policy instead of saving the edit. The edit
-// form opens again with them.
+// metadata policy (a JSON mistake) came back in the New policy form, whose
+// button adds another policy instead of saving the edit. A policy is
+// edited on a page of its own (…/edit, issue 40); a refused save shows
+// that page again with what was typed and the message beside the field.
 func TestPolicyEditRefusalStaysInItsEditForm(t *testing.T) {
 	env := webtest.Start(t, nil)
 	su := newAPI(t, env, "admin@example.com")
@@ -183,13 +183,28 @@ func TestPolicyEditRefusalStaysInItsEditForm(t *testing.T) {
 	id := su.must(201, "POST", "/references/role-metadata-policies", `{"AuthorisationDomain":"Payments","Role":"PISP","EntityType":"openid_relying_party","Policy":{"grant_types":{"subset_of":["authorization_code"]}}}`)["PolicyId"].(string)
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	_, list := page(t, c, env.URL+"/references/role-metadata-policies")
+	if href, _ := list.Find("[data-testid=policy-row] [data-testid=edit-policy]").Attr("href"); href != "/references/role-metadata-policies/"+id+"/edit" {
+		t.Errorf("the row's Edit leads to %q", href)
+	}
+	_, editPage := page(t, c, env.URL+"/references/role-metadata-policies/"+id+"/edit")
+	if h1 := editPage.Find("main h1").Text(); h1 != "Edit policy" {
+		t.Errorf("the edit page's heading is %q", h1)
+	}
 	broken := `{"grant_types": {"subset_of": ["authorization_code"]`
 	status, doc := postForm(t, c, env.URL+"/references/role-metadata-policies/"+id,
-		url.Values{"DomainRole": {"Payments/AISP"}, "EntityType": {"openid_relying_party"}, "Policy": {broken}, "Status": {"Active"}})
+		url.Values{"DomainRole": {"Payments/AISP"}, "EntityType": {"openid_relying_party"}, "Policy": {broken}, "Status": {"Active"},
+			"IfMatch": {editPage.Find("input[name=IfMatch]").AttrOr("value", "")}})
 	if status != http.StatusUnprocessableEntity {
 		t.Fatalf("status %d, want 422", status)
 	}
-	edit := doc.Find("#p-" + id)
+	if h1 := doc.Find("main h1").Text(); h1 != "Edit policy" {
+		t.Errorf("answered with %q, not the edit page", h1)
+	}
+	if a := doc.Find("[data-testid=policy-form]").AttrOr("action", ""); a != "/references/role-metadata-policies/"+id {
+		t.Errorf("the form posts to %q", a)
+	}
+	edit := doc.Find("#f-Policy")
 	if v, _ := edit.Attr("aria-invalid"); v != "true" {
 		t.Error("the edit form's policy is not marked invalid")
 	}
@@ -199,14 +214,8 @@ func TestPolicyEditRefusalStaysInItsEditForm(t *testing.T) {
 	if edit.Text() != broken {
 		t.Errorf("the edit form's policy holds %q", edit.Text())
 	}
-	if edit.ParentsFiltered("details[open]").Length() == 0 {
-		t.Error("the edit form is closed")
-	}
-	if v, _ := doc.Find("#r-" + id + " option[selected]").Attr("value"); v != "Payments/AISP" {
+	if v, _ := doc.Find("#f-DomainRole option[selected]").Attr("value"); v != "Payments/AISP" {
 		t.Errorf("the edit form's role is %q, want the one sent", v)
-	}
-	if f := doc.Find("#f-Policy"); f.Text() != "" || f.AttrOr("aria-invalid", "") != "" {
-		t.Errorf("the New policy form holds the edit: %q", f.Text())
 	}
 }
 
@@ -223,7 +232,7 @@ func TestPolicyFormPicksDomainAndRoleTogether(t *testing.T) {
 	su.must(201, "POST", "/references/authorisation-domains/Data/roles", `{"Name":"PISP","Type":"Federation"}`)
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
-	resp, err := c.Get(env.URL + "/references/role-metadata-policies")
+	resp, err := c.Get(env.URL + "/references/role-metadata-policies/new")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,26 +263,26 @@ func TestPolicyFormPicksDomainAndRoleTogether(t *testing.T) {
 		t.Fatalf("saved %v", list)
 	}
 	id := list[0].(map[string]any)["PolicyId"].(string)
-	// Its edit form shows that one choice, not Payments' PISP.
-	resp, err = c.Get(env.URL + "/references/role-metadata-policies")
+	// Its edit page shows that one choice, not Payments' PISP.
+	resp, err = c.Get(env.URL + "/references/role-metadata-policies/" + id + "/edit")
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc = docOf(t, resp)
-	sel := doc.Find("[data-testid=policy-edit-form] select[name=DomainRole] option[selected]")
+	sel := doc.Find("[data-testid=policy-form] select[name=DomainRole] option[selected]")
 	if sel.Length() != 1 || sel.AttrOr("value", "") != "Data/PISP" {
 		t.Errorf("edit form selects %d option(s), %q", sel.Length(), sel.AttrOr("value", ""))
 	}
 	// A refused save shows its message beside the one list of its edit
-	// form (TestPolicyEditRefusalStaysInItsEditForm).
+	// page (TestPolicyEditRefusalStaysInItsEditForm).
 	resp, err = c.PostForm(env.URL+"/references/role-metadata-policies/"+id, url.Values{"DomainRole": {"Data/NOPE"}, "EntityType": {"openid_relying_party"},
 		"Policy": {`{"grant_types":{"subset_of":["authorization_code"]}}`}, "Status": {"Active"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc = docOf(t, resp)
-	if resp.StatusCode != 422 || doc.Find("#r-"+id+"-error").Text() == "" {
-		t.Errorf("refused save: %d, message beside the list %q", resp.StatusCode, doc.Find("#r-"+id+"-error").Text())
+	if resp.StatusCode != 422 || doc.Find("#e-DomainRole").Text() == "" {
+		t.Errorf("refused save: %d, message beside the list %q", resp.StatusCode, doc.Find("#e-DomainRole").Text())
 	}
 }
 
@@ -317,7 +326,7 @@ func TestPolicyFormStartsEmpty(t *testing.T) {
 	setupDomains(t, su)
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
-	_, doc := page(t, c, env.URL+"/references/role-metadata-policies")
+	_, doc := page(t, c, env.URL+"/references/role-metadata-policies/new")
 	field := doc.Find("[data-testid=policy-form] textarea[name=Policy]")
 	if field.Length() != 1 {
 		t.Fatalf("%d Policy fields", field.Length())

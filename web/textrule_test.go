@@ -310,6 +310,8 @@ func TestTextRuleInMoreConsoleForms(t *testing.T) {
 		{"/organisations/" + oid + "/key-material", url.Values{"Key": {"{}"}, "Use": {"sig"}, "Description": {"k\u0007ey"}}, "Description"},
 		{"/references/role-metadata-policies", url.Values{"DomainRole": {"Pay/PISP"}, "EntityType": {"openid_relying_party"}, "Policy": {"{}"}, "Description": {"p\u202e"}}, "Description"},
 	} {
+		_, edit := page(t, c, env.URL+fc.path+"/edit") // the edit page, which sends its version
+		fc.form.Set("IfMatch", edit.Find("input[name=IfMatch]").AttrOr("value", ""))
 		req, _ := http.NewRequest("POST", env.URL+fc.path, strings.NewReader(fc.form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Origin", env.URL)
@@ -359,6 +361,8 @@ func TestTextRuleInRowEdits(t *testing.T) {
 		{"/references/authorisation-domains/Pay", url.Values{"Description": {"pay\u0007ments"}, "Status": {"Active"}}, "Description"},
 		{"/references/authorities/" + au, url.Values{"AuthorityName": {"Regu\u202elator"}, "AuthorityCode": {"RG"}, "Country": {"GB"}, "AuthorisationDomains": {"Pay"}, "Status": {"Active"}}, "AuthorityName"},
 	} {
+		_, edit := page(t, c, env.URL+fc.path+"/edit") // the edit page, which sends its version
+		fc.form.Set("IfMatch", edit.Find("input[name=IfMatch]").AttrOr("value", ""))
 		req, _ := http.NewRequest("POST", env.URL+fc.path, strings.NewReader(fc.form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Origin", env.URL)

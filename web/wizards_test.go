@@ -10,9 +10,10 @@ import (
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
-// TestWizardStepsValidateWhatTheyShow: the document wizard's type step
-// refuses an unknown type (422, beside the field) and the details step
-// does not ask for the type again; the certificate wizard's type step
+// TestWizardStepsValidateWhatTheyShow: adding a document is one page (its
+// details do not depend on the type: issue 40), the type chosen there or
+// beforehand (?DocumentType=), an unknown one not offered; the certificate
+// wizard's type step
 // says so when no type is chosen; its review is a GET after a redirect.
 func TestWizardStepsValidateWhatTheyShow(t *testing.T) {
 	env := webtest.Start(t, nil)
@@ -22,12 +23,15 @@ func TestWizardStepsValidateWhatTheyShow(t *testing.T) {
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
 
 	resp, doc := page(t, c, env.URL+"/organisations/"+oid+"/documents/new?DocumentType=Nope")
-	if resp.StatusCode != 422 || doc.Find("[data-testid=document-type-step] [data-testid=error-DocumentType]").Length() != 1 {
-		t.Fatalf("unknown type: %d", resp.StatusCode)
+	if resp.StatusCode != 200 || doc.Find("select[name=DocumentType] option[value=Nope]").Length() != 0 {
+		t.Fatalf("unknown type: %d, offered", resp.StatusCode)
 	}
 	_, doc = page(t, c, env.URL+"/organisations/"+oid+"/documents/new?DocumentType=Licence")
-	if doc.Find("select[name=DocumentType]").Length() != 0 || doc.Find("input[type=hidden][name=DocumentType][value=Licence]").Length() != 1 {
-		t.Fatal("the details step asks for the type again")
+	if doc.Find("select[name=DocumentType] option[selected]").AttrOr("value", "") != "Licence" || doc.Find("#f-DocumentReferenceNumber").Length() != 1 || doc.Find(".tf-steps").Length() != 0 {
+		t.Fatal("the page does not hold the type chosen and the details together")
+	}
+	if last := doc.Find("nav[aria-label=breadcrumb] li").Last().Text(); strings.TrimSpace(last) != "Add document" {
+		t.Errorf("the breadcrumb ends %q", last)
 	}
 
 	_, doc = page(t, c, env.URL+"/organisations/"+oid+"/certificates/new?step=type")

@@ -20,25 +20,26 @@ func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`[data-testid=nav-reference-data]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid=ref-domains]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=add-domain]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=domain-form]`)),
 		chromedp.SendKeys(chromedp.ID("f-Name"), "Payments"),
 		chromedp.SendKeys(chromedp.ID("f-Description"), "Open finance payments"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save-domain]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=domain-form] [data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=domain][data-name=Payments]`)),
 	))
 	addRole := func(name string, exclusive bool) {
 		t.Helper()
 		actions := []chromedp.Action[chromedp.Void]{
 			chromedp.Click(chromedp.CSS(`[data-testid=domain][data-name=Payments] [data-testid=add-role]`)),
-			chromedp.WaitVisible(chromedp.ID("role-name-Payments")),
-			chromedp.SendKeys(chromedp.ID("role-name-Payments"), name),
-			chromedp.SetValue(chromedp.ID("role-type-Payments"), "Federation"),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid=role-form] #f-Name`)),
+			chromedp.SendKeys(chromedp.ID("f-Name"), name),
+			chromedp.SetValue(chromedp.ID("f-Type"), "Federation"),
 		}
 		if exclusive {
-			actions = append(actions, chromedp.SetValue(chromedp.ID("role-type-Payments"), "Directory"),
-				chromedp.Click(chromedp.CSS(`[data-testid=domain][data-name=Payments] [data-testid=role-exclusive]`)))
+			actions = append(actions, chromedp.SetValue(chromedp.ID("f-Type"), "Directory"),
+				chromedp.Click(chromedp.CSS(`[data-testid=role-exclusive]`)))
 		}
-		actions = append(actions, chromedp.Click(chromedp.CSS(`[data-testid=domain][data-name=Payments] [data-testid=save-role]`)),
+		actions = append(actions, chromedp.Click(chromedp.CSS(`[data-testid=role-form] [data-testid=save]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid=role-row][data-name=`+name+`]`)))
 		must(t, chromedp.Do(ctx, actions...))
 	}
@@ -49,13 +50,13 @@ func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
 		t.Fatalf("the Exclusive role reads %q", row)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=open-new-authority]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=add-authority]`)),
 		chromedp.WaitVisible(chromedp.ID("f-AuthorityName")),
 		chromedp.SendKeys(chromedp.ID("f-AuthorityName"), "Central Bank"),
 		chromedp.SendKeys(chromedp.ID("f-AuthorityCode"), "CB"),
 		chromedp.SendKeys(chromedp.ID("f-Country"), "GB"),
 		chromedp.Click(chromedp.CSS(`[data-testid=covers-Payments]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=save-authority]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=authority-form] [data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=authority-row]`)),
 	))
 	checkAccessibility(t, ctx, "domains and roles")

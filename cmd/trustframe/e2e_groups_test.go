@@ -71,7 +71,7 @@ func TestEndToEndAdministratorGroups(t *testing.T) {
 	base, _ := startProgram(t)
 	signIn(t, ctx, base, "admin@example.com")
 	must(t, chromedp.Do(ctx,
-		chromedp.Navigate(base+"/references/identity-providers"),
+		chromedp.Navigate(base+"/references/identity-providers/new"),
 		chromedp.SendKeys(chromedp.ID("f-Name"), "Corp"),
 		chromedp.SendKeys(chromedp.ID("f-Issuer"), op.URL),
 		chromedp.SendKeys(chromedp.ID("f-EmailDomains"), "example.com"),

@@ -43,8 +43,9 @@ func TestEndToEndIdentityProviders(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+"/references"),
 		chromedp.Click(chromedp.CSS(`[data-testid=ref-identity-providers]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=idp-form]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=empty]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=add-idp]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=idp-form]`)),
 	))
 	checkAccessibility(t, ctx, "identity providers")
 	must(t, chromedp.Do(ctx,
@@ -117,7 +118,7 @@ func TestEndToEndSignInThroughIdentityProvider(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("da-email"), "dana@example.com"),
 		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=data-administrator-row]`)),
-		chromedp.Navigate(base+"/references/identity-providers"),
+		chromedp.Navigate(base+"/references/identity-providers/new"),
 		chromedp.SendKeys(chromedp.ID("f-Name"), "Partner"),
 		chromedp.SendKeys(chromedp.ID("f-Issuer"), partner+"/dev/idp"),
 		chromedp.SendKeys(chromedp.ID("f-EmailDomains"), "example.com"),
