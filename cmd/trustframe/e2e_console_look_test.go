@@ -68,6 +68,7 @@ func TestEndToEndPhoneMenu(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	waitURL(t, ctx, "q=nothing-matches") // and htmx has settled the page
 	// Sign out from the menu. Right after a boosted navigation htmx may
 	// still be settling the header (it copies the old page's attributes
 	// onto elements that keep their id), so the menu is opened until its
