@@ -38,7 +38,7 @@ func TestEndToEndSlowActionSaysWhatItDoes(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.ID("f-CustomerFriendlyName"), "Acme AS"),
 		chromedp.SendKeys(chromedp.ID("f-Issuer"), disc.URL),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=busy]`)),
 	))
 	if got := text(t, ctx, `[data-testid=busy]`); !strings.Contains(got, "Checking the issuer's discovery document") {

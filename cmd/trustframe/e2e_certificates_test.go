@@ -20,12 +20,12 @@ func TestEndToEndCertificates(t *testing.T) {
 	signIn(t, ctx, base, "admin@example.com")
 	createAcmeBank(t, ctx, base)
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=tab-certificates]`)),
+		click(chromedp.CSS(`[data-testid=tab-certificates]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=upload-certificate]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=upload-certificate]`)),
+		click(chromedp.CSS(`[data-testid=upload-certificate]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=wizard-type]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=type-qseal]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=next]`)),
+		click(chromedp.CSS(`[data-testid=type-qseal]`)),
+		click(chromedp.CSS(`[data-testid=next]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=openssl]`)),
 	))
 	cmds, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=openssl]`)))
@@ -36,10 +36,10 @@ func TestEndToEndCertificates(t *testing.T) {
 	// A bad paste first: the message sits beside the field.
 	must(t, chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("f-PEM"), "not a certificate"),
-		chromedp.Click(chromedp.CSS(`[data-testid=review]`)),
+		click(chromedp.CSS(`[data-testid=review]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-PEM]`)),
 		chromedp.SetValue(chromedp.ID("f-PEM"), certPEM),
-		chromedp.Click(chromedp.CSS(`[data-testid=review]`)),
+		click(chromedp.CSS(`[data-testid=review]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=review-details]`)),
 	))
 	review, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=review-details]`)))
@@ -47,7 +47,7 @@ func TestEndToEndCertificates(t *testing.T) {
 		t.Fatalf("review: %q", review)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=confirm-upload]`)),
+		click(chromedp.CSS(`[data-testid=confirm-upload]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certificate-row]`)),
 	))
 	kid, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=certificate-kid]`)))
@@ -56,10 +56,10 @@ func TestEndToEndCertificates(t *testing.T) {
 	}
 	// Revoke with a confirmation step.
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=revoke]`)),
+		click(chromedp.CSS(`[data-testid=revoke]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=revoke-form]`)),
 		chromedp.SetValue(chromedp.ID("reason"), "superseded"),
-		chromedp.Click(chromedp.CSS(`[data-testid=confirm-revoke]`)),
+		click(chromedp.CSS(`[data-testid=confirm-revoke]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certificate-row] [data-testid=status]`)),
 	))
 	status, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=certificate-row] [data-testid=status]`)))
@@ -68,7 +68,7 @@ func TestEndToEndCertificates(t *testing.T) {
 	}
 	// The Audit sub-tab: filter by action revoke, clear the Action filter, filter by key ID.
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=subtab-audit]`)),
+		click(chromedp.CSS(`[data-testid=subtab-audit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=audit-filter]`)),
 	))
 	rows := func() int {
@@ -82,7 +82,7 @@ func TestEndToEndCertificates(t *testing.T) {
 	checkAccessibility(t, ctx, "certificate audit")
 	must(t, chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("f-Action"), "revoke"),
-		chromedp.Click(chromedp.CSS(`[data-testid=apply-filter]`)),
+		click(chromedp.CSS(`[data-testid=apply-filter]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=clear-action]`)),
 	))
 	if rows() != 1 {
@@ -94,7 +94,7 @@ func TestEndToEndCertificates(t *testing.T) {
 		t.Fatalf("filtered: %q at %s", act, loc)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=clear-action]`)),
+		click(chromedp.CSS(`[data-testid=clear-action]`)),
 		chromedp.WaitNotPresent(chromedp.CSS(`[data-testid=clear-action]`)),
 	))
 	if rows() != 2 {
@@ -102,7 +102,7 @@ func TestEndToEndCertificates(t *testing.T) {
 	}
 	must(t, chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("f-KeyId"), kid),
-		chromedp.Click(chromedp.CSS(`[data-testid=apply-filter]`)),
+		click(chromedp.CSS(`[data-testid=apply-filter]`)),
 	))
 	waitURL(t, ctx, "KeyId=")
 	loc, _ = chromedp.Run(ctx, chromedp.Location())
@@ -116,7 +116,7 @@ func TestEndToEndCertificates(t *testing.T) {
 	}
 	must(t, chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("f-KeyId"), "another-key-id"),
-		chromedp.Click(chromedp.CSS(`[data-testid=apply-filter]`)),
+		click(chromedp.CSS(`[data-testid=apply-filter]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=empty]`)),
 	))
 }

@@ -28,7 +28,7 @@ func TestEndToEndConfirmationInThePage(t *testing.T) {
 	_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.tfAsked = 0; window.confirm = function(){ window.tfAsked++; return true; }; true`))
 	must(t, err)
 	del := `[data-testid=contact-row] button[data-confirm]`
-	must(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(del)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=confirm-dialog]`))))
+	must(t, chromedp.Do(ctx, click(chromedp.CSS(del)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=confirm-dialog]`))))
 	if q := text(t, ctx, `[data-testid=confirm-dialog] [data-confirm-text]`); q != "Delete the contact Ann Doe?" {
 		t.Fatalf("asked %q", q)
 	}
@@ -36,7 +36,7 @@ func TestEndToEndConfirmationInThePage(t *testing.T) {
 		t.Fatalf("the confirming button says %q", ok)
 	}
 	checkAccessibility(t, ctx, "the confirmation")
-	must(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=confirm-cancel]`)), chromedp.WaitNotVisible(chromedp.CSS(`[data-testid=confirm-dialog]`))))
+	must(t, chromedp.Do(ctx, click(chromedp.CSS(`[data-testid=confirm-cancel]`)), chromedp.WaitNotVisible(chromedp.CSS(`[data-testid=confirm-dialog]`))))
 	time.Sleep(300 * time.Millisecond)
 	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("[data-testid=contact-row]").length`)); n != 1 {
 		t.Fatalf("cancelled, %d contacts", n)
@@ -45,9 +45,9 @@ func TestEndToEndConfirmationInThePage(t *testing.T) {
 		t.Fatalf("focus after Cancel on %s", f)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(del)),
+		click(chromedp.CSS(del)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=confirm-dialog]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=confirm-ok]`)),
+		click(chromedp.CSS(`[data-testid=confirm-ok]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=empty]`)),
 	))
 	if asked, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`window.tfAsked || 0`)); asked != 0 {
@@ -70,21 +70,21 @@ func TestEndToEndRowWithdrawAsksInThePage(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(env.URL+"/organisations/"+oid+"/documents"),
 		chromedp.WaitVisible(chromedp.CSS(withdraw)),
-		chromedp.Click(chromedp.CSS(withdraw)),
+		click(chromedp.CSS(withdraw)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=confirm-dialog]`)),
 	))
 	if q := text(t, ctx, `[data-testid=confirm-dialog] [data-confirm-text]`); !strings.Contains(q, "Withdraw the Licence document L-1?") {
 		t.Fatalf("asked %q", q)
 	}
-	must(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=confirm-cancel]`)), chromedp.WaitNotVisible(chromedp.CSS(`[data-testid=confirm-dialog]`))))
+	must(t, chromedp.Do(ctx, click(chromedp.CSS(`[data-testid=confirm-cancel]`)), chromedp.WaitNotVisible(chromedp.CSS(`[data-testid=confirm-dialog]`))))
 	time.Sleep(300 * time.Millisecond)
 	if st := text(t, ctx, `[data-testid=document-row] [data-testid=status]`); st != "Active" {
 		t.Fatalf("cancelled, the document is %q", st)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(withdraw)),
+		click(chromedp.CSS(withdraw)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=confirm-dialog]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=confirm-ok]`)),
+		click(chromedp.CSS(`[data-testid=confirm-ok]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=reactivate-document]`)),
 	))
 }

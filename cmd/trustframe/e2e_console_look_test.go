@@ -34,7 +34,7 @@ func TestEndToEndPhoneMenu(t *testing.T) {
 	if !visible(t, ctx, "[data-testid=menu-toggle]") {
 		t.Fatal("no Menu button on a phone")
 	}
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=menu-toggle]`))); err != nil {
+	if err := chromedp.Do(ctx, click(chromedp.CSS(`[data-testid=menu-toggle]`))); err != nil {
 		t.Fatal(err)
 	}
 	for _, sel := range []string{"[data-testid=sign-out]", "[data-testid=quick-search] input", "[data-testid=nav-audit]", "[data-testid=nav-organisations]"} {
@@ -53,7 +53,7 @@ func TestEndToEndPhoneMenu(t *testing.T) {
 		}
 	}
 	// A boosted link in the menu navigates and the new page starts closed.
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=nav-audit]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=audit-filter]`))); err != nil {
+	if err := chromedp.Do(ctx, click(chromedp.CSS(`[data-testid=nav-audit]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=audit-filter]`))); err != nil {
 		t.Fatal(err)
 	}
 	if !waitTrue(t, ctx, `document.querySelector("[data-testid=sign-out]").getBoundingClientRect().width === 0`) {
@@ -61,7 +61,7 @@ func TestEndToEndPhoneMenu(t *testing.T) {
 	}
 	// Search from the menu.
 	err := chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=menu-toggle]`)),
+		click(chromedp.CSS(`[data-testid=menu-toggle]`)),
 		chromedp.SendKeys(chromedp.CSS(`[data-testid=quick-search] input`), "nothing-matches\n"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=org-filter]`)),
 	)
@@ -75,7 +75,7 @@ func TestEndToEndPhoneMenu(t *testing.T) {
 	// Sign out button is on screen.
 	menuOpen := `document.querySelector("[data-testid=sign-out]").getBoundingClientRect().width > 0`
 	for i := 0; ; i++ {
-		must(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=menu-toggle]`))))
+		must(t, chromedp.Do(ctx, click(chromedp.CSS(`[data-testid=menu-toggle]`))))
 		if waitTrue(t, ctx, menuOpen) {
 			break
 		}
@@ -84,7 +84,7 @@ func TestEndToEndPhoneMenu(t *testing.T) {
 		}
 	}
 	err = chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=sign-out]`)),
+		click(chromedp.CSS(`[data-testid=sign-out]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in]`)),
 	)
 	if err != nil {
@@ -189,7 +189,7 @@ func TestEndToEndCertificationPageAndFocus(t *testing.T) {
 	// A failed save: focus on the first field in error.
 	err := chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("f-CertificationStartDate"), ""),
-		chromedp.Click(chromedp.CSS(`[data-testid=certification-form] [data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=certification-form] [data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-CertificationStartDate]`)),
 	)
 	if err != nil {
@@ -199,7 +199,7 @@ func TestEndToEndCertificationPageAndFocus(t *testing.T) {
 		t.Errorf("after a failed save focus is on %s", focused(ctx))
 	}
 	// Cancel goes back to the list.
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=certification-form] a[role=button]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-certification]`))); err != nil {
+	if err := chromedp.Do(ctx, click(chromedp.CSS(`[data-testid=certification-form] a[role=button]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-certification]`))); err != nil {
 		t.Fatal(err)
 	}
 	if p, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`)); p != list {
@@ -210,7 +210,7 @@ func TestEndToEndCertificationPageAndFocus(t *testing.T) {
 	waitURL(t, ctx, list)
 
 	// A navigation puts focus on the new page's heading.
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=nav-audit]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=audit-filter]`))); err != nil {
+	if err := chromedp.Do(ctx, click(chromedp.CSS(`[data-testid=nav-audit]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=audit-filter]`))); err != nil {
 		t.Fatal(err)
 	}
 	if !waitActive(t, ctx, `a.tagName === "H1"`) {
@@ -239,7 +239,7 @@ func TestEndToEndOrganisationCertificationsTab(t *testing.T) {
 	signIn(t, ctx, env.URL, "admin@example.com")
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(env.URL+base),
-		chromedp.Click(chromedp.CSS(`[data-testid=tab-certifications]`)),
+		click(chromedp.CSS(`[data-testid=tab-certifications]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=org-certifications]`)),
 	)
 	if err != nil {
@@ -305,7 +305,7 @@ func TestEndToEndFirstSteps(t *testing.T) {
 	} else if ct, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch(`+"`"+icon+"`"+`).then(r => r.ok ? r.headers.get("Content-Type") : "status " + r.status)`, chromedp.EvalAwaitPromise)); !strings.HasPrefix(ct, "image/svg+xml") {
 		t.Errorf("favicon served as %q", ct)
 	}
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=sign-in]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=dev-idp-banner]`))); err != nil {
+	if err := chromedp.Do(ctx, click(chromedp.CSS(`[data-testid=sign-in]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=dev-idp-banner]`))); err != nil {
 		t.Fatal(err)
 	}
 	if !activeIs(t, ctx, `a.id === "email"`) {
@@ -331,7 +331,7 @@ func TestEndToEndFirstSteps(t *testing.T) {
 	if !strings.Contains(empty, "trustframe seed") {
 		t.Errorf("the empty directory does not point to trustframe seed: %q", empty)
 	}
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=create-first]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-form]`))); err != nil {
+	if err := chromedp.Do(ctx, click(chromedp.CSS(`[data-testid=create-first]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-form]`))); err != nil {
 		t.Fatalf("the empty directory does not lead to creating the first organisation: %v", err)
 	}
 
@@ -376,7 +376,7 @@ func TestEndToEndReferenceListsOnePattern(t *testing.T) {
 			continue
 		}
 		err := chromedp.Do(ctx,
-			chromedp.Click(chromedp.CSS(`[data-testid=new-item], [data-new-item]`)),
+			click(chromedp.CSS(`[data-testid=new-item], [data-new-item]`)),
 			chromedp.WaitVisible(chromedp.CSS(`main form [name=`+l.field+`]`)),
 		)
 		if err != nil {
@@ -386,7 +386,7 @@ func TestEndToEndReferenceListsOnePattern(t *testing.T) {
 		// Refused: back on the same form, the message beside the field, focus on it.
 		setField(t, ctx, `main form [name=`+l.field+`]`, "")
 		err = chromedp.Do(ctx,
-			chromedp.Click(chromedp.CSS(`main form [data-testid=save]`)),
+			click(chromedp.CSS(`main form [data-testid=save]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-`+l.field+`]`)),
 		)
 		if err != nil {
@@ -398,7 +398,7 @@ func TestEndToEndReferenceListsOnePattern(t *testing.T) {
 		}
 		setField(t, ctx, `main form [name=`+l.field+`]`, l.good)
 		err = chromedp.Do(ctx,
-			chromedp.Click(chromedp.CSS(`main form [data-testid=save]`)),
+			click(chromedp.CSS(`main form [data-testid=save]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid=`+l.row+`]`)),
 		)
 		if err != nil {
@@ -559,7 +559,7 @@ func TestEndToEndReadableAudit(t *testing.T) {
 	}
 	err = chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("f-Action"), "update"),
-		chromedp.Click(chromedp.CSS(`[data-testid=apply-filter]`)),
+		click(chromedp.CSS(`[data-testid=apply-filter]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=clear-action]`)),
 	)
 	if err != nil {
@@ -573,7 +573,7 @@ func TestEndToEndReadableAudit(t *testing.T) {
 		t.Errorf("application audit row %q", row)
 	}
 	checkAccessibility(t, ctx, "application audit")
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=clear-action]`)), chromedp.WaitNotPresent(chromedp.CSS(`[data-testid=clear-action]`))); err != nil {
+	if err := chromedp.Do(ctx, click(chromedp.CSS(`[data-testid=clear-action]`)), chromedp.WaitNotPresent(chromedp.CSS(`[data-testid=clear-action]`))); err != nil {
 		t.Fatal(err)
 	}
 	if rows() != 2 {

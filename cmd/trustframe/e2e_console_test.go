@@ -64,7 +64,7 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 	_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__marker = 1; true`))
 	must(t, err)
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`form[data-testid=new-item-form] button[type=submit]`)),
+		click(chromedp.CSS(`form[data-testid=new-item-form] button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-Name]`)),
 	))
 	// htmx swapped the refusal in (no page load).
@@ -93,10 +93,10 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 		chromedp.SetValue(chromedp.ID("f-ContactType"), "Business"),
 		chromedp.SendKeys(chromedp.ID("f-LastName"), "Adams"),
 		chromedp.SendKeys(chromedp.ID("f-EmailAddress"), "adams@acme.example"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=contact-row]`)),
 		chromedp.Navigate(base+"/references/contact-types"),
-		chromedp.Click(chromedp.CSS(`[data-testid=delete-Business]`)),
+		click(chromedp.CSS(`[data-testid=delete-Business]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=in-the-way]`)),
 	))
 	// The contact by name and e-mail, its organisation by name (linked to
@@ -115,15 +115,15 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 		chromedp.Navigate(base+org+"/softwarestatements/new"),
 		chromedp.WaitVisible(chromedp.ID("f-ClientName")),
 		chromedp.SendKeys(chromedp.ID("f-ClientName"), "Payments app"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=application-certifications]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=application-certifications]`)),
+		click(chromedp.CSS(`[data-testid=application-certifications]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-certification]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=add-certification]`)),
+		click(chromedp.CSS(`[data-testid=add-certification]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certification-form]`)),
 		chromedp.SetValue(chromedp.ID("f-CertificationType"), "FAPI"),
 		chromedp.SetValue(chromedp.ID("f-CertificationStartDate"), "2026-05-01"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certification-row]`)),
 		chromedp.Navigate(base+"/references/certification-types"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=reference-items]`)),
@@ -135,7 +135,7 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 	}
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+"/references/certification-types"),
-		chromedp.Click(chromedp.CSS(`[data-testid=delete-FAPI]`)),
+		click(chromedp.CSS(`[data-testid=delete-FAPI]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=in-the-way]`)),
 	))
 	if got := text(t, ctx, `[data-testid=in-the-way]`); !strings.Contains(got, "Acme Bank — FAPI of the application Payments app") {
@@ -148,7 +148,7 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 			chromedp.Navigate(base+"/references/data-administrators/new"),
 			chromedp.WaitVisible(chromedp.ID("da-email")),
 			chromedp.SendKeys(chromedp.ID("da-email"), "dana@example.com"),
-			chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+			click(chromedp.CSS(`[data-testid=save]`)),
 		))
 	}
 	invite()
@@ -172,7 +172,7 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 	}
 	must(t, chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.ID("f-OrganisationName"), " plc"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=stale]`)),
 	))
 	if p := orgPath(t, ctx); p != org+"/edit" {
@@ -192,7 +192,7 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 	failServer(t, ctx, base+"/references/contact-types")
 	must(t, chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.ID("f-Name"), "Escalation"),
-		chromedp.Click(chromedp.CSS(`form[data-testid=new-item-form] button[type=submit]`)),
+		click(chromedp.CSS(`form[data-testid=new-item-form] button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash].tf-flash-error`)),
 	))
 	if got := text(t, ctx, `[data-testid=flash]`); !strings.Contains(got, "The server failed (500)") {
@@ -212,7 +212,7 @@ func TestEndToEndRefusalsAreShown(t *testing.T) {
 			return err
 		}),
 		chromedp.SendKeys(chromedp.ID("f-Name"), "Escalation"),
-		chromedp.Click(chromedp.CSS(`form[data-testid=new-item-form] button[type=submit]`)),
+		click(chromedp.CSS(`form[data-testid=new-item-form] button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash].tf-flash-error`)),
 	))
 	if got := text(t, ctx, `[data-testid=flash]`); !strings.Contains(got, "could not reach") {
@@ -282,14 +282,14 @@ func TestEndToEndFeedbackSaysWhatHappened(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("f-LastName")),
 		chromedp.SendKeys(chromedp.ID("f-LastName"), "Adams"),
 		chromedp.SendKeys(chromedp.ID("f-EmailAddress"), "adams@acme.example"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=contact-row]`)),
 	))
 	if msg, _ := flashOf(t, ctx); !strings.Contains(msg, "Adams was saved") {
 		t.Fatalf("after the contact: %q", msg)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=sort-ContactType]`)),
+		click(chromedp.CSS(`[data-testid=sort-ContactType]`)),
 		chromedp.WaitVisible(chromedp.CSS(`th[aria-sort=ascending] [data-testid=sort-ContactType]`)),
 	))
 	if msg, _ := flashOf(t, ctx); msg != "" {
@@ -298,7 +298,7 @@ func TestEndToEndFeedbackSaysWhatHappened(t *testing.T) {
 
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+org),
-		chromedp.Click(chromedp.CSS(`[data-testid=set-status-Withdrawn]`)),
+		click(chromedp.CSS(`[data-testid=set-status-Withdrawn]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash]:not(:empty)`)),
 	))
 	if msg, kind := flashOf(t, ctx); kind != "success" || msg != "Acme Bank was withdrawn." {
@@ -306,7 +306,7 @@ func TestEndToEndFeedbackSaysWhatHappened(t *testing.T) {
 	}
 
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=sign-out]`)),
+		click(chromedp.CSS(`[data-testid=sign-out]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in]`)),
 	))
 	if msg, _ := flashOf(t, ctx); !strings.Contains(msg, "You signed out") {
@@ -331,15 +331,15 @@ func TestEndToEndReactivation(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+"/references/data-administrators/new"),
 		chromedp.SendKeys(chromedp.ID("da-email"), "dana@example.com"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=data-administrator-row]`)),
 	))
 	createAcmeBank(t, ctx, base)
 	org := orgPath(t, ctx)
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=set-status-Withdrawn]`)),
+		click(chromedp.CSS(`[data-testid=set-status-Withdrawn]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=reactivate-link]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=reactivate-link]`)),
+		click(chromedp.CSS(`[data-testid=reactivate-link]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=reactivate-form]`)),
 	))
 	checkAccessibility(t, ctx, "reactivation")
@@ -348,10 +348,10 @@ func TestEndToEndReactivation(t *testing.T) {
 	}
 	// No reason: refused beside the field, still Withdrawn.
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=reactivate]`)),
+		click(chromedp.CSS(`[data-testid=reactivate]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-StatusReason]`)),
 		chromedp.SendKeys(chromedp.ID("f-StatusReason"), "Withdrawn by mistake, ticket 42"),
-		chromedp.Click(chromedp.CSS(`[data-testid=reactivate]`)),
+		click(chromedp.CSS(`[data-testid=reactivate]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
 	))
 	if msg, kind := flashOf(t, ctx); kind != "success" || !strings.Contains(msg, "Acme Bank was reactivated") {
@@ -377,9 +377,9 @@ func TestEndToEndReactivation(t *testing.T) {
 	// A Data Administrator: withdrawn again, no way back.
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+org),
-		chromedp.Click(chromedp.CSS(`[data-testid=set-status-Withdrawn]`)),
+		click(chromedp.CSS(`[data-testid=set-status-Withdrawn]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=reactivate-link]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=sign-out]`)),
+		click(chromedp.CSS(`[data-testid=sign-out]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in]`)),
 	))
 	signIn(t, ctx, base, "dana@example.com")
@@ -456,7 +456,7 @@ func TestEndToEndNoDoubleSubmit(t *testing.T) {
 	// Same registration number and country: created, with a warning.
 	fill("Acme Bank plc", "12345678")
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash].tf-flash-warning`)),
 	))
 	if msg, _ := flashOf(t, ctx); !strings.Contains(msg, "already has registration number 12345678") {
@@ -486,10 +486,10 @@ func TestEndToEndExpiredSessionKeepsTheForm(t *testing.T) {
 			_, err := cdp.Call(ctx, tg, network.DeleteCookies, network.DeleteCookiesParams{Name: "trustframe_session", URL: base + "/"})
 			return err
 		}),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=dev-idp-banner]`)),
 		chromedp.SetValue(chromedp.ID("email"), "admin@example.com"),
-		chromedp.Click(chromedp.CSS(`[data-testid=dev-sign-in]`)),
+		click(chromedp.CSS(`[data-testid=dev-sign-in]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash].tf-flash-warning`)),
 	))
 	if p := orgPath(t, ctx); p != org+"/contacts/new" {
@@ -505,7 +505,7 @@ func TestEndToEndExpiredSessionKeepsTheForm(t *testing.T) {
 	}
 	checkAccessibility(t, ctx, "form back after sign-in")
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=contact-row]`)),
 	))
 	if row := text(t, ctx, `[data-testid=contact-row]`); !strings.Contains(row, "Lovelace") {
@@ -533,7 +533,7 @@ func TestEndToEndWizards(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("f-DocumentStartDate"), "2027-01-01"),
 		chromedp.SetValue(chromedp.ID("f-DocumentExpiryDate"), "2026-01-01"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-DocumentExpiryDate]`)),
 	))
 	if msg := text(t, ctx, `[data-testid=error-DocumentExpiryDate]`); !strings.Contains(msg, "expiry date") || strings.Contains(msg, "end date") {
@@ -541,7 +541,7 @@ func TestEndToEndWizards(t *testing.T) {
 	}
 	must(t, chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("f-DocumentExpiryDate"), "2028-01-01"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=document-row]`)),
 	))
 	if row := text(t, ctx, `[data-testid=document-row]`); !strings.Contains(row, "Licence") {
@@ -553,7 +553,7 @@ func TestEndToEndWizards(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+org+"/certificates/new"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=wizard-type]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=next]`)),
+		click(chromedp.CSS(`[data-testid=next]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=wizard-type] .tf-field-error`)),
 	))
 	if msg := text(t, ctx, `[data-testid=wizard-type] .tf-field-error`); !strings.Contains(msg, "Choose") {
@@ -561,11 +561,11 @@ func TestEndToEndWizards(t *testing.T) {
 	}
 	checkAccessibility(t, ctx, "certificate wizard without a type")
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=type-qseal]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=next]`)),
+		click(chromedp.CSS(`[data-testid=type-qseal]`)),
+		click(chromedp.CSS(`[data-testid=next]`)),
 		chromedp.WaitVisible(chromedp.ID("f-PEM")),
 		chromedp.SetValue(chromedp.ID("f-PEM"), webtest.ValidCert(t, "p256", "seal.acme.example")),
-		chromedp.Click(chromedp.CSS(`[data-testid=review]`)),
+		click(chromedp.CSS(`[data-testid=review]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=review-details]`)),
 	))
 	// Back to the upload step, Forward to the review: no form is sent again.
@@ -579,7 +579,7 @@ func TestEndToEndWizards(t *testing.T) {
 		t.Fatalf("review after Forward: %q", review)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=confirm-upload]`)),
+		click(chromedp.CSS(`[data-testid=confirm-upload]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certificate-row]`)),
 	))
 }

@@ -25,7 +25,7 @@ func TestEndToEndRefusedFormSwapKeepsTheCSP(t *testing.T) {
 	_, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.tfViolations = []; document.addEventListener("securitypolicyviolation", e => window.tfViolations.push(e.violatedDirective + " " + e.sourceFile + ":" + e.lineNumber)); 0`))
 	must(t, err)
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=organisation-form] button[type=submit]`)),
+		click(chromedp.CSS(`[data-testid=organisation-form] button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-form] [aria-invalid=true]`)),
 		chromedp.Sleep(300*time.Millisecond), // htmx settles 20 ms after the swap
 	))

@@ -38,38 +38,38 @@ func TestEndToEndDirectory(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+"/references/data-administrators/new"),
 		chromedp.SendKeys(chromedp.ID("da-email"), "dana@example.com"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=data-administrator-row]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=sign-out]`)),
+		click(chromedp.CSS(`[data-testid=sign-out]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in]`)),
 	))
 	signIn(t, ctx, base, "dana@example.com")
 
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=nav-organisations]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=new-organisation]`)),
+		click(chromedp.CSS(`[data-testid=nav-organisations]`)),
+		click(chromedp.CSS(`[data-testid=new-organisation]`)),
 		chromedp.WaitVisible(chromedp.ID("f-OrganisationName")),
 		chromedp.SendKeys(chromedp.ID("f-OrganisationName"), "Acme Bank"),
 		chromedp.SendKeys(chromedp.ID("f-RegistrationNumber"), "12345678"),
 		chromedp.SendKeys(chromedp.ID("f-CountryOfRegistration"), "GB"),
 		chromedp.SetValue(chromedp.ID("f-Status"), "Active"), // its application gets an SSA below
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
 	))
 	checkAccessibility(t, ctx, "organisation page")
 
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=tab-contacts]`)),
+		click(chromedp.CSS(`[data-testid=tab-contacts]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=contacts-table]`)),
 	))
 	addContact := func(typ, last, email string) {
 		must(t, chromedp.Do(ctx,
-			chromedp.Click(chromedp.CSS(`[data-testid=new-contact]`)),
+			click(chromedp.CSS(`[data-testid=new-contact]`)),
 			chromedp.WaitVisible(chromedp.ID("f-LastName")),
 			chromedp.SetValue(chromedp.ID("f-ContactType"), typ),
 			chromedp.SendKeys(chromedp.ID("f-LastName"), last),
 			chromedp.SendKeys(chromedp.ID("f-EmailAddress"), email),
-			chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+			click(chromedp.CSS(`[data-testid=save]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid=contact-row]`)),
 		))
 	}
@@ -87,7 +87,7 @@ func TestEndToEndDirectory(t *testing.T) {
 	_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__marker = 1; true`))
 	must(t, err)
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=sort-ContactType]`)),
+		click(chromedp.CSS(`[data-testid=sort-ContactType]`)),
 		chromedp.WaitVisible(chromedp.CSS(`th[aria-sort=ascending] [data-testid=sort-ContactType]`)),
 	))
 	if got := firstType(); got != "Billing" {
@@ -102,7 +102,7 @@ func TestEndToEndDirectory(t *testing.T) {
 		t.Fatalf("the sort is not in the URL: %s", loc)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=sort-ContactType]`)),
+		click(chromedp.CSS(`[data-testid=sort-ContactType]`)),
 		chromedp.WaitVisible(chromedp.CSS(`th[aria-sort=descending] [data-testid=sort-ContactType]`)),
 	))
 	if got := firstType(); got != "Technical" {
@@ -111,12 +111,12 @@ func TestEndToEndDirectory(t *testing.T) {
 
 	// An authorisation server whose issuer fails validation, then fixed.
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=tab-servers]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=new-server]`)),
+		click(chromedp.CSS(`[data-testid=tab-servers]`)),
+		click(chromedp.CSS(`[data-testid=new-server]`)),
 		chromedp.WaitVisible(chromedp.ID("f-Issuer")),
 		chromedp.SendKeys(chromedp.ID("f-CustomerFriendlyName"), "Main"),
 		chromedp.SendKeys(chromedp.ID("f-Issuer"), wrong.URL),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-Issuer]`)),
 	))
 	msg, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=error-Issuer]`)))
@@ -131,7 +131,7 @@ func TestEndToEndDirectory(t *testing.T) {
 	checkAccessibility(t, ctx, "server form with errors")
 	must(t, chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("f-Issuer"), disc.URL),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 	))
 	wctx, cancelW := context.WithTimeout(ctx, 5*time.Second)
 	defer cancelW()
@@ -142,15 +142,15 @@ func TestEndToEndDirectory(t *testing.T) {
 
 	// An application with a CIBA push endpoint.
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=tab-applications]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=new-application]`)),
+		click(chromedp.CSS(`[data-testid=tab-applications]`)),
+		click(chromedp.CSS(`[data-testid=new-application]`)),
 		chromedp.WaitVisible(chromedp.ID("f-ClientName")),
 		chromedp.SendKeys(chromedp.ID("f-ClientName"), "Payments app"),
 		chromedp.SetValue(chromedp.ID("f-backchannel_token_delivery_mode"), "push"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-backchannel_client_notification_endpoint]`)),
 		chromedp.SendKeys(chromedp.ID("f-backchannel_client_notification_endpoint"), "https://tpp.example/ciba"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=application-name]`)),
 	))
 	mode, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=ciba-mode]`)))
@@ -161,7 +161,7 @@ func TestEndToEndDirectory(t *testing.T) {
 	// Generate an SSA from the application page.
 	must(t, chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("signingAlg"), "ML-DSA-65"),
-		chromedp.Click(chromedp.CSS(`[data-testid=generate-ssa]`)),
+		click(chromedp.CSS(`[data-testid=generate-ssa]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=ssa-token]`)),
 	))
 	tok, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=ssa-token]`)))
@@ -192,10 +192,10 @@ func TestEndToEndImportAndExport(t *testing.T) {
 	os.WriteFile(good, []byte("OrganisationName,RegistrationNumber,CountryOfRegistration\nNorth Bank,N-1,GB\nSouth Bank,S-2,BR\n"), 0o644)
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+"/organisations"),
-		chromedp.Click(chromedp.CSS(`[data-testid=import-organisations]`)),
+		click(chromedp.CSS(`[data-testid=import-organisations]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=import-form]`)),
 		chromedp.SetUploadFiles(chromedp.ID("f-file"), []string{bad}),
-		chromedp.Click(chromedp.CSS(`[data-testid=import]`)),
+		click(chromedp.CSS(`[data-testid=import]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=import-problems]`)),
 	))
 	checkAccessibility(t, ctx, "import with problems")
@@ -205,7 +205,7 @@ func TestEndToEndImportAndExport(t *testing.T) {
 	}
 	must(t, chromedp.Do(ctx,
 		chromedp.SetUploadFiles(chromedp.ID("f-file"), []string{good}),
-		chromedp.Click(chromedp.CSS(`[data-testid=import]`)),
+		click(chromedp.CSS(`[data-testid=import]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=export-csv]`)),
 	))
 	flash, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=flash]`)))
@@ -233,7 +233,7 @@ func TestEndToEndSetActiveAsksFirst(t *testing.T) {
 	msgs := answerDialogs(t, ctx, false, true)
 	must(t, chromedp.Do(ctx,
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=onboarding]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=set-status-Active]`)),
+		click(chromedp.CSS(`[data-testid=set-status-Active]`)),
 	))
 	time.Sleep(500 * time.Millisecond) // the dialog is answered No; nothing is sent
 	status, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`.tf-dl`)))
@@ -241,7 +241,7 @@ func TestEndToEndSetActiveAsksFirst(t *testing.T) {
 		t.Fatalf("after Cancel: %q", status)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=set-status-Active]`)),
+		click(chromedp.CSS(`[data-testid=set-status-Active]`)),
 		chromedp.WaitNotPresent(chromedp.CSS(`[data-testid=onboarding]`)),
 	))
 	status, _ = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`.tf-dl`)))

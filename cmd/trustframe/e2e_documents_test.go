@@ -22,7 +22,7 @@ func TestEndToEndDocumentsAndCertifications(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("f-DocumentReferenceNumber"), "FCA-123456"),
 		chromedp.SetValue(chromedp.ID("f-DocumentStartDate"), "2026-01-01"),
 		chromedp.SetValue(chromedp.ID("f-DocumentExpiryDate"), "2028-12-31"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=document-row]`)),
 	))
 	row, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=document-row]`)))
@@ -30,16 +30,16 @@ func TestEndToEndDocumentsAndCertifications(t *testing.T) {
 		t.Fatalf("document row %q", row)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=tab-applications]`)),
+		click(chromedp.CSS(`[data-testid=tab-applications]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=new-application]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=new-application]`)),
+		click(chromedp.CSS(`[data-testid=new-application]`)),
 		chromedp.WaitVisible(chromedp.ID("f-ClientName")),
 		chromedp.SendKeys(chromedp.ID("f-ClientName"), "Payments app"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=application-certifications]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=application-certifications]`)),
+		click(chromedp.CSS(`[data-testid=application-certifications]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-certification]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=add-certification]`)),
+		click(chromedp.CSS(`[data-testid=add-certification]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certification-form]`)),
 	))
 	checkAccessibility(t, ctx, "certification page")
@@ -51,7 +51,7 @@ func TestEndToEndDocumentsAndCertifications(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("f-CertificationType"), "FAPI"),
 		chromedp.SetValue(chromedp.ID("f-CertificationStartDate"), "2026-05-01"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certification-row]`)),
 	))
 	cert, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=certification-row]`)))
@@ -75,7 +75,7 @@ func TestEndToEndHomeNeedsAttention(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.ID("f-DocumentReferenceNumber"), "FCA-777"),
 		chromedp.SetValue(chromedp.ID("f-DocumentExpiryDate"), expiry),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=document-row]`)),
 		chromedp.Navigate(base+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=expiring-document]`)),
@@ -92,7 +92,7 @@ func TestEndToEndHomeNeedsAttention(t *testing.T) {
 		}
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=expiring-document] a`)),
+		click(chromedp.CSS(`[data-testid=expiring-document] a`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=document-row]`)),
 	))
 	// "/" goes to the search; typing a registration number and Enter finds
@@ -118,6 +118,6 @@ func createAcmeBankWith(t *testing.T, ctx context.Context, base string, more ...
 		chromedp.SendKeys(chromedp.ID("f-CountryOfRegistration"), "GB"),
 	}
 	actions = append(actions, more...)
-	actions = append(actions, chromedp.Click(chromedp.CSS(`[data-testid=save]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)))
+	actions = append(actions, click(chromedp.CSS(`[data-testid=save]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)))
 	must(t, chromedp.Do(ctx, actions...))
 }

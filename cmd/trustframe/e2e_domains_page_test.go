@@ -36,12 +36,12 @@ func TestEndToEndDomainsPageIsShort(t *testing.T) {
 	}
 	// A role is edited on its own page, and Cancel goes back to the list.
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=role-row] [data-testid=edit-role]`)),
+		click(chromedp.CSS(`[data-testid=role-row] [data-testid=edit-role]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=role-form] #f-Description`)),
 	))
 	checkAccessibility(t, ctx, "domains and roles, a role's edit page")
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=role-form] a[role=button]`)),
+		click(chromedp.CSS(`[data-testid=role-form] a[role=button]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=domain]`)),
 	))
 }

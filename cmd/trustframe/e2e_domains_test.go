@@ -18,28 +18,28 @@ func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
 
 	signIn(t, ctx, base, "admin@example.com")
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=nav-reference-data]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=ref-domains]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=add-domain]`)),
+		click(chromedp.CSS(`[data-testid=nav-reference-data]`)),
+		click(chromedp.CSS(`[data-testid=ref-domains]`)),
+		click(chromedp.CSS(`[data-testid=add-domain]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=domain-form]`)),
 		chromedp.SendKeys(chromedp.ID("f-Name"), "Payments"),
 		chromedp.SendKeys(chromedp.ID("f-Description"), "Open finance payments"),
-		chromedp.Click(chromedp.CSS(`[data-testid=domain-form] [data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=domain-form] [data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=domain][data-name=Payments]`)),
 	))
 	addRole := func(name string, exclusive bool) {
 		t.Helper()
 		actions := []chromedp.Action[chromedp.Void]{
-			chromedp.Click(chromedp.CSS(`[data-testid=domain][data-name=Payments] [data-testid=add-role]`)),
+			click(chromedp.CSS(`[data-testid=domain][data-name=Payments] [data-testid=add-role]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid=role-form] #f-Name`)),
 			chromedp.SendKeys(chromedp.ID("f-Name"), name),
 			chromedp.SetValue(chromedp.ID("f-Type"), "Federation"),
 		}
 		if exclusive {
 			actions = append(actions, chromedp.SetValue(chromedp.ID("f-Type"), "Directory"),
-				chromedp.Click(chromedp.CSS(`[data-testid=role-exclusive]`)))
+				click(chromedp.CSS(`[data-testid=role-exclusive]`)))
 		}
-		actions = append(actions, chromedp.Click(chromedp.CSS(`[data-testid=role-form] [data-testid=save]`)),
+		actions = append(actions, click(chromedp.CSS(`[data-testid=role-form] [data-testid=save]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid=role-row][data-name=`+name+`]`)))
 		must(t, chromedp.Do(ctx, actions...))
 	}
@@ -50,22 +50,22 @@ func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
 		t.Fatalf("the Exclusive role reads %q", row)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=add-authority]`)),
+		click(chromedp.CSS(`[data-testid=add-authority]`)),
 		chromedp.WaitVisible(chromedp.ID("f-AuthorityName")),
 		chromedp.SendKeys(chromedp.ID("f-AuthorityName"), "Central Bank"),
 		chromedp.SendKeys(chromedp.ID("f-AuthorityCode"), "CB"),
 		chromedp.SendKeys(chromedp.ID("f-Country"), "GB"),
-		chromedp.Click(chromedp.CSS(`[data-testid=covers-Payments]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=authority-form] [data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=covers-Payments]`)),
+		click(chromedp.CSS(`[data-testid=authority-form] [data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=authority-row]`)),
 	))
 	checkAccessibility(t, ctx, "domains and roles")
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+"/references/data-administrators/new"),
 		chromedp.SendKeys(chromedp.ID("da-email"), "dana@example.com"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=data-administrator-row]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=sign-out]`)),
+		click(chromedp.CSS(`[data-testid=sign-out]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in]`)),
 	))
 
@@ -73,22 +73,22 @@ func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
 	signIn(t, ctx, base, "dana@example.com")
 	createActiveAcmeBank(t, ctx, base)
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=tab-roles]`)),
+		click(chromedp.CSS(`[data-testid=tab-roles]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-claim]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=add-claim]`)),
+		click(chromedp.CSS(`[data-testid=add-claim]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=claim-form]`)),
 		chromedp.SetValue(chromedp.ID("f-DomainRole"), "Payments/PISP"),
 		chromedp.SendKeys(chromedp.ID("f-RegistrationId"), "CB-0001"),
-		chromedp.Click(chromedp.CSS(`[data-testid=claim-form] [data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=claim-form] [data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=claim-row][data-role=PISP]`)),
 	))
 	checkAccessibility(t, ctx, "roles tab")
 	// The Exclusive role beside PISP: refused, the claim in the way listed.
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=add-claim]`)),
+		click(chromedp.CSS(`[data-testid=add-claim]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=claim-form]`)),
 		chromedp.SetValue(chromedp.ID("f-DomainRole"), "Payments/SANDBOX"),
-		chromedp.Click(chromedp.CSS(`[data-testid=claim-form] [data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=claim-form] [data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=conflict]`)),
 	))
 	summary, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=conflict] strong`)))
@@ -96,7 +96,7 @@ func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
 	if !strings.Contains(summary, "Exclusive") || !strings.Contains(item, "Acme Bank") || !strings.Contains(item, "Payments — PISP") || strings.Contains(item, "{") {
 		t.Fatalf("the conflict reads %q / %q", summary, item)
 	}
-	must(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`nav[aria-label=breadcrumb] a[href$="/authority-claims"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=claim-row]`))))
+	must(t, chromedp.Do(ctx, click(chromedp.CSS(`nav[aria-label=breadcrumb] a[href$="/authority-claims"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=claim-row]`))))
 	rows, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("[data-testid=claim-row]").length`))
 	if rows != 1 {
 		t.Fatalf("%d claims after the refusal", rows)
@@ -104,13 +104,13 @@ func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
 
 	// An application with that role, and its SSA.
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=tab-applications]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=new-application]`)),
+		click(chromedp.CSS(`[data-testid=tab-applications]`)),
+		click(chromedp.CSS(`[data-testid=new-application]`)),
 		chromedp.WaitVisible(chromedp.ID("f-ClientName")),
 		chromedp.SendKeys(chromedp.ID("f-ClientName"), "Payments app"),
 		chromedp.SendKeys(chromedp.ID("f-RedirectUri"), "https://app.acme.example/cb"),
-		chromedp.Click(chromedp.CSS(`[data-testid=role-choices] input[value=PISP]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=role-choices] input[value=PISP]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=application-roles]`)),
 	))
 	roles, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=application-roles]`)))
@@ -118,7 +118,7 @@ func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
 		t.Fatalf("application roles %q", roles)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=generate-ssa]`)),
+		click(chromedp.CSS(`[data-testid=generate-ssa]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=ssa-token]`)),
 	))
 	inSSA, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=ssa-roles]`)))

@@ -36,8 +36,8 @@ func TestEndToEndFederationOwnConfiguration(t *testing.T) {
 	ctx := newBrowser(t)
 	signIn(t, ctx, env.URL, "admin@example.com")
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=nav-reference-data]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=ref-federation]`)),
+		click(chromedp.CSS(`[data-testid=nav-reference-data]`)),
+		click(chromedp.CSS(`[data-testid=ref-federation]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=fed-own-jwt]`)),
 	))
 	for _, vp := range []struct{ w, h int64 }{{1366, 900}, {375, 812}} {
@@ -63,7 +63,7 @@ func TestEndToEndFederationOwnConfiguration(t *testing.T) {
 			t.Errorf("at %d px %q", vp.w, got)
 		}
 		// The decoded JSON opens.
-		must(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=fed-own-decoded] summary`))))
+		must(t, chromedp.Do(ctx, click(chromedp.CSS(`[data-testid=fed-own-decoded] summary`))))
 		if !visible(t, ctx, "[data-testid=fed-own-json]") || !strings.Contains(text(t, ctx, "[data-testid=fed-own-json]"), `"federation_resolve_endpoint"`) {
 			t.Errorf("at %d px the decoded JSON does not open", vp.w)
 		}
@@ -75,9 +75,9 @@ func TestEndToEndFederationOwnConfiguration(t *testing.T) {
 	answerDialogs(t, ctx, true)
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(env.URL+"/references/signing-keys"),
-		chromedp.Click(chromedp.CSS(`[data-testid=prepare-federation-key]`)),
+		click(chromedp.CSS(`[data-testid=prepare-federation-key]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=activate-federation-key]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=activate-federation-key]`)),
+		click(chromedp.CSS(`[data-testid=activate-federation-key]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=federation-keys-error]`)),
 	))
 	var shown string

@@ -72,14 +72,14 @@ func TestEndToEndFederationSimulatorAndCheckNow(t *testing.T) {
 	// The simulator: two roles, their subset_of merged.
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(env.URL+"/references/role-metadata-policies"),
-		chromedp.Click(chromedp.CSS(`[data-testid=try-it]`)),
+		click(chromedp.CSS(`[data-testid=try-it]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=try-form]`)),
 	))
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { for (const o of document.querySelectorAll('#try-roles option')) o.selected = true; document.getElementById('try-metadata').value = '{"grant_types":["authorization_code","implicit","refresh_token"]}'; return true })()`)); err != nil {
 		t.Fatal(err)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=try-submit]`)),
+		click(chromedp.CSS(`[data-testid=try-submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=try-result], [data-testid=try-errors]`)),
 	))
 	res, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=try-result], [data-testid=try-errors]`)))
@@ -91,7 +91,7 @@ func TestEndToEndFederationSimulatorAndCheckNow(t *testing.T) {
 	// The Federation tab and Check now.
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(env.URL+"/organisations/"+oid+"/softwarestatements/"+aid),
-		chromedp.Click(chromedp.CSS(`[data-testid=application-federation]`)),
+		click(chromedp.CSS(`[data-testid=application-federation]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=fed-statement], [data-testid=fed-reason]`)),
 	))
 	st, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=fed-statement], [data-testid=fed-reason]`)))
@@ -102,7 +102,7 @@ func TestEndToEndFederationSimulatorAndCheckNow(t *testing.T) {
 	// lost on a loaded CI machine, and the check never ran.
 	waitURL(t, ctx, "/federation")
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=fed-check]`)),
+		click(chromedp.CSS(`[data-testid=fed-check]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=fed-resolved], [data-testid=fed-check-error]`)),
 	))
 	resolved, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=fed-resolved], [data-testid=fed-check-error]`)))
@@ -113,7 +113,7 @@ func TestEndToEndFederationSimulatorAndCheckNow(t *testing.T) {
 	// The RP stops naming the directory: Check now says so.
 	hints = []string{"https://elsewhere.example"}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=fed-check]`)),
+		click(chromedp.CSS(`[data-testid=fed-check]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=fed-check-error]`)),
 	))
 	msg, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=fed-check-error]`)))

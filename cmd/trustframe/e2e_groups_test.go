@@ -77,7 +77,7 @@ func TestEndToEndAdministratorGroups(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("f-EmailDomains"), "example.com"),
 		chromedp.SendKeys(chromedp.ID("f-ClientId"), "console"),
 		chromedp.SetValue(chromedp.ID("f-GroupRoles"), "tf-data = DataAdministrator\ntf-ops = SuperUser"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=confirm-super-user]`)),
 	))
 	checkAccessibility(t, ctx, "identity provider SuperUser confirmation")
@@ -87,10 +87,10 @@ func TestEndToEndAdministratorGroups(t *testing.T) {
 	}
 	// The mappings typed are kept; confirm and save.
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.ID("f-ConfirmSuperUser")),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.ID("f-ConfirmSuperUser")),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=idp-row]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=idp-row] a`)),
+		click(chromedp.CSS(`[data-testid=idp-row] a`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=idp-edit-form] [data-testid=idp-groups]`)),
 	))
 	mappings, err := chromedp.Run(ctx, chromedp.Value(chromedp.ID("f-GroupRoles")))
@@ -102,15 +102,15 @@ func TestEndToEndAdministratorGroups(t *testing.T) {
 	signOut := func() {
 		must(t, chromedp.Do(ctx,
 			chromedp.Navigate(base+"/"),
-			chromedp.Click(chromedp.CSS(`[data-testid=sign-out]`)),
+			click(chromedp.CSS(`[data-testid=sign-out]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in]`)),
 		))
 	}
 	viaCorp := func() {
 		must(t, chromedp.Do(ctx,
-			chromedp.Click(chromedp.CSS(`[data-testid=sign-in]`)),
+			click(chromedp.CSS(`[data-testid=sign-in]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in-choices]`)),
-			chromedp.Click(chromedp.CSS(`[data-testid=sign-in-choice][href*="via=Corp"]`)),
+			click(chromedp.CSS(`[data-testid=sign-in-choice][href*="via=Corp"]`)),
 			chromedp.WaitReady(chromedp.CSS(`main`)),
 		))
 	}

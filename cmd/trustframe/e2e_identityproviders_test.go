@@ -42,9 +42,9 @@ func TestEndToEndIdentityProviders(t *testing.T) {
 	signIn(t, ctx, base, "admin@example.com")
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+"/references"),
-		chromedp.Click(chromedp.CSS(`[data-testid=ref-identity-providers]`)),
+		click(chromedp.CSS(`[data-testid=ref-identity-providers]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=empty]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=add-idp]`)),
+		click(chromedp.CSS(`[data-testid=add-idp]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=idp-form]`)),
 	))
 	checkAccessibility(t, ctx, "identity providers")
@@ -53,7 +53,7 @@ func TestEndToEndIdentityProviders(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("f-Issuer"), dead),
 		chromedp.SendKeys(chromedp.ID("f-Audience"), "automation"),
 		chromedp.SendKeys(chromedp.ID("f-EmailDomains"), "example.com"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-Issuer]`)),
 	))
 	msg, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=error-Issuer]`)))
@@ -63,7 +63,7 @@ func TestEndToEndIdentityProviders(t *testing.T) {
 	// The form kept what was typed; fix the issuer.
 	must(t, chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("f-Issuer"), op.URL),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=idp-row]`)),
 	))
 	row, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=idp-row]`)))
@@ -89,10 +89,10 @@ func TestEndToEndIdentityProviders(t *testing.T) {
 	}
 
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=idp-row] a`)),
+		click(chromedp.CSS(`[data-testid=idp-row] a`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=jwks-uri]`)),
 		chromedp.SetValue(chromedp.ID("f-Status"), "Inactive"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=idp-row]`)),
 	))
 	row, _ = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=idp-row]`)))
@@ -116,18 +116,18 @@ func TestEndToEndSignInThroughIdentityProvider(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+"/references/data-administrators/new"),
 		chromedp.SendKeys(chromedp.ID("da-email"), "dana@example.com"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=data-administrator-row]`)),
 		chromedp.Navigate(base+"/references/identity-providers/new"),
 		chromedp.SendKeys(chromedp.ID("f-Name"), "Partner"),
 		chromedp.SendKeys(chromedp.ID("f-Issuer"), partner+"/dev/idp"),
 		chromedp.SendKeys(chromedp.ID("f-EmailDomains"), "example.com"),
 		chromedp.SendKeys(chromedp.ID("f-ClientId"), "trustframe-cli"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=idp-row]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=sign-out]`)),
+		click(chromedp.CSS(`[data-testid=sign-out]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=sign-in]`)),
+		click(chromedp.CSS(`[data-testid=sign-in]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in-choices]`)),
 	))
 	checkAccessibility(t, ctx, "sign-in choice")
@@ -136,7 +136,7 @@ func TestEndToEndSignInThroughIdentityProvider(t *testing.T) {
 		t.Fatalf("choices %q", choices)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=sign-in-choice][href*="via=Partner"]`)),
+		click(chromedp.CSS(`[data-testid=sign-in-choice][href*="via=Partner"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=dev-idp-banner]`)),
 	))
 	if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.HasPrefix(loc, partner+"/dev/idp/") {
@@ -144,7 +144,7 @@ func TestEndToEndSignInThroughIdentityProvider(t *testing.T) {
 	}
 	must(t, chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("email"), "dana@example.com"),
-		chromedp.Click(chromedp.CSS(`[data-testid=dev-sign-in]`)),
+		click(chromedp.CSS(`[data-testid=dev-sign-in]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=current-user]`)),
 	))
 	who, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=current-user]`)))
@@ -173,7 +173,7 @@ func TestEndToEndSignInWithExternalIssuer(t *testing.T) {
 		t.Fatal(err)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=nav-organisations]`)),
+		click(chromedp.CSS(`[data-testid=nav-organisations]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=dev-idp-banner]`)),
 	))
 	if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.HasPrefix(loc, partner+"/dev/idp/") {

@@ -68,7 +68,7 @@ func TestEndToEndLegacyTextIsKept(t *testing.T) {
 	answerDialogs(t, ctx, true, true, true)
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(env.URL+"/references/contact-types"),
-		chromedp.Click(chromedp.CSS(`form[action="/references/contact-types/Business"] button`)),
+		click(chromedp.CSS(`form[action="/references/contact-types/Business"] button`)),
 		// The page the button leads to, before the next navigation: one
 		// begun while it loads is aborted (net::ERR_ABORTED).
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash]`)),
@@ -81,16 +81,16 @@ func TestEndToEndLegacyTextIsKept(t *testing.T) {
 		chromedp.Navigate(env.URL+kmPath),
 		chromedp.WaitVisible(chromedp.CSS(`textarea[name=Description]`)),
 		chromedp.SetValue(chromedp.CSS(`select[name=Use]`), "sig"),
-		chromedp.Click(chromedp.CSS(`form:has(input[name=Status][value=Active]) button[type=submit]`)),
+		click(chromedp.CSS(`form:has(input[name=Status][value=Active]) button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash]`)),
 	))
 	waitFor("Edit", kmPath, func(m map[string]any) bool { return m["Use"] == "sig" && m["Description"] == legacy })
 
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(env.URL+kmPath),
-		chromedp.Click(chromedp.CSS(`[data-testid=danger-zone] [data-testid=revoke]`)),
+		click(chromedp.CSS(`[data-testid=danger-zone] [data-testid=revoke]`)),
 		chromedp.WaitVisible(chromedp.ID("reason")),
-		chromedp.Click(chromedp.CSS(`form:has(input[name=Status][value=Revoked]) button[type=submit]`)),
+		click(chromedp.CSS(`form:has(input[name=Status][value=Revoked]) button[type=submit]`)),
 	))
 	waitFor("Revoke", kmPath, func(m map[string]any) bool { return m["Status"] == "Revoked" && m["Description"] == legacy })
 }

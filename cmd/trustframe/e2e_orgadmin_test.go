@@ -52,14 +52,14 @@ func TestEndToEndOrgAdminDay(t *testing.T) {
 
 	// A contact.
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=tab-contacts]`)),
+		click(chromedp.CSS(`[data-testid=tab-contacts]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=new-contact]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=new-contact]`)),
+		click(chromedp.CSS(`[data-testid=new-contact]`)),
 		chromedp.WaitVisible(chromedp.ID("f-LastName")),
 		chromedp.SetValue(chromedp.ID("f-ContactType"), "Technical"),
 		chromedp.SendKeys(chromedp.ID("f-LastName"), "Lovelace"),
 		chromedp.SendKeys(chromedp.ID("f-EmailAddress"), "ada@acme.example"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=contact-row]`)),
 	))
 	if got := text(t, ctx, `[data-testid=contact-row]`); !strings.Contains(got, "ada@acme.example") {
@@ -69,9 +69,9 @@ func TestEndToEndOrgAdminDay(t *testing.T) {
 	// An application: its form shows no flag to tick (the end state is
 	// theirs to choose: only leaving it is not).
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=tab-applications]`)),
+		click(chromedp.CSS(`[data-testid=tab-applications]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=new-application]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=new-application]`)),
+		click(chromedp.CSS(`[data-testid=new-application]`)),
 		chromedp.WaitVisible(chromedp.ID("f-ClientName")),
 	))
 	absent("new application", "error-Flags")
@@ -82,14 +82,14 @@ func TestEndToEndOrgAdminDay(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.ID("f-ClientName"), "Payments app"),
 		chromedp.SendKeys(chromedp.ID("f-RedirectUri"), "https://tpp.acme.example/cb"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=application-name]`)),
 	))
 	absent("their application", "reactivate-link")
 
 	// The SSA of their application.
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=generate-ssa]`)),
+		click(chromedp.CSS(`[data-testid=generate-ssa]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=ssa-token]`)),
 	))
 	if ssa := text(t, ctx, `[data-testid=ssa-token]`); strings.Count(ssa, ".") != 2 {
@@ -99,17 +99,17 @@ func TestEndToEndOrgAdminDay(t *testing.T) {
 	// A certificate, uploaded through the wizard.
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+"/organisations/"+orgID),
-		chromedp.Click(chromedp.CSS(`[data-testid=tab-certificates]`)),
+		click(chromedp.CSS(`[data-testid=tab-certificates]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=upload-certificate]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=upload-certificate]`)),
+		click(chromedp.CSS(`[data-testid=upload-certificate]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=wizard-type]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=type-qseal]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=next]`)),
+		click(chromedp.CSS(`[data-testid=type-qseal]`)),
+		click(chromedp.CSS(`[data-testid=next]`)),
 		chromedp.WaitVisible(chromedp.ID("f-PEM")),
 		chromedp.SetValue(chromedp.ID("f-PEM"), webtest.ValidCert(t, "p256", "seal.acme.example")),
-		chromedp.Click(chromedp.CSS(`[data-testid=review]`)),
+		click(chromedp.CSS(`[data-testid=review]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=confirm-upload]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=confirm-upload]`)),
+		click(chromedp.CSS(`[data-testid=confirm-upload]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=certificate-row]`)),
 	))
 	absent("their organisation's documents", "add-document")
@@ -117,7 +117,7 @@ func TestEndToEndOrgAdminDay(t *testing.T) {
 	// Their audit log: their organisation's records, their changes under
 	// their e-mail.
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=nav-audit]`)),
+		click(chromedp.CSS(`[data-testid=nav-audit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=audit-of]`)),
 	))
 	if got := text(t, ctx, `[data-testid=audit-of]`); got != "The records of Acme Bank." {

@@ -195,7 +195,7 @@ func TestEndToEndPhoneSortSelect(t *testing.T) {
 	}
 	must(t, chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.CSS(`#sort-by`), "OrganisationName,desc"),
-		chromedp.Click(chromedp.CSS(`[data-testid=org-filter] button[type=submit]`)),
+		click(chromedp.CSS(`[data-testid=org-filter] button[type=submit]`)),
 	))
 	if !waitTrue(t, ctx, `location.search.indexOf("sort=OrganisationName%2Cdesc") >= 0 && `+firstCell+` === "Zenith Bank" && document.querySelector("#sort-by").value === "OrganisationName,desc"`) {
 		loc, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + " " + `+firstCell))
@@ -212,7 +212,7 @@ func TestEndToEndPhoneSortSelect(t *testing.T) {
 	}
 	must(t, chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.tfSamePage = true; undefined`),
 		chromedp.SetValue(chromedp.CSS(`#contact-sort-by`), "LastName,desc"),
-		chromedp.Click(chromedp.CSS(`#contact-sort-submit`)),
+		click(chromedp.CSS(`#contact-sort-submit`)),
 	))
 	if !waitTrue(t, ctx, `window.tfSamePage && location.search.indexOf("sort=LastName%2Cdesc") >= 0 && `+firstCell+` === "Zane" && document.querySelector("#contact-sort-by").value === "LastName,desc" && document.querySelector("#contacts-table table.tf-labelled")`) {
 		loc, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + " " + !!window.tfSamePage + " " + `+firstCell))
@@ -231,7 +231,7 @@ func TestEndToEndPhoneSortSelect(t *testing.T) {
 	must(t, chromedp.Do(ctx, chromedp.Navigate(env.URL+contacts), chromedp.WaitVisible(chromedp.CSS(`#contact-sort-by`))))
 	must(t, chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.CSS(`#contact-sort-by`), "ContactType,desc"),
-		chromedp.Click(chromedp.CSS(`#contact-sort-submit`)),
+		click(chromedp.CSS(`#contact-sort-submit`)),
 	))
 	if !waitTrue(t, ctx, `location.search.indexOf("sort=ContactType%2Cdesc") >= 0 && `+firstCell+` === "Zane"`) {
 		loc, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + " " + `+firstCell))

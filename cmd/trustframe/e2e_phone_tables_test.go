@@ -175,7 +175,7 @@ func TestEndToEndRoleFilterPicksDomainRole(t *testing.T) {
 		chromedp.Navigate(env.URL+"/organisations"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=role-filter]`)),
 		chromedp.SetValue(chromedp.CSS(`[data-testid=role-filter]`), "Data/PISP"),
-		chromedp.Click(chromedp.CSS(`[data-testid=org-filter] button[type=submit]`)),
+		click(chromedp.CSS(`[data-testid=org-filter] button[type=submit]`)),
 	))
 	if !waitTrue(t, ctx, `location.search.indexOf("AuthorisationDomain=Data") >= 0 && document.querySelectorAll("[data-testid=organisation-row]").length === 1`) {
 		loc, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href`))

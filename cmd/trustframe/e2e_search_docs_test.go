@@ -44,7 +44,7 @@ func TestEndToEndSearchResults(t *testing.T) {
 		t.Fatalf("%d rows: %q", n, rows)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=organisation-row] a[href="/organisations/`+pay+`"]`)),
+		click(chromedp.CSS(`[data-testid=organisation-row] a[href="/organisations/`+pay+`"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
 	))
 	if name := text(t, ctx, `[data-testid=organisation-name]`); name != "Acme Payments" {
@@ -66,7 +66,7 @@ func TestEndToEndSearchResults(t *testing.T) {
 		t.Fatalf("results page lists Zeta: %q", results)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=search-result] a[href="/organisations/`+bank+`/softwarestatements/`+wallet+`"]`)),
+		click(chromedp.CSS(`[data-testid=search-result] a[href="/organisations/`+bank+`/softwarestatements/`+wallet+`"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=application-certifications]`)),
 	))
 	waitURL(t, ctx, "/softwarestatements/"+wallet)
@@ -77,7 +77,7 @@ func TestEndToEndSearchResults(t *testing.T) {
 // for the row that can be made Active again: only the answer has it.
 func withdrawDocument(t *testing.T, ctx context.Context) {
 	t.Helper()
-	must(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=document-row] [data-testid=withdraw-document]`))))
+	must(t, chromedp.Do(ctx, click(chromedp.CSS(`[data-testid=document-row] [data-testid=withdraw-document]`))))
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(function(){
@@ -90,7 +90,7 @@ func withdrawDocument(t *testing.T, ctx context.Context) {
 		case "done":
 			return
 		case "ask":
-			must(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=confirm-ok]`))))
+			must(t, chromedp.Do(ctx, click(chromedp.CSS(`[data-testid=confirm-ok]`))))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -114,7 +114,7 @@ func TestEndToEndDocumentWithdrawn(t *testing.T) {
 		t.Fatalf("needs attention: %q", row)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=expiring-document] a`)),
+		click(chromedp.CSS(`[data-testid=expiring-document] a`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=withdraw-document]`)),
 	))
 	withdrawDocument(t, ctx)
@@ -147,7 +147,7 @@ func TestEndToEndAcknowledgeNeedsAttention(t *testing.T) {
 		t.Fatalf("the button is labelled %q", label)
 	}
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=expiring-document] [data-testid=acknowledge]`)),
+		click(chromedp.CSS(`[data-testid=expiring-document] [data-testid=acknowledge]`)),
 		// Only the answer says nothing needs attention: the page before
 		// listed the document.
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=nothing-expiring]`)),

@@ -26,12 +26,12 @@ func TestEndToEndSaveOverAnotherChange(t *testing.T) {
 		chromedp.Navigate(env.URL+edit),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-form]`)),
 		chromedp.SetValue(chromedp.ID("f-OrganisationName"), "Acme Bank plc"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
 	))
 	must(t, chromedp.Do(b,
 		chromedp.SetValue(chromedp.ID("f-City"), "Leeds"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=stale]`)),
 	))
 	if got := text(t, b, `[data-testid=stale-fields] tr[data-field=OrganisationName][data-changed] [data-testid=stale-stored]`); got != "Acme Bank plc" {
@@ -46,7 +46,7 @@ func TestEndToEndSaveOverAnotherChange(t *testing.T) {
 	}
 	checkAccessibility(t, b, "the refused save")
 	must(t, chromedp.Do(b,
-		chromedp.Click(chromedp.CSS(`[data-testid=stale-apply]`)),
+		click(chromedp.CSS(`[data-testid=stale-apply]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`)),
 	))
 	page := text(t, b, `main`)

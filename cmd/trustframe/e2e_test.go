@@ -115,8 +115,8 @@ func TestEndToEndInviteDataAdministrator(t *testing.T) {
 	signIn(t, ctx, base, "admin@example.com")
 	checkAccessibility(t, ctx, "home")
 	err := chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=nav-reference-data]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=ref-data-administrators]`)),
+		click(chromedp.CSS(`[data-testid=nav-reference-data]`)),
+		click(chromedp.CSS(`[data-testid=ref-data-administrators]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=new-data-administrator]`)),
 	)
 	if err != nil {
@@ -124,7 +124,7 @@ func TestEndToEndInviteDataAdministrator(t *testing.T) {
 	}
 	checkAccessibility(t, ctx, "data administrators")
 	err = chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=new-data-administrator]`)),
+		click(chromedp.CSS(`[data-testid=new-data-administrator]`)),
 		chromedp.WaitVisible(chromedp.ID("da-email")),
 	)
 	if err != nil {
@@ -133,7 +133,7 @@ func TestEndToEndInviteDataAdministrator(t *testing.T) {
 	checkAccessibility(t, ctx, "new data administrator")
 	err = chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.ID("da-email"), "dana@example.com"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=data-administrator-row]`)),
 	)
 	if err != nil {
@@ -155,7 +155,7 @@ func TestEndToEndInviteDataAdministrator(t *testing.T) {
 	}
 
 	// Sign out, sign in as dana.
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=sign-out]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in]`))); err != nil {
+	if err := chromedp.Do(ctx, click(chromedp.CSS(`[data-testid=sign-out]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=sign-in]`))); err != nil {
 		t.Fatal(err)
 	}
 	signIn(t, ctx, base, "dana@example.com")
@@ -163,7 +163,7 @@ func TestEndToEndInviteDataAdministrator(t *testing.T) {
 	if err != nil || navRef != 0 {
 		t.Fatalf("a Data Administrator sees Reference Data (%d, %v)", navRef, err)
 	}
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=nav-organisations]`)), chromedp.WaitVisible(chromedp.CSS(`h1`))); err != nil {
+	if err := chromedp.Do(ctx, click(chromedp.CSS(`[data-testid=nav-organisations]`)), chromedp.WaitVisible(chromedp.CSS(`h1`))); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := chromedp.Run(ctx, chromedp.NavigateResponse(base+"/references/data-administrators"))

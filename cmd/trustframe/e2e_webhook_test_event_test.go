@@ -46,8 +46,8 @@ func TestEndToEndWebhookSendTestEvent(t *testing.T) {
 		chromedp.Navigate(base+"/references/webhooks/new"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=new-item-form]`)),
 		chromedp.SendKeys(chromedp.ID("f-Url"), rc.URL+"/hook"),
-		chromedp.Click(chromedp.CSS(`input[name=SubjectTypes][value=Organisation]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`input[name=SubjectTypes][value=Organisation]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=webhook-secret]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=no-deliveries]`)),
 	))

@@ -34,9 +34,9 @@ func TestEndToEndWebhooks(t *testing.T) {
 	signIn(t, ctx, base, "admin@example.com")
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+"/references"),
-		chromedp.Click(chromedp.CSS(`[data-testid=ref-webhooks]`)),
+		click(chromedp.CSS(`[data-testid=ref-webhooks]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=empty]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=new-item]`)),
+		click(chromedp.CSS(`[data-testid=new-item]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=new-item-form]`)),
 	))
 	// Each subject type's words and its API name beside them do not overlap
@@ -55,10 +55,10 @@ func TestEndToEndWebhooks(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		// Nothing chosen: refused beside the fields, what was typed kept.
 		chromedp.SendKeys(chromedp.ID("f-Url"), rc.URL+"/hook"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=error-SubjectTypes]`)),
-		chromedp.Click(chromedp.CSS(`input[name=SubjectTypes][value=SuperUser]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`input[name=SubjectTypes][value=SuperUser]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=webhook-secret]`)),
 	))
 	secret, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=webhook-secret]`)))
@@ -80,7 +80,7 @@ func TestEndToEndWebhooks(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+"/references/super-users/new"),
 		chromedp.SendKeys(chromedp.ID("su-email"), "hooked@example.com"),
-		chromedp.Click(chromedp.CSS(`[data-testid=save]`)),
+		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=super-user-row]`)),
 	))
 	deadline := time.Now().Add(15 * time.Second)
@@ -106,7 +106,7 @@ func TestEndToEndWebhooks(t *testing.T) {
 	}
 	checkAccessibility(t, ctx, "webhook with deliveries")
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=redeliver]`)),
+		click(chromedp.CSS(`[data-testid=redeliver]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash]`)),
 	))
 	flash, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=flash]`)))

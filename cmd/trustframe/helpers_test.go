@@ -30,6 +30,26 @@ import (
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
+// htmxIdle is true once the page has loaded and htmx is neither sending,
+// swapping nor settling.
+const htmxIdle = `document.readyState === "complete" && !document.querySelector(".htmx-request, .htmx-settling, .htmx-swapping, .htmx-added")`
+
+// click is chromedp.Click once htmx is idle (waiting 2 s at most, then
+// clicking anyway). A click before that lands on a page in flux: before
+// htmx listens it is the browser's own whole-page navigation (focus then
+// stays on the body), and during a settle htmx may still restore
+// attributes of the element clicked (a menu closes again).
+func click[S chromedp.Selectable](sel S, opts ...chromedp.QueryOption) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if idle, err := chromedp.Evaluate[bool](htmxIdle)(ctx, t); err == nil && idle {
+				break
+			}
+		}
+		return chromedp.Click(sel, opts...)(ctx, t)
+	}
+}
+
 // waitURL waits until the page's URL holds part: a boosted navigation has
 // swapped the page.
 func waitURL(t *testing.T, ctx context.Context, part string) {
@@ -40,7 +60,7 @@ func waitURL(t *testing.T, ctx context.Context, part string) {
 		if err == nil && strings.Contains(loc, part) {
 			// and the document is the new one
 			time.Sleep(100 * time.Millisecond) // let htmx finish the swap it just started
-			if ready, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === "complete" && !document.querySelector(".htmx-request, .htmx-settling, .htmx-swapping, .htmx-added")`)); err == nil && ready {
+			if ready, err := chromedp.Run(ctx, chromedp.Evaluate[bool](htmxIdle)); err == nil && ready {
 				return
 			}
 		}
@@ -136,9 +156,9 @@ func startDocumentWizard(t *testing.T, ctx context.Context, base string) {
 	t.Helper()
 	createAcmeBank(t, ctx, base)
 	must(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid=tab-documents]`)),
+		click(chromedp.CSS(`[data-testid=tab-documents]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-document]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid=add-document]`)),
+		click(chromedp.CSS(`[data-testid=add-document]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=document-form] #f-DocumentReferenceNumber`)),
 		chromedp.SetValue(chromedp.ID("f-DocumentType"), "Licence"),
 	))
@@ -770,10 +790,10 @@ func signIn(t *testing.T, ctx context.Context, base, email string) {
 	t.Helper()
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(base+"/"),
-		chromedp.Click(chromedp.CSS(`[data-testid=sign-in]`)),
+		click(chromedp.CSS(`[data-testid=sign-in]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=dev-idp-banner]`)),
 		chromedp.SetValue(chromedp.ID("email"), email),
-		chromedp.Click(chromedp.CSS(`[data-testid=dev-sign-in]`)),
+		click(chromedp.CSS(`[data-testid=dev-sign-in]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=current-user]`)),
 	)
 	if err != nil {
