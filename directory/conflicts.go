@@ -21,13 +21,27 @@ type InTheWay struct {
 // Empty reports whether nothing is named.
 func (w InTheWay) Empty() bool { return w.count() == nil }
 
-// Summary says how many of each kind are in the way: "2 Claims, 1 Roles".
+// Summary says in words how many of each kind are in the way: "2 authority
+// claims, 1 role".
 func (w InTheWay) Summary() string {
 	var out []string
 	for _, k := range w.count() {
-		out = append(out, fmt.Sprintf("%d %s", k.n, k.kind))
+		words := kindWords[k.kind]
+		if k.n == 1 {
+			out = append(out, "1 "+words[0])
+		} else {
+			out = append(out, fmt.Sprintf("%d %s", k.n, words[1]))
+		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// kindWords are each kind's words, one and many.
+var kindWords = map[string][2]string{
+	"Authorities": {"authority", "authorities"}, "Certifications": {"certification", "certifications"},
+	"Claims": {"authority claim", "authority claims"}, "Contacts": {"contact", "contacts"},
+	"Documents": {"document", "documents"}, "RoleMetadataPolicies": {"role metadata policy", "role metadata policies"},
+	"Roles": {"role", "roles"},
 }
 
 type kindCount struct {

@@ -165,7 +165,11 @@ func (h *Domains) UpdateDomain(w http.ResponseWriter, r *http.Request) {
 		f = views.DomainForm{Kind: "domain", Domain: in}
 	}
 	d, err := h.Domains.UpdateDomain(r.Context(), h.actor(r), name, in, refused, func(cur store.AuthorisationDomain) error { return CheckIfMatch(r, cur) })
-	h.answer(w, r, err, Saved{Flash: "Authorisation domain " + d.Name + " is " + d.Status + ".", Status: http.StatusOK, Body: d}, name, withVersion(r, err, f, in, get))
+	flash := "Authorisation domain " + d.Name + " is " + d.Status + "." // Enable or Disable on the list
+	if fromEditPage(r) {
+		flash = "Authorisation domain " + d.Name + " was saved."
+	}
+	h.answer(w, r, err, Saved{Flash: flash, Status: http.StatusOK, Body: d}, name, withVersion(r, err, f, in, get))
 }
 
 // DeleteDomain removes a domain nothing refers to (409 naming its roles,

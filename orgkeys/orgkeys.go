@@ -231,7 +231,7 @@ func ParseKeyMaterial(jwkJSON json.RawMessage, pemText, use string) (*KeyMateria
 	case pemText != "":
 		blk, rest := pem.Decode([]byte(strings.TrimSpace(pemText)))
 		if blk == nil {
-			return nil, refuse("PEM is not PEM.")
+			return nil, refuse("The PEM cannot be read: paste a whole PEM public key or certificate, from its -----BEGIN line to its -----END line.")
 		}
 		if strings.TrimSpace(string(rest)) != "" {
 			return nil, refuse("PEM must hold one public key or one certificate.")

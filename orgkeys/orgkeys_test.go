@@ -92,11 +92,13 @@ func TestKeyMaterial(t *testing.T) {
 		pem  string
 		want string
 	}{
-		"private JWK": {string(privJWK), "", `private member "d"`},
-		"symmetric":   {`{"kty":"oct","k":"c2VjcmV0"}`, "", `private member "k"`},
-		"not JSON":    {`[1]`, "", "not a JSON object"},
-		"nothing":     {"", "", "Send the public key"},
-		"both":        {string(pubJWK), cert, "not both"},
+		"private JWK":       {string(privJWK), "", `private member "d"`},
+		"symmetric":         {`{"kty":"oct","k":"c2VjcmV0"}`, "", `private member "k"`},
+		"not JSON":          {`[1]`, "", "not a JSON object"},
+		"nothing":           {"", "", "Send the public key"},
+		"both":              {string(pubJWK), cert, "not both"},
+		"not PEM":           {"", "hello", "The PEM cannot be read: paste a whole PEM public key or certificate"},
+		"a BEGIN line only": {"", "-----BEGIN PRIVATE KEY-----", "The PEM cannot be read"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := orgkeys.ParseKeyMaterial(json.RawMessage(c.jwk), c.pem, "sig")

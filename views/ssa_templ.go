@@ -154,7 +154,7 @@ func SSAPanel(can Can, p AppDetailPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var7 string
-			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs("No SSA can be generated now: " + p.SSARefused + ".")
+			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs("No SSA can be generated now. " + p.SSARefused + ".")
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/ssa.templ`, Line: 39, Col: 58}
 			}

@@ -839,3 +839,24 @@ func TestConsoleRoleFormErrorIsTiedToItsField(t *testing.T) {
 		t.Errorf("type kept as %q", v)
 	}
 }
+
+// TestDomainsPageEditSaysSaved: saving a domain's edit page says it was
+// saved (it said "is Active.", as a status change would); Enable or
+// Disable on the list still says the status.
+func TestDomainsPageEditSaysSaved(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	setupDomains(t, su)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	_, edit := page(t, c, env.URL+"/references/authorisation-domains/Payments/edit")
+	im, _ := edit.Find("form input[name=IfMatch]").Attr("value")
+	status, doc := postForm(t, c, env.URL+"/references/authorisation-domains/Payments", url.Values{"Description": {"edited"}, "Status": {"Active"}, "IfMatch": {im}})
+	if flash := doc.Find("[data-testid=flash]").Text(); status != 200 || !strings.Contains(flash, "Authorisation domain Payments was saved.") {
+		t.Fatalf("edit page: %d %q", status, flash)
+	}
+	status, doc = postForm(t, c, env.URL+"/references/authorisation-domains/Payments", url.Values{"Status": {"Inactive"}})
+	if flash := doc.Find("[data-testid=flash]").Text(); status != 200 || !strings.Contains(flash, "Authorisation domain Payments is Inactive.") {
+		t.Fatalf("row button: %d %q", status, flash)
+	}
+}

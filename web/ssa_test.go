@@ -478,7 +478,7 @@ func TestSSARefusalLeadsToTheOrganisation(t *testing.T) {
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
 	_, doc := page(t, c, env.URL+"/organisations/"+oid+"/softwarestatements/"+app)
 	refused := doc.Find("[data-testid=ssa-refused]")
-	if !strings.Contains(refused.Text(), "Pending") {
+	if !strings.Contains(refused.Text(), "Pending") || !strings.Contains(refused.Text(), "No SSA can be generated now. The organisation") {
 		t.Fatalf("the refusal says %q", refused.Text())
 	}
 	if href, _ := refused.Find("a").Attr("href"); href != "/organisations/"+oid {
