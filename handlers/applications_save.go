@@ -30,7 +30,12 @@ func (h *Applications) renderAppForm(w http.ResponseWriter, r *http.Request, sta
 		},
 			appFieldLabels, views.OptionNames(f.FlagOpts, f.RoleOpts, f.ModeOpts))
 	}
-	Render(w, r, status, views.AppFormPage(h.Shell(r, "Application", "organisations", views.OrgCrumbs(&o, "Application")...), f))
+	title := "Edit application"
+	if isNew {
+		title = "Add application"
+	}
+	crumbs := views.OrgFormCrumbs(&o, "Applications", paths.OrganisationTab(o.OrganisationID, "softwarestatements"), title)
+	Render(w, r, status, views.AppFormPage(h.Shell(r, title, "organisations", crumbs...), f))
 }
 
 // appFieldLabels name the application form's fields where their member

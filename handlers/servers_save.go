@@ -42,7 +42,12 @@ func (h *Servers) renderServerForm(w http.ResponseWriter, r *http.Request, statu
 			f.Refuse("CustomerFriendlyName", e.Message)
 		}
 	}
-	Render(w, r, status, views.ServerFormPage(h.Shell(r, "Authorisation server", "organisations", views.OrgCrumbs(&o, "Authorisation server")...), f))
+	title := "Edit authorisation server"
+	if isNew {
+		title = "Add authorisation server"
+	}
+	crumbs := views.OrgFormCrumbs(&o, "Authorisation servers", paths.OrganisationTab(o.OrganisationID, "authorisationservers"), title)
+	Render(w, r, status, views.ServerFormPage(h.Shell(r, title, "organisations", crumbs...), f))
 }
 
 // serverFieldLabels name the server form's fields where their member names

@@ -56,6 +56,20 @@ func TestEveryAddIsAPage(t *testing.T) {
 			if form.Find(`main a[href="`+list+`"], nav[aria-label=breadcrumb] a[href="`+list+`"]`).Length() == 0 {
 				t.Errorf("%s: no way back to %s", href, list)
 			}
+			// Under an organisation the breadcrumb ends with what the page
+			// does, after the list as a link (a server's and an
+			// application's ended "Authorisation server", the list
+			// missing), and the window's title says it too.
+			if strings.HasPrefix(list, o+"/") {
+				crumbs := form.Find("nav[aria-label=breadcrumb] li")
+				last := strings.TrimSpace(crumbs.Last().Text())
+				parent, _ := crumbs.Eq(crumbs.Length() - 2).Find("a").Attr("href")
+				title := strings.TrimSpace(form.Find("title").Text())
+				if !strings.HasPrefix(last, "Add") && !strings.HasPrefix(last, "Invite") && !strings.HasPrefix(last, "Upload") ||
+					parent != list || !strings.HasPrefix(title, last) {
+					t.Errorf("%s: breadcrumb ends %q after %q, title %q", href, last, parent, title)
+				}
+			}
 		})
 	}
 }
