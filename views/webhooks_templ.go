@@ -375,7 +375,7 @@ func NewWebhook(s Shell, f WebhookForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = FormActions("Add webhook", "/references/webhooks", "Cancel").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = FormActions("Save", "/references/webhooks", "Cancel").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
