@@ -94,6 +94,11 @@ function tfKeyForms(root) {
     // again, also when requests overlap or the answer fails).
     if (!f.hasAttribute("hx-disabled-elt") && f.querySelector("button:not([type=button]), input[type=submit]")) {
       f.setAttribute("hx-disabled-elt", "find button:not([type=button]), find input[type=submit]");
+      // Not for a link inside the form (Cancel): from there the selector
+      // finds nothing, and htmx says so in the console.
+      if (!f.hasAttribute("hx-disinherit")) {
+        f.setAttribute("hx-disinherit", "hx-disabled-elt");
+      }
     }
     if (!f.querySelector("input[name=IdempotencyKey]")) {
       var k = document.createElement("input");
