@@ -345,7 +345,7 @@ func ClaimNew(s Shell, p ClaimsPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("RegistrationId", "Registration ID (the authority's reference)", "text", p.Form.RegistrationID, p.Errors["RegistrationId"], false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Input("RegistrationId", "Registration ID (the authority's reference; optional)", "text", p.Form.RegistrationID, p.Errors["RegistrationId"], false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
