@@ -454,10 +454,7 @@ func TestPKIOrganisationAdministratorIssues(t *testing.T) {
 // has the directory issue the certificate and openssl verify it against
 // the CA's PEM.
 func TestPKIIssueWithOpenSSL(t *testing.T) {
-	bin, err := exec.LookPath("openssl")
-	if err != nil {
-		t.Skip("openssl is not installed: the end-to-end check with it is skipped")
-	}
+	bin := openssl(t)
 	p := startPKI(t, true, nil)
 	dir := t.TempDir()
 	run := func(args ...string) string {

@@ -607,13 +607,7 @@ func TestPKIAcrossInstances(t *testing.T) {
 // (.ci/test installs Debian's openssl, so CI always runs it; a machine
 // without openssl skips it, saying so).
 func TestPKIWithOpenSSL(t *testing.T) {
-	bin, err := exec.LookPath("openssl")
-	if err != nil && os.Getenv("CI") == "true" {
-		t.Fatal("openssl is missing although .ci/test installs it: the CA's openssl checks would not run")
-	}
-	if err != nil {
-		t.Skip("openssl is not installed: `bash .ci/test` installs it (apt-get install openssl)")
-	}
+	bin := openssl(t)
 	env := webtest.Start(t, nil)
 	a := newAPI(t, env, "admin@example.com")
 	oid := a.must(201, "POST", "/organisations", org("OpenSSL Bank"))["OrganisationId"].(string)
@@ -653,4 +647,19 @@ func TestPKIWithOpenSSL(t *testing.T) {
 			t.Fatalf("openssl ocsp: %v\n%s", err, out)
 		}
 	}
+}
+
+// openssl is the path of Debian's openssl. .ci/test installs it, so under
+// CI=true a missing one fails the test; elsewhere the test is skipped,
+// saying how to install it.
+func openssl(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("openssl")
+	if err != nil && os.Getenv("CI") == "true" {
+		t.Fatal("openssl is missing although .ci/test installs it: the CA's openssl checks would not run")
+	}
+	if err != nil {
+		t.Skip("openssl is not installed: `bash .ci/test` installs it (apt-get install openssl)")
+	}
+	return bin
 }
