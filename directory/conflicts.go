@@ -1,8 +1,9 @@
 package directory
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/trustframe/trustframe/formats"
 )
 
 // InTheWay names, by kind, the records that stop a change: the payload of
@@ -27,11 +28,7 @@ func (w InTheWay) Summary() string {
 	var out []string
 	for _, k := range w.count() {
 		words := kindWords[k.kind]
-		if k.n == 1 {
-			out = append(out, "1 "+words[0])
-		} else {
-			out = append(out, fmt.Sprintf("%d %s", k.n, words[1]))
-		}
+		out = append(out, formats.Count(k.n, words[0], words[1]))
 	}
 	return strings.Join(out, ", ")
 }

@@ -7,9 +7,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strconv"
 
 	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/paths"
 	"github.com/trustframe/trustframe/views"
 )
@@ -51,7 +51,7 @@ func (h *Imports) ImportOrganisations(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case err == nil:
-		h.Saved(w, r, Saved{Flash: countOf(len(ids), "organisation was", "organisations were") + " imported.", Page: paths.Organisations() + "?sort=CreatedOn,desc", Status: http.StatusCreated, Body: map[string]any{"Created": len(ids), "OrganisationIds": ids}})
+		h.Saved(w, r, Saved{Flash: formats.Count(len(ids), "organisation was", "organisations were") + " imported.", Page: paths.Organisations() + "?sort=CreatedOn,desc", Status: http.StatusCreated, Body: map[string]any{"Created": len(ids), "OrganisationIds": ids}})
 	case !WantsJSON(r) && AsError(err).Status < 500:
 		e := AsError(err)
 		h.importPage(w, r, e.Status, e)
@@ -121,12 +121,4 @@ func bodyLimit(err error) error {
 		return directory.ErrImportTooBig
 	}
 	return err
-}
-
-// countOf is "1 server" or "3 servers".
-func countOf(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }

@@ -2,10 +2,11 @@ package views
 
 import (
 	"encoding/json"
-	"github.com/trustframe/trustframe/paths"
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/trustframe/trustframe/paths"
 
 	"github.com/trustframe/trustframe/store"
 )

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/trustframe/trustframe/directory"
+	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/lifecycle"
 	"github.com/trustframe/trustframe/paths"
 )
@@ -42,7 +43,7 @@ func NewReactivatePage(vocab lifecycle.Vocabulary, re directory.Reactivation) (R
 		p = ReactivatePage{What: "Organisation", Name: o.OrganisationName, Status: o.Status, Action: orgPath + "/reactivate", Back: orgPath,
 			Affects: []string{
 				o.OrganisationName + " is listed again in the public participants list (/api/participants), with its Active authorisation servers.",
-				"Its " + countOf(re.Servers, "authorisation server", "authorisation servers") + " and " + countOf(re.Applications, "application", "applications") +
+				"Its " + formats.Count(re.Servers, "authorisation server", "authorisation servers") + " and " + formats.Count(re.Applications, "application", "applications") +
 					" keep their own status: " + strconv.Itoa(re.Ended) + " of them " + isAre + " " + vocab.EndWord() + " and stay so until reactivated on their own pages.",
 				"Its regulatory documents and certifications count again on the home page's expiry list.",
 			}}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/trustframe/trustframe/formats"
 )
 
 // Shell is what the layout needs: the signed-in user, where we are and the flash.
@@ -81,15 +83,7 @@ func plural(n int, one, many string) string {
 	if n == 0 {
 		return "no " + many
 	}
-	return countOf(n, one, many)
-}
-
-// countOf is "1 organisation" or "25 organisations" (a digit even for 0).
-func countOf(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
+	return formats.Count(n, one, many)
 }
 
 // pageOf is a pager's "Page 2 of 5", or, for a page past the last one (an

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/store"
 )
 
@@ -53,7 +54,7 @@ func TestEventFlash(id int64, ahead int, retryAt time.Time) string {
 	if ahead == 0 {
 		return "Test event queued (delivery " + n + "). Its status and the receiver's response show in the delivery log below as soon as it has been sent."
 	}
-	flash := "Test event queued (delivery " + n + ") behind " + countOf(ahead, "earlier delivery", "earlier deliveries") + " to this receiver; it is sent after them."
+	flash := "Test event queued (delivery " + n + ") behind " + formats.Count(ahead, "earlier delivery", "earlier deliveries") + " to this receiver; it is sent after them."
 	if !retryAt.IsZero() {
 		flash += " One of them failed and is retried at " + FormatTime(retryAt) + ", so the test waits until then at least; Redeliver that one in the log below to try it now."
 	}
