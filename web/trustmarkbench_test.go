@@ -138,6 +138,43 @@ func BenchmarkTrustMarks(b *testing.B) {
 		}
 		report(b, lat)
 	})
+	// The floor of any design that records a mark before answering it
+	// (docs/design.md §17): the durable record alone, and a raw signature
+	// followed by its record, with the same requests in flight and no
+	// request, entitlement or latest-mark read around them.
+	floor := func(b *testing.B, sign bool) {
+		jws, _ := jose.ParseSignedCompact(mark, []jose.SignatureAlgorithm{jose.ES256})
+		k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		signer, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: k, KeyID: "x"}}, (&jose.SignerOptions{}).WithType("trust-mark+jwt"))
+		payload := jws.UnsafePayloadWithoutVerification()
+		b.SetParallelism(parallelism())
+		lat := make(chan time.Duration, b.N)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				start := time.Now()
+				jwt := mark
+				if sign {
+					s, err := signer.Sign(payload)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					jwt, _ = s.CompactSerialize()
+				}
+				now := time.Now()
+				m := directory.IssuedTrustMark{JTI: store.NewID(), TypeID: typ.ID, Subject: "https://floor.invalid/" + store.NewID(),
+					IssuedAt: now, ExpiresAt: now.Add(24 * time.Hour), JWT: jwt}
+				if err := env.DB.RecordTrustMark(ctx, m); err != nil {
+					b.Error(err)
+					return
+				}
+				lat <- time.Since(start)
+			}
+		})
+		report(b, drain(lat))
+	}
+	b.Run("record_only_parallel", func(b *testing.B) { floor(b, false) })
+	b.Run("raw_sign_and_record_parallel", func(b *testing.B) { floor(b, true) })
 	b.Run("raw_es256_sign_parallel", func(b *testing.B) {
 		jws, _ := jose.ParseSignedCompact(mark, []jose.SignatureAlgorithm{jose.ES256})
 		k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
