@@ -343,7 +343,9 @@ func (s *Server) routes() http.Handler {
 		r.Get("/audit", pages.Audit)
 		r.Get("/audit/export.csv", getOnly(pages.ExportAudit))
 		r.Get("/expiring", pages.Expiring)
-		// The change feed (docs/design.md §15): every administrator, like the audit log.
+		// The change feed (docs/design.md §15): Data Administrators and Super
+		// Users (the gate refuses Organisation Administrators, 403), as the
+		// directory-wide audit log.
 		r.Get("/changes", changes.List)
 	})
 

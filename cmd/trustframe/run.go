@@ -30,7 +30,7 @@ var commands = []command{
 	{"anchor", "--config FILE [--addr HOST:PORT]", "a standalone OpenID Federation trust anchor (docs/anchor.example.yaml)"},
 	{"backup", "--to FILE", "copy the database consistently (also while serve runs)"},
 	{"copy-database", "--from FILE --to postgres://…", "move a SQLite directory into an empty PostgreSQL database, then verify it"},
-	{"keys", "list|rotate|retire [flags]", "the SSA signing keys, without the API (also while serve runs): list; rotate [--alg ALG]; retire --kid KID"},
+	{"keys", "list|rotate|retire|prepare|activate [flags]", "the signing keys, without the API (also while serve runs): list; rotate [--alg ALG]; retire --kid KID; with --federation the federation keys: list, rotate, prepare, activate"},
 	{"seed", "--organisations N", "load synthetic organisations (demos, benchmarks)"},
 	{"login", "--server URL [--no-dpop]", "sign in (browser, PKCE) and keep a DPoP-bound token (--no-dpop: a plain Bearer token)"},
 	{"api", "METHOD PATH [flags]", "call the API, e.g. trustframe api GET /users/super"},
