@@ -154,7 +154,7 @@ func (h *TrustMarkTypes) Update(w http.ResponseWriter, r *http.Request) {
 func (h *TrustMarkTypes) saved(w http.ResponseWriter, r *http.Request, in, t store.TrustMarkType, err error, isNew bool) {
 	switch {
 	case err == nil:
-		h.Saved(w, r, Saved{Flash: "Trust mark type " + t.Name + " was saved.", Page: paths.TrustMarkType(t.ID),
+		h.Saved(w, r, Saved{Flash: "Trust mark type " + t.Name + " " + views.SaveWord(isNew) + ".", Page: paths.TrustMarkType(t.ID),
 			Status: http.StatusOK, Body: t, ETag: t}.Created(isNew, paths.API(paths.TrustMarkType(t.ID))))
 	case inForm(r, err):
 		if !isNew {
