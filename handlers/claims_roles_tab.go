@@ -68,7 +68,7 @@ func (h *Claims) Create(w http.ResponseWriter, r *http.Request) {
 		h.failed(w, r, o, AsError(err), in, true)
 		return
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") was recorded.", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
+	h.Saved(w, r, Saved{Err: err, Flash: "The role " + c.Role + " (" + c.AuthorisationDomain + ") " + views.SaveWord(true) + ".", Page: paths.OrganisationTab(o.OrganisationID, "authority-claims"),
 		Status: http.StatusCreated, Body: c, ETag: c, Location: paths.API(paths.Claim(o.OrganisationID, c.ClaimID))})
 }
 

@@ -145,7 +145,7 @@ func (h *Contacts) contactSaved(w http.ResponseWriter, r *http.Request, in, c st
 	orgID := in.OrganisationID
 	switch {
 	case err == nil:
-		h.Saved(w, r, Saved{Flash: "Contact " + strings.TrimSpace(c.FirstName+" "+c.LastName) + " was saved.", Page: paths.OrganisationTab(orgID, "contacts"),
+		h.Saved(w, r, Saved{Flash: "Contact " + strings.TrimSpace(c.FirstName+" "+c.LastName) + " " + views.SaveWord(isNew) + ".", Page: paths.OrganisationTab(orgID, "contacts"),
 			Status: http.StatusOK, Body: c, ETag: c}.Created(isNew, paths.API(paths.Contact(orgID, c.ContactID))))
 	case stale(r, err) && !isNew:
 		if o, ok := h.loadOrg(w, r); ok {

@@ -110,7 +110,7 @@ func (h *Documents) Save(w http.ResponseWriter, r *http.Request) {
 	d, err := h.Documents.SaveDocument(r.Context(), h.actor(r), in, refused, func(cur store.Document) error { return CheckIfMatch(r, cur) })
 	switch {
 	case err == nil:
-		h.Saved(w, r, Saved{Flash: "The " + d.DocumentType + " document was saved.", Page: paths.OrganisationTab(o.OrganisationID, "documents"),
+		h.Saved(w, r, Saved{Flash: "The " + d.DocumentType + " document " + views.SaveWord(id == "") + ".", Page: paths.OrganisationTab(o.OrganisationID, "documents"),
 			Status: http.StatusOK, Body: d, ETag: d}.Created(id == "", paths.API(paths.Document(o.OrganisationID, d.DocumentID))))
 	case inForm(r, err):
 		h.renderForm(w, r, AsError(err).Status, views.DocumentForm{Doc: in, Errors: orMessage(err, "DocumentType")}, o)

@@ -127,7 +127,7 @@ func (h *Documents) SaveCertification(w http.ResponseWriter, r *http.Request) {
 	page := views.CertificationsPath(o.OrganisationID, s)
 	switch {
 	case err == nil:
-		h.Saved(w, r, Saved{Flash: "The " + c.CertificationType + " certification was saved.", Page: page,
+		h.Saved(w, r, Saved{Flash: "The " + c.CertificationType + " certification " + views.SaveWord(cid == "") + ".", Page: page,
 			Status: http.StatusOK, Body: c, ETag: c}.Created(cid == "", "/api"+page+"/"+c.CertificationID))
 	case inForm(r, err):
 		if in.Status == "" && cid == "" {

@@ -145,7 +145,7 @@ func (h *Domains) CreateDomain(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d, err := h.Domains.CreateDomain(r.Context(), h.actor(r), in, refused)
-	h.answer(w, r, err, Saved{Flash: "Authorisation domain " + d.Name + " was added.", Status: http.StatusCreated, Body: d,
+	h.answer(w, r, err, Saved{Flash: "Authorisation domain " + d.Name + " " + views.SaveWord(true) + ".", Status: http.StatusCreated, Body: d,
 		Location: "/api" + domainsPath + "/" + url.PathEscape(d.Name)}, "", views.DomainForm{Kind: "domain", IsNew: true, Domain: in})
 }
 
@@ -167,7 +167,7 @@ func (h *Domains) UpdateDomain(w http.ResponseWriter, r *http.Request) {
 	d, err := h.Domains.UpdateDomain(r.Context(), h.actor(r), name, in, refused, func(cur store.AuthorisationDomain) error { return CheckIfMatch(r, cur) })
 	flash := "Authorisation domain " + d.Name + " is " + d.Status + "." // Enable or Disable on the list
 	if fromEditPage(r) {
-		flash = "Authorisation domain " + d.Name + " was saved."
+		flash = "Authorisation domain " + d.Name + " " + views.SaveWord(false) + "."
 	}
 	h.answer(w, r, err, Saved{Flash: flash, Status: http.StatusOK, Body: d}, name, withVersion(r, err, f, in, get))
 }

@@ -49,7 +49,7 @@ func (h *Domains) CreateAuthority(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	au, err := h.Domains.CreateAuthority(r.Context(), h.actor(r), in, refused)
-	h.answer(w, r, err, Saved{Flash: "Authority " + au.AuthorityName + " was added.", Status: http.StatusCreated, Body: au,
+	h.answer(w, r, err, Saved{Flash: "Authority " + au.AuthorityName + " " + views.SaveWord(true) + ".", Status: http.StatusCreated, Body: au,
 		Location: "/api/references/authorities/" + au.AuthorityID}, "", views.DomainForm{Kind: "authority", IsNew: true, Authority: in})
 }
 
@@ -69,7 +69,7 @@ func (h *Domains) UpdateAuthority(w http.ResponseWriter, r *http.Request) {
 		f = views.DomainForm{Kind: "authority", Authority: in}
 	}
 	au, err := h.Domains.UpdateAuthority(r.Context(), h.actor(r), id, in, refused, func(cur store.Authority) error { return CheckIfMatch(r, cur) })
-	h.answer(w, r, err, Saved{Flash: "Authority " + au.AuthorityName + " was saved.", Status: http.StatusOK, Body: au}, in.AuthorityName, withVersion(r, err, f, in, get))
+	h.answer(w, r, err, Saved{Flash: "Authority " + au.AuthorityName + " " + views.SaveWord(false) + ".", Status: http.StatusOK, Body: au}, in.AuthorityName, withVersion(r, err, f, in, get))
 }
 
 // DeleteAuthority removes an authority no claim names.

@@ -59,7 +59,7 @@ func (h *Domains) CreateRole(w http.ResponseWriter, r *http.Request) {
 	dom := PathParam(r, "domain")
 	ro, err := h.Domains.CreateRole(r.Context(), h.actor(r), dom, in, refused)
 	in.AuthorisationDomain = dom
-	h.answer(w, r, err, Saved{Flash: "Role " + ro.Name + " was added to " + ro.AuthorisationDomain + ".", Status: http.StatusCreated, Body: ro,
+	h.answer(w, r, err, Saved{Flash: "Role " + ro.Name + " of " + ro.AuthorisationDomain + " " + views.SaveWord(true) + ".", Status: http.StatusCreated, Body: ro,
 		Location: "/api" + domainsPath + "/" + url.PathEscape(ro.AuthorisationDomain) + "/roles/" + url.PathEscape(ro.Name)},
 		"", views.DomainForm{Kind: "role", IsNew: true, Role: in})
 }
@@ -79,7 +79,7 @@ func (h *Domains) UpdateRole(w http.ResponseWriter, r *http.Request) {
 		f = views.DomainForm{Kind: "role", Role: in}
 	}
 	ro, err := h.Domains.UpdateRole(r.Context(), h.actor(r), dom, name, in, refused, func(cur store.DomainRole) error { return CheckIfMatch(r, cur) })
-	h.answer(w, r, err, Saved{Flash: "Role " + ro.Name + " of " + ro.AuthorisationDomain + " was saved.", Status: http.StatusOK, Body: ro}, name+" of "+dom, withVersion(r, err, f, in, get))
+	h.answer(w, r, err, Saved{Flash: "Role " + ro.Name + " of " + ro.AuthorisationDomain + " " + views.SaveWord(false) + ".", Status: http.StatusOK, Body: ro}, name+" of "+dom, withVersion(r, err, f, in, get))
 }
 
 // DeleteRole removes a role no claim or policy names.

@@ -24,7 +24,7 @@ func (h *IdentityProviders) Create(w http.ResponseWriter, r *http.Request) {
 		h.newPage(w, r, e.Status, views.NewIdPForm(b.Provider, fieldMessages(err, "Name")).Refused(in.ClientSecret, b.ConfirmSuperUser))
 		return
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: "Identity provider " + p.Name + " was added; the API now accepts its tokens.", Page: idpPath,
+	h.Saved(w, r, Saved{Err: err, Flash: "Identity provider " + p.Name + " " + views.SaveWord(true) + "; the API now accepts its tokens.", Page: idpPath,
 		Status: http.StatusCreated, Body: p, ETag: p, Location: "/api" + idpPath + "/" + url.PathEscape(p.Name)})
 }
 
@@ -43,7 +43,7 @@ func (h *IdentityProviders) Update(w http.ResponseWriter, r *http.Request) {
 		h.editRefused(w, r, name, b, err)
 		return
 	}
-	msg := "Identity provider " + p.Name + " was saved."
+	msg := "Identity provider " + p.Name + " " + views.SaveWord(false) + "."
 	if p.Status == "Inactive" {
 		msg = "Identity provider " + p.Name + " is Inactive; the API no longer accepts its tokens."
 	}

@@ -77,7 +77,7 @@ func (h *KeyMaterial) Create(w http.ResponseWriter, r *http.Request) {
 	k, err := h.Keys.Create(r.Context(), h.actor(r), o.OrganisationID, in, refused)
 	switch {
 	case err == nil:
-		h.Saved(w, r, Saved{Flash: "Key material " + k.Kid + " was added.", Page: paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID),
+		h.Saved(w, r, Saved{Flash: "Key material " + k.Kid + " " + views.SaveWord(true) + ".", Page: paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID),
 			Status: http.StatusCreated, Body: k, ETag: k, Location: paths.API(paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID))})
 	case shownInPage(r, err):
 		if errors.Is(err, directory.ErrHoldsPrivateKey) {
@@ -134,7 +134,7 @@ func (h *KeyMaterial) Update(w http.ResponseWriter, r *http.Request) {
 	k, err := h.Keys.Update(r.Context(), h.actor(r), cur, in, refused, func(c store.KeyMaterial) error { return CheckIfMatch(r, c) })
 	switch {
 	case err == nil:
-		h.Saved(w, r, Saved{Flash: "Key material " + k.Kid + " was saved (" + k.Status + ").",
+		h.Saved(w, r, Saved{Flash: "Key material " + k.Kid + " " + views.SaveWord(false) + " (" + k.Status + ").",
 			Page: paths.KeyMaterial(o.OrganisationID, k.KeyMaterialID), Status: http.StatusOK, Body: k, ETag: k})
 	case shownInPage(r, err) && in.Status == "Revoked" && cur.Status == "Active":
 		// A refused revocation: its own step again, the reason beside it.

@@ -31,7 +31,7 @@ func (h *KeyMaterial) AddAttachment(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case err == nil:
-		h.Saved(w, r, Saved{Flash: "Attached " + t.FileName + ".", Page: paths.KeyMaterial(orgID, id),
+		h.Saved(w, r, Saved{Flash: "Attachment " + t.FileName + " " + views.SaveWord(true) + ".", Page: paths.KeyMaterial(orgID, id),
 			Status: http.StatusCreated, Body: t, ETag: t, Location: paths.API(paths.Attachment(orgID, id, t.KeyMaterialAttachmentID))})
 	case inForm(r, err):
 		h.refusedAttachment(w, r, AsError(err), views.KeyMaterialDetail{AttachDescription: in.Description, AttachErrors: FieldMap(err)})
@@ -75,7 +75,7 @@ func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case err == nil:
-		h.Saved(w, r, Saved{Flash: "Attachment " + t.FileName + " was saved.", Page: paths.KeyMaterial(orgID, id), Status: http.StatusOK, Body: t, ETag: t})
+		h.Saved(w, r, Saved{Flash: "Attachment " + t.FileName + " " + views.SaveWord(false) + ".", Page: paths.KeyMaterial(orgID, id), Status: http.StatusOK, Body: t, ETag: t})
 	case inForm(r, err):
 		// The row's one field holds the description and the file's
 		// messages both.

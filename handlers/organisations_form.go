@@ -68,5 +68,5 @@ func (h *Organisations) tellCreated(r *http.Request, o store.Organisation) {
 		h.Flash.Warn(r.Context(), views.SameRegistration(h.Vocab, o, same))
 		return
 	}
-	h.Flash.Put(r.Context(), o.OrganisationName+" was created.")
+	h.Flash.Put(r.Context(), views.SavedMessage(h.Vocab, "", o.OrganisationName, "", o.Status))
 }

@@ -129,7 +129,7 @@ func (h *Policies) Save(w http.ResponseWriter, r *http.Request) {
 	saved, err := h.Rules.Save(r.Context(), h.actor(r), &p, refused, func(cur store.RoleMetadataPolicy) error { return CheckIfMatch(r, cur) })
 	switch {
 	case err == nil:
-		h.Saved(w, r, Saved{Flash: "The policy for " + saved.AuthorisationDomain + ": " + saved.Role + " / " + saved.EntityType + " was saved.",
+		h.Saved(w, r, Saved{Flash: "The policy for " + saved.AuthorisationDomain + ": " + saved.Role + " / " + saved.EntityType + " " + views.SaveWord(p.PolicyID == "") + ".",
 			Page: "/references/role-metadata-policies", Status: http.StatusOK, Body: saved, ETag: saved,
 		}.Created(p.PolicyID == "", "/api/references/role-metadata-policies/"+saved.PolicyID))
 	case !WantsJSON(r) && AsError(err).Status < 500:

@@ -75,7 +75,7 @@ func (h *RefTypes) Create(w http.ResponseWriter, r *http.Request) {
 		h.newPage(w, r, e.Status, views.RefPage{Form: in, Errors: orMessage(err, "Name")})
 		return
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: h.Refs.Kind.Label + " " + it.Name + " was added.", Page: h.Path,
+	h.Saved(w, r, Saved{Err: err, Flash: h.Refs.Kind.Label + " " + it.Name + " " + views.SaveWord(true) + ".", Page: h.Path,
 		Status: http.StatusCreated, Body: it, ETag: it, Location: "/api" + h.Path + "/" + url.PathEscape(it.Name)})
 }
 

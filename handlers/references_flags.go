@@ -68,7 +68,7 @@ func (h *References) CreateFlag(w http.ResponseWriter, r *http.Request) {
 		h.newFlagPage(w, r, e.Status, views.FlagsPage{Form: in, Errors: orMessage(err, "Name")})
 		return
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: "Flag " + f.Name + " was added.", Page: flagsPath,
+	h.Saved(w, r, Saved{Err: err, Flash: "Flag " + f.Name + " " + views.SaveWord(true) + ".", Page: flagsPath,
 		Status: http.StatusCreated, Body: f, ETag: f, Location: "/api/references/flags/" + f.FlagID})
 }
 

@@ -1,7 +1,10 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
+	"reflect"
+	"strings"
 
 	"github.com/trustframe/trustframe/directory"
 	"github.com/trustframe/trustframe/paths"
@@ -13,7 +16,15 @@ import (
 // §17): Super Users write them, every administrator reads them on the API.
 type TrustMarkTypes struct {
 	*Base
-	Types *directory.TrustMarkTypes
+	Types   *directory.TrustMarkTypes
+	Choices trustMarkChoices
+}
+
+// trustMarkChoices lists what the form offers: the domains' roles and the
+// certification types.
+type trustMarkChoices interface {
+	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
+	ListRefs(ctx context.Context, k store.RefKind) ([]store.ReferenceItem, error)
 }
 
 func (h *TrustMarkTypes) shell(r *http.Request, title string, last ...views.Crumb) views.Shell {
@@ -51,7 +62,7 @@ func (h *TrustMarkTypes) Get(w http.ResponseWriter, r *http.Request) {
 
 // New is the form that adds a trust mark type.
 func (h *TrustMarkTypes) New(w http.ResponseWriter, r *http.Request) {
-	h.form(w, r, http.StatusOK, views.NewTrustMarkTypeForm(store.TrustMarkType{}, true, nil))
+	h.form(w, r, http.StatusOK, store.TrustMarkType{}, true, nil)
 }
 
 // Edit is the form that changes a trust mark type.
@@ -61,15 +72,55 @@ func (h *TrustMarkTypes) Edit(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	h.form(w, r, http.StatusOK, views.NewTrustMarkTypeForm(t, false, nil))
+	h.form(w, r, http.StatusOK, t, false, nil)
 }
 
-func (h *TrustMarkTypes) form(w http.ResponseWriter, r *http.Request, status int, f views.TrustMarkTypeForm) {
+// form renders the page that adds (isNew) or edits t, with errs beside
+// its fields and the choices of Reference Data.
+func (h *TrustMarkTypes) form(w http.ResponseWriter, r *http.Request, status int, t store.TrustMarkType, isNew bool, errs map[string]string) {
+	roles, err := h.Choices.ListDomainRoles(r.Context(), "")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	certTypes, err := h.Choices.ListRefs(r.Context(), store.CertificationTypes)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	f := views.NewTrustMarkTypeForm(t, isNew, errs, roles, certTypes)
 	title := "Add trust mark type"
 	if !f.IsNew {
 		title = "Edit " + f.Type.Name
 	}
 	Render(w, r, status, views.TrustMarkTypeFormPage(h.shell(r, title, views.Crumb{Label: title}), f))
+}
+
+// chosenBasis reads the console form's choices into t: the one list of
+// domain roles (DomainRole, "Payments/PISP") and, as the form offers both
+// lists whatever the basis, only the choice of the basis chosen. The API
+// names AuthorisationDomain, Role and CertificationType itself.
+func chosenBasis(r *http.Request, t *store.TrustMarkType, refused map[string]string) map[string]string {
+	if WantsJSON(r) {
+		return refused
+	}
+	var pick struct {
+		DomainRole string `json:"DomainRole"`
+	}
+	if err := formInto(r.PostForm, &pick); err == nil && pick.DomainRole != "" {
+		if m := FormRefusal(r, checkText(reflect.ValueOf(&pick), "")); m != nil {
+			refused = directory.Fields(m).Merge(refused)
+		} else {
+			t.AuthorisationDomain, t.Role, _ = strings.Cut(pick.DomainRole, "/")
+		}
+	}
+	switch t.Basis {
+	case directory.TrustMarkBasisRole:
+		t.CertificationType = ""
+	case directory.TrustMarkBasisCertification:
+		t.AuthorisationDomain, t.Role = "", ""
+	}
+	return refused
 }
 
 // Create adds a trust mark type.
@@ -79,6 +130,7 @@ func (h *TrustMarkTypes) Create(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	refused = chosenBasis(r, &in, refused)
 	t, err := h.Types.Create(r.Context(), h.actor(r), in, refused)
 	h.saved(w, r, in, t, err, true)
 }
@@ -91,6 +143,7 @@ func (h *TrustMarkTypes) Update(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	refused = chosenBasis(r, &in, refused)
 	t, err := h.Types.Update(r.Context(), h.actor(r), id, in, refused, func(cur store.TrustMarkType) error { return CheckIfMatch(r, cur) })
 	in.ID = id
 	h.saved(w, r, in, t, err, false)
@@ -101,7 +154,7 @@ func (h *TrustMarkTypes) Update(w http.ResponseWriter, r *http.Request) {
 func (h *TrustMarkTypes) saved(w http.ResponseWriter, r *http.Request, in, t store.TrustMarkType, err error, isNew bool) {
 	switch {
 	case err == nil:
-		h.Saved(w, r, Saved{Flash: "Trust mark type " + t.Name + " was saved.", Page: paths.TrustMarkType(t.ID),
+		h.Saved(w, r, Saved{Flash: "Trust mark type " + t.Name + " " + views.SaveWord(isNew) + ".", Page: paths.TrustMarkType(t.ID),
 			Status: http.StatusOK, Body: t, ETag: t}.Created(isNew, paths.API(paths.TrustMarkType(t.ID))))
 	case inForm(r, err):
 		if !isNew {
@@ -110,7 +163,7 @@ func (h *TrustMarkTypes) saved(w http.ResponseWriter, r *http.Request, in, t sto
 				in.TrustMarkType = cur.TrustMarkType
 			}
 		}
-		h.form(w, r, AsError(err).Status, views.NewTrustMarkTypeForm(in, isNew, orMessage(err, "Name")))
+		h.form(w, r, AsError(err).Status, in, isNew, orMessage(err, "Name"))
 	default:
 		WriteError(w, r, err)
 	}

@@ -63,7 +63,7 @@ func (h *SuperUsers) Create(w http.ResponseWriter, r *http.Request) {
 		h.newPage(w, r, AsError(err).Status, views.SuperUsersPage{Email: in.Email, Status: in.Status, Errors: orMessage(err, "Email")})
 		return
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: u.Email + " is now a Super User (" + u.Status + ").", Page: superUsersPath,
+	h.Saved(w, r, Saved{Err: err, Flash: "Super User " + u.Email + " " + views.SaveWord(true) + " (" + u.Status + ").", Page: superUsersPath,
 		Status: http.StatusCreated, Body: u, ETag: u, Location: "/api/users/super/" + url.PathEscape(u.Email)})
 }
 

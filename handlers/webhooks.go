@@ -88,7 +88,7 @@ func (h *Webhooks) Create(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err == nil:
 		w.Header().Set("Location", "/api"+webhookPath(wh.WebhookID))
-		h.withSecret(w, r, http.StatusCreated, wh, secret, "Webhook created. Copy its secret now: it is not shown again.")
+		h.withSecret(w, r, http.StatusCreated, wh, secret, "Webhook "+wh.URL+" "+views.SaveWord(true)+". Copy its secret now: it is not shown again.")
 	case inForm(r, err):
 		h.newPage(w, r, AsError(err).Status, sent.Over(store.Webhook{}), orMessage(err, "Url"))
 	default:

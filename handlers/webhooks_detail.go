@@ -64,7 +64,7 @@ func (h *Webhooks) Update(w http.ResponseWriter, r *http.Request) {
 		h.detail(w, r, AsError(err).Status, sent.Over(cur), "", orMessage(err, "Url"), "")
 		return
 	}
-	h.Saved(w, r, Saved{Err: err, Flash: "Webhook " + wh.URL + " saved (" + wh.Status + ").", Page: page, Status: http.StatusOK, Body: wh, ETag: wh})
+	h.Saved(w, r, Saved{Err: err, Flash: "Webhook " + wh.URL + " " + views.SaveWord(false) + " (" + wh.Status + ").", Page: page, Status: http.StatusOK, Body: wh, ETag: wh})
 }
 
 // RotateSecret replaces a webhook's secret and answers the new one, once.
@@ -80,5 +80,5 @@ func (h *Webhooks) RotateSecret(w http.ResponseWriter, r *http.Request) {
 // Delete removes a webhook and its delivery log.
 func (h *Webhooks) Delete(w http.ResponseWriter, r *http.Request) {
 	wh, err := h.Hooks.Delete(r.Context(), h.actor(r), PathParam(r, "webhookID"))
-	h.Saved(w, r, Saved{Err: err, Flash: "Webhook " + wh.URL + " deleted.", Page: webhooksPath, Status: http.StatusNoContent})
+	h.Saved(w, r, Saved{Err: err, Flash: "Webhook " + wh.URL + " was deleted.", Page: webhooksPath, Status: http.StatusNoContent})
 }

@@ -151,13 +151,27 @@ func OrgFormTitle(o store.Organisation, isNew bool) (string, []Crumb) {
 	return "Edit organisation", OrgCrumbs(&o, "Edit")
 }
 
+// SaveWord is the console's one wording of a save's message: a new thing
+// "was added" (its Add page), a change "was saved" (its Edit page); a
+// change of status says its own verb (SavedMessage: "was withdrawn", "is
+// now Inactive"), and so do actions that are not a form's save (issued,
+// uploaded, revoked, imported, deleted, an invitation sent).
+func SaveWord(isNew bool) string {
+	if isNew {
+		return "was added"
+	}
+	return "was saved"
+}
+
 // SavedMessage says what a save did, in words: "Acme Bank was withdrawn."
 // after a status change to the end state, not "saved"; from is the status
-// before the save ("" for a new one).
+// before the save ("" for a new one: "was added", SaveWord).
 func SavedMessage(vocab lifecycle.Vocabulary, what, name, from, to string) string {
 	switch {
-	case from == "" || from == to:
-		return what + name + " was saved."
+	case from == "":
+		return what + name + " " + SaveWord(true) + "."
+	case from == to:
+		return what + name + " " + SaveWord(false) + "."
 	case to == lifecycle.Withdrawn && vocab.EndWord() == lifecycle.Withdrawn:
 		return what + name + " was withdrawn."
 	case from == lifecycle.Withdrawn:
@@ -174,7 +188,7 @@ func SameRegistration(vocab lifecycle.Vocabulary, o store.Organisation, same []s
 	for i, s := range same {
 		names[i] = s.OrganisationName + " (" + vocab.Display(s.Status) + ")"
 	}
-	return o.OrganisationName + " was created, but " + strings.Join(names, ", ") + " already has registration number " +
+	return o.OrganisationName + " " + SaveWord(true) + ", but " + strings.Join(names, ", ") + " already has registration number " +
 		o.RegistrationNumber + " in " + o.CountryOfRegistration + ". If it is the same organisation, set this one " + vocab.EndWord() + " and keep the other."
 }
 

@@ -15,7 +15,7 @@ func TestSavedMessage(t *testing.T) {
 		vocab          lifecycle.Vocabulary
 		from, to, want string
 	}{
-		{lifecycle.VocabWithdrawn, "", lifecycle.Active, "Acme was saved."},
+		{lifecycle.VocabWithdrawn, "", lifecycle.Active, "Acme was added."},
 		{lifecycle.VocabWithdrawn, lifecycle.Active, lifecycle.Active, "Acme was saved."},
 		{lifecycle.VocabWithdrawn, lifecycle.Active, lifecycle.Withdrawn, "Acme was withdrawn."},
 		{lifecycle.VocabInactive, lifecycle.Active, lifecycle.Withdrawn, "Acme is now Inactive."},

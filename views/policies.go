@@ -21,19 +21,40 @@ func NewPolicyForm(p store.RoleMetadataPolicy, errs map[string]string, roles []s
 	if f.Status == "" {
 		f.Status = "Active"
 	}
+	domainRoleErrors(errs)
+	f.RoleOpts = DomainRoleOptions(roles, p.AuthorisationDomain, p.Role, func(ro store.DomainRole) bool { return ro.Type == "Federation" })
+	return f
+}
+
+// DomainRoleOptions are the choices of a form's one list of domain roles
+// (value "Payments/PISP", labelled "Payments: PISP"): the roles offer
+// keeps, and the chosen domain and role though offer leaves it out or it
+// is no role at all (a refused choice stays shown, selected).
+func DomainRoleOptions(roles []store.DomainRole, domain, role string, offer func(store.DomainRole) bool) []Option {
+	var opts []Option
+	found := false
+	for _, ro := range roles {
+		chosen := ro.AuthorisationDomain == domain && ro.Name == role
+		if offer(ro) || chosen {
+			opts = append(opts, Option{Value: ro.AuthorisationDomain + "/" + ro.Name, Label: ro.AuthorisationDomain + ": " + ro.Name, Selected: chosen})
+		}
+		found = found || chosen
+	}
+	if !found && (domain != "" || role != "") {
+		opts = append(opts, Option{Value: domain + "/" + role, Label: domain + ": " + role, Selected: true})
+	}
+	return opts
+}
+
+// domainRoleErrors moves the messages of AuthorisationDomain and Role to
+// the form's one list of domain roles (DomainRole), where they are shown.
+func domainRoleErrors(errs map[string]string) {
 	for _, field := range []string{"AuthorisationDomain", "Role"} {
 		if errs[field] != "" {
 			errs["DomainRole"] = strings.TrimSpace(errs["DomainRole"] + " " + errs[field])
 			delete(errs, field)
 		}
 	}
-	for _, ro := range roles {
-		if ro.Type == "Federation" {
-			f.RoleOpts = append(f.RoleOpts, Option{Value: ro.AuthorisationDomain + "/" + ro.Name, Label: ro.AuthorisationDomain + ": " + ro.Name,
-				Selected: ro.Name == p.Role && ro.AuthorisationDomain == p.AuthorisationDomain})
-		}
-	}
-	return f
 }
 
 // NewTryItPage is the policy simulator's form with what was sent: the

@@ -565,15 +565,35 @@ func TrustMarkTypeFormPage(s Shell, f TrustMarkTypeForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("AuthorisationDomain", "Authorisation domain (a Role basis)", "text", f.Type.AuthorisationDomain, f.Errors["AuthorisationDomain"], false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "<small>Choose the role for a type based on a role, the certification type for one based on a certification: only the choice that matches \"Based on\" is saved.</small><fieldset data-testid=\"basis-role\"><legend>Based on a role</legend>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("Role", "Role (a Role basis)", "text", f.Type.Role, f.Errors["Role"], false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Select("DomainRole", "Authorisation domain and role", f.RoleOpts, f.Errors["DomainRole"]).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Input("CertificationType", "Certification type (a Certification basis)", "text", f.Type.CertificationType, f.Errors["CertificationType"], false).Render(ctx, templ_7745c5c3_Buffer)
+			if len(f.RoleOpts) < 2 {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "<small class=\"tf-empty\" data-testid=\"no-roles\">No roles yet: add an authorisation domain and its roles in <a href=\"/references/authorisation-domains\">Domains and Roles</a> first.</small>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "</fieldset><fieldset data-testid=\"basis-certification\"><legend>Based on a certification</legend>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = Select("CertificationType", "Certification type", f.CertTypeOpts, f.Errors["CertificationType"]).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			if len(f.CertTypeOpts) < 2 {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "<small class=\"tf-empty\" data-testid=\"no-certification-types\">No certification types yet: add one in <a href=\"/references/certification-types\">Certification types</a> first.</small>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "</fieldset>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -603,7 +623,7 @@ func TrustMarkTypeFormPage(s Shell, f TrustMarkTypeForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "</form>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "</form>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

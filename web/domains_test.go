@@ -860,3 +860,63 @@ func TestDomainsPageEditSaysSaved(t *testing.T) {
 		t.Fatalf("row button: %d %q", status, flash)
 	}
 }
+
+// TestDomainsFormsRefuseAtTheirOwnAddress: the add and edit pages of a
+// domain, a role and an authority posted without htmx, so a refused save
+// (a 409 among them) showed the form at the list's address: reload or
+// back then left the page. They post with htmx now, as every console form
+// does: a refusal, 409 with what is in the way included, is the form again
+// with HX-Push-Url: false, so the address stays the page's own.
+func TestDomainsFormsRefuseAtTheirOwnAddress(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	auth := setupDomains(t, su)
+	oid := su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	grant(t, su, oid, auth, "Payments", "PISP")
+	su.must(201, "POST", "/references/authorisation-domains/Data/roles", `{"Name":"DATA2","Type":"Federation"}`)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+
+	for _, tc := range []struct {
+		page, action string
+		set          url.Values // over what the page holds
+		status       int
+	}{
+		{"/references/authorisation-domains/new", "/references/authorisation-domains", url.Values{"Name": {"Payments"}}, http.StatusConflict},
+		{"/references/authorisation-domains/Payments/roles/new", "/references/authorisation-domains/Payments/roles", url.Values{"Name": {"PISP"}, "Type": {"Federation"}}, http.StatusConflict},
+		{"/references/authorities/new", "/references/authorities", url.Values{"AuthorityName": {"Other"}, "AuthorityCode": {"OT"}, "Country": {"XX"}}, http.StatusUnprocessableEntity},
+		{"/references/authorisation-domains/Data/edit", "/references/authorisation-domains/Data", url.Values{"Description": {strings.Repeat("x", 501)}}, http.StatusUnprocessableEntity},
+		{"/references/authorisation-domains/Data/roles/DATA2/edit", "/references/authorisation-domains/Data/roles/DATA2", url.Values{"Type": {"Nope"}}, http.StatusUnprocessableEntity},
+		{"/references/authorities/" + auth + "/edit", "/references/authorities/" + auth, url.Values{"AuthorisationDomains": {"Data"}}, http.StatusConflict},
+	} {
+		_, doc := page(t, c, env.URL+tc.page)
+		form := doc.Find(`main form[action="` + tc.action + `"]`)
+		if form.Length() != 1 {
+			t.Errorf("%s: no form posting to %s", tc.page, tc.action)
+			continue
+		}
+		if boost := form.Closest("[hx-boost]").AttrOr("hx-boost", ""); boost != "true" {
+			t.Errorf("%s: the form posts with hx-boost=%q: a refusal lands at %s", tc.page, boost, tc.action)
+		}
+		values := browserForm(doc, tc.action)
+		for k, v := range tc.set {
+			values[k] = v
+		}
+		req, _ := http.NewRequest("POST", env.URL+tc.action, strings.NewReader(values.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("HX-Request", "true")
+		req.Header.Set("HX-Boosted", "true")
+		req.Header.Set("HX-Current-URL", env.URL+tc.page)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := docOf(t, resp)
+		if resp.StatusCode != tc.status || resp.Header.Get("HX-Push-Url") != "false" || got.Find(`main form[action="`+tc.action+`"]`).Length() != 1 {
+			t.Errorf("%s refused: %d (want %d), HX-Push-Url %q, the form shown: %d", tc.page, resp.StatusCode, tc.status, resp.Header.Get("HX-Push-Url"), got.Find(`main form[action="`+tc.action+`"]`).Length())
+		}
+		if tc.status == http.StatusConflict && got.Find("[data-testid=conflict], [aria-invalid=true]").Length() == 0 {
+			t.Errorf("%s: the 409 says nothing of what is in the way", tc.page)
+		}
+	}
+}

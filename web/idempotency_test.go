@@ -94,7 +94,7 @@ func TestConsoleFormIsIdempotentAndWarnsOfSameRegistration(t *testing.T) {
 		t.Fatalf("a repeated form post: %v", locs)
 	}
 	_, doc := page(t, c, env.URL+locs[0])
-	if f := doc.Find("[data-testid=flash]"); f.Text() != "Acme Bank was created." || !f.HasClass("tf-flash-success") {
+	if f := doc.Find("[data-testid=flash]"); f.Text() != "Acme Bank was added." || !f.HasClass("tf-flash-success") {
 		t.Fatalf("first flash %q", f.Text())
 	}
 	form.Set("OrganisationName", "Acme Bank plc")
@@ -109,7 +109,7 @@ func TestConsoleFormIsIdempotentAndWarnsOfSameRegistration(t *testing.T) {
 	}
 	_, doc = page(t, c, env.URL+r.Header.Get("Location"))
 	f := doc.Find("[data-testid=flash]")
-	if !f.HasClass("tf-flash-warning") || !strings.Contains(f.Text(), "Acme Bank plc was created, but Acme Bank (Pending) already has registration number 12345678") {
+	if !f.HasClass("tf-flash-warning") || !strings.Contains(f.Text(), "Acme Bank plc was added, but Acme Bank (Pending) already has registration number 12345678") {
 		t.Fatalf("warning %q (%v)", f.Text(), f.AttrOr("class", ""))
 	}
 	if a.must(200, "GET", "/organisations?q=Acme", "")["totalSize"] != 2.0 {

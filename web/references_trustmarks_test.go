@@ -2,9 +2,11 @@ package web_test
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -140,16 +142,18 @@ func TestTrustMarkTypeConsole(t *testing.T) {
 	form := browserForm(doc, "/references/trust-mark-types")
 	form.Set("Name", "Payment initiation")
 	form.Set("Basis", "Role")
-	form.Set("AuthorisationDomain", "Payments")
-	form.Set("Role", "NOPE")
+	form.Set("DomainRole", "Payments/NOPE") // a role deleted meanwhile, or a page sent by hand
 	status, doc := postForm(t, b, env.URL+"/references/trust-mark-types", form)
-	if status != 422 || !strings.Contains(doc.Find(`[data-testid=error-Role]`).Text(), "NOPE") {
-		t.Fatalf("refused: %d %q", status, doc.Find(`[data-testid=error-Role]`).Text())
+	if status != 422 || !strings.Contains(doc.Find(`[data-testid=error-DomainRole]`).Text(), "NOPE") {
+		t.Fatalf("refused: %d %q", status, doc.Find(`[data-testid=error-DomainRole]`).Text())
 	}
 	if v, _ := doc.Find(`#f-Name`).Attr("value"); v != "Payment initiation" {
 		t.Fatalf("the form lost what was typed: %q", v)
 	}
-	form.Set("Role", "PISP")
+	if v, _ := doc.Find(`#f-DomainRole option[selected]`).Attr("value"); v != "Payments/NOPE" {
+		t.Fatalf("the refused choice is not kept selected: %q", v)
+	}
+	form.Set("DomainRole", "Payments/PISP")
 	status, doc = postForm(t, b, env.URL+"/references/trust-mark-types", form)
 	if status != 200 {
 		t.Fatalf("saved: %d", status)
@@ -170,7 +174,7 @@ func TestTrustMarkTypeConsole(t *testing.T) {
 	id := su.must(200, "GET", "/references/trust-mark-types", "")["list"].([]any)[0].(map[string]any)["Id"].(string)
 	_, doc = page(t, b, env.URL+"/references/trust-mark-types/"+id+"/edit")
 	edit := browserForm(doc, "/references/trust-mark-types/"+id)
-	if edit.Get("Role") != "PISP" || edit.Get("Status") != "Active" {
+	if edit.Get("DomainRole") != "Payments/PISP" || edit.Get("Status") != "Active" {
 		t.Fatalf("edit form: %v", edit)
 	}
 	edit.Set("Status", "Inactive")
@@ -181,5 +185,78 @@ func TestTrustMarkTypeConsole(t *testing.T) {
 	_, doc = page(t, b, env.URL+"/references/trust-mark-types")
 	if rows := doc.Find(`[data-testid=trust-mark-type-row]`); rows.Length() != 1 || !strings.Contains(rows.Text(), "Inactive") {
 		t.Fatalf("list: %q", rows.Text())
+	}
+}
+
+// TestTrustMarkTypeFormChoosesFromReferenceData: the form's authorisation
+// domain and role (one list, as the role metadata policy form has) and its
+// certification type are drop-downs filled from Reference Data, each with
+// its label; the basis chosen decides which choice is saved, without
+// JavaScript; an unknown certification type is still refused (the API
+// takes text), beside its field with the choice kept selected.
+func TestTrustMarkTypeFormChoosesFromReferenceData(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	setupDomains(t, su)
+	su.must(200, "PUT", "/references/certification-types/DCR", `{"Name":"DCR","Status":"Inactive"}`) // FAPI, DCR and CIBA come with the directory
+	su.must(200, "PUT", "/references/authorisation-domains/Payments/roles/AISP", `{"Type":"Federation","Status":"Inactive"}`)
+	b := webtest.Browser()
+	webtest.SignIn(t, b, env.URL, "admin@example.com").Body.Close()
+
+	_, doc := page(t, b, env.URL+"/references/trust-mark-types/new")
+	options := func(doc *goquery.Document, sel string) []string {
+		var out []string
+		doc.Find(sel + " option").Each(func(_ int, o *goquery.Selection) { out = append(out, o.AttrOr("value", "?")) })
+		return out
+	}
+	if got := options(doc, "select#f-DomainRole"); !slices.Equal(got, []string{"", "Data/DATA", "Payments/EXCL", "Payments/PISP"}) {
+		t.Fatalf("domain roles offered: %q", got)
+	}
+	if got := options(doc, "select#f-CertificationType"); !slices.Equal(got, []string{"", "CIBA", "FAPI"}) {
+		t.Fatalf("certification types offered: %q", got)
+	}
+	for _, id := range []string{"f-Basis", "f-DomainRole", "f-CertificationType"} {
+		if doc.Find(`label[for=`+id+`]`).Length() != 1 || doc.Find(`input#`+id).Length() != 0 {
+			t.Errorf("%s: not a labelled drop-down", id)
+		}
+	}
+
+	// Based on a certification: the role still chosen in the other list is
+	// not saved.
+	form := browserForm(doc, "/references/trust-mark-types")
+	form.Set("Name", "FAPI certified")
+	form.Set("Basis", "Certification")
+	form.Set("DomainRole", "Payments/PISP")
+	form.Set("CertificationType", "NOPE")
+	status, doc := postForm(t, b, env.URL+"/references/trust-mark-types", form)
+	if status != 422 || !strings.Contains(doc.Find(`[data-testid=error-CertificationType]`).Text(), "NOPE") {
+		t.Fatalf("unknown certification type: %d %q", status, doc.Find(`[data-testid=error-CertificationType]`).Text())
+	}
+	if v := doc.Find(`#f-CertificationType option[selected]`).AttrOr("value", ""); v != "NOPE" {
+		t.Fatalf("the refused certification type is not kept selected: %q", v)
+	}
+	if v := doc.Find(`#f-Basis option[selected]`).AttrOr("value", ""); v != "Certification" {
+		t.Fatalf("the basis is not kept: %q", v)
+	}
+	form.Set("CertificationType", "FAPI")
+	if status, doc = postForm(t, b, env.URL+"/references/trust-mark-types", form); status != 200 {
+		t.Fatalf("saved: %d %q", status, doc.Find("main").Text())
+	}
+	l := su.must(200, "GET", "/references/trust-mark-types", "")["list"].([]any)
+	if got := l[0].(map[string]any); len(l) != 1 || got["CertificationType"] != "FAPI" || got["AuthorisationDomain"] != nil || got["Role"] != nil {
+		t.Fatalf("saved as %v", l)
+	}
+	// The edit form shows the choice, and a Role basis without a role is
+	// refused beside the list.
+	id := l[0].(map[string]any)["Id"].(string)
+	_, doc = page(t, b, env.URL+"/references/trust-mark-types/"+id+"/edit")
+	edit := browserForm(doc, "/references/trust-mark-types/"+id)
+	if edit.Get("CertificationType") != "FAPI" || edit.Get("DomainRole") != "" {
+		t.Fatalf("edit form: %v", edit)
+	}
+	edit.Set("Basis", "Role")
+	status, doc = postForm(t, b, env.URL+"/references/trust-mark-types/"+id, edit)
+	if status != 422 || doc.Find(`[data-testid=error-DomainRole]`).Text() == "" || doc.Find(`#f-DomainRole[aria-invalid=true]`).Length() != 1 {
+		t.Fatalf("no role: %d %q", status, doc.Find(`[data-testid=error-DomainRole]`).Text())
 	}
 }

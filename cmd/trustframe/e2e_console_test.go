@@ -273,7 +273,7 @@ func TestEndToEndFeedbackSaysWhatHappened(t *testing.T) {
 	checkAccessibility(t, ctx, "refusal flash")
 
 	createAcmeBank(t, ctx, base)
-	if msg, kind := flashOf(t, ctx); kind != "success" || msg != "Acme Bank was created." {
+	if msg, kind := flashOf(t, ctx); kind != "success" || msg != "Acme Bank was added." {
 		t.Fatalf("after create: %s %q", kind, msg)
 	}
 	org := orgPath(t, ctx)
@@ -285,7 +285,7 @@ func TestEndToEndFeedbackSaysWhatHappened(t *testing.T) {
 		click(chromedp.CSS(`[data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=contact-row]`)),
 	))
-	if msg, _ := flashOf(t, ctx); !strings.Contains(msg, "Adams was saved") {
+	if msg, _ := flashOf(t, ctx); !strings.Contains(msg, "Contact Adams was added.") {
 		t.Fatalf("after the contact: %q", msg)
 	}
 	must(t, chromedp.Do(ctx,
