@@ -187,3 +187,98 @@ func TestProbeOrgAdminReachesNothingOfBUnderA(t *testing.T) {
 		t.Fatalf("B changed:\n%s\n%s", before, after)
 	}
 }
+
+// probeSetup is A and B with everything, Olga administering A (token and
+// signed-in browser, redirects not followed).
+type probeSetup struct {
+	p      pkiSetup
+	su     *api
+	a, b   probeIDs
+	olga   *api
+	client *http.Client
+	leak   *regexp.Regexp
+}
+
+func startProbe(t *testing.T) probeSetup {
+	p := startPKI(t, true, nil)
+	auth := setupDomains(t, p.a)
+	a := probeOrg(t, p, p.a, auth, "Alpha", discoveryServer(t, func(self string) string { return self }))
+	b := probeOrg(t, p, p.a, auth, "Betazed", discoveryServer(t, func(self string) string { return self }))
+	mustInviteOrgAdmin(t, p.env, "olga@alpha.example", a["orgID"])
+	mustInviteOrgAdmin(t, p.env, "bert@bz.example", b["orgID"])
+	browser := webtest.Browser()
+	if resp := webtest.SignIn(t, browser, p.env.URL, "olga@alpha.example"); resp.StatusCode != 200 {
+		t.Fatal(resp.StatusCode)
+	}
+	noFollow := *browser
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return probeSetup{p: p, su: p.a, a: a, b: b, olga: newAPI(t, p.env, "olga@alpha.example"), client: &noFollow,
+		leak: regexp.MustCompile(regexp.QuoteMeta(b["orgID"]) + "|Betazed|betazed|secret of|" + regexp.QuoteMeta(b["appID"]) + "|" + regexp.QuoteMeta(b["kmID"]) +
+			"|" + regexp.QuoteMeta(b["serverID"]) + "|" + regexp.QuoteMeta(b["contactID"]) + "|bert@bz")}
+}
+
+// page gets path in Olga's browser (hdr: name, value pairs).
+func (s probeSetup) page(t *testing.T, path string, hdr ...string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", s.p.env.URL+path, nil)
+	req.Header.Set("Accept", "text/html")
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Location") + resp.Header.Get("HX-Redirect") + " " + string(raw)
+}
+
+func TestProbeOrgAdminSearchFindsNothingOfB(t *testing.T) {
+	s := startProbe(t)
+	b := s.b
+	for _, q := range []string{"Betazed", "App of Betazed", "AS of", "Ops", "ops@betazed.example", "REG-Betazed", b["orgID"], b["appID"], b["serverID"],
+		b["kmID"], b["kid"], b["kid"][:6], "k-Betazed", "k-Be", b["contactID"], "bert@bz.example", b["docID"], b["certID"]} {
+		for _, find := range []string{"", "&find=1"} {
+			for _, hx := range [][]string{nil, {"HX-Request", "true"}, {"HX-Request", "true", "HX-Boosted", "true"}} {
+				code, body := s.page(t, "/organisations?q="+url.QueryEscape(q)+find, hx...)
+				if m := s.leak.FindString(strings.ReplaceAll(body, url.QueryEscape(q), "")); m != "" && !strings.Contains(q, m) {
+					t.Errorf("search %q%s %v: %d leaks %q: %.300s", q, find, hx, code, m, body)
+				}
+				if strings.Contains(body, "Betazed") && !strings.Contains(q, "Betazed") {
+					t.Errorf("search %q: %s", q, body)
+				}
+			}
+		}
+		r, m := s.olga.do("GET", "/organisations?q="+url.QueryEscape(q), "")
+		if s.leak.MatchString(strings.ReplaceAll(mustMarshal(m), q, "")) || r.StatusCode != 200 || m["totalSize"] != float64(0) {
+			t.Errorf("API search %q: %d %v", q, r.StatusCode, m)
+		}
+	}
+}
+
+func TestProbeOrgAdminPagesNameNoReferenceData(t *testing.T) {
+	s := startProbe(t)
+	su, a := s.su, s.a
+	su.must(201, "POST", "/references/flags", `{"Name":"WatchlistOrgFlag","Type":"Organisation"}`)
+	su.must(201, "POST", "/references/flags", `{"Name":"WatchlistAppFlag","Type":"Software_Statement"}`)
+	su.must(201, "POST", "/references/flags", `{"Name":"WatchlistASFlag","Type":"Authorisation_Server"}`)
+	su.must(201, "POST", "/references/authorisation-domains", `{"Name":"HiddenDomain"}`)
+	su.must(201, "POST", "/references/authorisation-domains/HiddenDomain/roles", `{"Name":"HIDDENROLE","Type":"Federation"}`)
+	secret := regexp.MustCompile(`Watchlist\w+|HiddenDomain|HIDDENROLE`)
+	o := "/organisations/" + a["orgID"]
+	for _, p := range []string{"/organisations", "/organisations?q=zzz", o, o + "/softwarestatements", o + "/softwarestatements/new", o + "/softwarestatements/" + a["appID"],
+		o + "/softwarestatements/" + a["appID"] + "/edit", o + "/authorisationservers/new", o + "/authorisationservers/" + a["serverID"] + "/edit",
+		o + "/contacts/new", o + "/certificates/new", o + "/key-material/new", o + "/authority-claims", o + "/administrators", o + "/administrators/new",
+		"/audit?OrganisationId=" + a["orgID"], "/audit?OrganisationId=" + a["orgID"] + "&From=nonsense", "/api-reference", "/nothing-here"} {
+		code, body := s.page(t, p)
+		if m := secret.FindAllString(body, -1); m != nil {
+			t.Errorf("GET %s: %d names %v", p, code, m)
+		}
+	}
+	for _, p := range []string{"/organisations?Flag=WatchlistOrgFlag", "/organisations?AuthorisationDomain=HiddenDomain", "/organisations?AuthorisationDomain=NoSuchDomain",
+		"/organisations?Role=HIDDENROLE", "/organisations?Role=NOSUCHROLE"} {
+		r, m := s.olga.do("GET", p, "")
+		t.Logf("%s: %d %.200s", p, r.StatusCode, mustMarshal(m))
+	}
+}
