@@ -142,6 +142,9 @@ type Applications struct {
 	// AllowPrivateURLs lets a federation entity ID be plain http on a
 	// loopback host, as issuer validation allows.
 	AllowPrivateURLs bool
+	// Control shows that an Organisation Administrator's organisation
+	// controls the federation entity ID they give (entitycontrol.go).
+	Control EntityControl
 }
 
 // Get is one application of an organisation.
@@ -201,6 +204,9 @@ func (s *Applications) Create(ctx context.Context, a Actor, app SoftwareStatemen
 		return app, Named(err, "Organisation")
 	}
 	problems := app.Validate(true, s.Vocab, s.AllowPrivateURLs).Merge(refused)
+	if err := limitedEntityID(ctx, a, s.Control, app.OrganisationID, "", app.FederationEntityID, problems); err != nil {
+		return app, err
+	}
 	saved, err := s.Store.CreateSoftwareStatement(ctx, a, app, problems)
 	if err != nil {
 		return app, Named(err, "Application")
@@ -221,9 +227,31 @@ func (s *Applications) Update(ctx context.Context, a Actor, app SoftwareStatemen
 		return app, from, Named(err, "Organisation")
 	}
 	problems := app.Validate(false, s.Vocab, s.AllowPrivateURLs).Merge(refused)
+	check, err = s.entityIDCheck(ctx, a, app, problems, check)
+	if err != nil {
+		return app, from, err
+	}
 	saved, err := s.Store.UpdateSoftwareStatement(ctx, because(a, app.StatusReason), app, problems, statusCheck(s.Vocab, &from, app.Status, app.StatusReason, superUser, check, appStatus))
 	if err != nil {
 		return app, from, Named(err, "Application")
 	}
 	return saved, from, nil
+}
+
+// entityIDCheck refuses in problems a federation entity ID an
+// Organisation Administrator changes without showing control of it
+// (limitedEntityID), and adds to check that an ID kept unchanged is still
+// the stored one when written.
+func (s *Applications) entityIDCheck(ctx context.Context, a Actor, app SoftwareStatement, problems Fields, check Check[SoftwareStatement]) (Check[SoftwareStatement], error) {
+	if !a.Limited() || app.FederationEntityID == "" {
+		return check, nil
+	}
+	stored, err := s.Store.GetSoftwareStatement(ctx, app.OrganisationID, app.SoftwareStatementID)
+	if err != nil {
+		return check, Named(err, "Application")
+	}
+	if err := limitedEntityID(ctx, a, s.Control, app.OrganisationID, stored.FederationEntityID, app.FederationEntityID, problems); err != nil {
+		return check, err
+	}
+	return keepsEntityID(check, stored.FederationEntityID, app.FederationEntityID, func(cur SoftwareStatement) string { return cur.FederationEntityID }), nil
 }

@@ -87,6 +87,9 @@ type Servers struct {
 	// AllowPrivateURLs lets a federation entity ID be plain http on a
 	// loopback host, as issuer validation allows.
 	AllowPrivateURLs bool
+	// Control shows that an Organisation Administrator's organisation
+	// controls the federation entity ID they give (entitycontrol.go).
+	Control EntityControl
 }
 
 // Get is one server of an organisation.
@@ -132,6 +135,11 @@ func (s *Servers) Create(ctx context.Context, a Actor, srv AuthorisationServer, 
 	if err != nil {
 		return read, err
 	}
+	if len(issuerProblems) == 0 {
+		if err := limitedEntityID(ctx, a, s.Control, srv.OrganisationID, "", srv.FederationEntityID, f.Merge(refused)); err != nil {
+			return read, err
+		}
+	}
 	saved, err := s.Store.CreateAuthorisationServer(ctx, a, srv, withIssuer(f.Merge(refused), issuerProblems))
 	if err != nil {
 		return read, issuerRefused(Named(err, "Authorisation server"), issuerProblems)
@@ -146,11 +154,12 @@ func (s *Servers) Create(ctx context.Context, a Actor, srv AuthorisationServer, 
 // and the status the stored one had; refused, srv as read, for the form
 // to show again.
 func (s *Servers) Update(ctx context.Context, a Actor, srv AuthorisationServer, refused Fields, superUser bool, check Check[AuthorisationServer]) (AuthorisationServer, string, error) {
-	if _, err := s.Get(ctx, srv.OrganisationID, srv.AuthorisationServerID); err != nil {
+	stored, err := s.Get(ctx, srv.OrganisationID, srv.AuthorisationServerID)
+	if err != nil {
 		return srv, "", err
 	}
 	var from string
-	check, err := limitedCheck(a, srv.OrganisationID, srv.Flags, func(cur AuthorisationServer) []string { return cur.Flags }, check)
+	check, err = limitedCheck(a, srv.OrganisationID, srv.Flags, func(cur AuthorisationServer) []string { return cur.Flags }, check)
 	if err != nil {
 		return srv, from, Named(err, "Organisation")
 	}
@@ -159,6 +168,14 @@ func (s *Servers) Update(ctx context.Context, a Actor, srv AuthorisationServer, 
 	issuerProblems, err := s.checkIssuer(ctx, &srv, f, refused)
 	if err != nil {
 		return read, "", err
+	}
+	if a.Limited() && len(issuerProblems) == 0 {
+		if err := limitedEntityID(ctx, a, s.Control, srv.OrganisationID, stored.FederationEntityID, srv.FederationEntityID, f.Merge(refused)); err != nil {
+			return read, "", err
+		}
+		if srv.FederationEntityID != "" {
+			check = keepsEntityID(check, stored.FederationEntityID, srv.FederationEntityID, func(cur AuthorisationServer) string { return cur.FederationEntityID })
+		}
 	}
 	saved, err := s.Store.UpdateAuthorisationServer(ctx, because(a, srv.StatusReason), srv, withIssuer(f.Merge(refused), issuerProblems),
 		statusCheck(s.Vocab, &from, srv.Status, srv.StatusReason, superUser, check, serverStatus))

@@ -31,8 +31,13 @@ func (s *Server) routes() http.Handler {
 	org := &handlers.Org{Base: base, Orgs: &directory.Organisations{Store: s.db, Vocab: s.vocab}, Flags: &directory.Flags{Store: s.db}}
 	orgs := &handlers.Organisations{Org: org, List: &directory.OrganisationList{Store: s.db, Vocab: s.vocab}, Log: &directory.AuditLog{Store: s.db}, Store: s.db}
 	contacts := &handlers.Contacts{Org: org, Contacts: &directory.Contacts{Store: s.db}, Types: s.db}
-	servers := &handlers.Servers{Org: org, Servers: &directory.Servers{Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Vocab: s.vocab, AllowPrivateURLs: allowPrivate}}
-	apps := &handlers.Applications{Org: org, Apps: &directory.Applications{Store: s.db, Vocab: s.vocab, AllowPrivateURLs: allowPrivate}, Algs: s.keys.Enabled}
+	// The directory as its participants' trust anchor (docs/design.md §13);
+	// it also checks an Organisation Administrator's federation entity IDs.
+	fedAnchor := &anchor.Directory{Store: s.db, TrustMarks: s.db, Keys: s.fedKeys,
+		EntityID: s.cfg.FederationEntityID, OrgName: s.cfg.FederationOrganizationName,
+		Resolver: anchor.Resolver{Client: (&issuer.Validator{AllowPrivate: allowPrivate}).Client()}}
+	servers := &handlers.Servers{Org: org, Servers: &directory.Servers{Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, Vocab: s.vocab, AllowPrivateURLs: allowPrivate, Control: fedAnchor}}
+	apps := &handlers.Applications{Org: org, Apps: &directory.Applications{Store: s.db, Vocab: s.vocab, AllowPrivateURLs: allowPrivate, Control: fedAnchor}, Algs: s.keys.Enabled}
 	reactivations := &handlers.Reactivations{Org: org, Reactivations: &directory.Reactivations{Store: s.db, Vocab: s.vocab}}
 	imports := &handlers.Imports{Org: org, Import: &directory.Imports{Store: s.db, Vocab: s.vocab}}
 	certs := &handlers.Certificates{Base: base, Org: org, Certs: &directory.Certificates{Store: s.db, Now: s.cfg.Now}, Log: &directory.AuditLog{Store: s.db}, Store: s.db,
@@ -145,9 +150,7 @@ func (s *Server) routes() http.Handler {
 	r.Get("/api/releases/{version}/openapi.yaml", pages.ReleaseSpec)
 	r.Get("/keystore/ssa.jwks", ssaH.Keyset)
 	// The directory's own federation (docs/design.md §13).
-	fed := &handlers.Federation{Base: base, Org: org, Apps: apps.Apps, Servers: servers.Servers, Now: s.cfg.Now, Marks: &directory.EntityTrustMarks{Store: s.db}, Anchor: &anchor.Directory{Store: s.db, TrustMarks: s.db, Keys: s.fedKeys,
-		EntityID: s.cfg.FederationEntityID, OrgName: s.cfg.FederationOrganizationName,
-		Resolver: anchor.Resolver{Client: (&issuer.Validator{AllowPrivate: allowPrivate}).Client()}}}
+	fed := &handlers.Federation{Base: base, Org: org, Apps: apps.Apps, Servers: servers.Servers, Now: s.cfg.Now, Marks: &directory.EntityTrustMarks{Store: s.db}, Anchor: fedAnchor}
 	r.Get("/.well-known/openid-federation", fed.EntityConfiguration)
 	r.Get("/federation/fetch", fed.Fetch)
 	r.Get("/federation/list", fed.List)

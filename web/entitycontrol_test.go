@@ -1,0 +1,156 @@
+package web_test
+
+import (
+	"crypto/ecdsa"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/trustframe/trustframe/web/webtest"
+)
+
+// controlSetup is two Active organisations, each with a signing key in
+// its key material, and Olga, Organisation Administrator of A.
+type controlSetup struct {
+	env          *webtest.Env
+	su, olga     *api
+	orgA, orgB   string
+	keyA, keyB   *ecdsa.PrivateKey
+	kidA, kidB   string
+	rpMetadata   map[string]any
+	anchorEntity string
+}
+
+func newControlSetup(t *testing.T) controlSetup {
+	env := webtest.Start(t, nil)
+	c := controlSetup{env: env, su: newAPI(t, env, "admin@example.com"), anchorEntity: env.URL,
+		rpMetadata: map[string]any{"openid_relying_party": map[string]any{"client_name": "RP"}}}
+	org := func(name string) (string, *ecdsa.PrivateKey, string) {
+		oid := c.su.must(201, "POST", "/organisations", `{"OrganisationName":"`+name+`","RegistrationNumber":"R-`+name+`","CountryOfRegistration":"GB","Status":"Active"}`)["OrganisationId"].(string)
+		key := mustKey(t, "p256").(*ecdsa.PrivateKey)
+		pub, _ := json.Marshal(jose.JSONWebKey{Key: key.Public(), KeyID: "sig-" + name})
+		kid := c.su.must(201, "POST", "/organisations/"+oid+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)["Kid"].(string)
+		return oid, key, kid
+	}
+	c.orgA, c.keyA, c.kidA = org("Alpha")
+	c.orgB, c.keyB, c.kidB = org("Betazed")
+	mustInviteOrgAdmin(t, env, "olga@alpha.example", c.orgA)
+	c.olga = newAPI(t, env, "olga@alpha.example")
+	return c
+}
+
+// refusedEntityID asserts a 422 naming FederationEntityId with want in
+// its message.
+func refusedEntityID(t *testing.T, r *http.Response, m map[string]any, want string) {
+	t.Helper()
+	if msg := fieldsOf(m)["FederationEntityId"]; r.StatusCode != 422 || !strings.Contains(msg, want) {
+		t.Fatalf("want 422 on FederationEntityId saying %q: %d %v", want, r.StatusCode, m)
+	}
+}
+
+// TestOrgAdminCannotClaimAnotherOrganisationsEntityID: an Organisation
+// Administrator giving an application or a server the entity ID of an
+// entity signed with another organisation's key is refused, and nothing is
+// written: the other organisation can still register it (docs/design.md
+// §19, the directory vouches for what it lists).
+func TestOrgAdminCannotClaimAnotherOrganisationsEntityID(t *testing.T) {
+	c := newControlSetup(t)
+	bLeaf := newLeaf(t, c.keyB, c.kidB, c.rpMetadata, c.anchorEntity)
+	r, m := c.olga.do("POST", "/organisations/"+c.orgA+"/softwarestatements", `{"ClientName":"Squat","FederationEntityId":"`+bLeaf.srv.URL+`"}`)
+	refusedEntityID(t, r, m, "signed with one of the organisation's signing keys")
+	if !strings.Contains(fieldsOf(m)["FederationEntityId"], "key of the organisation's key material") {
+		t.Fatalf("the refusal should say which key it wanted: %v", m)
+	}
+	r, m = c.olga.do("POST", "/organisations/"+c.orgA+"/authorisationservers", `{"CustomerFriendlyName":"Squat","Issuer":"`+bLeaf.srv.URL+`","FederationEntityId":"`+bLeaf.srv.URL+`"}`)
+	refusedEntityID(t, r, m, "signed with one of the organisation's signing keys")
+	if apps := c.su.must(200, "GET", "/organisations/"+c.orgA+"/softwarestatements", ""); len(apps["list"].([]any)) != 0 {
+		t.Fatalf("a refused application was written: %v", apps)
+	}
+	if code, _, _ := fedGet(t, c.env, "/federation/fetch?sub="+url.QueryEscape(bLeaf.srv.URL)); code != 404 {
+		t.Fatalf("the anchor vouches for a refused entity ID: %d", code)
+	}
+	mustInviteOrgAdmin(t, c.env, "bert@bz.example", c.orgB)
+	bert := newAPI(t, c.env, "bert@bz.example")
+	bert.must(201, "POST", "/organisations/"+c.orgB+"/softwarestatements", `{"ClientName":"B RP","FederationEntityId":"`+bLeaf.srv.URL+`"}`)
+}
+
+// TestOrgAdminEntityIDMustNameThisDirectory: signed with the
+// organisation's own key but naming another authority, or not answering,
+// the entity ID is refused with what was found.
+func TestOrgAdminEntityIDMustNameThisDirectory(t *testing.T) {
+	c := newControlSetup(t)
+	elsewhere := newLeaf(t, c.keyA, c.kidA, c.rpMetadata, "https://another-anchor.example")
+	r, m := c.olga.do("POST", "/organisations/"+c.orgA+"/softwarestatements", `{"ClientName":"RP","FederationEntityId":"`+elsewhere.srv.URL+`"}`)
+	refusedEntityID(t, r, m, "authority_hints do not name "+c.anchorEntity)
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	r, m = c.olga.do("POST", "/organisations/"+c.orgA+"/softwarestatements", `{"ClientName":"RP","FederationEntityId":"`+gone.URL+`"}`)
+	refusedEntityID(t, r, m, "could not be fetched")
+	notServed := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(notServed.Close)
+	r, m = c.olga.do("POST", "/organisations/"+c.orgA+"/softwarestatements", `{"ClientName":"RP","FederationEntityId":"`+notServed.URL+`"}`)
+	refusedEntityID(t, r, m, "HTTP 404")
+}
+
+// TestOrgAdminEntityIDOfTheirOwn: an entity configuration signed with the
+// organisation's key and naming this directory is enough; the anchor then
+// vouches for it. Saved again unchanged, it is not fetched again; changed
+// to another organisation's, refused and kept.
+func TestOrgAdminEntityIDOfTheirOwn(t *testing.T) {
+	c := newControlSetup(t)
+	own := newLeaf(t, c.keyA, c.kidA, c.rpMetadata, c.anchorEntity)
+	app := c.olga.must(201, "POST", "/organisations/"+c.orgA+"/softwarestatements", `{"ClientName":"A RP","FederationEntityId":"`+own.srv.URL+`"}`)
+	aid := app["SoftwareStatementId"].(string)
+	if code, _, body := fedGet(t, c.env, "/federation/fetch?sub="+url.QueryEscape(own.srv.URL)); code != 200 {
+		t.Fatalf("fetch: %d %s", code, body)
+	}
+	bLeaf := newLeaf(t, c.keyB, c.kidB, c.rpMetadata, c.anchorEntity)
+	r, m := c.olga.do("PUT", "/organisations/"+c.orgA+"/softwarestatements/"+aid, `{"ClientName":"A RP","Status":"Active","FederationEntityId":"`+bLeaf.srv.URL+`"}`)
+	refusedEntityID(t, r, m, "signed with one of the organisation's signing keys")
+	if got := c.su.must(200, "GET", "/organisations/"+c.orgA+"/softwarestatements/"+aid, ""); got["FederationEntityId"] != own.srv.URL {
+		t.Fatalf("a refused change was written: %v", got)
+	}
+	own.srv.Close() // unchanged, the ID is not fetched again
+	saved := c.olga.must(200, "PUT", "/organisations/"+c.orgA+"/softwarestatements/"+aid, `{"ClientName":"A RP renamed","Status":"Active","FederationEntityId":"`+own.srv.URL+`"}`)
+	if saved["ClientName"] != "A RP renamed" || saved["FederationEntityId"] != own.srv.URL {
+		t.Fatalf("saved: %v", saved)
+	}
+	srvLeaf := newLeaf(t, c.keyA, c.kidA, map[string]any{"openid_provider": map[string]any{}}, c.anchorEntity)
+	c.olga.must(201, "POST", "/organisations/"+c.orgA+"/authorisationservers", `{"CustomerFriendlyName":"A OP","Issuer":"`+srvLeaf.srv.URL+`","FederationEntityId":"`+srvLeaf.srv.URL+`"}`)
+}
+
+// TestDirectoryAdministratorsSetAnyEntityID: the operator's administrators
+// vouch for what they register; the ID need not be reachable when saved
+// (docs/design.md §13), as before.
+func TestDirectoryAdministratorsSetAnyEntityID(t *testing.T) {
+	c := newControlSetup(t)
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	c.su.must(201, "POST", "/organisations/"+c.orgA+"/softwarestatements", `{"ClientName":"RP","FederationEntityId":"`+gone.URL+`"}`)
+}
+
+// TestOrgAdminEntityIDRefusedBesideTheField: in the console the refusal
+// is beside the field, in plain words, and the application is not added.
+func TestOrgAdminEntityIDRefusedBesideTheField(t *testing.T) {
+	c := newControlSetup(t)
+	bLeaf := newLeaf(t, c.keyB, c.kidB, c.rpMetadata, c.anchorEntity)
+	browser := webtest.Browser()
+	if resp := webtest.SignIn(t, browser, c.env.URL, "olga@alpha.example"); resp.StatusCode != 200 {
+		t.Fatal(resp.StatusCode)
+	}
+	form := url.Values{"ClientName": {"Squat"}, "FederationEntityId": {bLeaf.srv.URL}}
+	code, doc := postForm(t, browser, c.env.URL+"/organisations/"+c.orgA+"/softwarestatements", form)
+	beside := doc.Find("#e-FederationEntityId").Text()
+	if code != 422 || !strings.Contains(beside, "Before this entity ID is yours to use") || !strings.Contains(beside, "/.well-known/openid-federation") || strings.Contains(beside, "openid-federation:") {
+		html, _ := doc.Html()
+		t.Fatalf("console refusal beside the field: %d %q\n%s", code, beside, html)
+	}
+	if apps := c.su.must(200, "GET", "/organisations/"+c.orgA+"/softwarestatements", ""); len(apps["list"].([]any)) != 0 {
+		t.Fatalf("a refused application was written: %v", apps)
+	}
+}
