@@ -8,6 +8,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -84,6 +85,7 @@ type CertificateStore interface {
 	// RecordRefusedUpload writes the audit record of an upload refused
 	// for summary.
 	RecordRefusedUpload(ctx context.Context, a Actor, orgID, typ, summary string) error
+	GetOrganisation(ctx context.Context, id string) (Organisation, error)
 }
 
 // Certificates are the use cases of organisation certificates: upload
@@ -209,6 +211,9 @@ func (s *Certificates) Duplicate(ctx context.Context, pemText string) error {
 func (s *Certificates) Upload(ctx context.Context, a Actor, orgID, typ, pemText string) (Certificate, error) {
 	var c Certificate
 	parsed, err := s.Check(ctx, typ, pemText)
+	if err == nil && a.Limited() {
+		err = s.namesTheOrganisation(ctx, a, orgID, parsed)
+	}
 	if err == nil {
 		c, err = s.Store.AddCertificate(ctx, a, Certificate{Kid: parsed.Kid, OrganisationID: orgID,
 			OrganisationCertificateType: typ, SubjectDN: parsed.SubjectDN, IssuerDN: parsed.IssuerDN, SerialNumber: parsed.Serial,
@@ -268,4 +273,40 @@ func auditText(s string, max int) string {
 		s = string(r[:max-1]) + "…"
 	}
 	return s
+}
+
+// namesTheOrganisation refuses a certificate an Organisation Administrator
+// uploads whose subject does not name their organisation (docs/design.md
+// §19): a certificate's kid is unique across the directory, so a
+// participant uploading another's (its public part is no secret) would
+// claim it and lock its holder out. O must be the organisation's legal
+// name or its name (letter case and surrounding spaces aside); the
+// directory's administrators upload any certificate, as before.
+func (s *Certificates) namesTheOrganisation(ctx context.Context, a Actor, orgID string, c *orgkeys.Certificate) error {
+	if !a.May(orgID) {
+		return NotFound("Organisation")
+	}
+	o, err := s.Store.GetOrganisation(ctx, orgID)
+	if err != nil {
+		return Named(err, "Organisation")
+	}
+	var names []string
+	for _, n := range []string{o.LegalEntityName, o.OrganisationName} {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, strconv.Quote(n))
+		}
+	}
+	for _, got := range c.Cert.Subject.Organization {
+		for _, n := range []string{o.LegalEntityName, o.OrganisationName} {
+			if n = strings.TrimSpace(n); n != "" && strings.EqualFold(strings.TrimSpace(got), n) {
+				return nil
+			}
+		}
+	}
+	found := "has no O (organisation)"
+	if len(c.Cert.Subject.Organization) > 0 {
+		found = "names O " + strconv.Quote(c.Cert.Subject.Organization[0])
+	}
+	return Fields{"PEM": "The certificate's subject " + found + ", but a certificate you upload must name your organisation in O (" +
+		strings.Join(names, " or ") + "). Issue one from a CSR on the Certificates tab, or ask the directory's administrators to upload it."}.Err()
 }

@@ -2,12 +2,18 @@ package web_test
 
 import (
 	"crypto/ecdsa"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
 
@@ -152,5 +158,61 @@ func TestOrgAdminEntityIDRefusedBesideTheField(t *testing.T) {
 	}
 	if apps := c.su.must(200, "GET", "/organisations/"+c.orgA+"/softwarestatements", ""); len(apps["list"].([]any)) != 0 {
 		t.Fatalf("a refused application was written: %v", apps)
+	}
+}
+
+// certNaming is a self-signed certificate valid for a year whose subject
+// has O org (none when "").
+func certNaming(t *testing.T, org string) string {
+	t.Helper()
+	key := mustKey(t, "p256")
+	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
+	subject := pkix.Name{CommonName: "seal.example", Country: []string{"GB"}}
+	if org != "" {
+		subject.Organization = []string{org}
+	}
+	tmpl := &x509.Certificate{SerialNumber: serial, Subject: subject, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(365 * 24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+}
+
+// TestOrgAdminUploadsOnlyCertificatesNamingTheirOrganisation: a
+// certificate's kid is unique across the directory, so an Organisation
+// Administrator uploading another organisation's certificate would lock
+// its holder out. Theirs must name their organisation in O; refused, it
+// is not kept, and its holder uploads it. The directory's administrators
+// upload any (docs/design.md §19).
+func TestOrgAdminUploadsOnlyCertificatesNamingTheirOrganisation(t *testing.T) {
+	c := newControlSetup(t)
+	betazeds := certNaming(t, "Betazed")
+	r, m := postPEM(t, c.olga, "/organisations/"+c.orgA+"/certificates/qseal", betazeds)
+	if msg := fieldsOf(m)["PEM"]; r.StatusCode != 422 || !strings.Contains(msg, `names O "Betazed"`) || !strings.Contains(msg, `"Alpha"`) {
+		t.Fatalf("another organisation's certificate: %d %v", r.StatusCode, m)
+	}
+	r, m = postPEM(t, c.olga, "/organisations/"+c.orgA+"/certificates/qseal", certNaming(t, ""))
+	if msg := fieldsOf(m)["PEM"]; r.StatusCode != 422 || !strings.Contains(msg, "has no O") {
+		t.Fatalf("a certificate naming no organisation: %d %v", r.StatusCode, m)
+	}
+	if l := c.su.must(200, "GET", "/organisations/"+c.orgA+"/certificates", ""); len(l["list"].([]any)) != 0 {
+		t.Fatalf("a refused certificate was kept: %v", l)
+	}
+	mustInviteOrgAdmin(t, c.env, "bert@bz.example", c.orgB)
+	bert := newAPI(t, c.env, "bert@bz.example")
+	if r, m := postPEM(t, bert, "/organisations/"+c.orgB+"/certificates/qseal", betazeds); r.StatusCode != 201 {
+		t.Fatalf("its holder: %d %v", r.StatusCode, m)
+	}
+	if r, m := postPEM(t, c.olga, "/organisations/"+c.orgA+"/certificates/qseal", certNaming(t, " alpha ")); r.StatusCode != 201 {
+		t.Fatalf("their own (O in another letter case): %d %v", r.StatusCode, m)
+	}
+	c.su.must(200, "PUT", "/organisations/"+c.orgA, `{"OrganisationName":"Alpha","LegalEntityName":"Alpha Holdings Ltd","RegistrationNumber":"R-Alpha","CountryOfRegistration":"GB","Status":"Active"}`)
+	if r, m := postPEM(t, c.olga, "/organisations/"+c.orgA+"/certificates/qseal", certNaming(t, "Alpha Holdings Ltd")); r.StatusCode != 201 {
+		t.Fatalf("their own (the legal name): %d %v", r.StatusCode, m)
+	}
+	if r, m := postPEM(t, c.su, "/organisations/"+c.orgA+"/certificates/qseal", certNaming(t, "")); r.StatusCode != 201 {
+		t.Fatalf("a directory administrator's upload: %d %v", r.StatusCode, m)
 	}
 }
