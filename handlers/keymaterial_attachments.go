@@ -59,12 +59,14 @@ func (h *KeyMaterial) refusedAttachment(w http.ResponseWriter, r *http.Request, 
 // multipart), and a new file when the multipart body has one.
 func (h *KeyMaterial) UpdateAttachment(w http.ResponseWriter, r *http.Request) {
 	orgID, id, aid := PathParam(r, "orgID"), PathParam(r, "kmID"), PathParam(r, "attID")
-	cur, _, err := h.Keys.Attachment(r.Context(), id, aid, false)
-	if err != nil {
+	// The key material first: another organisation's attachment is not
+	// found whether it exists or not.
+	if _, err := h.Keys.Get(r.Context(), orgID, id); err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	if _, err := h.Keys.Get(r.Context(), orgID, id); err != nil {
+	cur, _, err := h.Keys.Attachment(r.Context(), id, aid, false)
+	if err != nil {
 		WriteError(w, r, err)
 		return
 	}

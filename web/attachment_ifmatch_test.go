@@ -64,3 +64,23 @@ func TestAttachmentPutHonoursIfMatch(t *testing.T) {
 		t.Fatalf("GET ETag %q, the update answered %q", r.Header.Get("ETag"), updated)
 	}
 }
+
+// TestAttachmentPutUnderAnotherKeyMaterialRevealsNothing: a PUT naming
+// another organisation's key material answers the same whether the
+// attachment exists or not (the key material is looked up first).
+func TestAttachmentPutUnderAnotherKeyMaterialRevealsNothing(t *testing.T) {
+	env := webtest.Start(t, nil)
+	a := newAPI(t, env, "admin@example.com")
+	orgA := a.must(201, "POST", "/organisations", org("Alpha"))["OrganisationId"].(string)
+	orgB := a.must(201, "POST", "/organisations", org("Betazed"))["OrganisationId"].(string)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: webtest.Key(t, "p256").Public()})
+	kmB := a.must(201, "POST", "/organisations/"+orgB+"/key-material", `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)["KeyMaterialID"].(string)
+	_, att := a.multipart("POST", "/organisations/"+orgB+"/key-material/"+kmB+"/attachments", "b.txt", []byte("b"), "B's")
+	attB := att["KeyMaterialAttachmentID"].(string)
+	under := "/organisations/" + orgA + "/key-material/" + kmB + "/attachments/"
+	r1, m1 := a.do("PUT", under+attB, `{"Description":"x"}`)
+	r2, m2 := a.do("PUT", under+"00000000-0000-4000-8000-000000000000", `{"Description":"x"}`)
+	if r1.StatusCode != 404 || r2.StatusCode != 404 || m1["detail"] != m2["detail"] {
+		t.Fatalf("existing %d %v, missing %d %v", r1.StatusCode, m1, r2.StatusCode, m2)
+	}
+}
