@@ -91,6 +91,12 @@ func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
 		click(chromedp.CSS(`[data-testid=claim-form] [data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=conflict]`)),
 	))
+	// Refused in place: the address is still the add page's, not the URL
+	// the form posted to.
+	at, _ := chromedp.Run(ctx, chromedp.Location())
+	if !strings.HasSuffix(at, "/authority-claims/new") {
+		t.Fatalf("after the refusal the address is %s", at)
+	}
 	summary, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=conflict] strong`)))
 	item, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=in-the-way] li`)))
 	if !strings.Contains(summary, "Exclusive") || !strings.Contains(item, "Acme Bank") || !strings.Contains(item, "Payments — PISP") || strings.Contains(item, "{") {
