@@ -166,25 +166,7 @@ func (s *Server) Stopping() { s.stopOnce.Do(func() { close(s.stopping) }) }
 
 // NewServer builds the handler of the whole service.
 func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	if cfg.APIAudience == "" {
-		cfg.APIAudience = cfg.BaseURL + "/api"
-	}
-	if cfg.EmailClaim == "" {
-		cfg.EmailClaim = "email"
-	}
-	if cfg.JWKSRefreshInterval == 0 {
-		cfg.JWKSRefreshInterval = 10 * time.Second
-	}
-	if len(cfg.TokenTypes) == 0 {
-		cfg.TokenTypes = []string{"at+jwt", "application/at+jwt"}
-	}
+	cfg.withDefaults()
 	vocab, err := lifecycle.ParseVocabulary(cfg.StatusVocabulary)
 	if err != nil {
 		return nil, fmt.Errorf("web: --status-vocabulary: %w", err)
@@ -209,28 +191,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 		s.dpop.Replay, s.tokDPoP.Replay = proofLog{db}, proofLog{db}
 	}
 
-	sm := scs.New()
-	sm.Store = headSafeSessions{db.Sessions()} // a HEAD saves no session (head.go)
-	sm.Lifetime = 12 * time.Hour
-	// No sm.IdleTimeout: it saves the session on every request; sessionIdle
-	// keeps the idle expiry instead.
-	sm.Cookie.Name = "trustframe_session"
-	sm.Cookie.HttpOnly = true
-	sm.Cookie.SameSite = http.SameSiteLaxMode
-	sm.Cookie.Secure = bu.Scheme != "http" || !IsLoopbackHost(bu.Hostname())
-	if sm.Cookie.Secure {
-		// __Host-: browsers take the cookie only from this host over
-		// https, with Path=/ and no Domain, so a sibling subdomain cannot
-		// plant its own session on a user (docs/design.md §3).
-		sm.Cookie.Name = "__Host-trustframe_session"
-	}
-	if bu.Scheme == "http" && sm.Cookie.Secure {
-		cfg.Logger.Warn("the base URL is plain http on a non-loopback host: session cookies are Secure and browsers will not send them; serve over https (a proxy) and set --base-url to its https URL",
-			"base_url", cfg.BaseURL)
-	}
-	sm.Cookie.Path = "/"
-	sm.ErrorFunc = sessionFailed
-	s.sessions = sm
+	s.sessions = newSessions(cfg, db, bu)
 
 	// The KEK first: it seals the development identity provider's key too.
 	if err := s.openKeyring(ctx); err != nil {
@@ -243,33 +204,7 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	}
 	webSecret := randomString(32)
 	if cfg.OIDCIssuer == "" {
-		if err := CheckDevIdPBaseURL(cfg.BaseURL, cfg.DevIdPAllowRemote); err != nil {
-			return nil, fmt.Errorf("web: %w", err)
-		}
-		if cfg.DevIdPAllowRemote {
-			cfg.Logger.Warn("THE DEVELOPMENT IDENTITY PROVIDER IS OPEN TO REMOTE CLIENTS (--dev-idp-allow-remote): anyone who reaches it can sign in as anyone, Super Users included, without a password; set --oidc-issuer before real data goes in",
-				"base_url", cfg.BaseURL)
-		}
-		s.idp, err = devidp.New(devidp.Config{
-			Issuer:          cfg.BaseURL + "/dev/idp",
-			APIAudience:     cfg.APIAudience,
-			WebRedirectURL:  cfg.BaseURL + "/auth/callback",
-			WebClientSecret: webSecret,
-			KeyFile:         keyFile(cfg.DataDir),
-			SharedKey:       s.sharedDevIdPKey(ctx),
-			RefreshTokens:   db.DevIdPRefreshTokens(),
-			Codes:           s.sharedDevIdPCodes(),
-			Logger:          cfg.Logger,
-			ProofBinder:     s.bindTokenProof,
-			Nonce:           s.newNonce,
-			RenderSignIn: func(w http.ResponseWriter, r *http.Request, p devidp.SignInPage) {
-				var buf bytes.Buffer
-				_ = views.DevSignIn(p.Action, p.Hidden, p.Email, p.Error, p.ClientID).Render(r.Context(), &buf)
-				w.Header().Set("Content-Type", "text/html; charset=utf-8")
-				_, _ = w.Write(buf.Bytes())
-			},
-		})
-		if err != nil {
+		if err := s.openDevIdP(ctx, webSecret); err != nil {
 			return nil, err
 		}
 	}
@@ -297,6 +232,90 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	}
 	s.handler = s.routes()
 	return s, nil
+}
+
+// withDefaults fills what the configuration left empty.
+func (cfg *Config) withDefaults() {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.APIAudience == "" {
+		cfg.APIAudience = cfg.BaseURL + "/api"
+	}
+	if cfg.EmailClaim == "" {
+		cfg.EmailClaim = "email"
+	}
+	if cfg.JWKSRefreshInterval == 0 {
+		cfg.JWKSRefreshInterval = 10 * time.Second
+	}
+	if len(cfg.TokenTypes) == 0 {
+		cfg.TokenTypes = []string{"at+jwt", "application/at+jwt"}
+	}
+}
+
+// newSessions is the session manager: sessions in the database, a
+// Secure cookie unless the base URL bu is plain http on loopback.
+func newSessions(cfg Config, db *store.DB, bu *url.URL) *scs.SessionManager {
+	sm := scs.New()
+	sm.Store = headSafeSessions{db.Sessions()} // a HEAD saves no session (head.go)
+	sm.Lifetime = 12 * time.Hour
+	// No sm.IdleTimeout: it saves the session on every request; sessionIdle
+	// keeps the idle expiry instead.
+	sm.Cookie.Name = "trustframe_session"
+	sm.Cookie.HttpOnly = true
+	sm.Cookie.SameSite = http.SameSiteLaxMode
+	sm.Cookie.Secure = bu.Scheme != "http" || !IsLoopbackHost(bu.Hostname())
+	if sm.Cookie.Secure {
+		// __Host-: browsers take the cookie only from this host over
+		// https, with Path=/ and no Domain, so a sibling subdomain cannot
+		// plant its own session on a user (docs/design.md §3).
+		sm.Cookie.Name = "__Host-trustframe_session"
+	}
+	if bu.Scheme == "http" && sm.Cookie.Secure {
+		cfg.Logger.Warn("the base URL is plain http on a non-loopback host: session cookies are Secure and browsers will not send them; serve over https (a proxy) and set --base-url to its https URL",
+			"base_url", cfg.BaseURL)
+	}
+	sm.Cookie.Path = "/"
+	sm.ErrorFunc = sessionFailed
+	return sm
+}
+
+// openDevIdP starts the development identity provider (no --oidc-issuer),
+// on this machine only unless --dev-idp-allow-remote.
+func (s *Server) openDevIdP(ctx context.Context, webSecret string) error {
+	cfg := s.cfg
+	if err := CheckDevIdPBaseURL(cfg.BaseURL, cfg.DevIdPAllowRemote); err != nil {
+		return fmt.Errorf("web: %w", err)
+	}
+	if cfg.DevIdPAllowRemote {
+		cfg.Logger.Warn("THE DEVELOPMENT IDENTITY PROVIDER IS OPEN TO REMOTE CLIENTS (--dev-idp-allow-remote): anyone who reaches it can sign in as anyone, Super Users included, without a password; set --oidc-issuer before real data goes in",
+			"base_url", cfg.BaseURL)
+	}
+	var err error
+	s.idp, err = devidp.New(devidp.Config{
+		Issuer:          cfg.BaseURL + "/dev/idp",
+		APIAudience:     cfg.APIAudience,
+		WebRedirectURL:  cfg.BaseURL + "/auth/callback",
+		WebClientSecret: webSecret,
+		KeyFile:         keyFile(cfg.DataDir),
+		SharedKey:       s.sharedDevIdPKey(ctx),
+		RefreshTokens:   s.db.DevIdPRefreshTokens(),
+		Codes:           s.sharedDevIdPCodes(),
+		Logger:          cfg.Logger,
+		ProofBinder:     s.bindTokenProof,
+		Nonce:           s.newNonce,
+		RenderSignIn: func(w http.ResponseWriter, r *http.Request, p devidp.SignInPage) {
+			var buf bytes.Buffer
+			_ = views.DevSignIn(p.Action, p.Hidden, p.Email, p.Error, p.ClientID).Render(r.Context(), &buf)
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write(buf.Bytes())
+		},
+	})
+	return err
 }
 
 func keyFile(dataDir string) string {

@@ -445,31 +445,10 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 	if (*paginate || *follow) && method != http.MethodGet {
 		return fmt.Errorf("%w: --paginate and --follow are for GET", errUsage)
 	}
-	if !strings.HasPrefix(path, "/") {
-		path = "/" + path
-	}
-	// PATH is relative to <server>/api, as in the OpenAPI description; a
-	// path copied with its /api prefix means the same (no route of the
-	// API itself starts with /api).
-	if path == "/api" || strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/api?") {
-		path = "/" + strings.TrimPrefix(strings.TrimPrefix(path, "/api"), "/")
-	}
-	var body []byte
-	switch {
-	case *data == "@-":
-		b, err := io.ReadAll(stdin)
-		if err != nil {
-			return err
-		}
-		body = b
-	case strings.HasPrefix(*data, "@"):
-		b, err := os.ReadFile((*data)[1:])
-		if err != nil {
-			return err
-		}
-		body = b
-	case *data != "":
-		body = []byte(*data)
+	path = apiPath(path)
+	body, err := requestBody(*data, stdin)
+	if err != nil {
+		return err
 	}
 	var e *cliEnv
 	var c *credentials
@@ -540,6 +519,32 @@ func cmdAPI(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	stdout.Write(respBody)
 	return nil
+}
+
+// apiPath is PATH of trustframe api relative to <server>/api, as in the
+// OpenAPI description; a path copied with its /api prefix means the same
+// (no route of the API itself starts with /api).
+func apiPath(path string) string {
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	if path == "/api" || strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/api?") {
+		path = "/" + strings.TrimPrefix(strings.TrimPrefix(path, "/api"), "/")
+	}
+	return path
+}
+
+// requestBody is what --data gives: JSON text, @file, or @- for stdin.
+func requestBody(data string, stdin io.Reader) ([]byte, error) {
+	switch {
+	case data == "@-":
+		return io.ReadAll(stdin)
+	case strings.HasPrefix(data, "@"):
+		return os.ReadFile(data[1:])
+	case data != "":
+		return []byte(data), nil
+	}
+	return nil, nil
 }
 
 // followFeed long-polls a feed answering {"content":[…],"nextCursor":…}
