@@ -253,5 +253,5 @@ func (s *Applications) entityIDCheck(ctx context.Context, a Actor, app SoftwareS
 	if err := limitedEntityID(ctx, a, s.Control, app.OrganisationID, stored.FederationEntityID, app.FederationEntityID, problems); err != nil {
 		return check, err
 	}
-	return keepsEntityID(check, stored.FederationEntityID, app.FederationEntityID, func(cur SoftwareStatement) string { return cur.FederationEntityID }), nil
+	return keepsStored(check, stored.FederationEntityID, app.FederationEntityID, "federation entity ID", func(cur SoftwareStatement) string { return cur.FederationEntityID }), nil
 }

@@ -29,11 +29,12 @@ func limitedEntityID(ctx context.Context, a Actor, ctrl EntityControl, orgID, st
 	return f.Take(ctrl.ProveControl(ctx, orgID, want))
 }
 
-// keepsEntityID adds to check, for a federation entity ID written
-// unchanged (want is what was read, so its control was not asked again),
-// that the stored one is still that ID: changed meanwhile, the write would
-// put back an ID nobody showed control of now.
-func keepsEntityID[T any](check Check[T], read, want string, idOf func(T) string) Check[T] {
+// keepsStored adds to check, for a value written unchanged (want is what
+// was read, so its control was not asked again: a federation entity ID, an
+// issuer), that the stored one is still that value: changed meanwhile,
+// the write would put back a value nobody showed control of now. what
+// names it in the refusal.
+func keepsStored[T any](check Check[T], read, want, what string, of func(T) string) Check[T] {
 	if want != read {
 		return check
 	}
@@ -43,8 +44,8 @@ func keepsEntityID[T any](check Check[T], read, want string, idOf func(T) string
 				return err
 			}
 		}
-		if idOf(cur) != want {
-			return &Error{Code: CodeConflict, Message: "Its federation entity ID was changed meanwhile: read it again before saving."}
+		if of(cur) != want {
+			return &Error{Code: CodeConflict, Message: "Its " + what + " was changed meanwhile: read it again before saving."}
 		}
 		return nil
 	}

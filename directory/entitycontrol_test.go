@@ -57,11 +57,11 @@ func TestLimitedEntityIDAsksOnlyForANewIDOfAParticipant(t *testing.T) {
 	}
 }
 
-// TestKeepsEntityIDRefusesAnIDChangedMeanwhile: an ID written unchanged
+// TestKeepsStoredRefusesAValueChangedMeanwhile: an ID written unchanged
 // (so not asked again) must still be the stored one when written.
-func TestKeepsEntityIDRefusesAnIDChangedMeanwhile(t *testing.T) {
+func TestKeepsStoredRefusesAValueChangedMeanwhile(t *testing.T) {
 	id := func(s string) string { return s }
-	check := keepsEntityID[string](nil, "https://a.example", "https://a.example", id)
+	check := keepsStored[string](nil, "https://a.example", "https://a.example", "federation entity ID", id)
 	if err := check("https://a.example"); err != nil {
 		t.Fatalf("unchanged: %v", err)
 	}
@@ -69,7 +69,7 @@ func TestKeepsEntityIDRefusesAnIDChangedMeanwhile(t *testing.T) {
 	if err := check("https://other.example"); !errors.As(err, &e) || e.Code != CodeConflict {
 		t.Fatalf("changed meanwhile: %v", err)
 	}
-	if keepsEntityID[string](nil, "https://a.example", "https://b.example", id) != nil {
+	if keepsStored[string](nil, "https://a.example", "https://b.example", "federation entity ID", id) != nil {
 		t.Fatal("a changed ID was asked of the anchor: nothing to add to the check")
 	}
 }

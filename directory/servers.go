@@ -2,9 +2,12 @@ package directory
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/trustframe/trustframe/orgkeys"
 
 	"github.com/trustframe/trustframe/formats"
 	"github.com/trustframe/trustframe/issuer"
@@ -64,6 +67,9 @@ func (s *AuthorisationServer) Validate(isNew bool, vocab lifecycle.Vocabulary, a
 // problems, each a sentence, none when it is good.
 type IssuerChecker interface {
 	Check(ctx context.Context, issuer, discovery string) []string
+	// PublishedKeys are the keys at the jwks_uri of the issuer's
+	// discovery document, or the problems reading them.
+	PublishedKeys(ctx context.Context, issuer, discovery string) ([]json.RawMessage, []string)
 }
 
 // ServerStore is what the server use cases need of the database. A write
@@ -77,6 +83,9 @@ type ServerStore interface {
 	UpdateAuthorisationServer(ctx context.Context, a Actor, s AuthorisationServer, problems Fields, check Check[AuthorisationServer]) (AuthorisationServer, error)
 	ListAuthorisationServers(ctx context.Context, orgID string) ([]AuthorisationServer, error)
 	ListFlags(ctx context.Context, typ string) ([]Flag, error)
+	// OrganisationKeys are the public keys of the organisation's keystore
+	// (Active ones when active).
+	OrganisationKeys(ctx context.Context, orgID string, active bool) ([]json.RawMessage, error)
 }
 
 // Servers are the use cases of an organisation's authorisation servers.
@@ -136,6 +145,11 @@ func (s *Servers) Create(ctx context.Context, a Actor, srv AuthorisationServer, 
 		return read, err
 	}
 	if len(issuerProblems) == 0 {
+		if issuerProblems, err = s.limitedIssuer(ctx, a, srv, "", f.Merge(refused)); err != nil {
+			return read, err
+		}
+	}
+	if len(issuerProblems) == 0 {
 		if err := limitedEntityID(ctx, a, s.Control, srv.OrganisationID, "", srv.FederationEntityID, f.Merge(refused)); err != nil {
 			return read, err
 		}
@@ -170,11 +184,17 @@ func (s *Servers) Update(ctx context.Context, a Actor, srv AuthorisationServer, 
 		return read, "", err
 	}
 	if a.Limited() && len(issuerProblems) == 0 {
+		if issuerProblems, err = s.limitedIssuer(ctx, a, srv, stored.Issuer, f.Merge(refused)); err != nil {
+			return read, "", err
+		}
+		check = keepsStored(check, stored.Issuer, srv.Issuer, "issuer", func(cur AuthorisationServer) string { return cur.Issuer })
+	}
+	if a.Limited() && len(issuerProblems) == 0 {
 		if err := limitedEntityID(ctx, a, s.Control, srv.OrganisationID, stored.FederationEntityID, srv.FederationEntityID, f.Merge(refused)); err != nil {
 			return read, "", err
 		}
 		if srv.FederationEntityID != "" {
-			check = keepsEntityID(check, stored.FederationEntityID, srv.FederationEntityID, func(cur AuthorisationServer) string { return cur.FederationEntityID })
+			check = keepsStored(check, stored.FederationEntityID, srv.FederationEntityID, "federation entity ID", func(cur AuthorisationServer) string { return cur.FederationEntityID })
 		}
 	}
 	saved, err := s.Store.UpdateAuthorisationServer(ctx, because(a, srv.StatusReason), srv, withIssuer(f.Merge(refused), issuerProblems),
@@ -215,6 +235,42 @@ func (s *Servers) checkIssuer(ctx context.Context, srv *AuthorisationServer, f, 
 		srv.OpenIDDiscoveryDocument = disc
 	}
 	return problems, nil
+}
+
+// limitedIssuer is the problem, if any, of an issuer an Organisation
+// Administrator gives a server (new or changed from stored) without
+// showing it is their organisation's (docs/design.md §19): issuers are
+// unique across the directory, and a discovery document naming itself
+// proves nothing about who runs it, so the keys at its jwks_uri must
+// include one of the organisation's Active keys (key material or
+// certificates). Checked only when nothing else is refused; the
+// directory's administrators register any issuer, as before.
+func (s *Servers) limitedIssuer(ctx context.Context, a Actor, srv AuthorisationServer, stored string, f Fields) ([]string, error) {
+	if !a.Limited() || srv.Issuer == stored || len(f) > 0 {
+		return nil, nil
+	}
+	published, problems := s.Issuers.PublishedKeys(ctx, srv.Issuer, srv.OpenIDDiscoveryDocument)
+	if len(problems) > 0 {
+		return problems, nil
+	}
+	own, err := s.Store.OrganisationKeys(ctx, srv.OrganisationID, true)
+	if err != nil {
+		return nil, Named(err, "Organisation")
+	}
+	ours := map[string]bool{}
+	for _, k := range own {
+		if tp, ok := orgkeys.Thumbprint(k); ok {
+			ours[tp] = true
+		}
+	}
+	for _, k := range published {
+		if tp, ok := orgkeys.Thumbprint(k); ok && ours[tp] {
+			return nil, nil
+		}
+	}
+	return []string{"None of the keys this issuer publishes (its discovery document's jwks_uri) is one of your organisation's: " +
+		"add one of its signing keys as key material or a certificate first, so that the directory knows the issuer is yours, " +
+		"or ask the directory's administrators to register the server."}, nil
 }
 
 // withIssuer makes problems refuse the write when the issuer has any: its

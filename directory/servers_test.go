@@ -2,6 +2,7 @@ package directory_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -16,6 +17,10 @@ type issuers struct {
 }
 
 func (i *issuers) Check(context.Context, string, string) []string { i.checked++; return i.problems }
+
+func (i *issuers) PublishedKeys(context.Context, string, string) ([]json.RawMessage, []string) {
+	return nil, []string{"no keys here"}
+}
 
 // A server with an unknown flag and two issuer problems is refused naming
 // the flag and each issuer problem as its own entry (invalid_issuer), all

@@ -208,6 +208,46 @@ func (c *cappedBody) Read(p []byte) (int, error) {
 }
 
 func (v *Validator) fetch(ctx context.Context, u string) (*document, error) {
+	b, err := v.fetchBody(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	var doc document
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, errors.New("the body is not a JSON object")
+	}
+	return &doc, nil
+}
+
+// PublishedKeys are the keys an issuer publishes: those of the JWK set at
+// the jwks_uri its discovery document (discovery, or the issuer's
+// well-known one) names, each as its JSON; the problems, in sentences,
+// when the document names none or it cannot be read.
+func (v *Validator) PublishedKeys(ctx context.Context, issuerURL, discovery string) ([]json.RawMessage, []string) {
+	doc, problems := v.check(ctx, issuerURL, discovery)
+	if doc == nil || len(problems) > 0 {
+		return nil, problems
+	}
+	u, err := url.Parse(doc.JwksURI)
+	if doc.JwksURI == "" || err != nil || u.Host == "" || (u.Scheme != "https" && !(v.AllowPrivate && u.Scheme == "http")) {
+		return nil, []string{"The discovery document names no https jwks_uri."}
+	}
+	b, err := v.fetchBody(ctx, doc.JwksURI)
+	if err != nil {
+		return nil, []string{"The key set " + doc.JwksURI + " could not be read: " + v.plain(err) + "."}
+	}
+	var set struct {
+		Keys []json.RawMessage `json:"keys"`
+	}
+	if err := json.Unmarshal(b, &set); err != nil {
+		return nil, []string{"The key set " + doc.JwksURI + " is not a JWK set (a JSON object with keys)."}
+	}
+	return set.Keys, nil
+}
+
+// fetchBody GETs u through the guarded client: its body, at most
+// MaxBytes, when the answer is 200.
+func (v *Validator) fetchBody(ctx context.Context, u string) ([]byte, error) {
 	max := v.MaxBytes
 	if max == 0 {
 		max = 512 << 10
@@ -236,11 +276,7 @@ func (v *Validator) fetch(ctx context.Context, u string) (*document, error) {
 	if int64(len(b)) > max {
 		return nil, tooLarge(max)
 	}
-	var doc document
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, errors.New("the body is not a JSON object")
-	}
-	return &doc, nil
+	return b, nil
 }
 
 // Public reports whether ip is a public unicast address. It is the one

@@ -293,3 +293,18 @@ func CanonicalRevokeReason(r string) (string, bool) {
 	}
 	return r, false
 }
+
+// Thumbprint is the RFC 7638 SHA-256 thumbprint (base64url) of a public
+// JWK, the key's identity whatever its kid says; false when jwkJSON is not
+// a usable public key.
+func Thumbprint(jwkJSON json.RawMessage) (string, bool) {
+	var k jose.JSONWebKey
+	if err := k.UnmarshalJSON(jwkJSON); err != nil || !k.Valid() || !k.IsPublic() {
+		return "", false
+	}
+	tp, err := k.Thumbprint(crypto.SHA256)
+	if err != nil {
+		return "", false
+	}
+	return b64.EncodeToString(tp), true
+}

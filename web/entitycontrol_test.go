@@ -72,7 +72,8 @@ func TestOrgAdminCannotClaimAnotherOrganisationsEntityID(t *testing.T) {
 	if !strings.Contains(fieldsOf(m)["FederationEntityId"], "key of the organisation's key material") {
 		t.Fatalf("the refusal should say which key it wanted: %v", m)
 	}
-	r, m = c.olga.do("POST", "/organisations/"+c.orgA+"/authorisationservers", `{"CustomerFriendlyName":"Squat","Issuer":"`+bLeaf.srv.URL+`","FederationEntityId":"`+bLeaf.srv.URL+`"}`)
+	aIssuer := newLeaf(t, c.keyA, c.kidA, map[string]any{"openid_provider": map[string]any{}}, c.anchorEntity)
+	r, m = c.olga.do("POST", "/organisations/"+c.orgA+"/authorisationservers", `{"CustomerFriendlyName":"Squat","Issuer":"`+aIssuer.srv.URL+`","FederationEntityId":"`+bLeaf.srv.URL+`"}`)
 	refusedEntityID(t, r, m, "signed with one of the organisation's signing keys")
 	if apps := c.su.must(200, "GET", "/organisations/"+c.orgA+"/softwarestatements", ""); len(apps["list"].([]any)) != 0 {
 		t.Fatalf("a refused application was written: %v", apps)
@@ -215,4 +216,51 @@ func TestOrgAdminUploadsOnlyCertificatesNamingTheirOrganisation(t *testing.T) {
 	if r, m := postPEM(t, c.su, "/organisations/"+c.orgA+"/certificates/qseal", certNaming(t, "")); r.StatusCode != 201 {
 		t.Fatalf("a directory administrator's upload: %d %v", r.StatusCode, m)
 	}
+}
+
+// issuerProblem is the first problem on Issuer of a refusal.
+func issuerProblem(m map[string]any) string {
+	errs, _ := m["errors"].([]any)
+	for _, e := range errs {
+		if p, _ := e.(map[string]any); p["field"] == "Issuer" {
+			return p["message"].(string)
+		}
+	}
+	return ""
+}
+
+// TestOrgAdminCannotClaimAnotherOrganisationsIssuer: an issuer is unique
+// across the directory and its discovery document naming itself proves no
+// owner, so an Organisation Administrator's new or changed issuer must
+// publish one of their organisation's keys at its jwks_uri; refused, the
+// issuer stays free for its owner. Unchanged, its keys are not asked again;
+// the directory's administrators register any (docs/design.md §19).
+func TestOrgAdminCannotClaimAnotherOrganisationsIssuer(t *testing.T) {
+	c := newControlSetup(t)
+	op := map[string]any{"openid_provider": map[string]any{}}
+	bIssuer := newLeaf(t, c.keyB, c.kidB, op, c.anchorEntity)
+	r, m := c.olga.do("POST", "/organisations/"+c.orgA+"/authorisationservers", `{"CustomerFriendlyName":"Squat","Issuer":"`+bIssuer.srv.URL+`"}`)
+	if r.StatusCode != 422 || !strings.Contains(issuerProblem(m), "None of the keys this issuer publishes") {
+		t.Fatalf("another organisation's issuer: %d %v", r.StatusCode, m)
+	}
+	if l := c.su.must(200, "GET", "/organisations/"+c.orgA+"/authorisationservers", ""); len(l["list"].([]any)) != 0 {
+		t.Fatalf("a refused server was written: %v", l)
+	}
+	mustInviteOrgAdmin(t, c.env, "bert@bz.example", c.orgB)
+	bert := newAPI(t, c.env, "bert@bz.example")
+	bert.must(201, "POST", "/organisations/"+c.orgB+"/authorisationservers", `{"CustomerFriendlyName":"B OP","Issuer":"`+bIssuer.srv.URL+`"}`)
+
+	aIssuer := newLeaf(t, c.keyA, c.kidA, op, c.anchorEntity)
+	srv := c.olga.must(201, "POST", "/organisations/"+c.orgA+"/authorisationservers", `{"CustomerFriendlyName":"A OP","Issuer":"`+aIssuer.srv.URL+`"}`)
+	sid := srv["AuthorisationServerId"].(string)
+	other := newLeaf(t, mustKey(t, "p256").(*ecdsa.PrivateKey), "stranger", op, c.anchorEntity)
+	r, m = c.olga.do("PUT", "/organisations/"+c.orgA+"/authorisationservers/"+sid, `{"CustomerFriendlyName":"A OP","Status":"Active","Issuer":"`+other.srv.URL+`"}`)
+	if r.StatusCode != 422 || !strings.Contains(issuerProblem(m), "None of the keys") {
+		t.Fatalf("changed to an issuer publishing none of A's keys: %d %v", r.StatusCode, m)
+	}
+	saved := c.olga.must(200, "PUT", "/organisations/"+c.orgA+"/authorisationservers/"+sid, `{"CustomerFriendlyName":"A OP renamed","Status":"Active","Issuer":"`+aIssuer.srv.URL+`"}`)
+	if saved["Issuer"] != aIssuer.srv.URL || saved["CustomerFriendlyName"] != "A OP renamed" {
+		t.Fatalf("saved: %v", saved)
+	}
+	c.su.must(201, "POST", "/organisations/"+c.orgA+"/authorisationservers", `{"CustomerFriendlyName":"Operator's","Issuer":"`+other.srv.URL+`"}`)
 }

@@ -21,7 +21,7 @@ import (
 
 // leafEntity serves an entity configuration signed with key, naming the
 // directory as its authority (docs/design.md §13), and, for an OP, the
-// discovery document issuer validation needs.
+// discovery document issuer validation needs, with key at its jwks_uri.
 type leafEntity struct {
 	srv      *httptest.Server
 	metadata map[string]any
@@ -36,6 +36,8 @@ func newLeaf(t *testing.T, key *ecdsa.PrivateKey, kid string, metadata map[strin
 		switch r.URL.Path {
 		case "/.well-known/openid-configuration":
 			_ = json.NewEncoder(w).Encode(map[string]any{"issuer": id, "jwks_uri": id + "/jwks", "authorization_endpoint": id + "/auth", "token_endpoint": id + "/token"})
+		case "/jwks":
+			_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: key.Public(), KeyID: kid, Use: "sig"}}})
 		case "/.well-known/openid-federation":
 			signer, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: key, KeyID: kid}}, (&jose.SignerOptions{}).WithType("entity-statement+jwt"))
 			pub := jose.JSONWebKey{Key: key.Public(), KeyID: kid}
