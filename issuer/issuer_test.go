@@ -226,3 +226,41 @@ func TestPublicRefusesTunnelAndTranslationForms(t *testing.T) {
 		}
 	}
 }
+
+// TestPublishedKeys: the keys at the discovery document's jwks_uri, or one
+// problem in words when there is no jwks_uri, the key set cannot be read
+// or is not a JWK set.
+func TestPublishedKeys(t *testing.T) {
+	for name, c := range map[string]struct {
+		jwks, body string
+		keys       int
+		problem    string
+	}{
+		"two keys":      {jwks: "%s/jwks", body: `{"keys":[{"kty":"oct"},{"kty":"oct"}]}`, keys: 2},
+		"no jwks_uri":   {jwks: "", problem: "names no https jwks_uri"},
+		"not found":     {jwks: "%s/missing", problem: "could not be read"},
+		"not a key set": {jwks: "%s/jwks", body: `[1,2]`, problem: "is not a JWK set"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			base := server(t, func(base string) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					switch r.URL.Path {
+					case "/.well-known/openid-configuration":
+						w.Write([]byte(`{"issuer":"` + base + `","jwks_uri":"` + strings.ReplaceAll(c.jwks, "%s", base) + `"}`))
+					case "/jwks":
+						w.Write([]byte(c.body))
+					default:
+						http.NotFound(w, r)
+					}
+				}
+			})
+			keys, problems := (&Validator{AllowPrivate: true}).PublishedKeys(context.Background(), base, "")
+			if c.problem == "" && (len(problems) != 0 || len(keys) != c.keys) {
+				t.Fatalf("%d keys, %v", len(keys), problems)
+			}
+			if c.problem != "" && (len(problems) != 1 || !strings.Contains(problems[0], c.problem) || keys != nil) {
+				t.Fatalf("%d keys, %v", len(keys), problems)
+			}
+		})
+	}
+}
