@@ -40,6 +40,13 @@ func NewTrustMarkTypeForm(t directory.TrustMarkType, isNew bool, errs map[string
 	if f.Type.Basis == "" {
 		f.Type.Basis = directory.TrustMarkBasisRole
 	}
+	if t.AuthorisationDomain == "" && t.Role == "" && errs["AuthorisationDomain"] != "" && errs["Role"] != "" {
+		// Nothing chosen in the one list: one message, not the domain's
+		// and the role's "is required" side by side.
+		errs["DomainRole"] = "Choose a domain and role."
+		delete(errs, "AuthorisationDomain")
+		delete(errs, "Role")
+	}
 	domainRoleErrors(errs)
 	for _, b := range []string{directory.TrustMarkBasisRole, directory.TrustMarkBasisCertification} {
 		f.BasisOpts = append(f.BasisOpts, Option{Value: b, Label: b, Selected: f.Type.Basis == b})

@@ -256,7 +256,7 @@ func TestTrustMarkTypeFormChoosesFromReferenceData(t *testing.T) {
 	}
 	edit.Set("Basis", "Role")
 	status, doc = postForm(t, b, env.URL+"/references/trust-mark-types/"+id, edit)
-	if status != 422 || doc.Find(`[data-testid=error-DomainRole]`).Text() == "" || doc.Find(`#f-DomainRole[aria-invalid=true]`).Length() != 1 {
+	if status != 422 || doc.Find(`[data-testid=error-DomainRole]`).Text() != "Choose a domain and role." || doc.Find(`#f-DomainRole[aria-invalid=true]`).Length() != 1 {
 		t.Fatalf("no role: %d %q", status, doc.Find(`[data-testid=error-DomainRole]`).Text())
 	}
 }
