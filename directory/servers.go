@@ -140,7 +140,7 @@ func (s *Servers) Create(ctx context.Context, a Actor, srv AuthorisationServer, 
 	}
 	f := srv.Validate(true, s.Vocab, s.AllowPrivateURLs)
 	read := srv
-	issuerProblems, err := s.checkIssuer(ctx, &srv, f, refused)
+	issuerProblems, err := s.checkIssuer(ctx, a, &srv, f, refused)
 	if err != nil {
 		return read, err
 	}
@@ -179,7 +179,7 @@ func (s *Servers) Update(ctx context.Context, a Actor, srv AuthorisationServer, 
 	}
 	f := srv.Validate(false, s.Vocab, s.AllowPrivateURLs)
 	read := srv
-	issuerProblems, err := s.checkIssuer(ctx, &srv, f, refused)
+	issuerProblems, err := s.checkIssuer(ctx, a, &srv, f, refused)
 	if err != nil {
 		return read, "", err
 	}
@@ -205,13 +205,13 @@ func (s *Servers) Update(ctx context.Context, a Actor, srv AuthorisationServer, 
 	return saved, from, nil
 }
 
-// checkIssuer checks srv's issuer: required, not another server's, and
+// checkIssuer checks srv's issuer for a: required, not another server's, and
 // its discovery document (fetched; the issuer's well-known one when none
 // is given) naming it. An issuer or discovery URL over its limit, or input
 // already refused, is not fetched. The defaulted discovery URL is kept
 // only when nothing is refused, so a form shown again follows a corrected
 // issuer.
-func (s *Servers) checkIssuer(ctx context.Context, srv *AuthorisationServer, f, refused Fields) ([]string, error) {
+func (s *Servers) checkIssuer(ctx context.Context, a Actor, srv *AuthorisationServer, f, refused Fields) ([]string, error) {
 	if strings.TrimSpace(srv.Issuer) == "" {
 		return []string{"Issuer is required."}, nil
 	}
@@ -227,7 +227,12 @@ func (s *Servers) checkIssuer(ctx context.Context, srv *AuthorisationServer, f, 
 	if err != nil {
 		return nil, err
 	}
-	if other != "" {
+	switch {
+	case other != "" && a.Limited():
+		// Another organisation's, as a rule: say what they can do.
+		problems = append(problems, "Another authorisation server already has this issuer, and an issuer belongs to one server: "+
+			"check the URL, or, if the issuer is your organisation's, ask the directory's administrators.")
+	case other != "":
 		problems = append(problems, "Another authorisation server already has this issuer.")
 	}
 	problems = append(problems, s.Issuers.Check(ctx, srv.Issuer, disc)...)

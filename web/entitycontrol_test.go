@@ -97,11 +97,11 @@ func TestOrgAdminEntityIDMustNameThisDirectory(t *testing.T) {
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close()
 	r, m = c.olga.do("POST", "/organisations/"+c.orgA+"/softwarestatements", `{"ClientName":"RP","FederationEntityId":"`+gone.URL+`"}`)
-	refusedEntityID(t, r, m, "could not be fetched")
+	refusedEntityID(t, r, m, "The directory found: nothing could be fetched there.")
 	notServed := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(notServed.Close)
 	r, m = c.olga.do("POST", "/organisations/"+c.orgA+"/softwarestatements", `{"ClientName":"RP","FederationEntityId":"`+notServed.URL+`"}`)
-	refusedEntityID(t, r, m, "HTTP 404")
+	refusedEntityID(t, r, m, "The directory found: the address answered HTTP 404 (nothing is published there yet).")
 }
 
 // TestOrgAdminEntityIDOfTheirOwn: an entity configuration signed with the
@@ -191,7 +191,10 @@ func TestOrgAdminUploadsOnlyCertificatesNamingTheirOrganisation(t *testing.T) {
 	c := newControlSetup(t)
 	betazeds := certNaming(t, "Betazed")
 	r, m := postPEM(t, c.olga, "/organisations/"+c.orgA+"/certificates/qseal", betazeds)
-	if msg := fieldsOf(m)["PEM"]; r.StatusCode != 422 || !strings.Contains(msg, `names O "Betazed"`) || !strings.Contains(msg, `"Alpha"`) {
+	// What to do must hold without the directory's CA (no CSR is issued
+	// on the Certificates tab then).
+	if msg := fieldsOf(m)["PEM"]; r.StatusCode != 422 || !strings.Contains(msg, `names O "Betazed"`) || !strings.Contains(msg, `"Alpha"`) ||
+		strings.Contains(msg, "Certificates tab") || !strings.Contains(msg, "ask the directory's administrators to upload this one") {
 		t.Fatalf("another organisation's certificate: %d %v", r.StatusCode, m)
 	}
 	r, m = postPEM(t, c.olga, "/organisations/"+c.orgA+"/certificates/qseal", certNaming(t, ""))
@@ -200,6 +203,12 @@ func TestOrgAdminUploadsOnlyCertificatesNamingTheirOrganisation(t *testing.T) {
 	}
 	if l := c.su.must(200, "GET", "/organisations/"+c.orgA+"/certificates", ""); len(l["list"].([]any)) != 0 {
 		t.Fatalf("a refused certificate was kept: %v", l)
+	}
+	// The upload page's CSR command names the organisation as it must.
+	browser := webtest.Browser()
+	webtest.SignIn(t, browser, c.env.URL, "olga@alpha.example").Body.Close()
+	if _, doc := page(t, browser, c.env.URL+"/organisations/"+c.orgA+"/certificates/new?step=type&type=qseal"); !strings.Contains(doc.Find("[data-testid=openssl]").Text(), `-subj '/C=GB/O=Alpha/CN=your.host.example'`) {
+		t.Fatalf("the CSR command: %q", doc.Find("[data-testid=openssl]").Text())
 	}
 	mustInviteOrgAdmin(t, c.env, "bert@bz.example", c.orgB)
 	bert := newAPI(t, c.env, "bert@bz.example")
@@ -249,6 +258,11 @@ func TestOrgAdminCannotClaimAnotherOrganisationsIssuer(t *testing.T) {
 	mustInviteOrgAdmin(t, c.env, "bert@bz.example", c.orgB)
 	bert := newAPI(t, c.env, "bert@bz.example")
 	bert.must(201, "POST", "/organisations/"+c.orgB+"/authorisationservers", `{"CustomerFriendlyName":"B OP","Issuer":"`+bIssuer.srv.URL+`"}`)
+	// Now B's: taken, and the refusal says what Olga can do about it.
+	r, m = c.olga.do("POST", "/organisations/"+c.orgA+"/authorisationservers", `{"CustomerFriendlyName":"Squat","Issuer":"`+bIssuer.srv.URL+`"}`)
+	if p := issuerProblem(m); r.StatusCode != 422 || !strings.Contains(p, "already has this issuer") || !strings.Contains(p, "ask the directory's administrators") {
+		t.Fatalf("B's registered issuer: %d %v", r.StatusCode, m)
+	}
 
 	aIssuer := newLeaf(t, c.keyA, c.kidA, op, c.anchorEntity)
 	srv := c.olga.must(201, "POST", "/organisations/"+c.orgA+"/authorisationservers", `{"CustomerFriendlyName":"A OP","Issuer":"`+aIssuer.srv.URL+`"}`)

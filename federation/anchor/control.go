@@ -44,8 +44,15 @@ func (d *Directory) ProveControl(ctx context.Context, orgID, entityID string) er
 	return err
 }
 
-// controlRefused is the refusal of entityID for why.
+// controlRefused is the refusal of entityID for why. The fetch's terse
+// reasons ("could not be fetched", "HTTP 404") are said as a sentence.
 func controlRefused(entityID, why string) error {
+	switch {
+	case strings.HasPrefix(why, "could not be fetched"):
+		why = "nothing could be fetched there" + strings.TrimPrefix(why, "could not be fetched")
+	case strings.HasPrefix(why, "HTTP "):
+		why = "the address answered " + why + " (nothing is published there yet)"
+	}
 	return &directory.FieldError{Field: "FederationEntityId", Message: "Before this entity ID is yours to use, publish its entity configuration at " +
 		strings.TrimRight(entityID, "/") + "/.well-known/openid-federation, signed with one of the organisation's signing keys (key material with Use sig) " +
 		"and naming this directory in authority_hints. The directory found: " + why + "."}
