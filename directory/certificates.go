@@ -308,5 +308,5 @@ func (s *Certificates) namesTheOrganisation(ctx context.Context, a Actor, orgID 
 		found = "names O " + strconv.Quote(c.Cert.Subject.Organization[0])
 	}
 	return Fields{"PEM": "The certificate's subject " + found + ", but a certificate you upload must name your organisation in O (" +
-		strings.Join(names, " or ") + "). Issue one from a CSR on the Certificates tab, or ask the directory's administrators to upload it."}.Err()
+		strings.Join(names, " or ") + "). Have one issued for a certificate signing request whose subject names it, or ask the directory's administrators to upload this one."}.Err()
 }
