@@ -205,6 +205,21 @@ func (s *Certificates) Duplicate(ctx context.Context, pemText string) error {
 	return Fields{"PEM": "This certificate (kid " + parsed.Kid + ") was already uploaded. Choose another certificate; to replace it, revoke the old one on the Certificates tab and upload a new one."}.Err()
 }
 
+// Theirs refuses, when its PEM is read (the upload wizard's first step),
+// a certificate an Organisation Administrator may not upload to orgID
+// because its subject does not name the organisation, rather than after
+// the review. Text that does not parse is left to Check.
+func (s *Certificates) Theirs(ctx context.Context, a Actor, orgID, pemText string) error {
+	if !a.Limited() {
+		return nil
+	}
+	parsed, err := orgkeys.ParseCertificate(pemText, s.Now(), "")
+	if err != nil || parsed == nil {
+		return nil
+	}
+	return s.namesTheOrganisation(ctx, a, orgID, parsed)
+}
+
 // Upload checks the certificate in pemText against its type typ and adds
 // it to orgID. A refusal is written to the audit log (upload_refused), so
 // that an organisation's failed attempts can be followed.

@@ -57,6 +57,9 @@ func (h *Certificates) Review(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = h.Certs.Duplicate(r.Context(), pemText)
 	}
+	if err == nil {
+		err = h.Certs.Theirs(r.Context(), h.actor(r), o.OrganisationID, pemText)
+	}
 	if e := AsError(err); err != nil && e.Status == http.StatusUnprocessableEntity {
 		h.renderWizard(w, r, e.Status, o, views.CertWizard{Step: "upload", Type: r.FormValue("type"), Error: refusalText(e)})
 		return

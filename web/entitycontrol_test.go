@@ -210,6 +210,14 @@ func TestOrgAdminUploadsOnlyCertificatesNamingTheirOrganisation(t *testing.T) {
 	if _, doc := page(t, browser, c.env.URL+"/organisations/"+c.orgA+"/certificates/new?step=type&type=qseal"); !strings.Contains(doc.Find("[data-testid=openssl]").Text(), `-subj '/C=GB/O=Alpha/CN=your.host.example'`) {
 		t.Fatalf("the CSR command: %q", doc.Find("[data-testid=openssl]").Text())
 	}
+	// The wizard says so when the PEM is read, not after its review.
+	status, doc := postForm(t, browser, c.env.URL+"/organisations/"+c.orgA+"/certificates/new/review", url.Values{"type": {"qseal"}, "PEM": {betazeds}})
+	if msg := doc.Find("[data-testid=error-PEM]").Text(); status != 422 || !strings.Contains(msg, `names O "Betazed"`) {
+		t.Fatalf("the wizard's first step: %d %q", status, msg)
+	}
+	if status, _ := postForm(t, browser, c.env.URL+"/organisations/"+c.orgA+"/certificates/new/review", url.Values{"type": {"qseal"}, "PEM": {certNaming(t, "Alpha")}}); status != 200 {
+		t.Fatalf("their own certificate's review: %d", status)
+	}
 	mustInviteOrgAdmin(t, c.env, "bert@bz.example", c.orgB)
 	bert := newAPI(t, c.env, "bert@bz.example")
 	if r, m := postPEM(t, bert, "/organisations/"+c.orgB+"/certificates/qseal", betazeds); r.StatusCode != 201 {
