@@ -63,7 +63,7 @@ func (d *DB) GetAuthorisationDomain(ctx context.Context, name string) (Authorisa
 func (d *DB) CreateAuthorisationDomain(ctx context.Context, a Audit, dom AuthorisationDomain) (AuthorisationDomain, error) {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := getDomain(ctx, tx, dom.Name); err == nil {
-			return &ConflictError{Message: fmt.Sprintf("authorisation domain %q exists", dom.Name)}
+			return &ConflictError{Message: fmt.Sprintf("authorisation domain %q already exists: choose another name, or edit that domain.", dom.Name)}
 		} else if !errors.Is(err, ErrNotFound) {
 			return err
 		}
@@ -218,7 +218,7 @@ func (d *DB) CreateDomainRole(ctx context.Context, a Audit, r DomainRole) (Domai
 			return err
 		}
 		if _, err := getRole(ctx, tx, r.AuthorisationDomain, r.Name); err == nil {
-			return &ConflictError{Message: fmt.Sprintf("domain %q already has a role %q", r.AuthorisationDomain, r.Name)}
+			return &ConflictError{Message: fmt.Sprintf("domain %q already has a role %q: choose another name, or edit that role.", r.AuthorisationDomain, r.Name)}
 		} else if !errors.Is(err, ErrNotFound) {
 			return err
 		}
@@ -404,13 +404,13 @@ func authorityTaken(ctx context.Context, tx *sql.Tx, au Authority) error {
 	var other string
 	err := tx.QueryRowContext(ctx, `SELECT authority_id FROM authorities WHERE name = ? AND authority_id <> ?`, au.AuthorityName, au.AuthorityID).Scan(&other)
 	if err == nil {
-		return &ConflictError{Message: fmt.Sprintf("another authority (%s) is called %q", other, au.AuthorityName)}
+		return &ConflictError{Message: fmt.Sprintf("another authority (%s) is called %q: choose another name.", other, au.AuthorityName)}
 	} else if !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
 	err = tx.QueryRowContext(ctx, `SELECT authority_id FROM authorities WHERE code = ? AND authority_id <> ?`, au.AuthorityCode, au.AuthorityID).Scan(&other)
 	if err == nil {
-		return &ConflictError{Message: fmt.Sprintf("another authority (%s) has the code %q", other, au.AuthorityCode)}
+		return &ConflictError{Message: fmt.Sprintf("another authority (%s) has the code %q: choose another code.", other, au.AuthorityCode)}
 	} else if !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
@@ -447,7 +447,7 @@ func (d *DB) CreateAuthority(ctx context.Context, a Audit, au Authority, problem
 			return err
 		}
 		if _, err := getAuthorityTx(ctx, d, tx, au.AuthorityID); err == nil {
-			return &ConflictError{Message: "an authority with AuthorityId " + au.AuthorityID + " exists"}
+			return &ConflictError{Message: "an authority with AuthorityId " + au.AuthorityID + " already exists."}
 		} else if !errors.Is(err, ErrNotFound) {
 			return err
 		}

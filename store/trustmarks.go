@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/trustframe/trustframe/directory"
@@ -96,6 +97,23 @@ func checkTrustMarkBasis(ctx context.Context, tx *sql.Tx, t TrustMarkType, probl
 	return nil
 }
 
+// trustMarkNameTaken refuses in problems a name another type has (in
+// any letter case): the console lists types by name, and two alike would
+// read as one.
+func trustMarkNameTaken(ctx context.Context, tx *sql.Tx, t TrustMarkType, problems directory.Fields) error {
+	if strings.TrimSpace(t.Name) == "" {
+		return nil
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM trust_mark_types WHERE lower(name) = lower(?) AND id <> ?`, t.Name, t.ID).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		problems.Add("Name", fmt.Sprintf("Another trust mark type is called %q: choose another name.", t.Name))
+	}
+	return nil
+}
+
 // CreateTrustMarkType adds a type. problems are what the caller found
 // already; the database's checks are added and when any remains nothing is
 // written. An Id the client chose that is taken is a conflict.
@@ -106,6 +124,9 @@ func (d *DB) CreateTrustMarkType(ctx context.Context, a Audit, t TrustMarkType, 
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		problems := directory.Fields{}.Merge(problems)
 		if err := checkTrustMarkBasis(ctx, tx, t, problems); err != nil {
+			return err
+		}
+		if err := trustMarkNameTaken(ctx, tx, t, problems); err != nil {
 			return err
 		}
 		if err := problems.Err(); err != nil {
@@ -154,6 +175,11 @@ func (d *DB) UpdateTrustMarkType(ctx context.Context, a Audit, t TrustMarkType, 
 		}
 		if err := checkTrustMarkBasis(ctx, tx, t, problems); err != nil {
 			return err
+		}
+		if !strings.EqualFold(t.Name, cur.Name) { // a name stored before the rule is kept
+			if err := trustMarkNameTaken(ctx, tx, t, problems); err != nil {
+				return err
+			}
 		}
 		if err := problems.Err(); err != nil {
 			return err

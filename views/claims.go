@@ -33,6 +33,12 @@ func (p ClaimsPage) WithChoices(claims []store.AuthorityClaim, auths []store.Aut
 			p.RoleOpts = append(p.RoleOpts, Option{Value: key, Label: label, Selected: chosen})
 		}
 	}
+	// Nothing preselected: a claim saved without looking would record the
+	// first authority's first role.
+	if len(p.AuthorityOpts) > 0 && len(p.RoleOpts) > 0 {
+		p.AuthorityOpts = append([]Option{{Value: "", Label: "Choose an authority"}}, p.AuthorityOpts...)
+		p.RoleOpts = append([]Option{{Value: "", Label: "Choose a domain and role"}}, p.RoleOpts...)
+	}
 	if p.Errors == nil {
 		p.Errors = map[string]string{}
 	}
@@ -45,6 +51,12 @@ func (p ClaimsPage) WithChoices(claims []store.AuthorityClaim, auths []store.Aut
 // top of the form (message).
 func (p ClaimsPage) Refused(fields map[string]string, message string) ClaimsPage {
 	p.Errors = fields
+	if p.Form.AuthorisationDomain == "" && p.Form.Role == "" && fields["AuthorisationDomain"] != "" && fields["Role"] != "" {
+		// Nothing chosen in the one list: one message, as on the trust
+		// mark type form.
+		p.Errors["DomainRole"] = "Choose a domain and role."
+		return p
+	}
 	if fields["AuthorisationDomain"] != "" {
 		p.Errors["DomainRole"] = fields["AuthorisationDomain"]
 	}

@@ -47,3 +47,35 @@ func TestClaimFormOffersOnlyClaimableRoles(t *testing.T) {
 		t.Error("Data/DATA not offered once Data Office covers Data")
 	}
 }
+
+// TestClaimFormPreselectsNothing: the authority and the domain-and-role
+// lists start on an empty choice, so a claim is never saved for the first
+// role without looking; sent so, it is refused beside each list, the role
+// in one sentence.
+func TestClaimFormPreselectsNothing(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	setupDomains(t, su)
+	oid := su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
+	resp, err := c.Get(env.URL + "/organisations/" + oid + "/authority-claims/new")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docOf(t, resp)
+	for _, name := range []string{"AuthorityId", "DomainRole"} {
+		first := doc.Find("[data-testid=claim-form] select[name=" + name + "] option").First()
+		if first.AttrOr("value", "x") != "" || doc.Find("[data-testid=claim-form] select[name="+name+"] option[selected]").Length() != 0 {
+			t.Errorf("%s: the first option is %q and something is preselected", name, first.AttrOr("value", "x"))
+		}
+	}
+	code, doc := postForm(t, c, env.URL+"/organisations/"+oid+"/authority-claims", browserForm(doc, "/organisations/"+oid+"/authority-claims"))
+	if code != 422 || doc.Find("#e-DomainRole").Text() != "Choose a domain and role." || doc.Find("#e-AuthorityId").Text() == "" {
+		h, _ := doc.Find("[data-testid=claim-form]").Html()
+		t.Fatalf("sent with nothing chosen: %d\n%s", code, h)
+	}
+	if l := su.must(200, "GET", "/organisations/"+oid+"/authority-claims", ""); len(l["list"].([]any)) != 0 {
+		t.Fatalf("a claim was saved: %v", l)
+	}
+}

@@ -43,6 +43,9 @@ func TestConflictLeadsToWhatIsInTheWay(t *testing.T) {
 		h, _ := doc.Find("[data-testid=conflict]").Html()
 		t.Errorf("conflict box: %s", h)
 	}
+	if next := doc.Find("[data-testid=in-the-way-next]").Text(); !strings.Contains(next, "then try again") {
+		t.Errorf("the conflict does not say what to do next: %q", next)
+	}
 	href, _ := li.Find("a").Attr("href")
 	if href != "/organisations/"+oid+"/authority-claims" {
 		t.Errorf("the claim in the way links to %q, want its organisation's Roles tab", href)

@@ -260,3 +260,24 @@ func TestTrustMarkTypeFormChoosesFromReferenceData(t *testing.T) {
 		t.Fatalf("no role: %d %q", status, doc.Find(`[data-testid=error-DomainRole]`).Text())
 	}
 }
+
+// TestTrustMarkTypeNamesAreUnique: a second type of the same name (in any
+// letter case) is refused on Name, created or renamed, even with its own
+// URL; a type saved again under its own name passes.
+func TestTrustMarkTypeNamesAreUnique(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	setupDomains(t, su)
+	su.must(201, "POST", "/references/trust-mark-types", `{"Name":"Payment Initiation","Basis":"Role","AuthorisationDomain":"Payments","Role":"PISP"}`)
+	r, m := su.do("POST", "/references/trust-mark-types", `{"Name":"payment initiation","TrustMarkType":"https://tm.example/other","Basis":"Role","AuthorisationDomain":"Payments","Role":"AISP"}`)
+	if r.StatusCode != 422 || !strings.Contains(fieldsOf(m)["Name"], "Another trust mark type is called") {
+		t.Fatalf("a second type of the same name: %d %v", r.StatusCode, m)
+	}
+	other := su.must(201, "POST", "/references/trust-mark-types", `{"Name":"Account information","Basis":"Role","AuthorisationDomain":"Payments","Role":"AISP"}`)
+	id := other["Id"].(string)
+	r, m = su.do("PUT", "/references/trust-mark-types/"+id, `{"Name":"PAYMENT INITIATION","Basis":"Role","AuthorisationDomain":"Payments","Role":"AISP"}`)
+	if r.StatusCode != 422 || fieldsOf(m)["Name"] == "" {
+		t.Fatalf("renamed to another type's name: %d %v", r.StatusCode, m)
+	}
+	su.must(200, "PUT", "/references/trust-mark-types/"+id, `{"Name":"Account information","Description":"AISPs","Basis":"Role","AuthorisationDomain":"Payments","Role":"AISP"}`)
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -77,6 +78,9 @@ func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-claim]`)),
 		click(chromedp.CSS(`[data-testid=add-claim]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=claim-form]`)),
+	))
+	chooseAuthority(t, ctx)
+	must(t, chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("f-DomainRole"), "Payments/PISP"),
 		chromedp.SendKeys(chromedp.ID("f-RegistrationId"), "CB-0001"),
 		click(chromedp.CSS(`[data-testid=claim-form] [data-testid=save]`)),
@@ -87,6 +91,9 @@ func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
 	must(t, chromedp.Do(ctx,
 		click(chromedp.CSS(`[data-testid=add-claim]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=claim-form]`)),
+	))
+	chooseAuthority(t, ctx)
+	must(t, chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.ID("f-DomainRole"), "Payments/SANDBOX"),
 		click(chromedp.CSS(`[data-testid=claim-form] [data-testid=save]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=conflict]`)),
@@ -130,5 +137,14 @@ func TestEndToEndDomainsRolesAndClaims(t *testing.T) {
 	inSSA, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid=ssa-roles]`)))
 	if strings.TrimSpace(inSSA) != "PISP" {
 		t.Fatalf("software_roles on the page: %q", inSSA)
+	}
+}
+
+// chooseAuthority picks the claim form's first authority: the list starts
+// on an empty choice.
+func chooseAuthority(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(s => { s.selectedIndex = 1; return s.value !== ""; })(document.getElementById("f-AuthorityId"))`)); err != nil || !ok {
+		t.Fatalf("choosing an authority: %v %v", ok, err)
 	}
 }
