@@ -59,11 +59,7 @@ func TestClaimFormPreselectsNothing(t *testing.T) {
 	oid := su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
 	c := webtest.Browser()
 	webtest.SignIn(t, c, env.URL, "admin@example.com").Body.Close()
-	resp, err := c.Get(env.URL + "/organisations/" + oid + "/authority-claims/new")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := docOf(t, resp)
+	_, doc := page(t, c, env.URL+"/organisations/"+oid+"/authority-claims/new")
 	for _, name := range []string{"AuthorityId", "DomainRole"} {
 		first := doc.Find("[data-testid=claim-form] select[name=" + name + "] option").First()
 		if first.AttrOr("value", "x") != "" || doc.Find("[data-testid=claim-form] select[name="+name+"] option[selected]").Length() != 0 {
