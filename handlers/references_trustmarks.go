@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"net/http"
 	"reflect"
 	"strings"
@@ -16,15 +15,11 @@ import (
 // §17): Super Users write them, every administrator reads them on the API.
 type TrustMarkTypes struct {
 	*Base
-	Types   *directory.TrustMarkTypes
-	Choices trustMarkChoices
-}
-
-// trustMarkChoices lists what the form offers: the domains' roles and the
-// certification types.
-type trustMarkChoices interface {
-	ListDomainRoles(ctx context.Context, domain string) ([]store.DomainRole, error)
-	ListRefs(ctx context.Context, k store.RefKind) ([]store.ReferenceItem, error)
+	Types *directory.TrustMarkTypes
+	// What the form offers, read through their own use cases: the
+	// domains' roles and the certification types.
+	Domains            *directory.Domains
+	CertificationTypes *directory.References
 }
 
 func (h *TrustMarkTypes) shell(r *http.Request, title string, last ...views.Crumb) views.Shell {
@@ -78,17 +73,17 @@ func (h *TrustMarkTypes) Edit(w http.ResponseWriter, r *http.Request) {
 // form renders the page that adds (isNew) or edits t, with errs beside
 // its fields and the choices of Reference Data.
 func (h *TrustMarkTypes) form(w http.ResponseWriter, r *http.Request, status int, t store.TrustMarkType, isNew bool, errs map[string]string) {
-	roles, err := h.Choices.ListDomainRoles(r.Context(), "")
+	domains, err := h.Domains.Overview(r.Context())
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	certTypes, err := h.Choices.ListRefs(r.Context(), store.CertificationTypes)
+	certTypes, err := h.CertificationTypes.List(r.Context())
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	f := views.NewTrustMarkTypeForm(t, isNew, errs, roles, certTypes)
+	f := views.NewTrustMarkTypeForm(t, isNew, errs, domains.Roles, certTypes)
 	title := "Add trust mark type"
 	if !f.IsNew {
 		title = "Edit " + f.Type.Name

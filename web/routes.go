@@ -54,7 +54,8 @@ func (s *Server) routes() http.Handler {
 	contactTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.ContactTypes}, Title: "Contact types", Path: "/references/contact-types"}
 	documentTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.DocumentTypes}, Title: "Document types", Path: "/references/document-types"}
 	certificationTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.CertificationTypes}, Title: "Certification types", Path: "/references/certification-types"}
-	trustMarkTypes := &handlers.TrustMarkTypes{Base: base, Types: &directory.TrustMarkTypes{Store: s.db, EntityID: s.cfg.FederationEntityID, Now: s.cfg.Now}, Choices: s.db}
+	trustMarkTypes := &handlers.TrustMarkTypes{Base: base, Types: &directory.TrustMarkTypes{Store: s.db, EntityID: s.cfg.FederationEntityID, Now: s.cfg.Now},
+		Domains: &directory.Domains{Store: s.db}, CertificationTypes: certificationTypes.Refs}
 	admins := &directory.Administrators{Store: s.db, BaseURL: base.BaseURL, Mailer: s.mailer, Log: handlers.LoggerFrom}
 	superUsers := &handlers.SuperUsers{Base: base, Admins: admins}
 	dataAdmins := &handlers.DataAdmins{Base: base, Admins: admins}
