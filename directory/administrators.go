@@ -189,12 +189,7 @@ func (s *Administrators) Invite(ctx context.Context, a Actor, email string, refu
 		return DataAdministrator{}, err
 	}
 	to := NormalizeEmail(email)
-	msg := Invitation{
-		To:      to,
-		Subject: "You are invited to administer the trust framework",
-		Body: fmt.Sprintf("Hello,\n\n%s invited you to be a Data Administrator of the trust framework.\n\nSign in at %s/login with this e-mail address (%s). You become Active at your first sign-in.\n",
-			a.Actor, s.BaseURL, to),
-	}
+	msg := DataAdminInvitation(a.Actor, s.BaseURL, to)
 	u, outboxID, err := s.Store.InviteDataAdministrator(ctx, a, email, msg)
 	if err != nil {
 		return u, Named(err, "Data Administrator")
@@ -238,4 +233,30 @@ func deliverInvitation(ctx context.Context, logOf func(context.Context) *slog.Lo
 	if err := box.MarkDelivered(ctx, id); err != nil {
 		log.Warn("outbox", "err", err)
 	}
+}
+
+// DataAdminInvitation is the message that invites email to be a Data
+// Administrator: who invited them, what a Data Administrator may do and
+// may not do (docs/design.md §3), and where to sign in.
+func DataAdminInvitation(by, baseURL, email string) Invitation {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Hello,\n\n%s invited you to be a Data Administrator of the trust framework.\n\n", by)
+	b.WriteString("As a Data Administrator you may:\n")
+	for _, l := range []string{
+		"create, import and export organisations, and read and change every organisation: its record, status and flags, contacts, authorisation servers and applications, certificates, key material, regulatory documents, certifications, authority claims (roles) and SSAs",
+		"invite and manage each organisation's own administrators (Organisation Administrators)",
+		"read the whole audit log, the change feed and the list of what expires",
+		"read the authorisation domains, roles, authorities and trust mark types through the API",
+	} {
+		b.WriteString("  - " + l + "\n")
+	}
+	b.WriteString("\nYou may not:\n")
+	for _, l := range []string{
+		"change Reference Data (types, flags, domains and roles, authorities, signing keys, policies, identity providers, webhooks) or the directory's Data Administrators and Super Users: Super Users do that",
+		"bring an organisation, server or application back from its end state: only a Super User reactivates",
+	} {
+		b.WriteString("  - " + l + "\n")
+	}
+	fmt.Fprintf(&b, "\nEverything you change is recorded in the audit log with your e-mail address.\n\nSign in at %s/login with this e-mail address (%s). You become Active at your first sign-in.\n", baseURL, email)
+	return Invitation{To: email, Subject: "You are invited to administer the trust framework", Body: b.String()}
 }

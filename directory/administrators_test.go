@@ -79,7 +79,8 @@ func TestKeepOneSuperUser(t *testing.T) {
 }
 
 // An invitation is recorded with its message in the outbox, addressed to
-// the folded e-mail and naming who invited and where to sign in; a bad
+// the folded e-mail and naming who invited, what a Data Administrator may
+// and may not do, and where to sign in; a bad
 // e-mail is refused and nothing is written.
 func TestDataAdminInvite(t *testing.T) {
 	ctx := context.Background()
@@ -100,6 +101,13 @@ func TestDataAdminInvite(t *testing.T) {
 	}
 	if m := out[0]; m.To != "dana@example.com" || !strings.Contains(m.Body, "root@example.com invited you") || !strings.Contains(m.Body, "https://directory.example/login") {
 		t.Fatalf("message: %+v", m)
+	}
+	// It says what a Data Administrator may do and may not do.
+	for _, want := range []string{"As a Data Administrator you may:", "import and export organisations", "authority claims (roles)",
+		"Organisation Administrators", "change feed", "You may not:", "Reference Data", "only a Super User reactivates", "audit log with your e-mail"} {
+		if !strings.Contains(out[0].Body, want) {
+			t.Errorf("the message does not say %q:\n%s", want, out[0].Body)
+		}
 	}
 	if _, err := s.Invite(ctx, a, "dana@example.com", nil); !errors.Is(err, directory.ErrConflict) {
 		t.Fatalf("invited twice: %v", err)

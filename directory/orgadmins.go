@@ -208,7 +208,7 @@ func OrgAdminInvitation(by, baseURL string, o Organisation, email string) Invita
 	for _, l := range []string{
 		"read everything the directory holds about " + name,
 		"add, change and remove its contacts",
-		"register and change its authorisation servers and applications, and set them Active, Inactive or Suspended (one that has been withdrawn stays withdrawn)",
+		"register and change its authorisation servers and applications, and set them Active or Inactive (an application also Suspended; one that has been withdrawn stays withdrawn)",
 		"upload its certificates, have certificates issued from a certificate signing request, and revoke them",
 		"add and change its key material and attachments",
 		"obtain software statement assertions (SSAs) for its applications",

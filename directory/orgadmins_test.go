@@ -52,7 +52,7 @@ func TestOrgAdminInvite(t *testing.T) {
 		t.Fatalf("message: %+v", m)
 	}
 	for _, want := range []string{"dana@example.com invited you", "Organisation Administrator of Acme Bank", "You may not:",
-		"contacts", "certificate signing request", "software statement assertions", "authority claims (roles) or flags",
+		"contacts", "Active or Inactive (an application also Suspended", "certificate signing request", "software statement assertions", "authority claims (roles) or flags",
 		"any other organisation", "your own status", "Reference Data", "https://directory.example/login"} {
 		if !strings.Contains(m.Body, want) {
 			t.Errorf("the message does not say %q:\n%s", want, m.Body)

@@ -60,6 +60,53 @@ func TestOrgAdminCannotChangeFlags(t *testing.T) {
 	}
 }
 
+// The same for their authorisation server's flags (docs/design.md §19:
+// a changed Flags member is 403 and changes nothing), and for naming
+// another flag on their application: only the stored flags, as they are,
+// pass.
+func TestOrgAdminCannotChangeServerFlags(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	pilot := su.must(201, "POST", "/references/flags", `{"Name":"Pilot","Type":"Authorisation_Server"}`)["FlagId"].(string)
+	other := su.must(201, "POST", "/references/flags", `{"Name":"Watch","Type":"Authorisation_Server"}`)["FlagId"].(string)
+	sandbox := su.must(201, "POST", "/references/flags", `{"Name":"Sandbox","Type":"Software_Statement"}`)["FlagId"].(string)
+	live := su.must(201, "POST", "/references/flags", `{"Name":"Live","Type":"Software_Statement"}`)["FlagId"].(string)
+	oid := su.must(201, "POST", "/organisations", org("Acme"))["OrganisationId"].(string)
+	issuer := discoveryServer(t, func(self string) string { return self })
+	path := "/organisations/" + oid + "/authorisationservers/" +
+		su.must(201, "POST", "/organisations/"+oid+"/authorisationservers", `{"CustomerFriendlyName":"Bank","Issuer":"`+issuer+`","Flags":["`+pilot+`"]}`)["AuthorisationServerId"].(string)
+	app := "/organisations/" + oid + "/softwarestatements/" +
+		su.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"App","Flags":["`+sandbox+`"]}`)["SoftwareStatementId"].(string)
+	olga := makeOrgAdmin(t, env, oid, "olga@acme.example")
+
+	for name, flags := range map[string]string{
+		"another flag":   `["` + other + `"]`,
+		"a flag added":   `["` + pilot + `","` + other + `"]`,
+		"flags emptied":  `[]`,
+		"flags left out": ``,
+	} {
+		body := `{"CustomerFriendlyName":"Renamed","Status":"Active","Issuer":"` + issuer + `"`
+		if flags != "" {
+			body += `,"Flags":` + flags
+		}
+		if r, m := olga.do("PUT", path, body+`}`); r.StatusCode != 403 || fieldsOf(m)["Flags"] == "" {
+			t.Errorf("server, %s: %d %v, want 403 on Flags", name, r.StatusCode, m)
+		}
+	}
+	if r, m := olga.do("PUT", app, `{"ClientName":"Renamed","Status":"Active","Flags":["`+live+`"]}`); r.StatusCode != 403 || fieldsOf(m)["Flags"] == "" {
+		t.Errorf("application, another flag: %d %v, want 403 on Flags", r.StatusCode, m)
+	}
+	if got := su.must(200, "GET", path, ""); got["CustomerFriendlyName"] != "Bank" || toJSON(t, got["Flags"]) != `["`+pilot+`"]` {
+		t.Fatalf("a refused change changed the server: %v %v", got["CustomerFriendlyName"], got["Flags"])
+	}
+	if got := su.must(200, "GET", app, ""); got["ClientName"] != "App" || toJSON(t, got["Flags"]) != `["`+sandbox+`"]` {
+		t.Fatalf("a refused change changed the application: %v %v", got["ClientName"], got["Flags"])
+	}
+	if saved := olga.must(200, "PUT", path, `{"CustomerFriendlyName":"Renamed","Status":"Active","Issuer":"`+issuer+`","Flags":["`+pilot+`"]}`); saved["CustomerFriendlyName"] != "Renamed" {
+		t.Fatalf("the same flags: %v", saved)
+	}
+}
+
 // An Organisation Administrator sets their application's status (Inactive
 // is the end state) but never brings it back: only a Super User
 // reactivates.

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
@@ -16,21 +13,17 @@ import (
 // real browser (docs/design.md §19): signed in through the development
 // identity provider they land on their organisation, whose record they
 // cannot change; they add a contact, create an application, upload a
-// certificate, get the application's SSA, and read their organisation's
-// audit log, where their changes are under their e-mail.
+// certificate, get the application's SSA, invite a colleague and
+// deactivate them on the People tab, and read their organisation's audit
+// log, where their changes are under their e-mail.
 func TestEndToEndOrgAdminDay(t *testing.T) {
 	ctx := newBrowser(t)
-	base, dataDir := startProgram(t)
+	base, _ := startProgram(t)
 	su := &apiClient{t: t, url: base, tok: webtest.Token(t, base, "admin@example.com", nil).AccessToken}
 	orgID := su.call("POST", "/organisations", `{"OrganisationName":"Acme Bank","RegistrationNumber":"AB-1","CountryOfRegistration":"GB","Status":"Active"}`, 201)["OrganisationId"].(string)
 	su.call("POST", "/organisations", `{"OrganisationName":"Other Bank","RegistrationNumber":"OB-1","CountryOfRegistration":"GB"}`, 201)
-	// The People tab is not here yet: the invitation goes in through the store.
-	db, err := store.Open(context.Background(), filepath.Join(dataDir, "trustframe.db"), nil)
-	must(t, err)
-	_, _, err = db.InviteOrganisationAdministrator(context.Background(), store.Audit{Actor: "admin@example.com"}, orgID, "olga@acme.example",
-		store.Invitation{To: "olga@acme.example", Subject: "You administer Acme Bank", Body: "Sign in."})
-	db.Close()
-	must(t, err)
+	// The operator invites Olga through the API (the People tab does the same).
+	su.call("POST", "/organisations/"+orgID+"/administrators", `{"Email":"olga@acme.example"}`, 201)
 
 	signIn(t, ctx, base, "olga@acme.example")
 	must(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid=organisation-name]`))))
@@ -114,6 +107,31 @@ func TestEndToEndOrgAdminDay(t *testing.T) {
 	))
 	absent("their organisation's documents", "add-document")
 
+	// Their People tab: they invite a colleague, whom they may deactivate
+	// (after the page's confirmation); their own row has no button.
+	must(t, chromedp.Do(ctx,
+		click(chromedp.CSS(`[data-testid=tab-people]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=invite-administrator]`)),
+		click(chromedp.CSS(`[data-testid=invite-administrator]`)),
+		chromedp.WaitVisible(chromedp.ID("oa-email")),
+		chromedp.SendKeys(chromedp.ID("oa-email"), "omar@acme.example"),
+		click(chromedp.CSS(`[data-testid=save]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=flash]`)),
+	))
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("[data-testid=organisation-administrator-row]")].map(r =>
+		r.querySelector("[data-testid=email]").textContent + "|" + r.querySelector("[data-testid=granted-by]").textContent + "|" + r.querySelectorAll("button").length)`))
+	must(t, err)
+	if got := strings.Join(rows, ", "); got != "olga@acme.example|invited by admin@example.com|0, omar@acme.example|invited by olga@acme.example|1" {
+		t.Errorf("their People tab: %s", got)
+	}
+	must(t, chromedp.Do(ctx,
+		click(chromedp.CSS(`[data-testid=deactivate]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=confirm-dialog]`)),
+		click(chromedp.CSS(`[data-testid=confirm-ok]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=reactivate]`)),
+	))
+	checkAccessibility(t, ctx, "an Organisation Administrator's People tab")
+
 	// Their audit log: their organisation's records, their changes under
 	// their e-mail.
 	must(t, chromedp.Do(ctx,
@@ -124,7 +142,7 @@ func TestEndToEndOrgAdminDay(t *testing.T) {
 		t.Errorf("the audit log says %q", got)
 	}
 	log := text(t, ctx, `[data-testid=audit]`)
-	for _, want := range []string{"olga@acme.example", "Payments app", "Lovelace"} {
+	for _, want := range []string{"olga@acme.example", "Payments app", "Lovelace", "omar@acme.example"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("their audit log lacks %q: %s", want, log)
 		}
