@@ -9,6 +9,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -544,5 +545,111 @@ func TestMachineEndpointsAnswerNotFoundInJSON(t *testing.T) {
 		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 404 || !strings.Contains(ct, "json") || !strings.Contains(body, `"status":404`) {
 			t.Errorf("%s: %d %s %.200s", path, resp.StatusCode, ct, body)
 		}
+	}
+}
+
+// TestClientTokenRevokedKeyRefused: key material revoked no longer signs
+// the application's assertions, from the next token request on (the keys
+// are cached; a write clears them).
+func TestClientTokenRevokedKeyRefused(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	c.token() // the key works, and the application's keys are now cached
+	kms := su.must(200, "GET", "/organisations/"+c.orgID+"/key-material", "")["list"].([]any)
+	km := kms[0].(map[string]any)
+	km["Status"], km["RevokeReason"] = "Revoked", "keycompromise"
+	su.must(200, "PUT", "/organisations/"+c.orgID+"/key-material/"+km["KeyMaterialID"].(string), mustMarshal(km))
+	resp, m := postToken(t, env, c.form(nil), nil)
+	refused(t, resp, m, 401, "invalid_client")
+}
+
+// TestKeyMaterialBindingCannotChange: the application a key is bound to
+// is fixed when the key is made (docs/design.md §20): a PUT naming
+// another application is refused and the key stays bound to the first.
+func TestKeyMaterialBindingCannotChange(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	other := su.must(201, "POST", "/organisations/"+c.orgID+"/softwarestatements", `{"ClientName":"Other"}`)["SoftwareStatementId"].(string)
+	km := su.must(200, "GET", "/organisations/"+c.orgID+"/key-material", "")["list"].([]any)[0].(map[string]any)
+	path := "/organisations/" + c.orgID + "/key-material/" + km["KeyMaterialID"].(string)
+	km["SoftwareStatementId"] = other
+	if resp, m := su.do("PUT", path, mustMarshal(km)); resp.StatusCode != 422 || fieldsOf(m)["SoftwareStatementId"] == "" {
+		t.Fatalf("rebinding a key to another application: %d %v, want 422 naming SoftwareStatementId", resp.StatusCode, m)
+	}
+	if got := su.must(200, "GET", path, "")["SoftwareStatementId"]; got != c.appID {
+		t.Fatalf("the key is bound to %v, want %s", got, c.appID)
+	}
+	c.token() // still its application's key
+}
+
+// TestClientTokenWithdrawnApplication: an application set Inactive (the
+// 2.6.0 Withdrawn) gets no token, and the one it had stops working.
+func TestClientTokenWithdrawnApplication(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	app := c.api(t)
+	su.must(200, "PUT", "/organisations/"+c.orgID+"/softwarestatements/"+c.appID, `{"ClientName":"Payments","Status":"Inactive"}`)
+	resp, m := postToken(t, env, c.form(nil), nil)
+	refused(t, resp, m, 401, "invalid_client")
+	if resp, m := app.do("GET", "/organisations/"+c.orgID, ""); resp.StatusCode != 401 {
+		t.Fatalf("a Withdrawn application's token: %d %v", resp.StatusCode, m)
+	}
+}
+
+// TestClientTokenPendingOrganisation: the application of an organisation
+// that is not yet Active gets no token.
+func TestClientTokenPendingOrganisation(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	orgID := su.must(201, "POST", "/organisations", org("Pending Ltd"))["OrganisationId"].(string)
+	if st := su.must(200, "GET", "/organisations/"+orgID, "")["Status"]; st != "Pending" {
+		t.Fatalf("a new organisation is %v, want Pending", st)
+	}
+	appID := su.must(201, "POST", "/organisations/"+orgID+"/softwarestatements", `{"ClientName":"Early"}`)["SoftwareStatementId"].(string)
+	c := newAppClientOf(t, env, su, orgID, appID)
+	resp, m := postToken(t, env, c.form(nil), nil)
+	refused(t, resp, m, 401, "invalid_client")
+}
+
+// TestClientTokenRenewsItsOwnSigningCertificate: with the directory's CA,
+// an application issues itself a signing certificate with its own token,
+// then signs its assertions with that certificate's key (the CA's
+// signing certificate is a client key, docs/design.md §20), lists and
+// revokes it; revoked, the key no longer gets a token. What it did is
+// audited as client:<ClientId>.
+func TestClientTokenRenewsItsOwnSigningCertificate(t *testing.T) {
+	p := startPKI(t, true, nil)
+	c := newAppClientOf(t, p.env, p.a, p.oid, p.aid)
+	app := c.api(t)
+	certKey := mustKey(t, "p256").(*ecdsa.PrivateKey)
+	body := mustMarshal(map[string]string{"CSR": csrPEM(mustCSR(t, certKey, pkix.Name{}))})
+	issued := app.must(201, "POST", p.appCerts()+"/signing", body)
+	kid, _ := issued["kid"].(string)
+	if kid == "" || issued["SoftwareStatementId"] != p.aid {
+		t.Fatalf("the certificate it issued itself: %v", issued)
+	}
+	// Its certificate's key signs its assertions (under the certificate's kid, and without a kid).
+	c.key, c.kid = certKey, kid
+	c.token()
+	c.kid = ""
+	c.token()
+	if l := mustMarshal(app.must(200, "GET", p.appCerts(), "")); !strings.Contains(l, kid) {
+		t.Fatalf("its certificates do not list %s: %.300s", kid, l)
+	}
+	app.must(204, "PUT", p.appCerts()+"/kid/"+kid, `{"RevokeReason":"superseded"}`)
+	c.kid = kid
+	resp, m := postToken(t, p.env, c.form(nil), nil)
+	refused(t, resp, m, 401, "invalid_client")
+	done := map[string]bool{}
+	for _, r := range p.a.must(200, "GET", "/audit?OrganisationId="+p.oid, "")["content"].([]any) {
+		if r := r.(map[string]any); r["Actor"] == "client:"+p.aid && r["SubjectId"] == kid {
+			done[r["Action"].(string)] = true
+		}
+	}
+	if !done["issue"] || !done["revoke"] {
+		t.Errorf("its certificate's issue and revocation audited as client:%s: %v", p.aid, done)
 	}
 }
