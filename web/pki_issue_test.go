@@ -306,11 +306,13 @@ func TestPKIIssueRefusals(t *testing.T) {
 	}
 	p.a.must(200, "PUT", "/organisations/"+p.oid+"/softwarestatements/"+p.aid, `{"ClientName":"Acme Wallet","Status":"Active"}`)
 	p.a.must(200, "PUT", "/organisations/"+p.oid, `{"OrganisationName":"Acme Payments","LegalEntityName":"Acme Payments Ltd","RegistrationNumber":"GB-123456","CountryOfRegistration":"GB","Status":"Pending"}`)
-	if status, m := post(p.appCerts()+"/signing", "application/x-pem-file", good); status != 409 || !strings.Contains(mustMarshal(m), "organisation_not_active") {
-		t.Errorf("suspended organisation: %d %v", status, m)
-	}
-	if status, _ := post("/organisations/"+p.oid+"/certificates/seal", "application/x-pem-file", good); status != 409 {
-		t.Errorf("seal of a suspended organisation: %d", status)
+	for _, body := range []string{good, "not a CSR at all"} { // 409 before the CSR is looked at
+		if status, m := post(p.appCerts()+"/signing", "application/x-pem-file", body); status != 409 || !strings.Contains(mustMarshal(m), "organisation_not_active") {
+			t.Errorf("suspended organisation: %d %v", status, m)
+		}
+		if status, m := post("/organisations/"+p.oid+"/certificates/seal", "application/x-pem-file", body); status != 409 || !strings.Contains(mustMarshal(m), "organisation_not_active") {
+			t.Errorf("seal of a suspended organisation: %d %v", status, m)
+		}
 	}
 	// Nothing was issued.
 	if l := p.a.must(200, "GET", p.appCerts(), "")["list"].([]any); len(l) != 0 {
@@ -577,5 +579,81 @@ func TestPKIConsoleIssueDownloadRevoke(t *testing.T) {
 	_, doc = page(t, c, appPage+"/certificates")
 	if doc.Find("[data-testid=revoke]").Length() != 0 || !strings.Contains(doc.Find("[data-testid=certificate-row]").Text(), "Revoked") {
 		t.Fatalf("not shown revoked: %s", doc.Find("[data-testid=certificate-row]").Text())
+	}
+}
+
+// TestPKIConsoleIssueFromAnUploadedCSR issues from a CSR file chosen in
+// the form (the file part wins over the text field), DER or PEM; a
+// refused DER file is said beside the CSR and leaves the field empty.
+func TestPKIConsoleIssueFromAnUploadedCSR(t *testing.T) {
+	p := startPKI(t, true, nil)
+	c := webtest.Browser()
+	webtest.SignIn(t, c, p.env.URL, "admin@example.com").Body.Close()
+	appPage := p.env.URL + "/organisations/" + p.oid + "/softwarestatements/" + p.aid
+	upload := func(typ, text string, file []byte) (int, *http.Response) {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		mw.WriteField("Type", typ)
+		mw.WriteField("CSR", text)
+		fw, _ := mw.CreateFormFile("file", "app.csr")
+		fw.Write(file)
+		mw.Close()
+		req, _ := http.NewRequest("POST", appPage+"/certificates", &buf)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, resp
+	}
+	// A DER file for encryption with an EC key: refused beside the CSR.
+	ecDER := mustCSR(t, mustKey(t, "p256"), pkix.Name{})
+	status, resp := upload("encryption", "", ecDER)
+	doc := docOf(t, resp)
+	if status != 422 || !strings.Contains(doc.Find("[data-testid=error-CSR]").Text(), "RSA") || strings.TrimSpace(doc.Find("#f-CSR").Text()) != "" {
+		t.Fatalf("refused upload: %d %q, field %q", status, doc.Find("[data-testid=error-CSR]").Text(), doc.Find("#f-CSR").Text())
+	}
+	// The DER file issues, though the text field holds junk: the file wins.
+	status, resp = upload("signing", "junk", ecDER)
+	doc = docOf(t, resp)
+	if status != 200 || doc.Find("[data-testid=certificate-row]").Length() != 1 {
+		t.Fatalf("DER upload: %d, %d rows %q", status, doc.Find("[data-testid=certificate-row]").Length(), doc.Find("[data-testid=error-CSR]").Text())
+	}
+	// A PEM file with an RSA key for encryption.
+	status, resp = upload("encryption", "", []byte(csrPEM(mustCSR(t, mustKey(t, "rsa2048"), pkix.Name{}))))
+	doc = docOf(t, resp)
+	if status != 200 || doc.Find("[data-testid=certificate-row]").Length() != 2 {
+		t.Fatalf("PEM upload: %d, %d rows", status, doc.Find("[data-testid=certificate-row]").Length())
+	}
+	list := p.a.must(200, "GET", p.appCerts(), "")["list"].([]any)
+	types := map[string]bool{}
+	for _, e := range list {
+		types[e.(map[string]any)["OrganisationCertificateType"].(string)] = true
+	}
+	if len(list) != 2 || !types["signing"] || !types["encryption"] {
+		t.Fatalf("issued %v", list)
+	}
+}
+
+// TestPKISSAKeystoresOverTheApplicationsJwksUri: with the CA on the SSA
+// names the application's keystores here even when the application has
+// its own JwksUri; with it off, the JwksUri stays.
+func TestPKISSAKeystoresOverTheApplicationsJwksUri(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		p := startPKI(t, on, nil)
+		p.a.must(200, "PUT", "/organisations/"+p.oid+"/softwarestatements/"+p.aid,
+			`{"ClientName":"Acme Wallet","RedirectUri":["https://acme.example/cb"],"JwksUri":"https://acme.example/jwks","Status":"Active"}`)
+		resp, tok := getRaw(t, p.a, "/organisations/"+p.oid+"/softwarestatements/"+p.aid+"/assertion")
+		if resp.StatusCode != 200 {
+			t.Fatalf("SSA: %d %s", resp.StatusCode, tok)
+		}
+		_, claims := jwtParts(t, tok)
+		want := "https://acme.example/jwks"
+		if on {
+			want = p.env.URL + "/keystore/" + p.oid + "/" + p.aid + "/application.jwks"
+		}
+		if claims["software_jwks_uri"] != want || (claims["software_jwks_transport_uri"] != nil) != on {
+			t.Errorf("CA on %v: software_jwks_uri %v (want %s), transport %v", on, claims["software_jwks_uri"], want, claims["software_jwks_transport_uri"])
+		}
 	}
 }

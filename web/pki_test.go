@@ -483,6 +483,10 @@ func TestPKIConsolePage(t *testing.T) {
 	a.must(204, "PUT", "/organisations/"+oid+"/certificates/kid/"+c.Kid, `{"RevokeReason":"superseded"}`)
 	browser := webtest.Browser()
 	webtest.SignIn(t, browser, env.URL, "admin@example.com").Body.Close()
+	// Reference Data links it.
+	if _, refs := page(t, browser, env.URL+"/references"); refs.Find(`[data-testid="ref-certificate-authority"]`).AttrOr("href", "") != "/references/certificate-authority" {
+		t.Fatal("Reference Data does not link the certificate authority")
+	}
 	resp, err := browser.Get(env.URL + "/references/certificate-authority")
 	if err != nil {
 		t.Fatal(err)
