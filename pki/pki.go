@@ -119,14 +119,17 @@ func Load(certDER, keyDER []byte) (*CA, error) {
 // Serial is a random serial number of 128 bits, positive.
 func Serial() (*big.Int, error) {
 	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return nil, err
+	for {
+		if _, err := rand.Read(b); err != nil {
+			return nil, err
+		}
+		// All 128 bits random, read as an unsigned number: positive, and at
+		// most 17 octets in DER (a leading zero when the top bit is set),
+		// within RFC 5280's 20. Zero, never seen in practice, is drawn again.
+		if s := new(big.Int).SetBytes(b); s.Sign() > 0 {
+			return s, nil
+		}
 	}
-	b[0] &= 0x7f // positive in DER without a leading zero byte
-	if b[0] == 0 {
-		b[0] = 0x40 // and 128 bits long, never shorter
-	}
-	return new(big.Int).SetBytes(b), nil
 }
 
 // URLs are where the CA publishes, put in every certificate it issues.

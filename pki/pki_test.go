@@ -165,7 +165,8 @@ func TestLoadRefusesACertificateThatIsNotACA(t *testing.T) {
 
 func TestSerialIs128BitsPositiveAndRandom(t *testing.T) {
 	seen := map[string]bool{}
-	for range 200 {
+	topSet := 0
+	for range 400 {
 		s, err := pki.Serial()
 		if err != nil {
 			t.Fatal(err)
@@ -173,18 +174,25 @@ func TestSerialIs128BitsPositiveAndRandom(t *testing.T) {
 		if s.Sign() <= 0 {
 			t.Fatalf("serial %v not positive", s)
 		}
-		b := s.Bytes()
-		if len(b) != 16 || b[0]&0x80 != 0 {
-			t.Fatalf("serial %x: %d bytes, first %#x (want 16 bytes, DER without a leading zero)", b, len(b), b[0])
+		if s.BitLen() > 128 {
+			t.Fatalf("serial %x longer than 128 bits", s)
+		}
+		if s.Bit(127) == 1 {
+			topSet++
 		}
 		der, _ := asn1.Marshal(s)
-		if len(der) != 18 { // tag, length, 16 bytes: RFC 5280's 20 octets at most
-			t.Fatalf("DER of the serial is %d bytes", len(der))
+		if len(der)-2 > 20 { // tag and length, then RFC 5280's 20 octets at most
+			t.Fatalf("DER of the serial is %d octets", len(der)-2)
 		}
 		if seen[s.String()] {
 			t.Fatal("a serial repeated")
 		}
 		seen[s.String()] = true
+	}
+	// The 128th bit is random too: set in about half the serials (a fixed
+	// or cleared top bit would leave 127 random bits).
+	if topSet < 120 || topSet > 280 {
+		t.Fatalf("the top bit was set in %d of 400 serials", topSet)
 	}
 }
 
