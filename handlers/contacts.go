@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
@@ -18,12 +17,7 @@ import (
 type Contacts struct {
 	*Org
 	Contacts *directory.Contacts
-	Types    contactTypes
-}
-
-// contactTypes lists the contact types for the form's select.
-type contactTypes interface {
-	ListContactTypes(ctx context.Context) ([]store.ReferenceItem, error)
+	Types    *directory.References // the contact types, for the form's select
 }
 
 // ListContacts is the contacts tab, sortable by every column.
@@ -69,17 +63,12 @@ func (h *Contacts) GetContact(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Contacts) renderContactForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, c store.Contact, isNew bool, errs map[string]string) {
-	types, err := h.Types.ListContactTypes(r.Context())
+	types, err := h.Types.List(r.Context())
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	var opts []views.Option
-	for _, t := range types {
-		if t.Status == "Active" || t.Name == c.ContactType {
-			opts = append(opts, views.Option{Value: t.Name, Label: t.Name, Selected: t.Name == c.ContactType})
-		}
-	}
+	opts := views.TypeOptions(types, c.ContactType)
 	action := paths.OrganisationTab(o.OrganisationID, "contacts")
 	if !isNew {
 		action += "/" + c.ContactID

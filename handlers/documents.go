@@ -11,19 +11,14 @@ import (
 	"github.com/trustframe/trustframe/views"
 )
 
-// refTypes lists the document and certification types for the forms'
-// selects.
-type refTypes interface {
-	ListRefs(ctx context.Context, k store.RefKind) ([]store.ReferenceItem, error)
-}
-
 // Documents serves regulatory documents and certifications.
 type Documents struct {
 	*Base
 	Org       *Org
 	Documents *directory.Documents
-	Types     refTypes
-	Now       func() time.Time // the day an expiry date is compared with
+	// The document and the certification types, for the forms' selects.
+	DocumentTypes, CertificationTypes *directory.References
+	Now                               func() time.Time // the day an expiry date is compared with
 }
 
 // List is the Documents tab (paged on the API).
@@ -68,7 +63,7 @@ func (h *Documents) Form(w http.ResponseWriter, r *http.Request) {
 
 func (h *Documents) renderForm(w http.ResponseWriter, r *http.Request, status int, f views.DocumentForm, o store.Organisation) {
 	d := f.Doc
-	opts, err := h.typeOptions(r.Context(), store.DocumentTypes, d.DocumentType)
+	opts, err := typeOptions(r.Context(), h.DocumentTypes, d.DocumentType)
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -81,11 +76,10 @@ func (h *Documents) renderForm(w http.ResponseWriter, r *http.Request, status in
 		views.DocumentForm{OrgPage: views.NewOrgPage(h.Vocab, o, views.TabDocuments), Doc: d, TypeOpts: opts, Errors: f.Errors, ExpiredWarning: f.ExpiredWarning}))
 }
 
-// typeOptions are the choices of the select of a type of kind, cur
-// selected.
-func (h *Documents) typeOptions(ctx context.Context, kind store.RefKind, cur string) ([]views.Option, error) {
-	types, err := h.Types.ListRefs(ctx, kind)
-	return views.TypeOptions(types, cur), err
+// typeOptions are the choices of the select of a type, cur selected.
+func typeOptions(ctx context.Context, types *directory.References, cur string) ([]views.Option, error) {
+	items, err := types.List(ctx)
+	return views.TypeOptions(items, cur), err
 }
 
 // Save creates (POST …/documents) or replaces (PUT …/documents/{id}) a document.

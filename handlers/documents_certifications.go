@@ -91,7 +91,7 @@ func (h *Documents) CertificationForm(w http.ResponseWriter, r *http.Request) {
 // renderCertForm is the Add or Edit Certification page with c and errs
 // beside its fields.
 func (h *Documents) renderCertForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, s directory.CertificationSubject, c store.Certification, errs map[string]string) {
-	opts, err := h.typeOptions(r.Context(), store.CertificationTypes, c.CertificationType)
+	opts, err := typeOptions(r.Context(), h.CertificationTypes, c.CertificationType)
 	if err != nil {
 		WriteError(w, r, err)
 		return

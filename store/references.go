@@ -182,16 +182,6 @@ func (d *DB) DeleteRef(ctx context.Context, k RefKind, a Audit, name string, che
 	})
 }
 
-// ListContactTypes returns every contact type.
-func (d *DB) ListContactTypes(ctx context.Context) ([]ReferenceItem, error) {
-	return d.ListRefs(ctx, ContactTypes)
-}
-
-// GetContactType returns one contact type or ErrNotFound.
-func (d *DB) GetContactType(ctx context.Context, name string) (ReferenceItem, error) {
-	return d.GetRef(ctx, ContactTypes, name)
-}
-
 // Flag is a reference data flag (the layer's type).
 type Flag = directory.Flag
 

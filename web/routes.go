@@ -30,7 +30,10 @@ func (s *Server) routes() http.Handler {
 	allowPrivate := s.allowPrivateIssuers()
 	org := &handlers.Org{Base: base, Orgs: &directory.Organisations{Store: s.db, Vocab: s.vocab}, Flags: &directory.Flags{Store: s.db}}
 	orgs := &handlers.Organisations{Org: org, List: &directory.OrganisationList{Store: s.db, Vocab: s.vocab}, Log: &directory.AuditLog{Store: s.db}, Store: s.db}
-	contacts := &handlers.Contacts{Org: org, Contacts: &directory.Contacts{Store: s.db}, Types: s.db}
+	contactTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.ContactTypes}, Title: "Contact types", Path: "/references/contact-types"}
+	documentTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.DocumentTypes}, Title: "Document types", Path: "/references/document-types"}
+	certificationTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.CertificationTypes}, Title: "Certification types", Path: "/references/certification-types"}
+	contacts := &handlers.Contacts{Org: org, Contacts: &directory.Contacts{Store: s.db}, Types: contactTypes.Refs}
 	// The directory as its participants' trust anchor (docs/design.md §13);
 	// it also checks an Organisation Administrator's federation entity IDs.
 	fedAnchor := &anchor.Directory{Store: s.db, TrustMarks: s.db, Keys: s.fedKeys,
@@ -43,7 +46,7 @@ func (s *Server) routes() http.Handler {
 	certs := &handlers.Certificates{Base: base, Org: org, Certs: &directory.Certificates{Store: s.db, Now: s.cfg.Now}, Log: &directory.AuditLog{Store: s.db}, Store: s.db,
 		Issuing: &directory.Issuance{Store: s.db, CA: caSource, URLs: pki.URLsUnder(s.cfg.BaseURL), Lifetime: s.cfg.PKILeafLifetime, Vocab: s.vocab, Now: s.cfg.Now}}
 	keyMat := &handlers.KeyMaterial{Base: base, Org: org, Keys: &directory.KeyMaterials{Store: s.db}}
-	docs := &handlers.Documents{Base: base, Org: org, Documents: &directory.Documents{Store: s.db}, Types: s.db, Now: s.cfg.Now}
+	docs := &handlers.Documents{Base: base, Org: org, Documents: &directory.Documents{Store: s.db}, DocumentTypes: documentTypes.Refs, CertificationTypes: certificationTypes.Refs, Now: s.cfg.Now}
 	policies := &handlers.Policies{Base: base, Rules: &federation.RolePolicies{Store: s.db}, Simulator: &federation.Simulator{Store: s.db}}
 	idps := &handlers.IdentityProviders{Base: base, Providers: &directory.IdentityProviders{Store: s.db, Issuers: &issuer.Validator{AllowPrivate: allowPrivate}, OwnIssuer: s.signInIssuer(),
 		SealSecret: func(name string, secret []byte) []byte { return s.kek.Seal(secret, idpSecretAAD(name)) },
@@ -51,9 +54,6 @@ func (s *Server) routes() http.Handler {
 	ssaH := &handlers.SSA{Base: base, Apps: apps, Keys: s.keys, SigningKeys: &directory.SigningKeys{SSA: s.keys, Federation: s.fedKeys, Now: s.cfg.Now},
 		SSAs: &directory.SSAs{Store: s.db, Keys: s.keys, Issuer: s.cfg.SSAIssuer, BaseURL: base.BaseURL, PKI: caSource, Vocab: base.Vocab, Now: s.cfg.Now}}
 	refs := &handlers.References{Base: base, Flags: &directory.Flags{Store: s.db}}
-	contactTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.ContactTypes}, Title: "Contact types", Path: "/references/contact-types"}
-	documentTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.DocumentTypes}, Title: "Document types", Path: "/references/document-types"}
-	certificationTypes := &handlers.RefTypes{Base: base, Refs: &directory.References{Store: s.db, Kind: store.CertificationTypes}, Title: "Certification types", Path: "/references/certification-types"}
 	trustMarkTypes := &handlers.TrustMarkTypes{Base: base, Types: &directory.TrustMarkTypes{Store: s.db, EntityID: s.cfg.FederationEntityID, Now: s.cfg.Now},
 		Domains: &directory.Domains{Store: s.db}, CertificationTypes: certificationTypes.Refs}
 	admins := &directory.Administrators{Store: s.db, BaseURL: base.BaseURL, Mailer: s.mailer, Log: handlers.LoggerFrom}

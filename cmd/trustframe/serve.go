@@ -521,7 +521,7 @@ func (f *serveFlags) checkBeforeStart(ctx context.Context, db *store.DB, log *sl
 		log.Warn("a secret file is open to its group or other users: chmod 600 "+o.path, "file", o.path, "holds", o.holds, "mode", fmt.Sprintf("%o", o.mode))
 	}
 	if types := splitList(f.expiryNoticeContacts); len(types) > 0 {
-		known, err := db.ListContactTypes(ctx)
+		known, err := db.ListRefs(ctx, store.ContactTypes)
 		if err != nil {
 			return "", err
 		}
