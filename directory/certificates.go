@@ -117,6 +117,17 @@ func (s *Certificates) Get(ctx context.Context, orgID, kid string) (Certificate,
 	return c, Named(err, "Certificate")
 }
 
+// OfApplication is the certificate kid of the application appID of
+// orgID; a certificate of the organisation or of another of its
+// applications is NotFound.
+func (s *Certificates) OfApplication(ctx context.Context, orgID, appID, kid string) (Certificate, error) {
+	c, err := s.Get(ctx, orgID, kid)
+	if err == nil && c.SoftwareStatementID != appID {
+		return Certificate{}, NotFound("Certificate")
+	}
+	return c, err
+}
+
 // ActiveType is the certificate type name when it is Active; any other is
 // refused on OrganisationCertificateType, naming the Active ones.
 func (s *Certificates) ActiveType(ctx context.Context, name string) (CertificateType, error) {

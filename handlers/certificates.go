@@ -57,6 +57,14 @@ func (h *Certificates) Get(w http.ResponseWriter, r *http.Request) {
 	writeTagged(w, r, c, err)
 }
 
+// AppGet is GET …/softwarestatements/{appID}/certificates/kid/{kid}: one
+// certificate of the application, as Get answers it; where the issuing
+// answer's Location points.
+func (h *Certificates) AppGet(w http.ResponseWriter, r *http.Request) {
+	c, err := h.Certs.OfApplication(r.Context(), PathParam(r, "orgID"), PathParam(r, "appID"), PathParam(r, "kid"))
+	writeTagged(w, r, c, err)
+}
+
 // Revoke is PUT …/certificates/kid/{kid} {"RevokeReason"}: 204.
 func (h *Certificates) Revoke(w http.ResponseWriter, r *http.Request) {
 	orgID, kid := PathParam(r, "orgID"), PathParam(r, "kid")

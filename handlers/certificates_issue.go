@@ -112,7 +112,12 @@ func (h *Certificates) issueSeal(w http.ResponseWriter, r *http.Request, orgID s
 // Accept: application/x-pem-file the PEM chain (leaf, then CA); the
 // browser goes to page.
 func (h *Certificates) issued(w http.ResponseWriter, r *http.Request, c directory.Issued, page string) {
+	// An application's certificate is read under its application, where
+	// the application's own token reaches it (docs/design.md §20).
 	loc := paths.API(paths.Certificate(c.OrganisationID, c.Kid))
+	if c.SoftwareStatementID != "" {
+		loc = paths.API(paths.AppCertificate(c.OrganisationID, c.SoftwareStatementID, c.Kid))
+	}
 	if IsAPI(r) && bestAccept(r.Header.Get("Accept"), "application/json", pemType) == pemType {
 		Vary(w)
 		w.Header().Set("Location", loc)

@@ -51,6 +51,11 @@ func Certificate(org, kid string) string {
 	return OrganisationTab(org, "certificates") + "/kid/" + esc(kid)
 }
 
+// AppCertificate is one certificate of an application, by key id.
+func AppCertificate(org, app, kid string) string {
+	return Application(org, app) + "/certificates/kid/" + esc(kid)
+}
+
 // Claim is one authority claim (a role) of an organisation.
 func Claim(org, claim string) string {
 	return OrganisationTab(org, "authority-claims") + "/" + esc(claim)

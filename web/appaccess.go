@@ -34,10 +34,11 @@ var appRoutes = map[string]appRule{
 	"GET /softwarestatements/{appID}": appOwn,
 	"GET /softwarestatements/{appID}/assertion": appOwn,
 	// Its own certificates from the directory's CA (§18): list, issue,
-	// revoke. Listed before those routes are in the router, so that they
+	// read one (an issuing answer's Location), revoke. Listed before those routes are in the router, so that they
 	// are its own as soon as they are.
 	"GET /softwarestatements/{appID}/certificates":             appOwn,
 	"POST /softwarestatements/{appID}/certificates/{certType}": appOwn,
+	"GET /softwarestatements/{appID}/certificates/kid/{kid}":   appOwn,
 	"PUT /softwarestatements/{appID}/certificates/kid/{kid}":   appOwn,
 }
 

@@ -28,6 +28,7 @@ func appExpect(method, route string) string {
 		"GET /api/organisations/{orgID}/softwarestatements/{appID}/assertion",
 		"GET /api/organisations/{orgID}/softwarestatements/{appID}/certificates",
 		"POST /api/organisations/{orgID}/softwarestatements/{appID}/certificates/{certType}",
+		"GET /api/organisations/{orgID}/softwarestatements/{appID}/certificates/kid/{kid}",
 		"PUT /api/organisations/{orgID}/softwarestatements/{appID}/certificates/kid/{kid}":
 		return "own"
 	}

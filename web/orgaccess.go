@@ -68,6 +68,7 @@ var orgAdminOwnRoutes = map[string]orgRule{
 	// Certificates the directory's CA issues their applications: issue, list, download, revoke.
 	"GET /softwarestatements/{appID}/certificates": orgOwn, "POST /softwarestatements/{appID}/certificates": orgOwn,
 	"POST /softwarestatements/{appID}/certificates/{certType}": orgOwn, "PUT /softwarestatements/{appID}/certificates/kid/{kid}": orgOwn,
+	"GET /softwarestatements/{appID}/certificates/kid/{kid}":                 orgOwn,
 	"GET /softwarestatements/{appID}/certificates/kid/{kid}/certificate.pem": orgOwn,
 	"GET /softwarestatements/{appID}/certificates/kid/{kid}/chain.pem":       orgOwn,
 	// Key material and its attachments.

@@ -188,7 +188,7 @@ func TestPKIIssueEachTypeEachBody(t *testing.T) {
 				m["OrganisationCertificateType"] != c.use || m["Status"] != "Active" {
 				t.Fatalf("answer %v", m)
 			}
-			if loc := resp.Header.Get("Location"); loc != "/api/organisations/"+p.oid+"/certificates/kid/"+m["kid"].(string) {
+			if loc := resp.Header.Get("Location"); loc != "/api"+p.appCerts()+"/kid/"+m["kid"].(string) {
 				t.Fatalf("Location %q", loc)
 			}
 			leaf := parseLeaf(t, m["PEM"].(string))

@@ -215,6 +215,7 @@ func (s *Server) routes() http.Handler {
 				// Certificates the directory's CA issues an application (docs/design.md §18).
 				r.Get("/softwarestatements/{appID}/certificates", certs.AppList)
 				r.Post("/softwarestatements/{appID}/certificates/{certType}", certs.IssueForApp)
+				r.Get("/softwarestatements/{appID}/certificates/kid/{kid}", certs.AppGet)
 				r.Put("/softwarestatements/{appID}/certificates/kid/{kid}", certs.Revoke)
 
 				// Certificates: revocation by key id; the description update is gone (2.6.0).

@@ -3901,6 +3901,11 @@ type ClientInterface interface {
 	// Corresponds with GET /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates (the `ListApplicationCertificates` operationId).
 	ListApplicationCertificates(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetApplicationCertificate One of an application's certificates, as getCertificate answers it; where issueApplicationCertificate's Location points (a certificate of the organisation or of another application is 404)
+	//
+	// Corresponds with GET /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/kid/{CertificateOrKeyId} (the `GetApplicationCertificate` operationId).
+	GetApplicationCertificate(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RevokeApplicationCertificateWithBody Revoke one of an application's certificates (irreversible; a certificate of another application is 404)
 	//
 	// Takes any type of body and a specified content type.
@@ -5951,6 +5956,21 @@ func (c *Client) IssueSoftwareStatementAssertion(ctx context.Context, organisati
 // Corresponds with GET /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates (the `ListApplicationCertificates` operationId).
 func (c *Client) ListApplicationCertificates(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListApplicationCertificatesRequest(c.Server, organisationId, softwareStatementId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetApplicationCertificate One of an application's certificates, as getCertificate answers it; where issueApplicationCertificate's Location points (a certificate of the organisation or of another application is 404)
+//
+// Corresponds with GET /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/kid/{CertificateOrKeyId} (the `GetApplicationCertificate` operationId).
+func (c *Client) GetApplicationCertificate(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetApplicationCertificateRequest(c.Server, organisationId, softwareStatementId, certificateOrKeyId)
 	if err != nil {
 		return nil, err
 	}
@@ -11403,6 +11423,54 @@ func NewListApplicationCertificatesRequest(server string, organisationId Organis
 	return req, nil
 }
 
+// NewGetApplicationCertificateRequest constructs an http.Request for the GetApplicationCertificate method
+func NewGetApplicationCertificateRequest(server string, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "OrganisationId", organisationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "SoftwareStatementId", softwareStatementId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "CertificateOrKeyId", certificateOrKeyId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/organisations/%s/softwarestatements/%s/certificates/kid/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRevokeApplicationCertificateRequest calls the generic RevokeApplicationCertificate builder with application/json body
 func NewRevokeApplicationCertificateRequest(server string, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId, body RevokeApplicationCertificateJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -15832,6 +15900,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates (the `ListApplicationCertificates` operationId).
 	ListApplicationCertificatesWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, reqEditors ...RequestEditorFn) (*ListApplicationCertificatesResponse, error)
+
+	// GetApplicationCertificateWithResponse One of an application's certificates, as getCertificate answers it; where issueApplicationCertificate's Location points (a certificate of the organisation or of another application is 404)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/kid/{CertificateOrKeyId} (the `GetApplicationCertificate` operationId).
+	GetApplicationCertificateWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId, reqEditors ...RequestEditorFn) (*GetApplicationCertificateResponse, error)
 
 	// RevokeApplicationCertificateWithBodyWithResponse Revoke one of an application's certificates (irreversible; a certificate of another application is 404)
 	//
@@ -20296,6 +20371,69 @@ func (r ListApplicationCertificatesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListApplicationCertificatesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetApplicationCertificateResponse200Headers the declared response headers of an HTTP 200 response for GetApplicationCertificate
+type GetApplicationCertificateResponse200Headers struct {
+	ETag *string
+}
+
+// GetApplicationCertificateResponseDefaultHeaders the declared response headers of an HTTP default response for GetApplicationCertificate
+type GetApplicationCertificateResponseDefaultHeaders struct {
+	RetryAfter      *int
+	WWWAuthenticate *string
+}
+
+type GetApplicationCertificateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Certificate
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetApplicationCertificateResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetApplicationCertificateResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetApplicationCertificateResponse) GetJSON200() *Certificate {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetApplicationCertificateResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetApplicationCertificateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetApplicationCertificateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetApplicationCertificateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetApplicationCertificateResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -26292,6 +26430,19 @@ func (c *ClientWithResponses) ListApplicationCertificatesWithResponse(ctx contex
 	return ParseListApplicationCertificatesResponse(rsp)
 }
 
+// GetApplicationCertificateWithResponse One of an application's certificates, as getCertificate answers it; where issueApplicationCertificate's Location points (a certificate of the organisation or of another application is 404)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/kid/{CertificateOrKeyId} (the `GetApplicationCertificate` operationId).
+func (c *ClientWithResponses) GetApplicationCertificateWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId, reqEditors ...RequestEditorFn) (*GetApplicationCertificateResponse, error) {
+	rsp, err := c.GetApplicationCertificate(ctx, organisationId, softwareStatementId, certificateOrKeyId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetApplicationCertificateResponse(rsp)
+}
+
 // RevokeApplicationCertificateWithBodyWithResponse Revoke one of an application's certificates (irreversible; a certificate of another application is 404)
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -31568,6 +31719,72 @@ func ParseListApplicationCertificatesResponse(rsp *http.Response) (*ListApplicat
 	switch {
 	case true:
 		var headers ListApplicationCertificatesResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetApplicationCertificateResponse parses an HTTP response from a GetApplicationCertificateWithResponse call
+func ParseGetApplicationCertificateResponse(rsp *http.Response) (*GetApplicationCertificateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetApplicationCertificateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Certificate
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetApplicationCertificateResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case true:
+		var headers GetApplicationCertificateResponseDefaultHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

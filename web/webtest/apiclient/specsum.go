@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "d14bf48977a38580c0e003c9f3a10e199c26994b2ceae44e870af08e98e572d0"
+const SpecSHA256 = "e71d5f1d2fc1737c2e47e16081cbb37c569361aeeb335a47bf6374196b50de1e"
