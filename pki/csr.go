@@ -29,12 +29,16 @@ const MaxRSABits = 8192
 
 // ParseCSR reads a PKCS #10 request, PEM or DER, and checks it: its key
 // (RSA of 2048 to MaxRSABits bits, or EC P-256 or P-384; an encryption
-// certificate needs RSA), then its signature (proof of possession).
+// certificate needs RSA), then its signature (proof of possession). A PEM
+// text holds one block.
 func ParseCSR(b []byte, use string) (*x509.CertificateRequest, error) {
 	der := b
-	if blk, _ := pem.Decode(b); blk != nil {
+	if blk, rest := pem.Decode(b); blk != nil {
 		if blk.Type != "CERTIFICATE REQUEST" && blk.Type != "NEW CERTIFICATE REQUEST" {
 			return nil, refuse("The PEM block is a %s, not a CERTIFICATE REQUEST.", blk.Type)
+		}
+		if strings.Contains(string(rest), "-----BEGIN") {
+			return nil, refuse("The PEM text holds more than one block; send one CERTIFICATE REQUEST only.")
 		}
 		der = blk.Bytes
 	} else if strings.Contains(string(b), "-----BEGIN") {
