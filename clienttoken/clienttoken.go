@@ -208,11 +208,13 @@ func (a *Assertion) Verify(keys []Key) error {
 	return refuse(InvalidClient, "the client assertion's signature does not verify with an Active signing key of the application")
 }
 
-// strongEnough refuses RSA keys under 2048 bits.
+// strongEnough refuses RSA keys under 2048 bits, and over 8192 (key
+// material takes none; one registered before would cost a token request
+// seconds of CPU to check a garbage signature under it).
 func strongEnough(key any) bool {
 	switch k := key.(type) {
 	case *rsa.PublicKey:
-		return k.N.BitLen() >= 2048
+		return k.N.BitLen() >= 2048 && k.N.BitLen() <= 8192
 	case *ecdsa.PublicKey, ed25519.PublicKey:
 		return true
 	}

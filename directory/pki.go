@@ -107,6 +107,9 @@ type keptAnswer struct {
 const (
 	answerReuse = time.Minute
 	maxAnswers  = 20000
+	// maxSerialOctets is RFC 5280's bound of a serial number (the CA's
+	// own are 17 octets at most).
+	maxSerialOctets = 20
 )
 
 func (c *answerCache) get(k answerKey, now time.Time) []byte {
@@ -190,6 +193,12 @@ func (p *PKI) OCSP(ctx context.Context, request []byte) ([]byte, error) {
 		return ocsp.MalformedRequestErrorResponse, nil
 	}
 	if req.SerialNumber == nil || !req.HashAlgorithm.Available() {
+		return ocsp.MalformedRequestErrorResponse, nil
+	}
+	if len(req.SerialNumber.Bytes()) > maxSerialOctets {
+		// No certificate has such a serial (RFC 5280 §4.1.2.2), and an
+		// answer about it would be signed and kept in memory at the
+		// asker's choice of size.
 		return ocsp.MalformedRequestErrorResponse, nil
 	}
 	st := pki.CertStatus{Status: pki.Unknown}

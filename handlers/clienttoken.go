@@ -52,6 +52,16 @@ func (h *ClientTokens) Token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// RFC 6749 §2.3: one client authentication method per request; the
+	// assertion is this endpoint's only one.
+	if _, ok := r.PostForm["client_secret"]; ok {
+		tokenRefused(w, clienttoken.InvalidRequest, "client_secret is not taken here, and a request authenticates its client one way only: send the client_assertion alone ("+clienttoken.AuthMethod+")")
+		return
+	}
+	if r.Header.Get("Authorization") != "" {
+		tokenRefused(w, clienttoken.InvalidRequest, "the Authorization header is not taken here, and a request authenticates its client one way only: send the client_assertion alone ("+clienttoken.AuthMethod+")")
+		return
+	}
 	jkt, err := h.BindProof(r)
 	if err != nil {
 		h.proofRefused(w, err)

@@ -139,13 +139,21 @@ func ParseCertificate(pemText string, now time.Time, use string) (*Certificate, 
 		Serial: strings.ToUpper(hex.EncodeToString(c.SerialNumber.Bytes())), JWK: jwk}, nil
 }
 
-// CheckKey accepts RSA of 2048 bits or more and EC P-256 or P-384 (and,
+// MaxRSABits bounds the RSA keys taken (as Go's TLS stack does).
+const MaxRSABits = 8192
+
+// CheckKey accepts RSA of 2048 to MaxRSABits bits and EC P-256 or P-384 (and,
 // for key material, P-521 and Ed25519).
 func CheckKey(pub crypto.PublicKey, keyMaterial bool) error {
 	switch k := pub.(type) {
 	case *rsa.PublicKey:
 		if k.N.BitLen() < 2048 {
 			return refuse("The RSA key has %d bits; at least 2048 are required.", k.N.BitLen())
+		}
+		if k.N.BitLen() > MaxRSABits {
+			// Each use (a client assertion, a chain) checks a signature
+			// under it: an enormous modulus costs seconds a time.
+			return refuse("The RSA key has %d bits; at most %d are taken.", k.N.BitLen(), MaxRSABits)
 		}
 	case *ecdsa.PublicKey:
 		switch k.Curve {

@@ -22,14 +22,23 @@ func refuse(format string, args ...any) error {
 	return &CSRError{Message: fmt.Sprintf(format, args...)}
 }
 
-// ParseCSR reads a PKCS #10 request, PEM or DER, and checks it: its
-// signature (proof of possession) and its key (RSA of at least 2048 bits,
-// or EC P-256 or P-384; an encryption certificate needs RSA).
+// MaxRSABits bounds the RSA keys the CA certifies (Go's TLS stack refuses
+// larger ones; checking a signature under a larger modulus costs the
+// verifier more than a request should).
+const MaxRSABits = 8192
+
+// ParseCSR reads a PKCS #10 request, PEM or DER, and checks it: its key
+// (RSA of 2048 to MaxRSABits bits, or EC P-256 or P-384; an encryption
+// certificate needs RSA), then its signature (proof of possession). A PEM
+// text holds one block.
 func ParseCSR(b []byte, use string) (*x509.CertificateRequest, error) {
 	der := b
-	if blk, _ := pem.Decode(b); blk != nil {
+	if blk, rest := pem.Decode(b); blk != nil {
 		if blk.Type != "CERTIFICATE REQUEST" && blk.Type != "NEW CERTIFICATE REQUEST" {
 			return nil, refuse("The PEM block is a %s, not a CERTIFICATE REQUEST.", blk.Type)
+		}
+		if strings.Contains(string(rest), "-----BEGIN") {
+			return nil, refuse("The PEM text holds more than one block; send one CERTIFICATE REQUEST only.")
 		}
 		der = blk.Bytes
 	} else if strings.Contains(string(b), "-----BEGIN") {
@@ -39,13 +48,13 @@ func ParseCSR(b []byte, use string) (*x509.CertificateRequest, error) {
 	if err != nil {
 		return nil, refuse("This is not a PKCS #10 certificate request (CSR).")
 	}
-	if err := csr.CheckSignature(); err != nil {
-		return nil, refuse("The CSR's signature does not verify with its own key: it does not prove possession of the key.")
-	}
 	switch k := csr.PublicKey.(type) {
 	case *rsa.PublicKey:
 		if k.N.BitLen() < 2048 {
 			return nil, refuse("The CSR's RSA key has %d bits; at least 2048 are needed.", k.N.BitLen())
+		}
+		if k.N.BitLen() > MaxRSABits {
+			return nil, refuse("The CSR's RSA key has %d bits; at most %d are taken.", k.N.BitLen(), MaxRSABits)
 		}
 	case *ecdsa.PublicKey:
 		if k.Curve != elliptic.P256() && k.Curve != elliptic.P384() {
@@ -56,6 +65,11 @@ func ParseCSR(b []byte, use string) (*x509.CertificateRequest, error) {
 		}
 	default:
 		return nil, refuse("The CSR's key is a %T; RSA (2048 bits or more) or EC P-256/P-384 are taken.", csr.PublicKey)
+	}
+	// The signature is checked after the key: checking it under an
+	// enormous RSA modulus would cost the CA minutes of CPU.
+	if err := csr.CheckSignature(); err != nil {
+		return nil, refuse("The CSR's signature does not verify with its own key: it does not prove possession of the key.")
 	}
 	return csr, nil
 }
