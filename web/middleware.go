@@ -231,12 +231,31 @@ func (l *rateLimiter) allow(key string) (bool, time.Duration) {
 
 // rateLimit applies the limiter to sign-in and token endpoints, one bucket
 // per client (clientNet: an IPv4 address, an IPv6 /64; behind a trusted
-// proxy, the address it forwards).
+// proxy, the address it forwards): past it, 429 with Retry-After and a
+// problem body.
 func (s *Server) rateLimit(next http.Handler) http.Handler {
+	return s.limited(next, func(w http.ResponseWriter, r *http.Request) {
+		handlers.WriteError(w, r, handlers.CodeRateLimited.New("Too many sign-in or token requests; try again shortly."))
+	})
+}
+
+// oauthRateLimit is rateLimit for token endpoints (/oauth/token, the
+// development identity provider's /token and /revoke), whose clients read
+// RFC 6749 §5.2 error bodies: the 429 carries error
+// temporarily_unavailable (the registry's code for a server that cannot
+// answer now) and its description.
+func (s *Server) oauthRateLimit(next http.Handler) http.Handler {
+	return s.limited(next, func(w http.ResponseWriter, _ *http.Request) {
+		handlers.WriteJSON(w, http.StatusTooManyRequests, map[string]string{"error": "temporarily_unavailable",
+			"error_description": "too many token requests from this address; try again after the seconds in Retry-After"})
+	})
+}
+
+func (s *Server) limited(next http.Handler, refuse http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if ok, wait := s.limiter.allow(s.clientNet(r)); !ok {
 			w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
-			handlers.WriteError(w, r, handlers.CodeRateLimited.New("Too many sign-in or token requests; try again shortly."))
+			refuse(w, r)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -242,19 +243,32 @@ func TestNotFoundPageKeepsTheConsole(t *testing.T) {
 	}
 }
 
+// TestRateLimitOnTokenEndpoint: past the limit every token endpoint
+// answers 429 with Retry-After and an RFC 6749 §5.2 body (error
+// temporarily_unavailable), as its OAuth clients read errors.
 func TestRateLimitOnTokenEndpoint(t *testing.T) {
-	env := webtest.Start(t, func(c *webConfig) { c.RateLimit = 3 })
-	codes := []int{}
-	for i := 0; i < 5; i++ {
-		r, err := http.PostForm(env.URL+"/dev/idp/token", url.Values{"grant_type": {"authorization_code"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Body.Close()
-		codes = append(codes, r.StatusCode)
-	}
-	if codes[2] == 429 || codes[3] != 429 || codes[4] != 429 {
-		t.Fatalf("codes %v", codes)
+	for _, path := range []string{"/dev/idp/token", "/dev/idp/revoke", "/oauth/token"} {
+		t.Run(path, func(t *testing.T) {
+			env := webtest.Start(t, func(c *webConfig) { c.RateLimit = 3 })
+			codes := []int{}
+			for i := 0; i < 5; i++ {
+				r, err := http.PostForm(env.URL+path, url.Values{"grant_type": {"authorization_code"}, "token": {"x"}, "client_id": {"trustframe-cli"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var body map[string]any
+				json.NewDecoder(r.Body).Decode(&body)
+				r.Body.Close()
+				codes = append(codes, r.StatusCode)
+				if r.StatusCode == 429 && (body["error"] != "temporarily_unavailable" || body["error_description"] == nil || r.Header.Get("Retry-After") == "" ||
+					!strings.HasPrefix(r.Header.Get("Content-Type"), "application/json")) {
+					t.Fatalf("429 %s %v, Retry-After %q: want an OAuth error body", r.Header.Get("Content-Type"), body, r.Header.Get("Retry-After"))
+				}
+			}
+			if codes[2] == 429 || codes[3] != 429 || codes[4] != 429 {
+				t.Fatalf("codes %v", codes)
+			}
+		})
 	}
 }
 

@@ -129,7 +129,7 @@ func (s *Server) routes() http.Handler {
 	// themselves (docs/design.md §20).
 	clientTokens := &handlers.ClientTokens{Tokens: s.clients, BindProof: s.bindTokenProof, DPoPAlgs: func() []string { return strings.Fields(s.tokDPoP.AlgList()) }, Nonce: s.newNonce}
 	r.Get("/.well-known/oauth-authorization-server", clientTokens.Metadata)
-	r.With(s.rateLimit).Post("/oauth/token", clientTokens.Token)
+	r.With(s.oauthRateLimit).Post("/oauth/token", clientTokens.Token)
 
 	// Development identity provider (only without --oidc-issuer).
 	if s.idp != nil {
@@ -140,8 +140,8 @@ func (s *Server) routes() http.Handler {
 			r.Get("/jwks", routes["GET /jwks"])
 			r.With(s.rateLimit, http.NewCrossOriginProtection().Handler).Get("/authorize", routes["GET /authorize"])
 			r.With(s.rateLimit, http.NewCrossOriginProtection().Handler).Post("/authorize", routes["POST /authorize"])
-			r.With(s.rateLimit).Post("/token", routes["POST /token"])
-			r.With(s.rateLimit).Post("/revoke", routes["POST /revoke"])
+			r.With(s.oauthRateLimit).Post("/token", routes["POST /token"])
+			r.With(s.oauthRateLimit).Post("/revoke", routes["POST /revoke"])
 		})
 	}
 

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "e71d5f1d2fc1737c2e47e16081cbb37c569361aeeb335a47bf6374196b50de1e"
+const SpecSHA256 = "fd6c1dc5751bf4be175b81ed7d0158b6c782a2c2b19b21dc6ad08df1c37c5f8f"
