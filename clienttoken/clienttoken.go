@@ -39,6 +39,10 @@ const (
 	// Skew is the clock difference allowed between a client and the
 	// directory, on exp and nbf.
 	Skew = 30 * time.Second
+	// MaxJTI is the longest jti taken, in bytes: every used one is kept
+	// until it expires, so its size is the client's to bound, not the
+	// body limit's. A UUID is 36.
+	MaxJTI = 256
 	// ActorPrefix starts the audit actor and the principal's name of an
 	// application: client:<ClientId>.
 	ActorPrefix = "client:"
@@ -155,7 +159,8 @@ func (a *Assertion) ClientID(clientID string) (string, error) {
 }
 
 // CheckClaims checks aud (one of audiences), exp (present, not past, at
-// most MaxAssertionLifetime ahead), nbf (not ahead) and jti (present).
+// most MaxAssertionLifetime ahead), nbf (not ahead) and jti (present, at
+// most MaxJTI long).
 func (a *Assertion) CheckClaims(audiences []string, now time.Time) error {
 	if !slices.ContainsFunc(a.Audience, func(aud string) bool { return slices.Contains(audiences, aud) }) {
 		return refuse(InvalidClient, "the client assertion's aud must name this token endpoint (%s)", strings.Join(audiences, " or "))
@@ -171,6 +176,8 @@ func (a *Assertion) CheckClaims(audiences []string, now time.Time) error {
 		return refuse(InvalidClient, "the client assertion is not valid before %s", a.NotBefore.UTC().Format(time.RFC3339))
 	case a.JTI == "":
 		return refuse(InvalidClient, "the client assertion has no jti")
+	case len(a.JTI) > MaxJTI:
+		return refuse(InvalidClient, "the client assertion's jti is longer than %d characters", MaxJTI)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -334,6 +335,22 @@ func TestClientTokenReplayedJTI(t *testing.T) {
 	}
 	resp, m := postToken(t, env, form, nil)
 	refused(t, resp, m, 401, "invalid_client")
+}
+
+// TestClientTokenJTITooLong: a jti over 256 bytes is refused and not kept
+// (each used one is remembered until it expires); 256 is taken.
+func TestClientTokenJTITooLong(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	c := newAppClient(t, env, su)
+	resp, m := postToken(t, env, c.form(func(cl map[string]any) { cl["jti"] = strings.Repeat("j", 257) }), nil)
+	refused(t, resp, m, 401, "invalid_client")
+	if !strings.Contains(fmt.Sprint(m["error_description"]), "jti") {
+		t.Fatalf("the refusal does not name the jti: %v", m)
+	}
+	if resp, m := postToken(t, env, c.form(func(cl map[string]any) { cl["jti"] = strings.Repeat("j", 256) }), nil); resp.StatusCode != 200 {
+		t.Fatalf("a jti of 256: %d %v", resp.StatusCode, m)
+	}
 }
 
 func TestClientTokenExpiredAssertion(t *testing.T) {
