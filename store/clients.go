@@ -115,3 +115,60 @@ func (d *DB) UseClientAssertion(ctx context.Context, key string, exp time.Time) 
 	}
 	return n == 1, nil
 }
+
+// UsedAssertion is a client assertion used at the token endpoint: its key
+// (ClientId and jti) and until when it must be remembered.
+type UsedAssertion struct {
+	Key     string
+	Expires time.Time
+}
+
+// KeepClientAssertions writes used client assertions down for a single
+// instance, which answers for them from memory (docs/design.md §20), so
+// that a restart still knows them (LiveClientAssertions): one
+// transaction, the expired ones purged.
+func (d *DB) KeepClientAssertions(ctx context.Context, used []UsedAssertion) error {
+	now := d.now().UnixMilli()
+	err := d.commit(ctx, false, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM client_assertions WHERE expires_at <= ?`, now); err != nil {
+			return err
+		}
+		st, err := tx.PrepareContext(ctx, `INSERT INTO client_assertions(assertion_key, expires_at) VALUES (?, ?)
+			ON CONFLICT (assertion_key) DO UPDATE SET expires_at = excluded.expires_at`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, u := range used {
+			if _, err := st.ExecContext(ctx, u.Key, u.Expires.UnixMilli()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: client assertions: %w", err)
+	}
+	return nil
+}
+
+// LiveClientAssertions are the client assertions written down that have
+// not expired yet.
+func (d *DB) LiveClientAssertions(ctx context.Context) ([]UsedAssertion, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT assertion_key, expires_at FROM client_assertions WHERE expires_at > ?`, d.now().UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("store: client assertions: %w", busy(err))
+	}
+	defer rows.Close()
+	var live []UsedAssertion
+	for rows.Next() {
+		var u UsedAssertion
+		var ms int64
+		if err := rows.Scan(&u.Key, &ms); err != nil {
+			return nil, fmt.Errorf("store: client assertions: %w", err)
+		}
+		u.Expires = time.UnixMilli(ms)
+		live = append(live, u)
+	}
+	return live, rows.Err()
+}

@@ -5,6 +5,7 @@ package web_test
 // reaches.
 
 import (
+	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -23,6 +24,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/trustframe/trustframe/dpop"
+	"github.com/trustframe/trustframe/store/storetest"
 	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
 )
@@ -668,5 +670,61 @@ func TestClientTokenRenewsItsOwnSigningCertificate(t *testing.T) {
 	}
 	if !done["issue"] || !done["revoke"] {
 		t.Errorf("its certificate's issue and revocation audited as client:%s: %v", p.aid, done)
+	}
+}
+
+// TestClientTokenReplayRefusedAfterARestart: an assertion used before the
+// server stopped is refused by the next start on the same database. On
+// SQLite memory answers and the used ones are written behind (keptAssertions);
+// on PostgreSQL the table answers.
+func TestClientTokenReplayRefusedAfterARestart(t *testing.T) {
+	dir := t.TempDir()
+	db := webtest.Database(t, dir)
+	// One base URL for both starts, so that the assertion's aud names both.
+	const base = "http://127.0.0.1:9"
+	sameBase := func(c *web.Config) { c.BaseURL = base }
+	first := webtest.StartOn(t, dir, db, sameBase)
+	c := newAppClient(t, first, newAPI(t, first, "admin@example.com"))
+	form := c.form(func(cl map[string]any) { cl["aud"] = base + "/oauth/token" })
+	if resp, m := postToken(t, first, form, nil); resp.StatusCode != 200 {
+		t.Fatalf("first use: %d %v", resp.StatusCode, m)
+	}
+	if err := first.Server.FlushClientAssertions(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	second := webtest.StartOn(t, dir, db, sameBase)
+	resp, m := postToken(t, second, form, nil)
+	refused(t, resp, m, 401, "invalid_client")
+	// A new assertion of the same client is granted by the second start.
+	if resp, m := postToken(t, second, c.form(func(cl map[string]any) { cl["aud"] = base + "/oauth/token" }), nil); resp.StatusCode != 200 {
+		t.Fatalf("a new assertion after the restart: %d %v", resp.StatusCode, m)
+	}
+}
+
+// TestClientAssertionsWrittenBehind: without an explicit flush, a used
+// assertion is written down within a moment (a crash forgets at most that
+// moment's).
+func TestClientAssertionsWrittenBehind(t *testing.T) {
+	if storetest.Postgres() {
+		t.Skip("on PostgreSQL the table itself answers (TestClientTokenAcrossInstances)")
+	}
+	env := webtest.Start(t, nil)
+	c := newAppClient(t, env, newAPI(t, env, "admin@example.com"))
+	if resp, m := postToken(t, env, c.form(nil), nil); resp.StatusCode != 200 {
+		t.Fatalf("token: %d %v", resp.StatusCode, m)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		live, err := env.DB.LiveClientAssertions(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(live) == 1 && strings.HasPrefix(live[0].Key, c.appID) && time.Until(live[0].Expires) > time.Minute {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not written down after 5 s: %v", live)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -261,6 +261,11 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := shutdown(hs, ms); err != nil {
 		return err
 	}
+	// Served no more: the client assertions used in the last moments are
+	// written down, so that the next start refuses them again.
+	if err := srv.FlushClientAssertions(context.Background()); err != nil {
+		log.Warn("client assertions used just before the stop were not written down", "error", err)
+	}
 	<-hooksDone // an attempt in flight is abandoned; its lease runs out
 	fmt.Fprintln(stdout, "trustframe stopped")
 	return nil
