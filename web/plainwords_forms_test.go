@@ -22,7 +22,11 @@ import (
 // text, a resolver's address, API member names in a refusal (issue 40).
 var rawText = []string{"dial tcp", "lookup ", "context deadline exceeded", "x509:", "go-jose", "json:", "strconv.", "EOF",
 	"invalid character", "looking for beginning", "unexpected end of JSON", "connection refused", "parse error on line",
-	"wrong number of fields", "bare \"", ":53", "PublicJwk", "StatusReason is required"}
+	"wrong number of fields", "bare \"", "PublicJwk", "StatusReason is required"}
+
+// resolverAddr is a DNS resolver's address ("127.0.0.53:53", "[::1]:53"),
+// as Go's lookup errors name it; not a time such as "09:53".
+var resolverAddr = regexp.MustCompile(`(\d{1,3}\.){3}\d{1,3}:53\b|\]:53\b`)
 
 // memberName is an API member name in CamelCase inside a sentence
 // ("OpenIDDiscoveryDocument must …").
@@ -47,6 +51,9 @@ func checkPlain(t *testing.T, name, text string, members bool) {
 		if strings.Contains(text, r) {
 			t.Errorf("%s: the page shows %q: %s", name, r, squeeze(text))
 		}
+	}
+	if m := resolverAddr.FindString(text); m != "" {
+		t.Errorf("%s: the page shows the resolver address %q: %s", name, m, squeeze(text))
 	}
 	if m := memberName.FindString(text); members && m != "" {
 		t.Errorf("%s: the page names the member %s: %s", name, m, squeeze(text))
