@@ -18,18 +18,23 @@ const writeBehind = 100 * time.Millisecond
 // (SQLite, docs/design.md §20). Memory answers whether one was used, so a
 // token request waits for no write; each used one is written behind, within
 // writeBehind, so that a restart still refuses it: NewServer loads the live
-// ones back (load).
+// ones back (load), and the server's Close writes the last ones down.
 type keptAssertions struct {
-	mem       *dpop.ReplayCache
-	db        *store.DB
-	log       *slog.Logger
-	mu        sync.Mutex
-	pending   []store.UsedAssertion
-	scheduled bool // a write is due
+	mem *dpop.ReplayCache
+	db  *store.DB
+	log *slog.Logger
+	now func() time.Time
+
+	flushing sync.Mutex // one write at a time, so a flush waits for the one under way
+
+	mu      sync.Mutex // guards what follows
+	pending []store.UsedAssertion
+	timer   *time.Timer // the write due; nil: none
+	closed  bool        // no write is scheduled any more
 }
 
 func newKeptAssertions(db *store.DB, log *slog.Logger, now func() time.Time) *keptAssertions {
-	return &keptAssertions{mem: dpop.NewReplayCache(1_000_000, now), db: db, log: log}
+	return &keptAssertions{mem: dpop.NewReplayCache(1_000_000, now), db: db, log: log, now: now}
 }
 
 // load puts the assertions written down by an earlier run back in memory.
@@ -60,25 +65,32 @@ func (k *keptAssertions) Add(key string, exp time.Time) (bool, error) {
 	return true, nil
 }
 
-// schedule writes the pending ones after d, unless a write is due already.
-// Called with mu held.
+// schedule writes the pending ones after d, unless a write is due already
+// or the log is closed. Called with mu held.
 func (k *keptAssertions) schedule(d time.Duration) {
-	if !k.scheduled {
-		k.scheduled = true
-		time.AfterFunc(d, func() {
-			if err := k.flush(context.Background()); err != nil {
-				k.log.Warn("client assertions not written down yet; trying again", "error", err)
-			}
-		})
+	if k.timer != nil || k.closed {
+		return
 	}
+	k.timer = time.AfterFunc(d, func() {
+		if err := k.flush(context.Background()); err != nil {
+			k.log.Warn("client assertions not written down yet; trying again in a second", "error", err)
+		}
+	})
 }
 
-// flush writes the pending assertions down now. On failure they stay
-// pending and a write is tried again a second later.
+// flush writes the pending assertions down now, after any write under
+// way. On failure those not expired stay pending and a write is tried
+// again a second later (unless closed).
 func (k *keptAssertions) flush(ctx context.Context) error {
+	k.flushing.Lock()
+	defer k.flushing.Unlock()
 	k.mu.Lock()
 	batch := k.pending
-	k.pending, k.scheduled = nil, false
+	k.pending = nil
+	if k.timer != nil {
+		k.timer.Stop()
+		k.timer = nil
+	}
 	k.mu.Unlock()
 	if len(batch) == 0 {
 		return nil
@@ -87,19 +99,46 @@ func (k *keptAssertions) flush(ctx context.Context) error {
 	defer cancel()
 	err := k.db.KeepClientAssertions(ctx, batch)
 	if err != nil {
+		now := k.now()
 		k.mu.Lock()
-		k.pending = append(batch, k.pending...)
-		k.schedule(time.Second)
+		var live []store.UsedAssertion
+		for _, u := range batch {
+			if u.Expires.After(now) {
+				live = append(live, u)
+			}
+		}
+		k.pending = append(live, k.pending...)
+		if len(k.pending) > 0 {
+			k.schedule(time.Second)
+		}
 		k.mu.Unlock()
 	}
 	return err
 }
 
-// FlushClientAssertions writes down the client assertions used and not yet
-// written: serve calls it once it has stopped serving.
+// close writes the last assertions down and schedules no more writes.
+func (k *keptAssertions) close(ctx context.Context) error {
+	k.mu.Lock()
+	k.closed = true
+	k.mu.Unlock()
+	return k.flush(ctx)
+}
+
+// FlushClientAssertions writes down now the client assertions used and not
+// yet written (after a write under way).
 func (s *Server) FlushClientAssertions(ctx context.Context) error {
 	if k, ok := s.clients.Used.(*keptAssertions); ok {
 		return k.flush(ctx)
+	}
+	return nil
+}
+
+// Close ends what the server does in the background of its requests: the
+// client assertions used are written down, and nothing more is scheduled.
+// serve calls it when it stops, before the database is closed.
+func (s *Server) Close(ctx context.Context) error {
+	if k, ok := s.clients.Used.(*keptAssertions); ok {
+		return k.close(ctx)
 	}
 	return nil
 }

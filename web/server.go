@@ -220,11 +220,17 @@ func NewServer(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.clients = &directory.ClientTokens{Store: db, Used: dpop.NewReplayCache(1_000_000, cfg.Now), Minter: minter, Issuer: cfg.BaseURL, Audience: cfg.APIAudience, Now: cfg.Now}
+	s.clients = &directory.ClientTokens{Store: db, Minter: minter, Issuer: cfg.BaseURL, Audience: cfg.APIAudience, Now: cfg.Now}
 	if db.Engine() == store.Postgres {
 		// Several instances may share this database: an assertion used on
 		// one is refused on all (docs/design.md §20).
 		s.clients.Used = assertionLog{db}
+	} else {
+		kept := newKeptAssertions(db, cfg.Logger, cfg.Now)
+		if err := kept.load(ctx); err != nil {
+			return nil, fmt.Errorf("web: client assertions: %w", err)
+		}
+		s.clients.Used = kept
 	}
 	s.auth, err = newAuthenticator(ctx, s, webSecret)
 	if err != nil {

@@ -220,6 +220,14 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
+	// On every way out, before the database closes: the client assertions
+	// used in the last moments are written down, so that the next start
+	// refuses them again.
+	defer func() {
+		if err := srv.Close(context.Background()); err != nil {
+			log.Warn("client assertions used just before the stop were not written down", "error", err)
+		}
+	}()
 	if err := f.ensureBootstrap(ctx, db, log); err != nil {
 		return err
 	}
@@ -260,11 +268,6 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	_ = logw.Flush() // before anything the shutdown prints or logs
 	if err := shutdown(hs, ms); err != nil {
 		return err
-	}
-	// Served no more: the client assertions used in the last moments are
-	// written down, so that the next start refuses them again.
-	if err := srv.FlushClientAssertions(context.Background()); err != nil {
-		log.Warn("client assertions used just before the stop were not written down", "error", err)
 	}
 	<-hooksDone // an attempt in flight is abandoned; its lease runs out
 	fmt.Fprintln(stdout, "trustframe stopped")

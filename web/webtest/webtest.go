@@ -108,6 +108,7 @@ func StartWith(t testing.TB, dir, database string, mod func(*web.Config), opts .
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = srv.Close(context.Background()) }) // after the listener closes, before the database
 	var h http.Handler = srv
 	if _, bench := t.(*testing.B); !bench {
 		h = Validating(t, srv)
