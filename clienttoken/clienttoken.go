@@ -177,7 +177,7 @@ func (a *Assertion) CheckClaims(audiences []string, now time.Time) error {
 	case a.JTI == "":
 		return refuse(InvalidClient, "the client assertion has no jti")
 	case len(a.JTI) > MaxJTI:
-		return refuse(InvalidClient, "the client assertion's jti is longer than %d characters", MaxJTI)
+		return refuse(InvalidClient, "the client assertion's jti is longer than %d bytes", MaxJTI)
 	}
 	return nil
 }
@@ -215,13 +215,18 @@ func (a *Assertion) Verify(keys []Key) error {
 	return refuse(InvalidClient, "the client assertion's signature does not verify with an Active signing key of the application")
 }
 
-// strongEnough refuses RSA keys under 2048 bits, and over 8192 (key
+// maxRSABits is the largest RSA key an assertion may be signed with: the
+// bound of orgkeys.MaxRSABits and pki.MaxRSABits, which this package may
+// not import (docs/design.md §1.1).
+const maxRSABits = 8192
+
+// strongEnough refuses RSA keys under 2048 bits, and over maxRSABits (key
 // material takes none; one registered before would cost a token request
 // seconds of CPU to check a garbage signature under it).
 func strongEnough(key any) bool {
 	switch k := key.(type) {
 	case *rsa.PublicKey:
-		return k.N.BitLen() >= 2048 && k.N.BitLen() <= 8192
+		return k.N.BitLen() >= 2048 && k.N.BitLen() <= maxRSABits
 	case *ecdsa.PublicKey, ed25519.PublicKey:
 		return true
 	}

@@ -117,5 +117,13 @@ func tokenRefused(w http.ResponseWriter, code, description string) {
 	if code == clienttoken.InvalidClient {
 		status = http.StatusUnauthorized
 	}
+	OAuthError(w, status, code, description)
+}
+
+// OAuthError writes an error as a token endpoint answers one (RFC 6749
+// §5.2): JSON with error and error_description, never stored.
+func OAuthError(w http.ResponseWriter, status int, code, description string) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Pragma", "no-cache")
 	WriteJSON(w, status, map[string]string{"error": code, "error_description": description})
 }

@@ -63,12 +63,11 @@ func (h *Contacts) GetContact(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Contacts) renderContactForm(w http.ResponseWriter, r *http.Request, status int, o store.Organisation, c store.Contact, isNew bool, errs map[string]string) {
-	types, err := h.Types.List(r.Context())
+	opts, err := typeOptions(r.Context(), h.Types, c.ContactType)
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	opts := views.TypeOptions(types, c.ContactType)
 	action := paths.OrganisationTab(o.OrganisationID, "contacts")
 	if !isNew {
 		action += "/" + c.ContactID

@@ -139,7 +139,8 @@ func ParseCertificate(pemText string, now time.Time, use string) (*Certificate, 
 		Serial: strings.ToUpper(hex.EncodeToString(c.SerialNumber.Bytes())), JWK: jwk}, nil
 }
 
-// MaxRSABits bounds the RSA keys taken (as Go's TLS stack does).
+// MaxRSABits bounds the RSA keys taken (as Go's TLS stack does); pki and
+// clienttoken hold the same bound, not importing this package.
 const MaxRSABits = 8192
 
 // CheckKey accepts RSA of 2048 to MaxRSABits bits and EC P-256 or P-384 (and,

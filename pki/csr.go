@@ -24,7 +24,8 @@ func refuse(format string, args ...any) error {
 
 // MaxRSABits bounds the RSA keys the CA certifies (Go's TLS stack refuses
 // larger ones; checking a signature under a larger modulus costs the
-// verifier more than a request should).
+// verifier more than a request should). orgkeys.MaxRSABits is the same
+// bound for keys given, not certified.
 const MaxRSABits = 8192
 
 // ParseCSR reads a PKCS #10 request, PEM or DER, and checks it: its key
@@ -33,11 +34,13 @@ const MaxRSABits = 8192
 // text holds one block.
 func ParseCSR(b []byte, use string) (*x509.CertificateRequest, error) {
 	der := b
-	if blk, rest := pem.Decode(b); blk != nil {
+	if blk, _ := pem.Decode(b); blk != nil {
 		if blk.Type != "CERTIFICATE REQUEST" && blk.Type != "NEW CERTIFICATE REQUEST" {
 			return nil, refuse("The PEM block is a %s, not a CERTIFICATE REQUEST.", blk.Type)
 		}
-		if strings.Contains(string(rest), "-----BEGIN") {
+		// Counted over the whole text: pem.Decode skips a block it cannot
+		// read, so a junk block before the CSR would pass unseen.
+		if strings.Count(string(b), "-----BEGIN") > 1 {
 			return nil, refuse("The PEM text holds more than one block; send one CERTIFICATE REQUEST only.")
 		}
 		der = blk.Bytes

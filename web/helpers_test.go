@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -1103,3 +1104,8 @@ func mustInviteOrgAdmin(t testing.TB, env *webtest.Env, email string, orgIDs ...
 		}
 	}
 }
+
+// resolverAddr is a DNS resolver's address ("127.0.0.53:53", "[::1]:53"),
+// as Go's lookup errors name it, which no page shows; not a time such as
+// "09:53".
+var resolverAddr = regexp.MustCompile(`(\d{1,3}\.){3}\d{1,3}:53\b|\]:53\b`)

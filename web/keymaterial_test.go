@@ -1,8 +1,13 @@
 package web_test
 
 import (
+	"bytes"
 	"crypto/ecdsa"
+	"crypto/rsa"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
+	"math/big"
 	"net/http"
 	"net/url"
 	"strings"
@@ -95,5 +100,28 @@ func TestKeyMaterialPEMProblemsNamePEM(t *testing.T) {
 	path := base + "/" + a.must(201, "POST", base, `{"PublicJwk":`+string(pub)+`,"Use":"sig"}`)["KeyMaterialID"].(string)
 	if r, m := a.do("PUT", path, `{"PEM":"x","Use":"sig","Status":"Active"}`); r.StatusCode != 422 || fieldsOf(m)["PEM"] == "" {
 		t.Errorf("update with a PEM: %d %v, want 422 naming PEM", r.StatusCode, m)
+	}
+}
+
+// TestKeyMaterialHugeRSAKeyRefused: key material of an RSA key over 8192
+// bits is refused (422, nothing made). As a JWK the JOSE library refused
+// it already; as PEM it was taken, and published in the keystores, where
+// each relying party checking a signature under it pays seconds of CPU.
+func TestKeyMaterialHugeRSAKeyRefused(t *testing.T) {
+	env := webtest.Start(t, nil)
+	su := newAPI(t, env, "admin@example.com")
+	orgID, appID := setupApp(t, su)
+	n := new(big.Int).SetBytes(bytes.Repeat([]byte{0xff}, 1<<15)) // 262,144 bits
+	der, err := x509.MarshalPKIXPublicKey(&rsa.PublicKey{N: n, E: 65537})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pemText := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+	resp, m := su.do("POST", "/organisations/"+orgID+"/key-material", mustMarshal(map[string]string{"PEM": pemText, "Use": "sig", "SoftwareStatementId": appID}))
+	if resp.StatusCode != 422 || !strings.Contains(mustMarshal(m), "8192") {
+		t.Fatalf("an RSA key of 262,144 bits: %d %.300v, want 422 naming the 8192-bit bound", resp.StatusCode, m)
+	}
+	if l := su.must(200, "GET", "/organisations/"+orgID+"/key-material", "")["list"].([]any); len(l) != 0 {
+		t.Fatalf("key material was made: %d", len(l))
 	}
 }

@@ -241,13 +241,13 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 
 // oauthRateLimit is rateLimit for token endpoints (/oauth/token, the
 // development identity provider's /token and /revoke), whose clients read
-// RFC 6749 §5.2 error bodies: the 429 carries error
-// temporarily_unavailable (the registry's code for a server that cannot
-// answer now) and its description.
+// RFC 6749 §5.2 error bodies. §5.2 has no code for "too many": the 429
+// carries temporarily_unavailable, the code RFC 6749 gives the
+// authorization endpoint for a server that cannot answer now.
 func (s *Server) oauthRateLimit(next http.Handler) http.Handler {
 	return s.limited(next, func(w http.ResponseWriter, _ *http.Request) {
-		handlers.WriteJSON(w, http.StatusTooManyRequests, map[string]string{"error": "temporarily_unavailable",
-			"error_description": "too many token requests from this address; try again after the seconds in Retry-After"})
+		handlers.OAuthError(w, http.StatusTooManyRequests, "temporarily_unavailable",
+			"too many token requests from this address; try again after the seconds in Retry-After")
 	})
 }
 

@@ -261,6 +261,7 @@ func TestRateLimitOnTokenEndpoint(t *testing.T) {
 				r.Body.Close()
 				codes = append(codes, r.StatusCode)
 				if r.StatusCode == 429 && (body["error"] != "temporarily_unavailable" || body["error_description"] == nil || r.Header.Get("Retry-After") == "" ||
+					r.Header.Get("Cache-Control") != "no-store" ||
 					!strings.HasPrefix(r.Header.Get("Content-Type"), "application/json")) {
 					t.Fatalf("429 %s %v, Retry-After %q: want an OAuth error body", r.Header.Get("Content-Type"), body, r.Header.Get("Retry-After"))
 				}

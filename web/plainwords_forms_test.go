@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
 	"github.com/trustframe/trustframe/store"
 	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
@@ -23,10 +24,6 @@ import (
 var rawText = []string{"dial tcp", "lookup ", "context deadline exceeded", "x509:", "go-jose", "json:", "strconv.", "EOF",
 	"invalid character", "looking for beginning", "unexpected end of JSON", "connection refused", "parse error on line",
 	"wrong number of fields", "bare \"", "PublicJwk", "StatusReason is required"}
-
-// resolverAddr is a DNS resolver's address ("127.0.0.53:53", "[::1]:53"),
-// as Go's lookup errors name it; not a time such as "09:53".
-var resolverAddr = regexp.MustCompile(`(\d{1,3}\.){3}\d{1,3}:53\b|\]:53\b`)
 
 // memberName is an API member name in CamelCase inside a sentence
 // ("OpenIDDiscoveryDocument must …").

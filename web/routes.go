@@ -107,7 +107,7 @@ func (s *Server) routes() http.Handler {
 			return
 		}
 		if req.URL.Path == "/oauth/token" { // an OAuth client reads RFC 6749 §5.2 errors
-			handlers.WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "invalid_request", "error_description": req.Method + " is not allowed on /oauth/token; send the token request by POST"})
+			handlers.OAuthError(w, http.StatusMethodNotAllowed, "invalid_request", req.Method+" is not allowed on /oauth/token; send the token request by POST")
 			return
 		}
 		if machinePath(req.URL.Path) {

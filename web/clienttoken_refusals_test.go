@@ -1,15 +1,13 @@
 package web_test
 
-// An outside probe of the directory's token endpoint (docs/design.md §20)
-// and of the CA's endpoints (§18), as an attacker would send them: hand-made
-// JWS (alg none, HS256 with the public key as secret, headers bringing
-// their own key, crit, nested), odd claims and forms, DPoP proofs of the
-// wrong key; malformed OCSP requests and CSRs. Every refusal is an RFC 6749
-// §5.2 error at the token endpoint, 401/403/404 at /api, a 422 for a CSR
-// (nothing issued), an OCSP response for OCSP — never a 500, never a token.
+// Token requests that must get no token (docs/design.md §20), as an
+// attacker would send them: hand-made JWS (alg none, HS256 with the public
+// key as secret, headers bringing their own key, crit, nested), odd claims
+// and forms, DPoP proofs of the wrong key; and application tokens where
+// they do not reach. Every refusal is an RFC 6749 §5.2 error at the token
+// endpoint and 401/403/404 at /api: never a 500, never a token.
 
 import (
-	"bytes"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -19,7 +17,6 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/asn1"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
@@ -29,15 +26,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
-	"golang.org/x/crypto/ocsp"
 
 	"github.com/trustframe/trustframe/web"
 	"github.com/trustframe/trustframe/web/webtest"
@@ -162,9 +156,9 @@ func hdr(kv ...any) string {
 	return mustMarshal(m)
 }
 
-// TestProbeClientAssertionForgeries: assertions that must not get a
+// TestClientAssertionForgeriesRefused: assertions that must not get a
 // token, whatever their header says about how to check them.
-func TestProbeClientAssertionForgeries(t *testing.T) {
+func TestClientAssertionForgeriesRefused(t *testing.T) {
 	p := newTokProbe(t, nil)
 	c := p.c
 	ecJWK, _ := json.Marshal(jose.JSONWebKey{Key: c.key.Public()})
@@ -250,11 +244,11 @@ func TestProbeClientAssertionForgeries(t *testing.T) {
 	}
 }
 
-// TestProbeClientAssertionCrit: a crit header the directory does not
+// TestClientAssertionCrit: a crit header the directory does not
 // understand makes the assertion invalid (RFC 7515 §4.1.11), even signed
 // by the application's own key. (crit ["b64"] with b64 true is understood
 // by the JOSE library and changes nothing: it is accepted.)
-func TestProbeClientAssertionCrit(t *testing.T) {
+func TestClientAssertionCrit(t *testing.T) {
 	p := newTokProbe(t, nil)
 	c := p.c
 	for name, h := range map[string]string{
@@ -266,8 +260,8 @@ func TestProbeClientAssertionCrit(t *testing.T) {
 	}
 }
 
-// TestProbeClientAssertionClaims: claims of odd types and values.
-func TestProbeClientAssertionClaims(t *testing.T) {
+// TestClientAssertionOddClaims: claims of odd types and values.
+func TestClientAssertionOddClaims(t *testing.T) {
 	p := newTokProbe(t, nil)
 	c := p.c
 	now := time.Now()
@@ -329,8 +323,8 @@ func TestProbeClientAssertionClaims(t *testing.T) {
 	}
 }
 
-// TestProbeTokenRequestForms: the request around the assertion.
-func TestProbeTokenRequestForms(t *testing.T) {
+// TestClientTokenRequestForms: the request around the assertion.
+func TestClientTokenRequestForms(t *testing.T) {
 	p := newTokProbe(t, nil)
 	c := p.c
 	form := func(mod func(url.Values)) string {
@@ -414,9 +408,9 @@ func TestClientTokenOneAuthenticationMethod(t *testing.T) {
 	}
 }
 
-// TestProbeApplicationTokenElsewhere: an application's token where it
+// TestApplicationTokenElsewhere: an application's token where it
 // does not belong.
-func TestProbeApplicationTokenElsewhere(t *testing.T) {
+func TestApplicationTokenElsewhere(t *testing.T) {
 	p := newTokProbe(t, nil)
 	c := p.c
 	tok := c.token()
@@ -477,378 +471,5 @@ func TestProbeApplicationTokenElsewhere(t *testing.T) {
 		if resp, m := app.do("GET", "/organisations/"+c.orgID, ""); resp.StatusCode != 401 {
 			t.Errorf("a forged application token (%s): %d %v", name, resp.StatusCode, m)
 		}
-	}
-}
-
-// TestProbeOCSPRequests: odd OCSP requests all get an OCSP response.
-func TestProbeOCSPRequests(t *testing.T) {
-	p := startPKI(t, true, nil)
-	key := mustKey(t, "p256").(*ecdsa.PrivateKey)
-	issued := p.a.must(201, "POST", p.appCerts()+"/signing", mustMarshal(map[string]string{"CSR": csrPEM(mustCSR(t, key, pkix.Name{}))}))
-	cert := parseLeaf(t, issued["PEM"].(string))
-	good, err := ocsp.CreateRequest(cert, p.ca.Cert, &ocsp.RequestOptions{Hash: crypto.SHA256})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Two certificates in one request; an unsupported hash (MD5's OID).
-	type certID struct {
-		HashAlgorithm pkix.AlgorithmIdentifier
-		NameHash      []byte
-		IssuerKeyHash []byte
-		SerialNumber  *big.Int
-	}
-	type request struct{ Cert certID }
-	type tbs struct {
-		Version     int `asn1:"explicit,tag:0,default:0,optional"`
-		RequestList []request
-	}
-	type ocspReq struct{ TBSRequest tbs }
-	mk := func(oid asn1.ObjectIdentifier, serials ...*big.Int) []byte {
-		var r ocspReq
-		for _, s := range serials {
-			r.TBSRequest.RequestList = append(r.TBSRequest.RequestList, request{certID{pkix.AlgorithmIdentifier{Algorithm: oid, Parameters: asn1.NullRawValue}, make([]byte, 32), make([]byte, 32), s}})
-		}
-		b, err := asn1.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	sha256OID := asn1.ObjectIdentifier{2, 16, 840, 1, 101, 3, 4, 2, 1}
-	for name, body := range map[string][]byte{
-		"truncated":         good[:len(good)/2],
-		"trailing bytes":    append(append([]byte{}, good...), 0, 0),
-		"two certificates":  mk(sha256OID, big.NewInt(1), big.NewInt(2)),
-		"no certificate":    mk(sha256OID),
-		"MD5":               mk(asn1.ObjectIdentifier{1, 2, 840, 113549, 2, 5}, big.NewInt(1)),
-		"unknown hash OID":  mk(asn1.ObjectIdentifier{1, 2, 3, 4}, big.NewInt(1)),
-		"serial zero":       mk(sha256OID, big.NewInt(0)),
-		"serial negative":   mk(sha256OID, big.NewInt(-5)),
-		"deep nesting":      bytes.Repeat([]byte{0x30, 0x80}, 4000),
-		"indefinite length": {0x30, 0x80, 0x00, 0x00},
-	} {
-		resp, err := http.Post(p.env.URL+"/pki/ocsp", "application/ocsp-request", bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/ocsp-response" {
-			t.Errorf("%s: %d %s", name, resp.StatusCode, resp.Header.Get("Content-Type"))
-			continue
-		}
-		if _, err := ocsp.ParseResponse(b, nil); err != nil {
-			var re ocsp.ResponseError
-			if !asResponseError(err, &re) {
-				t.Errorf("%s: not an OCSP response: %v", name, err)
-			}
-		}
-	}
-	// The same by GET, and a GET path over the limit.
-	resp, err := http.Get(p.env.URL + "/pki/ocsp/" + url.PathEscape(base64.StdEncoding.EncodeToString(good[:len(good)/2])))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Errorf("GET truncated: %d", resp.StatusCode)
-	}
-	resp, err = http.Get(p.env.URL + "/pki/ocsp/" + strings.Repeat("A", 20<<10))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 && resp.StatusCode != 414 && resp.StatusCode != 431 {
-		t.Errorf("GET over the limit: %d", resp.StatusCode)
-	}
-	for _, path := range []string{"/pki/crl", "/pki/ca.pem", "/pki/ca.crt"} {
-		for _, m := range []string{"GET", "HEAD"} {
-			resp, _ := send(t, m, p.env.URL+path+"?x=1", "Range", "bytes=5-2", "If-None-Match", "*")
-			if resp.StatusCode >= 500 {
-				t.Errorf("%s %s: %d", m, path, resp.StatusCode)
-			}
-		}
-	}
-}
-
-func asResponseError(err error, re *ocsp.ResponseError) bool {
-	e, ok := err.(ocsp.ResponseError)
-	if ok {
-		*re = e
-	}
-	return ok
-}
-
-// TestPKIOCSPLongSerialNotKept: an OCSP request about a serial longer
-// than RFC 5280 allows (20 octets; the CA's are 17 at most) is a
-// malformedRequest, not a signed answer kept in the responder's memory:
-// else 20,000 requests of 16 KiB serials hold a gigabyte of answers.
-func TestPKIOCSPLongSerialNotKept(t *testing.T) {
-	p := startPKI(t, true, nil)
-	issuerNameHash := sha256.Sum256(p.ca.Cert.RawSubject)
-	var spki struct {
-		Algorithm pkix.AlgorithmIdentifier
-		PublicKey asn1.BitString
-	}
-	if _, err := asn1.Unmarshal(p.ca.Cert.RawSubjectPublicKeyInfo, &spki); err != nil {
-		t.Fatal(err)
-	}
-	issuerKeyHash := sha256.Sum256(spki.PublicKey.RightAlign())
-	type certID struct {
-		HashAlgorithm pkix.AlgorithmIdentifier
-		NameHash      []byte
-		IssuerKeyHash []byte
-		SerialNumber  *big.Int
-	}
-	type request struct{ Cert certID }
-	type tbs struct{ RequestList []request }
-	type ocspReq struct{ TBSRequest tbs }
-	for _, octets := range []int{21, 12 << 10} {
-		serial := new(big.Int).SetBytes(bytes.Repeat([]byte{0x7f}, octets))
-		body, err := asn1.Marshal(ocspReq{tbs{[]request{{certID{pkix.AlgorithmIdentifier{Algorithm: asn1.ObjectIdentifier{2, 16, 840, 1, 101, 3, 4, 2, 1}, Parameters: asn1.NullRawValue},
-			issuerNameHash[:], issuerKeyHash[:], serial}}}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.Post(p.env.URL+"/pki/ocsp", "application/ocsp-request", bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || !bytes.Equal(b, ocsp.MalformedRequestErrorResponse) {
-			t.Errorf("a serial of %d octets: %d, %d bytes answered, want malformedRequest", octets, resp.StatusCode, len(b))
-		}
-	}
-}
-
-// hugeRSACSR is a CSR (DER) whose RSA key has bits bits and exponent e,
-// and whose signature is garbage of the modulus' length: checking it costs
-// the verifier a modular exponentiation of that size.
-func hugeRSACSR(t testing.TB, bits int, e int) []byte {
-	t.Helper()
-	n := new(big.Int).SetBytes(bytes.Repeat([]byte{0xff}, bits/8)) // odd, bits long
-	pub := &rsa.PublicKey{N: n, E: e}
-	spki, err := asn1.Marshal(struct {
-		Algorithm pkix.AlgorithmIdentifier
-		PublicKey asn1.BitString
-	}{pkix.AlgorithmIdentifier{Algorithm: asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 1}, Parameters: asn1.NullRawValue},
-		asn1.BitString{Bytes: mustASN1(t, struct {
-			N *big.Int
-			E int
-		}{pub.N, pub.E}), BitLength: 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Fix the bit string's length.
-	var tmp struct {
-		Algorithm pkix.AlgorithmIdentifier
-		PublicKey asn1.BitString
-	}
-	asn1.Unmarshal(spki, &tmp)
-	tmp.PublicKey.BitLength = len(tmp.PublicKey.Bytes) * 8
-	spki, _ = asn1.Marshal(tmp)
-	tbs, err := asn1.Marshal(struct {
-		Version    int
-		Subject    asn1.RawValue
-		PublicKey  asn1.RawValue
-		Attributes asn1.RawValue `asn1:"tag:0"`
-	}{0, asn1.RawValue{FullBytes: mustASN1(t, pkix.Name{}.ToRDNSequence())}, asn1.RawValue{FullBytes: spki}, asn1.RawValue{Class: 2, Tag: 0, IsCompound: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sig := bytes.Repeat([]byte{0x01}, bits/8)
-	der, err := asn1.Marshal(struct {
-		TBS       asn1.RawValue
-		Algorithm pkix.AlgorithmIdentifier
-		Signature asn1.BitString
-	}{asn1.RawValue{FullBytes: tbs}, pkix.AlgorithmIdentifier{Algorithm: asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 11}, Parameters: asn1.NullRawValue},
-		asn1.BitString{Bytes: sig, BitLength: len(sig) * 8}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := x509.ParseCertificateRequest(der); err != nil {
-		t.Fatalf("the crafted CSR does not parse: %v", err)
-	}
-	return der
-}
-
-func mustASN1(t testing.TB, v any) []byte {
-	t.Helper()
-	b, err := asn1.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// TestPKICSRHugeRSAKeyRefusedCheaply: a CSR whose RSA key is enormous is
-// refused for its size before its signature is checked (the check of a
-// garbage signature under a 2-million-bit modulus and an exponent of
-// 2³¹−1 costs minutes of CPU: one request would hold a core), and nothing
-// is issued.
-func TestPKICSRHugeRSAKeyRefusedCheaply(t *testing.T) {
-	p := startPKI(t, true, nil)
-	for _, bits := range []int{16384, 1 << 18} {
-		der := hugeRSACSR(t, bits, 1<<31-1)
-		start := time.Now()
-		resp, m, _ := p.issue(t, p.appCerts()+"/signing", "application/pkcs10", der, "")
-		took := time.Since(start)
-		if resp.StatusCode != 422 || !strings.Contains(fieldsOf(m)["CSR"], "8192") {
-			t.Errorf("an RSA key of %d bits: %d %v, want 422 naming the 8192-bit bound", bits, resp.StatusCode, m)
-		}
-		if took > 2*time.Second {
-			t.Errorf("an RSA key of %d bits took %s to refuse", bits, took)
-		}
-	}
-	if l := p.a.must(200, "GET", p.appCerts(), "")["list"].([]any); len(l) != 0 {
-		t.Fatalf("%d certificates issued", len(l))
-	}
-}
-
-// TestProbeCSRs: odd CSRs are refused with 422 and issue nothing; a CSR
-// asking for extensions (CA, key usages, names) gets none of them.
-func TestProbeCSRs(t *testing.T) {
-	p := startPKI(t, true, nil)
-	good := mustCSR(t, mustKey(t, "p256"), pkix.Name{})
-	_, edKey, _ := ed25519.GenerateKey(rand.Reader)
-	manyAttrs := func() []byte {
-		var exts []pkix.Extension
-		for i := 0; i < 5000; i++ {
-			exts = append(exts, pkix.Extension{Id: asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 99999, i + 1}, Value: []byte{0x05, 0x00}})
-		}
-		der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{ExtraExtensions: exts}, mustKey(t, "p256"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return der
-	}()
-	refusedCSRs := []struct {
-		name, ct string
-		body     []byte
-	}{
-		{"garbage DER", "application/pkcs10", []byte{0x30, 0x82, 0xff, 0xff, 0x01}},
-		{"random DER", "application/pkcs10", bytes.Repeat([]byte{0x30, 0x80}, 3000)},
-		{"garbage PEM", "application/x-pem-file", []byte("-----BEGIN CERTIFICATE REQUEST-----\n!!!!\n-----END CERTIFICATE REQUEST-----\n")},
-		{"PEM of a private key", "application/x-pem-file", pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: []byte{1, 2, 3}})},
-		{"Ed25519", "application/pkcs10", mustCSR(t, edKey, pkix.Name{})},
-		{"RSA exponent 2^31+1", "application/pkcs10", hugeRSACSR(t, 2048, 1<<31+1)},
-		{"RSA exponent even", "application/pkcs10", hugeRSACSR(t, 2048, 65536)},
-		{"DER with trailing bytes", "application/pkcs10", append(append([]byte{}, good...), 0, 0)},
-		{"an empty JSON CSR", "application/json", []byte(`{"CSR":""}`)},
-		{"a JSON CSR of the wrong type", "application/json", []byte(`{"CSR":12}`)},
-	}
-	if dsa := opensslDSACSR(t); dsa != nil {
-		refusedCSRs = append(refusedCSRs, struct {
-			name, ct string
-			body     []byte
-		}{"DSA", "application/x-pem-file", dsa})
-	}
-	for _, c := range refusedCSRs {
-		resp, m, raw := p.issue(t, p.appCerts()+"/signing", c.ct, c.body, "")
-		if resp.StatusCode < 400 || resp.StatusCode >= 500 {
-			t.Errorf("%s: %d %.300s", c.name, resp.StatusCode, raw)
-		}
-		_ = m
-	}
-	if l := p.a.must(200, "GET", p.appCerts(), "")["list"].([]any); len(l) != 0 {
-		t.Fatalf("refusals issued %d certificates", len(l))
-	}
-	// Many extensions, and a CSR asking to be a CA with a name: issued
-	// (the CA takes the key only), as a leaf with the directory's names.
-	caAsk, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{DNSNames: []string{"bank.example"}, ExtraExtensions: []pkix.Extension{
-		{Id: asn1.ObjectIdentifier{2, 5, 29, 19}, Critical: true, Value: mustASN1(t, struct {
-			IsCA bool `asn1:"optional"`
-		}{true})},
-		{Id: asn1.ObjectIdentifier{2, 5, 29, 15}, Critical: true, Value: []byte{0x03, 0x02, 0x01, 0x06}},
-	}}, mustKey(t, "p256"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, der := range map[string][]byte{"5000 extensions": manyAttrs, "asks to be a CA": caAsk} {
-		resp, m, raw := p.issue(t, p.appCerts()+"/signing", "application/pkcs10", der, "")
-		if resp.StatusCode != 201 {
-			t.Errorf("%s: %d %.300s", name, resp.StatusCode, raw)
-			continue
-		}
-		leaf := parseLeaf(t, m["PEM"].(string))
-		if leaf.IsCA || leaf.KeyUsage&x509.KeyUsageCertSign != 0 || len(leaf.DNSNames) != 0 || len(leaf.Extensions) > 10 {
-			t.Errorf("%s: the leaf took the CSR's extensions: CA %v usage %v names %v, %d extensions", name, leaf.IsCA, leaf.KeyUsage, leaf.DNSNames, len(leaf.Extensions))
-		}
-	}
-}
-
-// TestPKICSRPEMOfSeveralBlocksRefused: a PEM text holding more than one
-// block is refused: the CA would sign the first and ignore the rest, and
-// the person who pasted two requests (or a request and its key) cannot
-// tell which was used.
-func TestPKICSRPEMOfSeveralBlocksRefused(t *testing.T) {
-	p := startPKI(t, true, nil)
-	a := csrPEM(mustCSR(t, mustKey(t, "p256"), pkix.Name{}))
-	b := csrPEM(mustCSR(t, mustKey(t, "p256"), pkix.Name{}))
-	for name, body := range map[string]string{
-		"two CSRs":              a + b,
-		"a CSR and a key block": a + string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: []byte{1, 2, 3}})),
-	} {
-		resp, m, _ := p.issue(t, p.appCerts()+"/signing", "application/x-pem-file", []byte(body), "")
-		if resp.StatusCode != 422 || !strings.Contains(fieldsOf(m)["CSR"], "one") {
-			t.Errorf("%s: %d %v, want 422 asking for one block", name, resp.StatusCode, m)
-		}
-	}
-	if l := p.a.must(200, "GET", p.appCerts(), "")["list"].([]any); len(l) != 0 {
-		t.Fatalf("%d certificates issued", len(l))
-	}
-	// Text around one block (openssl's, a comment line) is no second block.
-	resp, _, raw := p.issue(t, p.appCerts()+"/signing", "application/x-pem-file", []byte("Certificate Request:\n    Data: ...\n"+a+"\n"), "")
-	if resp.StatusCode != 201 {
-		t.Fatalf("one block with text around it: %d %.300s", resp.StatusCode, raw)
-	}
-}
-
-// opensslDSACSR is a CSR of a DSA key made by openssl, nil without it.
-func opensslDSACSR(t *testing.T) []byte {
-	t.Helper()
-	if _, err := exec.LookPath("openssl"); err != nil {
-		return nil
-	}
-	dir := t.TempDir()
-	params, key := filepath.Join(dir, "p.pem"), filepath.Join(dir, "k.pem")
-	for _, args := range [][]string{
-		{"genpkey", "-genparam", "-algorithm", "DSA", "-pkeyopt", "dsa_paramgen_bits:1024", "-out", params},
-		{"genpkey", "-paramfile", params, "-out", key},
-	} {
-		if out, err := exec.Command("openssl", args...).CombinedOutput(); err != nil {
-			t.Logf("openssl %v: %v %s", args, err, out)
-			return nil
-		}
-	}
-	out, err := exec.Command("openssl", "req", "-new", "-key", key, "-subj", "/", "-sha256").Output()
-	if err != nil {
-		t.Logf("openssl req: %v", err)
-		return nil
-	}
-	return out
-}
-
-// TestKeyMaterialHugeRSAKeyRefused: key material of an RSA key over 8192
-// bits is refused (422, nothing made). As a JWK the JOSE library refused
-// it already; as PEM it was taken, and published in the keystores, where
-// each relying party checking a signature under it pays seconds of CPU.
-func TestKeyMaterialHugeRSAKeyRefused(t *testing.T) {
-	env := webtest.Start(t, nil)
-	su := newAPI(t, env, "admin@example.com")
-	orgID, appID := setupApp(t, su)
-	n := new(big.Int).SetBytes(bytes.Repeat([]byte{0xff}, 1<<15)) // 262,144 bits
-	der, err := x509.MarshalPKIXPublicKey(&rsa.PublicKey{N: n, E: 65537})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pemText := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
-	resp, m := su.do("POST", "/organisations/"+orgID+"/key-material", mustMarshal(map[string]string{"PEM": pemText, "Use": "sig", "SoftwareStatementId": appID}))
-	if resp.StatusCode != 422 || !strings.Contains(mustMarshal(m), "8192") {
-		t.Fatalf("an RSA key of 262,144 bits: %d %.300v, want 422 naming the 8192-bit bound", resp.StatusCode, m)
-	}
-	if l := su.must(200, "GET", "/organisations/"+orgID+"/key-material", "")["list"].([]any); len(l) != 0 {
-		t.Fatalf("key material was made: %d", len(l))
 	}
 }

@@ -1,7 +1,7 @@
 package web_test
 
-// Probes of an Organisation Administrator of A against organisation B
-// beyond the access matrix (docs/design.md §19): A's organisation in the
+// An Organisation Administrator of A against organisation B, beyond the
+// access matrix (docs/design.md §19): A's organisation in the
 // path, B's resources below it.
 
 import (
@@ -21,11 +21,11 @@ import (
 	"github.com/trustframe/trustframe/web/webtest"
 )
 
-type probeIDs map[string]string
+type crossOrgIDs map[string]string
 
-// probeOrg makes an organisation with one of everything an Organisation
+// crossOrg makes an organisation with one of everything an Organisation
 // Administrator reaches under it.
-func probeOrg(t *testing.T, p pkiSetup, su *api, auth, name, issuerURL string) probeIDs {
+func crossOrg(t *testing.T, p pkiSetup, su *api, auth, name, issuerURL string) crossOrgIDs {
 	t.Helper()
 	oid := su.must(201, "POST", "/organisations", `{"OrganisationName":"`+name+`","LegalEntityName":"`+name+` Ltd","RegistrationNumber":"REG-`+name+`","CountryOfRegistration":"GB","Status":"Active"}`)["OrganisationId"].(string)
 	aid := su.must(201, "POST", "/organisations/"+oid+"/softwarestatements", `{"ClientName":"App of `+name+`","RedirectUri":["https://x.example/cb"]}`)["SoftwareStatementId"].(string)
@@ -54,16 +54,16 @@ func probeOrg(t *testing.T, p pkiSetup, su *api, auth, name, issuerURL string) p
 	if resp.StatusCode != 201 {
 		t.Fatalf("issue: %d %v", resp.StatusCode, issued)
 	}
-	return probeIDs{"orgID": oid, "appID": aid, "claimID": cid, "contactID": contact, "serverID": sid, "kmID": km, "attID": attID,
+	return crossOrgIDs{"orgID": oid, "appID": aid, "claimID": cid, "contactID": contact, "serverID": sid, "kmID": km, "attID": attID,
 		"docID": docID, "certID": certID, "kid": issued["kid"].(string), "name": name}
 }
 
-func TestProbeOrgAdminReachesNothingOfBUnderA(t *testing.T) {
+func TestOrgAdminReachesNothingOfBUnderA(t *testing.T) {
 	p := startPKI(t, true, nil)
 	env, su := p.env, p.a
 	auth := setupDomains(t, su)
-	a := probeOrg(t, p, su, auth, "Alpha", discoveryServer(t, func(self string) string { return self }))
-	b := probeOrg(t, p, su, auth, "Betazed", discoveryServer(t, func(self string) string { return self }))
+	a := crossOrg(t, p, su, auth, "Alpha", discoveryServer(t, func(self string) string { return self }))
+	b := crossOrg(t, p, su, auth, "Betazed", discoveryServer(t, func(self string) string { return self }))
 	mustInviteOrgAdmin(t, env, "olga@alpha.example", a["orgID"])
 	mustInviteOrgAdmin(t, env, "bert@bz.example", b["orgID"])
 	b["email"] = "bert@bz.example"
@@ -188,22 +188,22 @@ func TestProbeOrgAdminReachesNothingOfBUnderA(t *testing.T) {
 	}
 }
 
-// probeSetup is A and B with everything, Olga administering A (token and
+// crossOrgSetup is A and B with everything, Olga administering A (token and
 // signed-in browser, redirects not followed).
-type probeSetup struct {
+type crossOrgSetup struct {
 	p      pkiSetup
 	su     *api
-	a, b   probeIDs
+	a, b   crossOrgIDs
 	olga   *api
 	client *http.Client
 	leak   *regexp.Regexp
 }
 
-func startProbe(t *testing.T) probeSetup {
+func startCrossOrg(t *testing.T) crossOrgSetup {
 	p := startPKI(t, true, nil)
 	auth := setupDomains(t, p.a)
-	a := probeOrg(t, p, p.a, auth, "Alpha", discoveryServer(t, func(self string) string { return self }))
-	b := probeOrg(t, p, p.a, auth, "Betazed", discoveryServer(t, func(self string) string { return self }))
+	a := crossOrg(t, p, p.a, auth, "Alpha", discoveryServer(t, func(self string) string { return self }))
+	b := crossOrg(t, p, p.a, auth, "Betazed", discoveryServer(t, func(self string) string { return self }))
 	mustInviteOrgAdmin(t, p.env, "olga@alpha.example", a["orgID"])
 	mustInviteOrgAdmin(t, p.env, "bert@bz.example", b["orgID"])
 	browser := webtest.Browser()
@@ -212,13 +212,13 @@ func startProbe(t *testing.T) probeSetup {
 	}
 	noFollow := *browser
 	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return probeSetup{p: p, su: p.a, a: a, b: b, olga: newAPI(t, p.env, "olga@alpha.example"), client: &noFollow,
+	return crossOrgSetup{p: p, su: p.a, a: a, b: b, olga: newAPI(t, p.env, "olga@alpha.example"), client: &noFollow,
 		leak: regexp.MustCompile(regexp.QuoteMeta(b["orgID"]) + "|Betazed|betazed|secret of|" + regexp.QuoteMeta(b["appID"]) + "|" + regexp.QuoteMeta(b["kmID"]) +
 			"|" + regexp.QuoteMeta(b["serverID"]) + "|" + regexp.QuoteMeta(b["contactID"]) + "|bert@bz")}
 }
 
 // page gets path in Olga's browser (hdr: name, value pairs).
-func (s probeSetup) page(t *testing.T, path string, hdr ...string) (int, string) {
+func (s crossOrgSetup) page(t *testing.T, path string, hdr ...string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", s.p.env.URL+path, nil)
 	req.Header.Set("Accept", "text/html")
@@ -234,8 +234,8 @@ func (s probeSetup) page(t *testing.T, path string, hdr ...string) (int, string)
 	return resp.StatusCode, resp.Header.Get("Location") + resp.Header.Get("HX-Redirect") + " " + string(raw)
 }
 
-func TestProbeOrgAdminSearchFindsNothingOfB(t *testing.T) {
-	s := startProbe(t)
+func TestOrgAdminSearchFindsNothingOfB(t *testing.T) {
+	s := startCrossOrg(t)
 	b := s.b
 	for _, q := range []string{"Betazed", "App of Betazed", "AS of", "Ops", "ops@betazed.example", "REG-Betazed", b["orgID"], b["appID"], b["serverID"],
 		b["kmID"], b["kid"], b["kid"][:6], "k-Betazed", "k-Be", b["contactID"], "bert@bz.example", b["docID"], b["certID"]} {
@@ -257,8 +257,8 @@ func TestProbeOrgAdminSearchFindsNothingOfB(t *testing.T) {
 	}
 }
 
-func TestProbeOrgAdminPagesNameNoReferenceData(t *testing.T) {
-	s := startProbe(t)
+func TestOrgAdminPagesNameNoReferenceData(t *testing.T) {
+	s := startCrossOrg(t)
 	su, a := s.su, s.a
 	su.must(201, "POST", "/references/flags", `{"Name":"WatchlistOrgFlag","Type":"Organisation"}`)
 	su.must(201, "POST", "/references/flags", `{"Name":"WatchlistAppFlag","Type":"Software_Statement"}`)
