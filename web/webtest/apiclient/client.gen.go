@@ -3920,14 +3920,14 @@ type ClientInterface interface {
 	// Corresponds with PUT /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/kid/{CertificateOrKeyId} (the `RevokeApplicationCertificate` operationId).
 	RevokeApplicationCertificate(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId, body RevokeApplicationCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// IssueApplicationCertificateWithBody Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA ≥ 2048, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
+	// IssueApplicationCertificateWithBody Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA 2048–8192, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/{IssuedCertificateType} (the `IssueApplicationCertificate` operationId).
 	IssueApplicationCertificateWithBody(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, issuedCertificateType string, params *IssueApplicationCertificateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// IssueApplicationCertificate Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA ≥ 2048, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
+	// IssueApplicationCertificate Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA 2048–8192, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6015,7 +6015,7 @@ func (c *Client) RevokeApplicationCertificate(ctx context.Context, organisationI
 	return c.Client.Do(req)
 }
 
-// IssueApplicationCertificateWithBody Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA ≥ 2048, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
+// IssueApplicationCertificateWithBody Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA 2048–8192, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
 //
 // Takes any type of body and a specified content type.
 //
@@ -6032,7 +6032,7 @@ func (c *Client) IssueApplicationCertificateWithBody(ctx context.Context, organi
 	return c.Client.Do(req)
 }
 
-// IssueApplicationCertificate Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA ≥ 2048, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
+// IssueApplicationCertificate Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA 2048–8192, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
 //
 // Takes a body of the `application/json` content type.
 //
@@ -15922,14 +15922,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/kid/{CertificateOrKeyId} (the `RevokeApplicationCertificate` operationId).
 	RevokeApplicationCertificateWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, certificateOrKeyId CertificateOrKeyId, body RevokeApplicationCertificateJSONRequestBody, reqEditors ...RequestEditorFn) (*RevokeApplicationCertificateResponse, error)
 
-	// IssueApplicationCertificateWithBodyWithResponse Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA ≥ 2048, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
+	// IssueApplicationCertificateWithBodyWithResponse Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA 2048–8192, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /organisations/{OrganisationId}/softwarestatements/{SoftwareStatementId}/certificates/{IssuedCertificateType} (the `IssueApplicationCertificate` operationId).
 	IssueApplicationCertificateWithBodyWithResponse(ctx context.Context, organisationId OrganisationId, softwareStatementId SoftwareStatementId, issuedCertificateType string, params *IssueApplicationCertificateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IssueApplicationCertificateResponse, error)
 
-	// IssueApplicationCertificateWithResponse Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA ≥ 2048, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
+	// IssueApplicationCertificateWithResponse Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA 2048–8192, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -26469,7 +26469,7 @@ func (c *ClientWithResponses) RevokeApplicationCertificateWithResponse(ctx conte
 	return ParseRevokeApplicationCertificateResponse(rsp)
 }
 
-// IssueApplicationCertificateWithBodyWithResponse Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA ≥ 2048, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
+// IssueApplicationCertificateWithBodyWithResponse Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA 2048–8192, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26482,7 +26482,7 @@ func (c *ClientWithResponses) IssueApplicationCertificateWithBodyWithResponse(ct
 	return ParseIssueApplicationCertificateResponse(rsp)
 }
 
-// IssueApplicationCertificateWithResponse Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA ≥ 2048, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
+// IssueApplicationCertificateWithResponse Issue a certificate for an Active application of an Active organisation from a CSR (--pki; 404 while the CA is off, 409 application_not_active or organisation_not_active before the CSR is read, 422 on CSR: signature, key (RSA 2048–8192, EC P-256/P-384; encryption RSA only), a subject contradicting the directory's records naming the attribute)
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -3,4 +3,4 @@
 package apiclient
 
 // SpecSHA256 is the sha256 of the description client.gen.go was generated from.
-const SpecSHA256 = "fd6c1dc5751bf4be175b81ed7d0158b6c782a2c2b19b21dc6ad08df1c37c5f8f"
+const SpecSHA256 = "8cd665c042c956e00f9e85dbe1f89ebde05c5afe7fd14814c8950741afb1bc8f"
